@@ -1,0 +1,87 @@
+// Bearer credentials: an agentmeter API key ("am_…") or an HS256 JWT whose claims name the org
+// (org_id), the user (sub) and the role. Principals are cached briefly so a request does not pay a
+// database lookup; revoking a key through the server clears the cache at once.
+import { jwtVerify } from 'jose';
+import type { FastifyRequest } from 'fastify';
+import { forbidden, unauthorized } from '../common/errors.ts';
+import type { OrgId, UserId } from '../common/ids.ts';
+import type { Logger } from '../common/logger.ts';
+import { KEY_PREFIX, ROLE_RANK, Role, hashKey, type AccountStore, type Principal } from './store/accounts.ts';
+import { z } from 'zod';
+
+const CACHE_TTL_MS = 30_000;
+/** last_used_at is written at most this often per key: a busy collector must not turn reads into writes. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+const JwtClaims = z.object({ sub: z.string().min(1), org_id: z.string().min(1), role: Role });
+
+export class Authenticator {
+  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+  private readonly touched = new Map<string, number>();
+  private readonly jwtKey: Uint8Array | undefined;
+
+  constructor(
+    private readonly accounts: AccountStore,
+    private readonly log: Logger,
+    jwtSecret: string | undefined,
+  ) {
+    this.jwtKey = jwtSecret ? new TextEncoder().encode(jwtSecret) : undefined;
+  }
+
+  async authenticate(request: FastifyRequest): Promise<Principal> {
+    const header = request.headers.authorization;
+    if (!header) throw unauthorized('Authorization header missing: send "Authorization: Bearer <API_KEY>"');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw unauthorized('Authorization header must be "Bearer <API_KEY>"');
+    const credential = match[1]!;
+    const cacheKey = hashKey(credential);
+    const cached = this.cache.get(cacheKey);
+    if (cached && cached.until > Date.now()) {
+      this.touch(cached.principal);
+      return cached.principal;
+    }
+    const principal = credential.startsWith(KEY_PREFIX) ? await this.accounts.principalForKey(credential) : await this.verifyJwt(credential);
+    if (!principal) throw unauthorized('API key missing or invalid');
+    this.cache.set(cacheKey, { principal, until: Date.now() + CACHE_TTL_MS });
+    this.touch(principal);
+    return principal;
+  }
+
+  private async verifyJwt(token: string): Promise<Principal | undefined> {
+    if (!this.jwtKey || token.split('.').length !== 3) return undefined;
+    try {
+      const { payload } = await jwtVerify(token, this.jwtKey, { algorithms: ['HS256'] });
+      const claims = JwtClaims.safeParse(payload);
+      if (!claims.success) return undefined;
+      const user = await this.accounts.getUser(claims.data.org_id, claims.data.sub);
+      if (!user) return undefined;
+      // A token never grants more than the user's current role.
+      const role = ROLE_RANK[claims.data.role] <= ROLE_RANK[user.role] ? claims.data.role : user.role;
+      return { orgId: user.org_id as OrgId, userId: user.id as UserId, email: user.email, role };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private touch(principal: Principal): void {
+    if (!principal.keyId) return;
+    const last = this.touched.get(principal.keyId) ?? 0;
+    if (Date.now() - last < TOUCH_INTERVAL_MS) return;
+    this.touched.set(principal.keyId, Date.now());
+    this.accounts.touchKey(principal.keyId, principal.userId).catch((error) => this.log.warn({ error: String(error) }, 'could not record key use'));
+  }
+
+  /** Forgets cached principals (after a revocation or a role change). */
+  invalidate(): void {
+    this.cache.clear();
+  }
+}
+
+export function requireRole(principal: Principal, roles: readonly Role[], what: string): void {
+  if (!roles.includes(principal.role)) {
+    throw forbidden(`${what} requires the ${roles.join(' or ')} role; this credential has ${principal.role}`);
+  }
+}
+
+export const ADMIN_ROLES: readonly Role[] = ['owner', 'manager'];
+export const ANALYTICS_ROLES: readonly Role[] = ['owner', 'manager'];

@@ -1,0 +1,96 @@
+// Users and API keys through the running server, so an operator can do admin work without stopping it
+// (DuckDB allows one writing process). Rules: owners manage everyone in their organization; managers
+// add members and guests and manage their keys; everyone manages their own keys. Other organizations'
+// ids answer 404, never 403, so ids do not leak.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { forbidden, notFound } from '../../common/errors.ts';
+import type { Authenticator } from '../auth.ts';
+import { ROLE_RANK, Role, type AccountStore, type ApiKeyInfo, type Principal, type User } from '../store/accounts.ts';
+
+const CreateUserBody = z.strictObject({
+  email: z.email(),
+  role: Role,
+  firstName: z.string().max(200).optional(),
+  lastName: z.string().max(200).optional(),
+  keyName: z.string().max(200).optional(),
+});
+const CreateKeyBody = z.strictObject({ name: z.string().max(200).optional() }).default({});
+/** A user id (usr_…) or an e-mail address. */
+const UserParams = z.strictObject({ userId: z.string().min(1).max(320) });
+const KeyParams = z.strictObject({ keyId: z.string().min(1).max(64) });
+
+export interface AccountRouteDeps {
+  accounts: AccountStore;
+  auth: Authenticator;
+}
+
+const publicUser = (u: User) => ({ id: u.id, email: u.email, role: u.role, createdAt: u.created_at });
+const publicKey = (k: ApiKeyInfo) => ({ id: k.id, userId: k.user_id, name: k.name, prefix: k.prefix, createdAt: k.created_at, lastUsedAt: k.last_used_at, revokedAt: k.revoked_at });
+
+/** May `actor` manage `target`'s keys? */
+function mayManage(actor: Principal, target: User): boolean {
+  if (actor.userId === target.id) return true;
+  if (actor.role === 'owner') return true;
+  return actor.role === 'manager' && ROLE_RANK[target.role] < ROLE_RANK.manager;
+}
+
+export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDeps): void {
+  const who = (request: FastifyRequest) => deps.auth.authenticate(request);
+
+  const targetUser = async (actor: Principal, userId: string): Promise<User> => {
+    const user = userId.includes('@') ? await deps.accounts.findUserByEmail(actor.orgId, userId) : await deps.accounts.getUser(actor.orgId, userId);
+    if (!user) throw notFound(`no user ${userId}`);
+    if (!mayManage(actor, user)) throw forbidden(`a ${actor.role} cannot manage the keys of a ${user.role}`);
+    return user;
+  };
+
+  app.post('/api/v0/admin/users', async (request, reply) => {
+    const actor = await who(request);
+    const body = CreateUserBody.parse(request.body);
+    if (actor.role !== 'owner' && !(actor.role === 'manager' && ROLE_RANK[body.role] < ROLE_RANK.manager)) {
+      throw forbidden(`a ${actor.role} cannot add a user with the ${body.role} role`);
+    }
+    if (await deps.accounts.findUserByEmail(actor.orgId, body.email)) {
+      return reply.status(409).send({ title: 'Conflict', detail: `${body.email} is already a user of this organization`, status: 409, requestId: String(request.id) });
+    }
+    const user = await deps.accounts.createUser({ orgId: actor.orgId, email: body.email, role: body.role, ...(body.firstName ? { firstName: body.firstName } : {}), ...(body.lastName ? { lastName: body.lastName } : {}) });
+    const { key, info } = await deps.accounts.createKey(user, body.keyName);
+    request.log.info({ actor: actor.userId, user: user.id, role: user.role, key: info.id }, 'user created');
+    return reply.status(201).send({ user: publicUser(user), apiKey: key, key: publicKey(info) });
+  });
+
+  app.get('/api/v0/admin/users/:userId/keys', async (request) => {
+    const actor = await who(request);
+    const { userId } = UserParams.parse(request.params);
+    const user = await targetUser(actor, userId);
+    return { keys: (await deps.accounts.listKeys(actor.orgId, user.id)).map(publicKey) };
+  });
+
+  app.post('/api/v0/admin/users/:userId/keys', async (request, reply) => {
+    const actor = await who(request);
+    const { userId } = UserParams.parse(request.params);
+    const body = CreateKeyBody.parse(request.body ?? {});
+    const user = await targetUser(actor, userId);
+    const { key, info } = await deps.accounts.createKey(user, body.name);
+    request.log.info({ actor: actor.userId, user: user.id, key: info.id }, 'api key created');
+    return reply.status(201).send({ apiKey: key, key: publicKey(info) });
+  });
+
+  app.delete('/api/v0/admin/keys/:keyId', async (request) => {
+    const actor = await who(request);
+    const { keyId } = KeyParams.parse(request.params);
+    const info = await deps.accounts.getKey(actor.orgId, keyId);
+    if (!info) throw notFound(`no API key ${keyId}`);
+    await targetUser(actor, info.user_id);
+    const revoked = await deps.accounts.revokeKey(actor.orgId, keyId);
+    deps.auth.invalidate();
+    request.log.info({ actor: actor.userId, key: keyId, revoked }, 'api key revoked');
+    return { key: publicKey((await deps.accounts.getKey(actor.orgId, keyId))!), revoked };
+  });
+
+  app.get('/api/v0/admin/whoami', async (request) => {
+    const actor = await who(request);
+    return { userId: actor.userId, orgId: actor.orgId, email: actor.email, role: actor.role };
+  });
+}

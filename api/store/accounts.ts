@@ -1,0 +1,151 @@
+// Organizations, users and API keys. API keys are random, prefixed "am_", shown once and stored only as
+// a SHA-256 hash (they carry 256 bits of entropy, so a fast hash is enough to make a stolen table useless).
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../../common/db/duckdb.ts';
+import { newApiKeyId, newOrgId, newUserId, type ApiKeyId, type OrgId, type UserId } from '../../common/ids.ts';
+import { z } from 'zod';
+
+export const ROLES = ['owner', 'manager', 'member', 'guest'] as const;
+export const Role = z.enum(ROLES);
+export type Role = z.infer<typeof Role>;
+export const ROLE_RANK: Record<Role, number> = { guest: 0, member: 1, manager: 2, owner: 3 };
+
+export const KEY_PREFIX = 'am_';
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+export const generateKey = () => `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+/** The part of a key shown in listings: enough to tell keys apart, useless to an attacker. */
+export const keyDisplayPrefix = (key: string) => key.slice(0, KEY_PREFIX.length + 6);
+
+export interface Org {
+  id: OrgId;
+  name: string;
+  created_at: string;
+}
+export interface User {
+  id: UserId;
+  org_id: OrgId;
+  email: string;
+  role: Role;
+  first_name: string | null;
+  last_name: string | null;
+  created_at: string;
+  last_sign_in_at: string | null;
+}
+export interface ApiKeyInfo {
+  id: ApiKeyId;
+  user_id: UserId;
+  org_id: OrgId;
+  name: string | null;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+export interface Principal {
+  orgId: OrgId;
+  userId: UserId;
+  email: string;
+  role: Role;
+  keyId?: ApiKeyId;
+}
+
+const SQL = {
+  insertOrg: 'INSERT INTO orgs (id, name) VALUES ($id, $name)',
+  orgById: 'SELECT id, name, CAST(created_at AS VARCHAR) AS created_at FROM orgs WHERE id = $id',
+  listOrgs: 'SELECT id, name, CAST(created_at AS VARCHAR) AS created_at FROM orgs ORDER BY created_at, id',
+  insertUser: 'INSERT INTO users (id, org_id, email, role, first_name, last_name) VALUES ($id, $org, $email, $role, $first, $last)',
+  userColumns:
+    'SELECT id, org_id, email, role, first_name, last_name, CAST(created_at AS VARCHAR) AS created_at, CAST(last_sign_in_at AS VARCHAR) AS last_sign_in_at FROM users',
+  insertKey: 'INSERT INTO api_keys (id, user_id, org_id, name, prefix, hash) VALUES ($id, $user, $org, $name, $prefix, $hash)',
+  keyColumns:
+    'SELECT id, user_id, org_id, name, prefix, CAST(created_at AS VARCHAR) AS created_at, CAST(last_used_at AS VARCHAR) AS last_used_at, CAST(revoked_at AS VARCHAR) AS revoked_at FROM api_keys',
+  principalByHash: `SELECT k.id AS key_id, u.id AS user_id, u.org_id, u.email, u.role
+    FROM api_keys k JOIN users u ON u.id = k.user_id AND u.org_id = k.org_id
+    WHERE k.hash = $hash AND k.revoked_at IS NULL`,
+  revokeKey: 'UPDATE api_keys SET revoked_at = now() WHERE id = $id AND org_id = $org AND revoked_at IS NULL',
+  touchKey: 'UPDATE api_keys SET last_used_at = now() WHERE id = $id',
+  touchUser: 'UPDATE users SET last_sign_in_at = now() WHERE id = $id',
+} as const;
+
+export class AccountStore {
+  constructor(private readonly db: Db) {}
+
+  async createOrg(name: string): Promise<Org> {
+    const id = newOrgId();
+    await this.db.run(SQL.insertOrg, { id, name });
+    return (await this.getOrg(id))!;
+  }
+
+  async getOrg(id: string): Promise<Org | undefined> {
+    return (await this.db.all<Org & Record<string, unknown>>(SQL.orgById, { id }))[0];
+  }
+
+  listOrgs(): Promise<Org[]> {
+    return this.db.all<Org & Record<string, unknown>>(SQL.listOrgs);
+  }
+
+  async createUser(input: { orgId: OrgId; email: string; role: Role; firstName?: string; lastName?: string }): Promise<User> {
+    const id = newUserId();
+    await this.db.run(SQL.insertUser, {
+      id,
+      org: input.orgId,
+      email: input.email.toLowerCase(),
+      role: input.role,
+      first: input.firstName ?? null,
+      last: input.lastName ?? null,
+    });
+    return (await this.getUser(input.orgId, id))!;
+  }
+
+  async getUser(orgId: string, id: string): Promise<User | undefined> {
+    return (await this.db.all<User & Record<string, unknown>>(`${SQL.userColumns} WHERE org_id = $org AND id = $id`, { org: orgId, id }))[0];
+  }
+
+  async findUserByEmail(orgId: string, email: string): Promise<User | undefined> {
+    return (
+      await this.db.all<User & Record<string, unknown>>(`${SQL.userColumns} WHERE org_id = $org AND email = $email`, {
+        org: orgId,
+        email: email.toLowerCase(),
+      })
+    )[0];
+  }
+
+  /** Creates a key and returns it in clear text: the only time it is ever seen. */
+  async createKey(user: Pick<User, 'id' | 'org_id'>, name?: string): Promise<{ key: string; info: ApiKeyInfo }> {
+    const key = generateKey();
+    const id = newApiKeyId();
+    await this.db.run(SQL.insertKey, { id, user: user.id, org: user.org_id, name: name ?? null, prefix: keyDisplayPrefix(key), hash: hashKey(key) });
+    const info = (await this.db.all<ApiKeyInfo & Record<string, unknown>>(`${SQL.keyColumns} WHERE id = $id`, { id }))[0]!;
+    return { key, info };
+  }
+
+  listKeys(orgId: string, userId: string): Promise<ApiKeyInfo[]> {
+    return this.db.all<ApiKeyInfo & Record<string, unknown>>(`${SQL.keyColumns} WHERE org_id = $org AND user_id = $user ORDER BY created_at, id`, {
+      org: orgId,
+      user: userId,
+    });
+  }
+
+  async getKey(orgId: string, keyId: string): Promise<ApiKeyInfo | undefined> {
+    return (await this.db.all<ApiKeyInfo & Record<string, unknown>>(`${SQL.keyColumns} WHERE org_id = $org AND id = $id`, { org: orgId, id: keyId }))[0];
+  }
+
+  /** true when the key existed in the org and was active. */
+  async revokeKey(orgId: string, keyId: string): Promise<boolean> {
+    return (await this.db.run(SQL.revokeKey, { id: keyId, org: orgId })) > 0;
+  }
+
+  async principalForKey(key: string): Promise<Principal | undefined> {
+    if (!key.startsWith(KEY_PREFIX)) return undefined;
+    const row = (
+      await this.db.all<{ key_id: string; user_id: string; org_id: string; email: string; role: Role }>(SQL.principalByHash, { hash: hashKey(key) })
+    )[0];
+    if (!row) return undefined;
+    return { orgId: row.org_id as OrgId, userId: row.user_id as UserId, email: row.email, role: row.role, keyId: row.key_id as ApiKeyId };
+  }
+
+  async touchKey(keyId: string, userId: string): Promise<void> {
+    await this.db.run(SQL.touchKey, { id: keyId });
+    await this.db.run(SQL.touchUser, { id: userId });
+  }
+}

@@ -1,0 +1,163 @@
+// Admin commands work two ways: on the database file directly (--db, server stopped) or through a
+// running server with an owner or manager key (--server/--key), since DuckDB allows one writing process.
+import { z } from 'zod';
+import { openDb, type Db } from '../common/db/duckdb.ts';
+import { UserError } from '../common/errors.ts';
+import type { OrgId } from '../common/ids.ts';
+import { AccountStore, type Role } from '../api/store/accounts.ts';
+
+export interface KeyView {
+  id: string;
+  userId: string;
+  name: string | null;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface AdminBackend {
+  addUser(input: { org?: string; email: string; role: Role; keyName?: string }): Promise<{ userId: string; orgId: string; apiKey: string }>;
+  createKey(input: { org?: string; user: string; name?: string }): Promise<{ apiKey: string; key: KeyView }>;
+  listKeys(input: { org?: string; user: string }): Promise<KeyView[]>;
+  revokeKey(input: { org?: string; keyId: string }): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const view = (k: { id: string; user_id: string; name: string | null; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null }): KeyView => ({
+  id: k.id,
+  userId: k.user_id,
+  name: k.name,
+  prefix: k.prefix,
+  createdAt: k.created_at,
+  lastUsedAt: k.last_used_at,
+  revokedAt: k.revoked_at,
+});
+
+export class LocalBackend implements AdminBackend {
+  private constructor(
+    private readonly db: Db,
+    private readonly accounts: AccountStore,
+  ) {}
+
+  static async open(path: string): Promise<LocalBackend> {
+    const db = await openDb(path);
+    return new LocalBackend(db, new AccountStore(db));
+  }
+
+  private async org(org: string | undefined): Promise<OrgId> {
+    if (!org) throw new UserError('--org is required with --db');
+    const found = await this.accounts.getOrg(org);
+    if (!found) throw new UserError(`no organization ${org} in ${this.db.path}`);
+    return found.id;
+  }
+
+  /** A user given by id (usr_…) or e-mail. */
+  private async user(orgId: OrgId, user: string) {
+    const found = user.includes('@') ? await this.accounts.findUserByEmail(orgId, user) : await this.accounts.getUser(orgId, user);
+    if (!found) throw new UserError(`no user ${user} in organization ${orgId}`);
+    return found;
+  }
+
+  async addUser(input: { org?: string; email: string; role: Role; keyName?: string }) {
+    const orgId = await this.org(input.org);
+    if (await this.accounts.findUserByEmail(orgId, input.email)) throw new UserError(`${input.email} is already a user of ${orgId}`);
+    const user = await this.accounts.createUser({ orgId, email: input.email, role: input.role });
+    const { key } = await this.accounts.createKey(user, input.keyName);
+    return { userId: user.id, orgId, apiKey: key };
+  }
+
+  async createKey(input: { org?: string; user: string; name?: string }) {
+    const user = await this.user(await this.org(input.org), input.user);
+    const { key, info } = await this.accounts.createKey(user, input.name);
+    return { apiKey: key, key: view(info) };
+  }
+
+  async listKeys(input: { org?: string; user: string }) {
+    const orgId = await this.org(input.org);
+    const user = await this.user(orgId, input.user);
+    return (await this.accounts.listKeys(orgId, user.id)).map(view);
+  }
+
+  async revokeKey(input: { org?: string; keyId: string }) {
+    const orgId = await this.org(input.org);
+    if (!(await this.accounts.getKey(orgId, input.keyId))) throw new UserError(`no API key ${input.keyId} in ${orgId}`);
+    return this.accounts.revokeKey(orgId, input.keyId);
+  }
+
+  close() {
+    return this.db.close();
+  }
+}
+
+const RemoteKey = z.object({ id: z.string(), userId: z.string(), name: z.string().nullable(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable(), revokedAt: z.string().nullable() });
+
+export class RemoteBackend implements AdminBackend {
+  constructor(
+    private readonly server: string,
+    private readonly apiKey: string,
+  ) {}
+
+  private async call<T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(new URL(path, this.server), {
+        method,
+        headers: { authorization: `Bearer ${this.apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch (error) {
+      throw new UserError(`cannot reach ${this.server}: ${(error as Error).message}`);
+    }
+    const json: unknown = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      const detail = (json as { detail?: string }).detail ?? response.statusText;
+      throw new UserError(`server answered ${response.status}: ${detail}`);
+    }
+    return schema.parse(json);
+  }
+
+  private async whoami() {
+    return this.call('GET', '/api/v0/admin/whoami', z.object({ userId: z.string(), orgId: z.string() }));
+  }
+
+  private async checkOrg(org: string | undefined): Promise<string> {
+    const me = await this.whoami();
+    if (org && org !== me.orgId) throw new UserError(`--org ${org} is not the organization of this key (${me.orgId})`);
+    return me.orgId;
+  }
+
+  async addUser(input: { org?: string; email: string; role: Role; keyName?: string }) {
+    const orgId = await this.checkOrg(input.org);
+    const answer = await this.call('POST', '/api/v0/admin/users', z.object({ user: z.object({ id: z.string() }), apiKey: z.string() }), {
+      email: input.email,
+      role: input.role,
+      ...(input.keyName ? { keyName: input.keyName } : {}),
+    });
+    return { userId: answer.user.id, orgId, apiKey: answer.apiKey };
+  }
+
+  async createKey(input: { org?: string; user: string; name?: string }) {
+    await this.checkOrg(input.org);
+    const answer = await this.call('POST', `/api/v0/admin/users/${encodeURIComponent(input.user)}/keys`, z.object({ apiKey: z.string(), key: RemoteKey }), input.name ? { name: input.name } : {});
+    return { apiKey: answer.apiKey, key: answer.key };
+  }
+
+  async listKeys(input: { org?: string; user: string }) {
+    await this.checkOrg(input.org);
+    return (await this.call('GET', `/api/v0/admin/users/${encodeURIComponent(input.user)}/keys`, z.object({ keys: z.array(RemoteKey) }))).keys;
+  }
+
+  async revokeKey(input: { org?: string; keyId: string }) {
+    await this.checkOrg(input.org);
+    return (await this.call('DELETE', `/api/v0/admin/keys/${encodeURIComponent(input.keyId)}`, z.object({ revoked: z.boolean() }))).revoked;
+  }
+
+  async close() {}
+}
+
+export async function adminBackend(args: { db?: string | undefined; server?: string | undefined; key?: string | undefined }): Promise<AdminBackend> {
+  if (args.db) return LocalBackend.open(args.db);
+  if (args.server && args.key) return new RemoteBackend(args.server, args.key);
+  throw new UserError('give --db FILE (server stopped) or --server URL --key OWNER_KEY (server running)');
+}

@@ -1,0 +1,72 @@
+import type { Argv, CommandModule } from 'yargs';
+import { loadConfig } from '../../common/config.ts';
+import { UserError } from '../../common/errors.ts';
+import { createLogger } from '../../common/logger.ts';
+import { Collector } from '../../collector/daemon.ts';
+import { spoolCounts, spoolDirs } from '../../collector/spool.ts';
+import { loadState } from '../../collector/state.ts';
+
+interface CollectArgs {
+  server?: string;
+  key?: string;
+  once?: boolean;
+  'batch-size': number;
+  'max-age-ms': number;
+}
+
+export const collectCommand: CommandModule<object, CollectArgs> = {
+  command: 'collect [action]',
+  describe: 'Ship spooled events to the server (runs until stopped; --once drains and exits)',
+  builder: (y: Argv) => {
+    const env = loadConfig().env;
+    return y
+      .positional('action', { type: 'string', choices: ['status'], describe: '"status": spool depth, quarantined count, last ship' })
+      .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL (env AGENTMETER_SERVER)' })
+      .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Your API key (env AGENTMETER_API_KEY)' })
+      .option('once', { type: 'boolean', default: false, describe: 'Drain the spool and exit: 0 when everything shipped' })
+      .option('batch-size', { type: 'number', default: 5000, describe: 'Most events per request' })
+      .option('max-age-ms', { type: 'number', default: 1000, describe: 'Longest an event waits for a fuller batch' })
+      .example('$0 collect --server http://agentmeter.internal:8080 --key am_…', 'Run the collector')
+      .example('$0 collect --once', 'Ship what is spooled now (server and key from the environment)')
+      .example('$0 collect status', 'Spool depth and last successful ship') as never;
+  },
+  handler: async (args) => {
+    const config = loadConfig();
+    if ((args as { action?: string }).action === 'status') {
+      const dirs = spoolDirs(config.agentmeterHome);
+      const counts = spoolCounts(dirs);
+      const { state } = loadState(config.agentmeterHome);
+      process.stdout.write(
+        [
+          `spool: ${dirs.root}`,
+          `pending: ${counts.pending}`,
+          `being written: ${counts.inProgress}`,
+          `quarantined: ${counts.quarantined}${counts.quarantined ? ` (see ${dirs.bad}/*.reason)` : ''}`,
+          `last successful ship: ${state.lastShipAt ? `${new Date(state.lastShipAt).toISOString()} (${state.lastShipRecords} records)` : 'never'}`,
+          `shipped in total: ${state.totalShipped}`,
+          ...(state.lastError ? [`last error: ${state.lastError} at ${new Date(state.lastErrorAt ?? 0).toISOString()}`] : []),
+        ].join('\n') + '\n',
+      );
+      return;
+    }
+    if (!args.server) throw new UserError('--server URL (or AGENTMETER_SERVER) is required');
+    if (!args.key) throw new UserError('--key (or AGENTMETER_API_KEY) is required');
+    const log = createLogger({ name: 'agentmeter-collector', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
+    const collector = new Collector({
+      server: args.server,
+      apiKey: args.key,
+      agentmeterHome: config.agentmeterHome,
+      home: config.home,
+      log,
+      batchSize: args['batch-size'],
+      maxAgeMs: args['max-age-ms'],
+    });
+    if (args.once) {
+      const result = await collector.drain();
+      process.stdout.write(`shipped ${result.shipped}, quarantined ${result.quarantined}${result.error ? `, not shipped: ${result.error}` : ''}\n`);
+      process.exit(result.error ? 1 : 0);
+    }
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => collector.stop());
+    await collector.run();
+  },
+};

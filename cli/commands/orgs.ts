@@ -1,0 +1,43 @@
+import type { Argv, CommandModule } from 'yargs';
+import { openDb } from '../../common/db/duckdb.ts';
+import { AccountStore } from '../../api/store/accounts.ts';
+
+export const orgsCommand: CommandModule = {
+  command: 'orgs <action>',
+  describe: 'Manage organizations (on the database file; the server must be stopped)',
+  builder: (y: Argv) =>
+    y
+      .command<{ db: string; name: string }>(
+        'add',
+        'Create an organization; prints its id',
+        (c) =>
+          c
+            .option('db', { type: 'string', demandOption: true, describe: 'DuckDB file' })
+            .option('name', { type: 'string', demandOption: true, describe: 'Organization name' })
+            .example('$0 orgs add --db agentmeter.duckdb --name "Acme"', 'Prints org_…') as never,
+        async (args) => {
+          const db = await openDb(args.db);
+          try {
+            const org = await new AccountStore(db).createOrg(args.name);
+            process.stdout.write(`${org.id}\n`);
+          } finally {
+            await db.close();
+          }
+        },
+      )
+      .command<{ db: string }>(
+        'list',
+        'List organizations',
+        (c) => c.option('db', { type: 'string', demandOption: true, describe: 'DuckDB file' }).example('$0 orgs list --db agentmeter.duckdb', '') as never,
+        async (args) => {
+          const db = await openDb(args.db);
+          try {
+            for (const org of await new AccountStore(db).listOrgs()) process.stdout.write(`${org.id}\t${org.name}\t${org.created_at}\n`);
+          } finally {
+            await db.close();
+          }
+        },
+      )
+      .demandCommand(1),
+  handler: () => undefined,
+};

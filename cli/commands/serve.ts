@@ -1,0 +1,32 @@
+import type { CommandModule } from 'yargs';
+import { loadConfig } from '../../common/config.ts';
+import { openDb } from '../../common/db/duckdb.ts';
+import { createLogger } from '../../common/logger.ts';
+import { startServer } from '../../api/server.ts';
+
+interface ServeArgs {
+  db: string;
+  host: string;
+  port: number;
+}
+
+export const serveCommand: CommandModule<object, ServeArgs> = {
+  command: 'serve',
+  describe: 'Run the agentmeter server on a DuckDB file',
+  builder: (y) =>
+    y
+      .option('db', { type: 'string', demandOption: true, describe: 'DuckDB file (created and migrated if absent)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
+      .option('port', { type: 'number', default: 8080, describe: 'Port (0 picks a free one)' })
+      .example('$0 serve --db ./agentmeter.duckdb', 'Serve on http://127.0.0.1:8080')
+      .example('$0 serve --db /var/lib/agentmeter.duckdb --host 0.0.0.0 --port 9000', 'Serve on every interface') as never,
+  handler: async (args) => {
+    const config = loadConfig();
+    const log = createLogger({ name: 'agentmeter-server', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
+    const db = await openDb(args.db);
+    const server = await startServer({ db, log, jwtSecret: config.env.AGENTMETER_JWT_SECRET, host: args.host, port: args.port });
+    log.info({ url: server.url, db: args.db }, 'listening');
+    // The URL on stdout (alone on its line) lets scripts and tests find a server started with --port 0.
+    process.stdout.write(`agentmeter listening on ${server.url}\n`);
+  },
+};

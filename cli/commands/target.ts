@@ -1,0 +1,19 @@
+// Options shared by the admin commands: the database file, or a running server and an owner/manager key.
+import type { Argv } from 'yargs';
+import { loadConfig } from '../../common/config.ts';
+
+export interface TargetArgs {
+  db?: string;
+  server?: string;
+  key?: string;
+  org?: string;
+}
+
+export function targetOptions<T>(y: Argv<T>): Argv<T & TargetArgs> {
+  const env = loadConfig().env;
+  return y
+    .option('db', { type: 'string', describe: 'DuckDB file (when the server is stopped)' })
+    .option('server', { type: 'string', describe: 'Running server URL (env AGENTMETER_SERVER)', default: env.AGENTMETER_SERVER })
+    .option('key', { type: 'string', describe: 'Owner or manager API key for --server (env AGENTMETER_API_KEY)', default: env.AGENTMETER_API_KEY })
+    .option('org', { type: 'string', describe: 'Organization id (required with --db)' }) as Argv<T & TargetArgs>;
+}

@@ -1,0 +1,46 @@
+// The `agentmeter` command. Each subcommand lives in cli/commands/; this file only wires them up and turns
+// errors into one clear line on stderr and a non-zero exit.
+import yargs from 'yargs';
+import { ZodError } from 'zod';
+import { UserError } from '../common/errors.ts';
+import { describeZodError } from '../common/wire.ts';
+import { collectCommand } from './commands/collect.ts';
+import { demoCommand } from './commands/demo.ts';
+import { hooksCommand } from './commands/hooks.ts';
+import { keysCommand } from './commands/keys.ts';
+import { orgsCommand } from './commands/orgs.ts';
+import { serveCommand } from './commands/serve.ts';
+import { usersCommand } from './commands/users.ts';
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await yargs(argv)
+      .scriptName('agentmeter')
+      .usage('$0 <command> [options]\n\nSelf-hosted usage analytics for AI coding agents.')
+      .command(serveCommand)
+      .command(orgsCommand)
+      .command(usersCommand)
+      .command(keysCommand)
+      .command(hooksCommand)
+      .command(collectCommand)
+      .command(demoCommand)
+      .demandCommand(1, 'Name a command; see --help.')
+      .strict()
+      .recommendCommands()
+      .help()
+      .alias('h', 'help')
+      .version(false)
+      .wrap(Math.min(110, process.stdout.columns || 110))
+      .fail((message, error) => {
+        if (error) throw error;
+        process.stderr.write(`agentmeter: ${message}\nRun with --help for usage.\n`);
+        process.exit(2);
+      })
+      .parseAsync();
+  } catch (error) {
+    if (error instanceof UserError) process.stderr.write(`agentmeter: ${error.message}\n`);
+    else if (error instanceof ZodError) process.stderr.write(`agentmeter: invalid input: ${describeZodError(error)}\n`);
+    else process.stderr.write(`agentmeter: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,22 @@
+// Claude Code transcript lines (JSONL): only the fields usage needs. Other line types pass through.
+import { z } from 'zod';
+
+export const ClaudeUsage = z.looseObject({
+  input_tokens: z.number().nonnegative().default(0),
+  output_tokens: z.number().nonnegative().default(0),
+  cache_creation_input_tokens: z.number().nonnegative().nullish(),
+  cache_read_input_tokens: z.number().nonnegative().nullish(),
+});
+
+export const ClaudeAssistantLine = z.looseObject({
+  type: z.literal('assistant'),
+  timestamp: z.string(),
+  isSidechain: z.boolean().optional(),
+  message: z.looseObject({
+    id: z.string().min(1),
+    model: z.string().min(1),
+    usage: ClaudeUsage,
+    content: z.array(z.looseObject({ type: z.string() })).or(z.string()).optional(),
+  }),
+});
+export type ClaudeAssistantLine = z.infer<typeof ClaudeAssistantLine>;

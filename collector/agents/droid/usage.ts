@@ -1,0 +1,100 @@
+// Droid token usage (METRICS.md §1): the session settings file holds tokenUsage cumulative for the
+// session; each reading's difference from the last one is usage, dated at the time of the event that
+// caused the read, so a long session spreads over the days it ran. Assistant messages come from the
+// transcript, one per distinct message id.
+import { readFileSync } from 'node:fs';
+import { parseEventTime } from '../../../common/time.ts';
+import type { WireRecord } from '../../../common/wire.ts';
+import type { CollectorState, TokenTotals } from '../../state.ts';
+import { parseJsonLine, readNewLines } from '../../transcript.ts';
+import type { SessionTouch, UsageReadResult } from '../types.ts';
+import { findDroidSettingsFile } from './paths.ts';
+import { DroidSessionSettings, DroidTranscriptLine } from './schema.ts';
+
+const ZERO: TokenTotals = { inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0, thinkingTokens: 0 };
+const KEYS = Object.keys(ZERO) as (keyof TokenTotals)[];
+
+/** Pure: the usage between two cumulative readings. A counter that went down means the session was reset. */
+export function usageDelta(previous: TokenTotals | undefined, current: TokenTotals): TokenTotals {
+  const base = previous && KEYS.every((k) => current[k] >= previous[k]) ? previous : ZERO;
+  return Object.fromEntries(KEYS.map((k) => [k, current[k] - base[k]])) as TokenTotals;
+}
+
+export function droidUsageRecord(sessionId: string, model: string, ts: number, totals: TokenTotals, delta: TokenTotals): WireRecord {
+  return {
+    kind: 'usage',
+    // The cumulative totals name the reading: reading the same file twice yields the same id.
+    id: `droid:${sessionId}:${KEYS.map((k) => totals[k]).join(':')}`,
+    agent: 'droid',
+    session_id: sessionId,
+    ts,
+    model,
+    input_tokens: delta.inputTokens,
+    output_tokens: delta.outputTokens,
+    cache_read_tokens: delta.cacheReadTokens,
+    cache_write_tokens: delta.cacheCreationTokens,
+    thinking_tokens: delta.thinkingTokens,
+    thinking: delta.thinkingTokens > 0,
+  };
+}
+
+/** Pure: assistant message ids (and their times, when the line has one) in Droid transcript lines. */
+export function droidAssistantMessages(lines: string[]): { id: string; ts: number | null; model?: string }[] {
+  const seen = new Map<string, { id: string; ts: number | null; model?: string }>();
+  for (const line of lines) {
+    const parsed = DroidTranscriptLine.safeParse(parseJsonLine(line));
+    if (!parsed.success) continue;
+    const l = parsed.data;
+    const role = l.message?.role ?? l.role ?? (l.type === 'assistant' ? 'assistant' : undefined);
+    if (role !== 'assistant') continue;
+    const id = l.message?.id ?? l.id;
+    if (!id || seen.has(id)) continue;
+    seen.set(id, { id, ts: parseEventTime(l.timestamp), ...(l.message?.model ? { model: l.message.model } : {}) });
+  }
+  return [...seen.values()];
+}
+
+export function readDroidUsage(session: SessionTouch, state: CollectorState, home: string): UsageReadResult {
+  const records: WireRecord[] = [];
+  const problems: string[] = [];
+  const known = state.droid[session.sessionId];
+  const settingsPath = known?.settingsPath ?? findDroidSettingsFile(home, session.sessionId);
+  let model = known?.model;
+  if (settingsPath) {
+    try {
+      const settings = DroidSessionSettings.parse(JSON.parse(readFileSync(settingsPath, 'utf8')));
+      model = settings.model ?? model;
+      if (settings.tokenUsage) {
+        const totals = settings.tokenUsage as TokenTotals;
+        const current = Object.fromEntries(KEYS.map((k) => [k, totals[k]])) as TokenTotals;
+        const delta = usageDelta(known?.totals, current);
+        if (KEYS.some((k) => delta[k] > 0)) {
+          records.push(droidUsageRecord(session.sessionId, model ?? 'unknown', session.latestTs, current, delta));
+        }
+        state.droid[session.sessionId] = { totals: current, settingsPath, ...(model ? { model } : {}) };
+      }
+    } catch (error) {
+      problems.push(`droid settings ${settingsPath}: ${(error as Error).message}`);
+    }
+  }
+  for (const path of session.transcriptPaths) {
+    const chunk = readNewLines(path, state.transcripts[path]?.offset ?? 0);
+    if (!chunk) {
+      problems.push(`transcript ${path} is not readable`);
+      continue;
+    }
+    for (const m of droidAssistantMessages(chunk.lines)) {
+      const modelName = m.model ?? model;
+      records.push({
+        kind: 'message',
+        id: `droid:${session.sessionId}:${m.id}`,
+        agent: 'droid',
+        session_id: session.sessionId,
+        ts: m.ts ?? session.latestTs,
+        ...(modelName ? { model: modelName } : {}),
+      });
+    }
+    state.transcripts[path] = { offset: chunk.nextOffset, sessionId: session.sessionId };
+  }
+  return { records, problems };
+}

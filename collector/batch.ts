@@ -1,0 +1,69 @@
+// Builds one batch: spool files → wire events, plus the usage and assistant messages that appeared in
+// the transcripts of the sessions those events belong to. Quarantines what cannot be parsed; the rest of
+// the batch still ships. Pure of the network: shipping is shipper.ts's job.
+import type { Logger } from '../common/logger.ts';
+import type { WireRecord } from '../common/wire.ts';
+import { adapterFor } from './agents/index.ts';
+import type { SessionTouch } from './agents/types.ts';
+import { toWireEvent } from './events.ts';
+import type { HookConfigCache } from './hooks-ran.ts';
+import { quarantineFile, readEntry, type SpoolDirs } from './spool.ts';
+import type { CollectorState } from './state.ts';
+
+export interface Batch {
+  records: WireRecord[];
+  /** records[i] came from spool file sources[i]; undefined for usage and message records. */
+  sources: (string | undefined)[];
+  /** The state as it will be once this batch is acknowledged. */
+  nextState: CollectorState;
+  quarantined: number;
+}
+
+export interface BatchContext {
+  dirs: SpoolDirs;
+  machineId: string;
+  /** The user's home, where agents keep their settings and session files. */
+  home: string;
+  hooks: HookConfigCache;
+  log: Logger;
+}
+
+export function buildBatch(ctx: BatchContext, names: string[], state: CollectorState): Batch {
+  const records: WireRecord[] = [];
+  const sources: (string | undefined)[] = [];
+  const nextState = structuredClone(state);
+  const sessions = new Map<string, SessionTouch & { agent: string }>();
+  let quarantined = 0;
+  ctx.hooks.beginBatch();
+
+  for (const name of names) {
+    const entry = readEntry(ctx.dirs, name);
+    const derived = entry.kind === 'ok' ? toWireEvent(entry.value, ctx.machineId, ctx.hooks) : entry;
+    if (derived.kind !== 'ok') {
+      quarantineFile(ctx.dirs, name, derived.reason);
+      ctx.log.warn({ file: name, reason: derived.reason }, 'spool file quarantined');
+      quarantined++;
+      continue;
+    }
+    const { record, context } = derived.value;
+    records.push(record);
+    sources.push(name);
+    const key = `${record.agent}\0${context.sessionId}`;
+    const touch = sessions.get(key) ?? { agent: record.agent, sessionId: context.sessionId, latestTs: context.ts, transcriptPaths: new Set() };
+    touch.latestTs = Math.max(touch.latestTs, context.ts);
+    for (const path of context.transcriptPaths) touch.transcriptPaths.add(path);
+    sessions.set(key, touch);
+  }
+
+  for (const touch of sessions.values()) {
+    const adapter = adapterFor(touch.agent);
+    if (!adapter) continue;
+    const usage = adapter.readUsage(touch, nextState, ctx.home);
+    for (const problem of usage.problems) ctx.log.warn({ session: touch.sessionId, problem }, 'usage not fully readable');
+    for (const record of usage.records) {
+      records.push(record);
+      sources.push(undefined);
+    }
+  }
+  return { records, sources, nextState, quarantined };
+}

@@ -1,0 +1,179 @@
+// Pure derivations from a raw hook payload to the facts the metrics need (METRICS.md §1-§3). Each is a
+// small function tested on fixtures; none reads files or the clock.
+import { basename, extname } from 'node:path';
+import type { AutonomyLevel, ClientType, FileTouch } from '../common/wire.ts';
+import { CLIENT_TYPES } from '../common/wire.ts';
+
+/** Client type: AGENTMETER_CLIENT wins; else headless → non-interactive-cli; else terminal-ui. */
+export function clientType(explicit: string | undefined, headless: boolean): ClientType {
+  const wanted = explicit?.trim();
+  if (wanted && (CLIENT_TYPES as readonly string[]).includes(wanted)) return wanted as ClientType;
+  return headless ? 'non-interactive-cli' : 'terminal-ui';
+}
+
+const CLAUDE_MODES: Record<string, AutonomyLevel> = {
+  bypassPermissions: 'auto-high',
+  auto: 'auto-medium',
+  dontAsk: 'auto-medium',
+  acceptEdits: 'auto-low',
+  plan: 'spec',
+  default: 'manual',
+};
+const DROID_MODES: Record<string, AutonomyLevel> = {
+  'auto-high': 'auto-high',
+  'auto-medium': 'auto-medium',
+  'auto-low': 'auto-low',
+  spec: 'spec',
+  off: 'manual',
+};
+
+/** Autonomy level from permission_mode; missing or unknown → manual. */
+export function autonomyLevel(agent: 'claude' | 'droid' | 'unknown', permissionMode: unknown): AutonomyLevel {
+  if (typeof permissionMode !== 'string') return 'manual';
+  const table = agent === 'droid' ? DROID_MODES : agent === 'claude' ? CLAUDE_MODES : { ...CLAUDE_MODES, ...DROID_MODES };
+  return Object.hasOwn(table, permissionMode) ? table[permissionMode]! : 'manual';
+}
+
+/** `mcp__<server>__<tool>` → { server, tool }; anything else → undefined. */
+export function mcpParts(toolName: string): { server: string; tool: string } | undefined {
+  const match = /^mcp__(.+?)__(.+)$/.exec(toolName.trim());
+  return match ? { server: match[1]!, tool: match[2]! } : undefined;
+}
+
+/** The skill named by a Skill tool call: tool_input.skill, or .command, or .name. */
+export function skillName(toolInput: unknown): string | undefined {
+  if (!toolInput || typeof toolInput !== 'object') return undefined;
+  const input = toolInput as Record<string, unknown>;
+  for (const key of ['skill', 'command', 'name']) {
+    const value = input[key];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  }
+  return undefined;
+}
+
+/** A prompt that starts with "/" followed by a name: the name, lower-cased; else undefined. */
+export function slashCommand(prompt: unknown): string | undefined {
+  if (typeof prompt !== 'string') return undefined;
+  const match = /^\/([A-Za-z0-9][A-Za-z0-9_:.-]*)(?:\s|$)/.exec(prompt);
+  return match ? match[1]!.toLowerCase() : undefined;
+}
+
+/** A tool call succeeded when it was PostToolUse and its response does not say success: false. */
+export function toolSucceeded(event: string, toolResponse: unknown): boolean {
+  if (event !== 'PostToolUse') return false;
+  if (toolResponse && typeof toolResponse === 'object' && (toolResponse as Record<string, unknown>)['success'] === false) return false;
+  return true;
+}
+
+/**
+ * Splits a shell command line into simple commands (on ;, &&, ||, |, &, newlines and subshell
+ * parentheses) and each into words, honouring quotes. Enough to recognise `git commit` and
+ * `gh pr create`; it never executes or expands anything.
+ */
+export function shellCommands(line: string): string[][] {
+  const commands: string[][] = [];
+  let words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quote: '"' | "'" | null = null;
+  const endWord = () => {
+    if (inWord) words.push(word);
+    word = '';
+    inWord = false;
+  };
+  const endCommand = () => {
+    endWord();
+    if (words.length) commands.push(words);
+    words = [];
+  };
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === '\\' && quote === '"' && i + 1 < line.length) word += line[++i];
+      else word += c;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word += line[++i];
+      inWord = true;
+    } else if (c === ';' || c === '|' || c === '&' || c === '\n' || c === '(' || c === ')' || c === '`') {
+      endCommand();
+    } else if (c === ' ' || c === '\t') {
+      endWord();
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  endCommand();
+  return commands;
+}
+
+/** Drops leading VAR=value assignments and wrappers (sudo, env, time, command, exec, nohup). */
+function commandWords(words: string[]): string[] {
+  let i = 0;
+  const wrappers = new Set(['sudo', 'env', 'time', 'command', 'exec', 'nohup']);
+  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || wrappers.has(words[i]!))) i++;
+  return words.slice(i);
+}
+
+/** For `git [-C dir] [-c k=v] [--opt] <sub> args…`: the subcommand and its arguments. */
+function gitSubcommand(words: string[]): { sub: string; args: string[] } | undefined {
+  const w = commandWords(words);
+  if (w.length === 0 || basename(w[0]!) !== 'git') return undefined;
+  let i = 1;
+  while (i < w.length && w[i]!.startsWith('-')) {
+    const opt = w[i]!;
+    i += opt === '-C' || opt === '-c' || opt === '--git-dir' || opt === '--work-tree' || opt === '--namespace' ? 2 : 1;
+  }
+  if (i >= w.length) return undefined;
+  return { sub: w[i]!, args: w.slice(i + 1) };
+}
+
+/** The command runs `git commit` (not `--dry-run`). */
+export function runsGitCommit(command: string): boolean {
+  return shellCommands(command).some((words) => {
+    const git = gitSubcommand(words);
+    return git?.sub === 'commit' && !git.args.includes('--dry-run');
+  });
+}
+
+/** The command runs `gh pr create`. */
+export function runsPrCreate(command: string): boolean {
+  return shellCommands(command).some((words) => {
+    const w = commandWords(words);
+    if (w.length < 3 || basename(w[0]!) !== 'gh') return false;
+    const rest = w.slice(1).filter((x) => !x.startsWith('-'));
+    return rest[0] === 'pr' && rest[1] === 'create';
+  });
+}
+
+/** Extension (lower case, no dot) and, for extension-less files, the base name (Makefile, Dockerfile). */
+export function fileFacts(path: string, op: FileTouch['op']): FileTouch {
+  const base = basename(path.trim());
+  const ext = extname(base);
+  // ".bashrc" has no extension in Linguist's sense: it is a file name.
+  if (ext && ext !== base) return { ext: ext.slice(1).toLowerCase(), op };
+  return { ext: '', name: base.slice(0, 128), op };
+}
+
+/** Files named in an apply_patch body ("*** Add File: p", "*** Update File: p", "*** Delete File: p"). */
+export function patchFiles(patch: string): string[] {
+  const files = new Set<string>();
+  for (const match of patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) files.add(match[1]!.trim());
+  for (const match of patch.matchAll(/^\*\*\* Move to: (.+)$/gm)) files.add(match[1]!.trim());
+  return [...files];
+}
+
+/** Masks things that look like credentials in a configured hook command before it leaves the machine. */
+export function redactCommand(command: string): string {
+  return command
+    .replace(/(authorization:\s*(?:bearer|basic)\s+)[^\s'"]+/gi, '$1[redacted]')
+    .replace(/\b([A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSWORD)[A-Za-z_]*=)[^\s'"]+/gi, '$1[redacted]')
+    .replace(/\b(am|sk|ghp|gho|xox[a-z])[-_][A-Za-z0-9_-]{8,}/g, '[redacted]')
+    .slice(0, 1024);
+}

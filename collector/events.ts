@@ -1,0 +1,130 @@
+// One spool file → one wire event (common/wire.ts), or a quarantine reason. Only the facts the metrics
+// need leave the machine: prompts, file contents, commands and tool output stay in the spool.
+import { parseEventTime } from '../common/time.ts';
+import { describeZodError, type WireHookEvent } from '../common/wire.ts';
+import { ok, quarantine, type StepResult } from '../common/result.ts';
+import { adapterFor } from './agents/index.ts';
+import { HookPayload } from './agents/hook-payload.ts';
+import { clientType, mcpParts, runsGitCommit, runsPrCreate, skillName, slashCommand, toolSucceeded } from './derive.ts';
+import { fileTouches } from './files.ts';
+import type { HookConfigCache } from './hooks-ran.ts';
+import type { SpoolEntry } from './spool.ts';
+
+export const SHELL_TOOLS = new Set(['Bash', 'Execute']);
+const TOOL_CALL_EVENTS = new Set(['PostToolUse', 'PostToolUseFailure']);
+const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+
+/** What the usage readers need from an event, besides the wire record itself. */
+export interface EventContext {
+  sessionId: string;
+  ts: number;
+  transcriptPaths: string[];
+}
+
+export interface DerivedEvent {
+  record: WireHookEvent;
+  context: EventContext;
+}
+
+const PR_TOOLS = new Set(['create_pull_request']);
+
+export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookConfigCache | undefined): StepResult<DerivedEvent> {
+  const adapter = adapterFor(entry.header['agent']);
+  if (!adapter) return quarantine(`unknown agent ${JSON.stringify(entry.header['agent'] ?? '')} in the spool header`);
+  if (entry.body.length === 0) return quarantine('empty event: the hook received nothing on stdin');
+  let json: unknown;
+  if (entry.truncated) {
+    json = salvageTruncated(entry.body);
+    if (!json) return quarantine(`event larger than the hook's 1 MiB cap and its leading fields are unreadable`);
+  } else {
+    try {
+      json = JSON.parse(entry.body.toString('utf8'));
+    } catch (error) {
+      return quarantine(`event is not JSON: ${(error as Error).message}`);
+    }
+  }
+  const parsed = HookPayload.safeParse(json);
+  if (!parsed.success) return quarantine(`event does not look like a hook payload: ${describeZodError(parsed.error)}`);
+  const p = parsed.data;
+
+  const override = entry.header['time'];
+  const ts = override ? parseEventTime(override) : Math.trunc(entry.mtimeMs);
+  if (ts === null) return quarantine(`unusable event time ${JSON.stringify(override)} (AGENTMETER_EVENT_TIME)`);
+
+  const event = p.hook_event_name;
+  const record: WireHookEvent = {
+    kind: 'event',
+    id: `${machineId}.${entry.name}`,
+    agent: adapter.name,
+    event,
+    ts,
+    session_id: p.session_id,
+    client: clientType(entry.header['client'], adapter.headless(entry.header)),
+    autonomy: adapter.autonomy(p.permission_mode),
+  };
+  if (entry.truncated) record.truncated = true;
+
+  let toolName: string | undefined;
+  if (TOOL_EVENTS.has(event)) {
+    // A non-string tool name is a parsing artifact; it still ships ('' → "unknown" in the pipeline).
+    toolName = typeof p.tool_name === 'string' ? p.tool_name.trim() : '';
+    record.tool_name = toolName.slice(0, 1024);
+    const mcp = mcpParts(toolName);
+    if (mcp) record.mcp_server = mcp.server.slice(0, 512);
+    if (SHELL_TOOLS.has(toolName)) record.is_shell = true;
+    if (TOOL_CALL_EVENTS.has(event)) {
+      // A truncated event lost its tool_response: a PostToolUse is taken as the success it reports.
+      const success = entry.truncated ? event === 'PostToolUse' : toolSucceeded(event, p.tool_response);
+      record.tool_success = success;
+      if (toolName === 'Skill') {
+        const skill = skillName(p.tool_input);
+        if (skill) record.skill = skill.slice(0, 512);
+      }
+      if (success) {
+        const files = fileTouches(toolName, p.tool_input, p.tool_response);
+        if (files.length) record.files = files.slice(0, 1000);
+        const command = (p.tool_input as { command?: unknown } | undefined)?.command;
+        if (SHELL_TOOLS.has(toolName) && typeof command === 'string') {
+          if (runsGitCommit(command)) record.git_commit = true;
+          if (runsPrCreate(command)) record.pr_created = true;
+        }
+        if (mcp && PR_TOOLS.has(mcp.tool)) record.pr_created = true;
+      }
+    }
+  }
+  if (event === 'UserPromptSubmit') {
+    const name = slashCommand(p.prompt);
+    if (name) record.slash_command = name.slice(0, 512);
+  }
+  if (p.reason !== undefined) record.reason = p.reason.slice(0, 512);
+  if (p.agent_id !== undefined) record.agent_id = p.agent_id.slice(0, 512);
+  if (p.agent_type !== undefined) record.agent_type = p.agent_type.slice(0, 512);
+  if (hooks) {
+    const ran = hooks.ran(adapter.name, p.cwd, event, toolName);
+    if (ran.length) record.hooks = ran.slice(0, 200);
+  }
+
+  const transcriptPaths = [p.transcript_path, p.agent_transcript_path].filter((x): x is string => typeof x === 'string' && x !== '');
+  return ok({ record, context: { sessionId: p.session_id, ts, transcriptPaths } });
+}
+
+const SALVAGED_FIELDS = ['hook_event_name', 'session_id', 'tool_name', 'permission_mode', 'transcript_path', 'cwd'] as const;
+
+/**
+ * A body cut at the hook's cap is not JSON, but the agents write the small top-level fields before the
+ * large tool input and response: recover those so the event still counts (marked truncated).
+ */
+export function salvageTruncated(body: Buffer): Record<string, string> | undefined {
+  const text = body.subarray(0, 64 * 1024).toString('utf8');
+  const out: Record<string, string> = {};
+  for (const field of SALVAGED_FIELDS) {
+    const match = new RegExp(`"${field}"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`).exec(text);
+    if (!match) continue;
+    try {
+      out[field] = JSON.parse(match[1]!) as string;
+    } catch {
+      // Not a complete JSON string: leave the field out.
+    }
+  }
+  return out['hook_event_name'] && out['session_id'] ? out : undefined;
+}

@@ -1,0 +1,55 @@
+// Which configured hook commands ran for an event (METRICS.md §3 hooks_by_event): the collector reads
+// the agent's hook configuration (user and project files) and keeps the commands whose matcher matches.
+// Files are re-read only when their modification time changes.
+import { statSync } from 'node:fs';
+import type { HookRun } from '../common/wire.ts';
+import { flattenHooks, hookSettingsFiles, matcherMatches, readHooksMap, type Agent, type ConfiguredHook } from '../hooks/settings.ts';
+import { redactCommand } from './derive.ts';
+
+interface CachedFile {
+  mtimeMs: number;
+  hooks: ConfiguredHook[];
+}
+
+export class HookConfigCache {
+  private readonly files = new Map<string, CachedFile>();
+  /** Per-batch memo: the files are checked once per batch, not once per event. */
+  private readonly batchMemo = new Map<string, ConfiguredHook[]>();
+  constructor(private readonly home: string) {}
+
+  beginBatch(): void {
+    this.batchMemo.clear();
+  }
+
+  private load(file: string, topLevel: boolean): ConfiguredHook[] {
+    let mtimeMs: number;
+    try {
+      mtimeMs = statSync(file).mtimeMs;
+    } catch {
+      this.files.delete(file);
+      return [];
+    }
+    const cached = this.files.get(file);
+    if (cached && cached.mtimeMs === mtimeMs) return cached.hooks;
+    const map = readHooksMap({ file, topLevel });
+    const hooks = map ? flattenHooks(map) : [];
+    this.files.set(file, { mtimeMs, hooks });
+    return hooks;
+  }
+
+  configured(agent: Agent, cwd: string | undefined): ConfiguredHook[] {
+    const key = `${agent}\0${cwd ?? ''}`;
+    let hooks = this.batchMemo.get(key);
+    if (!hooks) {
+      hooks = hookSettingsFiles(agent, this.home, cwd).flatMap((loc) => this.load(loc.file, loc.topLevel));
+      this.batchMemo.set(key, hooks);
+    }
+    return hooks;
+  }
+
+  ran(agent: Agent, cwd: string | undefined, event: string, toolName: string | undefined): HookRun[] {
+    return this.configured(agent, cwd)
+      .filter((h) => h.event === event && matcherMatches(event, h.matcher, toolName))
+      .map((h) => ({ event: h.event, matcher: h.matcher, command: redactCommand(h.command) }));
+  }
+}

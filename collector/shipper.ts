@@ -1,0 +1,68 @@
+// Ships a batch to the server: gzip NDJSON over HTTP, with exponential backoff and full jitter while the
+// server is unreachable or busy. Delivery is at least once: the caller removes spool files only after the
+// server's acknowledgement, and the server ignores ids it already has.
+import { gzipSync } from 'node:zlib';
+import { IngestResponse, type WireRecord } from '../common/wire.ts';
+
+export const INGEST_PATH = '/api/v1/ingest/events';
+
+export class ShipError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+export function encodeBatch(records: readonly WireRecord[]): Buffer {
+  let text = '';
+  for (const record of records) text += `${JSON.stringify(record)}\n`;
+  return gzipSync(text, { level: 1 });
+}
+
+export async function postBatch(server: string, apiKey: string, body: Buffer, signal?: AbortSignal): Promise<IngestResponse> {
+  let response: Response;
+  try {
+    response = await fetch(new URL(INGEST_PATH, server), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/x-ndjson',
+        'content-encoding': 'gzip',
+      },
+      body,
+      signal: signal ?? AbortSignal.timeout(60_000),
+    });
+  } catch (error) {
+    throw new ShipError(`server unreachable: ${(error as Error).message}`, true);
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let detail = text.slice(0, 300);
+    try {
+      detail = (JSON.parse(text) as { detail?: string }).detail ?? detail;
+    } catch {
+      // Not our error body (a proxy?): keep the text.
+    }
+    // 401/403 need a person (a revoked key); 413 would repeat forever: none of them is retried blindly.
+    const retryable = response.status >= 500 || response.status === 429 || response.status === 408;
+    throw new ShipError(`server answered ${response.status}: ${detail}`, retryable, response.status);
+  }
+  const parsed = IngestResponse.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new ShipError('server answered with an unexpected body', true, response.status);
+  return parsed.data;
+}
+
+export interface BackoffOptions {
+  baseMs: number;
+  maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 30_000 };
+
+/** Full jitter: a random wait between 0 and min(max, base·2^attempt). */
+export function backoffDelay(attempt: number, options = DEFAULT_BACKOFF, random = Math.random): number {
+  return Math.round(random() * Math.min(options.maxMs, options.baseMs * 2 ** attempt));
+}

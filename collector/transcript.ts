@@ -1,0 +1,43 @@
+// Incremental reading of JSONL transcripts: from a remembered byte offset to the last complete line.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/** At most this much is read from one transcript per batch; the rest is read by the next batch. */
+export const MAX_TRANSCRIPT_READ = 64 * 1024 * 1024;
+
+export interface TranscriptChunk {
+  lines: string[];
+  /** Offset just past the last complete line read. */
+  nextOffset: number;
+}
+
+export function readNewLines(path: string, offset: number, maxBytes = MAX_TRANSCRIPT_READ): TranscriptChunk | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    // A transcript shorter than our offset was rewritten: read it again from the start.
+    const start = size < offset ? 0 : offset;
+    const length = Math.min(size - start, maxBytes);
+    if (length <= 0) return { lines: [], nextOffset: start };
+    const buffer = Buffer.alloc(length);
+    const read = readSync(fd, buffer, 0, length, start);
+    const lastNewline = buffer.subarray(0, read).lastIndexOf(0x0a);
+    if (lastNewline < 0) return { lines: [], nextOffset: start };
+    const text = buffer.subarray(0, lastNewline).toString('utf8');
+    return { lines: text.split('\n').filter((l) => l.trim() !== ''), nextOffset: start + lastNewline + 1 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function parseJsonLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,137 @@
+// A thin wrapper over @duckdb/node-api: open, run, all, transaction, close. Passed in as a dependency so
+// tests use a real temporary file. Values are always bound as parameters, never spliced into SQL text.
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UserError } from '../errors.ts';
+
+export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
+export type Row = Record<string, unknown>;
+
+export interface Db {
+  readonly path: string;
+  /** Runs a statement; returns the number of rows it changed. */
+  run(sql: string, params?: Params): Promise<number>;
+  /** Runs a query and returns its rows as JSON-friendly objects (bigints as numbers, times as strings). */
+  all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]>;
+  /** Runs fn inside BEGIN … COMMIT on the writer connection; rolls back if it throws. */
+  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** The raw writer connection, for appenders. Use only inside `exclusive`. */
+  exclusive<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Turns DuckDB's lock error into a message an operator can act on. */
+function explainOpenError(path: string, error: unknown): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/lock/i.test(message)) {
+    return new UserError(
+      `The database ${path} is in use by another process (DuckDB allows one writer).\n` +
+        `Stop that process, or do this through the running server's HTTP API with an owner key ` +
+        `(see README "Admin work while the server runs").\nDuckDB said: ${message.split('\n')[0]}`,
+    );
+  }
+  return new UserError(`Cannot open the database ${path}: ${message}`);
+}
+
+function toJsonRow(row: Record<string, unknown>): Row {
+  const out: Row = {};
+  for (const [key, value] of Object.entries(row)) {
+    out[key] = typeof value === 'bigint' ? Number(value) : value;
+  }
+  return out;
+}
+
+/** A serial queue so the single writer connection never runs two statements at once. */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  lock<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn, fn);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+function wrap(path: string, conn: DuckDBConnection, mutex: Mutex, inTx: boolean, onClose: () => Promise<void>): Db {
+  const guard = <T>(fn: () => Promise<T>) => (inTx ? fn() : mutex.lock(fn));
+  const db: Db = {
+    path,
+    run: (sql, params) => guard(async () => Number((await conn.run(sql, params)).rowsChanged)),
+    all: async <T extends Row>(sql: string, params?: Params) =>
+      guard(async () => {
+        const reader = await conn.runAndReadAll(sql, params);
+        return reader.getRowObjectsJson().map((row) => toJsonRow(row as Record<string, unknown>)) as T[];
+      }),
+    transaction: (fn) =>
+      guard(async () => {
+        await conn.run('BEGIN TRANSACTION');
+        try {
+          const result = await fn(wrap(path, conn, mutex, true, onClose));
+          await conn.run('COMMIT');
+          return result;
+        } catch (error) {
+          await conn.run('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      }),
+    exclusive: (fn) => guard(() => fn(conn)),
+    close: onClose,
+  };
+  return db;
+}
+
+export interface OpenOptions {
+  /** Run the numbered migrations (default true). */
+  migrate?: boolean;
+  threads?: number;
+}
+
+export async function openDb(path: string, options: OpenOptions = {}): Promise<Db> {
+  let instance: DuckDBInstance;
+  try {
+    const config: Record<string, string> = {};
+    if (options.threads) config['threads'] = String(options.threads);
+    instance = await DuckDBInstance.create(path, config);
+  } catch (error) {
+    throw explainOpenError(path, error);
+  }
+  const conn = await instance.connect();
+  // Every time we store or compare is UTC; never let the machine's zone leak into a cast.
+  await conn.run("SET TimeZone = 'UTC'").catch(() => undefined);
+  let closed = false;
+  const db = wrap(path, conn, new Mutex(), false, async () => {
+    if (closed) return;
+    closed = true;
+    await conn.run('CHECKPOINT').catch(() => undefined);
+    conn.closeSync();
+    instance.closeSync();
+  });
+  if (options.migrate !== false) await migrate(db);
+  return db;
+}
+
+/** Applies every migrations/NNN_name.sql not yet recorded in schema_migrations, in order. */
+export async function migrate(db: Db): Promise<string[]> {
+  await db.run(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+  );
+  const done = new Set((await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d+_.+\.sql$/.test(f))
+    .sort();
+  const applied: string[] = [];
+  for (const file of files) {
+    const version = Number(file.split('_')[0]);
+    if (done.has(version)) continue;
+    const sql = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
+    await db.transaction(async (tx) => {
+      await tx.run(sql);
+      await tx.run('INSERT INTO schema_migrations (version, name) VALUES ($version, $name)', { version, name: file });
+    });
+    applied.push(file);
+  }
+  return applied;
+}

@@ -1,0 +1,32 @@
+// The one typed error of the HTTP layer (mapped to {title, detail, status, requestId} in api/errors.ts),
+// and a plain user-facing error for the CLI.
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly title: string;
+  constructor(status: number, detail: string) {
+    super(detail);
+    this.status = status;
+    this.title = TITLES[status] ?? 'Error';
+  }
+}
+
+export const badRequest = (detail: string) => new HttpError(400, detail);
+export const unauthorized = (detail = 'API key missing or invalid') => new HttpError(401, detail);
+export const forbidden = (detail: string) => new HttpError(403, detail);
+export const notFound = (detail: string) => new HttpError(404, detail);
+
+/** An error whose message is meant for the person at the terminal: printed without a stack. */
+export class UserError extends Error {}

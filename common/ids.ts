@@ -1,0 +1,13 @@
+// Branded identifiers: mixing an org id with a user id is a bug the compiler should catch.
+import { randomBytes, randomUUID } from 'node:crypto';
+
+export type Brand<T, B extends string> = T & { readonly __brand: B };
+export type OrgId = Brand<string, 'OrgId'>;
+export type UserId = Brand<string, 'UserId'>;
+export type ApiKeyId = Brand<string, 'ApiKeyId'>;
+export type SessionId = Brand<string, 'SessionId'>;
+
+export const newOrgId = (): OrgId => `org_${randomBytes(8).toString('hex')}` as OrgId;
+export const newUserId = (): UserId => `usr_${randomBytes(8).toString('hex')}` as UserId;
+export const newApiKeyId = (): ApiKeyId => `key_${randomBytes(8).toString('hex')}` as ApiKeyId;
+export const newRequestId = (): string => randomUUID();

@@ -1,0 +1,16 @@
+// Small pure helpers for UTC days and timestamps.
+
+/** Parses an ISO-8601 string or epoch milliseconds (as text or number) to epoch ms; null when impossible. */
+export function parseEventTime(value: string | number | undefined | null): number | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : null;
+  const trimmed = value.trim();
+  if (/^\d{1,16}$/.test(trimmed)) return Number(trimmed);
+  const ms = Date.parse(trimmed);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/** The UTC calendar day (YYYY-MM-DD) of an epoch-ms time. */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}

@@ -1,0 +1,111 @@
+// The wire format between collector and server: the minimal facts the metrics need (METRICS.md §1),
+// never prompts, file contents, shell commands or tool output.
+import { z } from 'zod';
+
+export const CLIENT_TYPES = ['terminal-ui', 'web', 'non-interactive-cli'] as const;
+export const ClientType = z.enum(CLIENT_TYPES);
+export type ClientType = z.infer<typeof ClientType>;
+
+export const AUTONOMY_LEVELS = ['auto-high', 'auto-medium', 'auto-low', 'spec', 'manual'] as const;
+export const AutonomyLevel = z.enum(AUTONOMY_LEVELS);
+export type AutonomyLevel = z.infer<typeof AutonomyLevel>;
+
+export const AgentName = z.enum(['claude', 'droid', 'unknown']);
+export type AgentName = z.infer<typeof AgentName>;
+
+const id = z.string().min(1).max(256);
+const shortText = z.string().max(512);
+/** Epoch milliseconds, bounded to years 2000..2100 so a corrupt clock is rejected rather than stored. */
+const epochMs = z.number().int().min(946_684_800_000).max(4_102_444_800_000);
+
+export const FileTouch = z.strictObject({
+  /** Lower-case extension without the dot; '' when the file has none. */
+  ext: z.string().max(64),
+  /** The base name, only for extension-less files (Makefile, Dockerfile) so their language is known. */
+  name: z.string().max(128).optional(),
+  op: z.enum(['create', 'edit']),
+});
+export type FileTouch = z.infer<typeof FileTouch>;
+
+export const HookRun = z.strictObject({
+  event: shortText,
+  matcher: shortText,
+  command: z.string().max(1024),
+});
+export type HookRun = z.infer<typeof HookRun>;
+
+export const WireHookEvent = z.strictObject({
+  kind: z.literal('event'),
+  id,
+  agent: AgentName,
+  event: z.string().min(1).max(128),
+  ts: epochMs,
+  session_id: id,
+  client: ClientType,
+  autonomy: AutonomyLevel,
+  /** Tool facts, on PreToolUse / PostToolUse / PostToolUseFailure. */
+  tool_name: z.string().max(1024).optional(),
+  tool_success: z.boolean().optional(),
+  mcp_server: shortText.optional(),
+  skill: shortText.optional(),
+  is_shell: z.boolean().optional(),
+  files: z.array(FileTouch).max(1000).optional(),
+  git_commit: z.boolean().optional(),
+  pr_created: z.boolean().optional(),
+  /** UserPromptSubmit: the slash command name when the prompt is one; the prompt itself never ships. */
+  slash_command: shortText.optional(),
+  reason: shortText.optional(),
+  agent_id: shortText.optional(),
+  agent_type: shortText.optional(),
+  truncated: z.boolean().optional(),
+  hooks: z.array(HookRun).max(200).optional(),
+});
+export type WireHookEvent = z.infer<typeof WireHookEvent>;
+
+export const WireUsage = z.strictObject({
+  kind: z.literal('usage'),
+  /** Stable per usage record: re-reading the same transcript line or settings reading yields the same id. */
+  id,
+  agent: AgentName,
+  session_id: id,
+  ts: epochMs,
+  model: z.string().min(1).max(256),
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cache_read_tokens: z.number().int().nonnegative(),
+  cache_write_tokens: z.number().int().nonnegative(),
+  thinking_tokens: z.number().int().nonnegative(),
+  /** The usage included reasoning (a thinking block or thinking tokens). */
+  thinking: z.boolean(),
+});
+export type WireUsage = z.infer<typeof WireUsage>;
+
+export const WireMessage = z.strictObject({
+  kind: z.literal('message'),
+  /** One per distinct assistant message id in a session. */
+  id,
+  agent: AgentName,
+  session_id: id,
+  ts: epochMs,
+  model: z.string().max(256).optional(),
+});
+export type WireMessage = z.infer<typeof WireMessage>;
+
+export const WireRecord = z.discriminatedUnion('kind', [WireHookEvent, WireUsage, WireMessage]);
+export type WireRecord = z.infer<typeof WireRecord>;
+
+export const IngestResponse = z.strictObject({
+  received: z.number().int(),
+  stored: z.number().int(),
+  duplicates: z.number().int(),
+  rejected: z.array(z.strictObject({ index: z.number().int(), id: z.string().optional(), reason: z.string() })),
+});
+export type IngestResponse = z.infer<typeof IngestResponse>;
+
+/** Turns a zod error into one readable line: "field.path: message; …". */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
+    .join('; ');
+}

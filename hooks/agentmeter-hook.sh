@@ -1,0 +1,65 @@
+#!/bin/sh
+# agentmeter hook: spools one agent event, Maildir-style, and gets out of the agent's way.
+#
+#   agentmeter-hook.sh <agent>        (agent: claude | droid; set by `agentmeter hooks install`)
+#
+# The event (JSON on stdin) is written to $AGENTMETER_HOME/spool/tmp/<name> and renamed into
+# spool/new/<name>: a reader never sees a half-written file, no locks are taken, and names are unique so
+# no event overwrites another. The collector does all parsing; this script never looks inside the JSON.
+#
+# Spool file format: a header of "key=value" lines, a blank line, then the raw stdin bytes.
+#   agentmeter-spool=1     format version
+#   agent=                 which agent ran the hook
+#   client=                $AGENTMETER_CLIENT (wins over every other hint)
+#   entrypoint=            $CLAUDE_CODE_ENTRYPOINT (sdk-* means headless Claude Code)
+#   droid_exec=1           the parent process is `droid exec` (Linux: read from /proc)
+#   time=                  $AGENTMETER_EVENT_TIME (replay override) or, without /proc, `date +%s` seconds
+# Event time: the spool file's modification time (ns precision, set by the last write below and kept by
+# the rename), unless time= is present. Reading the clock from the file system spares a `date` process.
+#
+# Cost: one `head`, one `mv` and one `cat`; everything else is a shell builtin. It always exits 0, with
+# stderr silenced, whatever the input (empty, huge, binary) or the state of the spool (missing,
+# read-only, disk full). Bodies are capped at 1 MiB + 1 byte: the collector marks longer ones truncated.
+
+exec 2>/dev/null
+agent=${1:-unknown}
+spool=${AGENTMETER_HOME:-${HOME:-/tmp}/.agentmeter}/spool
+
+# A unique name without spawning a process: boot id + uptime (10 ms ticks) + pid. A pid is not reused
+# within one tick, and the boot id separates reboots. Elsewhere (no /proc) fall back to `date`.
+if read -r boot < /proc/sys/kernel/random/boot_id && read -r up _ < /proc/uptime; then
+  name="$boot.$up.$$"
+  clock=${AGENTMETER_EVENT_TIME:-}
+else
+  now=$(date +%s)
+  name="$now.$$.${HOSTNAME:-host}"
+  clock=${AGENTMETER_EVENT_TIME:-${now}000}
+fi
+
+# Headless Droid: its parent (or the shell between) is `droid exec …`. /proc/PID/cmdline separates
+# arguments with NUL bytes, which `read` drops, so "droid exec" reads as "droidexec".
+droid_exec=
+if [ "$agent" = droid ] && [ -z "${AGENTMETER_CLIENT:-}" ]; then
+  pid=$PPID
+  for _ in 1 2 3; do
+    read -r cmd < "/proc/$pid/cmdline" || break
+    case $cmd in
+      *droidexec*) droid_exec=1; break ;;
+      *droid*) break ;;
+    esac
+    read -r _ _ _ pid _ < "/proc/$pid/stat" || break
+  done
+fi
+
+[ -d "$spool/new" ] || mkdir -p "$spool/tmp" "$spool/new"
+
+tmp="$spool/tmp/$name"
+{
+  printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ntime=%s\n\n' \
+    "$agent" "${AGENTMETER_CLIENT:-}" "${CLAUDE_CODE_ENTRYPOINT:-}" "$droid_exec" "$clock"
+  head -c 1048577
+} > "$tmp" && mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
+
+# Drain whatever is left of an oversized event so the agent's write never meets a closed pipe.
+cat > /dev/null
+exit 0

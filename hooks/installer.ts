@@ -1,0 +1,263 @@
+// Installs, removes and reports the agentmeter hook in an agent's settings file. Every other hook and
+// setting is kept as it was; a malformed file is reported and never overwritten; every write is preceded
+// by a backup and done atomically (temporary file + rename).
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  AGENT_EVENTS,
+  HooksMap,
+  SUPPORTS_ASYNC,
+  SYNC_EVENTS,
+  TOOL_EVENTS,
+  locationFor,
+  userSettingsLocation,
+  type Agent,
+  type SettingsLocation,
+} from './settings.ts';
+
+export const HOOK_SCRIPT_NAME = 'agentmeter-hook.sh';
+export const HOOK_SCRIPT_SOURCE = join(dirname(fileURLToPath(import.meta.url)), HOOK_SCRIPT_NAME);
+/** Seconds the agent may wait for our hook; it takes milliseconds, this only bounds a stuck disk. */
+export const HOOK_TIMEOUT_SECONDS = 10;
+
+export interface InstallTarget {
+  agent: Agent;
+  /** The user's home directory (where ~/.claude and ~/.factory are). */
+  home: string;
+  /** AGENTMETER_HOME: where the hook script is copied and the spool lives. */
+  agentmeterHome: string;
+  /** Whether agentmeterHome is the default (~/.agentmeter); if not, the command sets it. */
+  defaultAgentmeterHome: boolean;
+  /** A project settings file instead of the user-level one. */
+  settingsFile?: string;
+}
+
+export interface HookChange {
+  action: 'add' | 'update' | 'remove';
+  event: string;
+  matcher: string;
+  command: string;
+}
+
+export interface InstallResult {
+  file: string;
+  changes: HookChange[];
+  written: boolean;
+  backup?: string;
+}
+
+export interface HookStatus {
+  file: string;
+  exists: boolean;
+  installedEvents: string[];
+  missingEvents: string[];
+  outdatedEvents: string[];
+  scriptInstalled: boolean;
+}
+
+export class SettingsError extends Error {}
+
+const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+
+export function isOurCommand(command: string | undefined): boolean {
+  return typeof command === 'string' && command.includes(HOOK_SCRIPT_NAME);
+}
+
+export function installedScriptPath(agentmeterHome: string): string {
+  return join(agentmeterHome, 'bin', HOOK_SCRIPT_NAME);
+}
+
+/** The exact command line the agent runs for our hook. */
+export function hookCommand(target: InstallTarget): string {
+  const script = shellQuote(installedScriptPath(target.agentmeterHome));
+  const env = target.defaultAgentmeterHome ? '' : `AGENTMETER_HOME=${shellQuote(target.agentmeterHome)} `;
+  return `${env}${script} ${target.agent}`;
+}
+
+function location(target: InstallTarget): SettingsLocation {
+  return target.settingsFile ? locationFor(target.settingsFile) : userSettingsLocation(target.agent, target.home);
+}
+
+interface LoadedSettings {
+  root: Record<string, unknown>;
+  hooks: HooksMap;
+  existed: boolean;
+}
+
+function loadSettings(loc: SettingsLocation): LoadedSettings {
+  if (!existsSync(loc.file)) return { root: {}, hooks: {}, existed: false };
+  const text = readFileSync(loc.file, 'utf8');
+  let root: unknown;
+  try {
+    root = text.trim() === '' ? {} : JSON.parse(text);
+  } catch (error) {
+    throw new SettingsError(`${loc.file} is not valid JSON (${(error as Error).message}); it was left untouched.`);
+  }
+  if (!root || typeof root !== 'object' || Array.isArray(root)) {
+    throw new SettingsError(`${loc.file} does not hold a JSON object; it was left untouched.`);
+  }
+  const rawHooks = loc.topLevel ? root : ((root as Record<string, unknown>)['hooks'] ?? {});
+  const parsed = HooksMap.safeParse(rawHooks);
+  if (!parsed.success) {
+    throw new SettingsError(
+      `${loc.file} has a "hooks" section agentmeter does not understand (${parsed.error.issues[0]?.message ?? 'invalid'}); it was left untouched.`,
+    );
+  }
+  // Work on the file's own objects (deep copy) so unknown keys inside hook entries survive.
+  const hooks = structuredClone(rawHooks) as HooksMap;
+  return { root: root as Record<string, unknown>, hooks, existed: true };
+}
+
+function desiredEntry(target: InstallTarget, event: string): Record<string, unknown> {
+  const entry: Record<string, unknown> = { type: 'command', command: hookCommand(target), timeout: HOOK_TIMEOUT_SECONDS };
+  if (SUPPORTS_ASYNC[target.agent] && !SYNC_EVENTS.has(event)) entry['async'] = true;
+  return entry;
+}
+
+const sameEntry = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+  a['command'] === b['command'] && a['timeout'] === b['timeout'] && a['async'] === b['async'];
+
+/** Pure: the hooks map with our hook on every event of the agent, and what changed. */
+export function withOurHook(hooks: HooksMap, target: InstallTarget): { hooks: HooksMap; changes: HookChange[] } {
+  const next = structuredClone(hooks);
+  const changes: HookChange[] = [];
+  for (const event of AGENT_EVENTS[target.agent]) {
+    const desired = desiredEntry(target, event);
+    const matcher = TOOL_EVENTS.has(event) ? '*' : '';
+    const groups = (next[event] ??= []);
+    let found = false;
+    for (const group of groups) {
+      for (let i = 0; i < group.hooks.length; i++) {
+        const hook = group.hooks[i];
+        if (!hook || !isOurCommand(hook.command)) continue;
+        if (found) {
+          // A second copy of our hook (from an older install) would count every event twice.
+          group.hooks.splice(i--, 1);
+          changes.push({ action: 'remove', event, matcher: group.matcher ?? '', command: hook.command ?? '' });
+          continue;
+        }
+        found = true;
+        if (!sameEntry(hook, desired)) {
+          group.hooks[i] = { ...hook, ...desired };
+          if (!('async' in desired)) delete group.hooks[i]!['async'];
+          changes.push({ action: 'update', event, matcher: group.matcher ?? '', command: String(desired['command']) });
+        }
+      }
+    }
+    next[event] = groups.filter((group) => group.hooks.length > 0);
+    if (!found) {
+      const group: Record<string, unknown> = matcher ? { matcher, hooks: [desired] } : { hooks: [desired] };
+      next[event].push(group as HooksMap[string][number]);
+      changes.push({ action: 'add', event, matcher, command: String(desired['command']) });
+    }
+  }
+  return { hooks: next, changes };
+}
+
+/** Pure: the hooks map without any agentmeter hook; events left empty are removed. */
+export function withoutOurHook(hooks: HooksMap): { hooks: HooksMap; changes: HookChange[] } {
+  const next = structuredClone(hooks);
+  const changes: HookChange[] = [];
+  for (const [event, groups] of Object.entries(next)) {
+    for (const group of groups) {
+      const kept = group.hooks.filter((hook) => {
+        if (!isOurCommand(hook.command)) return true;
+        changes.push({ action: 'remove', event, matcher: group.matcher ?? '', command: hook.command ?? '' });
+        return false;
+      });
+      group.hooks = kept;
+    }
+    const remaining = groups.filter((group) => group.hooks.length > 0);
+    if (remaining.length === 0 && groups.length > 0 && changes.some((c) => c.event === event)) delete next[event];
+    else next[event] = remaining;
+  }
+  return { hooks: next, changes };
+}
+
+function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): string | undefined {
+  const root = loc.topLevel ? hooks : { ...loaded.root, hooks };
+  if (!loc.topLevel && Object.keys(hooks).length === 0) delete (root as Record<string, unknown>)['hooks'];
+  mkdirSync(dirname(loc.file), { recursive: true });
+  let backup: string | undefined;
+  let mode = 0o644;
+  if (loaded.existed) {
+    mode = statSync(loc.file).mode & 0o777;
+    backup = `${loc.file}.agentmeter-backup-${new Date().toISOString().replaceAll(':', '-')}`;
+    copyFileSync(loc.file, backup);
+  }
+  const tmp = `${loc.file}.agentmeter-tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(root, null, 2)}\n`, { mode });
+  renameSync(tmp, loc.file);
+  return backup;
+}
+
+/** Copies the hook script to $AGENTMETER_HOME/bin so the installed command does not depend on this checkout. */
+export function installScript(agentmeterHome: string): string {
+  const dest = installedScriptPath(agentmeterHome);
+  mkdirSync(dirname(dest), { recursive: true });
+  mkdirSync(join(agentmeterHome, 'spool', 'tmp'), { recursive: true });
+  mkdirSync(join(agentmeterHome, 'spool', 'new'), { recursive: true });
+  const source = readFileSync(HOOK_SCRIPT_SOURCE);
+  if (!existsSync(dest) || !readFileSync(dest).equals(source)) {
+    const tmp = `${dest}.tmp-${process.pid}`;
+    writeFileSync(tmp, source, { mode: 0o755 });
+    renameSync(tmp, dest);
+  }
+  chmodSync(dest, 0o755);
+  return dest;
+}
+
+export function install(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
+  const loc = location(target);
+  const loaded = loadSettings(loc);
+  const { hooks, changes } = withOurHook(loaded.hooks, target);
+  if (options.dryRun) return { file: loc.file, changes, written: false };
+  installScript(target.agentmeterHome);
+  if (changes.length === 0) return { file: loc.file, changes, written: false };
+  const backup = writeSettings(loc, loaded, hooks);
+  return { file: loc.file, changes, written: true, ...(backup ? { backup } : {}) };
+}
+
+export function uninstall(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
+  const loc = location(target);
+  if (!existsSync(loc.file)) return { file: loc.file, changes: [], written: false };
+  const loaded = loadSettings(loc);
+  const { hooks, changes } = withoutOurHook(loaded.hooks);
+  if (options.dryRun || changes.length === 0) return { file: loc.file, changes, written: false };
+  const backup = writeSettings(loc, loaded, hooks);
+  return { file: loc.file, changes, written: true, ...(backup ? { backup } : {}) };
+}
+
+export function status(target: InstallTarget): HookStatus {
+  const loc = location(target);
+  const exists = existsSync(loc.file);
+  const loaded = loadSettings(loc);
+  const installedEvents: string[] = [];
+  const missingEvents: string[] = [];
+  const outdatedEvents: string[] = [];
+  for (const event of AGENT_EVENTS[target.agent]) {
+    const ours = (loaded.hooks[event] ?? []).flatMap((g) => g.hooks).filter((h) => isOurCommand(h.command));
+    if (ours.length === 0) missingEvents.push(event);
+    else if (ours.some((h) => !sameEntry(h, desiredEntry(target, event)))) outdatedEvents.push(event);
+    else installedEvents.push(event);
+  }
+  return {
+    file: loc.file,
+    exists,
+    installedEvents,
+    missingEvents,
+    outdatedEvents,
+    scriptInstalled: existsSync(installedScriptPath(target.agentmeterHome)),
+  };
+}
+
+/** Human-readable lines for a set of changes, as `--dry-run` prints them. */
+export function describeChanges(result: InstallResult): string[] {
+  if (result.changes.length === 0) return [`${result.file}: nothing to change`];
+  const sign = { add: '+', update: '~', remove: '-' } as const;
+  return [
+    `${result.file}:`,
+    ...result.changes.map((c) => `  ${sign[c.action]} ${c.event}${c.matcher ? ` [${c.matcher}]` : ''}: ${c.command}`),
+  ];
+}

@@ -1,0 +1,173 @@
+// Where each agent keeps its hook configuration and how that configuration is shaped. Used by the
+// installer (to add and remove our hook) and by the collector (to know which hooks ran for an event).
+// Imports nothing of ours: hooks/ stands alone.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+export type Agent = 'claude' | 'droid';
+export const AGENTS: readonly Agent[] = ['claude', 'droid'];
+
+/** Every hook event each agent emits; tool events get matcher "*". */
+export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
+  claude: [
+    'SessionStart',
+    'UserPromptSubmit',
+    'PreToolUse',
+    'PostToolUse',
+    'PostToolUseFailure',
+    'Notification',
+    'Stop',
+    'SubagentStop',
+    'PreCompact',
+    'SessionEnd',
+  ],
+  droid: [
+    'SessionStart',
+    'UserPromptSubmit',
+    'PreToolUse',
+    'PostToolUse',
+    'Notification',
+    'Stop',
+    'SubagentStop',
+    'PreCompact',
+    'SessionEnd',
+  ],
+};
+
+export const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest']);
+
+/**
+ * Events whose hook must run synchronously: UserPromptSubmit is where a prompt can be blocked (credit
+ * limits), so it never runs async. Every other event is registered `async: true` where the agent
+ * supports it (Claude Code), so the agent does not wait for us at all.
+ */
+export const SYNC_EVENTS = new Set(['UserPromptSubmit']);
+export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false };
+
+export const HookCommand = z.looseObject({
+  type: z.string(),
+  command: z.string().optional(),
+  timeout: z.number().optional(),
+  async: z.boolean().optional(),
+});
+export const HookMatcherGroup = z.looseObject({
+  matcher: z.string().optional(),
+  hooks: z.array(HookCommand),
+});
+export const HooksMap = z.record(z.string(), z.array(HookMatcherGroup));
+export type HooksMap = z.infer<typeof HooksMap>;
+export const SettingsFile = z.looseObject({ hooks: HooksMap.optional() });
+
+/** A configured command hook, flattened: (event, matcher, command). */
+export interface ConfiguredHook {
+  event: string;
+  matcher: string;
+  command: string;
+}
+
+export interface SettingsLocation {
+  /** The file that holds the hooks. */
+  file: string;
+  /** true: the hooks map is the file's top-level object; false: it is under the `hooks` key. */
+  topLevel: boolean;
+}
+
+/**
+ * The user-level settings file the installer writes for an agent.
+ * Claude Code: ~/.claude/settings.json (`hooks` key).
+ * Droid: ~/.factory/settings.json when it already has a `hooks` key, else ~/.factory/hooks.json.
+ */
+export function userSettingsLocation(agent: Agent, home: string): SettingsLocation {
+  if (agent === 'claude') return { file: join(home, '.claude', 'settings.json'), topLevel: false };
+  const settings = join(home, '.factory', 'settings.json');
+  if (existsSync(settings)) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(settings, 'utf8'));
+      if (parsed && typeof parsed === 'object' && 'hooks' in parsed) return { file: settings, topLevel: false };
+    } catch {
+      // A malformed settings.json is not ours to judge here; hooks.json is used instead.
+    }
+  }
+  return locationFor(join(home, '.factory', 'hooks.json'));
+}
+
+/** For a given file: hooks.json files may hold the map at top level (event names as keys). */
+export function locationFor(file: string): SettingsLocation {
+  if (!file.endsWith('hooks.json')) return { file, topLevel: false };
+  if (existsSync(file)) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (parsed && typeof parsed === 'object' && !('hooks' in parsed) && Object.keys(parsed).length > 0) {
+        return { file, topLevel: true };
+      }
+    } catch {
+      // Reported by the installer when it reads the file.
+    }
+  }
+  return { file, topLevel: false };
+}
+
+/** Every settings file whose hooks apply to a session in `cwd`, user level first. */
+export function hookSettingsFiles(agent: Agent, home: string, cwd: string | undefined): SettingsLocation[] {
+  const files: SettingsLocation[] =
+    agent === 'claude'
+      ? [{ file: join(home, '.claude', 'settings.json'), topLevel: false }]
+      : [
+          { file: join(home, '.factory', 'settings.json'), topLevel: false },
+          locationFor(join(home, '.factory', 'hooks.json')),
+        ];
+  if (cwd) {
+    const dir = agent === 'claude' ? '.claude' : '.factory';
+    files.push({ file: join(cwd, dir, 'settings.json'), topLevel: false });
+    files.push({ file: join(cwd, dir, 'settings.local.json'), topLevel: false });
+  }
+  return files;
+}
+
+/** Reads the hooks map of a settings location; undefined when the file is absent or unreadable. */
+export function readHooksMap(location: SettingsLocation): HooksMap | undefined {
+  let text: string;
+  try {
+    text = readFileSync(location.file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const json: unknown = JSON.parse(text);
+    const candidate = location.topLevel ? json : (json as { hooks?: unknown } | null)?.hooks;
+    const parsed = HooksMap.safeParse(candidate ?? {});
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function flattenHooks(map: HooksMap): ConfiguredHook[] {
+  const out: ConfiguredHook[] = [];
+  for (const [event, groups] of Object.entries(map)) {
+    for (const group of groups) {
+      for (const hook of group.hooks) {
+        if (hook.type === 'command' && typeof hook.command === 'string') {
+          out.push({ event, matcher: group.matcher ?? '', command: hook.command });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether a configured matcher applies to an event. On tool events the matcher is a regular expression
+ * tested against the whole tool name ("*" and "" match all); on other events every hook of that event
+ * runs (their matchers filter sub-kinds the payload does not always carry).
+ */
+export function matcherMatches(event: string, matcher: string, toolName: string | undefined): boolean {
+  if (!TOOL_EVENTS.has(event) || matcher === '' || matcher === '*') return true;
+  if (toolName === undefined) return false;
+  try {
+    return new RegExp(`^(?:${matcher})$`).test(toolName);
+  } catch {
+    return matcher === toolName;
+  }
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Integration and end-to-end suites start real servers and processes: give them room, run files in
+    // parallel on the two cores, never tests within a file.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    maxWorkers: 2,
+    env: { TZ: 'UTC', NO_COLOR: '1', LOG_LEVEL: 'silent' },
+  },
+});
