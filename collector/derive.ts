@@ -147,7 +147,11 @@ export function runsPrCreate(command: string): boolean {
   return shellCommands(command).some((words) => {
     const w = commandWords(words);
     if (w.length < 3 || basename(w[0]!) !== 'gh') return false;
-    const rest = w.slice(1).filter((x) => !x.startsWith('-'));
+    const rest: string[] = [];
+    for (let i = 1; i < w.length; i++) {
+      if (w[i] === '-R' || w[i] === '--repo') i++; // these flags take a value
+      else if (!w[i]!.startsWith('-')) rest.push(w[i]!);
+    }
     return rest[0] === 'pr' && rest[1] === 'create';
   });
 }

@@ -42,7 +42,9 @@ droid_exec=
 if [ "$agent" = droid ] && [ -z "${AGENTMETER_CLIENT:-}" ]; then
   pid=$PPID
   for _ in 1 2 3; do
-    read -r cmd < "/proc/$pid/cmdline" || break
+    # cmdline has no trailing newline: read sets cmd but reports end of file.
+    cmd=
+    read -r cmd < "/proc/$pid/cmdline" || [ -n "$cmd" ] || break
     case $cmd in
       *droidexec*) droid_exec=1; break ;;
       *droid*) break ;;

@@ -12,6 +12,7 @@ interface CollectArgs {
   once?: boolean;
   'batch-size': number;
   'max-age-ms': number;
+  'retry-max-ms': number;
 }
 
 export const collectCommand: CommandModule<object, CollectArgs> = {
@@ -26,6 +27,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       .option('once', { type: 'boolean', default: false, describe: 'Drain the spool and exit: 0 when everything shipped' })
       .option('batch-size', { type: 'number', default: 5000, describe: 'Most events per request' })
       .option('max-age-ms', { type: 'number', default: 1000, describe: 'Longest an event waits for a fuller batch' })
+      .option('retry-max-ms', { type: 'number', default: 30_000, describe: 'Longest wait between retries while the server is down' })
       .example('$0 collect --server http://agentmeter.internal:8080 --key am_…', 'Run the collector')
       .example('$0 collect --once', 'Ship what is spooled now (server and key from the environment)')
       .example('$0 collect status', 'Spool depth and last successful ship') as never;
@@ -60,6 +62,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       log,
       batchSize: args['batch-size'],
       maxAgeMs: args['max-age-ms'],
+      backoff: { baseMs: Math.min(500, args['retry-max-ms']), maxMs: args['retry-max-ms'] },
     });
     if (args.once) {
       const result = await collector.drain();

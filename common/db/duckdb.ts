@@ -13,7 +13,7 @@ export interface Db {
   readonly path: string;
   /** Runs a statement; returns the number of rows it changed. */
   run(sql: string, params?: Params): Promise<number>;
-  /** Runs a query and returns its rows as JSON-friendly objects (bigints as numbers, times as strings). */
+  /** Runs a query and returns its rows as JSON-friendly objects (integers as numbers, times as ISO strings). */
   all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]>;
   /** Runs fn inside BEGIN … COMMIT on the writer connection; rolls back if it throws. */
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
@@ -37,12 +37,13 @@ function explainOpenError(path: string, error: unknown): Error {
   return new UserError(`Cannot open the database ${path}: ${message}`);
 }
 
-function toJsonRow(row: Record<string, unknown>): Row {
-  const out: Row = {};
-  for (const [key, value] of Object.entries(row)) {
-    out[key] = typeof value === 'bigint' ? Number(value) : value;
-  }
-  return out;
+/** JS values for JSON: integers as numbers (counts fit comfortably), times as ISO strings, recursively. */
+function plain(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  return value;
 }
 
 /** A serial queue so the single writer connection never runs two statements at once. */
@@ -63,7 +64,7 @@ function wrap(path: string, conn: DuckDBConnection, mutex: Mutex, inTx: boolean,
     all: async <T extends Row>(sql: string, params?: Params) =>
       guard(async () => {
         const reader = await conn.runAndReadAll(sql, params);
-        return reader.getRowObjectsJson().map((row) => toJsonRow(row as Record<string, unknown>)) as T[];
+        return reader.getRowObjectsJS().map((row) => plain(row)) as T[];
       }),
     transaction: (fn) =>
       guard(async () => {

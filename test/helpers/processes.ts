@@ -1,0 +1,94 @@
+// Real processes: the agentmeter CLI as a subprocess (TZ=UTC, NO_COLOR), and a server on a random port.
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const CLI = join(ROOT, 'bin', 'agentmeter.js');
+export const HOOK_SCRIPT = join(ROOT, 'hooks', 'agentmeter-hook.sh');
+
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, TZ: 'UTC', NO_COLOR: '1', LOG_LEVEL: 'warn', ...extra };
+  delete env['AGENTMETER_SERVER'];
+  delete env['AGENTMETER_API_KEY'];
+  return { ...env, ...extra };
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}, input?: string): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [CLI, ...args], { env: cliEnv(env), encoding: 'utf8', input: input ?? '', timeout: 120_000 });
+}
+
+/** The last non-empty line of stdout (where keys and ids are printed). */
+export const lastLine = (out: string) => out.trim().split('\n').at(-1)!.trim();
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface ServerProcess {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stderr: () => string;
+  /** SIGTERM and wait for a graceful exit (the database is closed when this resolves). */
+  stop(): Promise<number | null>;
+}
+
+export async function startServerProcess(db: string, port?: number, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const chosen = port ?? (await freePort());
+  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', String(chosen)], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 30_000);
+    const check = () => {
+      const match = /listening on (\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited ${code}: ${stderr}`));
+    });
+  });
+  return {
+    url,
+    port: chosen,
+    child,
+    stderr: () => stderr,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = 'condition'): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Creates an org and a user through the CLI on a stopped database; returns ids and the key. */
+export function seedAccount(db: string, role = 'member', email = 'dev@example.com', org?: string): { org: string; key: string } {
+  const orgId = org ?? lastLine(runCli(['orgs', 'add', '--db', db, '--name', 'Test org']).stdout);
+  const added = runCli(['users', 'add', '--db', db, '--org', orgId, '--email', email, '--role', role]);
+  if (added.status !== 0) throw new Error(`users add failed: ${added.stderr}`);
+  return { org: orgId, key: lastLine(added.stdout) };
+}

@@ -1,0 +1,48 @@
+// An in-process server on a real temporary DuckDB file, with accounts seeded through the real store.
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import { openDb, type Db } from '../../common/db/duckdb.ts';
+import { createLogger } from '../../common/logger.ts';
+import { buildServer, type Services } from '../../api/server.ts';
+import type { Role } from '../../api/store/accounts.ts';
+import { tempDir } from './tmp.ts';
+
+export const JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
+
+export interface TestServer {
+  app: FastifyInstance;
+  db: Db;
+  services: Services;
+  /** Creates an org with one user per role; returns their keys. */
+  seedOrg(name?: string): Promise<{ orgId: string; users: Record<Role, { id: string; key: string }> }>;
+  close(): Promise<void>;
+}
+
+export async function testServer(): Promise<TestServer> {
+  const db = await openDb(join(tempDir(), 'test.duckdb'));
+  const log = createLogger({ name: 'test', level: 'silent' });
+  const { app, services } = await buildServer({ db, log, jwtSecret: JWT_SECRET });
+  return {
+    app,
+    db,
+    services,
+    async seedOrg(name = 'Org') {
+      const org = await services.accounts.createOrg(name);
+      const users = {} as Record<Role, { id: string; key: string }>;
+      for (const role of ['owner', 'manager', 'member', 'guest'] as const) {
+        const user = await services.accounts.createUser({ orgId: org.id, email: `${role}@${name.toLowerCase().replace(/\W/g, '')}.example.com`, role });
+        users[role] = { id: user.id, key: (await services.accounts.createKey(user)).key };
+      }
+      return { orgId: org.id, users };
+    },
+    async close() {
+      await app.close();
+      await db.close();
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+export const ndjson = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+export const gzipNdjson = (records: unknown[]) => gzipSync(ndjson(records));

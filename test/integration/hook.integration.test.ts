@@ -1,0 +1,135 @@
+// The hook script in a real shell: what it writes, and that it exits 0 whatever it is given.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HOOK_BODY_CAP, parseSpoolFile } from '../../collector/spool.ts';
+import { HOOK_SCRIPT } from '../helpers/processes.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+function runHook(home: string, input: string | Buffer, env: Record<string, string> = {}, agent = 'claude') {
+  return spawnSync('sh', [HOOK_SCRIPT, agent], {
+    input: typeof input === 'string' ? Buffer.from(input) : input,
+    env: { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter'), ...env },
+    timeout: 30_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+const spoolNew = (home: string) => join(home, '.agentmeter', 'spool', 'new');
+const newFiles = (home: string) => (existsSync(spoolNew(home)) ? readdirSync(spoolNew(home)) : []);
+
+describe('hooks/agentmeter-hook.sh', () => {
+  it('spools the event Maildir-style with its header; event time is the file time', () => {
+    const home = tempDir();
+    const before = Date.now();
+    const result = runHook(home, '{"hook_event_name":"Stop","session_id":"s1"}');
+    expect(result.status).toBe(0);
+    expect(result.stdout.length + result.stderr.length).toBe(0);
+    const [name] = newFiles(home);
+    expect(name).toMatch(/^[0-9a-f-]{36}\.\d+\.\d+\.\d+$/);
+    const path = join(spoolNew(home), name!);
+    const parsed = parseSpoolFile(name!, readFileSync(path), statSync(path).mtimeMs);
+    expect(parsed.kind).toBe('ok');
+    if (parsed.kind !== 'ok') return;
+    expect(parsed.value.header).toEqual({ 'agentmeter-spool': '1', agent: 'claude', client: '', entrypoint: '', droid_exec: '', time: '' });
+    expect(parsed.value.body.toString()).toBe('{"hook_event_name":"Stop","session_id":"s1"}');
+    expect(parsed.value.mtimeMs).toBeGreaterThanOrEqual(before - 1000);
+    expect(readdirSync(join(home, '.agentmeter', 'spool', 'tmp'))).toEqual([]);
+  });
+
+  it('records the client hints and the replay time from its environment', () => {
+    const home = tempDir();
+    runHook(home, '{}', { AGENTMETER_CLIENT: 'web', CLAUDE_CODE_ENTRYPOINT: 'sdk-cli', AGENTMETER_EVENT_TIME: '2026-02-01T10:00:00Z' });
+    const text = readFileSync(join(spoolNew(home), newFiles(home)[0]!), 'utf8');
+    expect(text).toContain('client=web\nentrypoint=sdk-cli\n');
+    expect(text).toContain('time=2026-02-01T10:00:00Z\n');
+  });
+
+  it('detects `droid exec` from its parent process', () => {
+    const home = tempDir();
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    // A stand-in for the droid binary: its command line is "droid exec …" and it runs the hook.
+    writeFileSync(join(bin, 'droid'), `#!/bin/sh\necho '{}' | sh '${HOOK_SCRIPT}' droid\n`);
+    chmodSync(join(bin, 'droid'), 0o755);
+    const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
+    spawnSync(join(bin, 'droid'), ['exec', '--auto', 'low', 'fix the tests'], { env });
+    spawnSync(join(bin, 'droid'), [], { env });
+    const headers = newFiles(home).map((n) => readFileSync(join(spoolNew(home), n), 'utf8'));
+    expect(headers.filter((h) => h.includes('droid_exec=1\n'))).toHaveLength(1);
+    expect(headers.filter((h) => h.includes('droid_exec=\n'))).toHaveLength(1);
+  });
+
+  it('caps a huge event at 1 MiB + 1 byte, drains the rest, exits 0', () => {
+    const home = tempDir();
+    const huge = Buffer.alloc(5 * 1024 * 1024, 0x78);
+    const result = runHook(home, huge);
+    expect(result.status).toBe(0);
+    const path = join(spoolNew(home), newFiles(home)[0]!);
+    const parsed = parseSpoolFile('x', readFileSync(path), 0);
+    expect(parsed.kind === 'ok' && parsed.value.body.length).toBe(HOOK_BODY_CAP + 1);
+    expect(parsed.kind === 'ok' && parsed.value.truncated).toBe(true);
+  });
+
+  it('exits 0 on a corpus of malformed inputs, and keeps each one for the collector to judge', () => {
+    const home = tempDir();
+    const corpus: (string | Buffer)[] = [
+      '',
+      '\n',
+      'not json',
+      '{"unterminated": ',
+      '[1,2,3]',
+      'null',
+      Buffer.from([0, 1, 2, 255, 254, 0, 10, 13]),
+      Buffer.alloc(70_000, 0),
+      '{"hook_event_name":"x"}'.repeat(1000),
+      '\u0000\u0000{"a":1}',
+      'agentmeter-spool=1\n\n{"fake":"header"}',
+    ];
+    for (const input of corpus) expect(runHook(home, input).status).toBe(0);
+    expect(newFiles(home)).toHaveLength(corpus.length);
+  });
+
+  it('exits 0 when the spool cannot be written: missing parent, read-only, file-size limit (full disk)', () => {
+    const home = tempDir();
+    expect(runHook(home, '{}', { AGENTMETER_HOME: '/proc/agentmeter-cannot-exist' }).status).toBe(0);
+    const ro = join(home, 'ro');
+    mkdirSync(join(ro, 'spool', 'tmp'), { recursive: true });
+    mkdirSync(join(ro, 'spool', 'new'), { recursive: true });
+    chmodSync(join(ro, 'spool', 'tmp'), 0o500);
+    const readOnly = runHook(home, '{}', { AGENTMETER_HOME: ro });
+    expect(readOnly.status).toBe(0);
+    chmodSync(join(ro, 'spool', 'tmp'), 0o700);
+    // ulimit -f makes every write past 1 KiB fail, as a full disk would.
+    const limited = spawnSync('sh', ['-c', `ulimit -f 2; exec sh '${HOOK_SCRIPT}' claude`], {
+      input: Buffer.alloc(200_000, 0x61),
+      env: { PATH: process.env['PATH']!, AGENTMETER_HOME: join(home, 'full') },
+    });
+    expect(limited.status).toBe(0);
+    expect(existsSync(join(home, 'full', 'spool', 'new')) ? readdirSync(join(home, 'full', 'spool', 'new')) : []).toEqual([]);
+  });
+
+  it('survives a missing stdin and unknown agents', () => {
+    const home = tempDir();
+    const result = spawnSync('sh', [HOOK_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH']!, AGENTMETER_HOME: join(home, 'a') } });
+    expect(result.status).toBe(0);
+  });
+
+  it('200 hooks at once → 200 distinct events', async () => {
+    const home = tempDir();
+    const script = join(home, 'hook.sh');
+    copyFileSync(HOOK_SCRIPT, script);
+    const runs = Array.from({ length: 200 }, (_, i) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn('sh', [script, 'claude'], { env: { PATH: process.env['PATH']!, AGENTMETER_HOME: join(home, '.agentmeter') } });
+        child.on('exit', (code) => resolve(code));
+        child.stdin.end(JSON.stringify({ hook_event_name: 'PostToolUse', session_id: 's', n: i }));
+      }),
+    );
+    const codes = await Promise.all(runs);
+    expect(codes.every((c) => c === 0)).toBe(true);
+    const bodies = newFiles(home).map((n) => JSON.parse(readFileSync(join(spoolNew(home), n), 'utf8').split('\n\n')[1]!).n as number);
+    expect(bodies).toHaveLength(200);
+    expect(new Set(bodies).size).toBe(200);
+  });
+});

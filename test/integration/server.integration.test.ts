@@ -1,0 +1,161 @@
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorBodySchema } from '../../api/errors.ts';
+import { IngestResponse } from '../../common/wire.ts';
+import { bearer, gzipNdjson, JWT_SECRET, ndjson, testServer, type TestServer } from '../helpers/server.ts';
+
+const T = Date.UTC(2026, 2, 1, 12);
+const event = (id: string, extra: Record<string, unknown> = {}) => ({ kind: 'event', id, agent: 'claude', event: 'PostToolUse', ts: T, session_id: 's1', client: 'terminal-ui', autonomy: 'manual', tool_name: 'Bash', tool_success: true, ...extra });
+const usage = (id: string, output: number) => ({ kind: 'usage', id, agent: 'claude', session_id: 's1', ts: T, model: 'claude-sonnet-4-5', input_tokens: 10, output_tokens: output, cache_read_tokens: 0, cache_write_tokens: 0, thinking_tokens: 0, thinking: false });
+const message = (id: string) => ({ kind: 'message', id, agent: 'claude', session_id: 's1', ts: T, model: 'claude-sonnet-4-5' });
+
+let server: TestServer;
+let org: Awaited<ReturnType<TestServer['seedOrg']>>;
+let other: Awaited<ReturnType<TestServer['seedOrg']>>;
+
+beforeAll(async () => {
+  server = await testServer();
+  org = await server.seedOrg('Acme');
+  other = await server.seedOrg('Other');
+});
+afterAll(() => server.close());
+
+const ingest = (key: string | undefined, records: unknown[], gzip = true) =>
+  server.app.inject({
+    method: 'POST',
+    url: '/api/v1/ingest/events',
+    headers: { ...(key ? bearer(key) : {}), 'content-type': 'application/x-ndjson', ...(gzip ? { 'content-encoding': 'gzip' } : {}) },
+    payload: gzip ? gzipNdjson(records) : ndjson(records),
+  });
+
+describe('authentication', () => {
+  it('401 with the documented error body when the credential is missing, malformed or unknown', async () => {
+    for (const headers of [{}, { authorization: 'Basic abc' }, bearer('am_not-a-real-key'), bearer('garbage')]) {
+      const res = await server.app.inject({ method: 'POST', url: '/api/v1/ingest/events', headers: { ...headers, 'content-type': 'application/x-ndjson' }, payload: ndjson([event('x')]) });
+      expect(res.statusCode).toBe(401);
+      const body = ErrorBodySchema.parse(res.json());
+      expect(body).toMatchObject({ status: 401, title: 'Unauthorized' });
+      expect(body.requestId).toBe(res.headers['x-request-id']);
+    }
+  });
+
+  it('accepts an HS256 JWT naming org, user and role; refuses a wrong signature or an unknown user', async () => {
+    const sign = (claims: Record<string, unknown>, secret = JWT_SECRET) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode(secret));
+    const good = await sign({ sub: org.users.member.id, org_id: org.orgId, role: 'member' });
+    expect((await ingest(good, [event('jwt-1')])).statusCode).toBe(200);
+    const forged = await sign({ sub: org.users.member.id, org_id: org.orgId, role: 'member' }, 'another-secret-another-secret-another');
+    expect((await ingest(forged, [event('jwt-2')])).statusCode).toBe(401);
+    const wrongOrg = await sign({ sub: org.users.member.id, org_id: other.orgId, role: 'member' });
+    expect((await ingest(wrongOrg, [event('jwt-3')])).statusCode).toBe(401);
+  });
+
+  it('a revoked key stops working at once', async () => {
+    const created = await server.app.inject({ method: 'POST', url: `/api/v0/admin/users/${org.users.member.id}/keys`, headers: bearer(org.users.member.key), payload: {} });
+    expect(created.statusCode).toBe(201);
+    const { apiKey, key } = created.json() as { apiKey: string; key: { id: string; prefix: string } };
+    expect(apiKey.startsWith(key.prefix)).toBe(true);
+    expect((await ingest(apiKey, [event('rev-1')])).statusCode).toBe(200);
+    const revoked = await server.app.inject({ method: 'DELETE', url: `/api/v0/admin/keys/${key.id}`, headers: bearer(org.users.owner.key) });
+    expect(revoked.json()).toMatchObject({ revoked: true });
+    expect((await ingest(apiKey, [event('rev-2')])).statusCode).toBe(401);
+  });
+
+  it('stores only hashes of keys', async () => {
+    const rows = await server.db.all<{ hash: string; prefix: string }>('SELECT hash, prefix FROM api_keys');
+    for (const row of rows) {
+      expect(row.hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(row.prefix).toHaveLength(9);
+    }
+    const all = JSON.stringify(await server.db.all('SELECT * FROM api_keys'));
+    expect(all).not.toContain(org.users.owner.key);
+  });
+});
+
+describe('POST /api/v1/ingest/events', () => {
+  it('stores good records, rejects bad ones by index, and takes user and org from the credential', async () => {
+    const res = await ingest(org.users.guest.key, [event('a1', { user_id: 'usr_spoof' }), event('a2'), { kind: 'event' }, usage('u1', 5), message('m1')]);
+    expect(res.statusCode).toBe(200);
+    const body = IngestResponse.parse(res.json());
+    expect(body).toMatchObject({ received: 5, stored: 3, duplicates: 0 });
+    expect(body.rejected.map((r) => r.index)).toEqual([0, 2]);
+    expect(body.rejected[0]!.reason).toContain('user_id');
+    const rows = await server.db.all<{ id: string; org_id: string; user_id: string; ts: string }>("SELECT id, org_id, user_id, CAST(ts AS VARCHAR) AS ts FROM events WHERE id = 'a2'");
+    expect(rows).toEqual([{ id: 'a2', org_id: org.orgId, user_id: org.users.guest.id, ts: '2026-03-01 12:00:00' }]);
+  });
+
+  it('is idempotent on the id: re-delivery stores nothing new', async () => {
+    const batch = [event('d1'), event('d2'), message('dm1')];
+    expect(IngestResponse.parse((await ingest(org.users.member.key, batch)).json())).toMatchObject({ stored: 3, duplicates: 0 });
+    expect(IngestResponse.parse((await ingest(org.users.member.key, batch, false)).json())).toMatchObject({ stored: 0, duplicates: 3 });
+    const [row] = await server.db.all<{ n: number }>("SELECT count(*) AS n FROM events WHERE id IN ('d1', 'd2')");
+    expect(row!.n).toBe(2);
+  });
+
+  it('keeps the larger output of a usage record delivered twice (a message read while streaming)', async () => {
+    await ingest(org.users.member.key, [usage('stream-1', 10)]);
+    await ingest(org.users.member.key, [usage('stream-1', 400)]);
+    await ingest(org.users.member.key, [usage('stream-1', 50)]);
+    const [row] = await server.db.all<{ output_tokens: number; n: number }>("SELECT max(output_tokens) AS output_tokens, count(*) AS n FROM usage WHERE id = 'stream-1'");
+    expect(row).toEqual({ output_tokens: 400, n: 1 });
+  });
+
+  it('the same id in two organizations is two events: one org never touches another', async () => {
+    await ingest(org.users.member.key, [event('shared-id')]);
+    await ingest(other.users.member.key, [event('shared-id')]);
+    const rows = await server.db.all<{ org_id: string }>("SELECT org_id FROM events WHERE id = 'shared-id' ORDER BY org_id");
+    expect(rows.map((r) => r.org_id).sort()).toEqual([org.orgId, other.orgId].sort());
+  });
+
+  it('400 for a body that is not a batch, a broken gzip stream; 415 for an unknown type', async () => {
+    const notBatch = await server.app.inject({ method: 'POST', url: '/api/v1/ingest/events', headers: { ...bearer(org.users.member.key), 'content-type': 'application/json' }, payload: { hello: 1 } });
+    expect(notBatch.statusCode).toBe(400);
+    expect(ErrorBodySchema.parse(notBatch.json()).detail).toContain('NDJSON');
+    const badGzip = await server.app.inject({ method: 'POST', url: '/api/v1/ingest/events', headers: { ...bearer(org.users.member.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' }, payload: 'not gzip' });
+    expect(badGzip.statusCode).toBe(400);
+    const xml = await server.app.inject({ method: 'POST', url: '/api/v1/ingest/events', headers: { ...bearer(org.users.member.key), 'content-type': 'text/xml' }, payload: '<a/>' });
+    expect(xml.statusCode).toBe(415);
+    ErrorBodySchema.parse(xml.json());
+  });
+
+  it('accepts a JSON array too', async () => {
+    const res = await server.app.inject({ method: 'POST', url: '/api/v1/ingest/events', headers: { ...bearer(org.users.member.key), 'content-type': 'application/json' }, payload: [event('json-1')] });
+    expect(IngestResponse.parse(res.json()).stored).toBe(1);
+  });
+});
+
+describe('account administration through the server', () => {
+  it('owners add users of any role; managers only members and guests; members none', async () => {
+    const add = (key: string, email: string, role: string) => server.app.inject({ method: 'POST', url: '/api/v0/admin/users', headers: bearer(key), payload: { email, role } });
+    const byOwner = await add(org.users.owner.key, 'new-manager@acme.example.com', 'manager');
+    expect(byOwner.statusCode).toBe(201);
+    expect((byOwner.json() as { apiKey: string }).apiKey).toMatch(/^am_/);
+    expect((await add(org.users.manager.key, 'new-member@acme.example.com', 'member')).statusCode).toBe(201);
+    expect((await add(org.users.manager.key, 'x@acme.example.com', 'owner')).statusCode).toBe(403);
+    expect((await add(org.users.member.key, 'y@acme.example.com', 'guest')).statusCode).toBe(403);
+    expect((await add(org.users.owner.key, 'new-manager@acme.example.com', 'member')).statusCode).toBe(409);
+    expect((await add(org.users.owner.key, 'not-an-email', 'member')).statusCode).toBe(400);
+  });
+
+  it('keys of another organization answer 404, never 403', async () => {
+    const list = await server.app.inject({ method: 'GET', url: `/api/v0/admin/users/${other.users.member.id}/keys`, headers: bearer(org.users.owner.key) });
+    expect(list.statusCode).toBe(404);
+    const [otherKey] = await server.db.all<{ id: string }>('SELECT id FROM api_keys WHERE org_id = $org LIMIT 1', { org: other.orgId });
+    const revoke = await server.app.inject({ method: 'DELETE', url: `/api/v0/admin/keys/${otherKey!.id}`, headers: bearer(org.users.owner.key) });
+    expect(revoke.statusCode).toBe(404);
+  });
+
+  it('a member lists their own keys (never the secret) but not a manager’s', async () => {
+    const own = await server.app.inject({ method: 'GET', url: `/api/v0/admin/users/${org.users.member.id}/keys`, headers: bearer(org.users.member.key) });
+    expect(own.statusCode).toBe(200);
+    expect(JSON.stringify(own.json())).not.toContain(org.users.member.key);
+    expect((await server.app.inject({ method: 'GET', url: `/api/v0/admin/users/${org.users.manager.id}/keys`, headers: bearer(org.users.member.key) })).statusCode).toBe(403);
+  });
+
+  it('GET /healthz answers without credentials; unknown routes give the error body', async () => {
+    expect((await server.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    const missing = await server.app.inject({ method: 'GET', url: '/nope' });
+    expect(missing.statusCode).toBe(404);
+    ErrorBodySchema.parse(missing.json());
+  });
+});

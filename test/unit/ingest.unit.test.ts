@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { parseNdjson, validateRecords } from '../../api/routes/ingest.ts';
+import { dedupeBatch } from '../../api/store/ingest.ts';
+import { backoffDelay } from '../../collector/shipper.ts';
+import type { WireRecord } from '../../common/wire.ts';
+
+const T = Date.UTC(2026, 2, 1);
+const event = (id: string, extra: Record<string, unknown> = {}) => ({ kind: 'event', id, agent: 'claude', event: 'Stop', ts: T, session_id: 's', client: 'terminal-ui', autonomy: 'manual', ...extra });
+const usage = (id: string, output: number, thinking = false): WireRecord => ({ kind: 'usage', id, agent: 'claude', session_id: 's', ts: T, model: 'm', input_tokens: 1, output_tokens: output, cache_read_tokens: 0, cache_write_tokens: 0, thinking_tokens: 0, thinking });
+
+describe('ingest validation', () => {
+  it('keeps good records and rejects bad ones with index, id and reason', () => {
+    const { records, rejected } = validateRecords([event('a'), event('b', { client: 'desktop' }), { kind: 'nope' }, event('c', { ts: 5 }), event('d', { prompt: 'leak' })]);
+    expect(records.map((r) => r.id)).toEqual(['a']);
+    expect(rejected.map((r) => [r.index, r.id])).toEqual([[1, 'b'], [2, undefined], [3, 'c'], [4, 'd']]);
+    expect(rejected[0]!.reason).toContain('client');
+    expect(rejected[3]!.reason).toContain('prompt');
+  });
+  it('turns a line that is not JSON into a rejection, not a failed batch', () => {
+    const items = parseNdjson(`${JSON.stringify(event('a'))}\n{oops\n\n${JSON.stringify(event('b'))}\n`);
+    const { records, rejected } = validateRecords(items);
+    expect(records).toHaveLength(2);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]!.index).toBe(1);
+  });
+  it('dedupes a batch: first event wins, usage keeps the largest output and any thinking', () => {
+    const batch = dedupeBatch([event('a') as WireRecord, event('a') as WireRecord, usage('u', 5, true), usage('u', 50), usage('u', 20)]);
+    expect(batch.events).toHaveLength(1);
+    expect(batch.usage).toEqual([{ ...usage('u', 50), thinking: true }]);
+    expect(batch.inBatchDuplicates).toBe(3);
+  });
+});
+
+describe('backoff', () => {
+  it('grows exponentially with full jitter up to the cap', () => {
+    expect(backoffDelay(0, { baseMs: 500, maxMs: 30_000 }, () => 1)).toBe(500);
+    expect(backoffDelay(3, { baseMs: 500, maxMs: 30_000 }, () => 1)).toBe(4000);
+    expect(backoffDelay(20, { baseMs: 500, maxMs: 30_000 }, () => 1)).toBe(30_000);
+    expect(backoffDelay(5, { baseMs: 500, maxMs: 30_000 }, () => 0)).toBe(0);
+  });
+});

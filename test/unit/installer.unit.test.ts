@@ -1,0 +1,125 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { install, isOurCommand, SettingsError, status, uninstall, type InstallTarget } from '../../hooks/installer.ts';
+import { AGENT_EVENTS } from '../../hooks/settings.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+function target(agent: 'claude' | 'droid', extra: Partial<InstallTarget> = {}): InstallTarget {
+  const home = tempDir();
+  return { agent, home, agentmeterHome: join(home, '.agentmeter'), defaultAgentmeterHome: true, ...extra };
+}
+const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+
+const userHooks = {
+  PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'validate.sh', timeout: 5, extra: 'kept' }] }],
+  Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }],
+  CustomEvent: [{ hooks: [{ type: 'command', command: 'x' }] }],
+};
+
+describe('hook installer', () => {
+  it('registers every Claude Code event (matcher * on tool events, async except UserPromptSubmit) and keeps other settings', () => {
+    const t = target('claude');
+    mkdirSync(join(t.home, '.claude'));
+    const file = join(t.home, '.claude', 'settings.json');
+    writeFileSync(file, JSON.stringify({ model: 'opus', permissions: { allow: ['Bash(ls)'] }, hooks: userHooks }));
+    const result = install(t);
+    expect(result.written).toBe(true);
+    expect(result.backup && existsSync(result.backup)).toBe(true);
+    const after = read(file);
+    expect(after.model).toBe('opus');
+    expect(after.permissions).toEqual({ allow: ['Bash(ls)'] });
+    expect(after.hooks.CustomEvent).toEqual(userHooks.CustomEvent);
+    expect(after.hooks.PreToolUse[0]).toEqual(userHooks.PreToolUse[0]);
+    expect(after.hooks.Stop[0]).toEqual(userHooks.Stop[0]);
+    for (const event of AGENT_EVENTS.claude) {
+      const ours = after.hooks[event].filter((g: { hooks: { command: string }[] }) => g.hooks.some((h) => isOurCommand(h.command)));
+      expect(ours).toHaveLength(1);
+      const entry = ours[0].hooks[0];
+      expect(entry.command).toBe(`'${join(t.agentmeterHome, 'bin', 'agentmeter-hook.sh')}' claude`);
+      expect(entry.async).toBe(event === 'UserPromptSubmit' ? undefined : true);
+      expect(ours[0].matcher).toBe(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'].includes(event) ? '*' : undefined);
+    }
+    expect(existsSync(join(t.agentmeterHome, 'bin', 'agentmeter-hook.sh'))).toBe(true);
+  });
+
+  it('is idempotent: a second install changes nothing and writes nothing', () => {
+    const t = target('claude');
+    install(t);
+    const file = join(t.home, '.claude', 'settings.json');
+    const before = readFileSync(file, 'utf8');
+    const again = install(t);
+    expect(again).toMatchObject({ changes: [], written: false });
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(readdirSync(join(t.home, '.claude')).filter((f) => f.includes('backup'))).toHaveLength(0);
+  });
+
+  it('uninstall removes only ours and restores the meaning of the original file', () => {
+    const t = target('claude');
+    mkdirSync(join(t.home, '.claude'));
+    const file = join(t.home, '.claude', 'settings.json');
+    const original = { theme: 'dark', hooks: userHooks };
+    writeFileSync(file, JSON.stringify(original));
+    install(t);
+    const result = uninstall(t);
+    expect(result.changes.length).toBe(AGENT_EVENTS.claude.length);
+    expect(read(file)).toEqual(original);
+    expect(uninstall(t).written).toBe(false);
+  });
+
+  it('Droid: hooks.json by default, settings.json when it already has hooks; no async', () => {
+    const plain = target('droid');
+    const r = install(plain);
+    expect(r.file).toBe(join(plain.home, '.factory', 'hooks.json'));
+    const written = read(r.file);
+    expect(Object.keys(written.hooks).sort()).toEqual([...AGENT_EVENTS.droid].sort());
+    expect(written.hooks.PostToolUse[0].hooks[0].async).toBeUndefined();
+
+    const withSettings = target('droid');
+    mkdirSync(join(withSettings.home, '.factory'));
+    writeFileSync(join(withSettings.home, '.factory', 'settings.json'), JSON.stringify({ model: 'x', hooks: {} }));
+    expect(install(withSettings).file).toBe(join(withSettings.home, '.factory', 'settings.json'));
+    expect(read(join(withSettings.home, '.factory', 'settings.json')).model).toBe('x');
+  });
+
+  it('keeps a top-level hooks.json map at top level', () => {
+    const t = target('droid');
+    mkdirSync(join(t.home, '.factory'));
+    const file = join(t.home, '.factory', 'hooks.json');
+    writeFileSync(file, JSON.stringify({ Stop: [{ hooks: [{ type: 'command', command: 'beep' }] }] }));
+    install(t);
+    const after = read(file);
+    expect(after.hooks).toBeUndefined();
+    expect(after.Stop).toHaveLength(2);
+  });
+
+  it('--dry-run reports the change and writes nothing', () => {
+    const t = target('claude');
+    const result = install(t, { dryRun: true });
+    expect(result.changes).toHaveLength(AGENT_EVENTS.claude.length);
+    expect(existsSync(result.file)).toBe(false);
+  });
+
+  it('a malformed settings file is reported and never overwritten', () => {
+    const t = target('claude');
+    mkdirSync(join(t.home, '.claude'));
+    const file = join(t.home, '.claude', 'settings.json');
+    writeFileSync(file, '{ "hooks": { oops');
+    expect(() => install(t)).toThrow(SettingsError);
+    expect(readFileSync(file, 'utf8')).toBe('{ "hooks": { oops');
+    writeFileSync(file, JSON.stringify({ hooks: { Stop: 'not-a-list' } }));
+    expect(() => install(t)).toThrow(/does not understand/);
+  });
+
+  it('an outdated entry of ours (moved AGENTMETER_HOME) is updated in place', () => {
+    const t = target('claude');
+    install(t);
+    const moved = { ...t, agentmeterHome: join(t.home, 'elsewhere'), defaultAgentmeterHome: false };
+    expect(status(moved).outdatedEvents).toHaveLength(AGENT_EVENTS.claude.length);
+    const result = install(moved);
+    expect(result.changes.every((c) => c.action === 'update')).toBe(true);
+    const file = join(t.home, '.claude', 'settings.json');
+    expect(read(file).hooks.Stop[0].hooks[0].command).toBe(`AGENTMETER_HOME='${moved.agentmeterHome}' '${join(moved.agentmeterHome, 'bin', 'agentmeter-hook.sh')}' claude`);
+    expect(status(moved)).toMatchObject({ missingEvents: [], outdatedEvents: [] });
+  });
+});

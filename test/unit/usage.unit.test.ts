@@ -1,0 +1,99 @@
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { claudeMessagesFromLines, readClaudeUsage } from '../../collector/agents/claude/usage.ts';
+import { droidAssistantMessages, readDroidUsage, usageDelta } from '../../collector/agents/droid/usage.ts';
+import { emptyState } from '../../collector/state.ts';
+import { claudeAssistantLine, claudeUserLine } from '../helpers/payloads.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+describe('Claude Code transcript usage', () => {
+  it('counts each message.id once, with the line of largest output; thinking from any line; synthetic ignored', () => {
+    const lines = [
+      claudeUserLine('hello', '2026-03-01T10:00:00Z'),
+      claudeAssistantLine({ id: 'msg_1', timestamp: '2026-03-01T10:00:01Z', input: 100, output: 5, cacheRead: 1000, thinking: true }),
+      claudeAssistantLine({ id: 'msg_1', timestamp: '2026-03-01T10:00:02Z', input: 100, output: 250, cacheRead: 1000 }),
+      claudeAssistantLine({ id: 'msg_1', timestamp: '2026-03-01T10:00:03Z', input: 100, output: 40, cacheRead: 1000 }),
+      claudeAssistantLine({ id: 'msg_2', timestamp: '2026-03-01T23:59:59Z', input: 7, output: 3, cacheWrite: 500, sidechain: true, model: 'claude-haiku-4-5' }),
+      claudeAssistantLine({ id: 'msg_3', timestamp: '2026-03-01T10:00:04Z', output: 9, model: '<synthetic>' }),
+      'not json at all',
+    ];
+    const { messages, problems } = claudeMessagesFromLines(lines);
+    expect(problems).toEqual(['transcript line is not JSON']);
+    expect(messages).toEqual([
+      { messageId: 'msg_1', model: 'claude-sonnet-4-5-20250929', ts: Date.parse('2026-03-01T10:00:02Z'), input: 100, output: 250, cacheRead: 1000, cacheWrite: 0, thinking: true },
+      { messageId: 'msg_2', model: 'claude-haiku-4-5', ts: Date.parse('2026-03-01T23:59:59Z'), input: 7, output: 3, cacheRead: 0, cacheWrite: 500, thinking: false },
+    ]);
+  });
+
+  it('reads incrementally: a partial last line waits for the next read; offsets advance', () => {
+    const dir = tempDir();
+    const path = join(dir, 't.jsonl');
+    const first = claudeAssistantLine({ id: 'msg_a', timestamp: '2026-03-01T10:00:00Z', output: 10 });
+    const second = claudeAssistantLine({ id: 'msg_b', timestamp: '2026-03-01T10:01:00Z', output: 20 });
+    writeFileSync(path, `${first}\n${second.slice(0, 30)}`);
+    const state = emptyState();
+    const touch = { sessionId: 's', latestTs: 0, transcriptPaths: new Set([path]) };
+    const one = readClaudeUsage(touch, state);
+    expect(one.records.filter((r) => r.kind === 'usage').map((r) => r.id)).toEqual(['cc:s:msg_a']);
+    expect(state.transcripts[path]!.offset).toBe(first.length + 1);
+    appendFileSync(path, `${second.slice(30)}\n`);
+    const two = readClaudeUsage(touch, state);
+    expect(two.records.map((r) => `${r.kind}:${r.id}`)).toEqual(['usage:cc:s:msg_b', 'message:cc:s:msg_b']);
+    expect(readClaudeUsage(touch, state).records).toEqual([]);
+  });
+
+  it('reports an unreadable transcript and goes on', () => {
+    const state = emptyState();
+    const result = readClaudeUsage({ sessionId: 's', latestTs: 0, transcriptPaths: new Set(['/nope/t.jsonl']) }, state);
+    expect(result.records).toEqual([]);
+    expect(result.problems[0]).toContain('not readable');
+  });
+});
+
+describe('Droid cumulative usage', () => {
+  const zero = { inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0, thinkingTokens: 0 };
+  it('takes the difference from the last reading; a counter that went down restarts from zero', () => {
+    const a = { ...zero, inputTokens: 100, outputTokens: 10 };
+    const b = { ...zero, inputTokens: 250, outputTokens: 30, thinkingTokens: 5 };
+    expect(usageDelta(undefined, a)).toEqual(a);
+    expect(usageDelta(a, b)).toEqual({ ...zero, inputTokens: 150, outputTokens: 20, thinkingTokens: 5 });
+    expect(usageDelta(b, a)).toEqual(a);
+  });
+
+  it('reads the session settings file: each reading yields the delta, dated at the event that caused it', () => {
+    const home = tempDir();
+    const dir = join(home, '.factory', 'sessions', '-home-dev-project');
+    mkdirSync(dir, { recursive: true });
+    const settings = join(dir, 'sess-d.settings.json');
+    const transcript = join(dir, 'sess-d.jsonl');
+    writeFileSync(settings, JSON.stringify({ model: 'claude-opus-4-1', tokenUsage: { ...zero, inputTokens: 1000, outputTokens: 100 } }));
+    writeFileSync(transcript, `${JSON.stringify({ type: 'message', id: 'm1', timestamp: '2026-03-01T10:00:00Z', message: { role: 'assistant' } })}\n${JSON.stringify({ type: 'message', id: 'u1', message: { role: 'user' } })}\n`);
+    const state = emptyState();
+    const day1 = Date.UTC(2026, 2, 1, 10);
+    const first = readDroidUsage({ sessionId: 'sess-d', latestTs: day1, transcriptPaths: new Set([transcript]) }, state, home);
+    expect(first.records).toEqual([
+      { kind: 'usage', id: 'droid:sess-d:1000:100:0:0:0', agent: 'droid', session_id: 'sess-d', ts: day1, model: 'claude-opus-4-1', input_tokens: 1000, output_tokens: 100, cache_read_tokens: 0, cache_write_tokens: 0, thinking_tokens: 0, thinking: false },
+      { kind: 'message', id: 'droid:sess-d:m1', agent: 'droid', session_id: 'sess-d', ts: Date.parse('2026-03-01T10:00:00Z'), model: 'claude-opus-4-1' },
+    ]);
+    // The next day the session went on: only the difference is that day's usage.
+    writeFileSync(settings, JSON.stringify({ model: 'claude-opus-4-1', tokenUsage: { ...zero, inputTokens: 1500, outputTokens: 160, thinkingTokens: 40 } }));
+    const day2 = Date.UTC(2026, 2, 2, 9);
+    const second = readDroidUsage({ sessionId: 'sess-d', latestTs: day2, transcriptPaths: new Set([transcript]) }, state, home);
+    expect(second.records).toEqual([
+      { kind: 'usage', id: 'droid:sess-d:1500:160:0:0:40', agent: 'droid', session_id: 'sess-d', ts: day2, model: 'claude-opus-4-1', input_tokens: 500, output_tokens: 60, cache_read_tokens: 0, cache_write_tokens: 0, thinking_tokens: 40, thinking: true },
+    ]);
+    // Nothing changed: nothing to ship.
+    expect(readDroidUsage({ sessionId: 'sess-d', latestTs: day2, transcriptPaths: new Set() }, state, home).records).toEqual([]);
+  });
+
+  it('counts assistant messages once per id', () => {
+    const lines = [
+      JSON.stringify({ type: 'message', id: 'a', message: { role: 'assistant' } }),
+      JSON.stringify({ type: 'message', id: 'a', message: { role: 'assistant' } }),
+      JSON.stringify({ type: 'assistant', message: { id: 'b' } }),
+      JSON.stringify({ role: 'user', id: 'c' }),
+    ];
+    expect(droidAssistantMessages(lines).map((m) => m.id)).toEqual(['a', 'b']);
+  });
+});
