@@ -30,10 +30,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     // Typed as Fastify's base logger so the instance is the plain FastifyInstance the routes take.
     loggerInstance: options.log as FastifyBaseLogger,
     genReqId: () => newRequestId(),
-    requestIdLogLabel: 'requestId',
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
-    disableRequestLogging: false,
   });
   const accounts = new AccountStore(options.db);
   const auth = new Authenticator(accounts, options.log, options.jwtSecret);
@@ -49,6 +47,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   registerIngestRoutes(app, { ingest, authenticate: (r) => auth.authenticate(r) });
   registerAccountRoutes(app, { accounts, auth });
+  app.addHook('onClose', async () => ingest.close());
   await app.ready();
   return { app, services: { accounts, auth, ingest } };
 }

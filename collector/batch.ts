@@ -26,6 +26,8 @@ export interface BatchContext {
   home: string;
   hooks: HookConfigCache;
   log: Logger;
+  /** Problems already logged (a missing transcript would otherwise be reported on every batch). */
+  reported: Set<string>;
 }
 
 export function buildBatch(ctx: BatchContext, names: string[], state: CollectorState): Batch {
@@ -39,6 +41,10 @@ export function buildBatch(ctx: BatchContext, names: string[], state: CollectorS
   for (const name of names) {
     const entry = readEntry(ctx.dirs, name);
     const derived = entry.kind === 'ok' ? toWireEvent(entry.value, ctx.machineId, ctx.hooks) : entry;
+    if (derived.kind === 'drop') {
+      ctx.log.debug({ file: name, reason: derived.reason }, 'spool file skipped');
+      continue;
+    }
     if (derived.kind !== 'ok') {
       quarantineFile(ctx.dirs, name, derived.reason);
       ctx.log.warn({ file: name, reason: derived.reason }, 'spool file quarantined');
@@ -59,7 +65,12 @@ export function buildBatch(ctx: BatchContext, names: string[], state: CollectorS
     const adapter = adapterFor(touch.agent);
     if (!adapter) continue;
     const usage = adapter.readUsage(touch, nextState, ctx.home);
-    for (const problem of usage.problems) ctx.log.warn({ session: touch.sessionId, problem }, 'usage not fully readable');
+    for (const problem of usage.problems) {
+      if (ctx.reported.has(problem)) continue;
+      if (ctx.reported.size > 10_000) ctx.reported.clear();
+      ctx.reported.add(problem);
+      ctx.log.warn({ session: touch.sessionId, problem }, 'usage not fully readable');
+    }
     for (const record of usage.records) {
       records.push(record);
       sources.push(undefined);

@@ -7,7 +7,7 @@ import type { Logger } from '../common/logger.ts';
 import { buildBatch } from './batch.ts';
 import { HookConfigCache } from './hooks-ran.ts';
 import { backoffDelay, encodeBatch, postBatch, ShipError, DEFAULT_BACKOFF, type BackoffOptions } from './shipper.ts';
-import { ensureSpool, listNew, quarantineFile, quarantineRecord, removeShipped, spoolDirs, sweepTmp, type SpoolDirs } from './spool.ts';
+import { ensureSpool, quarantineFile, quarantineRecord, removeShipped, spoolDirs, sweepTmp, SpoolQueue, type SpoolDirs } from './spool.ts';
 import { loadState, machineId, saveState, type CollectorState } from './state.ts';
 
 export interface CollectorOptions {
@@ -46,10 +46,13 @@ export class Collector {
   private draining: Promise<DrainResult> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
+  private readonly reported = new Set<string>();
+  private readonly queue: SpoolQueue;
 
   constructor(private readonly options: CollectorOptions) {
     this.dirs = spoolDirs(options.agentmeterHome);
     ensureSpool(this.dirs);
+    this.queue = new SpoolQueue(this.dirs);
     const loaded = loadState(options.agentmeterHome);
     if (loaded.problem) options.log.warn({ problem: loaded.problem }, 'collector state reset');
     this.state = loaded.state;
@@ -78,21 +81,24 @@ export class Collector {
     do {
       this.again = false;
       for (;;) {
-        if (this.stopping) return total;
-        const names = listNew(this.dirs, this.batchSize);
+        if (this.stopping) break;
+        const names = this.queue.take(this.batchSize);
         if (names.length === 0) break;
         const result = await this.shipBatch(names, maxAttempts);
         total.shipped += result.shipped;
         total.quarantined += result.quarantined;
-        if (result.error) return { ...total, error: result.error };
+        if (result.error) {
+          this.queue.reset();
+          return { ...total, error: result.error };
+        }
       }
-    } while (this.again);
+    } while (this.again && !this.stopping);
     return total;
   }
 
   private async shipBatch(names: string[], maxAttempts: number): Promise<DrainResult> {
     const { log } = this.options;
-    const batch = buildBatch({ dirs: this.dirs, machineId: this.machine, home: this.options.home, hooks: this.hooks, log }, names, this.state);
+    const batch = buildBatch({ dirs: this.dirs, machineId: this.machine, home: this.options.home, hooks: this.hooks, log, reported: this.reported }, names, this.state);
     const shippedNames = batch.sources.filter((s): s is string => s !== undefined);
     if (batch.records.length === 0) {
       // Everything was quarantined; the state may still have moved (nothing to acknowledge).
@@ -113,6 +119,7 @@ export class Collector {
         }
         const rejectedSources = new Set(answer.rejected.map((r) => batch.sources[r.index]).filter(Boolean));
         this.commit(batch.nextState, batch.records.length);
+        // Acknowledged: only now may the files go (at least once).
         removeShipped(this.dirs, shippedNames.filter((n) => !rejectedSources.has(n)));
         log.info(
           { records: batch.records.length, stored: answer.stored, duplicates: answer.duplicates, rejected: answer.rejected.length, ms: Date.now() - started },

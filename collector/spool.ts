@@ -1,8 +1,8 @@
 // The local spool written by hooks/agentmeter-hook.sh: tmp/ (being written), new/ (complete events),
 // bad/ (quarantined, each with a .reason file beside it).
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ok, quarantine, type StepResult } from '../common/result.ts';
+import { drop, ok, quarantine, type StepResult } from '../common/result.ts';
 
 /** Bodies longer than this were cut by the hook (it keeps at most this many bytes + 1). */
 export const HOOK_BODY_CAP = 1024 * 1024;
@@ -62,13 +62,52 @@ export function listNew(dirs: SpoolDirs, limit = Infinity): string[] {
   return names.length > limit ? names.slice(0, limit) : names;
 }
 
+/** Reads a spool file through one descriptor: its size and modification time, then its bytes. */
 export function readEntry(dirs: SpoolDirs, name: string): StepResult<SpoolEntry> {
-  const path = join(dirs.new, name);
+  let fd: number | undefined;
   try {
-    const stat = statSync(path);
-    return parseSpoolFile(name, readFileSync(path), stat.mtimeMs);
+    fd = openSync(join(dirs.new, name), 'r');
+    const stat = fstatSync(fd);
+    const content = Buffer.allocUnsafe(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = readSync(fd, content, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return parseSpoolFile(name, content.subarray(0, read), stat.mtimeMs);
   } catch (error) {
+    // Gone since it was listed: another collector shipped it. Nothing to keep.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return drop('file vanished after it was listed');
     return quarantine(`unreadable: ${(error as Error).message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The spool's new/ listing, read once and handed out in batches: listing a folder of 100k files for
+ * every batch would cost more than shipping them. Refilled when used up.
+ */
+export class SpoolQueue {
+  private names: string[] = [];
+  private next = 0;
+  constructor(private readonly dirs: SpoolDirs) {}
+
+  take(limit: number): string[] {
+    if (this.next >= this.names.length) {
+      this.names = listNew(this.dirs);
+      this.next = 0;
+    }
+    const batch = this.names.slice(this.next, this.next + limit);
+    this.next += batch.length;
+    return batch;
+  }
+
+  /** Forget the cached listing (after a failed batch, its files are handed out again). */
+  reset(): void {
+    this.names = [];
+    this.next = 0;
   }
 }
 
@@ -91,8 +130,15 @@ export function quarantineRecord(dirs: SpoolDirs, id: string, record: unknown, r
   writeFileSync(join(dirs.bad, `${name}.reason`), `${reason}\n`);
 }
 
+/** Removes shipped files (plain unlink: rm's extra lstat per file doubles the cost). */
 export function removeShipped(dirs: SpoolDirs, names: Iterable<string>): void {
-  for (const name of names) rmSync(join(dirs.new, name), { force: true });
+  for (const name of names) {
+    try {
+      unlinkSync(join(dirs.new, name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
 }
 
 /** Deletes tmp/ files older than maxAgeMs (hooks that died mid-write); returns how many. */

@@ -30,7 +30,7 @@ function explainOpenError(path: string, error: unknown): Error {
   if (/lock/i.test(message)) {
     return new UserError(
       `The database ${path} is in use by another process (DuckDB allows one writer).\n` +
-        `Stop that process, or do this through the running server's HTTP API with an owner key ` +
+        `Stop that process, or run the same command through the running server: --server URL --key OWNER_KEY ` +
         `(see README "Admin work while the server runs").\nDuckDB said: ${message.split('\n')[0]}`,
     );
   }

@@ -17,7 +17,7 @@ CREATE TABLE events (
   mcp_server    VARCHAR,
   skill         VARCHAR,
   is_shell      BOOLEAN,
-  files         JSON,
+  files         VARCHAR, -- JSON text: [{ext, name?, op}]
   git_commit    BOOLEAN,
   pr_created    BOOLEAN,
   slash_command VARCHAR,
@@ -25,7 +25,7 @@ CREATE TABLE events (
   agent_id      VARCHAR,
   agent_type    VARCHAR,
   truncated     BOOLEAN,
-  hooks         JSON,
+  hooks         VARCHAR, -- JSON text: [{event, matcher, command}]
   PRIMARY KEY (org_id, id)
 );
 

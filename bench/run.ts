@@ -1,0 +1,196 @@
+// `npm run bench`: measures, prints and saves (bench/out/results.json) the figures the issues name.
+//   hook       — cost of one hook run vs `true` and vs a bare dash tmp→new writer, same run, interleaved
+//   ingest     — server ingest rate (gzip NDJSON batches posted to a real server process)
+//   ship       — collector ship rate (spool files → server, end to end)
+// Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Collector } from '../collector/daemon.ts';
+import { createLogger } from '../common/logger.ts';
+import type { WireRecord } from '../common/wire.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const CLI = join(ROOT, 'bin', 'agentmeter.js');
+const HOOK = join(ROOT, 'hooks', 'agentmeter-hook.sh');
+const SCALE = Number(process.env['BENCH_SCALE'] ?? '1');
+const results: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, at: new Date().toISOString() };
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+
+async function startServer(db: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0'], { env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  return { url, child, stop: () => new Promise((r) => (child.once('exit', () => r()), child.kill('SIGTERM'))) };
+}
+
+function seed(db: string): string {
+  const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const org = run(['orgs', 'add', '--db', db, '--name', 'Bench']).stdout.trim();
+  return run(['users', 'add', '--db', db, '--org', org, '--email', 'bench@example.com', '--role', 'member']).stdout.trim().split('\n').at(-1)!;
+}
+
+function benchHook(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'am-bench-hook-'));
+  const bare = join(dir, 'bare.sh');
+  // The floor: the least a Maildir writer in dash can do (read stdin to tmp/, rename into new/).
+  writeFileSync(bare, `#!/bin/dash\nd="$AGENTMETER_HOME/spool"\ncat > "$d/tmp/$$" && mv "$d/tmp/$$" "$d/new/$$"\n`, { mode: 0o755 });
+  const payload = Buffer.from(
+    JSON.stringify({
+      session_id: '4f1c2a7e-1b2c-4d5e-8f90-123456789abc',
+      transcript_path: '/home/dev/.claude/projects/-home-dev-app/4f1c2a7e.jsonl',
+      cwd: '/home/dev/app',
+      permission_mode: 'acceptEdits',
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test -- --run', description: 'Run the tests' },
+      tool_response: { stdout: 'x'.repeat(3000), stderr: '', interrupted: false },
+    }),
+  );
+  const env = { PATH: process.env['PATH']!, AGENTMETER_HOME: join(dir, 'am') };
+  mkdirSync(join(dir, 'am', 'spool', 'tmp'), { recursive: true });
+  mkdirSync(join(dir, 'am', 'spool', 'new'), { recursive: true });
+  const runs = Math.max(50, Math.round(400 * SCALE));
+  const subjects: [string, string, string[]][] = [
+    ['true', 'true', []],
+    ['bare dash writer', bare, []],
+    ['agentmeter hook', 'sh', [HOOK, 'claude']],
+  ];
+  const times = new Map<string, number[]>(subjects.map(([name]) => [name, []]));
+  // Interleaved so that machine noise falls on all three alike.
+  for (let i = 0; i < runs; i++) {
+    for (const [name, cmd, args] of subjects) {
+      const start = process.hrtime.bigint();
+      spawnSync(cmd, args, { input: payload, env });
+      times.get(name)!.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+    if (i % 100 === 99) rmSync(join(dir, 'am', 'spool', 'new'), { recursive: true }), mkdirSync(join(dir, 'am', 'spool', 'new'));
+  }
+  const stats = Object.fromEntries(
+    [...times].map(([name, t]) => {
+      t.sort((a, b) => a - b);
+      return [name, { median: quantile(t, 0.5), p90: quantile(t, 0.9), p99: quantile(t, 0.99) }];
+    }),
+  );
+  const base = stats['true']!.median;
+  const bareMedian = stats['bare dash writer']!.median;
+  const hookMedian = stats['agentmeter hook']!.median;
+  console.log(`\nhook cost (${runs} runs each, ${payload.length}-byte PostToolUse payload, spawned from Node; ms)`);
+  for (const [name, s] of Object.entries(stats)) console.log(`  ${name.padEnd(18)} median ${fmt(s.median)}  p90 ${fmt(s.p90)}  p99 ${fmt(s.p99)}  net of true ${fmt(s.median - base)}`);
+  const ratio = hookMedian / bareMedian;
+  const netRatio = (hookMedian - base) / (bareMedian - base);
+  console.log(`  hook / bare writer: ${fmt(ratio)}x (net of process start: ${fmt(netRatio)}x)   target: median <= 10 ms and <= 1.5x`);
+  results['hook'] = { runs, payloadBytes: payload.length, stats, ratio, netRatio };
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function makeRecords(n: number, offset: number): WireRecord[] {
+  const out: WireRecord[] = [];
+  const t0 = Date.UTC(2026, 2, 1);
+  for (let i = 0; i < n; i++) {
+    const k = offset + i;
+    out.push({
+      kind: 'event',
+      id: `bench.${k}`,
+      agent: k % 3 ? 'claude' : 'droid',
+      event: 'PostToolUse',
+      ts: t0 + k * 37,
+      session_id: `s${k % 997}`,
+      client: 'terminal-ui',
+      autonomy: 'auto-low',
+      tool_name: ['Bash', 'Read', 'Edit', 'mcp__github__get_issue'][k % 4]!,
+      tool_success: true,
+      ...(k % 4 === 2 ? { files: [{ ext: 'ts', op: 'edit' as const }] } : {}),
+      hooks: [{ event: 'PostToolUse', matcher: '*', command: "'/home/dev/.agentmeter/bin/agentmeter-hook.sh' claude" }],
+    });
+  }
+  return out;
+}
+
+async function benchIngest(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'am-bench-ingest-'));
+  const db = join(dir, 'bench.duckdb');
+  const key = seed(db);
+  const server = await startServer(db);
+  const batchSize = 10_000;
+  const batches = Math.max(5, Math.round(40 * SCALE));
+  const bodies = Array.from({ length: batches }, (_, b) => gzipSync(makeRecords(batchSize, b * batchSize).map((r) => JSON.stringify(r)).join('\n')));
+  const post = (body: Buffer) =>
+    fetch(`${server.url}/api/v1/ingest/events`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' }, body }).then(async (r) => {
+      if (!r.ok) throw new Error(`ingest ${r.status}: ${await r.text()}`);
+      return r.json();
+    });
+  await post(gzipSync(JSON.stringify(makeRecords(1, 10_000_000)[0]))); // warm-up
+  const start = performance.now();
+  // Two requests in flight, as two collectors would send.
+  let next = 0;
+  await Promise.all([0, 1].map(async () => {
+    while (next < bodies.length) await post(bodies[next++]!);
+  }));
+  const seconds = (performance.now() - start) / 1000;
+  const rate = (batches * batchSize) / seconds;
+  console.log(`\ningest: ${batches * batchSize} events in ${batches} gzip NDJSON batches of ${batchSize}: ${fmt(seconds)} s = ${Math.round(rate)} events/s   target: >= 100000`);
+  results['ingest'] = { events: batches * batchSize, batchSize, seconds, eventsPerSecond: rate };
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function benchShip(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'am-bench-ship-'));
+  const db = join(dir, 'bench.duckdb');
+  const key = seed(db);
+  const server = await startServer(db);
+  const amHome = join(dir, 'am');
+  const total = Math.max(10_000, Math.round(100_000 * SCALE));
+  const tmp = join(amHome, 'spool', 'tmp');
+  const fresh = join(amHome, 'spool', 'new');
+  mkdirSync(tmp, { recursive: true });
+  mkdirSync(fresh, { recursive: true });
+  const header = 'agentmeter-spool=1\nagent=claude\nclient=\nentrypoint=\ndroid_exec=\ntime=\n\n';
+  for (let i = 0; i < total; i++) {
+    const body = JSON.stringify({
+      session_id: `sess-${i % 500}`,
+      transcript_path: '/nonexistent.jsonl',
+      cwd: '/home/dev/app',
+      permission_mode: 'acceptEdits',
+      hook_event_name: i % 5 === 0 ? 'PreToolUse' : 'PostToolUse',
+      tool_name: ['Bash', 'Read', 'Edit', 'Write', 'mcp__GitHub__get_issue'][i % 5],
+      tool_input: { command: 'git status', file_path: `/home/dev/app/src/f${i % 40}.ts` },
+      tool_response: { stdout: 'ok', type: 'update' },
+    });
+    const name = `bench.${String(i).padStart(8, '0')}`;
+    writeFileSync(join(tmp, name), header + body);
+    renameSync(join(tmp, name), join(fresh, name));
+  }
+  const log = createLogger({ name: 'bench-collector', level: 'warn' });
+  const collector = new Collector({ server: server.url, apiKey: key, agentmeterHome: amHome, home: join(dir, 'home'), log, batchSize: 5000 });
+  const start = performance.now();
+  const result = await collector.drain();
+  const seconds = (performance.now() - start) / 1000;
+  if (result.error || result.shipped !== total) throw new Error(`ship incomplete: ${JSON.stringify(result)}`);
+  const rate = total / seconds;
+  console.log(`\ncollector ship: ${total} spool files → server in ${fmt(seconds)} s = ${Math.round(rate)} events/s (batches of 5000, read + derive + gzip + POST + unlink)   target: >= 50000`);
+  results['ship'] = { events: total, seconds, eventsPerSecond: rate };
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const wanted = new Set(process.argv.slice(2));
+const all = wanted.size === 0;
+if (all || wanted.has('hook')) benchHook();
+if (all || wanted.has('ingest')) await benchIngest();
+if (all || wanted.has('ship')) await benchShip();
+mkdirSync(join(ROOT, 'bench', 'out'), { recursive: true });
+writeFileSync(join(ROOT, 'bench', 'out', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+console.log('\nsaved bench/out/results.json');

@@ -1,0 +1,102 @@
+// The CLI as a subprocess: admin with the server stopped (--db) and running (--server/--key), the lock
+// message, help texts, and a record the server refuses landing in quarantine with its reason.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { lastLine, runCli, seedAccount, startServerProcess } from '../helpers/processes.ts';
+import { writeSpoolFile } from '../helpers/spool.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+describe('agentmeter CLI', () => {
+  it('every command has --help with examples', () => {
+    for (const args of [['serve'], ['orgs', 'add'], ['users', 'add'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['hooks', 'install'], ['hooks', 'status'], ['collect'], ['demo']]) {
+      const help = runCli([...args, '--help']);
+      expect(help.status, args.join(' ')).toBe(0);
+      expect(help.stdout, args.join(' ')).toContain('Examples:');
+    }
+    const bad = runCli(['frobnicate']);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('agentmeter:');
+  });
+
+  it('admin on the database file: org, user with a key on the last line, keys create, list, revoke', () => {
+    const db = join(tempDir(), 'a.duckdb');
+    const { org, key } = seedAccount(db, 'owner', 'ana@example.com');
+    expect(org).toMatch(/^org_[0-9a-f]{16}$/);
+    expect(key).toMatch(/^am_[A-Za-z0-9_-]{43}$/);
+    const created = runCli(['keys', 'create', '--db', db, '--org', org, '--user', 'ana@example.com', '--name', 'laptop']);
+    expect(created.status, created.stderr).toBe(0);
+    const second = lastLine(created.stdout);
+    expect(second).toMatch(/^am_/);
+    const keyId = /key (key_[0-9a-f]+)/.exec(created.stdout)![1]!;
+    const listed = runCli(['keys', 'list', '--db', db, '--org', org, '--user', 'ana@example.com', '--json']);
+    const keys = JSON.parse(listed.stdout) as { id: string; revokedAt: string | null; prefix: string }[];
+    expect(keys).toHaveLength(2);
+    expect(listed.stdout).not.toContain(second);
+    expect(runCli(['keys', 'revoke', keyId, '--db', db, '--org', org]).stdout).toContain(`revoked ${keyId}`);
+    const after = JSON.parse(runCli(['keys', 'list', '--db', db, '--org', org, '--user', 'ana@example.com', '--json']).stdout) as { id: string; revokedAt: string | null }[];
+    expect(after.find((k) => k.id === keyId)!.revokedAt).not.toBeNull();
+    const dup = runCli(['users', 'add', '--db', db, '--org', org, '--email', 'ana@example.com', '--role', 'member']);
+    expect(dup.status).toBe(1);
+    expect(dup.stderr).toContain('already a user');
+    const badRole = runCli(['users', 'add', '--db', db, '--org', org, '--email', 'z@example.com', '--role', 'admin']);
+    expect(badRole.status).not.toBe(0);
+  });
+
+  it('while the server runs: a clear lock message for --db, and the same admin through --server with an owner key', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'b.duckdb');
+    const { org, key: ownerKey } = seedAccount(db, 'owner', 'owner@example.com');
+    const server = await startServerProcess(db);
+    try {
+      const locked = runCli(['orgs', 'add', '--db', db, '--name', 'Other']);
+      expect(locked.status).toBe(1);
+      expect(locked.stderr).toContain('is in use by another process');
+      expect(locked.stderr).toContain('--server');
+      const added = runCli(['users', 'add', '--server', server.url, '--key', ownerKey, '--email', 'bo@example.com', '--role', 'member']);
+      expect(added.status, added.stderr).toBe(0);
+      expect(added.stdout).toContain(org);
+      const memberKey = lastLine(added.stdout);
+      expect(memberKey).toMatch(/^am_/);
+      const created = runCli(['keys', 'create', '--server', server.url, '--key', ownerKey, '--user', 'bo@example.com']);
+      expect(created.status, created.stderr).toBe(0);
+      const keyId = /key (key_[0-9a-f]+)/.exec(created.stdout)![1]!;
+      expect(runCli(['keys', 'revoke', keyId, '--server', server.url, '--key', ownerKey]).status).toBe(0);
+      // A member cannot add users.
+      const refused = runCli(['users', 'add', '--server', server.url, '--key', memberKey, '--email', 'c@example.com', '--role', 'guest']);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain('403');
+      // A record the server refuses (a clock from 1990) goes to quarantine with the server's reason.
+      const amHome = join(dir, 'am');
+      writeSpoolFile(amHome, { hook_event_name: 'Stop', session_id: 's' }, { time: '1990-01-01T00:00:00Z' });
+      writeSpoolFile(amHome, { hook_event_name: 'Stop', session_id: 's' });
+      const shipped = runCli(['collect', '--once', '--server', server.url, '--key', memberKey], { HOME: dir, AGENTMETER_HOME: amHome });
+      expect(shipped.status, shipped.stderr).toBe(0);
+      expect(shipped.stdout).toContain('shipped 1, quarantined 1');
+      const bad = readdirSync(join(amHome, 'spool', 'bad'));
+      expect(bad).toHaveLength(2);
+      const reason = readFileSync(join(amHome, 'spool', 'bad', bad.find((f) => f.endsWith('.reason'))!), 'utf8');
+      expect(reason).toContain('server rejected: ts');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('hooks status and uninstall through the CLI; a malformed settings file is reported, not overwritten', () => {
+    const home = tempDir();
+    const env = { HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
+    expect(runCli(['hooks', 'status', '--agent', 'claude'], env).stdout).toContain('not installed');
+    expect(runCli(['hooks', 'install', '--agent', 'claude'], env).status).toBe(0);
+    expect(runCli(['hooks', 'status', '--agent', 'claude'], env).stdout).toContain('claude: installed');
+    const removed = runCli(['hooks', 'uninstall', '--agent', 'claude'], env);
+    expect(removed.stdout).toContain('- Stop');
+    expect(JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'))).toEqual({});
+    const project = join(home, 'settings.json');
+    writeFileSync(project, '{broken');
+    const broken = runCli(['hooks', 'install', '--agent', 'claude', '--settings', project], env);
+    expect(broken.status).toBe(1);
+    expect(broken.stderr).toContain('not valid JSON');
+    expect(readFileSync(project, 'utf8')).toBe('{broken');
+    expect(existsSync(`${project}.agentmeter-backup`)).toBe(false);
+  });
+});

@@ -1,0 +1,99 @@
+// At-least-once delivery under failure, with real processes: the collector killed with SIGKILL in the
+// middle of shipping, and a server that is down while hooks keep spooling.
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openDb } from '../../common/db/duckdb.ts';
+import { CLI, HOOK_SCRIPT, cliEnv, freePort, runCli, seedAccount, startServerProcess, waitFor } from '../helpers/processes.ts';
+import { writeSpoolFile } from '../helpers/spool.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+async function countEvents(db: string): Promise<{ total: number; distinct: number }> {
+  const conn = await openDb(db, { migrate: false });
+  try {
+    const [row] = await conn.all<{ total: number; distinct: number }>('SELECT count(*) AS total, count(DISTINCT id) AS "distinct" FROM events');
+    return row!;
+  } finally {
+    await conn.close();
+  }
+}
+
+const pending = (amHome: string) => readdirSync(join(amHome, 'spool', 'new')).length;
+
+describe('delivery under failure', () => {
+  it('kill -9 of the collector mid-ship, then a restart: every event on the server exactly once', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'a.duckdb');
+    const amHome = join(dir, 'am');
+    const { key } = seedAccount(db);
+    const total = 20_000;
+    for (let i = 0; i < total; i++) writeSpoolFile(amHome, { hook_event_name: 'PostToolUse', session_id: `s${i % 50}`, tool_name: 'Read', tool_response: {} });
+    const server = await startServerProcess(db);
+    try {
+      const env = cliEnv({ HOME: dir, AGENTMETER_HOME: amHome });
+      const collector = spawn(process.execPath, [CLI, 'collect', '--server', server.url, '--key', key, '--batch-size', '500'], { env, stdio: 'ignore' });
+      // Kill it while batches are still going out: some shipped, most not.
+      await waitFor(() => pending(amHome) < total - 1000, 60_000, 'first batches shipped');
+      collector.kill('SIGKILL');
+      await new Promise((r) => collector.once('exit', r));
+      const left = pending(amHome);
+      expect(left).toBeGreaterThan(0);
+      const restart = runCli(['collect', '--once', '--server', server.url, '--key', key], { HOME: dir, AGENTMETER_HOME: amHome });
+      expect(restart.status, restart.stderr).toBe(0);
+      expect(pending(amHome)).toBe(0);
+    } finally {
+      await server.stop();
+    }
+    expect(await countEvents(db)).toEqual({ total, distinct: total });
+  });
+
+  it('server down: hooks keep spooling, the collector retries, everything arrives once the server is back', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'b.duckdb');
+    const amHome = join(dir, 'am');
+    const { key } = seedAccount(db);
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const hook = (i: number) =>
+      spawnSync('sh', [HOOK_SCRIPT, 'claude'], { input: Buffer.from(JSON.stringify({ hook_event_name: 'Stop', session_id: 's', n: i })), env: { PATH: process.env['PATH']!, AGENTMETER_HOME: amHome } });
+
+    // Up, then down: events spooled while it is down wait for it.
+    const first = await startServerProcess(db, port);
+    for (let i = 0; i < 10; i++) hook(i);
+    expect(runCli(['collect', '--once', '--server', url, '--key', key], { HOME: dir, AGENTMETER_HOME: amHome }).status).toBe(0);
+    await first.stop();
+
+    const env = cliEnv({ HOME: dir, AGENTMETER_HOME: amHome });
+    const collector = spawn(process.execPath, [CLI, 'collect', '--server', url, '--key', key, '--max-age-ms', '200', '--retry-max-ms', '1000'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    collector.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+    try {
+      for (let i = 10; i < 60; i++) expect(hook(i).status).toBe(0);
+      await waitFor(() => log.includes('ship failed, retrying'), 30_000, 'a failed attempt');
+      expect(pending(amHome)).toBe(50);
+      const second = await startServerProcess(db, port);
+      try {
+        await waitFor(() => pending(amHome) === 0, 60_000, 'the spool to drain');
+      } finally {
+        collector.kill('SIGTERM');
+        await new Promise((r) => collector.once('exit', r));
+        await second.stop();
+      }
+    } finally {
+      if (collector.exitCode === null) collector.kill('SIGKILL');
+    }
+    expect(await countEvents(db)).toEqual({ total: 60, distinct: 60 });
+  });
+
+  it('collect --once exits non-zero when the server cannot be reached, and keeps the events', () => {
+    const dir = tempDir();
+    const amHome = join(dir, 'am');
+    writeSpoolFile(amHome, { hook_event_name: 'Stop', session_id: 's' });
+    const result = runCli(['collect', '--once', '--server', 'http://127.0.0.1:9', '--key', 'am_x', '--retry-max-ms', '50'], { HOME: dir, AGENTMETER_HOME: amHome });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('not shipped');
+    expect(pending(amHome)).toBe(1);
+    expect(runCli(['collect', 'status'], { HOME: dir, AGENTMETER_HOME: amHome }).stdout).toContain('last error: server unreachable');
+  });
+});
