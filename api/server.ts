@@ -7,7 +7,11 @@ import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
 import { Authenticator } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
+import { AnalyticsStore } from './analytics/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
+import { registerAnalyticsRoutes } from './routes/analytics.ts';
+import { msUntil, registerBatchRoutes } from './routes/batch.ts';
+import { runBatch } from '../pipeline/batch.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
 import { AccountStore } from './store/accounts.ts';
 import { IngestStore } from './store/ingest.ts';
@@ -17,6 +21,11 @@ export interface ServerOptions {
   log: Logger;
   /** HS256 secret for JWT bearer tokens; JWTs are refused when absent. */
   jwtSecret?: string | undefined;
+  /** The clock of the analytics date rules (tests pin it). */
+  now?: () => Date;
+  pricingFile?: string | undefined;
+  /** Daily batch time, HH:MM UTC; null turns the schedule off. */
+  batchAt?: string | null;
 }
 
 export interface Services {
@@ -47,7 +56,30 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   registerIngestRoutes(app, { ingest, authenticate: (r) => auth.authenticate(r) });
   registerAccountRoutes(app, { accounts, auth });
-  app.addHook('onClose', async () => ingest.close());
+  registerAnalyticsRoutes(app, { auth, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
+  const batchLock = { current: Promise.resolve() as Promise<unknown> };
+  registerBatchRoutes(app, { db: options.db, auth, pricingFile: options.pricingFile, lock: batchLock });
+  let timer: NodeJS.Timeout | undefined;
+  if (options.batchAt) {
+    const at = options.batchAt;
+    const schedule = () => {
+      timer = setTimeout(() => {
+        const run = batchLock.current
+          .catch(() => undefined)
+          .then(() => runBatch(options.db, { trigger: 'schedule', log: options.log, ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}) }));
+        batchLock.current = run;
+        run.catch((error) => options.log.error({ err: error }, 'scheduled batch failed')).finally(schedule);
+      }, msUntil(at, new Date()));
+      timer.unref();
+    };
+    schedule();
+    options.log.info({ at: `${at} UTC` }, 'daily batch scheduled');
+  }
+  app.addHook('onClose', async () => {
+    if (timer) clearTimeout(timer);
+    await batchLock.current.catch(() => undefined);
+    ingest.close();
+  });
   await app.ready();
   return { app, services: { accounts, auth, ingest } };
 }

@@ -4,6 +4,7 @@ import yargs from 'yargs';
 import { ZodError } from 'zod';
 import { UserError } from '../common/errors.ts';
 import { describeZodError } from '../common/wire.ts';
+import { batchCommand } from './commands/batch.ts';
 import { collectCommand } from './commands/collect.ts';
 import { demoCommand } from './commands/demo.ts';
 import { hooksCommand } from './commands/hooks.ts';
@@ -23,6 +24,7 @@ export async function main(argv: string[]): Promise<void> {
       .command(keysCommand)
       .command(hooksCommand)
       .command(collectCommand)
+      .command(batchCommand)
       .command(demoCommand)
       .demandCommand(1, 'Name a command; see --help.')
       .strict()

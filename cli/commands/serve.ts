@@ -8,6 +8,9 @@ interface ServeArgs {
   db: string;
   host: string;
   port: number;
+  'batch-at': string;
+  batch: boolean;
+  pricing?: string;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -18,13 +21,28 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('db', { type: 'string', demandOption: true, describe: 'DuckDB file (created and migrated if absent)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
       .option('port', { type: 'number', default: 8080, describe: 'Port (0 picks a free one)' })
+      .option('batch-at', { type: 'string', default: '00:15', describe: 'Daily batch time, HH:MM UTC' })
+      .option('batch', { type: 'boolean', default: true, describe: 'Run the daily batch (--no-batch turns it off)' })
+      .option('pricing', { type: 'string', describe: 'Pricing file (default pipeline/pricing.json)' })
+      .check((a) => {
+        if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(String(a['batch-at']))) throw new Error('--batch-at takes HH:MM (UTC)');
+        return true;
+      })
       .example('$0 serve --db ./agentmeter.duckdb', 'Serve on http://127.0.0.1:8080')
       .example('$0 serve --db /var/lib/agentmeter.duckdb --host 0.0.0.0 --port 9000', 'Serve on every interface') as never,
   handler: async (args) => {
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-server', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
     const db = await openDb(args.db);
-    const server = await startServer({ db, log, jwtSecret: config.env.AGENTMETER_JWT_SECRET, host: args.host, port: args.port });
+    const server = await startServer({
+      db,
+      log,
+      jwtSecret: config.env.AGENTMETER_JWT_SECRET,
+      host: args.host,
+      port: args.port,
+      batchAt: args.batch ? args['batch-at'] : null,
+      pricingFile: args.pricing,
+    });
     log.info({ url: server.url, db: args.db }, 'listening');
     // The URL on stdout (alone on its line) lets scripts and tests find a server started with --port 0.
     process.stdout.write(`agentmeter listening on ${server.url}\n`);

@@ -1,0 +1,237 @@
+// Pure: aggregate rows → the response records of the reference (service-api.md) and METRICS.md §4.
+// Ungrouped: exactly one row per day, zeros and empty breakdowns on quiet days. Grouped: only non-zero
+// groups, ordered by date then group_key. Breakdown arrays: count descending, then name.
+import type { BreakdownRow, HookRow, OrgDayRow, TokenRow, UserDayRow } from './store.ts';
+
+const byCountThenName = <T>(count: (t: T) => number, name: (t: T) => string) => (a: T, b: T) =>
+  count(b) - count(a) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
+
+function group<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = map.get(k);
+    if (list) list.push(row);
+    else map.set(k, [row]);
+  }
+  return map;
+}
+
+const emptyOrgDay = (day: string): OrgDayRow => ({
+  day,
+  daily_active_users: 0,
+  weekly_active_users: 0,
+  monthly_active_users: 0,
+  sessions: 0,
+  user_messages: 0,
+  assistant_messages: 0,
+  tool_calls: 0,
+  mcp_users_with_mcp: 0,
+  skills_invocations: 0,
+  slash_commands_invocations: 0,
+  hooks_invocations: 0,
+  web_users: 0,
+  autonomy_ratio_avg: 0,
+  autonomy_ratio_p50: 0,
+  autonomy_ratio_p90: 0,
+  tool_calls_per_session_avg: 0,
+  user_turns_per_session_avg: 0,
+  share_auto_high: 0,
+  share_auto_medium: 0,
+  share_auto_low: 0,
+  share_manual: 0,
+  files_created: 0,
+  files_edited: 0,
+  git_commits: 0,
+  git_prs_created: 0,
+});
+
+function orgDayMap(rows: OrgDayRow[]): (day: string) => OrgDayRow {
+  const map = new Map(rows.map((r) => [r.day, r]));
+  return (day) => map.get(day) ?? emptyOrgDay(day);
+}
+
+function breakdownOf(rows: BreakdownRow[] | undefined, kind: string): { key: string; count: number }[] {
+  return (rows ?? [])
+    .filter((r) => r.kind === kind)
+    .map((r) => ({ key: r.key, count: r.count }))
+    .sort(byCountThenName((r) => r.count, (r) => r.key));
+}
+
+// ---------------------------------------------------------------- tokens
+
+interface ModelTotals {
+  model_id: string;
+  model_tier: 'standard' | 'thinking';
+  billable_tokens: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+function byModel(rows: TokenRow[]): ModelTotals[] {
+  const models = new Map<string, ModelTotals>();
+  for (const r of rows) {
+    const m = models.get(r.model) ?? { model_id: r.model, model_tier: 'standard', billable_tokens: 0, input_tokens: 0, output_tokens: 0 };
+    if (r.thinking) m.model_tier = 'thinking';
+    m.billable_tokens += r.billable_tokens;
+    m.input_tokens += r.input_tokens;
+    m.output_tokens += r.output_tokens;
+    models.set(r.model, m);
+  }
+  return [...models.values()].sort(byCountThenName((m) => m.billable_tokens, (m) => m.model_id));
+}
+
+export function tokenRecords(days: string[], rows: TokenRow[]) {
+  const perDay = group(rows, (r) => r.day);
+  return days.map((date) => {
+    const dayRows = perDay.get(date) ?? [];
+    const sum = (f: (r: TokenRow) => number) => dayRows.reduce((acc, r) => acc + f(r), 0);
+    const users = [...group(dayRows, (r) => r.user_id).entries()].map(([user_id, userRows]) => ({
+      user_id,
+      user_email: userRows[0]!.user_email,
+      billable_tokens: userRows.reduce((acc, r) => acc + r.billable_tokens, 0),
+      by_model: byModel(userRows),
+    }));
+    return {
+      date,
+      billable_tokens: sum((r) => r.billable_tokens),
+      input_tokens: sum((r) => r.input_tokens),
+      output_tokens: sum((r) => r.output_tokens),
+      cache_read_tokens: sum((r) => r.cache_read_tokens),
+      cache_write_tokens: sum((r) => r.cache_write_tokens),
+      by_model: byModel(dayRows),
+      by_user: users.sort(byCountThenName((u) => u.billable_tokens, (u) => u.user_id)),
+    };
+  });
+}
+
+export function tokenGroupedByModel(days: string[], rows: TokenRow[]) {
+  const perDay = group(rows, (r) => r.day);
+  return days.flatMap((date) =>
+    byModel(perDay.get(date) ?? [])
+      .filter((m) => m.billable_tokens || m.input_tokens || m.output_tokens)
+      .sort((a, b) => (a.model_id < b.model_id ? -1 : 1))
+      .map((m) => ({ date, group_key: m.model_id, billable_tokens: m.billable_tokens, input_tokens: m.input_tokens, output_tokens: m.output_tokens })),
+  );
+}
+
+// ---------------------------------------------------------------- tools
+
+export function toolRecords(days: string[], orgRows: OrgDayRow[], breakdowns: BreakdownRow[], hooks: HookRow[]) {
+  const org = orgDayMap(orgRows);
+  const perDay = group(breakdowns, (r) => r.day);
+  const hooksPerDay = group(hooks, (r) => r.day);
+  return days.map((date) => {
+    const o = org(date);
+    const b = perDay.get(date);
+    return {
+      date,
+      tool_calls: o.tool_calls,
+      by_tool: breakdownOf(b, 'tool').map((r) => ({ tool: r.key, invocations: r.count })),
+      mcp_users_with_mcp: o.mcp_users_with_mcp,
+      mcp_by_server: breakdownOf(b, 'mcp_server').map((r) => ({ server: r.key, invocations: r.count })),
+      skills_invocations: o.skills_invocations,
+      skills_by_name: breakdownOf(b, 'skill').map((r) => ({ name: r.key, count: r.count })),
+      slash_commands_invocations: o.slash_commands_invocations,
+      slash_commands_by_name: breakdownOf(b, 'slash_command').map((r) => ({ name: r.key, count: r.count })),
+      hooks_invocations: o.hooks_invocations,
+      hooks_by_event: (hooksPerDay.get(date) ?? [])
+        .map((h) => ({ event: h.event, matcher: h.matcher, command: h.command, count: h.count }))
+        .sort(byCountThenName((h) => h.count, (h) => `${h.event}\u0000${h.matcher}\u0000${h.command}`)),
+      web_users: o.web_users,
+      autonomy_ratio_avg: o.autonomy_ratio_avg,
+      autonomy_ratio_p50: o.autonomy_ratio_p50,
+      autonomy_ratio_p90: o.autonomy_ratio_p90,
+      tool_calls_per_session_avg: o.tool_calls_per_session_avg,
+      user_turns_per_session_avg: o.user_turns_per_session_avg,
+      tool_autonomy_level_ratio: { auto_high: o.share_auto_high, auto_medium: o.share_auto_medium, auto_low: o.share_auto_low, manual: o.share_manual },
+    };
+  });
+}
+
+export function toolGroupedByName(days: string[], breakdowns: BreakdownRow[]) {
+  const perDay = group(breakdowns.filter((r) => r.kind === 'tool' && r.count > 0), (r) => r.day);
+  return days.flatMap((date) =>
+    (perDay.get(date) ?? []).sort((a, b) => (a.key < b.key ? -1 : 1)).map((r) => ({ date, group_key: r.key, tool_calls: r.count })),
+  );
+}
+
+// ---------------------------------------------------------------- activity
+
+export const CLIENTS = ['terminal-ui', 'web', 'non-interactive-cli'] as const;
+
+export function activityRecords(days: string[], orgRows: OrgDayRow[], breakdowns: BreakdownRow[]) {
+  const org = orgDayMap(orgRows);
+  const perDay = group(breakdowns, (r) => r.day);
+  return days.map((date) => {
+    const o = org(date);
+    const clients = Object.fromEntries(CLIENTS.map((c) => [c, 0])) as Record<(typeof CLIENTS)[number], number>;
+    for (const r of perDay.get(date) ?? []) if (r.kind === 'client' && r.key in clients) clients[r.key as (typeof CLIENTS)[number]] = r.count;
+    return {
+      date,
+      daily_active_users: o.daily_active_users,
+      weekly_active_users: o.weekly_active_users,
+      monthly_active_users: o.monthly_active_users,
+      daily_active_users_by_client: clients,
+      sessions: o.sessions,
+      messages: o.user_messages + o.assistant_messages,
+      user_messages: o.user_messages,
+    };
+  });
+}
+
+export function activityGroupedByClient(days: string[], breakdowns: BreakdownRow[]) {
+  const perDay = group(breakdowns.filter((r) => r.kind === 'client' && r.count > 0), (r) => r.day);
+  return days.flatMap((date) =>
+    (perDay.get(date) ?? []).sort((a, b) => (a.key < b.key ? -1 : 1)).map((r) => ({ date, group_key: r.key, daily_active_users: r.count })),
+  );
+}
+
+// ---------------------------------------------------------------- productivity
+
+export function productivityRecords(days: string[], orgRows: OrgDayRow[], breakdowns: BreakdownRow[]) {
+  const org = orgDayMap(orgRows);
+  const perDay = group(breakdowns, (r) => r.day);
+  return days.map((date) => {
+    const o = org(date);
+    const b = perDay.get(date);
+    return {
+      date,
+      files_created: o.files_created,
+      files_edited: o.files_edited,
+      by_extension: breakdownOf(b, 'extension').map((r) => ({ extension: r.key, count: r.count })),
+      by_language: breakdownOf(b, 'language').map((r) => ({ language: r.key, count: r.count })),
+      git_commits: o.git_commits,
+      git_prs_created: o.git_prs_created,
+    };
+  });
+}
+
+// ---------------------------------------------------------------- users
+
+export function userRecords(rows: UserDayRow[]) {
+  return rows.map((r) => ({
+    user_id: r.user_id,
+    user_email: r.user_email,
+    date: r.day,
+    tool_calls: r.tool_calls,
+    billable_tokens: r.billable_tokens,
+    primary_model: r.primary_model,
+    primary_model_tier: r.primary_model_tier,
+    files_created: r.files_created,
+    files_edited: r.files_edited,
+    git_commits: r.git_commits,
+    git_prs_created: r.git_prs_created,
+    mcp_calls: r.mcp_calls,
+    skill_calls: r.skill_calls,
+    slash_commands: r.slash_commands,
+    hooks: r.hooks,
+    sessions: r.sessions,
+    messages: r.user_messages + r.assistant_messages,
+    user_messages: r.user_messages,
+    assistant_messages: r.assistant_messages,
+    autonomy_ratio: r.autonomy_ratio,
+    delegation_level: r.delegation_level,
+    languages: r.languages,
+  }));
+}

@@ -1,0 +1,85 @@
+// GET /api/v1/analytics/tokens|tools|activity|productivity|users: the {data, meta} envelope of the
+// reference, from the daily aggregates. Managers and owners only; members and guests get 403.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  activityGroupedByClient,
+  activityRecords,
+  productivityRecords,
+  tokenGroupedByModel,
+  tokenRecords,
+  toolGroupedByName,
+  toolRecords,
+  userRecords,
+} from '../analytics/assemble.ts';
+import { parseAnalyticsQuery, type AnalyticsQuery, type Endpoint } from '../analytics/query.ts';
+import type { AnalyticsStore } from '../analytics/store.ts';
+import { ANALYTICS_ROLES, requireRole, type Authenticator } from '../auth.ts';
+import type { Principal } from '../store/accounts.ts';
+
+export interface AnalyticsDeps {
+  auth: Authenticator;
+  analytics: AnalyticsStore;
+  /** The clock, for tests: "today" decides the latest queryable day. */
+  now?: () => Date;
+}
+
+export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDeps): void {
+  const now = deps.now ?? (() => new Date());
+  const { analytics } = deps;
+
+  async function prepare(request: FastifyRequest, endpoint: Endpoint): Promise<{ principal: Principal; q: AnalyticsQuery }> {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, ANALYTICS_ROLES, 'Analytics');
+    return { principal, q: parseAnalyticsQuery(endpoint, request.query, now()) };
+  }
+  const meta = (principal: Principal, q: AnalyticsQuery) => ({ org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate });
+
+  app.get('/api/v1/analytics/tokens', async (request) => {
+    const { principal, q } = await prepare(request, 'tokens');
+    const rows = await analytics.tokens(principal.orgId, q.startDate, q.endDate);
+    return { data: q.groupBy ? tokenGroupedByModel(q.days, rows) : tokenRecords(q.days, rows), meta: meta(principal, q) };
+  });
+
+  app.get('/api/v1/analytics/tools', async (request) => {
+    const { principal, q } = await prepare(request, 'tools');
+    if (q.groupBy) {
+      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool']);
+      return { data: toolGroupedByName(q.days, breakdowns), meta: meta(principal, q) };
+    }
+    const [orgRows, breakdowns, hooks] = await Promise.all([
+      analytics.orgDays(principal.orgId, q.startDate, q.endDate),
+      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool', 'mcp_server', 'skill', 'slash_command']),
+      analytics.hooks(principal.orgId, q.startDate, q.endDate),
+    ]);
+    return { data: toolRecords(q.days, orgRows, breakdowns, hooks), meta: meta(principal, q) };
+  });
+
+  app.get('/api/v1/analytics/activity', async (request) => {
+    const { principal, q } = await prepare(request, 'activity');
+    const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
+    if (q.groupBy) return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
+    const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
+    return { data: activityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+  });
+
+  app.get('/api/v1/analytics/productivity', async (request) => {
+    const { principal, q } = await prepare(request, 'productivity');
+    const [orgRows, breakdowns] = await Promise.all([
+      analytics.orgDays(principal.orgId, q.startDate, q.endDate),
+      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['extension', 'language']),
+    ]);
+    return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+  });
+
+  app.get('/api/v1/analytics/users', async (request) => {
+    const { principal, q } = await prepare(request, 'users');
+    const ids = await analytics.userPage(principal.orgId, q.startDate, q.endDate, q.cursor, q.limit);
+    const hasMore = ids.length > q.limit;
+    const page = ids.slice(0, q.limit);
+    const rows = await analytics.userRows(principal.orgId, q.startDate, q.endDate, page);
+    return {
+      data: userRecords(rows),
+      meta: { ...meta(principal, q), has_more: hasMore, next_cursor: hasMore ? page.at(-1)! : null },
+    };
+  });
+}

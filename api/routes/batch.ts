@@ -1,0 +1,41 @@
+// POST /api/v0/admin/batch: runs the daily batch inside the server (which holds the database), for an
+// owner or manager; `agentmeter batch --server URL --key KEY` calls it.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Db } from '../../common/db/duckdb.ts';
+import { badRequest } from '../../common/errors.ts';
+import { runBatch, type BatchReport } from '../../pipeline/batch.ts';
+import { ADMIN_ROLES, requireRole, type Authenticator } from '../auth.ts';
+
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
+const BatchBody = z.strictObject({ from: Day.optional(), to: Day.optional() }).default({});
+
+export interface BatchDeps {
+  db: Db;
+  auth: Authenticator;
+  pricingFile?: string | undefined;
+  /** One batch at a time: a second request waits for the running one, then runs. */
+  lock: { current: Promise<unknown> };
+}
+
+export function registerBatchRoutes(app: FastifyInstance, deps: BatchDeps): void {
+  app.post('/api/v0/admin/batch', async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, ADMIN_ROLES, 'Running the batch');
+    const body = BatchBody.parse(request.body ?? {});
+    if (body.from && body.to && body.from > body.to) throw badRequest(`from ${body.from} is after to ${body.to}`);
+    const run = deps.lock.current.catch(() => undefined).then(() =>
+      runBatch(deps.db, { ...body, trigger: 'api', log: request.log as never, ...(deps.pricingFile ? { pricingFile: deps.pricingFile } : {}) }),
+    );
+    deps.lock.current = run;
+    const report: BatchReport = await run;
+    return report;
+  });
+}
+
+/** Milliseconds from `now` to the next HH:MM UTC. */
+export function msUntil(hhmm: string, now: Date): number {
+  const [h, m] = hhmm.split(':').map(Number) as [number, number];
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), h, m);
+  return next > now.getTime() ? next - now.getTime() : next + 86_400_000 - now.getTime();
+}

@@ -1,0 +1,74 @@
+import type { CommandModule } from 'yargs';
+import { z } from 'zod';
+import { loadConfig } from '../../common/config.ts';
+import { openDb } from '../../common/db/duckdb.ts';
+import { UserError } from '../../common/errors.ts';
+import { createLogger } from '../../common/logger.ts';
+import { runBatch, type BatchReport } from '../../pipeline/batch.ts';
+
+interface BatchArgs {
+  db?: string;
+  server?: string;
+  key?: string;
+  from?: string;
+  to?: string;
+  pricing?: string;
+  json?: boolean;
+}
+
+const Report = z.object({ runId: z.number(), mode: z.string(), days: z.number(), firstDay: z.string().nullable(), lastDay: z.string().nullable(), unpricedModels: z.array(z.string()), ms: z.number() });
+
+export const batchCommand: CommandModule<object, BatchArgs> = {
+  command: 'batch',
+  describe: 'Rebuild the daily aggregates: every day that received events since the last run, plus yesterday (or --from/--to)',
+  builder: (y) => {
+    const env = loadConfig().env;
+    return y
+      .option('db', { type: 'string', describe: 'DuckDB file (server stopped)' })
+      .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Run inside this running server (env AGENTMETER_SERVER)' })
+      .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Owner or manager key for --server (env AGENTMETER_API_KEY)' })
+      .option('from', { type: 'string', describe: 'First day to rebuild (YYYY-MM-DD)' })
+      .option('to', { type: 'string', describe: 'Last day to rebuild (YYYY-MM-DD; default yesterday)' })
+      .option('pricing', { type: 'string', describe: 'Pricing file (default pipeline/pricing.json); --db only' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print the report as JSON' })
+      .example('$0 batch --db agentmeter.duckdb', 'What changed since the last run, plus yesterday')
+      .example('$0 batch --db agentmeter.duckdb --from 2026-02-01 --to 2026-02-28', 'A backfill, with progress')
+      .example('$0 batch --server http://127.0.0.1:8080 --key am_MANAGER', 'Inside the running server') as never;
+  },
+  handler: async (args) => {
+    const config = loadConfig();
+    let report: BatchReport;
+    if (args.db) {
+      const log = createLogger({ name: 'agentmeter-batch', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
+      const db = await openDb(args.db);
+      try {
+        report = await runBatch(db, { trigger: 'cli', log, ...(args.from ? { from: args.from } : {}), ...(args.to ? { to: args.to } : {}), ...(args.pricing ? { pricingFile: args.pricing } : {}) });
+      } catch (error) {
+        throw error instanceof UserError ? error : new UserError((error as Error).message);
+      } finally {
+        await db.close();
+      }
+    } else if (args.server && args.key) {
+      let response: Response;
+      try {
+        response = await fetch(new URL('/api/v0/admin/batch', args.server), {
+          method: 'POST',
+          headers: { authorization: `Bearer ${args.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...(args.from ? { from: args.from } : {}), ...(args.to ? { to: args.to } : {}) }),
+        });
+      } catch (error) {
+        throw new UserError(`cannot reach ${args.server}: ${(error as Error).message}`);
+      }
+      const json: unknown = await response.json().catch(() => ({}));
+      if (!response.ok) throw new UserError(`server answered ${response.status}: ${(json as { detail?: string }).detail ?? response.statusText}`);
+      report = Report.parse(json) as BatchReport;
+    } else {
+      throw new UserError('give --db FILE (server stopped) or --server URL --key KEY (server running)');
+    }
+    if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+    else {
+      process.stdout.write(`batch ${report.runId} (${report.mode}): ${report.days} days rebuilt${report.days ? ` (${report.firstDay} … ${report.lastDay})` : ''} in ${report.ms} ms\n`);
+      if (report.unpricedModels.length) process.stdout.write(`unpriced models (counted at 1x; add them to the pricing file): ${report.unpricedModels.join(', ')}\n`);
+    }
+  },
+};

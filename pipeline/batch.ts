@@ -1,0 +1,183 @@
+// The daily batch: rebuilds the aggregates of every day that received records since the last run (and
+// the 29 days after each, whose weekly and monthly active users they change), plus yesterday; or of an
+// explicit range. Days are rebuilt in chunks, oldest first, each chunk in one transaction, so readers see
+// a day either before or after, and a long backfill shows progress. Running it twice gives the same tables.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { Db, Params } from '../common/db/duckdb.ts';
+import type { Logger } from '../common/logger.ts';
+import { languageTable } from './languages.ts';
+
+const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), 'sql');
+export const DEFAULT_PRICING_FILE = join(dirname(fileURLToPath(import.meta.url)), 'pricing.json');
+
+/** The build steps, in order; each file may hold several statements. */
+const BUILD_STEPS = [
+  '20_normalized_events',
+  '21_session_starts',
+  '22_file_touches',
+  '30_tokens',
+  '40_user_day',
+  '50_breakdowns',
+  '51_hooks',
+  '60_org_day',
+] as const;
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+export const PricingFile = z.object({
+  about: z.string().optional(),
+  prices: z.array(
+    z.strictObject({
+      match: z.string().min(1),
+      multiplier: z.number().nonnegative(),
+      effective_from: z.string().regex(DAY, 'effective_from must be YYYY-MM-DD'),
+    }),
+  ),
+});
+export type PricingFile = z.infer<typeof PricingFile>;
+
+export interface BatchOptions {
+  /** Rebuild this range (YYYY-MM-DD, inclusive) instead of what changed. */
+  from?: string;
+  to?: string;
+  /** "Now", for tests; the last day rebuilt in incremental mode is the day before it (UTC). */
+  now?: Date;
+  pricingFile?: string;
+  trigger: 'cli' | 'server' | 'schedule' | 'api' | 'demo';
+  log: Logger;
+  /** Days per transaction (and per progress line). */
+  chunkDays?: number;
+}
+
+export interface BatchReport {
+  runId: number;
+  mode: 'incremental' | 'range';
+  days: number;
+  firstDay: string | null;
+  lastDay: string | null;
+  unpricedModels: string[];
+  ms: number;
+}
+
+const sqlCache = new Map<string, string[]>();
+
+/** A .sql file's statements (split on ";" at line ends; our SQL never has one inside a string). */
+export function statements(name: string): string[] {
+  let cached = sqlCache.get(name);
+  if (!cached) {
+    const text = readFileSync(join(SQL_DIR, `${name}.sql`), 'utf8');
+    cached = text
+      .split(/;\s*\n/)
+      .map((s) => s.trim())
+      .filter((s) => s.split('\n').some((line) => line.trim() !== '' && !line.trim().startsWith('--')));
+    sqlCache.set(name, cached);
+  }
+  return cached;
+}
+
+/** Only the named parameters a statement uses: DuckDB refuses unused ones. */
+function paramsFor(sql: string, all: Record<string, string | number | null>): Params {
+  const used: Record<string, string | number | null> = {};
+  for (const match of sql.matchAll(/\$([a-z_]+)/g)) if (match[1]! in all) used[match[1]!] = all[match[1]!]!;
+  return used as Params;
+}
+
+async function runFile(db: Db, name: string, params: Record<string, string | number | null>, log: Logger): Promise<void> {
+  const started = performance.now();
+  for (const sql of statements(name)) await db.run(sql, paramsFor(sql, params));
+  log.debug({ query: name, ms: Math.round(performance.now() - started) }, 'pipeline step');
+}
+
+export function loadPricing(file: string): PricingFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`pricing file ${file} is not readable JSON: ${(error as Error).message}`);
+  }
+  const parsed = PricingFile.safeParse(json);
+  if (!parsed.success) throw new Error(`pricing file ${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+async function loadReferenceTables(db: Db, pricing: PricingFile): Promise<void> {
+  await db.run('DELETE FROM pricing');
+  for (const p of pricing.prices) {
+    await db.run('INSERT INTO pricing VALUES ($match, $multiplier, CAST($from AS DATE))', { match: p.match, multiplier: p.multiplier, from: p.effective_from });
+  }
+  const [count] = await db.all<{ n: number }>('SELECT count(*) AS n FROM languages');
+  const rows = languageTable();
+  if (count!.n === rows.length) return;
+  await db.run('DELETE FROM languages');
+  await db.exclusive(async (conn) => {
+    const appender = await conn.createAppender('languages');
+    for (const row of rows) {
+      appender.appendVarchar(row.kind);
+      appender.appendVarchar(row.key);
+      appender.appendVarchar(row.language);
+      appender.endRow();
+    }
+    appender.flushSync();
+    appender.closeSync();
+  });
+}
+
+const isoDay = (date: Date) => date.toISOString().slice(0, 10);
+
+export async function runBatch(db: Db, options: BatchOptions): Promise<BatchReport> {
+  const started = performance.now();
+  const { log } = options;
+  if ((options.from && !DAY.test(options.from)) || (options.to && !DAY.test(options.to))) throw new Error('--from and --to take YYYY-MM-DD');
+  const pricing = loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE);
+  await loadReferenceTables(db, pricing);
+
+  const now = options.now ?? new Date();
+  const yesterday = isoDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)));
+  const [{ id: runId } = { id: 1 }] = await db.all<{ id: number }>('SELECT coalesce(max(id), 0) + 1 AS id FROM batch_runs');
+  const [last] = await db.all<{ watermark: string | null }>(
+    'SELECT CAST(watermark AS VARCHAR) AS watermark FROM batch_runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1',
+  );
+  // Everything received up to this moment is covered by this run; later arrivals wait for the next.
+  const [{ watermark } = { watermark: null }] = await db.all<{ watermark: string | null }>(
+    `SELECT CAST(greatest((SELECT max(received_at) FROM events), (SELECT max(received_at) FROM usage), (SELECT max(received_at) FROM assistant_messages)) AS VARCHAR) AS watermark`,
+  );
+  await db.run("INSERT INTO batch_runs (id, started_at, trigger) VALUES ($id, now()::TIMESTAMP, $trigger)", { id: runId, trigger: options.trigger });
+
+  const mode: BatchReport['mode'] = options.from || options.to ? 'range' : 'incremental';
+  if (mode === 'range') {
+    const from = options.from ?? options.to!;
+    const to = options.to ?? yesterday;
+    if (from > to) throw new Error(`--from ${from} is after --to ${to}`);
+    await runFile(db, '12_rebuild_range', { from_day: from, to_day: to }, log);
+  } else {
+    await runFile(db, '10_touched_days', { watermark: last?.watermark ?? '1970-01-01 00:00:00' }, log);
+    await runFile(db, '11_rebuild_incremental', { last_day: yesterday }, log);
+  }
+  await db.run('CREATE OR REPLACE TEMP TABLE rebuild_all AS SELECT * FROM rebuild');
+  const days = (await db.all<{ day: string }>('SELECT DISTINCT CAST(day AS VARCHAR) AS day FROM rebuild_all ORDER BY day')).map((r) => r.day);
+  const chunk = options.chunkDays ?? 15;
+  const unpriced = new Set<string>();
+  log.info({ runId, mode, days: days.length, first: days[0], last: days.at(-1) }, 'batch started');
+  for (let i = 0; i < days.length; i += chunk) {
+    const slice = days.slice(i, i + chunk);
+    const chunkStarted = performance.now();
+    await db.transaction(async (tx) => {
+      await tx.run('CREATE OR REPLACE TEMP TABLE rebuild AS SELECT * FROM rebuild_all WHERE day BETWEEN CAST($a AS DATE) AND CAST($b AS DATE)', { a: slice[0]!, b: slice.at(-1)! });
+      for (const step of BUILD_STEPS) await runFile(tx, step, {}, log);
+      for (const row of await tx.all<{ model: string }>('SELECT DISTINCT model FROM usage_priced WHERE unpriced ORDER BY model')) unpriced.add(row.model);
+    });
+    log.info({ runId, done: Math.min(i + chunk, days.length), of: days.length, through: slice.at(-1), ms: Math.round(performance.now() - chunkStarted) }, 'batch progress');
+  }
+  const unpricedModels = [...unpriced].sort();
+  await db.run(
+    `UPDATE batch_runs SET finished_at = now()::TIMESTAMP, watermark = CAST($watermark AS TIMESTAMP), days_rebuilt = $days, unpriced_models = $unpriced WHERE id = $id`,
+    { id: runId, watermark: mode === 'incremental' ? watermark : (last?.watermark ?? null), days: days.length, unpriced: JSON.stringify(unpricedModels) },
+  );
+  if (unpricedModels.length) log.warn({ runId, models: unpricedModels }, 'models without a price counted at 1x: add them to the pricing file');
+  const report: BatchReport = { runId, mode, days: days.length, firstDay: days[0] ?? null, lastDay: days.at(-1) ?? null, unpricedModels, ms: Math.round(performance.now() - started) };
+  log.info(report, 'batch finished');
+  return report;
+}

@@ -1,0 +1,76 @@
+-- One row per user and day with any record: the per-user figures of the users endpoint, and the base of
+-- the active-user counts.
+DELETE FROM agg_user_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
+
+INSERT INTO agg_user_day
+WITH hook AS (
+  SELECT org_id, day, user_id,
+         count(*) FILTER (WHERE is_call) AS tool_calls,
+         count(*) FILTER (WHERE event = 'UserPromptSubmit') AS user_turns,
+         count(*) FILTER (WHERE is_call AND mcp_server IS NOT NULL) AS mcp_calls,
+         count(*) FILTER (WHERE is_call AND tool = 'Skill') AS skill_calls,
+         count(*) FILTER (WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL) AS slash_commands,
+         coalesce(sum(json_array_length(hooks)), 0) AS hooks,
+         count(*) FILTER (WHERE is_call AND success AND is_shell AND git_commit) AS git_commits,
+         count(*) FILTER (WHERE is_call AND success AND pr_created) AS git_prs_created,
+         list_sort(list(DISTINCT client)) AS clients
+  FROM ev GROUP BY ALL
+),
+-- Delegation level: the level with the most tool calls; ties go to the more autonomous level.
+delegation AS (
+  SELECT org_id, day, user_id,
+         arg_max(autonomy, (calls, CASE autonomy WHEN 'auto-high' THEN 5 WHEN 'auto-medium' THEN 4 WHEN 'auto-low' THEN 3 WHEN 'spec' THEN 2 ELSE 1 END)) AS level
+  FROM (SELECT org_id, day, user_id, autonomy, count(*) AS calls FROM ev WHERE is_call GROUP BY ALL)
+  GROUP BY ALL
+),
+sessions AS (
+  SELECT s.org_id, s.start_day AS day, s.user_id, count(*) AS sessions
+  FROM session_start s JOIN rebuild r ON r.org_id = s.org_id AND r.day = s.start_day
+  GROUP BY ALL
+),
+assistant AS (
+  SELECT m.org_id, CAST(m.ts AS DATE) AS day, m.user_id, count(*) AS assistant_messages
+  FROM assistant_messages m JOIN rebuild r ON r.org_id = m.org_id AND r.day = CAST(m.ts AS DATE)
+  GROUP BY ALL
+),
+files AS (
+  SELECT org_id, day, user_id,
+         count(*) FILTER (WHERE op = 'create') AS files_created,
+         count(*) FILTER (WHERE op = 'edit') AS files_edited,
+         list_sort(list(DISTINCT language) FILTER (WHERE language IS NOT NULL)) AS languages
+  FROM file_touch GROUP BY ALL
+),
+tokens AS (
+  SELECT org_id, day, user_id, sum(billable_tokens) AS billable_tokens,
+         arg_max(model, (billable_tokens, model)) AS primary_model,
+         arg_max(thinking, (billable_tokens, model)) AS primary_thinking
+  FROM agg_tokens_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild)
+  GROUP BY ALL
+),
+who AS (
+  SELECT org_id, day, user_id FROM hook
+  UNION SELECT org_id, day, user_id FROM assistant
+  UNION SELECT org_id, day, user_id FROM tokens
+  UNION SELECT org_id, day, user_id FROM sessions
+)
+SELECT w.org_id, w.day, w.user_id,
+       h.user_id IS NOT NULL AS active,
+       coalesce(h.tool_calls, 0), coalesce(h.user_turns, 0), coalesce(h.mcp_calls, 0), coalesce(h.skill_calls, 0),
+       coalesce(h.slash_commands, 0), coalesce(h.hooks, 0), coalesce(s.sessions, 0),
+       coalesce(h.user_turns, 0) AS user_messages, coalesce(a.assistant_messages, 0),
+       coalesce(f.files_created, 0), coalesce(f.files_edited, 0), coalesce(h.git_commits, 0), coalesce(h.git_prs_created, 0),
+       coalesce(t.billable_tokens, 0),
+       -- A model with no billable tokens that day is no primary model.
+       CASE WHEN t.billable_tokens > 0 THEN t.primary_model END,
+       CASE WHEN t.billable_tokens > 0 THEN CASE WHEN t.primary_thinking THEN 'thinking' ELSE 'standard' END END,
+       CASE WHEN h.user_turns > 0 THEN h.tool_calls / h.user_turns END,
+       d.level,
+       coalesce(f.languages, []),
+       coalesce(h.clients, [])
+FROM who w
+LEFT JOIN hook h USING (org_id, day, user_id)
+LEFT JOIN delegation d USING (org_id, day, user_id)
+LEFT JOIN sessions s USING (org_id, day, user_id)
+LEFT JOIN assistant a USING (org_id, day, user_id)
+LEFT JOIN files f USING (org_id, day, user_id)
+LEFT JOIN tokens t USING (org_id, day, user_id);
