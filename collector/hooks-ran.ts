@@ -50,6 +50,6 @@ export class HookConfigCache {
   ran(agent: Agent, cwd: string | undefined, event: string, toolName: string | undefined): HookRun[] {
     return this.configured(agent, cwd)
       .filter((h) => h.event === event && matcherMatches(event, h.matcher, toolName))
-      .map((h) => ({ event: h.event, matcher: h.matcher, command: redactCommand(h.command) }));
+      .map((h) => ({ event: h.event, matcher: h.matcher, command: redactCommand(h.command, this.home) }));
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
@@ -6,6 +6,8 @@ import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { AccountStore } from '../../api/store/accounts.ts';
 import { startServer } from '../../api/server.ts';
+import { runBatch } from '../../pipeline/batch.ts';
+import { loadSample, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
 
 interface DemoArgs {
   db: string;
@@ -13,13 +15,13 @@ interface DemoArgs {
   port: number;
 }
 
-export const DEMO_ORG_NAME = 'Demo organization';
-export const DEMO_MANAGER_EMAIL = 'demo-manager@example.com';
-
-/** The main job of `npm start`: an embedded database with a demo organization, served on localhost. */
+/**
+ * The main job of `npm start`: an embedded database filled from the sample data (generated once, fed
+ * through the real hook and collector), served on localhost, with a manager key to try it.
+ */
 export const demoCommand: CommandModule<object, DemoArgs> = {
   command: 'demo',
-  describe: 'Create (if absent) a demo database, then serve it on localhost and print a manager key',
+  describe: 'Serve a database filled with the sample organization on localhost (loads it on first start) and print a manager key',
   builder: (y) =>
     y
       .option('db', { type: 'string', default: 'data/agentmeter.duckdb', describe: 'DuckDB file' })
@@ -28,27 +30,35 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       .example('$0 demo', 'What `npm start` runs') as never,
   handler: async (args) => {
     const config = loadConfig();
-    const log = createLogger({ name: 'agentmeter-demo', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
-    const fresh = !existsSync(args.db);
+    const log = createLogger({ name: 'agentmeter-demo', level: config.env.LOG_LEVEL ?? 'warn' });
     mkdirSync(dirname(args.db), { recursive: true });
     const db = await openDb(args.db);
     const accounts = new AccountStore(db);
-    let org = (await accounts.listOrgs()).find((o) => o.name === DEMO_ORG_NAME);
-    if (!org) org = await accounts.createOrg(DEMO_ORG_NAME);
-    const manager = (await accounts.findUserByEmail(org.id, DEMO_MANAGER_EMAIL)) ?? (await accounts.createUser({ orgId: org.id, email: DEMO_MANAGER_EMAIL, role: 'manager' }));
+    const server = await startServer({ db, log, jwtSecret: config.env.AGENTMETER_JWT_SECRET, host: args.host, port: args.port, batchAt: '00:15' });
+    const say = (line: string) => process.stdout.write(`${line}\n`);
+    let org = (await accounts.listOrgs()).find((o) => o.name === SAMPLE_ORG_NAME);
+    if (!org) {
+      say(`first start: loading the sample organization into ${args.db} through the real hook and collector…`);
+      org = (await loadSample({ db, accounts, server: server.url, log, progress: say })).org;
+    } else {
+      // Days that ended since the last start.
+      await runBatch(db, { trigger: 'demo', log });
+    }
+    const managers = (await db.all<{ id: string; email: string }>("SELECT id, email FROM users WHERE org_id = $org AND role = 'manager' ORDER BY email LIMIT 1", { org: org.id }))[0]!;
+    const manager = (await accounts.getUser(org.id, managers.id))!;
     // A new key each start: keys are stored only as hashes, so an old one cannot be shown again.
     const { key } = await accounts.createKey(manager, `demo ${new Date().toISOString()}`);
-    log.info({ db: args.db, fresh, org: org.id }, 'demo database ready');
-    const server = await startServer({ db, log, jwtSecret: config.env.AGENTMETER_JWT_SECRET, host: args.host, port: args.port });
-    process.stdout.write(
+    const end = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const start = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+    say(
       [
         '',
         `agentmeter is serving ${args.db} on ${server.url}`,
         `organization: ${org.id} (${org.name})`,
-        `manager key for ${DEMO_MANAGER_EMAIL} (new each start):`,
+        `manager key for ${manager.email} (new each start):`,
         `  ${key}`,
         'try:',
-        `  curl -s -H "Authorization: Bearer ${key}" ${server.url}/api/v0/admin/whoami`,
+        `  curl -s -H "Authorization: Bearer ${key}" "${server.url}/api/v1/analytics/activity?startDate=${start}&endDate=${end}"`,
         '',
       ].join('\n'),
     );

@@ -360,3 +360,22 @@ describe('envelope', () => {
     expect(seen).toEqual(Object.values(o.u).sort());
   });
 });
+
+describe('batch idempotency', () => {
+  it('rebuilding all history twice gives the same tables as the incremental runs did', async () => {
+    const dump = async () => {
+      const out: Record<string, unknown[]> = {};
+      for (const table of ['agg_org_day', 'agg_user_day', 'agg_tokens_day', 'agg_breakdown_day', 'agg_hooks_day']) {
+        out[table] = await server.db.all(`SELECT * FROM ${table} ORDER BY ALL`);
+      }
+      return out;
+    };
+    const before = await dump();
+    expect(before['agg_org_day']!.length).toBeGreaterThan(10);
+    await runBatch(server.db, { trigger: 'cli', log, now: NOW, from: '2026-01-14', to: '2026-03-19' });
+    const once = await dump();
+    await runBatch(server.db, { trigger: 'cli', log, now: NOW, from: '2026-01-14', to: '2026-03-19', chunkDays: 4 });
+    expect(await dump()).toEqual(once);
+    expect(once).toEqual(before);
+  });
+});

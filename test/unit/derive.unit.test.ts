@@ -140,5 +140,7 @@ describe('redactCommand', () => {
     expect(redactCommand('API_TOKEN=s3cr3t notify.sh')).toBe('API_TOKEN=[redacted] notify.sh');
     expect(redactCommand('post --key am_abcdefghijklmnop')).toBe('post --key [redacted]');
     expect(redactCommand("'/home/u/.agentmeter/bin/agentmeter-hook.sh' claude")).toBe("'/home/u/.agentmeter/bin/agentmeter-hook.sh' claude");
+    expect(redactCommand("'/home/u/.agentmeter/bin/agentmeter-hook.sh' claude", '/home/u')).toBe("'~/.agentmeter/bin/agentmeter-hook.sh' claude");
+    expect(redactCommand('/home/uma/x.sh /home/u/y', '/home/u')).toBe('/home/uma/x.sh ~/y');
   });
 });

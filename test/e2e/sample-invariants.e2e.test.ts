@@ -1,0 +1,136 @@
+// The sample data through the real hook and collector into a real server, then invariants that must hold
+// on any data: per-user sums equal the organization's figures, grouped rows sum to the ungrouped ones,
+// exactly one row per day, shares sum to 1, and no prompt text reached the server.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDb, type Db } from '../../common/db/duckdb.ts';
+import { createLogger } from '../../common/logger.ts';
+import { startServer, type RunningServer } from '../../api/server.ts';
+import { AccountStore } from '../../api/store/accounts.ts';
+import { generate } from '../../sample-data/generator.ts';
+import { loadSample } from '../../sample-data/load.ts';
+import { bearer } from '../helpers/server.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const START = '2026-02-23';
+const END = '2026-03-15';
+let db: Db;
+let server: RunningServer;
+let key: string;
+let orgId: string;
+
+async function get(path: string) {
+  const res = await fetch(`${server.url}${path}`, { headers: bearer(key) });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { data: Record<string, any>[]; meta: Record<string, any> };
+}
+
+beforeAll(async () => {
+  db = await openDb(join(tempDir(), 'sample.duckdb'));
+  const log = createLogger({ name: 'test', level: 'silent' });
+  server = await startServer({ db, log, host: '127.0.0.1', port: 0, handleSignals: false });
+  const accounts = new AccountStore(db);
+  const { org } = await loadSample({ db, accounts, server: server.url, log, lastDay: END, days: 21, users: 10 });
+  orgId = org.id;
+  const manager = (await db.all<{ id: string }>("SELECT id FROM users WHERE org_id = $org AND role = 'manager' LIMIT 1", { org: org.id }))[0]!;
+  key = (await accounts.createKey((await accounts.getUser(org.id, manager.id))!)).key;
+}, 180_000);
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('sample data invariants', () => {
+  it('the generator is deterministic for a seed and differs across seeds', () => {
+    const a = generate({ seed: 7, lastDay: END, days: 5, users: 4 });
+    expect(generate({ seed: 7, lastDay: END, days: 5, users: 4 })).toEqual(a);
+    expect(generate({ seed: 8, lastDay: END, days: 5, users: 4 })).not.toEqual(a);
+  });
+
+  it('one row per day on every ungrouped endpoint', async () => {
+    for (const endpoint of ['tokens', 'tools', 'activity', 'productivity']) {
+      const { data } = await get(`/api/v1/analytics/${endpoint}?startDate=${START}&endDate=${END}`);
+      expect(data).toHaveLength(21);
+      expect(new Set(data.map((r) => r['date'])).size).toBe(21);
+    }
+  });
+
+  it('per-user sums equal the organization figures (tokens, tool calls, messages, sessions, files, commits)', async () => {
+    const users: Record<string, any>[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await get(`/api/v1/analytics/users?startDate=${START}&endDate=${END}&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      users.push(...page.data);
+      cursor = page.meta['next_cursor'];
+    } while (cursor);
+    const sum = (rows: Record<string, any>[], field: string) => rows.reduce((a, r) => a + (r[field] as number), 0);
+    const [tokens, tools, activity, productivity] = await Promise.all(
+      ['tokens', 'tools', 'activity', 'productivity'].map((e) => get(`/api/v1/analytics/${e}?startDate=${START}&endDate=${END}`)),
+    );
+    let activeDays = 0;
+    for (let i = 0; i < 21; i++) {
+      const date = tokens!.data[i]!['date'];
+      const mine = users.filter((u) => u['date'] === date);
+      expect(sum(mine, 'billable_tokens')).toBe(tokens!.data[i]!['billable_tokens']);
+      expect(sum(mine, 'tool_calls')).toBe(tools!.data[i]!['tool_calls']);
+      expect(sum(mine, 'messages')).toBe(activity!.data[i]!['messages']);
+      expect(sum(mine, 'user_messages')).toBe(activity!.data[i]!['user_messages']);
+      expect(sum(mine, 'sessions')).toBe(activity!.data[i]!['sessions']);
+      expect(sum(mine, 'files_created')).toBe(productivity!.data[i]!['files_created']);
+      expect(sum(mine, 'files_edited')).toBe(productivity!.data[i]!['files_edited']);
+      expect(sum(mine, 'git_commits')).toBe(productivity!.data[i]!['git_commits']);
+      expect(sum(mine, 'git_prs_created')).toBe(productivity!.data[i]!['git_prs_created']);
+      const byUser = tokens!.data[i]!['by_user'] as { billable_tokens: number }[];
+      expect(byUser.reduce((a, u) => a + u.billable_tokens, 0)).toBe(tokens!.data[i]!['billable_tokens']);
+      if (tools!.data[i]!['tool_calls'] > 0) {
+        activeDays++;
+        const shares = Object.values(tools!.data[i]!['tool_autonomy_level_ratio'] as Record<string, number>);
+        expect(shares.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+      }
+    }
+    expect(activeDays).toBeGreaterThan(10);
+  });
+
+  it('grouped rows sum to the ungrouped figures', async () => {
+    const q = `startDate=${START}&endDate=${END}`;
+    const [tokens, tokensByModel, tools, toolsByName, activity, byClient] = await Promise.all([
+      get(`/api/v1/analytics/tokens?${q}`),
+      get(`/api/v1/analytics/tokens?${q}&group_by=model`),
+      get(`/api/v1/analytics/tools?${q}`),
+      get(`/api/v1/analytics/tools?${q}&group_by=tool_name`),
+      get(`/api/v1/analytics/activity?${q}`),
+      get(`/api/v1/analytics/activity?${q}&group_by=client`),
+    ]);
+    for (const day of tokens.data) {
+      const rows = tokensByModel.data.filter((r) => r['date'] === day['date']);
+      expect(rows.reduce((a, r) => a + r['billable_tokens'], 0)).toBe(day['billable_tokens']);
+      expect(rows.reduce((a, r) => a + r['input_tokens'], 0)).toBe(day['input_tokens']);
+    }
+    for (const day of tools.data) {
+      expect(toolsByName.data.filter((r) => r['date'] === day['date']).reduce((a, r) => a + r['tool_calls'], 0)).toBe(day['tool_calls']);
+      expect((day['by_tool'] as { invocations: number }[]).reduce((a, t) => a + t.invocations, 0)).toBe(day['tool_calls']);
+    }
+    for (const day of activity.data) {
+      const clients = byClient.data.filter((r) => r['date'] === day['date']);
+      for (const row of clients) expect(row['daily_active_users']).toBe(day['daily_active_users_by_client'][row['group_key']]);
+      expect(clients.reduce((a, r) => a + r['daily_active_users'], 0)).toBeGreaterThanOrEqual(day['daily_active_users']);
+    }
+    for (const [a, b] of [[tokens, tokensByModel], [tools, toolsByName], [activity, byClient]] as const) {
+      const order = b.data.map((r) => `${r['date']}|${r['group_key']}`);
+      expect(order).toEqual([...order].sort());
+      expect(a.meta['org_id']).toBe(orgId);
+    }
+  });
+
+  it('the sample shows what it should: MCP case duplicates folded, all three clients, no prompt text', async () => {
+    const tools = await get(`/api/v1/analytics/tools?startDate=${START}&endDate=${END}`);
+    const servers = new Set(tools.data.flatMap((d) => (d['mcp_by_server'] as { server: string }[]).map((s) => s.server)));
+    for (const s of servers) expect(s).toBe(s.toLowerCase());
+    const raw = await db.all<{ n: number }>("SELECT count(DISTINCT mcp_server) AS n FROM events WHERE lower(mcp_server) = 'github'");
+    expect(raw[0]!.n).toBeGreaterThan(1);
+    const activity = await get(`/api/v1/analytics/activity?startDate=${START}&endDate=${END}&group_by=client`);
+    expect(new Set(activity.data.map((r) => r['group_key']))).toEqual(new Set(['terminal-ui', 'web', 'non-interactive-cli']));
+    const stored = JSON.stringify(await db.all('SELECT * FROM events LIMIT 5000'));
+    expect(stored).not.toContain('private prompt text');
+    expect(stored).not.toContain('private message');
+  });
+});
