@@ -41,9 +41,10 @@ files AS (
   FROM file_touch GROUP BY ALL
 ),
 tokens AS (
+  -- Primary model: most billable tokens; equal totals go to the alphabetically first model.
   SELECT org_id, day, user_id, sum(billable_tokens) AS billable_tokens,
-         arg_max(model, (billable_tokens, model)) AS primary_model,
-         arg_max(thinking, (billable_tokens, model)) AS primary_thinking
+         list(model ORDER BY billable_tokens DESC, model)[1] AS primary_model,
+         list(thinking ORDER BY billable_tokens DESC, model)[1] AS primary_thinking
   FROM agg_tokens_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild)
   GROUP BY ALL
 ),

@@ -9,7 +9,7 @@ import { tempDir } from '../helpers/tmp.ts';
 
 describe('agentmeter CLI', () => {
   it('every command has --help with examples', () => {
-    for (const args of [['serve'], ['orgs', 'add'], ['users', 'add'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['hooks', 'install'], ['hooks', 'status'], ['collect'], ['demo']]) {
+    for (const args of [['serve'], ['orgs', 'add'], ['users', 'add'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['hooks', 'install'], ['hooks', 'status'], ['collect'], ['demo'], ['batch']]) {
       const help = runCli([...args, '--help']);
       expect(help.status, args.join(' ')).toBe(0);
       expect(help.stdout, args.join(' ')).toContain('Examples:');
@@ -77,9 +77,29 @@ describe('agentmeter CLI', () => {
       expect(bad).toHaveLength(2);
       const reason = readFileSync(join(amHome, 'spool', 'bad', bad.find((f) => f.endsWith('.reason'))!), 'utf8');
       expect(reason).toContain('server rejected: ts');
+      // The batch runs inside the server for a manager; a member is refused.
+      const batch = runCli(['batch', '--server', server.url, '--key', ownerKey, '--from', '2026-03-01', '--to', '2026-03-03']);
+      expect(batch.status, batch.stderr).toBe(0);
+      expect(batch.stdout).toMatch(/batch \d+ \(range\): 3 days rebuilt \(2026-03-01 … 2026-03-03\)/);
+      const refusedBatch = runCli(['batch', '--server', server.url, '--key', memberKey]);
+      expect(refusedBatch.status).toBe(1);
+      expect(refusedBatch.stderr).toContain('403');
     } finally {
       await server.stop();
     }
+  });
+
+  it('batch on the database file: incremental, then a range with JSON output; bad dates are refused', () => {
+    const db = join(tempDir(), 'c.duckdb');
+    seedAccount(db);
+    const first = runCli(['batch', '--db', db, '--json']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ runId: 1, mode: 'incremental', days: 1, unpricedModels: [] });
+    const range = runCli(['batch', '--db', db, '--from', '2026-02-01', '--to', '2026-02-10', '--json']);
+    expect(JSON.parse(range.stdout)).toMatchObject({ runId: 2, mode: 'range', days: 10, firstDay: '2026-02-01', lastDay: '2026-02-10' });
+    const bad = runCli(['batch', '--db', db, '--from', '2026-02-10', '--to', '2026-02-01']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('after');
   });
 
   it('hooks status and uninstall through the CLI; a malformed settings file is reported, not overwritten', () => {

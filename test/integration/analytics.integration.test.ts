@@ -200,6 +200,15 @@ describe('tokens family (2026-03-03)', () => {
     ]);
   });
 
+  it('primary model: equal billable totals go to the alphabetically first model', async () => {
+    const t = await org('primary-tie', ['p']);
+    // opus 2 × 50 = 100 and haiku 0.4 × 250 = 100: a tie, and haiku comes first.
+    await ingest(t.orgId, t.u['p']!, [usage('claude-opus-4-1', '2026-03-04', { input_tokens: 50 }), usage('claude-haiku-4-5', '2026-03-04', { input_tokens: 250 }, true)]);
+    await batch();
+    const { data } = await get(t.manager, '/api/v1/analytics/users?startDate=2026-03-04&endDate=2026-03-04');
+    expect(data[0]).toMatchObject({ billable_tokens: 200, primary_model: 'claude-haiku-4-5', primary_model_tier: 'thinking' });
+  });
+
   it('equal remainders go to the smaller user id', async () => {
     const t = await org('remainders', ['x', 'y', 'z']);
     // haiku 0.4 × (3 + 5/10) = 1.4 each; 4.2 → 4; floors 3; the one extra unit goes to the smallest id.
