@@ -7,11 +7,12 @@ import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
 import { Authenticator } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
+import { ResponseCache } from './analytics/cache.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { msUntil, registerBatchRoutes } from './routes/batch.ts';
-import { runBatch } from '../pipeline/batch.ts';
+import { runBatch, type BatchOptions, type BatchReport } from '../pipeline/batch.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
 import { AccountStore } from './store/accounts.ts';
 import { IngestStore } from './store/ingest.ts';
@@ -26,12 +27,16 @@ export interface ServerOptions {
   pricingFile?: string | undefined;
   /** Daily batch time, HH:MM UTC; null turns the schedule off. */
   batchAt?: string | null;
+  /** Cached analytics responses (0 turns the cache off; default 2000). */
+  cacheEntries?: number;
 }
 
 export interface Services {
   accounts: AccountStore;
   auth: Authenticator;
   ingest: IngestStore;
+  /** Runs a batch in this server: one at a time, and the analytics cache is cleared after it. */
+  runBatch: (options: BatchOptions) => Promise<BatchReport>;
 }
 
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
@@ -56,19 +61,24 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   registerIngestRoutes(app, { ingest, authenticate: (r) => auth.authenticate(r) });
   registerAccountRoutes(app, { accounts, auth });
-  registerAnalyticsRoutes(app, { auth, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
+  const cache = new ResponseCache(options.cacheEntries ?? 2000);
+  registerAnalyticsRoutes(app, { auth, cache, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
+  // Every batch run in this process goes through this lock, and clears the cache when it is done.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };
-  registerBatchRoutes(app, { db: options.db, auth, pricingFile: options.pricingFile, lock: batchLock });
+  const runLocked = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = batchLock.current.catch(() => undefined).then(fn).finally(() => cache.clear());
+    batchLock.current = run;
+    return run;
+  };
+  registerBatchRoutes(app, { db: options.db, auth, pricingFile: options.pricingFile, runLocked });
   let timer: NodeJS.Timeout | undefined;
   if (options.batchAt) {
     const at = options.batchAt;
     const schedule = () => {
       timer = setTimeout(() => {
-        const run = batchLock.current
-          .catch(() => undefined)
-          .then(() => runBatch(options.db, { trigger: 'schedule', log: options.log, ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}) }));
-        batchLock.current = run;
-        run.catch((error) => options.log.error({ err: error }, 'scheduled batch failed')).finally(schedule);
+        runLocked(() => runBatch(options.db, { trigger: 'schedule', log: options.log, ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}) }))
+          .catch((error) => options.log.error({ err: error }, 'scheduled batch failed'))
+          .finally(schedule);
       }, msUntil(at, new Date()));
       timer.unref();
     };
@@ -81,18 +91,19 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ingest.close();
   });
   await app.ready();
-  return { app, services: { accounts, auth, ingest } };
+  return { app, services: { accounts, auth, ingest, runBatch: (opts) => runLocked(() => runBatch(options.db, opts)) } };
 }
 
 export interface RunningServer {
   app: FastifyInstance;
+  services: Services;
   url: string;
   close(): Promise<void>;
 }
 
 /** Listens and installs SIGINT/SIGTERM handlers that close the server, then the database. */
 export async function startServer(options: ServerOptions & { host: string; port: number; handleSignals?: boolean }): Promise<RunningServer> {
-  const { app } = await buildServer(options);
+  const { app, services } = await buildServer(options);
   const address = await app.listen({ host: options.host, port: options.port });
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -109,5 +120,5 @@ export async function startServer(options: ServerOptions & { host: string; port:
       });
     }
   }
-  return { app, url: address, close };
+  return { app, services, url: address, close };
 }

@@ -8,7 +8,12 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { request as httpRequest, Agent } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { Collector } from '../collector/daemon.ts';
+import { openDb } from '../common/db/duckdb.ts';
+import { AccountStore } from '../api/store/accounts.ts';
+import { runBatch, splitStatements } from '../pipeline/batch.ts';
 import { createLogger } from '../common/logger.ts';
 import type { WireRecord } from '../common/wire.ts';
 
@@ -21,8 +26,8 @@ const results: Record<string, unknown> = { machine: { cpus: (await import('node:
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
-async function startServer(db: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0'], { env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startServer(db: string, extra: string[] = [], command = [CLI, 'serve', '--db', db, '--port', '0']): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [...command, ...extra], { env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -186,11 +191,126 @@ async function benchShip(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
+const BENCH_EVENTS = Math.round(10_000_000 * SCALE);
+const FIRST_DAY = '2026-09-21'; // 60 days up to 2026-11-19
+
+/** A DuckDB file holding the bench data set and its aggregates, made once per run. */
+async function benchDatabase(dir: string): Promise<{ db: string; managerKey: string; batchSeconds: number }> {
+  const path = join(dir, 'bench.duckdb');
+  const db = await openDb(path);
+  const log = createLogger({ name: 'bench-batch', level: 'warn' });
+  const generate = splitStatements(readFileSync(join(ROOT, 'bench', 'sql', 'generate.sql'), 'utf8'));
+  let started = performance.now();
+  for (const sql of generate) {
+    const params: Record<string, string | number> = {};
+    for (const m of sql.matchAll(/\$([a-z_]+)/g)) params[m[1]!] = ({ events: BENCH_EVENTS, users: 500, first_day: FIRST_DAY } as Record<string, string | number>)[m[1]!]!;
+    await db.run(sql, params);
+  }
+  await db.run('CHECKPOINT');
+  console.log(`\nbench data: ${BENCH_EVENTS} events, ${BENCH_EVENTS / 10} usage records, ${BENCH_EVENTS / 10} assistant messages, 500 users, 60 days (generated in ${fmt((performance.now() - started) / 1000)} s)`);
+  started = performance.now();
+  const report = await runBatch(db, { trigger: 'cli', log, from: FIRST_DAY, to: '2026-11-19', now: new Date('2026-11-21T00:00:00Z'), chunkDays: 60 });
+  const batchSeconds = (performance.now() - started) / 1000;
+  const accounts = new AccountStore(db);
+  const manager = (await accounts.getUser('org_bench', 'usr_00000'))!;
+  const { key } = await accounts.createKey(manager);
+  await db.close();
+  return { db: path, managerKey: key, batchSeconds: batchSeconds + 0 * report.days };
+}
+
+function benchBatchReport(batchSeconds: number): void {
+  console.log(`batch: all aggregates for 60 days over ${BENCH_EVENTS} events in ${fmt(batchSeconds)} s   target: <= 10 s on 2 cores`);
+  results['batch'] = { events: BENCH_EVENTS, days: 60, seconds: batchSeconds };
+}
+
+interface LoadResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+/** Closed-loop load: `concurrency` keep-alive connections, each sending its next request when the last answered. */
+async function load(base: string, paths: string[], headers: Record<string, string>, seconds: number, concurrency = 16): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const url = new URL(base);
+  const latencies: number[] = [];
+  let errors = 0;
+  let n = 0;
+  const until = performance.now() + seconds * 1000;
+  const one = (path: string) =>
+    new Promise<void>((resolve) => {
+      const started = performance.now();
+      const req = httpRequest({ host: url.hostname, port: url.port, path, agent, headers }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) errors++;
+          latencies.push(performance.now() - started);
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end();
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) await one(paths[n++ % paths.length]!);
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { requests: latencies.length, seconds: elapsed, rps: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors };
+}
+
+async function benchApi(data: { db: string; managerKey: string }): Promise<void> {
+  // 30-day windows ending on each of the last 30 days, over the five endpoints: 150 distinct queries.
+  const paths: string[] = [];
+  for (let end = 0; end < 30; end++) {
+    const last = Date.UTC(2026, 10, 19 - end);
+    const q = `startDate=${new Date(last - 29 * 86_400_000).toISOString().slice(0, 10)}&endDate=${new Date(last).toISOString().slice(0, 10)}`;
+    for (const e of ['tokens', 'tools', 'activity', 'productivity', 'users']) paths.push(`/api/v1/analytics/${e}?${q}`);
+  }
+  const auth = { authorization: `Bearer ${data.managerKey}` };
+  const bare = await startServer('', [], [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'bare-server.ts')]);
+  const bareResult = await load(bare.url, ['/bare'], {}, 5 * Math.max(0.4, SCALE));
+  await bare.stop();
+  const rows: [string, LoadResult][] = [['bare Fastify route', bareResult]];
+  for (const [label, extra] of [
+    ['analytics, response cache on (default)', []],
+    ['analytics, cache off (every request reads DuckDB)', ['--cache-entries', '0']],
+  ] as const) {
+    const server = await startServer(data.db, ['--no-batch', ...extra]);
+    await load(server.url, paths, auth, 1); // warm-up: the first request of each query
+    rows.push([label, await load(server.url, paths, auth, 5 * Math.max(0.4, SCALE))]);
+    await server.stop();
+  }
+  console.log(`\nAPI: 30-day queries over the five analytics endpoints (150 distinct URLs), 16 keep-alive connections, 5 s each`);
+  for (const [label, r] of rows) {
+    console.log(`  ${label.padEnd(52)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.requests} requests, ${r.errors} errors)  ${fmt((100 * r.rps) / bareResult.rps, 0)}% of bare`);
+  }
+  console.log('  targets: >= 50% of the bare route, p99 <= 10 ms');
+  results['api'] = Object.fromEntries(rows.map(([label, r]) => [label, r]));
+}
+
 const wanted = new Set(process.argv.slice(2));
 const all = wanted.size === 0;
 if (all || wanted.has('hook')) benchHook();
 if (all || wanted.has('ingest')) await benchIngest();
 if (all || wanted.has('ship')) await benchShip();
+if (all || wanted.has('batch') || wanted.has('api')) {
+  const dir = mkdtempSync(join(tmpdir(), 'am-bench-data-'));
+  const data = await benchDatabase(dir);
+  benchBatchReport(data.batchSeconds);
+  if (all || wanted.has('api')) await benchApi(data);
+  rmSync(dir, { recursive: true, force: true });
+}
 mkdirSync(join(ROOT, 'bench', 'out'), { recursive: true });
 writeFileSync(join(ROOT, 'bench', 'out', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 console.log('\nsaved bench/out/results.json');

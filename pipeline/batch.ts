@@ -64,15 +64,21 @@ export interface BatchReport {
 
 const sqlCache = new Map<string, string[]>();
 
-/** A .sql file's statements (split on ";" at line ends; our SQL never has one inside a string). */
-export function statements(name: string): string[] {
+/**
+ * The statements of SQL text: split on ";" at line ends (our SQL never has one inside a string), with
+ * whole-line comments removed (so a "$name" in a comment is no parameter).
+ */
+export function splitStatements(text: string): string[] {
+  return text
+    .split(/;\s*\n/)
+    .map((s) => s.split('\n').filter((line) => !line.trim().startsWith('--')).join('\n').trim())
+    .filter((s) => s !== '');
+}
+
+function statements(name: string): string[] {
   let cached = sqlCache.get(name);
   if (!cached) {
-    const text = readFileSync(join(SQL_DIR, `${name}.sql`), 'utf8');
-    cached = text
-      .split(/;\s*\n/)
-      .map((s) => s.trim())
-      .filter((s) => s.split('\n').some((line) => line.trim() !== '' && !line.trim().startsWith('--')));
+    cached = splitStatements(readFileSync(join(SQL_DIR, `${name}.sql`), 'utf8'));
     sqlCache.set(name, cached);
   }
   return cached;
@@ -133,6 +139,8 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
   if ((options.from && !DAY.test(options.from)) || (options.to && !DAY.test(options.to))) throw new Error('--from and --to take YYYY-MM-DD');
   const pricing = loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE);
   await loadReferenceTables(db, pricing);
+  // Every query that needs an order says so; not keeping insertion order lets DuckDB build in parallel.
+  await db.run('SET preserve_insertion_order = false');
 
   const now = options.now ?? new Date();
   const yesterday = isoDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)));

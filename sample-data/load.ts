@@ -4,10 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Db } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
 import type { AccountStore, Org } from '../api/store/accounts.ts';
-import { runBatch } from '../pipeline/batch.ts';
+import type { BatchOptions, BatchReport } from '../pipeline/batch.ts';
 import { generate } from './generator.ts';
 import { replay } from './replay.ts';
 
@@ -15,9 +14,10 @@ export const SAMPLE_ORG_NAME = 'Sample organization (generated)';
 export const SAMPLE_SEED = 20261121;
 
 export interface LoadOptions {
-  db: Db;
   accounts: AccountStore;
   server: string;
+  /** The server's own batch runner (one at a time, clears its response cache). */
+  runBatch: (options: BatchOptions) => Promise<BatchReport>;
   log: Logger;
   /** The last day of activity (default: yesterday, UTC). */
   lastDay?: string;
@@ -47,7 +47,7 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
       onProgress: (done, total) => progress(`sample data: ${done}/${total} hook events spooled and shipped (${Math.round((Date.now() - started) / 1000)} s)`),
     });
     progress('sample data: building the daily aggregates');
-    await runBatch(options.db, { trigger: 'demo', log: options.log });
+    await options.runBatch({ trigger: 'demo', log: options.log });
     return { org, events: result.events };
   } finally {
     rmSync(workDir, { recursive: true, force: true });

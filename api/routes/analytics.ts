@@ -12,6 +12,7 @@ import {
   userRecords,
 } from '../analytics/assemble.ts';
 import { parseAnalyticsQuery, type AnalyticsQuery, type Endpoint } from '../analytics/query.ts';
+import type { ResponseCache } from '../analytics/cache.ts';
 import type { AnalyticsStore } from '../analytics/store.ts';
 import { ANALYTICS_ROLES, requireRole, type Authenticator } from '../auth.ts';
 import type { Principal } from '../store/accounts.ts';
@@ -21,6 +22,8 @@ export interface AnalyticsDeps {
   analytics: AnalyticsStore;
   /** The clock, for tests: "today" decides the latest queryable day. */
   now?: () => Date;
+  /** Serialized responses, cleared by every batch. */
+  cache: ResponseCache;
 }
 
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDeps): void {
@@ -34,14 +37,26 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   }
   const meta = (principal: Principal, q: AnalyticsQuery) => ({ org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate });
 
-  app.get('/api/v1/analytics/tokens', async (request) => {
-    const { principal, q } = await prepare(request, 'tokens');
+  // Every analytics route: authenticate and check the role, validate, then answer from the cache or
+  // build the body. The cache key is the organization and the validated query, so nothing crosses orgs.
+  const route = (endpoint: Endpoint, build: (principal: Principal, q: AnalyticsQuery) => Promise<unknown>) =>
+    app.get(`/api/v1/analytics/${endpoint}`, async (request, reply) => {
+      const { principal, q } = await prepare(request, endpoint);
+      const key = `${principal.orgId}|${endpoint}|${q.startDate}|${q.endDate}|${q.groupBy ?? ''}|${q.limit}|${q.cursor ?? ''}`;
+      let body = deps.cache.get(key);
+      if (body === undefined) {
+        body = JSON.stringify(await build(principal, q));
+        deps.cache.set(key, body);
+      }
+      return reply.type('application/json; charset=utf-8').send(body);
+    });
+
+  route('tokens', async (principal, q) => {
     const rows = await analytics.tokens(principal.orgId, q.startDate, q.endDate);
     return { data: q.groupBy ? tokenGroupedByModel(q.days, rows) : tokenRecords(q.days, rows), meta: meta(principal, q) };
   });
 
-  app.get('/api/v1/analytics/tools', async (request) => {
-    const { principal, q } = await prepare(request, 'tools');
+  route('tools', async (principal, q) => {
     if (q.groupBy) {
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool']);
       return { data: toolGroupedByName(q.days, breakdowns), meta: meta(principal, q) };
@@ -54,16 +69,14 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     return { data: toolRecords(q.days, orgRows, breakdowns, hooks), meta: meta(principal, q) };
   });
 
-  app.get('/api/v1/analytics/activity', async (request) => {
-    const { principal, q } = await prepare(request, 'activity');
+  route('activity', async (principal, q) => {
     const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
     if (q.groupBy) return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
     const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
     return { data: activityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
   });
 
-  app.get('/api/v1/analytics/productivity', async (request) => {
-    const { principal, q } = await prepare(request, 'productivity');
+  route('productivity', async (principal, q) => {
     const [orgRows, breakdowns] = await Promise.all([
       analytics.orgDays(principal.orgId, q.startDate, q.endDate),
       analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['extension', 'language']),
@@ -71,8 +84,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
   });
 
-  app.get('/api/v1/analytics/users', async (request) => {
-    const { principal, q } = await prepare(request, 'users');
+  route('users', async (principal, q) => {
     const ids = await analytics.userPage(principal.orgId, q.startDate, q.endDate, q.cursor, q.limit);
     const hasMore = ids.length > q.limit;
     const page = ids.slice(0, q.limit);

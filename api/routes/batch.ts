@@ -14,8 +14,8 @@ export interface BatchDeps {
   db: Db;
   auth: Authenticator;
   pricingFile?: string | undefined;
-  /** One batch at a time: a second request waits for the running one, then runs. */
-  lock: { current: Promise<unknown> };
+  /** Runs fn after any batch in progress (one at a time), clearing the analytics cache after it. */
+  runLocked: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 export function registerBatchRoutes(app: FastifyInstance, deps: BatchDeps): void {
@@ -24,11 +24,9 @@ export function registerBatchRoutes(app: FastifyInstance, deps: BatchDeps): void
     requireRole(principal, ADMIN_ROLES, 'Running the batch');
     const body = BatchBody.parse(request.body ?? {});
     if (body.from && body.to && body.from > body.to) throw badRequest(`from ${body.from} is after to ${body.to}`);
-    const run = deps.lock.current.catch(() => undefined).then(() =>
+    const report: BatchReport = await deps.runLocked(() =>
       runBatch(deps.db, { ...body, trigger: 'api', log: request.log as never, ...(deps.pricingFile ? { pricingFile: deps.pricingFile } : {}) }),
     );
-    deps.lock.current = run;
-    const report: BatchReport = await run;
     return report;
   });
 }

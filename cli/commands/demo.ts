@@ -6,7 +6,6 @@ import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { AccountStore } from '../../api/store/accounts.ts';
 import { startServer } from '../../api/server.ts';
-import { runBatch } from '../../pipeline/batch.ts';
 import { loadSample, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
 
 interface DemoArgs {
@@ -39,10 +38,10 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     let org = (await accounts.listOrgs()).find((o) => o.name === SAMPLE_ORG_NAME);
     if (!org) {
       say(`first start: loading the sample organization into ${args.db} through the real hook and collector…`);
-      org = (await loadSample({ db, accounts, server: server.url, log, progress: say })).org;
+      org = (await loadSample({ accounts, server: server.url, runBatch: server.services.runBatch, log, progress: say })).org;
     } else {
       // Days that ended since the last start.
-      await runBatch(db, { trigger: 'demo', log });
+      await server.services.runBatch({ trigger: 'demo', log });
     }
     const managers = (await db.all<{ id: string; email: string }>("SELECT id, email FROM users WHERE org_id = $org AND role = 'manager' ORDER BY email LIMIT 1", { org: org.id }))[0]!;
     const manager = (await accounts.getUser(org.id, managers.id))!;

@@ -11,6 +11,7 @@ interface ServeArgs {
   'batch-at': string;
   batch: boolean;
   pricing?: string;
+  'cache-entries': number;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -24,6 +25,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('batch-at', { type: 'string', default: '00:15', describe: 'Daily batch time, HH:MM UTC' })
       .option('batch', { type: 'boolean', default: true, describe: 'Run the daily batch (--no-batch turns it off)' })
       .option('pricing', { type: 'string', describe: 'Pricing file (default pipeline/pricing.json)' })
+      .option('cache-entries', { type: 'number', default: 2000, describe: 'Analytics responses kept until the next batch (0: no cache)' })
       .check((a) => {
         if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(String(a['batch-at']))) throw new Error('--batch-at takes HH:MM (UTC)');
         return true;
@@ -42,6 +44,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       port: args.port,
       batchAt: args.batch ? args['batch-at'] : null,
       pricingFile: args.pricing,
+      cacheEntries: args['cache-entries'],
     });
     log.info({ url: server.url, db: args.db }, 'listening');
     // The URL on stdout (alone on its line) lets scripts and tests find a server started with --port 0.

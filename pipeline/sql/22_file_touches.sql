@@ -1,10 +1,15 @@
--- Files created or edited by successful tool calls on the rebuilt days, with their language.
+-- Files created or edited by successful tool calls on the rebuilt days, with their language (by
+-- extension, or by file name for extension-less files). One equality join: "ext:py" or "name:Makefile".
 CREATE OR REPLACE TEMP TABLE file_touch AS
-SELECT f.org_id, f.day, f.user_id, f.op, f.ext, coalesce(le.language, ln.language) AS language
+SELECT f.org_id, f.day, f.user_id, f.op, f.ext, l.language
 FROM (
-  SELECT ev.org_id, ev.day, ev.user_id, t.file.op AS op, t.file.ext AS ext, t.file.name AS name
-  FROM ev, unnest(from_json(ev.files, '[{"ext":"VARCHAR","name":"VARCHAR","op":"VARCHAR"}]')) AS t(file)
-  WHERE ev.is_call AND ev.success AND ev.files IS NOT NULL
+  SELECT org_id, day, user_id, file.op AS op, file.ext AS ext,
+         CASE WHEN file.ext <> '' THEN 'ext:' || file.ext ELSE 'name:' || coalesce(file.name, '') END AS lang_key
+  FROM (
+    SELECT e.org_id, CAST(e.ts AS DATE) AS day, e.user_id, unnest(e.files) AS file
+    FROM events e
+    JOIN rebuild r ON r.org_id = e.org_id AND r.day = CAST(e.ts AS DATE)
+    WHERE e.files IS NOT NULL AND e.tool_success AND e.event = 'PostToolUse'
+  )
 ) f
-LEFT JOIN languages le ON le.kind = 'ext' AND f.ext <> '' AND le.key = f.ext
-LEFT JOIN languages ln ON ln.kind = 'name' AND f.ext = '' AND ln.key = f.name;
+LEFT JOIN (SELECT kind || ':' || key AS lang_key, language FROM languages) l USING (lang_key);

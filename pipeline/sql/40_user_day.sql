@@ -10,7 +10,7 @@ WITH hook AS (
          count(*) FILTER (WHERE is_call AND mcp_server IS NOT NULL) AS mcp_calls,
          count(*) FILTER (WHERE is_call AND tool = 'Skill') AS skill_calls,
          count(*) FILTER (WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL) AS slash_commands,
-         coalesce(sum(json_array_length(hooks)), 0) AS hooks,
+         sum(hook_count) AS hooks,
          count(*) FILTER (WHERE is_call AND success AND is_shell AND git_commit) AS git_commits,
          count(*) FILTER (WHERE is_call AND success AND pr_created) AS git_prs_created,
          list_sort(list(DISTINCT client)) AS clients

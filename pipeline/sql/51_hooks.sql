@@ -2,7 +2,11 @@
 DELETE FROM agg_hooks_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
 
 INSERT INTO agg_hooks_day
-SELECT org_id, day, h.hook.event, h.hook.matcher, h.hook.command, count(*)
-FROM ev, unnest(from_json(ev.hooks, '[{"event":"VARCHAR","matcher":"VARCHAR","command":"VARCHAR"}]')) AS h(hook)
-WHERE ev.hooks IS NOT NULL
+SELECT org_id, day, h.event, h.matcher, h.command, count(*)
+FROM (
+  SELECT e.org_id, CAST(e.ts AS DATE) AS day, unnest(e.hooks) AS h
+  FROM events e
+  JOIN rebuild r ON r.org_id = e.org_id AND r.day = CAST(e.ts AS DATE)
+  WHERE e.hooks IS NOT NULL
+)
 GROUP BY ALL;

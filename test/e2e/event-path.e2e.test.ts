@@ -97,7 +97,7 @@ describe('hook → spool → collector → server', () => {
     await server.stop();
     const conn = await openDb(db, { migrate: false });
     try {
-      const events = await conn.all<{ id: string; event: string; agent: string; user_id: string; org_id: string; client: string; autonomy: string; tool_name: string | null; git_commit: boolean | null; pr_created: boolean | null; slash_command: string | null; files: string | null; hooks: string | null; mcp_server: string | null }>(
+      const events = await conn.all<{ id: string; event: string; agent: string; user_id: string; org_id: string; client: string; autonomy: string; tool_name: string | null; git_commit: boolean | null; pr_created: boolean | null; slash_command: string | null; files: unknown[] | null; hooks: unknown[] | null; mcp_server: string | null }>(
         'SELECT * EXCLUDE (received_at, ts) FROM events ORDER BY agent, ts, id',
       );
       expect(events).toHaveLength(claudeEvents.length + droidEvents.length);
@@ -110,12 +110,12 @@ describe('hook → spool → collector → server', () => {
       expect(claude.filter((e) => e.git_commit).length).toBe(1);
       expect(claude.filter((e) => e.pr_created).length).toBe(1);
       expect(claude.find((e) => e.mcp_server)!.mcp_server).toBe('GitHub');
-      expect(JSON.parse(claude.find((e) => e.files)!.files!)).toEqual([{ ext: 'ts', op: 'create' }]);
+      expect(claude.find((e) => e.files)!.files).toEqual([{ ext: 'ts', name: null, op: 'create' }]);
       // Our own hook is among the hooks that ran for each event.
-      expect(JSON.parse(claude.find((e) => e.event === 'Stop')!.hooks!)[0]).toMatchObject({ event: 'Stop', matcher: '' });
+      expect(claude.find((e) => e.event === 'Stop')!.hooks![0]).toMatchObject({ event: 'Stop', matcher: '', command: "AGENTMETER_HOME='~/am' '~/am/bin/agentmeter-hook.sh' claude" });
       const droid = events.filter((e) => e.agent === 'droid');
       expect(droid.every((e) => e.client === 'non-interactive-cli' && e.autonomy === 'auto-medium')).toBe(true);
-      expect(JSON.parse(droid.find((e) => e.files)!.files!)).toEqual([{ ext: '', name: 'Makefile', op: 'create' }]);
+      expect(droid.find((e) => e.files)!.files).toEqual([{ ext: '', name: 'Makefile', op: 'create' }]);
 
       const usage = await conn.all('SELECT id, agent, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, thinking_tokens, thinking FROM usage ORDER BY id');
       expect(usage).toEqual([

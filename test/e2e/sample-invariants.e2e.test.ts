@@ -30,7 +30,7 @@ beforeAll(async () => {
   const log = createLogger({ name: 'test', level: 'silent' });
   server = await startServer({ db, log, host: '127.0.0.1', port: 0, handleSignals: false });
   const accounts = new AccountStore(db);
-  const { org } = await loadSample({ db, accounts, server: server.url, log, lastDay: END, days: 21, users: 10 });
+  const { org } = await loadSample({ accounts, server: server.url, runBatch: server.services.runBatch, log, lastDay: END, days: 21, users: 10 });
   orgId = org.id;
   const manager = (await db.all<{ id: string }>("SELECT id FROM users WHERE org_id = $org AND role = 'manager' LIMIT 1", { org: org.id }))[0]!;
   key = (await accounts.createKey((await accounts.getUser(org.id, manager.id))!)).key;

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
-import { runBatch } from '../../pipeline/batch.ts';
 import { ev } from '../helpers/records.ts';
 import { bearer, testServer, type TestServer } from '../helpers/server.ts';
 
@@ -19,7 +18,7 @@ beforeAll(async () => {
   other = await server.seedOrg('Other');
   await server.services.ingest.store(acme.orgId as OrgId, acme.users.member.id as UserId, [ev('Stop', '2026-03-02'), ev('Stop', '2026-03-02')]);
   await server.services.ingest.store(other.orgId as OrgId, other.users.member.id as UserId, [ev('Stop', '2026-03-02')]);
-  await runBatch(server.db, { trigger: 'cli', log: createLogger({ name: 't', level: 'silent' }), now: NOW });
+  await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 't', level: 'silent' }), now: NOW });
 });
 afterAll(() => server.close());
 

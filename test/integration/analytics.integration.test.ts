@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
-import { runBatch } from '../../pipeline/batch.ts';
 import { call, ev, failedCall, message, turn, usage, type WireRecord } from '../helpers/records.ts';
 import { bearer, testServer, type TestServer } from '../helpers/server.ts';
 
@@ -19,7 +18,7 @@ async function org(name: string, users: string[]) {
   return { ...o, u: extra, manager: o.users.manager.key };
 }
 const ingest = (orgId: string, userId: string, records: WireRecord[]) => server.services.ingest.store(orgId as OrgId, userId as UserId, records);
-const batch = () => runBatch(server.db, { trigger: 'cli', log, now: NOW });
+const batch = () => server.services.runBatch({ trigger: 'cli', log, now: NOW });
 async function get(key: string, path: string) {
   const res = await server.app.inject({ method: 'GET', url: path, headers: bearer(key) });
   expect(res.statusCode, res.body).toBe(200);
@@ -381,10 +380,27 @@ describe('batch idempotency', () => {
     };
     const before = await dump();
     expect(before['agg_org_day']!.length).toBeGreaterThan(10);
-    await runBatch(server.db, { trigger: 'cli', log, now: NOW, from: '2026-01-14', to: '2026-03-19' });
+    await server.services.runBatch({ trigger: 'cli', log, now: NOW, from: '2026-01-14', to: '2026-03-19' });
     const once = await dump();
-    await runBatch(server.db, { trigger: 'cli', log, now: NOW, from: '2026-01-14', to: '2026-03-19', chunkDays: 4 });
+    await server.services.runBatch({ trigger: 'cli', log, now: NOW, from: '2026-01-14', to: '2026-03-19', chunkDays: 4 });
     expect(await dump()).toEqual(once);
     expect(once).toEqual(before);
+  });
+});
+
+describe('response cache', () => {
+  it('a repeated query is answered the same; a batch makes new figures visible at once', async () => {
+    const o = await org('cache', ['k']);
+    await ingest(o.orgId, o.u['k']!, [call('Read', '2026-03-10')]);
+    await batch();
+    const url = '/api/v1/analytics/tools?startDate=2026-03-10&endDate=2026-03-10';
+    expect((await get(o.manager, url)).data[0]!['tool_calls']).toBe(1);
+    await ingest(o.orgId, o.u['k']!, [call('Read', '2026-03-10')]);
+    expect((await get(o.manager, url)).data[0]!['tool_calls']).toBe(1); // aggregates are daily: unchanged until the batch
+    await batch();
+    expect((await get(o.manager, url)).data[0]!['tool_calls']).toBe(2);
+    // Another organization's manager asking the same URL gets their own (empty) figures.
+    const stranger = await org('cache-other', []);
+    expect((await get(stranger.manager, url)).data[0]!['tool_calls']).toBe(0);
   });
 });
