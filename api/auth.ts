@@ -68,6 +68,7 @@ export class Authenticator {
     const last = this.touched.get(principal.keyId) ?? 0;
     if (Date.now() - last < TOUCH_INTERVAL_MS) return;
     this.touched.set(principal.keyId, Date.now());
+    // Not awaited: a request does not wait for bookkeeping. A failure (the database closing) is logged.
     this.accounts.touchKey(principal.keyId, principal.userId).catch((error) => this.log.warn({ error: String(error) }, 'could not record key use'));
   }
 

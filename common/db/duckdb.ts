@@ -19,11 +19,6 @@ export interface Db {
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /** The raw writer connection, for appenders. Use only inside `exclusive`. */
   exclusive<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
-  /**
-   * A read-only query on one of the reader connections: it never waits for the writer, and sees only
-   * committed data (a batch in progress is invisible until it commits).
-   */
-  read<T extends Row = Row>(sql: string, params?: Params): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -61,42 +56,24 @@ class Mutex {
   }
 }
 
-/** Reader connections, each running one query at a time; a query takes the first free one. */
-class ReaderPool {
-  private readonly free: DuckDBConnection[] = [];
-  private readonly waiting: ((conn: DuckDBConnection) => void)[] = [];
-  constructor(readonly all: DuckDBConnection[]) {
-    this.free.push(...all);
-  }
-  async use<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-    const conn = this.free.pop() ?? (await new Promise<DuckDBConnection>((resolve) => this.waiting.push(resolve)));
-    try {
-      return await fn(conn);
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next(conn);
-      else this.free.push(conn);
-    }
-  }
-}
-
-async function readRows<T>(conn: DuckDBConnection, sql: string, params?: Params): Promise<T[]> {
-  const reader = await conn.runAndReadAll(sql, params);
-  return reader.getRowObjectsJS().map((row) => plain(row)) as T[];
-}
-
-function wrap(path: string, conn: DuckDBConnection, mutex: Mutex, inTx: boolean, onClose: () => Promise<void>, readers: ReaderPool): Db {
-  const guard = <T>(fn: () => Promise<T>) => (inTx ? fn() : mutex.lock(fn));
+function wrap(path: string, conn: DuckDBConnection, mutex: Mutex, inTx: boolean, onClose: () => Promise<void>, state: { closed: boolean }): Db {
+  // A statement queued behind close() (a fire-and-forget update, say) must fail cleanly: calling into a
+  // disconnected native connection would crash the process.
+  const live = <T>(fn: () => Promise<T>) => () => (state.closed ? Promise.reject(new Error(`database ${path} is closed`)) : fn());
+  const guard = <T>(fn: () => Promise<T>) => (inTx ? fn() : mutex.lock(live(fn)));
   const db: Db = {
     path,
     run: (sql, params) => guard(async () => Number((await conn.run(sql, params)).rowsChanged)),
-    all: async <T extends Row>(sql: string, params?: Params) => guard(() => readRows<T>(conn, sql, params)),
-    read: <T extends Row>(sql: string, params?: Params) => readers.use((reader) => readRows<T>(reader, sql, params)),
+    all: async <T extends Row>(sql: string, params?: Params) =>
+      guard(async () => {
+        const reader = await conn.runAndReadAll(sql, params);
+        return reader.getRowObjectsJS().map((row) => plain(row)) as T[];
+      }),
     transaction: (fn) =>
       guard(async () => {
         await conn.run('BEGIN TRANSACTION');
         try {
-          const result = await fn(wrap(path, conn, mutex, true, onClose, readers));
+          const result = await fn(wrap(path, conn, mutex, true, onClose, state));
           await conn.run('COMMIT');
           return result;
         } catch (error) {
@@ -114,8 +91,6 @@ export interface OpenOptions {
   /** Run the numbered migrations (default true). */
   migrate?: boolean;
   threads?: number;
-  /** Reader connections for `read` (default 2). */
-  readers?: number;
 }
 
 export async function openDb(path: string, options: OpenOptions = {}): Promise<Db> {
@@ -130,29 +105,18 @@ export async function openDb(path: string, options: OpenOptions = {}): Promise<D
   const conn = await instance.connect();
   // Every time we store or compare is UTC; never let the machine's zone leak into a cast.
   await conn.run("SET TimeZone = 'UTC'").catch(() => undefined);
-  const readerConnections = await Promise.all(
-    Array.from({ length: options.readers ?? 2 }, async () => {
-      const reader = await instance.connect();
-      await reader.run("SET TimeZone = 'UTC'").catch(() => undefined);
-      return reader;
-    }),
-  );
-  let closed = false;
-  const db = wrap(
-    path,
-    conn,
-    new Mutex(),
-    false,
-    async () => {
-      if (closed) return;
-      closed = true;
-      for (const reader of readerConnections) reader.closeSync();
+  const state = { closed: false };
+  const mutex = new Mutex();
+  // Closing waits its turn behind every statement already queued, then refuses the ones after it.
+  const close = () =>
+    mutex.lock(async () => {
+      if (state.closed) return;
+      state.closed = true;
       await conn.run('CHECKPOINT').catch(() => undefined);
       conn.closeSync();
       instance.closeSync();
-    },
-    new ReaderPool(readerConnections),
-  );
+    });
+  const db = wrap(path, conn, mutex, false, close, state);
   if (options.migrate !== false) await migrate(db);
   return db;
 }

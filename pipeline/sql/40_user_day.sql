@@ -2,7 +2,11 @@
 -- the active-user counts.
 DELETE FROM agg_user_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
 
-INSERT INTO agg_user_day
+INSERT INTO agg_user_day (
+  org_id, day, user_id, active, tool_calls, user_turns, mcp_calls, skill_calls, slash_commands, hooks, sessions,
+  user_messages, assistant_messages, files_created, files_edited, git_commits, git_prs_created, billable_tokens,
+  primary_model, primary_model_tier, autonomy_ratio, delegation_level, languages, clients,
+  sessions_with_events, calls_auto_high, calls_auto_medium, calls_auto_low, calls_manual)
 WITH hook AS (
   SELECT org_id, day, user_id,
          count(*) FILTER (WHERE is_call) AS tool_calls,
@@ -13,8 +17,19 @@ WITH hook AS (
          sum(hook_count) AS hooks,
          count(*) FILTER (WHERE is_call AND success AND is_shell AND git_commit) AS git_commits,
          count(*) FILTER (WHERE is_call AND success AND pr_created) AS git_prs_created,
-         list_sort(list(DISTINCT client)) AS clients
+         list_sort(list(DISTINCT client)) AS clients,
+         count(*) FILTER (WHERE is_call AND autonomy = 'auto-high') AS calls_auto_high,
+         count(*) FILTER (WHERE is_call AND autonomy = 'auto-medium') AS calls_auto_medium,
+         count(*) FILTER (WHERE is_call AND autonomy = 'auto-low') AS calls_auto_low,
+         count(*) FILTER (WHERE is_call AND autonomy IN ('manual', 'spec')) AS calls_manual
   FROM ev GROUP BY ALL
+),
+-- Sessions with at least one event that day (a distinct aggregate of its own: far cheaper in DuckDB than
+-- count(DISTINCT …) among the other aggregates).
+active_sessions AS (
+  SELECT org_id, day, user_id, count(*) AS sessions_with_events
+  FROM (SELECT DISTINCT org_id, day, user_id, session_id FROM ev)
+  GROUP BY ALL
 ),
 -- Delegation level: the level with the most tool calls; ties go to the more autonomous level.
 delegation AS (
@@ -67,9 +82,12 @@ SELECT w.org_id, w.day, w.user_id,
        CASE WHEN h.user_turns > 0 THEN h.tool_calls / h.user_turns END,
        d.level,
        coalesce(f.languages, []),
-       coalesce(h.clients, [])
+       coalesce(h.clients, []),
+       coalesce(x.sessions_with_events, 0), coalesce(h.calls_auto_high, 0), coalesce(h.calls_auto_medium, 0),
+       coalesce(h.calls_auto_low, 0), coalesce(h.calls_manual, 0)
 FROM who w
 LEFT JOIN hook h USING (org_id, day, user_id)
+LEFT JOIN active_sessions x USING (org_id, day, user_id)
 LEFT JOIN delegation d USING (org_id, day, user_id)
 LEFT JOIN sessions s USING (org_id, day, user_id)
 LEFT JOIN assistant a USING (org_id, day, user_id)

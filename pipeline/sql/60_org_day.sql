@@ -21,7 +21,10 @@ per_day AS (
          coalesce(quantile_cont(autonomy_ratio, 0.5), 0) AS ratio_p50,
          coalesce(quantile_cont(autonomy_ratio, 0.9), 0) AS ratio_p90,
          sum(files_created) AS files_created, sum(files_edited) AS files_edited,
-         sum(git_commits) AS git_commits, sum(git_prs_created) AS git_prs_created
+         sum(git_commits) AS git_commits, sum(git_prs_created) AS git_prs_created,
+         -- A session belongs to one user, so sessions with events add up over users.
+         sum(sessions_with_events) AS sessions_with_events, sum(user_turns) AS turns,
+         sum(calls_auto_high) AS high, sum(calls_auto_medium) AS medium, sum(calls_auto_low) AS low, sum(calls_manual) AS manual
   FROM users GROUP BY ALL
 ),
 windows AS (
@@ -31,30 +34,19 @@ windows AS (
   FROM rebuild r
   JOIN agg_user_day u ON u.org_id = r.org_id AND u.active AND u.day BETWEEN r.day - 29 AND r.day
   GROUP BY ALL
-),
-session_days AS (
-  SELECT org_id, day, count(DISTINCT session_id) AS sessions_with_events,
-         count(*) FILTER (WHERE is_call) AS calls,
-         count(*) FILTER (WHERE is_call AND autonomy = 'auto-high') AS high,
-         count(*) FILTER (WHERE is_call AND autonomy = 'auto-medium') AS medium,
-         count(*) FILTER (WHERE is_call AND autonomy = 'auto-low') AS low,
-         count(*) FILTER (WHERE is_call AND autonomy IN ('manual', 'spec')) AS manual,
-         count(*) FILTER (WHERE event = 'UserPromptSubmit') AS turns
-  FROM ev GROUP BY ALL
 )
 SELECT r.org_id, r.day, coalesce(p.dau, 0), coalesce(w.wau, 0), coalesce(w.mau, 0), coalesce(p.sessions, 0),
        coalesce(p.user_messages, 0), coalesce(p.assistant_messages, 0), coalesce(p.tool_calls, 0), coalesce(p.mcp_users, 0),
        coalesce(p.skills, 0), coalesce(p.slash, 0), coalesce(p.hooks, 0), coalesce(p.web_users, 0),
        coalesce(p.ratio_avg, 0), coalesce(p.ratio_p50, 0), coalesce(p.ratio_p90, 0),
-       CASE WHEN s.sessions_with_events > 0 THEN s.calls / s.sessions_with_events ELSE 0 END,
-       CASE WHEN s.sessions_with_events > 0 THEN s.turns / s.sessions_with_events ELSE 0 END,
-       CASE WHEN s.calls > 0 THEN s.high / s.calls ELSE 0 END,
-       CASE WHEN s.calls > 0 THEN s.medium / s.calls ELSE 0 END,
-       CASE WHEN s.calls > 0 THEN s.low / s.calls ELSE 0 END,
-       CASE WHEN s.calls > 0 THEN s.manual / s.calls ELSE 0 END,
+       CASE WHEN p.sessions_with_events > 0 THEN p.tool_calls / p.sessions_with_events ELSE 0 END,
+       CASE WHEN p.sessions_with_events > 0 THEN p.turns / p.sessions_with_events ELSE 0 END,
+       CASE WHEN p.tool_calls > 0 THEN p.high / p.tool_calls ELSE 0 END,
+       CASE WHEN p.tool_calls > 0 THEN p.medium / p.tool_calls ELSE 0 END,
+       CASE WHEN p.tool_calls > 0 THEN p.low / p.tool_calls ELSE 0 END,
+       CASE WHEN p.tool_calls > 0 THEN p.manual / p.tool_calls ELSE 0 END,
        coalesce(p.files_created, 0), coalesce(p.files_edited, 0), coalesce(p.git_commits, 0), coalesce(p.git_prs_created, 0)
 FROM rebuild r
 LEFT JOIN per_day p USING (org_id, day)
 LEFT JOIN windows w USING (org_id, day)
-LEFT JOIN session_days s USING (org_id, day)
 WHERE p.org_id IS NOT NULL OR w.mau > 0;

@@ -7,7 +7,8 @@ import { lastLine, runCli, seedAccount, startServerProcess } from '../helpers/pr
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-describe('agentmeter CLI', () => {
+// Each CLI run starts Node and tsx (about a second, more while other suites load the machine).
+describe('agentmeter CLI', { timeout: 180_000 }, () => {
   it('every command has --help with examples', () => {
     for (const args of [['serve'], ['orgs', 'add'], ['users', 'add'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['hooks', 'install'], ['hooks', 'status'], ['collect'], ['demo'], ['batch']]) {
       const help = runCli([...args, '--help']);

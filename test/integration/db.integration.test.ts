@@ -1,0 +1,44 @@
+// The DuckDB wrapper on a real file: migrations, a second process refused with a clear message, and
+// close() ordering (statements queued before it finish; statements after it are refused, never sent to a
+// disconnected native connection, which would crash the process).
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openDb } from '../../common/db/duckdb.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+describe('DuckDB wrapper', () => {
+  it('applies every migration once', async () => {
+    const path = join(tempDir(), 'm.duckdb');
+    const first = await openDb(path);
+    const versions = (await first.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version);
+    expect(versions).toEqual([1, 2, 3, 4, 5]);
+    await first.close();
+    const again = await openDb(path);
+    expect((await again.all<{ n: number }>('SELECT count(*) AS n FROM schema_migrations'))[0]!.n).toBe(5);
+    await again.close();
+  });
+
+  it('close waits for queued statements and refuses later ones', async () => {
+    const db = await openDb(join(tempDir(), 'c.duckdb'));
+    const queued = db.all<{ n: number }>('SELECT count(*) AS n FROM range(1000000)');
+    const closing = db.close();
+    const late = db.all('SELECT 1');
+    expect((await queued)[0]!.n).toBe(1_000_000);
+    await closing;
+    await expect(late).rejects.toThrow(/closed/);
+    await expect(db.run('SELECT 1')).rejects.toThrow(/closed/);
+    await db.close();
+  });
+
+  it('a transaction rolls back when its function throws', async () => {
+    const db = await openDb(join(tempDir(), 't.duckdb'));
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.run("INSERT INTO orgs (id, name) VALUES ('org_x', 'X')");
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await db.all("SELECT * FROM orgs WHERE id = 'org_x'")).toEqual([]);
+    await db.close();
+  });
+});
