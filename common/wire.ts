@@ -62,13 +62,13 @@ export const WireHookEvent = z.strictObject({
 });
 export type WireHookEvent = z.infer<typeof WireHookEvent>;
 
+/** Fields every transcript-derived record has. Its id is stable: re-reading the same transcript line or
+ * settings reading yields the same id. */
+const transcriptRecord = { id, agent: AgentName, session_id: id, ts: epochMs };
+
 export const WireUsage = z.strictObject({
   kind: z.literal('usage'),
-  /** Stable per usage record: re-reading the same transcript line or settings reading yields the same id. */
-  id,
-  agent: AgentName,
-  session_id: id,
-  ts: epochMs,
+  ...transcriptRecord,
   model: z.string().min(1).max(256),
   input_tokens: z.number().int().nonnegative(),
   output_tokens: z.number().int().nonnegative(),
@@ -80,13 +80,10 @@ export const WireUsage = z.strictObject({
 });
 export type WireUsage = z.infer<typeof WireUsage>;
 
+/** One per distinct assistant message id in a session. */
 export const WireMessage = z.strictObject({
   kind: z.literal('message'),
-  /** One per distinct assistant message id in a session. */
-  id,
-  agent: AgentName,
-  session_id: id,
-  ts: epochMs,
+  ...transcriptRecord,
   model: z.string().max(256).optional(),
 });
 export type WireMessage = z.infer<typeof WireMessage>;

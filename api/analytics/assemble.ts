@@ -149,12 +149,17 @@ export function toolRecords(days: string[], orgRows: OrgDayRow[], breakdowns: Br
   });
 }
 
-export function toolGroupedByName(days: string[], breakdowns: BreakdownRow[]) {
-  const perDay = group(breakdowns.filter((r) => r.kind === 'tool' && r.count > 0), (r) => r.day);
+/** Grouped rows from one breakdown kind: only non-zero groups, by date then group_key. */
+function groupedBreakdown<F extends string>(days: string[], breakdowns: BreakdownRow[], kind: string, field: F) {
+  const perDay = group(breakdowns.filter((r) => r.kind === kind && r.count > 0), (r) => r.day);
   return days.flatMap((date) =>
-    (perDay.get(date) ?? []).sort((a, b) => (a.key < b.key ? -1 : 1)).map((r) => ({ date, group_key: r.key, tool_calls: r.count })),
+    (perDay.get(date) ?? [])
+      .sort((a, b) => (a.key < b.key ? -1 : 1))
+      .map((r) => ({ date, group_key: r.key, [field]: r.count }) as { date: string; group_key: string } & Record<F, number>),
   );
 }
+
+export const toolGroupedByName = (days: string[], breakdowns: BreakdownRow[]) => groupedBreakdown(days, breakdowns, 'tool', 'tool_calls');
 
 // ---------------------------------------------------------------- activity
 
@@ -180,12 +185,8 @@ export function activityRecords(days: string[], orgRows: OrgDayRow[], breakdowns
   });
 }
 
-export function activityGroupedByClient(days: string[], breakdowns: BreakdownRow[]) {
-  const perDay = group(breakdowns.filter((r) => r.kind === 'client' && r.count > 0), (r) => r.day);
-  return days.flatMap((date) =>
-    (perDay.get(date) ?? []).sort((a, b) => (a.key < b.key ? -1 : 1)).map((r) => ({ date, group_key: r.key, daily_active_users: r.count })),
-  );
-}
+export const activityGroupedByClient = (days: string[], breakdowns: BreakdownRow[]) =>
+  groupedBreakdown(days, breakdowns, 'client', 'daily_active_users');
 
 // ---------------------------------------------------------------- productivity
 
