@@ -10,6 +10,7 @@ import { demoCommand } from './commands/demo.ts';
 import { hooksCommand } from './commands/hooks.ts';
 import { keysCommand } from './commands/keys.ts';
 import { orgsCommand } from './commands/orgs.ts';
+import { readinessCommand } from './commands/readiness.ts';
 import { serveCommand } from './commands/serve.ts';
 import { usersCommand } from './commands/users.ts';
 
@@ -25,6 +26,7 @@ export async function main(argv: string[]): Promise<void> {
       .command(hooksCommand)
       .command(collectCommand)
       .command(batchCommand)
+      .command(readinessCommand)
       .command(demoCommand)
       .demandCommand(1, 'Name a command; see --help.')
       .strict()

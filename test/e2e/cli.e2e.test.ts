@@ -10,7 +10,7 @@ import { tempDir } from '../helpers/tmp.ts';
 // Each CLI run starts Node and tsx (about a second, more while other suites load the machine).
 describe('agentmeter CLI', { timeout: 180_000 }, () => {
   it('every command has --help with examples', () => {
-    for (const args of [['serve'], ['orgs', 'add'], ['users', 'add'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['hooks', 'install'], ['hooks', 'status'], ['collect'], ['demo'], ['batch']]) {
+    for (const args of [['serve'], ['orgs', 'add'], ['users', 'add'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['hooks', 'install'], ['hooks', 'status'], ['collect'], ['demo'], ['batch'], ['readiness', 'upload']]) {
       const help = runCli([...args, '--help']);
       expect(help.status, args.join(' ')).toBe(0);
       expect(help.stdout, args.join(' ')).toContain('Examples:');
@@ -85,6 +85,16 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
       const refusedBatch = runCli(['batch', '--server', server.url, '--key', memberKey]);
       expect(refusedBatch.status).toBe(1);
       expect(refusedBatch.stderr).toContain('403');
+      // A readiness report uploaded from the command line, and one refused before it leaves the machine.
+      const reportFile = join(dir, 'report.json');
+      writeFileSync(reportFile, JSON.stringify({ repoUrl: 'git@github.com:acme/app.git', apps: { '.': { description: 'app' } }, report: { readme: { numerator: 1, denominator: 1, rationale: 'README.md present' } } }));
+      const uploaded = runCli(['readiness', 'upload', reportFile, '--server', server.url, '--key', memberKey]);
+      expect(uploaded.status, uploaded.stderr).toBe(0);
+      expect(lastLine(uploaded.stdout)).toMatch(/^[0-9a-f-]{36}$/);
+      writeFileSync(reportFile, JSON.stringify({ repoUrl: 'x', apps: {}, report: { readme: { numerator: 2, denominator: 1, rationale: '' } } }));
+      const invalid = runCli(['readiness', 'upload', reportFile, '--server', server.url, '--key', memberKey]);
+      expect(invalid.status).toBe(1);
+      expect(invalid.stderr).toContain('numerator must not exceed denominator');
     } finally {
       await server.stop();
     }

@@ -1,0 +1,37 @@
+// The readiness report of the reference (service-api.md "Readiness report"), validated with zod.
+import { z } from 'zod';
+
+export const REASONING_EFFORTS = ['low', 'medium', 'high', 'off'] as const;
+
+export const CriterionEvaluation = z
+  .strictObject({
+    numerator: z.number().int().min(0),
+    denominator: z.number().int().min(1),
+    rationale: z.string().max(8000),
+  })
+  .refine((c) => c.numerator <= c.denominator, { message: 'numerator must not exceed denominator' });
+
+const reportFields = {
+  repoUrl: z.string().min(1).max(2048),
+  apps: z.record(z.string().min(1).max(1024), z.strictObject({ description: z.string().max(8000) })),
+  report: z.record(z.string().min(1).max(200), CriterionEvaluation),
+  commitHash: z.string().regex(/^[0-9a-f]{7,64}$/i, 'commitHash must be a hex commit id').optional(),
+  branch: z.string().min(1).max(512).optional(),
+  hasLocalChanges: z.boolean().optional(),
+  hasNonRemoteCommits: z.boolean().optional(),
+  modelUsed: z.strictObject({ id: z.string().min(1).max(256), reasoningEffort: z.enum(REASONING_EFFORTS) }).optional(),
+  agentVersion: z.string().min(1).max(64).optional(),
+};
+
+/** What a client uploads: the server assigns reportId and createdAt when they are absent. */
+export const ReadinessReportInput = z.strictObject({
+  reportId: z.uuid().optional(),
+  createdAt: z.number().int().positive().optional(),
+  ...reportFields,
+});
+export type ReadinessReportInput = z.infer<typeof ReadinessReportInput>;
+
+export const ReadinessReport = z.strictObject({ reportId: z.uuid(), createdAt: z.number().int().positive(), ...reportFields });
+export type ReadinessReport = z.infer<typeof ReadinessReport>;
+
+export const ReadinessList = z.strictObject({ reports: z.array(ReadinessReport) });

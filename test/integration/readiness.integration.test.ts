@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorBodySchema } from '../../api/errors.ts';
+import { normalizeRepoUrl, repoId } from '../../api/readiness/repo-id.ts';
+import { ReadinessList, ReadinessReport } from '../../api/readiness/schema.ts';
+import { READINESS_PATHS } from '../../api/routes/readiness.ts';
+import { bearer, testServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+let acme: Awaited<ReturnType<TestServer['seedOrg']>>;
+let other: Awaited<ReturnType<TestServer['seedOrg']>>;
+const [PATH, NEW_PATH] = READINESS_PATHS;
+
+const report = (overrides: Record<string, unknown> = {}) => ({
+  repoUrl: 'https://github.com/acme/web-app',
+  apps: { '.': { description: 'The web app' }, 'packages/api': { description: 'The API' } },
+  report: {
+    lint_config: { numerator: 2, denominator: 2, rationale: 'eslint.config.js in both applications' },
+    unit_tests: { numerator: 1, denominator: 2, rationale: 'tests only in packages/api' },
+  },
+  commitHash: 'a1b2c3d4e5f6',
+  branch: 'main',
+  hasLocalChanges: false,
+  hasNonRemoteCommits: true,
+  modelUsed: { id: 'claude-sonnet-4-5', reasoningEffort: 'medium' },
+  agentVersion: '0.1.0',
+  ...overrides,
+});
+
+const post = (key: string, body: unknown, path: string = PATH) => server.app.inject({ method: 'POST', url: path, headers: bearer(key), payload: body as object });
+const list = (key: string, query = '', path: string = PATH) => server.app.inject({ method: 'GET', url: `${path}${query}`, headers: bearer(key) });
+
+beforeAll(async () => {
+  server = await testServer();
+  acme = await server.seedOrg('Acme');
+  other = await server.seedOrg('Other');
+});
+afterAll(() => server.close());
+
+describe('repository ids', () => {
+  it('the same repository under any URL form gets the same id', () => {
+    const forms = ['https://github.com/Acme/Web-App', 'https://user:token@github.com/acme/web-app.git', 'git@github.com:acme/web-app.git', 'ssh://git@github.com:22/acme/web-app/', 'github.com/acme/web-app'];
+    expect(new Set(forms.map(normalizeRepoUrl))).toEqual(new Set(['github.com/acme/web-app']));
+    expect(new Set(forms.map(repoId)).size).toBe(1);
+    expect(repoId('https://github.com/acme/other')).not.toBe(repoId(forms[0]!));
+    expect(repoId(forms[0]!)).toMatch(/^repo_[0-9a-f]{16}$/);
+  });
+});
+
+describe('readiness reports', () => {
+  it('stores a report (members may upload) and lists it in the reference shape, on both paths', async () => {
+    const res = await post(acme.users.member.key, report());
+    expect(res.statusCode).toBe(201);
+    const body = res.json() as { report: unknown; repoId: string };
+    const stored = ReadinessReport.parse(body.report);
+    expect(body.repoId).toBe(repoId('https://github.com/acme/web-app'));
+    for (const path of [PATH, NEW_PATH]) {
+      const listed = ReadinessList.parse((await list(acme.users.manager.key, '', path)).json());
+      expect(listed.reports.find((r) => r.reportId === stored.reportId)).toEqual(stored);
+    }
+  });
+
+  it('rejects invalid reports with 400 and the error body', async () => {
+    const bad: [Record<string, unknown>, string][] = [
+      [report({ report: { x: { numerator: 3, denominator: 2, rationale: 'r' } } }), 'numerator must not exceed denominator'],
+      [report({ report: { x: { numerator: 0, denominator: 0, rationale: 'r' } } }), 'denominator'],
+      [report({ modelUsed: { id: 'm', reasoningEffort: 'extreme' } }), 'reasoningEffort'],
+      [report({ surprise: true }), 'surprise'],
+      [report({ repoUrl: '' }), 'repoUrl'],
+      [report({ reportId: 'not-a-uuid' }), 'reportId'],
+      [report({ commitHash: 'zz' }), 'commitHash'],
+    ];
+    for (const [body, detail] of bad) {
+      const res = await post(acme.users.owner.key, body);
+      expect(res.statusCode).toBe(400);
+      expect(ErrorBodySchema.parse(res.json()).detail).toContain(detail);
+    }
+    const id = randomUUID();
+    expect((await post(acme.users.owner.key, report({ reportId: id }))).statusCode).toBe(201);
+    expect((await post(acme.users.owner.key, report({ reportId: id }))).statusCode).toBe(409);
+  });
+
+  it('pages newest first with startAfter to the end, no skip or repeat even while reports arrive', async () => {
+    const s = await testServer();
+    const o = await s.seedOrg('Paging');
+    const ids: string[] = [];
+    // Ten reports, four sharing one createdAt: the reportId breaks the tie.
+    for (let i = 0; i < 10; i++) {
+      const res = await s.app.inject({ method: 'POST', url: PATH, headers: bearer(o.users.member.key), payload: report({ createdAt: 1_780_000_000_000 + (i < 4 ? 0 : i) * 1000 }) });
+      ids.push((res.json() as { report: { reportId: string } }).report.reportId);
+    }
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const res = await s.app.inject({ method: 'GET', url: `${PATH}?limit=3${after ? `&startAfter=${after}` : ''}`, headers: bearer(o.users.member.key) });
+      const { reports } = ReadinessList.parse(res.json());
+      if (reports.length === 0) break;
+      seen.push(...reports.map((r) => r.reportId));
+      after = reports.at(-1)!.reportId;
+      // A newer report arriving mid-walk sorts before the cursor and so does not disturb the rest.
+      if (page === 1) await s.app.inject({ method: 'POST', url: PATH, headers: bearer(o.users.member.key), payload: report({ createdAt: 1_790_000_000_000 }) });
+    }
+    expect(seen).toHaveLength(10);
+    expect(new Set(seen)).toEqual(new Set(ids));
+    const created = seen.map((id) => ids.indexOf(id));
+    expect(created.slice(0, 6)).toEqual([9, 8, 7, 6, 5, 4]);
+    await s.close();
+  });
+
+  it('filters by repoId; 400 for bad parameters; guests 403; no credential 401; other organizations see nothing', async () => {
+    await post(acme.users.owner.key, report({ repoUrl: 'git@github.com:acme/infra.git' }));
+    const infra = ReadinessList.parse((await list(acme.users.owner.key, `?repoId=${repoId('https://github.com/acme/infra')}`)).json());
+    expect(infra.reports.length).toBe(1);
+    expect(infra.reports[0]!.repoUrl).toBe('git@github.com:acme/infra.git');
+    for (const query of ['?limit=0', '?limit=101', '?limit=two', '?repoId=web-app', '?startAfter=nope', `?startAfter=${randomUUID()}`, '?cursor=x']) {
+      const res = await list(acme.users.owner.key, query);
+      expect(res.statusCode, query).toBe(400);
+      ErrorBodySchema.parse(res.json());
+    }
+    expect((await list(acme.users.guest.key)).statusCode).toBe(403);
+    expect((await post(acme.users.guest.key, report())).statusCode).toBe(403);
+    expect((await server.app.inject({ method: 'GET', url: PATH })).statusCode).toBe(401);
+    expect(ReadinessList.parse((await list(other.users.owner.key)).json()).reports).toEqual([]);
+    const [acmeReport] = ReadinessList.parse((await list(acme.users.owner.key)).json()).reports;
+    expect((await list(other.users.owner.key, `?startAfter=${acmeReport!.reportId}`)).statusCode).toBe(400);
+  });
+});
