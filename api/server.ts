@@ -14,6 +14,7 @@ import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { msUntil, registerBatchRoutes } from './routes/batch.ts';
 import { runBatch, type BatchOptions, type BatchReport } from '../pipeline/batch.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
+import { registerOrganizationRoutes } from './routes/organization.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
 import { ReadinessStore } from './readiness/store.ts';
 import { AccountStore } from './store/accounts.ts';
@@ -64,6 +65,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerIngestRoutes(app, { ingest, authenticate: (r) => auth.authenticate(r) });
   registerAccountRoutes(app, { accounts, auth });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
+  registerOrganizationRoutes(app, { db: options.db, auth });
   const cache = new ResponseCache(options.cacheEntries ?? 2000);
   registerAnalyticsRoutes(app, { auth, cache, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
   // Every batch run in this process goes through this lock, and clears the cache when it is done.

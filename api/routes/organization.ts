@@ -1,0 +1,78 @@
+// GET /api/v0/organization/users: the organization's users in the reference's shape, paged by user id
+// (a stable order: a walk never skips or repeats a user, whatever is added meanwhile). Owners and managers
+// see everyone; a member sees only themself; guests get 403.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { forbidden } from '../../common/errors.ts';
+import type { Db } from '../../common/db/duckdb.ts';
+import type { Authenticator } from '../auth.ts';
+
+export const PageQuery = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'limit must be a whole number from 1 to 100')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 100, 'limit must be a whole number from 1 to 100')
+    .optional(),
+  cursor: z.string().min(1).max(64).optional(),
+});
+
+export const OrganizationUser = z.object({
+  id: z.string(),
+  email: z.email(),
+  createdAt: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  firstName: z.string().optional(),
+  lastName: z.string().optional(),
+  lastSignInAt: z.string().optional(),
+});
+export const UserList = z.strictObject({
+  users: z.array(OrganizationUser),
+  pagination: z.strictObject({ hasMore: z.boolean(), nextCursor: z.string().optional() }),
+});
+
+const LIST_USERS = `
+SELECT id, email, strftime(created_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS created_at, CAST(metadata AS VARCHAR) AS metadata,
+       first_name, last_name, strftime(last_sign_in_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS last_sign_in_at
+FROM users
+WHERE org_id = $org AND ($only IS NULL OR id = $only) AND ($cursor IS NULL OR id > $cursor)
+ORDER BY id
+LIMIT $limit`;
+
+interface Row {
+  id: string;
+  email: string;
+  created_at: string;
+  metadata: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  last_sign_in_at: string | null;
+}
+
+export function registerOrganizationRoutes(app: FastifyInstance, deps: { db: Db; auth: Authenticator }): void {
+  app.get('/api/v0/organization/users', async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    if (principal.role === 'guest') throw forbidden('Listing users requires the owner, manager or member role; this credential has guest');
+    const query = PageQuery.parse(request.query ?? {});
+    const limit = query.limit ?? 20;
+    const rows = await deps.db.all<Row & Record<string, unknown>>(LIST_USERS, {
+      org: principal.orgId,
+      only: principal.role === 'member' ? principal.userId : null,
+      cursor: query.cursor ?? null,
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    return {
+      users: page.map((r) => ({
+        id: r.id,
+        email: r.email,
+        createdAt: r.created_at,
+        metadata: r.metadata ? (JSON.parse(r.metadata) as Record<string, unknown>) : {},
+        ...(r.first_name ? { firstName: r.first_name } : {}),
+        ...(r.last_name ? { lastName: r.last_name } : {}),
+        ...(r.last_sign_in_at ? { lastSignInAt: r.last_sign_in_at } : {}),
+      })),
+      pagination: { hasMore: rows.length > limit, ...(rows.length > limit ? { nextCursor: page.at(-1)!.id } : {}) },
+    };
+  });
+}
