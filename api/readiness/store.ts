@@ -1,7 +1,7 @@
 // Readiness reports per organization, newest first (createdAt, then reportId, both descending: a stable
 // order, so paging with startAfter never skips or repeats a report, even while new ones arrive).
 import type { Db } from '../../common/db/duckdb.ts';
-import type { ReadinessReport } from './schema.ts';
+import type { ReadinessReport } from '../../common/readiness.ts';
 
 const SQL = {
   insert: 'INSERT INTO readiness_reports VALUES ($org, $id, $repo, $created, $user, $report)',

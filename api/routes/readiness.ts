@@ -6,8 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { requireRole, type Authenticator } from '../auth.ts';
-import { repoId } from '../readiness/repo-id.ts';
-import { ReadinessReportInput, type ReadinessReport } from '../readiness/schema.ts';
+import { repoId } from '../../common/repo-id.ts';
+import { ReadinessReportInput, type ReadinessReport } from '../../common/readiness.ts';
 import type { ReadinessStore } from '../readiness/store.ts';
 import type { Role } from '../store/accounts.ts';
 

@@ -4,12 +4,43 @@ import { z } from 'zod';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import { describeZodError } from '../../common/wire.ts';
-import { ReadinessReportInput } from '../../api/readiness/schema.ts';
+import { resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { ReadinessReportInput, type ReadinessReport } from '../../common/readiness.ts';
+import { evaluate, summarize } from '../../readiness/evaluator.ts';
+import packageJson from '../../package.json' with { type: 'json' };
 
 interface UploadArgs {
   file: string;
   server?: string;
   key?: string;
+}
+
+interface EvaluateArgs {
+  path: string;
+  upload?: boolean;
+  out?: string;
+  json?: boolean;
+  server?: string;
+  key?: string;
+}
+
+/** POSTs a report; returns the stored reportId and repoId. */
+async function upload(server: string, key: string, report: unknown): Promise<{ reportId: string; repoId: string }> {
+  let response: Response;
+  try {
+    response = await fetch(new URL('/api/organization/maturity-level-reports', server), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(report),
+    });
+  } catch (error) {
+    throw new UserError(`cannot reach ${server}: ${(error as Error).message}`);
+  }
+  const body: unknown = await response.json().catch(() => ({}));
+  if (!response.ok) throw new UserError(`server answered ${response.status}: ${(body as { detail?: string }).detail ?? response.statusText}`);
+  const stored = z.object({ report: z.object({ reportId: z.string() }), repoId: z.string() }).parse(body);
+  return { reportId: stored.report.reportId, repoId: stored.repoId };
 }
 
 export const readinessCommand: CommandModule = {
@@ -38,20 +69,35 @@ export const readinessCommand: CommandModule = {
           }
           const parsed = ReadinessReportInput.safeParse(json);
           if (!parsed.success) throw new UserError(`${args.file} is not a valid readiness report: ${describeZodError(parsed.error)}`);
-          let response: Response;
-          try {
-            response = await fetch(new URL('/api/organization/maturity-level-reports', args.server), {
-              method: 'POST',
-              headers: { authorization: `Bearer ${args.key}`, 'content-type': 'application/json' },
-              body: JSON.stringify(parsed.data),
-            });
-          } catch (error) {
-            throw new UserError(`cannot reach ${args.server}: ${(error as Error).message}`);
+          const stored = await upload(args.server, args.key, parsed.data);
+          process.stdout.write(`stored for ${stored.repoId}\n${stored.reportId}\n`);
+        },
+      )
+      .command<EvaluateArgs>(
+        'evaluate <path>',
+        'Evaluate a local git repository: prints the level (1-5) and every criterion with its rationale',
+        (c) => {
+          const env = loadConfig().env;
+          return c
+            .positional('path', { type: 'string', demandOption: true, describe: 'The repository' })
+            .option('out', { type: 'string', describe: 'Write the report (JSON) to this file' })
+            .option('json', { type: 'boolean', default: false, describe: 'Print the report as JSON instead of the summary' })
+            .option('upload', { type: 'boolean', default: false, describe: 'Upload the report (prints its reportId alone on the last line)' })
+            .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL for --upload (env AGENTMETER_SERVER)' })
+            .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'API key for --upload (env AGENTMETER_API_KEY)' })
+            .example('$0 readiness evaluate .', 'The level and criteria of this repository')
+            .example('$0 readiness evaluate ~/src/app --upload --server http://agentmeter:8080 --key am_…', 'Evaluate and upload') as never;
+        },
+        async (args) => {
+          if (args.upload && (!args.server || !args.key)) throw new UserError('--upload needs --server URL and --key KEY (or AGENTMETER_SERVER, AGENTMETER_API_KEY)');
+          const evaluation = evaluate(resolve(args.path), { agentVersion: packageJson.version });
+          const report: ReadinessReport = evaluation.report;
+          if (args.out) writeFileSync(args.out, `${JSON.stringify(report, null, 2)}\n`);
+          process.stdout.write(`${args.json ? JSON.stringify(report, null, 2) : summarize(evaluation)}\n`);
+          if (args.upload) {
+            const stored = await upload(args.server!, args.key!, report);
+            process.stdout.write(`uploaded for ${stored.repoId}\n${stored.reportId}\n`);
           }
-          const body: unknown = await response.json().catch(() => ({}));
-          if (!response.ok) throw new UserError(`server answered ${response.status}: ${(body as { detail?: string }).detail ?? response.statusText}`);
-          const stored = z.object({ report: z.object({ reportId: z.string() }), repoId: z.string() }).parse(body);
-          process.stdout.write(`stored for ${stored.repoId}\n${stored.report.reportId}\n`);
         },
       )
       .demandCommand(1),

@@ -3,14 +3,14 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lastLine, runCli, seedAccount, startServerProcess } from '../helpers/processes.ts';
+import { lastLine, ROOT, runCli, seedAccount, startServerProcess } from '../helpers/processes.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // Each CLI run starts Node and tsx (about a second, more while other suites load the machine).
 describe('agentmeter CLI', { timeout: 180_000 }, () => {
   it('every command has --help with examples', () => {
-    for (const args of [['serve'], ['orgs', 'add'], ['users', 'add'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['hooks', 'install'], ['hooks', 'status'], ['collect'], ['demo'], ['batch'], ['readiness', 'upload']]) {
+    for (const args of [['serve'], ['orgs', 'add'], ['users', 'add'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['hooks', 'install'], ['hooks', 'status'], ['collect'], ['demo'], ['batch'], ['readiness', 'upload'], ['readiness', 'evaluate']]) {
       const help = runCli([...args, '--help']);
       expect(help.status, args.join(' ')).toBe(0);
       expect(help.stdout, args.join(' ')).toContain('Examples:');
@@ -95,6 +95,11 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
       const invalid = runCli(['readiness', 'upload', reportFile, '--server', server.url, '--key', memberKey]);
       expect(invalid.status).toBe(1);
       expect(invalid.stderr).toContain('numerator must not exceed denominator');
+      // Evaluate this very repository and upload the report.
+      const evaluated = runCli(['readiness', 'evaluate', ROOT, '--upload', '--server', server.url, '--key', memberKey]);
+      expect(evaluated.status, evaluated.stderr).toBe(0);
+      expect(evaluated.stdout).toMatch(/^readiness level [1-5] of 5/);
+      expect(lastLine(evaluated.stdout)).toMatch(/^[0-9a-f-]{36}$/);
     } finally {
       await server.stop();
     }

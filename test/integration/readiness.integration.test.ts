@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';
-import { normalizeRepoUrl, repoId } from '../../api/readiness/repo-id.ts';
-import { ReadinessList, ReadinessReport } from '../../api/readiness/schema.ts';
+import { normalizeRepoUrl, repoId } from '../../common/repo-id.ts';
+import { ReadinessList, ReadinessReport } from '../../common/readiness.ts';
 import { READINESS_PATHS } from '../../api/routes/readiness.ts';
 import { bearer, testServer, type TestServer } from '../helpers/server.ts';
 

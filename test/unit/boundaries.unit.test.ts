@@ -25,6 +25,7 @@ const RULES: Record<string, string[]> = {
   collector: ['collector', 'common', 'hooks'],
   pipeline: ['pipeline', 'common'],
   api: ['api', 'common', 'pipeline'],
+  readiness: ['readiness', 'common'],
 };
 
 describe('module boundaries', () => {

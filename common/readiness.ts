@@ -1,4 +1,5 @@
-// The readiness report of the reference (service-api.md "Readiness report"), validated with zod.
+// The readiness report of the reference (service-api.md "Readiness report"), validated with zod. Shared by
+// the API (upload, list) and the evaluator that writes reports on a developer's machine.
 import { z } from 'zod';
 
 export const REASONING_EFFORTS = ['low', 'medium', 'high', 'off'] as const;

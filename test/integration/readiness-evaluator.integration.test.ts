@@ -1,0 +1,117 @@
+// The evaluator on fixture repositories made here with real git: a bare one, and a well-equipped monorepo
+// with one application better equipped than the other. Expected criteria are written out by hand.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReadinessReport } from '../../common/readiness.ts';
+import { repoId } from '../../common/repo-id.ts';
+import { CRITERIA, evaluate, levelOf } from '../../readiness/evaluator.ts';
+import { runCli } from '../helpers/processes.ts';
+import { bearer, testServer, type TestServer } from '../helpers/server.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+function repo(files: Record<string, string>, uncommitted: Record<string, string> = {}): string {
+  const dir = tempDir('readiness-');
+  const write = (all: Record<string, string>) => {
+    for (const [path, content] of Object.entries(all)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+  };
+  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e.x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e.x' } });
+  git('init', '-q', '-b', 'main');
+  write(files);
+  git('add', '-A');
+  git('commit', '-q', '-m', 'fixture');
+  write(uncommitted);
+  return dir;
+}
+
+const score = (report: ReadinessReport) => Object.fromEntries(Object.entries(report.report).map(([id, r]) => [id, `${r.numerator}/${r.denominator}`]));
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await testServer();
+});
+afterAll(() => server.close());
+
+describe('readiness evaluator', () => {
+  it('a bare repository: level 1, nearly every criterion failing, git facts read', () => {
+    const dir = repo({ 'main.py': 'print(1)\n' });
+    const { report, level } = evaluate(dir, { agentVersion: '9.9.9', now: 1_780_000_000_000 });
+    expect(ReadinessReport.parse(report)).toEqual(report);
+    expect(level).toBe(1);
+    expect(report.apps).toEqual({ '.': { description: 'the repository' } });
+    expect(Object.keys(report.report).sort()).toEqual(CRITERIA.map((c) => c.id).sort());
+    expect(Object.values(score(report)).every((s) => s === '0/1')).toBe(true);
+    expect(report.report['readme']!.rationale).toBe('no README at the repository root');
+    expect(report).toMatchObject({ repoUrl: `file://${dir}`, branch: 'main', hasLocalChanges: false, hasNonRemoteCommits: true, agentVersion: '9.9.9', createdAt: 1_780_000_000_000 });
+    expect(report.commitHash).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it('a well-equipped monorepo: per-application numerators, level 2 (L1 100%, L2 75%)', async () => {
+    const dir = repo(
+      {
+        'README.md': '# mono\n',
+        'AGENTS.md': 'Run npm test.\n',
+        'CONTRIBUTING.md': 'PRs welcome\n',
+        'SECURITY.md': 'Report to security@\n',
+        '.gitignore': 'node_modules\n.env\n',
+        '.editorconfig': 'root = true\n',
+        '.nvmrc': '20\n',
+        '.env.example': 'API_URL=\n',
+        'package-lock.json': '{}\n',
+        '.husky/pre-commit': 'npm test\n',
+        '.github/workflows/ci.yml': 'on: push\n',
+        '.github/CODEOWNERS': '* @acme/devs\n',
+        '.github/dependabot.yml': 'version: 2\n',
+        '.github/ISSUE_TEMPLATE/bug.md': 'Bug\n',
+        'packages/web/package.json': JSON.stringify({ description: 'The web front end', scripts: { build: 'vite build', test: 'vitest', lint: 'eslint .' }, dependencies: { pino: '^10' } }),
+        'packages/web/tsconfig.json': '{}\n',
+        'packages/web/eslint.config.js': 'export default [];\n',
+        'packages/web/src/app.test.ts': 'test\n',
+        'packages/api/package.json': JSON.stringify({ scripts: { build: 'tsc', test: 'echo "Error: no test specified" && exit 1' } }),
+      },
+      { 'packages/api/notes.txt': 'uncommitted\n' },
+    );
+    execFileSync('git', ['-C', dir, 'remote', 'add', 'origin', 'git@github.com:acme/mono.git']);
+    const { report, level } = evaluate(dir, { agentVersion: '0.1.0' });
+    expect(report.apps).toEqual({ 'packages/api': { description: 'packages/api (package.json)' }, 'packages/web': { description: 'The web front end' } });
+    expect(score(report)).toEqual({
+      readme: '1/1', gitignore: '1/1', lockfile: '2/2', build_command: '2/2',
+      linter: '1/2', unit_tests: '1/2', ci: '1/1', formatter: '1/1',
+      type_checker: '1/2', test_command: '1/2', agents_md: '1/1', pre_commit_hooks: '1/1', codeowners: '1/1',
+      dependency_update_bot: '1/1', dev_environment: '1/1', env_example: '1/1', structured_logging: '1/2',
+      security_policy: '1/1', issue_templates: '1/1', contributing: '1/1',
+    });
+    expect(report.report['linter']!.rationale).toBe('packages/api: no linter configured; packages/web: linter config: eslint.config.js');
+    expect(level).toBe(2);
+    expect(report).toMatchObject({ repoUrl: 'git@github.com:acme/mono.git', hasLocalChanges: true, hasNonRemoteCommits: true });
+
+    // The report is accepted by the upload route, under the repository's id.
+    const org = await server.seedOrg('Readiness');
+    const res = await server.app.inject({ method: 'POST', url: '/api/organization/maturity-level-reports', headers: bearer(org.users.member.key), payload: report });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ repoId: repoId('https://github.com/acme/mono'), report: { reportId: report.reportId } });
+  });
+
+  it('the level rule: a level needs 80% of the criteria of the level below', () => {
+    const all = (value: number) => Object.fromEntries(CRITERIA.map((c) => [c.id, { numerator: value, denominator: 1, rationale: '' }]));
+    expect(levelOf(all(1))).toBe(5);
+    expect(levelOf(all(0))).toBe(1);
+    const l1 = CRITERIA.filter((c) => c.level === 1).map((c) => c.id);
+    const partial = { ...all(1), [l1[0]!]: { numerator: 0, denominator: 1, rationale: '' } }; // L1 at 75%
+    expect(levelOf(partial)).toBe(1);
+  });
+
+  it('agentmeter readiness evaluate prints the summary and writes the JSON report', () => {
+    const dir = repo({ 'README.md': '# x\n' });
+    const out = join(tempDir(), 'report.json');
+    const result = runCli(['readiness', 'evaluate', dir, '--out', out]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^readiness level 1 of 5 for file:\/\//);
+    expect(result.stdout).toContain('pass  L1 readme (1/1): README: README.md');
+    expect(ReadinessReport.parse(JSON.parse(readFileSync(out, 'utf8'))).report['readme']!.numerator).toBe(1);
+  });
+});
