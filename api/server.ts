@@ -14,6 +14,7 @@ import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { msUntil, registerBatchRoutes } from './routes/batch.ts';
 import { runBatch, type BatchOptions, type BatchReport } from '../pipeline/batch.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
+import { registerLimitRoutes } from './routes/limits.ts';
 import { registerOrganizationRoutes } from './routes/organization.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
 import { ReadinessStore } from './readiness/store.ts';
@@ -66,6 +67,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerAccountRoutes(app, { accounts, auth });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });
+  registerLimitRoutes(app, { db: options.db, auth, ...(options.now ? { now: options.now } : {}) });
   const cache = new ResponseCache(options.cacheEntries ?? 2000);
   registerAnalyticsRoutes(app, { auth, cache, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
   // Every batch run in this process goes through this lock, and clears the cache when it is done.

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../common/logger.ts';
 import { buildBatch } from './batch.ts';
+import { refreshLimitStatus } from './limits.ts';
 import { HookConfigCache } from './hooks-ran.ts';
 import { backoffDelay, encodeBatch, postBatch, ShipError, DEFAULT_BACKOFF, type BackoffOptions } from './shipper.ts';
 import { ensureSpool, quarantineFile, quarantineRecord, removeShipped, spoolDirs, sweepTmp, SpoolQueue, type SpoolDirs } from './spool.ts';
@@ -93,6 +94,7 @@ export class Collector {
         }
       }
     } while (this.again && !this.stopping);
+    await this.refreshLimits();
     return total;
   }
 
@@ -142,6 +144,15 @@ export class Collector {
     }
   }
 
+  private limitState: string | undefined;
+
+  /** Keeps the credit-limit marker the hook reads in step with the server (see limits.ts). */
+  async refreshLimits(): Promise<void> {
+    const state = await refreshLimitStatus(this.options.server, this.options.apiKey, this.options.agentmeterHome);
+    if (state !== 'unknown' && state !== this.limitState) this.options.log.info({ limit: state }, state === 'blocked' ? 'over the credit limit: prompts are blocked' : 'credit limit: prompts pass');
+    if (state !== 'unknown') this.limitState = state;
+  }
+
   private commit(nextState: CollectorState, shipped: number): void {
     const now = Date.now();
     this.state = {
@@ -181,9 +192,11 @@ export class Collector {
     // Events spooled while the collector was down, and a slow poll in case the watcher misses any.
     schedule(true);
     const poll = setInterval(() => schedule(true), 30_000);
+    const limits = setInterval(() => void this.refreshLimits(), 60_000);
     const sweep = setInterval(() => sweepTmp(this.dirs), 3600_000);
     await new Promise<void>((resolve) => this.abort.signal.addEventListener('abort', () => resolve(), { once: true }));
     clearInterval(poll);
+    clearInterval(limits);
     clearInterval(sweep);
     if (this.timer) clearTimeout(this.timer);
     await this.watcher.close();

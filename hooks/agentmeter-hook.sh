@@ -1,7 +1,8 @@
 #!/bin/sh
 # agentmeter hook: spools one agent event, Maildir-style, and gets out of the agent's way.
 #
-#   agentmeter-hook.sh <agent>        (agent: claude | droid; set by `agentmeter hooks install`)
+#   agentmeter-hook.sh <agent> [prompt]   (agent: claude | droid; "prompt" on UserPromptSubmit only;
+#                                          both set by `agentmeter hooks install`)
 #
 # The event (JSON on stdin) is written to $AGENTMETER_HOME/spool/tmp/<name> and renamed into
 # spool/new/<name>: a reader never sees a half-written file, no locks are taken, and names are unique so
@@ -17,13 +18,19 @@
 # Event time: the spool file's modification time (ns precision, set by the last write below and kept by
 # the rename), unless time= is present. Reading the clock from the file system spares a `date` process.
 #
-# Cost: one `head`, one `mv` and one `cat`; everything else is a shell builtin. It always exits 0, with
-# stderr silenced, whatever the input (empty, huge, binary) or the state of the spool (missing,
-# read-only, disk full). Bodies are capped at 1 MiB + 1 byte: the collector marks longer ones truncated.
+# Cost: one `head`, one `mv` and one `cat`; everything else is a shell builtin. It exits 0, with stderr
+# silenced, whatever the input (empty, huge, binary) or the state of the spool (missing, read-only, disk
+# full). Bodies are capped at 1 MiB + 1 byte: the collector marks longer ones truncated.
+#
+# The one exception: credit limits. When the organization enforces them and this user is over their
+# monthly limit, the collector writes $AGENTMETER_HOME/limit-exceeded with the message; on
+# UserPromptSubmit ("prompt") the hook then prints it to the agent and exits 2, which blocks the prompt.
+# That costs one file test: no Node start, no network call.
 
-exec 2>/dev/null
+exec 3>&2 2>/dev/null
 agent=${1:-unknown}
-spool=${AGENTMETER_HOME:-${HOME:-/tmp}/.agentmeter}/spool
+home=${AGENTMETER_HOME:-${HOME:-/tmp}/.agentmeter}
+spool=$home/spool
 
 # A unique name without spawning a process: boot id + uptime (10 ms ticks) + pid. A pid is not reused
 # within one tick, and the boot id separates reboots. Elsewhere (no /proc) fall back to `date`.
@@ -64,4 +71,9 @@ tmp="$spool/tmp/$name"
 
 # Drain whatever is left of an oversized event so the agent's write never meets a closed pipe.
 cat > /dev/null
+
+if [ "${2:-}" = prompt ] && [ -f "$home/limit-exceeded" ]; then
+  while IFS= read -r line || [ -n "$line" ]; do printf '%s\n' "$line" >&3; done < "$home/limit-exceeded"
+  exit 2
+fi
 exit 0

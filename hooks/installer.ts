@@ -68,11 +68,14 @@ export function installedScriptPath(agentmeterHome: string): string {
   return join(agentmeterHome, 'bin', HOOK_SCRIPT_NAME);
 }
 
-/** The exact command line the agent runs for our hook. */
-export function hookCommand(target: InstallTarget): string {
+/**
+ * The exact command line the agent runs for our hook. On UserPromptSubmit it carries "prompt": the one
+ * event where the hook may block (credit limits).
+ */
+export function hookCommand(target: InstallTarget, event?: string): string {
   const script = shellQuote(installedScriptPath(target.agentmeterHome));
   const env = target.defaultAgentmeterHome ? '' : `AGENTMETER_HOME=${shellQuote(target.agentmeterHome)} `;
-  return `${env}${script} ${target.agent}`;
+  return `${env}${script} ${target.agent}${event && SYNC_EVENTS.has(event) ? ' prompt' : ''}`;
 }
 
 function location(target: InstallTarget): SettingsLocation {
@@ -110,7 +113,7 @@ function loadSettings(loc: SettingsLocation): LoadedSettings {
 }
 
 function desiredEntry(target: InstallTarget, event: string): Record<string, unknown> {
-  const entry: Record<string, unknown> = { type: 'command', command: hookCommand(target), timeout: HOOK_TIMEOUT_SECONDS };
+  const entry: Record<string, unknown> = { type: 'command', command: hookCommand(target, event), timeout: HOOK_TIMEOUT_SECONDS };
   if (SUPPORTS_ASYNC[target.agent] && !SYNC_EVENTS.has(event)) entry['async'] = true;
   return entry;
 }

@@ -92,3 +92,16 @@ export function seedAccount(db: string, role = 'member', email = 'dev@example.co
   if (added.status !== 0) throw new Error(`users add failed: ${added.stderr}`);
   return { org: orgId, key: lastLine(added.stdout) };
 }
+
+/** runCli without blocking this process's event loop (needed when the server runs in this process). */
+export function runCliAsync(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', reject);
+    child.once('exit', (status) => resolve({ status, stdout, stderr }));
+  });
+}

@@ -36,7 +36,7 @@ describe('hook installer', () => {
       const ours = after.hooks[event].filter((g: { hooks: { command: string }[] }) => g.hooks.some((h) => isOurCommand(h.command)));
       expect(ours).toHaveLength(1);
       const entry = ours[0].hooks[0];
-      expect(entry.command).toBe(`'${join(t.agentmeterHome, 'bin', 'agentmeter-hook.sh')}' claude`);
+      expect(entry.command).toBe(`'${join(t.agentmeterHome, 'bin', 'agentmeter-hook.sh')}' claude${event === 'UserPromptSubmit' ? ' prompt' : ''}`);
       expect(entry.async).toBe(event === 'UserPromptSubmit' ? undefined : true);
       expect(ours[0].matcher).toBe(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'].includes(event) ? '*' : undefined);
     }
