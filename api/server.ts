@@ -13,6 +13,7 @@ import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { msUntil, registerBatchRoutes } from './routes/batch.ts';
 import { runBatch, type BatchOptions, type BatchReport } from '../pipeline/batch.ts';
+import { registerControlRoutes } from './routes/controls.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
 import { registerLimitRoutes } from './routes/limits.ts';
 import { registerOrganizationRoutes } from './routes/organization.ts';
@@ -67,6 +68,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerAccountRoutes(app, { accounts, auth });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });
+  registerControlRoutes(app, { db: options.db, auth, accounts });
   registerLimitRoutes(app, { db: options.db, auth, ...(options.now ? { now: options.now } : {}) });
   const cache = new ResponseCache(options.cacheEntries ?? 2000);
   registerAnalyticsRoutes(app, { auth, cache, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
