@@ -6,17 +6,13 @@ import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest } from '../../common/errors.ts';
 import { ADMIN_ROLES, requireRole, type Authenticator } from '../auth.ts';
+import { limitParam } from '../query.ts';
 import { mask, Settings, unmask } from '../controls/schema.ts';
 import type { AccountStore } from '../store/accounts.ts';
 
 const Body = z.strictObject({ settings: Settings });
 const HistoryQuery = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'limit must be a whole number from 1 to 100')
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 100, 'limit must be a whole number from 1 to 100')
-    .optional(),
+  limit: limitParam.optional(),
   cursor: z.string().regex(/^\d+$/, 'cursor must be a revision number taken from pagination.nextCursor').optional(),
 });
 

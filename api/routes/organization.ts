@@ -6,14 +6,10 @@ import { z } from 'zod';
 import { forbidden } from '../../common/errors.ts';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Authenticator } from '../auth.ts';
+import { limitParam } from '../query.ts';
 
 export const PageQuery = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'limit must be a whole number from 1 to 100')
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 100, 'limit must be a whole number from 1 to 100')
-    .optional(),
+  limit: limitParam.optional(),
   cursor: z.string().min(1).max(64).optional(),
 });
 

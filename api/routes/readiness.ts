@@ -6,23 +6,18 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { requireRole, type Authenticator } from '../auth.ts';
+import { limitParam } from '../query.ts';
 import { repoId } from '../../common/repo-id.ts';
 import { ReadinessReportInput, type ReadinessReport } from '../../common/readiness.ts';
 import type { ReadinessStore } from '../readiness/store.ts';
 import type { Role } from '../store/accounts.ts';
 
 export const READINESS_PATHS = ['/api/organization/maturity-level-reports', '/api/organization/agent-readiness-reports'] as const;
-export const READINESS_MAX_LIMIT = 100;
 const ROLES: readonly Role[] = ['owner', 'manager', 'member'];
 
 const ListQuery = z.strictObject({
   repoId: z.string().regex(/^repo_[0-9a-f]{16}$/, 'repoId looks like repo_ followed by 16 hex digits').optional(),
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'limit must be a positive integer')
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= READINESS_MAX_LIMIT, `limit must be from 1 to ${READINESS_MAX_LIMIT}`)
-    .optional(),
+  limit: limitParam.optional(),
   startAfter: z.uuid('startAfter must be a reportId').optional(),
 });
 
