@@ -209,13 +209,13 @@ async function benchDatabase(dir: string): Promise<{ db: string; managerKey: str
   await db.run('CHECKPOINT');
   console.log(`\nbench data: ${BENCH_EVENTS} events, ${BENCH_EVENTS / 10} usage records, ${BENCH_EVENTS / 10} assistant messages, 500 users, 60 days (generated in ${fmt((performance.now() - started) / 1000)} s)`);
   started = performance.now();
-  const report = await runBatch(db, { trigger: 'cli', log, from: FIRST_DAY, to: '2026-11-19', now: new Date('2026-11-21T00:00:00Z'), chunkDays: 60 });
+  await runBatch(db, { trigger: 'cli', log, from: FIRST_DAY, to: '2026-11-19', now: new Date('2026-11-21T00:00:00Z'), chunkDays: 60 });
   const batchSeconds = (performance.now() - started) / 1000;
   const accounts = new AccountStore(db);
   const manager = (await accounts.getUser('org_bench', 'usr_00000'))!;
   const { key } = await accounts.createKey(manager);
   await db.close();
-  return { db: path, managerKey: key, batchSeconds: batchSeconds + 0 * report.days };
+  return { db: path, managerKey: key, batchSeconds };
 }
 
 function benchBatchReport(batchSeconds: number): void {

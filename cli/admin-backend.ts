@@ -5,6 +5,7 @@ import { openDb, type Db } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';
 import type { OrgId } from '../common/ids.ts';
 import { AccountStore, type Role } from '../api/store/accounts.ts';
+import { callServer } from './server-call.ts';
 
 export interface KeyView {
   id: string;
@@ -98,23 +99,8 @@ export class RemoteBackend implements AdminBackend {
     private readonly apiKey: string,
   ) {}
 
-  private async call<T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> {
-    let response: Response;
-    try {
-      response = await fetch(new URL(path, this.server), {
-        method,
-        headers: { authorization: `Bearer ${this.apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-    } catch (error) {
-      throw new UserError(`cannot reach ${this.server}: ${(error as Error).message}`);
-    }
-    const json: unknown = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      const detail = (json as { detail?: string }).detail ?? response.statusText;
-      throw new UserError(`server answered ${response.status}: ${detail}`);
-    }
-    return schema.parse(json);
+  private call<T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> {
+    return callServer(this.server, this.apiKey, method, path, schema, body);
   }
 
   private async whoami() {

@@ -51,15 +51,14 @@ export function parseSpoolFile(name: string, content: Buffer, mtimeMs: number): 
   return ok({ name, header, body, mtimeMs, truncated: body.length > HOOK_BODY_CAP });
 }
 
-export function listNew(dirs: SpoolDirs, limit = Infinity): string[] {
+export function listNew(dirs: SpoolDirs): string[] {
   let names: string[];
   try {
     names = readdirSync(dirs.new);
   } catch {
     return [];
   }
-  names.sort();
-  return names.length > limit ? names.slice(0, limit) : names;
+  return names.sort();
 }
 
 /** Reads a spool file through one descriptor: its size and modification time, then its bytes. */

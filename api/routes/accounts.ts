@@ -4,7 +4,7 @@
 // ids answer 404, never 403, so ids do not leak.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { forbidden, notFound } from '../../common/errors.ts';
+import { forbidden, HttpError, notFound } from '../../common/errors.ts';
 import type { Authenticator } from '../auth.ts';
 import { ROLE_RANK, Role, type AccountStore, type ApiKeyInfo, type Principal, type User } from '../store/accounts.ts';
 
@@ -52,7 +52,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
       throw forbidden(`a ${actor.role} cannot add a user with the ${body.role} role`);
     }
     if (await deps.accounts.findUserByEmail(actor.orgId, body.email)) {
-      return reply.status(409).send({ title: 'Conflict', detail: `${body.email} is already a user of this organization`, status: 409, requestId: String(request.id) });
+      throw new HttpError(409, `${body.email} is already a user of this organization`);
     }
     const user = await deps.accounts.createUser({ orgId: actor.orgId, email: body.email, role: body.role, ...(body.firstName ? { firstName: body.firstName } : {}), ...(body.lastName ? { lastName: body.lastName } : {}) });
     const { key, info } = await deps.accounts.createKey(user, body.keyName);

@@ -5,6 +5,7 @@ import { openDb } from '../../common/db/duckdb.ts';
 import { UserError } from '../../common/errors.ts';
 import { createLogger } from '../../common/logger.ts';
 import { runBatch, type BatchReport } from '../../pipeline/batch.ts';
+import { callServer } from '../server-call.ts';
 
 interface BatchArgs {
   db?: string;
@@ -16,7 +17,7 @@ interface BatchArgs {
   json?: boolean;
 }
 
-const Report = z.object({ runId: z.number(), mode: z.string(), days: z.number(), firstDay: z.string().nullable(), lastDay: z.string().nullable(), unpricedModels: z.array(z.string()), ms: z.number() });
+const Report = z.object({ runId: z.number(), mode: z.enum(['incremental', 'range']), days: z.number(), firstDay: z.string().nullable(), lastDay: z.string().nullable(), unpricedModels: z.array(z.string()), ms: z.number() });
 
 export const batchCommand: CommandModule<object, BatchArgs> = {
   command: 'batch',
@@ -49,19 +50,7 @@ export const batchCommand: CommandModule<object, BatchArgs> = {
         await db.close();
       }
     } else if (args.server && args.key) {
-      let response: Response;
-      try {
-        response = await fetch(new URL('/api/v0/admin/batch', args.server), {
-          method: 'POST',
-          headers: { authorization: `Bearer ${args.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ ...(args.from ? { from: args.from } : {}), ...(args.to ? { to: args.to } : {}) }),
-        });
-      } catch (error) {
-        throw new UserError(`cannot reach ${args.server}: ${(error as Error).message}`);
-      }
-      const json: unknown = await response.json().catch(() => ({}));
-      if (!response.ok) throw new UserError(`server answered ${response.status}: ${(json as { detail?: string }).detail ?? response.statusText}`);
-      report = Report.parse(json) as BatchReport;
+      report = await callServer(args.server, args.key, 'POST', '/api/v0/admin/batch', Report, { ...(args.from ? { from: args.from } : {}), ...(args.to ? { to: args.to } : {}) });
     } else {
       throw new UserError('give --db FILE (server stopped) or --server URL --key KEY (server running)');
     }

@@ -1,13 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { z } from 'zod';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import { describeZodError } from '../../common/wire.ts';
-import { resolve } from 'node:path';
-import { writeFileSync } from 'node:fs';
 import { ReadinessReportInput, type ReadinessReport } from '../../common/readiness.ts';
 import { evaluate, summarize } from '../../readiness/evaluator.ts';
+import { callServer } from '../server-call.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 
 interface UploadArgs {
@@ -27,19 +27,7 @@ interface EvaluateArgs {
 
 /** POSTs a report; returns the stored reportId and repoId. */
 async function upload(server: string, key: string, report: unknown): Promise<{ reportId: string; repoId: string }> {
-  let response: Response;
-  try {
-    response = await fetch(new URL('/api/organization/maturity-level-reports', server), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(report),
-    });
-  } catch (error) {
-    throw new UserError(`cannot reach ${server}: ${(error as Error).message}`);
-  }
-  const body: unknown = await response.json().catch(() => ({}));
-  if (!response.ok) throw new UserError(`server answered ${response.status}: ${(body as { detail?: string }).detail ?? response.statusText}`);
-  const stored = z.object({ report: z.object({ reportId: z.string() }), repoId: z.string() }).parse(body);
+  const stored = await callServer(server, key, 'POST', '/api/organization/maturity-level-reports', z.object({ report: z.object({ reportId: z.string() }), repoId: z.string() }), report);
   return { reportId: stored.report.reportId, repoId: stored.repoId };
 }
 
