@@ -22,7 +22,11 @@ export function encodeBatch(records: readonly WireRecord[]): Buffer {
   return gzipSync(text, { level: 1 });
 }
 
-export async function postBatch(server: string, apiKey: string, body: Buffer, signal?: AbortSignal): Promise<IngestResponse> {
+/** Longest one request may take: a half-open connection must not stall the collector for good. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+export async function postBatch(server: string, apiKey: string, body: Buffer, signal?: AbortSignal, timeoutMs = REQUEST_TIMEOUT_MS): Promise<IngestResponse> {
+  const timeout = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
     response = await fetch(new URL(INGEST_PATH, server), {
@@ -33,12 +37,17 @@ export async function postBatch(server: string, apiKey: string, body: Buffer, si
         'content-encoding': 'gzip',
       },
       body,
-      signal: signal ?? AbortSignal.timeout(60_000),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
   } catch (error) {
     throw new ShipError(`server unreachable: ${(error as Error).message}`, true);
   }
-  const text = await response.text();
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw new ShipError(`server answer cut short: ${(error as Error).message}`, true, response.status);
+  }
   if (!response.ok) {
     let detail = text.slice(0, 300);
     try {

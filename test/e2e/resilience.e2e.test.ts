@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFailed } from 'vitest';
 import { openDb } from '../../common/db/duckdb.ts';
 import { CLI, HOOK_SCRIPT, cliEnv, freePort, runCli, seedAccount, startServerProcess, waitFor } from '../helpers/processes.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
@@ -48,7 +48,19 @@ describe('delivery under failure', () => {
     expect(await countEvents(db)).toEqual({ total, distinct: total });
   });
 
-  it('server down: hooks keep spooling, the collector retries, everything arrives once the server is back', async () => {
+  // Eight process start-ups: on a loaded CI machine this takes far longer than alone, so it gets room, and a
+  // failure says which step it was in and how long each step before it took.
+  it('server down: hooks keep spooling, the collector retries, everything arrives once the server is back', { timeout: 180_000 }, async () => {
+    const steps: string[] = [];
+    let stepStarted = Date.now();
+    const step = (name: string) => {
+      const now = Date.now();
+      steps.push(`${name} (previous step ${now - stepStarted} ms)`);
+      stepStarted = now;
+    };
+    onTestFailed(() => console.error(`steps reached:\n  ${steps.join('\n  ')}\ncollector log:\n${log}`));
+    let log = '';
+    step('seed');
     const dir = tempDir();
     const db = join(dir, 'b.duckdb');
     const amHome = join(dir, 'am');
@@ -59,25 +71,33 @@ describe('delivery under failure', () => {
       spawnSync('sh', [HOOK_SCRIPT, 'claude'], { input: Buffer.from(JSON.stringify({ hook_event_name: 'Stop', session_id: 's', n: i })), env: { PATH: process.env['PATH']!, AGENTMETER_HOME: amHome } });
 
     // Up, then down: events spooled while it is down wait for it.
+    step('first server');
     const first = await startServerProcess(db, port);
     for (let i = 0; i < 10; i++) hook(i);
+    step('collect --once');
     expect(runCli(['collect', '--once', '--server', url, '--key', key], { HOME: dir, AGENTMETER_HOME: amHome }).status).toBe(0);
+    step('first server stop');
     await first.stop();
 
-    const env = cliEnv({ HOME: dir, AGENTMETER_HOME: amHome });
+    const env = cliEnv({ HOME: dir, AGENTMETER_HOME: amHome, LOG_LEVEL: 'info' });
     const collector = spawn(process.execPath, [CLI, 'collect', '--server', url, '--key', key, '--max-age-ms', '200', '--retry-max-ms', '1000'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let log = '';
     collector.stderr!.on('data', (d: Buffer) => (log += d.toString()));
     try {
+      step('hooks while down');
       for (let i = 10; i < 60; i++) expect(hook(i).status).toBe(0);
-      await waitFor(() => log.includes('ship failed, retrying'), 30_000, 'a failed attempt');
+      step('a failed attempt');
+      await waitFor(() => log.includes('ship failed, retrying'), 60_000, 'a failed attempt');
       expect(pending(amHome)).toBe(50);
+      step('second server');
       const second = await startServerProcess(db, port);
       try {
+        step('drain');
         await waitFor(() => pending(amHome) === 0, 60_000, 'the spool to drain');
       } finally {
+        step('collector stop');
         collector.kill('SIGTERM');
         await new Promise((r) => collector.once('exit', r));
+        step('second server stop');
         await second.stop();
       }
     } finally {

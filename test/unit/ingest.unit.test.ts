@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseNdjson, validateRecords } from '../../api/routes/ingest.ts';
 import { dedupeBatch } from '../../api/store/ingest.ts';
-import { backoffDelay } from '../../collector/shipper.ts';
+import { createServer, type Socket } from 'node:net';
+import { backoffDelay, postBatch, ShipError } from '../../collector/shipper.ts';
 import type { WireRecord } from '../../common/wire.ts';
 
 const T = Date.UTC(2026, 2, 1);
@@ -37,6 +38,23 @@ describe('backoff', () => {
     expect(backoffDelay(3, { baseMs: 500, maxMs: 30_000 }, () => 1)).toBe(4000);
     expect(backoffDelay(20, { baseMs: 500, maxMs: 30_000 }, () => 1)).toBe(30_000);
     expect(backoffDelay(5, { baseMs: 500, maxMs: 30_000 }, () => 0)).toBe(0);
+  });
+
+  it('a server that accepts the connection and never answers fails the attempt (retryable) instead of stalling it', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const stopping = new AbortController(); // the collector's own signal, never fired here
+      const error = await postBatch(`http://127.0.0.1:${port}`, 'am_x', Buffer.from(''), stopping.signal, 300).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ShipError);
+      expect((error as ShipError).retryable).toBe(true);
+      expect(sockets.length).toBe(1);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
 
