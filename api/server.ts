@@ -12,13 +12,18 @@ import { AnalyticsStore } from './analytics/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { msUntil, registerBatchRoutes } from './routes/batch.ts';
-import { runBatch, type BatchOptions, type BatchReport } from '../pipeline/batch.ts';
 import { registerControlRoutes } from './routes/controls.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
 import { registerLimitRoutes } from './routes/limits.ts';
 import { registerOrganizationRoutes } from './routes/organization.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
 import { ReadinessStore } from './readiness/store.ts';
+import { ComputerStore } from './computers/store.ts';
+import { WorkSignal } from './computers/work-signal.ts';
+import { registerComputerRoutes } from './routes/computers.ts';
+import { registerSessionRoutes } from './routes/sessions.ts';
+import { SessionStore } from './sessions/store.ts';
+import { DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch, type BatchOptions, type BatchReport } from '../pipeline/batch.ts';
 import { AccountStore } from './store/accounts.ts';
 import { IngestStore } from './store/ingest.ts';
 
@@ -70,6 +75,14 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerOrganizationRoutes(app, { db: options.db, auth });
   registerControlRoutes(app, { db: options.db, auth, accounts });
   registerLimitRoutes(app, { db: options.db, auth, ...(options.now ? { now: options.now } : {}) });
+  // Sessions price their token usage with the same table as the batch: load it now, not only at a batch.
+  await loadPricingTable(options.db, loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE));
+  const clock = () => (options.now ?? (() => new Date()))().getTime();
+  const sessionDeps = { db: options.db, auth, computers: new ComputerStore(options.db, clock), sessions: new SessionStore(options.db, clock), signal: new WorkSignal() };
+  registerComputerRoutes(app, { ...sessionDeps, now: clock });
+  registerSessionRoutes(app, sessionDeps);
+  // Long-polls end at once when the server closes, so a shutdown never waits for them.
+  app.addHook('preClose', async () => sessionDeps.signal.close());
   const cache = new ResponseCache(options.cacheEntries ?? 2000);
   registerAnalyticsRoutes(app, { auth, cache, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
   // Every batch run in this process goes through this lock, and clears the cache when it is done.

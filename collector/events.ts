@@ -1,7 +1,7 @@
 // One spool file → one wire event (common/wire.ts), or a quarantine reason. Only the facts the metrics
 // need leave the machine: prompts, file contents, commands and tool output stay in the spool.
 import { parseEventTime } from '../common/time.ts';
-import { describeZodError, type WireHookEvent } from '../common/wire.ts';
+import { API_ID, describeZodError, type WireHookEvent } from '../common/wire.ts';
 import { ok, quarantine, type StepResult } from '../common/result.ts';
 import { adapterFor } from './agents/index.ts';
 import { HookPayload } from './agents/hook-payload.ts';
@@ -99,6 +99,10 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
   if (p.reason !== undefined) record.reason = p.reason.slice(0, 512);
   if (p.agent_id !== undefined) record.agent_id = p.agent_id.slice(0, 512);
   if (p.agent_type !== undefined) record.agent_type = p.agent_type.slice(0, 512);
+  const apiSession = entry.header['session'];
+  const apiMessage = entry.header['message'];
+  if (apiSession && API_ID.test(apiSession)) record.api_session_id = apiSession;
+  if (apiMessage && API_ID.test(apiMessage)) record.api_message_id = apiMessage;
   if (hooks) {
     const ran = hooks.ran(adapter.name, p.cwd, event, toolName);
     if (ran.length) record.hooks = ran.slice(0, 200);

@@ -11,3 +11,8 @@ export const newOrgId = (): OrgId => `org_${randomBytes(8).toString('hex')}` as 
 export const newUserId = (): UserId => `usr_${randomBytes(8).toString('hex')}` as UserId;
 export const newApiKeyId = (): ApiKeyId => `key_${randomBytes(8).toString('hex')}` as ApiKeyId;
 export const newRequestId = (): string => randomUUID();
+export type ComputerId = Brand<string, 'ComputerId'>;
+export type MessageId = Brand<string, 'MessageId'>;
+export const newSessionId = (): SessionId => `ses_${randomBytes(8).toString('hex')}` as SessionId;
+export const newComputerId = (): ComputerId => `cmp_${randomBytes(8).toString('hex')}` as ComputerId;
+export const newMessageId = (): MessageId => `msg_${randomBytes(8).toString('hex')}` as MessageId;

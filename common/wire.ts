@@ -14,6 +14,8 @@ export const AgentName = z.enum(['claude', 'droid', 'unknown']);
 export type AgentName = z.infer<typeof AgentName>;
 
 const id = z.string().min(1).max(256);
+/** Ids of the sessions API as the hook passes them on (it cuts values at any other character). */
+export const API_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const shortText = z.string().max(512);
 /** Epoch milliseconds, bounded to years 2000..2100 so a corrupt clock is rejected rather than stored. */
 const epochMs = z.number().int().min(946_684_800_000).max(4_102_444_800_000);
@@ -59,6 +61,9 @@ export const WireHookEvent = z.strictObject({
   agent_type: shortText.optional(),
   truncated: z.boolean().optional(),
   hooks: z.array(HookRun).max(200).optional(),
+  /** The API session and message this agent run serves (set by `agentmeter computer run`). */
+  api_session_id: z.string().regex(API_ID).optional(),
+  api_message_id: z.string().regex(API_ID).optional(),
 });
 export type WireHookEvent = z.infer<typeof WireHookEvent>;
 

@@ -15,6 +15,8 @@
 #   entrypoint=            $CLAUDE_CODE_ENTRYPOINT (sdk-* means headless Claude Code)
 #   droid_exec=1           the parent process is `droid exec` (Linux: read from /proc)
 #   time=                  $AGENTMETER_EVENT_TIME (replay override) or, without /proc, `date +%s` seconds
+#   session=, message=     $AGENTMETER_SESSION_ID, $AGENTMETER_MESSAGE_ID: set by `agentmeter computer run`
+#                          for the agent it starts, so the server can tie a session's token usage to it
 # Event time: the spool file's modification time (ns precision, set by the last write below and kept by
 # the rename), unless time= is present. Reading the clock from the file system spares a `date` process.
 #
@@ -28,7 +30,7 @@
 # That costs one file test: no Node start, no network call.
 
 exec 3>&2 2>/dev/null
-agent=${1:-unknown}
+agent=${1:-unknown}; agent=${agent%%[!a-z]*}
 home=${AGENTMETER_HOME:-${HOME:-/tmp}/.agentmeter}
 spool=$home/spool
 
@@ -60,12 +62,20 @@ if [ "$agent" = droid ] && [ -z "${AGENTMETER_CLIENT:-}" ]; then
   done
 fi
 
+# Header values come from the environment: each is cut at its first character outside [A-Za-z0-9_.-]
+# (with builtins only), so no value can break a header line.
+client=${AGENTMETER_CLIENT:-}; client=${client%%[!A-Za-z0-9_.-]*}
+entrypoint=${CLAUDE_CODE_ENTRYPOINT:-}; entrypoint=${entrypoint%%[!A-Za-z0-9_.-]*}
+session=${AGENTMETER_SESSION_ID:-}; session=${session%%[!A-Za-z0-9_.-]*}
+message=${AGENTMETER_MESSAGE_ID:-}; message=${message%%[!A-Za-z0-9_.-]*}
+clock=${clock%%[!0-9TZ:.+-]*}
+
 [ -d "$spool/new" ] || mkdir -p "$spool/tmp" "$spool/new"
 
 tmp="$spool/tmp/$name"
 {
-  printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ntime=%s\n\n' \
-    "$agent" "${AGENTMETER_CLIENT:-}" "${CLAUDE_CODE_ENTRYPOINT:-}" "$droid_exec" "$clock"
+  printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ntime=%s\nsession=%s\nmessage=%s\n\n' \
+    "$agent" "$client" "$entrypoint" "$droid_exec" "$clock" "$session" "$message"
   head -c 1048577
 } > "$tmp" && mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
 

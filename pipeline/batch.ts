@@ -109,11 +109,18 @@ export function loadPricing(file: string): PricingFile {
   return parsed.data;
 }
 
+/** Replaces the pricing table with the file's prices (the batch, and the sessions API, read it). */
+export async function loadPricingTable(db: Db, pricing: PricingFile): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.run('DELETE FROM pricing');
+    for (const p of pricing.prices) {
+      await tx.run('INSERT INTO pricing VALUES ($match, $multiplier, CAST($from AS DATE))', { match: p.match, multiplier: p.multiplier, from: p.effective_from });
+    }
+  });
+}
+
 async function loadReferenceTables(db: Db, pricing: PricingFile): Promise<void> {
-  await db.run('DELETE FROM pricing');
-  for (const p of pricing.prices) {
-    await db.run('INSERT INTO pricing VALUES ($match, $multiplier, CAST($from AS DATE))', { match: p.match, multiplier: p.multiplier, from: p.effective_from });
-  }
+  await loadPricingTable(db, pricing);
   const [count] = await db.all<{ n: number }>('SELECT count(*) AS n FROM languages');
   const rows = languageTable();
   if (count!.n === rows.length) return;

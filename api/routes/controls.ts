@@ -8,6 +8,7 @@ import { badRequest } from '../../common/errors.ts';
 import { ADMIN_ROLES, requireRole, type Authenticator } from '../auth.ts';
 import { limitParam } from '../query.ts';
 import { mask, Settings, unmask } from '../controls/schema.ts';
+import { LATEST_CONTROLS } from '../controls/store.ts';
 import type { AccountStore } from '../store/accounts.ts';
 
 const Body = z.strictObject({ settings: Settings });
@@ -17,7 +18,6 @@ const HistoryQuery = z.strictObject({
 });
 
 const SQL = {
-  latest: `SELECT revision, CAST(settings AS VARCHAR) AS settings FROM enterprise_controls WHERE org_id = $org ORDER BY revision DESC LIMIT 1`,
   insert: `INSERT INTO enterprise_controls VALUES ($org, $revision, $settings, $user, $email, $name, now()::TIMESTAMP)`,
   page: `SELECT revision, CAST(settings AS VARCHAR) AS settings, user_id, user_email, user_name,
                 strftime(updated_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS updated_at
@@ -50,7 +50,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: { db: Db; auth
     const { settings } = Body.parse(request.body);
     const user = await deps.accounts.getUser(principal.orgId, principal.userId);
     const stored = await deps.db.transaction(async (tx) => {
-      const [latest] = await tx.all<{ revision: number; settings: string }>(SQL.latest, { org: principal.orgId });
+      const [latest] = await tx.all<{ revision: number; settings: string }>(LATEST_CONTROLS, { org: principal.orgId });
       const revision = (latest?.revision ?? 0) + 1;
       const full = unmask(settings, latest ? (JSON.parse(latest.settings) as Settings) : undefined);
       const name = [user?.first_name, user?.last_name].filter(Boolean).join(' ') || principal.email;

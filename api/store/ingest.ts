@@ -13,7 +13,8 @@ import type { WireHookEvent, WireMessage, WireRecord, WireUsage } from '../../co
 const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'VARCHAR', session_id: 'VARCHAR', client: 'VARCHAR',
   autonomy: 'VARCHAR', tool_name: 'VARCHAR', tool_success: 'BOOLEAN', mcp_server: 'VARCHAR', skill: 'VARCHAR', is_shell: 'BOOLEAN',
   files: 'STRUCT(ext VARCHAR, name VARCHAR, op VARCHAR)[]', git_commit: 'BOOLEAN', pr_created: 'BOOLEAN', slash_command: 'VARCHAR', reason: 'VARCHAR', agent_id: 'VARCHAR',
-  agent_type: 'VARCHAR', truncated: 'BOOLEAN', hooks: 'STRUCT(event VARCHAR, matcher VARCHAR, command VARCHAR)[]'}`;
+  agent_type: 'VARCHAR', truncated: 'BOOLEAN', hooks: 'STRUCT(event VARCHAR, matcher VARCHAR, command VARCHAR)[]',
+  api_session_id: 'VARCHAR', api_message_id: 'VARCHAR'}`;
 
 const USAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR', input_tokens: 'BIGINT',
   output_tokens: 'BIGINT', cache_read_tokens: 'BIGINT', cache_write_tokens: 'BIGINT', thinking_tokens: 'BIGINT', thinking: 'BOOLEAN'}`;
@@ -23,7 +24,8 @@ const MESSAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session
 const INSERT_EVENTS = `
 INSERT OR IGNORE INTO events
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, event, session_id, client, autonomy, tool_name, tool_success,
-       mcp_server, skill, is_shell, files, git_commit, pr_created, slash_command, reason, agent_id, agent_type, truncated, hooks
+       mcp_server, skill, is_shell, files, git_commit, pr_created, slash_command, reason, agent_id, agent_type, truncated, hooks,
+       api_session_id, api_message_id
 FROM read_json($file, format = 'newline_delimited', columns = ${EVENT_COLUMNS})`;
 
 const UPSERT_USAGE = `

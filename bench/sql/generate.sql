@@ -23,7 +23,8 @@ SELECT 'org_bench', 'e' || i, 'usr_' || lpad(CAST(hash(i // 50) % $users AS VARC
        ev = 'PostToolUse' AND tool = 'Bash' AND hash(i) % 40 = 1,
        CASE WHEN ev = 'UserPromptSubmit' AND hash(i) % 10 = 0 THEN 'review' END,
        NULL, NULL, NULL, NULL,
-       [{'event': ev, 'matcher': '*', 'command': '''~/.agentmeter/bin/agentmeter-hook.sh'' claude'}]
+       [{'event': ev, 'matcher': '*', 'command': '''~/.agentmeter/bin/agentmeter-hook.sh'' claude'}],
+       NULL, NULL
 FROM (
   SELECT i,
          ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreToolUse', 'PostToolUse', 'PreToolUse', 'PostToolUse', 'PreToolUse', 'PostToolUse', 'Stop'][1 + CAST(i % 10 AS BIGINT)] AS ev,

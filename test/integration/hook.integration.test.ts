@@ -31,7 +31,7 @@ describe('hooks/agentmeter-hook.sh', () => {
     const parsed = parseSpoolFile(name!, readFileSync(path), statSync(path).mtimeMs);
     expect(parsed.kind).toBe('ok');
     if (parsed.kind !== 'ok') return;
-    expect(parsed.value.header).toEqual({ 'agentmeter-spool': '1', agent: 'claude', client: '', entrypoint: '', droid_exec: '', time: '' });
+    expect(parsed.value.header).toEqual({ 'agentmeter-spool': '1', agent: 'claude', client: '', entrypoint: '', droid_exec: '', time: '', session: '', message: '' });
     expect(parsed.value.body.toString()).toBe('{"hook_event_name":"Stop","session_id":"s1"}');
     expect(parsed.value.mtimeMs).toBeGreaterThanOrEqual(before - 1000);
     expect(readdirSync(join(home, '.agentmeter', 'spool', 'tmp'))).toEqual([]);
@@ -43,6 +43,19 @@ describe('hooks/agentmeter-hook.sh', () => {
     const text = readFileSync(join(spoolNew(home), newFiles(home)[0]!), 'utf8');
     expect(text).toContain('client=web\nentrypoint=sdk-cli\n');
     expect(text).toContain('time=2026-02-01T10:00:00Z\n');
+  });
+
+  it("records the API session and message of a computer's run, and no environment value can break the header", () => {
+    const home = tempDir();
+    runHook(home, '{"hook_event_name":"Stop","session_id":"s"}', { AGENTMETER_SESSION_ID: 'ses_1a2b', AGENTMETER_MESSAGE_ID: 'msg_3c4d' });
+    runHook(home, '{"hook_event_name":"Stop","session_id":"s"}', { AGENTMETER_CLIENT: 'web\n\n{"x":1}', AGENTMETER_SESSION_ID: 'ses_9\nagent=droid' });
+    const [first, second] = newFiles(home)
+      .map((n) => parseSpoolFile(n, readFileSync(join(spoolNew(home), n)), 0))
+      .map((p) => (p.kind === 'ok' ? p.value : expect.unreachable(`${p.kind}: ${p.reason}`)))
+      .sort((a, b) => a.header['session']!.localeCompare(b.header['session']!));
+    expect(first!.header).toMatchObject({ session: 'ses_1a2b', message: 'msg_3c4d', client: '' });
+    expect(second!.header).toMatchObject({ session: 'ses_9', message: '', client: 'web', agent: 'claude' });
+    expect(JSON.parse(second!.body.toString())).toEqual({ hook_event_name: 'Stop', session_id: 's' });
   });
 
   it('detects `droid exec` from its parent process', () => {

@@ -21,6 +21,17 @@ function derive(payload: unknown, header: Record<string, string> = {}, mtimeMs =
   return result.value.record;
 }
 
+describe('API session of a computer run', () => {
+  it('ships the session and message ids the hook recorded, and nothing that is not an id', () => {
+    const stop = { hook_event_name: 'Stop', session_id: 'agent-1' };
+    expect(derive(stop, { session: 'ses_1', message: 'msg_2' })).toMatchObject({ api_session_id: 'ses_1', api_message_id: 'msg_2' });
+    const plain = derive(stop);
+    expect(plain).not.toHaveProperty('api_session_id');
+    expect(plain).not.toHaveProperty('api_message_id');
+    expect(derive(stop, { session: 'x'.repeat(65), message: 'a b' })).not.toHaveProperty('api_session_id');
+  });
+});
+
 describe('spool file parsing', () => {
   it('reads the header and body', () => {
     const e = entry({ a: 1 }, { client: 'web' });

@@ -1,0 +1,136 @@
+// Sessions: create one on a computer, send it messages (the computer runs the agent for each), read it
+// with its token usage, patch its settings, list sessions and a session's messages. Who may do what:
+//   create, send messages   owner, manager, member, on a computer they registered (it runs on their machine)
+//   read, list, patch       the session's creator, and the organization's owners and managers
+//   guests                  403 everywhere
+// Unknown ids, other organizations' ids and sessions the caller may not see are 404; a state that forbids
+// the action (a computer whose checks failed, a session not on the computer asked about) is 409.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { forbidden, HttpError, notFound } from '../../common/errors.ts';
+import { requireRole, type Authenticator } from '../auth.ts';
+import { currentControls } from '../controls/store.ts';
+import type { ComputerRow, ComputerStore } from '../computers/store.ts';
+import type { WorkSignal } from '../computers/work-signal.ts';
+import { limitParam } from '../query.ts';
+import { CreateMessageBody, CreateSessionBody, PatchSessionBody } from '../sessions/schema.ts';
+import type { SessionRecord, SessionStore } from '../sessions/store.ts';
+import type { Principal, Role } from '../store/accounts.ts';
+import type { Db } from '../../common/db/duckdb.ts';
+import { visibleComputer } from './computers.ts';
+
+const USER_ROLES: readonly Role[] = ['owner', 'manager', 'member'];
+const SessionParams = z.strictObject({ sessionId: z.string().min(1).max(64) });
+const GetQuery = z.strictObject({ computerId: z.string().min(1).max(64).optional() });
+const ListQuery = z.strictObject({
+  limit: limitParam.optional(),
+  cursor: z.string().regex(/^\d{1,16}\.[A-Za-z0-9_]{1,64}$/, 'cursor must be a pagination.nextCursor value').optional(),
+  computerId: z.string().min(1).max(64).optional(),
+});
+const MessagesQuery = z.strictObject({
+  limit: limitParam.optional(),
+  cursor: z.string().regex(/^\d{1,9}$/, 'cursor must be a pagination.nextCursor value').optional(),
+});
+
+export interface SessionDeps {
+  db: Db;
+  auth: Authenticator;
+  computers: ComputerStore;
+  sessions: SessionStore;
+  signal: WorkSignal;
+}
+
+const isAdmin = (principal: Principal) => principal.role === 'owner' || principal.role === 'manager';
+
+export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): void {
+  /** A computer the caller may run work on: their own, and not failed its checks. */
+  const runnableComputer = async (principal: Principal, id: string): Promise<ComputerRow> => {
+    const computer = await visibleComputer(deps, principal, id);
+    if (computer.user_id !== principal.userId) throw forbidden(`Computer ${id} belongs to another user: sessions run only on computers their user registered`);
+    if (computer.checks_error !== null) throw new HttpError(409, `Computer ${id} cannot run sessions: its checks failed (${computer.checks_error})`);
+    return computer;
+  };
+
+  /** The session, if the caller may see it (its creator, owners and managers); 404 otherwise. */
+  const visibleSession = async (principal: Principal, id: string): Promise<SessionRecord> => {
+    const session = await deps.sessions.record(principal.orgId, id);
+    if (!session || (session.userId !== principal.userId && !isAdmin(principal))) throw notFound(`No session ${id} in this organization`);
+    return session;
+  };
+
+  app.post('/api/v0/sessions', async (request, reply) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, USER_ROLES, 'Creating a session');
+    const body = CreateSessionBody.parse(request.body);
+    const computer = await runnableComputer(principal, body.computerId);
+    const defaults = (await currentControls(deps.db, principal.orgId))?.sessionDefaultSettings ?? {};
+    const session = await deps.sessions.create(principal.orgId, principal.userId, computer.id, body.cwd, { ...defaults, ...body.sessionSettings });
+    request.log.info({ sessionId: session.sessionId, computerId: computer.id }, 'session created');
+    return reply.status(201).send(session);
+  });
+
+  app.get('/api/v0/sessions', async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, USER_ROLES, 'Listing sessions');
+    const query = ListQuery.parse(request.query ?? {});
+    if (query.computerId) await visibleComputer(deps, principal, query.computerId);
+    const [ms, id] = query.cursor ? query.cursor.split('.') : [];
+    const page = await deps.sessions.list(principal.orgId, {
+      user: isAdmin(principal) ? null : principal.userId,
+      computer: query.computerId ?? null,
+      cursor: ms && id ? { ms: Number(ms), id } : null,
+      limit: query.limit ?? 20,
+    });
+    return { sessions: page.sessions, pagination: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
+  });
+
+  app.get('/api/v0/sessions/:sessionId', async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, USER_ROLES, 'Reading a session');
+    const { sessionId } = SessionParams.parse(request.params);
+    const { computerId } = GetQuery.parse(request.query ?? {});
+    const session = await visibleSession(principal, sessionId);
+    if (computerId !== undefined) {
+      // Asked of a particular computer: it must be one the caller can see, and the session must be on it.
+      await visibleComputer(deps, principal, computerId);
+      if (session.computerId !== computerId) throw new HttpError(409, `Session ${sessionId} is not on computer ${computerId} (it is on ${session.computerId})`);
+    }
+    return (await deps.sessions.view(principal.orgId, [sessionId]))[0]!;
+  });
+
+  app.patch('/api/v0/sessions/:sessionId', async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, USER_ROLES, 'Changing a session');
+    const { sessionId } = SessionParams.parse(request.params);
+    const body = PatchSessionBody.parse(request.body ?? {});
+    await visibleSession(principal, sessionId);
+    if (body.sessionSettings) await deps.sessions.patch(principal.orgId, sessionId, body.sessionSettings);
+    return (await deps.sessions.view(principal.orgId, [sessionId]))[0]!;
+  });
+
+  app.post('/api/v0/sessions/:sessionId/messages', { bodyLimit: 16 * 1024 * 1024 }, async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, USER_ROLES, 'Sending a message');
+    const { sessionId } = SessionParams.parse(request.params);
+    const body = CreateMessageBody.parse(request.body);
+    const session = await visibleSession(principal, sessionId);
+    if (session.userId !== principal.userId) throw forbidden(`Only the user who created session ${sessionId} sends it messages (they run on that user's computer)`);
+    const computer = await runnableComputer(principal, body.computerId ?? session.computerId);
+    const created = await deps.sessions.addMessage(principal.orgId, session, computer.id, body);
+    deps.signal.notify(computer.id);
+    // Never the text: prompts stay out of the logs.
+    request.log.info({ sessionId, messageId: created.messageId, computerId: computer.id, status: created.status }, 'message queued');
+    return created;
+  });
+
+  app.get('/api/v0/sessions/:sessionId/messages', async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, USER_ROLES, 'Reading messages');
+    const { sessionId } = SessionParams.parse(request.params);
+    const query = MessagesQuery.parse(request.query ?? {});
+    await visibleSession(principal, sessionId);
+    const page = await deps.sessions.messages(sessionId, query.cursor ? Number(query.cursor) : null, query.limit ?? 20);
+    return { messages: page.messages, pagination: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
+  });
+
+}
