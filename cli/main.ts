@@ -6,6 +6,7 @@ import { UserError } from '../common/errors.ts';
 import { describeZodError } from '../common/wire.ts';
 import { batchCommand } from './commands/batch.ts';
 import { collectCommand } from './commands/collect.ts';
+import { computerCommand } from './commands/computer.ts';
 import { demoCommand } from './commands/demo.ts';
 import { hooksCommand } from './commands/hooks.ts';
 import { keysCommand } from './commands/keys.ts';
@@ -27,6 +28,7 @@ export async function main(argv: string[]): Promise<void> {
       .command(collectCommand)
       .command(batchCommand)
       .command(readinessCommand)
+      .command(computerCommand)
       .command(demoCommand)
       .demandCommand(1, 'Name a command; see --help.')
       .strict()
