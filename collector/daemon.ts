@@ -7,7 +7,8 @@ import type { Logger } from '../common/logger.ts';
 import { buildBatch } from './batch.ts';
 import { refreshLimitStatus } from './limits.ts';
 import { HookConfigCache } from './hooks-ran.ts';
-import { backoffDelay, encodeBatch, postBatch, ShipError, DEFAULT_BACKOFF, type BackoffOptions } from './shipper.ts';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../common/backoff.ts';
+import { encodeBatch, postBatch, ShipError } from './shipper.ts';
 import { ensureSpool, quarantineFile, quarantineRecord, removeShipped, spoolDirs, sweepTmp, SpoolQueue, type SpoolDirs } from './spool.ts';
 import { loadState, machineId, saveState, type CollectorState } from './state.ts';
 

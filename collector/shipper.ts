@@ -63,15 +63,3 @@ export async function postBatch(server: string, apiKey: string, body: Buffer, si
   if (!parsed.success) throw new ShipError('server answered with an unexpected body', true, response.status);
   return parsed.data;
 }
-
-export interface BackoffOptions {
-  baseMs: number;
-  maxMs: number;
-}
-
-export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 30_000 };
-
-/** Full jitter: a random wait between 0 and min(max, base·2^attempt). */
-export function backoffDelay(attempt: number, options = DEFAULT_BACKOFF, random = Math.random): number {
-  return Math.round(random() * Math.min(options.maxMs, options.baseMs * 2 ** attempt));
-}

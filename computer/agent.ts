@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import type { z } from 'zod';
 import { computerPath, LeaseAnswer, PollAnswer, type Check, type ResultBody, type WorkItem } from '../common/computer-protocol.ts';
 import type { Logger } from '../common/logger.ts';
-import { backoffDelay, type BackoffOptions } from '../collector/shipper.ts';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../common/backoff.ts';
 import type { ComputerCredentials } from './credentials.ts';
 import { resolveExecutable } from './command.ts';
 import { runAgent, type RunOptions } from './runner.ts';
@@ -115,7 +115,7 @@ export class ComputerAgent {
       } catch (error) {
         if (error instanceof ServerAnswer && error.status < 500) throw error;
         if (this.stopped && (!evenWhenStopping || attempt >= 3)) return undefined;
-        const wait = backoffDelay(attempt, this.options.backoff ?? { baseMs: 500, maxMs: 30_000 });
+        const wait = backoffDelay(attempt, this.options.backoff ?? DEFAULT_BACKOFF);
         this.options.log.warn({ call: what, error: String(error), retryInMs: wait }, 'server call failed, retrying');
         await sleep(wait, undefined, evenWhenStopping ? {} : { signal: this.abort.signal }).catch(() => undefined);
       }

@@ -1,5 +1,5 @@
 // The layout is the architecture: hooks/ imports nothing of ours, api/ never imports the collector, the
-// collector never imports the api, and common/ imports none of the stages.
+// collector never imports the api, the computer agent only common/, and common/ imports none of the stages.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +26,7 @@ const RULES: Record<string, string[]> = {
   pipeline: ['pipeline', 'common'],
   api: ['api', 'common', 'pipeline'],
   readiness: ['readiness', 'common'],
+  computer: ['computer', 'common'],
 };
 
 describe('module boundaries', () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseNdjson, validateRecords } from '../../api/routes/ingest.ts';
 import { dedupeBatch } from '../../api/store/ingest.ts';
 import { createServer, type Socket } from 'node:net';
-import { backoffDelay, postBatch, ShipError } from '../../collector/shipper.ts';
+import { backoffDelay } from '../../common/backoff.ts';
+import { postBatch, ShipError } from '../../collector/shipper.ts';
 import type { WireRecord } from '../../common/wire.ts';
 
 const T = Date.UTC(2026, 2, 1);
