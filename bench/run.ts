@@ -282,13 +282,16 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
   const bareResult = await load(bare.url, ['/bare'], {}, 5 * Math.max(0.4, SCALE));
   await bare.stop();
   const rows: [string, LoadResult][] = [['bare Fastify route', bareResult]];
-  for (const [label, extra] of [
-    ['analytics, response cache on (default)', []],
-    ['analytics, cache off (every request reads DuckDB)', ['--cache-entries', '0']],
+  // A client that accepts gzip (fetch, Python requests, curl --compressed, browsers) and one that does not.
+  const gzip = { ...auth, 'accept-encoding': 'gzip' };
+  for (const [label, extra, headers] of [
+    ['analytics, cache on, client accepts gzip', [], gzip],
+    ['analytics, cache on, client without gzip', [], auth],
+    ['analytics, cache off (every request reads DuckDB)', ['--cache-entries', '0'], gzip],
   ] as const) {
     const server = await startServer(data.db, ['--no-batch', ...extra]);
-    await load(server.url, paths, auth, 1); // warm-up: the first request of each query
-    rows.push([label, await load(server.url, paths, auth, 5 * Math.max(0.4, SCALE))]);
+    await load(server.url, paths, headers, 1); // warm-up: the first request of each query
+    rows.push([label, await load(server.url, paths, headers, 5 * Math.max(0.4, SCALE))]);
     await server.stop();
   }
   console.log(`\nAPI: 30-day queries over the five analytics endpoints (150 distinct URLs), 16 keep-alive connections, 5 s each`);

@@ -26,6 +26,18 @@ export interface AnalyticsDeps {
   cache: ResponseCache;
 }
 
+/** Does an Accept-Encoding header take gzip? (`gzip`, `gzip;q=0.8`, `*`; not `gzip;q=0`.) */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  const weights = new Map<string, number>();
+  for (const part of header.toLowerCase().split(',')) {
+    const [coding, ...params] = part.split(';').map((p) => p.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    weights.set(coding!, q === undefined ? 1 : Number(q.slice(2)) || 0);
+  }
+  return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
+}
+
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDeps): void {
   const now = deps.now ?? (() => new Date());
   const { analytics } = deps;
@@ -43,12 +55,10 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     app.get(`/api/v1/analytics/${endpoint}`, async (request, reply) => {
       const { principal, q } = await prepare(request, endpoint);
       const key = `${principal.orgId}|${endpoint}|${q.startDate}|${q.endDate}|${q.groupBy ?? ''}|${q.limit}|${q.cursor ?? ''}`;
-      let body = deps.cache.get(key);
-      if (body === undefined) {
-        body = JSON.stringify(await build(principal, q));
-        deps.cache.set(key, body);
-      }
-      return reply.type('application/json; charset=utf-8').send(body);
+      const body = deps.cache.get(key) ?? deps.cache.set(key, JSON.stringify(await build(principal, q)));
+      void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+      const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
+      return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
     });
 
   route('tokens', async (principal, q) => {

@@ -1,6 +1,7 @@
 // Fixture tests of the metric contract (METRICS.md), one organization per metric family, through the real
 // ingest store, the real batch and the HTTP API. Every expected number is worked out by hand in the
 // comments next to it.
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -402,5 +403,27 @@ describe('response cache', () => {
     // Another organization's manager asking the same URL gets their own (empty) figures.
     const stranger = await org('cache-other', []);
     expect((await get(stranger.manager, url)).data[0]!['tool_calls']).toBe(0);
+  });
+
+  it('a client that accepts gzip gets the same body compressed; one that does not gets it plain', async () => {
+    const o = await org('gzip', ['a', 'b', 'c']);
+    await ingest(o.orgId, o.u['a']!, [call('Read', '2026-03-11'), call('Edit', '2026-03-12')]);
+    await batch();
+    const url = '/api/v1/analytics/tools?startDate=2026-02-11&endDate=2026-03-12';
+    const plain = await server.app.inject({ method: 'GET', url, headers: bearer(o.manager) });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.length).toBeGreaterThan(1024);
+    for (const accept of ['gzip', 'br;q=1, gzip;q=0.5', '*']) {
+      const zipped = await server.app.inject({ method: 'GET', url, headers: { ...bearer(o.manager), 'accept-encoding': accept } });
+      expect(zipped.headers['content-encoding'], accept).toBe('gzip');
+      expect(zipped.headers['vary']).toBe('accept-encoding');
+      expect(zipped.rawPayload.length).toBeLessThan(plain.rawPayload.length / 4);
+      expect(gunzipSync(zipped.rawPayload).toString()).toBe(plain.body);
+    }
+    for (const accept of ['identity', 'gzip;q=0', 'gzip;q=0, *']) {
+      const refused = await server.app.inject({ method: 'GET', url, headers: { ...bearer(o.manager), 'accept-encoding': accept } });
+      expect(refused.headers['content-encoding'], accept).toBeUndefined();
+      expect(refused.body).toBe(plain.body);
+    }
   });
 });
