@@ -27,11 +27,17 @@ export function parseDay(value: string): number | undefined {
 
 export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+function daysBetween(start: number, end: number): string[] {
+  const days: string[] = [];
+  for (let ms = start; ms <= end; ms += DAY_MS) days.push(isoDay(ms));
+  return days;
+}
+
 export interface AnalyticsQuery {
   startDate: string;
   endDate: string;
   /** Every day from startDate to endDate. */
-  days: string[];
+  readonly days: string[];
   groupBy?: string;
   limit: number;
   cursor?: string;
@@ -65,8 +71,16 @@ export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date)
   const span = (end - start) / DAY_MS + 1;
   if (span > MAX_SPAN_DAYS) throw badRequest(`the range spans ${span} days; at most ${MAX_SPAN_DAYS}`);
 
-  const result: AnalyticsQuery = { startDate, endDate, days: [], limit: 20 };
-  for (let ms = start; ms <= end; ms += DAY_MS) result.days.push(isoDay(ms));
+  // The day list is only needed to build a response, not to answer one from the cache: made on first use.
+  let days: string[] | undefined;
+  const result: AnalyticsQuery = {
+    startDate,
+    endDate,
+    get days() {
+      return (days ??= daysBetween(start, end));
+    },
+    limit: 20,
+  };
   const groupBy = one('group_by');
   if (groupBy !== undefined) {
     const options: readonly string[] = GROUP_BY[endpoint];
