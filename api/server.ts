@@ -27,6 +27,10 @@ import { DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch, type Bat
 import { AccountStore } from './store/accounts.ts';
 import { IngestStore } from './store/ingest.ts';
 
+/** The server's DuckDB checkpoint threshold (see OpenOptions.checkpointThreshold): ingest all day long
+ * rewrites the primary-key index at every checkpoint, so the server takes them less often. */
+export const SERVER_CHECKPOINT_THRESHOLD = '256MB';
+
 export interface ServerOptions {
   db: Db;
   log: Logger;
