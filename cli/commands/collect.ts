@@ -71,5 +71,8 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     }
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => collector.stop());
     await collector.run();
+    // Stopped in order (the last batch acknowledged, the state saved): exit now. chokidar can leave a
+    // file watcher behind when files arrive while it closes, and that must not keep a stopped daemon alive.
+    process.exit(0);
   },
 };

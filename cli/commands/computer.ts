@@ -94,6 +94,8 @@ export const computerCommand: CommandModule = {
           for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => agent.stop());
           const ok = await agent.run();
           if (!ok) throw new UserError('the computer\'s checks failed (see above; the server shows the computer in error): fix them and run again');
+          // Stopped in order (the last result delivered): exit even if an idle connection lingers.
+          process.exit(0);
         },
       )
       .demandCommand(1, 'Name an action: register or run'),

@@ -96,7 +96,8 @@ describe('delivery under failure', () => {
       } finally {
         step('collector stop');
         collector.kill('SIGTERM');
-        await new Promise((r) => collector.once('exit', r));
+        const exited = await Promise.race([new Promise((r) => collector.once('exit', () => r(true))), new Promise((r) => setTimeout(() => r(false), 20_000))]);
+        expect(exited, 'the collector exits on SIGTERM').toBe(true);
         step('second server stop');
         await second.stop();
       }
