@@ -11,8 +11,8 @@ import { CLI, HOOK_SCRIPT, cliEnv, lastLine, runCliAsync, seedAccount, startServ
 import { tempDir } from '../helpers/tmp.ts';
 
 // The fake agent: one agent session per run, one assistant message with known usage in its transcript,
-// hooks for SessionStart, UserPromptSubmit and Stop, a pause so the run can be watched, its answer on
-// stdout. A text containing "slow" makes it sleep long enough to be killed. Every start is logged.
+// hooks for SessionStart, UserPromptSubmit and Stop, then it waits until the test releases the message
+// (a file named after it; at most 60 s), its answer on stdout. Every start is logged.
 const FAKE_AGENT = `#!/bin/sh
 for last in "$@"; do :; done
 run="fake-$AGENTMETER_MESSAGE_ID"
@@ -22,7 +22,8 @@ printf '{"type":"assistant","timestamp":"%s","message":{"id":"m-%s","model":"cla
 hook() { printf '{"hook_event_name":"%s","session_id":"%s","transcript_path":"%s","cwd":"%s"%s}' "$1" "$run" "$transcript" "$PWD" "$2" | sh "$FAKE_HOOK" claude $3; }
 hook SessionStart ''
 hook UserPromptSubmit ',"prompt":"(not shipped)"' prompt
-case "$last" in *slow*) sleep 60 ;; *) sleep 1.5 ;; esac
+i=0
+while [ ! -e "$FAKE_DIR/release-$AGENTMETER_MESSAGE_ID" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 hook Stop ''
 printf 'Answer to: %s (in %s, client %s)\\n' "$last" "$PWD" "$AGENTMETER_CLIENT"
 `;
@@ -33,6 +34,9 @@ interface Machine {
   fakeDir: string;
   repo: string;
 }
+
+/** Lets the fake agent finish the message. */
+const release = (m: Machine, messageId: string) => writeFileSync(join(m.fakeDir, `release-${messageId}`), '');
 
 function machine(): Machine {
   const dir = tempDir();
@@ -90,26 +94,34 @@ describe('sessions on a registered computer', () => {
       const sessionId = Session.parse(created.body).sessionId;
       expect(created.body.status).toBe('idle');
 
-      // Watch the status while the messages run.
-      const seen: string[] = ['idle'];
-      const watch = setInterval(() => {
-        void api(server, key, 'GET', `/api/v0/sessions/${sessionId}`).then((r) => {
+      // The first message is pending when sent; from then on, watch the status one request at a time (so
+      // answers arrive in order) while the messages run.
+      const first = await api(server, key, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: 'Explain the build' });
+      expect(first.body.status).toBe('pending');
+      const seen: string[] = ['idle', 'pending'];
+      let watching = true;
+      const watcher = (async () => {
+        for (let last = false; !last; ) {
+          last = !watching; // one more look after the run is over
+          const r = await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`);
           if (r.body.status && seen.at(-1) !== r.body.status) seen.push(r.body.status);
-        });
-      }, 100);
+          if (!last) await new Promise((done) => setTimeout(done, 100));
+        }
+      })();
       try {
-        const first = await api(server, key, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: 'Explain the build' });
-        expect(first.body.status).toBe('pending');
-        seen.push('pending');
         await waitFor(async () => (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body.status === 'running', 30_000, 'the first message to run');
         const second = await api(server, key, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: 'Now the tests' });
         expect(second.body.status).toBe('running'); // queued behind the running one
+        release(m, second.body.messageId);
+        await new Promise((done) => setTimeout(done, 300)); // long enough for the watcher to see it running
+        release(m, first.body.messageId);
         await waitFor(async () => {
           const s = (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body;
           return s.status === 'idle' && s.messageCount === 4;
         }, 60_000, 'both messages to finish');
       } finally {
-        clearInterval(watch);
+        watching = false;
+        await watcher;
       }
       expect(seen.slice(0, 3)).toEqual(['idle', 'pending', 'running']);
       expect(seen.at(-1)).toBe('idle');
@@ -186,6 +198,7 @@ describe('sessions on a registered computer', () => {
       expect(afterCrash).toEqual([expect.objectContaining({ messageId: slow, status: 'failed', error: expect.stringContaining('restarted') })]);
 
       const next = (await api(server, key, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: 'a quick one' })).body.messageId as string;
+      release(m, next);
       await waitFor(async () => (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body.messageCount === 3, 60_000, 'the next message to finish');
       const runs = readFileSync(join(m.fakeDir, 'runs.log'), 'utf8').trim().split('\n');
       expect(runs).toEqual([slow, next]);

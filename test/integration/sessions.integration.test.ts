@@ -241,6 +241,19 @@ describe('sessions', () => {
       expect.objectContaining({ text: 'two', status: 'failed', error: expect.stringContaining('restarted') }),
     ]);
     expectError(await agentCall(c, 'msg_0000', 'start'), 404);
+
+    // Another computer cannot touch this computer's messages; bad bodies are 400.
+    const other = await registerComputer(org.users.member.key, 'other');
+    await hello(other);
+    const o = MessageCreated.parse((await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'three' })).body);
+    expect((await poll(c))!.messageId).toBe(o.messageId);
+    expectError(await agentCall(other, o.messageId, 'start'), 404);
+    expectError(await agentCall(other, o.messageId, 'result', { exitCode: 0, output: '' }), 404);
+    expect((await agentCall(c, o.messageId, 'start')).status).toBe(200);
+    expectError(await agentCall(c, o.messageId, 'result', { exitCode: '0', output: '' }), 400);
+    expectError(await agentCall(c, o.messageId, 'result', { output: 'x'.repeat(10), extra: 1 }), 400);
+    expectError(await call('POST', `/api/v0/computers/${c.id}/agent/hello`, c.token, { checks: [] }), 400);
+    expectError(await call('POST', `/api/v0/computers/${c.id}/agent/hello`, c.token, { agentCommand: 'x' }), 400);
   });
 
   it('a long-poll returns as soon as a message arrives', async () => {
