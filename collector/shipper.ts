@@ -2,6 +2,7 @@
 // server is unreachable or busy. Delivery is at least once: the caller removes spool files only after the
 // server's acknowledgement, and the server ignores ids it already has.
 import { gzipSync } from 'node:zlib';
+import { errorDetail } from '../common/http.ts';
 import { IngestResponse, type WireRecord } from '../common/wire.ts';
 
 export const INGEST_PATH = '/api/v1/ingest/events';
@@ -49,12 +50,7 @@ export async function postBatch(server: string, apiKey: string, body: Buffer, si
     throw new ShipError(`server answer cut short: ${(error as Error).message}`, true, response.status);
   }
   if (!response.ok) {
-    let detail = text.slice(0, 300);
-    try {
-      detail = (JSON.parse(text) as { detail?: string }).detail ?? detail;
-    } catch {
-      // Not our error body (a proxy?): keep the text.
-    }
+    const detail = errorDetail(text);
     // 401/403 need a person (a revoked key); 413 would repeat forever: none of them is retried blindly.
     const retryable = response.status >= 500 || response.status === 429 || response.status === 408;
     throw new ShipError(`server answered ${response.status}: ${detail}`, retryable, response.status);

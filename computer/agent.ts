@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { statSync } from 'node:fs';
 import type { z } from 'zod';
 import { computerPath, LeaseAnswer, PollAnswer, type Check, type ResultBody, type WorkItem } from '../common/computer-protocol.ts';
+import { errorDetail } from '../common/http.ts';
 import type { Logger } from '../common/logger.ts';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../common/backoff.ts';
 import type { ComputerCredentials } from './credentials.ts';
@@ -136,13 +137,7 @@ export class ComputerAgent {
     });
     const text = await response.text();
     if (!response.ok) {
-      let detail = text.slice(0, 300);
-      try {
-        detail = (JSON.parse(text) as { detail?: string }).detail ?? detail;
-      } catch {
-        // Not our error body.
-      }
-      throw new ServerAnswer(response.status, detail);
+      throw new ServerAnswer(response.status, errorDetail(text));
     }
     const json: unknown = JSON.parse(text);
     return schema ? schema.parse(json) : (json as T);
