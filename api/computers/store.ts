@@ -11,6 +11,9 @@ const SQL = {
   insert: `INSERT INTO computers VALUES ($id, $org, $user, $name, 'byom', $host_id, $hostname, $remote_user, $hash, $now, NULL, NULL, NULL, NULL)`,
   byId: `SELECT * FROM computers WHERE org_id = $org AND id = $id`,
   byToken: `SELECT * FROM computers WHERE token_hash = $hash`,
+  // By id: a stable order, so a cursor walk never skips or repeats a computer.
+  list: `SELECT * FROM computers WHERE org_id = $org AND ($user IS NULL OR user_id = $user) AND ($cursor IS NULL OR id > $cursor)
+         ORDER BY id LIMIT $limit`,
   hello: `UPDATE computers SET checks_ms = $now, checks_error = $error, first_seen_ms = coalesce(first_seen_ms, $now), last_seen_ms = $now WHERE id = $id`,
   seen: `UPDATE computers SET last_seen_ms = $now WHERE id = $id`,
 } as const;
@@ -78,6 +81,11 @@ export class ComputerStore {
   async get(org: string, id: string): Promise<ComputerRow | undefined> {
     const [row] = await this.db.all<ComputerRow & Record<string, unknown>>(SQL.byId, { org, id });
     return row;
+  }
+
+  /** A page of the organization's computers (one user's, when `user` is set), in id order. */
+  async list(org: string, user: string | null, cursor: string | null, limit: number): Promise<ComputerRow[]> {
+    return this.db.all<ComputerRow & Record<string, unknown>>(SQL.list, { org, user, cursor, limit });
   }
 
   async byToken(token: string): Promise<ComputerRow | undefined> {

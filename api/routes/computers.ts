@@ -2,7 +2,7 @@
 // (its own token): hello with its start-up checks, a long-poll for work, start, heartbeat and result of a
 // run. Who may do what:
 //   register                owner, manager, member (not guest), when the enterprise controls allow BYOM
-//   GET /computers/{id}     the user who registered it, and the organization's owners and managers
+//   GET /computers[/{id}]   the user who registered it, and the organization's owners and managers
 //   agent routes            the computer's own token, for that computer only
 // Another organization's computer, or one the caller may not see, is 404 (ids do not leak).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -16,7 +16,9 @@ import type { WorkSignal } from '../computers/work-signal.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Principal } from '../store/accounts.ts';
+import { limitParam } from '../query.ts';
 
+const ListQuery = z.strictObject({ limit: limitParam.optional(), cursor: z.string().min(1).max(64).optional() });
 const IdParams = z.strictObject({ computerId: z.string().min(1).max(64) });
 const RunParams = z.strictObject({ computerId: z.string().min(1).max(64), messageId: z.string().min(1).max(64) });
 /** Long-polls wait at most this long unless the agent asks for less. */
@@ -67,6 +69,18 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
     // The token is in the response only; the log line names the computer.
     request.log.info({ computerId: row.id, name: row.name }, 'computer registered');
     return reply.status(201).send({ computer: toComputer(row, deps.now()), token });
+  });
+
+  app.get('/api/v0/computers', async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, ['owner', 'manager', 'member'], 'Listing computers');
+    const query = ListQuery.parse(request.query ?? {});
+    const limit = query.limit ?? 20;
+    const admin = principal.role === 'owner' || principal.role === 'manager';
+    const rows = await deps.computers.list(principal.orgId, admin ? null : principal.userId, query.cursor ?? null, limit + 1);
+    const page = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    return { computers: page.map((row) => toComputer(row, deps.now())), pagination: { hasMore, ...(hasMore ? { nextCursor: page.at(-1)!.id } : {}) } };
   });
 
   app.get('/api/v0/computers/:computerId', async (request) => {

@@ -100,6 +100,26 @@ describe('computers', () => {
     expectError(await call('GET', `/api/v0/computers/${c.id}/agent/work?waitMs=100000`, c.token), 400);
   });
 
+  it('lists computers: members their own, owners and managers all, paged by id without skip or repeat', async () => {
+    const x = await server.seedOrg('Listing');
+    const mine = [await registerComputer(x.users.member.key, 'a'), await registerComputer(x.users.member.key, 'b'), await registerComputer(x.users.member.key, 'c')];
+    const owners = await registerComputer(x.users.owner.key, 'owner');
+    const memberList = await call('GET', '/api/v0/computers', x.users.member.key);
+    expect(memberList.body.computers.map((c: { id: string }) => c.id).sort()).toEqual(mine.map((c) => c.id).sort());
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await call('GET', `/api/v0/computers?limit=2${cursor ? `&cursor=${cursor}` : ''}`, x.users.manager.key);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.computers.map((c: { id: string }) => c.id));
+      cursor = page.body.pagination.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual([...mine, owners].map((c) => c.id).sort());
+    expectError(await call('GET', '/api/v0/computers?limit=0', x.users.member.key), 400);
+    expectError(await call('GET', '/api/v0/computers', x.users.guest.key), 403);
+    expect((await call('GET', '/api/v0/computers', other.users.owner.key)).body.computers.map((c: { id: string }) => c.id)).not.toContain(owners.id);
+  });
+
   it('obeys the enterprise controls: BYOM off, or allowed only for listed users', async () => {
     const x = await server.seedOrg('Controlled');
     expect((await call('PUT', '/api/v0/organization/enterprise-controls', x.users.owner.key, { settings: { byomComputersEnabled: false } })).status).toBe(200);
