@@ -2,11 +2,16 @@
 // next poll. In-process only: the server is one process (DuckDB has one writer).
 export class WorkSignal {
   private readonly waiters = new Map<string, Set<() => void>>();
-  private closed = false;
+  private isClosed = false;
+
+  /** The server is shutting down: long-polls answer at once. */
+  get closed(): boolean {
+    return this.isClosed;
+  }
 
   /** Resolves when work may have arrived for the computer, after `ms`, or when the server closes. */
   wait(computer: string, ms: number): Promise<void> {
-    if (this.closed || ms <= 0) return Promise.resolve();
+    if (this.isClosed || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       const set = this.waiters.get(computer) ?? new Set();
       this.waiters.set(computer, set);
@@ -27,7 +32,7 @@ export class WorkSignal {
 
   /** Ends every wait (the server is shutting down: long-polls must not hold it open). */
   close(): void {
-    this.closed = true;
+    this.isClosed = true;
     for (const set of [...this.waiters.values()]) for (const wake of [...set]) wake();
   }
 }

@@ -116,9 +116,10 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
         return { work };
       }
       const left = deadline - Date.now();
-      if (left <= 0 || request.raw.destroyed) return { work: null };
+      // Ends at once when the server closes (the signal no longer waits, so the loop would only spin).
+      if (left <= 0 || request.raw.destroyed || deps.signal.closed) return { work: null };
       await deps.signal.wait(computer.id, left);
-      if (request.raw.destroyed) return { work: null };
+      if (request.raw.destroyed || deps.signal.closed) return { work: null };
     }
   });
 

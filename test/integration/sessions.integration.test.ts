@@ -389,3 +389,18 @@ describe('sessions', () => {
     expect((await getSession(org.users.member.key, id)).computerId).toBe(d.id);
   });
 });
+
+describe('shutdown', () => {
+  it('a waiting long-poll is answered (no work) when the server closes, instead of holding the shutdown', { timeout: 20_000 }, async () => {
+    const own = await testServer();
+    const x = await own.seedOrg('Closing');
+    const registered = await own.app.inject({ method: 'POST', url: '/api/v0/computers', headers: bearer(x.users.member.key), payload: { name: 'c' } });
+    const { computer, token } = registered.json() as { computer: { id: string }; token: string };
+    await own.app.inject({ method: 'POST', url: `/api/v0/computers/${computer.id}/agent/hello`, headers: bearer(token), payload: { checks: [{ name: 'x', ok: true }], agentCommand: 'x' } });
+    const waiting = own.app.inject({ method: 'GET', url: `/api/v0/computers/${computer.id}/agent/work?waitMs=60000`, headers: bearer(token) });
+    await new Promise((r) => setTimeout(r, 200));
+    const closing = own.close();
+    expect((await waiting).json()).toEqual({ work: null });
+    await closing;
+  });
+});
