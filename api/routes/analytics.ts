@@ -1,6 +1,6 @@
 // GET /api/v1/analytics/tokens|tools|activity|productivity|users: the {data, meta} envelope of the
 // reference, from the daily aggregates. Managers and owners only; members and guests get 403.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   activityGroupedByClient,
   activityRecords,
@@ -42,20 +42,19 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   const now = deps.now ?? (() => new Date());
   const { analytics } = deps;
 
-  async function prepare(request: FastifyRequest, endpoint: Endpoint): Promise<{ principal: Principal; q: AnalyticsQuery }> {
-    const principal = await deps.auth.authenticate(request);
-    requireRole(principal, ANALYTICS_ROLES, 'Analytics');
-    return { principal, q: parseAnalyticsQuery(endpoint, request.query, now()) };
-  }
   const meta = (principal: Principal, q: AnalyticsQuery) => ({ org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate });
 
-  // Every analytics route: authenticate and check the role, validate, then answer from the cache or
-  // build the body. The cache key is the organization and the validated query, so nothing crosses orgs.
+  // Every analytics route: authenticate and check the role, then answer from the cache or validate and
+  // build the body. The cache key is the organization, today's date and the URL as sent: only a URL that
+  // passed validation is ever stored, so a hit needs no second validation, and each new day validates
+  // afresh against its own date rules. Nothing crosses organizations.
   const route = (endpoint: Endpoint, build: (principal: Principal, q: AnalyticsQuery) => Promise<unknown>) =>
     app.get(`/api/v1/analytics/${endpoint}`, async (request, reply) => {
-      const { principal, q } = await prepare(request, endpoint);
-      const key = `${principal.orgId}|${endpoint}|${q.startDate}|${q.endDate}|${q.groupBy ?? ''}|${q.limit}|${q.cursor ?? ''}`;
-      const body = deps.cache.get(key) ?? deps.cache.set(key, JSON.stringify(await build(principal, q)));
+      const principal = await deps.auth.authenticate(request);
+      requireRole(principal, ANALYTICS_ROLES, 'Analytics');
+      const today = now();
+      const key = `${principal.orgId}|${today.toISOString().slice(0, 10)}|${request.url}`;
+      const body = deps.cache.get(key) ?? deps.cache.set(key, JSON.stringify(await build(principal, parseAnalyticsQuery(endpoint, request.query, today))));
       void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
       const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
       return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
