@@ -4,6 +4,13 @@
 import { z } from 'zod';
 
 export const COMPUTER_TOKEN_PREFIX = 'amc_';
+
+/** From a claim to the agent's start report: a claim never started goes back to the queue after this. */
+export const CLAIM_LEASE_MS = 30_000;
+/** A running message's lease. The agent renews it every HEARTBEAT_MS, a quarter of it, so a late or lost
+ * heartbeat or two does not fail a healthy run (durations, not server times, so clock skew is harmless). */
+export const RUN_LEASE_MS = 60_000;
+export const HEARTBEAT_MS = RUN_LEASE_MS / 4;
 export const computerPath = (computerId: string, rest = '') => `/api/v0/computers/${encodeURIComponent(computerId)}${rest}`;
 
 /** `agentmeter computer register` → POST /api/v0/computers */

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { statSync } from 'node:fs';
 import type { z } from 'zod';
-import { computerPath, LeaseAnswer, PollAnswer, type Check, type ResultBody, type WorkItem } from '../common/computer-protocol.ts';
+import { computerPath, HEARTBEAT_MS, LeaseAnswer, PollAnswer, type Check, type ResultBody, type WorkItem } from '../common/computer-protocol.ts';
 import { errorDetail } from '../common/http.ts';
 import type { Logger } from '../common/logger.ts';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../common/backoff.ts';
@@ -80,16 +80,11 @@ export class ComputerAgent {
     const ids = { sessionId: work.sessionId, messageId: work.messageId };
     try {
       // Reported before the agent starts: a run the server does not know about can never happen twice.
-      let lease = (await this.call('POST', `/agent/messages/${work.messageId}/start`, {}, LeaseAnswer)).leaseUntil;
+      await this.call('POST', `/agent/messages/${work.messageId}/start`, {}, LeaseAnswer);
       log.info(ids, 'running message');
-      const heartbeat = setInterval(
-        () => {
-          this.call('POST', `/agent/messages/${work.messageId}/heartbeat`, {}, LeaseAnswer)
-            .then((a) => (lease = a.leaseUntil))
-            .catch((error) => log.warn({ ...ids, error: String(error) }, 'heartbeat failed'));
-        },
-        Math.max(1000, Math.floor((lease - Date.now()) / 4)),
-      );
+      const heartbeat = setInterval(() => {
+        this.call('POST', `/agent/messages/${work.messageId}/heartbeat`, {}, LeaseAnswer).catch((error) => log.warn({ ...ids, error: String(error) }, 'heartbeat failed'));
+      }, HEARTBEAT_MS);
       let result: ResultBody;
       try {
         result = await runAgent(work, { ...this.options, signal: this.abort.signal });

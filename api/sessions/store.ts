@@ -4,14 +4,10 @@
 import type { Db } from '../../common/db/duckdb.ts';
 import { listValue } from '@duckdb/node-api';
 import { newMessageId, newSessionId } from '../../common/ids.ts';
-import type { Attachment, ResultBody, WorkItem } from '../../common/computer-protocol.ts';
+import { CLAIM_LEASE_MS, RUN_LEASE_MS, type Attachment, type ResultBody, type WorkItem } from '../../common/computer-protocol.ts';
 import { sessionStatus, sessionUsage, titleFrom, type AgentSessionUsage } from './derive.ts';
 import type { CreateMessageBody, Session, SessionMessage, SessionSettingsInput, SessionSettingsPatch, SessionStatus } from './schema.ts';
 
-/** From a claim to the agent's start report: a claim never started goes back to the queue after this. */
-export const CLAIM_LEASE_MS = 30_000;
-/** A running message's lease; the computer agent renews it every RUN_LEASE_MS / 4. */
-export const RUN_LEASE_MS = 60_000;
 
 const SESSION_COLUMNS = `
   s.id, s.user_id, s.computer_id, s.cwd, s.title, CAST(s.settings AS VARCHAR) AS settings, s.created_ms,

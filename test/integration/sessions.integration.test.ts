@@ -3,8 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';
 import { Session, SessionPage, MessagePage, MessageCreated } from '../../api/sessions/schema.ts';
-import { CLAIM_LEASE_MS, RUN_LEASE_MS } from '../../api/sessions/store.ts';
-import { PollAnswer } from '../../common/computer-protocol.ts';
+import { CLAIM_LEASE_MS, PollAnswer, RUN_LEASE_MS } from '../../common/computer-protocol.ts';
 import { bearer, gzipNdjson, testServer, type TestServer } from '../helpers/server.ts';
 import { ev, usage } from '../helpers/records.ts';
 
