@@ -19,3 +19,9 @@ SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.
 FROM events e
 JOIN rebuild r ON r.org_id = e.org_id AND r.day = CAST(e.ts AS DATE)
 LEFT JOIN tool_names n ON n.raw = e.tool_name;
+
+-- One row per organization, day, user, session and client of the rebuilt days: the distinct counts
+-- (sessions with events, a user's clients, users per client, the sessions to place) read this small
+-- table instead of the events.
+CREATE OR REPLACE TEMP TABLE ev_sessions AS
+SELECT DISTINCT org_id, day, user_id, session_id, client FROM ev;

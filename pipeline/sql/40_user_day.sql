@@ -17,18 +17,17 @@ WITH hook AS (
          sum(hook_count) AS hooks,
          count(*) FILTER (WHERE is_call AND success AND is_shell AND git_commit) AS git_commits,
          count(*) FILTER (WHERE is_call AND success AND pr_created) AS git_prs_created,
-         list_sort(list(DISTINCT client)) AS clients,
          count(*) FILTER (WHERE is_call AND autonomy = 'auto-high') AS calls_auto_high,
          count(*) FILTER (WHERE is_call AND autonomy = 'auto-medium') AS calls_auto_medium,
          count(*) FILTER (WHERE is_call AND autonomy = 'auto-low') AS calls_auto_low,
          count(*) FILTER (WHERE is_call AND autonomy IN ('manual', 'spec')) AS calls_manual
   FROM ev GROUP BY ALL
 ),
--- Sessions with at least one event that day (a distinct aggregate of its own: far cheaper in DuckDB than
--- count(DISTINCT …) among the other aggregates).
+-- Sessions with at least one event that day, and the clients used (from the distinct rows of
+-- ev_sessions: far cheaper than distinct aggregates over the events).
 active_sessions AS (
-  SELECT org_id, day, user_id, count(*) AS sessions_with_events
-  FROM (SELECT DISTINCT org_id, day, user_id, session_id FROM ev)
+  SELECT org_id, day, user_id, count(DISTINCT session_id) AS sessions_with_events, list_sort(list(DISTINCT client)) AS clients
+  FROM ev_sessions
   GROUP BY ALL
 ),
 -- Delegation level: the level with the most tool calls; ties go to the more autonomous level.
@@ -82,7 +81,7 @@ SELECT w.org_id, w.day, w.user_id,
        CASE WHEN h.user_turns > 0 THEN h.tool_calls / h.user_turns END,
        d.level,
        coalesce(f.languages, []),
-       coalesce(h.clients, []),
+       coalesce(x.clients, []),
        coalesce(x.sessions_with_events, 0), coalesce(h.calls_auto_high, 0), coalesce(h.calls_auto_medium, 0),
        coalesce(h.calls_auto_low, 0), coalesce(h.calls_manual, 0)
 FROM who w

@@ -15,4 +15,4 @@ UNION ALL
 SELECT org_id, day, 'language', language, count(*) FROM file_touch WHERE language IS NOT NULL GROUP BY ALL
 UNION ALL
 -- A user active on several clients counts once in DAU and once in each client.
-SELECT org_id, day, 'client', client, count(DISTINCT user_id) FROM ev GROUP BY ALL;
+SELECT org_id, day, 'client', client, count(DISTINCT user_id) FROM ev_sessions GROUP BY ALL;
