@@ -17,8 +17,8 @@ SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.
        coalesce(e.git_commit, false) AS git_commit, coalesce(e.pr_created, false) AS pr_created,
        coalesce(len(e.hooks), 0) AS hook_count
 FROM events e
-JOIN rebuild r ON r.org_id = e.org_id AND r.day = CAST(e.ts AS DATE)
-LEFT JOIN tool_names n ON n.raw = e.tool_name;
+LEFT JOIN tool_names n ON n.raw = e.tool_name
+WHERE (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild);
 
 -- One row per organization, day, user, session and client of the rebuilt days: the distinct counts
 -- (sessions with events, a user's clients, users per client, the sessions to place) read this small

@@ -8,8 +8,8 @@ FROM (
   FROM (
     SELECT e.org_id, CAST(e.ts AS DATE) AS day, e.user_id, unnest(e.files) AS file
     FROM events e
-    JOIN rebuild r ON r.org_id = e.org_id AND r.day = CAST(e.ts AS DATE)
     WHERE e.files IS NOT NULL AND e.tool_success AND e.event = 'PostToolUse'
+      AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
   )
 ) f
 LEFT JOIN (SELECT kind || ':' || key AS lang_key, language FROM languages) l USING (lang_key);

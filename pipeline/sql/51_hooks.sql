@@ -6,7 +6,6 @@ SELECT org_id, day, h.event, h.matcher, h.command, count(*)
 FROM (
   SELECT e.org_id, CAST(e.ts AS DATE) AS day, unnest(e.hooks) AS h
   FROM events e
-  JOIN rebuild r ON r.org_id = e.org_id AND r.day = CAST(e.ts AS DATE)
-  WHERE e.hooks IS NOT NULL
+  WHERE e.hooks IS NOT NULL AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
 )
 GROUP BY ALL;
