@@ -22,6 +22,7 @@ import { ComputerStore } from './computers/store.ts';
 import { WorkSignal } from './computers/work-signal.ts';
 import { registerComputerRoutes } from './routes/computers.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
+import { applySessionRetention } from './sessions/retention.ts';
 import { SessionStore } from './sessions/store.ts';
 import { DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch, type BatchOptions, type BatchReport } from '../pipeline/batch.ts';
 import { AccountStore } from './store/accounts.ts';
@@ -51,6 +52,8 @@ export interface Services {
   ingest: IngestStore;
   /** Runs a batch in this server: one at a time, and the analytics cache is cleared after it. */
   runBatch: (options: BatchOptions) => Promise<BatchReport>;
+  /** Removes sessions past their organization's sessionRetentionDays (the daily run does this too). */
+  applySessionRetention: () => Promise<number>;
 }
 
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
@@ -97,6 +100,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     return run;
   };
   registerBatchRoutes(app, { db: options.db, auth, pricingFile: options.pricingFile, runLocked });
+  const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);
   let timer: NodeJS.Timeout | undefined;
   if (options.batchAt) {
     const at = options.batchAt;
@@ -104,6 +108,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       timer = setTimeout(() => {
         runLocked(() => runBatch(options.db, { trigger: 'schedule', log: options.log, ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}) }))
           .catch((error) => options.log.error({ err: error }, 'scheduled batch failed'))
+          .then(retention)
+          .catch((error) => options.log.error({ err: error }, 'session retention failed'))
           .finally(schedule);
       }, msUntil(at, new Date()));
       timer.unref();
@@ -117,7 +123,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ingest.close();
   });
   await app.ready();
-  return { app, services: { accounts, auth, ingest, runBatch: (opts) => runLocked(() => runBatch(options.db, opts)) } };
+  return { app, services: { accounts, auth, ingest, runBatch: (opts) => runLocked(() => runBatch(options.db, opts)), applySessionRetention: retention } };
 }
 
 export interface RunningServer {

@@ -72,6 +72,15 @@ export const SQL = {
   failRunsOf: `UPDATE session_messages SET status = 'failed', lease_ms = NULL, completed_ms = $now,
                   error = 'the computer agent restarted while running this message; it was not run again'
                 WHERE computer_id = $computer AND status = 'running'`,
+  // Retention: sessions idle (nothing queued or running) whose last activity is older than the cutoff go,
+  // with their messages.
+  expiredSessions: `SELECT s.id FROM sessions s LEFT JOIN session_messages m ON m.session_id = s.id
+                    WHERE s.org_id = $org
+                    GROUP BY s.id, s.updated_ms
+                    HAVING count(*) FILTER (WHERE m.role = 'user' AND m.status IN ('queued', 'claimed', 'running')) = 0
+                       AND greatest(s.updated_ms, coalesce(max(greatest(m.created_ms, coalesce(m.completed_ms, 0))), 0)) < $cutoff`,
+  deleteMessages: `DELETE FROM session_messages WHERE session_id IN (SELECT unnest($ids::VARCHAR[]))`,
+  deleteSessions: `DELETE FROM sessions WHERE id IN (SELECT unnest($ids::VARCHAR[]))`,
   // Token usage: the agent sessions whose hook events carry the API session's id; per run (API message),
   // the one seen first is the run's own, those that began later are its subagents.
   usage: `
@@ -367,6 +376,18 @@ export class SessionStore {
       requeued: await tx.run(SQL.requeueClaimsOf, { computer }),
       failed: await tx.run(SQL.failRunsOf, { computer, now: this.now() }),
     }));
+  }
+
+  /** Deletes the organization's idle sessions last active more than `days` days ago; returns how many. */
+  async prune(org: string, days: number): Promise<number> {
+    const cutoff = this.now() - days * 86_400_000;
+    return this.db.transaction(async (tx) => {
+      const ids = (await tx.all<{ id: string }>(SQL.expiredSessions, { org, cutoff })).map((r) => r.id);
+      if (ids.length === 0) return 0;
+      await tx.run(SQL.deleteMessages, { ids: listValue(ids) });
+      await tx.run(SQL.deleteSessions, { ids: listValue(ids) });
+      return ids.length;
+    });
   }
 
   /** Applies lapsed leases; run before every read and claim so no session looks busy forever. */

@@ -389,6 +389,29 @@ describe('sessions', () => {
   });
 });
 
+describe('retention', () => {
+  it('sessionRetentionDays removes idle sessions last active longer ago, never a busy one, only in that organization', async () => {
+    const x = await server.seedOrg('Retention');
+    const c = await registerComputer(x.users.member.key);
+    await hello(c);
+    const create = async () => Session.parse((await call('POST', '/api/v0/sessions', x.users.member.key, { computerId: c.id })).body).sessionId;
+    const old = await create();
+    const busy = await create();
+    await call('POST', `/api/v0/sessions/${busy}/messages`, x.users.member.key, { text: 'queued and waiting' });
+    const keptElsewhere = Session.parse((await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: (await registerComputer(org.users.member.key)).id })).body).sessionId;
+    clock += 10 * 86_400_000;
+    const recent = await create();
+    await call('PUT', '/api/v0/organization/enterprise-controls', x.users.owner.key, { settings: { sessionRetentionDays: 7 } });
+    expect(await server.services.applySessionRetention()).toBe(1);
+    expectError(await call('GET', `/api/v0/sessions/${old}`, x.users.member.key), 404);
+    expect((await call('GET', `/api/v0/sessions/${busy}`, x.users.member.key)).status).toBe(200);
+    expect((await call('GET', `/api/v0/sessions/${recent}`, x.users.member.key)).status).toBe(200);
+    expect((await call('GET', `/api/v0/sessions/${keptElsewhere}`, org.users.member.key)).status).toBe(200);
+    const [{ n }] = (await server.db.all<{ n: number }>('SELECT count(*) AS n FROM session_messages WHERE session_id = $id', { id: old })) as [{ n: number }];
+    expect(n).toBe(0);
+  });
+});
+
 describe('shutdown', () => {
   it('a waiting long-poll is answered (no work) when the server closes, instead of holding the shutdown', { timeout: 20_000 }, async () => {
     const own = await testServer();
