@@ -29,11 +29,7 @@ export class Authenticator {
   }
 
   async authenticate(request: FastifyRequest): Promise<Principal> {
-    const header = request.headers.authorization;
-    if (!header) throw unauthorized('Authorization header missing: send "Authorization: Bearer <API_KEY>"');
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized('Authorization header must be "Bearer <API_KEY>"');
-    const credential = match[1]!;
+    const credential = bearerToken(request);
     const cacheKey = hashKey(credential);
     const cached = this.cache.get(cacheKey);
     if (cached && cached.until > Date.now()) {
@@ -76,6 +72,15 @@ export class Authenticator {
   invalidate(): void {
     this.cache.clear();
   }
+}
+
+/** The credential of an `Authorization: Bearer <token>` header; 401 when it is missing or malformed. */
+export function bearerToken(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (!header) throw unauthorized('Authorization header missing: send "Authorization: Bearer <API_KEY>"');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized('Authorization header must be "Bearer <API_KEY>"');
+  return match[1]!;
 }
 
 export function requireRole(principal: Principal, roles: readonly Role[], what: string): void {

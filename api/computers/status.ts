@@ -30,21 +30,17 @@ export interface ProvisioningStep {
 
 /** The steps; a connection that went quiet shows as a failed connect step with the reason. */
 export function provisioningSteps(c: ComputerTimes, now: number): ProvisioningStep[] {
-  const checks: ProvisioningStep =
-    c.checks_ms === null
-      ? { id: 'checks', name: 'Check the agent command and working directory', status: 'pending' }
-      : c.checks_error === null
-        ? { id: 'checks', name: 'Check the agent command and working directory', status: 'completed', startedAt: c.checks_ms, completedAt: c.checks_ms }
-        : { id: 'checks', name: 'Check the agent command and working directory', status: 'failed', error: c.checks_error, startedAt: c.checks_ms };
-  const connectName = 'Connect the computer agent to the server';
-  const quiet = silence(c, now);
-  const connect: ProvisioningStep =
-    c.first_seen_ms === null
-      ? { id: 'connect', name: connectName, status: 'pending' }
-      : quiet
-        ? { id: 'connect', name: connectName, status: 'failed', error: quiet, startedAt: c.first_seen_ms }
-        : { id: 'connect', name: connectName, status: 'completed', startedAt: c.first_seen_ms, completedAt: c.first_seen_ms };
-  return [{ id: 'register', name: 'Register the computer', status: 'completed', startedAt: c.created_ms, completedAt: c.created_ms }, checks, connect];
+  const step = (id: string, name: string, at: number | null, error: string | null | undefined): ProvisioningStep =>
+    at === null
+      ? { id, name, status: 'pending' }
+      : error
+        ? { id, name, status: 'failed', error, startedAt: at }
+        : { id, name, status: 'completed', startedAt: at, completedAt: at };
+  return [
+    step('register', 'Register the computer', c.created_ms, null),
+    step('checks', 'Check the agent command and working directory', c.checks_ms, c.checks_error),
+    step('connect', 'Connect the computer agent to the server', c.first_seen_ms, silence(c, now)),
+  ];
 }
 
 export function computerStatus(c: ComputerTimes, now: number): { status: ComputerStatus; reason?: string } {

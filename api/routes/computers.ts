@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { COMPUTER_TOKEN_PREFIX, HelloBody, PollQuery, RegisterBody, ResultBody, type PollAnswer } from '../../common/computer-protocol.ts';
 import { forbidden, HttpError, notFound, unauthorized } from '../../common/errors.ts';
-import { requireRole, type Authenticator } from '../auth.ts';
+import { bearerToken, requireRole, type Authenticator } from '../auth.ts';
 import { currentControls } from '../controls/store.ts';
 import { toComputer, type ComputerRow, type ComputerStore } from '../computers/store.ts';
 import type { WorkSignal } from '../computers/work-signal.ts';
@@ -47,9 +47,9 @@ export async function visibleComputer(deps: Pick<ComputerDeps, 'computers'>, pri
 export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps): void {
   /** The computer whose token this is; 401 for a missing or unknown token, 404 when it is another computer's. */
   const authenticateComputer = async (request: FastifyRequest, id: string): Promise<ComputerRow> => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    if (!match || !match[1]!.startsWith(COMPUTER_TOKEN_PREFIX)) throw unauthorized('The computer agent authenticates with its computer token: "Authorization: Bearer amc_…"');
-    const computer = await deps.computers.byToken(match[1]!);
+    const token = bearerToken(request);
+    if (!token.startsWith(COMPUTER_TOKEN_PREFIX)) throw unauthorized('The computer agent authenticates with its computer token: "Authorization: Bearer amc_…"');
+    const computer = await deps.computers.byToken(token);
     if (!computer) throw unauthorized('Computer token unknown (the computer may have been registered again)');
     if (computer.id !== id) throw notFound(`No computer ${id} for this token`);
     return computer;

@@ -95,7 +95,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
       await visibleComputer(deps, principal, computerId);
       if (session.computerId !== computerId) throw new HttpError(409, `Session ${sessionId} is not on computer ${computerId} (it is on ${session.computerId})`);
     }
-    return (await deps.sessions.view(principal.orgId, [sessionId]))[0]!;
+    return (await deps.sessions.view(principal.orgId, sessionId))!;
   });
 
   app.patch('/api/v0/sessions/:sessionId', async (request) => {
@@ -105,7 +105,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     const body = PatchSessionBody.parse(request.body ?? {});
     await visibleSession(principal, sessionId);
     if (body.sessionSettings) await deps.sessions.patch(principal.orgId, sessionId, body.sessionSettings);
-    return (await deps.sessions.view(principal.orgId, [sessionId]))[0]!;
+    return (await deps.sessions.view(principal.orgId, sessionId))!;
   });
 
   app.post('/api/v0/sessions/:sessionId/messages', { bodyLimit: 16 * 1024 * 1024 }, async (request) => {

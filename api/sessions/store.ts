@@ -172,23 +172,24 @@ export class SessionStore {
   async create(org: string, user: string, computer: string, cwd: string | undefined, settings: SessionSettingsInput): Promise<Session> {
     const id = newSessionId();
     await this.db.run(SQL.insertSession, { id, org, user, computer, cwd: cwd ?? null, settings: JSON.stringify(settings), now: this.now() });
-    return (await this.view(org, [id]))[0]!;
+    return (await this.view(org, id))!;
   }
 
+  /** The session as it stands after lapsed leases are applied (what the routes check access with). */
   async record(org: string, id: string): Promise<SessionRecord | undefined> {
     await this.expireLeases();
+    return this.read(org, id);
+  }
+
+  private async read(org: string, id: string): Promise<SessionRecord | undefined> {
     const [row] = await this.db.all<SessionRow & Record<string, unknown>>(SQL.session, { org, id });
     return row ? { id: row.id, userId: row.user_id, computerId: row.computer_id, status: sessionStatus(row) } : undefined;
   }
 
-  /** Sessions in the API's shape, token usage included, in the order of `ids`. */
-  async view(org: string, ids: string[]): Promise<Session[]> {
-    const rows: SessionRow[] = [];
-    for (const id of ids) {
-      const [row] = await this.db.all<SessionRow & Record<string, unknown>>(SQL.session, { org, id });
-      if (row) rows.push(row);
-    }
-    return this.assemble(org, rows);
+  /** The session in the API's shape, token usage included. */
+  async view(org: string, id: string): Promise<Session | undefined> {
+    const rows = await this.db.all<SessionRow & Record<string, unknown>>(SQL.session, { org, id });
+    return (await this.assemble(org, rows))[0];
   }
 
   async list(org: string, filter: { user: string | null; computer: string | null; cursor: { ms: number; id: string } | null; limit: number }): Promise<{ sessions: Session[]; hasMore: boolean; nextCursor?: string }> {
@@ -277,7 +278,8 @@ export class SessionStore {
       if (title) await tx.run(SQL.setTitle, { id: session.id, title });
       if (computer !== session.computerId) await tx.run(SQL.moveSession, { id: session.id, computer });
     });
-    const after = await this.record(org, session.id);
+    // The route's record() applied lapsed leases a moment ago: read the new status only.
+    const after = await this.read(org, session.id);
     return { messageId, status: after!.status };
   }
 
@@ -366,7 +368,7 @@ export class SessionStore {
       }
       return 'ok';
     });
-    const session = await this.record(message.org_id, message.session_id);
+    const session = await this.read(message.org_id, message.session_id);
     return { outcome, ...(session ? { status: session.status } : {}) };
   }
 
