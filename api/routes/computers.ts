@@ -136,7 +136,8 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
   app.post('/api/v0/computers/:computerId/agent/messages/:messageId/start', runAction('start'));
   app.post('/api/v0/computers/:computerId/agent/messages/:messageId/heartbeat', runAction('heartbeat'));
 
-  app.post('/api/v0/computers/:computerId/agent/messages/:messageId/result', { bodyLimit: 2 * 1024 * 1024 }, async (request) => {
+  // The answer is capped at 1M characters; as UTF-8 JSON a character can take up to 6 bytes (\u escapes).
+  app.post('/api/v0/computers/:computerId/agent/messages/:messageId/result', { bodyLimit: 7 * 1024 * 1024 }, async (request) => {
     const { computerId, messageId } = RunParams.parse(request.params);
     const computer = await authenticateComputer(request, computerId);
     const body = ResultBody.parse(request.body);

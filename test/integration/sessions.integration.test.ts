@@ -227,6 +227,14 @@ describe('sessions', () => {
     expect((await agentCall(c, third.messageId, 'result', { exitCode: 2, output: '', error: 'the agent exited with code 2: no credentials' })).body).toEqual({ status: 'idle' });
     const all = (await call('GET', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key)).body.messages;
     expect(all.slice(4)).toEqual([expect.objectContaining({ text: 'Deploy', status: 'failed', exitCode: 2, error: 'the agent exited with code 2: no credentials' })]);
+
+    // The largest answer the agent sends (1M characters), in characters that take 3 bytes each in UTF-8.
+    const big = MessageCreated.parse((await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'Translate' })).body);
+    await poll(c);
+    await agentCall(c, big.messageId, 'start');
+    const answer = '€'.repeat(1024 * 1024);
+    expect((await agentCall(c, big.messageId, 'result', { exitCode: 0, output: answer })).status).toBe(200);
+    expect((await call('GET', `/api/v0/sessions/${s.sessionId}/messages?cursor=8`, org.users.member.key)).body.messages).toEqual([expect.objectContaining({ role: 'assistant', text: answer })]);
   });
 
   it('leases: an unstarted claim is handed out again; a started run that goes silent fails and is never handed out twice; a restart fails its runs', async () => {
