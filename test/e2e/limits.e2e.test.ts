@@ -33,7 +33,7 @@ beforeAll(async () => {
   ownerKey = (await accounts.createKey(owner)).key;
   memberKey = (await accounts.createKey(member)).key;
   // 0.4 × 5000 = 2000 credits this month.
-  await ingest.store(org.id as OrgId, member.id as UserId, [usage('claude-haiku-4-5', '2026-03-05', { input_tokens: 5000 })]);
+  await ingest.storeRecords(org.id as OrgId, member.id as UserId, [usage('claude-haiku-4-5', '2026-03-05', { input_tokens: 5000 })]);
   await server.services.runBatch({ trigger: 'cli', log, now: NOW, from: '2026-03-01', to: '2026-03-19' });
 });
 afterAll(() => server?.close());

@@ -16,8 +16,8 @@ beforeAll(async () => {
   server = await testServer({ now: () => NOW });
   acme = await server.seedOrg('Acme');
   other = await server.seedOrg('Other');
-  await server.services.ingest.store(acme.orgId as OrgId, acme.users.member.id as UserId, [ev('Stop', '2026-03-02'), ev('Stop', '2026-03-02')]);
-  await server.services.ingest.store(other.orgId as OrgId, other.users.member.id as UserId, [ev('Stop', '2026-03-02')]);
+  await server.services.ingest.storeRecords(acme.orgId as OrgId, acme.users.member.id as UserId, [ev('Stop', '2026-03-02'), ev('Stop', '2026-03-02')]);
+  await server.services.ingest.storeRecords(other.orgId as OrgId, other.users.member.id as UserId, [ev('Stop', '2026-03-02')]);
   await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 't', level: 'silent' }), now: NOW });
 });
 afterAll(() => server.close());

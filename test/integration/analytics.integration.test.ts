@@ -18,7 +18,7 @@ async function org(name: string, users: string[]) {
   for (const u of users) extra[u] = (await server.services.accounts.createUser({ orgId: o.orgId as OrgId, email: `${u}@${name}.example.com`, role: 'member' })).id;
   return { ...o, u: extra, manager: o.users.manager.key };
 }
-const ingest = (orgId: string, userId: string, records: WireRecord[]) => server.services.ingest.store(orgId as OrgId, userId as UserId, records);
+const ingest = (orgId: string, userId: string, records: WireRecord[]) => server.services.ingest.storeRecords(orgId as OrgId, userId as UserId, records);
 const batch = () => server.services.runBatch({ trigger: 'cli', log, now: NOW });
 async function get(key: string, path: string) {
   const res = await server.app.inject({ method: 'GET', url: path, headers: bearer(key) });

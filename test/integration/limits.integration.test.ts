@@ -17,7 +17,7 @@ beforeAll(async () => {
   acme = await server.seedOrg('Acme');
   other = await server.seedOrg('Other');
   // The member used 1.2 × 1000 = 1200 credits on 03-10 and 2 × 100 = 200 on 02-27 (last month: not counted).
-  await server.services.ingest.store(acme.orgId as OrgId, acme.users.member.id as UserId, [
+  await server.services.ingest.storeRecords(acme.orgId as OrgId, acme.users.member.id as UserId, [
     usage('claude-sonnet-4-5', '2026-03-10', { input_tokens: 1000 }),
     usage('claude-opus-4-1', '2026-02-27', { input_tokens: 100 }),
   ]);

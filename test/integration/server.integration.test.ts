@@ -92,6 +92,25 @@ describe('POST /api/v1/ingest/events', () => {
     expect(row!.n).toBe(2);
   });
 
+  it('an id already stored at another time is still a duplicate (the fast path falls back), and the rest of the batch is stored', async () => {
+    expect(IngestResponse.parse((await ingest(org.users.member.key, [event('moved-1'), message('moved-m1')])).json())).toMatchObject({ stored: 2 });
+    const later = { ts: T + 86_400_000 * 40 };
+    const body = IngestResponse.parse((await ingest(org.users.member.key, [event('moved-1', later), event('moved-2', later), { ...message('moved-m1'), ...later }, message('moved-m2')])).json());
+    expect(body).toMatchObject({ received: 4, stored: 2, duplicates: 2 });
+    const rows = await server.db.all<{ id: string; ts: string }>("SELECT id, CAST(ts AS VARCHAR) AS ts FROM events WHERE id LIKE 'moved-%' ORDER BY id");
+    expect(rows).toEqual([
+      { id: 'moved-1', ts: '2026-03-01 12:00:00' },
+      { id: 'moved-2', ts: '2026-04-10 12:00:00' },
+    ]);
+    const [m] = await server.db.all<{ n: number }>("SELECT count(*) AS n FROM assistant_messages WHERE id LIKE 'moved-m%'");
+    expect(m!.n).toBe(2);
+  });
+
+  it('an id another organization holds at the same time is no duplicate here', async () => {
+    expect(IngestResponse.parse((await ingest(other.users.member.key, [event('shared-1')])).json())).toMatchObject({ stored: 1 });
+    expect(IngestResponse.parse((await ingest(org.users.member.key, [event('shared-1')])).json())).toMatchObject({ stored: 1, duplicates: 0 });
+  });
+
   it('keeps the larger output of a usage record delivered twice (a message read while streaming)', async () => {
     await ingest(org.users.member.key, [usage('stream-1', 10)]);
     await ingest(org.users.member.key, [usage('stream-1', 400)]);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseNdjson, validateRecords } from '../../api/routes/ingest.ts';
-import { dedupeBatch } from '../../api/store/ingest.ts';
+import { decodeItems, decodeNdjson, lineSaysExactly, TooManyRecords } from '../../api/ingest/decode.ts';
 import { createServer, type Socket } from 'node:net';
 import { backoffDelay } from '../../common/backoff.ts';
 import { postBatch, ShipError } from '../../collector/shipper.ts';
@@ -10,26 +9,60 @@ const T = Date.UTC(2026, 2, 1);
 const event = (id: string, extra: Record<string, unknown> = {}) => ({ kind: 'event', id, agent: 'claude', event: 'Stop', ts: T, session_id: 's', client: 'terminal-ui', autonomy: 'manual', ...extra });
 const usage = (id: string, output: number, thinking = false): WireRecord => ({ kind: 'usage', id, agent: 'claude', session_id: 's', ts: T, model: 'm', input_tokens: 1, output_tokens: output, cache_read_tokens: 0, cache_write_tokens: 0, thinking_tokens: 0, thinking });
 
-describe('ingest validation', () => {
-  it('keeps good records and rejects bad ones with index, id and reason', () => {
-    const { records, rejected } = validateRecords([event('a'), event('b', { client: 'desktop' }), { kind: 'nope' }, event('c', { ts: 5 }), event('d', { prompt: 'leak' })]);
-    expect(records.map((r) => r.id)).toEqual(['a']);
-    expect(rejected.map((r) => [r.index, r.id])).toEqual([[1, 'b'], [2, undefined], [3, 'c'], [4, 'd']]);
-    expect(rejected[0]!.reason).toContain('client');
-    expect(rejected[3]!.reason).toContain('prompt');
+const rowsOf = (ndjson: string) => ndjson.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: string; ts: number });
+
+describe('ingest decoding', () => {
+  it('keeps good records and rejects bad ones with index, id and reason', async () => {
+    const batch = await decodeItems([event('a'), event('b', { client: 'desktop' }), { kind: 'nope' }, event('c', { ts: 5 }), event('d', { prompt: 'leak' })], 100);
+    expect(rowsOf(batch.events.ndjson).map((r) => r.id)).toEqual(['a']);
+    expect(batch.rejected.map((r) => [r.index, r.id])).toEqual([[1, 'b'], [2, undefined], [3, 'c'], [4, 'd']]);
+    expect(batch.rejected[0]!.reason).toContain('client');
+    expect(batch.rejected[3]!.reason).toContain('prompt');
+    expect(batch.received).toBe(5);
   });
-  it('turns a line that is not JSON into a rejection, not a failed batch', () => {
-    const items = parseNdjson(`${JSON.stringify(event('a'))}\n{oops\n\n${JSON.stringify(event('b'))}\n`);
-    const { records, rejected } = validateRecords(items);
-    expect(records).toHaveLength(2);
-    expect(rejected).toHaveLength(1);
-    expect(rejected[0]!.index).toBe(1);
+  it('turns a line that is not JSON into a rejection, not a failed batch; empty lines are not records', async () => {
+    const batch = await decodeNdjson(`${JSON.stringify(event('a'))}\n{oops\n\n${JSON.stringify(event('b'))}\n`, 100);
+    expect(batch.events.count).toBe(2);
+    expect(batch.rejected).toHaveLength(1);
+    expect(batch.rejected[0]!.index).toBe(1);
+    expect(batch.rejected[0]!.reason).toMatch(/^not JSON .*: {oops$/);
+    expect(batch.received).toBe(3);
   });
-  it('dedupes a batch: first event wins, usage keeps the largest output and any thinking', () => {
-    const batch = dedupeBatch([event('a') as WireRecord, event('a') as WireRecord, usage('u', 5, true), usage('u', 50), usage('u', 20)]);
-    expect(batch.events).toHaveLength(1);
+  it('serializes what zod validated, not what was sent: duplicate keys resolve as JSON.parse does', async () => {
+    const line = `{"kind":"event","id":"x","agent":"claude","event":"Stop","ts":${T},"session_id":"s","client":"web","client":"terminal-ui","autonomy":"manual"}`;
+    const batch = await decodeNdjson(line, 100);
+    expect(batch.events.ndjson).not.toContain('"web"');
+    expect(rowsOf(batch.events.ndjson)[0]).toMatchObject({ id: 'x', client: 'terminal-ui' });
+  });
+  it('stores a line as sent only when it says exactly what was validated', async () => {
+    const plain = JSON.stringify(event('p', { hooks: [{ event: 'Stop', matcher: '', command: 'run: it' }], files: [{ ext: 'ts', op: 'edit' }] }));
+    const parsed = JSON.parse(plain) as object;
+    expect(lineSaysExactly(plain, parsed)).toBe(true);
+    expect(lineSaysExactly(plain.replace('"id":', '"id" :'), parsed)).toBe(false);
+    expect(lineSaysExactly(plain.replace('"id":"p"', '"id" :"q","id":"p"'), parsed)).toBe(false);
+    expect(lineSaysExactly(plain.replace('"id":"p"', '"id":"q","id":"p"'), parsed)).toBe(false);
+    expect(lineSaysExactly(plain.replace('"op":"edit"', '"op":"create","op":"edit"'), parsed)).toBe(false);
+    expect(lineSaysExactly(plain.replace('run: it', 'run\\" it'), parsed)).toBe(false);
+    const sent = `${plain.slice(0, -1)} }`;
+    const batch = await decodeNdjson(`${sent}\n${JSON.stringify(event('q', { tool_name: 'C:\\bin' }))}`, 10);
+    expect(batch.events.ndjson.split('\n')[0]).toBe(sent);
+    expect(rowsOf(batch.events.ndjson)[1]).toMatchObject({ id: 'q', tool_name: 'C:\\bin' });
+  });
+  it('dedupes a batch: first event and message win, usage keeps the largest output and any thinking', async () => {
+    const batch = await decodeItems([event('a'), event('a', { event: 'Later' }), usage('u', 5, true), usage('u', 50), usage('u', 20), { kind: 'message', id: 'm', agent: 'claude', session_id: 's', ts: T }, { kind: 'message', id: 'm', agent: 'claude', session_id: 's', ts: T + 1 }], 100);
+    expect(rowsOf(batch.events.ndjson)).toEqual([expect.objectContaining({ id: 'a', event: 'Stop' })]);
     expect(batch.usage).toEqual([{ ...usage('u', 50), thinking: true }]);
-    expect(batch.inBatchDuplicates).toBe(3);
+    expect(rowsOf(batch.messages.ndjson)).toEqual([expect.objectContaining({ id: 'm', ts: T })]);
+    expect(batch.inBatchDuplicates).toBe(4);
+  });
+  it('records the time range of each table, for the duplicate check', async () => {
+    const batch = await decodeItems([event('a', { ts: T + 5000 }), event('b', { ts: T - 7000 }), event('c', { ts: T })], 100);
+    expect([batch.events.lo, batch.events.hi]).toEqual([T - 7000, T + 5000]);
+    expect(batch.messages.count).toBe(0);
+  });
+  it('stops at the record limit', async () => {
+    await expect(decodeNdjson([event('a'), event('b'), event('c')].map((e) => JSON.stringify(e)).join('\n'), 2)).rejects.toBeInstanceOf(TooManyRecords);
+    await expect(decodeItems([event('a'), event('b')], 2)).resolves.toMatchObject({ received: 2 });
   });
 });
 
