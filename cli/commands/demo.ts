@@ -5,7 +5,7 @@ import { loadConfig } from '../../common/config.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { AccountStore } from '../../api/store/accounts.ts';
-import { SERVER_CHECKPOINT_THRESHOLD, startServer } from '../../api/server.ts';
+import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
 import { loadSample, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
 
 interface DemoArgs {
@@ -31,7 +31,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-demo', level: config.env.LOG_LEVEL ?? 'warn' });
     mkdirSync(dirname(args.db), { recursive: true });
-    const db = await openDb(args.db, { checkpointThreshold: SERVER_CHECKPOINT_THRESHOLD });
+    const db = await openDb(args.db, SERVER_DB_OPTIONS);
     const accounts = new AccountStore(db);
     const server = await startServer({ db, log, jwtSecret: config.env.AGENTMETER_JWT_SECRET, host: args.host, port: args.port, batchAt: '00:15' });
     const say = (line: string) => process.stdout.write(`${line}\n`);

@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
-import { SERVER_CHECKPOINT_THRESHOLD, startServer } from '../../api/server.ts';
+import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
 
 interface ServeArgs {
   db: string;
@@ -35,7 +35,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
   handler: async (args) => {
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-server', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
-    const db = await openDb(args.db, { checkpointThreshold: SERVER_CHECKPOINT_THRESHOLD });
+    const db = await openDb(args.db, SERVER_DB_OPTIONS);
     const server = await startServer({
       db,
       log,

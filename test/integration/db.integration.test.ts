@@ -3,7 +3,9 @@
 // disconnected native connection, which would crash the process).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { availableParallelism } from 'node:os';
 import { openDb } from '../../common/db/duckdb.ts';
+import { SERVER_DB_OPTIONS, withAllThreads } from '../../api/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 describe('DuckDB wrapper', () => {
@@ -16,6 +18,17 @@ describe('DuckDB wrapper', () => {
     const again = await openDb(path);
     expect((await again.all<{ n: number }>('SELECT count(*) AS n FROM schema_migrations'))[0]!.n).toBe(9);
     await again.close();
+  });
+
+  it('the server opens its database on one thread and a batch run uses every core, then goes back', async () => {
+    const db = await openDb(join(tempDir(), 't.duckdb'), SERVER_DB_OPTIONS);
+    const threads = async () => Number((await db.all<{ t: string }>("SELECT current_setting('threads')::VARCHAR AS t"))[0]!.t);
+    expect(await threads()).toBe(1);
+    expect(await withAllThreads(db, threads)).toBe(availableParallelism());
+    expect(await threads()).toBe(1);
+    await expect(withAllThreads(db, () => Promise.reject(new Error('batch failed')))).rejects.toThrow('batch failed');
+    expect(await threads()).toBe(1);
+    await db.close();
   });
 
   it('close waits for queued statements and refuses later ones', async () => {
