@@ -183,6 +183,7 @@ async function benchShip(): Promise<void> {
   const start = performance.now();
   const result = await collector.drain();
   const seconds = (performance.now() - start) / 1000;
+  await collector.close();
   if (result.error || result.shipped !== total) throw new Error(`ship incomplete: ${JSON.stringify(result)}`);
   const rate = total / seconds;
   console.log(`\ncollector ship: ${total} spool files → server in ${fmt(seconds)} s = ${Math.round(rate)} events/s (batches of 5000, read + derive + gzip + POST + unlink)   target: >= 50000`);

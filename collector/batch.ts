@@ -1,6 +1,7 @@
 // Builds one batch: spool files → wire events, plus the usage and assistant messages that appeared in
 // the transcripts of the sessions those events belong to. Quarantines what cannot be parsed; the rest of
 // the batch still ships. Pure of the network: shipping is shipper.ts's job.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from '../common/logger.ts';
 import type { WireRecord } from '../common/wire.ts';
 import { adapterFor } from './agents/index.ts';
@@ -30,7 +31,13 @@ export interface BatchContext {
   reported: Set<string>;
 }
 
-export function buildBatch(ctx: BatchContext, names: string[], state: CollectorState): Batch {
+/**
+ * Spool files read between two yields to the event loop: the batch before this one is in flight while
+ * this one is built, and its request and answer need the loop.
+ */
+const SLICE = 250;
+
+export async function buildBatch(ctx: BatchContext, names: string[], state: CollectorState): Promise<Batch> {
   const records: WireRecord[] = [];
   const sources: (string | undefined)[] = [];
   const nextState = structuredClone(state);
@@ -38,7 +45,9 @@ export function buildBatch(ctx: BatchContext, names: string[], state: CollectorS
   let quarantined = 0;
   ctx.hooks.beginBatch();
 
-  for (const name of names) {
+  for (let i = 0; i < names.length; i++) {
+    if (i % SLICE === SLICE - 1) await yieldToEventLoop();
+    const name = names[i]!;
     const entry = readEntry(ctx.dirs, name);
     const derived = entry.kind === 'ok' ? toWireEvent(entry.value, ctx.machineId, ctx.hooks) : entry;
     if (derived.kind === 'drop') {

@@ -4,12 +4,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../common/logger.ts';
-import { buildBatch } from './batch.ts';
+import { buildBatch, type Batch } from './batch.ts';
 import { refreshLimitStatus } from './limits.ts';
 import { HookConfigCache } from './hooks-ran.ts';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../common/backoff.ts';
 import { encodeBatch, postBatch, ShipError } from './shipper.ts';
-import { ensureSpool, quarantineFile, quarantineRecord, removeShipped, spoolDirs, sweepTmp, SpoolQueue, type SpoolDirs } from './spool.ts';
+import type { IngestResponse } from '../common/wire.ts';
+import { ensureSpool, quarantineFile, quarantineRecord, spoolDirs, sweepTmp, SpoolQueue, type SpoolDirs } from './spool.ts';
+import { Unlinker } from './unlinker.ts';
 import { loadState, machineId, saveState, type CollectorState } from './state.ts';
 
 export interface CollectorOptions {
@@ -26,6 +28,14 @@ export interface CollectorOptions {
   /** Attempts per batch before drain() gives up (run() never gives up). */
   maxAttempts?: number;
   backoff?: BackoffOptions;
+}
+
+/** A batch read and encoded, ready to post. */
+interface PreparedBatch {
+  names: string[];
+  batch: Batch;
+  /** gzip NDJSON; undefined when every file was quarantined or skipped. */
+  body: Buffer | undefined;
 }
 
 export interface DrainResult {
@@ -50,6 +60,7 @@ export class Collector {
   private timer: NodeJS.Timeout | undefined;
   private readonly reported = new Set<string>();
   private readonly queue: SpoolQueue;
+  private readonly unlinker = new Unlinker();
 
   constructor(private readonly options: CollectorOptions) {
     this.dirs = spoolDirs(options.agentmeterHome);
@@ -76,59 +87,66 @@ export class Collector {
     return this.draining;
   }
 
+  /**
+   * Ships batch after batch, one in flight: while the server stores a batch, the next one is read and
+   * encoded from the state the one in flight will leave, and the files of the last acknowledged one are
+   * unlinked. Nothing is committed or removed before its own acknowledgement; if a batch fails, the one
+   * prepared behind it is dropped (its files stay in the spool, its transcript reading is redone).
+   */
   private async drainLoop(maxAttempts: number): Promise<DrainResult> {
     const total: DrainResult = { shipped: 0, quarantined: 0 };
     const swept = sweepTmp(this.dirs);
     if (swept) this.options.log.info({ swept }, 'swept abandoned tmp files');
-    do {
-      this.again = false;
-      for (;;) {
-        if (this.stopping) break;
-        const names = this.queue.take(this.batchSize);
-        if (names.length === 0) break;
-        const result = await this.shipBatch(names, maxAttempts);
-        total.shipped += result.shipped;
-        total.quarantined += result.quarantined;
-        if (result.error) {
-          this.queue.reset();
-          return { ...total, error: result.error };
+    const removals: Promise<void>[] = [];
+    try {
+      do {
+        this.again = false;
+        let current = this.stopping ? undefined : await this.prepareNext(this.state);
+        while (current) {
+          const sending = this.send(current, maxAttempts);
+          const next = this.stopping ? undefined : await this.prepareNext(current.batch.nextState);
+          const sent = await sending;
+          if ('error' in sent) {
+            this.queue.reset();
+            return { shipped: total.shipped, quarantined: total.quarantined + current.batch.quarantined + (next?.batch.quarantined ?? 0), error: sent.error };
+          }
+          const done = this.acknowledge(current, sent.answer, sent.ms);
+          total.shipped += done.shipped;
+          total.quarantined += done.quarantined;
+          removals.push(done.removal);
+          if (next && this.stopping) {
+            // Not sent: its files stay in the spool for the next start.
+            total.quarantined += next.batch.quarantined;
+            this.queue.finish(next.names);
+            break;
+          }
+          current = next;
         }
-      }
-    } while (this.again && !this.stopping);
+      } while (this.again && !this.stopping);
+    } finally {
+      await Promise.all(removals);
+    }
     await this.refreshLimits();
     return total;
   }
 
-  private async shipBatch(names: string[], maxAttempts: number): Promise<DrainResult> {
+  private async prepareNext(state: CollectorState): Promise<PreparedBatch | undefined> {
+    const names = this.queue.take(this.batchSize);
+    if (names.length === 0) return undefined;
     const { log } = this.options;
-    const batch = buildBatch({ dirs: this.dirs, machineId: this.machine, home: this.options.home, hooks: this.hooks, log, reported: this.reported }, names, this.state);
-    const shippedNames = batch.sources.filter((s): s is string => s !== undefined);
-    if (batch.records.length === 0) {
-      // Everything was quarantined; the state may still have moved (nothing to acknowledge).
-      this.commit(batch.nextState, 0);
-      return { shipped: 0, quarantined: batch.quarantined };
-    }
-    const body = encodeBatch(batch.records);
+    const batch = await buildBatch({ dirs: this.dirs, machineId: this.machine, home: this.options.home, hooks: this.hooks, log, reported: this.reported }, names, state);
+    return { names, batch, body: batch.records.length ? encodeBatch(batch.records) : undefined };
+  }
+
+  /** Posts a batch until the server acknowledges it, retrying with backoff up to maxAttempts. */
+  private async send(prepared: PreparedBatch, maxAttempts: number): Promise<{ answer: IngestResponse; ms: number } | { error: string }> {
+    const { log } = this.options;
+    if (!prepared.body) return { answer: { received: 0, stored: 0, duplicates: 0, rejected: [] }, ms: 0 };
     for (let attempt = 0; ; attempt++) {
       try {
         const started = Date.now();
-        const answer = await postBatch(this.options.server, this.options.apiKey, body, this.abort.signal);
-        for (const rejection of answer.rejected) {
-          const source = batch.sources[rejection.index];
-          const reason = `server rejected: ${rejection.reason}`;
-          if (source) quarantineFile(this.dirs, source, reason);
-          else quarantineRecord(this.dirs, rejection.id ?? `index-${rejection.index}`, batch.records[rejection.index], reason);
-          log.warn({ index: rejection.index, file: source, reason }, 'record rejected by server, quarantined');
-        }
-        const rejectedSources = new Set(answer.rejected.map((r) => batch.sources[r.index]).filter(Boolean));
-        this.commit(batch.nextState, batch.records.length);
-        // Acknowledged: only now may the files go (at least once).
-        removeShipped(this.dirs, shippedNames.filter((n) => !rejectedSources.has(n)));
-        log.info(
-          { records: batch.records.length, stored: answer.stored, duplicates: answer.duplicates, rejected: answer.rejected.length, ms: Date.now() - started },
-          'batch shipped',
-        );
-        return { shipped: batch.records.length - answer.rejected.length, quarantined: batch.quarantined + answer.rejected.length };
+        const answer = await postBatch(this.options.server, this.options.apiKey, prepared.body, this.abort.signal);
+        return { answer, ms: Date.now() - started };
       } catch (error) {
         const message = error instanceof ShipError ? error.message : String(error);
         this.state.lastError = message;
@@ -136,13 +154,38 @@ export class Collector {
         saveState(this.options.agentmeterHome, this.state);
         if (this.stopping || attempt + 1 >= maxAttempts) {
           log.error({ error: message, attempts: attempt + 1 }, 'batch not shipped; it stays in the spool');
-          return { shipped: 0, quarantined: batch.quarantined, error: message };
+          return { error: message };
         }
         const wait = backoffDelay(attempt, this.options.backoff ?? DEFAULT_BACKOFF);
         log.warn({ error: message, attempt: attempt + 1, retryInMs: wait }, 'ship failed, retrying');
         await sleep(wait, undefined, { signal: this.abort.signal }).catch(() => undefined);
       }
     }
+  }
+
+  /**
+   * The server has the batch: quarantine what it rejected, commit the state, and only now let the files
+   * go (at least once). The unlinks run in the background; the files count as handed out until they end.
+   */
+  private acknowledge(prepared: PreparedBatch, answer: IngestResponse, ms: number): { shipped: number; quarantined: number; removal: Promise<void> } {
+    const { log } = this.options;
+    const { batch } = prepared;
+    for (const rejection of answer.rejected) {
+      const source = batch.sources[rejection.index];
+      const reason = `server rejected: ${rejection.reason}`;
+      if (source) quarantineFile(this.dirs, source, reason);
+      else quarantineRecord(this.dirs, rejection.id ?? `index-${rejection.index}`, batch.records[rejection.index], reason);
+      log.warn({ index: rejection.index, file: source, reason }, 'record rejected by server, quarantined');
+    }
+    const rejectedSources = new Set(answer.rejected.map((r) => batch.sources[r.index]).filter(Boolean));
+    this.commit(batch.nextState, batch.records.length);
+    const shipped = batch.sources.filter((s): s is string => s !== undefined && !rejectedSources.has(s));
+    const removal = this.unlinker
+      .remove(shipped.map((name) => `${this.dirs.new}/${name}`))
+      .catch((error: unknown) => log.error({ error: String(error) }, 'shipped spool files not removed; they will be sent again (the server ignores repeats)'))
+      .finally(() => this.queue.finish(prepared.names));
+    if (batch.records.length) log.info({ records: batch.records.length, stored: answer.stored, duplicates: answer.duplicates, rejected: answer.rejected.length, ms }, 'batch shipped');
+    return { shipped: batch.records.length - answer.rejected.length, quarantined: batch.quarantined + answer.rejected.length, removal };
   }
 
   private limitState: string | undefined;
@@ -154,13 +197,16 @@ export class Collector {
     if (state !== 'unknown') this.limitState = state;
   }
 
+  /** Takes the reading progress (transcript offsets, Droid totals) from nextState; the counters from now. */
   private commit(nextState: CollectorState, shipped: number): void {
     const now = Date.now();
     this.state = {
-      ...nextState,
-      lastShipAt: shipped > 0 ? now : nextState.lastShipAt,
-      lastShipRecords: shipped > 0 ? shipped : nextState.lastShipRecords,
-      totalShipped: nextState.totalShipped + shipped,
+      ...this.state,
+      transcripts: nextState.transcripts,
+      droid: nextState.droid,
+      lastShipAt: shipped > 0 ? now : this.state.lastShipAt,
+      lastShipRecords: shipped > 0 ? shipped : this.state.lastShipRecords,
+      totalShipped: this.state.totalShipped + shipped,
       lastError: null,
       lastErrorAt: null,
     };
@@ -202,12 +248,18 @@ export class Collector {
     if (this.timer) clearTimeout(this.timer);
     await this.watcher.close();
     await this.draining?.catch(() => undefined);
+    await this.close();
     log.info('collector stopped');
   }
 
   stop(): void {
     this.stopping = true;
     this.abort.abort();
+  }
+
+  /** Ends the file-removal worker; call once no drain is running (run() does it when it ends). */
+  close(): Promise<void> {
+    return this.unlinker.close();
   }
 
   get currentState(): CollectorState {

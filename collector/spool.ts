@@ -1,6 +1,6 @@
 // The local spool written by hooks/agentmeter-hook.sh: tmp/ (being written), new/ (complete events),
 // bad/ (quarantined, each with a .reason file beside it).
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { drop, ok, quarantine, type StepResult } from '../common/result.ts';
 
@@ -65,7 +65,7 @@ export function listNew(dirs: SpoolDirs): string[] {
 export function readEntry(dirs: SpoolDirs, name: string): StepResult<SpoolEntry> {
   let fd: number | undefined;
   try {
-    fd = openSync(join(dirs.new, name), 'r');
+    fd = openSync(`${dirs.new}/${name}`, 'r');
     const stat = fstatSync(fd);
     const content = Buffer.allocUnsafe(stat.size);
     let read = 0;
@@ -86,27 +86,36 @@ export function readEntry(dirs: SpoolDirs, name: string): StepResult<SpoolEntry>
 
 /**
  * The spool's new/ listing, read once and handed out in batches: listing a folder of 100k files for
- * every batch would cost more than shipping them. Refilled when used up.
+ * every batch would cost more than shipping them. Refilled when used up; a refill leaves out the files
+ * handed out and not yet finished (a batch in flight is still in new/ until it is acknowledged).
  */
 export class SpoolQueue {
   private names: string[] = [];
   private next = 0;
+  private readonly out = new Set<string>();
   constructor(private readonly dirs: SpoolDirs) {}
 
   take(limit: number): string[] {
     if (this.next >= this.names.length) {
-      this.names = listNew(this.dirs);
+      this.names = this.out.size ? listNew(this.dirs).filter((name) => !this.out.has(name)) : listNew(this.dirs);
       this.next = 0;
     }
     const batch = this.names.slice(this.next, this.next + limit);
     this.next += batch.length;
+    for (const name of batch) this.out.add(name);
     return batch;
   }
 
-  /** Forget the cached listing (after a failed batch, its files are handed out again). */
+  /** These files are dealt with (shipped, quarantined or given back): a refill may list them again. */
+  finish(names: readonly string[]): void {
+    for (const name of names) this.out.delete(name);
+  }
+
+  /** Forget the cached listing and what is out (after a failed batch, its files are handed out again). */
   reset(): void {
     this.names = [];
     this.next = 0;
+    this.out.clear();
   }
 }
 
@@ -127,17 +136,6 @@ export function quarantineRecord(dirs: SpoolDirs, id: string, record: unknown, r
   const name = `record.${id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 120)}.json`;
   writeFileSync(join(dirs.bad, name), `${JSON.stringify(record)}\n`);
   writeFileSync(join(dirs.bad, `${name}.reason`), `${reason}\n`);
-}
-
-/** Removes shipped files (plain unlink: rm's extra lstat per file doubles the cost). */
-export function removeShipped(dirs: SpoolDirs, names: Iterable<string>): void {
-  for (const name of names) {
-    try {
-      unlinkSync(join(dirs.new, name));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-  }
 }
 
 /** Deletes tmp/ files older than maxAgeMs (hooks that died mid-write); returns how many. */

@@ -111,6 +111,7 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
         segment.push(event);
       }
       await flush();
+      await collector.close();
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));

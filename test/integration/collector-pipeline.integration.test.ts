@@ -1,0 +1,151 @@
+// The collector's pipelined drain against a scripted HTTP server: one batch in flight while the next is
+// prepared, files removed only after their own batch is acknowledged, the prepared batch dropped when
+// the one in flight fails, and the removal worker. In-process, so the server can fail on cue.
+import { createServer, type Server } from 'node:http';
+import { gunzipSync } from 'node:zlib';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Collector } from '../../collector/daemon.ts';
+import { Unlinker } from '../../collector/unlinker.ts';
+import { SpoolQueue, spoolDirs, ensureSpool } from '../../collector/spool.ts';
+import { createLogger } from '../../common/logger.ts';
+import { writeSpoolFile } from '../helpers/spool.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const log = createLogger({ name: 'test-collector', level: 'silent' });
+const T = Date.UTC(2026, 2, 1, 12);
+
+interface Scripted {
+  url: string;
+  /** Record ids per request, in the order requests arrived (failed ones included). */
+  requests: string[][];
+  /** Answer 503 to these request numbers (0-based). */
+  failing: Set<number>;
+  close: () => Promise<void>;
+}
+
+let servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  servers = [];
+});
+
+async function scriptedServer(onRequest?: (n: number) => void): Promise<Scripted> {
+  const scripted = { requests: [] as string[][], failing: new Set<number>() };
+  const server = createServer((req, res) => {
+    // The collector also asks for its credit-limit status; this server knows nothing of it.
+    if (req.method !== 'POST' || req.url !== '/api/v1/ingest/events') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'Not Found', detail: 'not scripted', status: 404, requestId: 'r' }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const n = scripted.requests.length;
+      const ids = gunzipSync(Buffer.concat(chunks)).toString('utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+      scripted.requests.push(ids);
+      onRequest?.(n);
+      if (scripted.failing.has(n)) {
+        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'Unavailable', detail: 'scripted failure', status: 503, requestId: 'r' }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ received: ids.length, stored: ids.length, duplicates: 0, rejected: [] }));
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, ...scripted, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+function spool(agentmeterHome: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) =>
+    writeSpoolFile(agentmeterHome, { session_id: `s${i % 3}`, cwd: '/w', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: `/w/f${i}.ts` }, tool_response: {} }, {}, T + i * 1000),
+  );
+}
+
+const pending = (agentmeterHome: string) => readdirSync(join(agentmeterHome, 'spool', 'new')).length;
+
+describe('pipelined drain', () => {
+  it('ships every file exactly once across many batches, and removes each file only after its batch was acknowledged', async () => {
+    const home = tempDir();
+    const agentmeterHome = join(home, '.agentmeter');
+    const names = spool(agentmeterHome, 47);
+    const seenAtRequest: number[] = [];
+    const server = await scriptedServer(() => seenAtRequest.push(pending(agentmeterHome)));
+    const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 10, maxAttempts: 1 });
+    const result = await collector.drain();
+    await collector.close();
+    expect(result).toEqual({ shipped: 47, quarantined: 0 });
+    expect(server.requests.map((r) => r.length)).toEqual([10, 10, 10, 10, 7]);
+    const ids = server.requests.flat();
+    expect(new Set(ids).size).toBe(47);
+    expect(ids).toHaveLength(47);
+    // When batch k arrives, at most the files of batches before k-1 can be gone (k-1 may still be
+    // unlinking): never one of batch k or later.
+    seenAtRequest.forEach((left, k) => expect(left).toBeGreaterThanOrEqual(47 - 10 * k));
+    expect(pending(agentmeterHome)).toBe(0);
+    expect(collector.currentState.totalShipped).toBe(47);
+    expect(names).toHaveLength(47);
+  });
+
+  it('a batch that fails for good drops the batch prepared behind it: acknowledged files are gone, the rest stay and ship next time', async () => {
+    const home = tempDir();
+    const agentmeterHome = join(home, '.agentmeter');
+    spool(agentmeterHome, 30);
+    const server = await scriptedServer();
+    server.failing.add(1);
+    const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 10, maxAttempts: 1 });
+    const first = await collector.drain();
+    expect(first.shipped).toBe(10);
+    expect(first.error).toMatch(/503/);
+    expect(server.requests).toHaveLength(2);
+    expect(pending(agentmeterHome)).toBe(20);
+    expect(collector.currentState.totalShipped).toBe(10);
+    expect(collector.currentState.lastError).toMatch(/503/);
+
+    const second = await collector.drain();
+    await collector.close();
+    expect(second).toEqual({ shipped: 20, quarantined: 0 });
+    expect(pending(agentmeterHome)).toBe(0);
+    const delivered = [...server.requests[0]!, ...server.requests.slice(2).flat()];
+    expect(new Set(delivered).size).toBe(30);
+    expect(delivered).toHaveLength(30);
+    expect(collector.currentState).toMatchObject({ totalShipped: 30, lastError: null });
+  });
+});
+
+describe('spool queue', () => {
+  it('a refill leaves out files handed out and not finished', () => {
+    const agentmeterHome = join(tempDir(), '.agentmeter');
+    const dirs = spoolDirs(agentmeterHome);
+    ensureSpool(dirs);
+    const names = spool(agentmeterHome, 5).sort();
+    const queue = new SpoolQueue(dirs);
+    expect(queue.take(3)).toEqual(names.slice(0, 3));
+    expect(queue.take(3)).toEqual(names.slice(3));
+    // Listing used up: a refill must not hand out the five again while they are out.
+    expect(queue.take(3)).toEqual([]);
+    queue.finish(names.slice(0, 2));
+    expect(queue.take(10)).toEqual(names.slice(0, 2));
+    queue.reset();
+    expect(queue.take(10)).toEqual(names);
+  });
+});
+
+describe('unlink worker', () => {
+  it('removes files, takes a missing one in stride, reports one it cannot remove, and lets the process exit when idle', async () => {
+    const dir = tempDir();
+    const files = Array.from({ length: 20 }, (_, i) => join(dir, `f${i}`));
+    for (const f of files) writeFileSync(f, 'x');
+    const unlinker = new Unlinker();
+    await unlinker.remove([...files, join(dir, 'never-there')]);
+    expect(files.some((f) => existsSync(f))).toBe(false);
+    mkdirSync(join(dir, 'a-directory'));
+    await expect(unlinker.remove([join(dir, 'a-directory')])).rejects.toThrow(/a-directory/);
+    expect(existsSync(join(dir, 'a-directory'))).toBe(true);
+    await unlinker.close();
+  });
+});
