@@ -39,14 +39,17 @@ const emptyRows = (): NdjsonRows => ({ ndjson: '', count: 0, lo: Infinity, hi: -
 
 /** Keys of a validated record, counting those of the objects in its lists (files, hooks). */
 function keyCount(record: object): number {
-  let n = 0;
-  for (const key in record) {
-    n++;
+  const keys = Object.keys(record);
+  let n = keys.length;
+  for (const key of keys) {
     const value = (record as Record<string, unknown>)[key];
-    if (Array.isArray(value)) for (const item of value) if (item && typeof item === 'object') n += Object.keys(item).length;
+    if (Array.isArray(value)) for (const item of value) if (item !== null && typeof item === 'object') n += Object.keys(item).length;
   }
   return n;
 }
+
+/** A backslash, a carriage return, or whitespace after a quote: the line is serialized again. */
+const NOT_PLAIN = /[\\\r]|"[ \t]/;
 
 /**
  * Pure: whether the line as sent says exactly what zod validated, so it can be stored as it is instead of
@@ -58,7 +61,7 @@ function keyCount(record: object): number {
  * backslash, a carriage return, whitespace after a quote) is serialized again.
  */
 export function lineSaysExactly(line: string, record: object): boolean {
-  if (line.includes('\\') || line.includes('\r') || line.includes('" ') || line.includes('"\t')) return false;
+  if (NOT_PLAIN.test(line)) return false;
   let written = 0;
   for (let at = line.indexOf('":'); at !== -1; at = line.indexOf('":', at + 2)) written++;
   return written === keyCount(record);

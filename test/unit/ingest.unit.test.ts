@@ -43,6 +43,8 @@ describe('ingest decoding', () => {
     expect(lineSaysExactly(plain.replace('"id":"p"', '"id":"q","id":"p"'), parsed)).toBe(false);
     expect(lineSaysExactly(plain.replace('"op":"edit"', '"op":"create","op":"edit"'), parsed)).toBe(false);
     expect(lineSaysExactly(plain.replace('run: it', 'run\\" it'), parsed)).toBe(false);
+    expect(lineSaysExactly(plain.replace('"id":"p"', '"id"\t:"q","id":"p"'), parsed)).toBe(false);
+    expect(lineSaysExactly(`${plain}\r`, parsed)).toBe(false);
     const sent = `${plain.slice(0, -1)} }`;
     const batch = await decodeNdjson(`${sent}\n${JSON.stringify(event('q', { tool_name: 'C:\\bin' }))}`, 10);
     expect(batch.events.ndjson.split('\n')[0]).toBe(sent);
