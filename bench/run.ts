@@ -130,23 +130,31 @@ async function benchIngest(): Promise<void> {
   const server = await startServer(db);
   const batchSize = 10_000;
   const batches = Math.max(5, Math.round(40 * SCALE));
-  const bodies = Array.from({ length: batches }, (_, b) => gzipSync(makeRecords(batchSize, b * batchSize).map((r) => JSON.stringify(r)).join('\n')));
   const post = (body: Buffer) =>
     fetch(`${server.url}/api/v1/ingest/events`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' }, body }).then(async (r) => {
       if (!r.ok) throw new Error(`ingest ${r.status}: ${await r.text()}`);
       return r.json();
     });
   await post(gzipSync(JSON.stringify(makeRecords(1, 10_000_000)[0]))); // warm-up
-  const start = performance.now();
-  // Two requests in flight, as two collectors would send.
-  let next = 0;
-  await Promise.all([0, 1].map(async () => {
-    while (next < bodies.length) await post(bodies[next++]!);
-  }));
-  const seconds = (performance.now() - start) / 1000;
-  const rate = (batches * batchSize) / seconds;
-  console.log(`\ningest: ${batches * batchSize} events in ${batches} gzip NDJSON batches of ${batchSize}: ${fmt(seconds)} s = ${Math.round(rate)} events/s   target: >= 100000`);
-  results['ingest'] = { events: batches * batchSize, batchSize, seconds, eventsPerSecond: rate };
+  // The target is judged with two requests in flight, as two collectors would send; a server of a larger
+  // organization has more, so the same run is repeated (on new ids) with four.
+  const runs: Record<string, { events: number; seconds: number; eventsPerSecond: number }> = {};
+  for (const inFlight of [2, 4]) {
+    const offset = inFlight === 2 ? 0 : batches * batchSize;
+    const bodies = Array.from({ length: batches }, (_, b) => gzipSync(makeRecords(batchSize, offset + b * batchSize).map((r) => JSON.stringify(r)).join('\n')));
+    const start = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < bodies.length) await post(bodies[next++]!);
+      }),
+    );
+    const seconds = (performance.now() - start) / 1000;
+    const rate = (batches * batchSize) / seconds;
+    console.log(`${inFlight === 2 ? '\n' : ''}ingest, ${inFlight} requests in flight: ${batches * batchSize} events in ${batches} gzip NDJSON batches of ${batchSize}: ${fmt(seconds)} s = ${Math.round(rate)} events/s${inFlight === 2 ? '   target: >= 100000' : ''}`);
+    runs[`${inFlight} in flight`] = { events: batches * batchSize, seconds, eventsPerSecond: rate };
+  }
+  results['ingest'] = { batchSize, ...runs };
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }
