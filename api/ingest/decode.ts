@@ -1,5 +1,6 @@
 // Turns an ingest request's records into what the store loads: each record is parsed, validated (zod)
-// and serialized back in one pass, so its objects are garbage at once. Parsing every line first and
+// and written out (kept as sent where that is exact, see lineSaysExactly) in one pass, so its objects
+// are garbage at once. Parsing every line first and
 // serializing at the end kept a whole batch of objects alive across collections; at 10k records a batch
 // that promoted them all to the old generation, and garbage collection cost as much as the parsing.
 //
