@@ -1,8 +1,8 @@
 // Stores validated wire records. The batch is written as NDJSON to a temporary file and loaded by
 // DuckDB's read_json: parsing and converting rows happens inside DuckDB, off the event loop, so the
-// server keeps validating the next request meanwhile (a per-row appender costs the main thread ~3 µs a
-// row). Events and messages are idempotent on (org_id, id); usage keeps the larger output (a streamed
-// message may be read before it finished).
+// server keeps validating the next request meanwhile (DuckDB's appender, row by row or by data chunk,
+// measured 10 to 48 µs a row on the main thread). Events and messages are idempotent on (org_id, id);
+// usage keeps the larger output (a streamed message may be read before it finished).
 //
 // Why events and messages are not inserted with INSERT OR IGNORE: DuckDB's conflict-handling insert costs
 // ~7 µs a row against the primary-key index, a plain insert ~2 µs. A re-delivered record carries the same
@@ -87,25 +87,25 @@ export class IngestStore {
 
   async store(orgId: OrgId, userId: UserId, batch: DecodedBatch): Promise<StoreResult> {
     const n = ++this.sequence;
-    const files: { sql: string; fallback: string; file: string; range: [number, number] }[] = [];
+    // range: the time range the fast statement's anti-join looks in (usage has no fast statement).
+    const files: { sql: string; fallback: string; file: string; range: readonly [number, number] | undefined }[] = [];
     const usage = batch.usage.map((row) => `${JSON.stringify(row)}\n`).join('');
     for (const [sql, fallback, ndjson, range, name] of [
       [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, [batch.events.lo, batch.events.hi], 'events'],
-      [UPSERT_USAGE, UPSERT_USAGE, usage, [0, 0], 'usage'],
+      [UPSERT_USAGE, UPSERT_USAGE, usage, undefined, 'usage'],
       [INSERT_MESSAGES, INSERT_MESSAGES_OR_IGNORE, batch.messages.ndjson, [batch.messages.lo, batch.messages.hi], 'messages'],
     ] as const) {
       if (ndjson === '') continue;
       const file = join(this.dir, `${n}-${name}.ndjson`);
       writeFileSync(file, ndjson);
-      files.push({ sql, fallback, file, range: [range[0], range[1]] });
+      files.push({ sql, fallback, file, range });
     }
     const write = (fast: boolean) =>
       this.db.transaction(async (tx) => {
         let count = 0;
         for (const { sql, fallback, file, range } of files) {
-          const statement = fast ? sql : fallback;
-          const params = { org: orgId, user: userId, file, ...(statement.includes('$lo') ? { lo: range[0], hi: range[1] } : {}) };
-          count += await tx.run(statement, params);
+          const params = { org: orgId, user: userId, file };
+          count += await (fast && range ? tx.run(sql, { ...params, lo: range[0], hi: range[1] }) : tx.run(fast ? sql : fallback, params));
         }
         return count;
       });
