@@ -90,8 +90,10 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const auth = new Authenticator(accounts, options.log, options.jwtSecret);
   const ingest = new IngestStore(options.db);
   installErrorHandling(app);
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every response, and needs no promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', String(request.id));
+    done(null, payload);
   });
 
   app.get('/healthz', async () => {

@@ -8,7 +8,6 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { request as httpRequest, Agent } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { Collector } from '../collector/daemon.ts';
 import { openDb } from '../common/db/duckdb.ts';
@@ -16,6 +15,7 @@ import { AccountStore } from '../api/store/accounts.ts';
 import { runBatch, splitStatements } from '../pipeline/batch.ts';
 import { createLogger } from '../common/logger.ts';
 import type { WireRecord } from '../common/wire.ts';
+import type { LoadResult } from './load-client.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'bin', 'agentmeter.js');
@@ -232,50 +232,15 @@ function benchBatchReport(batchSeconds: number): void {
   results['batch'] = { events: BENCH_EVENTS, days: 60, seconds: batchSeconds };
 }
 
-interface LoadResult {
-  requests: number;
-  seconds: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-/** Closed-loop load: `concurrency` keep-alive connections, each sending its next request when the last answered. */
+/** Runs bench/load-client.ts in a process of its own and returns what it measured. */
 async function load(base: string, paths: string[], headers: Record<string, string>, seconds: number, concurrency = 16): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const url = new URL(base);
-  const latencies: number[] = [];
-  let errors = 0;
-  let n = 0;
-  const until = performance.now() + seconds * 1000;
-  const one = (path: string) =>
-    new Promise<void>((resolve) => {
-      const started = performance.now();
-      const req = httpRequest({ host: url.hostname, port: url.port, path, agent, headers }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          if (res.statusCode !== 200) errors++;
-          latencies.push(performance.now() - started);
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end();
-    });
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) await one(paths[n++ % paths.length]!);
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, seconds: elapsed, rps: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors };
+  const request = JSON.stringify({ base, paths, headers, seconds, concurrency });
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'load-client.ts'), request], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`load client exited ${code}`);
+  return JSON.parse(out) as LoadResult;
 }
 
 async function benchApi(data: { db: string; managerKey: string }): Promise<void> {
@@ -309,7 +274,7 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
   }
   console.log(`\nAPI: 30-day queries over the five analytics endpoints (150 distinct URLs), 16 keep-alive connections, 5 s each`);
   for (const [label, r] of rows) {
-    console.log(`  ${label.padEnd(52)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.requests} requests, ${r.errors} errors)  ${fmt((100 * r.rps) / bareResult.rps, 0)}% of bare`);
+    console.log(`  ${label.padEnd(52)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.requests} requests, ${r.errors} errors, ${fmt(r.bytes / 1024, 1)} KiB each)  ${fmt((100 * r.rps) / bareResult.rps, 0)}% of bare`);
   }
   console.log('  targets: >= 50% of the bare route, p99 <= 10 ms');
   results['api'] = Object.fromEntries(rows.map(([label, r]) => [label, r]));

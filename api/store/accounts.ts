@@ -1,6 +1,6 @@
 // Organizations, users and API keys. API keys are random, prefixed "am_", shown once and stored only as
 // a SHA-256 hash (they carry 256 bits of entropy, so a fast hash is enough to make a stolen table useless).
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
 import { newApiKeyId, newOrgId, newUserId, type ApiKeyId, type OrgId, type UserId } from '../../common/ids.ts';
 import { z } from 'zod';
@@ -11,7 +11,9 @@ export type Role = z.infer<typeof Role>;
 export const ROLE_RANK: Record<Role, number> = { guest: 0, member: 1, manager: 2, owner: 3 };
 
 export const KEY_PREFIX = 'am_';
-export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+// One-shot `hash` (Node 20.12+): every authenticated request hashes its credential to find it in the
+// principal cache, and this is half the cost of createHash().update().digest().
+export const hashKey = (key: string) => hash('sha256', key, 'hex');
 export const generateKey = () => `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
 /** The part of a key shown in listings: enough to tell keys apart, useless to an attacker. */
 export const keyDisplayPrefix = (key: string) => key.slice(0, KEY_PREFIX.length + 6);

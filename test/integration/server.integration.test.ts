@@ -137,6 +137,18 @@ describe('POST /api/v1/ingest/events', () => {
     ErrorBodySchema.parse(xml.json());
   });
 
+  it('stores what was validated whether a line is kept as sent or written again (spacing, a key given twice, escapes)', async () => {
+    const lines = [
+      JSON.stringify(event('raw-1')).replace('"tool_name":', '"tool_name" :\t'),
+      JSON.stringify(event('raw-2', { tool_name: 'Edit' })).replace('"tool_name":"Edit"', '"tool_name":"Bash","tool_name" : "Edit"'),
+      JSON.stringify(event('raw-3', { tool_name: 'C:\\x "y"' })),
+    ];
+    const res = await server.app.inject({ method: 'POST', url: '/api/v1/ingest/events', headers: { ...bearer(org.users.member.key), 'content-type': 'application/x-ndjson' }, payload: `${lines.join('\n')}\n` });
+    expect(IngestResponse.parse(res.json())).toMatchObject({ stored: 3, rejected: [] });
+    const rows = await server.db.all<{ id: string; tool_name: string }>("SELECT id, tool_name FROM events WHERE id LIKE 'raw-%' ORDER BY id");
+    expect(rows).toEqual(lines.map((line) => JSON.parse(line) as { id: string; tool_name: string }).map(({ id, tool_name }) => ({ id, tool_name })));
+  });
+
   it('accepts a JSON array too', async () => {
     const res = await server.app.inject({ method: 'POST', url: '/api/v1/ingest/events', headers: { ...bearer(org.users.member.key), 'content-type': 'application/json' }, payload: [event('json-1')] });
     expect(IngestResponse.parse(res.json()).stored).toBe(1);

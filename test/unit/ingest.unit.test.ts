@@ -38,7 +38,12 @@ describe('ingest decoding', () => {
     const plain = JSON.stringify(event('p', { hooks: [{ event: 'Stop', matcher: '', command: 'run: it' }], files: [{ ext: 'ts', op: 'edit' }] }));
     const parsed = JSON.parse(plain) as object;
     expect(lineSaysExactly(plain, parsed)).toBe(true);
-    expect(lineSaysExactly(plain.replace('"id":', '"id" :'), parsed)).toBe(false);
+    // Whitespace between tokens says nothing more; a key given twice does, however it is spaced.
+    expect(lineSaysExactly(plain.replace('"id":', '"id" :'), parsed)).toBe(true);
+    expect(lineSaysExactly(plain.replace('"id":"p"', '"id" :\t"p"'), parsed)).toBe(true);
+    expect(lineSaysExactly(plain.replace('"id":"p"', '"id":"p","id":"p"'), parsed)).toBe(false);
+    expect(lineSaysExactly(plain.replace('"id":"p"', '"id":1,"id":"p"'), parsed)).toBe(false);
+    expect(lineSaysExactly(plain.replace('"op":"edit"', '"op":"edit","op" : "edit"'), parsed)).toBe(false);
     expect(lineSaysExactly(plain.replace('"id":"p"', '"id" :"q","id":"p"'), parsed)).toBe(false);
     expect(lineSaysExactly(plain.replace('"id":"p"', '"id":"q","id":"p"'), parsed)).toBe(false);
     expect(lineSaysExactly(plain.replace('"op":"edit"', '"op":"create","op":"edit"'), parsed)).toBe(false);
@@ -49,6 +54,20 @@ describe('ingest decoding', () => {
     const batch = await decodeNdjson(`${sent}\n${JSON.stringify(event('q', { tool_name: 'C:\\bin' }))}`, 10);
     expect(batch.events.ndjson.split('\n')[0]).toBe(sent);
     expect(rowsOf(batch.events.ndjson)[1]).toMatchObject({ id: 'q', tool_name: 'C:\\bin' });
+  });
+  it('cuts runs of lines kept as sent from the text, and breaks them where a line is dropped or written again', async () => {
+    const message = (id: string) => ({ kind: 'message', id, agent: 'claude', session_id: 's', ts: T });
+    const lines = [event('a'), event('b'), message('m'), event('c'), event('b'), event('d', { tool_name: 'C:\\x' }), event('e')].map((r) => JSON.stringify(r));
+    lines.splice(4, 0, '', '{bad');
+    for (const text of [lines.join('\n'), `${lines.join('\n')}\n`, lines.join('\r\n')]) {
+      const batch = await decodeNdjson(text, 100);
+      expect(rowsOf(batch.events.ndjson).map((r) => r.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+      expect(batch.events.ndjson.endsWith('}\n')).toBe(true);
+      expect(batch.events.ndjson.split('\n')).toHaveLength(6);
+      expect(rowsOf(batch.messages.ndjson).map((r) => r.id)).toEqual(['m']);
+      expect(batch.messages.ndjson.split('\n')).toHaveLength(2);
+      expect(batch.rejected).toEqual([expect.objectContaining({ index: 4 })]); // the empty line is not a record
+    }
   });
   it('dedupes a batch: first event and message win, usage keeps the largest output and any thinking', async () => {
     const batch = await decodeItems([event('a'), event('a', { event: 'Later' }), usage('u', 5, true), usage('u', 50), usage('u', 20), { kind: 'message', id: 'm', agent: 'claude', session_id: 's', ts: T }, { kind: 'message', id: 'm', agent: 'claude', session_id: 's', ts: T + 1 }], 100);
