@@ -15,6 +15,7 @@ import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { msUntil, registerBatchRoutes } from './routes/batch.ts';
 import { registerControlRoutes } from './routes/controls.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
+import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { registerLimitRoutes } from './routes/limits.ts';
 import { registerOrganizationRoutes } from './routes/organization.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
@@ -66,6 +67,8 @@ export interface ServerOptions {
   batchAt?: string | null;
   /** Cached analytics responses (0 turns the cache off; default 2000). */
   cacheEntries?: number;
+  /** Worker threads that decode ingest bodies (0: decode on the event loop; default: defaultDecodeWorkers()). */
+  decodeWorkers?: number | undefined;
 }
 
 export interface Services {
@@ -100,7 +103,9 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     await options.db.all('SELECT 1 AS ok');
     return { status: 'ok' };
   });
-  registerIngestRoutes(app, { ingest, authenticate: (r) => auth.authenticate(r) });
+  const workers = options.decodeWorkers ?? defaultDecodeWorkers();
+  const decoders = workers > 0 ? new DecodePool(workers) : undefined;
+  registerIngestRoutes(app, { ingest, decoders, authenticate: (r) => auth.authenticate(r) });
   registerAccountRoutes(app, { accounts, auth });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });
@@ -147,6 +152,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   app.addHook('onClose', async () => {
     if (timer) clearTimeout(timer);
     await batchLock.current.catch(() => undefined);
+    await decoders?.close();
     ingest.close();
   });
   await app.ready();

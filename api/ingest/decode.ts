@@ -18,12 +18,10 @@ import { WireRecord, describeZodError, type IngestResponse, type WireUsage } fro
  */
 const SLICE = 500;
 
-/** Records of one table as NDJSON, with the time range their `ts` spans (epoch ms). */
+/** Records of one table as NDJSON. */
 export interface NdjsonRows {
   ndjson: string;
   count: number;
-  lo: number;
-  hi: number;
 }
 
 export interface DecodedBatch {
@@ -78,37 +76,29 @@ class RowsBuilder {
   private runStart = 0;
   private runEnd = -1;
   private count = 0;
-  private lo = Infinity;
-  private hi = -Infinity;
 
   constructor(private readonly text: string) {}
 
   /** A record whose line, [start, end) of the text, is kept as sent. */
-  addLine(record: { ts: number }, start: number, end: number): void {
+  addLine(start: number, end: number): void {
     if (start !== this.runEnd) {
       this.cut();
       this.runStart = start;
     }
     this.runEnd = end < this.text.length ? end + 1 : end;
-    this.counted(record);
+    this.count++;
   }
 
   /** A record written out again from its validated value. */
-  addValue(record: { ts: number }): void {
+  addValue(record: object): void {
     this.cut();
     this.parts.push(`${JSON.stringify(record)}\n`);
-    this.counted(record);
+    this.count++;
   }
 
   finish(): NdjsonRows {
     this.cut();
-    return { ndjson: this.parts.join(''), count: this.count, lo: this.lo, hi: this.hi };
-  }
-
-  private counted(record: { ts: number }): void {
-    this.count++;
-    if (record.ts < this.lo) this.lo = record.ts;
-    if (record.ts > this.hi) this.hi = record.ts;
+    return { ndjson: this.parts.join(''), count: this.count };
   }
 
   private cut(): void {
@@ -179,7 +169,7 @@ export class BatchDecoder {
       return;
     }
     ids.add(record.id);
-    if (line !== undefined && lineSaysExactly(line, record)) rows.addLine(record, start, start + line.length);
+    if (line !== undefined && lineSaysExactly(line, record)) rows.addLine(start, start + line.length);
     else rows.addValue(record);
   }
 

@@ -9,6 +9,7 @@ import type { IngestResponse } from '../../common/wire.ts';
 import { decodeItems, decodeNdjson, TooManyRecords, type DecodedBatch } from '../ingest/decode.ts';
 import type { Principal } from '../store/accounts.ts';
 import type { IngestStore } from '../store/ingest.ts';
+import type { DecodePool } from '../ingest/decode-pool.ts';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -20,6 +21,8 @@ export const MAX_RECORDS = 100_000;
 export interface IngestDeps {
   ingest: IngestStore;
   authenticate: (request: FastifyRequest) => Promise<Principal>;
+  /** Decodes NDJSON bodies off the event loop; without it they are decoded on the loop. */
+  decoders?: DecodePool | undefined;
 }
 
 /** An NDJSON body as received: decompressed and decoded only once the sender is authenticated. */
@@ -27,16 +30,33 @@ class NdjsonBody {
   constructor(readonly bytes: Buffer, readonly encoding: string | undefined) {}
 }
 
-async function inflate(body: NdjsonBody): Promise<string> {
-  if (body.encoding === 'gzip') {
-    try {
-      return (await gunzipAsync(body.bytes, { maxOutputLength: MAX_INFLATED_BYTES })).toString('utf8');
-    } catch (error) {
-      throw new HttpError(400, `gzip body could not be decompressed: ${(error as Error).message}`);
-    }
-  }
+/** Whether the body is gzip; 415 for any other Content-Encoding. */
+function isGzip(body: NdjsonBody): boolean {
+  if (body.encoding === 'gzip') return true;
   if (body.encoding && body.encoding !== 'identity') throw new HttpError(415, `Content-Encoding ${body.encoding} is not supported (use gzip or none)`);
-  return body.bytes.toString('utf8');
+  return false;
+}
+
+const gzipError = (message: string) => new HttpError(400, `gzip body could not be decompressed: ${message}`);
+
+async function decodeOnLoop(body: NdjsonBody): Promise<DecodedBatch> {
+  let text: string;
+  if (isGzip(body)) {
+    try {
+      text = (await gunzipAsync(body.bytes, { maxOutputLength: MAX_INFLATED_BYTES })).toString('utf8');
+    } catch (error) {
+      throw gzipError((error as Error).message);
+    }
+  } else text = body.bytes.toString('utf8');
+  return decodeNdjson(text, MAX_RECORDS);
+}
+
+async function decodeOnWorker(pool: DecodePool, body: NdjsonBody): Promise<DecodedBatch> {
+  const answer = await pool.decode(body.bytes, isGzip(body), MAX_RECORDS, MAX_INFLATED_BYTES);
+  if (answer.failure === undefined) return answer.batch;
+  if (answer.failure === 'gzip') throw gzipError(answer.message);
+  if (answer.failure === 'too-many') throw new TooManyRecords(MAX_RECORDS);
+  throw new Error(`decoding failed: ${answer.message}`);
 }
 
 export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): void {
@@ -47,7 +67,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
     const body = request.body;
     let batch: DecodedBatch;
     try {
-      if (body instanceof NdjsonBody) batch = await decodeNdjson(await inflate(body), MAX_RECORDS);
+      if (body instanceof NdjsonBody) batch = await (deps.decoders ? decodeOnWorker(deps.decoders, body) : decodeOnLoop(body));
       else {
         const items = Array.isArray(body) ? body : body && typeof body === 'object' && Array.isArray((body as { records?: unknown }).records) ? (body as { records: unknown[] }).records : undefined;
         if (!items) throw badRequest('body must be NDJSON (application/x-ndjson) or a JSON array of records');

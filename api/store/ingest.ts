@@ -4,14 +4,13 @@
 // measured 10 to 48 µs a row on the main thread). Events and messages are idempotent on (org_id, id);
 // usage keeps the larger output (a streamed message may be read before it finished).
 //
-// Why events and messages are not inserted with INSERT OR IGNORE: DuckDB's conflict-handling insert costs
-// ~7 µs a row against the primary-key index, a plain insert ~2 µs. A re-delivered record carries the same
-// id and the same time (both come from the same spool file or transcript line), so the rows it could
-// collide with lie in the batch's time range; an anti-join against that range (pruned by the zone maps
-// of `ts`, which arrives roughly in order) drops them first, and the primary key still guards the plain
-// insert. A record whose id exists at another time (not something our collector sends) makes the plain
-// insert fail; the whole batch is then rolled back and stored again with the conflict-handling inserts.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// Why events and messages are first stored with a plain INSERT: DuckDB's conflict-handling insert costs
+// ~7 µs a row against the primary-key index, a plain insert ~2 µs. A batch holds ids already stored only
+// when it is delivered again (the collector lost an acknowledgement), which is rare; the primary key then
+// makes the plain insert fail, the whole batch is rolled back and stored again with INSERT OR IGNORE.
+// Dropping the repeats first with an anti-join against the batch's time range cost ~2 µs an event on
+// every batch, to save the rare re-delivery a second pass.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../../common/db/duckdb.ts';
@@ -36,11 +35,7 @@ SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, event, session_id
        api_session_id, api_message_id
 FROM read_json($file, format = 'newline_delimited', columns = ${EVENT_COLUMNS}) r`;
 
-/** Rows of `table` this organization already holds in the batch's time range [$lo, $hi] (epoch ms). */
-const notStoredIn = (table: string) => `
-WHERE NOT EXISTS (SELECT 1 FROM ${table} e WHERE e.org_id = $org AND e.ts BETWEEN epoch_ms($lo::BIGINT) AND epoch_ms($hi::BIGINT) AND e.id = r.id)`;
-
-const INSERT_EVENTS = `INSERT INTO events ${SELECT_EVENTS} ${notStoredIn('events')}`;
+const INSERT_EVENTS = `INSERT INTO events ${SELECT_EVENTS}`;
 const INSERT_EVENTS_OR_IGNORE = `INSERT OR IGNORE INTO events ${SELECT_EVENTS}`;
 
 const UPSERT_USAGE = `
@@ -59,7 +54,7 @@ const SELECT_MESSAGES = `
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model
 FROM read_json($file, format = 'newline_delimited', columns = ${MESSAGE_COLUMNS}) r`;
 
-const INSERT_MESSAGES = `INSERT INTO assistant_messages ${SELECT_MESSAGES} ${notStoredIn('assistant_messages')}`;
+const INSERT_MESSAGES = `INSERT INTO assistant_messages ${SELECT_MESSAGES}`;
 const INSERT_MESSAGES_OR_IGNORE = `INSERT OR IGNORE INTO assistant_messages ${SELECT_MESSAGES}`;
 
 /** DuckDB's message when a plain insert meets an existing key. */
@@ -71,12 +66,11 @@ export interface StoreResult {
 }
 
 export class IngestStore {
-  private readonly dir = join(tmpdir(), `agentmeter-ingest-${process.pid}`);
+  /** A folder of this store's own: two servers in one process (tests) must not remove each other's files. */
+  private readonly dir = mkdtempSync(join(tmpdir(), `agentmeter-ingest-${process.pid}-`));
   private sequence = 0;
 
-  constructor(private readonly db: Db) {
-    mkdirSync(this.dir, { recursive: true });
-  }
+  constructor(private readonly db: Db) {}
 
   /** Stores typed records (imports and tests): validated like a request; an invalid one is an error. */
   async storeRecords(orgId: OrgId, userId: UserId, records: readonly WireRecord[]): Promise<StoreResult> {
@@ -87,26 +81,22 @@ export class IngestStore {
 
   async store(orgId: OrgId, userId: UserId, batch: DecodedBatch): Promise<StoreResult> {
     const n = ++this.sequence;
-    // range: the time range the fast statement's anti-join looks in (usage has no fast statement).
-    const files: { sql: string; fallback: string; file: string; range: readonly [number, number] | undefined }[] = [];
+    const files: { sql: string; fallback: string; file: string }[] = [];
     const usage = batch.usage.map((row) => `${JSON.stringify(row)}\n`).join('');
-    for (const [sql, fallback, ndjson, range, name] of [
-      [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, [batch.events.lo, batch.events.hi], 'events'],
-      [UPSERT_USAGE, UPSERT_USAGE, usage, undefined, 'usage'],
-      [INSERT_MESSAGES, INSERT_MESSAGES_OR_IGNORE, batch.messages.ndjson, [batch.messages.lo, batch.messages.hi], 'messages'],
+    for (const [sql, fallback, ndjson, name] of [
+      [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'events'],
+      [UPSERT_USAGE, UPSERT_USAGE, usage, 'usage'],
+      [INSERT_MESSAGES, INSERT_MESSAGES_OR_IGNORE, batch.messages.ndjson, 'messages'],
     ] as const) {
       if (ndjson === '') continue;
       const file = join(this.dir, `${n}-${name}.ndjson`);
       writeFileSync(file, ndjson);
-      files.push({ sql, fallback, file, range });
+      files.push({ sql, fallback, file });
     }
     const write = (fast: boolean) =>
       this.db.transaction(async (tx) => {
         let count = 0;
-        for (const { sql, fallback, file, range } of files) {
-          const params = { org: orgId, user: userId, file };
-          count += await (fast && range ? tx.run(sql, { ...params, lo: range[0], hi: range[1] }) : tx.run(fast ? sql : fallback, params));
-        }
+        for (const { sql, fallback, file } of files) count += await tx.run(fast ? sql : fallback, { org: orgId, user: userId, file });
         return count;
       });
     try {

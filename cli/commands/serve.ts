@@ -12,6 +12,7 @@ interface ServeArgs {
   batch: boolean;
   pricing?: string;
   'cache-entries': number;
+  'decode-workers'?: number;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -26,8 +27,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('batch', { type: 'boolean', default: true, describe: 'Run the daily batch (--no-batch turns it off)' })
       .option('pricing', { type: 'string', describe: 'Pricing file (default pipeline/pricing.json)' })
       .option('cache-entries', { type: 'number', default: 2000, describe: 'Analytics responses kept until the next batch (0: no cache)' })
+      .option('decode-workers', { type: 'number', describe: 'Threads that decode ingest batches (default: cores - 1, from 2 to 4; 0: on the event loop)' })
       .check((a) => {
         if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(String(a['batch-at']))) throw new Error('--batch-at takes HH:MM (UTC)');
+        const workers = a['decode-workers'];
+        if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0 && workers <= 64)) throw new Error('--decode-workers takes a whole number from 0 to 64');
         return true;
       })
       .example('$0 serve --db ./agentmeter.duckdb', 'Serve on http://127.0.0.1:8080')
@@ -45,6 +49,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       batchAt: args.batch ? args['batch-at'] : null,
       pricingFile: args.pricing,
       cacheEntries: args['cache-entries'],
+      decodeWorkers: args['decode-workers'],
     });
     log.info({ url: server.url, db: args.db }, 'listening');
     // The URL on stdout (alone on its line) lets scripts and tests find a server started with --port 0.

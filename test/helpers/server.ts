@@ -19,10 +19,10 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function testServer(options: { now?: () => Date } = {}): Promise<TestServer> {
+export async function testServer(options: { now?: () => Date; decodeWorkers?: number } = {}): Promise<TestServer> {
   const db = await openDb(join(tempDir(), 'test.duckdb'));
   const log = createLogger({ name: 'test', level: 'silent' });
-  const { app, services } = await buildServer({ db, log, jwtSecret: JWT_SECRET, ...(options.now ? { now: options.now } : {}) });
+  const { app, services } = await buildServer({ db, log, jwtSecret: JWT_SECRET, decodeWorkers: options.decodeWorkers, ...(options.now ? { now: options.now } : {}) });
   return {
     app,
     db,

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';
@@ -92,7 +93,7 @@ describe('POST /api/v1/ingest/events', () => {
     expect(row!.n).toBe(2);
   });
 
-  it('an id already stored at another time is still a duplicate (the fast path falls back), and the rest of the batch is stored', async () => {
+  it('a batch holding ids already stored (even at another time) falls back to the conflict-handling insert: the repeats are duplicates, the rest is stored', async () => {
     expect(IngestResponse.parse((await ingest(org.users.member.key, [event('moved-1'), message('moved-m1')])).json())).toMatchObject({ stored: 2 });
     const later = { ts: T + 86_400_000 * 40 };
     const body = IngestResponse.parse((await ingest(org.users.member.key, [event('moved-1', later), event('moved-2', later), { ...message('moved-m1'), ...later }, message('moved-m2')])).json());
@@ -104,6 +105,11 @@ describe('POST /api/v1/ingest/events', () => {
     ]);
     const [m] = await server.db.all<{ n: number }>("SELECT count(*) AS n FROM assistant_messages WHERE id LIKE 'moved-m%'");
     expect(m!.n).toBe(2);
+    // Usage in a batch that falls back is upserted once: the failed first pass was rolled back.
+    expect(IngestResponse.parse((await ingest(org.users.member.key, [usage('moved-u1', 5)])).json())).toMatchObject({ stored: 1 });
+    expect(IngestResponse.parse((await ingest(org.users.member.key, [event('moved-1'), usage('moved-u1', 9), event('moved-3')])).json())).toMatchObject({ stored: 2, duplicates: 1 });
+    const [u] = await server.db.all<{ n: number; out: number }>("SELECT count(*) AS n, max(output_tokens) AS out FROM usage WHERE id = 'moved-u1'");
+    expect(u).toEqual({ n: 1, out: 9 });
   });
 
   it('an id another organization holds at the same time is no duplicate here', async () => {
@@ -135,6 +141,32 @@ describe('POST /api/v1/ingest/events', () => {
     const xml = await server.app.inject({ method: 'POST', url: '/api/v1/ingest/events', headers: { ...bearer(org.users.member.key), 'content-type': 'text/xml' }, payload: '<a/>' });
     expect(xml.statusCode).toBe(415);
     ErrorBodySchema.parse(xml.json());
+  });
+
+  it('decodes alike on the decode workers and on the event loop: good and bad lines, bad gzip, too many records, 415', async () => {
+    const onLoop = await testServer({ decodeWorkers: 0 });
+    try {
+      const loopOrg = await onLoop.seedOrg('Loop');
+      const post = (target: TestServer, key: string, payload: string | Buffer, headers: Record<string, string> = {}) =>
+        target.app.inject({ method: 'POST', url: '/api/v1/ingest/events', headers: { ...bearer(key), 'content-type': 'application/x-ndjson', ...headers }, payload });
+      const body = `${JSON.stringify(event('both-1'))}\n{oops\n${JSON.stringify({ kind: 'event', id: 'both-2' })}\n${JSON.stringify(message('both-m'))}`;
+      const tooMany = '{}\n'.repeat(100_001);
+      for (const [target, key] of [[server, org.users.member.key], [onLoop, loopOrg.users.member.key]] as const) {
+        for (const res of [await post(target, key, body), await post(target, key, gzipSync(body), { 'content-encoding': 'gzip' })]) {
+          expect(res.statusCode).toBe(200);
+          const answer = IngestResponse.parse(res.json());
+          expect(answer.received).toBe(4);
+          expect(answer.rejected.map((r) => [r.index, r.id])).toEqual([[1, undefined], [2, 'both-2']]);
+        }
+        const gzipError = await post(target, key, 'not gzip', { 'content-encoding': 'gzip' });
+        expect([gzipError.statusCode, ErrorBodySchema.parse(gzipError.json()).detail]).toEqual([400, expect.stringContaining('gzip body could not be decompressed')]);
+        const tooLarge = await post(target, key, gzipSync(tooMany), { 'content-encoding': 'gzip' });
+        expect([tooLarge.statusCode, ErrorBodySchema.parse(tooLarge.json()).detail]).toEqual([400, expect.stringContaining('at most 100000 records')]);
+        expect((await post(target, key, body, { 'content-encoding': 'br' })).statusCode).toBe(415);
+      }
+    } finally {
+      await onLoop.close();
+    }
   });
 
   it('stores what was validated whether a line is kept as sent or written again (spacing, a key given twice, escapes)', async () => {

@@ -76,11 +76,6 @@ describe('ingest decoding', () => {
     expect(rowsOf(batch.messages.ndjson)).toEqual([expect.objectContaining({ id: 'm', ts: T })]);
     expect(batch.inBatchDuplicates).toBe(4);
   });
-  it('records the time range of each table, for the duplicate check', async () => {
-    const batch = await decodeItems([event('a', { ts: T + 5000 }), event('b', { ts: T - 7000 }), event('c', { ts: T })], 100);
-    expect([batch.events.lo, batch.events.hi]).toEqual([T - 7000, T + 5000]);
-    expect(batch.messages.count).toBe(0);
-  });
   it('stops at the record limit', async () => {
     await expect(decodeNdjson([event('a'), event('b'), event('c')].map((e) => JSON.stringify(e)).join('\n'), 2)).rejects.toBeInstanceOf(TooManyRecords);
     await expect(decodeItems([event('a'), event('b')], 2)).resolves.toMatchObject({ received: 2 });
