@@ -23,6 +23,9 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
     const bad = runCli(['frobnicate']);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('agentmeter:');
+    const badWorkers = runCli(['serve', '--db', join(tempDir(), 'w.duckdb'), '--decode-workers', '1.5']);
+    expect(badWorkers.status).not.toBe(0);
+    expect(badWorkers.stderr).toContain('--decode-workers takes a whole number from 0 to 64');
   });
 
   it('admin on the database file: org, user with a key on the last line, keys create, list, revoke', () => {
