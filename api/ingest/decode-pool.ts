@@ -7,16 +7,13 @@ import { Worker } from 'node:worker_threads';
 import type { DecodedBatch } from './decode.ts';
 
 export interface DecodeJob {
-  id: number;
   bytes: Uint8Array;
   gzip: boolean;
   limit: number;
   maxInflatedBytes: number;
 }
 
-export type DecodeAnswer =
-  | { id: number; batch: DecodedBatch; failure?: undefined }
-  | { id: number; failure: 'gzip' | 'too-many' | 'error'; message: string };
+export type DecodeAnswer = { batch: DecodedBatch; failure?: undefined } | { failure: 'gzip' | 'too-many' | 'error'; message: string };
 
 /**
  * Workers by default: two, so two requests in flight decode at once (on 2 cores, two workers ingested
@@ -35,16 +32,21 @@ import(${JSON.stringify(TSX_API)})
   .then(() => import(${JSON.stringify(new URL('./decode-worker.ts', import.meta.url).href)}));
 `;
 
+interface Pending {
+  job: DecodeJob;
+  resolve: (answer: DecodeAnswer) => void;
+  reject: (error: Error) => void;
+}
+
 interface Slot {
   worker: Worker;
-  /** The job this worker is decoding, if any. */
-  job: { id: number; resolve: (answer: DecodeAnswer) => void; reject: (error: Error) => void } | undefined;
+  /** The job this worker is decoding (a worker takes one at a time), if any. */
+  pending: Pending | undefined;
 }
 
 export class DecodePool {
   private readonly slots: (Slot | undefined)[];
-  private readonly waiting: { job: DecodeJob; resolve: (answer: DecodeAnswer) => void; reject: (error: Error) => void }[] = [];
-  private nextId = 0;
+  private readonly waiting: Pending[] = [];
   private closed = false;
 
   constructor(readonly size: number) {
@@ -55,7 +57,7 @@ export class DecodePool {
   decode(body: Buffer, gzip: boolean, limit: number, maxInflatedBytes: number): Promise<DecodeAnswer> {
     if (this.closed) return Promise.reject(new Error('decode pool closed'));
     const bytes = new Uint8Array(body);
-    const job: DecodeJob = { id: this.nextId++, bytes, gzip, limit, maxInflatedBytes };
+    const job: DecodeJob = { bytes, gzip, limit, maxInflatedBytes };
     return new Promise((resolve, reject) => {
       this.waiting.push({ job, resolve, reject });
       this.dispatch();
@@ -71,31 +73,31 @@ export class DecodePool {
   private dispatch(): void {
     for (let i = 0; i < this.slots.length && this.waiting.length; i++) {
       const slot = (this.slots[i] ??= this.start(i));
-      if (slot.job) continue;
-      const { job, resolve, reject } = this.waiting.shift()!;
-      slot.job = { id: job.id, resolve, reject };
+      if (slot.pending) continue;
+      const pending = this.waiting.shift()!;
+      slot.pending = pending;
       slot.worker.ref();
-      slot.worker.postMessage(job, [job.bytes.buffer as ArrayBuffer]);
+      slot.worker.postMessage(pending.job, [pending.job.bytes.buffer as ArrayBuffer]);
     }
   }
 
   private start(index: number): Slot {
     const worker = new Worker(BOOTSTRAP, { eval: true });
-    const slot: Slot = { worker, job: undefined };
+    const slot: Slot = { worker, pending: undefined };
     worker.on('message', (answer: DecodeAnswer) => {
-      const job = slot.job;
-      slot.job = undefined;
+      const pending = slot.pending;
+      slot.pending = undefined;
       worker.unref();
-      if (job?.id === answer.id) job.resolve(answer);
+      pending?.resolve(answer);
       this.dispatch();
     });
     // A worker that dies fails its job (the request answers 500, the collector retries) and is replaced
     // by a new one at the next job.
     const lost = (error: Error) => {
       if (this.slots[index] === slot) this.slots[index] = undefined;
-      const job = slot.job;
-      slot.job = undefined;
-      job?.reject(error);
+      const pending = slot.pending;
+      slot.pending = undefined;
+      pending?.reject(error);
       if (!this.closed) this.dispatch();
     };
     worker.on('error', (error) => lost(new Error(`decode worker failed: ${error.message}`)));

@@ -11,13 +11,13 @@ async function answer(job: DecodeJob): Promise<DecodeAnswer> {
     const bytes = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
     text = (job.gzip ? gunzipSync(bytes, { maxOutputLength: job.maxInflatedBytes }) : bytes).toString('utf8');
   } catch (error) {
-    return { id: job.id, failure: 'gzip', message: (error as Error).message };
+    return { failure: 'gzip', message: (error as Error).message };
   }
   try {
-    return { id: job.id, batch: await decodeNdjson(text, job.limit) };
+    return { batch: await decodeNdjson(text, job.limit) };
   } catch (error) {
-    if (error instanceof TooManyRecords) return { id: job.id, failure: 'too-many', message: error.message };
-    return { id: job.id, failure: 'error', message: (error as Error).stack ?? String(error) };
+    if (error instanceof TooManyRecords) return { failure: 'too-many', message: error.message };
+    return { failure: 'error', message: (error as Error).stack ?? String(error) };
   }
 }
 
