@@ -123,6 +123,14 @@ export class Collector {
           current = next;
         }
       } while (this.again && !this.stopping);
+    } catch (error) {
+      // Reading or quarantining failed (a full disk, a bad/ folder that cannot be written): this drain
+      // ends, nothing unacknowledged was removed, and the spool keeps its files for the next one. A drain
+      // never rejects: run() starts it without waiting, and a rejection would end the collector.
+      this.queue.reset();
+      const message = `collector could not go on: ${(error as Error).message}`;
+      this.options.log.error({ error: message }, 'drain stopped; the spool keeps its files');
+      return { shipped: total.shipped, quarantined: total.quarantined, error: message };
     } finally {
       await Promise.all(removals);
     }

@@ -3,7 +3,7 @@
 // the one in flight fails, and the removal worker. In-process, so the server can fail on cue.
 import { createServer, type Server } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -114,6 +114,37 @@ describe('pipelined drain', () => {
     expect(new Set(delivered).size).toBe(30);
     expect(delivered).toHaveLength(30);
     expect(collector.currentState).toMatchObject({ totalShipped: 30, lastError: null });
+  });
+});
+
+describe('a drain that cannot go on', () => {
+  it('resolves with the error instead of rejecting when a quarantine cannot be written; nothing is lost and the next drain ships', async () => {
+    const home = tempDir();
+    const agentmeterHome = join(home, '.agentmeter');
+    spool(agentmeterHome, 12);
+    writeSpoolFile(agentmeterHome, '{not json');
+    const server = await scriptedServer();
+    const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 5, maxAttempts: 1 });
+    // bad/ taken by a plain file: quarantining the malformed event fails.
+    const bad = join(agentmeterHome, 'spool', 'bad');
+    rmSync(bad, { recursive: true, force: true });
+    writeFileSync(bad, 'in the way');
+    const first = await collector.drain();
+    expect(first.error).toMatch(/collector could not go on/);
+    const shippedFirst = server.requests.flat().length;
+    expect(pending(agentmeterHome)).toBe(13 - first.shipped);
+
+    rmSync(bad);
+    const second = await collector.drain();
+    await collector.close();
+    expect(second.error).toBeUndefined();
+    expect(second.quarantined).toBe(1);
+    expect(pending(agentmeterHome)).toBe(0);
+    expect(readdirSync(bad).sort()).toHaveLength(2); // the event and its .reason
+    // Every good event reached the server; those of a batch that was in flight may have come twice.
+    expect(new Set(server.requests.flat()).size).toBe(12);
+    expect(first.shipped + second.shipped).toBe(12);
+    expect(shippedFirst).toBeGreaterThanOrEqual(first.shipped);
   });
 });
 
