@@ -3,6 +3,7 @@
 import { basename, extname } from 'node:path';
 import type { AutonomyLevel, ClientType, FileTouch } from '../common/wire.ts';
 import { CLIENT_TYPES } from '../common/wire.ts';
+import { splitShellWords } from '../common/shell-words.ts';
 
 /** Client type: AGENTMETER_CLIENT wins; else headless → non-interactive-cli; else terminal-ui. */
 export function clientType(explicit: string | undefined, headless: boolean): ClientType {
@@ -71,46 +72,7 @@ export function toolSucceeded(event: string, toolResponse: unknown): boolean {
  * `gh pr create`; it never executes or expands anything.
  */
 export function shellCommands(line: string): string[][] {
-  const commands: string[][] = [];
-  let words: string[] = [];
-  let word = '';
-  let inWord = false;
-  let quote: '"' | "'" | null = null;
-  const endWord = () => {
-    if (inWord) words.push(word);
-    word = '';
-    inWord = false;
-  };
-  const endCommand = () => {
-    endWord();
-    if (words.length) commands.push(words);
-    words = [];
-  };
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === '\\' && quote === '"' && i + 1 < line.length) word += line[++i];
-      else word += c;
-      continue;
-    }
-    if (c === '"' || c === "'") {
-      quote = c;
-      inWord = true;
-    } else if (c === '\\' && i + 1 < line.length) {
-      word += line[++i];
-      inWord = true;
-    } else if (c === ';' || c === '|' || c === '&' || c === '\n' || c === '(' || c === ')' || c === '`') {
-      endCommand();
-    } else if (c === ' ' || c === '\t') {
-      endWord();
-    } else {
-      word += c;
-      inWord = true;
-    }
-  }
-  endCommand();
-  return commands;
+  return splitShellWords(line, { operators: true }).commands;
 }
 
 /** Drops leading VAR=value assignments and wrappers (sudo, env, time, command, exec, nohup). */

@@ -2,40 +2,16 @@
 // shell, so nothing in a message can become shell syntax.
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { splitShellWords } from '../common/shell-words.ts';
 
 /**
  * Splits a command line the way a person writes it in a flag: words separated by spaces; single or double
  * quotes group words; a backslash escapes the next character outside single quotes. Pure.
  */
 export function splitCommand(line: string): string[] {
-  const words: string[] = [];
-  let word = '';
-  let inWord = false;
-  let quote: '"' | "'" | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quote) {
-      if (ch === quote) quote = null;
-      else if (ch === '\\' && quote === '"' && i + 1 < line.length) word += line[++i];
-      else word += ch;
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-      inWord = true;
-    } else if (ch === '\\' && i + 1 < line.length) {
-      word += line[++i];
-      inWord = true;
-    } else if (/\s/.test(ch)) {
-      if (inWord) words.push(word);
-      word = '';
-      inWord = false;
-    } else {
-      word += ch;
-      inWord = true;
-    }
-  }
-  if (quote) throw new Error(`unclosed ${quote} in the agent command`);
-  if (inWord) words.push(word);
-  return words;
+  const { commands, openQuote } = splitShellWords(line, { operators: false });
+  if (openQuote) throw new Error(`unclosed ${openQuote} in the agent command`);
+  return commands[0] ?? [];
 }
 
 /** The argument vector for one message: the command, the model flag when the session names a model, then
