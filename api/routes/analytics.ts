@@ -54,7 +54,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       requireRole(principal, ANALYTICS_ROLES, 'Analytics');
       const today = now();
       const key = `${principal.orgId}|${today.toISOString().slice(0, 10)}|${request.url}`;
-      const body = deps.cache.get(key) ?? deps.cache.set(key, JSON.stringify(await build(principal, parseAnalyticsQuery(endpoint, request.query, today))));
+      const body = await deps.cache.getOrBuild(key, async () => JSON.stringify(await build(principal, parseAnalyticsQuery(endpoint, request.query, today))));
       void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
       const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
       return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);

@@ -405,6 +405,21 @@ describe('response cache', () => {
     expect((await get(stranger.manager, url)).data[0]!['tool_calls']).toBe(0);
   });
 
+  it('requests for the same URL at once share one build: each gets the whole body, or its own error body', async () => {
+    const o = await org('herd', ['a']);
+    await ingest(o.orgId, o.u['a']!, [call('Read', '2026-03-13'), call('Bash', '2026-03-13')]);
+    await batch();
+    const ask = (url: string) => Promise.all(Array.from({ length: 8 }, () => server.app.inject({ method: 'GET', url, headers: bearer(o.manager) })));
+    const good = await ask('/api/v1/analytics/tools?startDate=2026-03-13&endDate=2026-03-13');
+    expect(good.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
+    expect(new Set(good.map((r) => r.body)).size).toBe(1);
+    expect(JSON.parse(good[0]!.body).data[0].tool_calls).toBe(2);
+    const bad = await ask('/api/v1/analytics/tools?startDate=2026-03-13&endDate=2026-03-01');
+    expect(bad.map((r) => r.statusCode)).toEqual(Array(8).fill(400));
+    // The shared failure is reported to each request under its own id.
+    expect(new Set(bad.map((r) => JSON.parse(r.body).requestId)).size).toBe(8);
+  });
+
   it('a client that accepts gzip gets the same body compressed; one that does not gets it plain', async () => {
     const o = await org('gzip', ['a', 'b', 'c']);
     await ingest(o.orgId, o.u['a']!, [call('Read', '2026-03-11'), call('Edit', '2026-03-12')]);

@@ -1,0 +1,71 @@
+// The analytics response cache: one build per missing key however many ask at once, nothing kept from a
+// build that failed or that a batch overtook.
+import { describe, expect, it } from 'vitest';
+import { ResponseCache } from '../../api/analytics/cache.ts';
+
+/** A build the test finishes by hand, counting how often it was started. */
+function manualBuild() {
+  const calls: { resolve: (body: string) => void; reject: (error: Error) => void }[] = [];
+  const build = () => new Promise<string>((resolve, reject) => calls.push({ resolve, reject }));
+  return { build, calls };
+}
+
+describe('ResponseCache.getOrBuild', () => {
+  it('builds a missing key once for every request that asks while it builds, then answers from memory', async () => {
+    const cache = new ResponseCache(10);
+    const { build, calls } = manualBuild();
+    const waiting = [cache.getOrBuild('k', build), cache.getOrBuild('k', build), cache.getOrBuild('k', build)];
+    expect(calls).toHaveLength(1);
+    calls[0]!.resolve('{"data":[]}');
+    const bodies = await Promise.all(waiting);
+    expect(new Set(bodies).size).toBe(1);
+    expect(bodies[0]!.raw.toString()).toBe('{"data":[]}');
+    // Now cached: answered without a promise and without building.
+    expect(cache.getOrBuild('k', build)).toBe(bodies[0]);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('gives every waiter the error of a failed build and keeps nothing, so the next request builds again', async () => {
+    const cache = new ResponseCache(10);
+    const { build, calls } = manualBuild();
+    const waiting = [cache.getOrBuild('k', build), cache.getOrBuild('k', build)];
+    calls[0]!.reject(new Error('startDate must not be after endDate'));
+    for (const w of waiting) await expect(w).rejects.toThrow('startDate must not be after endDate');
+    expect(cache.size).toBe(0);
+    const again = cache.getOrBuild('k', build);
+    expect(calls).toHaveLength(2);
+    calls[1]!.resolve('{}');
+    expect((await again).raw.toString()).toBe('{}');
+  });
+
+  it('does not keep a build that a clear() (a batch commit) overtook, but still answers its waiters', async () => {
+    const cache = new ResponseCache(10);
+    const { build, calls } = manualBuild();
+    const before = cache.getOrBuild('k', build);
+    cache.clear();
+    // A request after the commit does not wait for the old build: it starts its own on the new figures.
+    const after = cache.getOrBuild('k', build);
+    expect(calls).toHaveLength(2);
+    calls[0]!.resolve('old');
+    expect((await before).raw.toString()).toBe('old');
+    expect(cache.size).toBe(0);
+    calls[1]!.resolve('new');
+    expect((await after).raw.toString()).toBe('new');
+    expect((cache.getOrBuild('k', build) as { raw: Buffer }).raw.toString()).toBe('new');
+  });
+
+  it('drops the oldest entry when full, and builds every request anew when the cache is off', async () => {
+    const cache = new ResponseCache(2);
+    for (const key of ['a', 'b', 'c']) await cache.getOrBuild(key, async () => key);
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('c')?.raw.toString()).toBe('c');
+
+    const off = new ResponseCache(0);
+    const { build, calls } = manualBuild();
+    const waiting = [off.getOrBuild('k', build), off.getOrBuild('k', build)];
+    expect(calls).toHaveLength(2);
+    calls.forEach((c, i) => c.resolve(String(i)));
+    expect((await Promise.all(waiting)).map((b) => b.raw.toString())).toEqual(['0', '1']);
+    expect(off.size).toBe(0);
+  });
+});
