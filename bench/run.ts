@@ -261,6 +261,7 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
   const rows: [string, LoadResult][] = [['bare Fastify route', bareResult]];
   // A client that accepts gzip (fetch, Python requests, curl --compressed, browsers) and one that does not.
   const gzip = { ...auth, 'accept-encoding': 'gzip' };
+  const recorded: Record<string, string> = {};
   for (const [label, extra, headers] of [
     ['analytics, cache on, client accepts gzip', [], gzip],
     ['analytics, cache on, client without gzip', [], auth],
@@ -270,16 +271,32 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
     // Warm-up: every query once (four at a time), so the measured run sees what a server that has been
     // up for a while sees. The first request of a query (read, assemble, compress) is the cache-off row.
     for (let i = 0; i < paths.length; i += 4) {
-      await Promise.all(paths.slice(i, i + 4).map(async (path) => (await fetch(new URL(path, server.url), { headers })).arrayBuffer()));
+      await Promise.all(
+        paths.slice(i, i + 4).map(async (path) => {
+          const response = await fetch(new URL(path, server.url), { headers });
+          if (headers === auth) recorded[path] = await response.text();
+          else await response.arrayBuffer();
+        }),
+      );
     }
     rows.push([label, await load(server.url, paths, headers, 5 * Math.max(0.4, SCALE))]);
     await server.stop();
   }
+  // For information: the bare route sending the very bytes of the answers above, uncompressed. Between it
+  // and the bare route's small body lies what the size of a 30-day answer costs (writing it, and the
+  // client reading it); between it and the agentmeter row without gzip lies what agentmeter's handling
+  // costs.
+  const recordedFile = join(tmpdir(), `am-bench-answers-${process.pid}.json`);
+  writeFileSync(recordedFile, JSON.stringify(recorded));
+  const sameBytes = await startServer('', [], [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'bare-server.ts'), recordedFile]);
+  rows.push(['bare route, the same answers as stored bytes, no gzip', await load(sameBytes.url, paths, {}, 5 * Math.max(0.4, SCALE))]);
+  await sameBytes.stop();
+  rmSync(recordedFile, { force: true });
   console.log(`\nAPI: 30-day queries over the five analytics endpoints (150 distinct URLs), 16 keep-alive connections, 5 s each`);
   for (const [label, r] of rows) {
-    console.log(`  ${label.padEnd(52)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.requests} requests, ${r.errors} errors, ${fmt(r.bytes / 1024, 1)} KiB each)  ${fmt((100 * r.rps) / bareResult.rps, 0)}% of bare`);
+    console.log(`  ${label.padEnd(56)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.requests} requests, ${r.errors} errors, ${fmt(r.bytes / 1024, 1)} KiB each)  ${fmt((100 * r.rps) / bareResult.rps, 0)}% of bare`);
   }
-  console.log('  targets: >= 50% of the bare route, p99 <= 10 ms');
+  console.log('  targets (against the bare route with its small body): >= 50% of its throughput, p99 <= 10 ms');
   results['api'] = Object.fromEntries(rows.map(([label, r]) => [label, r]));
 }
 
