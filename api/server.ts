@@ -8,7 +8,7 @@ import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
 import { Authenticator } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
-import { ResponseCache } from './analytics/cache.ts';
+import { ResponseCache, type CacheLimits } from './analytics/cache.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
@@ -65,8 +65,8 @@ export interface ServerOptions {
   pricingFile?: string | undefined;
   /** Daily batch time, HH:MM UTC; null turns the schedule off. */
   batchAt?: string | null;
-  /** Cached analytics responses (0 turns the cache off; default 2000). */
-  cacheEntries?: number;
+  /** Limits of the analytics response cache (default DEFAULT_CACHE_LIMITS; a 0 turns it off). */
+  cache?: Partial<CacheLimits>;
   /** Worker threads that decode ingest bodies (0: decode on the event loop; default: defaultDecodeWorkers()). */
   decodeWorkers?: number | undefined;
 }
@@ -119,7 +119,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerSessionRoutes(app, sessionDeps);
   // Long-polls end at once when the server closes, so a shutdown never waits for them.
   app.addHook('preClose', async () => sessionDeps.signal.close());
-  const cache = new ResponseCache(options.cacheEntries ?? 2000);
+  const cache = new ResponseCache(options.cache);
   registerAnalyticsRoutes(app, { auth, cache, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
   // Every batch run in this process goes through this lock, and clears the cache when it is done.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };

@@ -12,20 +12,39 @@ import { gzipSync } from 'node:zlib';
 /** Below this, compressing costs more than the bytes it saves. */
 const GZIP_MIN_BYTES = 1024;
 
+export interface CacheLimits {
+  /** Most answers kept (0 turns the cache off). */
+  maxEntries: number;
+  /** Most bytes kept, plain and gzip forms together (0 turns the cache off). */
+  maxBytes: number;
+}
+
+export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxEntries: 2000, maxBytes: 256 * 1024 * 1024 };
+
 export class CachedBody {
   private gzipped: Buffer | undefined;
+  /** Told the size of the gzip form when it is made, so the cache can count it. */
+  onGzip: ((bytes: number) => void) | undefined;
   constructor(readonly raw: Buffer) {}
 
   /** The gzip form, or undefined when the body is too small to be worth it. */
   gzip(): Buffer | undefined {
     if (this.raw.length < GZIP_MIN_BYTES) return undefined;
-    this.gzipped ??= gzipSync(this.raw, { level: 6 });
+    if (!this.gzipped) {
+      this.gzipped = gzipSync(this.raw, { level: 6 });
+      this.onGzip?.(this.gzipped.length);
+    }
     return this.gzipped;
+  }
+
+  get bytes(): number {
+    return this.raw.length + (this.gzipped?.length ?? 0);
   }
 }
 
 export class ResponseCache {
   private readonly entries = new Map<string, CachedBody>();
+  private bytes = 0;
   /** Builds under way, by key: a second request for a missing key waits for the first one's build. */
   private readonly building = new Map<string, Promise<CachedBody>>();
   /**
@@ -33,7 +52,15 @@ export class ResponseCache {
    * the requests that waited for it but is not kept.
    */
   private generation = 0;
-  constructor(private readonly maxEntries = 2000) {}
+  private readonly limits: CacheLimits;
+
+  constructor(limits: Partial<CacheLimits> = {}) {
+    this.limits = { ...DEFAULT_CACHE_LIMITS, ...limits };
+  }
+
+  private get off(): boolean {
+    return this.limits.maxEntries <= 0 || this.limits.maxBytes <= 0;
+  }
 
   get(key: string): CachedBody | undefined {
     return this.entries.get(key);
@@ -42,12 +69,12 @@ export class ResponseCache {
   /**
    * The cached body for key, or the one build() makes (shared by everyone asking meanwhile). A failed
    * build (a 400, a database error) is not kept: each waiter gets its error, and the next request tries
-   * again. With the cache off (maxEntries 0) every request builds its own.
+   * again. With the cache off every request builds its own.
    */
   getOrBuild(key: string, build: () => Promise<string>): CachedBody | Promise<CachedBody> {
     const hit = this.entries.get(key);
     if (hit) return hit;
-    if (this.maxEntries <= 0) return build().then((body) => new CachedBody(Buffer.from(body)));
+    if (this.off) return build().then((body) => new CachedBody(Buffer.from(body)));
     const running = this.building.get(key);
     if (running) return running;
     const generation = this.generation;
@@ -65,9 +92,25 @@ export class ResponseCache {
   }
 
   private store(key: string, entry: CachedBody): void {
-    // Oldest first out: Map keeps insertion order.
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    // An answer larger than the whole budget is served but not kept: it would push out everything else.
+    if (entry.bytes > this.limits.maxBytes) return;
+    entry.onGzip = (bytes) => {
+      if (this.entries.get(key) !== entry) return;
+      this.bytes += bytes;
+      this.evict();
+    };
     this.entries.set(key, entry);
+    this.bytes += entry.bytes;
+    this.evict();
+  }
+
+  /** Oldest first out (a Map keeps insertion order) until both limits hold. */
+  private evict(): void {
+    while (this.entries.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {
+      const [key, oldest] = this.entries.entries().next().value!;
+      this.entries.delete(key);
+      this.bytes -= oldest.bytes;
+    }
   }
 
   /** Forgets every entry and every build under way (a batch committed: they hold the old figures). */
@@ -75,9 +118,15 @@ export class ResponseCache {
     this.generation++;
     this.entries.clear();
     this.building.clear();
+    this.bytes = 0;
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Bytes held, plain and gzip forms together. */
+  get heldBytes(): number {
+    return this.bytes;
   }
 }

@@ -26,6 +26,15 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
     const badWorkers = runCli(['serve', '--db', join(tempDir(), 'w.duckdb'), '--decode-workers', '1.5']);
     expect(badWorkers.status).not.toBe(0);
     expect(badWorkers.stderr).toContain('--decode-workers takes a whole number from 0 to 64');
+    for (const [flag, value, message] of [
+      ['--cache-entries', '-1', '--cache-entries takes a whole number, 0 or more'],
+      ['--cache-entries', 'many', '--cache-entries takes a whole number, 0 or more'],
+      ['--cache-mb', '-5', '--cache-mb takes a number of MiB, 0 or more'],
+    ]) {
+      const badCache = runCli(['serve', '--db', join(tempDir(), 'c.duckdb'), flag!, value!]);
+      expect(badCache.status, `${flag} ${value}`).not.toBe(0);
+      expect(badCache.stderr).toContain(message);
+    }
   });
 
   it('admin on the database file: org, user with a key on the last line, keys create, list, revoke', () => {

@@ -12,7 +12,7 @@ function manualBuild() {
 
 describe('ResponseCache.getOrBuild', () => {
   it('builds a missing key once for every request that asks while it builds, then answers from memory', async () => {
-    const cache = new ResponseCache(10);
+    const cache = new ResponseCache({ maxEntries: 10 });
     const { build, calls } = manualBuild();
     const waiting = [cache.getOrBuild('k', build), cache.getOrBuild('k', build), cache.getOrBuild('k', build)];
     expect(calls).toHaveLength(1);
@@ -26,7 +26,7 @@ describe('ResponseCache.getOrBuild', () => {
   });
 
   it('gives every waiter the error of a failed build and keeps nothing, so the next request builds again', async () => {
-    const cache = new ResponseCache(10);
+    const cache = new ResponseCache({ maxEntries: 10 });
     const { build, calls } = manualBuild();
     const waiting = [cache.getOrBuild('k', build), cache.getOrBuild('k', build)];
     calls[0]!.reject(new Error('startDate must not be after endDate'));
@@ -39,7 +39,7 @@ describe('ResponseCache.getOrBuild', () => {
   });
 
   it('does not keep a build that a clear() (a batch commit) overtook, but still answers its waiters', async () => {
-    const cache = new ResponseCache(10);
+    const cache = new ResponseCache({ maxEntries: 10 });
     const { build, calls } = manualBuild();
     const before = cache.getOrBuild('k', build);
     cache.clear();
@@ -55,17 +55,60 @@ describe('ResponseCache.getOrBuild', () => {
   });
 
   it('drops the oldest entry when full, and builds every request anew when the cache is off', async () => {
-    const cache = new ResponseCache(2);
+    const cache = new ResponseCache({ maxEntries: 2 });
     for (const key of ['a', 'b', 'c']) await cache.getOrBuild(key, async () => key);
     expect(cache.get('a')).toBeUndefined();
     expect(cache.get('c')?.raw.toString()).toBe('c');
 
-    const off = new ResponseCache(0);
+    const off = new ResponseCache({ maxEntries: 0 });
     const { build, calls } = manualBuild();
     const waiting = [off.getOrBuild('k', build), off.getOrBuild('k', build)];
     expect(calls).toHaveLength(2);
     calls.forEach((c, i) => c.resolve(String(i)));
     expect((await Promise.all(waiting)).map((b) => b.raw.toString())).toEqual(['0', '1']);
+    expect(off.size).toBe(0);
+  });
+});
+
+describe('ResponseCache memory budget', () => {
+  const body = (n: number, seed: string) => seed.repeat(Math.ceil(n / seed.length)).slice(0, n);
+
+  it('counts plain and gzip bytes, and drops the oldest answers when they pass maxBytes', async () => {
+    const cache = new ResponseCache({ maxEntries: 100, maxBytes: 10_000 });
+    const a = await cache.getOrBuild('a', async () => body(4000, 'a'));
+    await cache.getOrBuild('b', async () => body(4000, 'b'));
+    expect(cache.heldBytes).toBe(8000);
+    // a's gzip form is counted once made; it fits.
+    const zipped = a.gzip()!;
+    expect(cache.heldBytes).toBe(8000 + zipped.length);
+    // A third answer passes the budget: the oldest (a, with its gzip form) goes.
+    await cache.getOrBuild('c', async () => body(4000, 'c'));
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')).toBeDefined();
+    expect(cache.heldBytes).toBe(8000);
+    // Compressing an answer that is no longer kept changes nothing.
+    a.gzip();
+    expect(cache.heldBytes).toBe(8000);
+  });
+
+  it('serves an answer larger than the whole budget without keeping it', async () => {
+    const cache = new ResponseCache({ maxEntries: 100, maxBytes: 10_000 });
+    await cache.getOrBuild('small', async () => body(3000, 's'));
+    const huge = await cache.getOrBuild('huge', async () => body(20_000, 'h'));
+    expect(huge.raw.length).toBe(20_000);
+    expect(cache.get('huge')).toBeUndefined();
+    expect(cache.get('small')).toBeDefined();
+    expect(cache.heldBytes).toBe(3000);
+  });
+
+  it('holds nothing after clear(), and a budget of 0 turns the cache off', async () => {
+    const cache = new ResponseCache({ maxBytes: 10_000 });
+    const a = await cache.getOrBuild('a', async () => body(4000, 'a'));
+    cache.clear();
+    a.gzip();
+    expect(cache.heldBytes).toBe(0);
+    const off = new ResponseCache({ maxBytes: 0 });
+    await off.getOrBuild('a', async () => 'x');
     expect(off.size).toBe(0);
   });
 });
