@@ -4,11 +4,10 @@
 //   ship       — collector ship rate (spool files → server, end to end)
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { readFileSync } from 'node:fs';
 import { Collector } from '../collector/daemon.ts';
 import { openDb } from '../common/db/duckdb.ts';
 import { AccountStore } from '../api/store/accounts.ts';
