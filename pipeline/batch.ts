@@ -181,7 +181,7 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
     const chunkStarted = performance.now();
     await db.transaction(async (tx) => {
       await tx.run('CREATE OR REPLACE TEMP TABLE rebuild AS SELECT * FROM rebuild_all WHERE day BETWEEN CAST($a AS DATE) AND CAST($b AS DATE)', { a: slice[0]!, b: slice.at(-1)! });
-      for (const step of BUILD_STEPS) await runFile(tx, step, {}, log);
+      for (const step of BUILD_STEPS) await runFile(tx, step, { chunk_first: slice[0]!, chunk_last: slice.at(-1)! }, log);
       for (const row of await tx.all<{ model: string }>('SELECT DISTINCT model FROM usage_priced WHERE unpriced ORDER BY model')) unpriced.add(row.model);
     });
     log.info({ runId, done: Math.min(i + chunk, days.length), of: days.length, through: slice.at(-1), ms: Math.round(performance.now() - chunkStarted) }, 'batch progress');

@@ -1,5 +1,7 @@
 -- Bench data set: $events hook events, one usage record and one assistant message per 10 events, across
 -- 60 days from $first_day, for $users users of one organization. Sessions of 50 events stay within a day.
+-- Rows are stored in time order (ORDER BY ts), as a server stores them when collectors ship as events
+-- happen: the batch's range filter on ts then skips the row groups outside the days it rebuilds.
 INSERT INTO orgs (id, name) VALUES ('org_bench', 'Bench');
 
 INSERT INTO users (id, org_id, email, role)
@@ -30,7 +32,8 @@ FROM (
          ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreToolUse', 'PostToolUse', 'PreToolUse', 'PostToolUse', 'PreToolUse', 'PostToolUse', 'Stop'][1 + CAST(i % 10 AS BIGINT)] AS ev,
          ['Read', 'Edit', 'Bash', 'Grep', 'Write', 'mcp__GitHub__get_issue', 'mcp__github__list_prs', 'Skill'][1 + CAST(hash(i * 7) % 8 AS BIGINT)] AS tool
   FROM range($events) t(i)
-);
+)
+ORDER BY 5;
 
 INSERT INTO usage
 SELECT 'org_bench', 'u' || j, 'usr_' || lpad(CAST(hash(j // 5) % $users AS VARCHAR), 5, '0'), TIMESTAMP '2026-11-20',
@@ -38,10 +41,12 @@ SELECT 'org_bench', 'u' || j, 'usr_' || lpad(CAST(hash(j // 5) % $users AS VARCH
        'claude', 's' || (j // 5),
        ['claude-sonnet-4-5-20250929', 'claude-opus-4-1-20250805', 'claude-haiku-4-5-20251001', 'gpt-5-codex'][1 + CAST(hash(j // 5) % 4 AS BIGINT)],
        100 + hash(j) % 4000, 50 + hash(j) % 1500, hash(j) % 30000, hash(j) % 3000, 0, hash(j) % 3 = 0
-FROM range($events // 10) t(j);
+FROM range($events // 10) t(j)
+ORDER BY 5;
 
 INSERT INTO assistant_messages
 SELECT 'org_bench', 'm' || j, 'usr_' || lpad(CAST(hash(j // 5) % $users AS VARCHAR), 5, '0'), TIMESTAMP '2026-11-20',
        CAST($first_day AS TIMESTAMP) + to_days(CAST(hash(j // 5) % 60 AS INTEGER)) + to_seconds(CAST(28800 + hash(j) % 36000 AS BIGINT)),
        'claude', 's' || (j // 5), NULL
-FROM range($events // 10) t(j);
+FROM range($events // 10) t(j)
+ORDER BY 5;

@@ -1,9 +1,18 @@
+-- Every scan of a raw table in the build steps also bounds ts by the chunk's first and last day
+-- ($chunk_first, $chunk_last): the days to rebuild all lie between them, and that plain range on ts is a
+-- filter DuckDB checks against each row group's min/max, so a nightly run reads the recent row groups
+-- (records arrive roughly in time order) instead of the whole history. The exact (org_id, day) set
+-- follows.
+
 -- Tool names normalized once per distinct name (METRICS.md §2): trimmed; a name that is empty, over 128
 -- characters or has characters outside [A-Za-z0-9_.:@/-] is a parsing artifact, named "unknown".
 CREATE OR REPLACE TEMP TABLE tool_names AS
 SELECT raw,
        CASE WHEN length(trim(raw)) BETWEEN 1 AND 128 AND regexp_full_match(trim(raw), '[A-Za-z0-9_.:@/-]+') THEN trim(raw) ELSE 'unknown' END AS tool
-FROM (SELECT DISTINCT tool_name AS raw FROM events WHERE tool_name IS NOT NULL);
+FROM (
+  SELECT DISTINCT tool_name AS raw FROM events e
+  WHERE tool_name IS NOT NULL AND e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+);
 
 -- The hook events of the days being rebuilt, with only the columns the aggregates need; MCP server names
 -- case-folded (not for artifacts). Events are unique per (org_id, id) already: the raw table's primary
@@ -18,7 +27,8 @@ SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.
        coalesce(len(e.hooks), 0) AS hook_count
 FROM events e
 LEFT JOIN tool_names n ON n.raw = e.tool_name
-WHERE (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild);
+WHERE e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+  AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild);
 
 -- One row per organization, day, user, session and client of the rebuilt days: the distinct counts
 -- (sessions with events, a user's clients, users per client, the sessions to place) read this small

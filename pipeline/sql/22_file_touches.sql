@@ -9,6 +9,7 @@ FROM (
     SELECT e.org_id, CAST(e.ts AS DATE) AS day, e.user_id, unnest(e.files) AS file
     FROM events e
     WHERE e.files IS NOT NULL AND e.tool_success AND e.event = 'PostToolUse'
+      AND e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
       AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
   )
 ) f

@@ -10,6 +10,7 @@ SELECT u.org_id, CAST(u.ts AS DATE) AS day, u.user_id, u.model,
        sum(u.cache_read_tokens) AS cache_read_tokens, sum(u.cache_write_tokens) AS cache_write_tokens
 FROM usage u
 JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
+WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
 GROUP BY ALL;
 
 CREATE OR REPLACE TEMP TABLE model_price AS

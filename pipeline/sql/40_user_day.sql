@@ -45,6 +45,7 @@ sessions AS (
 assistant AS (
   SELECT m.org_id, CAST(m.ts AS DATE) AS day, m.user_id, count(*) AS assistant_messages
   FROM assistant_messages m JOIN rebuild r ON r.org_id = m.org_id AND r.day = CAST(m.ts AS DATE)
+  WHERE m.ts >= CAST($chunk_first AS TIMESTAMP) AND m.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
   GROUP BY ALL
 ),
 files AS (
