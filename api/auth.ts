@@ -1,13 +1,14 @@
 // Bearer credentials: an agentmeter API key ("am_…") or an HS256 JWT whose claims name the org
 // (org_id), the user (sub) and the role. Principals are cached briefly so a request does not pay a
 // database lookup; revoking a key through the server clears the cache at once.
-import { jwtVerify } from 'jose';
+
 import type { FastifyRequest } from 'fastify';
+import { jwtVerify } from 'jose';
+import { z } from 'zod';
 import { forbidden, unauthorized } from '../common/errors.ts';
 import type { OrgId, UserId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
-import { KEY_PREFIX, ROLE_RANK, Role, hashKey, type AccountStore, type Principal } from './store/accounts.ts';
-import { z } from 'zod';
+import { type AccountStore, hashKey, KEY_PREFIX, type Principal, ROLE_RANK, Role } from './store/accounts.ts';
 
 const CACHE_TTL_MS = 30_000;
 /** last_used_at is written at most this often per key: a busy collector must not turn reads into writes. */
@@ -36,7 +37,9 @@ export class Authenticator {
       this.touch(cached.principal);
       return cached.principal;
     }
-    const principal = credential.startsWith(KEY_PREFIX) ? await this.accounts.principalForKey(credential) : await this.verifyJwt(credential);
+    const principal = credential.startsWith(KEY_PREFIX)
+      ? await this.accounts.principalForKey(credential)
+      : await this.verifyJwt(credential);
     if (!principal) throw unauthorized('API key missing or invalid');
     this.cache.set(cacheKey, { principal, until: Date.now() + CACHE_TTL_MS });
     this.touch(principal);
@@ -65,7 +68,9 @@ export class Authenticator {
     if (Date.now() - last < TOUCH_INTERVAL_MS) return;
     this.touched.set(principal.keyId, Date.now());
     // Not awaited: a request does not wait for bookkeeping. A failure (the database closing) is logged.
-    this.accounts.touchKey(principal.keyId, principal.userId).catch((error) => this.log.warn({ error: String(error) }, 'could not record key use'));
+    this.accounts
+      .touchKey(principal.keyId, principal.userId)
+      .catch((error) => this.log.warn({ error: String(error) }, 'could not record key use'));
   }
 
   /** Forgets cached principals (after a revocation or a role change). */

@@ -39,7 +39,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     void reply.status(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
-    const body: ErrorBody = { title: 'Not Found', detail: `No route ${request.method} ${request.url.split('?')[0]}`, status: 404, requestId: String(request.id) };
+    const body: ErrorBody = {
+      title: 'Not Found',
+      detail: `No route ${request.method} ${request.url.split('?')[0]}`,
+      status: 404,
+      requestId: String(request.id),
+    };
     void reply.status(404).send(body);
   });
 }

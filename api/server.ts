@@ -1,32 +1,33 @@
 // The HTTP server: Fastify with pino request logs and request ids, zod validation on every route, body
 // size caps, and a graceful shutdown that finishes in-flight requests (so no acknowledged event is lost)
 // before the database is checkpointed and closed.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+
 import { availableParallelism } from 'node:os';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Db, OpenOptions } from '../common/db/duckdb.ts';
 import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
-import { Authenticator } from './auth.ts';
-import { installErrorHandling } from './errors.ts';
-import { ResponseCache, type CacheLimits } from './analytics/cache.ts';
+import { type BatchOptions, type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch } from '../pipeline/batch.ts';
+import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsStore } from './analytics/store.ts';
+import { Authenticator } from './auth.ts';
+import { ComputerStore } from './computers/store.ts';
+import { WorkSignal } from './computers/work-signal.ts';
+import { installErrorHandling } from './errors.ts';
+import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
+import { ReadinessStore } from './readiness/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { msUntil, registerBatchRoutes } from './routes/batch.ts';
+import { registerComputerRoutes } from './routes/computers.ts';
 import { registerControlRoutes } from './routes/controls.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
-import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { registerLimitRoutes } from './routes/limits.ts';
 import { registerOrganizationRoutes } from './routes/organization.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
-import { ReadinessStore } from './readiness/store.ts';
-import { ComputerStore } from './computers/store.ts';
-import { WorkSignal } from './computers/work-signal.ts';
-import { registerComputerRoutes } from './routes/computers.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
 import { applySessionRetention } from './sessions/retention.ts';
 import { SessionStore } from './sessions/store.ts';
-import { DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch, type BatchOptions, type BatchReport } from '../pipeline/batch.ts';
 import { AccountStore } from './store/accounts.ts';
 import { IngestStore } from './store/ingest.ts';
 
@@ -114,7 +115,13 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   // Sessions price their token usage with the same table as the batch: load it now, not only at a batch.
   await loadPricingTable(options.db, loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE));
   const clock = () => (options.now ?? (() => new Date()))().getTime();
-  const sessionDeps = { db: options.db, auth, computers: new ComputerStore(options.db, clock), sessions: new SessionStore(options.db, clock), signal: new WorkSignal() };
+  const sessionDeps = {
+    db: options.db,
+    auth,
+    computers: new ComputerStore(options.db, clock),
+    sessions: new SessionStore(options.db, clock),
+    signal: new WorkSignal(),
+  };
   registerComputerRoutes(app, { ...sessionDeps, now: clock });
   registerSessionRoutes(app, sessionDeps);
   // Long-polls end at once when the server closes, so a shutdown never waits for them.
@@ -137,13 +144,22 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   if (options.batchAt) {
     const at = options.batchAt;
     const schedule = () => {
-      timer = setTimeout(() => {
-        runLocked(() => runBatch(options.db, { trigger: 'schedule', log: options.log, ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}) }))
-          .catch((error) => options.log.error({ err: error }, 'scheduled batch failed'))
-          .then(retention)
-          .catch((error) => options.log.error({ err: error }, 'session retention failed'))
-          .finally(schedule);
-      }, msUntil(at, new Date()));
+      timer = setTimeout(
+        () => {
+          runLocked(() =>
+            runBatch(options.db, {
+              trigger: 'schedule',
+              log: options.log,
+              ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}),
+            }),
+          )
+            .catch((error) => options.log.error({ err: error }, 'scheduled batch failed'))
+            .then(retention)
+            .catch((error) => options.log.error({ err: error }, 'session retention failed'))
+            .finally(schedule);
+        },
+        msUntil(at, new Date()),
+      );
       timer.unref();
     };
     schedule();
@@ -156,7 +172,10 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ingest.close();
   });
   await app.ready();
-  return { app, services: { accounts, auth, ingest, runBatch: (opts) => runLocked(() => runBatch(options.db, opts)), applySessionRetention: retention } };
+  return {
+    app,
+    services: { accounts, auth, ingest, runBatch: (opts) => runLocked(() => runBatch(options.db, opts)), applySessionRetention: retention },
+  };
 }
 
 export interface RunningServer {
@@ -167,7 +186,9 @@ export interface RunningServer {
 }
 
 /** Listens and installs SIGINT/SIGTERM handlers that close the server, then the database. */
-export async function startServer(options: ServerOptions & { host: string; port: number; handleSignals?: boolean }): Promise<RunningServer> {
+export async function startServer(
+  options: ServerOptions & { host: string; port: number; handleSignals?: boolean },
+): Promise<RunningServer> {
   const { app, services } = await buildServer(options);
   const address = await app.listen({ host: options.host, port: options.port });
   let closing: Promise<void> | undefined;

@@ -7,10 +7,15 @@ import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 
 const app = Fastify({ logger: false });
-app.get('/bare', async () => ({ data: [{ date: '2026-11-19', value: 1 }], meta: { org_id: 'org', start_date: '2026-11-19', end_date: '2026-11-19' } }));
+app.get('/bare', async () => ({
+  data: [{ date: '2026-11-19', value: 1 }],
+  meta: { org_id: 'org', start_date: '2026-11-19', end_date: '2026-11-19' },
+}));
 const recordedFile = process.argv[2];
 if (recordedFile) {
-  const recorded = new Map(Object.entries(JSON.parse(readFileSync(recordedFile, 'utf8')) as Record<string, string>).map(([url, body]) => [url, Buffer.from(body)]));
+  const recorded = new Map(
+    Object.entries(JSON.parse(readFileSync(recordedFile, 'utf8')) as Record<string, string>).map(([url, body]) => [url, Buffer.from(body)]),
+  );
   const paths = new Set([...recorded.keys()].map((url) => url.split('?')[0]!));
   for (const path of paths) {
     app.get(path, async (request, reply) => {

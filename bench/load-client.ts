@@ -3,7 +3,7 @@
 // has just generated 10M events and run the batch in DuckDB: a client sharing that process measured
 // every server (the bare route included) slower, and the servers that send more bytes the most.
 // Input: one JSON argument (LoadRequest). Output: one JSON line (LoadResult) on stdout.
-import { request as httpRequest, Agent } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { z } from 'zod';
 
 const LoadRequest = z.strictObject({
@@ -61,7 +61,15 @@ async function load({ base, paths, headers, seconds, concurrency }: z.infer<type
   const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, seconds: elapsed, rps: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors, bytes: bytes / Math.max(1, latencies.length) };
+  return {
+    requests: latencies.length,
+    seconds: elapsed,
+    rps: latencies.length / elapsed,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    errors,
+    bytes: bytes / Math.max(1, latencies.length),
+  };
 }
 
 process.stdout.write(`${JSON.stringify(await load(LoadRequest.parse(JSON.parse(process.argv[2]!))))}\n`);

@@ -3,30 +3,40 @@
 //   ingest     — server ingest rate (gzip NDJSON batches posted to a real server process)
 //   ship       — collector ship rate (spool files → server, end to end)
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { AccountStore } from '../api/store/accounts.ts';
 import { Collector } from '../collector/daemon.ts';
 import { openDb } from '../common/db/duckdb.ts';
-import { AccountStore } from '../api/store/accounts.ts';
-import { runBatch, splitStatements, type BatchOptions } from '../pipeline/batch.ts';
 import { createLogger } from '../common/logger.ts';
 import type { WireRecord } from '../common/wire.ts';
+import { type BatchOptions, runBatch, splitStatements } from '../pipeline/batch.ts';
 import type { LoadResult } from './load-client.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'bin', 'agentmeter.js');
 const HOOK = join(ROOT, 'hooks', 'agentmeter-hook.sh');
 const SCALE = Number(process.env['BENCH_SCALE'] ?? '1');
-const results: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, at: new Date().toISOString() };
+const results: Record<string, unknown> = {
+  machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+  at: new Date().toISOString(),
+};
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
-async function startServer(db: string, extra: string[] = [], command = [CLI, 'serve', '--db', db, '--port', '0']): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [...command, ...extra], { env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startServer(
+  db: string,
+  extra: string[] = [],
+  command = [CLI, 'serve', '--db', db, '--port', '0'],
+): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [...command, ...extra], {
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -36,13 +46,25 @@ async function startServer(db: string, extra: string[] = [], command = [CLI, 'se
     });
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
   });
-  return { url, child, stop: () => new Promise((r) => (child.once('exit', () => r()), child.kill('SIGTERM'))) };
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise((r) => {
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 function seed(db: string): string {
-  const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
   const org = run(['orgs', 'add', '--db', db, '--name', 'Bench']).stdout.trim();
-  return run(['users', 'add', '--db', db, '--org', org, '--email', 'bench@example.com', '--role', 'member']).stdout.trim().split('\n').at(-1)!;
+  return run(['users', 'add', '--db', db, '--org', org, '--email', 'bench@example.com', '--role', 'member'])
+    .stdout.trim()
+    .split('\n')
+    .at(-1)!;
 }
 
 function benchHook(): void {
@@ -79,7 +101,10 @@ function benchHook(): void {
       spawnSync(cmd, args, { input: payload, env });
       times.get(name)!.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
-    if (i % 100 === 99) rmSync(join(dir, 'am', 'spool', 'new'), { recursive: true }), mkdirSync(join(dir, 'am', 'spool', 'new'));
+    if (i % 100 === 99) {
+      rmSync(join(dir, 'am', 'spool', 'new'), { recursive: true });
+      mkdirSync(join(dir, 'am', 'spool', 'new'));
+    }
   }
   const stats = Object.fromEntries(
     [...times].map(([name, t]) => {
@@ -91,7 +116,8 @@ function benchHook(): void {
   const bareMedian = stats['bare dash writer']!.median;
   const hookMedian = stats['agentmeter hook']!.median;
   console.log(`\nhook cost (${runs} runs each, ${payload.length}-byte PostToolUse payload, spawned from Node; ms)`);
-  for (const [name, s] of Object.entries(stats)) console.log(`  ${name.padEnd(18)} median ${fmt(s.median)}  p90 ${fmt(s.p90)}  p99 ${fmt(s.p99)}  net of true ${fmt(s.median - base)}`);
+  for (const [name, s] of Object.entries(stats))
+    console.log(`  ${name.padEnd(18)} median ${fmt(s.median)}  p90 ${fmt(s.p90)}  p99 ${fmt(s.p99)}  net of true ${fmt(s.median - base)}`);
   const ratio = hookMedian / bareMedian;
   const netRatio = (hookMedian - base) / (bareMedian - base);
   console.log(`  hook / bare writer: ${fmt(ratio)}x (net of process start: ${fmt(netRatio)}x)   target: median <= 10 ms and <= 1.5x`);
@@ -130,20 +156,36 @@ async function benchIngest(): Promise<void> {
   const batchSize = 10_000;
   const batches = Math.max(5, Math.round(40 * SCALE));
   const post = (body: Buffer) =>
-    fetch(`${server.url}/api/v1/ingest/events`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' }, body }).then(async (r) => {
+    fetch(`${server.url}/api/v1/ingest/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+      body,
+    }).then(async (r) => {
       if (!r.ok) throw new Error(`ingest ${r.status}: ${await r.text()}`);
       return r.json();
     });
   // Warm-up, on ids outside the measured ranges: as many batches at once as the most in flight below, so
   // every decode worker has started (they start at their first batch) and run its code hot.
-  const warmUp = Array.from({ length: 8 }, (_, b) => gzipSync(makeRecords(batchSize, 10_000_000 + b * batchSize).map((r) => JSON.stringify(r)).join('\n')));
+  const warmUp = Array.from({ length: 8 }, (_, b) =>
+    gzipSync(
+      makeRecords(batchSize, 10_000_000 + b * batchSize)
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    ),
+  );
   for (let i = 0; i < warmUp.length; i += 4) await Promise.all(warmUp.slice(i, i + 4).map(post));
   // The target is judged with two requests in flight, as two collectors would send; a server of a larger
   // organization has more, so the same run is repeated (on new ids) with four.
   const runs: Record<string, { events: number; seconds: number; eventsPerSecond: number }> = {};
   for (const inFlight of [2, 4]) {
     const offset = inFlight === 2 ? 0 : batches * batchSize;
-    const bodies = Array.from({ length: batches }, (_, b) => gzipSync(makeRecords(batchSize, offset + b * batchSize).map((r) => JSON.stringify(r)).join('\n')));
+    const bodies = Array.from({ length: batches }, (_, b) =>
+      gzipSync(
+        makeRecords(batchSize, offset + b * batchSize)
+          .map((r) => JSON.stringify(r))
+          .join('\n'),
+      ),
+    );
     const start = performance.now();
     let next = 0;
     await Promise.all(
@@ -153,7 +195,9 @@ async function benchIngest(): Promise<void> {
     );
     const seconds = (performance.now() - start) / 1000;
     const rate = (batches * batchSize) / seconds;
-    console.log(`${inFlight === 2 ? '\n' : ''}ingest, ${inFlight} requests in flight: ${batches * batchSize} events in ${batches} gzip NDJSON batches of ${batchSize}: ${fmt(seconds)} s = ${Math.round(rate)} events/s${inFlight === 2 ? '   target: >= 100000' : ''}`);
+    console.log(
+      `${inFlight === 2 ? '\n' : ''}ingest, ${inFlight} requests in flight: ${batches * batchSize} events in ${batches} gzip NDJSON batches of ${batchSize}: ${fmt(seconds)} s = ${Math.round(rate)} events/s${inFlight === 2 ? '   target: >= 100000' : ''}`,
+    );
     runs[`${inFlight} in flight`] = { events: batches * batchSize, seconds, eventsPerSecond: rate };
   }
   results['ingest'] = { batchSize, ...runs };
@@ -207,15 +251,26 @@ async function benchShip(): Promise<void> {
   writeSpool(amHome, total);
   // Errors only: the bench's events name a transcript that does not exist, which the collector reports.
   const log = createLogger({ name: 'bench-collector', level: 'error' });
-  const collector = new Collector({ server: server.url, apiKey: key, agentmeterHome: amHome, home: join(dir, 'home'), log, batchSize: 5000 });
+  const collector = new Collector({
+    server: server.url,
+    apiKey: key,
+    agentmeterHome: amHome,
+    home: join(dir, 'home'),
+    log,
+    batchSize: 5000,
+  });
   started = performance.now();
   const result = await collector.drain();
   const seconds = (performance.now() - started) / 1000;
   await collector.close();
   if (result.error || result.shipped !== total) throw new Error(`ship incomplete: ${JSON.stringify(result)}`);
   const rate = total / seconds;
-  console.log(`\ncollector ship: ${total} spool files → server in ${fmt(seconds)} s = ${Math.round(rate)} events/s (batches of 5000, read + derive + gzip + POST + unlink)   target: >= 50000`);
-  console.log(`  the same files only read and removed, one thread, no server: ${fmt(floorSeconds)} s = ${Math.round(total / floorSeconds)} files/s (for information)`);
+  console.log(
+    `\ncollector ship: ${total} spool files → server in ${fmt(seconds)} s = ${Math.round(rate)} events/s (batches of 5000, read + derive + gzip + POST + unlink)   target: >= 50000`,
+  );
+  console.log(
+    `  the same files only read and removed, one thread, no server: ${fmt(floorSeconds)} s = ${Math.round(total / floorSeconds)} files/s (for information)`,
+  );
   results['ship'] = { events: total, seconds, eventsPerSecond: rate, readAndRemoveOnlySeconds: floorSeconds };
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -239,11 +294,14 @@ async function benchDatabase(dir: string): Promise<{ db: string; managerKey: str
   const started = performance.now();
   for (const sql of generate) {
     const params: Record<string, string | number> = {};
-    for (const m of sql.matchAll(/\$([a-z_]+)/g)) params[m[1]!] = ({ events: BENCH_EVENTS, users: 500, first_day: FIRST_DAY } as Record<string, string | number>)[m[1]!]!;
+    for (const m of sql.matchAll(/\$([a-z_]+)/g))
+      params[m[1]!] = ({ events: BENCH_EVENTS, users: 500, first_day: FIRST_DAY } as Record<string, string | number>)[m[1]!]!;
     await db.run(sql, params);
   }
   await db.run('CHECKPOINT');
-  console.log(`\nbench data: ${BENCH_EVENTS} events, ${BENCH_EVENTS / 10} usage records, ${BENCH_EVENTS / 10} assistant messages, 500 users, 60 days (generated in ${fmt((performance.now() - started) / 1000)} s)`);
+  console.log(
+    `\nbench data: ${BENCH_EVENTS} events, ${BENCH_EVENTS / 10} usage records, ${BENCH_EVENTS / 10} assistant messages, 500 users, 60 days (generated in ${fmt((performance.now() - started) / 1000)} s)`,
+  );
   const timed = async (options: Omit<BatchOptions, 'trigger' | 'log'>) => {
     const started = performance.now();
     await runBatch(db, { trigger: 'cli', log, ...options });
@@ -265,14 +323,32 @@ async function benchDatabase(dir: string): Promise<{ db: string; managerKey: str
 
 function benchBatchReport(batch: BatchTimes): void {
   console.log(`batch: all aggregates for 60 days over ${BENCH_EVENTS} events in ${fmt(batch.all)} s   target: <= 10 s on 2 cores`);
-  console.log(`  a server's first incremental run (the same 60 days, in chunks of 15): ${fmt(batch.first)} s; a nightly run (yesterday only): ${fmt(batch.nightly)} s (for information)`);
-  results['batch'] = { events: BENCH_EVENTS, days: 60, seconds: batch.all, firstIncrementalSeconds: batch.first, nightlySeconds: batch.nightly };
+  console.log(
+    `  a server's first incremental run (the same 60 days, in chunks of 15): ${fmt(batch.first)} s; a nightly run (yesterday only): ${fmt(batch.nightly)} s (for information)`,
+  );
+  results['batch'] = {
+    events: BENCH_EVENTS,
+    days: 60,
+    seconds: batch.all,
+    firstIncrementalSeconds: batch.first,
+    nightlySeconds: batch.nightly,
+  };
 }
 
 /** Runs bench/load-client.ts in a process of its own and returns what it measured. */
-async function load(base: string, paths: string[], headers: Record<string, string>, seconds: number, concurrency = 16): Promise<LoadResult> {
+async function load(
+  base: string,
+  paths: string[],
+  headers: Record<string, string>,
+  seconds: number,
+  concurrency = 16,
+): Promise<LoadResult> {
   const request = JSON.stringify({ base, paths, headers, seconds, concurrency });
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'load-client.ts'), request], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'load-client.ts'), request],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -322,13 +398,19 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
   // costs.
   const recordedFile = join(tmpdir(), `am-bench-answers-${process.pid}.json`);
   writeFileSync(recordedFile, JSON.stringify(recorded));
-  const sameBytes = await startServer('', [], [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'bare-server.ts'), recordedFile]);
+  const sameBytes = await startServer(
+    '',
+    [],
+    [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'bare-server.ts'), recordedFile],
+  );
   rows.push(['bare route, the same answers as stored bytes, no gzip', await load(sameBytes.url, paths, {}, 5 * Math.max(0.4, SCALE))]);
   await sameBytes.stop();
   rmSync(recordedFile, { force: true });
   console.log(`\nAPI: 30-day queries over the five analytics endpoints (150 distinct URLs), 16 keep-alive connections, 5 s each`);
   for (const [label, r] of rows) {
-    console.log(`  ${label.padEnd(56)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.requests} requests, ${r.errors} errors, ${fmt(r.bytes / 1024, 1)} KiB each)  ${fmt((100 * r.rps) / bareResult.rps, 0)}% of bare`);
+    console.log(
+      `  ${label.padEnd(56)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.requests} requests, ${r.errors} errors, ${fmt(r.bytes / 1024, 1)} KiB each)  ${fmt((100 * r.rps) / bareResult.rps, 0)}% of bare`,
+    );
   }
   console.log('  targets (against the bare route with its small body): >= 50% of its throughput, p99 <= 10 ms');
   results['api'] = Object.fromEntries(rows.map(([label, r]) => [label, r]));

@@ -1,10 +1,10 @@
 // Admin commands work two ways: on the database file directly (--db, server stopped) or through a
 // running server with an owner or manager key (--server/--key), since DuckDB allows one writing process.
 import { z } from 'zod';
-import { openDb, type Db } from '../common/db/duckdb.ts';
+import { AccountStore, type Role } from '../api/store/accounts.ts';
+import { type Db, openDb } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';
 import type { OrgId } from '../common/ids.ts';
-import { AccountStore, type Role } from '../api/store/accounts.ts';
 import { callServer } from './server-call.ts';
 
 export interface KeyView {
@@ -25,7 +25,15 @@ export interface AdminBackend {
   close(): Promise<void>;
 }
 
-const view = (k: { id: string; user_id: string; name: string | null; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null }): KeyView => ({
+const view = (k: {
+  id: string;
+  user_id: string;
+  name: string | null;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}): KeyView => ({
   id: k.id,
   userId: k.user_id,
   name: k.name,
@@ -91,7 +99,15 @@ export class LocalBackend implements AdminBackend {
   }
 }
 
-const RemoteKey = z.object({ id: z.string(), userId: z.string(), name: z.string().nullable(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable(), revokedAt: z.string().nullable() });
+const RemoteKey = z.object({
+  id: z.string(),
+  userId: z.string(),
+  name: z.string().nullable(),
+  prefix: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
 
 export class RemoteBackend implements AdminBackend {
   constructor(
@@ -125,13 +141,19 @@ export class RemoteBackend implements AdminBackend {
 
   async createKey(input: { org?: string; user: string; name?: string }) {
     await this.checkOrg(input.org);
-    const answer = await this.call('POST', `/api/v0/admin/users/${encodeURIComponent(input.user)}/keys`, z.object({ apiKey: z.string(), key: RemoteKey }), input.name ? { name: input.name } : {});
+    const answer = await this.call(
+      'POST',
+      `/api/v0/admin/users/${encodeURIComponent(input.user)}/keys`,
+      z.object({ apiKey: z.string(), key: RemoteKey }),
+      input.name ? { name: input.name } : {},
+    );
     return { apiKey: answer.apiKey, key: answer.key };
   }
 
   async listKeys(input: { org?: string; user: string }) {
     await this.checkOrg(input.org);
-    return (await this.call('GET', `/api/v0/admin/users/${encodeURIComponent(input.user)}/keys`, z.object({ keys: z.array(RemoteKey) }))).keys;
+    return (await this.call('GET', `/api/v0/admin/users/${encodeURIComponent(input.user)}/keys`, z.object({ keys: z.array(RemoteKey) })))
+      .keys;
   }
 
   async revokeKey(input: { org?: string; keyId: string }) {
@@ -142,7 +164,11 @@ export class RemoteBackend implements AdminBackend {
   async close() {}
 }
 
-export async function adminBackend(args: { db?: string | undefined; server?: string | undefined; key?: string | undefined }): Promise<AdminBackend> {
+export async function adminBackend(args: {
+  db?: string | undefined;
+  server?: string | undefined;
+  key?: string | undefined;
+}): Promise<AdminBackend> {
   if (args.db) return LocalBackend.open(args.db);
   if (args.server && args.key) return new RemoteBackend(args.server, args.key);
   throw new UserError('give --db FILE (server stopped) or --server URL --key OWNER_KEY (server running)');

@@ -3,7 +3,14 @@
 import type { z } from 'zod';
 import { UserError } from '../common/errors.ts';
 
-export async function callServer<T>(server: string, apiKey: string, method: string, path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> {
+export async function callServer<T>(
+  server: string,
+  apiKey: string,
+  method: string,
+  path: string,
+  schema: z.ZodType<T>,
+  body?: unknown,
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(new URL(path, server), {
@@ -15,6 +22,7 @@ export async function callServer<T>(server: string, apiKey: string, method: stri
     throw new UserError(`cannot reach ${server}: ${(error as Error).message}`);
   }
   const json: unknown = await response.json().catch(() => ({}));
-  if (!response.ok) throw new UserError(`server answered ${response.status}: ${(json as { detail?: string }).detail ?? response.statusText}`);
+  if (!response.ok)
+    throw new UserError(`server answered ${response.status}: ${(json as { detail?: string }).detail ?? response.statusText}`);
   return schema.parse(json);
 }

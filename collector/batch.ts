@@ -64,7 +64,12 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
     records.push(record);
     sources.push(name);
     const key = `${record.agent}\0${context.sessionId}`;
-    const touch = sessions.get(key) ?? { agent: record.agent, sessionId: context.sessionId, latestTs: context.ts, transcriptPaths: new Set() };
+    const touch = sessions.get(key) ?? {
+      agent: record.agent,
+      sessionId: context.sessionId,
+      latestTs: context.ts,
+      transcriptPaths: new Set(),
+    };
     touch.latestTs = Math.max(touch.latestTs, context.ts);
     for (const path of context.transcriptPaths) touch.transcriptPaths.add(path);
     sessions.set(key, touch);

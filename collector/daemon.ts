@@ -2,17 +2,17 @@
 // `drain()` ships everything there is now (used by `collect --once`); `run()` watches the spool with
 // chokidar and drains as events arrive until it is stopped.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { watch, type FSWatcher } from 'chokidar';
+import { type FSWatcher, watch } from 'chokidar';
+import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from '../common/backoff.ts';
 import type { Logger } from '../common/logger.ts';
-import { buildBatch, type Batch } from './batch.ts';
-import { refreshLimitStatus } from './limits.ts';
-import { HookConfigCache } from './hooks-ran.ts';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../common/backoff.ts';
-import { encodeBatch, postBatch, ShipError } from './shipper.ts';
 import type { IngestResponse } from '../common/wire.ts';
-import { ensureSpool, quarantineFile, quarantineRecord, spoolDirs, sweepTmp, SpoolQueue, type SpoolDirs } from './spool.ts';
+import { type Batch, buildBatch } from './batch.ts';
+import { HookConfigCache } from './hooks-ran.ts';
+import { refreshLimitStatus } from './limits.ts';
+import { encodeBatch, postBatch, ShipError } from './shipper.ts';
+import { ensureSpool, quarantineFile, quarantineRecord, type SpoolDirs, SpoolQueue, spoolDirs, sweepTmp } from './spool.ts';
+import { type CollectorState, loadState, machineId, saveState } from './state.ts';
 import { Unlinker } from './unlinker.ts';
-import { loadState, machineId, saveState, type CollectorState } from './state.ts';
 
 export interface CollectorOptions {
   server: string;
@@ -108,7 +108,11 @@ export class Collector {
           const sent = await sending;
           if ('error' in sent) {
             this.queue.reset();
-            return { shipped: total.shipped, quarantined: total.quarantined + current.batch.quarantined + (next?.batch.quarantined ?? 0), error: sent.error };
+            return {
+              shipped: total.shipped,
+              quarantined: total.quarantined + current.batch.quarantined + (next?.batch.quarantined ?? 0),
+              error: sent.error,
+            };
           }
           const done = this.acknowledge(current, sent.answer, sent.ms);
           total.shipped += done.shipped;
@@ -142,7 +146,11 @@ export class Collector {
     const names = this.queue.take(this.batchSize);
     if (names.length === 0) return undefined;
     const { log } = this.options;
-    const batch = await buildBatch({ dirs: this.dirs, machineId: this.machine, home: this.options.home, hooks: this.hooks, log, reported: this.reported }, names, state);
+    const batch = await buildBatch(
+      { dirs: this.dirs, machineId: this.machine, home: this.options.home, hooks: this.hooks, log, reported: this.reported },
+      names,
+      state,
+    );
     return { names, batch, body: batch.records.length ? encodeBatch(batch.records) : undefined };
   }
 
@@ -175,7 +183,11 @@ export class Collector {
    * The server has the batch: quarantine what it rejected, commit the state, and only now let the files
    * go (at least once). The unlinks run in the background; the files count as handed out until they end.
    */
-  private acknowledge(prepared: PreparedBatch, answer: IngestResponse, ms: number): { shipped: number; quarantined: number; removal: Promise<void> } {
+  private acknowledge(
+    prepared: PreparedBatch,
+    answer: IngestResponse,
+    ms: number,
+  ): { shipped: number; quarantined: number; removal: Promise<void> } {
     const { log } = this.options;
     const { batch } = prepared;
     for (const rejection of answer.rejected) {
@@ -190,9 +202,15 @@ export class Collector {
     const shipped = batch.sources.filter((s): s is string => s !== undefined && !rejectedSources.has(s));
     const removal = this.unlinker
       .remove(shipped.map((name) => `${this.dirs.new}/${name}`))
-      .catch((error: unknown) => log.error({ error: String(error) }, 'shipped spool files not removed; they will be sent again (the server ignores repeats)'))
+      .catch((error: unknown) =>
+        log.error({ error: String(error) }, 'shipped spool files not removed; they will be sent again (the server ignores repeats)'),
+      )
       .finally(() => this.queue.finish(prepared.names));
-    if (batch.records.length) log.info({ records: batch.records.length, stored: answer.stored, duplicates: answer.duplicates, rejected: answer.rejected.length, ms }, 'batch shipped');
+    if (batch.records.length)
+      log.info(
+        { records: batch.records.length, stored: answer.stored, duplicates: answer.duplicates, rejected: answer.rejected.length, ms },
+        'batch shipped',
+      );
     return { shipped: batch.records.length - answer.rejected.length, quarantined: batch.quarantined + answer.rejected.length, removal };
   }
 
@@ -201,7 +219,11 @@ export class Collector {
   /** Keeps the credit-limit marker the hook reads in step with the server (see limits.ts). */
   async refreshLimits(): Promise<void> {
     const state = await refreshLimitStatus(this.options.server, this.options.apiKey, this.options.agentmeterHome);
-    if (state !== 'unknown' && state !== this.limitState) this.options.log.info({ limit: state }, state === 'blocked' ? 'over the credit limit: prompts are blocked' : 'credit limit: prompts pass');
+    if (state !== 'unknown' && state !== this.limitState)
+      this.options.log.info(
+        { limit: state },
+        state === 'blocked' ? 'over the credit limit: prompts are blocked' : 'credit limit: prompts pass',
+      );
     if (state !== 'unknown') this.limitState = state;
   }
 

@@ -1,9 +1,9 @@
 // Pure derivations from a raw hook payload to the facts the metrics need (METRICS.md §1-§3). Each is a
 // small function tested on fixtures; none reads files or the clock.
 import { basename, extname } from 'node:path';
+import { splitShellWords } from '../common/shell-words.ts';
 import type { AutonomyLevel, ClientType, FileTouch } from '../common/wire.ts';
 import { CLIENT_TYPES } from '../common/wire.ts';
-import { splitShellWords } from '../common/shell-words.ts';
 
 /** Client type: AGENTMETER_CLIENT wins; else headless → non-interactive-cli; else terminal-ui. */
 export function clientType(explicit: string | undefined, headless: boolean): ClientType {
@@ -111,7 +111,8 @@ export function runsPrCreate(command: string): boolean {
     if (w.length < 3 || basename(w[0]!) !== 'gh') return false;
     const rest: string[] = [];
     for (let i = 1; i < w.length; i++) {
-      if (w[i] === '-R' || w[i] === '--repo') i++; // these flags take a value
+      if (w[i] === '-R' || w[i] === '--repo')
+        i++; // these flags take a value
       else if (!w[i]!.startsWith('-')) rest.push(w[i]!);
     }
     return rest[0] === 'pr' && rest[1] === 'create';

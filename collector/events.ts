@@ -1,10 +1,11 @@
 // One spool file → one wire event (common/wire.ts), or a quarantine reason. Only the facts the metrics
 // need leave the machine: prompts, file contents, commands and tool output stay in the spool.
+
+import { ok, quarantine, type StepResult } from '../common/result.ts';
 import { parseEventTime } from '../common/time.ts';
 import { API_ID, describeZodError, type WireHookEvent } from '../common/wire.ts';
-import { ok, quarantine, type StepResult } from '../common/result.ts';
-import { adapterFor } from './agents/index.ts';
 import { HookPayload } from './agents/hook-payload.ts';
+import { adapterFor } from './agents/index.ts';
 import { clientType, mcpParts, runsGitCommit, runsPrCreate, skillName, slashCommand, toolSucceeded } from './derive.ts';
 import { fileTouches } from './files.ts';
 import type { HookConfigCache } from './hooks-ran.ts';

@@ -3,7 +3,7 @@
 // Files are re-read only when their modification time changes.
 import { statSync } from 'node:fs';
 import type { HookRun } from '../common/wire.ts';
-import { flattenHooks, hookSettingsFiles, matcherMatches, readHooksMap, type Agent, type ConfiguredHook } from '../hooks/settings.ts';
+import { type Agent, type ConfiguredHook, flattenHooks, hookSettingsFiles, matcherMatches, readHooksMap } from '../hooks/settings.ts';
 import { redactCommand } from './derive.ts';
 
 interface CachedFile {

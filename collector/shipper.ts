@@ -26,7 +26,13 @@ export function encodeBatch(records: readonly WireRecord[]): Buffer {
 /** Longest one request may take: a half-open connection must not stall the collector for good. */
 export const REQUEST_TIMEOUT_MS = 60_000;
 
-export async function postBatch(server: string, apiKey: string, body: Buffer, signal?: AbortSignal, timeoutMs = REQUEST_TIMEOUT_MS): Promise<IngestResponse> {
+export async function postBatch(
+  server: string,
+  apiKey: string,
+  body: Buffer,
+  signal?: AbortSignal,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<IngestResponse> {
   const timeout = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {

@@ -1,8 +1,9 @@
 // The collector's durable state in $AGENTMETER_HOME/collector/state.json: transcript offsets, Droid's
 // last cumulative token readings, the last successful ship. Written atomically (temporary file + rename),
 // and only after the server acknowledged what the new state accounts for.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 

@@ -28,5 +28,10 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
   const env = EnvSchema.parse(Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== '')));
   const home = env.HOME ?? homedir();
   const fallback = join(home, '.agentmeter');
-  return { env, home, agentmeterHome: env.AGENTMETER_HOME ?? fallback, defaultAgentmeterHome: !env.AGENTMETER_HOME || env.AGENTMETER_HOME === fallback };
+  return {
+    env,
+    home,
+    agentmeterHome: env.AGENTMETER_HOME ?? fallback,
+    defaultAgentmeterHome: !env.AGENTMETER_HOME || env.AGENTMETER_HOME === fallback,
+  };
 }

@@ -1,5 +1,5 @@
 // One pino logger factory. Logs go to stderr: stdout belongs to CLI output that scripts read.
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 export type { Logger };
 

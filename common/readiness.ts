@@ -16,7 +16,10 @@ const reportFields = {
   repoUrl: z.string().min(1).max(2048),
   apps: z.record(z.string().min(1).max(1024), z.strictObject({ description: z.string().max(8000) })),
   report: z.record(z.string().min(1).max(200), CriterionEvaluation),
-  commitHash: z.string().regex(/^[0-9a-f]{7,64}$/i, 'commitHash must be a hex commit id').optional(),
+  commitHash: z
+    .string()
+    .regex(/^[0-9a-f]{7,64}$/i, 'commitHash must be a hex commit id')
+    .optional(),
   branch: z.string().min(1).max(512).optional(),
   hasLocalChanges: z.boolean().optional(),
   hasNonRemoteCommits: z.boolean().optional(),

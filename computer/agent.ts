@@ -1,16 +1,25 @@
 // The computer agent: `agentmeter computer run`. It only connects out: says hello with its start-up
 // checks, long-polls for work, and for each message reports the start, runs the agent (keeping the lease
 // alive with heartbeats), and reports the result until the server has it. One message at a time.
-import { setTimeout as sleep } from 'node:timers/promises';
+
 import { statSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
-import { computerPath, HEARTBEAT_MS, LeaseAnswer, PollAnswer, type Check, type ResultBody, type WorkItem } from '../common/computer-protocol.ts';
+import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from '../common/backoff.ts';
+import {
+  type Check,
+  computerPath,
+  HEARTBEAT_MS,
+  LeaseAnswer,
+  PollAnswer,
+  type ResultBody,
+  type WorkItem,
+} from '../common/computer-protocol.ts';
 import { errorDetail } from '../common/http.ts';
 import type { Logger } from '../common/logger.ts';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../common/backoff.ts';
-import type { ComputerCredentials } from './credentials.ts';
 import { resolveExecutable } from './command.ts';
-import { runAgent, type RunOptions } from './runner.ts';
+import type { ComputerCredentials } from './credentials.ts';
+import { type RunOptions, runAgent } from './runner.ts';
 
 export interface ComputerAgentOptions extends Omit<RunOptions, 'signal'> {
   credentials: ComputerCredentials;
@@ -61,9 +70,14 @@ export class ComputerAgent {
       for (const check of failed) log.error({ check: check.name, error: check.error }, 'computer check failed');
       return false;
     }
-    log.info({ computerId: credentials.computerId, server: credentials.server, command: this.options.command.join(' ') }, 'computer agent connected');
+    log.info(
+      { computerId: credentials.computerId, server: credentials.server, command: this.options.command.join(' ') },
+      'computer agent connected',
+    );
     while (!this.stopped) {
-      const answer = await this.retrying('poll', () => this.call('GET', `/agent/work?waitMs=${this.options.pollWaitMs ?? 25_000}`, undefined, PollAnswer));
+      const answer = await this.retrying('poll', () =>
+        this.call('GET', `/agent/work?waitMs=${this.options.pollWaitMs ?? 25_000}`, undefined, PollAnswer),
+      );
       if (answer?.work) await this.handle(answer.work);
     }
     log.info('computer agent stopped');
@@ -83,7 +97,9 @@ export class ComputerAgent {
       await this.call('POST', `/agent/messages/${work.messageId}/start`, {}, LeaseAnswer);
       log.info(ids, 'running message');
       const heartbeat = setInterval(() => {
-        this.call('POST', `/agent/messages/${work.messageId}/heartbeat`, {}, LeaseAnswer).catch((error) => log.warn({ ...ids, error: String(error) }, 'heartbeat failed'));
+        this.call('POST', `/agent/messages/${work.messageId}/heartbeat`, {}, LeaseAnswer).catch((error) =>
+          log.warn({ ...ids, error: String(error) }, 'heartbeat failed'),
+        );
       }, HEARTBEAT_MS);
       let result: ResultBody;
       try {
@@ -94,7 +110,8 @@ export class ComputerAgent {
       await this.retrying('result', () => this.call('POST', `/agent/messages/${work.messageId}/result`, result), true);
       log.info({ ...ids, exitCode: result.exitCode, failed: result.error !== undefined }, 'message done');
     } catch (error) {
-      if (error instanceof ServerAnswer && (error.status === 404 || error.status === 409)) log.warn({ ...ids, error: error.message }, 'message no longer ours; skipped');
+      if (error instanceof ServerAnswer && (error.status === 404 || error.status === 409))
+        log.warn({ ...ids, error: error.message }, 'message no longer ours; skipped');
       else if (!this.stopped) log.error({ ...ids, error: String(error) }, 'message not handled');
     }
   }

@@ -16,7 +16,10 @@ export function splitCommand(line: string): string[] {
 
 /** The argument vector for one message: the command, the model flag when the session names a model, then
  * the text as the last argument (unless it goes in on stdin). Pure. */
-export function agentArgs(command: readonly string[], options: { text: string; model: string | null; modelFlag: string; input: 'arg' | 'stdin' }): string[] {
+export function agentArgs(
+  command: readonly string[],
+  options: { text: string; model: string | null; modelFlag: string; input: 'arg' | 'stdin' },
+): string[] {
   const args = [...command.slice(1)];
   if (options.model && options.modelFlag) args.push(options.modelFlag, options.model);
   if (options.input === 'arg') args.push(options.text);
@@ -25,7 +28,12 @@ export function agentArgs(command: readonly string[], options: { text: string; m
 
 /** Where the executable is, or why it cannot be run. */
 export function resolveExecutable(name: string, path = process.env['PATH'] ?? ''): { path: string } | { error: string } {
-  const candidates = name.includes('/') ? [name] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, name));
+  const candidates = name.includes('/')
+    ? [name]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, name));
   for (const candidate of candidates) {
     try {
       if (!statSync(candidate).isFile()) continue;

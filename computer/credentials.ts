@@ -32,10 +32,15 @@ export function loadCredentials(agentmeterHome: string): ComputerCredentials {
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new UserError(missing ? `This machine is not registered as a computer (no ${path}): run \`agentmeter computer register\` first` : `Cannot read ${path}: ${(error as Error).message}`);
+    throw new UserError(
+      missing
+        ? `This machine is not registered as a computer (no ${path}): run \`agentmeter computer register\` first`
+        : `Cannot read ${path}: ${(error as Error).message}`,
+    );
   }
   const parsed = ComputerCredentials.safeParse(json);
-  if (!parsed.success) throw new UserError(`${path} is not a computer credentials file; register again with \`agentmeter computer register\``);
+  if (!parsed.success)
+    throw new UserError(`${path} is not a computer credentials file; register again with \`agentmeter computer register\``);
   return parsed.data;
 }
 

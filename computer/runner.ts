@@ -26,7 +26,8 @@ export interface RunOptions {
 export async function runAgent(work: WorkItem, options: RunOptions): Promise<ResultBody> {
   const cwd = work.cwd ?? options.defaultCwd;
   try {
-    if (!statSync(cwd).isDirectory()) return { exitCode: null, output: '', error: `the session's directory ${cwd} is not a directory on this computer` };
+    if (!statSync(cwd).isDirectory())
+      return { exitCode: null, output: '', error: `the session's directory ${cwd} is not a directory on this computer` };
   } catch {
     return { exitCode: null, output: '', error: `the session's directory ${cwd} does not exist on this computer` };
   }
@@ -42,7 +43,13 @@ export async function runAgent(work: WorkItem, options: RunOptions): Promise<Res
       ...(attachmentsDir ? { AGENTMETER_ATTACHMENTS_DIR: attachmentsDir } : {}),
     };
     return await new Promise<ResultBody>((resolve) => {
-      const child = spawn(options.command[0]!, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], signal: options.signal, killSignal: 'SIGTERM' });
+      const child = spawn(options.command[0]!, args, {
+        cwd,
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        signal: options.signal,
+        killSignal: 'SIGTERM',
+      });
       let output = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -6,14 +6,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   AGENT_EVENTS,
+  type Agent,
   HooksMap,
+  locationFor,
+  type SettingsLocation,
   SUPPORTS_ASYNC,
   SYNC_EVENTS,
   TOOL_EVENTS,
-  locationFor,
   userSettingsLocation,
-  type Agent,
-  type SettingsLocation,
 } from './settings.ts';
 
 export const HOOK_SCRIPT_NAME = 'agentmeter-hook.sh';

@@ -113,10 +113,7 @@ export function hookSettingsFiles(agent: Agent, home: string, cwd: string | unde
   const files: SettingsLocation[] =
     agent === 'claude'
       ? [{ file: join(home, '.claude', 'settings.json'), topLevel: false }]
-      : [
-          { file: join(home, '.factory', 'settings.json'), topLevel: false },
-          locationFor(join(home, '.factory', 'hooks.json')),
-        ];
+      : [{ file: join(home, '.factory', 'settings.json'), topLevel: false }, locationFor(join(home, '.factory', 'hooks.json'))];
   if (cwd) {
     const dir = agent === 'claude' ? '.claude' : '.factory';
     files.push({ file: join(cwd, dir, 'settings.json'), topLevel: false });

@@ -71,7 +71,13 @@ const sqlCache = new Map<string, string[]>();
 export function splitStatements(text: string): string[] {
   return text
     .split(/;\s*\n/)
-    .map((s) => s.split('\n').filter((line) => !line.trim().startsWith('--')).join('\n').trim())
+    .map((s) =>
+      s
+        .split('\n')
+        .filter((line) => !line.trim().startsWith('--'))
+        .join('\n')
+        .trim(),
+    )
     .filter((s) => s !== '');
 }
 
@@ -105,7 +111,8 @@ export function loadPricing(file: string): PricingFile {
     throw new Error(`pricing file ${file} is not readable JSON: ${(error as Error).message}`);
   }
   const parsed = PricingFile.safeParse(json);
-  if (!parsed.success) throw new Error(`pricing file ${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(`pricing file ${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return parsed.data;
 }
 
@@ -114,7 +121,11 @@ export async function loadPricingTable(db: Db, pricing: PricingFile): Promise<vo
   await db.transaction(async (tx) => {
     await tx.run('DELETE FROM pricing');
     for (const p of pricing.prices) {
-      await tx.run('INSERT INTO pricing VALUES ($match, $multiplier, CAST($from AS DATE))', { match: p.match, multiplier: p.multiplier, from: p.effective_from });
+      await tx.run('INSERT INTO pricing VALUES ($match, $multiplier, CAST($from AS DATE))', {
+        match: p.match,
+        multiplier: p.multiplier,
+        from: p.effective_from,
+      });
     }
   });
 }
@@ -143,7 +154,8 @@ const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 export async function runBatch(db: Db, options: BatchOptions): Promise<BatchReport> {
   const started = performance.now();
   const { log } = options;
-  if ((options.from && !DAY.test(options.from)) || (options.to && !DAY.test(options.to))) throw new Error('--from and --to take YYYY-MM-DD');
+  if ((options.from && !DAY.test(options.from)) || (options.to && !DAY.test(options.to)))
+    throw new Error('--from and --to take YYYY-MM-DD');
   const pricing = loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE);
   await loadReferenceTables(db, pricing);
   // Every query that needs an order says so; not keeping insertion order lets DuckDB build in parallel.
@@ -159,7 +171,10 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
   const [{ watermark } = { watermark: null }] = await db.all<{ watermark: string | null }>(
     `SELECT CAST(greatest((SELECT max(received_at) FROM events), (SELECT max(received_at) FROM usage), (SELECT max(received_at) FROM assistant_messages)) AS VARCHAR) AS watermark`,
   );
-  await db.run("INSERT INTO batch_runs (id, started_at, trigger) VALUES ($id, now()::TIMESTAMP, $trigger)", { id: runId, trigger: options.trigger });
+  await db.run('INSERT INTO batch_runs (id, started_at, trigger) VALUES ($id, now()::TIMESTAMP, $trigger)', {
+    id: runId,
+    trigger: options.trigger,
+  });
 
   const mode: BatchReport['mode'] = options.from || options.to ? 'range' : 'incremental';
   if (mode === 'range') {
@@ -172,7 +187,9 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
     await runFile(db, '11_rebuild_incremental', { last_day: yesterday }, log);
   }
   await db.run('CREATE OR REPLACE TEMP TABLE rebuild_all AS SELECT * FROM rebuild');
-  const days = (await db.all<{ day: string }>('SELECT DISTINCT CAST(day AS VARCHAR) AS day FROM rebuild_all ORDER BY day')).map((r) => r.day);
+  const days = (await db.all<{ day: string }>('SELECT DISTINCT CAST(day AS VARCHAR) AS day FROM rebuild_all ORDER BY day')).map(
+    (r) => r.day,
+  );
   const chunk = options.chunkDays ?? 15;
   const unpriced = new Set<string>();
   log.info({ runId, mode, days: days.length, first: days[0], last: days.at(-1) }, 'batch started');
@@ -180,19 +197,46 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
     const slice = days.slice(i, i + chunk);
     const chunkStarted = performance.now();
     await db.transaction(async (tx) => {
-      await tx.run('CREATE OR REPLACE TEMP TABLE rebuild AS SELECT * FROM rebuild_all WHERE day BETWEEN CAST($a AS DATE) AND CAST($b AS DATE)', { a: slice[0]!, b: slice.at(-1)! });
+      await tx.run(
+        'CREATE OR REPLACE TEMP TABLE rebuild AS SELECT * FROM rebuild_all WHERE day BETWEEN CAST($a AS DATE) AND CAST($b AS DATE)',
+        { a: slice[0]!, b: slice.at(-1)! },
+      );
       for (const step of BUILD_STEPS) await runFile(tx, step, { chunk_first: slice[0]!, chunk_last: slice.at(-1)! }, log);
-      for (const row of await tx.all<{ model: string }>('SELECT DISTINCT model FROM usage_priced WHERE unpriced ORDER BY model')) unpriced.add(row.model);
+      for (const row of await tx.all<{ model: string }>('SELECT DISTINCT model FROM usage_priced WHERE unpriced ORDER BY model'))
+        unpriced.add(row.model);
     });
-    log.info({ runId, done: Math.min(i + chunk, days.length), of: days.length, through: slice.at(-1), ms: Math.round(performance.now() - chunkStarted) }, 'batch progress');
+    log.info(
+      {
+        runId,
+        done: Math.min(i + chunk, days.length),
+        of: days.length,
+        through: slice.at(-1),
+        ms: Math.round(performance.now() - chunkStarted),
+      },
+      'batch progress',
+    );
   }
   const unpricedModels = [...unpriced].sort();
   await db.run(
     `UPDATE batch_runs SET finished_at = now()::TIMESTAMP, watermark = CAST($watermark AS TIMESTAMP), days_rebuilt = $days, unpriced_models = $unpriced WHERE id = $id`,
-    { id: runId, watermark: mode === 'incremental' ? watermark : (last?.watermark ?? null), days: days.length, unpriced: JSON.stringify(unpricedModels) },
+    {
+      id: runId,
+      watermark: mode === 'incremental' ? watermark : (last?.watermark ?? null),
+      days: days.length,
+      unpriced: JSON.stringify(unpricedModels),
+    },
   );
-  if (unpricedModels.length) log.warn({ runId, models: unpricedModels }, 'models without a price counted at 1x: add them to the pricing file');
-  const report: BatchReport = { runId, mode, days: days.length, firstDay: days[0] ?? null, lastDay: days.at(-1) ?? null, unpricedModels, ms: Math.round(performance.now() - started) };
+  if (unpricedModels.length)
+    log.warn({ runId, models: unpricedModels }, 'models without a price counted at 1x: add them to the pricing file');
+  const report: BatchReport = {
+    runId,
+    mode,
+    days: days.length,
+    firstDay: days[0] ?? null,
+    lastDay: days.at(-1) ?? null,
+    unpricedModels,
+    ms: Math.round(performance.now() - started),
+  };
   log.info(report, 'batch finished');
   return report;
 }

@@ -56,8 +56,22 @@ const script = (scope: Scope, name: string) => (scope.manifest as { scripts?: Re
 const found = (what: string) => (path: string | undefined) => (path ? `${what}: ${path}` : undefined);
 
 export const CRITERIA: Criterion[] = [
-  { id: 'readme', pillar: 'documentation', level: 1, perApp: false, missing: 'no README at the repository root', check: (s) => found('README')(has(s, 'README.md', 'README', 'README.rst', 'README.txt')) },
-  { id: 'gitignore', pillar: 'security', level: 1, perApp: false, missing: 'no .gitignore', check: (s) => found('ignore file')(has(s, '.gitignore')) },
+  {
+    id: 'readme',
+    pillar: 'documentation',
+    level: 1,
+    perApp: false,
+    missing: 'no README at the repository root',
+    check: (s) => found('README')(has(s, 'README.md', 'README', 'README.rst', 'README.txt')),
+  },
+  {
+    id: 'gitignore',
+    pillar: 'security',
+    level: 1,
+    perApp: false,
+    missing: 'no .gitignore',
+    check: (s) => found('ignore file')(has(s, '.gitignore')),
+  },
   {
     id: 'lockfile',
     pillar: 'build',
@@ -65,7 +79,19 @@ export const CRITERIA: Criterion[] = [
     perApp: true,
     missing: 'no dependency lockfile in the application or at the root',
     check: (s) => {
-      const names = ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lockb', 'Cargo.lock', 'go.sum', 'poetry.lock', 'uv.lock', 'Pipfile.lock', 'Gemfile.lock', 'composer.lock'];
+      const names = [
+        'package-lock.json',
+        'pnpm-lock.yaml',
+        'yarn.lock',
+        'bun.lockb',
+        'Cargo.lock',
+        'go.sum',
+        'poetry.lock',
+        'uv.lock',
+        'Pipfile.lock',
+        'Gemfile.lock',
+        'composer.lock',
+      ];
       return found('lockfile')(has(s, ...names) ?? names.find((n) => existsSync(join(s.root, n))));
     },
   },
@@ -75,7 +101,13 @@ export const CRITERIA: Criterion[] = [
     level: 1,
     perApp: true,
     missing: 'no build command (package.json "build" script, Makefile, Cargo.toml, go.mod, or a pyproject build system)',
-    check: (s) => (script(s, 'build') ? 'package.json has a "build" script' : found('build definition')(has(s, 'Makefile', 'Cargo.toml', 'go.mod', 'build.gradle', 'pom.xml') ?? (/\[build-system\]/.test(text(join(s.dir, 'pyproject.toml'))) ? 'pyproject.toml' : undefined))),
+    check: (s) =>
+      script(s, 'build')
+        ? 'package.json has a "build" script'
+        : found('build definition')(
+            has(s, 'Makefile', 'Cargo.toml', 'go.mod', 'build.gradle', 'pom.xml') ??
+              (/\[build-system\]/.test(text(join(s.dir, 'pyproject.toml'))) ? 'pyproject.toml' : undefined),
+          ),
   },
   {
     id: 'linter',
@@ -85,7 +117,23 @@ export const CRITERIA: Criterion[] = [
     missing: 'no linter configured',
     check: (s) =>
       found('linter config')(
-        has(s, 'eslint.config.js', 'eslint.config.mjs', 'eslint.config.ts', '.eslintrc', '.eslintrc.json', '.eslintrc.js', '.eslintrc.cjs', 'biome.json', '.golangci.yml', '.golangci.yaml', '.rubocop.yml', 'ruff.toml', '.flake8', 'clippy.toml') ??
+        has(
+          s,
+          'eslint.config.js',
+          'eslint.config.mjs',
+          'eslint.config.ts',
+          '.eslintrc',
+          '.eslintrc.json',
+          '.eslintrc.js',
+          '.eslintrc.cjs',
+          'biome.json',
+          '.golangci.yml',
+          '.golangci.yaml',
+          '.rubocop.yml',
+          'ruff.toml',
+          '.flake8',
+          'clippy.toml',
+        ) ??
           (/\[tool\.(ruff|flake8|pylint)\]/.test(text(join(s.dir, 'pyproject.toml'))) ? 'pyproject.toml' : undefined) ??
           (script(s, 'lint') ? 'package.json "lint" script' : undefined),
       ),
@@ -96,7 +144,8 @@ export const CRITERIA: Criterion[] = [
     level: 2,
     perApp: true,
     missing: 'no unit test files',
-    check: (s) => found('test file')(matching(s, /(^|\/)(test_[^/]+\.py|[^/]+_test\.(go|py)|[^/]+\.(test|spec)\.[cm]?[jt]sx?|[^/]+Test\.(java|kt))$/)),
+    check: (s) =>
+      found('test file')(matching(s, /(^|\/)(test_[^/]+\.py|[^/]+_test\.(go|py)|[^/]+\.(test|spec)\.[cm]?[jt]sx?|[^/]+Test\.(java|kt))$/)),
   },
   {
     id: 'ci',
@@ -104,7 +153,11 @@ export const CRITERIA: Criterion[] = [
     level: 2,
     perApp: false,
     missing: 'no CI configuration',
-    check: (s) => found('CI')(matching(s, /^\.github\/workflows\/[^/]+\.ya?ml$/) ?? has(s, '.gitlab-ci.yml', '.circleci/config.yml', 'azure-pipelines.yml', 'Jenkinsfile', '.buildkite/pipeline.yml')),
+    check: (s) =>
+      found('CI')(
+        matching(s, /^\.github\/workflows\/[^/]+\.ya?ml$/) ??
+          has(s, '.gitlab-ci.yml', '.circleci/config.yml', 'azure-pipelines.yml', 'Jenkinsfile', '.buildkite/pipeline.yml'),
+      ),
   },
   {
     id: 'formatter',
@@ -112,7 +165,11 @@ export const CRITERIA: Criterion[] = [
     level: 2,
     perApp: false,
     missing: 'no formatter or editor configuration',
-    check: (s) => found('formatter config')(has(s, '.prettierrc', '.prettierrc.json', 'prettier.config.js', '.editorconfig', 'rustfmt.toml', '.rustfmt.toml', 'biome.json') ?? (/\[tool\.black\]/.test(text(join(s.dir, 'pyproject.toml'))) ? 'pyproject.toml' : undefined)),
+    check: (s) =>
+      found('formatter config')(
+        has(s, '.prettierrc', '.prettierrc.json', 'prettier.config.js', '.editorconfig', 'rustfmt.toml', '.rustfmt.toml', 'biome.json') ??
+          (/\[tool\.black\]/.test(text(join(s.dir, 'pyproject.toml'))) ? 'pyproject.toml' : undefined),
+      ),
   },
   {
     id: 'type_checker',
@@ -120,7 +177,11 @@ export const CRITERIA: Criterion[] = [
     level: 3,
     perApp: true,
     missing: 'no type checker configured',
-    check: (s) => found('type checking')(has(s, 'tsconfig.json', 'mypy.ini', 'pyrightconfig.json', 'go.mod', 'Cargo.toml') ?? (/\[tool\.(mypy|pyright)\]/.test(text(join(s.dir, 'pyproject.toml'))) ? 'pyproject.toml' : undefined)),
+    check: (s) =>
+      found('type checking')(
+        has(s, 'tsconfig.json', 'mypy.ini', 'pyrightconfig.json', 'go.mod', 'Cargo.toml') ??
+          (/\[tool\.(mypy|pyright)\]/.test(text(join(s.dir, 'pyproject.toml'))) ? 'pyproject.toml' : undefined),
+      ),
   },
   {
     id: 'test_command',
@@ -133,14 +194,86 @@ export const CRITERIA: Criterion[] = [
         ? 'package.json has a "test" script'
         : /^test:/m.test(text(join(s.dir, 'Makefile')))
           ? 'Makefile has a test target'
-          : found('test runner')(has(s, 'pytest.ini', 'go.mod', 'Cargo.toml') ?? (/\[tool\.pytest/.test(text(join(s.dir, 'pyproject.toml'))) ? 'pyproject.toml' : undefined)),
+          : found('test runner')(
+              has(s, 'pytest.ini', 'go.mod', 'Cargo.toml') ??
+                (/\[tool\.pytest/.test(text(join(s.dir, 'pyproject.toml'))) ? 'pyproject.toml' : undefined),
+            ),
   },
-  { id: 'agents_md', pillar: 'documentation', level: 3, perApp: false, missing: 'no AGENTS.md (instructions for coding agents)', check: (s) => found('agent instructions')(has(s, 'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md')) },
-  { id: 'pre_commit_hooks', pillar: 'style and validation', level: 3, perApp: false, missing: 'no pre-commit hooks', check: (s) => found('pre-commit hooks')(has(s, '.pre-commit-config.yaml', '.husky', 'lefthook.yml', '.lefthook.yml')) },
-  { id: 'codeowners', pillar: 'security', level: 3, perApp: false, missing: 'no CODEOWNERS', check: (s) => found('code owners')(has(s, 'CODEOWNERS', '.github/CODEOWNERS', 'docs/CODEOWNERS')) },
-  { id: 'dependency_update_bot', pillar: 'security', level: 4, perApp: false, missing: 'no dependency update bot', check: (s) => found('dependency updates')(has(s, '.github/dependabot.yml', '.github/dependabot.yaml', 'renovate.json', '.github/renovate.json', '.renovaterc', '.renovaterc.json')) },
-  { id: 'dev_environment', pillar: 'development environment', level: 4, perApp: false, missing: 'no reproducible development environment (devcontainer, tool versions, Nix, Docker)', check: (s) => found('development environment')(has(s, '.devcontainer', '.devcontainer.json', '.tool-versions', '.nvmrc', '.node-version', '.python-version', 'flake.nix', 'shell.nix', 'Dockerfile', 'docker-compose.yml', 'compose.yaml')) },
-  { id: 'env_example', pillar: 'development environment', level: 4, perApp: false, missing: 'no example environment file', check: (s) => found('example environment')(has(s, '.env.example', '.env.sample', '.env.template')) },
+  {
+    id: 'agents_md',
+    pillar: 'documentation',
+    level: 3,
+    perApp: false,
+    missing: 'no AGENTS.md (instructions for coding agents)',
+    check: (s) => found('agent instructions')(has(s, 'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md')),
+  },
+  {
+    id: 'pre_commit_hooks',
+    pillar: 'style and validation',
+    level: 3,
+    perApp: false,
+    missing: 'no pre-commit hooks',
+    check: (s) => found('pre-commit hooks')(has(s, '.pre-commit-config.yaml', '.husky', 'lefthook.yml', '.lefthook.yml')),
+  },
+  {
+    id: 'codeowners',
+    pillar: 'security',
+    level: 3,
+    perApp: false,
+    missing: 'no CODEOWNERS',
+    check: (s) => found('code owners')(has(s, 'CODEOWNERS', '.github/CODEOWNERS', 'docs/CODEOWNERS')),
+  },
+  {
+    id: 'dependency_update_bot',
+    pillar: 'security',
+    level: 4,
+    perApp: false,
+    missing: 'no dependency update bot',
+    check: (s) =>
+      found('dependency updates')(
+        has(
+          s,
+          '.github/dependabot.yml',
+          '.github/dependabot.yaml',
+          'renovate.json',
+          '.github/renovate.json',
+          '.renovaterc',
+          '.renovaterc.json',
+        ),
+      ),
+  },
+  {
+    id: 'dev_environment',
+    pillar: 'development environment',
+    level: 4,
+    perApp: false,
+    missing: 'no reproducible development environment (devcontainer, tool versions, Nix, Docker)',
+    check: (s) =>
+      found('development environment')(
+        has(
+          s,
+          '.devcontainer',
+          '.devcontainer.json',
+          '.tool-versions',
+          '.nvmrc',
+          '.node-version',
+          '.python-version',
+          'flake.nix',
+          'shell.nix',
+          'Dockerfile',
+          'docker-compose.yml',
+          'compose.yaml',
+        ),
+      ),
+  },
+  {
+    id: 'env_example',
+    pillar: 'development environment',
+    level: 4,
+    perApp: false,
+    missing: 'no example environment file',
+    check: (s) => found('example environment')(has(s, '.env.example', '.env.sample', '.env.template')),
+  },
   {
     id: 'structured_logging',
     pillar: 'observability',
@@ -148,14 +281,49 @@ export const CRITERIA: Criterion[] = [
     perApp: true,
     missing: 'no structured logging or tracing library',
     check: (s) => {
-      const known = ['pino', 'winston', 'bunyan', '@opentelemetry/api', 'structlog', 'loguru', 'opentelemetry-api', 'zap', 'zerolog', 'tracing', 'slog'];
-      const hit = deps(s).find((d) => known.includes(d)) ?? (/go\.uber\.org\/zap|rs\/zerolog|log\/slog/.test(text(join(s.dir, 'go.mod'))) ? 'go logging module' : undefined);
+      const known = [
+        'pino',
+        'winston',
+        'bunyan',
+        '@opentelemetry/api',
+        'structlog',
+        'loguru',
+        'opentelemetry-api',
+        'zap',
+        'zerolog',
+        'tracing',
+        'slog',
+      ];
+      const hit =
+        deps(s).find((d) => known.includes(d)) ??
+        (/go\.uber\.org\/zap|rs\/zerolog|log\/slog/.test(text(join(s.dir, 'go.mod'))) ? 'go logging module' : undefined);
       return hit ? `depends on ${hit}` : undefined;
     },
   },
-  { id: 'security_policy', pillar: 'security', level: 5, perApp: false, missing: 'no SECURITY.md', check: (s) => found('security policy')(has(s, 'SECURITY.md', '.github/SECURITY.md')) },
-  { id: 'issue_templates', pillar: 'task discovery', level: 5, perApp: false, missing: 'no issue templates', check: (s) => found('issue templates')(has(s, '.github/ISSUE_TEMPLATE', '.github/issue_template.md', '.gitlab/issue_templates')) },
-  { id: 'contributing', pillar: 'documentation', level: 5, perApp: false, missing: 'no CONTRIBUTING guide', check: (s) => found('contributing guide')(has(s, 'CONTRIBUTING.md', '.github/CONTRIBUTING.md', 'docs/CONTRIBUTING.md')) },
+  {
+    id: 'security_policy',
+    pillar: 'security',
+    level: 5,
+    perApp: false,
+    missing: 'no SECURITY.md',
+    check: (s) => found('security policy')(has(s, 'SECURITY.md', '.github/SECURITY.md')),
+  },
+  {
+    id: 'issue_templates',
+    pillar: 'task discovery',
+    level: 5,
+    perApp: false,
+    missing: 'no issue templates',
+    check: (s) => found('issue templates')(has(s, '.github/ISSUE_TEMPLATE', '.github/issue_template.md', '.gitlab/issue_templates')),
+  },
+  {
+    id: 'contributing',
+    pillar: 'documentation',
+    level: 5,
+    perApp: false,
+    missing: 'no CONTRIBUTING guide',
+    check: (s) => found('contributing guide')(has(s, 'CONTRIBUTING.md', '.github/CONTRIBUTING.md', 'docs/CONTRIBUTING.md')),
+  },
 ];
 
 const SKIP = new Set(['node_modules', '.git', 'dist', 'build', 'target', 'vendor', '.venv', 'venv', '__pycache__', '.next', 'coverage']);
@@ -182,8 +350,14 @@ function manifestOf(dir: string): Record<string, unknown> | undefined {
 }
 
 /** The applications of a repository: folders under apps/, packages/, services/, libs/ with a manifest; else the root. */
-export function findApps(root: string, files: string[]): string[] {
-  const apps = [...new Set(files.filter((f) => /^(apps|packages|services|libs)\/[^/]+\/[^/]+$/.test(f) && MANIFESTS.includes(f.split('/')[2]!)).map((f) => f.split('/').slice(0, 2).join('/')))].sort();
+export function findApps(files: string[]): string[] {
+  const apps = [
+    ...new Set(
+      files
+        .filter((f) => /^(apps|packages|services|libs)\/[^/]+\/[^/]+$/.test(f) && MANIFESTS.includes(f.split('/')[2]!))
+        .map((f) => f.split('/').slice(0, 2).join('/')),
+    ),
+  ].sort();
   return apps.length ? apps : ['.'];
 }
 
@@ -222,12 +396,17 @@ export interface Evaluation {
 
 export function evaluate(root: string, options: { agentVersion: string; now?: number }): Evaluation {
   const files = listFiles(root);
-  const apps = findApps(root, files);
+  const apps = findApps(files);
   const rootScope: Scope = { root, dir: root, files, manifest: manifestOf(root) };
   const result: ReadinessReport['report'] = {};
   for (const criterion of CRITERIA) {
     const scopes = criterion.perApp
-      ? apps.map((app) => ({ root, dir: join(root, app), files: app === '.' ? files : files.filter((f) => f.startsWith(`${app}/`)).map((f) => f.slice(app.length + 1)), manifest: manifestOf(join(root, app)) }))
+      ? apps.map((app) => ({
+          root,
+          dir: join(root, app),
+          files: app === '.' ? files : files.filter((f) => f.startsWith(`${app}/`)).map((f) => f.slice(app.length + 1)),
+          manifest: manifestOf(join(root, app)),
+        }))
       : [rootScope];
     const outcomes = scopes.map((scope, i) => ({ app: criterion.perApp ? apps[i]! : '.', why: criterion.check(scope) }));
     const passing = outcomes.filter((o) => o.why);
@@ -264,7 +443,9 @@ export function summarize(evaluation: Evaluation): string {
     lines.push(`  ${pillar}`);
     for (const c of CRITERIA.filter((x) => x.pillar === pillar)) {
       const r = evaluation.report.report[c.id]!;
-      lines.push(`    ${r.numerator === r.denominator ? 'pass' : r.numerator > 0 ? 'part' : 'fail'}  L${c.level} ${c.id} (${r.numerator}/${r.denominator}): ${r.rationale}`);
+      lines.push(
+        `    ${r.numerator === r.denominator ? 'pass' : r.numerator > 0 ? 'part' : 'fail'}  L${c.level} ${c.id} (${r.numerator}/${r.denominator}): ${r.rationale}`,
+      );
     }
   }
   return lines.join('\n');

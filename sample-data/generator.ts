@@ -61,7 +61,34 @@ export function rng(seed: number): () => number {
   };
 }
 
-const FIRST = ['ana', 'bo', 'chen', 'dara', 'eli', 'fatima', 'goran', 'hana', 'ivan', 'jun', 'kofi', 'lena', 'mateo', 'nora', 'omar', 'priya', 'quinn', 'rosa', 'sami', 'tariq', 'uma', 'vik', 'wen', 'xavi', 'yara', 'zane'];
+const FIRST = [
+  'ana',
+  'bo',
+  'chen',
+  'dara',
+  'eli',
+  'fatima',
+  'goran',
+  'hana',
+  'ivan',
+  'jun',
+  'kofi',
+  'lena',
+  'mateo',
+  'nora',
+  'omar',
+  'priya',
+  'quinn',
+  'rosa',
+  'sami',
+  'tariq',
+  'uma',
+  'vik',
+  'wen',
+  'xavi',
+  'yara',
+  'zane',
+];
 const TEAMS = {
   frontend: ['tsx', 'ts', 'css', 'scss', 'html', 'json', 'md'],
   backend: ['go', 'py', 'sql', 'proto', 'yaml', 'md'],
@@ -116,10 +143,21 @@ export function generate(options: SampleOptions): SamplePlan {
       [['claude', 'droid'] as Agent[], 20],
     ]);
     personas.push({
-      user: { email: `${name}@sample.example.com`, role: i === 0 ? 'owner' : i < 3 ? 'manager' : i === options.users - 1 ? 'guest' : 'member', agents, activity: 0.35 + r() * 0.45 },
+      user: {
+        email: `${name}@sample.example.com`,
+        role: i === 0 ? 'owner' : i < 3 ? 'manager' : i === options.users - 1 ? 'guest' : 'member',
+        agents,
+        activity: 0.35 + r() * 0.45,
+      },
       team: pick(r, Object.keys(TEAMS) as (keyof typeof TEAMS)[]),
-      claudeMode: weighted(r, CLAUDE_MODES.map((m, k) => [m, [30, 30, 15, 10, 15][k]!] as const)),
-      droidMode: weighted(r, DROID_MODES.map((m, k) => [m, [30, 30, 15, 15, 10][k]!] as const)),
+      claudeMode: weighted(
+        r,
+        CLAUDE_MODES.map((m, k) => [m, [30, 30, 15, 10, 15][k]!] as const),
+      ),
+      droidMode: weighted(
+        r,
+        DROID_MODES.map((m, k) => [m, [30, 30, 15, 15, 10][k]!] as const),
+      ),
       // Every organization has some CI-style headless users and some web users.
       headlessShare: i % 5 === 2 || r() < 0.25 ? 0.3 + r() * 0.4 : 0.03,
       webShare: i % 7 === 1 ? 0.7 : r() < 0.2 ? 0.3 : 0,
@@ -169,18 +207,29 @@ function session(r: () => number, p: Persona, agent: Agent, start: number): { ev
       : agent === 'claude'
         ? { CLAUDE_CODE_ENTRYPOINT: 'cli' }
         : {};
-  const transcript = agent === 'claude' ? `~/.claude/projects/-src-${project}/${sessionId}.jsonl` : `~/.factory/sessions/-src-${project}/${sessionId}.jsonl`;
+  const transcript =
+    agent === 'claude' ? `~/.claude/projects/-src-${project}/${sessionId}.jsonl` : `~/.factory/sessions/-src-${project}/${sessionId}.jsonl`;
   const settingsPath = `.factory/sessions/-src-${project}/${sessionId}.settings.json`;
   const mode = agent === 'claude' ? p.claudeMode : p.droidMode;
   const base = { session_id: sessionId, transcript_path: transcript, cwd, permission_mode: mode };
   const model =
     agent === 'claude'
-      ? weighted(r, [['claude-sonnet-4-5-20250929', 70], ['claude-opus-4-1-20250805', 20], ['claude-haiku-4-5-20251001', 10]] as const)
-      : weighted(r, [['gpt-5-codex', 40], ['claude-sonnet-4-5-20250929', 40], ['claude-opus-4-1-20250805', 15], ['glm-4.6', 5]] as const);
+      ? weighted(r, [
+          ['claude-sonnet-4-5-20250929', 70],
+          ['claude-opus-4-1-20250805', 20],
+          ['claude-haiku-4-5-20251001', 10],
+        ] as const)
+      : weighted(r, [
+          ['gpt-5-codex', 40],
+          ['claude-sonnet-4-5-20250929', 40],
+          ['claude-opus-4-1-20250805', 15],
+          ['glm-4.6', 5],
+        ] as const);
   const thinkingUser = r() < 0.35;
   let t = start;
   const tick = (minSec: number, maxSec: number) => (t += Math.round((minSec + r() * (maxSec - minSec)) * 1000));
-  const emit = (payload: Record<string, unknown>, before: FileOp[] = []) => out.push({ at: Math.round(t), agent, env, payload: { ...base, ...payload }, before });
+  const emit = (payload: Record<string, unknown>, before: FileOp[] = []) =>
+    out.push({ at: Math.round(t), agent, env, payload: { ...base, ...payload }, before });
   const totals = { inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0, thinkingTokens: 0 };
 
   emit({ hook_event_name: 'SessionStart', source: 'startup' });
@@ -188,15 +237,25 @@ function session(r: () => number, p: Persona, agent: Agent, start: number): { ev
   for (let k = 0; k < turns; k++) {
     tick(5, 90);
     const slash = r() < 0.1 ? `/${pick(r, SLASH)}` : '';
-    emit({ hook_event_name: 'UserPromptSubmit', prompt: `${slash}${slash ? ' ' : ''}Please help with ${project} task ${k} (private prompt text)` });
+    emit({
+      hook_event_name: 'UserPromptSubmit',
+      prompt: `${slash}${slash ? ' ' : ''}Please help with ${project} task ${k} (private prompt text)`,
+    });
     const tools = Math.floor(r() * (mode.includes('high') || mode === 'bypassPermissions' ? 6 : 4));
     for (let c = 0; c < tools; c++) {
       tick(2, 40);
       const call = toolCall(r, p, agent, project);
       emit({ hook_event_name: 'PreToolUse', tool_name: call.tool, tool_input: call.input });
       tick(1, 20);
-      if (call.fail && agent === 'claude') emit({ hook_event_name: 'PostToolUseFailure', tool_name: call.tool, tool_input: call.input, error: 'Command failed' });
-      else emit({ hook_event_name: 'PostToolUse', tool_name: call.tool, tool_input: call.input, tool_response: call.fail ? { success: false, error: 'failed' } : call.response });
+      if (call.fail && agent === 'claude')
+        emit({ hook_event_name: 'PostToolUseFailure', tool_name: call.tool, tool_input: call.input, error: 'Command failed' });
+      else
+        emit({
+          hook_event_name: 'PostToolUse',
+          tool_name: call.tool,
+          tool_input: call.input,
+          tool_response: call.fail ? { success: false, error: 'failed' } : call.response,
+        });
     }
     // The assistant's answer to the turn: usage in the transcript (and Droid's cumulative settings).
     tick(3, 60);
@@ -227,7 +286,12 @@ function session(r: () => number, p: Persona, agent: Agent, start: number): { ev
                 role: 'assistant',
                 model,
                 content: [...(thinking ? [{ type: 'thinking', thinking: '(reasoning)' }] : []), { type: 'text', text: '(answer)' }],
-                usage: { input_tokens: input, output_tokens: Math.round((output * l) / lines), cache_read_input_tokens: cacheRead, cache_creation_input_tokens: cacheWrite },
+                usage: {
+                  input_tokens: input,
+                  output_tokens: Math.round((output * l) / lines),
+                  cache_read_input_tokens: cacheRead,
+                  cache_creation_input_tokens: cacheWrite,
+                },
               },
             })}\n`,
           });
@@ -238,10 +302,15 @@ function session(r: () => number, p: Persona, agent: Agent, start: number): { ev
         totals.cacheReadTokens += cacheRead;
         totals.cacheCreationTokens += cacheWrite;
         if (thinking) totals.thinkingTokens += Math.floor(output / 3);
-        before.push({ path: transcript.slice(2), mode: 'append', content: `${JSON.stringify({ type: 'message', id, timestamp: ts, message: { role: 'assistant', model } })}\n` });
+        before.push({
+          path: transcript.slice(2),
+          mode: 'append',
+          content: `${JSON.stringify({ type: 'message', id, timestamp: ts, message: { role: 'assistant', model } })}\n`,
+        });
       }
     }
-    if (agent === 'droid') before.push({ path: settingsPath, mode: 'replace', content: JSON.stringify({ model, tokenUsage: { ...totals } }) });
+    if (agent === 'droid')
+      before.push({ path: settingsPath, mode: 'replace', content: JSON.stringify({ model, tokenUsage: { ...totals } }) });
     emit({ hook_event_name: 'Stop', stop_hook_active: false }, before);
     if (r() < 0.15) {
       tick(1, 30);
@@ -264,7 +333,9 @@ function toolCall(r: () => number, p: Persona, agent: Agent, project: string): C
   const exts = TEAMS[p.team];
   const file = () => {
     const ext = pick(r, exts);
-    return ext === 'Dockerfile' || ext === 'Makefile' ? `~/src/${project}/${ext}` : `~/src/${project}/src/${pick(r, ['app', 'util', 'model', 'handler', 'view', 'test'])}_${Math.floor(r() * 40)}.${ext}`;
+    return ext === 'Dockerfile' || ext === 'Makefile'
+      ? `~/src/${project}/${ext}`
+      : `~/src/${project}/src/${pick(r, ['app', 'util', 'model', 'handler', 'view', 'test'])}_${Math.floor(r() * 40)}.${ext}`;
   };
   const fail = r() < 0.05;
   const shell = agent === 'claude' ? 'Bash' : 'Execute';
@@ -285,7 +356,12 @@ function toolCall(r: () => number, p: Persona, agent: Agent, project: string): C
     case 'read':
       return { tool: 'Read', input: { file_path: file() }, response: { type: 'text', file: { content: '(file content)' } }, fail };
     case 'edit':
-      return { tool: r() < 0.8 ? 'Edit' : 'MultiEdit', input: { file_path: file(), old_string: '(old)', new_string: '(new)' }, response: { filePath: file() }, fail };
+      return {
+        tool: r() < 0.8 ? 'Edit' : 'MultiEdit',
+        input: { file_path: file(), old_string: '(old)', new_string: '(new)' },
+        response: { filePath: file() },
+        fail,
+      };
     case 'write': {
       const create = r() < 0.55;
       return agent === 'claude'
@@ -294,7 +370,12 @@ function toolCall(r: () => number, p: Persona, agent: Agent, project: string): C
     }
     case 'patch': {
       const files = Array.from({ length: 1 + Math.floor(r() * 3) }, file).map((f) => f.replace(`~/src/${project}/`, ''));
-      return { tool: 'ApplyPatch', input: { patch: `*** Begin Patch\n${files.map((f) => `*** Update File: ${f}\n@@\n-a\n+b`).join('\n')}\n*** End Patch` }, response: {}, fail };
+      return {
+        tool: 'ApplyPatch',
+        input: { patch: `*** Begin Patch\n${files.map((f) => `*** Update File: ${f}\n@@\n-a\n+b`).join('\n')}\n*** End Patch` },
+        response: {},
+        fail,
+      };
     }
     case 'shell': {
       const command = weighted(r, [
@@ -307,7 +388,12 @@ function toolCall(r: () => number, p: Persona, agent: Agent, project: string): C
         ['ls -la', 10],
         ['make build', 8],
       ] as const);
-      return { tool: shell, input: { command, description: 'Run a command' }, response: { stdout: '(output)', stderr: '', interrupted: false }, fail };
+      return {
+        tool: shell,
+        input: { command, description: 'Run a command' },
+        response: { stdout: '(output)', stderr: '', interrupted: false },
+        fail,
+      };
     }
     case 'grep':
       return { tool: 'Grep', input: { pattern: 'TODO', path: `~/src/${project}` }, response: { numFiles: 3 }, fail };
@@ -318,7 +404,12 @@ function toolCall(r: () => number, p: Persona, agent: Agent, project: string): C
     case 'skill':
       return { tool: 'Skill', input: { skill: pick(r, SKILLS) }, response: { success: true }, fail: false };
     case 'task':
-      return { tool: 'Task', input: { description: 'Explore', prompt: '(sub prompt)', subagent_type: 'Explore' }, response: { content: '(summary)' }, fail };
+      return {
+        tool: 'Task',
+        input: { description: 'Explore', prompt: '(sub prompt)', subagent_type: 'Explore' },
+        response: { content: '(summary)' },
+        fail,
+      };
     case 'malformed':
       return { tool: pick(r, MALFORMED), input: {}, response: {}, fail: false };
   }

@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from '../common/logger.ts';
 import type { AccountStore, Org } from '../api/store/accounts.ts';
+import type { Logger } from '../common/logger.ts';
 import type { BatchOptions, BatchReport } from '../pipeline/batch.ts';
 import { generate } from './generator.ts';
 import { replay } from './replay.ts';
@@ -44,7 +44,8 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
       keys,
       workDir,
       log: options.log,
-      onProgress: (done, total) => progress(`sample data: ${done}/${total} hook events spooled and shipped (${Math.round((Date.now() - started) / 1000)} s)`),
+      onProgress: (done, total) =>
+        progress(`sample data: ${done}/${total} hook events spooled and shipped (${Math.round((Date.now() - started) / 1000)} s)`),
     });
     progress('sample data: building the daily aggregates');
     await options.runBatch({ trigger: 'demo', log: options.log });

@@ -44,7 +44,9 @@ async function runSegment(events: PlannedEvent[], home: string, script: string, 
     const payload = join(dir, `event-${i}.json`);
     writeFileSync(payload, JSON.stringify(event.payload).replaceAll('"~/', `"${home}/`));
     const env = { AGENTMETER_EVENT_TIME: new Date(event.at).toISOString(), ...event.env };
-    const assignments = Object.entries(env).map(([k, v]) => `${k}=${q(v)}`).join(' ');
+    const assignments = Object.entries(env)
+      .map(([k, v]) => `${k}=${q(v)}`)
+      .join(' ');
     lines.push(`${assignments} sh ${q(script)} ${event.agent} < ${q(payload)} || exit 4`);
   });
   const driver = join(dir, 'driver.sh');
@@ -83,7 +85,14 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
       for (const agent of user.agents) install({ agent, home, agentmeterHome, defaultAgentmeterHome: true });
       addExtraHooks(home, plan.extraHooks[u] ?? []);
       const script = installedScriptPath(agentmeterHome);
-      const collector = new Collector({ server: options.server, apiKey: options.keys[u]!, agentmeterHome, home, log: options.log, maxAttempts: 5 });
+      const collector = new Collector({
+        server: options.server,
+        apiKey: options.keys[u]!,
+        agentmeterHome,
+        home,
+        log: options.log,
+        maxAttempts: 5,
+      });
       const drain = async () => {
         const result = await collector.drain();
         if (result.error) throw new Error(`sample replay: shipping ${user.email}'s events failed: ${result.error}`);
@@ -118,4 +127,3 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
   options.onProgress?.(total, total);
   return { events: total, shipped };
 }
-

@@ -26,7 +26,10 @@ const lock = JSON.parse(readFileSync(file, 'utf8'));
 let added = 0;
 for (const [path, entry] of Object.entries(lock.packages)) {
   for (const [dep, version] of Object.entries(entry.optionalDependencies ?? {})) {
-    const key = `${path ? `${path}/` : ''}node_modules/${dep}`.replace(/^node_modules\/(.*)\/node_modules\//, 'node_modules/$1/node_modules/');
+    const key = `${path ? `${path}/` : ''}node_modules/${dep}`.replace(
+      /^node_modules\/(.*)\/node_modules\//,
+      'node_modules/$1/node_modules/',
+    );
     const hoisted = `node_modules/${dep}`;
     if (lock.packages[key] || lock.packages[hoisted]) continue;
     const platform = platformOf(dep);

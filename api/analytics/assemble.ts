@@ -3,8 +3,10 @@
 // groups, ordered by date then group_key. Breakdown arrays: count descending, then name.
 import type { BreakdownRow, HookRow, OrgDayRow, TokenRow, UserDayRow } from './store.ts';
 
-const byCountThenName = <T>(count: (t: T) => number, name: (t: T) => string) => (a: T, b: T) =>
-  count(b) - count(a) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
+const byCountThenName =
+  <T>(count: (t: T) => number, name: (t: T) => string) =>
+  (a: T, b: T) =>
+    count(b) - count(a) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
 
 function group<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
   const map = new Map<string, T[]>();
@@ -55,7 +57,12 @@ function breakdownOf(rows: BreakdownRow[] | undefined, kind: string): { key: str
   return (rows ?? [])
     .filter((r) => r.kind === kind)
     .map((r) => ({ key: r.key, count: r.count }))
-    .sort(byCountThenName((r) => r.count, (r) => r.key));
+    .sort(
+      byCountThenName(
+        (r) => r.count,
+        (r) => r.key,
+      ),
+    );
 }
 
 // ---------------------------------------------------------------- tokens
@@ -78,7 +85,12 @@ function byModel(rows: TokenRow[]): ModelTotals[] {
     m.output_tokens += r.output_tokens;
     models.set(r.model, m);
   }
-  return [...models.values()].sort(byCountThenName((m) => m.billable_tokens, (m) => m.model_id));
+  return [...models.values()].sort(
+    byCountThenName(
+      (m) => m.billable_tokens,
+      (m) => m.model_id,
+    ),
+  );
 }
 
 export function tokenRecords(days: string[], rows: TokenRow[]) {
@@ -100,7 +112,12 @@ export function tokenRecords(days: string[], rows: TokenRow[]) {
       cache_read_tokens: sum((r) => r.cache_read_tokens),
       cache_write_tokens: sum((r) => r.cache_write_tokens),
       by_model: byModel(dayRows),
-      by_user: users.sort(byCountThenName((u) => u.billable_tokens, (u) => u.user_id)),
+      by_user: users.sort(
+        byCountThenName(
+          (u) => u.billable_tokens,
+          (u) => u.user_id,
+        ),
+      ),
     };
   });
 }
@@ -111,7 +128,13 @@ export function tokenGroupedByModel(days: string[], rows: TokenRow[]) {
     byModel(perDay.get(date) ?? [])
       .filter((m) => m.billable_tokens || m.input_tokens || m.output_tokens)
       .sort((a, b) => (a.model_id < b.model_id ? -1 : 1))
-      .map((m) => ({ date, group_key: m.model_id, billable_tokens: m.billable_tokens, input_tokens: m.input_tokens, output_tokens: m.output_tokens })),
+      .map((m) => ({
+        date,
+        group_key: m.model_id,
+        billable_tokens: m.billable_tokens,
+        input_tokens: m.input_tokens,
+        output_tokens: m.output_tokens,
+      })),
   );
 }
 
@@ -137,21 +160,34 @@ export function toolRecords(days: string[], orgRows: OrgDayRow[], breakdowns: Br
       hooks_invocations: o.hooks_invocations,
       hooks_by_event: (hooksPerDay.get(date) ?? [])
         .map((h) => ({ event: h.event, matcher: h.matcher, command: h.command, count: h.count }))
-        .sort(byCountThenName((h) => h.count, (h) => `${h.event}\u0000${h.matcher}\u0000${h.command}`)),
+        .sort(
+          byCountThenName(
+            (h) => h.count,
+            (h) => `${h.event}\u0000${h.matcher}\u0000${h.command}`,
+          ),
+        ),
       web_users: o.web_users,
       autonomy_ratio_avg: o.autonomy_ratio_avg,
       autonomy_ratio_p50: o.autonomy_ratio_p50,
       autonomy_ratio_p90: o.autonomy_ratio_p90,
       tool_calls_per_session_avg: o.tool_calls_per_session_avg,
       user_turns_per_session_avg: o.user_turns_per_session_avg,
-      tool_autonomy_level_ratio: { auto_high: o.share_auto_high, auto_medium: o.share_auto_medium, auto_low: o.share_auto_low, manual: o.share_manual },
+      tool_autonomy_level_ratio: {
+        auto_high: o.share_auto_high,
+        auto_medium: o.share_auto_medium,
+        auto_low: o.share_auto_low,
+        manual: o.share_manual,
+      },
     };
   });
 }
 
 /** Grouped rows from one breakdown kind: only non-zero groups, by date then group_key. */
 function groupedBreakdown<F extends string>(days: string[], breakdowns: BreakdownRow[], kind: string, field: F) {
-  const perDay = group(breakdowns.filter((r) => r.kind === kind && r.count > 0), (r) => r.day);
+  const perDay = group(
+    breakdowns.filter((r) => r.kind === kind && r.count > 0),
+    (r) => r.day,
+  );
   return days.flatMap((date) =>
     (perDay.get(date) ?? [])
       .sort((a, b) => (a.key < b.key ? -1 : 1))
@@ -171,7 +207,8 @@ export function activityRecords(days: string[], orgRows: OrgDayRow[], breakdowns
   return days.map((date) => {
     const o = org(date);
     const clients = Object.fromEntries(CLIENTS.map((c) => [c, 0])) as Record<(typeof CLIENTS)[number], number>;
-    for (const r of perDay.get(date) ?? []) if (r.kind === 'client' && r.key in clients) clients[r.key as (typeof CLIENTS)[number]] = r.count;
+    for (const r of perDay.get(date) ?? [])
+      if (r.kind === 'client' && r.key in clients) clients[r.key as (typeof CLIENTS)[number]] = r.count;
     return {
       date,
       daily_active_users: o.daily_active_users,

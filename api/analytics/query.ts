@@ -47,7 +47,12 @@ const RawQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())])
 
 export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date): AnalyticsQuery {
   const query = RawQuery.parse(raw ?? {});
-  const allowed = new Set(['startDate', 'endDate', ...(GROUP_BY[endpoint].length ? ['group_by'] : []), ...(endpoint === 'users' ? ['limit', 'cursor'] : [])]);
+  const allowed = new Set([
+    'startDate',
+    'endDate',
+    ...(GROUP_BY[endpoint].length ? ['group_by'] : []),
+    ...(endpoint === 'users' ? ['limit', 'cursor'] : []),
+  ]);
   for (const key of Object.keys(query)) {
     if (!allowed.has(key)) throw badRequest(`unknown query parameter "${key}"; this endpoint takes ${[...allowed].join(', ')}`);
   }
@@ -66,7 +71,8 @@ export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date)
   if (end === undefined) throw badRequest(`endDate "${endDate}" is not a valid date (YYYY-MM-DD)`);
   if (start > end) throw badRequest(`startDate ${startDate} is after endDate ${endDate}`);
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  if (end >= today) throw badRequest(`endDate must be before today (${isoDay(today)} UTC): data is aggregated daily and available the following day`);
+  if (end >= today)
+    throw badRequest(`endDate must be before today (${isoDay(today)} UTC): data is aggregated daily and available the following day`);
   if (startDate < EARLIEST_DATE) throw badRequest(`startDate must be ${EARLIEST_DATE} or later`);
   const span = (end - start) / DAY_MS + 1;
   if (span > MAX_SPAN_DAYS) throw badRequest(`the range spans ${span} days; at most ${MAX_SPAN_DAYS}`);
@@ -84,13 +90,15 @@ export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date)
   const groupBy = one('group_by');
   if (groupBy !== undefined) {
     const options: readonly string[] = GROUP_BY[endpoint];
-    if (!options.includes(groupBy)) throw badRequest(`group_by "${groupBy}" is not supported here; use ${options.map((o) => `"${o}"`).join(' or ')}`);
+    if (!options.includes(groupBy))
+      throw badRequest(`group_by "${groupBy}" is not supported here; use ${options.map((o) => `"${o}"`).join(' or ')}`);
     result.groupBy = groupBy;
   }
   if (endpoint === 'users') {
     const limit = one('limit');
     if (limit !== undefined) {
-      if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 100) throw badRequest(`limit must be a whole number from 1 to 100; got "${limit}"`);
+      if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 100)
+        throw badRequest(`limit must be a whole number from 1 to 100; got "${limit}"`);
       result.limit = Number(limit);
     }
     const cursor = one('cursor');

@@ -112,7 +112,10 @@ export class AnalyticsStore {
   }
 
   breakdown(org: string, from: string, to: string, kinds: string[]): Promise<BreakdownRow[]> {
-    return this.db.all<BreakdownRow & Record<string, unknown>>(ANALYTICS_SQL.breakdown, { ...this.range(org, from, to), kinds: kinds.join(',') });
+    return this.db.all<BreakdownRow & Record<string, unknown>>(ANALYTICS_SQL.breakdown, {
+      ...this.range(org, from, to),
+      kinds: kinds.join(','),
+    });
   }
 
   hooks(org: string, from: string, to: string): Promise<HookRow[]> {
@@ -125,12 +128,19 @@ export class AnalyticsStore {
 
   /** One page of user ids (limit + 1 fetched to know whether more follow). */
   async userPage(org: string, from: string, to: string, cursor: string | undefined, limit: number): Promise<string[]> {
-    const rows = await this.db.all<{ user_id: string }>(ANALYTICS_SQL.userPage, { ...this.range(org, from, to), cursor: cursor ?? null, limit: limit + 1 });
+    const rows = await this.db.all<{ user_id: string }>(ANALYTICS_SQL.userPage, {
+      ...this.range(org, from, to),
+      cursor: cursor ?? null,
+      limit: limit + 1,
+    });
     return rows.map((r) => r.user_id);
   }
 
   userRows(org: string, from: string, to: string, users: string[]): Promise<UserDayRow[]> {
     if (users.length === 0) return Promise.resolve([]);
-    return this.db.all<UserDayRow & Record<string, unknown>>(ANALYTICS_SQL.userRows, { ...this.range(org, from, to), users: users.join(',') });
+    return this.db.all<UserDayRow & Record<string, unknown>>(ANALYTICS_SQL.userRows, {
+      ...this.range(org, from, to),
+      users: users.join(','),
+    });
   }
 }

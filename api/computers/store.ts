@@ -1,11 +1,11 @@
 // Registered computers: registration (the computer's token is returned once and stored as a hash), the
 // lookup of a computer by its token, and what its agent reports (start-up checks, connections).
 import { randomBytes } from 'node:crypto';
+import { type Check, COMPUTER_TOKEN_PREFIX, type RegisterBody } from '../../common/computer-protocol.ts';
 import type { Db } from '../../common/db/duckdb.ts';
-import { COMPUTER_TOKEN_PREFIX, type Check, type RegisterBody } from '../../common/computer-protocol.ts';
 import { newComputerId } from '../../common/ids.ts';
 import { hashKey } from '../store/accounts.ts';
-import { computerStatus, provisioningSteps, type ComputerTimes } from './status.ts';
+import { type ComputerTimes, computerStatus, provisioningSteps } from './status.ts';
 
 const SQL = {
   insert: `INSERT INTO computers VALUES ($id, $org, $user, $name, 'byom', $host_id, $hostname, $remote_user, $hash, $now, NULL, NULL, NULL, NULL)`,

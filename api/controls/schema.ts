@@ -33,7 +33,9 @@ export const CustomModel = z.strictObject({
 });
 
 export const Settings = z.strictObject({
-  sessionDefaultSettings: z.strictObject({ model: z.string().max(256).optional(), specModeModel: z.string().max(256).optional() }).optional(),
+  sessionDefaultSettings: z
+    .strictObject({ model: z.string().max(256).optional(), specModeModel: z.string().max(256).optional() })
+    .optional(),
   mcpAutonomyOverrides: free.optional(),
   cloudSessionSync: z.boolean().optional(),
   wikiCloudSync: z.boolean().optional(),
@@ -58,12 +60,22 @@ export const Settings = z.strictObject({
   userModelPolicies: free.optional(),
   enabledPlugins: free.optional(),
   extraKnownMarketplaces: free.optional(),
-  strictKnownMarketplaces: z.array(z.strictObject({ repo: z.string().max(512) })).max(200).optional(),
+  strictKnownMarketplaces: z
+    .array(z.strictObject({ repo: z.string().max(512) }))
+    .max(200)
+    .optional(),
   networkPolicy: z.strictObject({ allowedIps: strings.optional() }).optional(),
   sandbox: z
     .strictObject({
       enabled: z.boolean().optional(),
-      filesystem: z.strictObject({ allowWrite: strings.optional(), allowRead: strings.optional(), denyWrite: strings.optional(), denyRead: strings.optional() }).optional(),
+      filesystem: z
+        .strictObject({
+          allowWrite: strings.optional(),
+          allowRead: strings.optional(),
+          denyWrite: strings.optional(),
+          denyRead: strings.optional(),
+        })
+        .optional(),
       network: z
         .strictObject({
           allowedDomains: strings.optional(),

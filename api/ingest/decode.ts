@@ -9,7 +9,7 @@
 // since a re-delivered one with a larger output count replaces the earlier one (a message read while it
 // was streaming).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { WireRecord, describeZodError, type IngestResponse, type WireUsage } from '../../common/wire.ts';
+import { describeZodError, type IngestResponse, WireRecord, type WireUsage } from '../../common/wire.ts';
 
 /**
  * Records handled between two yields to the event loop. A 10k-record batch is tens of milliseconds of
@@ -40,7 +40,8 @@ function stringCount(value: unknown): number {
   if (typeof value === 'string') return 1;
   let n = 0;
   if (Array.isArray(value)) for (const item of value) n += stringCount(item);
-  else if (value !== null && typeof value === 'object') for (const key in value) n += 1 + stringCount((value as Record<string, unknown>)[key]);
+  else if (value !== null && typeof value === 'object')
+    for (const key in value) n += 1 + stringCount((value as Record<string, unknown>)[key]);
   return n;
 }
 
@@ -160,7 +161,8 @@ export class BatchDecoder {
     if (record.kind === 'usage') {
       const prev = this.usage.get(record.id);
       if (prev) this.inBatchDuplicates++;
-      if (!prev || record.output_tokens > prev.output_tokens) this.usage.set(record.id, prev ? { ...record, thinking: record.thinking || prev.thinking } : record);
+      if (!prev || record.output_tokens > prev.output_tokens)
+        this.usage.set(record.id, prev ? { ...record, thinking: record.thinking || prev.thinking } : record);
       return;
     }
     const [ids, rows] = record.kind === 'event' ? [this.eventIds, this.events] : [this.messageIds, this.messages];
@@ -174,7 +176,14 @@ export class BatchDecoder {
   }
 
   finish(): DecodedBatch {
-    return { received: this.received, rejected: this.rejected, events: this.events.finish(), messages: this.messages.finish(), usage: [...this.usage.values()], inBatchDuplicates: this.inBatchDuplicates };
+    return {
+      received: this.received,
+      rejected: this.rejected,
+      events: this.events.finish(),
+      messages: this.messages.finish(),
+      usage: [...this.usage.values()],
+      inBatchDuplicates: this.inBatchDuplicates,
+    };
   }
 }
 

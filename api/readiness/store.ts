@@ -29,7 +29,10 @@ export class ReadinessStore {
     return row ? { createdAt: row.created_at, id } : undefined;
   }
 
-  async page(org: string, options: { repo?: string | undefined; after?: { createdAt: number; id: string } | undefined; limit: number }): Promise<ReadinessReport[]> {
+  async page(
+    org: string,
+    options: { repo?: string | undefined; after?: { createdAt: number; id: string } | undefined; limit: number },
+  ): Promise<ReadinessReport[]> {
     const rows = await this.db.all<{ report: string }>(SQL.page, {
       org,
       repo: options.repo ?? null,

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { forbidden, HttpError, notFound } from '../../common/errors.ts';
 import type { Authenticator } from '../auth.ts';
-import { ROLE_RANK, Role, type AccountStore, type ApiKeyInfo, type Principal, type User } from '../store/accounts.ts';
+import { type AccountStore, type ApiKeyInfo, type Principal, ROLE_RANK, Role, type User } from '../store/accounts.ts';
 
 const CreateUserBody = z.strictObject({
   email: z.email(),
@@ -26,7 +26,15 @@ export interface AccountRouteDeps {
 }
 
 const publicUser = (u: User) => ({ id: u.id, email: u.email, role: u.role, createdAt: u.created_at });
-const publicKey = (k: ApiKeyInfo) => ({ id: k.id, userId: k.user_id, name: k.name, prefix: k.prefix, createdAt: k.created_at, lastUsedAt: k.last_used_at, revokedAt: k.revoked_at });
+const publicKey = (k: ApiKeyInfo) => ({
+  id: k.id,
+  userId: k.user_id,
+  name: k.name,
+  prefix: k.prefix,
+  createdAt: k.created_at,
+  lastUsedAt: k.last_used_at,
+  revokedAt: k.revoked_at,
+});
 
 /** May `actor` manage `target`'s keys? */
 function mayManage(actor: Principal, target: User): boolean {
@@ -39,7 +47,9 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
   const who = (request: FastifyRequest) => deps.auth.authenticate(request);
 
   const targetUser = async (actor: Principal, userId: string): Promise<User> => {
-    const user = userId.includes('@') ? await deps.accounts.findUserByEmail(actor.orgId, userId) : await deps.accounts.getUser(actor.orgId, userId);
+    const user = userId.includes('@')
+      ? await deps.accounts.findUserByEmail(actor.orgId, userId)
+      : await deps.accounts.getUser(actor.orgId, userId);
     if (!user) throw notFound(`no user ${userId}`);
     if (!mayManage(actor, user)) throw forbidden(`a ${actor.role} cannot manage the keys of a ${user.role}`);
     return user;
@@ -54,7 +64,13 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
     if (await deps.accounts.findUserByEmail(actor.orgId, body.email)) {
       throw new HttpError(409, `${body.email} is already a user of this organization`);
     }
-    const user = await deps.accounts.createUser({ orgId: actor.orgId, email: body.email, role: body.role, ...(body.firstName ? { firstName: body.firstName } : {}), ...(body.lastName ? { lastName: body.lastName } : {}) });
+    const user = await deps.accounts.createUser({
+      orgId: actor.orgId,
+      email: body.email,
+      role: body.role,
+      ...(body.firstName ? { firstName: body.firstName } : {}),
+      ...(body.lastName ? { lastName: body.lastName } : {}),
+    });
     const { key, info } = await deps.accounts.createKey(user, body.keyName);
     request.log.info({ actor: actor.userId, user: user.id, role: user.role, key: info.id }, 'user created');
     return reply.status(201).send({ user: publicUser(user), apiKey: key, key: publicKey(info) });

@@ -11,10 +11,10 @@ import {
   toolRecords,
   userRecords,
 } from '../analytics/assemble.ts';
-import { parseAnalyticsQuery, type AnalyticsQuery, type Endpoint } from '../analytics/query.ts';
 import type { ResponseCache } from '../analytics/cache.ts';
+import { type AnalyticsQuery, type Endpoint, parseAnalyticsQuery } from '../analytics/query.ts';
 import type { AnalyticsStore } from '../analytics/store.ts';
-import { ANALYTICS_ROLES, requireRole, type Authenticator } from '../auth.ts';
+import { ANALYTICS_ROLES, type Authenticator, requireRole } from '../auth.ts';
 import type { Principal } from '../store/accounts.ts';
 
 export interface AnalyticsDeps {
@@ -54,7 +54,9 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       requireRole(principal, ANALYTICS_ROLES, 'Analytics');
       const today = now();
       const key = `${principal.orgId}|${today.toISOString().slice(0, 10)}|${request.url}`;
-      const body = await deps.cache.getOrBuild(key, async () => JSON.stringify(await build(principal, parseAnalyticsQuery(endpoint, request.query, today))));
+      const body = await deps.cache.getOrBuild(key, async () =>
+        JSON.stringify(await build(principal, parseAnalyticsQuery(endpoint, request.query, today))),
+      );
       void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
       const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
       return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest } from '../../common/errors.ts';
-import { runBatch, type BatchReport } from '../../pipeline/batch.ts';
-import { ADMIN_ROLES, requireRole, type Authenticator } from '../auth.ts';
+import { type BatchReport, runBatch } from '../../pipeline/batch.ts';
+import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
 const BatchBody = z.strictObject({ from: Day.optional(), to: Day.optional() }).default({});
@@ -25,7 +25,12 @@ export function registerBatchRoutes(app: FastifyInstance, deps: BatchDeps): void
     const body = BatchBody.parse(request.body ?? {});
     if (body.from && body.to && body.from > body.to) throw badRequest(`from ${body.from} is after to ${body.to}`);
     const report: BatchReport = await deps.runLocked(() =>
-      runBatch(deps.db, { ...body, trigger: 'api', log: request.log as never, ...(deps.pricingFile ? { pricingFile: deps.pricingFile } : {}) }),
+      runBatch(deps.db, {
+        ...body,
+        trigger: 'api',
+        log: request.log as never,
+        ...(deps.pricingFile ? { pricingFile: deps.pricingFile } : {}),
+      }),
     );
     return report;
   });

@@ -7,16 +7,16 @@
 // Another organization's computer, or one the caller may not see, is 404 (ids do not leak).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { COMPUTER_TOKEN_PREFIX, HelloBody, PollQuery, RegisterBody, ResultBody, type PollAnswer } from '../../common/computer-protocol.ts';
-import { forbidden, HttpError, notFound, unauthorized } from '../../common/errors.ts';
-import { bearerToken, requireRole, type Authenticator } from '../auth.ts';
-import { currentControls } from '../controls/store.ts';
-import { toComputer, type ComputerRow, type ComputerStore } from '../computers/store.ts';
-import type { WorkSignal } from '../computers/work-signal.ts';
-import type { SessionStore } from '../sessions/store.ts';
+import { COMPUTER_TOKEN_PREFIX, HelloBody, type PollAnswer, PollQuery, RegisterBody, ResultBody } from '../../common/computer-protocol.ts';
 import type { Db } from '../../common/db/duckdb.ts';
-import type { Principal } from '../store/accounts.ts';
+import { forbidden, HttpError, notFound, unauthorized } from '../../common/errors.ts';
+import { type Authenticator, bearerToken, requireRole } from '../auth.ts';
+import { type ComputerRow, type ComputerStore, toComputer } from '../computers/store.ts';
+import type { WorkSignal } from '../computers/work-signal.ts';
+import { currentControls } from '../controls/store.ts';
 import { limitParam } from '../query.ts';
+import type { SessionStore } from '../sessions/store.ts';
+import type { Principal } from '../store/accounts.ts';
 
 const ListQuery = z.strictObject({ limit: limitParam.optional(), cursor: z.string().min(1).max(64).optional() });
 const IdParams = z.strictObject({ computerId: z.string().min(1).max(64) });
@@ -35,7 +35,8 @@ export interface ComputerDeps {
 
 /** May this person see the computer? (Its registrant, and the organization's owners and managers.) */
 export const canSeeComputer = (principal: Principal, computer: ComputerRow) =>
-  computer.org_id === principal.orgId && (computer.user_id === principal.userId || principal.role === 'owner' || principal.role === 'manager');
+  computer.org_id === principal.orgId &&
+  (computer.user_id === principal.userId || principal.role === 'owner' || principal.role === 'manager');
 
 /** The computer named in a path or body, for a person: 404 unless they may see it. */
 export async function visibleComputer(deps: Pick<ComputerDeps, 'computers'>, principal: Principal, id: string): Promise<ComputerRow> {
@@ -48,7 +49,8 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
   /** The computer whose token this is; 401 for a missing or unknown token, 404 when it is another computer's. */
   const authenticateComputer = async (request: FastifyRequest, id: string): Promise<ComputerRow> => {
     const token = bearerToken(request);
-    if (!token.startsWith(COMPUTER_TOKEN_PREFIX)) throw unauthorized('The computer agent authenticates with its computer token: "Authorization: Bearer amc_…"');
+    if (!token.startsWith(COMPUTER_TOKEN_PREFIX))
+      throw unauthorized('The computer agent authenticates with its computer token: "Authorization: Bearer amc_…"');
     const computer = await deps.computers.byToken(token);
     if (!computer) throw unauthorized('Computer token unknown (the computer may have been registered again)');
     if (computer.id !== id) throw notFound(`No computer ${id} for this token`);
@@ -60,7 +62,8 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
     requireRole(principal, ['owner', 'manager', 'member'], 'Registering a computer');
     const body = RegisterBody.parse(request.body);
     const controls = await currentControls(deps.db, principal.orgId);
-    if (controls?.byomComputersEnabled === false) throw forbidden('Bring-your-own-machine computers are turned off in this organization\'s enterprise controls');
+    if (controls?.byomComputersEnabled === false)
+      throw forbidden("Bring-your-own-machine computers are turned off in this organization's enterprise controls");
     const allowed = controls?.byomComputersAllowedEmails ?? [];
     if (allowed.length > 0 && !allowed.map((e) => e.toLowerCase()).includes(principal.email.toLowerCase())) {
       throw forbidden('The enterprise controls allow bring-your-own-machine computers only for listed users, and this user is not listed');
@@ -80,7 +83,10 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
     const rows = await deps.computers.list(principal.orgId, admin ? null : principal.userId, query.cursor ?? null, limit + 1);
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    return { computers: page.map((row) => toComputer(row, deps.now())), pagination: { hasMore, ...(hasMore ? { nextCursor: page.at(-1)!.id } : {}) } };
+    return {
+      computers: page.map((row) => toComputer(row, deps.now())),
+      pagination: { hasMore, ...(hasMore ? { nextCursor: page.at(-1)!.id } : {}) },
+    };
   });
 
   app.get('/api/v0/computers/:computerId', async (request) => {
@@ -105,8 +111,10 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
     const { computerId } = IdParams.parse(request.params);
     const computer = await authenticateComputer(request, computerId);
     const { waitMs } = PollQuery.parse(request.query ?? {});
-    if (computer.first_seen_ms === null) throw new HttpError(409, 'The computer agent must say hello (POST …/agent/hello) before it asks for work');
-    if (computer.checks_error !== null) throw new HttpError(409, `The computer's checks failed (${computer.checks_error}); fix them and restart the computer agent`);
+    if (computer.first_seen_ms === null)
+      throw new HttpError(409, 'The computer agent must say hello (POST …/agent/hello) before it asks for work');
+    if (computer.checks_error !== null)
+      throw new HttpError(409, `The computer's checks failed (${computer.checks_error}); fix them and restart the computer agent`);
     const deadline = Date.now() + (waitMs ?? DEFAULT_WAIT_MS);
     for (;;) {
       await deps.computers.seen(computer.id);
@@ -129,7 +137,8 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
     await deps.computers.seen(computer.id);
     const result = await deps.sessions[action](computer.id, messageId);
     if (result.outcome === 'not-found') throw notFound(`No message ${messageId} for this computer`);
-    if (result.outcome === 'conflict') throw new HttpError(409, `Message ${messageId} is no longer this computer's to run (its lease ran out)`);
+    if (result.outcome === 'conflict')
+      throw new HttpError(409, `Message ${messageId} is no longer this computer's to run (its lease ran out)`);
     if (action === 'start') request.log.info({ computerId, messageId }, 'message running');
     return { leaseUntil: result.leaseUntil! };
   };
@@ -147,7 +156,10 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
     if (result.outcome === 'conflict') throw new HttpError(409, `Message ${messageId} is not running on this computer`);
     // The next queued message of this computer may now run.
     deps.signal.notify(computer.id);
-    request.log.info({ computerId, messageId, exitCode: body.exitCode, failed: body.error !== undefined || body.exitCode !== 0 }, 'message finished');
+    request.log.info(
+      { computerId, messageId, exitCode: body.exitCode, failed: body.error !== undefined || body.exitCode !== 0 },
+      'message finished',
+    );
     return { status: result.status ?? 'idle' };
   });
 }

@@ -5,10 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest } from '../../common/errors.ts';
-import { ADMIN_ROLES, requireRole, type Authenticator } from '../auth.ts';
-import { limitParam } from '../query.ts';
+import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
 import { mask, Settings, unmask } from '../controls/schema.ts';
 import { LATEST_CONTROLS } from '../controls/store.ts';
+import { limitParam } from '../query.ts';
 import type { AccountStore } from '../store/accounts.ts';
 
 const Body = z.strictObject({ settings: Settings });
@@ -42,7 +42,8 @@ const change = (r: Row) => ({
 });
 
 export function registerControlRoutes(app: FastifyInstance, deps: { db: Db; auth: Authenticator; accounts: AccountStore }): void {
-  const page = (org: string, cursor: number | null, limit: number) => deps.db.all<Row & Record<string, unknown>>(SQL.page, { org, cursor, limit });
+  const page = (org: string, cursor: number | null, limit: number) =>
+    deps.db.all<Row & Record<string, unknown>>(SQL.page, { org, cursor, limit });
 
   app.put('/api/v0/organization/enterprise-controls', async (request) => {
     const principal = await deps.auth.authenticate(request);
@@ -54,7 +55,14 @@ export function registerControlRoutes(app: FastifyInstance, deps: { db: Db; auth
       const revision = (latest?.revision ?? 0) + 1;
       const full = unmask(settings, latest ? (JSON.parse(latest.settings) as Settings) : undefined);
       const name = [user?.first_name, user?.last_name].filter(Boolean).join(' ') || principal.email;
-      await tx.run(SQL.insert, { org: principal.orgId, revision, settings: JSON.stringify(full), user: principal.userId, email: principal.email, name });
+      await tx.run(SQL.insert, {
+        org: principal.orgId,
+        revision,
+        settings: JSON.stringify(full),
+        user: principal.userId,
+        email: principal.email,
+        name,
+      });
       return revision;
     });
     // The revision only: settings may hold secrets and never reach a log line.

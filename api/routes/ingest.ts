@@ -1,15 +1,16 @@
 // POST /api/v1/ingest/events: a batch of wire records as NDJSON (optionally gzip) or a JSON array.
 // Any authenticated user may send their own events: the user and organization come from the credential,
 // never from the body. Bad records are rejected with their index and reason; the good ones are stored.
-import { gunzip } from 'node:zlib';
+
 import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpError, badRequest } from '../../common/errors.ts';
+import { badRequest, HttpError } from '../../common/errors.ts';
 import type { IngestResponse } from '../../common/wire.ts';
-import { decodeItems, decodeNdjson, TooManyRecords, type DecodedBatch } from '../ingest/decode.ts';
+import { type DecodedBatch, decodeItems, decodeNdjson, TooManyRecords } from '../ingest/decode.ts';
+import type { DecodePool } from '../ingest/decode-pool.ts';
 import type { Principal } from '../store/accounts.ts';
 import type { IngestStore } from '../store/ingest.ts';
-import type { DecodePool } from '../ingest/decode-pool.ts';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -27,13 +28,17 @@ export interface IngestDeps {
 
 /** An NDJSON body as received: decompressed and decoded only once the sender is authenticated. */
 class NdjsonBody {
-  constructor(readonly bytes: Buffer, readonly encoding: string | undefined) {}
+  constructor(
+    readonly bytes: Buffer,
+    readonly encoding: string | undefined,
+  ) {}
 }
 
 /** Whether the body is gzip; 415 for any other Content-Encoding. */
 function isGzip(body: NdjsonBody): boolean {
   if (body.encoding === 'gzip') return true;
-  if (body.encoding && body.encoding !== 'identity') throw new HttpError(415, `Content-Encoding ${body.encoding} is not supported (use gzip or none)`);
+  if (body.encoding && body.encoding !== 'identity')
+    throw new HttpError(415, `Content-Encoding ${body.encoding} is not supported (use gzip or none)`);
   return false;
 }
 
@@ -60,7 +65,11 @@ async function decodeOnWorker(pool: DecodePool, body: NdjsonBody): Promise<Decod
 }
 
 export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): void {
-  app.addContentTypeParser('application/x-ndjson', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, async (request: FastifyRequest, body: Buffer) => new NdjsonBody(body, request.headers['content-encoding']));
+  app.addContentTypeParser(
+    'application/x-ndjson',
+    { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES },
+    async (request: FastifyRequest, body: Buffer) => new NdjsonBody(body, request.headers['content-encoding']),
+  );
 
   app.post('/api/v1/ingest/events', { bodyLimit: MAX_BODY_BYTES }, async (request, reply) => {
     const principal = await deps.authenticate(request);
@@ -69,7 +78,11 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
     try {
       if (body instanceof NdjsonBody) batch = await (deps.decoders ? decodeOnWorker(deps.decoders, body) : decodeOnLoop(body));
       else {
-        const items = Array.isArray(body) ? body : body && typeof body === 'object' && Array.isArray((body as { records?: unknown }).records) ? (body as { records: unknown[] }).records : undefined;
+        const items = Array.isArray(body)
+          ? body
+          : body && typeof body === 'object' && Array.isArray((body as { records?: unknown }).records)
+            ? (body as { records: unknown[] }).records
+            : undefined;
         if (!items) throw badRequest('body must be NDJSON (application/x-ndjson) or a JSON array of records');
         batch = await decodeItems(items, MAX_RECORDS);
       }
@@ -78,8 +91,22 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
       throw error;
     }
     const result = await deps.ingest.store(principal.orgId, principal.userId, batch);
-    request.log.info({ user: principal.userId, received: batch.received, stored: result.stored, duplicates: result.duplicates, rejected: batch.rejected.length }, 'ingest batch');
-    const response: IngestResponse = { received: batch.received, stored: result.stored, duplicates: result.duplicates, rejected: batch.rejected };
+    request.log.info(
+      {
+        user: principal.userId,
+        received: batch.received,
+        stored: result.stored,
+        duplicates: result.duplicates,
+        rejected: batch.rejected.length,
+      },
+      'ingest batch',
+    );
+    const response: IngestResponse = {
+      received: batch.received,
+      stored: result.stored,
+      duplicates: result.duplicates,
+      rejected: batch.rejected,
+    };
     return reply.status(200).send(response);
   });
 }

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden } from '../../common/errors.ts';
-import { ADMIN_ROLES, requireRole, type Authenticator } from '../auth.ts';
+import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
 
 export const LIMITS_PATH = '/api/v0/organization/usage/limits/users';
 export const ENFORCEMENT_PATH = '/api/v0/organization/usage/limits/enforcement';
@@ -26,7 +26,9 @@ export const LimitStatus = z.strictObject({
   month: z.string(),
   enforced: z.boolean(),
   userId: z.string(),
-  users: z.array(z.strictObject({ userId: z.string(), email: z.string(), limit: z.number().nullable(), used: z.number(), over: z.boolean() })),
+  users: z.array(
+    z.strictObject({ userId: z.string(), email: z.string(), limit: z.number().nullable(), used: z.number(), over: z.boolean() }),
+  ),
 });
 
 const SQL = {
@@ -50,8 +52,12 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; auth: 
     const principal = await deps.auth.authenticate(request);
     requireRole(principal, ADMIN_ROLES, 'Setting credit limits');
     const body = LimitsBody.parse(request.body);
-    const members = new Map((await deps.db.all<{ id: string; email: string }>(SQL.usersByEmail, { org: principal.orgId })).map((u) => [u.email, u.id]));
-    const emails = body.users.map((e) => (typeof (e as { email?: unknown })?.email === 'string' ? (e as { email: string }).email.toLowerCase() : ''));
+    const members = new Map(
+      (await deps.db.all<{ id: string; email: string }>(SQL.usersByEmail, { org: principal.orgId })).map((u) => [u.email, u.id]),
+    );
+    const emails = body.users.map((e) =>
+      typeof (e as { email?: unknown })?.email === 'string' ? (e as { email: string }).email.toLowerCase() : '',
+    );
     const updated: { email: string; limit: number }[] = [];
     const errors: { email: string; error: string }[] = [];
     for (const [i, raw] of body.users.entries()) {
@@ -59,14 +65,25 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; auth: 
       const parsed = Entry.safeParse(raw);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
-        errors.push({ email, error: issue.path[0] === 'limit' ? 'limit must be a whole number of credits, 0 or more' : `${issue.path.join('.') || 'entry'}: ${issue.message}` });
+        errors.push({
+          email,
+          error:
+            issue.path[0] === 'limit'
+              ? 'limit must be a whole number of credits, 0 or more'
+              : `${issue.path.join('.') || 'entry'}: ${issue.message}`,
+        });
       } else if (emails.indexOf(email) !== emails.lastIndexOf(email)) {
         errors.push({ email, error: 'this email appears more than once in the request' });
       } else if (!members.has(email)) {
         // The same answer whether the address is unknown or belongs to another organization.
         errors.push({ email, error: 'no user with this email in the organization' });
       } else {
-        await deps.db.run(SQL.upsert, { org: principal.orgId, user: members.get(email)!, credits: parsed.data.limit, by: principal.userId });
+        await deps.db.run(SQL.upsert, {
+          org: principal.orgId,
+          user: members.get(email)!,
+          credits: parsed.data.limit,
+          by: principal.userId,
+        });
         updated.push({ email, limit: parsed.data.limit });
       }
     }
@@ -90,7 +107,13 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; auth: 
       enforced: settings?.enforce_limits ?? false,
       // The caller, so a collector holding a manager's key still finds its own entry.
       userId: principal.userId,
-      users: rows.map((r) => ({ userId: r.user_id, email: r.email, limit: r.credits, used: r.used, over: r.credits !== null && r.used >= r.credits })),
+      users: rows.map((r) => ({
+        userId: r.user_id,
+        email: r.email,
+        limit: r.credits,
+        used: r.used,
+        over: r.credits !== null && r.used >= r.credits,
+      })),
     };
   });
 

@@ -3,8 +3,8 @@
 // see everyone; a member sees only themself; guests get 403.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { forbidden } from '../../common/errors.ts';
 import type { Db } from '../../common/db/duckdb.ts';
+import { forbidden } from '../../common/errors.ts';
 import type { Authenticator } from '../auth.ts';
 import { limitParam } from '../query.ts';
 

@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { badRequest, HttpError } from '../../common/errors.ts';
-import { requireRole, type Authenticator } from '../auth.ts';
-import { limitParam } from '../query.ts';
+import { type ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { repoId } from '../../common/repo-id.ts';
-import { ReadinessReportInput, type ReadinessReport } from '../../common/readiness.ts';
+import { type Authenticator, requireRole } from '../auth.ts';
+import { limitParam } from '../query.ts';
 import type { ReadinessStore } from '../readiness/store.ts';
 import type { Role } from '../store/accounts.ts';
 
@@ -16,7 +16,10 @@ export const READINESS_PATHS = ['/api/organization/maturity-level-reports', '/ap
 const ROLES: readonly Role[] = ['owner', 'manager', 'member'];
 
 const ListQuery = z.strictObject({
-  repoId: z.string().regex(/^repo_[0-9a-f]{16}$/, 'repoId looks like repo_ followed by 16 hex digits').optional(),
+  repoId: z
+    .string()
+    .regex(/^repo_[0-9a-f]{16}$/, 'repoId looks like repo_ followed by 16 hex digits')
+    .optional(),
   limit: limitParam.optional(),
   startAfter: z.uuid('startAfter must be a reportId').optional(),
 });

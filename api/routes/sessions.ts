@@ -7,16 +7,16 @@
 // the action (a computer whose checks failed, a session not on the computer asked about) is 409.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden, HttpError, notFound } from '../../common/errors.ts';
-import { requireRole, type Authenticator } from '../auth.ts';
-import { currentControls } from '../controls/store.ts';
+import { type Authenticator, requireRole } from '../auth.ts';
 import type { ComputerRow, ComputerStore } from '../computers/store.ts';
 import type { WorkSignal } from '../computers/work-signal.ts';
+import { currentControls } from '../controls/store.ts';
 import { limitParam } from '../query.ts';
 import { CreateMessageBody, CreateSessionBody, PatchSessionBody } from '../sessions/schema.ts';
 import type { SessionRecord, SessionStore } from '../sessions/store.ts';
 import type { Principal, Role } from '../store/accounts.ts';
-import type { Db } from '../../common/db/duckdb.ts';
 import { visibleComputer } from './computers.ts';
 
 const USER_ROLES: readonly Role[] = ['owner', 'manager', 'member'];
@@ -24,12 +24,18 @@ const SessionParams = z.strictObject({ sessionId: z.string().min(1).max(64) });
 const GetQuery = z.strictObject({ computerId: z.string().min(1).max(64).optional() });
 const ListQuery = z.strictObject({
   limit: limitParam.optional(),
-  cursor: z.string().regex(/^\d{1,16}\.[A-Za-z0-9_]{1,64}$/, 'cursor must be a pagination.nextCursor value').optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,16}\.[A-Za-z0-9_]{1,64}$/, 'cursor must be a pagination.nextCursor value')
+    .optional(),
   computerId: z.string().min(1).max(64).optional(),
 });
 const MessagesQuery = z.strictObject({
   limit: limitParam.optional(),
-  cursor: z.string().regex(/^\d{1,9}$/, 'cursor must be a pagination.nextCursor value').optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,9}$/, 'cursor must be a pagination.nextCursor value')
+    .optional(),
 });
 
 export interface SessionDeps {
@@ -46,8 +52,10 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
   /** A computer the caller may run work on: their own, and not failed its checks. */
   const runnableComputer = async (principal: Principal, id: string): Promise<ComputerRow> => {
     const computer = await visibleComputer(deps, principal, id);
-    if (computer.user_id !== principal.userId) throw forbidden(`Computer ${id} belongs to another user: sessions run only on computers their user registered`);
-    if (computer.checks_error !== null) throw new HttpError(409, `Computer ${id} cannot run sessions: its checks failed (${computer.checks_error})`);
+    if (computer.user_id !== principal.userId)
+      throw forbidden(`Computer ${id} belongs to another user: sessions run only on computers their user registered`);
+    if (computer.checks_error !== null)
+      throw new HttpError(409, `Computer ${id} cannot run sessions: its checks failed (${computer.checks_error})`);
     return computer;
   };
 
@@ -64,7 +72,10 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     const body = CreateSessionBody.parse(request.body);
     const computer = await runnableComputer(principal, body.computerId);
     const defaults = (await currentControls(deps.db, principal.orgId))?.sessionDefaultSettings ?? {};
-    const session = await deps.sessions.create(principal.orgId, principal.userId, computer.id, body.cwd, { ...defaults, ...body.sessionSettings });
+    const session = await deps.sessions.create(principal.orgId, principal.userId, computer.id, body.cwd, {
+      ...defaults,
+      ...body.sessionSettings,
+    });
     request.log.info({ sessionId: session.sessionId, computerId: computer.id }, 'session created');
     return reply.status(201).send(session);
   });
@@ -93,7 +104,8 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     if (computerId !== undefined) {
       // Asked of a particular computer: it must be one the caller can see, and the session must be on it.
       await visibleComputer(deps, principal, computerId);
-      if (session.computerId !== computerId) throw new HttpError(409, `Session ${sessionId} is not on computer ${computerId} (it is on ${session.computerId})`);
+      if (session.computerId !== computerId)
+        throw new HttpError(409, `Session ${sessionId} is not on computer ${computerId} (it is on ${session.computerId})`);
     }
     return (await deps.sessions.view(principal.orgId, sessionId))!;
   });
@@ -114,7 +126,8 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     const { sessionId } = SessionParams.parse(request.params);
     const body = CreateMessageBody.parse(request.body);
     const session = await visibleSession(principal, sessionId);
-    if (session.userId !== principal.userId) throw forbidden(`Only the user who created session ${sessionId} sends it messages (they run on that user's computer)`);
+    if (session.userId !== principal.userId)
+      throw forbidden(`Only the user who created session ${sessionId} sends it messages (they run on that user's computer)`);
     const computer = await runnableComputer(principal, body.computerId ?? session.computerId);
     const created = await deps.sessions.addMessage(principal.orgId, session, computer.id, body);
     deps.signal.notify(computer.id);
@@ -132,5 +145,4 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     const page = await deps.sessions.messages(sessionId, query.cursor ? Number(query.cursor) : null, query.limit ?? 20);
     return { messages: page.messages, pagination: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
   });
-
 }

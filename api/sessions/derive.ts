@@ -15,7 +15,10 @@ export function sessionStatus(counts: { running: number; waiting: number }): Ses
 
 /** The first line of the first message, cut at 80 characters on a word boundary when it can be. */
 export function titleFrom(text: string): string | undefined {
-  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '');
+  const line = text
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '');
   if (!line) return undefined;
   if (line.length <= 80) return line;
   const cut = line.slice(0, 80);
@@ -23,7 +26,14 @@ export function titleFrom(text: string): string | undefined {
   return `${space > 40 ? cut.slice(0, space) : cut}…`;
 }
 
-export const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0, thinkingTokens: 0, serviceCredits: 0 };
+export const ZERO_USAGE: TokenUsage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheCreationTokens: 0,
+  cacheReadTokens: 0,
+  thinkingTokens: 0,
+  serviceCredits: 0,
+};
 
 export const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
   inputTokens: a.inputTokens + b.inputTokens,

@@ -11,7 +11,10 @@ const settableSettings = {
   providerLockTimestamp: text(64).optional(),
   assistantActiveTimeMs: z.number().int().nonnegative().optional(),
   archivedAt: text(64).optional(),
-  tags: z.array(z.strictObject({ name: z.string().min(1).max(128), metadata: free.optional() })).max(100).optional(),
+  tags: z
+    .array(z.strictObject({ name: z.string().min(1).max(128), metadata: free.optional() }))
+    .max(100)
+    .optional(),
   enabledToolIds: z.array(text(256)).max(1000).optional(),
   disabledToolIds: z.array(text(256)).max(1000).optional(),
 };
@@ -19,7 +22,8 @@ export const RESPONSE_ONLY_SETTINGS = ['tokenUsage', 'inclusiveTokenUsage', 'chi
 
 const responseOnly = (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
   for (const key of RESPONSE_ONLY_SETTINGS) {
-    if (key in value) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is computed by the server from the session's usage and cannot be set` });
+    if (key in value)
+      ctx.addIssue({ code: 'custom', path: [key], message: `${key} is computed by the server from the session's usage and cannot be set` });
   }
 };
 
@@ -31,7 +35,13 @@ export type SessionSettingsInput = z.infer<typeof SessionSettingsInput>;
 export const SessionSettingsPatch = z
   .looseObject({})
   .superRefine(responseOnly)
-  .pipe(z.strictObject(Object.fromEntries(Object.entries(settableSettings).map(([k, v]) => [k, v.nullable()])) as { [K in keyof typeof settableSettings]: z.ZodNullable<(typeof settableSettings)[K]> }));
+  .pipe(
+    z.strictObject(
+      Object.fromEntries(Object.entries(settableSettings).map(([k, v]) => [k, v.nullable()])) as {
+        [K in keyof typeof settableSettings]: z.ZodNullable<(typeof settableSettings)[K]>;
+      },
+    ),
+  );
 export type SessionSettingsPatch = z.infer<typeof SessionSettingsPatch>;
 
 export const CreateSessionBody = z.strictObject({
@@ -43,11 +53,30 @@ export const CreateSessionBody = z.strictObject({
 export const PatchSessionBody = z.strictObject({ sessionSettings: SessionSettingsPatch.optional() });
 
 /** Attachments: at most 10, each at most 4 MiB of base64; the route takes bodies up to 16 MiB. */
-const base64 = z.string().max(4 * 1024 * 1024, 'an attachment takes at most 4 MiB of base64').regex(/^[A-Za-z0-9+/]*={0,2}$/, 'data must be base64');
+const base64 = z
+  .string()
+  .max(4 * 1024 * 1024, 'an attachment takes at most 4 MiB of base64')
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'data must be base64');
 export const CreateMessageBody = z.strictObject({
   text: z.string().min(1, 'text is required').max(100_000),
-  images: z.array(z.strictObject({ data: base64 })).max(10).optional(),
-  files: z.array(z.strictObject({ data: base64, parsedData: z.string().max(1024 * 1024).optional(), name: text(255).optional(), path: text(4096).optional() })).max(10).optional(),
+  images: z
+    .array(z.strictObject({ data: base64 }))
+    .max(10)
+    .optional(),
+  files: z
+    .array(
+      z.strictObject({
+        data: base64,
+        parsedData: z
+          .string()
+          .max(1024 * 1024)
+          .optional(),
+        name: text(255).optional(),
+        path: text(4096).optional(),
+      }),
+    )
+    .max(10)
+    .optional(),
   computerId: z.string().min(1).max(64).optional(),
 });
 export type CreateMessageBody = z.infer<typeof CreateMessageBody>;
@@ -98,7 +127,9 @@ export const SessionMessage = z.strictObject({
   replyTo: z.string().optional(),
   exitCode: z.number().int().optional(),
   error: z.string().optional(),
-  attachments: z.array(z.strictObject({ kind: z.enum(['image', 'file']), name: z.string().optional(), path: z.string().optional(), bytes: z.number() })).optional(),
+  attachments: z
+    .array(z.strictObject({ kind: z.enum(['image', 'file']), name: z.string().optional(), path: z.string().optional(), bytes: z.number() }))
+    .optional(),
 });
 export type SessionMessage = z.infer<typeof SessionMessage>;
 

@@ -1,13 +1,13 @@
 // Sessions and their messages in DuckDB: the user side (create, read, patch, send) and the computer side
 // (claim, start, heartbeat, finish). Every change runs on the single writer connection, so a claim is
 // atomic: two polls never get the same message, and a session runs one message at a time, in order.
-import type { Db } from '../../common/db/duckdb.ts';
-import { listValue } from '@duckdb/node-api';
-import { newMessageId, newSessionId } from '../../common/ids.ts';
-import { CLAIM_LEASE_MS, RUN_LEASE_MS, type Attachment, type ResultBody, type WorkItem } from '../../common/computer-protocol.ts';
-import { sessionStatus, sessionUsage, titleFrom, type AgentSessionUsage } from './derive.ts';
-import type { CreateMessageBody, Session, SessionMessage, SessionSettingsInput, SessionSettingsPatch, SessionStatus } from './schema.ts';
 
+import { listValue } from '@duckdb/node-api';
+import { type Attachment, CLAIM_LEASE_MS, type ResultBody, RUN_LEASE_MS, type WorkItem } from '../../common/computer-protocol.ts';
+import type { Db } from '../../common/db/duckdb.ts';
+import { newMessageId, newSessionId } from '../../common/ids.ts';
+import { type AgentSessionUsage, sessionStatus, sessionUsage, titleFrom } from './derive.ts';
+import type { CreateMessageBody, Session, SessionMessage, SessionSettingsInput, SessionSettingsPatch, SessionStatus } from './schema.ts';
 
 const SESSION_COLUMNS = `
   s.id, s.user_id, s.computer_id, s.cwd, s.title, CAST(s.settings AS VARCHAR) AS settings, s.created_ms,
@@ -171,7 +171,15 @@ export class SessionStore {
 
   async create(org: string, user: string, computer: string, cwd: string | undefined, settings: SessionSettingsInput): Promise<Session> {
     const id = newSessionId();
-    await this.db.run(SQL.insertSession, { id, org, user, computer, cwd: cwd ?? null, settings: JSON.stringify(settings), now: this.now() });
+    await this.db.run(SQL.insertSession, {
+      id,
+      org,
+      user,
+      computer,
+      cwd: cwd ?? null,
+      settings: JSON.stringify(settings),
+      now: this.now(),
+    });
     return (await this.view(org, id))!;
   }
 
@@ -192,7 +200,10 @@ export class SessionStore {
     return (await this.assemble(org, rows))[0];
   }
 
-  async list(org: string, filter: { user: string | null; computer: string | null; cursor: { ms: number; id: string } | null; limit: number }): Promise<{ sessions: Session[]; hasMore: boolean; nextCursor?: string }> {
+  async list(
+    org: string,
+    filter: { user: string | null; computer: string | null; cursor: { ms: number; id: string } | null; limit: number },
+  ): Promise<{ sessions: Session[]; hasMore: boolean; nextCursor?: string }> {
     await this.expireLeases();
     const rows = await this.db.all<SessionRow & Record<string, unknown>>(SQL.list, {
       org,
@@ -205,7 +216,11 @@ export class SessionStore {
     const page = rows.slice(0, filter.limit);
     const last = page.at(-1);
     const hasMore = rows.length > filter.limit;
-    return { sessions: await this.assemble(org, page), hasMore, ...(hasMore && last ? { nextCursor: `${last.created_ms}.${last.id}` } : {}) };
+    return {
+      sessions: await this.assemble(org, page),
+      hasMore,
+      ...(hasMore && last ? { nextCursor: `${last.created_ms}.${last.id}` } : {}),
+    };
   }
 
   private async assemble(org: string, rows: SessionRow[]): Promise<Session[]> {
@@ -217,7 +232,14 @@ export class SessionStore {
         .map((u) => ({
           agentSessionId: u.agent_session,
           primary: u.is_primary,
-          usage: { inputTokens: u.input, outputTokens: u.output, cacheCreationTokens: u.cache_write, cacheReadTokens: u.cache_read, thinkingTokens: u.thinking, serviceCredits: u.credits },
+          usage: {
+            inputTokens: u.input,
+            outputTokens: u.output,
+            cacheCreationTokens: u.cache_write,
+            cacheReadTokens: u.cache_read,
+            thinkingTokens: u.thinking,
+            serviceCredits: u.credits,
+          },
         }));
       const status = sessionStatus(row);
       return {
@@ -238,7 +260,10 @@ export class SessionStore {
   /** Merges a PATCH into the stored settings (null removes a field). */
   async patch(org: string, id: string, patch: SessionSettingsPatch): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const [row] = await tx.all<{ settings: string }>('SELECT CAST(settings AS VARCHAR) AS settings FROM sessions WHERE org_id = $org AND id = $id', { org, id });
+      const [row] = await tx.all<{ settings: string }>(
+        'SELECT CAST(settings AS VARCHAR) AS settings FROM sessions WHERE org_id = $org AND id = $id',
+        { org, id },
+      );
       const merged: Record<string, unknown> = JSON.parse(row!.settings) as Record<string, unknown>;
       for (const [key, value] of Object.entries(patch)) {
         if (value === null) delete merged[key];
@@ -249,10 +274,21 @@ export class SessionStore {
   }
 
   /** Queues a user message on a computer; the session moves to that computer. */
-  async addMessage(org: string, session: SessionRecord, computer: string, body: CreateMessageBody): Promise<{ messageId: string; status: SessionStatus }> {
+  async addMessage(
+    org: string,
+    session: SessionRecord,
+    computer: string,
+    body: CreateMessageBody,
+  ): Promise<{ messageId: string; status: SessionStatus }> {
     const attachments: Attachment[] = [
       ...(body.images ?? []).map((i) => ({ kind: 'image' as const, data: i.data })),
-      ...(body.files ?? []).map((f) => ({ kind: 'file' as const, data: f.data, ...(f.name ? { name: f.name } : {}), ...(f.path ? { path: f.path } : {}), ...(f.parsedData ? { parsedData: f.parsedData } : {}) })),
+      ...(body.files ?? []).map((f) => ({
+        kind: 'file' as const,
+        data: f.data,
+        ...(f.name ? { name: f.name } : {}),
+        ...(f.path ? { path: f.path } : {}),
+        ...(f.parsedData ? { parsedData: f.parsedData } : {}),
+      })),
     ];
     const messageId = newMessageId();
     await this.db.transaction(async (tx) => {
@@ -283,7 +319,11 @@ export class SessionStore {
     return { messageId, status: after!.status };
   }
 
-  async messages(session: string, after: number | null, limit: number): Promise<{ messages: SessionMessage[]; hasMore: boolean; nextCursor?: string }> {
+  async messages(
+    session: string,
+    after: number | null,
+    limit: number,
+  ): Promise<{ messages: SessionMessage[]; hasMore: boolean; nextCursor?: string }> {
     await this.expireLeases();
     const rows = await this.db.all<MessageRow & Record<string, unknown>>(SQL.messages, { session, after, limit: limit + 1 });
     const page = rows.slice(0, limit);
@@ -298,7 +338,14 @@ export class SessionStore {
     await this.expireLeases();
     const leaseUntil = this.now() + CLAIM_LEASE_MS;
     return this.db.transaction(async (tx) => {
-      const [row] = await tx.all<{ id: string; session_id: string; text: string; attachments: string | null; cwd: string | null; model: string | null }>(SQL.claimable, { computer });
+      const [row] = await tx.all<{
+        id: string;
+        session_id: string;
+        text: string;
+        attachments: string | null;
+        cwd: string | null;
+        model: string | null;
+      }>(SQL.claimable, { computer });
       if (!row) return null;
       await tx.run(SQL.claim, { id: row.id, lease: leaseUntil });
       return {
@@ -400,7 +447,10 @@ export class SessionStore {
   }
 
   private async ownedBy(computer: string, id: string) {
-    const [row] = await this.db.all<{ id: string; session_id: string; org_id: string; seq: number; status: string; computer_id: string }>(SQL.message, { id });
+    const [row] = await this.db.all<{ id: string; session_id: string; org_id: string; seq: number; status: string; computer_id: string }>(
+      SQL.message,
+      { id },
+    );
     return row && row.computer_id === computer ? row : undefined;
   }
 }
@@ -421,7 +471,14 @@ function toMessage(row: MessageRow): SessionMessage {
     ...(row.error !== null ? { error: row.error } : {}),
     // Attachments are listed, not echoed: their bytes went to the computer.
     ...(attachments.length
-      ? { attachments: attachments.map((a) => ({ kind: a.kind, ...(a.name ? { name: a.name } : {}), ...(a.path ? { path: a.path } : {}), bytes: Buffer.byteLength(a.data, 'base64') })) }
+      ? {
+          attachments: attachments.map((a) => ({
+            kind: a.kind,
+            ...(a.name ? { name: a.name } : {}),
+            ...(a.path ? { path: a.path } : {}),
+            bytes: Buffer.byteLength(a.data, 'base64'),
+          })),
+        }
       : {}),
   };
 }

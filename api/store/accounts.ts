@@ -1,9 +1,9 @@
 // Organizations, users and API keys. API keys are random, prefixed "am_", shown once and stored only as
 // a SHA-256 hash (they carry 256 bits of entropy, so a fast hash is enough to make a stolen table useless).
 import { hash, randomBytes } from 'node:crypto';
-import type { Db } from '../../common/db/duckdb.ts';
-import { newApiKeyId, newOrgId, newUserId, type ApiKeyId, type OrgId, type UserId } from '../../common/ids.ts';
 import { z } from 'zod';
+import type { Db } from '../../common/db/duckdb.ts';
+import { type ApiKeyId, newApiKeyId, newOrgId, newUserId, type OrgId, type UserId } from '../../common/ids.ts';
 
 export const ROLES = ['owner', 'manager', 'member', 'guest'] as const;
 export const Role = z.enum(ROLES);
@@ -100,7 +100,9 @@ export class AccountStore {
   }
 
   async getUser(orgId: string, id: string): Promise<User | undefined> {
-    return (await this.db.all<User & Record<string, unknown>>(`${SQL.userColumns} WHERE org_id = $org AND id = $id`, { org: orgId, id }))[0];
+    return (
+      await this.db.all<User & Record<string, unknown>>(`${SQL.userColumns} WHERE org_id = $org AND id = $id`, { org: orgId, id })
+    )[0];
   }
 
   async findUserByEmail(orgId: string, email: string): Promise<User | undefined> {
@@ -116,20 +118,35 @@ export class AccountStore {
   async createKey(user: Pick<User, 'id' | 'org_id'>, name?: string): Promise<{ key: string; info: ApiKeyInfo }> {
     const key = generateKey();
     const id = newApiKeyId();
-    await this.db.run(SQL.insertKey, { id, user: user.id, org: user.org_id, name: name ?? null, prefix: keyDisplayPrefix(key), hash: hashKey(key) });
+    await this.db.run(SQL.insertKey, {
+      id,
+      user: user.id,
+      org: user.org_id,
+      name: name ?? null,
+      prefix: keyDisplayPrefix(key),
+      hash: hashKey(key),
+    });
     const info = (await this.db.all<ApiKeyInfo & Record<string, unknown>>(`${SQL.keyColumns} WHERE id = $id`, { id }))[0]!;
     return { key, info };
   }
 
   listKeys(orgId: string, userId: string): Promise<ApiKeyInfo[]> {
-    return this.db.all<ApiKeyInfo & Record<string, unknown>>(`${SQL.keyColumns} WHERE org_id = $org AND user_id = $user ORDER BY created_at, id`, {
-      org: orgId,
-      user: userId,
-    });
+    return this.db.all<ApiKeyInfo & Record<string, unknown>>(
+      `${SQL.keyColumns} WHERE org_id = $org AND user_id = $user ORDER BY created_at, id`,
+      {
+        org: orgId,
+        user: userId,
+      },
+    );
   }
 
   async getKey(orgId: string, keyId: string): Promise<ApiKeyInfo | undefined> {
-    return (await this.db.all<ApiKeyInfo & Record<string, unknown>>(`${SQL.keyColumns} WHERE org_id = $org AND id = $id`, { org: orgId, id: keyId }))[0];
+    return (
+      await this.db.all<ApiKeyInfo & Record<string, unknown>>(`${SQL.keyColumns} WHERE org_id = $org AND id = $id`, {
+        org: orgId,
+        id: keyId,
+      })
+    )[0];
   }
 
   /** true when the key existed in the org and was active. */
@@ -140,7 +157,9 @@ export class AccountStore {
   async principalForKey(key: string): Promise<Principal | undefined> {
     if (!key.startsWith(KEY_PREFIX)) return undefined;
     const row = (
-      await this.db.all<{ key_id: string; user_id: string; org_id: string; email: string; role: Role }>(SQL.principalByHash, { hash: hashKey(key) })
+      await this.db.all<{ key_id: string; user_id: string; org_id: string; email: string; role: Role }>(SQL.principalByHash, {
+        hash: hashKey(key),
+      })
     )[0];
     if (!row) return undefined;
     return { orgId: row.org_id as OrgId, userId: row.user_id as UserId, email: row.email, role: row.role, keyId: row.key_id as ApiKeyId };

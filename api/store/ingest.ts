@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import type { WireRecord } from '../../common/wire.ts';
-import { decodeItems, type DecodedBatch } from '../ingest/decode.ts';
+import { type DecodedBatch, decodeItems } from '../ingest/decode.ts';
 
 const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'VARCHAR', session_id: 'VARCHAR', client: 'VARCHAR',
   autonomy: 'VARCHAR', tool_name: 'VARCHAR', tool_success: 'BOOLEAN', mcp_server: 'VARCHAR', skill: 'VARCHAR', is_shell: 'BOOLEAN',

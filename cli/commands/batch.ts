@@ -4,7 +4,7 @@ import { loadConfig } from '../../common/config.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { UserError } from '../../common/errors.ts';
 import { createLogger } from '../../common/logger.ts';
-import { runBatch, type BatchReport } from '../../pipeline/batch.ts';
+import { type BatchReport, runBatch } from '../../pipeline/batch.ts';
 import { callServer } from '../server-call.ts';
 
 interface BatchArgs {
@@ -17,7 +17,15 @@ interface BatchArgs {
   json?: boolean;
 }
 
-const Report = z.object({ runId: z.number(), mode: z.enum(['incremental', 'range']), days: z.number(), firstDay: z.string().nullable(), lastDay: z.string().nullable(), unpricedModels: z.array(z.string()), ms: z.number() });
+const Report = z.object({
+  runId: z.number(),
+  mode: z.enum(['incremental', 'range']),
+  days: z.number(),
+  firstDay: z.string().nullable(),
+  lastDay: z.string().nullable(),
+  unpricedModels: z.array(z.string()),
+  ms: z.number(),
+});
 
 export const batchCommand: CommandModule<object, BatchArgs> = {
   command: 'batch',
@@ -26,8 +34,16 @@ export const batchCommand: CommandModule<object, BatchArgs> = {
     const env = loadConfig().env;
     return y
       .option('db', { type: 'string', describe: 'DuckDB file (server stopped)' })
-      .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Run inside this running server (env AGENTMETER_SERVER)' })
-      .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Owner or manager key for --server (env AGENTMETER_API_KEY)' })
+      .option('server', {
+        type: 'string',
+        default: env.AGENTMETER_SERVER,
+        describe: 'Run inside this running server (env AGENTMETER_SERVER)',
+      })
+      .option('key', {
+        type: 'string',
+        default: env.AGENTMETER_API_KEY,
+        describe: 'Owner or manager key for --server (env AGENTMETER_API_KEY)',
+      })
       .option('from', { type: 'string', describe: 'First day to rebuild (YYYY-MM-DD)' })
       .option('to', { type: 'string', describe: 'Last day to rebuild (YYYY-MM-DD; default yesterday)' })
       .option('pricing', { type: 'string', describe: 'Pricing file (default pipeline/pricing.json); --db only' })
@@ -43,21 +59,33 @@ export const batchCommand: CommandModule<object, BatchArgs> = {
       const log = createLogger({ name: 'agentmeter-batch', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
       const db = await openDb(args.db);
       try {
-        report = await runBatch(db, { trigger: 'cli', log, ...(args.from ? { from: args.from } : {}), ...(args.to ? { to: args.to } : {}), ...(args.pricing ? { pricingFile: args.pricing } : {}) });
+        report = await runBatch(db, {
+          trigger: 'cli',
+          log,
+          ...(args.from ? { from: args.from } : {}),
+          ...(args.to ? { to: args.to } : {}),
+          ...(args.pricing ? { pricingFile: args.pricing } : {}),
+        });
       } catch (error) {
         throw error instanceof UserError ? error : new UserError((error as Error).message);
       } finally {
         await db.close();
       }
     } else if (args.server && args.key) {
-      report = await callServer(args.server, args.key, 'POST', '/api/v0/admin/batch', Report, { ...(args.from ? { from: args.from } : {}), ...(args.to ? { to: args.to } : {}) });
+      report = await callServer(args.server, args.key, 'POST', '/api/v0/admin/batch', Report, {
+        ...(args.from ? { from: args.from } : {}),
+        ...(args.to ? { to: args.to } : {}),
+      });
     } else {
       throw new UserError('give --db FILE (server stopped) or --server URL --key KEY (server running)');
     }
     if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
     else {
-      process.stdout.write(`batch ${report.runId} (${report.mode}): ${report.days} days rebuilt${report.days ? ` (${report.firstDay} … ${report.lastDay})` : ''} in ${report.ms} ms\n`);
-      if (report.unpricedModels.length) process.stdout.write(`unpriced models (counted at 1x; add them to the pricing file): ${report.unpricedModels.join(', ')}\n`);
+      process.stdout.write(
+        `batch ${report.runId} (${report.mode}): ${report.days} days rebuilt${report.days ? ` (${report.firstDay} … ${report.lastDay})` : ''} in ${report.ms} ms\n`,
+      );
+      if (report.unpricedModels.length)
+        process.stdout.write(`unpriced models (counted at 1x; add them to the pricing file): ${report.unpricedModels.join(', ')}\n`);
     }
   },
 };

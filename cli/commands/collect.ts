@@ -1,10 +1,10 @@
 import type { Argv, CommandModule } from 'yargs';
-import { loadConfig } from '../../common/config.ts';
-import { UserError } from '../../common/errors.ts';
-import { createLogger } from '../../common/logger.ts';
 import { Collector } from '../../collector/daemon.ts';
 import { spoolCounts, spoolDirs } from '../../collector/spool.ts';
 import { loadState } from '../../collector/state.ts';
+import { loadConfig } from '../../common/config.ts';
+import { UserError } from '../../common/errors.ts';
+import { createLogger } from '../../common/logger.ts';
 
 interface CollectArgs {
   server?: string;
@@ -39,7 +39,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       const counts = spoolCounts(dirs);
       const { state } = loadState(config.agentmeterHome);
       process.stdout.write(
-        [
+        `${[
           `spool: ${dirs.root}`,
           `pending: ${counts.pending}`,
           `being written: ${counts.inProgress}`,
@@ -47,7 +47,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
           `last successful ship: ${state.lastShipAt ? `${new Date(state.lastShipAt).toISOString()} (${state.lastShipRecords} records)` : 'never'}`,
           `shipped in total: ${state.totalShipped}`,
           ...(state.lastError ? [`last error: ${state.lastError} at ${new Date(state.lastErrorAt ?? 0).toISOString()}`] : []),
-        ].join('\n') + '\n',
+        ].join('\n')}\n`,
       );
       return;
     }
@@ -66,7 +66,9 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     });
     if (args.once) {
       const result = await collector.drain();
-      process.stdout.write(`shipped ${result.shipped}, quarantined ${result.quarantined}${result.error ? `, not shipped: ${result.error}` : ''}\n`);
+      process.stdout.write(
+        `shipped ${result.shipped}, quarantined ${result.quarantined}${result.error ? `, not shipped: ${result.error}` : ''}\n`,
+      );
       process.exit(result.error ? 1 : 0);
     }
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => collector.stop());

@@ -40,7 +40,10 @@ export const computerCommand: CommandModule = {
             .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL (env AGENTMETER_SERVER)' })
             .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Your API key (env AGENTMETER_API_KEY)' })
             .option('name', { type: 'string', demandOption: true, describe: 'A name people will recognize, e.g. "Ana\'s workstation"' })
-            .example('$0 computer register --server http://agentmeter.internal:8080 --key am_… --name "build box"', 'Register, then start `agentmeter computer run`') as never;
+            .example(
+              '$0 computer register --server http://agentmeter.internal:8080 --key am_… --name "build box"',
+              'Register, then start `agentmeter computer run`',
+            ) as never;
         },
         async (args) => {
           if (!args.server) throw new UserError('--server URL (or AGENTMETER_SERVER) is required');
@@ -52,20 +55,39 @@ export const computerCommand: CommandModule = {
             remoteUser: userInfo().username,
             hostId: hostId(config.agentmeterHome),
           });
-          saveCredentials(config.agentmeterHome, { server: args.server, computerId: registered.computer.id, name: registered.computer.name, token: registered.token });
-          process.stdout.write(`registered computer "${registered.computer.name}"; its credentials are in ${credentialsPath(config.agentmeterHome)}\n`);
+          saveCredentials(config.agentmeterHome, {
+            server: args.server,
+            computerId: registered.computer.id,
+            name: registered.computer.name,
+            token: registered.token,
+          });
+          process.stdout.write(
+            `registered computer "${registered.computer.name}"; its credentials are in ${credentialsPath(config.agentmeterHome)}\n`,
+          );
           process.stdout.write('start it with: agentmeter computer run\n');
           process.stdout.write(`${registered.computer.id}\n`);
         },
       )
       .command<RunArgs>(
         'run',
-        'The computer agent: takes this computer\'s session messages from the server and runs the agent for each',
+        "The computer agent: takes this computer's session messages from the server and runs the agent for each",
         (c) =>
           c
-            .option('agent-command', { type: 'string', default: 'droid exec', describe: 'The agent to run per message (split into words, never run through a shell)' })
-            .option('input', { choices: ['arg', 'stdin'] as const, default: 'arg' as const, describe: 'The message text goes in as the last argument, or on stdin' })
-            .option('model-flag', { type: 'string', default: '--model', describe: 'Flag that passes the session\'s model ("" never passes it)' })
+            .option('agent-command', {
+              type: 'string',
+              default: 'droid exec',
+              describe: 'The agent to run per message (split into words, never run through a shell)',
+            })
+            .option('input', {
+              choices: ['arg', 'stdin'] as const,
+              default: 'arg' as const,
+              describe: 'The message text goes in as the last argument, or on stdin',
+            })
+            .option('model-flag', {
+              type: 'string',
+              default: '--model',
+              describe: 'Flag that passes the session\'s model ("" never passes it)',
+            })
             .option('cwd', { type: 'string', default: process.cwd(), describe: 'Where sessions without a cwd run' })
             .option('poll-wait-ms', { type: 'number', default: 25_000, describe: 'Longest one long-poll waits on the server' })
             .example('$0 computer run', 'Run `droid exec <message>` for each message')
@@ -93,7 +115,8 @@ export const computerCommand: CommandModule = {
           });
           for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => agent.stop());
           const ok = await agent.run();
-          if (!ok) throw new UserError('the computer\'s checks failed (see above; the server shows the computer in error): fix them and run again');
+          if (!ok)
+            throw new UserError("the computer's checks failed (see above; the server shows the computer in error): fix them and run again");
           // Stopped in order (the last result delivered): exit even if an idle connection lingers.
           process.exit(0);
         },

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
+import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
+import { AccountStore } from '../../api/store/accounts.ts';
 import { loadConfig } from '../../common/config.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
-import { AccountStore } from '../../api/store/accounts.ts';
-import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
 import { loadSample, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
 
 interface DemoArgs {
@@ -33,7 +33,14 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     mkdirSync(dirname(args.db), { recursive: true });
     const db = await openDb(args.db, SERVER_DB_OPTIONS);
     const accounts = new AccountStore(db);
-    const server = await startServer({ db, log, jwtSecret: config.env.AGENTMETER_JWT_SECRET, host: args.host, port: args.port, batchAt: '00:15' });
+    const server = await startServer({
+      db,
+      log,
+      jwtSecret: config.env.AGENTMETER_JWT_SECRET,
+      host: args.host,
+      port: args.port,
+      batchAt: '00:15',
+    });
     const say = (line: string) => process.stdout.write(`${line}\n`);
     let org = (await accounts.listOrgs()).find((o) => o.name === SAMPLE_ORG_NAME);
     if (!org) {
@@ -43,7 +50,12 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       // Days that ended since the last start.
       await server.services.runBatch({ trigger: 'demo', log });
     }
-    const managers = (await db.all<{ id: string; email: string }>("SELECT id, email FROM users WHERE org_id = $org AND role = 'manager' ORDER BY email LIMIT 1", { org: org.id }))[0]!;
+    const managers = (
+      await db.all<{ id: string; email: string }>(
+        "SELECT id, email FROM users WHERE org_id = $org AND role = 'manager' ORDER BY email LIMIT 1",
+        { org: org.id },
+      )
+    )[0]!;
     const manager = (await accounts.getUser(org.id, managers.id))!;
     // A new key each start: keys are stored only as hashes, so an old one cannot be shown again.
     const { key } = await accounts.createKey(manager, `demo ${new Date().toISOString()}`);

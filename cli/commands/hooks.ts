@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
-import { describeChanges, install, SettingsError, status, uninstall, type InstallTarget } from '../../hooks/installer.ts';
+import { describeChanges, type InstallTarget, install, SettingsError, status, uninstall } from '../../hooks/installer.ts';
 import type { Agent } from '../../hooks/settings.ts';
 
 interface HookArgs {
@@ -77,7 +77,12 @@ export const hooksCommand: CommandModule = {
             process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
             return;
           }
-          const state = s.missingEvents.length === 0 && s.outdatedEvents.length === 0 ? 'installed' : s.installedEvents.length ? 'partly installed' : 'not installed';
+          const state =
+            s.missingEvents.length === 0 && s.outdatedEvents.length === 0
+              ? 'installed'
+              : s.installedEvents.length
+                ? 'partly installed'
+                : 'not installed';
           process.stdout.write(`${args.agent}: ${state} in ${s.file}${s.exists ? '' : ' (file absent)'}\n`);
           if (s.installedEvents.length) process.stdout.write(`  events: ${s.installedEvents.join(', ')}\n`);
           if (s.missingEvents.length) process.stdout.write(`  missing: ${s.missingEvents.join(', ')}\n`);

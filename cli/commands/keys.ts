@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { adminBackend } from '../admin-backend.ts';
-import { targetOptions, type TargetArgs } from './target.ts';
+import { type TargetArgs, targetOptions } from './target.ts';
 
 export const keysCommand: CommandModule = {
   command: 'keys <action>',
@@ -18,7 +18,11 @@ export const keysCommand: CommandModule = {
         async (args) => {
           const backend = await adminBackend(args);
           try {
-            const { apiKey, key } = await backend.createKey({ user: args.user, ...(args.org ? { org: args.org } : {}), ...(args.name ? { name: args.name } : {}) });
+            const { apiKey, key } = await backend.createKey({
+              user: args.user,
+              ...(args.org ? { org: args.org } : {}),
+              ...(args.name ? { name: args.name } : {}),
+            });
             process.stdout.write(`key ${key.id} (${key.prefix}…) for ${key.userId}\nAPI key (shown once; store it now):\n${apiKey}\n`);
           } finally {
             await backend.close();
@@ -40,7 +44,9 @@ export const keysCommand: CommandModule = {
             if (args.json) process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
             else
               for (const k of keys)
-                process.stdout.write(`${k.id}\t${k.prefix}…\t${k.name ?? '-'}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}\n`);
+                process.stdout.write(
+                  `${k.id}\t${k.prefix}…\t${k.name ?? '-'}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}\n`,
+                );
           } finally {
             await backend.close();
           }
@@ -49,7 +55,10 @@ export const keysCommand: CommandModule = {
       .command<TargetArgs & { id: string }>(
         'revoke <id>',
         'Revoke an API key by its id (key_…)',
-        (c) => targetOptions(c).positional('id', { type: 'string', demandOption: true }).example('$0 keys revoke key_0123 --db a.duckdb --org org_123', '') as never,
+        (c) =>
+          targetOptions(c)
+            .positional('id', { type: 'string', demandOption: true })
+            .example('$0 keys revoke key_0123 --db a.duckdb --org org_123', '') as never,
         async (args) => {
           const backend = await adminBackend(args);
           try {

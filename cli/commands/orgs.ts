@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
-import { openDb } from '../../common/db/duckdb.ts';
 import { AccountStore } from '../../api/store/accounts.ts';
+import { openDb } from '../../common/db/duckdb.ts';
 
 export const orgsCommand: CommandModule = {
   command: 'orgs <action>',
@@ -28,7 +28,10 @@ export const orgsCommand: CommandModule = {
       .command<{ db: string }>(
         'list',
         'List organizations',
-        (c) => c.option('db', { type: 'string', demandOption: true, describe: 'DuckDB file' }).example('$0 orgs list --db agentmeter.duckdb', '') as never,
+        (c) =>
+          c
+            .option('db', { type: 'string', demandOption: true, describe: 'DuckDB file' })
+            .example('$0 orgs list --db agentmeter.duckdb', '') as never,
         async (args) => {
           const db = await openDb(args.db);
           try {

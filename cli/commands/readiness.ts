@@ -4,11 +4,11 @@ import type { Argv, CommandModule } from 'yargs';
 import { z } from 'zod';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
+import { type ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { describeZodError } from '../../common/wire.ts';
-import { ReadinessReportInput, type ReadinessReport } from '../../common/readiness.ts';
+import packageJson from '../../package.json' with { type: 'json' };
 import { evaluate, summarize } from '../../readiness/evaluator.ts';
 import { callServer } from '../server-call.ts';
-import packageJson from '../../package.json' with { type: 'json' };
 
 interface UploadArgs {
   file: string;
@@ -27,7 +27,14 @@ interface EvaluateArgs {
 
 /** POSTs a report; returns the stored reportId and repoId. */
 async function upload(server: string, key: string, report: unknown): Promise<{ reportId: string; repoId: string }> {
-  const stored = await callServer(server, key, 'POST', '/api/organization/maturity-level-reports', z.object({ report: z.object({ reportId: z.string() }), repoId: z.string() }), report);
+  const stored = await callServer(
+    server,
+    key,
+    'POST',
+    '/api/organization/maturity-level-reports',
+    z.object({ report: z.object({ reportId: z.string() }), repoId: z.string() }),
+    report,
+  );
   return { reportId: stored.report.reportId, repoId: stored.repoId };
 }
 
@@ -48,7 +55,8 @@ export const readinessCommand: CommandModule = {
             .example('$0 readiness upload report.json --server http://127.0.0.1:8080 --key am_…', '') as never;
         },
         async (args) => {
-          if (!args.server || !args.key) throw new UserError('--server URL and --key KEY (or AGENTMETER_SERVER, AGENTMETER_API_KEY) are required');
+          if (!args.server || !args.key)
+            throw new UserError('--server URL and --key KEY (or AGENTMETER_SERVER, AGENTMETER_API_KEY) are required');
           let json: unknown;
           try {
             json = JSON.parse(readFileSync(args.file, 'utf8'));
@@ -70,14 +78,23 @@ export const readinessCommand: CommandModule = {
             .positional('path', { type: 'string', demandOption: true, describe: 'The repository' })
             .option('out', { type: 'string', describe: 'Write the report (JSON) to this file' })
             .option('json', { type: 'boolean', default: false, describe: 'Print the report as JSON instead of the summary' })
-            .option('upload', { type: 'boolean', default: false, describe: 'Upload the report (prints its reportId alone on the last line)' })
-            .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL for --upload (env AGENTMETER_SERVER)' })
+            .option('upload', {
+              type: 'boolean',
+              default: false,
+              describe: 'Upload the report (prints its reportId alone on the last line)',
+            })
+            .option('server', {
+              type: 'string',
+              default: env.AGENTMETER_SERVER,
+              describe: 'Server URL for --upload (env AGENTMETER_SERVER)',
+            })
             .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'API key for --upload (env AGENTMETER_API_KEY)' })
             .example('$0 readiness evaluate .', 'The level and criteria of this repository')
             .example('$0 readiness evaluate ~/src/app --upload --server http://agentmeter:8080 --key am_…', 'Evaluate and upload') as never;
         },
         async (args) => {
-          if (args.upload && (!args.server || !args.key)) throw new UserError('--upload needs --server URL and --key KEY (or AGENTMETER_SERVER, AGENTMETER_API_KEY)');
+          if (args.upload && (!args.server || !args.key))
+            throw new UserError('--upload needs --server URL and --key KEY (or AGENTMETER_SERVER, AGENTMETER_API_KEY)');
           const evaluation = evaluate(resolve(args.path), { agentVersion: packageJson.version });
           const report: ReadinessReport = evaluation.report;
           if (args.out) writeFileSync(args.out, `${JSON.stringify(report, null, 2)}\n`);

@@ -1,9 +1,9 @@
 import type { CommandModule } from 'yargs';
+import { DEFAULT_CACHE_LIMITS } from '../../api/analytics/cache.ts';
+import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
 import { loadConfig } from '../../common/config.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
-import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
-import { DEFAULT_CACHE_LIMITS } from '../../api/analytics/cache.ts';
 
 const MIB = 1024 * 1024;
 
@@ -30,9 +30,20 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('batch-at', { type: 'string', default: '00:15', describe: 'Daily batch time, HH:MM UTC' })
       .option('batch', { type: 'boolean', default: true, describe: 'Run the daily batch (--no-batch turns it off)' })
       .option('pricing', { type: 'string', describe: 'Pricing file (default pipeline/pricing.json)' })
-      .option('cache-entries', { type: 'number', default: DEFAULT_CACHE_LIMITS.maxEntries, describe: 'Most analytics answers kept until the next batch (0: no cache)' })
-      .option('cache-mb', { type: 'number', default: DEFAULT_CACHE_LIMITS.maxBytes / MIB, describe: 'Most memory those answers take, in MiB (0: no cache)' })
-      .option('decode-workers', { type: 'number', describe: 'Threads that decode ingest batches (default: cores - 1, from 2 to 4; 0: on the event loop)' })
+      .option('cache-entries', {
+        type: 'number',
+        default: DEFAULT_CACHE_LIMITS.maxEntries,
+        describe: 'Most analytics answers kept until the next batch (0: no cache)',
+      })
+      .option('cache-mb', {
+        type: 'number',
+        default: DEFAULT_CACHE_LIMITS.maxBytes / MIB,
+        describe: 'Most memory those answers take, in MiB (0: no cache)',
+      })
+      .option('decode-workers', {
+        type: 'number',
+        describe: 'Threads that decode ingest batches (default: cores - 1, from 2 to 4; 0: on the event loop)',
+      })
       .check((a) => {
         if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(String(a['batch-at']))) throw new Error('--batch-at takes HH:MM (UTC)');
         const entries = a['cache-entries'];
@@ -40,7 +51,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         const mb = a['cache-mb'];
         if (!(Number.isFinite(mb) && mb >= 0)) throw new Error('--cache-mb takes a number of MiB, 0 or more');
         const workers = a['decode-workers'];
-        if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0 && workers <= 64)) throw new Error('--decode-workers takes a whole number from 0 to 64');
+        if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0 && workers <= 64))
+          throw new Error('--decode-workers takes a whole number from 0 to 64');
         return true;
       })
       .example('$0 serve --db ./agentmeter.duckdb', 'Serve on http://127.0.0.1:8080')

@@ -14,6 +14,10 @@ export function targetOptions<T>(y: Argv<T>): Argv<T & TargetArgs> {
   return y
     .option('db', { type: 'string', describe: 'DuckDB file (when the server is stopped)' })
     .option('server', { type: 'string', describe: 'Running server URL (env AGENTMETER_SERVER)', default: env.AGENTMETER_SERVER })
-    .option('key', { type: 'string', describe: 'Owner or manager API key for --server (env AGENTMETER_API_KEY)', default: env.AGENTMETER_API_KEY })
+    .option('key', {
+      type: 'string',
+      describe: 'Owner or manager API key for --server (env AGENTMETER_API_KEY)',
+      default: env.AGENTMETER_API_KEY,
+    })
     .option('org', { type: 'string', describe: 'Organization id (required with --db)' }) as Argv<T & TargetArgs>;
 }

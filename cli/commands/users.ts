@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { Role } from '../../api/store/accounts.ts';
 import { adminBackend } from '../admin-backend.ts';
-import { targetOptions, type TargetArgs } from './target.ts';
+import { type TargetArgs, targetOptions } from './target.ts';
 
 export const usersCommand: CommandModule = {
   command: 'users <action>',
@@ -17,11 +17,19 @@ export const usersCommand: CommandModule = {
             .option('role', { type: 'string', choices: Role.options, demandOption: true })
             .option('key-name', { type: 'string', describe: 'A label for the key' })
             .example('$0 users add --db a.duckdb --org org_123 --email ana@example.com --role manager', 'With the server stopped')
-            .example('$0 users add --server http://127.0.0.1:8080 --key am_OWNER --email bo@example.com --role member', 'Through a running server') as never,
+            .example(
+              '$0 users add --server http://127.0.0.1:8080 --key am_OWNER --email bo@example.com --role member',
+              'Through a running server',
+            ) as never,
         async (args) => {
           const backend = await adminBackend(args);
           try {
-            const result = await backend.addUser({ email: args.email, role: Role.parse(args.role), ...(args.org ? { org: args.org } : {}), ...(args['key-name'] ? { keyName: args['key-name'] } : {}) });
+            const result = await backend.addUser({
+              email: args.email,
+              role: Role.parse(args.role),
+              ...(args.org ? { org: args.org } : {}),
+              ...(args['key-name'] ? { keyName: args['key-name'] } : {}),
+            });
             process.stdout.write(`user ${result.userId} (${args.email}, ${args.role}) in ${result.orgId}\n`);
             process.stdout.write('API key (shown once; store it now):\n');
             process.stdout.write(`${result.apiKey}\n`);

@@ -1,9 +1,10 @@
 // A thin wrapper over @duckdb/node-api: open, run, all, transaction, close. Passed in as a dependency so
 // tests use a real temporary file. Values are always bound as parameters, never spliced into SQL text.
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { UserError } from '../errors.ts';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
@@ -56,10 +57,20 @@ class Mutex {
   }
 }
 
-function wrap(path: string, conn: DuckDBConnection, mutex: Mutex, inTx: boolean, onClose: () => Promise<void>, state: { closed: boolean }): Db {
+function wrap(
+  path: string,
+  conn: DuckDBConnection,
+  mutex: Mutex,
+  inTx: boolean,
+  onClose: () => Promise<void>,
+  state: { closed: boolean },
+): Db {
   // A statement queued behind close() (a fire-and-forget update, say) must fail cleanly: calling into a
   // disconnected native connection would crash the process.
-  const live = <T>(fn: () => Promise<T>) => () => (state.closed ? Promise.reject(new Error(`database ${path} is closed`)) : fn());
+  const live =
+    <T>(fn: () => Promise<T>) =>
+    () =>
+      state.closed ? Promise.reject(new Error(`database ${path} is closed`)) : fn();
   const guard = <T>(fn: () => Promise<T>) => (inTx ? fn() : mutex.lock(live(fn)));
   const db: Db = {
     path,
@@ -111,7 +122,8 @@ export async function openDb(path: string, options: OpenOptions = {}): Promise<D
   const conn = await instance.connect();
   // Every time we store or compare is UTC; never let the machine's zone leak into a cast.
   await conn.run("SET TimeZone = 'UTC'").catch(() => undefined);
-  if (options.checkpointThreshold) await conn.run(`SET checkpoint_threshold = '${options.checkpointThreshold.replace(/[^0-9A-Za-z.]/g, '')}'`);
+  if (options.checkpointThreshold)
+    await conn.run(`SET checkpoint_threshold = '${options.checkpointThreshold.replace(/[^0-9A-Za-z.]/g, '')}'`);
   const state = { closed: false };
   const mutex = new Mutex();
   // Closing waits its turn behind every statement already queued, then refuses the ones after it.

@@ -10,7 +10,23 @@ import { tempDir } from '../helpers/tmp.ts';
 // Each CLI run starts Node and tsx (about a second, more while other suites load the machine).
 describe('agentmeter CLI', { timeout: 180_000 }, () => {
   it('every command has --help with examples', async () => {
-    const commands = [['serve'], ['orgs', 'add'], ['users', 'add'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['hooks', 'install'], ['hooks', 'status'], ['collect'], ['demo'], ['batch'], ['readiness', 'upload'], ['readiness', 'evaluate'], ['computer', 'register'], ['computer', 'run']];
+    const commands = [
+      ['serve'],
+      ['orgs', 'add'],
+      ['users', 'add'],
+      ['keys', 'create'],
+      ['keys', 'list'],
+      ['keys', 'revoke'],
+      ['hooks', 'install'],
+      ['hooks', 'status'],
+      ['collect'],
+      ['demo'],
+      ['batch'],
+      ['readiness', 'upload'],
+      ['readiness', 'evaluate'],
+      ['computer', 'register'],
+      ['computer', 'run'],
+    ];
     // Two at a time: each is a Node start-up, and there are two cores.
     for (let i = 0; i < commands.length; i += 2) {
       const pair = commands.slice(i, i + 2);
@@ -52,7 +68,10 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
     expect(keys).toHaveLength(2);
     expect(listed.stdout).not.toContain(second);
     expect(runCli(['keys', 'revoke', keyId, '--db', db, '--org', org]).stdout).toContain(`revoked ${keyId}`);
-    const after = JSON.parse(runCli(['keys', 'list', '--db', db, '--org', org, '--user', 'ana@example.com', '--json']).stdout) as { id: string; revokedAt: string | null }[];
+    const after = JSON.parse(runCli(['keys', 'list', '--db', db, '--org', org, '--user', 'ana@example.com', '--json']).stdout) as {
+      id: string;
+      revokedAt: string | null;
+    }[];
     expect(after.find((k) => k.id === keyId)!.revokedAt).not.toBeNull();
     const dup = runCli(['users', 'add', '--db', db, '--org', org, '--email', 'ana@example.com', '--role', 'member']);
     expect(dup.status).toBe(1);
@@ -104,11 +123,21 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
       expect(refusedBatch.stderr).toContain('403');
       // A readiness report uploaded from the command line, and one refused before it leaves the machine.
       const reportFile = join(dir, 'report.json');
-      writeFileSync(reportFile, JSON.stringify({ repoUrl: 'git@github.com:acme/app.git', apps: { '.': { description: 'app' } }, report: { readme: { numerator: 1, denominator: 1, rationale: 'README.md present' } } }));
+      writeFileSync(
+        reportFile,
+        JSON.stringify({
+          repoUrl: 'git@github.com:acme/app.git',
+          apps: { '.': { description: 'app' } },
+          report: { readme: { numerator: 1, denominator: 1, rationale: 'README.md present' } },
+        }),
+      );
       const uploaded = runCli(['readiness', 'upload', reportFile, '--server', server.url, '--key', memberKey]);
       expect(uploaded.status, uploaded.stderr).toBe(0);
       expect(lastLine(uploaded.stdout)).toMatch(/^[0-9a-f-]{36}$/);
-      writeFileSync(reportFile, JSON.stringify({ repoUrl: 'x', apps: {}, report: { readme: { numerator: 2, denominator: 1, rationale: '' } } }));
+      writeFileSync(
+        reportFile,
+        JSON.stringify({ repoUrl: 'x', apps: {}, report: { readme: { numerator: 2, denominator: 1, rationale: '' } } }),
+      );
       const invalid = runCli(['readiness', 'upload', reportFile, '--server', server.url, '--key', memberKey]);
       expect(invalid.status).toBe(1);
       expect(invalid.stderr).toContain('numerator must not exceed denominator');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../common/db/duckdb.ts';
 import * as p from '../helpers/payloads.ts';
-import { runCli, seedAccount, startServerProcess, type ServerProcess } from '../helpers/processes.ts';
+import { runCli, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const dir = tempDir();
@@ -23,7 +23,9 @@ let org: string;
 function installedCommand(settingsFile: string, event: string, topLevel = false): string {
   const json = JSON.parse(readFileSync(settingsFile, 'utf8'));
   const hooks = topLevel ? json : json.hooks;
-  const entry = hooks[event].flatMap((g: { hooks: { command: string }[] }) => g.hooks).find((h: { command: string }) => h.command.includes('agentmeter-hook.sh'));
+  const entry = hooks[event]
+    .flatMap((g: { hooks: { command: string }[] }) => g.hooks)
+    .find((h: { command: string }) => h.command.includes('agentmeter-hook.sh'));
   return entry.command as string;
 }
 
@@ -55,11 +57,34 @@ describe('hook → spool → collector → server', () => {
     mkdirSync(join(home, '.claude', 'projects', 'p'), { recursive: true });
     writeFileSync(
       transcript,
-      [
-        p.claudeAssistantLine({ id: 'msg_1', timestamp: '2026-03-02T09:00:01Z', input: 1200, output: 3, cacheRead: 5000, thinking: true, sessionId: 'c1' }),
-        p.claudeAssistantLine({ id: 'msg_1', timestamp: '2026-03-02T09:00:05Z', input: 1200, output: 480, cacheRead: 5000, sessionId: 'c1' }),
-        p.claudeAssistantLine({ id: 'msg_2', timestamp: '2026-03-02T09:01:00Z', input: 300, output: 90, cacheWrite: 700, sessionId: 'c1', sidechain: true }),
-      ].join('\n') + '\n',
+      `${[
+        p.claudeAssistantLine({
+          id: 'msg_1',
+          timestamp: '2026-03-02T09:00:01Z',
+          input: 1200,
+          output: 3,
+          cacheRead: 5000,
+          thinking: true,
+          sessionId: 'c1',
+        }),
+        p.claudeAssistantLine({
+          id: 'msg_1',
+          timestamp: '2026-03-02T09:00:05Z',
+          input: 1200,
+          output: 480,
+          cacheRead: 5000,
+          sessionId: 'c1',
+        }),
+        p.claudeAssistantLine({
+          id: 'msg_2',
+          timestamp: '2026-03-02T09:01:00Z',
+          input: 300,
+          output: 90,
+          cacheWrite: 700,
+          sessionId: 'c1',
+          sidechain: true,
+        }),
+      ].join('\n')}\n`,
     );
     const c = { session_id: 'c1', transcript_path: transcript, cwd: join(home, 'repo'), permission_mode: 'acceptEdits' };
     const claudeEvents = [
@@ -77,8 +102,17 @@ describe('hook → spool → collector → server', () => {
     // A Droid session: cumulative tokenUsage in its settings file.
     const sessions = join(home, '.factory', 'sessions', '-repo');
     mkdirSync(sessions, { recursive: true });
-    writeFileSync(join(sessions, 'd1.settings.json'), JSON.stringify({ model: 'gpt-5-codex', tokenUsage: { inputTokens: 900, outputTokens: 120, cacheCreationTokens: 0, cacheReadTokens: 300, thinkingTokens: 15 } }));
-    writeFileSync(join(sessions, 'd1.jsonl'), JSON.stringify({ type: 'message', id: 'dm1', timestamp: '2026-03-02T10:00:00Z', message: { role: 'assistant' } }) + '\n');
+    writeFileSync(
+      join(sessions, 'd1.settings.json'),
+      JSON.stringify({
+        model: 'gpt-5-codex',
+        tokenUsage: { inputTokens: 900, outputTokens: 120, cacheCreationTokens: 0, cacheReadTokens: 300, thinkingTokens: 15 },
+      }),
+    );
+    writeFileSync(
+      join(sessions, 'd1.jsonl'),
+      `${JSON.stringify({ type: 'message', id: 'dm1', timestamp: '2026-03-02T10:00:00Z', message: { role: 'assistant' } })}\n`,
+    );
     const d = { session_id: 'd1', transcript_path: join(sessions, 'd1.jsonl'), cwd: join(home, 'repo'), permission_mode: 'auto-medium' };
     const droidEvents = [p.sessionStart(d), p.postToolUse('Create', { file_path: '/repo/Makefile' }, {}, d), p.stop(d)];
     for (const e of droidEvents) fire(droidSettings, e, { AGENTMETER_CLIENT: 'non-interactive-cli' });
@@ -97,9 +131,22 @@ describe('hook → spool → collector → server', () => {
     await server.stop();
     const conn = await openDb(db, { migrate: false });
     try {
-      const events = await conn.all<{ id: string; event: string; agent: string; user_id: string; org_id: string; client: string; autonomy: string; tool_name: string | null; git_commit: boolean | null; pr_created: boolean | null; slash_command: string | null; files: unknown[] | null; hooks: unknown[] | null; mcp_server: string | null }>(
-        'SELECT * EXCLUDE (received_at, ts) FROM events ORDER BY agent, ts, id',
-      );
+      const events = await conn.all<{
+        id: string;
+        event: string;
+        agent: string;
+        user_id: string;
+        org_id: string;
+        client: string;
+        autonomy: string;
+        tool_name: string | null;
+        git_commit: boolean | null;
+        pr_created: boolean | null;
+        slash_command: string | null;
+        files: unknown[] | null;
+        hooks: unknown[] | null;
+        mcp_server: string | null;
+      }>('SELECT * EXCLUDE (received_at, ts) FROM events ORDER BY agent, ts, id');
       expect(events).toHaveLength(claudeEvents.length + droidEvents.length);
       expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
       expect(new Set(events.map((e) => e.org_id))).toEqual(new Set([org]));
@@ -112,23 +159,64 @@ describe('hook → spool → collector → server', () => {
       expect(claude.find((e) => e.mcp_server)!.mcp_server).toBe('GitHub');
       expect(claude.find((e) => e.files)!.files).toEqual([{ ext: 'ts', name: null, op: 'create' }]);
       // Our own hook is among the hooks that ran for each event.
-      expect(claude.find((e) => e.event === 'Stop')!.hooks![0]).toMatchObject({ event: 'Stop', matcher: '', command: "AGENTMETER_HOME='~/am' '~/am/bin/agentmeter-hook.sh' claude" });
+      expect(claude.find((e) => e.event === 'Stop')!.hooks![0]).toMatchObject({
+        event: 'Stop',
+        matcher: '',
+        command: "AGENTMETER_HOME='~/am' '~/am/bin/agentmeter-hook.sh' claude",
+      });
       const droid = events.filter((e) => e.agent === 'droid');
       expect(droid.every((e) => e.client === 'non-interactive-cli' && e.autonomy === 'auto-medium')).toBe(true);
       expect(droid.find((e) => e.files)!.files).toEqual([{ ext: '', name: 'Makefile', op: 'create' }]);
 
-      const usage = await conn.all('SELECT id, agent, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, thinking_tokens, thinking FROM usage ORDER BY id');
+      const usage = await conn.all(
+        'SELECT id, agent, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, thinking_tokens, thinking FROM usage ORDER BY id',
+      );
       expect(usage).toEqual([
-        { id: 'cc:c1:msg_1', agent: 'claude', model: 'claude-sonnet-4-5-20250929', input_tokens: 1200, output_tokens: 480, cache_read_tokens: 5000, cache_write_tokens: 0, thinking_tokens: 0, thinking: true },
-        { id: 'cc:c1:msg_2', agent: 'claude', model: 'claude-sonnet-4-5-20250929', input_tokens: 300, output_tokens: 90, cache_read_tokens: 0, cache_write_tokens: 700, thinking_tokens: 0, thinking: false },
-        { id: 'droid:d1:900:120:0:300:15', agent: 'droid', model: 'gpt-5-codex', input_tokens: 900, output_tokens: 120, cache_read_tokens: 300, cache_write_tokens: 0, thinking_tokens: 15, thinking: true },
+        {
+          id: 'cc:c1:msg_1',
+          agent: 'claude',
+          model: 'claude-sonnet-4-5-20250929',
+          input_tokens: 1200,
+          output_tokens: 480,
+          cache_read_tokens: 5000,
+          cache_write_tokens: 0,
+          thinking_tokens: 0,
+          thinking: true,
+        },
+        {
+          id: 'cc:c1:msg_2',
+          agent: 'claude',
+          model: 'claude-sonnet-4-5-20250929',
+          input_tokens: 300,
+          output_tokens: 90,
+          cache_read_tokens: 0,
+          cache_write_tokens: 700,
+          thinking_tokens: 0,
+          thinking: false,
+        },
+        {
+          id: 'droid:d1:900:120:0:300:15',
+          agent: 'droid',
+          model: 'gpt-5-codex',
+          input_tokens: 900,
+          output_tokens: 120,
+          cache_read_tokens: 300,
+          cache_write_tokens: 0,
+          thinking_tokens: 15,
+          thinking: true,
+        },
       ]);
       const messages = await conn.all<{ id: string }>('SELECT id FROM assistant_messages ORDER BY id');
       expect(messages.map((m) => m.id)).toEqual(['cc:c1:msg_1', 'cc:c1:msg_2', 'droid:d1:dm1']);
 
       // Prompts, commands, file contents and tool output never left the machine.
-      const everything = JSON.stringify([events, await conn.all('SELECT * FROM usage'), await conn.all('SELECT * FROM assistant_messages')]);
-      for (const secret of ['secret-project', 'secret message', 'SECRET CONTENT', 'secret answer text']) expect(everything).not.toContain(secret);
+      const everything = JSON.stringify([
+        events,
+        await conn.all('SELECT * FROM usage'),
+        await conn.all('SELECT * FROM assistant_messages'),
+      ]);
+      for (const secret of ['secret-project', 'secret message', 'SECRET CONTENT', 'secret answer text'])
+        expect(everything).not.toContain(secret);
     } finally {
       await conn.close();
     }

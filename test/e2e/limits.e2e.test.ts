@@ -5,12 +5,12 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../api/server.ts';
+import { type RunningServer, startServer } from '../../api/server.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
-import { usage } from '../helpers/records.ts';
 import { runCliAsync } from '../helpers/processes.ts';
+import { usage } from '../helpers/records.ts';
 import { bearer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -39,7 +39,11 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 async function admin(path: string, body: unknown) {
-  const res = await fetch(`${server.url}${path}`, { method: 'PUT', headers: { ...bearer(ownerKey), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'PUT',
+    headers: { ...bearer(ownerKey), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   return res.json();
 }
@@ -47,7 +51,11 @@ async function admin(path: string, body: unknown) {
 function hook(event: string) {
   const settings = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
   const command = settings.hooks[event][0].hooks[0].command as string;
-  return spawnSync('/bin/sh', ['-c', command], { input: JSON.stringify({ hook_event_name: event, session_id: 's1', prompt: 'hello' }), env: { PATH: process.env['PATH']!, HOME: home }, encoding: 'utf8' });
+  return spawnSync('/bin/sh', ['-c', command], {
+    input: JSON.stringify({ hook_event_name: event, session_id: 's1', prompt: 'hello' }),
+    env: { PATH: process.env['PATH']!, HOME: home },
+    encoding: 'utf8',
+  });
 }
 
 describe('credit-limit enforcement', () => {

@@ -5,14 +5,16 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFailed } from 'vitest';
 import { openDb } from '../../common/db/duckdb.ts';
-import { CLI, HOOK_SCRIPT, cliEnv, freePort, runCli, seedAccount, startServerProcess, waitFor } from '../helpers/processes.ts';
+import { CLI, cliEnv, freePort, HOOK_SCRIPT, runCli, seedAccount, startServerProcess, waitFor } from '../helpers/processes.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 async function countEvents(db: string): Promise<{ total: number; distinct: number }> {
   const conn = await openDb(db, { migrate: false });
   try {
-    const [row] = await conn.all<{ total: number; distinct: number }>('SELECT count(*) AS total, count(DISTINCT id) AS "distinct" FROM events');
+    const [row] = await conn.all<{ total: number; distinct: number }>(
+      'SELECT count(*) AS total, count(DISTINCT id) AS "distinct" FROM events',
+    );
     return row!;
   } finally {
     await conn.close();
@@ -28,11 +30,15 @@ describe('delivery under failure', () => {
     const amHome = join(dir, 'am');
     const { key } = seedAccount(db);
     const total = 20_000;
-    for (let i = 0; i < total; i++) writeSpoolFile(amHome, { hook_event_name: 'PostToolUse', session_id: `s${i % 50}`, tool_name: 'Read', tool_response: {} });
+    for (let i = 0; i < total; i++)
+      writeSpoolFile(amHome, { hook_event_name: 'PostToolUse', session_id: `s${i % 50}`, tool_name: 'Read', tool_response: {} });
     const server = await startServerProcess(db);
     try {
       const env = cliEnv({ HOME: dir, AGENTMETER_HOME: amHome });
-      const collector = spawn(process.execPath, [CLI, 'collect', '--server', server.url, '--key', key, '--batch-size', '500'], { env, stdio: 'ignore' });
+      const collector = spawn(process.execPath, [CLI, 'collect', '--server', server.url, '--key', key, '--batch-size', '500'], {
+        env,
+        stdio: 'ignore',
+      });
       // Kill it while batches are still going out: some shipped, most not.
       await waitFor(() => pending(amHome) < total - 1000, 60_000, 'first batches shipped');
       collector.kill('SIGKILL');
@@ -50,7 +56,9 @@ describe('delivery under failure', () => {
 
   // Eight process start-ups: on a loaded CI machine this takes far longer than alone, so it gets room, and a
   // failure says which step it was in and how long each step before it took.
-  it('server down: hooks keep spooling, the collector retries, everything arrives once the server is back', { timeout: 180_000 }, async () => {
+  it('server down: hooks keep spooling, the collector retries, everything arrives once the server is back', {
+    timeout: 180_000,
+  }, async () => {
     const steps: string[] = [];
     let stepStarted = Date.now();
     const step = (name: string) => {
@@ -68,7 +76,10 @@ describe('delivery under failure', () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const hook = (i: number) =>
-      spawnSync('sh', [HOOK_SCRIPT, 'claude'], { input: Buffer.from(JSON.stringify({ hook_event_name: 'Stop', session_id: 's', n: i })), env: { PATH: process.env['PATH']!, AGENTMETER_HOME: amHome } });
+      spawnSync('sh', [HOOK_SCRIPT, 'claude'], {
+        input: Buffer.from(JSON.stringify({ hook_event_name: 'Stop', session_id: 's', n: i })),
+        env: { PATH: process.env['PATH']!, AGENTMETER_HOME: amHome },
+      });
 
     // Up, then down: events spooled while it is down wait for it.
     step('first server');
@@ -80,7 +91,11 @@ describe('delivery under failure', () => {
     await first.stop();
 
     const env = cliEnv({ HOME: dir, AGENTMETER_HOME: amHome, LOG_LEVEL: 'info' });
-    const collector = spawn(process.execPath, [CLI, 'collect', '--server', url, '--key', key, '--max-age-ms', '200', '--retry-max-ms', '1000'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const collector = spawn(
+      process.execPath,
+      [CLI, 'collect', '--server', url, '--key', key, '--max-age-ms', '200', '--retry-max-ms', '1000'],
+      { env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     collector.stderr!.on('data', (d: Buffer) => (log += d.toString()));
     try {
       step('hooks while down');
@@ -96,7 +111,10 @@ describe('delivery under failure', () => {
       } finally {
         step('collector stop');
         collector.kill('SIGTERM');
-        const exited = await Promise.race([new Promise((r) => collector.once('exit', () => r(true))), new Promise((r) => setTimeout(() => r(false), 20_000))]);
+        const exited = await Promise.race([
+          new Promise((r) => collector.once('exit', () => r(true))),
+          new Promise((r) => setTimeout(() => r(false), 20_000)),
+        ]);
         expect(exited, 'the collector exits on SIGTERM').toBe(true);
         step('second server stop');
         await second.stop();
@@ -111,7 +129,10 @@ describe('delivery under failure', () => {
     const dir = tempDir();
     const amHome = join(dir, 'am');
     writeSpoolFile(amHome, { hook_event_name: 'Stop', session_id: 's' });
-    const result = runCli(['collect', '--once', '--server', 'http://127.0.0.1:9', '--key', 'am_x', '--retry-max-ms', '50'], { HOME: dir, AGENTMETER_HOME: amHome });
+    const result = runCli(['collect', '--once', '--server', 'http://127.0.0.1:9', '--key', 'am_x', '--retry-max-ms', '50'], {
+      HOME: dir,
+      AGENTMETER_HOME: amHome,
+    });
     expect(result.status).toBe(1);
     expect(result.stdout).toContain('not shipped');
     expect(pending(amHome)).toBe(1);

@@ -3,10 +3,10 @@
 // exactly one row per day, shares sum to 1, and no prompt text reached the server.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../common/db/duckdb.ts';
-import { createLogger } from '../../common/logger.ts';
-import { startServer, type RunningServer } from '../../api/server.ts';
+import { type RunningServer, startServer } from '../../api/server.ts';
 import { AccountStore } from '../../api/store/accounts.ts';
+import { type Db, openDb } from '../../common/db/duckdb.ts';
+import { createLogger } from '../../common/logger.ts';
 import { generate } from '../../sample-data/generator.ts';
 import { loadSample } from '../../sample-data/load.ts';
 import { bearer } from '../helpers/server.ts';
@@ -30,9 +30,19 @@ beforeAll(async () => {
   const log = createLogger({ name: 'test', level: 'silent' });
   server = await startServer({ db, log, host: '127.0.0.1', port: 0, handleSignals: false });
   const accounts = new AccountStore(db);
-  const { org } = await loadSample({ accounts, server: server.url, runBatch: server.services.runBatch, log, lastDay: END, days: 21, users: 10 });
+  const { org } = await loadSample({
+    accounts,
+    server: server.url,
+    runBatch: server.services.runBatch,
+    log,
+    lastDay: END,
+    days: 21,
+    users: 10,
+  });
   orgId = org.id;
-  const manager = (await db.all<{ id: string }>("SELECT id FROM users WHERE org_id = $org AND role = 'manager' LIMIT 1", { org: org.id }))[0]!;
+  const manager = (
+    await db.all<{ id: string }>("SELECT id FROM users WHERE org_id = $org AND role = 'manager' LIMIT 1", { org: org.id })
+  )[0]!;
   key = (await accounts.createKey((await accounts.getUser(org.id, manager.id))!)).key;
 }, 180_000);
 afterAll(async () => {
@@ -114,7 +124,11 @@ describe('sample data invariants', () => {
       for (const row of clients) expect(row['daily_active_users']).toBe(day['daily_active_users_by_client'][row['group_key']]);
       expect(clients.reduce((a, r) => a + r['daily_active_users'], 0)).toBeGreaterThanOrEqual(day['daily_active_users']);
     }
-    for (const [a, b] of [[tokens, tokensByModel], [tools, toolsByName], [activity, byClient]] as const) {
+    for (const [a, b] of [
+      [tokens, tokensByModel],
+      [tools, toolsByName],
+      [activity, byClient],
+    ] as const) {
       const order = b.data.map((r) => `${r['date']}|${r['group_key']}`);
       expect(order).toEqual([...order].sort());
       expect(a.meta['org_id']).toBe(orgId);

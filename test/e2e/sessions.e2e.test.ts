@@ -1,13 +1,23 @@
 // Sessions end to end with real processes: a server, a computer registered with the CLI, the computer
 // agent running a fake agent (a shell script that writes a Claude-style transcript and runs our hook as
 // a real agent would), the collector shipping what the hook spooled, and the session read over HTTP.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFailed } from 'vitest';
-import { openDb } from '../../common/db/duckdb.ts';
 import { MessagePage, Session } from '../../api/sessions/schema.ts';
-import { CLI, HOOK_SCRIPT, cliEnv, lastLine, runCliAsync, seedAccount, startServerProcess, waitFor, type ServerProcess } from '../helpers/processes.ts';
+import { openDb } from '../../common/db/duckdb.ts';
+import {
+  CLI,
+  cliEnv,
+  HOOK_SCRIPT,
+  lastLine,
+  runCliAsync,
+  type ServerProcess,
+  seedAccount,
+  startServerProcess,
+  waitFor,
+} from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // The fake agent: one agent session per run, one assistant message with known usage in its transcript,
@@ -46,16 +56,25 @@ function machine(): Machine {
   mkdirSync(repo);
   writeFileSync(join(dir, 'fake-agent.sh'), FAKE_AGENT);
   chmodSync(join(dir, 'fake-agent.sh'), 0o755);
-  return { dir, fakeDir, repo, env: { HOME: dir, AGENTMETER_HOME: join(dir, 'am'), FAKE_DIR: fakeDir, FAKE_HOOK: HOOK_SCRIPT, LOG_LEVEL: 'info' } };
+  return {
+    dir,
+    fakeDir,
+    repo,
+    env: { HOME: dir, AGENTMETER_HOME: join(dir, 'am'), FAKE_DIR: fakeDir, FAKE_HOOK: HOOK_SCRIPT, LOG_LEVEL: 'info' },
+  };
 }
 
 /** The computer agent in its own process group, so a "crash" can take its agent process down with it. */
 function startComputerAgent(m: Machine): ChildProcess & { log: () => string } {
-  const child = spawn(process.execPath, [CLI, 'computer', 'run', '--agent-command', `sh ${join(m.dir, 'fake-agent.sh')}`, '--cwd', m.repo, '--poll-wait-ms', '5000'], {
-    env: cliEnv(m.env),
-    stdio: ['ignore', 'ignore', 'pipe'],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'computer', 'run', '--agent-command', `sh ${join(m.dir, 'fake-agent.sh')}`, '--cwd', m.repo, '--poll-wait-ms', '5000'],
+    {
+      env: cliEnv(m.env),
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    },
+  );
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   return Object.assign(child, { log: () => log });
@@ -71,7 +90,9 @@ const api = async (server: ServerProcess, key: string, method: string, path: str
 };
 
 describe('sessions on a registered computer', () => {
-  it('runs two messages through the fake agent: idle → pending → running → idle, answers stored, token usage as reported', { timeout: 180_000 }, async () => {
+  it('runs two messages through the fake agent: idle → pending → running → idle, answers stored, token usage as reported', {
+    timeout: 180_000,
+  }, async () => {
     const m = machine();
     const db = join(m.dir, 'server.duckdb');
     const { key } = seedAccount(db, 'member', 'dev@example.com');
@@ -84,10 +105,18 @@ describe('sessions on a registered computer', () => {
       const computerId = lastLine(registered.stdout);
       expect(computerId).toMatch(/^cmp_[0-9a-f]{16}$/);
       expect(readFileSync(join(m.env.AGENTMETER_HOME!, 'computer.json'), 'utf8')).toContain('amc_');
-      expect((await api(server, key, 'GET', `/api/v0/computers/${computerId}`)).body).toMatchObject({ status: 'provisioning', providerType: 'byom', name: 'test box' });
+      expect((await api(server, key, 'GET', `/api/v0/computers/${computerId}`)).body).toMatchObject({
+        status: 'provisioning',
+        providerType: 'byom',
+        name: 'test box',
+      });
 
       agent = startComputerAgent(m);
-      await waitFor(async () => (await api(server, key, 'GET', `/api/v0/computers/${computerId}`)).body.status === 'active', 60_000, 'the computer to be active');
+      await waitFor(
+        async () => (await api(server, key, 'GET', `/api/v0/computers/${computerId}`)).body.status === 'active',
+        60_000,
+        'the computer to be active',
+      );
 
       const created = await api(server, key, 'POST', '/api/v0/sessions', { computerId, cwd: m.repo });
       expect(created.status).toBe(201);
@@ -109,16 +138,24 @@ describe('sessions on a registered computer', () => {
         }
       })();
       try {
-        await waitFor(async () => (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body.status === 'running', 30_000, 'the first message to run');
+        await waitFor(
+          async () => (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body.status === 'running',
+          30_000,
+          'the first message to run',
+        );
         const second = await api(server, key, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: 'Now the tests' });
         expect(second.body.status).toBe('running'); // queued behind the running one
         release(m, second.body.messageId);
         await new Promise((done) => setTimeout(done, 300)); // long enough for the watcher to see it running
         release(m, first.body.messageId);
-        await waitFor(async () => {
-          const s = (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body;
-          return s.status === 'idle' && s.messageCount === 4;
-        }, 60_000, 'both messages to finish');
+        await waitFor(
+          async () => {
+            const s = (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body;
+            return s.status === 'idle' && s.messageCount === 4;
+          },
+          60_000,
+          'both messages to finish',
+        );
       } finally {
         watching = false;
         await watcher;
@@ -150,7 +187,9 @@ describe('sessions on a registered computer', () => {
         cacheCreationTokens: sum('cache_creation_input_tokens'),
         thinkingTokens: 0,
         // claude-sonnet-* is priced 1.2×: input + output + cache writes + a tenth of cache reads.
-        serviceCredits: Math.round(1.2 * (sum('input_tokens') + sum('output_tokens') + sum('cache_creation_input_tokens') + sum('cache_read_input_tokens') / 10)),
+        serviceCredits: Math.round(
+          1.2 * (sum('input_tokens') + sum('output_tokens') + sum('cache_creation_input_tokens') + sum('cache_read_input_tokens') / 10),
+        ),
       });
       expect(session.sessionSettings.inclusiveTokenUsage).toEqual(session.sessionSettings.tokenUsage);
     } finally {
@@ -163,14 +202,18 @@ describe('sessions on a registered computer', () => {
     // The hook's events of those runs count as the web client.
     const conn = await openDb(db, { migrate: false });
     try {
-      const rows = await conn.all<{ client: string; n: number }>('SELECT client, count(*) AS n FROM events WHERE api_session_id IS NOT NULL GROUP BY client');
+      const rows = await conn.all<{ client: string; n: number }>(
+        'SELECT client, count(*) AS n FROM events WHERE api_session_id IS NOT NULL GROUP BY client',
+      );
       expect(rows).toEqual([{ client: 'web', n: 6 }]);
     } finally {
       await conn.close();
     }
   });
 
-  it('the computer agent killed mid-message: the message fails once, never runs twice, and the session is idle and usable again', { timeout: 180_000 }, async () => {
+  it('the computer agent killed mid-message: the message fails once, never runs twice, and the session is idle and usable again', {
+    timeout: 180_000,
+  }, async () => {
     const m = machine();
     const db = join(m.dir, 'server.duckdb');
     const { key } = seedAccount(db, 'member', 'dev@example.com');
@@ -182,8 +225,13 @@ describe('sessions on a registered computer', () => {
       const computerId = lastLine(registered.stdout);
       agent = startComputerAgent(m);
       const sessionId = (await api(server, key, 'POST', '/api/v0/sessions', { computerId, cwd: m.repo })).body.sessionId as string;
-      const slow = (await api(server, key, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: 'a slow job' })).body.messageId as string;
-      await waitFor(async () => (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body.status === 'running', 60_000, 'the slow message to run');
+      const slow = (await api(server, key, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: 'a slow job' })).body
+        .messageId as string;
+      await waitFor(
+        async () => (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body.status === 'running',
+        60_000,
+        'the slow message to run',
+      );
       await waitFor(() => existsSync(join(m.fakeDir, 'runs.log')), 30_000, 'the fake agent to start');
 
       // The machine "crashes": the computer agent and the agent it started die together.
@@ -193,13 +241,24 @@ describe('sessions on a registered computer', () => {
 
       // It comes back: the run it lost is failed, not run again, and the session is idle.
       agent = startComputerAgent(m);
-      await waitFor(async () => (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body.status === 'idle', 60_000, 'the session to be idle again');
+      await waitFor(
+        async () => (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body.status === 'idle',
+        60_000,
+        'the session to be idle again',
+      );
       const afterCrash = MessagePage.parse((await api(server, key, 'GET', `/api/v0/sessions/${sessionId}/messages`)).body).messages;
-      expect(afterCrash).toEqual([expect.objectContaining({ messageId: slow, status: 'failed', error: expect.stringContaining('restarted') })]);
+      expect(afterCrash).toEqual([
+        expect.objectContaining({ messageId: slow, status: 'failed', error: expect.stringContaining('restarted') }),
+      ]);
 
-      const next = (await api(server, key, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: 'a quick one' })).body.messageId as string;
+      const next = (await api(server, key, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: 'a quick one' })).body
+        .messageId as string;
       release(m, next);
-      await waitFor(async () => (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body.messageCount === 3, 60_000, 'the next message to finish');
+      await waitFor(
+        async () => (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body.messageCount === 3,
+        60_000,
+        'the next message to finish',
+      );
       const runs = readFileSync(join(m.fakeDir, 'runs.log'), 'utf8').trim().split('\n');
       expect(runs).toEqual([slow, next]);
     } finally {

@@ -1,5 +1,5 @@
 // Real processes: the agentmeter CLI as a subprocess (TZ=UTC, NO_COLOR), and a server on a random port.
-import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
+import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -42,7 +42,10 @@ export interface ServerProcess {
 
 export async function startServerProcess(db: string, port?: number, env: Record<string, string> = {}): Promise<ServerProcess> {
   const chosen = port ?? (await freePort());
-  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', String(chosen)], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', String(chosen)], {
+    env: cliEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -94,7 +97,10 @@ export function seedAccount(db: string, role = 'member', email = 'dev@example.co
 }
 
 /** runCli without blocking this process's event loop (needed when the server runs in this process). */
-export function runCliAsync(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function runCliAsync(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

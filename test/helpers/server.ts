@@ -2,10 +2,10 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { openDb, type Db } from '../../common/db/duckdb.ts';
-import { createLogger } from '../../common/logger.ts';
 import { buildServer, type Services } from '../../api/server.ts';
 import type { Role } from '../../api/store/accounts.ts';
+import { type Db, openDb } from '../../common/db/duckdb.ts';
+import { createLogger } from '../../common/logger.ts';
 import { tempDir } from './tmp.ts';
 
 export const JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
@@ -22,7 +22,13 @@ export interface TestServer {
 export async function testServer(options: { now?: () => Date; decodeWorkers?: number } = {}): Promise<TestServer> {
   const db = await openDb(join(tempDir(), 'test.duckdb'));
   const log = createLogger({ name: 'test', level: 'silent' });
-  const { app, services } = await buildServer({ db, log, jwtSecret: JWT_SECRET, decodeWorkers: options.decodeWorkers, ...(options.now ? { now: options.now } : {}) });
+  const { app, services } = await buildServer({
+    db,
+    log,
+    jwtSecret: JWT_SECRET,
+    decodeWorkers: options.decodeWorkers,
+    ...(options.now ? { now: options.now } : {}),
+  });
   return {
     app,
     db,
@@ -31,7 +37,11 @@ export async function testServer(options: { now?: () => Date; decodeWorkers?: nu
       const org = await services.accounts.createOrg(name);
       const users = {} as Record<Role, { id: string; key: string }>;
       for (const role of ['owner', 'manager', 'member', 'guest'] as const) {
-        const user = await services.accounts.createUser({ orgId: org.id, email: `${role}@${name.toLowerCase().replace(/\W/g, '')}.example.com`, role });
+        const user = await services.accounts.createUser({
+          orgId: org.id,
+          email: `${role}@${name.toLowerCase().replace(/\W/g, '')}.example.com`,
+          role,
+        });
         users[role] = { id: user.id, key: (await services.accounts.createKey(user)).key };
       }
       return { orgId: org.id, users };
@@ -44,5 +54,5 @@ export async function testServer(options: { now?: () => Date; decodeWorkers?: nu
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-export const ndjson = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+export const ndjson = (records: unknown[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
 export const gzipNdjson = (records: unknown[]) => gzipSync(ndjson(records));

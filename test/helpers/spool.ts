@@ -11,7 +11,9 @@ export function writeSpoolFile(agentmeterHome: string, payload: unknown, header:
   mkdirSync(dest, { recursive: true });
   const name = `test-${process.pid}-${Date.now()}-${++seq}`;
   const fields = { agent: 'claude', client: '', entrypoint: '', droid_exec: '', time: '', ...header };
-  const head = `agentmeter-spool=1\n${Object.entries(fields).map(([k, v]) => `${k}=${v}`).join('\n')}\n\n`;
+  const head = `agentmeter-spool=1\n${Object.entries(fields)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n')}\n\n`;
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
   writeFileSync(join(tmp, name), head + body);
   if (timeMs !== undefined) utimesSync(join(tmp, name), timeMs / 1000, timeMs / 1000);

@@ -5,7 +5,7 @@ import { ErrorBodySchema } from '../../api/errors.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { ev } from '../helpers/records.ts';
-import { bearer, testServer, type TestServer } from '../helpers/server.ts';
+import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
 let server: TestServer;
@@ -16,7 +16,10 @@ beforeAll(async () => {
   server = await testServer({ now: () => NOW });
   acme = await server.seedOrg('Acme');
   other = await server.seedOrg('Other');
-  await server.services.ingest.storeRecords(acme.orgId as OrgId, acme.users.member.id as UserId, [ev('Stop', '2026-03-02'), ev('Stop', '2026-03-02')]);
+  await server.services.ingest.storeRecords(acme.orgId as OrgId, acme.users.member.id as UserId, [
+    ev('Stop', '2026-03-02'),
+    ev('Stop', '2026-03-02'),
+  ]);
   await server.services.ingest.storeRecords(other.orgId as OrgId, other.users.member.id as UserId, [ev('Stop', '2026-03-02')]);
   await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 't', level: 'silent' }), now: NOW });
 });
@@ -58,10 +61,18 @@ describe('analytics parameter errors → 400 with the error body', () => {
     const spanNow = new Date('2027-06-01T00:00:00Z');
     const s = await testServer({ now: () => spanNow });
     const o = await s.seedOrg('Span');
-    const over = await s.app.inject({ method: 'GET', url: '/api/v1/analytics/tokens?startDate=2026-01-14&endDate=2027-01-15', headers: bearer(o.users.owner.key) });
+    const over = await s.app.inject({
+      method: 'GET',
+      url: '/api/v1/analytics/tokens?startDate=2026-01-14&endDate=2027-01-15',
+      headers: bearer(o.users.owner.key),
+    });
     expect(over.statusCode).toBe(400);
     expect(over.json().detail).toContain('spans 367 days');
-    const ok = await s.app.inject({ method: 'GET', url: '/api/v1/analytics/tokens?startDate=2026-01-14&endDate=2027-01-14', headers: bearer(o.users.owner.key) });
+    const ok = await s.app.inject({
+      method: 'GET',
+      url: '/api/v1/analytics/tokens?startDate=2026-01-14&endDate=2027-01-14',
+      headers: bearer(o.users.owner.key),
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().data).toHaveLength(366);
     await s.close();
@@ -96,7 +107,10 @@ describe('analytics auth matrix', () => {
     }
   });
   it('a cursor from another organization reveals nothing', async () => {
-    const res = await request(`/api/v1/analytics/users?startDate=2026-03-02&endDate=2026-03-02&cursor=${other.users.member.id}`, acme.users.manager.key);
+    const res = await request(
+      `/api/v1/analytics/users?startDate=2026-03-02&endDate=2026-03-02&cursor=${other.users.member.id}`,
+      acme.users.manager.key,
+    );
     expect(res.statusCode).toBe(200);
     for (const row of res.json().data as { user_id: string }[]) expect(row.user_id > other.users.member.id).toBe(true);
     expect(JSON.stringify(res.json())).not.toContain(other.orgId);
@@ -105,12 +119,27 @@ describe('analytics auth matrix', () => {
 
 describe('batch through the server', () => {
   it('managers may run it; members may not', async () => {
-    const ok = await server.app.inject({ method: 'POST', url: '/api/v0/admin/batch', headers: bearer(acme.users.manager.key), payload: { from: '2026-03-01', to: '2026-03-02' } });
+    const ok = await server.app.inject({
+      method: 'POST',
+      url: '/api/v0/admin/batch',
+      headers: bearer(acme.users.manager.key),
+      payload: { from: '2026-03-01', to: '2026-03-02' },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ mode: 'range', days: 2, firstDay: '2026-03-01', lastDay: '2026-03-02' });
-    const refused = await server.app.inject({ method: 'POST', url: '/api/v0/admin/batch', headers: bearer(acme.users.member.key), payload: {} });
+    const refused = await server.app.inject({
+      method: 'POST',
+      url: '/api/v0/admin/batch',
+      headers: bearer(acme.users.member.key),
+      payload: {},
+    });
     expect(refused.statusCode).toBe(403);
-    const bad = await server.app.inject({ method: 'POST', url: '/api/v0/admin/batch', headers: bearer(acme.users.owner.key), payload: { from: 'March' } });
+    const bad = await server.app.inject({
+      method: 'POST',
+      url: '/api/v0/admin/batch',
+      headers: bearer(acme.users.owner.key),
+      payload: { from: 'March' },
+    });
     expect(bad.statusCode).toBe(400);
   });
 });

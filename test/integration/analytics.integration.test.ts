@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { call, ev, failedCall, message, turn, usage, type WireRecord } from '../helpers/records.ts';
-import { bearer, testServer, type TestServer } from '../helpers/server.ts';
+import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z'); // "today": the latest queryable day is 2026-03-19
 const log = createLogger({ name: 'test', level: 'silent' });
@@ -15,10 +15,14 @@ let server: TestServer;
 async function org(name: string, users: string[]) {
   const o = await server.seedOrg(name);
   const extra: Record<string, UserId> = {};
-  for (const u of users) extra[u] = (await server.services.accounts.createUser({ orgId: o.orgId as OrgId, email: `${u}@${name}.example.com`, role: 'member' })).id;
+  for (const u of users)
+    extra[u] = (
+      await server.services.accounts.createUser({ orgId: o.orgId as OrgId, email: `${u}@${name}.example.com`, role: 'member' })
+    ).id;
   return { ...o, u: extra, manager: o.users.manager.key };
 }
-const ingest = (orgId: string, userId: string, records: WireRecord[]) => server.services.ingest.storeRecords(orgId as OrgId, userId as UserId, records);
+const ingest = (orgId: string, userId: string, records: WireRecord[]) =>
+  server.services.ingest.storeRecords(orgId as OrgId, userId as UserId, records);
 const batch = () => server.services.runBatch({ trigger: 'cli', log, now: NOW });
 async function get(key: string, path: string) {
   const res = await server.app.inject({ method: 'GET', url: path, headers: bearer(key) });
@@ -43,7 +47,15 @@ describe('tools family (2026-03-02)', () => {
       turn(D, { session_id: 'a1', slash_command: 'review', hooks: [ours] }),
       turn(D, { session_id: 'a1', hooks: [ours] }),
       ev('PreToolUse', D, { session_id: 'a1', tool_name: 'Bash', autonomy: 'auto-high' }),
-      call('Bash', D, { session_id: 'a1', autonomy: 'auto-high', is_shell: true, hooks: [{ event: 'PostToolUse', matcher: '*', command: ours.command }, { event: 'PostToolUse', matcher: 'Bash', command: 'lint.sh' }] }),
+      call('Bash', D, {
+        session_id: 'a1',
+        autonomy: 'auto-high',
+        is_shell: true,
+        hooks: [
+          { event: 'PostToolUse', matcher: '*', command: ours.command },
+          { event: 'PostToolUse', matcher: 'Bash', command: 'lint.sh' },
+        ],
+      }),
       call('Read', D, { session_id: 'a1', autonomy: 'auto-high' }),
       failedCall('Edit', D, { session_id: 'a1', autonomy: 'auto-medium' }),
       call('mcp__GitHub__get_issue', D, { session_id: 'a1', autonomy: 'auto-low' }),
@@ -128,7 +140,15 @@ describe('tools family (2026-03-02)', () => {
     const { data } = await get(o.manager, `/api/v1/analytics/users?startDate=${D}&endDate=${D}&limit=100`);
     const byUser = Object.fromEntries(data.map((r) => [r['user_id'], r]));
     // A: auto-high 2, auto-medium 1, auto-low 1, spec 1 → auto-high.
-    expect(byUser[o.u['a']!]).toMatchObject({ tool_calls: 5, user_messages: 2, autonomy_ratio: 2.5, delegation_level: 'auto-high', mcp_calls: 2, slash_commands: 1, hooks: 4 });
+    expect(byUser[o.u['a']!]).toMatchObject({
+      tool_calls: 5,
+      user_messages: 2,
+      autonomy_ratio: 2.5,
+      delegation_level: 'auto-high',
+      mcp_calls: 2,
+      slash_commands: 1,
+      hooks: 4,
+    });
     // B: manual 2, auto-high 1 → manual.
     expect(byUser[o.u['b']!]).toMatchObject({ tool_calls: 3, autonomy_ratio: 3, delegation_level: 'manual', skill_calls: 1, mcp_calls: 1 });
     expect(byUser[o.u['c']!]).toMatchObject({ tool_calls: 1, autonomy_ratio: null, delegation_level: 'manual' });
@@ -138,7 +158,10 @@ describe('tools family (2026-03-02)', () => {
 describe('delegation tie-break', () => {
   it('one auto-low and one auto-medium call → auto-medium', async () => {
     const o = await org('ties', ['t']);
-    await ingest(o.orgId, o.u['t']!, [call('Read', '2026-03-05', { autonomy: 'auto-low' }), call('Read', '2026-03-05', { autonomy: 'auto-medium' })]);
+    await ingest(o.orgId, o.u['t']!, [
+      call('Read', '2026-03-05', { autonomy: 'auto-low' }),
+      call('Read', '2026-03-05', { autonomy: 'auto-medium' }),
+    ]);
     await batch();
     const { data } = await get(o.manager, '/api/v1/analytics/users?startDate=2026-03-05&endDate=2026-03-05');
     expect(data[0]).toMatchObject({ delegation_level: 'auto-medium', autonomy_ratio: null });
@@ -152,12 +175,21 @@ describe('tokens family (2026-03-03)', () => {
     o = await org('tokens', ['a', 'b', 'c']);
     // A: sonnet 1.2 × (1000 + 200 + 3000/10 + 100) = 1920, with thinking; opus 2 × (10 + 5) = 30.
     // A streamed message delivered twice (same id, larger output second): counted once, the larger.
-    const streamed = usage('claude-sonnet-4-5', D, { input_tokens: 1000, output_tokens: 50, cache_read_tokens: 3000, cache_write_tokens: 100 }, true);
+    const streamed = usage(
+      'claude-sonnet-4-5',
+      D,
+      { input_tokens: 1000, output_tokens: 50, cache_read_tokens: 3000, cache_write_tokens: 100 },
+      true,
+    );
     await ingest(o.orgId, o.u['a']!, [ev('Stop', D), streamed, usage('claude-opus-4-1', D, { input_tokens: 10, output_tokens: 5 })]);
     await ingest(o.orgId, o.u['a']!, [{ ...streamed, output_tokens: 200, thinking: false }]);
     // B and C: sonnet 1.2 × (1 + 5/10) = 1.8 each. C also: an unpriced model at 1 × (7 + 3) = 10.
     await ingest(o.orgId, o.u['b']!, [ev('Stop', D), usage('claude-sonnet-4-5', D, { input_tokens: 1, cache_read_tokens: 5 })]);
-    await ingest(o.orgId, o.u['c']!, [ev('Stop', D), usage('claude-sonnet-4-5', D, { input_tokens: 1, cache_read_tokens: 5 }), usage('mystery-1', D, { input_tokens: 7, output_tokens: 3 })]);
+    await ingest(o.orgId, o.u['c']!, [
+      ev('Stop', D),
+      usage('claude-sonnet-4-5', D, { input_tokens: 1, cache_read_tokens: 5 }),
+      usage('mystery-1', D, { input_tokens: 7, output_tokens: 3 }),
+    ]);
   });
 
   it('billable per day and model, rounded; users share it by largest remainder; unpriced models reported', async () => {
@@ -165,14 +197,24 @@ describe('tokens family (2026-03-03)', () => {
     expect(report.unpricedModels).toEqual(['mystery-1']);
     const day = (await get(o.manager, `/api/v1/analytics/tokens?startDate=${D}&endDate=${D}`)).data[0]!;
     // sonnet: 1920 + 1.8 + 1.8 = 1923.6 → 1924; opus 30; mystery 10.
-    expect(day).toMatchObject({ billable_tokens: 1964, input_tokens: 1019, output_tokens: 208, cache_read_tokens: 3010, cache_write_tokens: 100 });
+    expect(day).toMatchObject({
+      billable_tokens: 1964,
+      input_tokens: 1019,
+      output_tokens: 208,
+      cache_read_tokens: 3010,
+      cache_write_tokens: 100,
+    });
     expect(day['by_model']).toEqual([
       { model_id: 'claude-sonnet-4-5', model_tier: 'thinking', billable_tokens: 1924, input_tokens: 1002, output_tokens: 200 },
       { model_id: 'claude-opus-4-1', model_tier: 'standard', billable_tokens: 30, input_tokens: 10, output_tokens: 5 },
       { model_id: 'mystery-1', model_tier: 'standard', billable_tokens: 10, input_tokens: 7, output_tokens: 3 },
     ]);
     // Floors 1920 + 1 + 1 = 1922; two more units go to B and C (remainders .8 beat A's ~0).
-    const users = day['by_user'] as { user_id: string; billable_tokens: number; by_model: { model_id: string; billable_tokens: number }[] }[];
+    const users = day['by_user'] as {
+      user_id: string;
+      billable_tokens: number;
+      by_model: { model_id: string; billable_tokens: number }[];
+    }[];
     expect(users.map((u) => [u.user_id, u.billable_tokens])).toEqual([
       [o.u['a']!, 1950],
       [o.u['c']!, 12],
@@ -203,7 +245,10 @@ describe('tokens family (2026-03-03)', () => {
   it('primary model: equal billable totals go to the alphabetically first model', async () => {
     const t = await org('primary-tie', ['p']);
     // opus 2 × 50 = 100 and haiku 0.4 × 250 = 100: a tie, and haiku comes first.
-    await ingest(t.orgId, t.u['p']!, [usage('claude-opus-4-1', '2026-03-04', { input_tokens: 50 }), usage('claude-haiku-4-5', '2026-03-04', { input_tokens: 250 }, true)]);
+    await ingest(t.orgId, t.u['p']!, [
+      usage('claude-opus-4-1', '2026-03-04', { input_tokens: 50 }),
+      usage('claude-haiku-4-5', '2026-03-04', { input_tokens: 250 }, true),
+    ]);
     await batch();
     const { data } = await get(t.manager, '/api/v1/analytics/users?startDate=2026-03-04&endDate=2026-03-04');
     expect(data[0]).toMatchObject({ billable_tokens: 200, primary_model: 'claude-haiku-4-5', primary_model_tier: 'thinking' });
@@ -212,7 +257,8 @@ describe('tokens family (2026-03-03)', () => {
   it('equal remainders go to the smaller user id', async () => {
     const t = await org('remainders', ['x', 'y', 'z']);
     // haiku 0.4 × (3 + 5/10) = 1.4 each; 4.2 → 4; floors 3; the one extra unit goes to the smallest id.
-    for (const u of ['x', 'y', 'z']) await ingest(t.orgId, t.u[u]!, [usage('claude-haiku-4-5', '2026-03-04', { input_tokens: 3, cache_read_tokens: 5 })]);
+    for (const u of ['x', 'y', 'z'])
+      await ingest(t.orgId, t.u[u]!, [usage('claude-haiku-4-5', '2026-03-04', { input_tokens: 3, cache_read_tokens: 5 })]);
     await batch();
     const day = (await get(t.manager, '/api/v1/analytics/tokens?startDate=2026-03-04&endDate=2026-03-04')).data[0]!;
     expect(day['billable_tokens']).toBe(4);
@@ -229,7 +275,10 @@ describe('activity family: rolling windows across a month boundary, late events,
   beforeAll(async () => {
     o = await org('activity', ['p', 'q', 'r']);
     // P: session p1 starts 2026-02-26 and goes on 2026-03-02 (counted once, on 02-26).
-    await ingest(o.orgId, o.u['p']!, [ev('SessionStart', '2026-02-26', { session_id: 'p1' }), ev('Stop', '2026-03-02', { session_id: 'p1' })]);
+    await ingest(o.orgId, o.u['p']!, [
+      ev('SessionStart', '2026-02-26', { session_id: 'p1' }),
+      ev('Stop', '2026-03-02', { session_id: 'p1' }),
+    ]);
     // Q: active on 2026-02-01 only (03-02 minus 29 days: inside 03-02's monthly window).
     await ingest(o.orgId, o.u['q']!, [ev('SessionStart', '2026-02-01', { session_id: 'q1' })]);
     // R: 2026-03-02 on two clients; 2 turns and 3 assistant messages.
@@ -253,8 +302,17 @@ describe('activity family: rolling windows across a month boundary, late events,
       ['2026-03-02', 2, 2, 3], // DAU P, R; WAU 02-24..03-02: P, R; MAU 02-01..03-02: P, Q, R
       ['2026-03-03', 0, 2, 2], // MAU 02-02..03-03: P, R (Q has left the window)
     ]);
-    expect(data[2]).toMatchObject({ daily_active_users_by_client: { 'terminal-ui': 2, web: 0, 'non-interactive-cli': 1 }, sessions: 1, user_messages: 2, messages: 5 });
-    expect(data[0]).toMatchObject({ daily_active_users_by_client: { 'terminal-ui': 0, web: 0, 'non-interactive-cli': 0 }, sessions: 0, messages: 0 });
+    expect(data[2]).toMatchObject({
+      daily_active_users_by_client: { 'terminal-ui': 2, web: 0, 'non-interactive-cli': 1 },
+      sessions: 1,
+      user_messages: 2,
+      messages: 5,
+    });
+    expect(data[0]).toMatchObject({
+      daily_active_users_by_client: { 'terminal-ui': 0, web: 0, 'non-interactive-cli': 0 },
+      sessions: 0,
+      messages: 0,
+    });
     const grouped = await get(o.manager, '/api/v1/analytics/activity?startDate=2026-03-01&endDate=2026-03-02&group_by=client');
     expect(grouped.data).toEqual([
       { date: '2026-03-02', group_key: 'non-interactive-cli', daily_active_users: 1 },
@@ -288,7 +346,12 @@ describe('productivity family (2026-03-06)', () => {
     await ingest(o.orgId, o.u['d']!, [
       call('Write', D, { files: [{ ext: 'ts', op: 'create' }] }),
       call('Edit', D, { files: [{ ext: 'py', op: 'edit' }] }),
-      call('ApplyPatch', D, { files: [{ ext: 'py', op: 'edit' }, { ext: 'rs', op: 'edit' }] }),
+      call('ApplyPatch', D, {
+        files: [
+          { ext: 'py', op: 'edit' },
+          { ext: 'rs', op: 'edit' },
+        ],
+      }),
       call('Create', D, { files: [{ ext: '', name: 'Makefile', op: 'create' }] }),
       failedCall('Write', D, { files: [{ ext: 'go', op: 'create' }] }),
       call('Bash', D, { is_shell: true, git_commit: true }),
@@ -320,7 +383,13 @@ describe('productivity family (2026-03-06)', () => {
       { date: '2026-03-07', files_created: 0, files_edited: 0, by_extension: [], by_language: [], git_commits: 0, git_prs_created: 0 },
     ]);
     const users = await get(o.manager, `/api/v1/analytics/users?startDate=${D}&endDate=${D}`);
-    expect(users.data[0]).toMatchObject({ files_created: 2, files_edited: 3, git_commits: 1, git_prs_created: 2, languages: ['Makefile', 'Python', 'Rust', 'TypeScript'] });
+    expect(users.data[0]).toMatchObject({
+      files_created: 2,
+      files_edited: 3,
+      git_commits: 1,
+      git_prs_created: 2,
+      languages: ['Makefile', 'Python', 'Rust', 'TypeScript'],
+    });
   });
 });
 
@@ -333,13 +402,30 @@ describe('envelope', () => {
     }
     const tools = await get(o.manager, '/api/v1/analytics/tools?startDate=2026-03-01&endDate=2026-03-01');
     expect(tools.data[0]).toEqual({
-      date: '2026-03-01', tool_calls: 0, by_tool: [], mcp_users_with_mcp: 0, mcp_by_server: [], skills_invocations: 0, skills_by_name: [],
-      slash_commands_invocations: 0, slash_commands_by_name: [], hooks_invocations: 0, hooks_by_event: [], web_users: 0,
-      autonomy_ratio_avg: 0, autonomy_ratio_p50: 0, autonomy_ratio_p90: 0, tool_calls_per_session_avg: 0, user_turns_per_session_avg: 0,
+      date: '2026-03-01',
+      tool_calls: 0,
+      by_tool: [],
+      mcp_users_with_mcp: 0,
+      mcp_by_server: [],
+      skills_invocations: 0,
+      skills_by_name: [],
+      slash_commands_invocations: 0,
+      slash_commands_by_name: [],
+      hooks_invocations: 0,
+      hooks_by_event: [],
+      web_users: 0,
+      autonomy_ratio_avg: 0,
+      autonomy_ratio_p50: 0,
+      autonomy_ratio_p90: 0,
+      tool_calls_per_session_avg: 0,
+      user_turns_per_session_avg: 0,
       tool_autonomy_level_ratio: { auto_high: 0, auto_medium: 0, auto_low: 0, manual: 0 },
     });
     const users = await get(o.manager, '/api/v1/analytics/users?startDate=2026-03-01&endDate=2026-03-10');
-    expect(users).toEqual({ data: [], meta: { org_id: o.orgId, start_date: '2026-03-01', end_date: '2026-03-10', has_more: false, next_cursor: null } });
+    expect(users).toEqual({
+      data: [],
+      meta: { org_id: o.orgId, start_date: '2026-03-01', end_date: '2026-03-10', has_more: false, next_cursor: null },
+    });
   });
 
   it('/users pages by user: limit users per page in id order, day rows in date order, cursor walks to the end', async () => {
@@ -352,7 +438,10 @@ describe('envelope', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page = await get(o.manager, `/api/v1/analytics/users?startDate=2026-03-08&endDate=2026-03-09&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const page = await get(
+        o.manager,
+        `/api/v1/analytics/users?startDate=2026-03-08&endDate=2026-03-09&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       pages++;
       const ids = [...new Set(page.data.map((r) => r['user_id'] as string))];
       expect(ids.length).toBeLessThanOrEqual(2);
@@ -409,7 +498,8 @@ describe('response cache', () => {
     const o = await org('herd', ['a']);
     await ingest(o.orgId, o.u['a']!, [call('Read', '2026-03-13'), call('Bash', '2026-03-13')]);
     await batch();
-    const ask = (url: string) => Promise.all(Array.from({ length: 8 }, () => server.app.inject({ method: 'GET', url, headers: bearer(o.manager) })));
+    const ask = (url: string) =>
+      Promise.all(Array.from({ length: 8 }, () => server.app.inject({ method: 'GET', url, headers: bearer(o.manager) })));
     const good = await ask('/api/v1/analytics/tools?startDate=2026-03-13&endDate=2026-03-13');
     expect(good.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
     expect(new Set(good.map((r) => r.body)).size).toBe(1);

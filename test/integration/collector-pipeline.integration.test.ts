@@ -1,15 +1,16 @@
 // The collector's pipelined drain against a scripted HTTP server: one batch in flight while the next is
 // prepared, files removed only after their own batch is acknowledged, the prepared batch dropped when
 // the one in flight fails, and the removal worker. In-process, so the server can fail on cue.
-import { createServer, type Server } from 'node:http';
-import { gunzipSync } from 'node:zlib';
+
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Collector } from '../../collector/daemon.ts';
+import { ensureSpool, SpoolQueue, spoolDirs } from '../../collector/spool.ts';
 import { Unlinker } from '../../collector/unlinker.ts';
-import { SpoolQueue, spoolDirs, ensureSpool } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -37,21 +38,31 @@ async function scriptedServer(onRequest?: (n: number) => void): Promise<Scripted
   const server = createServer((req, res) => {
     // The collector also asks for its credit-limit status; this server knows nothing of it.
     if (req.method !== 'POST' || req.url !== '/api/v1/ingest/events') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'Not Found', detail: 'not scripted', status: 404, requestId: 'r' }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ title: 'Not Found', detail: 'not scripted', status: 404, requestId: 'r' }));
       return;
     }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const n = scripted.requests.length;
-      const ids = gunzipSync(Buffer.concat(chunks)).toString('utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+      const ids = gunzipSync(Buffer.concat(chunks))
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { id: string }).id);
       scripted.requests.push(ids);
       onRequest?.(n);
       if (scripted.failing.has(n)) {
-        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'Unavailable', detail: 'scripted failure', status: 503, requestId: 'r' }));
+        res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ title: 'Unavailable', detail: 'scripted failure', status: 503, requestId: 'r' }));
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ received: ids.length, stored: ids.length, duplicates: 0, rejected: [] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ received: ids.length, stored: ids.length, duplicates: 0, rejected: [] }));
     });
   });
   servers.push(server);
@@ -62,7 +73,19 @@ async function scriptedServer(onRequest?: (n: number) => void): Promise<Scripted
 
 function spool(agentmeterHome: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) =>
-    writeSpoolFile(agentmeterHome, { session_id: `s${i % 3}`, cwd: '/w', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: `/w/f${i}.ts` }, tool_response: {} }, {}, T + i * 1000),
+    writeSpoolFile(
+      agentmeterHome,
+      {
+        session_id: `s${i % 3}`,
+        cwd: '/w',
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Read',
+        tool_input: { file_path: `/w/f${i}.ts` },
+        tool_response: {},
+      },
+      {},
+      T + i * 1000,
+    ),
   );
 }
 
@@ -85,7 +108,7 @@ describe('pipelined drain', () => {
     expect(ids).toHaveLength(47);
     // When batch k arrives, at most the files of batches before k-1 can be gone (k-1 may still be
     // unlinking): never one of batch k or later.
-    seenAtRequest.forEach((left, k) => expect(left).toBeGreaterThanOrEqual(47 - 10 * k));
+    for (const [k, left] of seenAtRequest.entries()) expect(left).toBeGreaterThanOrEqual(47 - 10 * k);
     expect(pending(agentmeterHome)).toBe(0);
     expect(collector.currentState.totalShipped).toBe(47);
     expect(names).toHaveLength(47);

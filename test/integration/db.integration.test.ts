@@ -1,11 +1,12 @@
 // The DuckDB wrapper on a real file: migrations, a second process refused with a clear message, and
 // close() ordering (statements queued before it finish; statements after it are refused, never sent to a
 // disconnected native connection, which would crash the process).
+
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { availableParallelism } from 'node:os';
-import { openDb } from '../../common/db/duckdb.ts';
 import { SERVER_DB_OPTIONS, withAllThreads } from '../../api/server.ts';
+import { openDb } from '../../common/db/duckdb.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 describe('DuckDB wrapper', () => {

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DecodePool } from '../../api/ingest/decode-pool.ts';
 
 const T = Date.UTC(2026, 2, 1);
-const line = (id: string) => JSON.stringify({ kind: 'event', id, agent: 'claude', event: 'Stop', ts: T, session_id: 's', client: 'terminal-ui', autonomy: 'manual' });
+const line = (id: string) =>
+  JSON.stringify({ kind: 'event', id, agent: 'claude', event: 'Stop', ts: T, session_id: 's', client: 'terminal-ui', autonomy: 'manual' });
 const body = (n: number, prefix = 'e') => Buffer.from(Array.from({ length: n }, (_, i) => line(`${prefix}${i}`)).join('\n'));
 
 let pool: DecodePool | undefined;
@@ -16,7 +17,11 @@ afterEach(async () => {
 describe('decode pool', () => {
   it('decodes plain and gzip bodies on its workers, more jobs than workers queued in order', async () => {
     pool = new DecodePool(2);
-    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => pool!.decode(i % 2 ? gzipSync(body(100 + i, `j${i}.`)) : body(100 + i, `j${i}.`), i % 2 === 1, 1000, 1 << 20)));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        pool!.decode(i % 2 ? gzipSync(body(100 + i, `j${i}.`)) : body(100 + i, `j${i}.`), i % 2 === 1, 1000, 1 << 20),
+      ),
+    );
     answers.forEach((answer, i) => {
       expect(answer.failure).toBeUndefined();
       if (answer.failure === undefined) {
@@ -47,7 +52,12 @@ describe('decode pool', () => {
   it('close rejects what waits and refuses new jobs', async () => {
     pool = new DecodePool(1);
     const jobs = [pool.decode(body(20_000), false, 100_000, 1 << 30), pool.decode(body(5), false, 10, 1 << 20)];
-    const outcomes = jobs.map((job) => job.then(() => 'answered', (error: Error) => error.message));
+    const outcomes = jobs.map((job) =>
+      job.then(
+        () => 'answered',
+        (error: Error) => error.message,
+      ),
+    );
     await pool.close();
     expect(await Promise.all(outcomes)).toEqual([expect.stringMatching(/decode worker exited/), 'decode pool closed']);
     await expect(pool.decode(body(1), false, 10, 1 << 20)).rejects.toThrow(/closed/);

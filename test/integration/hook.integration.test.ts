@@ -31,7 +31,16 @@ describe('hooks/agentmeter-hook.sh', () => {
     const parsed = parseSpoolFile(name!, readFileSync(path), statSync(path).mtimeMs);
     expect(parsed.kind).toBe('ok');
     if (parsed.kind !== 'ok') return;
-    expect(parsed.value.header).toEqual({ 'agentmeter-spool': '1', agent: 'claude', client: '', entrypoint: '', droid_exec: '', time: '', session: '', message: '' });
+    expect(parsed.value.header).toEqual({
+      'agentmeter-spool': '1',
+      agent: 'claude',
+      client: '',
+      entrypoint: '',
+      droid_exec: '',
+      time: '',
+      session: '',
+      message: '',
+    });
     expect(parsed.value.body.toString()).toBe('{"hook_event_name":"Stop","session_id":"s1"}');
     expect(parsed.value.mtimeMs).toBeGreaterThanOrEqual(before - 1000);
     expect(readdirSync(join(home, '.agentmeter', 'spool', 'tmp'))).toEqual([]);
@@ -48,7 +57,10 @@ describe('hooks/agentmeter-hook.sh', () => {
   it("records the API session and message of a computer's run, and no environment value can break the header", () => {
     const home = tempDir();
     runHook(home, '{"hook_event_name":"Stop","session_id":"s"}', { AGENTMETER_SESSION_ID: 'ses_1a2b', AGENTMETER_MESSAGE_ID: 'msg_3c4d' });
-    runHook(home, '{"hook_event_name":"Stop","session_id":"s"}', { AGENTMETER_CLIENT: 'web\n\n{"x":1}', AGENTMETER_SESSION_ID: 'ses_9\nagent=droid' });
+    runHook(home, '{"hook_event_name":"Stop","session_id":"s"}', {
+      AGENTMETER_CLIENT: 'web\n\n{"x":1}',
+      AGENTMETER_SESSION_ID: 'ses_9\nagent=droid',
+    });
     const [first, second] = newFiles(home)
       .map((n) => parseSpoolFile(n, readFileSync(join(spoolNew(home), n)), 0))
       .map((p) => (p.kind === 'ok' ? p.value : expect.unreachable(`${p.kind}: ${p.reason}`)))
@@ -124,7 +136,10 @@ describe('hooks/agentmeter-hook.sh', () => {
 
   it('survives a missing stdin and unknown agents', () => {
     const home = tempDir();
-    const result = spawnSync('sh', [HOOK_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH']!, AGENTMETER_HOME: join(home, 'a') } });
+    const result = spawnSync('sh', [HOOK_SCRIPT], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env['PATH']!, AGENTMETER_HOME: join(home, 'a') },
+    });
     expect(result.status).toBe(0);
   });
 
@@ -132,12 +147,16 @@ describe('hooks/agentmeter-hook.sh', () => {
     const home = tempDir();
     const script = join(home, 'hook.sh');
     copyFileSync(HOOK_SCRIPT, script);
-    const runs = Array.from({ length: 200 }, (_, i) =>
-      new Promise<number | null>((resolve) => {
-        const child = spawn('sh', [script, 'claude'], { env: { PATH: process.env['PATH']!, AGENTMETER_HOME: join(home, '.agentmeter') } });
-        child.on('exit', (code) => resolve(code));
-        child.stdin.end(JSON.stringify({ hook_event_name: 'PostToolUse', session_id: 's', n: i }));
-      }),
+    const runs = Array.from(
+      { length: 200 },
+      (_, i) =>
+        new Promise<number | null>((resolve) => {
+          const child = spawn('sh', [script, 'claude'], {
+            env: { PATH: process.env['PATH']!, AGENTMETER_HOME: join(home, '.agentmeter') },
+          });
+          child.on('exit', (code) => resolve(code));
+          child.stdin.end(JSON.stringify({ hook_event_name: 'PostToolUse', session_id: 's', n: i }));
+        }),
     );
     const codes = await Promise.all(runs);
     expect(codes.every((c) => c === 0)).toBe(true);

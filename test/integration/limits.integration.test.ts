@@ -5,7 +5,7 @@ import { limitMessage } from '../../collector/limits.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { usage } from '../helpers/records.ts';
-import { bearer, testServer, type TestServer } from '../helpers/server.ts';
+import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T10:00:00Z');
 let server: TestServer;
@@ -21,11 +21,18 @@ beforeAll(async () => {
     usage('claude-sonnet-4-5', '2026-03-10', { input_tokens: 1000 }),
     usage('claude-opus-4-1', '2026-02-27', { input_tokens: 100 }),
   ]);
-  await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 't', level: 'silent' }), now: NOW, from: '2026-02-01', to: '2026-03-19' });
+  await server.services.runBatch({
+    trigger: 'cli',
+    log: createLogger({ name: 't', level: 'silent' }),
+    now: NOW,
+    from: '2026-02-01',
+    to: '2026-03-19',
+  });
 });
 afterAll(() => server.close());
 
-const put = (key: string, body: unknown, path = LIMITS_PATH) => server.app.inject({ method: 'PUT', url: path, headers: bearer(key), payload: body as object });
+const put = (key: string, body: unknown, path = LIMITS_PATH) =>
+  server.app.inject({ method: 'PUT', url: path, headers: bearer(key), payload: body as object });
 const get = (key: string) => server.app.inject({ method: 'GET', url: LIMITS_PATH, headers: bearer(key) });
 
 describe('credit limits', () => {
@@ -80,7 +87,12 @@ describe('credit limits', () => {
     expect((await put(acme.users.manager.key, { enabled: false }, ENFORCEMENT_PATH)).statusCode).toBe(403);
     expect((await get(acme.users.guest.key)).statusCode).toBe(403);
     expect((await server.app.inject({ method: 'GET', url: LIMITS_PATH })).statusCode).toBe(401);
-    for (const body of [{}, { users: [] }, { users: Array.from({ length: 101 }, (_, i) => ({ email: `u${i}@x.com`, limit: 1 })) }, { users: [], extra: 1 }]) {
+    for (const body of [
+      {},
+      { users: [] },
+      { users: Array.from({ length: 101 }, (_, i) => ({ email: `u${i}@x.com`, limit: 1 })) },
+      { users: [], extra: 1 },
+    ]) {
       const res = await put(acme.users.owner.key, body);
       expect(res.statusCode).toBe(400);
       ErrorBodySchema.parse(res.json());

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';
 import { UserList } from '../../api/routes/organization.ts';
 import type { OrgId } from '../../common/ids.ts';
-import { bearer, testServer, type TestServer } from '../helpers/server.ts';
+import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let acme: Awaited<ReturnType<TestServer['seedOrg']>>;
@@ -12,11 +12,18 @@ beforeAll(async () => {
   server = await testServer();
   acme = await server.seedOrg('Acme');
   other = await server.seedOrg('Other');
-  for (let i = 0; i < 7; i++) await server.services.accounts.createUser({ orgId: acme.orgId as OrgId, email: `dev${i}@acme.example.com`, role: 'member', firstName: `Dev${i}` });
+  for (let i = 0; i < 7; i++)
+    await server.services.accounts.createUser({
+      orgId: acme.orgId as OrgId,
+      email: `dev${i}@acme.example.com`,
+      role: 'member',
+      firstName: `Dev${i}`,
+    });
 });
 afterAll(() => server.close());
 
-const get = (key: string, query = '') => server.app.inject({ method: 'GET', url: `/api/v0/organization/users${query}`, headers: bearer(key) });
+const get = (key: string, query = '') =>
+  server.app.inject({ method: 'GET', url: `/api/v0/organization/users${query}`, headers: bearer(key) });
 
 describe('GET /api/v0/organization/users', () => {
   it('pages the whole organization in id order, no skip or repeat while users are added', async () => {
@@ -36,7 +43,11 @@ describe('GET /api/v0/organization/users', () => {
       cursor = body.pagination.nextCursor;
       expect(cursor).toBe(body.users.at(-1)!.id);
     }
-    const before = (await server.db.all<{ id: string }>("SELECT id FROM users WHERE org_id = $org AND email <> 'late@acme.example.com' ORDER BY id", { org: acme.orgId })).map((r) => r.id);
+    const before = (
+      await server.db.all<{ id: string }>("SELECT id FROM users WHERE org_id = $org AND email <> 'late@acme.example.com' ORDER BY id", {
+        org: acme.orgId,
+      })
+    ).map((r) => r.id);
     expect(before).toHaveLength(11); // 4 seeded roles + 7 developers
     // Everyone who existed when the walk began was seen exactly once; the late user at most once.
     expect(new Set(seen).size).toBe(seen.length);

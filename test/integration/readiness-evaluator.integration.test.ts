@@ -8,7 +8,7 @@ import { ReadinessReport } from '../../common/readiness.ts';
 import { repoId } from '../../common/repo-id.ts';
 import { CRITERIA, evaluate, levelOf } from '../../readiness/evaluator.ts';
 import { runCli } from '../helpers/processes.ts';
-import { bearer, testServer, type TestServer } from '../helpers/server.ts';
+import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 function repo(files: Record<string, string>, uncommitted: Record<string, string> = {}): string {
@@ -19,7 +19,11 @@ function repo(files: Record<string, string>, uncommitted: Record<string, string>
       writeFileSync(join(dir, path), content);
     }
   };
-  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e.x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e.x' } });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', dir, ...args], {
+      stdio: 'ignore',
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e.x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e.x' },
+    });
   git('init', '-q', '-b', 'main');
   write(files);
   git('add', '-A');
@@ -28,7 +32,8 @@ function repo(files: Record<string, string>, uncommitted: Record<string, string>
   return dir;
 }
 
-const score = (report: ReadinessReport) => Object.fromEntries(Object.entries(report.report).map(([id, r]) => [id, `${r.numerator}/${r.denominator}`]));
+const score = (report: ReadinessReport) =>
+  Object.fromEntries(Object.entries(report.report).map(([id, r]) => [id, `${r.numerator}/${r.denominator}`]));
 
 let server: TestServer;
 beforeAll(async () => {
@@ -46,7 +51,14 @@ describe('readiness evaluator', () => {
     expect(Object.keys(report.report).sort()).toEqual(CRITERIA.map((c) => c.id).sort());
     expect(Object.values(score(report)).every((s) => s === '0/1')).toBe(true);
     expect(report.report['readme']!.rationale).toBe('no README at the repository root');
-    expect(report).toMatchObject({ repoUrl: `file://${dir}`, branch: 'main', hasLocalChanges: false, hasNonRemoteCommits: true, agentVersion: '9.9.9', createdAt: 1_780_000_000_000 });
+    expect(report).toMatchObject({
+      repoUrl: `file://${dir}`,
+      branch: 'main',
+      hasLocalChanges: false,
+      hasNonRemoteCommits: true,
+      agentVersion: '9.9.9',
+      createdAt: 1_780_000_000_000,
+    });
     expect(report.commitHash).toMatch(/^[0-9a-f]{40}$/);
   });
 
@@ -67,7 +79,11 @@ describe('readiness evaluator', () => {
         '.github/CODEOWNERS': '* @acme/devs\n',
         '.github/dependabot.yml': 'version: 2\n',
         '.github/ISSUE_TEMPLATE/bug.md': 'Bug\n',
-        'packages/web/package.json': JSON.stringify({ description: 'The web front end', scripts: { build: 'vite build', test: 'vitest', lint: 'eslint .' }, dependencies: { pino: '^10' } }),
+        'packages/web/package.json': JSON.stringify({
+          description: 'The web front end',
+          scripts: { build: 'vite build', test: 'vitest', lint: 'eslint .' },
+          dependencies: { pino: '^10' },
+        }),
         'packages/web/tsconfig.json': '{}\n',
         'packages/web/eslint.config.js': 'export default [];\n',
         'packages/web/src/app.test.ts': 'test\n',
@@ -77,13 +93,31 @@ describe('readiness evaluator', () => {
     );
     execFileSync('git', ['-C', dir, 'remote', 'add', 'origin', 'git@github.com:acme/mono.git']);
     const { report, level } = evaluate(dir, { agentVersion: '0.1.0' });
-    expect(report.apps).toEqual({ 'packages/api': { description: 'packages/api (package.json)' }, 'packages/web': { description: 'The web front end' } });
+    expect(report.apps).toEqual({
+      'packages/api': { description: 'packages/api (package.json)' },
+      'packages/web': { description: 'The web front end' },
+    });
     expect(score(report)).toEqual({
-      readme: '1/1', gitignore: '1/1', lockfile: '2/2', build_command: '2/2',
-      linter: '1/2', unit_tests: '1/2', ci: '1/1', formatter: '1/1',
-      type_checker: '1/2', test_command: '1/2', agents_md: '1/1', pre_commit_hooks: '1/1', codeowners: '1/1',
-      dependency_update_bot: '1/1', dev_environment: '1/1', env_example: '1/1', structured_logging: '1/2',
-      security_policy: '1/1', issue_templates: '1/1', contributing: '1/1',
+      readme: '1/1',
+      gitignore: '1/1',
+      lockfile: '2/2',
+      build_command: '2/2',
+      linter: '1/2',
+      unit_tests: '1/2',
+      ci: '1/1',
+      formatter: '1/1',
+      type_checker: '1/2',
+      test_command: '1/2',
+      agents_md: '1/1',
+      pre_commit_hooks: '1/1',
+      codeowners: '1/1',
+      dependency_update_bot: '1/1',
+      dev_environment: '1/1',
+      env_example: '1/1',
+      structured_logging: '1/2',
+      security_policy: '1/1',
+      issue_templates: '1/1',
+      contributing: '1/1',
     });
     expect(report.report['linter']!.rationale).toBe('packages/api: no linter configured; packages/web: linter config: eslint.config.js');
     expect(level).toBe(2);
@@ -91,7 +125,12 @@ describe('readiness evaluator', () => {
 
     // The report is accepted by the upload route, under the repository's id.
     const org = await server.seedOrg('Readiness');
-    const res = await server.app.inject({ method: 'POST', url: '/api/organization/maturity-level-reports', headers: bearer(org.users.member.key), payload: report });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/organization/maturity-level-reports',
+      headers: bearer(org.users.member.key),
+      payload: report,
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ repoId: repoId('https://github.com/acme/mono'), report: { reportId: report.reportId } });
   });

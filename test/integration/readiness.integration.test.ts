@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';
-import { normalizeRepoUrl, repoId } from '../../common/repo-id.ts';
-import { ReadinessList, ReadinessReport } from '../../common/readiness.ts';
 import { READINESS_PATHS } from '../../api/routes/readiness.ts';
-import { bearer, testServer, type TestServer } from '../helpers/server.ts';
+import { ReadinessList, ReadinessReport } from '../../common/readiness.ts';
+import { normalizeRepoUrl, repoId } from '../../common/repo-id.ts';
+import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let acme: Awaited<ReturnType<TestServer['seedOrg']>>;
@@ -27,8 +27,10 @@ const report = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-const post = (key: string, body: unknown, path: string = PATH) => server.app.inject({ method: 'POST', url: path, headers: bearer(key), payload: body as object });
-const list = (key: string, query = '', path: string = PATH) => server.app.inject({ method: 'GET', url: `${path}${query}`, headers: bearer(key) });
+const post = (key: string, body: unknown, path: string = PATH) =>
+  server.app.inject({ method: 'POST', url: path, headers: bearer(key), payload: body as object });
+const list = (key: string, query = '', path: string = PATH) =>
+  server.app.inject({ method: 'GET', url: `${path}${query}`, headers: bearer(key) });
 
 beforeAll(async () => {
   server = await testServer();
@@ -39,7 +41,13 @@ afterAll(() => server.close());
 
 describe('repository ids', () => {
   it('the same repository under any URL form gets the same id', () => {
-    const forms = ['https://github.com/Acme/Web-App', 'https://user:token@github.com/acme/web-app.git', 'git@github.com:acme/web-app.git', 'ssh://git@github.com:22/acme/web-app/', 'github.com/acme/web-app'];
+    const forms = [
+      'https://github.com/Acme/Web-App',
+      'https://user:token@github.com/acme/web-app.git',
+      'git@github.com:acme/web-app.git',
+      'ssh://git@github.com:22/acme/web-app/',
+      'github.com/acme/web-app',
+    ];
     expect(new Set(forms.map(normalizeRepoUrl))).toEqual(new Set(['github.com/acme/web-app']));
     expect(new Set(forms.map(repoId)).size).toBe(1);
     expect(repoId('https://github.com/acme/other')).not.toBe(repoId(forms[0]!));
@@ -86,19 +94,34 @@ describe('readiness reports', () => {
     const ids: string[] = [];
     // Ten reports, four sharing one createdAt: the reportId breaks the tie.
     for (let i = 0; i < 10; i++) {
-      const res = await s.app.inject({ method: 'POST', url: PATH, headers: bearer(o.users.member.key), payload: report({ createdAt: 1_780_000_000_000 + (i < 4 ? 0 : i) * 1000 }) });
+      const res = await s.app.inject({
+        method: 'POST',
+        url: PATH,
+        headers: bearer(o.users.member.key),
+        payload: report({ createdAt: 1_780_000_000_000 + (i < 4 ? 0 : i) * 1000 }),
+      });
       ids.push((res.json() as { report: { reportId: string } }).report.reportId);
     }
     const seen: string[] = [];
     let after: string | undefined;
     for (let page = 0; page < 10; page++) {
-      const res = await s.app.inject({ method: 'GET', url: `${PATH}?limit=3${after ? `&startAfter=${after}` : ''}`, headers: bearer(o.users.member.key) });
+      const res = await s.app.inject({
+        method: 'GET',
+        url: `${PATH}?limit=3${after ? `&startAfter=${after}` : ''}`,
+        headers: bearer(o.users.member.key),
+      });
       const { reports } = ReadinessList.parse(res.json());
       if (reports.length === 0) break;
       seen.push(...reports.map((r) => r.reportId));
       after = reports.at(-1)!.reportId;
       // A newer report arriving mid-walk sorts before the cursor and so does not disturb the rest.
-      if (page === 1) await s.app.inject({ method: 'POST', url: PATH, headers: bearer(o.users.member.key), payload: report({ createdAt: 1_790_000_000_000 }) });
+      if (page === 1)
+        await s.app.inject({
+          method: 'POST',
+          url: PATH,
+          headers: bearer(o.users.member.key),
+          payload: report({ createdAt: 1_790_000_000_000 }),
+        });
     }
     expect(seen).toHaveLength(10);
     expect(new Set(seen)).toEqual(new Set(ids));
@@ -112,7 +135,15 @@ describe('readiness reports', () => {
     const infra = ReadinessList.parse((await list(acme.users.owner.key, `?repoId=${repoId('https://github.com/acme/infra')}`)).json());
     expect(infra.reports.length).toBe(1);
     expect(infra.reports[0]!.repoUrl).toBe('git@github.com:acme/infra.git');
-    for (const query of ['?limit=0', '?limit=101', '?limit=two', '?repoId=web-app', '?startAfter=nope', `?startAfter=${randomUUID()}`, '?cursor=x']) {
+    for (const query of [
+      '?limit=0',
+      '?limit=101',
+      '?limit=two',
+      '?repoId=web-app',
+      '?startAfter=nope',
+      `?startAfter=${randomUUID()}`,
+      '?cursor=x',
+    ]) {
       const res = await list(acme.users.owner.key, query);
       expect(res.statusCode, query).toBe(400);
       ErrorBodySchema.parse(res.json());

@@ -2,10 +2,10 @@
 // the protocol played over HTTP and the clock pinned so leases can run out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';
-import { Session, SessionPage, MessagePage, MessageCreated } from '../../api/sessions/schema.ts';
+import { MessageCreated, MessagePage, Session, SessionPage } from '../../api/sessions/schema.ts';
 import { CLAIM_LEASE_MS, PollAnswer, RUN_LEASE_MS } from '../../common/computer-protocol.ts';
-import { bearer, gzipNdjson, testServer, type TestServer } from '../helpers/server.ts';
 import { ev, usage } from '../helpers/records.ts';
+import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let clock = Date.parse('2026-11-20T10:00:00Z');
@@ -14,7 +14,12 @@ let org: Org;
 let other: Org;
 
 const call = async (method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, key: string | undefined, payload?: unknown) => {
-  const res = await server.app.inject({ method, url, headers: key ? bearer(key) : {}, ...(payload !== undefined ? { payload: payload as object } : {}) });
+  const res = await server.app.inject({
+    method,
+    url,
+    headers: key ? bearer(key) : {},
+    ...(payload !== undefined ? { payload: payload as object } : {}),
+  });
   return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as any) : undefined };
 };
 const expectError = (res: { status: number; body: unknown }, status: number) => {
@@ -23,12 +28,19 @@ const expectError = (res: { status: number; body: unknown }, status: number) => 
 };
 
 async function registerComputer(key: string, name = 'laptop') {
-  const res = await call('POST', '/api/v0/computers', key, { name, hostname: 'dev-box', remoteUser: 'dev', hostId: '4b0d7c3e-2a8e-4d8c-9a41-0d0c0a3f1b11' });
+  const res = await call('POST', '/api/v0/computers', key, {
+    name,
+    hostname: 'dev-box',
+    remoteUser: 'dev',
+    hostId: '4b0d7c3e-2a8e-4d8c-9a41-0d0c0a3f1b11',
+  });
   expect(res.status).toBe(201);
   return { id: res.body.computer.id as string, token: res.body.token as string };
 }
-const hello = (c: { id: string; token: string }, checks: { name: string; ok: boolean; error?: string }[] = [{ name: 'agent command', ok: true }]) =>
-  call('POST', `/api/v0/computers/${c.id}/agent/hello`, c.token, { checks, agentCommand: 'droid exec' });
+const hello = (
+  c: { id: string; token: string },
+  checks: { name: string; ok: boolean; error?: string }[] = [{ name: 'agent command', ok: true }],
+) => call('POST', `/api/v0/computers/${c.id}/agent/hello`, c.token, { checks, agentCommand: 'droid exec' });
 const poll = async (c: { id: string; token: string }) => {
   const res = await call('GET', `/api/v0/computers/${c.id}/agent/work?waitMs=0`, c.token);
   expect(res.status).toBe(200);
@@ -57,8 +69,19 @@ describe('computers', () => {
     expect(stored[0]!.token_hash).not.toContain(c.token.slice(4));
     expect(c.token).toMatch(/^amc_/);
     let got = await call('GET', `/api/v0/computers/${c.id}`, org.users.member.key);
-    expect(got.body).toMatchObject({ id: c.id, name: 'laptop', providerType: 'byom', hostname: 'dev-box', remoteUser: 'dev', status: 'provisioning' });
-    expect(got.body.provisioningSteps.map((s: { id: string; status: string }) => `${s.id}:${s.status}`)).toEqual(['register:completed', 'checks:pending', 'connect:pending']);
+    expect(got.body).toMatchObject({
+      id: c.id,
+      name: 'laptop',
+      providerType: 'byom',
+      hostname: 'dev-box',
+      remoteUser: 'dev',
+      status: 'provisioning',
+    });
+    expect(got.body.provisioningSteps.map((s: { id: string; status: string }) => `${s.id}:${s.status}`)).toEqual([
+      'register:completed',
+      'checks:pending',
+      'connect:pending',
+    ]);
     expect((await hello(c)).status).toBe(200);
     got = await call('GET', `/api/v0/computers/${c.id}`, org.users.manager.key);
     expect(got.body.status).toBe('active');
@@ -66,7 +89,11 @@ describe('computers', () => {
     clock += 120_000;
     got = await call('GET', `/api/v0/computers/${c.id}`, org.users.owner.key);
     expect(got.body.status).toBe('error');
-    expect(got.body.provisioningSteps[2]).toMatchObject({ id: 'connect', status: 'failed', error: expect.stringContaining('no connection from the computer agent since') });
+    expect(got.body.provisioningSteps[2]).toMatchObject({
+      id: 'connect',
+      status: 'failed',
+      error: expect.stringContaining('no connection from the computer agent since'),
+    });
     await poll(c);
     expect((await call('GET', `/api/v0/computers/${c.id}`, org.users.member.key)).body.status).toBe('active');
   });
@@ -76,7 +103,11 @@ describe('computers', () => {
     await hello(c, [{ name: 'agent command', ok: false, error: 'droid: not found on PATH' }]);
     const got = await call('GET', `/api/v0/computers/${c.id}`, org.users.member.key);
     expect(got.body.status).toBe('error');
-    expect(got.body.provisioningSteps[1]).toMatchObject({ id: 'checks', status: 'failed', error: 'agent command: droid: not found on PATH' });
+    expect(got.body.provisioningSteps[1]).toMatchObject({
+      id: 'checks',
+      status: 'failed',
+      error: 'agent command: droid: not found on PATH',
+    });
     expectError(await call('GET', `/api/v0/computers/${c.id}/agent/work?waitMs=0`, c.token), 409);
     expectError(await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: c.id }), 409);
   });
@@ -101,7 +132,11 @@ describe('computers', () => {
 
   it('lists computers: members their own, owners and managers all, paged by id without skip or repeat', async () => {
     const x = await server.seedOrg('Listing');
-    const mine = [await registerComputer(x.users.member.key, 'a'), await registerComputer(x.users.member.key, 'b'), await registerComputer(x.users.member.key, 'c')];
+    const mine = [
+      await registerComputer(x.users.member.key, 'a'),
+      await registerComputer(x.users.member.key, 'b'),
+      await registerComputer(x.users.member.key, 'c'),
+    ];
     const owners = await registerComputer(x.users.owner.key, 'owner');
     const memberList = await call('GET', '/api/v0/computers', x.users.member.key);
     expect(memberList.body.computers.map((c: { id: string }) => c.id).sort()).toEqual(mine.map((c) => c.id).sort());
@@ -116,23 +151,34 @@ describe('computers', () => {
     expect(seen).toEqual([...mine, owners].map((c) => c.id).sort());
     expectError(await call('GET', '/api/v0/computers?limit=0', x.users.member.key), 400);
     expectError(await call('GET', '/api/v0/computers', x.users.guest.key), 403);
-    expect((await call('GET', '/api/v0/computers', other.users.owner.key)).body.computers.map((c: { id: string }) => c.id)).not.toContain(owners.id);
+    expect((await call('GET', '/api/v0/computers', other.users.owner.key)).body.computers.map((c: { id: string }) => c.id)).not.toContain(
+      owners.id,
+    );
   });
 
   it('obeys the enterprise controls: BYOM off, or allowed only for listed users', async () => {
     const x = await server.seedOrg('Controlled');
-    expect((await call('PUT', '/api/v0/organization/enterprise-controls', x.users.owner.key, { settings: { byomComputersEnabled: false } })).status).toBe(200);
+    expect(
+      (await call('PUT', '/api/v0/organization/enterprise-controls', x.users.owner.key, { settings: { byomComputersEnabled: false } }))
+        .status,
+    ).toBe(200);
     expectError(await call('POST', '/api/v0/computers', x.users.member.key, { name: 'x' }), 403);
-    await call('PUT', '/api/v0/organization/enterprise-controls', x.users.owner.key, { settings: { byomComputersAllowedEmails: ['owner@controlled.example.com'] } });
+    await call('PUT', '/api/v0/organization/enterprise-controls', x.users.owner.key, {
+      settings: { byomComputersAllowedEmails: ['owner@controlled.example.com'] },
+    });
     expectError(await call('POST', '/api/v0/computers', x.users.member.key, { name: 'x' }), 403);
     expect((await call('POST', '/api/v0/computers', x.users.owner.key, { name: 'x' })).status).toBe(201);
   });
 });
 
 describe('sessions', () => {
-  it('create: 201 idle with the org default model; every bad body is 400; the computer must be the caller\'s own', async () => {
+  it("create: 201 idle with the org default model; every bad body is 400; the computer must be the caller's own", async () => {
     const c = await registerComputer(org.users.member.key);
-    const created = await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: c.id, cwd: '/work/repo', sessionSettings: { tags: [{ name: 'demo' }] } });
+    const created = await call('POST', '/api/v0/sessions', org.users.member.key, {
+      computerId: c.id,
+      cwd: '/work/repo',
+      sessionSettings: { tags: [{ name: 'demo' }] },
+    });
     expect(created.status).toBe(201);
     const session = Session.parse(created.body);
     expect(session).toMatchObject({ status: 'idle', messageCount: 0, computerId: c.id, cwd: '/work/repo' });
@@ -151,7 +197,9 @@ describe('sessions', () => {
     ];
     for (const body of bad) expectError(await call('POST', '/api/v0/sessions', org.users.member.key, body), 400);
     expect((await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: c.id, cwd: 'x'.repeat(4096) })).status).toBe(201);
-    expect((await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: c.id, sessionSettings: { tokenUsage: 1 } })).body.detail).toContain('computed by the server');
+    expect(
+      (await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: c.id, sessionSettings: { tokenUsage: 1 } })).body.detail,
+    ).toContain('computed by the server');
 
     expectError(await call('POST', '/api/v0/sessions', org.users.manager.key, { computerId: c.id }), 403); // sees it, may not run on it
     expectError(await call('POST', '/api/v0/sessions', other.users.owner.key, { computerId: c.id }), 404);
@@ -160,7 +208,9 @@ describe('sessions', () => {
     expectError(await call('POST', '/api/v0/sessions', undefined, { computerId: c.id }), 401);
 
     const x = await server.seedOrg('Defaults');
-    await call('PUT', '/api/v0/organization/enterprise-controls', x.users.owner.key, { settings: { sessionDefaultSettings: { model: 'claude-sonnet-4-5' } } });
+    await call('PUT', '/api/v0/organization/enterprise-controls', x.users.owner.key, {
+      settings: { sessionDefaultSettings: { model: 'claude-sonnet-4-5' } },
+    });
     const xc = await registerComputer(x.users.member.key);
     const withDefault = await call('POST', '/api/v0/sessions', x.users.member.key, { computerId: xc.id });
     expect(withDefault.body.sessionSettings.model).toBe('claude-sonnet-4-5');
@@ -171,25 +221,43 @@ describe('sessions', () => {
   it('messages: idle → pending → running (a second message waits behind) → pending → running → idle, in order, output stored', async () => {
     const c = await registerComputer(org.users.member.key);
     await hello(c);
-    const s = Session.parse((await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: c.id, cwd: '/repo', sessionSettings: { model: 'm1' } })).body);
+    const s = Session.parse(
+      (await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: c.id, cwd: '/repo', sessionSettings: { model: 'm1' } }))
+        .body,
+    );
     expect(await poll(c)).toBeNull();
 
     clock += 1000;
-    const first = MessageCreated.parse((await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'Fix the failing test\nin utils', files: [{ data: 'aGVsbG8=', name: 'notes.txt' }] })).body);
+    const first = MessageCreated.parse(
+      (
+        await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, {
+          text: 'Fix the failing test\nin utils',
+          files: [{ data: 'aGVsbG8=', name: 'notes.txt' }],
+        })
+      ).body,
+    );
     expect(first.status).toBe('pending');
     let view = await getSession(org.users.member.key, s.sessionId);
     expect(view).toMatchObject({ status: 'pending', messageCount: 1, title: 'Fix the failing test', updatedAt: clock });
     expect(view.completedAt).toBeUndefined();
 
     const work = (await poll(c))!;
-    expect(work).toMatchObject({ sessionId: s.sessionId, messageId: first.messageId, cwd: '/repo', text: 'Fix the failing test\nin utils', model: 'm1' });
+    expect(work).toMatchObject({
+      sessionId: s.sessionId,
+      messageId: first.messageId,
+      cwd: '/repo',
+      text: 'Fix the failing test\nin utils',
+      model: 'm1',
+    });
     expect(work.attachments).toEqual([{ kind: 'file', name: 'notes.txt', data: 'aGVsbG8=' }]);
     expect(await poll(c)).toBeNull(); // one at a time per session
     expect((await getSession(org.users.member.key, s.sessionId)).status).toBe('pending');
     expect((await agentCall(c, work.messageId, 'start')).status).toBe(200);
     expect((await getSession(org.users.member.key, s.sessionId)).status).toBe('running');
 
-    const second = MessageCreated.parse((await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'Now run the linter' })).body);
+    const second = MessageCreated.parse(
+      (await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'Now run the linter' })).body,
+    );
     expect(second.status).toBe('running');
     expect(await poll(c)).toBeNull(); // queued behind the running one
 
@@ -215,33 +283,54 @@ describe('sessions', () => {
     expect(messages.messages[1]!.replyTo).toBe(first.messageId);
     expect(messages.messages[0]!.attachments).toEqual([{ kind: 'file', name: 'notes.txt', bytes: 5 }]);
     const paged = await call('GET', `/api/v0/sessions/${s.sessionId}/messages?limit=3`, org.users.member.key);
-    expect(paged.body.messages.map((m: { text: string }) => m.text)).toEqual(['Fix the failing test\nin utils', 'Fixed: off-by-one in utils.ts', 'Now run the linter']);
-    const rest = await call('GET', `/api/v0/sessions/${s.sessionId}/messages?cursor=${paged.body.pagination.nextCursor}`, org.users.member.key);
+    expect(paged.body.messages.map((m: { text: string }) => m.text)).toEqual([
+      'Fix the failing test\nin utils',
+      'Fixed: off-by-one in utils.ts',
+      'Now run the linter',
+    ]);
+    const rest = await call(
+      'GET',
+      `/api/v0/sessions/${s.sessionId}/messages?cursor=${paged.body.pagination.nextCursor}`,
+      org.users.member.key,
+    );
     expect(rest.body.messages.map((m: { text: string }) => m.text)).toEqual(['Lint clean.']);
     expect(rest.body.pagination).toEqual({ hasMore: false });
 
     // A failed run: the error is on the user message, the session is idle again.
-    const third = MessageCreated.parse((await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'Deploy' })).body);
+    const third = MessageCreated.parse(
+      (await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'Deploy' })).body,
+    );
     await poll(c);
     await agentCall(c, third.messageId, 'start');
-    expect((await agentCall(c, third.messageId, 'result', { exitCode: 2, output: '', error: 'the agent exited with code 2: no credentials' })).body).toEqual({ status: 'idle' });
+    expect(
+      (await agentCall(c, third.messageId, 'result', { exitCode: 2, output: '', error: 'the agent exited with code 2: no credentials' }))
+        .body,
+    ).toEqual({ status: 'idle' });
     const all = (await call('GET', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key)).body.messages;
-    expect(all.slice(4)).toEqual([expect.objectContaining({ text: 'Deploy', status: 'failed', exitCode: 2, error: 'the agent exited with code 2: no credentials' })]);
+    expect(all.slice(4)).toEqual([
+      expect.objectContaining({ text: 'Deploy', status: 'failed', exitCode: 2, error: 'the agent exited with code 2: no credentials' }),
+    ]);
 
     // The largest answer the agent sends (1M characters), in characters that take 3 bytes each in UTF-8.
-    const big = MessageCreated.parse((await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'Translate' })).body);
+    const big = MessageCreated.parse(
+      (await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'Translate' })).body,
+    );
     await poll(c);
     await agentCall(c, big.messageId, 'start');
     const answer = '€'.repeat(1024 * 1024);
     expect((await agentCall(c, big.messageId, 'result', { exitCode: 0, output: answer })).status).toBe(200);
-    expect((await call('GET', `/api/v0/sessions/${s.sessionId}/messages?cursor=8`, org.users.member.key)).body.messages).toEqual([expect.objectContaining({ role: 'assistant', text: answer })]);
+    expect((await call('GET', `/api/v0/sessions/${s.sessionId}/messages?cursor=8`, org.users.member.key)).body.messages).toEqual([
+      expect.objectContaining({ role: 'assistant', text: answer }),
+    ]);
   });
 
   it('leases: an unstarted claim is handed out again; a started run that goes silent fails and is never handed out twice; a restart fails its runs', async () => {
     const c = await registerComputer(org.users.member.key);
     await hello(c);
     const s = Session.parse((await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: c.id })).body);
-    const m = MessageCreated.parse((await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'one' })).body);
+    const m = MessageCreated.parse(
+      (await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'one' })).body,
+    );
     expect((await poll(c))!.messageId).toBe(m.messageId);
     clock += CLAIM_LEASE_MS + 1;
     expect((await getSession(org.users.member.key, s.sessionId)).status).toBe('pending');
@@ -259,7 +348,9 @@ describe('sessions', () => {
     const msgs = (await call('GET', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key)).body.messages;
     expect(msgs).toEqual([expect.objectContaining({ status: 'failed', error: expect.stringContaining('stopped answering') })]);
 
-    const n = MessageCreated.parse((await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'two' })).body);
+    const n = MessageCreated.parse(
+      (await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'two' })).body,
+    );
     await poll(c);
     await agentCall(c, n.messageId, 'start');
     await hello(c); // the agent restarted mid-run
@@ -272,7 +363,9 @@ describe('sessions', () => {
     // Another computer cannot touch this computer's messages; bad bodies are 400.
     const other = await registerComputer(org.users.member.key, 'other');
     await hello(other);
-    const o = MessageCreated.parse((await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'three' })).body);
+    const o = MessageCreated.parse(
+      (await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'three' })).body,
+    );
     expect((await poll(c))!.messageId).toBe(o.messageId);
     expectError(await agentCall(other, o.messageId, 'start'), 404);
     expectError(await agentCall(other, o.messageId, 'result', { exitCode: 0, output: '' }), 404);
@@ -289,7 +382,9 @@ describe('sessions', () => {
     const s = Session.parse((await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: c.id })).body);
     const waiting = call('GET', `/api/v0/computers/${c.id}/agent/work?waitMs=30000`, c.token);
     await new Promise((r) => setTimeout(r, 100));
-    const m = MessageCreated.parse((await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'wake up' })).body);
+    const m = MessageCreated.parse(
+      (await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'wake up' })).body,
+    );
     const answer = await waiting;
     expect(PollAnswer.parse(answer.body).work?.messageId).toBe(m.messageId);
   });
@@ -304,7 +399,13 @@ describe('sessions', () => {
       ev('Stop', '2026-11-20T10:01:00Z', { session_id: 'agent-main', ...tag }),
       ev('SessionStart', '2026-11-20T10:02:00Z', { session_id: 'agent-main-2', api_session_id: s.sessionId, api_message_id: 'msg_b' }),
       ev('Stop', '2026-11-20T10:02:00Z', { session_id: 'unrelated' }),
-      usage('claude-sonnet-4-5', '2026-11-20T10:00:10Z', { input_tokens: 1000, output_tokens: 200, cache_read_tokens: 5000, cache_write_tokens: 300 }, false, 'agent-main'),
+      usage(
+        'claude-sonnet-4-5',
+        '2026-11-20T10:00:10Z',
+        { input_tokens: 1000, output_tokens: 200, cache_read_tokens: 5000, cache_write_tokens: 300 },
+        false,
+        'agent-main',
+      ),
       usage('claude-haiku-4-5', '2026-11-20T10:00:20Z', { input_tokens: 100, output_tokens: 50 }, false, 'agent-sub'),
       usage('mystery-model', '2026-11-20T10:02:10Z', { input_tokens: 10, output_tokens: 5 }, false, 'agent-main-2'),
       usage('claude-opus-4-1', '2026-11-20T10:02:10Z', { input_tokens: 999_999 }, false, 'unrelated'),
@@ -318,12 +419,33 @@ describe('sessions', () => {
     expect(ingest.statusCode).toBe(200);
     const view = await getSession(org.users.member.key, s.sessionId);
     // agent-main: sonnet 1.2 × (1000 + 200 + 300 + 500) = 2400; agent-main-2: unpriced 1 × 15 = 15.
-    expect(view.sessionSettings.tokenUsage).toEqual({ inputTokens: 1010, outputTokens: 205, cacheCreationTokens: 300, cacheReadTokens: 5000, thinkingTokens: 0, serviceCredits: 2415 });
+    expect(view.sessionSettings.tokenUsage).toEqual({
+      inputTokens: 1010,
+      outputTokens: 205,
+      cacheCreationTokens: 300,
+      cacheReadTokens: 5000,
+      thinkingTokens: 0,
+      serviceCredits: 2415,
+    });
     // agent-sub: haiku 0.4 × 150 = 60.
     expect(view.sessionSettings.childInclusiveTokenUsageBySessionId).toEqual({
-      'agent-sub': { inputTokens: 100, outputTokens: 50, cacheCreationTokens: 0, cacheReadTokens: 0, thinkingTokens: 0, serviceCredits: 60 },
+      'agent-sub': {
+        inputTokens: 100,
+        outputTokens: 50,
+        cacheCreationTokens: 0,
+        cacheReadTokens: 0,
+        thinkingTokens: 0,
+        serviceCredits: 60,
+      },
     });
-    expect(view.sessionSettings.inclusiveTokenUsage).toEqual({ inputTokens: 1110, outputTokens: 255, cacheCreationTokens: 300, cacheReadTokens: 5000, thinkingTokens: 0, serviceCredits: 2475 });
+    expect(view.sessionSettings.inclusiveTokenUsage).toEqual({
+      inputTokens: 1110,
+      outputTokens: 255,
+      cacheCreationTokens: 300,
+      cacheReadTokens: 5000,
+      thinkingTokens: 0,
+      serviceCredits: 2475,
+    });
   });
 
   it('GET with computerId, PATCH merges settings, list pages and filters, and visibility by role and organization', async () => {
@@ -340,14 +462,25 @@ describe('sessions', () => {
     expectError(await call('GET', `/api/v0/sessions/${id}?computerId=cmp_nope`, org.users.member.key), 404);
     expectError(await call('GET', `/api/v0/sessions/${id}?other=1`, org.users.member.key), 400);
 
-    let patched = await call('PATCH', `/api/v0/sessions/${id}`, org.users.member.key, { sessionSettings: { model: 'claude-opus-4-1', archivedAt: '2026-11-20T10:00:00Z', tags: [{ name: 'a', metadata: { k: 1 } }] } });
+    let patched = await call('PATCH', `/api/v0/sessions/${id}`, org.users.member.key, {
+      sessionSettings: { model: 'claude-opus-4-1', archivedAt: '2026-11-20T10:00:00Z', tags: [{ name: 'a', metadata: { k: 1 } }] },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body.sessionSettings).toMatchObject({ model: 'claude-opus-4-1', archivedAt: '2026-11-20T10:00:00Z', tags: [{ name: 'a', metadata: { k: 1 } }] });
-    patched = await call('PATCH', `/api/v0/sessions/${id}`, org.users.manager.key, { sessionSettings: { archivedAt: null, enabledToolIds: ['Read'] } });
+    expect(patched.body.sessionSettings).toMatchObject({
+      model: 'claude-opus-4-1',
+      archivedAt: '2026-11-20T10:00:00Z',
+      tags: [{ name: 'a', metadata: { k: 1 } }],
+    });
+    patched = await call('PATCH', `/api/v0/sessions/${id}`, org.users.manager.key, {
+      sessionSettings: { archivedAt: null, enabledToolIds: ['Read'] },
+    });
     expect(patched.body.sessionSettings).toMatchObject({ model: 'claude-opus-4-1', enabledToolIds: ['Read'] });
     expect(patched.body.sessionSettings).not.toHaveProperty('archivedAt');
     expectError(await call('PATCH', `/api/v0/sessions/${id}`, org.users.member.key, { sessionSettings: { tokenUsage: {} } }), 400);
-    expectError(await call('PATCH', `/api/v0/sessions/${id}`, org.users.member.key, { sessionSettings: { childInclusiveTokenUsageBySessionId: {} } }), 400);
+    expectError(
+      await call('PATCH', `/api/v0/sessions/${id}`, org.users.member.key, { sessionSettings: { childInclusiveTokenUsageBySessionId: {} } }),
+      400,
+    );
     expectError(await call('PATCH', `/api/v0/sessions/${id}`, org.users.member.key, { title: 'x' }), 400);
     expectError(await call('PATCH', `/api/v0/sessions/${id}`, other.users.owner.key, { sessionSettings: {} }), 404);
 
@@ -355,7 +488,11 @@ describe('sessions', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const res = await call('GET', `/api/v0/sessions?limit=2&computerId=${c.id}${cursor ? `&cursor=${cursor}` : ''}`, org.users.member.key);
+      const res = await call(
+        'GET',
+        `/api/v0/sessions?limit=2&computerId=${c.id}${cursor ? `&cursor=${cursor}` : ''}`,
+        org.users.member.key,
+      );
       expect(res.status).toBe(200);
       const page = SessionPage.parse(res.body);
       seen.push(...page.sessions.map((x) => x.sessionId));
@@ -386,7 +523,10 @@ describe('sessions', () => {
     expectError(await call('POST', `/api/v0/sessions/${id}/messages`, org.users.owner.key, { text: 'hi' }), 403); // runs on the member's machine
     expectError(await call('POST', `/api/v0/sessions/${id}/messages`, org.users.member.key, {}), 400);
     expectError(await call('POST', `/api/v0/sessions/${id}/messages`, org.users.member.key, { text: '' }), 400);
-    expectError(await call('POST', `/api/v0/sessions/${id}/messages`, org.users.member.key, { text: 'x', images: [{ data: 'not base64!' }] }), 400);
+    expectError(
+      await call('POST', `/api/v0/sessions/${id}/messages`, org.users.member.key, { text: 'x', images: [{ data: 'not base64!' }] }),
+      400,
+    );
     expectError(await call('POST', `/api/v0/sessions/${id}/messages`, org.users.member.key, { text: 'x', computerId: 'cmp_nope' }), 404);
     expectError(await call('POST', '/api/v0/sessions/ses_nope/messages', org.users.member.key, { text: 'x' }), 404);
 
@@ -402,11 +542,15 @@ describe('retention', () => {
     const x = await server.seedOrg('Retention');
     const c = await registerComputer(x.users.member.key);
     await hello(c);
-    const create = async () => Session.parse((await call('POST', '/api/v0/sessions', x.users.member.key, { computerId: c.id })).body).sessionId;
+    const create = async () =>
+      Session.parse((await call('POST', '/api/v0/sessions', x.users.member.key, { computerId: c.id })).body).sessionId;
     const old = await create();
     const busy = await create();
     await call('POST', `/api/v0/sessions/${busy}/messages`, x.users.member.key, { text: 'queued and waiting' });
-    const keptElsewhere = Session.parse((await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: (await registerComputer(org.users.member.key)).id })).body).sessionId;
+    const keptElsewhere = Session.parse(
+      (await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: (await registerComputer(org.users.member.key)).id }))
+        .body,
+    ).sessionId;
     clock += 10 * 86_400_000;
     const recent = await create();
     await call('PUT', '/api/v0/organization/enterprise-controls', x.users.owner.key, { settings: { sessionRetentionDays: 7 } });
@@ -415,7 +559,9 @@ describe('retention', () => {
     expect((await call('GET', `/api/v0/sessions/${busy}`, x.users.member.key)).status).toBe(200);
     expect((await call('GET', `/api/v0/sessions/${recent}`, x.users.member.key)).status).toBe(200);
     expect((await call('GET', `/api/v0/sessions/${keptElsewhere}`, org.users.member.key)).status).toBe(200);
-    const [{ n }] = (await server.db.all<{ n: number }>('SELECT count(*) AS n FROM session_messages WHERE session_id = $id', { id: old })) as [{ n: number }];
+    const [{ n }] = (await server.db.all<{ n: number }>('SELECT count(*) AS n FROM session_messages WHERE session_id = $id', {
+      id: old,
+    })) as [{ n: number }];
     expect(n).toBe(0);
   });
 });
@@ -424,10 +570,24 @@ describe('shutdown', () => {
   it('a waiting long-poll is answered (no work) when the server closes, instead of holding the shutdown', { timeout: 20_000 }, async () => {
     const own = await testServer();
     const x = await own.seedOrg('Closing');
-    const registered = await own.app.inject({ method: 'POST', url: '/api/v0/computers', headers: bearer(x.users.member.key), payload: { name: 'c' } });
+    const registered = await own.app.inject({
+      method: 'POST',
+      url: '/api/v0/computers',
+      headers: bearer(x.users.member.key),
+      payload: { name: 'c' },
+    });
     const { computer, token } = registered.json() as { computer: { id: string }; token: string };
-    await own.app.inject({ method: 'POST', url: `/api/v0/computers/${computer.id}/agent/hello`, headers: bearer(token), payload: { checks: [{ name: 'x', ok: true }], agentCommand: 'x' } });
-    const waiting = own.app.inject({ method: 'GET', url: `/api/v0/computers/${computer.id}/agent/work?waitMs=60000`, headers: bearer(token) });
+    await own.app.inject({
+      method: 'POST',
+      url: `/api/v0/computers/${computer.id}/agent/hello`,
+      headers: bearer(token),
+      payload: { checks: [{ name: 'x', ok: true }], agentCommand: 'x' },
+    });
+    const waiting = own.app.inject({
+      method: 'GET',
+      url: `/api/v0/computers/${computer.id}/agent/work?waitMs=60000`,
+      headers: bearer(token),
+    });
     await new Promise((r) => setTimeout(r, 200));
     const closing = own.close();
     expect((await waiting).json()).toEqual({ work: null });

@@ -1,7 +1,7 @@
 // The layout is the architecture: hooks/ imports nothing of ours, api/ never imports the collector, the
 // collector never imports the api, the computer agent only common/, and common/ imports none of the stages.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve, dirname } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/processes.ts';
 

@@ -116,7 +116,8 @@ describe('files', () => {
     expect(fileFacts('/home/u/.bashrc', 'edit')).toEqual({ ext: '', name: '.bashrc', op: 'edit' });
   });
   it('reads apply_patch file headers once per file', () => {
-    const patch = '*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** Add File: b/c.rs\n+fn main(){}\n*** Update File: a.py\n*** End Patch';
+    const patch =
+      '*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** Add File: b/c.rs\n+fn main(){}\n*** Update File: a.py\n*** End Patch';
     expect(patchFiles(patch)).toEqual(['a.py', 'b/c.rs']);
   });
   it('maps each tool of both agents to create or edit', () => {
@@ -139,8 +140,12 @@ describe('redactCommand', () => {
     expect(redactCommand('curl -H "Authorization: Bearer abc.def" https://x')).toBe('curl -H "Authorization: Bearer [redacted]" https://x');
     expect(redactCommand('API_TOKEN=s3cr3t notify.sh')).toBe('API_TOKEN=[redacted] notify.sh');
     expect(redactCommand('post --key am_abcdefghijklmnop')).toBe('post --key [redacted]');
-    expect(redactCommand("'/home/u/.agentmeter/bin/agentmeter-hook.sh' claude")).toBe("'/home/u/.agentmeter/bin/agentmeter-hook.sh' claude");
-    expect(redactCommand("'/home/u/.agentmeter/bin/agentmeter-hook.sh' claude", '/home/u')).toBe("'~/.agentmeter/bin/agentmeter-hook.sh' claude");
+    expect(redactCommand("'/home/u/.agentmeter/bin/agentmeter-hook.sh' claude")).toBe(
+      "'/home/u/.agentmeter/bin/agentmeter-hook.sh' claude",
+    );
+    expect(redactCommand("'/home/u/.agentmeter/bin/agentmeter-hook.sh' claude", '/home/u')).toBe(
+      "'~/.agentmeter/bin/agentmeter-hook.sh' claude",
+    );
     expect(redactCommand('/home/uma/x.sh /home/u/y', '/home/u')).toBe('/home/uma/x.sh ~/y');
   });
 });

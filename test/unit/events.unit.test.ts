@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { toWireEvent, salvageTruncated } from '../../collector/events.ts';
-import { parseSpoolFile, HOOK_BODY_CAP, type SpoolEntry } from '../../collector/spool.ts';
+import { salvageTruncated, toWireEvent } from '../../collector/events.ts';
+import { HOOK_BODY_CAP, parseSpoolFile, type SpoolEntry } from '../../collector/spool.ts';
 import { WireHookEvent } from '../../common/wire.ts';
-import { postToolUse, postToolUseFailure, preToolUse, userPrompt, sessionEnd } from '../helpers/payloads.ts';
+import { postToolUse, postToolUseFailure, preToolUse, sessionEnd, userPrompt } from '../helpers/payloads.ts';
 
 const T = Date.UTC(2026, 2, 1, 12, 0, 0);
 
 function entry(payload: unknown, header: Record<string, string> = {}, mtimeMs = T): SpoolEntry {
   const head = { 'agentmeter-spool': '1', agent: 'claude', client: '', entrypoint: '', droid_exec: '', time: '', ...header };
-  const text = `${Object.entries(head).map(([k, v]) => `${k}=${v}`).join('\n')}\n\n${typeof payload === 'string' ? payload : JSON.stringify(payload)}`;
+  const text = `${Object.entries(head)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n')}\n\n${typeof payload === 'string' ? payload : JSON.stringify(payload)}`;
   const parsed = parseSpoolFile('f1', Buffer.from(text), mtimeMs);
   if (parsed.kind !== 'ok') throw new Error(parsed.reason);
   return parsed.value;
@@ -41,7 +43,10 @@ describe('spool file parsing', () => {
   });
   it('quarantines files that are not ours', () => {
     expect(parseSpoolFile('x', Buffer.from('{"a":1}'), T).kind).toBe('quarantine');
-    expect(parseSpoolFile('x', Buffer.from('agentmeter-spool=2\n\n{}'), T)).toMatchObject({ kind: 'quarantine', reason: expect.stringContaining('format') });
+    expect(parseSpoolFile('x', Buffer.from('agentmeter-spool=2\n\n{}'), T)).toMatchObject({
+      kind: 'quarantine',
+      reason: expect.stringContaining('format'),
+    });
     expect(parseSpoolFile('x', Buffer.from('agentmeter-spool=1\nnonsense\n\n{}'), T).kind).toBe('quarantine');
   });
   it('marks a body over the cap as truncated', () => {
@@ -53,8 +58,22 @@ describe('spool file parsing', () => {
 
 describe('raw event → wire event', () => {
   it('a shell git commit: success, shell, commit; the command itself never ships', () => {
-    const r = derive(postToolUse('Bash', { command: 'git commit -m "top secret message"' }, { stdout: 'ok' }, { permission_mode: 'acceptEdits' }));
-    expect(r).toMatchObject({ kind: 'event', id: 'm1.f1', agent: 'claude', event: 'PostToolUse', ts: T, tool_name: 'Bash', tool_success: true, is_shell: true, git_commit: true, autonomy: 'auto-low', client: 'terminal-ui' });
+    const r = derive(
+      postToolUse('Bash', { command: 'git commit -m "top secret message"' }, { stdout: 'ok' }, { permission_mode: 'acceptEdits' }),
+    );
+    expect(r).toMatchObject({
+      kind: 'event',
+      id: 'm1.f1',
+      agent: 'claude',
+      event: 'PostToolUse',
+      ts: T,
+      tool_name: 'Bash',
+      tool_success: true,
+      is_shell: true,
+      git_commit: true,
+      autonomy: 'auto-low',
+      client: 'terminal-ui',
+    });
     expect(JSON.stringify(r)).not.toContain('top secret');
   });
   it('a failed call counts as a call but produces no commit or files', () => {
@@ -66,7 +85,9 @@ describe('raw event → wire event', () => {
     expect(f.files).toBeUndefined();
   });
   it('Write create, MCP server, PR through MCP, skills', () => {
-    expect(derive(postToolUse('Write', { file_path: '/x/a.py', content: 'print(1)' }, { type: 'create' })).files).toEqual([{ ext: 'py', op: 'create' }]);
+    expect(derive(postToolUse('Write', { file_path: '/x/a.py', content: 'print(1)' }, { type: 'create' })).files).toEqual([
+      { ext: 'py', op: 'create' },
+    ]);
     const mcp = derive(postToolUse('mcp__GitHub__create_pull_request', { title: 't' }, { number: 1 }));
     expect(mcp).toMatchObject({ mcp_server: 'GitHub', pr_created: true });
     expect(derive(postToolUse('Skill', { skill: 'pdf' })).skill).toBe('pdf');
@@ -101,14 +122,21 @@ describe('raw event → wire event', () => {
     expect(toWireEvent(entry(sessionEnd(), { time: 'yesterday-ish' }), 'm', undefined)).toMatchObject({ kind: 'quarantine' });
   });
   it('SessionEnd keeps its reason; subagent ids ship', () => {
-    expect(derive(sessionEnd('error', { agent_id: 'a1', agent_type: 'Explore' }))).toMatchObject({ reason: 'error', agent_id: 'a1', agent_type: 'Explore' });
+    expect(derive(sessionEnd('error', { agent_id: 'a1', agent_type: 'Explore' }))).toMatchObject({
+      reason: 'error',
+      agent_id: 'a1',
+      agent_type: 'Explore',
+    });
   });
   it('quarantines what cannot be an event, with a reason', () => {
     const q = (payload: unknown, header: Record<string, string> = {}) => toWireEvent(entry(payload, header), 'm', undefined);
     expect(q('')).toMatchObject({ kind: 'quarantine', reason: expect.stringContaining('empty') });
     expect(q('{not json')).toMatchObject({ kind: 'quarantine', reason: expect.stringContaining('not JSON') });
     expect(q({ session_id: 's' })).toMatchObject({ kind: 'quarantine', reason: expect.stringContaining('hook_event_name') });
-    expect(q({ hook_event_name: 'Stop', session_id: 's' }, { agent: 'cursor' })).toMatchObject({ kind: 'quarantine', reason: expect.stringContaining('agent') });
+    expect(q({ hook_event_name: 'Stop', session_id: 's' }, { agent: 'cursor' })).toMatchObject({
+      kind: 'quarantine',
+      reason: expect.stringContaining('agent'),
+    });
   });
   it('salvages the leading fields of a truncated event and marks it', () => {
     const head = '{"session_id":"s9","transcript_path":"/t.jsonl","hook_event_name":"PostToolUse","tool_name":"Read","tool_response":"';
@@ -118,6 +146,9 @@ describe('raw event → wire event', () => {
     const parsed = parseSpoolFile('big', text, T);
     if (parsed.kind !== 'ok') throw new Error('parse');
     const result = toWireEvent(parsed.value, 'm', undefined);
-    expect(result).toMatchObject({ kind: 'ok', value: { record: { truncated: true, tool_name: 'Read', tool_success: true, session_id: 's9' } } });
+    expect(result).toMatchObject({
+      kind: 'ok',
+      value: { record: { truncated: true, tool_name: 'Read', tool_success: true, session_id: 's9' } },
+    });
   });
 });

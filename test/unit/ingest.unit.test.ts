@@ -1,21 +1,56 @@
+import { createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { decodeItems, decodeNdjson, lineSaysExactly, TooManyRecords } from '../../api/ingest/decode.ts';
-import { createServer, type Socket } from 'node:net';
-import { backoffDelay } from '../../common/backoff.ts';
 import { postBatch, ShipError } from '../../collector/shipper.ts';
+import { backoffDelay } from '../../common/backoff.ts';
 import type { WireRecord } from '../../common/wire.ts';
 
 const T = Date.UTC(2026, 2, 1);
-const event = (id: string, extra: Record<string, unknown> = {}) => ({ kind: 'event', id, agent: 'claude', event: 'Stop', ts: T, session_id: 's', client: 'terminal-ui', autonomy: 'manual', ...extra });
-const usage = (id: string, output: number, thinking = false): WireRecord => ({ kind: 'usage', id, agent: 'claude', session_id: 's', ts: T, model: 'm', input_tokens: 1, output_tokens: output, cache_read_tokens: 0, cache_write_tokens: 0, thinking_tokens: 0, thinking });
+const event = (id: string, extra: Record<string, unknown> = {}) => ({
+  kind: 'event',
+  id,
+  agent: 'claude',
+  event: 'Stop',
+  ts: T,
+  session_id: 's',
+  client: 'terminal-ui',
+  autonomy: 'manual',
+  ...extra,
+});
+const usage = (id: string, output: number, thinking = false): WireRecord => ({
+  kind: 'usage',
+  id,
+  agent: 'claude',
+  session_id: 's',
+  ts: T,
+  model: 'm',
+  input_tokens: 1,
+  output_tokens: output,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  thinking_tokens: 0,
+  thinking,
+});
 
-const rowsOf = (ndjson: string) => ndjson.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: string; ts: number });
+const rowsOf = (ndjson: string) =>
+  ndjson
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { id: string; ts: number });
 
 describe('ingest decoding', () => {
   it('keeps good records and rejects bad ones with index, id and reason', async () => {
-    const batch = await decodeItems([event('a'), event('b', { client: 'desktop' }), { kind: 'nope' }, event('c', { ts: 5 }), event('d', { prompt: 'leak' })], 100);
+    const batch = await decodeItems(
+      [event('a'), event('b', { client: 'desktop' }), { kind: 'nope' }, event('c', { ts: 5 }), event('d', { prompt: 'leak' })],
+      100,
+    );
     expect(rowsOf(batch.events.ndjson).map((r) => r.id)).toEqual(['a']);
-    expect(batch.rejected.map((r) => [r.index, r.id])).toEqual([[1, 'b'], [2, undefined], [3, 'c'], [4, 'd']]);
+    expect(batch.rejected.map((r) => [r.index, r.id])).toEqual([
+      [1, 'b'],
+      [2, undefined],
+      [3, 'c'],
+      [4, 'd'],
+    ]);
     expect(batch.rejected[0]!.reason).toContain('client');
     expect(batch.rejected[3]!.reason).toContain('prompt');
     expect(batch.received).toBe(5);
@@ -35,7 +70,9 @@ describe('ingest decoding', () => {
     expect(rowsOf(batch.events.ndjson)[0]).toMatchObject({ id: 'x', client: 'terminal-ui' });
   });
   it('stores a line as sent only when it says exactly what was validated', async () => {
-    const plain = JSON.stringify(event('p', { hooks: [{ event: 'Stop', matcher: '', command: 'run: it' }], files: [{ ext: 'ts', op: 'edit' }] }));
+    const plain = JSON.stringify(
+      event('p', { hooks: [{ event: 'Stop', matcher: '', command: 'run: it' }], files: [{ ext: 'ts', op: 'edit' }] }),
+    );
     const parsed = JSON.parse(plain) as object;
     expect(lineSaysExactly(plain, parsed)).toBe(true);
     // Whitespace between tokens says nothing more; a key given twice does, however it is spaced.
@@ -57,7 +94,9 @@ describe('ingest decoding', () => {
   });
   it('cuts runs of lines kept as sent from the text, and breaks them where a line is dropped or written again', async () => {
     const message = (id: string) => ({ kind: 'message', id, agent: 'claude', session_id: 's', ts: T });
-    const lines = [event('a'), event('b'), message('m'), event('c'), event('b'), event('d', { tool_name: 'C:\\x' }), event('e')].map((r) => JSON.stringify(r));
+    const lines = [event('a'), event('b'), message('m'), event('c'), event('b'), event('d', { tool_name: 'C:\\x' }), event('e')].map((r) =>
+      JSON.stringify(r),
+    );
     lines.splice(4, 0, '', '{bad');
     for (const text of [lines.join('\n'), `${lines.join('\n')}\n`, lines.join('\r\n')]) {
       const batch = await decodeNdjson(text, 100);
@@ -70,14 +109,27 @@ describe('ingest decoding', () => {
     }
   });
   it('dedupes a batch: first event and message win, usage keeps the largest output and any thinking', async () => {
-    const batch = await decodeItems([event('a'), event('a', { event: 'Later' }), usage('u', 5, true), usage('u', 50), usage('u', 20), { kind: 'message', id: 'm', agent: 'claude', session_id: 's', ts: T }, { kind: 'message', id: 'm', agent: 'claude', session_id: 's', ts: T + 1 }], 100);
+    const batch = await decodeItems(
+      [
+        event('a'),
+        event('a', { event: 'Later' }),
+        usage('u', 5, true),
+        usage('u', 50),
+        usage('u', 20),
+        { kind: 'message', id: 'm', agent: 'claude', session_id: 's', ts: T },
+        { kind: 'message', id: 'm', agent: 'claude', session_id: 's', ts: T + 1 },
+      ],
+      100,
+    );
     expect(rowsOf(batch.events.ndjson)).toEqual([expect.objectContaining({ id: 'a', event: 'Stop' })]);
     expect(batch.usage).toEqual([{ ...usage('u', 50), thinking: true }]);
     expect(rowsOf(batch.messages.ndjson)).toEqual([expect.objectContaining({ id: 'm', ts: T })]);
     expect(batch.inBatchDuplicates).toBe(4);
   });
   it('stops at the record limit', async () => {
-    await expect(decodeNdjson([event('a'), event('b'), event('c')].map((e) => JSON.stringify(e)).join('\n'), 2)).rejects.toBeInstanceOf(TooManyRecords);
+    await expect(decodeNdjson([event('a'), event('b'), event('c')].map((e) => JSON.stringify(e)).join('\n'), 2)).rejects.toBeInstanceOf(
+      TooManyRecords,
+    );
     await expect(decodeItems([event('a'), event('b')], 2)).resolves.toMatchObject({ received: 2 });
   });
 });

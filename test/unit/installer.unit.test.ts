@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { install, isOurCommand, SettingsError, status, uninstall, type InstallTarget } from '../../hooks/installer.ts';
+import { type InstallTarget, install, isOurCommand, SettingsError, status, uninstall } from '../../hooks/installer.ts';
 import { AGENT_EVENTS } from '../../hooks/settings.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -36,7 +36,9 @@ describe('hook installer', () => {
       const ours = after.hooks[event].filter((g: { hooks: { command: string }[] }) => g.hooks.some((h) => isOurCommand(h.command)));
       expect(ours).toHaveLength(1);
       const entry = ours[0].hooks[0];
-      expect(entry.command).toBe(`'${join(t.agentmeterHome, 'bin', 'agentmeter-hook.sh')}' claude${event === 'UserPromptSubmit' ? ' prompt' : ''}`);
+      expect(entry.command).toBe(
+        `'${join(t.agentmeterHome, 'bin', 'agentmeter-hook.sh')}' claude${event === 'UserPromptSubmit' ? ' prompt' : ''}`,
+      );
       expect(entry.async).toBe(event === 'UserPromptSubmit' ? undefined : true);
       expect(ours[0].matcher).toBe(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'].includes(event) ? '*' : undefined);
     }
@@ -119,7 +121,9 @@ describe('hook installer', () => {
     const result = install(moved);
     expect(result.changes.every((c) => c.action === 'update')).toBe(true);
     const file = join(t.home, '.claude', 'settings.json');
-    expect(read(file).hooks.Stop[0].hooks[0].command).toBe(`AGENTMETER_HOME='${moved.agentmeterHome}' '${join(moved.agentmeterHome, 'bin', 'agentmeter-hook.sh')}' claude`);
+    expect(read(file).hooks.Stop[0].hooks[0].command).toBe(
+      `AGENTMETER_HOME='${moved.agentmeterHome}' '${join(moved.agentmeterHome, 'bin', 'agentmeter-hook.sh')}' claude`,
+    );
     expect(status(moved)).toMatchObject({ missingEvents: [], outdatedEvents: [] });
   });
 });

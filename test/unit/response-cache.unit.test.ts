@@ -64,7 +64,7 @@ describe('ResponseCache.getOrBuild', () => {
     const { build, calls } = manualBuild();
     const waiting = [off.getOrBuild('k', build), off.getOrBuild('k', build)];
     expect(calls).toHaveLength(2);
-    calls.forEach((c, i) => c.resolve(String(i)));
+    for (const [i, c] of calls.entries()) c.resolve(String(i));
     expect((await Promise.all(waiting)).map((b) => b.raw.toString())).toEqual(['0', '1']);
     expect(off.size).toBe(0);
   });

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ACTIVE_WINDOW_MS, computerStatus, provisioningSteps, type ComputerTimes } from '../../api/computers/status.ts';
+import { ACTIVE_WINDOW_MS, type ComputerTimes, computerStatus, provisioningSteps } from '../../api/computers/status.ts';
 import { sessionStatus, sessionUsage, titleFrom, ZERO_USAGE } from '../../api/sessions/derive.ts';
 import { SessionSettingsInput, SessionSettingsPatch } from '../../api/sessions/schema.ts';
 import { agentArgs, resolveExecutable, splitCommand } from '../../computer/command.ts';
@@ -11,14 +11,25 @@ describe('agent command', () => {
   it('splits words, quotes and escapes without a shell', () => {
     expect(splitCommand('droid exec')).toEqual(['droid', 'exec']);
     expect(splitCommand('  claude   -p  ')).toEqual(['claude', '-p']);
-    expect(splitCommand(`sh "/path with spaces/agent.sh" --flag='a b' x\\ y ""`)).toEqual(['sh', '/path with spaces/agent.sh', '--flag=a b', 'x y', '']);
+    expect(splitCommand(`sh "/path with spaces/agent.sh" --flag='a b' x\\ y ""`)).toEqual([
+      'sh',
+      '/path with spaces/agent.sh',
+      '--flag=a b',
+      'x y',
+      '',
+    ]);
     expect(splitCommand(`echo "say \\"hi\\"" 'it''s'`)).toEqual(['echo', 'say "hi"', 'its']);
     expect(() => splitCommand('droid "exec')).toThrow('unclosed "');
   });
 
   it('puts the model flag and the text last; the text never becomes shell syntax', () => {
     const text = 'fix it; rm -rf / $(whoami) `id`';
-    expect(agentArgs(['droid', 'exec'], { text, model: 'gpt-5', modelFlag: '--model', input: 'arg' })).toEqual(['exec', '--model', 'gpt-5', text]);
+    expect(agentArgs(['droid', 'exec'], { text, model: 'gpt-5', modelFlag: '--model', input: 'arg' })).toEqual([
+      'exec',
+      '--model',
+      'gpt-5',
+      text,
+    ]);
     expect(agentArgs(['claude', '-p'], { text, model: null, modelFlag: '--model', input: 'arg' })).toEqual(['-p', text]);
     expect(agentArgs(['claude', '-p'], { text, model: 'opus', modelFlag: '', input: 'stdin' })).toEqual(['-p']);
   });
@@ -42,8 +53,14 @@ describe('computer status', () => {
     expect(computerStatus(registered, 5000)).toEqual({ status: 'provisioning' });
     const connected = { ...registered, checks_ms: 2000, first_seen_ms: 2000, last_seen_ms: 3000 };
     expect(computerStatus(connected, 3000 + ACTIVE_WINDOW_MS)).toEqual({ status: 'active' });
-    expect(computerStatus(connected, 3001 + ACTIVE_WINDOW_MS)).toEqual({ status: 'error', reason: 'no connection from the computer agent since 1970-01-01T00:00:03.000Z' });
-    expect(computerStatus({ ...connected, checks_error: 'agent command: droid not found on PATH' }, 3000)).toEqual({ status: 'error', reason: 'agent command: droid not found on PATH' });
+    expect(computerStatus(connected, 3001 + ACTIVE_WINDOW_MS)).toEqual({
+      status: 'error',
+      reason: 'no connection from the computer agent since 1970-01-01T00:00:03.000Z',
+    });
+    expect(computerStatus({ ...connected, checks_error: 'agent command: droid not found on PATH' }, 3000)).toEqual({
+      status: 'error',
+      reason: 'agent command: droid not found on PATH',
+    });
   });
   it('lists the steps with their times and errors', () => {
     expect(provisioningSteps(registered, 5000).map((s) => [s.id, s.status])).toEqual([
@@ -51,8 +68,17 @@ describe('computer status', () => {
       ['checks', 'pending'],
       ['connect', 'pending'],
     ]);
-    const failed = provisioningSteps({ ...registered, checks_ms: 2000, checks_error: 'default directory: /x does not exist', first_seen_ms: 2000, last_seen_ms: 2000 }, 2500);
-    expect(failed[1]).toEqual({ id: 'checks', name: expect.any(String), status: 'failed', error: 'default directory: /x does not exist', startedAt: 2000 });
+    const failed = provisioningSteps(
+      { ...registered, checks_ms: 2000, checks_error: 'default directory: /x does not exist', first_seen_ms: 2000, last_seen_ms: 2000 },
+      2500,
+    );
+    expect(failed[1]).toEqual({
+      id: 'checks',
+      name: expect.any(String),
+      status: 'failed',
+      error: 'default directory: /x does not exist',
+      startedAt: 2000,
+    });
     expect(failed[2]).toMatchObject({ id: 'connect', status: 'completed', completedAt: 2000 });
   });
 });

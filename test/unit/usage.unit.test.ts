@@ -14,15 +14,41 @@ describe('Claude Code transcript usage', () => {
       claudeAssistantLine({ id: 'msg_1', timestamp: '2026-03-01T10:00:01Z', input: 100, output: 5, cacheRead: 1000, thinking: true }),
       claudeAssistantLine({ id: 'msg_1', timestamp: '2026-03-01T10:00:02Z', input: 100, output: 250, cacheRead: 1000 }),
       claudeAssistantLine({ id: 'msg_1', timestamp: '2026-03-01T10:00:03Z', input: 100, output: 40, cacheRead: 1000 }),
-      claudeAssistantLine({ id: 'msg_2', timestamp: '2026-03-01T23:59:59Z', input: 7, output: 3, cacheWrite: 500, sidechain: true, model: 'claude-haiku-4-5' }),
+      claudeAssistantLine({
+        id: 'msg_2',
+        timestamp: '2026-03-01T23:59:59Z',
+        input: 7,
+        output: 3,
+        cacheWrite: 500,
+        sidechain: true,
+        model: 'claude-haiku-4-5',
+      }),
       claudeAssistantLine({ id: 'msg_3', timestamp: '2026-03-01T10:00:04Z', output: 9, model: '<synthetic>' }),
       'not json at all',
     ];
     const { messages, problems } = claudeMessagesFromLines(lines);
     expect(problems).toEqual(['transcript line is not JSON']);
     expect(messages).toEqual([
-      { messageId: 'msg_1', model: 'claude-sonnet-4-5-20250929', ts: Date.parse('2026-03-01T10:00:02Z'), input: 100, output: 250, cacheRead: 1000, cacheWrite: 0, thinking: true },
-      { messageId: 'msg_2', model: 'claude-haiku-4-5', ts: Date.parse('2026-03-01T23:59:59Z'), input: 7, output: 3, cacheRead: 0, cacheWrite: 500, thinking: false },
+      {
+        messageId: 'msg_1',
+        model: 'claude-sonnet-4-5-20250929',
+        ts: Date.parse('2026-03-01T10:00:02Z'),
+        input: 100,
+        output: 250,
+        cacheRead: 1000,
+        cacheWrite: 0,
+        thinking: true,
+      },
+      {
+        messageId: 'msg_2',
+        model: 'claude-haiku-4-5',
+        ts: Date.parse('2026-03-01T23:59:59Z'),
+        input: 7,
+        output: 3,
+        cacheRead: 0,
+        cacheWrite: 500,
+        thinking: false,
+      },
     ]);
   });
 
@@ -68,20 +94,59 @@ describe('Droid cumulative usage', () => {
     const settings = join(dir, 'sess-d.settings.json');
     const transcript = join(dir, 'sess-d.jsonl');
     writeFileSync(settings, JSON.stringify({ model: 'claude-opus-4-1', tokenUsage: { ...zero, inputTokens: 1000, outputTokens: 100 } }));
-    writeFileSync(transcript, `${JSON.stringify({ type: 'message', id: 'm1', timestamp: '2026-03-01T10:00:00Z', message: { role: 'assistant' } })}\n${JSON.stringify({ type: 'message', id: 'u1', message: { role: 'user' } })}\n`);
+    writeFileSync(
+      transcript,
+      `${JSON.stringify({ type: 'message', id: 'm1', timestamp: '2026-03-01T10:00:00Z', message: { role: 'assistant' } })}\n${JSON.stringify({ type: 'message', id: 'u1', message: { role: 'user' } })}\n`,
+    );
     const state = emptyState();
     const day1 = Date.UTC(2026, 2, 1, 10);
     const first = readDroidUsage({ sessionId: 'sess-d', latestTs: day1, transcriptPaths: new Set([transcript]) }, state, home);
     expect(first.records).toEqual([
-      { kind: 'usage', id: 'droid:sess-d:1000:100:0:0:0', agent: 'droid', session_id: 'sess-d', ts: day1, model: 'claude-opus-4-1', input_tokens: 1000, output_tokens: 100, cache_read_tokens: 0, cache_write_tokens: 0, thinking_tokens: 0, thinking: false },
-      { kind: 'message', id: 'droid:sess-d:m1', agent: 'droid', session_id: 'sess-d', ts: Date.parse('2026-03-01T10:00:00Z'), model: 'claude-opus-4-1' },
+      {
+        kind: 'usage',
+        id: 'droid:sess-d:1000:100:0:0:0',
+        agent: 'droid',
+        session_id: 'sess-d',
+        ts: day1,
+        model: 'claude-opus-4-1',
+        input_tokens: 1000,
+        output_tokens: 100,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        thinking_tokens: 0,
+        thinking: false,
+      },
+      {
+        kind: 'message',
+        id: 'droid:sess-d:m1',
+        agent: 'droid',
+        session_id: 'sess-d',
+        ts: Date.parse('2026-03-01T10:00:00Z'),
+        model: 'claude-opus-4-1',
+      },
     ]);
     // The next day the session went on: only the difference is that day's usage.
-    writeFileSync(settings, JSON.stringify({ model: 'claude-opus-4-1', tokenUsage: { ...zero, inputTokens: 1500, outputTokens: 160, thinkingTokens: 40 } }));
+    writeFileSync(
+      settings,
+      JSON.stringify({ model: 'claude-opus-4-1', tokenUsage: { ...zero, inputTokens: 1500, outputTokens: 160, thinkingTokens: 40 } }),
+    );
     const day2 = Date.UTC(2026, 2, 2, 9);
     const second = readDroidUsage({ sessionId: 'sess-d', latestTs: day2, transcriptPaths: new Set([transcript]) }, state, home);
     expect(second.records).toEqual([
-      { kind: 'usage', id: 'droid:sess-d:1500:160:0:0:40', agent: 'droid', session_id: 'sess-d', ts: day2, model: 'claude-opus-4-1', input_tokens: 500, output_tokens: 60, cache_read_tokens: 0, cache_write_tokens: 0, thinking_tokens: 40, thinking: true },
+      {
+        kind: 'usage',
+        id: 'droid:sess-d:1500:160:0:0:40',
+        agent: 'droid',
+        session_id: 'sess-d',
+        ts: day2,
+        model: 'claude-opus-4-1',
+        input_tokens: 500,
+        output_tokens: 60,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        thinking_tokens: 40,
+        thinking: true,
+      },
     ]);
     // Nothing changed: nothing to ship.
     expect(readDroidUsage({ sessionId: 'sess-d', latestTs: day2, transcriptPaths: new Set() }, state, home).records).toEqual([]);

@@ -1,6 +1,7 @@
 // Claude Code's hook context: autonomy from permission_mode and headless detection.
-import { autonomyLevel } from '../../derive.ts';
+
 import type { AutonomyLevel } from '../../../common/wire.ts';
+import { autonomyLevel } from '../../derive.ts';
 
 export const claudeAutonomy = (permissionMode: unknown): AutonomyLevel => autonomyLevel('claude', permissionMode);
 

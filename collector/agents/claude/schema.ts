@@ -16,7 +16,10 @@ export const ClaudeAssistantLine = z.looseObject({
     id: z.string().min(1),
     model: z.string().min(1),
     usage: ClaudeUsage,
-    content: z.array(z.looseObject({ type: z.string() })).or(z.string()).optional(),
+    content: z
+      .array(z.looseObject({ type: z.string() }))
+      .or(z.string())
+      .optional(),
   }),
 });
 export type ClaudeAssistantLine = z.infer<typeof ClaudeAssistantLine>;

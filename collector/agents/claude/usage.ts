@@ -79,7 +79,14 @@ export function claudeRecords(sessionId: string, messages: ClaudeMessageUsage[])
       thinking_tokens: 0,
       thinking: m.thinking,
     });
-    records.push({ kind: 'message', id: `cc:${sessionId}:${m.messageId}`, agent: 'claude', session_id: sessionId, ts: m.ts, model: m.model });
+    records.push({
+      kind: 'message',
+      id: `cc:${sessionId}:${m.messageId}`,
+      agent: 'claude',
+      session_id: sessionId,
+      ts: m.ts,
+      model: m.model,
+    });
   }
   return records;
 }

@@ -1,6 +1,7 @@
 // Droid's hook context: autonomy from permission_mode and headless (`droid exec`) detection.
-import { autonomyLevel } from '../../derive.ts';
+
 import type { AutonomyLevel } from '../../../common/wire.ts';
+import { autonomyLevel } from '../../derive.ts';
 
 export const droidAutonomy = (permissionMode: unknown): AutonomyLevel => autonomyLevel('droid', permissionMode);
 
