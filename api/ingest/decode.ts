@@ -5,11 +5,11 @@
 // garbage collection cost as much as the parsing. Lines kept as sent are not copied one by one: runs of
 // them are cut from the request text (RowsBuilder).
 //
-// Events and messages are kept as NDJSON text (first delivery of an id wins); usage records stay objects,
-// since a re-delivered one with a larger output count replaces the earlier one (a message read while it
-// was streaming).
+// Events are kept as NDJSON text (first delivery of an id wins). Usage and assistant-message records stay
+// objects until the batch ends, since a repeated id combines with the one before it (combineUsage,
+// earlierMessage): a model call read while it streamed, or copied into a continued session's transcript.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { describeZodError, type IngestResponse, WireRecord, type WireUsage } from '../../common/wire.ts';
+import { describeZodError, type IngestResponse, type WireMessage, WireRecord, type WireUsage } from '../../common/wire.ts';
 
 /**
  * Records handled between two yields to the event loop. A 10k-record batch is tens of milliseconds of
@@ -34,6 +34,28 @@ export interface DecodedBatch {
   /** Valid records that repeat an id earlier in the same batch. */
   inBatchDuplicates: number;
 }
+
+/**
+ * Pure: two records of one model call as one (METRICS.md §1), as the store's upsert combines a repeated id
+ * (api/store/ingest.ts): the earliest copy's time, session and model, the largest of each token count (a
+ * streamed message's lines differ only in output so far; a continued session's copies repeat the final
+ * usage), thinking if either had it. On equal times the one first received stays.
+ */
+export function combineUsage(first: WireUsage, next: WireUsage): WireUsage {
+  const earliest = next.ts < first.ts ? next : first;
+  return {
+    ...earliest,
+    input_tokens: Math.max(first.input_tokens, next.input_tokens),
+    output_tokens: Math.max(first.output_tokens, next.output_tokens),
+    cache_read_tokens: Math.max(first.cache_read_tokens, next.cache_read_tokens),
+    cache_write_tokens: Math.max(first.cache_write_tokens, next.cache_write_tokens),
+    thinking_tokens: Math.max(first.thinking_tokens, next.thinking_tokens),
+    thinking: first.thinking || next.thinking,
+  };
+}
+
+/** Pure: of two records of one assistant message, the earliest (on equal times, the one first received). */
+export const earlierMessage = (first: WireMessage, next: WireMessage): WireMessage => (next.ts < first.ts ? next : first);
 
 /** Strings in a validated value, keys included, at any depth. */
 function stringCount(value: unknown): number {
@@ -123,9 +145,8 @@ export class BatchDecoder {
   private received = 0;
   private readonly rejected: IngestResponse['rejected'] = [];
   private readonly events: RowsBuilder;
-  private readonly messages: RowsBuilder;
   private readonly eventIds = new Set<string>();
-  private readonly messageIds = new Set<string>();
+  private readonly messages = new Map<string, WireMessage>();
   private readonly usage = new Map<string, WireUsage>();
   private inBatchDuplicates = 0;
 
@@ -135,7 +156,6 @@ export class BatchDecoder {
     text = '',
   ) {
     this.events = new RowsBuilder(text);
-    this.messages = new RowsBuilder(text);
   }
 
   private next(): number {
@@ -161,18 +181,22 @@ export class BatchDecoder {
     if (record.kind === 'usage') {
       const prev = this.usage.get(record.id);
       if (prev) this.inBatchDuplicates++;
-      if (!prev || record.output_tokens > prev.output_tokens)
-        this.usage.set(record.id, prev ? { ...record, thinking: record.thinking || prev.thinking } : record);
+      this.usage.set(record.id, prev ? combineUsage(prev, record) : record);
       return;
     }
-    const [ids, rows] = record.kind === 'event' ? [this.eventIds, this.events] : [this.messageIds, this.messages];
-    if (ids.has(record.id)) {
+    if (record.kind === 'message') {
+      const prev = this.messages.get(record.id);
+      if (prev) this.inBatchDuplicates++;
+      this.messages.set(record.id, prev ? earlierMessage(prev, record) : record);
+      return;
+    }
+    if (this.eventIds.has(record.id)) {
       this.inBatchDuplicates++;
       return;
     }
-    ids.add(record.id);
-    if (line !== undefined && lineSaysExactly(line, record)) rows.addLine(start, start + line.length);
-    else rows.addValue(record);
+    this.eventIds.add(record.id);
+    if (line !== undefined && lineSaysExactly(line, record)) this.events.addLine(start, start + line.length);
+    else this.events.addValue(record);
   }
 
   finish(): DecodedBatch {
@@ -180,7 +204,7 @@ export class BatchDecoder {
       received: this.received,
       rejected: this.rejected,
       events: this.events.finish(),
-      messages: this.messages.finish(),
+      messages: { ndjson: [...this.messages.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.messages.size },
       usage: [...this.usage.values()],
       inBatchDuplicates: this.inBatchDuplicates,
     };

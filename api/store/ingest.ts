@@ -1,8 +1,12 @@
 // Stores validated wire records. The batch is written as NDJSON to a temporary file and loaded by
 // DuckDB's read_json: parsing and converting rows happens inside DuckDB, off the event loop, so the
 // server keeps validating the next request meanwhile (DuckDB's appender, row by row or by data chunk,
-// measured 10 to 48 µs a row on the main thread). Events and messages are idempotent on (org_id, id);
-// usage keeps the larger output (a streamed message may be read before it finished).
+// measured 10 to 48 µs a row on the main thread). Events are idempotent on (org_id, id). A usage or
+// assistant-message id names one model call (METRICS.md §1), which can arrive more than once: read while it
+// streamed, or copied into a continued session's transcript. A repeated id keeps the earliest copy's time,
+// session, user and model, and the largest of each token count (combineUsage in api/ingest/decode.ts does
+// the same within a batch). Moving a call to an earlier day needs no bookkeeping: the batch rebuilds the
+// new day and the 29 after it, which holds the old one unless the copy came more than 29 days later.
 //
 // Why events and messages are first stored with a plain INSERT: DuckDB's conflict-handling insert costs
 // ~7 µs a row against the primary-key index, a plain insert ~2 µs. A batch holds ids already stored only
@@ -44,18 +48,31 @@ SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model
        cache_read_tokens, cache_write_tokens, thinking_tokens, thinking
 FROM read_json($file, format = 'newline_delimited', columns = ${USAGE_COLUMNS})
 ON CONFLICT (org_id, id) DO UPDATE SET
-  received_at = excluded.received_at, ts = excluded.ts, model = excluded.model, input_tokens = excluded.input_tokens,
-  output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
-  cache_write_tokens = excluded.cache_write_tokens, thinking_tokens = excluded.thinking_tokens,
+  received_at = excluded.received_at, ts = least(excluded.ts, usage.ts),
+  session_id = CASE WHEN excluded.ts < usage.ts THEN excluded.session_id ELSE usage.session_id END,
+  user_id = CASE WHEN excluded.ts < usage.ts THEN excluded.user_id ELSE usage.user_id END,
+  model = CASE WHEN excluded.ts < usage.ts THEN excluded.model ELSE usage.model END,
+  input_tokens = greatest(excluded.input_tokens, usage.input_tokens),
+  output_tokens = greatest(excluded.output_tokens, usage.output_tokens),
+  cache_read_tokens = greatest(excluded.cache_read_tokens, usage.cache_read_tokens),
+  cache_write_tokens = greatest(excluded.cache_write_tokens, usage.cache_write_tokens),
+  thinking_tokens = greatest(excluded.thinking_tokens, usage.thinking_tokens),
   thinking = excluded.thinking OR usage.thinking
-WHERE excluded.output_tokens > usage.output_tokens`;
+WHERE excluded.ts < usage.ts OR excluded.input_tokens > usage.input_tokens OR excluded.output_tokens > usage.output_tokens
+   OR excluded.cache_read_tokens > usage.cache_read_tokens OR excluded.cache_write_tokens > usage.cache_write_tokens
+   OR excluded.thinking_tokens > usage.thinking_tokens OR (excluded.thinking AND NOT usage.thinking)`;
 
 const SELECT_MESSAGES = `
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model
 FROM read_json($file, format = 'newline_delimited', columns = ${MESSAGE_COLUMNS}) r`;
 
 const INSERT_MESSAGES = `INSERT INTO assistant_messages ${SELECT_MESSAGES}`;
-const INSERT_MESSAGES_OR_IGNORE = `INSERT OR IGNORE INTO assistant_messages ${SELECT_MESSAGES}`;
+/** A message stored before keeps its place unless this copy is earlier. */
+const UPSERT_MESSAGES = `INSERT INTO assistant_messages ${SELECT_MESSAGES}
+ON CONFLICT (org_id, id) DO UPDATE SET
+  received_at = excluded.received_at, ts = excluded.ts, session_id = excluded.session_id, user_id = excluded.user_id,
+  model = excluded.model
+WHERE excluded.ts < assistant_messages.ts`;
 
 /** DuckDB's message when a plain insert meets an existing key. */
 const isKeyConflict = (error: unknown) => error instanceof Error && /Constraint Error: Duplicate key/i.test(error.message);
@@ -86,7 +103,7 @@ export class IngestStore {
     for (const [sql, fallback, ndjson, name] of [
       [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'events'],
       [UPSERT_USAGE, UPSERT_USAGE, usage, 'usage'],
-      [INSERT_MESSAGES, INSERT_MESSAGES_OR_IGNORE, batch.messages.ndjson, 'messages'],
+      [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'messages'],
     ] as const) {
       if (ndjson === '') continue;
       const file = join(this.dir, `${n}-${name}.ndjson`);

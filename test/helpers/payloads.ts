@@ -34,10 +34,13 @@ export function claudeAssistantLine(o: {
   thinking?: boolean;
   sidechain?: boolean;
   sessionId?: string;
+  /** The API request (Claude Code writes it on every line of an API answer); left out when not given. */
+  requestId?: string;
 }): string {
   return JSON.stringify({
     type: 'assistant',
     sessionId: o.sessionId ?? 'sess-1',
+    ...(o.requestId !== undefined ? { requestId: o.requestId } : {}),
     isSidechain: o.sidechain ?? false,
     timestamp: o.timestamp,
     uuid: `uuid-${++counter}`,

@@ -126,6 +126,18 @@ describe('ingest decoding', () => {
     expect(rowsOf(batch.messages.ndjson)).toEqual([expect.objectContaining({ id: 'm', ts: T })]);
     expect(batch.inBatchDuplicates).toBe(4);
   });
+  it("a continued session's copy of a call: the earliest copy's time and session, the largest of each count", async () => {
+    // The copy (session b, a later time) arrives before the original (session a) in the same batch.
+    const copy = { ...usage('cc:msg_1:req_1', 70), session_id: 'b', ts: T + 86_400_000, cache_read_tokens: 9 };
+    const original = { ...usage('cc:msg_1:req_1', 60, true), session_id: 'a', input_tokens: 3 };
+    const message = (session_id: string, ts: number) => ({ kind: 'message', id: 'cc:msg_1:req_1', agent: 'claude', session_id, ts });
+    const batch = await decodeItems([copy, original, message('b', T + 86_400_000), message('a', T), message('c', T)], 100);
+    expect(batch.usage).toEqual([
+      { ...original, input_tokens: 3, output_tokens: 70, cache_read_tokens: 9, thinking: true, session_id: 'a', ts: T },
+    ]);
+    expect(rowsOf(batch.messages.ndjson)).toEqual([message('a', T)]);
+    expect(batch.inBatchDuplicates).toBe(3);
+  });
   it('stops at the record limit', async () => {
     await expect(decodeNdjson([event('a'), event('b'), event('c')].map((e) => JSON.stringify(e)).join('\n'), 2)).rejects.toBeInstanceOf(
       TooManyRecords,

@@ -1,14 +1,14 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { claudeMessagesFromLines, readClaudeUsage } from '../../collector/agents/claude/usage.ts';
+import { claudeMessagesFromLines, claudeRecordId, claudeRecords, readClaudeUsage } from '../../collector/agents/claude/usage.ts';
 import { droidAssistantMessages, readDroidUsage, usageDelta } from '../../collector/agents/droid/usage.ts';
 import { emptyState } from '../../collector/state.ts';
 import { claudeAssistantLine, claudeUserLine } from '../helpers/payloads.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 describe('Claude Code transcript usage', () => {
-  it('counts each message.id once, with the line of largest output; thinking from any line; synthetic ignored', () => {
+  it('counts each message.id once: the largest output, the earliest line; thinking from any line; synthetic ignored', () => {
     const lines = [
       claudeUserLine('hello', '2026-03-01T10:00:00Z'),
       claudeAssistantLine({ id: 'msg_1', timestamp: '2026-03-01T10:00:01Z', input: 100, output: 5, cacheRead: 1000, thinking: true }),
@@ -32,7 +32,8 @@ describe('Claude Code transcript usage', () => {
       {
         messageId: 'msg_1',
         model: 'claude-sonnet-4-5-20250929',
-        ts: Date.parse('2026-03-01T10:00:02Z'),
+        // Dated by its first line, as the server dates a call by its earliest copy.
+        ts: Date.parse('2026-03-01T10:00:01Z'),
         input: 100,
         output: 250,
         cacheRead: 1000,
@@ -50,6 +51,60 @@ describe('Claude Code transcript usage', () => {
         thinking: false,
       },
     ]);
+  });
+
+  it('names a model call by (message.id, requestId) across sessions, by session and message.id without a requestId', () => {
+    expect(claudeRecordId('sess-a', 'msg_1', 'req_1')).toBe('cc:msg_1:req_1');
+    expect(claudeRecordId('sess-b', 'msg_1', 'req_1')).toBe('cc:msg_1:req_1');
+    expect(claudeRecordId('sess-a', 'msg_1', undefined)).toBe('cc:sess-a:msg_1');
+    expect(claudeRecordId('sess-b', 'msg_1', undefined)).toBe('cc:sess-b:msg_1');
+
+    // A transcript, and a continued session's transcript that copies its lines (one with a later time) and
+    // adds a call of its own: the copies get the original's ids, the session's own and the line's time.
+    const original = [
+      claudeAssistantLine({ id: 'msg_1', requestId: 'req_1', timestamp: '2026-03-01T10:00:00Z', input: 10, output: 5 }),
+      claudeAssistantLine({ id: 'msg_1', requestId: 'req_1', timestamp: '2026-03-01T10:00:02Z', input: 10, output: 70 }),
+      claudeAssistantLine({ id: 'msg_2', requestId: 'req_2', timestamp: '2026-03-01T10:01:00Z', input: 20, output: 30 }),
+    ];
+    const continued = [
+      claudeAssistantLine({ id: 'msg_1', requestId: 'req_1', timestamp: '2026-03-01T10:00:02Z', input: 10, output: 70 }),
+      claudeAssistantLine({ id: 'msg_2', requestId: 'req_2', timestamp: '2026-03-04T08:00:00Z', input: 20, output: 30 }),
+      claudeAssistantLine({ id: 'msg_3', requestId: 'req_3', timestamp: '2026-03-04T08:01:00Z', input: 40, output: 50 }),
+      // An old Claude Code line without a requestId, and one whose requestId is not a string: keyed by session.
+      claudeAssistantLine({ id: 'msg_4', timestamp: '2026-03-04T08:02:00Z', output: 1 }),
+      claudeAssistantLine({ id: 'msg_5', timestamp: '2026-03-04T08:03:00Z', output: 2 }).replace(
+        '"type":"assistant"',
+        '"type":"assistant","requestId":42',
+      ),
+    ];
+    const idsOf = (session: string, lines: string[]) =>
+      claudeRecords(session, claudeMessagesFromLines(lines).messages).map(
+        (r) => `${r.kind} ${r.id} ${r.session_id} ${new Date(r.ts).toISOString()}`,
+      );
+    expect(idsOf('a', original)).toEqual([
+      'usage cc:msg_1:req_1 a 2026-03-01T10:00:00.000Z',
+      'message cc:msg_1:req_1 a 2026-03-01T10:00:00.000Z',
+      'usage cc:msg_2:req_2 a 2026-03-01T10:01:00.000Z',
+      'message cc:msg_2:req_2 a 2026-03-01T10:01:00.000Z',
+    ]);
+    expect(idsOf('b', continued)).toEqual([
+      'usage cc:msg_1:req_1 b 2026-03-01T10:00:02.000Z',
+      'message cc:msg_1:req_1 b 2026-03-01T10:00:02.000Z',
+      'usage cc:msg_2:req_2 b 2026-03-04T08:00:00.000Z',
+      'message cc:msg_2:req_2 b 2026-03-04T08:00:00.000Z',
+      'usage cc:msg_3:req_3 b 2026-03-04T08:01:00.000Z',
+      'message cc:msg_3:req_3 b 2026-03-04T08:01:00.000Z',
+      'usage cc:b:msg_4 b 2026-03-04T08:02:00.000Z',
+      'message cc:b:msg_4 b 2026-03-04T08:02:00.000Z',
+      'usage cc:b:msg_5 b 2026-03-04T08:03:00.000Z',
+      'message cc:b:msg_5 b 2026-03-04T08:03:00.000Z',
+    ]);
+    // The same message.id under two requestIds is two calls; lines of one call keep the largest counts.
+    const { messages } = claudeMessagesFromLines([
+      claudeAssistantLine({ id: 'msg_1', requestId: 'req_1', timestamp: '2026-03-01T10:00:00Z', output: 5 }),
+      claudeAssistantLine({ id: 'msg_1', requestId: 'req_9', timestamp: '2026-03-01T10:00:01Z', output: 6 }),
+    ]);
+    expect(messages.map((m) => `${m.messageId}/${m.requestId}/${m.output}`)).toEqual(['msg_1/req_1/5', 'msg_1/req_9/6']);
   });
 
   it('reads incrementally: a partial last line waits for the next read; offsets advance', () => {

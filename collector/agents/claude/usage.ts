@@ -1,6 +1,10 @@
-// Claude Code token usage from the transcript JSONL (METRICS.md §1): each assistant message.id counts
-// once, with the line that has the largest output_tokens (a message streams over several lines); dated by
-// the line's timestamp; sidechain (subagent) lines included; the <synthetic> model ignored.
+// Claude Code token usage from the transcript JSONL (METRICS.md §1). A model call is one (message.id,
+// requestId): it streams over several lines, and a continued or resumed session's transcript begins with
+// copies of the earlier session's lines (same message.id and requestId, sometimes a new timestamp). Its
+// record id therefore leaves the session out (claudeRecordId), so the server stores a call once however many
+// transcripts hold it. Lines of one call combine as the server combines copies (api/store/ingest.ts): the
+// largest of each token count, the earliest timestamp, thinking if any line had it. Sidechain (subagent)
+// lines included; the <synthetic> model ignored.
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
@@ -10,6 +14,8 @@ import { ClaudeAssistantLine } from './schema.ts';
 
 export interface ClaudeMessageUsage {
   messageId: string;
+  /** The API request the message answered; missing on lines of old Claude Code versions. */
+  requestId?: string;
   model: string;
   ts: number;
   input: number;
@@ -19,7 +25,28 @@ export interface ClaudeMessageUsage {
   thinking: boolean;
 }
 
-/** Pure: the distinct assistant messages of a set of transcript lines, largest output per message id. */
+/**
+ * Pure: the record id of a model call. With a requestId the call is unique across all of an organization's
+ * transcripts (a continued session's copies get the same id); without one, only within its session.
+ */
+export function claudeRecordId(sessionId: string, messageId: string, requestId: string | undefined): string {
+  return requestId === undefined ? `cc:${sessionId}:${messageId}` : `cc:${messageId}:${requestId}`;
+}
+
+/** Pure: two lines of one model call as one: the largest of each count, the earliest time, any thinking. */
+function combineLines(a: ClaudeMessageUsage, b: ClaudeMessageUsage): ClaudeMessageUsage {
+  return {
+    ...(b.output > a.output ? b : a),
+    ts: Math.min(a.ts, b.ts),
+    input: Math.max(a.input, b.input),
+    output: Math.max(a.output, b.output),
+    cacheRead: Math.max(a.cacheRead, b.cacheRead),
+    cacheWrite: Math.max(a.cacheWrite, b.cacheWrite),
+    thinking: a.thinking || b.thinking,
+  };
+}
+
+/** Pure: the distinct model calls of a set of transcript lines, one per (message.id, requestId). */
 export function claudeMessagesFromLines(lines: string[]): { messages: ClaudeMessageUsage[]; problems: string[] } {
   const byId = new Map<string, ClaudeMessageUsage>();
   const problems: string[] = [];
@@ -32,7 +59,7 @@ export function claudeMessagesFromLines(lines: string[]): { messages: ClaudeMess
     if ((json as { type?: unknown })?.type !== 'assistant') continue;
     const parsed = ClaudeAssistantLine.safeParse(json);
     if (!parsed.success) continue;
-    const { message, timestamp } = parsed.data;
+    const { message, timestamp, requestId } = parsed.data;
     if (message.model === '<synthetic>') continue;
     const ts = parseEventTime(timestamp);
     if (ts === null) {
@@ -43,6 +70,7 @@ export function claudeMessagesFromLines(lines: string[]): { messages: ClaudeMess
     const thinking = content.some((block) => block.type === 'thinking' || block.type === 'redacted_thinking');
     const candidate: ClaudeMessageUsage = {
       messageId: message.id,
+      ...(requestId !== undefined ? { requestId } : {}),
       model: message.model,
       ts,
       input: message.usage.input_tokens,
@@ -51,13 +79,10 @@ export function claudeMessagesFromLines(lines: string[]): { messages: ClaudeMess
       cacheWrite: message.usage.cache_creation_input_tokens ?? 0,
       thinking,
     };
-    const previous = byId.get(message.id);
-    if (!previous) byId.set(message.id, candidate);
-    else {
-      // Keep the line with the largest output; thinking seen on any line of the message counts.
-      const keep = candidate.output > previous.output ? candidate : previous;
-      byId.set(message.id, { ...keep, thinking: previous.thinking || candidate.thinking });
-    }
+    // The session is the same for every line here: the key only has to tell calls apart.
+    const key = claudeRecordId('', message.id, requestId);
+    const previous = byId.get(key);
+    byId.set(key, previous ? combineLines(previous, candidate) : candidate);
   }
   return { messages: [...byId.values()], problems };
 }
@@ -65,9 +90,10 @@ export function claudeMessagesFromLines(lines: string[]): { messages: ClaudeMess
 export function claudeRecords(sessionId: string, messages: ClaudeMessageUsage[]): WireRecord[] {
   const records: WireRecord[] = [];
   for (const m of messages) {
+    const id = claudeRecordId(sessionId, m.messageId, m.requestId);
     records.push({
       kind: 'usage',
-      id: `cc:${sessionId}:${m.messageId}`,
+      id,
       agent: 'claude',
       session_id: sessionId,
       ts: m.ts,
@@ -81,7 +107,7 @@ export function claudeRecords(sessionId: string, messages: ClaudeMessageUsage[])
     });
     records.push({
       kind: 'message',
-      id: `cc:${sessionId}:${m.messageId}`,
+      id,
       agent: 'claude',
       session_id: sessionId,
       ts: m.ts,
