@@ -10,8 +10,9 @@
 //
 // Why events and messages are first stored with a plain INSERT: DuckDB's conflict-handling insert costs
 // ~7 µs a row against the primary-key index, a plain insert ~2 µs. A batch holds ids already stored only
-// when it is delivered again (the collector lost an acknowledgement), which is rare; the primary key then
-// makes the plain insert fail, the whole batch is rolled back and stored again with INSERT OR IGNORE.
+// when it is delivered again (the collector lost an acknowledgement) or holds a continued session's copies,
+// which is rare; the primary key then makes the plain insert fail, the whole batch is rolled back and
+// stored again with INSERT OR IGNORE (events) and the upsert (messages).
 // Dropping the repeats first with an anti-join against the batch's time range cost ~2 µs an event on
 // every batch, to save the rare re-delivery a second pass.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
