@@ -281,6 +281,9 @@ function session(r: () => number, p: Persona, agent: Agent, start: number): { ev
               sessionId,
               isSidechain: false,
               timestamp: ts,
+              // Claude Code writes the API request on every line of an answer (not drawn from r: the
+              // rest of the data stays as it was).
+              requestId: `req_${id.slice(4)}`,
               message: {
                 id,
                 role: 'assistant',
