@@ -173,6 +173,8 @@ export class Collector {
         return { answer, ms: Date.now() - started };
       } catch (error) {
         let message = error instanceof ShipError ? error.message : String(error);
+        // Before any give-up on errors that are not retryable: a 422 is not worth sending again as it
+        // is, but its halves are.
         faults = isBatchFault(error) ? faults + 1 : 0;
         if (isBatchFault(error) && (error.status === 422 || faults >= NARROW_AFTER) && !this.stopping) {
           faults = 0;
