@@ -9,6 +9,7 @@ import type { IngestResponse } from '../common/wire.ts';
 import { type Batch, buildBatch } from './batch.ts';
 import { HookConfigCache } from './hooks-ran.ts';
 import { refreshLimitStatus } from './limits.ts';
+import { isBatchFault, narrowBatch } from './narrow.ts';
 import { encodeBatch, postBatch, ShipError } from './shipper.ts';
 import { ensureSpool, quarantineFile, quarantineRecord, type SpoolDirs, SpoolQueue, spoolDirs, sweepTmp } from './spool.ts';
 import { type CollectorState, loadState, machineId, saveState } from './state.ts';
@@ -29,6 +30,12 @@ export interface CollectorOptions {
   maxAttempts?: number;
   backoff?: BackoffOptions;
 }
+
+/**
+ * Tries of a batch answered 5xx before it is sent again in halves to find a record the server cannot
+ * store (collector/narrow.ts); a 422 (the server says the content is at fault) is narrowed at once.
+ */
+export const NARROW_AFTER = 3;
 
 /** A batch read and encoded, ready to post. */
 interface PreparedBatch {
@@ -158,13 +165,23 @@ export class Collector {
   private async send(prepared: PreparedBatch, maxAttempts: number): Promise<{ answer: IngestResponse; ms: number } | { error: string }> {
     const { log } = this.options;
     if (!prepared.body) return { answer: { received: 0, stored: 0, duplicates: 0, rejected: [] }, ms: 0 };
+    let faults = 0;
     for (let attempt = 0; ; attempt++) {
+      const started = Date.now();
       try {
-        const started = Date.now();
         const answer = await postBatch(this.options.server, this.options.apiKey, prepared.body, this.abort.signal);
         return { answer, ms: Date.now() - started };
       } catch (error) {
-        const message = error instanceof ShipError ? error.message : String(error);
+        let message = error instanceof ShipError ? error.message : String(error);
+        // Before any give-up on errors that are not retryable: a 422 is not worth sending again as it
+        // is, but its halves are.
+        faults = isBatchFault(error) ? faults + 1 : 0;
+        if (isBatchFault(error) && (error.status === 422 || faults >= NARROW_AFTER) && !this.stopping) {
+          faults = 0;
+          const narrowed = await this.narrow(prepared, error);
+          if (narrowed.kind === 'answer') return { answer: narrowed.answer, ms: Date.now() - started };
+          message = narrowed.error;
+        }
         this.state.lastError = message;
         this.state.lastErrorAt = Date.now();
         saveState(this.options.agentmeterHome, this.state);
@@ -177,6 +194,29 @@ export class Collector {
         await sleep(wait, undefined, { signal: this.abort.signal }).catch(() => undefined);
       }
     }
+  }
+
+  /** Sends a batch the server refused again in halves, to quarantine only the records that fail alone. */
+  private async narrow(prepared: PreparedBatch, failure: Parameters<typeof narrowBatch>[1]) {
+    const { log } = this.options;
+    const { records } = prepared.batch;
+    log.warn({ records: records.length, error: failure.message }, 'batch refused: sending it in halves to find the record at fault');
+    const result = await narrowBatch(records.length, failure, {
+      post: (indexes) =>
+        postBatch(this.options.server, this.options.apiKey, encodeBatch(indexes.map((i) => records[i]!)), this.abort.signal),
+      wait: (attempt) =>
+        sleep(backoffDelay(attempt, this.options.backoff ?? DEFAULT_BACKOFF), undefined, { signal: this.abort.signal }).catch(
+          () => undefined,
+        ),
+      stopped: () => this.stopping,
+    });
+    if (result.kind === 'answer')
+      log.info(
+        { records: records.length, rejected: result.answer.rejected.length, requests: result.requests },
+        'refused batch narrowed down',
+      );
+    else log.warn({ error: result.error, requests: result.requests }, 'refused batch not narrowed down; it is retried whole');
+    return result;
   }
 
   /**
@@ -198,7 +238,7 @@ export class Collector {
       log.warn({ index: rejection.index, file: source, reason }, 'record rejected by server, quarantined');
     }
     const rejectedSources = new Set(answer.rejected.map((r) => batch.sources[r.index]).filter(Boolean));
-    this.commit(batch.nextState, batch.records.length);
+    this.commit(batch.nextState, batch.records.length - answer.rejected.length);
     const shipped = batch.sources.filter((s): s is string => s !== undefined && !rejectedSources.has(s));
     const removal = this.unlinker
       .remove(shipped.map((name) => `${this.dirs.new}/${name}`))

@@ -9,6 +9,7 @@ const TITLES: Record<number, string> = {
   409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };

@@ -13,18 +13,43 @@ export type AutonomyLevel = z.infer<typeof AutonomyLevel>;
 export const AgentName = z.enum(['claude', 'droid', 'unknown']);
 export type AgentName = z.infer<typeof AgentName>;
 
-const id = z.string().min(1).max(256);
+/**
+ * Pure: whether a string is well-formed Unicode, i.e. holds no lone UTF-16 surrogate. JSON can spell one
+ * (`"\udfff"`) and JSON.parse accepts it, but DuckDB's JSON reader refuses it, and not for one row: for
+ * the whole file a batch is loaded from. (String.prototype.isWellFormed is ES2024; Node has it since 20.)
+ */
+export const isWellFormed = (value: string): boolean => (value as string & { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * Every string on the wire: what zod accepts, the store accepts. A string with a lone surrogate is
+ * rejected, not repaired: replacing the code unit with U+FFFD would make two different ids one (the
+ * second then counted as a repeat and dropped without a word), and the collector ships derived fields
+ * only, so such a string means a corrupt payload, which the collector quarantines with the reason.
+ */
+export const wireString = () =>
+  z.string().refine(isWellFormed, { message: 'not well-formed Unicode (it holds a lone UTF-16 surrogate such as \\udfff)' });
+
+const id = wireString().min(1).max(256);
 /** Ids of the sessions API as the hook passes them on (it cuts values at any other character). */
 export const API_ID = /^[A-Za-z0-9_.-]{1,64}$/;
-const shortText = z.string().max(512);
+const shortText = wireString().max(512);
+/**
+ * Token counts of one model call (or one Droid reading's delta). The store's columns are BIGINT and so are
+ * the daily sums over them: any safe integer fits a column, but 1,024 records near 2^53 overflow a day's
+ * sum and the daily batch would fail for that day on every run. No call comes near ten billion tokens
+ * (context windows hold one or two million), and at that bound a day's sum stays in range up to ~900
+ * million records a user and model.
+ */
+export const MAX_TOKENS = 10_000_000_000;
+const tokens = z.number().int().nonnegative().max(MAX_TOKENS);
 /** Epoch milliseconds, bounded to years 2000..2100 so a corrupt clock is rejected rather than stored. */
 const epochMs = z.number().int().min(946_684_800_000).max(4_102_444_800_000);
 
 export const FileTouch = z.strictObject({
   /** Lower-case extension without the dot; '' when the file has none. */
-  ext: z.string().max(64),
+  ext: wireString().max(64),
   /** The base name, only for extension-less files (Makefile, Dockerfile) so their language is known. */
-  name: z.string().max(128).optional(),
+  name: wireString().max(128).optional(),
   op: z.enum(['create', 'edit']),
 });
 export type FileTouch = z.infer<typeof FileTouch>;
@@ -32,7 +57,7 @@ export type FileTouch = z.infer<typeof FileTouch>;
 export const HookRun = z.strictObject({
   event: shortText,
   matcher: shortText,
-  command: z.string().max(1024),
+  command: wireString().max(1024),
 });
 export type HookRun = z.infer<typeof HookRun>;
 
@@ -40,13 +65,13 @@ export const WireHookEvent = z.strictObject({
   kind: z.literal('event'),
   id,
   agent: AgentName,
-  event: z.string().min(1).max(128),
+  event: wireString().min(1).max(128),
   ts: epochMs,
   session_id: id,
   client: ClientType,
   autonomy: AutonomyLevel,
   /** Tool facts, on PreToolUse / PostToolUse / PostToolUseFailure. */
-  tool_name: z.string().max(1024).optional(),
+  tool_name: wireString().max(1024).optional(),
   tool_success: z.boolean().optional(),
   mcp_server: shortText.optional(),
   skill: shortText.optional(),
@@ -74,12 +99,12 @@ const transcriptRecord = { id, agent: AgentName, session_id: id, ts: epochMs };
 export const WireUsage = z.strictObject({
   kind: z.literal('usage'),
   ...transcriptRecord,
-  model: z.string().min(1).max(256),
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-  cache_read_tokens: z.number().int().nonnegative(),
-  cache_write_tokens: z.number().int().nonnegative(),
-  thinking_tokens: z.number().int().nonnegative(),
+  model: wireString().min(1).max(256),
+  input_tokens: tokens,
+  output_tokens: tokens,
+  cache_read_tokens: tokens,
+  cache_write_tokens: tokens,
+  thinking_tokens: tokens,
   /** The usage included reasoning (a thinking block or thinking tokens). */
   thinking: z.boolean(),
 });
@@ -89,7 +114,7 @@ export type WireUsage = z.infer<typeof WireUsage>;
 export const WireMessage = z.strictObject({
   kind: z.literal('message'),
   ...transcriptRecord,
-  model: z.string().max(256).optional(),
+  model: wireString().max(256).optional(),
 });
 export type WireMessage = z.infer<typeof WireMessage>;
 

@@ -1,6 +1,9 @@
 // POST /api/v1/ingest/events: a batch of wire records as NDJSON (optionally gzip) or a JSON array.
 // Any authenticated user may send their own events: the user and organization come from the credential,
 // never from the body. Bad records are rejected with their index and reason; the good ones are stored.
+// A batch the store refuses as a whole although every record passed validation (validation is meant to
+// rule that out) is answered 422: nothing of it was stored, and the same batch would fail again, so the
+// collector sends it again in halves until it finds the record at fault (collector/narrow.ts).
 
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
@@ -10,7 +13,7 @@ import type { IngestResponse } from '../../common/wire.ts';
 import { type DecodedBatch, decodeItems, decodeNdjson, TooManyRecords } from '../ingest/decode.ts';
 import type { DecodePool } from '../ingest/decode-pool.ts';
 import type { Principal } from '../store/accounts.ts';
-import type { IngestStore } from '../store/ingest.ts';
+import { BatchRefused, type IngestStore } from '../store/ingest.ts';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -90,7 +93,11 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
       if (error instanceof TooManyRecords) throw badRequest(`a batch holds at most ${MAX_RECORDS} records; this one has more`);
       throw error;
     }
-    const result = await deps.ingest.store(principal.orgId, principal.userId, batch);
+    const result = await deps.ingest.store(principal.orgId, principal.userId, batch).catch((error: unknown) => {
+      if (!(error instanceof BatchRefused)) throw error;
+      request.log.warn({ user: principal.userId, received: batch.received, reason: error.message }, 'ingest batch refused by the store');
+      throw new HttpError(422, `the store refused this batch, nothing of it was stored: ${error.message}`);
+    });
     request.log.info(
       {
         user: principal.userId,

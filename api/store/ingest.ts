@@ -15,7 +15,7 @@
 // stored again with INSERT OR IGNORE (events) and the upsert (messages).
 // Dropping the repeats first with an anti-join against the batch's time range cost ~2 µs an event on
 // every batch, to save the rare re-delivery a second pass.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../../common/db/duckdb.ts';
@@ -78,17 +78,86 @@ WHERE excluded.ts < assistant_messages.ts`;
 /** DuckDB's message when a plain insert meets an existing key. */
 const isKeyConflict = (error: unknown) => error instanceof Error && /Constraint Error: Duplicate key/i.test(error.message);
 
+/**
+ * DuckDB's errors that are about the rows it was given (a value it cannot read or convert, a NOT NULL
+ * column left empty), as opposed to the server being unwell (I/O, memory, a conflicting transaction).
+ * The same batch fails the same way on every try.
+ */
+const CONTENT_ERROR = /^(Invalid Input|Conversion|Out of Range|Constraint) Error: /;
+
+/**
+ * The store refused a batch for what it holds, though every record passed validation (validation is meant
+ * to rule this out; this is the net under it). The route answers 422 with the reason, and the collector
+ * narrows the batch down to the record that fails (collector/narrow.ts).
+ */
+export class BatchRefused extends Error {}
+
+/** DuckDB's first line, without the temporary file's path, cut short: the reason a collector keeps. */
+export function refusalReason(message: string): string {
+  const line = message.split('\n')[0] ?? '';
+  return line.replace(/ in file "[^"]*"/g, '').slice(0, 300);
+}
+
+/**
+ * The folder for the temporary NDJSON files of the database at dbPath: beside the database (the same
+ * disk and the same privacy as the data it becomes), or in the system's temporary folder for an
+ * in-memory database.
+ */
+export function ingestTempRoot(dbPath: string): string {
+  return dbPath === '' || dbPath === ':memory:' ? join(tmpdir(), `agentmeter-ingest-${process.pid}`) : `${dbPath}.ingest`;
+}
+
+/** Temporary folders of the stores alive in this process; anything else in a root is left over. */
+const liveTempDirs = new Set<string>();
+
+/**
+ * Removes what a store that is gone left in root: a server killed mid-batch (kill -9) leaves raw events
+ * there. Only this process can be using the root, since DuckDB lets one process open the database; the
+ * stores alive in this process are spared. A link is removed, never followed. Returns how many entries.
+ */
+export function sweepIngestTemp(root: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return 0;
+  }
+  let swept = 0;
+  for (const name of names) {
+    const path = join(root, name);
+    if (liveTempDirs.has(path)) continue;
+    rmSync(path, { recursive: true, force: true });
+    swept++;
+  }
+  return swept;
+}
+
 export interface StoreResult {
   stored: number;
   duplicates: number;
 }
 
 export class IngestStore {
-  /** A folder of this store's own: two servers in one process (tests) must not remove each other's files. */
-  private readonly dir = mkdtempSync(join(tmpdir(), `agentmeter-ingest-${process.pid}-`));
+  /** A folder of this store's own (0700): two servers in one process (tests) must not remove each other's files. */
+  private readonly dir: string;
   private sequence = 0;
+  /** Entries a store that is gone left behind, removed when this one started. */
+  readonly swept: number;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    const root = ingestTempRoot(db.path);
+    // A root that is a link or not a folder is not ours to write into: it goes (the link, not its target).
+    try {
+      if (!lstatSync(root).isDirectory()) rmSync(root, { force: true });
+    } catch {
+      // Not there yet.
+    }
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    chmodSync(root, 0o700);
+    this.swept = sweepIngestTemp(root);
+    this.dir = mkdtempSync(join(root, `${process.pid}-`));
+    liveTempDirs.add(this.dir);
+  }
 
   /** Stores typed records (imports and tests): validated like a request; an invalid one is an error. */
   async storeRecords(orgId: OrgId, userId: UserId, records: readonly WireRecord[]): Promise<StoreResult> {
@@ -108,7 +177,8 @@ export class IngestStore {
     ] as const) {
       if (ndjson === '') continue;
       const file = join(this.dir, `${n}-${name}.ndjson`);
-      writeFileSync(file, ndjson);
+      // Raw events: readable by this user only whatever the umask; 'wx' never writes through a planted link.
+      writeFileSync(file, ndjson, { mode: 0o600, flag: 'wx' });
       files.push({ sql, fallback, file });
     }
     const write = (fast: boolean) =>
@@ -118,10 +188,16 @@ export class IngestStore {
         return count;
       });
     try {
-      const stored = await write(true).catch((error: unknown) => {
-        if (isKeyConflict(error)) return write(false);
-        throw error;
-      });
+      const stored = await write(true)
+        .catch((error: unknown) => {
+          if (isKeyConflict(error)) return write(false);
+          throw error;
+        })
+        .catch((error: unknown) => {
+          if (error instanceof Error && CONTENT_ERROR.test(error.message) && !isKeyConflict(error))
+            throw new BatchRefused(refusalReason(error.message));
+          throw error;
+        });
       return { stored, duplicates: batch.received - batch.rejected.length - stored };
     } finally {
       for (const { file } of files) rmSync(file, { force: true });
@@ -129,6 +205,7 @@ export class IngestStore {
   }
 
   close(): void {
+    liveTempDirs.delete(this.dir);
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -24,7 +24,11 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       .positional('action', { type: 'string', choices: ['status'], describe: '"status": spool depth, quarantined count, last ship' })
       .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL (env AGENTMETER_SERVER)' })
       .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Your API key (env AGENTMETER_API_KEY)' })
-      .option('once', { type: 'boolean', default: false, describe: 'Drain the spool and exit: 0 when everything shipped' })
+      .option('once', {
+        type: 'boolean',
+        default: false,
+        describe: 'Drain the spool and exit: 0 when nothing is left to retry (shipped, or quarantined with a reason)',
+      })
       .option('batch-size', { type: 'number', default: 5000, describe: 'Most events per request' })
       .option('max-age-ms', { type: 'number', default: 1000, describe: 'Longest an event waits for a fuller batch' })
       .option('retry-max-ms', { type: 'number', default: 30_000, describe: 'Longest wait between retries while the server is down' })

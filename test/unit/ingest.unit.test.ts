@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeItems, decodeNdjson, lineSaysExactly, TooManyRecords } from '../../api/ingest/decode.ts';
 import { postBatch, ShipError } from '../../collector/shipper.ts';
 import { backoffDelay } from '../../common/backoff.ts';
-import type { WireRecord } from '../../common/wire.ts';
+import { isWellFormed, type WireRecord } from '../../common/wire.ts';
 
 const T = Date.UTC(2026, 2, 1);
 const event = (id: string, extra: Record<string, unknown> = {}) => ({
@@ -62,6 +62,26 @@ describe('ingest decoding', () => {
     expect(batch.rejected[0]!.index).toBe(1);
     expect(batch.rejected[0]!.reason).toMatch(/^not JSON .*: {oops$/);
     expect(batch.received).toBe(3);
+  });
+  it('rejects a record with a lone UTF-16 surrogate anywhere, keeps a well-formed pair, and never writes one out', async () => {
+    expect(isWellFormed('a\ud83d\ude00')).toBe(true);
+    expect(isWellFormed('a\udfff')).toBe(false);
+    expect(isWellFormed('\ud800b')).toBe(false);
+    expect(isWellFormed('\ude00\ud83d')).toBe(false);
+    const lines = [
+      '{"kind":"event","id":"a","agent":"claude","event":"PreToolUse","ts":T,"session_id":"s","client":"web","autonomy":"manual","tool_name":"Bash\\udfff"}',
+      '{"kind":"event","id":"b","agent":"claude","event":"Stop","ts":T,"session_id":"s","client":"web","autonomy":"manual","hooks":[{"event":"Stop","matcher":"","command":"\\ud800"}]}',
+      '{"kind":"message","id":"c\\udbff","agent":"claude","session_id":"s","ts":T}',
+      '{"kind":"event","id":"d","agent":"claude","event":"PreToolUse","ts":T,"session_id":"s","client":"web","autonomy":"manual","tool_name":"\\ud83d\\ude00"}',
+    ].map((line) => line.replace(/:T([,}])/, `:${T}$1`));
+    const batch = await decodeNdjson(lines.join('\n'), 10);
+    expect(batch.rejected.map((r) => [r.index, r.reason])).toEqual([
+      [0, expect.stringMatching(/^tool_name: not well-formed Unicode/)],
+      [1, expect.stringMatching(/^hooks\.0\.command: not well-formed Unicode/)],
+      [2, expect.stringMatching(/^id: not well-formed Unicode/)],
+    ]);
+    expect(rowsOf(batch.events.ndjson)).toMatchObject([{ id: 'd', tool_name: '😀' }]);
+    expect(batch.events.ndjson).not.toMatch(/\\ud[89a-f]/i);
   });
   it('serializes what zod validated, not what was sent: duplicate keys resolve as JSON.parse does', async () => {
     const line = `{"kind":"event","id":"x","agent":"claude","event":"Stop","ts":${T},"session_id":"s","client":"web","client":"terminal-ui","autonomy":"manual"}`;
