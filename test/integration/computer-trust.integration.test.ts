@@ -1,10 +1,15 @@
 // Whose credential drives a computer (api/store/accounts.ts KeyKind): a key minted for someone else never
 // registers a computer as them, creates a session on theirs, or sends it messages; the user's own key,
 // the operator's, the exchange of an invitation, and a JWT do.
+
+import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';
+import { AccountStore } from '../../api/store/accounts.ts';
+import { openDb } from '../../common/db/duckdb.ts';
 import { bearer, JWT_SECRET, type TestServer, testServer } from '../helpers/server.ts';
+import { tempDir } from '../helpers/tmp.ts';
 
 let server: TestServer;
 type Org = Awaited<ReturnType<TestServer['seedOrg']>>;
@@ -141,5 +146,29 @@ describe("a credential minted by someone else cannot drive a user's computer", (
     expect((await register(jwt)).status).toBe(201);
     const minted = await mint(jwt, member.id);
     expect(minted.body.key).toMatchObject({ kind: 'personal', createdBy: member.id });
+  });
+});
+
+describe('migration 010', () => {
+  it('keys from before it have no recorded minter and count as personal', async () => {
+    const path = join(tempDir(), 'old.duckdb');
+    // A database as it was at migration 009, with a key in it.
+    let db = await openDb(path);
+    const accounts = new AccountStore(db);
+    const org = await accounts.createOrg('Old');
+    const user = await accounts.createUser({ orgId: org.id, email: 'old@example.com', role: 'member' });
+    const { key } = await accounts.createKey(user);
+    await db.run('ALTER TABLE api_keys DROP COLUMN kind');
+    await db.run('ALTER TABLE api_keys DROP COLUMN created_by');
+    await db.run('DELETE FROM schema_migrations WHERE version = 10');
+    await db.close();
+    db = await openDb(path);
+    try {
+      const upgraded = new AccountStore(db);
+      expect(await upgraded.principalForKey(key)).toMatchObject({ userId: user.id, credential: 'personal' });
+      expect((await upgraded.listKeys(org.id, user.id)).map((k) => [k.kind, k.created_by])).toEqual([['personal', null]]);
+    } finally {
+      await db.close();
+    }
   });
 });
