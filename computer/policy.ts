@@ -34,6 +34,8 @@ export function sessionDirectory(requested: string | null, policy: CwdPolicy, re
   const absolute = isAbsolute(asked) ? asked : `${policy.defaultCwd}${sep}${asked}`;
   const real = realpath(absolute);
   if (real === undefined) return { error: `the session's directory ${shownPath(asked)} does not exist on this computer` };
+  if (policy.roots.length === 0)
+    return { error: `the session's directory ${shownPath(asked)} is refused: none of the folders this computer allows exists` };
   if (!policy.roots.some((root) => isWithin(real, root))) {
     const resolved = real === asked ? '' : ` (${shownPath(real)})`;
     return {

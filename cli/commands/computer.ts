@@ -65,7 +65,9 @@ export const computerCommand: CommandModule = {
           process.stdout.write(
             `registered computer "${registered.computer.name}"; its credentials are in ${credentialsPath(config.agentmeterHome)}\n`,
           );
-          process.stdout.write('start it with: agentmeter computer run\n');
+          process.stdout.write(
+            'start it in the folder its sessions may use (or name folders with --allow-root DIR): agentmeter computer run\n',
+          );
           process.stdout.write(`${registered.computer.id}\n`);
         },
       )

@@ -3,6 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WorkItem } from '../../common/computer-protocol.ts';
+import { createLogger } from '../../common/logger.ts';
+import { ComputerAgent } from '../../computer/agent.ts';
 import { type RunOptions, runAgent } from '../../computer/runner.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -168,5 +170,27 @@ describe('runAgent', () => {
       });
       expect(existsSync(join(rec.dir, 'argv'))).toBe(false);
     });
+  });
+
+  it('start-up checks: every allowed folder exists, and the default directory lies inside one', () => {
+    const root = tempDir();
+    const checks = (extra: Partial<RunOptions>) =>
+      new ComputerAgent({
+        ...options(['sh'], { defaultCwd: root, ...extra }),
+        credentials: { server: 'http://127.0.0.1:1', computerId: 'cmp_1', name: 'x', token: 'amc_x' },
+        log: createLogger({ name: 'test', level: 'silent' }),
+      })
+        .checks()
+        .filter((c) => !c.ok)
+        .map((c) => `${c.name}: ${c.error}`);
+    expect(checks({})).toEqual([]);
+    expect(checks({ allowedRoots: [join(root, 'gone')] })).toEqual([
+      `allowed folders: allowed folder ${join(root, 'gone')} does not exist`,
+      `default directory: the default directory (--cwd) ${root} is refused: none of the folders this computer allows exists`,
+    ]);
+    const elsewhere = tempDir();
+    expect(checks({ allowedRoots: [elsewhere] })).toEqual([
+      `default directory: the default directory (--cwd) ${root} is outside the folders this computer allows (${elsewhere}); its owner can allow more with agentmeter computer run --allow-root DIR`,
+    ]);
   });
 });

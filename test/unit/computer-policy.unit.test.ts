@@ -61,6 +61,12 @@ describe('sessionDirectory', () => {
     expect('error' in result && result.error.length).toBeLessThan(300);
   });
 
+  it('no existing root allows nothing', () => {
+    expect(sessionDirectory(null, { ...policy, roots: [] }, realpath)).toEqual({
+      error: "the session's directory /home/ana/src is refused: none of the folders this computer allows exists",
+    });
+  });
+
   it('a root of / allows everything; several roots each count', () => {
     expect(sessionDirectory('/etc', { ...policy, roots: ['/'] }, realpath)).toEqual({ path: '/etc' });
     expect(sessionDirectory('/root', { ...policy, roots: ['/home/ana/src', '/root'] }, realpath)).toEqual({ path: '/root' });
