@@ -56,7 +56,9 @@ export class Authenticator {
       if (!user) return undefined;
       // A token never grants more than the user's current role.
       const role = ROLE_RANK[claims.data.role] <= ROLE_RANK[user.role] ? claims.data.role : user.role;
-      return { orgId: user.org_id as OrgId, userId: user.id as UserId, email: user.email, role };
+      // Personal: only the operator's sign-in holds the secret that signs a JWT, so it is the person
+      // themselves and may drive their computers (no one in the organization can mint one for them).
+      return { orgId: user.org_id as OrgId, userId: user.id as UserId, email: user.email, role, credential: 'personal' };
     } catch {
       return undefined;
     }

@@ -1,7 +1,7 @@
 // Admin commands work two ways: on the database file directly (--db, server stopped) or through a
 // running server with an owner or manager key (--server/--key), since DuckDB allows one writing process.
 import { z } from 'zod';
-import { AccountStore, type Role } from '../api/store/accounts.ts';
+import { AccountStore, KEY_KINDS, type KeyKind, type Role } from '../api/store/accounts.ts';
 import { type Db, openDb } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';
 import type { OrgId } from '../common/ids.ts';
@@ -15,6 +15,9 @@ export interface KeyView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** Who minted it (null: the operator, on the database file) and what that makes it (README, "Whose key drives a computer"). */
+  createdBy: string | null;
+  kind: KeyKind;
 }
 
 export interface AdminBackend {
@@ -33,6 +36,8 @@ const view = (k: {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  created_by: string | null;
+  kind: KeyKind;
 }): KeyView => ({
   id: k.id,
   userId: k.user_id,
@@ -41,6 +46,8 @@ const view = (k: {
   createdAt: k.created_at,
   lastUsedAt: k.last_used_at,
   revokedAt: k.revoked_at,
+  createdBy: k.created_by,
+  kind: k.kind,
 });
 
 export class LocalBackend implements AdminBackend {
@@ -107,6 +114,8 @@ const RemoteKey = z.object({
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
+  createdBy: z.string().nullable(),
+  kind: z.enum(KEY_KINDS),
 });
 
 export class RemoteBackend implements AdminBackend {

@@ -19,7 +19,8 @@ import { errorDetail } from '../common/http.ts';
 import type { Logger } from '../common/logger.ts';
 import { resolveExecutable } from './command.ts';
 import type { ComputerCredentials } from './credentials.ts';
-import { type RunOptions, runAgent } from './runner.ts';
+import { sessionDirectory } from './policy.ts';
+import { type RunOptions, realpathOrUndefined, realRoots, runAgent } from './runner.ts';
 
 export interface ComputerAgentOptions extends Omit<RunOptions, 'signal'> {
   credentials: ComputerCredentials;
@@ -45,17 +46,36 @@ export class ComputerAgent {
 
   constructor(private readonly options: ComputerAgentOptions) {}
 
-  /** Start-up checks: the agent command can be run and the default directory exists. */
+  /**
+   * Start-up checks: the agent command can be run, every allowed root exists, and the default directory
+   * exists inside them.
+   */
   checks(): Check[] {
+    const { allowedRoots, defaultCwd } = this.options;
     const exe = resolveExecutable(this.options.command[0] ?? '', this.options.env['PATH'] ?? '');
+    const missingRoots = allowedRoots.filter((root) => realpathOrUndefined(root) === undefined);
+    let rootsError =
+      allowedRoots.length === 0
+        ? 'no folder allowed (--allow-root DIR)'
+        : missingRoots.length
+          ? `allowed folder ${missingRoots.join(', ')} does not exist`
+          : undefined;
     let cwdError: string | undefined;
-    try {
-      if (!statSync(this.options.defaultCwd).isDirectory()) cwdError = `${this.options.defaultCwd} is not a directory`;
-    } catch {
-      cwdError = `${this.options.defaultCwd} does not exist`;
+    const where = sessionDirectory(null, { defaultCwd, roots: realRoots(allowedRoots) }, realpathOrUndefined);
+    if ('error' in where) cwdError = where.error.replace("the session's directory", 'the default directory (--cwd)');
+    else {
+      try {
+        if (!statSync(where.path).isDirectory()) cwdError = `${defaultCwd} is not a directory`;
+      } catch {
+        cwdError = `${defaultCwd} does not exist`;
+      }
     }
+    const clip = (error: string | undefined) => error?.slice(0, 2000); // the hello body's limit
+    rootsError = clip(rootsError);
+    cwdError = clip(cwdError);
     return [
       { name: 'agent command', ok: 'path' in exe, ...('error' in exe ? { error: exe.error } : {}) },
+      { name: 'allowed folders', ok: rootsError === undefined, ...(rootsError ? { error: rootsError } : {}) },
       { name: 'default directory', ok: cwdError === undefined, ...(cwdError ? { error: cwdError } : {}) },
     ];
   }

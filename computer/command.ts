@@ -14,15 +14,19 @@ export function splitCommand(line: string): string[] {
   return commands[0] ?? [];
 }
 
-/** The argument vector for one message: the command, the model flag when the session names a model, then
- * the text as the last argument (unless it goes in on stdin). Pure. */
+/**
+ * The argument vector for one message: the command, the model flag when the session names a model, then,
+ * unless the text goes in on stdin, `--` and the text as the last argument: after `--` the agent reads
+ * it as its prompt even when it starts with "-" (`--dangerously-skip-permissions` is text, not a flag).
+ * Pure.
+ */
 export function agentArgs(
   command: readonly string[],
   options: { text: string; model: string | null; modelFlag: string; input: 'arg' | 'stdin' },
 ): string[] {
   const args = [...command.slice(1)];
   if (options.model && options.modelFlag) args.push(options.modelFlag, options.model);
-  if (options.input === 'arg') args.push(options.text);
+  if (options.input === 'arg') args.push('--', options.text);
   return args;
 }
 

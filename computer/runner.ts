@@ -1,12 +1,15 @@
-// Runs the agent for one message: the configured command in the session's directory, the text as an
-// argument or on stdin, attachments written to a private temporary directory, and the environment that
-// tells our hook this run is the web client of that session and message.
+// Runs the agent for one message: the configured command in the session's directory, the text on stdin or
+// as the argument after `--`, attachments written to a private temporary directory, and the environment
+// that tells our hook this run is the web client of that session and message. The machine's own policy
+// (computer/policy.ts) is applied first: a directory outside the allowed roots, or a model that could be
+// read as an option, fails the message with the reason, and nothing runs.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { ResultBody, WorkItem } from '../common/computer-protocol.ts';
 import { agentArgs } from './command.ts';
+import { modelProblem, type Realpath, sessionDirectory, shownPath } from './policy.ts';
 
 /** The assistant's answer is the agent's stdout, kept up to 1 MiB (what the result route accepts). */
 const OUTPUT_CAP = 1024 * 1024 - 1024;
@@ -18,19 +21,38 @@ export interface RunOptions {
   modelFlag: string;
   /** Where a session without a cwd runs. */
   defaultCwd: string;
+  /** The folders sessions may run in (with what is below them), as the owner gave them to `computer run`. */
+  allowedRoots: readonly string[];
   env: NodeJS.ProcessEnv;
   /** Stops the run (the computer agent is shutting down). */
   signal: AbortSignal;
 }
 
+export const realpathOrUndefined: Realpath = (path) => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The allowed roots as real paths (a root that no longer exists allows nothing). */
+export const realRoots = (roots: readonly string[]) => roots.map(realpathOrUndefined).filter((r): r is string => r !== undefined);
+
 export async function runAgent(work: WorkItem, options: RunOptions): Promise<ResultBody> {
-  const cwd = work.cwd ?? options.defaultCwd;
+  // The result route takes a reason of at most 4000 characters (many roots make a long one).
+  const refused = (error: string): ResultBody => ({ exitCode: null, output: '', error: error.slice(0, 4000) });
+  const where = sessionDirectory(work.cwd, { defaultCwd: options.defaultCwd, roots: realRoots(options.allowedRoots) }, realpathOrUndefined);
+  if ('error' in where) return refused(where.error);
+  const cwd = where.path;
   try {
     if (!statSync(cwd).isDirectory())
-      return { exitCode: null, output: '', error: `the session's directory ${cwd} is not a directory on this computer` };
+      return refused(`the session's directory ${shownPath(work.cwd ?? cwd)} is not a directory on this computer`);
   } catch {
-    return { exitCode: null, output: '', error: `the session's directory ${cwd} does not exist on this computer` };
+    return refused(`the session's directory ${shownPath(work.cwd ?? cwd)} does not exist on this computer`);
   }
+  const badModel = work.model && options.modelFlag ? modelProblem(work.model) : undefined;
+  if (badModel) return refused(badModel);
   const attachmentsDir = work.attachments.length ? mkdtempSync(join(tmpdir(), 'agentmeter-attachments-')) : undefined;
   try {
     const text = attachmentsDir ? withAttachments(work, attachmentsDir) : work.text;

@@ -1,10 +1,12 @@
 // Users and API keys through the running server, so an operator can do admin work without stopping it
 // (DuckDB allows one writing process). Rules: owners manage everyone in their organization; managers
 // add members and guests and manage their keys; everyone manages their own keys. Other organizations'
-// ids answer 404, never 403, so ids do not leak.
+// ids answer 404, never 403, so ids do not leak. Each key records who minted it and what that makes it
+// (`KeyKind`): a key minted for someone else never drives that person's computers; the key handed over
+// with a new user is an invitation its user exchanges once for their own (personal) key.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { forbidden, HttpError, notFound } from '../../common/errors.ts';
+import { forbidden, HttpError, notFound, unauthorized } from '../../common/errors.ts';
 import type { Authenticator } from '../auth.ts';
 import { type AccountStore, type ApiKeyInfo, type Principal, ROLE_RANK, Role, type User } from '../store/accounts.ts';
 
@@ -34,7 +36,10 @@ const publicKey = (k: ApiKeyInfo) => ({
   createdAt: k.created_at,
   lastUsedAt: k.last_used_at,
   revokedAt: k.revoked_at,
+  createdBy: k.created_by,
+  kind: k.kind,
 });
+const minter = (actor: Principal) => ({ userId: actor.userId, credential: actor.credential });
 
 /** May `actor` manage `target`'s keys? */
 function mayManage(actor: Principal, target: User): boolean {
@@ -71,7 +76,8 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
       ...(body.firstName ? { firstName: body.firstName } : {}),
       ...(body.lastName ? { lastName: body.lastName } : {}),
     });
-    const { key, info } = await deps.accounts.createKey(user, body.keyName);
+    // Its creator sees this key, so it is an invitation, not the user's own (see KeyKind).
+    const { key, info } = await deps.accounts.createKey(user, body.keyName, minter(actor), { invitation: true });
     request.log.info({ actor: actor.userId, user: user.id, role: user.role, key: info.id }, 'user created');
     return reply.status(201).send({ user: publicUser(user), apiKey: key, key: publicKey(info) });
   });
@@ -88,8 +94,16 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
     const { userId } = UserParams.parse(request.params);
     const body = CreateKeyBody.parse(request.body ?? {});
     const user = await targetUser(actor, userId);
-    const { key, info } = await deps.accounts.createKey(user, body.name);
-    request.log.info({ actor: actor.userId, user: user.id, key: info.id }, 'api key created');
+    if (user.id === actor.userId && actor.credential === 'invitation' && actor.keyId) {
+      // The user exchanges their invitation for their own key; the invitation stops working at once.
+      const exchanged = await deps.accounts.exchangeInvitation(user, actor.keyId, body.name);
+      deps.auth.invalidate();
+      if (!exchanged) throw unauthorized('This invitation key was already exchanged for a personal key or revoked');
+      request.log.info({ actor: actor.userId, user: user.id, key: exchanged.info.id, invitation: actor.keyId }, 'invitation exchanged');
+      return reply.status(201).send({ apiKey: exchanged.key, key: publicKey(exchanged.info) });
+    }
+    const { key, info } = await deps.accounts.createKey(user, body.name, minter(actor));
+    request.log.info({ actor: actor.userId, user: user.id, key: info.id, kind: info.kind }, 'api key created');
     return reply.status(201).send({ apiKey: key, key: publicKey(info) });
   });
 

@@ -4,6 +4,9 @@
 //   register                owner, manager, member (not guest), when the enterprise controls allow BYOM
 //   GET /computers[/{id}]   the user who registered it, and the organization's owners and managers
 //   agent routes            the computer's own token, for that computer only
+// Registering, and (api/routes/sessions.ts) creating sessions and sending messages, also need the user's
+// personal credential (`requirePersonalCredential`): a key someone else minted for them never runs
+// anything on their machine.
 // Another organization's computer, or one the caller may not see, is 404 (ids do not leak).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -33,6 +36,21 @@ export interface ComputerDeps {
   now: () => number;
 }
 
+/**
+ * 403 unless the credential is its user's own (a personal key or a JWT; see KeyKind): whoever minted a
+ * delegated or invitation key holds it too, and must not act as its user on their machine.
+ */
+export function requirePersonalCredential(principal: Principal, what: string): void {
+  if (principal.credential === 'personal') return;
+  if (principal.credential === 'invitation')
+    throw forbidden(
+      `${what} needs your own API key; this is the invitation key given when your user was created. Exchange it once for your own key: agentmeter keys create --server URL --key <this key> --user ${principal.email}`,
+    );
+  throw forbidden(
+    `${what} needs the user's own API key or a JWT; this key was minted by someone else (or with such a key), and keys minted for someone else never drive their computers`,
+  );
+}
+
 /** May this person see the computer? (Its registrant, and the organization's owners and managers.) */
 export const canSeeComputer = (principal: Principal, computer: ComputerRow) =>
   computer.org_id === principal.orgId &&
@@ -60,6 +78,7 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
   app.post('/api/v0/computers', async (request, reply) => {
     const principal = await deps.auth.authenticate(request);
     requireRole(principal, ['owner', 'manager', 'member'], 'Registering a computer');
+    requirePersonalCredential(principal, 'Registering a computer');
     const body = RegisterBody.parse(request.body);
     const controls = await currentControls(deps.db, principal.orgId);
     if (controls?.byomComputersEnabled === false)

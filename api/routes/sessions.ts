@@ -1,6 +1,7 @@
 // Sessions: create one on a computer, send it messages (the computer runs the agent for each), read it
 // with its token usage, patch its settings, list sessions and a session's messages. Who may do what:
-//   create, send messages   owner, manager, member, on a computer they registered (it runs on their machine)
+//   create, send messages   owner, manager, member, on a computer they registered (it runs on their machine),
+//                           with their own credential (a key someone else minted for them is refused)
 //   read, list, patch       the session's creator, and the organization's owners and managers
 //   guests                  403 everywhere
 // Unknown ids, other organizations' ids and sessions the caller may not see are 404; a state that forbids
@@ -17,7 +18,7 @@ import { limitParam } from '../query.ts';
 import { CreateMessageBody, CreateSessionBody, PatchSessionBody } from '../sessions/schema.ts';
 import type { SessionRecord, SessionStore } from '../sessions/store.ts';
 import type { Principal, Role } from '../store/accounts.ts';
-import { visibleComputer } from './computers.ts';
+import { requirePersonalCredential, visibleComputer } from './computers.ts';
 
 const USER_ROLES: readonly Role[] = ['owner', 'manager', 'member'];
 const SessionParams = z.strictObject({ sessionId: z.string().min(1).max(64) });
@@ -49,11 +50,12 @@ export interface SessionDeps {
 const isAdmin = (principal: Principal) => principal.role === 'owner' || principal.role === 'manager';
 
 export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): void {
-  /** A computer the caller may run work on: their own, and not failed its checks. */
-  const runnableComputer = async (principal: Principal, id: string): Promise<ComputerRow> => {
+  /** A computer the caller may run work on: their own, with their own credential, and not failed its checks. */
+  const runnableComputer = async (principal: Principal, id: string, what: string): Promise<ComputerRow> => {
     const computer = await visibleComputer(deps, principal, id);
     if (computer.user_id !== principal.userId)
       throw forbidden(`Computer ${id} belongs to another user: sessions run only on computers their user registered`);
+    requirePersonalCredential(principal, what);
     if (computer.checks_error !== null)
       throw new HttpError(409, `Computer ${id} cannot run sessions: its checks failed (${computer.checks_error})`);
     return computer;
@@ -70,7 +72,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     const principal = await deps.auth.authenticate(request);
     requireRole(principal, USER_ROLES, 'Creating a session');
     const body = CreateSessionBody.parse(request.body);
-    const computer = await runnableComputer(principal, body.computerId);
+    const computer = await runnableComputer(principal, body.computerId, 'Creating a session on a computer');
     const defaults = (await currentControls(deps.db, principal.orgId))?.sessionDefaultSettings ?? {};
     const session = await deps.sessions.create(principal.orgId, principal.userId, computer.id, body.cwd, {
       ...defaults,
@@ -128,7 +130,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     const session = await visibleSession(principal, sessionId);
     if (session.userId !== principal.userId)
       throw forbidden(`Only the user who created session ${sessionId} sends it messages (they run on that user's computer)`);
-    const computer = await runnableComputer(principal, body.computerId ?? session.computerId);
+    const computer = await runnableComputer(principal, body.computerId ?? session.computerId, 'Sending a message to a computer');
     const created = await deps.sessions.addMessage(principal.orgId, session, computer.id, body);
     deps.signal.notify(computer.id);
     // Never the text: prompts stay out of the logs.

@@ -10,6 +10,20 @@ export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 export const ROLE_RANK: Record<Role, number> = { guest: 0, member: 1, manager: 2, owner: 3 };
 
+/**
+ * What a credential may do on its user's behalf. Only a personal credential drives the user's computers
+ * (registers one, creates sessions on one, sends it messages): whoever mints a key for someone else holds
+ * it too, and must not be able to run commands on that person's machine with it.
+ *   personal    minted by the operator on the database file (created_by NULL), by the user with a personal
+ *               credential (their key, or a JWT: only the operator's sign-in can sign one), or in exchange
+ *               for their invitation
+ *   invitation  the key handed over when someone created the user through the server; its user exchanges
+ *               it once for a personal key (POST /admin/users/{own id}/keys with it), which revokes it
+ *   delegated   minted through the server by another person, or by the user with a delegated key
+ */
+export const KEY_KINDS = ['personal', 'invitation', 'delegated'] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
+
 export const KEY_PREFIX = 'am_';
 // One-shot `hash` (Node 20.12+): every authenticated request hashes its credential to find it in the
 // principal cache, and this is half the cost of createHash().update().digest().
@@ -42,6 +56,9 @@ export interface ApiKeyInfo {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Who minted it; null: the operator, on the database file (or before migration 010). */
+  created_by: string | null;
+  kind: KeyKind;
 }
 export interface Principal {
   orgId: OrgId;
@@ -49,7 +66,11 @@ export interface Principal {
   email: string;
   role: Role;
   keyId?: ApiKeyId;
+  /** What this credential is to its user (a JWT is personal). */
+  credential: KeyKind;
 }
+/** Who mints a key: a person through the server (with the credential they used), or the operator. */
+export type Minter = { userId: string; credential: KeyKind } | 'operator';
 
 const SQL = {
   insertOrg: 'INSERT INTO orgs (id, name) VALUES ($id, $name)',
@@ -58,10 +79,11 @@ const SQL = {
   insertUser: 'INSERT INTO users (id, org_id, email, role, first_name, last_name) VALUES ($id, $org, $email, $role, $first, $last)',
   userColumns:
     'SELECT id, org_id, email, role, first_name, last_name, CAST(created_at AS VARCHAR) AS created_at, CAST(last_sign_in_at AS VARCHAR) AS last_sign_in_at FROM users',
-  insertKey: 'INSERT INTO api_keys (id, user_id, org_id, name, prefix, hash) VALUES ($id, $user, $org, $name, $prefix, $hash)',
+  insertKey:
+    'INSERT INTO api_keys (id, user_id, org_id, name, prefix, hash, created_by, kind) VALUES ($id, $user, $org, $name, $prefix, $hash, $created_by, $kind)',
   keyColumns:
-    'SELECT id, user_id, org_id, name, prefix, CAST(created_at AS VARCHAR) AS created_at, CAST(last_used_at AS VARCHAR) AS last_used_at, CAST(revoked_at AS VARCHAR) AS revoked_at FROM api_keys',
-  principalByHash: `SELECT k.id AS key_id, u.id AS user_id, u.org_id, u.email, u.role
+    "SELECT id, user_id, org_id, name, prefix, CAST(created_at AS VARCHAR) AS created_at, CAST(last_used_at AS VARCHAR) AS last_used_at, CAST(revoked_at AS VARCHAR) AS revoked_at, created_by, coalesce(kind, 'personal') AS kind FROM api_keys",
+  principalByHash: `SELECT k.id AS key_id, coalesce(k.kind, 'personal') AS kind, u.id AS user_id, u.org_id, u.email, u.role
     FROM api_keys k JOIN users u ON u.id = k.user_id AND u.org_id = k.org_id
     WHERE k.hash = $hash AND k.revoked_at IS NULL`,
   revokeKey: 'UPDATE api_keys SET revoked_at = now() WHERE id = $id AND org_id = $org AND revoked_at IS NULL',
@@ -114,19 +136,61 @@ export class AccountStore {
     )[0];
   }
 
-  /** Creates a key and returns it in clear text: the only time it is ever seen. */
-  async createKey(user: Pick<User, 'id' | 'org_id'>, name?: string): Promise<{ key: string; info: ApiKeyInfo }> {
+  /**
+   * Creates a key and returns it in clear text: the only time it is ever seen. Its kind follows from who
+   * mints it (`keyKindFor`); the default minter is the operator (the CLI on the database file, the demo).
+   * `invitation`: the first key of a user someone else just created.
+   */
+  async createKey(
+    user: Pick<User, 'id' | 'org_id'>,
+    name?: string,
+    minter: Minter = 'operator',
+    options: { invitation?: boolean } = {},
+  ): Promise<{ key: string; info: ApiKeyInfo }> {
+    return this.insertKey(this.db, user, name, minter, options.invitation ? 'invitation' : keyKindFor(minter, user.id));
+  }
+
+  /**
+   * Exchanges an invitation for a personal key of the same user: the invitation is revoked and the new key
+   * created in one transaction, so an invitation yields at most one personal key. undefined when the
+   * invitation was already used or revoked.
+   */
+  async exchangeInvitation(
+    user: Pick<User, 'id' | 'org_id'>,
+    invitationKeyId: string,
+    name?: string,
+  ): Promise<{ key: string; info: ApiKeyInfo } | undefined> {
+    return this.db.transaction(async (tx) => {
+      const revoked = await tx.run(`${SQL.revokeKey} AND user_id = $user AND kind = 'invitation'`, {
+        id: invitationKeyId,
+        org: user.org_id,
+        user: user.id,
+      });
+      if (revoked !== 1) return undefined;
+      return this.insertKey(tx, user, name, { userId: user.id, credential: 'personal' }, 'personal');
+    });
+  }
+
+  private async insertKey(
+    db: Db,
+    user: Pick<User, 'id' | 'org_id'>,
+    name: string | undefined,
+    minter: Minter,
+    kind: KeyKind,
+  ): Promise<{ key: string; info: ApiKeyInfo }> {
     const key = generateKey();
     const id = newApiKeyId();
-    await this.db.run(SQL.insertKey, {
+    await db.run(SQL.insertKey, {
       id,
       user: user.id,
       org: user.org_id,
       name: name ?? null,
       prefix: keyDisplayPrefix(key),
       hash: hashKey(key),
+      created_by: minter === 'operator' ? null : minter.userId,
+      kind,
     });
-    const info = (await this.db.all<ApiKeyInfo & Record<string, unknown>>(`${SQL.keyColumns} WHERE id = $id`, { id }))[0]!;
+    const info = (await db.all<ApiKeyInfo & Record<string, unknown>>(`${SQL.keyColumns} WHERE id = $id`, { id }))[0]!;
     return { key, info };
   }
 
@@ -157,16 +221,35 @@ export class AccountStore {
   async principalForKey(key: string): Promise<Principal | undefined> {
     if (!key.startsWith(KEY_PREFIX)) return undefined;
     const row = (
-      await this.db.all<{ key_id: string; user_id: string; org_id: string; email: string; role: Role }>(SQL.principalByHash, {
-        hash: hashKey(key),
-      })
+      await this.db.all<{ key_id: string; kind: KeyKind; user_id: string; org_id: string; email: string; role: Role }>(
+        SQL.principalByHash,
+        { hash: hashKey(key) },
+      )
     )[0];
     if (!row) return undefined;
-    return { orgId: row.org_id as OrgId, userId: row.user_id as UserId, email: row.email, role: row.role, keyId: row.key_id as ApiKeyId };
+    return {
+      orgId: row.org_id as OrgId,
+      userId: row.user_id as UserId,
+      email: row.email,
+      role: row.role,
+      keyId: row.key_id as ApiKeyId,
+      credential: row.kind,
+    };
   }
 
   async touchKey(keyId: string, userId: string): Promise<void> {
     await this.db.run(SQL.touchKey, { id: keyId });
     await this.db.run(SQL.touchUser, { id: userId });
   }
+}
+
+/**
+ * The kind of a key `minter` mints for `userId`. Pure. The operator's keys are personal (whoever holds the
+ * database can do anything anyway); a person's key for themselves is as strong as the credential they used
+ * (a delegated or invitation key cannot mint a personal one, else its holder could); for anyone else it
+ * is delegated.
+ */
+export function keyKindFor(minter: Minter, userId: string): KeyKind {
+  if (minter === 'operator') return 'personal';
+  return minter.userId === userId && minter.credential === 'personal' ? 'personal' : 'delegated';
 }

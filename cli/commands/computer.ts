@@ -21,6 +21,7 @@ interface RunArgs {
   input: 'arg' | 'stdin';
   'model-flag': string;
   cwd: string;
+  'allow-root': string[];
   'poll-wait-ms': number;
 }
 
@@ -64,7 +65,9 @@ export const computerCommand: CommandModule = {
           process.stdout.write(
             `registered computer "${registered.computer.name}"; its credentials are in ${credentialsPath(config.agentmeterHome)}\n`,
           );
-          process.stdout.write('start it with: agentmeter computer run\n');
+          process.stdout.write(
+            'start it in the folder its sessions may use (or name folders with --allow-root DIR): agentmeter computer run\n',
+          );
           process.stdout.write(`${registered.computer.id}\n`);
         },
       )
@@ -80,18 +83,32 @@ export const computerCommand: CommandModule = {
             })
             .option('input', {
               choices: ['arg', 'stdin'] as const,
-              default: 'arg' as const,
-              describe: 'The message text goes in as the last argument, or on stdin',
+              default: 'stdin' as const,
+              describe: 'The message text goes in on stdin (droid exec and claude -p read it there), or as the last argument after "--"',
             })
             .option('model-flag', {
               type: 'string',
               default: '--model',
               describe: 'Flag that passes the session\'s model ("" never passes it)',
             })
-            .option('cwd', { type: 'string', default: process.cwd(), describe: 'Where sessions without a cwd run' })
+            .option('cwd', {
+              type: 'string',
+              default: process.cwd(),
+              describe: 'Where sessions without a cwd run (inside an allowed folder)',
+            })
+            .option('allow-root', {
+              type: 'string',
+              array: true,
+              default: [process.cwd()],
+              describe:
+                'A folder sessions may run in, with everything below it (repeatable; default: the folder this was started in). A session whose cwd resolves elsewhere, after ".." and links, fails',
+            })
             .option('poll-wait-ms', { type: 'number', default: 25_000, describe: 'Longest one long-poll waits on the server' })
-            .example('$0 computer run', 'Run `droid exec <message>` for each message')
-            .example('$0 computer run --agent-command "claude -p" --cwd ~/src', 'Run Claude Code headless instead') as never,
+            .example('$0 computer run', 'Run `droid exec` with each message on its stdin, in this folder or below it')
+            .example(
+              '$0 computer run --agent-command "claude -p" --allow-root ~/src --cwd ~/src',
+              'Run Claude Code headless in ~/src',
+            ) as never,
         async (args) => {
           const config = loadConfig();
           const credentials = loadCredentials(config.agentmeterHome);
@@ -110,6 +127,7 @@ export const computerCommand: CommandModule = {
             input: args.input,
             modelFlag: args['model-flag'],
             defaultCwd: resolve(args.cwd),
+            allowedRoots: args['allow-root'].map((root) => resolve(root)),
             env: process.env,
             pollWaitMs: args['poll-wait-ms'],
           });

@@ -45,7 +45,7 @@ export const keysCommand: CommandModule = {
             else
               for (const k of keys)
                 process.stdout.write(
-                  `${k.id}\t${k.prefix}…\t${k.name ?? '-'}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}\n`,
+                  `${k.id}\t${k.prefix}…\t${k.name ?? '-'}\t${k.kind}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}\n`,
                 );
           } finally {
             await backend.close();

@@ -64,8 +64,19 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
     expect(second).toMatch(/^am_/);
     const keyId = /key (key_[0-9a-f]+)/.exec(created.stdout)![1]!;
     const listed = runCli(['keys', 'list', '--db', db, '--org', org, '--user', 'ana@example.com', '--json']);
-    const keys = JSON.parse(listed.stdout) as { id: string; revokedAt: string | null; prefix: string }[];
+    const keys = JSON.parse(listed.stdout) as {
+      id: string;
+      revokedAt: string | null;
+      prefix: string;
+      kind: string;
+      createdBy: string | null;
+    }[];
     expect(keys).toHaveLength(2);
+    // The operator's keys (on the database file) are the user's own.
+    expect(keys.map((k) => [k.kind, k.createdBy])).toEqual([
+      ['personal', null],
+      ['personal', null],
+    ]);
     expect(listed.stdout).not.toContain(second);
     expect(runCli(['keys', 'revoke', keyId, '--db', db, '--org', org]).stdout).toContain(`revoked ${keyId}`);
     const after = JSON.parse(runCli(['keys', 'list', '--db', db, '--org', org, '--user', 'ana@example.com', '--json']).stdout) as {
@@ -99,6 +110,9 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
       expect(created.status, created.stderr).toBe(0);
       const keyId = /key (key_[0-9a-f]+)/.exec(created.stdout)![1]!;
       expect(runCli(['keys', 'revoke', keyId, '--server', server.url, '--key', ownerKey]).status).toBe(0);
+      // Through the server, the owner minted both of bo's keys: an invitation, then a delegated key.
+      const bos = runCli(['keys', 'list', '--server', server.url, '--key', ownerKey, '--user', 'bo@example.com', '--json']);
+      expect((JSON.parse(bos.stdout) as { kind: string }[]).map((k) => k.kind)).toEqual(['invitation', 'delegated']);
       // A member cannot add users.
       const refused = runCli(['users', 'add', '--server', server.url, '--key', memberKey, '--email', 'c@example.com', '--role', 'guest']);
       expect(refused.status).toBe(1);

@@ -2,7 +2,7 @@
 // agent running a fake agent (a shell script that writes a Claude-style transcript and runs our hook as
 // a real agent would), the collector shipping what the hook spooled, and the session read over HTTP.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFailed } from 'vitest';
 import { MessagePage, Session } from '../../api/sessions/schema.ts';
@@ -22,11 +22,14 @@ import { tempDir } from '../helpers/tmp.ts';
 
 // The fake agent: one agent session per run, one assistant message with known usage in its transcript,
 // hooks for SessionStart, UserPromptSubmit and Stop, then it waits until the test releases the message
-// (a file named after it; at most 60 s), its answer on stdout. Every start is logged.
+// (a file named after it; at most 60 s), its answer on stdout. Every start is logged, with the arguments
+// (one a line) and the standard input it got (the message text, as `computer run` passes it by default).
 const FAKE_AGENT = `#!/bin/sh
-for last in "$@"; do :; done
+text=$(cat)
 run="fake-$AGENTMETER_MESSAGE_ID"
 echo "$AGENTMETER_MESSAGE_ID" >> "$FAKE_DIR/runs.log"
+printf '%s\\n' "$@" > "$FAKE_DIR/argv-$AGENTMETER_MESSAGE_ID"
+printf '%s' "$text" > "$FAKE_DIR/stdin-$AGENTMETER_MESSAGE_ID"
 transcript="$FAKE_DIR/$run.jsonl"
 printf '{"type":"assistant","timestamp":"%s","message":{"id":"m-%s","model":"claude-sonnet-4-5","usage":{"input_tokens":1200,"output_tokens":300,"cache_read_input_tokens":1000,"cache_creation_input_tokens":100},"content":[{"type":"text","text":"..."}]}}\\n' "$(date -u +%Y-%m-%dT%H:%M:%S.000Z)" "$run" >> "$transcript"
 hook() { printf '{"hook_event_name":"%s","session_id":"%s","transcript_path":"%s","cwd":"%s"%s}' "$1" "$run" "$transcript" "$PWD" "$2" | sh "$FAKE_HOOK" claude $3; }
@@ -35,7 +38,7 @@ hook UserPromptSubmit ',"prompt":"(not shipped)"' prompt
 i=0
 while [ ! -e "$FAKE_DIR/release-$AGENTMETER_MESSAGE_ID" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 hook Stop ''
-printf 'Answer to: %s (in %s, client %s)\\n' "$last" "$PWD" "$AGENTMETER_CLIENT"
+printf 'Answer to: %s (in %s, client %s)\\n' "$text" "$PWD" "$AGENTMETER_CLIENT"
 `;
 
 interface Machine {
@@ -64,11 +67,24 @@ function machine(): Machine {
   };
 }
 
-/** The computer agent in its own process group, so a "crash" can take its agent process down with it. */
+/** The computer agent in its own process group, so a "crash" can take its agent process down with it.
+ * Sessions may run in the machine's repo folder (and below it) only. */
 function startComputerAgent(m: Machine): ChildProcess & { log: () => string } {
   const child = spawn(
     process.execPath,
-    [CLI, 'computer', 'run', '--agent-command', `sh ${join(m.dir, 'fake-agent.sh')}`, '--cwd', m.repo, '--poll-wait-ms', '5000'],
+    [
+      CLI,
+      'computer',
+      'run',
+      '--agent-command',
+      `sh ${join(m.dir, 'fake-agent.sh')}`,
+      '--cwd',
+      m.repo,
+      '--allow-root',
+      m.repo,
+      '--poll-wait-ms',
+      '5000',
+    ],
     {
       env: cliEnv(m.env),
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -261,6 +277,85 @@ describe('sessions on a registered computer', () => {
       );
       const runs = readFileSync(join(m.fakeDir, 'runs.log'), 'utf8').trim().split('\n');
       expect(runs).toEqual([slow, next]);
+    } finally {
+      if (agent && agent.exitCode === null) {
+        agent.kill('SIGTERM');
+        await new Promise((r) => agent!.once('exit', r));
+      }
+      await server.stop();
+    }
+  });
+
+  it("the repro: a manager's key minted for a member cannot drive the member's computer, and the computer runs nothing outside its policy", {
+    timeout: 180_000,
+  }, async () => {
+    const m = machine();
+    const db = join(m.dir, 'server.duckdb');
+    const { org, key } = seedAccount(db, 'member', 'dev@example.com');
+    const manager = seedAccount(db, 'manager', 'boss@example.com', org).key;
+    const server = await startServerProcess(db);
+    let agent: ReturnType<typeof startComputerAgent> | undefined;
+    onTestFailed(() => console.error(`computer agent log:\n${agent?.log()}\nserver log:\n${server.stderr()}`));
+    try {
+      const registered = await runCliAsync(['computer', 'register', '--server', server.url, '--key', key, '--name', 'dev box'], m.env);
+      expect(registered.status, registered.stderr).toBe(0);
+      const computerId = lastLine(registered.stdout);
+      agent = startComputerAgent(m);
+      await waitFor(
+        async () => (await api(server, key, 'GET', `/api/v0/computers/${computerId}`)).body.status === 'active',
+        60_000,
+        'the computer to be active',
+      );
+
+      // The manager mints a key for the member: it is the member's for analytics, never for their computer.
+      const memberId = (await api(server, key, 'GET', '/api/v0/admin/whoami')).body.userId as string;
+      const minted = await api(server, manager, 'POST', `/api/v0/admin/users/${memberId}/keys`, {});
+      expect(minted.status).toBe(201);
+      const delegated = minted.body.apiKey as string;
+      const refused = await api(server, delegated, 'POST', '/api/v0/sessions', { computerId, cwd: '/root' });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ title: 'Forbidden', status: 403, detail: expect.stringContaining('minted by someone else') });
+
+      // The member's own key: the server queues, the computer refuses what its owner did not allow.
+      const linkOut = join(m.repo, 'escape');
+      symlinkSync(m.dir, linkOut);
+      mkdirSync(join(m.repo, 'sub'));
+      const outside: Record<string, string> = {};
+      for (const cwd of ['/root', `${m.repo}/../..`, 'sub/../..', linkOut]) {
+        const created = await api(server, key, 'POST', '/api/v0/sessions', { computerId, cwd });
+        expect(created.status).toBe(201);
+        const sessionId = created.body.sessionId as string;
+        expect((await api(server, delegated, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: 'x' })).status).toBe(403);
+        await api(server, key, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: '--dangerously-skip-permissions' });
+        outside[cwd] = sessionId;
+      }
+      for (const [cwd, sessionId] of Object.entries(outside)) {
+        await waitFor(
+          async () => (await api(server, key, 'GET', `/api/v0/sessions/${sessionId}`)).body.status === 'idle',
+          60_000,
+          `the message in ${cwd} to be refused`,
+        );
+        const [message] = MessagePage.parse((await api(server, key, 'GET', `/api/v0/sessions/${sessionId}/messages`)).body).messages;
+        expect(message, cwd).toMatchObject({
+          status: 'failed',
+          error: expect.stringContaining(`is outside the folders this computer allows (${m.repo})`),
+        });
+      }
+      expect(existsSync(join(m.fakeDir, 'runs.log'))).toBe(false); // the agent never ran
+
+      // Inside the allowed folder it runs, and text that looks like a flag reaches the agent as text.
+      const inside = (await api(server, key, 'POST', '/api/v0/sessions', { computerId, cwd: m.repo })).body.sessionId as string;
+      const sent = await api(server, key, 'POST', `/api/v0/sessions/${inside}/messages`, { text: '--dangerously-skip-permissions' });
+      release(m, sent.body.messageId);
+      await waitFor(
+        async () => (await api(server, key, 'GET', `/api/v0/sessions/${inside}`)).body.messageCount === 2,
+        60_000,
+        'the message to finish',
+      );
+      expect(readFileSync(join(m.fakeDir, `stdin-${sent.body.messageId}`), 'utf8')).toBe('--dangerously-skip-permissions');
+      expect(readFileSync(join(m.fakeDir, `argv-${sent.body.messageId}`), 'utf8')).not.toContain('dangerously');
+      const answer = MessagePage.parse((await api(server, key, 'GET', `/api/v0/sessions/${inside}/messages`)).body).messages[1];
+      expect(answer?.text).toBe(`Answer to: --dangerously-skip-permissions (in ${m.repo}, client web)\n`);
     } finally {
       if (agent && agent.exitCode === null) {
         agent.kill('SIGTERM');

@@ -1,8 +1,10 @@
 // One run of the agent command, with small shell scripts standing in for the agent.
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WorkItem } from '../../common/computer-protocol.ts';
+import { createLogger } from '../../common/logger.ts';
+import { ComputerAgent } from '../../computer/agent.ts';
 import { type RunOptions, runAgent } from '../../computer/runner.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -22,15 +24,19 @@ const work = (extra: Partial<WorkItem> = {}): WorkItem => ({
   leaseUntil: 0,
   ...extra,
 });
-const options = (command: string[], extra: Partial<RunOptions> = {}): RunOptions => ({
-  command,
-  input: 'arg',
-  modelFlag: '--model',
-  defaultCwd: tempDir(),
-  env: { PATH: process.env['PATH']! },
-  signal: new AbortController().signal,
-  ...extra,
-});
+const options = (command: string[], extra: Partial<RunOptions> = {}): RunOptions => {
+  const defaultCwd = extra.defaultCwd ?? tempDir();
+  return {
+    command,
+    input: 'arg',
+    modelFlag: '--model',
+    defaultCwd,
+    allowedRoots: [defaultCwd],
+    env: { PATH: process.env['PATH']! },
+    signal: new AbortController().signal,
+    ...extra,
+  };
+};
 
 describe('runAgent', () => {
   it('passes the text as one argument (no shell), the model flag, the session environment, in the default directory', async () => {
@@ -40,14 +46,16 @@ describe('runAgent', () => {
     const opts = options(['sh', agent, 'exec']);
     expect(await runAgent(work({ model: 'gpt-5' }), opts)).toEqual({
       exitCode: 0,
-      output: `exec|--model|gpt-5|hello; $(rm -rf ~)|${opts.defaultCwd}|web|ses_1|msg_1`,
+      output: `exec|--model|gpt-5|--|hello; $(rm -rf ~)|${opts.defaultCwd}|web|ses_1|msg_1`,
     });
   });
 
   it('takes the text on stdin when asked, and runs in the session directory', async () => {
-    const cwd = tempDir();
+    const root = tempDir();
+    const cwd = join(root, 'project');
+    mkdirSync(cwd);
     const agent = script('cat; printf "|%s" "$PWD"');
-    expect(await runAgent(work({ cwd }), options(['sh', agent], { input: 'stdin' }))).toEqual({
+    expect(await runAgent(work({ cwd }), options(['sh', agent], { input: 'stdin', allowedRoots: [root] }))).toEqual({
       exitCode: 0,
       output: `hello; $(rm -rf ~)|${cwd}`,
     });
@@ -98,5 +106,91 @@ describe('runAgent', () => {
     const running = runAgent(work(), options(['sh', agent], { signal: controller.signal }));
     setTimeout(() => controller.abort(), 200);
     expect(await running).toMatchObject({ error: 'the computer agent stopped while this message ran' });
+  });
+
+  describe("the computer's own policy", () => {
+    // The fake agent records its argv (one per line) and its stdin, then says it ran.
+    const recorder = () => {
+      const dir = tempDir();
+      const agent = script('printf "%s\\n" "$@" > "$REC/argv"; cat > "$REC/stdin"; echo ran');
+      return { dir, agent, env: { PATH: process.env['PATH']!, REC: dir } };
+    };
+
+    it('a message that looks like a flag reaches the agent as text: on stdin, or after "--" as an argument', async () => {
+      const rec = recorder();
+      const text = '--dangerously-skip-permissions';
+      expect(await runAgent(work({ text }), options(['sh', rec.agent, '-p'], { input: 'stdin', env: rec.env }))).toEqual({
+        exitCode: 0,
+        output: 'ran\n',
+      });
+      expect(readFileSync(join(rec.dir, 'argv'), 'utf8')).toBe('-p\n');
+      expect(readFileSync(join(rec.dir, 'stdin'), 'utf8')).toBe(text);
+
+      expect(await runAgent(work({ text }), options(['sh', rec.agent, '-p'], { input: 'arg', env: rec.env }))).toMatchObject({
+        exitCode: 0,
+      });
+      expect(readFileSync(join(rec.dir, 'argv'), 'utf8')).toBe(`-p\n--\n${text}\n`);
+      expect(readFileSync(join(rec.dir, 'stdin'), 'utf8')).toBe('');
+    });
+
+    it('refuses a cwd outside the allowed root (absolute, `..`, or through a link) and runs nothing', async () => {
+      const base = tempDir();
+      const allowed = join(base, 'allowed');
+      mkdirSync(join(allowed, 'repo'), { recursive: true });
+      mkdirSync(join(base, 'secret'));
+      symlinkSync(join(base, 'secret'), join(allowed, 'escape'));
+      const rec = recorder();
+      const opts = options(['sh', rec.agent], { defaultCwd: allowed, allowedRoots: [allowed], env: rec.env });
+      for (const cwd of ['/root', join(allowed, '..'), 'repo/../..', join(allowed, 'escape'), join(allowed, 'escape', 'x', '..')]) {
+        const result = await runAgent(work({ cwd }), opts);
+        expect(result, cwd).toMatchObject({
+          exitCode: null,
+          output: '',
+          error: expect.stringMatching(/is outside the folders this computer allows|does not exist on this computer/),
+        });
+      }
+      expect((await runAgent(work({ cwd: join(allowed, 'escape') }), opts)).error).toBe(
+        `the session's directory ${join(allowed, 'escape')} (${join(base, 'secret')}) is outside the folders this computer allows (${allowed}); its owner can allow more with agentmeter computer run --allow-root DIR`,
+      );
+      expect((await runAgent(work({ cwd: '/root' }), opts)).error).toContain("the session's directory /root is outside");
+      expect(existsSync(join(rec.dir, 'argv'))).toBe(false);
+
+      // Inside the root (a link that stays inside counts by where it leads) it runs.
+      symlinkSync(join(allowed, 'repo'), join(allowed, 'repo-link'));
+      expect(await runAgent(work({ cwd: join(allowed, 'repo-link') }), opts)).toEqual({ exitCode: 0, output: 'ran\n' });
+      expect(await runAgent(work({ cwd: 'repo' }), opts)).toEqual({ exitCode: 0, output: 'ran\n' });
+    });
+
+    it('refuses a model that would be read as an option', async () => {
+      const rec = recorder();
+      expect(await runAgent(work({ model: '--dangerously-skip-permissions' }), options(['sh', rec.agent], { env: rec.env }))).toEqual({
+        exitCode: null,
+        output: '',
+        error: `the session's model "--dangerously-skip-permissions" is not a model name this computer passes to the agent`,
+      });
+      expect(existsSync(join(rec.dir, 'argv'))).toBe(false);
+    });
+  });
+
+  it('start-up checks: every allowed folder exists, and the default directory lies inside one', () => {
+    const root = tempDir();
+    const checks = (extra: Partial<RunOptions>) =>
+      new ComputerAgent({
+        ...options(['sh'], { defaultCwd: root, ...extra }),
+        credentials: { server: 'http://127.0.0.1:1', computerId: 'cmp_1', name: 'x', token: 'amc_x' },
+        log: createLogger({ name: 'test', level: 'silent' }),
+      })
+        .checks()
+        .filter((c) => !c.ok)
+        .map((c) => `${c.name}: ${c.error}`);
+    expect(checks({})).toEqual([]);
+    expect(checks({ allowedRoots: [join(root, 'gone')] })).toEqual([
+      `allowed folders: allowed folder ${join(root, 'gone')} does not exist`,
+      `default directory: the default directory (--cwd) ${root} is refused: none of the folders this computer allows exists`,
+    ]);
+    const elsewhere = tempDir();
+    expect(checks({ allowedRoots: [elsewhere] })).toEqual([
+      `default directory: the default directory (--cwd) ${root} is outside the folders this computer allows (${elsewhere}); its owner can allow more with agentmeter computer run --allow-root DIR`,
+    ]);
   });
 });

@@ -22,16 +22,21 @@ describe('agent command', () => {
     expect(() => splitCommand('droid "exec')).toThrow('unclosed "');
   });
 
-  it('puts the model flag and the text last; the text never becomes shell syntax', () => {
+  it('puts the model flag, then "--" and the text last; the text never becomes shell syntax or an option', () => {
     const text = 'fix it; rm -rf / $(whoami) `id`';
     expect(agentArgs(['droid', 'exec'], { text, model: 'gpt-5', modelFlag: '--model', input: 'arg' })).toEqual([
       'exec',
       '--model',
       'gpt-5',
+      '--',
       text,
     ]);
-    expect(agentArgs(['claude', '-p'], { text, model: null, modelFlag: '--model', input: 'arg' })).toEqual(['-p', text]);
+    expect(agentArgs(['claude', '-p'], { text, model: null, modelFlag: '--model', input: 'arg' })).toEqual(['-p', '--', text]);
+    expect(
+      agentArgs(['claude', '-p'], { text: '--dangerously-skip-permissions', model: null, modelFlag: '--model', input: 'arg' }),
+    ).toEqual(['-p', '--', '--dangerously-skip-permissions']);
     expect(agentArgs(['claude', '-p'], { text, model: 'opus', modelFlag: '', input: 'stdin' })).toEqual(['-p']);
+    expect(agentArgs(['droid', 'exec'], { text: '--auto high', model: null, modelFlag: '--model', input: 'stdin' })).toEqual(['exec']);
   });
 
   it('finds executables on PATH or by path, and says why not', () => {
