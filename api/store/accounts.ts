@@ -56,7 +56,7 @@ export interface ApiKeyInfo {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
-  /** Who minted it; null: the operator, on the database file (or before migration 010). */
+  /** Who minted it; null: the operator, on the database file (or before migration 011). */
   created_by: string | null;
   kind: KeyKind;
 }
