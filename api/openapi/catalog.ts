@@ -18,6 +18,7 @@ import {
   ENFORCEMENT_PATH,
   EnforcementAnswer,
   EnforcementBody,
+  Entry,
   LIMITS_PATH,
   LimitStatus,
   LimitsBody,
@@ -236,8 +237,10 @@ export const CATALOG: RouteDoc[] = [
     path: LIMITS_PATH,
     tag: 'Credit limits',
     summary: 'Set monthly credit limits (1-100 entries, each applied or refused on its own)',
+    description: 'A bad entry is reported in `errors` with its e-mail, not as a 400: the route checks each entry with the entry schema.',
     access: user(ADMIN_ROLES),
-    body: LimitsBody,
+    // The route parses the envelope with LimitsBody and each entry with Entry, one by one.
+    body: LimitsBody.extend({ users: Entry.array().min(1).max(100) }),
     responses: { 200: LimitsUpdate },
   },
   {

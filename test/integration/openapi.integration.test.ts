@@ -60,6 +60,8 @@ describe('GET /openapi.json', () => {
         expect(op.security.length, op.id).toBeGreaterThan(0);
       }
     }
+    const ids = ops.map((op) => (op as unknown as { operationId: string }).operationId);
+    expect(new Set(ids).size).toBe(ids.length);
     const analytics = doc.paths['/api/v1/analytics/tokens']!['get']!;
     expect(Object.keys(analytics.responses).sort()).toEqual(['200', '400', '401', '403', '500']);
     const ingest = doc.paths['/api/v1/ingest/events']!['post']!;
