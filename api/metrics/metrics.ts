@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { z } from 'zod';
 import { HttpError, unauthorized } from '../../common/errors.ts';
 import { IngestResponse } from '../../common/wire.ts';
@@ -44,6 +44,8 @@ export class ServerMetrics {
 
   constructor(options: { dbPath: string; cache: () => CacheStats }) {
     const registers = [this.registry];
+    // The process's own: resident memory, CPU, heap, event-loop lag, open files.
+    collectDefaultMetrics({ register: this.registry });
     this.ingestRecords = new Counter({
       name: 'agentmeter_ingest_records_total',
       help: 'Records received at ingest, by outcome: stored, duplicate (already stored) or rejected',

@@ -144,6 +144,7 @@ describe('GET /metrics', () => {
     expect(db).toBeGreaterThan(0);
     expect(db).toBe(statSync(on.db.path).size);
     expect(value(text, 'agentmeter_database_bytes', { file: 'wal' })).toBeGreaterThanOrEqual(0);
+    expect(value(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 });
 
