@@ -15,6 +15,9 @@ import { ComputerStore } from './computers/store.ts';
 import { WorkSignal } from './computers/work-signal.ts';
 import { installErrorHandling } from './errors.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
+import { registerMetricsRoutes, ServerMetrics } from './metrics/metrics.ts';
+import { trackRoutes } from './openapi/registry.ts';
+import { registerOpenApiRoutes } from './openapi/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
@@ -70,6 +73,8 @@ export interface ServerOptions {
   cache?: Partial<CacheLimits>;
   /** Worker threads that decode ingest bodies (0: decode on the event loop; default: defaultDecodeWorkers()). */
   decodeWorkers?: number | undefined;
+  /** Turns GET /metrics on, for this bearer token (at least 32 characters); off when absent. */
+  metricsToken?: string | undefined;
 }
 
 export interface Services {
@@ -94,6 +99,11 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const auth = new Authenticator(accounts, options.log, options.jwtSecret);
   const ingest = new IngestStore(options.db);
   installErrorHandling(app);
+  // Before any route: the OpenAPI test compares what is registered with the document.
+  trackRoutes(app);
+  const metrics = new ServerMetrics({ dbPath: options.db.path, cache: () => cache.stats });
+  registerMetricsRoutes(app, metrics, options.metricsToken);
+  registerOpenApiRoutes(app);
   // A callback hook, not an async one: it runs on every response, and needs no promise.
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', String(request.id));
@@ -133,7 +143,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const runLocked = <T>(fn: () => Promise<T>): Promise<T> => {
     const run = batchLock.current
       .catch(() => undefined)
-      .then(() => withAllThreads(options.db, fn))
+      .then(() => withAllThreads(options.db, () => metrics.timeBatch(fn)))
       .finally(() => cache.clear());
     batchLock.current = run;
     return run;

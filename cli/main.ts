@@ -8,6 +8,7 @@ import { batchCommand } from './commands/batch.ts';
 import { collectCommand } from './commands/collect.ts';
 import { computerCommand } from './commands/computer.ts';
 import { demoCommand } from './commands/demo.ts';
+import { exportCommand } from './commands/export.ts';
 import { hooksCommand } from './commands/hooks.ts';
 import { keysCommand } from './commands/keys.ts';
 import { orgsCommand } from './commands/orgs.ts';
@@ -27,6 +28,7 @@ export async function main(argv: string[]): Promise<void> {
       .command(hooksCommand)
       .command(collectCommand)
       .command(batchCommand)
+      .command(exportCommand)
       .command(readinessCommand)
       .command(computerCommand)
       .command(demoCommand)

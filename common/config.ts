@@ -11,6 +11,8 @@ export const EnvSchema = z.object({
   /** HS256 secret for JWT bearer tokens (at least 32 characters); without it JWTs are refused. */
   AGENTMETER_JWT_SECRET: z.string().min(32, 'AGENTMETER_JWT_SECRET must be at least 32 characters').optional(),
   AGENTMETER_DB: z.string().min(1).optional(),
+  /** Turns on GET /metrics for this bearer token (at least 32 characters); `serve --metrics-token` wins over it. */
+  AGENTMETER_METRICS_TOKEN: z.string().min(32, 'AGENTMETER_METRICS_TOKEN must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
 });
 export type Env = z.infer<typeof EnvSchema>;

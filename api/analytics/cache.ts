@@ -53,6 +53,8 @@ export class ResponseCache {
    */
   private generation = 0;
   private readonly limits: CacheLimits;
+  /** Lookups answered from memory, and the others (built, or joined a build): read by /metrics. */
+  readonly stats = { hits: 0, misses: 0 };
 
   constructor(limits: Partial<CacheLimits> = {}) {
     this.limits = { ...DEFAULT_CACHE_LIMITS, ...limits };
@@ -73,7 +75,11 @@ export class ResponseCache {
    */
   getOrBuild(key: string, build: () => Promise<string>): CachedBody | Promise<CachedBody> {
     const hit = this.entries.get(key);
-    if (hit) return hit;
+    if (hit) {
+      this.stats.hits++;
+      return hit;
+    }
+    this.stats.misses++;
     if (this.off) return build().then((body) => new CachedBody(Buffer.from(body)));
     const running = this.building.get(key);
     if (running) return running;

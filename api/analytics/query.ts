@@ -45,30 +45,72 @@ export interface AnalyticsQuery {
 
 const RawQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
 
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+const dayParam = (name: string) =>
+  z
+    .string()
+    .regex(DAY_PATTERN, { error: (issue) => `${name} "${String(issue.input)}" is not a valid date (YYYY-MM-DD)` })
+    .refine((value) => parseDay(value) !== undefined, {
+      error: (issue) => `${name} "${String(issue.input)}" is not a valid date (YYYY-MM-DD)`,
+    })
+    .describe(`YYYY-MM-DD (UTC), from ${EARLIEST_DATE} to yesterday; a span of at most ${MAX_SPAN_DAYS} days`);
+
+/**
+ * Each endpoint's query parameters: which it takes and the rule of each value (the OpenAPI document is
+ * generated from these). The rules across parameters and the date of today are parseAnalyticsQuery's.
+ */
+export const ANALYTICS_QUERY = Object.fromEntries(
+  (Object.keys(GROUP_BY) as Endpoint[]).map((endpoint) => {
+    const options = GROUP_BY[endpoint] as readonly string[];
+    const shape: Record<string, z.ZodType> = { startDate: dayParam('startDate'), endDate: dayParam('endDate') };
+    if (options.length)
+      shape['group_by'] = z
+        .enum(options as [string, ...string[]], {
+          error: (issue) => `group_by "${String(issue.input)}" is not supported here; use ${options.map((o) => `"${o}"`).join(' or ')}`,
+        })
+        .optional();
+    if (endpoint === 'users') {
+      shape['limit'] = z
+        .string()
+        .regex(/^\d+$/, { error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"` })
+        .refine((v) => Number(v) >= 1 && Number(v) <= 100, {
+          error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"`,
+        })
+        .optional()
+        .describe('page size, 1-100 (default 20)');
+      shape['cursor'] = z
+        .string()
+        .min(1, 'cursor must be a user id taken from meta.next_cursor')
+        .max(64, 'cursor must be a user id taken from meta.next_cursor')
+        .optional()
+        .describe('meta.next_cursor of the previous page');
+    }
+    return [endpoint, z.strictObject(shape)];
+  }),
+) as Record<Endpoint, z.ZodObject>;
+
 export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date): AnalyticsQuery {
   const query = RawQuery.parse(raw ?? {});
-  const allowed = new Set([
-    'startDate',
-    'endDate',
-    ...(GROUP_BY[endpoint].length ? ['group_by'] : []),
-    ...(endpoint === 'users' ? ['limit', 'cursor'] : []),
-  ]);
+  const fields = ANALYTICS_QUERY[endpoint].shape as Record<string, z.ZodType>;
   for (const key of Object.keys(query)) {
-    if (!allowed.has(key)) throw badRequest(`unknown query parameter "${key}"; this endpoint takes ${[...allowed].join(', ')}`);
+    if (!Object.hasOwn(fields, key))
+      throw badRequest(`unknown query parameter "${key}"; this endpoint takes ${Object.keys(fields).join(', ')}`);
   }
+  /** The parameter's value, checked with its schema (undefined when absent). */
   const one = (key: string): string | undefined => {
     const value = query[key];
     if (Array.isArray(value)) throw badRequest(`"${key}" was given more than once`);
+    if (value === undefined) return undefined;
+    const checked = fields[key]!.safeParse(value);
+    if (!checked.success) throw badRequest(checked.error.issues[0]!.message);
     return value;
   };
   const startDate = one('startDate');
   const endDate = one('endDate');
   if (!startDate) throw badRequest('startDate is required (YYYY-MM-DD)');
   if (!endDate) throw badRequest('endDate is required (YYYY-MM-DD)');
-  const start = parseDay(startDate);
-  if (start === undefined) throw badRequest(`startDate "${startDate}" is not a valid date (YYYY-MM-DD)`);
-  const end = parseDay(endDate);
-  if (end === undefined) throw badRequest(`endDate "${endDate}" is not a valid date (YYYY-MM-DD)`);
+  const start = parseDay(startDate)!;
+  const end = parseDay(endDate)!;
   if (start > end) throw badRequest(`startDate ${startDate} is after endDate ${endDate}`);
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   if (end >= today)
@@ -88,24 +130,12 @@ export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date)
     limit: 20,
   };
   const groupBy = one('group_by');
-  if (groupBy !== undefined) {
-    const options: readonly string[] = GROUP_BY[endpoint];
-    if (!options.includes(groupBy))
-      throw badRequest(`group_by "${groupBy}" is not supported here; use ${options.map((o) => `"${o}"`).join(' or ')}`);
-    result.groupBy = groupBy;
-  }
+  if (groupBy !== undefined) result.groupBy = groupBy;
   if (endpoint === 'users') {
     const limit = one('limit');
-    if (limit !== undefined) {
-      if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 100)
-        throw badRequest(`limit must be a whole number from 1 to 100; got "${limit}"`);
-      result.limit = Number(limit);
-    }
+    if (limit !== undefined) result.limit = Number(limit);
     const cursor = one('cursor');
-    if (cursor !== undefined) {
-      if (cursor === '' || cursor.length > 64) throw badRequest('cursor must be a user id taken from meta.next_cursor');
-      result.cursor = cursor;
-    }
+    if (cursor !== undefined) result.cursor = cursor;
   }
   return result;
 }

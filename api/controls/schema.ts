@@ -131,3 +131,16 @@ export function unmask(next: Settings, previous: Settings | undefined): Settings
     }),
   };
 }
+
+/** One revision as the API shows it (secrets masked); GET answers `{revision: 0, settings: {}}` before the first. */
+export const ControlChange = z.strictObject({
+  revision: z.number().int().positive(),
+  settings: Settings,
+  user: z.strictObject({ id: z.string(), email: z.string(), name: z.string() }),
+  updatedAt: z.string(),
+});
+export const NoControls = z.strictObject({ revision: z.literal(0), settings: z.strictObject({}) });
+export const ControlHistory = z.strictObject({
+  changes: z.array(ControlChange),
+  pagination: z.strictObject({ hasMore: z.boolean(), nextCursor: z.string().optional() }),
+});

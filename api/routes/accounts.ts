@@ -10,17 +10,17 @@ import { forbidden, HttpError, notFound, unauthorized } from '../../common/error
 import type { Authenticator } from '../auth.ts';
 import { type AccountStore, type ApiKeyInfo, type Principal, ROLE_RANK, Role, type User } from '../store/accounts.ts';
 
-const CreateUserBody = z.strictObject({
+export const CreateUserBody = z.strictObject({
   email: z.email(),
   role: Role,
   firstName: z.string().max(200).optional(),
   lastName: z.string().max(200).optional(),
   keyName: z.string().max(200).optional(),
 });
-const CreateKeyBody = z.strictObject({ name: z.string().max(200).optional() }).default({});
+export const CreateKeyBody = z.strictObject({ name: z.string().max(200).optional() }).default({});
 /** A user id (usr_…) or an e-mail address. */
-const UserParams = z.strictObject({ userId: z.string().min(1).max(320) });
-const KeyParams = z.strictObject({ keyId: z.string().min(1).max(64) });
+export const UserParams = z.strictObject({ userId: z.string().min(1).max(320) });
+export const KeyParams = z.strictObject({ keyId: z.string().min(1).max(64) });
 
 export interface AccountRouteDeps {
   accounts: AccountStore;

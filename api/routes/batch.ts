@@ -8,7 +8,18 @@ import { type BatchReport, runBatch } from '../../pipeline/batch.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
-const BatchBody = z.strictObject({ from: Day.optional(), to: Day.optional() }).default({});
+export const BatchBody = z.strictObject({ from: Day.optional(), to: Day.optional() }).default({});
+
+/** The answer: pipeline/batch.ts's BatchReport. */
+export const BatchReportAnswer = z.strictObject({
+  runId: z.number().int(),
+  mode: z.enum(['incremental', 'range']),
+  days: z.number().int(),
+  firstDay: z.string().nullable(),
+  lastDay: z.string().nullable(),
+  unpricedModels: z.array(z.string()),
+  ms: z.number(),
+});
 
 export interface BatchDeps {
   db: Db;

@@ -21,9 +21,9 @@ import { limitParam } from '../query.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import type { Principal } from '../store/accounts.ts';
 
-const ListQuery = z.strictObject({ limit: limitParam.optional(), cursor: z.string().min(1).max(64).optional() });
-const IdParams = z.strictObject({ computerId: z.string().min(1).max(64) });
-const RunParams = z.strictObject({ computerId: z.string().min(1).max(64), messageId: z.string().min(1).max(64) });
+export const ListQuery = z.strictObject({ limit: limitParam.optional(), cursor: z.string().min(1).max(64).optional() });
+export const IdParams = z.strictObject({ computerId: z.string().min(1).max(64) });
+export const RunParams = z.strictObject({ computerId: z.string().min(1).max(64), messageId: z.string().min(1).max(64) });
 /** Long-polls wait at most this long unless the agent asks for less. */
 const DEFAULT_WAIT_MS = 25_000;
 

@@ -11,8 +11,8 @@ import { LATEST_CONTROLS } from '../controls/store.ts';
 import { limitParam } from '../query.ts';
 import type { AccountStore } from '../store/accounts.ts';
 
-const Body = z.strictObject({ settings: Settings });
-const HistoryQuery = z.strictObject({
+export const Body = z.strictObject({ settings: Settings });
+export const HistoryQuery = z.strictObject({
   limit: limitParam.optional(),
   cursor: z.string().regex(/^\d+$/, 'cursor must be a revision number taken from pagination.nextCursor').optional(),
 });

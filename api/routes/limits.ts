@@ -11,12 +11,12 @@ import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
 export const LIMITS_PATH = '/api/v0/organization/usage/limits/users';
 export const ENFORCEMENT_PATH = '/api/v0/organization/usage/limits/enforcement';
 
-const LimitsBody = z.strictObject({
+export const LimitsBody = z.strictObject({
   // Entries are checked one by one below, so one bad entry does not sink the others.
   users: z.array(z.unknown()).min(1, 'users needs 1 to 100 entries').max(100, 'users takes at most 100 entries'),
 });
-const Entry = z.strictObject({ email: z.email(), limit: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) });
-const EnforcementBody = z.strictObject({ enabled: z.boolean() });
+export const Entry = z.strictObject({ email: z.email(), limit: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) });
+export const EnforcementBody = z.strictObject({ enabled: z.boolean() });
 
 export const LimitsUpdate = z.strictObject({
   updated: z.array(z.strictObject({ email: z.string(), limit: z.number() })),
@@ -30,6 +30,8 @@ export const LimitStatus = z.strictObject({
     z.strictObject({ userId: z.string(), email: z.string(), limit: z.number().nullable(), used: z.number(), over: z.boolean() }),
   ),
 });
+
+export const EnforcementAnswer = z.strictObject({ enforced: z.boolean() });
 
 const SQL = {
   usersByEmail: 'SELECT id, email FROM users WHERE org_id = $org',

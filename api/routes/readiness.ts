@@ -15,7 +15,7 @@ import type { Role } from '../store/accounts.ts';
 export const READINESS_PATHS = ['/api/organization/maturity-level-reports', '/api/organization/agent-readiness-reports'] as const;
 const ROLES: readonly Role[] = ['owner', 'manager', 'member'];
 
-const ListQuery = z.strictObject({
+export const ListQuery = z.strictObject({
   repoId: z
     .string()
     .regex(/^repo_[0-9a-f]{16}$/, 'repoId looks like repo_ followed by 16 hex digits')

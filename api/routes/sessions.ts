@@ -21,9 +21,9 @@ import type { Principal, Role } from '../store/accounts.ts';
 import { requirePersonalCredential, visibleComputer } from './computers.ts';
 
 const USER_ROLES: readonly Role[] = ['owner', 'manager', 'member'];
-const SessionParams = z.strictObject({ sessionId: z.string().min(1).max(64) });
-const GetQuery = z.strictObject({ computerId: z.string().min(1).max(64).optional() });
-const ListQuery = z.strictObject({
+export const SessionParams = z.strictObject({ sessionId: z.string().min(1).max(64) });
+export const GetQuery = z.strictObject({ computerId: z.string().min(1).max(64).optional() });
+export const ListQuery = z.strictObject({
   limit: limitParam.optional(),
   cursor: z
     .string()
@@ -31,7 +31,7 @@ const ListQuery = z.strictObject({
     .optional(),
   computerId: z.string().min(1).max(64).optional(),
 });
-const MessagesQuery = z.strictObject({
+export const MessagesQuery = z.strictObject({
   limit: limitParam.optional(),
   cursor: z
     .string()

@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { DEFAULT_CACHE_LIMITS } from '../../api/analytics/cache.ts';
+import { MetricsToken, MIN_TOKEN_LENGTH } from '../../api/metrics/metrics.ts';
 import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
 import { loadConfig } from '../../common/config.ts';
 import { openDb } from '../../common/db/duckdb.ts';
@@ -17,6 +18,7 @@ interface ServeArgs {
   'cache-entries': number;
   'cache-mb': number;
   'decode-workers'?: number;
+  'metrics-token'?: string;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -44,7 +46,15 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         type: 'number',
         describe: 'Threads that decode ingest batches (default: cores - 1, from 2 to 4; 0: on the event loop)',
       })
+      .option('metrics-token', {
+        type: 'string',
+        describe:
+          'Serve GET /metrics (Prometheus) to this bearer token, at least 32 characters (or AGENTMETER_METRICS_TOKEN; off without either)',
+      })
       .check((a) => {
+        const token = a['metrics-token'];
+        if (token !== undefined && !MetricsToken.safeParse(token).success)
+          throw new Error(`--metrics-token takes at least ${MIN_TOKEN_LENGTH} characters`);
         if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(String(a['batch-at']))) throw new Error('--batch-at takes HH:MM (UTC)');
         const entries = a['cache-entries'];
         if (!(Number.isInteger(entries) && entries >= 0)) throw new Error('--cache-entries takes a whole number, 0 or more');
@@ -71,6 +81,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       pricingFile: args.pricing,
       cache: { maxEntries: args['cache-entries'], maxBytes: Math.floor(args['cache-mb'] * MIB) },
       decodeWorkers: args['decode-workers'],
+      metricsToken: args['metrics-token'] ?? config.env.AGENTMETER_METRICS_TOKEN,
     });
     log.info({ url: server.url, db: args.db }, 'listening');
     // The URL on stdout (alone on its line) lets scripts and tests find a server started with --port 0.

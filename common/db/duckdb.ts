@@ -108,6 +108,8 @@ export interface OpenOptions {
    * is replayed at the next open if the process dies, and close() checkpoints anyway.
    */
   checkpointThreshold?: string;
+  /** Open without writing (no migrations): refused while another process holds the file for writing. */
+  readOnly?: boolean;
 }
 
 export async function openDb(path: string, options: OpenOptions = {}): Promise<Db> {
@@ -115,6 +117,7 @@ export async function openDb(path: string, options: OpenOptions = {}): Promise<D
   try {
     const config: Record<string, string> = {};
     if (options.threads) config['threads'] = String(options.threads);
+    if (options.readOnly) config['access_mode'] = 'READ_ONLY';
     instance = await DuckDBInstance.create(path, config);
   } catch (error) {
     throw explainOpenError(path, error);
@@ -136,7 +139,7 @@ export async function openDb(path: string, options: OpenOptions = {}): Promise<D
       instance.closeSync();
     });
   const db = wrap(path, conn, mutex, false, close, state);
-  if (options.migrate !== false) await migrate(db);
+  if (options.migrate !== false && !options.readOnly) await migrate(db);
   return db;
 }
 

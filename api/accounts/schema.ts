@@ -1,0 +1,21 @@
+// The answers of the users-and-keys routes (api/routes/accounts.ts): a key's secret appears once, in
+// `apiKey` of the answer that created it; a key's hash never leaves the server.
+import { z } from 'zod';
+import { Role } from '../store/accounts.ts';
+
+export const PublicUser = z.strictObject({ id: z.string(), email: z.string(), role: Role, createdAt: z.string() });
+export const PublicKey = z.strictObject({
+  id: z.string(),
+  userId: z.string(),
+  name: z.string().nullable(),
+  prefix: z.string().describe('the first characters of the key, to recognize it'),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
+const secret = z.string().describe('the API key itself, shown only in this answer');
+export const CreatedUser = z.strictObject({ user: PublicUser, apiKey: secret, key: PublicKey });
+export const CreatedKey = z.strictObject({ apiKey: secret, key: PublicKey });
+export const KeyList = z.strictObject({ keys: z.array(PublicKey) });
+export const RevokedKey = z.strictObject({ key: PublicKey, revoked: z.boolean().describe('false when it was revoked before') });
+export const WhoAmI = z.strictObject({ userId: z.string(), orgId: z.string(), email: z.string(), role: Role });

@@ -1,0 +1,126 @@
+// The analytics responses (service-api.md "Analytics envelope" and the records after it, METRICS.md §4)
+// as zod: the OpenAPI document is generated from these, and the contract test checks every answer the
+// integration tests receive against it. assemble.ts builds the records; a field added there goes here too.
+import { z } from 'zod';
+import { AUTONOMY_LEVELS } from '../../common/wire.ts';
+import { CLIENTS } from './assemble.ts';
+
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const count = z.number().int().nonnegative();
+const ModelTier = z.enum(['standard', 'thinking']);
+
+const ModelTotals = z.strictObject({
+  model_id: z.string(),
+  model_tier: ModelTier,
+  billable_tokens: z.number(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+});
+
+export const TokenRecord = z.strictObject({
+  date: Day,
+  billable_tokens: z.number(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cache_read_tokens: z.number(),
+  cache_write_tokens: z.number(),
+  by_model: z.array(ModelTotals),
+  by_user: z.array(
+    z.strictObject({ user_id: z.string(), user_email: z.string().nullable(), billable_tokens: z.number(), by_model: z.array(ModelTotals) }),
+  ),
+});
+export const TokenGroupedRow = z.strictObject({
+  date: Day,
+  group_key: z.string().describe('model id'),
+  billable_tokens: z.number(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+});
+
+const named = <K extends string, V extends string>(key: K, value: V) =>
+  z.strictObject({ [key]: z.string(), [value]: count } as { [P in K | V]: P extends K ? z.ZodString : typeof count });
+
+export const ToolRecord = z.strictObject({
+  date: Day,
+  tool_calls: count,
+  by_tool: z.array(named('tool', 'invocations')),
+  mcp_users_with_mcp: count,
+  mcp_by_server: z.array(named('server', 'invocations')),
+  skills_invocations: count,
+  skills_by_name: z.array(named('name', 'count')),
+  slash_commands_invocations: count,
+  slash_commands_by_name: z.array(named('name', 'count')),
+  hooks_invocations: count,
+  hooks_by_event: z.array(z.strictObject({ event: z.string(), matcher: z.string(), command: z.string(), count })),
+  web_users: count,
+  autonomy_ratio_avg: z.number(),
+  autonomy_ratio_p50: z.number(),
+  autonomy_ratio_p90: z.number(),
+  tool_calls_per_session_avg: z.number(),
+  user_turns_per_session_avg: z.number(),
+  tool_autonomy_level_ratio: z.strictObject({ auto_high: z.number(), auto_medium: z.number(), auto_low: z.number(), manual: z.number() }),
+});
+export const ToolGroupedRow = z.strictObject({ date: Day, group_key: z.string().describe('tool name'), tool_calls: count });
+
+export const ActivityRecord = z.strictObject({
+  date: Day,
+  daily_active_users: count,
+  weekly_active_users: count,
+  monthly_active_users: count,
+  daily_active_users_by_client: z.strictObject(
+    Object.fromEntries(CLIENTS.map((c) => [c, count])) as Record<(typeof CLIENTS)[number], typeof count>,
+  ),
+  sessions: count,
+  messages: count,
+  user_messages: count,
+});
+export const ActivityGroupedRow = z.strictObject({ date: Day, group_key: z.enum(CLIENTS), daily_active_users: count });
+
+export const ProductivityRecord = z.strictObject({
+  date: Day,
+  files_created: count,
+  files_edited: count,
+  by_extension: z.array(named('extension', 'count')),
+  by_language: z.array(named('language', 'count')),
+  git_commits: count,
+  git_prs_created: count,
+});
+
+export const UserRecord = z.strictObject({
+  user_id: z.string(),
+  user_email: z.string().nullable(),
+  date: Day,
+  tool_calls: count,
+  billable_tokens: z.number(),
+  primary_model: z.string().nullable(),
+  primary_model_tier: ModelTier.nullable(),
+  files_created: count,
+  files_edited: count,
+  git_commits: count,
+  git_prs_created: count,
+  mcp_calls: count,
+  skill_calls: count,
+  slash_commands: count,
+  hooks: count,
+  sessions: count,
+  messages: count,
+  user_messages: count,
+  assistant_messages: count,
+  autonomy_ratio: z.number().nullable(),
+  delegation_level: z.enum(AUTONOMY_LEVELS).nullable(),
+  languages: z.array(z.string()),
+});
+
+const Meta = z.strictObject({ org_id: z.string(), start_date: Day, end_date: Day });
+/** `data` is one record per day, or with group_by one row per day and group (only non-zero groups). */
+const envelope = <R extends z.ZodType, G extends z.ZodType>(record: R, grouped?: G) =>
+  z.strictObject({ data: grouped ? z.union([z.array(record), z.array(grouped)]) : z.array(record), meta: Meta });
+
+export const TokensResponse = envelope(TokenRecord, TokenGroupedRow);
+export const ToolsResponse = envelope(ToolRecord, ToolGroupedRow);
+export const ActivityResponse = envelope(ActivityRecord, ActivityGroupedRow);
+export const ProductivityResponse = envelope(ProductivityRecord);
+export const UsersResponse = z.strictObject({
+  data: z.array(UserRecord),
+  meta: Meta.extend({ has_more: z.boolean(), next_cursor: z.string().nullable() }),
+});

@@ -1,0 +1,201 @@
+// The server's Prometheus metrics (prom-client), one Registry per server so two servers in one process
+// (the tests) never share or collide. Nothing here holds a user's data: counts, durations and sizes only,
+// with labels from small fixed sets (route patterns, not URLs; reason classes, not reasons).
+
+import { timingSafeEqual } from 'node:crypto';
+import { statSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { z } from 'zod';
+import { HttpError, unauthorized } from '../../common/errors.ts';
+import { IngestResponse } from '../../common/wire.ts';
+
+export const METRICS_PATH = '/metrics';
+export const INGEST_PATH = '/api/v1/ingest/events';
+export const MIN_TOKEN_LENGTH = 32;
+
+/** The metrics token as `serve --metrics-token` and AGENTMETER_METRICS_TOKEN take it. */
+export const MetricsToken = z.string().min(MIN_TOKEN_LENGTH, `the metrics token must be at least ${MIN_TOKEN_LENGTH} characters`);
+
+/** A rejected record's reason, as a class with few values (the reason itself names fields and values). */
+export function reasonClass(reason: string): string {
+  if (reason.startsWith('not JSON')) return 'not_json';
+  if (/^kind: /.test(reason)) return 'unknown_kind';
+  if (/^\(root\): /.test(reason)) return 'not_an_object';
+  return 'invalid_field';
+}
+
+/** "2xx" for 204: status classes keep the label set small. */
+export const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
+
+export interface CacheStats {
+  readonly hits: number;
+  readonly misses: number;
+}
+
+export class ServerMetrics {
+  readonly registry = new Registry();
+  private readonly ingestRecords: Counter<'outcome'>;
+  private readonly ingestBatches: Counter<'outcome'>;
+  private readonly quarantined: Counter<'reason'>;
+  private readonly requestSeconds: Histogram<'method' | 'route' | 'status_class'>;
+  private readonly batchSeconds: Histogram<'outcome'>;
+  private readonly batchLastSuccess: Gauge;
+
+  constructor(options: { dbPath: string; cache: () => CacheStats }) {
+    const registers = [this.registry];
+    // The process's own: resident memory, CPU, heap, event-loop lag, open files.
+    collectDefaultMetrics({ register: this.registry });
+    this.ingestRecords = new Counter({
+      name: 'agentmeter_ingest_records_total',
+      help: 'Records received at ingest, by outcome: stored, duplicate (already stored) or rejected',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.ingestBatches = new Counter({
+      name: 'agentmeter_ingest_batches_total',
+      help: 'Ingest requests, by outcome: accepted (answered 200, perhaps with rejected records) or rejected (an error answer)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.quarantined = new Counter({
+      name: 'agentmeter_ingest_rejected_records_total',
+      help: 'Records the server refused at ingest (the collector quarantines them), by reason class',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.requestSeconds = new Histogram({
+      name: 'agentmeter_http_request_duration_seconds',
+      help: 'HTTP request latency, by route pattern and status class',
+      labelNames: ['method', 'route', 'status_class'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.batchSeconds = new Histogram({
+      name: 'agentmeter_batch_duration_seconds',
+      help: 'Duration of batch runs (scheduled, API, CLI through the server), by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600],
+      registers,
+    });
+    this.batchLastSuccess = new Gauge({
+      name: 'agentmeter_batch_last_success_timestamp_seconds',
+      help: 'When the last successful batch run ended (Unix seconds; 0 before the first in this process)',
+      registers,
+    });
+    // Read at scrape: the cache counts its own lookups, and counters here follow them.
+    let seen = { hits: 0, misses: 0 };
+    new Counter({
+      name: 'agentmeter_analytics_cache_lookups_total',
+      help: 'Analytics answers looked up in the response cache, by result: hit or miss (built or joined a build)',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        const stats = options.cache();
+        const now = { hits: stats.hits, misses: stats.misses };
+        this.inc({ result: 'hit' }, now.hits - seen.hits);
+        this.inc({ result: 'miss' }, now.misses - seen.misses);
+        seen = now;
+      },
+    });
+    new Gauge({
+      name: 'agentmeter_database_bytes',
+      help: 'Size of the DuckDB database on disk, by file: db (the main file) and wal (the write-ahead log)',
+      labelNames: ['file'],
+      registers,
+      collect() {
+        this.set({ file: 'db' }, fileSize(options.dbPath));
+        this.set({ file: 'wal' }, fileSize(`${options.dbPath}.wal`));
+      },
+    });
+    this.ingestRecords.inc({ outcome: 'stored' }, 0);
+    this.ingestRecords.inc({ outcome: 'duplicate' }, 0);
+    this.ingestRecords.inc({ outcome: 'rejected' }, 0);
+    this.ingestBatches.inc({ outcome: 'accepted' }, 0);
+    this.ingestBatches.inc({ outcome: 'rejected' }, 0);
+  }
+
+  /** An ingest request ended: its answer says what became of its records. */
+  ingestAnswered(status: number, body: unknown): void {
+    if (status !== 200) {
+      this.ingestBatches.inc({ outcome: 'rejected' });
+      return;
+    }
+    const answer = IngestResponse.safeParse(body);
+    if (!answer.success) return;
+    this.ingestBatches.inc({ outcome: 'accepted' });
+    this.ingestRecords.inc({ outcome: 'stored' }, answer.data.stored);
+    this.ingestRecords.inc({ outcome: 'duplicate' }, answer.data.duplicates);
+    this.ingestRecords.inc({ outcome: 'rejected' }, answer.data.rejected.length);
+    for (const r of answer.data.rejected) this.quarantined.inc({ reason: reasonClass(r.reason) });
+  }
+
+  request(method: string, route: string, status: number, seconds: number): void {
+    this.requestSeconds.observe({ method, route, status_class: statusClass(status) }, seconds);
+  }
+
+  /** Runs a batch and records its duration, outcome and (on success) its end time. */
+  async timeBatch<T>(fn: () => Promise<T>): Promise<T> {
+    const end = this.batchSeconds.startTimer();
+    try {
+      const result = await fn();
+      end({ outcome: 'success' });
+      this.batchLastSuccess.set(Date.now() / 1000);
+      return result;
+    } catch (error) {
+      end({ outcome: 'failure' });
+      throw error;
+    }
+  }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Equal in constant time (for equal lengths; a length mismatch answers at once and says only that). */
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * GET /metrics and the hooks that feed the metrics. Without a token the route answers 404 like any
+ * unknown path (the hooks still count, at no cost worth a switch). API keys never grant it: only the
+ * metrics token does.
+ */
+export function registerMetricsRoutes(app: FastifyInstance, metrics: ServerMetrics, token: string | undefined): void {
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
+    const route = request.routeOptions.url ?? '(unmatched)';
+    metrics.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+  // The ingest answer is small JSON (counts and the rejected list): read on its way out, so the ingest
+  // route needs no knowledge of metrics.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.routeOptions.url === INGEST_PATH && request.method === 'POST') {
+      let body: unknown;
+      try {
+        body = typeof payload === 'string' ? JSON.parse(payload) : undefined;
+      } catch {
+        body = undefined;
+      }
+      metrics.ingestAnswered(reply.statusCode, body);
+    }
+    done(null, payload);
+  });
+
+  app.get(METRICS_PATH, async (request, reply) => {
+    if (!token) throw new HttpError(404, `No route GET ${METRICS_PATH} (metrics are off: serve --metrics-token turns them on)`);
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+    if (!match || !sameToken(match[1]!, token)) {
+      throw unauthorized('The metrics endpoint takes its own token: "Authorization: Bearer <metrics token>"');
+    }
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+}

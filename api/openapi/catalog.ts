@@ -1,0 +1,400 @@
+// Every route of the public API with the zod schemas its handler validates with and the schemas of its
+// answers. A route added to the server without an entry here fails test/integration/openapi.integration.test.ts.
+import { z } from 'zod';
+import { HelloBody, LeaseAnswer, PollAnswer, PollQuery, RegisterBody, ResultBody } from '../../common/computer-protocol.ts';
+import { ReadinessList, ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
+import { IngestResponse, WireRecord } from '../../common/wire.ts';
+import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../accounts/schema.ts';
+import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
+import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
+import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth.ts';
+import { ComputerPage, ComputerSchema, RegisteredComputer, ResultAnswer } from '../computers/schema.ts';
+import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts';
+import { CreateKeyBody, CreateUserBody, KeyParams, UserParams } from '../routes/accounts.ts';
+import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
+import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
+import { HistoryQuery, Body as PutControlsBody } from '../routes/controls.ts';
+import {
+  ENFORCEMENT_PATH,
+  EnforcementAnswer,
+  EnforcementBody,
+  Entry,
+  LIMITS_PATH,
+  LimitStatus,
+  LimitsBody,
+  LimitsUpdate,
+} from '../routes/limits.ts';
+import { PageQuery, UserList } from '../routes/organization.ts';
+import { READINESS_PATHS, ListQuery as ReadinessListQuery } from '../routes/readiness.ts';
+import { GetQuery, MessagesQuery, ListQuery as SessionListQuery, SessionParams } from '../routes/sessions.ts';
+import {
+  CreateMessageBody,
+  CreateSessionBody,
+  MessageCreated,
+  MessagePage,
+  PatchSessionBody,
+  Session,
+  SessionPage,
+} from '../sessions/schema.ts';
+import type { Role } from '../store/accounts.ts';
+import type { RouteDoc } from './registry.ts';
+
+const PEOPLE: readonly Role[] = ['owner', 'manager', 'member'];
+const user = (roles?: readonly Role[]) => ({ kind: 'user' as const, ...(roles ? { roles } : {}) });
+const computer = { kind: 'computer' as const };
+
+const analytics = (endpoint: Endpoint, response: z.ZodType, summary: string): RouteDoc => ({
+  method: 'GET',
+  path: `/api/v1/analytics/${endpoint}`,
+  tag: 'Analytics',
+  summary,
+  description:
+    'Figures from the daily aggregates (METRICS.md §4), one record per day of the range (UTC). The latest queryable day is yesterday; data of a day is complete after the nightly batch.',
+  access: user(ANALYTICS_ROLES),
+  query: ANALYTICS_QUERY[endpoint],
+  responses: { 200: response },
+});
+
+const readiness = (path: string): RouteDoc[] => [
+  {
+    method: 'GET',
+    path,
+    tag: 'Readiness',
+    summary: 'List readiness reports, newest first',
+    access: user(PEOPLE),
+    query: ReadinessListQuery,
+    responses: { 200: ReadinessList },
+  },
+  {
+    method: 'POST',
+    path,
+    tag: 'Readiness',
+    summary: 'Upload a readiness report',
+    access: user(PEOPLE),
+    body: ReadinessReportInput,
+    responses: { 201: z.strictObject({ report: ReadinessReport, repoId: z.string() }) },
+    errors: [409],
+  },
+];
+
+const ndjsonBody = {
+  type: 'string',
+  description: 'One wire record (see the JSON body) per line; Content-Encoding: gzip is accepted.',
+};
+
+export const CATALOG: RouteDoc[] = [
+  {
+    method: 'GET',
+    path: '/healthz',
+    tag: 'Operations',
+    summary: 'Liveness: the server answers and its database responds',
+    access: { kind: 'none' },
+    responses: { 200: z.strictObject({ status: z.literal('ok') }) },
+  },
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    tag: 'Operations',
+    summary: 'This document',
+    access: { kind: 'none' },
+    responses: { 200: { contentType: 'application/json', description: 'OpenAPI 3.1', schema: { type: 'object' } } },
+  },
+  {
+    method: 'GET',
+    path: '/metrics',
+    tag: 'Operations',
+    summary: 'Server metrics in the Prometheus text format',
+    description: 'Off (404) unless the server runs with --metrics-token or AGENTMETER_METRICS_TOKEN; API keys never grant it.',
+    access: { kind: 'metrics' },
+    responses: {
+      200: { contentType: 'text/plain; version=0.0.4', description: 'Prometheus exposition format', schema: { type: 'string' } },
+    },
+    errors: [404],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/ingest/events',
+    tag: 'Ingest',
+    summary: 'Store a batch of events, token usage and assistant messages (what the collector sends)',
+    description:
+      'Bad records are rejected one by one with their index and reason; the good ones are stored. The user and organization come from the credential. At most 100,000 records and 32 MiB as sent (256 MiB decompressed).',
+    access: user(),
+    bodyContent: {
+      'application/x-ndjson': { schema: ndjsonBody },
+      'application/json': { schema: z.union([z.array(WireRecord), z.strictObject({ records: z.array(WireRecord) })]) },
+    },
+    headers: [{ name: 'Content-Encoding', description: 'gzip or identity', schema: { type: 'string', enum: ['gzip', 'identity'] } }],
+    responses: { 200: IngestResponse },
+  },
+  {
+    method: 'POST',
+    path: '/api/v0/admin/users',
+    tag: 'Admin',
+    summary: 'Add a user and their first API key',
+    description: 'Owners add any role; managers add members and guests.',
+    access: user(),
+    body: CreateUserBody,
+    responses: { 201: CreatedUser },
+    errors: [403, 409],
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/admin/users/:userId/keys',
+    tag: 'Admin',
+    summary: "List a user's API keys (userId is a user id or an e-mail address)",
+    access: user(),
+    params: UserParams,
+    responses: { 200: KeyList },
+    errors: [403],
+  },
+  {
+    method: 'POST',
+    path: '/api/v0/admin/users/:userId/keys',
+    tag: 'Admin',
+    summary: 'Create an API key for a user',
+    access: user(),
+    params: UserParams,
+    body: CreateKeyBody,
+    bodyOptional: true,
+    responses: { 201: CreatedKey },
+    errors: [403],
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v0/admin/keys/:keyId',
+    tag: 'Admin',
+    summary: 'Revoke an API key',
+    access: user(),
+    params: KeyParams,
+    responses: { 200: RevokedKey },
+    errors: [403],
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/admin/whoami',
+    tag: 'Admin',
+    summary: 'The user, organization and role of the credential',
+    access: user(),
+    responses: { 200: WhoAmI },
+  },
+  {
+    method: 'POST',
+    path: '/api/v0/admin/batch',
+    tag: 'Admin',
+    summary: 'Run the daily batch now (all new data, or a range of days)',
+    access: user(ADMIN_ROLES),
+    body: BatchBody,
+    bodyOptional: true,
+    responses: { 200: BatchReportAnswer },
+  },
+  ...READINESS_PATHS.flatMap(readiness),
+  {
+    method: 'GET',
+    path: '/api/v0/organization/users',
+    tag: 'Organization',
+    summary: "The organization's users (a member sees only themself)",
+    access: user(PEOPLE),
+    query: PageQuery,
+    responses: { 200: UserList },
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/organization/enterprise-controls',
+    tag: 'Organization',
+    summary: 'The current enterprise controls (secrets masked)',
+    access: user(ADMIN_ROLES),
+    responses: { 200: z.union([ControlChange, NoControls]) },
+  },
+  {
+    method: 'PUT',
+    path: '/api/v0/organization/enterprise-controls',
+    tag: 'Organization',
+    summary: 'Store a new revision of the enterprise controls',
+    description: 'A masked secret sent back unchanged keeps the stored one.',
+    access: user(['owner']),
+    body: PutControlsBody,
+    responses: { 200: ControlChange },
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/organization/enterprise-controls/history',
+    tag: 'Organization',
+    summary: 'Revisions of the enterprise controls, newest first',
+    access: user(ADMIN_ROLES),
+    query: HistoryQuery,
+    responses: { 200: ControlHistory },
+  },
+  {
+    method: 'GET',
+    path: LIMITS_PATH,
+    tag: 'Credit limits',
+    summary: "Each user's monthly credit limit and the credits used this month (a member: their own)",
+    access: user(PEOPLE),
+    responses: { 200: LimitStatus },
+  },
+  {
+    method: 'PUT',
+    path: LIMITS_PATH,
+    tag: 'Credit limits',
+    summary: 'Set monthly credit limits (1-100 entries, each applied or refused on its own)',
+    description: 'A bad entry is reported in `errors` with its e-mail, not as a 400: the route checks each entry with the entry schema.',
+    access: user(ADMIN_ROLES),
+    // The route parses the envelope with LimitsBody and each entry with Entry, one by one.
+    body: LimitsBody.extend({ users: Entry.array().min(1).max(100) }),
+    responses: { 200: LimitsUpdate },
+  },
+  {
+    method: 'PUT',
+    path: ENFORCEMENT_PATH,
+    tag: 'Credit limits',
+    summary: 'Turn the enforcement of credit limits on or off',
+    access: user(['owner']),
+    body: EnforcementBody,
+    responses: { 200: EnforcementAnswer },
+  },
+  {
+    method: 'POST',
+    path: '/api/v0/computers',
+    tag: 'Computers',
+    summary: 'Register a computer (bring your own machine)',
+    access: user(PEOPLE),
+    body: RegisterBody,
+    responses: { 201: RegisteredComputer },
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/computers',
+    tag: 'Computers',
+    summary: 'List computers (owners and managers: all; members: their own)',
+    access: user(PEOPLE),
+    query: ComputerListQuery,
+    responses: { 200: ComputerPage },
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/computers/:computerId',
+    tag: 'Computers',
+    summary: 'A computer and its status',
+    access: user(PEOPLE),
+    params: IdParams,
+    responses: { 200: ComputerSchema },
+  },
+  {
+    method: 'POST',
+    path: '/api/v0/computers/:computerId/agent/hello',
+    tag: 'Computer agent',
+    summary: 'The computer agent starts: its start-up checks',
+    access: computer,
+    params: IdParams,
+    body: HelloBody,
+    responses: { 200: ComputerSchema },
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/computers/:computerId/agent/work',
+    tag: 'Computer agent',
+    summary: 'Long-poll for the next message to run',
+    access: computer,
+    params: IdParams,
+    query: PollQuery,
+    responses: { 200: PollAnswer },
+    errors: [409],
+  },
+  ...(['start', 'heartbeat'] as const).map(
+    (action): RouteDoc => ({
+      method: 'POST',
+      path: `/api/v0/computers/:computerId/agent/messages/:messageId/${action}`,
+      tag: 'Computer agent',
+      summary: action === 'start' ? 'A claimed message started running' : "Renew a running message's lease",
+      access: computer,
+      params: RunParams,
+      responses: { 200: LeaseAnswer },
+      errors: [409],
+    }),
+  ),
+  {
+    method: 'POST',
+    path: '/api/v0/computers/:computerId/agent/messages/:messageId/result',
+    tag: 'Computer agent',
+    summary: "A run's result: exit code and the agent's answer",
+    access: computer,
+    params: RunParams,
+    body: ResultBody,
+    responses: { 200: ResultAnswer },
+    errors: [409],
+  },
+  {
+    method: 'POST',
+    path: '/api/v0/sessions',
+    tag: 'Sessions',
+    summary: 'Create a session on one of your computers',
+    access: user(PEOPLE),
+    body: CreateSessionBody,
+    responses: { 201: Session },
+    errors: [404, 409],
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/sessions',
+    tag: 'Sessions',
+    summary: 'List sessions, newest first (members: their own)',
+    access: user(PEOPLE),
+    query: SessionListQuery,
+    responses: { 200: SessionPage },
+    errors: [404],
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/sessions/:sessionId',
+    tag: 'Sessions',
+    summary: 'A session with its token usage',
+    access: user(PEOPLE),
+    params: SessionParams,
+    query: GetQuery,
+    responses: { 200: Session },
+    errors: [409],
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v0/sessions/:sessionId',
+    tag: 'Sessions',
+    summary: "Change a session's settings (null removes a field)",
+    access: user(PEOPLE),
+    params: SessionParams,
+    body: PatchSessionBody,
+    bodyOptional: true,
+    responses: { 200: Session },
+  },
+  {
+    method: 'POST',
+    path: '/api/v0/sessions/:sessionId/messages',
+    tag: 'Sessions',
+    summary: 'Send a message: the computer runs the agent with it',
+    access: user(PEOPLE),
+    params: SessionParams,
+    body: CreateMessageBody,
+    responses: { 200: MessageCreated },
+    errors: [403, 409],
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/sessions/:sessionId/messages',
+    tag: 'Sessions',
+    summary: "A session's messages, oldest first",
+    access: user(PEOPLE),
+    params: SessionParams,
+    query: MessagesQuery,
+    responses: { 200: MessagePage },
+  },
+  analytics('tokens', TokensResponse, 'Standard Credits and tokens per day, by model and by user (group_by=model: per model)'),
+  analytics('tools', ToolsResponse, 'Tool calls, MCP servers, skills, slash commands, hooks and autonomy per day (group_by=tool_name)'),
+  analytics('activity', ActivityResponse, 'Active users, sessions and messages per day (group_by=client)'),
+  analytics('productivity', ProductivityResponse, 'Files created and edited, by extension and language, commits and PRs per day'),
+  analytics('users', UsersResponse, 'One record per user and active day, paged by user'),
+];
+
+/**
+ * Routes that are not part of the API and so not in the document: the docs page and its assets (and,
+ * when the dashboard serves them, its static files), matched on the Fastify path.
+ */
+export const NOT_IN_DOCUMENT: readonly RegExp[] = [/^\/docs(\/.*)?$/, /^\/$/, /^\/assets\//, /^\/\*$/];

@@ -1,0 +1,73 @@
+// What the OpenAPI document says about one route: the zod schemas its handler validates with (params,
+// query, body) and the ones that describe its answers. The catalog (catalog.ts) lists one entry per
+// route; document.ts turns them into OpenAPI 3.1. trackRoutes records what Fastify actually registered,
+// so a test can fail for a route that has no entry.
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { Role } from '../store/accounts.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call the route:
+ * - user: an API key or a JWT (Authorization: Bearer), with `roles` when only some roles may;
+ * - computer: a computer agent's own token (amc_…);
+ * - metrics: the metrics token of `serve --metrics-token`;
+ * - none: anyone.
+ */
+export type Access = { kind: 'user'; roles?: readonly Role[] } | { kind: 'computer' } | { kind: 'metrics' } | { kind: 'none' };
+
+/** A response other than JSON described by a zod schema (plain text, HTML). */
+export interface RawResponse {
+  contentType: string;
+  description: string;
+  /** A JSON Schema for the body, when it is not a zod schema (e.g. `{type: 'string'}`). */
+  schema?: Record<string, unknown>;
+}
+
+export interface RouteDoc {
+  method: Method;
+  /** The path as registered in Fastify (`/api/v0/sessions/:sessionId`). */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  access: Access;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  /** The JSON body; `bodyOptional` when the handler takes a missing body as `{}`. */
+  body?: z.ZodType;
+  bodyOptional?: boolean;
+  /** Request bodies in other media types (replacing the JSON body when given). */
+  bodyContent?: Record<string, { schema: Record<string, unknown> | z.ZodType; description?: string }>;
+  /** Headers the route reads (besides Authorization). */
+  headers?: { name: string; description: string; schema: Record<string, unknown> }[];
+  /** Success answers by status. */
+  responses: Record<number, z.ZodType | RawResponse>;
+  /**
+   * Error statuses besides those the access and inputs imply (401 for credentials, 403 for roles, 400
+   * for inputs, 413/415 for bodies, 404 for path ids, 500 always).
+   */
+  errors?: number[];
+}
+
+export interface RegisteredRoute {
+  method: string;
+  path: string;
+}
+
+const tracked = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** Records every route registered on `app` from now on (call it before any route is added). */
+export function trackRoutes(app: FastifyInstance): void {
+  const routes: RegisteredRoute[] = [];
+  tracked.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, path: route.url });
+  });
+}
+
+/** The routes Fastify registered on `app` since trackRoutes (HEAD routes that Fastify adds for GET left out). */
+export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
+  return (tracked.get(app) ?? []).filter((r) => r.method !== 'HEAD');
+}

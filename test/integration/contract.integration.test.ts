@@ -1,0 +1,242 @@
+// Every answer of a walk through the whole API (each route family, successes and errors) checked against
+// the OpenAPI document the server serves: the status must be documented for the operation, and the body
+// must match its JSON Schema (Ajv, JSON Schema 2020-12). The walk must touch every operation.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READINESS_PATHS } from '../../api/routes/readiness.ts';
+import { Contract, type OpenApiDocument } from '../helpers/openapi.ts';
+import { ev, message, call as toolCall, turn, usage } from '../helpers/records.ts';
+import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+
+const NOW = new Date('2026-03-20T09:00:00Z');
+const D = '2026-03-02';
+const METRICS_TOKEN = 'metrics-token-of-at-least-32-characters';
+let server: TestServer;
+let contract: Contract;
+let org: Awaited<ReturnType<TestServer['seedOrg']>>;
+const problems: string[] = [];
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+interface CallOptions {
+  key?: string | undefined;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** One request, its answer checked against the document; returns status and parsed JSON body. */
+async function call(method: Method, url: string, options: CallOptions = {}) {
+  const res = await server.app.inject({
+    method,
+    url,
+    headers: { ...(options.key ? bearer(options.key) : {}), ...options.headers },
+    ...(options.body !== undefined ? { payload: options.body as never } : {}),
+  });
+  problems.push(...contract.problems(method, url, res.statusCode, res.headers['content-type'] as string | undefined, res.body));
+  let json: any;
+  try {
+    json = JSON.parse(res.body);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, json, text: res.body };
+}
+const ok = async (method: Method, url: string, options: CallOptions = {}, status = 200) => {
+  const res = await call(method, url, options);
+  expect(res.status, `${method} ${url}: ${res.text.slice(0, 300)}`).toBe(status);
+  return res.json;
+};
+
+beforeAll(async () => {
+  server = await testServer({ now: () => NOW, metricsToken: METRICS_TOKEN });
+  org = await server.seedOrg('Contract');
+  const res = await server.app.inject({ method: 'GET', url: '/openapi.json' });
+  contract = new Contract(res.json() as OpenApiDocument);
+});
+afterAll(() => server.close());
+
+describe('the API answers as its OpenAPI document says', () => {
+  it('operations, ingest, batch and analytics', async () => {
+    const manager = org.users.manager.key;
+    await ok('GET', '/healthz');
+    await ok('GET', '/openapi.json');
+    const records = [
+      turn(D, { session_id: 'c1' }),
+      toolCall('Bash', D, { session_id: 'c1', autonomy: 'auto-high' }),
+      toolCall('mcp__github__list', D, { session_id: 'c1' }),
+      ev('PostToolUse', D, { session_id: 'c1', tool_name: 'Edit', tool_success: true, files: [{ ext: 'ts', name: 'a.ts', op: 'edit' }] }),
+      usage('claude-sonnet-4-5', D, { input_tokens: 1000, output_tokens: 200 }, false, 'c1'),
+      message(D, 'c1'),
+    ];
+    const ndjson = { 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' };
+    const stored = await ok('POST', '/api/v1/ingest/events', {
+      key: org.users.member.key,
+      headers: ndjson,
+      body: gzipNdjson([...records, { kind: 'event', id: 'bad' }]),
+    });
+    expect(stored).toMatchObject({ received: 7, stored: 6, duplicates: 0 });
+    await ok('POST', '/api/v1/ingest/events', {
+      key: org.users.member.key,
+      body: JSON.stringify(records),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect((await call('POST', '/api/v1/ingest/events', { headers: ndjson, body: gzipNdjson(records) })).status).toBe(401);
+    expect(
+      (await call('POST', '/api/v1/ingest/events', { key: manager, headers: { ...ndjson, 'content-encoding': 'br' }, body: 'x' })).status,
+    ).toBe(415);
+    expect(
+      (await call('POST', '/api/v1/ingest/events', { key: manager, headers: { 'content-type': 'text/csv' }, body: 'a,b' })).status,
+    ).toBe(415);
+
+    const report = await ok('POST', '/api/v0/admin/batch', { key: manager, body: { from: D, to: D } });
+    expect(report).toMatchObject({ mode: 'range', days: 1 });
+    expect((await call('POST', '/api/v0/admin/batch', { key: org.users.member.key, body: {} })).status).toBe(403);
+
+    const range = `startDate=2026-03-01&endDate=${D}`;
+    for (const [endpoint, groupBy] of [
+      ['tokens', 'model'],
+      ['tools', 'tool_name'],
+      ['activity', 'client'],
+      ['productivity', undefined],
+      ['users', undefined],
+    ] as const) {
+      const body = await ok('GET', `/api/v1/analytics/${endpoint}?${range}`, { key: manager });
+      expect(body.data.length).toBeGreaterThan(0);
+      if (groupBy)
+        expect(
+          (await ok('GET', `/api/v1/analytics/${endpoint}?${range}&group_by=${groupBy}`, { key: manager })).data.length,
+        ).toBeGreaterThan(0);
+    }
+    const tokens = await ok('GET', `/api/v1/analytics/tokens?startDate=${D}&endDate=${D}`, { key: manager });
+    expect(tokens.data[0].by_model[0].model_id).toBe('claude-sonnet-4-5');
+    expect((await ok('GET', `/api/v1/analytics/users?${range}&limit=1`, { key: manager })).meta).toMatchObject({ has_more: false });
+    expect((await call('GET', `/api/v1/analytics/tools?startDate=2026-03-20&endDate=2026-03-20`, { key: manager })).status).toBe(400);
+    expect((await call('GET', `/api/v1/analytics/activity?${range}`, { key: org.users.member.key })).status).toBe(403);
+    expect((await call('GET', `/api/v1/analytics/productivity?${range}`)).status).toBe(401);
+
+    const metrics = await call('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(metrics.status).toBe(200);
+    expect((await call('GET', '/metrics', { key: org.users.owner.key })).status).toBe(401);
+  });
+
+  it('readiness, organization, controls and credit limits', async () => {
+    const { owner, manager, member, guest } = org.users;
+    const report = {
+      repoUrl: 'https://github.com/acme/web-app',
+      apps: { '.': { description: 'The web app' } },
+      report: { lint_config: { numerator: 1, denominator: 2, rationale: 'eslint in one app' } },
+      modelUsed: { id: 'claude-sonnet-4-5', reasoningEffort: 'medium' },
+    };
+    for (const path of READINESS_PATHS) {
+      const created = await ok('POST', path, { key: member.key, body: report }, 201);
+      expect((await call('POST', path, { key: member.key, body: { ...report, reportId: created.report.reportId } })).status).toBe(409);
+      expect((await ok('GET', `${path}?limit=5`, { key: manager.key })).reports.length).toBeGreaterThan(0);
+      expect((await call('GET', `${path}?repoId=nope`, { key: manager.key })).status).toBe(400);
+      expect((await call('GET', path, { key: guest.key })).status).toBe(403);
+    }
+
+    expect((await ok('GET', '/api/v0/organization/users?limit=2', { key: manager.key })).pagination.hasMore).toBe(true);
+    expect((await call('GET', '/api/v0/organization/users', { key: guest.key })).status).toBe(403);
+
+    expect(await ok('GET', '/api/v0/organization/enterprise-controls', { key: manager.key })).toEqual({ revision: 0, settings: {} });
+    const settings = { cloudSessionSync: true, customModels: [{ id: 'm', apiKey: 'sk-secret' }] };
+    const change = await ok('PUT', '/api/v0/organization/enterprise-controls', { key: owner.key, body: { settings } });
+    expect(change.settings.customModels[0].apiKey).toBe('********');
+    expect((await ok('GET', '/api/v0/organization/enterprise-controls', { key: manager.key })).revision).toBe(1);
+    expect((await ok('GET', '/api/v0/organization/enterprise-controls/history?limit=1', { key: manager.key })).changes).toHaveLength(1);
+    expect((await call('PUT', '/api/v0/organization/enterprise-controls', { key: manager.key, body: { settings } })).status).toBe(403);
+    expect(
+      (await call('PUT', '/api/v0/organization/enterprise-controls', { key: owner.key, body: { settings: { nope: 1 } } })).status,
+    ).toBe(400);
+
+    const limits = '/api/v0/organization/usage/limits/users';
+    const update = await ok('PUT', limits, {
+      key: manager.key,
+      body: {
+        users: [
+          { email: 'member@contract.example.com', limit: 100 },
+          { email: 'nobody@example.com', limit: 5 },
+        ],
+      },
+    });
+    expect(update.updated).toHaveLength(1);
+    expect(update.errors).toHaveLength(1);
+    expect((await ok('GET', limits, { key: member.key })).users).toHaveLength(1);
+    expect(await ok('PUT', '/api/v0/organization/usage/limits/enforcement', { key: owner.key, body: { enabled: true } })).toEqual({
+      enforced: true,
+    });
+    expect(
+      (await call('PUT', '/api/v0/organization/usage/limits/enforcement', { key: manager.key, body: { enabled: false } })).status,
+    ).toBe(403);
+    expect((await call('GET', limits, { key: guest.key })).status).toBe(403);
+  });
+
+  it('admin users and keys', async () => {
+    const { owner, member } = org.users;
+    const created = await ok(
+      'POST',
+      '/api/v0/admin/users',
+      { key: owner.key, body: { email: 'new@contract.example.com', role: 'member' } },
+      201,
+    );
+    expect(created.apiKey).toMatch(/^am_/);
+    expect(
+      (await call('POST', '/api/v0/admin/users', { key: owner.key, body: { email: 'new@contract.example.com', role: 'member' } })).status,
+    ).toBe(409);
+    expect(
+      (await call('POST', '/api/v0/admin/users', { key: member.key, body: { email: 'x@contract.example.com', role: 'owner' } })).status,
+    ).toBe(403);
+    const userId = created.user.id as string;
+    expect((await ok('GET', `/api/v0/admin/users/${userId}/keys`, { key: owner.key })).keys).toHaveLength(1);
+    const key = await ok('POST', `/api/v0/admin/users/${userId}/keys`, { key: owner.key, body: { name: 'ci' } }, 201);
+    expect((await ok('DELETE', `/api/v0/admin/keys/${key.key.id}`, { key: owner.key })).revoked).toBe(true);
+    expect((await call('DELETE', '/api/v0/admin/keys/key_unknown', { key: owner.key })).status).toBe(404);
+    expect((await ok('GET', '/api/v0/admin/whoami', { key: member.key })).role).toBe('member');
+  });
+
+  it('computers, the computer agent protocol and sessions', async () => {
+    const { member, manager, guest } = org.users;
+    const registered = await ok('POST', '/api/v0/computers', { key: member.key, body: { name: 'laptop', hostname: 'dev-box' } }, 201);
+    const computer = { id: registered.computer.id as string, token: registered.token as string };
+    expect((await call('POST', '/api/v0/computers', { key: guest.key, body: { name: 'x' } })).status).toBe(403);
+    expect((await ok('GET', '/api/v0/computers?limit=5', { key: manager.key })).computers).toHaveLength(1);
+    await ok('GET', `/api/v0/computers/${computer.id}`, { key: member.key });
+    expect((await call('GET', '/api/v0/computers/cmp_unknown', { key: member.key })).status).toBe(404);
+    const agent = (path: string) => `/api/v0/computers/${computer.id}/agent${path}`;
+    expect((await call('GET', agent('/work?waitMs=0'), { key: computer.token })).status).toBe(409);
+    await ok('POST', agent('/hello'), {
+      key: computer.token,
+      body: { checks: [{ name: 'agent command', ok: true }], agentCommand: 'droid exec' },
+    });
+    expect((await call('POST', agent('/hello'), { key: member.key, body: {} })).status).toBe(401);
+
+    const session = await ok('POST', '/api/v0/sessions', { key: member.key, body: { computerId: computer.id, cwd: '/src' } }, 201);
+    const sessionId = session.sessionId as string;
+    const sent = await ok('POST', `/api/v0/sessions/${sessionId}/messages`, { key: member.key, body: { text: 'hello' } });
+    const work = await ok('GET', agent('/work?waitMs=0'), { key: computer.token });
+    expect(work.work.messageId).toBe(sent.messageId);
+    await ok('POST', agent(`/messages/${sent.messageId}/start`), { key: computer.token });
+    await ok('POST', agent(`/messages/${sent.messageId}/heartbeat`), { key: computer.token });
+    expect(
+      await ok('POST', agent(`/messages/${sent.messageId}/result`), { key: computer.token, body: { exitCode: 0, output: 'hi' } }),
+    ).toEqual({
+      status: 'idle',
+    });
+    expect((await call('POST', agent(`/messages/${sent.messageId}/start`), { key: computer.token })).status).toBe(409);
+    expect((await ok('GET', `/api/v0/sessions/${sessionId}?computerId=${computer.id}`, { key: manager.key })).messageCount).toBe(2);
+    await ok('PATCH', `/api/v0/sessions/${sessionId}`, { key: member.key, body: { sessionSettings: { tags: [{ name: 'x' }] } } });
+    expect((await ok('GET', '/api/v0/sessions?limit=5', { key: member.key })).sessions).toHaveLength(1);
+    expect((await ok('GET', `/api/v0/sessions/${sessionId}/messages`, { key: member.key })).messages).toHaveLength(2);
+    expect((await call('GET', '/api/v0/sessions/ses_unknown', { key: member.key })).status).toBe(404);
+    expect((await call('POST', '/api/v0/sessions', { key: member.key, body: { computerId: computer.id, cwd: '' } })).status).toBe(400);
+  });
+
+  it('every answer conformed, and every operation of the document was exercised', () => {
+    expect(problems).toEqual([]);
+    expect(contract.unexercised()).toEqual([]);
+  });
+
+  it('the check finds an answer that does not conform', () => {
+    const wrong = contract.problems('GET', '/healthz', 200, 'application/json', JSON.stringify({ status: 'ok', extra: 1 }));
+    expect(wrong.join('\n')).toContain('additional');
+    expect(contract.problems('GET', '/healthz', 418, 'application/json', '{}')[0]).toContain('status 418 is not documented');
+  });
+});

@@ -1,0 +1,87 @@
+// The OpenAPI document: valid OpenAPI 3.1 (checked by an independent validator), generated from the
+// catalog, and complete: every route the server registers is in it (routes added later without an entry
+// fail here), and every operation in it is a registered route.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOT_IN_DOCUMENT } from '../../api/openapi/catalog.ts';
+import { buildDocument, openapiPath } from '../../api/openapi/document.ts';
+import { registeredRoutes } from '../../api/openapi/registry.ts';
+import { type TestServer, testServer } from '../helpers/server.ts';
+
+type Doc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; security: unknown[] }>> };
+let server: TestServer;
+let doc: Doc;
+
+beforeAll(async () => {
+  server = await testServer();
+  const res = await server.app.inject({ method: 'GET', url: '/openapi.json' });
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  doc = res.json() as Doc;
+});
+afterAll(() => server.close());
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(doc as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('the validator refuses a broken document (so the check above can fail)', async () => {
+    const broken = structuredClone(doc) as unknown as Record<string, unknown>;
+    (broken['paths'] as Record<string, unknown>)['/healthz'] = { get: { responses: 'none' } };
+    expect((await new Validator().validate(broken as never)).valid).toBe(false);
+  });
+
+  it('documents every route the server registered, and nothing it did not', () => {
+    const registered = registeredRoutes(server.app)
+      .filter((r) => !NOT_IN_DOCUMENT.some((re) => re.test(r.path)))
+      .map((r) => `${r.method} ${openapiPath(r.path)}`);
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(registered.length).toBeGreaterThanOrEqual(40);
+    expect(
+      registered.filter((r) => !documented.includes(r)),
+      'routes missing from api/openapi/catalog.ts',
+    ).toEqual([]);
+    expect(
+      documented.filter((d) => !registered.includes(d)),
+      'catalog entries with no route',
+    ).toEqual([]);
+  });
+
+  it('gives each operation the error body under its error statuses and a security requirement', () => {
+    const ops = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => ({ id: `${m} ${path}`, ...op })));
+    for (const op of ops) {
+      expect(op.responses['500'], op.id).toEqual({ $ref: '#/components/responses/Error500' });
+      if (op.id.includes('/api/')) {
+        expect(op.responses['401'], op.id).toBeDefined();
+        expect(op.security.length, op.id).toBeGreaterThan(0);
+      }
+    }
+    const ids = ops.map((op) => (op as unknown as { operationId: string }).operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const analytics = doc.paths['/api/v1/analytics/tokens']!['get']!;
+    expect(Object.keys(analytics.responses).sort()).toEqual(['200', '400', '401', '403', '500']);
+    const ingest = doc.paths['/api/v1/ingest/events']!['post']!;
+    expect(Object.keys(ingest.responses).sort()).toEqual(['200', '400', '401', '413', '415', '500']);
+    const session = doc.paths['/api/v0/sessions/{sessionId}']!['get']!;
+    expect(Object.keys(session.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '500']);
+  });
+
+  it('takes request schemas from the zod schemas the routes validate with', async () => {
+    const { ANALYTICS_QUERY } = await import('../../api/analytics/query.ts');
+    const { CreateSessionBody } = await import('../../api/sessions/schema.ts');
+    const usersParams = (doc.paths['/api/v1/analytics/users']!['get'] as unknown as { parameters: { name: string }[] }).parameters;
+    expect(usersParams.map((p) => p.name)).toEqual(Object.keys(ANALYTICS_QUERY.users.shape));
+    const create = doc.paths['/api/v0/sessions']!['post'] as unknown as {
+      requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } };
+    };
+    expect(Object.keys(create.requestBody.content['application/json'].schema.properties)).toEqual(Object.keys(CreateSessionBody.shape));
+    // The same catalog gives the same document.
+    expect(JSON.stringify(buildDocument({ version: (doc as unknown as { info: { version: string } }).info.version }))).toBe(
+      JSON.stringify(doc),
+    );
+  });
+});
