@@ -6,9 +6,21 @@
 // have written there are read, shipped, quarantined or removed. Anything else (a link, a folder, a fifo,
 // another user's file, a name or size the hook never writes) is left exactly where it is, and reported.
 // Nothing read from a spool file is ever copied into a log line or a .reason file.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, renameSync, type Stats, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  type Stats,
+  unlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
-import { currentUid, ensurePrivateDir, ownDirProblem, writePrivateFile } from '../common/private-files.ts';
+import { currentUid, ensurePrivateDir, ownDirProblem, PRIVATE_FILE_MODE, writePrivateFile } from '../common/private-files.ts';
 import { drop, ok, quarantine, type StepResult } from '../common/result.ts';
 
 /** Bodies longer than this were cut by the hook (it keeps at most this many bytes + 1). */
@@ -216,11 +228,23 @@ export class SpoolQueue {
 export function quarantineFile(dirs: SpoolDirs, name: string, reason: string): void {
   ensurePrivateDir(dirs.bad);
   writePrivateFile(join(dirs.bad, `${name}.reason`), `${reason}\n`);
+  const dest = join(dirs.bad, name);
   try {
     // rename moves the entry itself, never what a link would point to.
-    renameSync(join(dirs.new, name), join(dirs.bad, name));
+    renameSync(join(dirs.new, name), dest);
   } catch {
     // Already moved by an earlier attempt: the reason file above still records why.
+  }
+  try {
+    // Written by a hook before it set its umask, the file may be readable by others: not in bad/.
+    const fd = openSync(dest, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      fchmodSync(fd, PRIVATE_FILE_MODE);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Not there (see above): nothing to tighten.
   }
 }
 
