@@ -10,7 +10,6 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
