@@ -16,6 +16,8 @@ export function ownDirProblem(path: string, stat: Stats): string | undefined {
   if (!stat.isDirectory()) return `${path} is not a folder`;
   const uid = currentUid();
   if (uid !== undefined && stat.uid !== uid) return `${path} belongs to uid ${stat.uid}, not to this user (uid ${uid})`;
+  // A shared folder such as /tmp (sticky bit): not ours to make private, and others can add to it.
+  if (stat.mode & 0o1000) return `${path} is a shared folder (sticky bit); use a folder of your own`;
   return undefined;
 }
 
