@@ -18,6 +18,8 @@ export interface Batch {
   /** The state as it will be once this batch is acknowledged. */
   nextState: CollectorState;
   quarantined: number;
+  /** Entries of new/ that are not the hook's files (a link, a folder, another user's file): left alone. */
+  leftAlone: string[];
 }
 
 export interface BatchContext {
@@ -43,12 +45,23 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
   const nextState = structuredClone(state);
   const sessions = new Map<string, SessionTouch & { agent: string }>();
   let quarantined = 0;
+  const leftAlone: string[] = [];
   ctx.hooks.beginBatch();
 
   for (let i = 0; i < names.length; i++) {
     if (i % SLICE === SLICE - 1) await yieldToEventLoop();
     const name = names[i]!;
     const entry = readEntry(ctx.dirs, name);
+    if (entry.kind === 'foreign') {
+      leftAlone.push(name);
+      const key = `left alone\0${name}`;
+      if (!ctx.reported.has(key)) {
+        if (ctx.reported.size > 10_000) ctx.reported.clear();
+        ctx.reported.add(key);
+        ctx.log.warn({ file: name, reason: entry.reason }, 'spool entry is not a file of the hook; left where it is');
+      }
+      continue;
+    }
     const derived = entry.kind === 'ok' ? toWireEvent(entry.value, ctx.machineId, ctx.hooks) : entry;
     if (derived.kind === 'drop') {
       ctx.log.debug({ file: name, reason: derived.reason }, 'spool file skipped');
@@ -90,5 +103,5 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
       sources.push(undefined);
     }
   }
-  return { records, sources, nextState, quarantined };
+  return { records, sources, nextState, quarantined, leftAlone };
 }

@@ -48,6 +48,8 @@ interface PreparedBatch {
 export interface DrainResult {
   shipped: number;
   quarantined: number;
+  /** Entries of spool/new that are not the hook's files (links, folders, other users' files): left alone. */
+  leftAlone: number;
   /** Set when a batch could not be shipped; what was not shipped stays in the spool. */
   error?: string;
 }
@@ -68,6 +70,7 @@ export class Collector {
   private readonly reported = new Set<string>();
   private readonly queue: SpoolQueue;
   private readonly unlinker = new Unlinker();
+  private leftAlone = 0;
 
   constructor(private readonly options: CollectorOptions) {
     this.dirs = spoolDirs(options.agentmeterHome);
@@ -88,9 +91,11 @@ export class Collector {
       this.again = true;
       return this.draining;
     }
-    this.draining = this.drainLoop(maxAttempts).finally(() => {
-      this.draining = undefined;
-    });
+    this.draining = this.drainLoop(maxAttempts)
+      .then((result) => ({ ...result, leftAlone: this.leftAlone }))
+      .finally(() => {
+        this.draining = undefined;
+      });
     return this.draining;
   }
 
@@ -100,8 +105,18 @@ export class Collector {
    * unlinked. Nothing is committed or removed before its own acknowledgement; if a batch fails, the one
    * prepared behind it is dropped (its files stay in the spool, its transcript reading is redone).
    */
-  private async drainLoop(maxAttempts: number): Promise<DrainResult> {
-    const total: DrainResult = { shipped: 0, quarantined: 0 };
+  private async drainLoop(maxAttempts: number): Promise<Omit<DrainResult, 'leftAlone'>> {
+    const total = { shipped: 0, quarantined: 0 };
+    this.leftAlone = 0;
+    try {
+      // Checked before every drain, not only at start: a spool folder swapped for a link meanwhile must
+      // not lead the collector into another folder.
+      ensureSpool(this.dirs);
+    } catch (error) {
+      const message = (error as Error).message;
+      this.options.log.error({ error: message }, 'spool refused; nothing was read or moved');
+      return { ...total, error: message };
+    }
     const swept = sweepTmp(this.dirs);
     if (swept) this.options.log.info({ swept }, 'swept abandoned tmp files');
     const removals: Promise<void>[] = [];
@@ -158,6 +173,8 @@ export class Collector {
       names,
       state,
     );
+    this.queue.leaveAlone(batch.leftAlone);
+    this.leftAlone += batch.leftAlone.length;
     return { names, batch, body: batch.records.length ? encodeBatch(batch.records) : undefined };
   }
 
@@ -303,7 +320,7 @@ export class Collector {
         }, this.maxAgeMs);
       }
     };
-    this.watcher = watch(this.dirs.new, { ignoreInitial: true, depth: 0 });
+    this.watcher = watch(this.dirs.new, { ignoreInitial: true, depth: 0, followSymlinks: false });
     this.watcher.on('add', () => schedule(++pending >= this.batchSize));
     this.watcher.on('error', (error) => log.error({ error: String(error) }, 'spool watcher error'));
     // Events spooled while the collector was down, and a slow poll in case the watcher misses any.

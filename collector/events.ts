@@ -31,7 +31,8 @@ const PR_TOOLS = new Set(['create_pull_request']);
 
 export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookConfigCache | undefined): StepResult<DerivedEvent> {
   const adapter = adapterFor(entry.header['agent']);
-  if (!adapter) return quarantine(`unknown agent ${JSON.stringify(entry.header['agent'] ?? '')} in the spool header`);
+  // Reasons name the problem, never the file's text (it could hold anything, a secret included).
+  if (!adapter) return quarantine('unknown agent in the spool header (agent=)');
   if (entry.body.length === 0) return quarantine('empty event: the hook received nothing on stdin');
   let json: unknown;
   if (entry.truncated) {
@@ -41,7 +42,9 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
     try {
       json = JSON.parse(entry.body.toString('utf8'));
     } catch (error) {
-      return quarantine(`event is not JSON: ${(error as Error).message}`);
+      // JSON.parse's message quotes the text around the error: only the position is kept.
+      const at = /position (\d+)/.exec((error as Error).message)?.[1];
+      return quarantine(`event is not JSON${at ? ` (at character ${at})` : ''}`);
     }
   }
   const parsed = HookPayload.safeParse(json);
@@ -50,7 +53,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
 
   const override = entry.header['time'];
   const ts = override ? parseEventTime(override) : Math.trunc(entry.mtimeMs);
-  if (ts === null) return quarantine(`unusable event time ${JSON.stringify(override)} (AGENTMETER_EVENT_TIME)`);
+  if (ts === null) return quarantine('unusable event time in the spool header (time=, from AGENTMETER_EVENT_TIME)');
 
   const event = p.hook_event_name;
   const record: WireHookEvent = {

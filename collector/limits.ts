@@ -2,9 +2,10 @@
 // over their monthly limit in an organization that enforces limits, and keeps $AGENTMETER_HOME/limit-exceeded
 // (the message the hook shows when it blocks a prompt) present exactly while that is so. When the server
 // cannot be asked, the file is left as it was: an outage neither blocks nor unblocks anyone.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { ensurePrivateDir, writePrivateFile } from '../common/private-files.ts';
 
 export const LIMIT_FILE = 'limit-exceeded';
 
@@ -41,9 +42,8 @@ export async function refreshLimitStatus(server: string, apiKey: string, agentme
   const message = limitMessage(status);
   if (message) {
     // Written whole, then renamed: the hook never reads half a message.
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(`${file}.tmp`, `${message}\n`);
-    renameSync(`${file}.tmp`, file);
+    ensurePrivateDir(agentmeterHome);
+    writePrivateFile(file, `${message}\n`);
     return 'blocked';
   }
   rmSync(file, { force: true });

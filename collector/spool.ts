@@ -1,15 +1,43 @@
 // The local spool written by hooks/agentmeter-hook.sh: tmp/ (being written), new/ (complete events),
 // bad/ (quarantined, each with a .reason file beside it).
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+//
+// The spool is handled as a place others might reach: its folders must be real folders of this user
+// (never links), entries are opened without following links, and only regular files this user could
+// have written there are read, shipped, quarantined or removed. Anything else (a link, a folder, a fifo,
+// another user's file, a name or size the hook never writes) is left exactly where it is, and reported.
+// Nothing read from a spool file is ever copied into a log line or a .reason file.
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  type Stats,
+  unlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
+import { currentUid, ensurePrivateDir, ownDirProblem, PRIVATE_FILE_MODE, writePrivateFile } from '../common/private-files.ts';
 import { drop, ok, quarantine, type StepResult } from '../common/result.ts';
 
 /** Bodies longer than this were cut by the hook (it keeps at most this many bytes + 1). */
 export const HOOK_BODY_CAP = 1024 * 1024;
 /** tmp/ files older than this belong to a hook that died mid-write. */
 export const TMP_MAX_AGE_MS = 36 * 3600 * 1000;
+/** The largest file the hook writes: its capped body and a header of a few short lines, with room. */
+export const SPOOL_FILE_MAX = HOOK_BODY_CAP + 1 + 64 * 1024;
+/**
+ * Names the hook gives its files (`<boot id>.<uptime>.<pid>`, or `<seconds>.<pid>.<host>`) and the
+ * test helpers' `test-<pid>-<ms>-<n>`: no leading dot, no separators, no spaces.
+ */
+const SPOOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,254}$/;
 
 export interface SpoolDirs {
+  /** $AGENTMETER_HOME, which holds the spool. */
+  home: string;
   root: string;
   tmp: string;
   new: string;
@@ -18,11 +46,42 @@ export interface SpoolDirs {
 
 export function spoolDirs(agentmeterHome: string): SpoolDirs {
   const root = join(agentmeterHome, 'spool');
-  return { root, tmp: join(root, 'tmp'), new: join(root, 'new'), bad: join(root, 'bad') };
+  return { home: agentmeterHome, root, tmp: join(root, 'tmp'), new: join(root, 'new'), bad: join(root, 'bad') };
 }
 
+/**
+ * Creates the spool's folders (0700) or checks them: each must be a real folder of this user. A link or
+ * someone else's folder throws a UserError before anything is read or moved.
+ */
 export function ensureSpool(dirs: SpoolDirs): void {
-  for (const dir of [dirs.tmp, dirs.new, dirs.bad]) mkdirSync(dir, { recursive: true });
+  for (const dir of [dirs.home, dirs.root, dirs.tmp, dirs.new, dirs.bad]) ensurePrivateDir(dir);
+}
+
+/** What is wrong with the spool's folders as they are (nothing is created or changed), if anything. */
+export function spoolProblem(dirs: SpoolDirs): string | undefined {
+  for (const dir of [dirs.home, dirs.root, dirs.tmp, dirs.new, dirs.bad]) {
+    let stat: Stats;
+    try {
+      stat = lstatSync(dir);
+    } catch {
+      continue;
+    }
+    const problem = ownDirProblem(dir, stat);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** Why an entry of new/ is not a file the hook could have written, or undefined when it may be. Pure. */
+export function entryProblem(name: string, stat: Stats, uid = currentUid()): string | undefined {
+  if (!SPOOL_NAME.test(name)) return 'its name is not one the hook gives';
+  if (stat.isSymbolicLink()) return 'a symbolic link';
+  if (stat.isDirectory()) return 'a folder';
+  if (!stat.isFile()) return 'not a regular file';
+  if (uid !== undefined && stat.uid !== uid) return `belongs to uid ${stat.uid}, not to this user`;
+  if (stat.nlink !== 1) return 'has other hard links';
+  if (stat.size > SPOOL_FILE_MAX) return 'larger than any file the hook writes';
+  return undefined;
 }
 
 /** A spool file as the hook wrote it: header fields and the raw body. */
@@ -35,18 +94,22 @@ export interface SpoolEntry {
   truncated: boolean;
 }
 
-/** Parses "key=value" header lines up to the first blank line. Pure. */
+/**
+ * Parses "key=value" header lines up to the first blank line. Pure. Reasons say what is wrong and where,
+ * never what the file holds: a file that is not an event could hold anything, a secret included.
+ */
 export function parseSpoolFile(name: string, content: Buffer, mtimeMs: number): StepResult<SpoolEntry> {
   const end = content.indexOf('\n\n');
   if (end < 0) return quarantine('no header: the file does not come from the agentmeter hook');
   const headerText = content.subarray(0, end).toString('utf8');
   const header: Record<string, string> = {};
-  for (const line of headerText.split('\n')) {
+  const lines = headerText.split('\n');
+  for (const [i, line] of lines.entries()) {
     const eq = line.indexOf('=');
-    if (eq <= 0) return quarantine(`malformed header line: ${JSON.stringify(line.slice(0, 80))}`);
+    if (eq <= 0) return quarantine(`malformed header line ${i + 1}`);
     header[line.slice(0, eq)] = line.slice(eq + 1);
   }
-  if (header['agentmeter-spool'] !== '1') return quarantine(`unknown spool format ${JSON.stringify(header['agentmeter-spool'] ?? '')}`);
+  if (header['agentmeter-spool'] !== '1') return quarantine('unknown spool format (the header has no agentmeter-spool=1)');
   const body = content.subarray(end + 2);
   return ok({ name, header, body, mtimeMs, truncated: body.length > HOOK_BODY_CAP });
 }
@@ -61,12 +124,47 @@ export function listNew(dirs: SpoolDirs): string[] {
   return names.sort();
 }
 
-/** Reads a spool file through one descriptor: its size and modification time, then its bytes. */
-export function readEntry(dirs: SpoolDirs, name: string): StepResult<SpoolEntry> {
-  let fd: number | undefined;
+/** An entry of new/ that is not the hook's: it stays where it is, untouched. */
+export interface ForeignEntry {
+  readonly kind: 'foreign';
+  readonly reason: string;
+}
+export type SpoolRead = StepResult<SpoolEntry> | ForeignEntry;
+const foreign = (reason: string): ForeignEntry => ({ kind: 'foreign', reason });
+const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
+
+/**
+ * Reads a spool file through one descriptor: its size and modification time, then its bytes. Only a
+ * regular file of this user with a name and size the hook writes is read; the descriptor is opened
+ * without following a link (and without blocking on a fifo), and checked again to be the file looked at.
+ */
+export function readEntry(dirs: SpoolDirs, name: string): SpoolRead {
+  const path = join(dirs.new, name);
+  let seen: Stats;
   try {
-    fd = openSync(`${dirs.new}/${name}`, 'r');
+    seen = lstatSync(path);
+  } catch (error) {
+    // Gone since it was listed: another collector shipped it. Nothing to keep.
+    if (errorCode(error) === 'ENOENT') return drop('file vanished after it was listed');
+    throw error;
+  }
+  const problem = entryProblem(name, seen);
+  if (problem) return foreign(problem);
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT') return drop('file vanished after it was listed');
+    if (code === 'ELOOP') return foreign('a symbolic link');
+    if (code === 'EACCES' || code === 'EPERM') return foreign('not readable by this user');
+    // Out of descriptors, say: the drain stops and the spool keeps its files.
+    throw error;
+  }
+  try {
     const stat = fstatSync(fd);
+    // Replaced between the look and the open: judge what was opened.
+    if (stat.ino !== seen.ino || stat.dev !== seen.dev) return foreign(entryProblem(name, stat) ?? 'replaced while it was read');
     const content = Buffer.allocUnsafe(stat.size);
     let read = 0;
     while (read < stat.size) {
@@ -76,11 +174,10 @@ export function readEntry(dirs: SpoolDirs, name: string): StepResult<SpoolEntry>
     }
     return parseSpoolFile(name, content.subarray(0, read), stat.mtimeMs);
   } catch (error) {
-    // Gone since it was listed: another collector shipped it. Nothing to keep.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return drop('file vanished after it was listed');
-    return quarantine(`unreadable: ${(error as Error).message}`);
+    // Our own regular file that cannot be read (an I/O error): set aside with the error's code only.
+    return quarantine(`unreadable (${errorCode(error) ?? 'read error'})`);
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    closeSync(fd);
   }
 }
 
@@ -93,11 +190,14 @@ export class SpoolQueue {
   private names: string[] = [];
   private next = 0;
   private readonly out = new Set<string>();
+  /** Entries that are not the hook's files: never handed out again by this queue (they stay in new/). */
+  private readonly leftAlone = new Set<string>();
   constructor(private readonly dirs: SpoolDirs) {}
 
   take(limit: number): string[] {
     if (this.next >= this.names.length) {
-      this.names = this.out.size ? listNew(this.dirs).filter((name) => !this.out.has(name)) : listNew(this.dirs);
+      const skip = (name: string) => this.out.has(name) || this.leftAlone.has(name);
+      this.names = this.out.size || this.leftAlone.size ? listNew(this.dirs).filter((name) => !skip(name)) : listNew(this.dirs);
       this.next = 0;
     }
     const batch = this.names.slice(this.next, this.next + limit);
@@ -111,6 +211,11 @@ export class SpoolQueue {
     for (const name of names) this.out.delete(name);
   }
 
+  /** These entries are not the hook's files: they stay where they are and are not looked at again. */
+  leaveAlone(names: readonly string[]): void {
+    for (const name of names) this.leftAlone.add(name);
+  }
+
   /** Forget the cached listing and what is out (after a failed batch, its files are handed out again). */
   reset(): void {
     this.names = [];
@@ -119,26 +224,42 @@ export class SpoolQueue {
   }
 }
 
-/** Moves a spool file to bad/ with its reason beside it. */
+/** Moves a spool file (one readEntry accepted as the hook's) to bad/ with its reason beside it. */
 export function quarantineFile(dirs: SpoolDirs, name: string, reason: string): void {
-  mkdirSync(dirs.bad, { recursive: true });
-  writeFileSync(join(dirs.bad, `${name}.reason`), `${reason}\n`);
+  ensurePrivateDir(dirs.bad);
+  writePrivateFile(join(dirs.bad, `${name}.reason`), `${reason}\n`);
+  const dest = join(dirs.bad, name);
   try {
-    renameSync(join(dirs.new, name), join(dirs.bad, name));
+    // rename moves the entry itself, never what a link would point to.
+    renameSync(join(dirs.new, name), dest);
   } catch {
     // Already moved by an earlier attempt: the reason file above still records why.
+  }
+  try {
+    // Written by a hook before it set its umask, the file may be readable by others: not in bad/.
+    const fd = openSync(dest, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      fchmodSync(fd, PRIVATE_FILE_MODE);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Not there (see above): nothing to tighten.
   }
 }
 
 /** Writes a record that the server refused (not a spool file) to bad/ so it is not lost. */
 export function quarantineRecord(dirs: SpoolDirs, id: string, record: unknown, reason: string): void {
-  mkdirSync(dirs.bad, { recursive: true });
+  ensurePrivateDir(dirs.bad);
   const name = `record.${id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 120)}.json`;
-  writeFileSync(join(dirs.bad, name), `${JSON.stringify(record)}\n`);
-  writeFileSync(join(dirs.bad, `${name}.reason`), `${reason}\n`);
+  writePrivateFile(join(dirs.bad, name), `${JSON.stringify(record)}\n`);
+  writePrivateFile(join(dirs.bad, `${name}.reason`), `${reason}\n`);
 }
 
-/** Deletes tmp/ files older than maxAgeMs (hooks that died mid-write); returns how many. */
+/**
+ * Deletes tmp/ files older than maxAgeMs (hooks that died mid-write); returns how many. Only regular
+ * files of this user: a link or anything else found there is not ours to remove.
+ */
 export function sweepTmp(dirs: SpoolDirs, now = Date.now(), maxAgeMs = TMP_MAX_AGE_MS): number {
   let swept = 0;
   let names: string[] = [];
@@ -147,11 +268,14 @@ export function sweepTmp(dirs: SpoolDirs, now = Date.now(), maxAgeMs = TMP_MAX_A
   } catch {
     return 0;
   }
+  const uid = currentUid();
   for (const name of names) {
     const path = join(dirs.tmp, name);
     try {
-      if (now - statSync(path).mtimeMs > maxAgeMs) {
-        rmSync(path, { force: true });
+      const stat = lstatSync(path);
+      if (!stat.isFile() || (uid !== undefined && stat.uid !== uid)) continue;
+      if (now - stat.mtimeMs > maxAgeMs) {
+        unlinkSync(path);
         swept++;
       }
     } catch {
@@ -161,17 +285,39 @@ export function sweepTmp(dirs: SpoolDirs, now = Date.now(), maxAgeMs = TMP_MAX_A
   return swept;
 }
 
-export function spoolCounts(dirs: SpoolDirs): { pending: number; quarantined: number; inProgress: number } {
-  const count = (dir: string, filter: (n: string) => boolean = () => true) => {
+export interface SpoolCounts {
+  /** Files of the hook waiting in new/. */
+  pending: number;
+  /** Entries of new/ that are not the hook's files: left where they are. */
+  leftAlone: number;
+  quarantined: number;
+  inProgress: number;
+}
+
+export function spoolCounts(dirs: SpoolDirs): SpoolCounts {
+  const list = (dir: string) => {
     try {
-      return readdirSync(dir).filter(filter).length;
+      return readdirSync(dir);
     } catch {
-      return 0;
+      return [];
     }
   };
+  let pending = 0;
+  let leftAlone = 0;
+  for (const name of list(dirs.new)) {
+    let problem: string | undefined;
+    try {
+      problem = entryProblem(name, lstatSync(join(dirs.new, name)));
+    } catch {
+      continue; // shipped while we counted
+    }
+    if (problem) leftAlone++;
+    else pending++;
+  }
   return {
-    pending: count(dirs.new),
-    quarantined: count(dirs.bad, (n) => !n.endsWith('.reason')),
-    inProgress: count(dirs.tmp),
+    pending,
+    leftAlone,
+    quarantined: list(dirs.bad).filter((n) => !n.endsWith('.reason')).length,
+    inProgress: list(dirs.tmp).length,
   };
 }

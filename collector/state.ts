@@ -3,9 +3,10 @@
 // and only after the server acknowledged what the new state accounts for.
 
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { ensurePrivateDir, writePrivateFile } from '../common/private-files.ts';
 
 export const TokenTotals = z.object({
   inputTokens: z.number().nonnegative(),
@@ -62,10 +63,9 @@ export function loadState(agentmeterHome: string): LoadedState {
 
 export function saveState(agentmeterHome: string, state: CollectorState): void {
   const path = statePath(agentmeterHome);
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(state));
-  renameSync(tmp, path);
+  ensurePrivateDir(agentmeterHome);
+  ensurePrivateDir(dirname(path));
+  writePrivateFile(path, JSON.stringify(state));
 }
 
 /**
@@ -80,8 +80,8 @@ export function machineId(agentmeterHome: string): string {
   } catch {
     // Created below.
   }
-  mkdirSync(agentmeterHome, { recursive: true });
+  ensurePrivateDir(agentmeterHome);
   const id = randomBytes(8).toString('hex');
-  writeFileSync(path, `${id}\n`);
+  writePrivateFile(path, `${id}\n`);
   return id;
 }

@@ -1,10 +1,11 @@
 // The computer's credentials, written by `agentmeter computer register` to $AGENTMETER_HOME/computer.json
 // (mode 0600: the token lets its holder take this computer's work) and read by `agentmeter computer run`.
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../common/errors.ts';
+import { ensurePrivateDir, writePrivateFile } from '../common/private-files.ts';
 
 export const ComputerCredentials = z.strictObject({
   server: z.url(),
@@ -17,12 +18,8 @@ export type ComputerCredentials = z.infer<typeof ComputerCredentials>;
 export const credentialsPath = (agentmeterHome: string) => join(agentmeterHome, 'computer.json');
 
 export function saveCredentials(agentmeterHome: string, credentials: ComputerCredentials): void {
-  mkdirSync(agentmeterHome, { recursive: true });
-  const path = credentialsPath(agentmeterHome);
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  ensurePrivateDir(agentmeterHome);
+  writePrivateFile(credentialsPath(agentmeterHome), `${JSON.stringify(credentials, null, 2)}\n`);
 }
 
 export function loadCredentials(agentmeterHome: string): ComputerCredentials {
@@ -53,8 +50,8 @@ export function hostId(agentmeterHome: string): string {
   } catch {
     // Created below.
   }
-  mkdirSync(agentmeterHome, { recursive: true });
+  ensurePrivateDir(agentmeterHome);
   const id = randomUUID();
-  writeFileSync(path, `${id}\n`);
+  writePrivateFile(path, `${id}\n`);
   return id;
 }

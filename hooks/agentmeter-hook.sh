@@ -20,6 +20,9 @@
 # Event time: the spool file's modification time (ns precision, set by the last write below and kept by
 # the rename), unless time= is present. Reading the clock from the file system spares a `date` process.
 #
+# Files and folders it creates are private (umask 077), and it writes only into spool folders of this
+# user that are not links.
+#
 # Cost: one `head`, one `mv` and one `cat`; everything else is a shell builtin. It exits 0, with stderr
 # silenced, whatever the input (empty, huge, binary) or the state of the spool (missing, read-only, disk
 # full). Bodies are capped at 1 MiB + 1 byte: the collector marks longer ones truncated.
@@ -30,6 +33,8 @@
 # That costs one file test: no Node start, no network call.
 
 exec 3>&2 2>/dev/null
+# What this script creates (spool folders and files) is this user's alone, whatever the agent's umask.
+umask 077
 agent=${1:-unknown}; agent=${agent%%[!a-z]*}
 home=${AGENTMETER_HOME:-${HOME:-/tmp}/.agentmeter}
 spool=$home/spool
@@ -72,12 +77,18 @@ clock=${clock%%[!0-9TZ:.+-]*}
 
 [ -d "$spool/new" ] || mkdir -p "$spool/tmp" "$spool/new"
 
-tmp="$spool/tmp/$name"
-{
-  printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ntime=%s\nsession=%s\nmessage=%s\n\n' \
-    "$agent" "$client" "$entrypoint" "$droid_exec" "$clock" "$session" "$message"
-  head -c 1048577
-} > "$tmp" && mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
+# Only into folders of this user that are not links (test builtins, no process): a spool/new that leads
+# elsewhere would put the event into someone else's folder. Otherwise the event is not spooled; the
+# collector says why (it refuses such a spool too).
+if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$spool/new" ] \
+  && [ -O "$spool" ] && [ -O "$spool/tmp" ] && [ -O "$spool/new" ]; then
+  tmp="$spool/tmp/$name"
+  {
+    printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ntime=%s\nsession=%s\nmessage=%s\n\n' \
+      "$agent" "$client" "$entrypoint" "$droid_exec" "$clock" "$session" "$message"
+    head -c 1048577
+  } > "$tmp" && mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
+fi
 
 # Drain whatever is left of an oversized event so the agent's write never meets a closed pipe.
 cat > /dev/null

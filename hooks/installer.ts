@@ -198,16 +198,18 @@ function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: Hoo
 /** Copies the hook script to $AGENTMETER_HOME/bin so the installed command does not depend on this checkout. */
 export function installScript(agentmeterHome: string): string {
   const dest = installedScriptPath(agentmeterHome);
-  mkdirSync(dirname(dest), { recursive: true });
-  mkdirSync(join(agentmeterHome, 'spool', 'tmp'), { recursive: true });
-  mkdirSync(join(agentmeterHome, 'spool', 'new'), { recursive: true });
+  // Private folders whatever the umask (a mode given to mkdir can only lose bits to it); the collector
+  // tightens folders an older version created looser, and refuses any that is a link.
+  for (const dir of [agentmeterHome, dirname(dest), join(agentmeterHome, 'spool', 'tmp'), join(agentmeterHome, 'spool', 'new')])
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   const source = readFileSync(HOOK_SCRIPT_SOURCE);
   if (!existsSync(dest) || !readFileSync(dest).equals(source)) {
     const tmp = `${dest}.tmp-${process.pid}`;
-    writeFileSync(tmp, source, { mode: 0o755 });
+    writeFileSync(tmp, source, { mode: 0o700 });
     renameSync(tmp, dest);
   }
-  chmodSync(dest, 0o755);
+  // Run by the agent as this user only.
+  chmodSync(dest, 0o700);
   return dest;
 }
 

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { Collector } from '../../collector/daemon.ts';
-import { spoolCounts, spoolDirs } from '../../collector/spool.ts';
+import { spoolCounts, spoolDirs, spoolProblem } from '../../collector/spool.ts';
 import { loadState } from '../../collector/state.ts';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
@@ -40,6 +40,9 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     const config = loadConfig();
     if ((args as { action?: string }).action === 'status') {
       const dirs = spoolDirs(config.agentmeterHome);
+      // Counting through a spool folder that is a link would describe some other folder.
+      const problem = spoolProblem(dirs);
+      if (problem) throw new UserError(`${problem}; the collector refuses this spool until it is fixed`);
       const counts = spoolCounts(dirs);
       const { state } = loadState(config.agentmeterHome);
       process.stdout.write(
@@ -48,6 +51,9 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
           `pending: ${counts.pending}`,
           `being written: ${counts.inProgress}`,
           `quarantined: ${counts.quarantined}${counts.quarantined ? ` (see ${dirs.bad}/*.reason)` : ''}`,
+          ...(counts.leftAlone
+            ? [`left alone: ${counts.leftAlone} (entries of ${dirs.new} that are not the hook's files: links, folders, other users' files)`]
+            : []),
           `last successful ship: ${state.lastShipAt ? `${new Date(state.lastShipAt).toISOString()} (${state.lastShipRecords} records)` : 'never'}`,
           `shipped in total: ${state.totalShipped}`,
           ...(state.lastError ? [`last error: ${state.lastError} at ${new Date(state.lastErrorAt ?? 0).toISOString()}`] : []),
@@ -71,7 +77,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     if (args.once) {
       const result = await collector.drain();
       process.stdout.write(
-        `shipped ${result.shipped}, quarantined ${result.quarantined}${result.error ? `, not shipped: ${result.error}` : ''}\n`,
+        `shipped ${result.shipped}, quarantined ${result.quarantined}${result.leftAlone ? `, left alone ${result.leftAlone} (not the hook's files: see collect status)` : ''}${result.error ? `, not shipped: ${result.error}` : ''}\n`,
       );
       process.exit(result.error ? 1 : 0);
     }

@@ -1,9 +1,10 @@
 // A thin wrapper over @duckdb/node-api: open, run, all, transaction, close. Passed in as a dependency so
 // tests use a real temporary file. Values are always bound as parameters, never spliced into SQL text.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { UserError } from '../errors.ts';
 
@@ -112,16 +113,88 @@ export interface OpenOptions {
   readOnly?: boolean;
 }
 
+/** Where a DuckDB database file says what it is: the bytes "DUCK" at offset 8 of its first block. */
+const DUCKDB_MAGIC = Buffer.from('DUCK');
+const DUCKDB_MAGIC_OFFSET = 8;
+
+/**
+ * Why `path` cannot be opened as our database, or undefined when it is a DuckDB file or does not exist
+ * yet (it is then created). DuckDB itself would open other formats it recognizes (a SQLite file, through
+ * an extension) or fail later, so anything else is refused before DuckDB sees it. An empty file is
+ * refused too: DuckDB does not take it, and it is not ours to delete.
+ */
+export function dbFileProblem(path: string): string | undefined {
+  if (path === ':memory:') return undefined;
+  let fd: number;
+  try {
+    // Non-blocking, so a fifo given as --db is refused rather than waited on.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    return `cannot read ${path} (${code ?? (error as Error).message})`;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) return `${path} is a folder, not a DuckDB database file`;
+    if (!stat.isFile()) return `${path} is not a regular file`;
+    if (stat.size === 0) return `${path} is an empty file, not a DuckDB database`;
+    const head = Buffer.alloc(DUCKDB_MAGIC_OFFSET + DUCKDB_MAGIC.length);
+    const read = readSync(fd, head, 0, head.length, 0);
+    if (read < head.length || !head.subarray(DUCKDB_MAGIC_OFFSET).equals(DUCKDB_MAGIC)) return `${path} is not a DuckDB database`;
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Settings of every connection to the instance: no extension is installed or loaded at run time (no
+ * network, no code from elsewhere). What the project uses (json for read_json, parquet, icu) is linked
+ * into @duckdb/node-api. lock_configuration is not set: the server changes `threads` for a batch run.
+ */
+export const NO_EXTENSION_LOADING: Readonly<Record<string, string>> = {
+  autoinstall_known_extensions: 'false',
+  autoload_known_extensions: 'false',
+  allow_community_extensions: 'false',
+};
+
+/**
+ * A process that holds a database creates only private files: DuckDB creates the database, its WAL
+ * (removed at each checkpoint and created again at the next write) and its spill folder itself, with the
+ * process umask, so only the umask covers all of them, now and later. A worker thread cannot set it.
+ */
+function privateUmask(): void {
+  if (!isMainThread) return;
+  const before = process.umask(0o077);
+  process.umask(before | 0o077);
+}
+
+/** A database file and WAL from before this rule (or another umask) are tightened to 0600 when ours. */
+function tighten(path: string): void {
+  for (const file of [path, `${path}.wal`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch {
+      // No WAL (checkpointed), or a file of another user that we may read but not change: left as is.
+    }
+  }
+}
+
 export async function openDb(path: string, options: OpenOptions = {}): Promise<Db> {
+  const problem = dbFileProblem(path);
+  if (problem) throw new UserError(`${problem}: --db names a DuckDB database file, or a path that does not exist yet`);
+  privateUmask();
   let instance: DuckDBInstance;
   try {
-    const config: Record<string, string> = {};
+    const config: Record<string, string> = { ...NO_EXTENSION_LOADING };
     if (options.threads) config['threads'] = String(options.threads);
     if (options.readOnly) config['access_mode'] = 'READ_ONLY';
     instance = await DuckDBInstance.create(path, config);
   } catch (error) {
     throw explainOpenError(path, error);
   }
+  if (path !== ':memory:') tighten(path);
   const conn = await instance.connect();
   // Every time we store or compare is UTC; never let the machine's zone leak into a cast.
   await conn.run("SET TimeZone = 'UTC'").catch(() => undefined);

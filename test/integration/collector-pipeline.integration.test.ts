@@ -101,7 +101,7 @@ describe('pipelined drain', () => {
     const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 10, maxAttempts: 1 });
     const result = await collector.drain();
     await collector.close();
-    expect(result).toEqual({ shipped: 47, quarantined: 0 });
+    expect(result).toEqual({ shipped: 47, quarantined: 0, leftAlone: 0 });
     expect(server.requests.map((r) => r.length)).toEqual([10, 10, 10, 10, 7]);
     const ids = server.requests.flat();
     expect(new Set(ids).size).toBe(47);
@@ -131,7 +131,7 @@ describe('pipelined drain', () => {
 
     const second = await collector.drain();
     await collector.close();
-    expect(second).toEqual({ shipped: 20, quarantined: 0 });
+    expect(second).toEqual({ shipped: 20, quarantined: 0, leftAlone: 0 });
     expect(pending(agentmeterHome)).toBe(0);
     const delivered = [...server.requests[0]!, ...server.requests.slice(2).flat()];
     expect(new Set(delivered).size).toBe(30);
@@ -145,19 +145,20 @@ describe('a drain that cannot go on', () => {
     const home = tempDir();
     const agentmeterHome = join(home, '.agentmeter');
     spool(agentmeterHome, 12);
-    writeSpoolFile(agentmeterHome, '{not json');
+    const malformed = writeSpoolFile(agentmeterHome, '{not json');
     const server = await scriptedServer();
     const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 5, maxAttempts: 1 });
-    // bad/ taken by a plain file: quarantining the malformed event fails.
+    // A folder where the malformed event's .reason file goes: quarantining it fails. (A bad/ that is not
+    // a folder is refused before the drain reads anything, see spool-safety.)
     const bad = join(agentmeterHome, 'spool', 'bad');
-    rmSync(bad, { recursive: true, force: true });
-    writeFileSync(bad, 'in the way');
+    const inTheWay = join(bad, `${malformed}.reason`);
+    mkdirSync(join(inTheWay, 'x'), { recursive: true });
     const first = await collector.drain();
     expect(first.error).toMatch(/collector could not go on/);
     const shippedFirst = server.requests.flat().length;
     expect(pending(agentmeterHome)).toBe(13 - first.shipped);
 
-    rmSync(bad);
+    rmSync(inTheWay, { recursive: true });
     const second = await collector.drain();
     await collector.close();
     expect(second.error).toBeUndefined();
