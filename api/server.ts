@@ -4,13 +4,15 @@
 
 import { availableParallelism } from 'node:os';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { COMPUTER_TOKEN_PREFIX } from '../common/computer-protocol.ts';
 import type { Db, OpenOptions } from '../common/db/duckdb.ts';
+import { unauthorized } from '../common/errors.ts';
 import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
 import { type BatchOptions, type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch } from '../pipeline/batch.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsStore } from './analytics/store.ts';
-import { Authenticator } from './auth.ts';
+import { Authenticator, bearerToken, installAuthentication } from './auth.ts';
 import { ComputerStore } from './computers/store.ts';
 import { WorkSignal } from './computers/work-signal.ts';
 import { installErrorHandling } from './errors.ts';
@@ -61,6 +63,8 @@ export interface ServerOptions {
   log: Logger;
   /** HS256 secret for JWT bearer tokens; JWTs are refused when absent. */
   jwtSecret?: string | undefined;
+  /** Longest accepted JWT lifetime (exp - iat, or exp - now without iat), in seconds (default 24 h). */
+  jwtMaxLifetimeSeconds?: number | undefined;
   /** The clock of the analytics date rules (tests pin it). */
   now?: () => Date;
   pricingFile?: string | undefined;
@@ -91,16 +95,26 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     bodyLimit: 1024 * 1024,
   });
   const accounts = new AccountStore(options.db);
-  const auth = new Authenticator(accounts, options.log, options.jwtSecret);
+  const auth = new Authenticator(accounts, options.log, options.jwtSecret, options.jwtMaxLifetimeSeconds);
   const ingest = new IngestStore(options.db);
   installErrorHandling(app);
+  const clock = () => (options.now ?? (() => new Date()))().getTime();
   // A callback hook, not an async one: it runs on every response, and needs no promise.
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', String(request.id));
     done(null, payload);
   });
 
-  app.get('/healthz', async () => {
+  const computers = new ComputerStore(options.db, clock);
+  // Before any body is read: a person's credential, or a computer agent's token (its routes check which
+  // computer it is; the people's routes refuse it as a person's credential).
+  installAuthentication(app, async (request) => {
+    const token = bearerToken(request);
+    if (!token.startsWith(COMPUTER_TOKEN_PREFIX)) return auth.authenticate(request);
+    if (!(await computers.byToken(token))) throw unauthorized('Computer token unknown (the computer may have been registered again)');
+  });
+
+  app.get('/healthz', { config: { public: true } }, async () => {
     await options.db.all('SELECT 1 AS ok');
     return { status: 'ok' };
   });
@@ -114,11 +128,10 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerLimitRoutes(app, { db: options.db, auth, ...(options.now ? { now: options.now } : {}) });
   // Sessions price their token usage with the same table as the batch: load it now, not only at a batch.
   await loadPricingTable(options.db, loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE));
-  const clock = () => (options.now ?? (() => new Date()))().getTime();
   const sessionDeps = {
     db: options.db,
     auth,
-    computers: new ComputerStore(options.db, clock),
+    computers,
     sessions: new SessionStore(options.db, clock),
     signal: new WorkSignal(),
   };

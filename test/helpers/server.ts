@@ -19,7 +19,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function testServer(options: { now?: () => Date; decodeWorkers?: number } = {}): Promise<TestServer> {
+export async function testServer(
+  options: { now?: () => Date; decodeWorkers?: number; jwtMaxLifetimeSeconds?: number } = {},
+): Promise<TestServer> {
   const db = await openDb(join(tempDir(), 'test.duckdb'));
   const log = createLogger({ name: 'test', level: 'silent' });
   const { app, services } = await buildServer({
@@ -27,6 +29,7 @@ export async function testServer(options: { now?: () => Date; decodeWorkers?: nu
     log,
     jwtSecret: JWT_SECRET,
     decodeWorkers: options.decodeWorkers,
+    jwtMaxLifetimeSeconds: options.jwtMaxLifetimeSeconds,
     ...(options.now ? { now: options.now } : {}),
   });
   return {
