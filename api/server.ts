@@ -15,7 +15,7 @@ import { AnalyticsStore } from './analytics/store.ts';
 import { Authenticator, bearerToken, installAuthentication } from './auth.ts';
 import { ComputerStore } from './computers/store.ts';
 import { WorkSignal } from './computers/work-signal.ts';
-import { installErrorHandling } from './errors.ts';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { ReadinessStore } from './readiness/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
@@ -93,6 +93,9 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
+    // Errors met before a route runs answer with the documented body too (api/errors.ts).
+    frameworkErrors,
+    clientErrorHandler: clientErrorHandler(options.log),
   });
   const accounts = new AccountStore(options.db);
   const auth = new Authenticator(accounts, options.log, options.jwtSecret, options.jwtMaxLifetimeSeconds);
