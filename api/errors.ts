@@ -26,13 +26,33 @@ export const MAX_ECHO = 100;
 const MAX_DETAIL = 1000;
 const LONG_RUN = new RegExp(`\\S{${MAX_ECHO + 1},}`, 'g');
 
+const shorten = (text: string) => `${text.slice(0, 40)}… (${text.length} characters)`;
+
 /**
- * A detail safe to send: every run of non-space characters longer than MAX_ECHO (a URL, an id, a value
- * from the body) keeps its first 40 characters and says how long it was; the whole is at most MAX_DETAIL.
+ * A detail safe to send: each of the request's own strings longer than MAX_ECHO that the detail repeats
+ * (a query value with spaces, a body field), then every remaining run of non-space characters longer than
+ * MAX_ECHO (a URL, an id), keeps its first 40 characters and says how long it was; the whole is at most
+ * MAX_DETAIL.
  */
-export function boundDetail(detail: string): string {
-  const cut = detail.replace(LONG_RUN, (run) => `${run.slice(0, 40)}… (${run.length} characters)`);
+export function boundDetail(detail: string, inputs: Iterable<string> = []): string {
+  let cut = detail;
+  for (const input of inputs) if (input.length > MAX_ECHO && cut.includes(input)) cut = cut.replaceAll(input, shorten(input));
+  cut = cut.replace(LONG_RUN, shorten);
   return cut.length > MAX_DETAIL ? `${cut.slice(0, MAX_DETAIL - 1)}…` : cut;
+}
+
+/** The request's strings longer than MAX_ECHO: URL, query and path values, headers, body keys and values. */
+function* longInputs(request: FastifyRequest): Generator<string> {
+  const stack: unknown[] = [request.url, request.query, request.params, request.headers, request.body];
+  // Bounded: an error path must not walk a 16 MB body for long.
+  for (let seen = 0; stack.length > 0 && seen < 10_000; seen++) {
+    const node = stack.pop();
+    if (typeof node === 'string') {
+      if (node.length > MAX_ECHO) yield node;
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) stack.push(key, value);
+    }
+  }
 }
 
 export function errorBody(status: number, detail: string, requestId: string): ErrorBody {
@@ -96,8 +116,9 @@ export function installErrorHandling(app: FastifyInstance): void {
       status = error.statusCode;
       detail = error.message;
     }
+    if (status < 500) detail = boundDetail(detail, longInputs(request));
     if (status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ status, detail: boundDetail(detail) }, 'request refused');
+    else request.log.info({ status, detail }, 'request refused');
     void reply.status(status).send(errorBody(status, detail, String(request.id)));
   });
   app.setNotFoundHandler((request, reply) => {
