@@ -164,4 +164,28 @@ describe('authentication comes before the body', () => {
     expect(await nextResponse(2)).toMatch(/^HTTP\/1\.1 200 /);
     socket.destroy();
   });
+  it('an unauthenticated upload declared over the route limit: 401 and the connection closed, the body never read', async () => {
+    const address = server.app.server.listening
+      ? `http://127.0.0.1:${(server.app.server.address() as { port: number }).port}`
+      : await server.app.listen({ host: '127.0.0.1', port: 0 });
+    const serverSide = new Promise<Socket>((resolve) => server.app.server.once('connection', resolve));
+    const socket = connect({ host: '127.0.0.1', port: Number(new URL(address).port) });
+    let answer = '';
+    socket.on('data', (d) => {
+      answer += d.toString('latin1');
+    });
+    const closed = new Promise<void>((resolve) => {
+      socket.on('close', () => resolve());
+      socket.on('error', () => undefined);
+    });
+    const declared = 1024 * 1024 * 1024;
+    socket.write(
+      `POST /api/v1/ingest/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-ndjson\r\nContent-Length: ${declared}\r\n\r\n`,
+    );
+    socket.write(Buffer.alloc(256 * 1024, 0x20));
+    // The server ends the connection without waiting for the gigabyte (a 401 first, which a reset may cut).
+    await closed;
+    if (answer) expect(answer).toMatch(/^HTTP\/1\.1 401 [^]*connection: close/i);
+    expect((await serverSide).bytesRead).toBeLessThan(4 * 1024 * 1024);
+  });
 });
