@@ -10,7 +10,8 @@
 //   properties, form fields, URL query parameters, JSON bodies),
 // - auth-like headers (`Authorization: Bearer X`, `X-Api-Key: X`, `Cookie: …`), keeping the scheme,
 // - URL user-info (`https://bob:X@host`),
-// - tokens by shape: known prefixes (ghp_, sk-, xoxb-, AKIA, am_, …), JWTs, and long high-entropy runs.
+// - tokens by shape: known prefixes (ghp_, sk-, xoxb-, AKIA, am_, …), JWTs, and long high-entropy runs,
+// - webhook URLs whose path is the credential (Slack, Discord, Teams).
 // A quoted word holding spaces (`bash -c '…'`) is redacted again as a command of its own.
 // Not secrets: references (`$TOKEN`, `${TOKEN}`, `$(cat f)`), file paths given to key options, and hex
 // strings (40-hex git SHAs, sha256 digests, UUIDs), which name things rather than unlock them.
@@ -344,6 +345,9 @@ const JSON_PAIR = /"([^"\\]{1,100})"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
 const HEADER = /(?:^|[\s'"=;{,])([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(?=\S)/g;
 const AUTH_SCHEME = /^(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|Bot|OAuth|AWS4-HMAC-SHA256|ApiKey|SSWS)\s+/i;
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@:]*)(?::([^\s/@]*))?@/gi;
+/** Webhook URLs whose path is the credential (Slack, Discord, Microsoft Teams): the path after the prefix. */
+const WEBHOOK =
+  /(?:hooks\.slack\.com\/(?:services|workflows|triggers)\/|discord(?:app)?\.com\/api\/webhooks\/|\.webhook\.office\.com\/webhook[a-z0-9]*\/)([^\s'"?#]+)/gi;
 /** Tokens by their known prefixes (GitHub, GitLab, OpenAI and Anthropic, Stripe, Slack, AWS, agentmeter, npm,
  * Hugging Face, PyPI, Shopify, DigitalOcean, Google, SendGrid) and JWTs; one alternation, one scan. */
 const KNOWN_TOKEN = new RegExp(
@@ -447,9 +451,21 @@ function valueSpans(value: string, depth: number): Span[] {
         spans.push([userStart, userStart + user.length]);
       }
     }
+  if (value.includes('/')) {
+    for (const m of value.matchAll(WEBHOOK)) spans.push([m.index + m[0].length - m[1]!.length, m.index + m[0].length]);
+  }
   if (value.length >= 16) {
     for (const m of value.matchAll(KNOWN_TOKEN)) spans.push([m.index, m.index + m[0].length]);
-    for (const m of value.matchAll(LONG_RUN)) if (looksRandom(m[0])) spans.push([m.index, m.index + m[0].length]);
+    for (const m of value.matchAll(LONG_RUN)) {
+      // In a URL, a run spans host and path segments: only a random segment is masked, so the URL keeps its shape.
+      if (m[0].includes('/') && value.lastIndexOf('://', m.index) >= 0) {
+        let at = m.index;
+        for (const segment of m[0].split('/')) {
+          if (segment.length >= 20 && looksRandom(segment)) spans.push([at, at + segment.length]);
+          at += segment.length + 1;
+        }
+      } else if (looksRandom(m[0])) spans.push([m.index, m.index + m[0].length]);
+    }
   }
   // A quoted command (bash -c '…', sh -c "…"): its own words, options and all.
   if (depth < MAX_NESTING && /\s/.test(value)) spans.push(...commandSpans(value, depth + 1));
