@@ -1,9 +1,10 @@
 // Bearer credentials: an agentmeter API key ("am_…") or an HS256 JWT whose claims name the org
-// (org_id), the user (sub) and the role. Principals are cached briefly so a request does not pay a
-// database lookup; revoking a key through the server clears the cache at once.
+// (org_id), the user (sub) and the role, and which expires (exp) within the configured lifetime.
+// Principals are cached briefly so a request does not pay a database lookup; revoking a key through the
+// server clears the cache at once.
 
-import type { FastifyRequest } from 'fastify';
-import { jwtVerify } from 'jose';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { z } from 'zod';
 import { forbidden, unauthorized } from '../common/errors.ts';
 import type { OrgId, UserId } from '../common/ids.ts';
@@ -15,6 +16,8 @@ const CACHE_TTL_MS = 30_000;
 const TOUCH_INTERVAL_MS = 60_000;
 
 const JwtClaims = z.object({ sub: z.string().min(1), org_id: z.string().min(1), role: Role });
+/** A JWT lives at most this long unless the server is told otherwise (serve --jwt-max-lifetime). */
+export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 24 * 3600;
 
 export class Authenticator {
   private readonly cache = new Map<string, { principal: Principal; until: number }>();
@@ -25,6 +28,7 @@ export class Authenticator {
     private readonly accounts: AccountStore,
     private readonly log: Logger,
     jwtSecret: string | undefined,
+    private readonly jwtMaxLifetimeSeconds = DEFAULT_JWT_MAX_LIFETIME_SECONDS,
   ) {
     this.jwtKey = jwtSecret ? new TextEncoder().encode(jwtSecret) : undefined;
   }
@@ -37,31 +41,46 @@ export class Authenticator {
       this.touch(cached.principal);
       return cached.principal;
     }
-    const principal = credential.startsWith(KEY_PREFIX)
-      ? await this.accounts.principalForKey(credential)
+    const found = credential.startsWith(KEY_PREFIX)
+      ? { principal: await this.accounts.principalForKey(credential), expiresMs: Number.POSITIVE_INFINITY }
       : await this.verifyJwt(credential);
+    const principal = found?.principal;
     if (!principal) throw unauthorized('API key missing or invalid');
-    this.cache.set(cacheKey, { principal, until: Date.now() + CACHE_TTL_MS });
+    // A JWT is never served from the cache past its exp.
+    this.cache.set(cacheKey, { principal, until: Math.min(Date.now() + CACHE_TTL_MS, found.expiresMs) });
     this.touch(principal);
     return principal;
   }
 
-  private async verifyJwt(token: string): Promise<Principal | undefined> {
+  private async verifyJwt(token: string): Promise<{ principal: Principal | undefined; expiresMs: number } | undefined> {
     if (!this.jwtKey || token.split('.').length !== 3) return undefined;
+    let payload: JWTPayload;
     try {
-      const { payload } = await jwtVerify(token, this.jwtKey, { algorithms: ['HS256'] });
-      const claims = JwtClaims.safeParse(payload);
-      if (!claims.success) return undefined;
-      const user = await this.accounts.getUser(claims.data.org_id, claims.data.sub);
-      if (!user) return undefined;
-      // A token never grants more than the user's current role.
-      const role = ROLE_RANK[claims.data.role] <= ROLE_RANK[user.role] ? claims.data.role : user.role;
-      // Personal: only the operator's sign-in holds the secret that signs a JWT, so it is the person
-      // themselves and may drive their computers (no one in the organization can mint one for them).
-      return { orgId: user.org_id as OrgId, userId: user.id as UserId, email: user.email, role, credential: 'personal' };
-    } catch {
+      // exp is required: a token without one would be good forever.
+      ({ payload } = await jwtVerify(token, this.jwtKey, { algorithms: ['HS256'], requiredClaims: ['exp'] }));
+    } catch (error) {
+      if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp' && error.reason === 'missing')
+        throw unauthorized('JWT has no exp claim; tokens must expire');
       return undefined;
     }
+    const exp = payload.exp!;
+    // From iat, or from now when iat is missing or in the future (a future iat would stretch the window).
+    const now = Math.floor(Date.now() / 1000);
+    const from = Math.min(payload.iat ?? now, now);
+    if (exp - from > this.jwtMaxLifetimeSeconds)
+      throw unauthorized(`JWT lifetime (exp - iat) exceeds the server's maximum of ${this.jwtMaxLifetimeSeconds} seconds`);
+    const claims = JwtClaims.safeParse(payload);
+    if (!claims.success) return undefined;
+    const user = await this.accounts.getUser(claims.data.org_id, claims.data.sub);
+    if (!user) return undefined;
+    // A token never grants more than the user's current role.
+    const role = ROLE_RANK[claims.data.role] <= ROLE_RANK[user.role] ? claims.data.role : user.role;
+    // Personal: only the operator's sign-in holds the secret that signs a JWT, so it is the person
+    // themselves and may drive their computers (no one in the organization can mint one for them).
+    return {
+      principal: { orgId: user.org_id as OrgId, userId: user.id as UserId, email: user.email, role, credential: 'personal' },
+      expiresMs: exp * 1000,
+    };
   }
 
   private touch(principal: Principal): void {
@@ -88,6 +107,36 @@ export function bearerToken(request: FastifyRequest): string {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw unauthorized('Authorization header must be "Bearer <API_KEY>"');
   return match[1]!;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route answers without a credential (only /healthz). */
+    public?: boolean;
+  }
+}
+
+/**
+ * Every route needs a credential unless its config says `public: true`: the check runs in onRequest, before
+ * the body is read, so an unauthenticated upload is refused without being buffered: the 401 is sent at
+ * once, and the body discarded by Node as it arrives (up to the route's limit; beyond it, or of unknown
+ * length, the connection is closed). Unknown routes are left to the 404.
+ * `verify` throws the 401; handlers authenticate again for the principal (a cache hit).
+ */
+export function installAuthentication(app: FastifyInstance, verify: (request: FastifyRequest) => Promise<unknown>): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.url === undefined || request.routeOptions.config.public === true) return;
+    try {
+      await verify(request);
+    } catch (error) {
+      // A body the route would refuse anyway (declared over its limit) or of unknown length is not drained:
+      // the connection closes after the 401. Any other is discarded as it arrives, and the connection kept.
+      const declared = Number(request.headers['content-length'] ?? 0);
+      if (request.headers['transfer-encoding'] !== undefined || declared > request.routeOptions.bodyLimit)
+        void reply.header('connection', 'close');
+      throw error;
+    }
+  });
 }
 
 export function requireRole(principal: Principal, roles: readonly Role[], what: string): void {

@@ -4,16 +4,18 @@
 
 import { availableParallelism } from 'node:os';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { COMPUTER_TOKEN_PREFIX } from '../common/computer-protocol.ts';
 import type { Db, OpenOptions } from '../common/db/duckdb.ts';
+import { unauthorized } from '../common/errors.ts';
 import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
 import { type BatchOptions, type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch } from '../pipeline/batch.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsStore } from './analytics/store.ts';
-import { Authenticator } from './auth.ts';
+import { Authenticator, bearerToken, installAuthentication } from './auth.ts';
 import { ComputerStore } from './computers/store.ts';
 import { WorkSignal } from './computers/work-signal.ts';
-import { installErrorHandling } from './errors.ts';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { registerMetricsRoutes, ServerMetrics } from './metrics/metrics.ts';
 import { trackRoutes } from './openapi/registry.ts';
@@ -64,6 +66,8 @@ export interface ServerOptions {
   log: Logger;
   /** HS256 secret for JWT bearer tokens; JWTs are refused when absent. */
   jwtSecret?: string | undefined;
+  /** Longest accepted JWT lifetime (exp - iat, or exp - now without iat), in seconds (default 24 h). */
+  jwtMaxLifetimeSeconds?: number | undefined;
   /** The clock of the analytics date rules (tests pin it). */
   now?: () => Date;
   pricingFile?: string | undefined;
@@ -94,9 +98,12 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
+    // Errors met before a route runs answer with the documented body too (api/errors.ts).
+    frameworkErrors,
+    clientErrorHandler: clientErrorHandler(options.log),
   });
   const accounts = new AccountStore(options.db);
-  const auth = new Authenticator(accounts, options.log, options.jwtSecret);
+  const auth = new Authenticator(accounts, options.log, options.jwtSecret, options.jwtMaxLifetimeSeconds);
   const ingest = new IngestStore(options.db);
   installErrorHandling(app);
   // Before any route: the OpenAPI test compares what is registered with the document.
@@ -104,13 +111,23 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const metrics = new ServerMetrics({ dbPath: options.db.path, cache: () => cache.stats });
   registerMetricsRoutes(app, metrics, options.metricsToken);
   registerOpenApiRoutes(app);
+  const clock = () => (options.now ?? (() => new Date()))().getTime();
   // A callback hook, not an async one: it runs on every response, and needs no promise.
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', String(request.id));
     done(null, payload);
   });
 
-  app.get('/healthz', async () => {
+  const computers = new ComputerStore(options.db, clock);
+  // Before any body is read: a person's credential, or a computer agent's token (its routes check which
+  // computer it is; the people's routes refuse it as a person's credential).
+  installAuthentication(app, async (request) => {
+    const token = bearerToken(request);
+    if (!token.startsWith(COMPUTER_TOKEN_PREFIX)) return auth.authenticate(request);
+    if (!(await computers.byToken(token))) throw unauthorized('Computer token unknown (the computer may have been registered again)');
+  });
+
+  app.get('/healthz', { config: { public: true } }, async () => {
     await options.db.all('SELECT 1 AS ok');
     return { status: 'ok' };
   });
@@ -124,11 +141,10 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerLimitRoutes(app, { db: options.db, auth, ...(options.now ? { now: options.now } : {}) });
   // Sessions price their token usage with the same table as the batch: load it now, not only at a batch.
   await loadPricingTable(options.db, loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE));
-  const clock = () => (options.now ?? (() => new Date()))().getTime();
   const sessionDeps = {
     db: options.db,
     auth,
-    computers: new ComputerStore(options.db, clock),
+    computers,
     sessions: new SessionStore(options.db, clock),
     signal: new WorkSignal(),
   };

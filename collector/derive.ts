@@ -135,17 +135,3 @@ export function patchFiles(patch: string): string[] {
   for (const match of patch.matchAll(/^\*\*\* Move to: (.+)$/gm)) files.add(match[1]!.trim());
   return [...files];
 }
-
-/**
- * Prepares a configured hook command to leave the machine: the user's home directory becomes "~" (so the
- * same hook on every developer's machine is one row in hooks_by_event, and no user name leaks), and
- * things that look like credentials are masked.
- */
-export function redactCommand(command: string, home?: string): string {
-  const homeless = home && home.length > 1 ? command.replaceAll(home.endsWith('/') ? home : `${home}/`, '~/') : command;
-  return homeless
-    .replace(/(authorization:\s*(?:bearer|basic)\s+)[^\s'"]+/gi, '$1[redacted]')
-    .replace(/\b([A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSWORD)[A-Za-z_]*=)[^\s'"]+/gi, '$1[redacted]')
-    .replace(/\b(am|sk|ghp|gho|xox[a-z])[-_][A-Za-z0-9_-]{8,}/g, '[redacted]')
-    .slice(0, 1024);
-}

@@ -4,7 +4,7 @@
 import { statSync } from 'node:fs';
 import type { HookRun } from '../common/wire.ts';
 import { type Agent, type ConfiguredHook, flattenHooks, hookSettingsFiles, matcherMatches, readHooksMap } from '../hooks/settings.ts';
-import { redactCommand } from './derive.ts';
+import { redactCommand } from './redact.ts';
 
 interface CachedFile {
   mtimeMs: number;
@@ -32,11 +32,13 @@ export class HookConfigCache {
     const cached = this.files.get(file);
     if (cached && cached.mtimeMs === mtimeMs) return cached.hooks;
     const map = readHooksMap({ file, topLevel });
-    const hooks = map ? flattenHooks(map) : [];
+    // Redacted once per read of the file, not once per event: masking costs tens of microseconds a command.
+    const hooks = map ? flattenHooks(map).map((h) => ({ ...h, command: redactCommand(h.command, this.home) })) : [];
     this.files.set(file, { mtimeMs, hooks });
     return hooks;
   }
 
+  /** The hooks configured for the agent in this folder, their commands already redacted. */
   configured(agent: Agent, cwd: string | undefined): ConfiguredHook[] {
     const key = `${agent}\0${cwd ?? ''}`;
     let hooks = this.batchMemo.get(key);
@@ -50,6 +52,6 @@ export class HookConfigCache {
   ran(agent: Agent, cwd: string | undefined, event: string, toolName: string | undefined): HookRun[] {
     return this.configured(agent, cwd)
       .filter((h) => h.event === event && matcherMatches(event, h.matcher, toolName))
-      .map((h) => ({ event: h.event, matcher: h.matcher, command: redactCommand(h.command, this.home) }));
+      .map((h) => ({ event: h.event, matcher: h.matcher, command: h.command }));
   }
 }

@@ -70,7 +70,8 @@ export const LeaseAnswer = z.strictObject({ leaseUntil: z.number() });
 
 /** POST …/agent/messages/{messageId}/result */
 export const ResultBody = z.strictObject({
-  exitCode: z.number().int().nullable(),
+  // exit_code is an INTEGER column: a larger number is a 400, not an overflow.
+  exitCode: z.number().int().min(-2_147_483_648).max(2_147_483_647).nullable(),
   /** The agent's standard output: the assistant's answer. */
   output: z.string().max(1024 * 1024),
   /** Why the run failed (spawn error, non-zero exit with the tail of stderr, signal). */

@@ -14,3 +14,11 @@ export function parseEventTime(value: string | number | undefined | null): numbe
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
+
+/** A YYYY-MM-DD that names a real day (2026-02-30 and 0000-00-00 do not), as epoch ms at 00:00 UTC. */
+export function parseDay(value: string): number | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) return undefined;
+  return ms;
+}

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Db, Params } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
+import { parseDay } from '../common/time.ts';
 import { languageTable } from './languages.ts';
 
 const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), 'sql');
@@ -151,18 +152,41 @@ async function loadReferenceTables(db: Db, pricing: PricingFile): Promise<void> 
 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
+/** The day before now (UTC): the last day a batch rebuilds, and a range's default end. */
+export const yesterdayOf = (now: Date) => isoDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)));
+
+/** The longest range one batch rebuilds; a longer backfill is a loop of ranges (README, "The daily batch"). */
+export const MAX_BATCH_DAYS = 400;
+
+/**
+ * What is wrong with an explicit range (from and to: YYYY-MM-DD, inclusive; to defaults to yesterday,
+ * from to to), or undefined. Pure. The HTTP route answers it as a 400, the CLI as its error.
+ */
+export function batchRangeProblem(from: string | undefined, to: string | undefined, yesterday: string): string | undefined {
+  if (from !== undefined && parseDay(from) === undefined) return 'from must be a real calendar day, YYYY-MM-DD';
+  if (to !== undefined && parseDay(to) === undefined) return 'to must be a real calendar day, YYYY-MM-DD';
+  if (from === undefined && to === undefined) return undefined;
+  const first = from ?? to!;
+  const last = to ?? yesterday;
+  if (first > last) return `from ${first} is after to ${last}`;
+  const days = (parseDay(last)! - parseDay(first)!) / 86_400_000 + 1;
+  if (days > MAX_BATCH_DAYS)
+    return `a batch rebuilds at most ${MAX_BATCH_DAYS} days; ${first} to ${last} is ${days}: run a longer backfill as several ranges`;
+  return undefined;
+}
+
 export async function runBatch(db: Db, options: BatchOptions): Promise<BatchReport> {
   const started = performance.now();
   const { log } = options;
-  if ((options.from && !DAY.test(options.from)) || (options.to && !DAY.test(options.to)))
-    throw new Error('--from and --to take YYYY-MM-DD');
+  const problem = batchRangeProblem(options.from, options.to, yesterdayOf(options.now ?? new Date()));
+  if (problem) throw new Error(problem);
   const pricing = loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE);
   await loadReferenceTables(db, pricing);
   // Every query that needs an order says so; not keeping insertion order lets DuckDB build in parallel.
   await db.run('SET preserve_insertion_order = false');
 
   const now = options.now ?? new Date();
-  const yesterday = isoDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)));
+  const yesterday = yesterdayOf(now);
   const [{ id: runId } = { id: 1 }] = await db.all<{ id: number }>('SELECT coalesce(max(id), 0) + 1 AS id FROM batch_runs');
   const [last] = await db.all<{ watermark: string | null }>(
     'SELECT CAST(watermark AS VARCHAR) AS watermark FROM batch_runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1',
@@ -180,7 +204,6 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
   if (mode === 'range') {
     const from = options.from ?? options.to!;
     const to = options.to ?? yesterday;
-    if (from > to) throw new Error(`--from ${from} is after --to ${to}`);
     await runFile(db, '12_rebuild_range', { from_day: from, to_day: to }, log);
   } else {
     await runFile(db, '10_touched_days', { watermark: last?.watermark ?? '1970-01-01 00:00:00' }, log);

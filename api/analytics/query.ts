@@ -3,6 +3,7 @@
 // group_by, limit 1-100. Pure: "today" is passed in.
 import { z } from 'zod';
 import { badRequest } from '../../common/errors.ts';
+import { parseDay } from '../../common/time.ts';
 
 export const EARLIEST_DATE = '2026-01-14';
 export const MAX_SPAN_DAYS = 366;
@@ -17,13 +18,7 @@ export const GROUP_BY = {
 } as const;
 export type Endpoint = keyof typeof GROUP_BY;
 
-/** A YYYY-MM-DD that names a real day (2026-02-30 does not). */
-export function parseDay(value: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
-  const ms = Date.parse(`${value}T00:00:00Z`);
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) return undefined;
-  return ms;
-}
+export { parseDay };
 
 export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 

@@ -2,9 +2,10 @@
 // keys rejected at every level the reference describes. Secrets (customModels[].apiKey, extraHeaders
 // values) are stored but never returned: see mask().
 import { z } from 'zod';
+import { freeForm } from '../../common/free-form.ts';
 
 const strings = z.array(z.string().max(2048)).max(1000);
-const free = z.record(z.string(), z.unknown());
+const free = freeForm();
 const port = z.number().int().min(1).max(65535);
 
 export const CustomModel = z.strictObject({

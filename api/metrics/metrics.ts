@@ -190,7 +190,7 @@ export function registerMetricsRoutes(app: FastifyInstance, metrics: ServerMetri
     done(null, payload);
   });
 
-  app.get(METRICS_PATH, async (request, reply) => {
+  app.get(METRICS_PATH, { config: { public: true } }, async (request, reply) => {
     if (!token) throw new HttpError(404, `No route GET ${METRICS_PATH} (metrics are off: serve --metrics-token turns them on)`);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     if (!match || !sameToken(match[1]!, token)) {

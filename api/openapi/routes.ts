@@ -67,7 +67,7 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 
 export function registerOpenApiRoutes(app: FastifyInstance): void {
   let document: string | undefined;
-  app.get('/openapi.json', async (_request, reply) => {
+  app.get('/openapi.json', { config: { public: true } }, async (_request, reply) => {
     document ??= JSON.stringify(buildDocument({ version: VERSION }));
     return reply.type('application/json; charset=utf-8').send(document);
   });
@@ -82,13 +82,13 @@ export function registerOpenApiRoutes(app: FastifyInstance): void {
       .send(body);
   const missing = () => new HttpError(503, `The docs viewer (${VIEWER_PACKAGE}) is not installed; /openapi.json has the document`);
 
-  app.get('/docs', async (_request, reply) => {
+  app.get('/docs', { config: { public: true } }, async (_request, reply) => {
     if (!dir) throw missing();
     return page(reply, 'text/html; charset=utf-8', PAGE);
   });
-  app.get('/docs/init.js', async (_request, reply) => page(reply, 'text/javascript; charset=utf-8', INIT));
+  app.get('/docs/init.js', { config: { public: true } }, async (_request, reply) => page(reply, 'text/javascript; charset=utf-8', INIT));
   // Read at each request from the installed package (a few hundred KB, rarely asked): no copy to go stale.
-  app.get<{ Params: { file: string } }>('/docs/:file', async (request, reply) => {
+  app.get<{ Params: { file: string } }>('/docs/:file', { config: { public: true } }, async (request, reply) => {
     const type = ASSETS[request.params.file];
     if (!type) throw new HttpError(404, `No docs asset ${request.params.file}`);
     if (!dir || !existsSync(join(dir, request.params.file))) throw missing();

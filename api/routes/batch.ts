@@ -1,10 +1,11 @@
 // POST /api/v0/admin/batch: runs the daily batch inside the server (which holds the database), for an
-// owner or manager; `agentmeter batch --server URL --key KEY` calls it.
+// owner or manager; `agentmeter batch --server URL --key KEY` calls it. A range is real days, at most
+// MAX_BATCH_DAYS long.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest } from '../../common/errors.ts';
-import { type BatchReport, runBatch } from '../../pipeline/batch.ts';
+import { type BatchReport, batchRangeProblem, runBatch, yesterdayOf } from '../../pipeline/batch.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
@@ -34,10 +35,14 @@ export function registerBatchRoutes(app: FastifyInstance, deps: BatchDeps): void
     const principal = await deps.auth.authenticate(request);
     requireRole(principal, ADMIN_ROLES, 'Running the batch');
     const body = BatchBody.parse(request.body ?? {});
-    if (body.from && body.to && body.from > body.to) throw badRequest(`from ${body.from} is after to ${body.to}`);
+    // Validated here, so a bad range is a 400 (runBatch checks it too, for the CLI).
+    const now = new Date();
+    const problem = batchRangeProblem(body.from, body.to, yesterdayOf(now));
+    if (problem) throw badRequest(problem);
     const report: BatchReport = await deps.runLocked(() =>
       runBatch(deps.db, {
         ...body,
+        now,
         trigger: 'api',
         log: request.log as never,
         ...(deps.pricingFile ? { pricingFile: deps.pricingFile } : {}),

@@ -4,17 +4,17 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
-import { badRequest } from '../../common/errors.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
 import { mask, Settings, unmask } from '../controls/schema.ts';
 import { LATEST_CONTROLS } from '../controls/store.ts';
-import { limitParam } from '../query.ts';
+import { limitParam, wholeNumberParam } from '../query.ts';
 import type { AccountStore } from '../store/accounts.ts';
 
 export const Body = z.strictObject({ settings: Settings });
 export const HistoryQuery = z.strictObject({
   limit: limitParam.optional(),
-  cursor: z.string().regex(/^\d+$/, 'cursor must be a revision number taken from pagination.nextCursor').optional(),
+  // Revisions are INTEGER (from 1).
+  cursor: wholeNumberParam(1, 2_147_483_647, 'cursor must be a revision number taken from pagination.nextCursor').optional(),
 });
 
 const SQL = {
@@ -83,8 +83,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: { db: Db; auth
     requireRole(principal, ADMIN_ROLES, 'Reading the enterprise-control history');
     const query = HistoryQuery.parse(request.query ?? {});
     const limit = query.limit ?? 20;
-    const cursor = query.cursor === undefined ? null : Number(query.cursor);
-    if (cursor !== null && cursor < 1) throw badRequest('cursor must be a revision number taken from pagination.nextCursor');
+    const cursor = query.cursor ?? null;
     const rows = await page(principal.orgId, cursor, limit + 1);
     const shown = rows.slice(0, limit);
     const hasMore = rows.length > limit;

@@ -1,8 +1,9 @@
 // The sessions API's shapes (service-api.md "Session", "Message (create)"), request and response.
 import { z } from 'zod';
+import { freeForm } from '../../common/free-form.ts';
 
 const text = (max: number) => z.string().max(max);
-const free = z.record(z.string(), z.unknown());
+const free = freeForm();
 
 /** The fields a client may set. The token-usage fields are computed by the server: sending one is a 400. */
 const settableSettings = {

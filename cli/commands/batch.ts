@@ -4,7 +4,7 @@ import { loadConfig } from '../../common/config.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { UserError } from '../../common/errors.ts';
 import { createLogger } from '../../common/logger.ts';
-import { type BatchReport, runBatch } from '../../pipeline/batch.ts';
+import { type BatchReport, batchRangeProblem, runBatch, yesterdayOf } from '../../pipeline/batch.ts';
 import { callServer } from '../server-call.ts';
 
 interface BatchArgs {
@@ -54,6 +54,9 @@ export const batchCommand: CommandModule<object, BatchArgs> = {
   },
   handler: async (args) => {
     const config = loadConfig();
+    // Checked before the database or the server is touched.
+    const problem = batchRangeProblem(args.from, args.to, yesterdayOf(new Date()));
+    if (problem) throw new UserError(`--from/--to: ${problem}`);
     let report: BatchReport;
     if (args.db) {
       const log = createLogger({ name: 'agentmeter-batch', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });

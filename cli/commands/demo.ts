@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
 import { AccountStore } from '../../api/store/accounts.ts';
-import { loadConfig } from '../../common/config.ts';
+import { DEFAULT_JWT_MAX_LIFETIME, lifetimeSeconds, loadConfig } from '../../common/config.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { loadSample, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
@@ -37,6 +37,10 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       db,
       log,
       jwtSecret: config.env.AGENTMETER_JWT_SECRET,
+      jwtMaxLifetimeSeconds: lifetimeSeconds(
+        config.env.AGENTMETER_JWT_MAX_LIFETIME ?? DEFAULT_JWT_MAX_LIFETIME,
+        'AGENTMETER_JWT_MAX_LIFETIME',
+      ),
       host: args.host,
       port: args.port,
       batchAt: '00:15',

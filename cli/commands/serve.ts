@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { DEFAULT_CACHE_LIMITS } from '../../api/analytics/cache.ts';
 import { MetricsToken, MIN_TOKEN_LENGTH } from '../../api/metrics/metrics.ts';
 import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
-import { loadConfig } from '../../common/config.ts';
+import { DEFAULT_JWT_MAX_LIFETIME, lifetimeSeconds, loadConfig } from '../../common/config.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 
@@ -19,6 +19,7 @@ interface ServeArgs {
   'cache-mb': number;
   'decode-workers'?: number;
   'metrics-token'?: string;
+  'jwt-max-lifetime': string;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -27,6 +28,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
   builder: (y) =>
     y
       .option('db', { type: 'string', demandOption: true, describe: 'DuckDB file (created and migrated if absent)' })
+      .option('jwt-max-lifetime', {
+        type: 'string',
+        default: loadConfig().env.AGENTMETER_JWT_MAX_LIFETIME ?? DEFAULT_JWT_MAX_LIFETIME,
+        describe: 'Longest lifetime (exp - iat) of an accepted JWT: 24h, 90m, 2d … (env AGENTMETER_JWT_MAX_LIFETIME)',
+      })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
       .option('port', { type: 'number', default: 8080, describe: 'Port (0 picks a free one)' })
       .option('batch-at', { type: 'string', default: '00:15', describe: 'Daily batch time, HH:MM UTC' })
@@ -60,6 +66,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         if (!(Number.isInteger(entries) && entries >= 0)) throw new Error('--cache-entries takes a whole number, 0 or more');
         const mb = a['cache-mb'];
         if (!(Number.isFinite(mb) && mb >= 0)) throw new Error('--cache-mb takes a number of MiB, 0 or more');
+        lifetimeSeconds(String(a['jwt-max-lifetime']), '--jwt-max-lifetime');
         const workers = a['decode-workers'];
         if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0 && workers <= 64))
           throw new Error('--decode-workers takes a whole number from 0 to 64');
@@ -75,6 +82,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       db,
       log,
       jwtSecret: config.env.AGENTMETER_JWT_SECRET,
+      jwtMaxLifetimeSeconds: lifetimeSeconds(args['jwt-max-lifetime'], '--jwt-max-lifetime'),
       host: args.host,
       port: args.port,
       batchAt: args.batch ? args['batch-at'] : null,

@@ -176,6 +176,13 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
     const bad = runCli(['batch', '--db', db, '--from', '2026-02-10', '--to', '2026-02-01']);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('after');
+    // A range over 400 days is refused before the database is opened; a longer backfill is a loop of ranges.
+    const tooLong = runCli(['batch', '--db', join(tempDir(), 'never.duckdb'), '--from', '2025-01-01', '--to', '2026-02-05']);
+    expect(tooLong.status).toBe(1);
+    expect(tooLong.stderr).toContain('at most 400 days');
+    const impossible = runCli(['batch', '--db', db, '--from', '2026-02-30']);
+    expect(impossible.status).toBe(1);
+    expect(impossible.stderr).toContain('real calendar day');
   });
 
   it('hooks status and uninstall through the CLI; a malformed settings file is reported, not overwritten', () => {

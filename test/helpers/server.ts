@@ -19,7 +19,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function testServer(options: { now?: () => Date; decodeWorkers?: number; metricsToken?: string } = {}): Promise<TestServer> {
+export async function testServer(
+  options: { now?: () => Date; decodeWorkers?: number; metricsToken?: string; jwtMaxLifetimeSeconds?: number } = {},
+): Promise<TestServer> {
   const db = await openDb(join(tempDir(), 'test.duckdb'));
   const log = createLogger({ name: 'test', level: 'silent' });
   const { app, services } = await buildServer({
@@ -28,6 +30,7 @@ export async function testServer(options: { now?: () => Date; decodeWorkers?: nu
     jwtSecret: JWT_SECRET,
     decodeWorkers: options.decodeWorkers,
     metricsToken: options.metricsToken,
+    jwtMaxLifetimeSeconds: options.jwtMaxLifetimeSeconds,
     ...(options.now ? { now: options.now } : {}),
   });
   return {
