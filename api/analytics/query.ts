@@ -3,6 +3,7 @@
 // group_by, limit 1-100. Pure: "today" is passed in.
 import { z } from 'zod';
 import { badRequest } from '../../common/errors.ts';
+import { isUserId } from '../../common/ids.ts';
 
 export const EARLIEST_DATE = '2026-01-14';
 export const MAX_SPAN_DAYS = 366;
@@ -103,7 +104,10 @@ export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date)
     }
     const cursor = one('cursor');
     if (cursor !== undefined) {
-      if (cursor === '' || cursor.length > 64) throw badRequest('cursor must be a user id taken from meta.next_cursor');
+      // The cursor is the last user id of a page; anything else would silently page from a place that
+      // is no user (before every id: the first page again; after every id: an empty one).
+      if (!isUserId(cursor))
+        throw badRequest(`cursor must be a user id (usr_ and 16 hex digits) taken from meta.next_cursor; got "${cursor.slice(0, 40)}"`);
       result.cursor = cursor;
     }
   }
