@@ -15,6 +15,18 @@ export class ShipError extends Error {
   ) {
     super(message);
   }
+
+  /** The server refused the credential (401) or what it may do (403): no retry can succeed, a person must act. */
+  get refused(): boolean {
+    return this.status === 401 || this.status === 403;
+  }
+}
+
+/** What to tell the person when the server refuses the key: the status, and what to do about it. */
+export function refusalMessage(status: 401 | 403, detail: string): string {
+  return status === 401
+    ? `the server refused the API key (401: ${detail}): check --key / AGENTMETER_API_KEY (mistyped, revoked, or for another server); nothing was retried`
+    : `the server refused this API key the right to send events (403: ${detail}): use a key of your own user; nothing was retried`;
 }
 
 export function encodeBatch(records: readonly WireRecord[]): Buffer {
@@ -59,6 +71,8 @@ export async function postBatch(
     const detail = errorDetail(text);
     // 401/403 need a person (a revoked key); 413 would repeat forever: none of them is retried blindly.
     const retryable = response.status >= 500 || response.status === 429 || response.status === 408;
+    if (response.status === 401 || response.status === 403)
+      throw new ShipError(refusalMessage(response.status, detail), false, response.status);
     throw new ShipError(`server answered ${response.status}: ${detail}`, retryable, response.status);
   }
   const parsed = IngestResponse.safeParse(JSON.parse(text));

@@ -1,10 +1,12 @@
 // What a new user meets first (issue 11, item 7): --version, output into a pipe that closes early, a
 // busy port, and the LICENSE. The CLI runs as a subprocess, as a user would run it.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, cliEnv, ROOT, runCli } from '../helpers/processes.ts';
+import { CLI, cliEnv, ROOT, runCli, runCliAsync } from '../helpers/processes.ts';
+import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; license: string };
@@ -37,5 +39,84 @@ describe('agentmeter for a new user', { timeout: 120_000 }, () => {
     const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(stderr).toBe('');
     expect(status).toBe(0);
+  });
+});
+
+describe('collect and a key the server refuses', { timeout: 120_000 }, () => {
+  /** A server that refuses every request with `status`; it kills the collector if it ever asks twice. */
+  async function refusingServer(status: number) {
+    const requests: string[] = [];
+    let onSecond: () => void = () => undefined;
+    const server = createHttpServer((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      if (requests.filter((r) => r.includes('/ingest/')).length > 1) onSecond();
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ title: 'Unauthorized', detail: 'API key missing or invalid', status, requestId: 'r' }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    return {
+      url: `http://127.0.0.1:${port}`,
+      requests,
+      close: () => new Promise((r) => server.close(r)),
+      retried: (fn: () => void) => (onSecond = fn),
+    };
+  }
+
+  const spoolOne = () => {
+    const dir = tempDir();
+    const amHome = join(dir, 'am');
+    writeSpoolFile(amHome, { hook_event_name: 'Stop', session_id: 's1' });
+    return { env: { HOME: dir, AGENTMETER_HOME: amHome }, pending: () => readdirSync(join(amHome, 'spool', 'new')).length };
+  };
+
+  for (const status of [401, 403]) {
+    it(`collect --once: a ${status} is not retried; one clear line, exit 1, the event stays spooled`, async () => {
+      const server = await refusingServer(status);
+      const { env, pending } = spoolOne();
+      try {
+        const run = await runCliAsync(['collect', '--once', '--server', server.url, '--key', 'am_wrong', '--retry-max-ms', '1'], env);
+        expect(run.status).toBe(1);
+        expect(server.requests.filter((r) => r.includes('/ingest/'))).toHaveLength(1);
+        // The log line (JSON, for a service's journal) and one line for the person; no stack trace.
+        const said = run.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('agentmeter: '));
+        expect(said, run.stderr).toHaveLength(1);
+        expect(said[0]).toContain(`(${status}: API key missing or invalid)`);
+        expect(said[0]).toContain(status === 401 ? 'the server refused the API key' : 'use a key of your own user');
+        expect(run.stderr).not.toMatch(/\n\s+at /);
+        expect(pending()).toBe(1);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  it('the collector daemon stops at a 401 with a clear message and exit 1, instead of retrying forever', async () => {
+    const server = await refusingServer(401);
+    const { env, pending } = spoolOne();
+    const child = spawn(process.execPath, [CLI, 'collect', '--server', server.url, '--key', 'am_wrong', '--retry-max-ms', '1'], {
+      env: cliEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Without the fix the daemon retries: the second request ends it, so the test fails on the count.
+    server.retried(() => child.kill('SIGKILL'));
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(server.requests.filter((r) => r.includes('/ingest/'))).toHaveLength(1);
+      expect(status).toBe(1);
+      expect(stderr).toContain('agentmeter: collector stopped: the server refused the API key (401');
+      expect(stderr).toContain('AGENTMETER_API_KEY');
+      expect(pending()).toBe(1);
+    } finally {
+      await server.close();
+    }
   });
 });
