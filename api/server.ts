@@ -187,10 +187,23 @@ export interface RunningServer {
 
 /** Listens and installs SIGINT/SIGTERM handlers that close the server, then the database. */
 export async function startServer(
-  options: ServerOptions & { host: string; port: number; handleSignals?: boolean },
+  options: ServerOptions & {
+    host: string;
+    port: number;
+    handleSignals?: boolean;
+    /** Runs right before listening: the CLI lets go of the port it held while the database opened. */
+    beforeListen?: () => Promise<void>;
+  },
 ): Promise<RunningServer> {
   const { app, services } = await buildServer(options);
-  const address = await app.listen({ host: options.host, port: options.port });
+  await options.beforeListen?.();
+  let address: string;
+  try {
+    address = await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

@@ -1,12 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
+import { startServer } from '../../api/server.ts';
 import { AccountStore } from '../../api/store/accounts.ts';
 import { loadConfig } from '../../common/config.ts';
-import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { loadSample, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
+import { serveOnFreePort } from '../listen.ts';
 
 interface DemoArgs {
   db: string;
@@ -30,17 +28,11 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
   handler: async (args) => {
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-demo', level: config.env.LOG_LEVEL ?? 'warn' });
-    mkdirSync(dirname(args.db), { recursive: true });
-    const db = await openDb(args.db, SERVER_DB_OPTIONS);
+    // The port first: on a busy port nothing is created, no folder, no database, no sample data.
+    const { db, server } = await serveOnFreePort({ dbPath: args.db, host: args.host, port: args.port }, (db, port, beforeListen) =>
+      startServer({ db, log, jwtSecret: config.env.AGENTMETER_JWT_SECRET, host: args.host, port, beforeListen, batchAt: '00:15' }),
+    );
     const accounts = new AccountStore(db);
-    const server = await startServer({
-      db,
-      log,
-      jwtSecret: config.env.AGENTMETER_JWT_SECRET,
-      host: args.host,
-      port: args.port,
-      batchAt: '00:15',
-    });
     const say = (line: string) => process.stdout.write(`${line}\n`);
     let org = (await accounts.listOrgs()).find((o) => o.name === SAMPLE_ORG_NAME);
     if (!org) {

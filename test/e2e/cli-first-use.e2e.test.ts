@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, cliEnv, ROOT, runCli, runCliAsync } from '../helpers/processes.ts';
@@ -117,6 +118,36 @@ describe('collect and a key the server refuses', { timeout: 120_000 }, () => {
       expect(pending()).toBe(1);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('serve and demo on a busy port', { timeout: 120_000 }, () => {
+  it('one line on stderr, exit 1, and nothing created: no database file, no data folder, no sample data', async () => {
+    const busy = createNetServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as { port: number };
+    const dir = tempDir();
+    try {
+      const db = join(dir, 'new.duckdb');
+      const demoDb = join(dir, 'data', 'demo.duckdb');
+      const [serve, demo] = await Promise.all([
+        runCliAsync(['serve', '--db', db, '--port', String(port)]),
+        runCliAsync(['demo', '--db', demoDb, '--port', String(port)], { HOME: dir, AGENTMETER_HOME: join(dir, 'am') }),
+      ]);
+      for (const [name, run] of [
+        ['serve', serve],
+        ['demo', demo],
+      ] as const) {
+        expect(run.status, name).toBe(1);
+        expect(run.stderr, name).toBe(
+          `agentmeter: port ${port} on 127.0.0.1 is in use (another agentmeter server, or another program): stop it or choose another --port\n`,
+        );
+        expect(run.stdout, name).toBe('');
+      }
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
     }
   });
 });
