@@ -107,7 +107,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const decoders = workers > 0 ? new DecodePool(workers) : undefined;
   registerIngestRoutes(app, { ingest, decoders, authenticate: (r) => auth.authenticate(r) });
-  registerAccountRoutes(app, { accounts, auth });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });
   registerControlRoutes(app, { db: options.db, auth, accounts });
@@ -139,6 +138,21 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     return run;
   };
   registerBatchRoutes(app, { db: options.db, auth, pricingFile: options.pricingFile, runLocked });
+  // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
+  registerAccountRoutes(app, {
+    accounts,
+    auth,
+    db: options.db,
+    runBatch: (opts) =>
+      runLocked(() =>
+        runBatch(options.db, {
+          ...opts,
+          ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}),
+          // The server's clock (tests pin it) decides yesterday, the last day rebuilt.
+          ...(options.now ? { now: options.now() } : {}),
+        }),
+      ),
+  });
   const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);
   let timer: NodeJS.Timeout | undefined;
   if (options.batchAt) {

@@ -43,10 +43,15 @@ export interface BatchOptions {
   /** Rebuild this range (YYYY-MM-DD, inclusive) instead of what changed. */
   from?: string;
   to?: string;
+  /**
+   * Rebuild these days of one organization and the 29 days after each, up to yesterday (after records
+   * were erased: their days and the weekly and monthly active users that counted them).
+   */
+  days?: { orgId: string; days: string[] };
   /** "Now", for tests; the last day rebuilt in incremental mode is the day before it (UTC). */
   now?: Date;
   pricingFile?: string;
-  trigger: 'cli' | 'server' | 'schedule' | 'api' | 'demo';
+  trigger: 'cli' | 'server' | 'schedule' | 'api' | 'demo' | 'erase';
   log: Logger;
   /** Days per transaction (and per progress line). */
   chunkDays?: number;
@@ -54,7 +59,7 @@ export interface BatchOptions {
 
 export interface BatchReport {
   runId: number;
-  mode: 'incremental' | 'range';
+  mode: 'incremental' | 'range' | 'days';
   days: number;
   firstDay: string | null;
   lastDay: string | null;
@@ -156,6 +161,8 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
   const { log } = options;
   if ((options.from && !DAY.test(options.from)) || (options.to && !DAY.test(options.to)))
     throw new Error('--from and --to take YYYY-MM-DD');
+  if (options.days && (options.from || options.to)) throw new Error('a batch takes a range or a list of days, not both');
+  if (options.days?.days.some((d) => !DAY.test(d))) throw new Error('days are YYYY-MM-DD');
   const pricing = loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE);
   await loadReferenceTables(db, pricing);
   // Every query that needs an order says so; not keeping insertion order lets DuckDB build in parallel.
@@ -176,8 +183,17 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
     trigger: options.trigger,
   });
 
-  const mode: BatchReport['mode'] = options.from || options.to ? 'range' : 'incremental';
-  if (mode === 'range') {
+  const mode: BatchReport['mode'] = options.days ? 'days' : options.from || options.to ? 'range' : 'incremental';
+  if (options.days) {
+    // An empty list rebuilds nothing (string_split of '' would give one empty day).
+    await runFile(
+      db,
+      '13_rebuild_days',
+      { org: options.days.orgId, days: options.days.days.length ? options.days.days.join(',') : '1970-01-01', last_day: yesterday },
+      log,
+    );
+    if (!options.days.days.length) await db.run('DELETE FROM rebuild');
+  } else if (mode === 'range') {
     const from = options.from ?? options.to!;
     const to = options.to ?? yesterday;
     if (from > to) throw new Error(`--from ${from} is after --to ${to}`);
