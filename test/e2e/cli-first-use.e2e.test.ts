@@ -6,7 +6,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, cliEnv, ROOT, runCli, runCliAsync } from '../helpers/processes.ts';
+import { CLI, cliEnv, ROOT, runCli, runCliAsync, seedAccount, startServerProcess } from '../helpers/processes.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -148,6 +148,48 @@ describe('serve and demo on a busy port', { timeout: 120_000 }, () => {
       expect(readdirSync(dir)).toEqual([]);
     } finally {
       await new Promise((resolve) => busy.close(resolve));
+    }
+  });
+});
+
+describe('users list and users remove from the CLI', { timeout: 300_000 }, () => {
+  it('with --db and through the running server: list, remove (owners only, never the last owner), --erase', async () => {
+    const db = join(tempDir(), 'users.duckdb');
+    const { org, key: ownerKey } = seedAccount(db, 'owner', 'ana@example.com');
+    seedAccount(db, 'member', 'bo@example.com', org);
+    seedAccount(db, 'member', 'cy@example.com', org);
+
+    const listed = runCli(['users', 'list', '--db', db, '--org', org, '--json']);
+    expect(listed.status, listed.stderr).toBe(0);
+    const users = JSON.parse(listed.stdout) as { id: string; email: string; role: string; activeKeys: number }[];
+    expect(users.map((u) => [u.email, u.role, u.activeKeys])).toEqual([
+      ['ana@example.com', 'owner', 1],
+      ['bo@example.com', 'member', 1],
+      ['cy@example.com', 'member', 1],
+    ]);
+    const lastOwner = runCli(['users', 'remove', 'ana@example.com', '--db', db, '--org', org]);
+    expect(lastOwner.status).toBe(1);
+    expect(lastOwner.stderr).toContain('last owner');
+    const removed = runCli(['users', 'remove', 'bo@example.com', '--erase', '--db', db, '--org', org]);
+    expect(removed.status, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(`removed ${users[1]!.id}: 1 API key and 0 computers revoked`);
+    expect(removed.stdout).toContain('erased 0 hook events');
+
+    const server = await startServerProcess(db);
+    try {
+      const env = { AGENTMETER_SERVER: server.url, AGENTMETER_API_KEY: ownerKey };
+      const remote = await runCliAsync(['users', 'list'], env);
+      expect(remote.status, remote.stderr).toBe(0);
+      expect(remote.stdout).toContain('ana@example.com\towner\t1 active key');
+      expect(remote.stdout).not.toContain('bo@example.com');
+      const gone = await runCliAsync(['users', 'remove', users[2]!.id], env);
+      expect(gone.status, gone.stderr).toBe(0);
+      expect(gone.stdout).toBe(`removed ${users[2]!.id}: 1 API key and 0 computers revoked\n`);
+      const again = await runCliAsync(['users', 'remove', users[2]!.id], env);
+      expect(again.status).toBe(1);
+      expect(again.stderr).toContain('server answered 404');
+    } finally {
+      await server.stop();
     }
   });
 });
