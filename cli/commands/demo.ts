@@ -3,7 +3,7 @@ import { startServer } from '../../api/server.ts';
 import { AccountStore } from '../../api/store/accounts.ts';
 import { loadConfig } from '../../common/config.ts';
 import { createLogger } from '../../common/logger.ts';
-import { loadSample, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
+import { loadSample, newDemoKey, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
 import { serveOnFreePort } from '../listen.ts';
 
 interface DemoArgs {
@@ -49,8 +49,10 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       )
     )[0]!;
     const manager = (await accounts.getUser(org.id, managers.id))!;
-    // A new key each start: keys are stored only as hashes, so an old one cannot be shown again.
-    const { key } = await accounts.createKey(manager, `demo ${new Date().toISOString()}`);
+    // A new key each start (keys are stored only as hashes, so an old one cannot be shown again); the
+    // keys the demo minted before, this start's sample collector keys included, are revoked.
+    const { key } = await newDemoKey(db, accounts, org, manager);
+    server.services.auth.invalidate();
     const end = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const start = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
     say(
@@ -58,7 +60,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
         '',
         `agentmeter is serving ${args.db} on ${server.url}`,
         `organization: ${org.id} (${org.name})`,
-        `manager key for ${manager.email} (new each start):`,
+        `manager key for ${manager.email} (new each start; the previous one is revoked):`,
         `  ${key}`,
         'try:',
         `  curl -s -H "Authorization: Bearer ${key}" "${server.url}/api/v1/analytics/activity?startDate=${start}&endDate=${end}"`,
