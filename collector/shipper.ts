@@ -38,14 +38,18 @@ export function encodeBatch(records: readonly WireRecord[]): Buffer {
 /** Longest one request may take: a half-open connection must not stall the collector for good. */
 export const REQUEST_TIMEOUT_MS = 60_000;
 
+/**
+ * `deadline` is the longest the request may take in ms, or a signal that ends it (tests fire it on an
+ * event instead of waiting for a clock).
+ */
 export async function postBatch(
   server: string,
   apiKey: string,
   body: Buffer,
   signal?: AbortSignal,
-  timeoutMs = REQUEST_TIMEOUT_MS,
+  deadline: number | AbortSignal = REQUEST_TIMEOUT_MS,
 ): Promise<IngestResponse> {
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const timeout = typeof deadline === 'number' ? AbortSignal.timeout(deadline) : deadline;
   let response: Response;
   try {
     response = await fetch(new URL(INGEST_PATH, server), {
