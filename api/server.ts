@@ -80,6 +80,8 @@ export interface Services {
   runBatch: (options: BatchOptions) => Promise<BatchReport>;
   /** Removes sessions past their organization's sessionRetentionDays (the daily run does this too). */
   applySessionRetention: () => Promise<number>;
+  /** Wakes computers' long-polls; tests read how many wait. */
+  workSignal: WorkSignal;
 }
 
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
@@ -188,7 +190,14 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   await app.ready();
   return {
     app,
-    services: { accounts, auth, ingest, runBatch: (opts) => runLocked(() => runBatch(options.db, opts)), applySessionRetention: retention },
+    services: {
+      accounts,
+      auth,
+      ingest,
+      runBatch: (opts) => runLocked(() => runBatch(options.db, opts)),
+      applySessionRetention: retention,
+      workSignal: sessionDeps.signal,
+    },
   };
 }
 
