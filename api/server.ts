@@ -89,6 +89,8 @@ export interface Services {
   runBatch: (options: BatchOptions) => Promise<BatchReport>;
   /** Removes sessions past their organization's sessionRetentionDays (the daily run does this too). */
   applySessionRetention: () => Promise<number>;
+  /** Wakes computers' long-polls; tests read how many wait. */
+  workSignal: WorkSignal;
 }
 
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
@@ -134,7 +136,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const decoders = workers > 0 ? new DecodePool(workers) : undefined;
   registerIngestRoutes(app, { ingest, decoders, authenticate: (r) => auth.authenticate(r) });
-  registerAccountRoutes(app, { accounts, auth });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });
   registerControlRoutes(app, { db: options.db, auth, accounts });
@@ -165,6 +166,21 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     return run;
   };
   registerBatchRoutes(app, { db: options.db, auth, pricingFile: options.pricingFile, runLocked });
+  // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
+  registerAccountRoutes(app, {
+    accounts,
+    auth,
+    db: options.db,
+    runBatch: (opts) =>
+      runLocked(() =>
+        runBatch(options.db, {
+          ...opts,
+          ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}),
+          // The server's clock (tests pin it) decides yesterday, the last day rebuilt.
+          ...(options.now ? { now: options.now() } : {}),
+        }),
+      ),
+  });
   const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);
   let timer: NodeJS.Timeout | undefined;
   if (options.batchAt) {
@@ -200,7 +216,14 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   await app.ready();
   return {
     app,
-    services: { accounts, auth, ingest, runBatch: (opts) => runLocked(() => runBatch(options.db, opts)), applySessionRetention: retention },
+    services: {
+      accounts,
+      auth,
+      ingest,
+      runBatch: (opts) => runLocked(() => runBatch(options.db, opts)),
+      applySessionRetention: retention,
+      workSignal: sessionDeps.signal,
+    },
   };
 }
 
@@ -213,10 +236,23 @@ export interface RunningServer {
 
 /** Listens and installs SIGINT/SIGTERM handlers that close the server, then the database. */
 export async function startServer(
-  options: ServerOptions & { host: string; port: number; handleSignals?: boolean },
+  options: ServerOptions & {
+    host: string;
+    port: number;
+    handleSignals?: boolean;
+    /** Runs right before listening: the CLI lets go of the port it held while the database opened. */
+    beforeListen?: () => Promise<void>;
+  },
 ): Promise<RunningServer> {
   const { app, services } = await buildServer(options);
-  const address = await app.listen({ host: options.host, port: options.port });
+  await options.beforeListen?.();
+  let address: string;
+  try {
+    address = await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

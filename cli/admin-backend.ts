@@ -1,10 +1,13 @@
 // Admin commands work two ways: on the database file directly (--db, server stopped) or through a
 // running server with an owner or manager key (--server/--key), since DuckDB allows one writing process.
 import { z } from 'zod';
-import { AccountStore, KEY_KINDS, type KeyKind, type Role } from '../api/store/accounts.ts';
+import { AccountStore, KEY_KINDS, type KeyKind, Role } from '../api/store/accounts.ts';
+import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser, type UserListing } from '../api/users/remove.ts';
 import { type Db, openDb } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';
 import type { OrgId } from '../common/ids.ts';
+import { createLogger } from '../common/logger.ts';
+import { runBatch } from '../pipeline/batch.ts';
 import { callServer } from './server-call.ts';
 
 export interface KeyView {
@@ -25,8 +28,31 @@ export interface AdminBackend {
   createKey(input: { org?: string; user: string; name?: string }): Promise<{ apiKey: string; key: KeyView }>;
   listKeys(input: { org?: string; user: string }): Promise<KeyView[]>;
   revokeKey(input: { org?: string; keyId: string }): Promise<boolean>;
+  listUsers(input: { org?: string }): Promise<UserListing[]>;
+  removeUser(input: { org?: string; user: string; erase: boolean }): Promise<RemovalView>;
   close(): Promise<void>;
 }
+
+/** What a removal did, as the server answers it. */
+export const RemovalView = z.object({
+  userId: z.string(),
+  keysRevoked: z.number(),
+  computersRevoked: z.number(),
+  erased: z
+    .object({ events: z.number(), usage: z.number(), assistantMessages: z.number(), sessions: z.number(), sessionMessages: z.number() })
+    .nullable(),
+  daysRebuilt: z.number(),
+});
+export type RemovalView = z.infer<typeof RemovalView>;
+
+const UserListingSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: Role,
+  createdAt: z.string(),
+  lastSignInAt: z.string().nullable(),
+  activeKeys: z.number(),
+});
 
 const view = (k: {
   id: string;
@@ -101,6 +127,26 @@ export class LocalBackend implements AdminBackend {
     return this.accounts.revokeKey(orgId, input.keyId);
   }
 
+  async listUsers(input: { org?: string }) {
+    return listUsers(this.db, await this.org(input.org));
+  }
+
+  /** With the database file, the operator acts as an owner; the last owner still stays. */
+  async removeUser(input: { org?: string; user: string; erase: boolean }): Promise<RemovalView> {
+    const orgId = await this.org(input.org);
+    const user = await this.user(orgId, input.user);
+    const refusal = removalRefusal('operator', user, await ownerCount(this.db, orgId));
+    if (refusal) throw new UserError(refusal);
+    const report = await removeUser(this.db, user, input.erase);
+    const log = createLogger({ name: 'agentmeter-admin' });
+    const rebuilt = report.erasureDays.length
+      ? await runBatch(this.db, { trigger: 'erase', log, days: { orgId, days: report.erasureDays } })
+      : undefined;
+    logRemoval(log, orgId, report, rebuilt?.days ?? 0);
+    const { erasureDays: _days, ...rest } = report;
+    return { ...rest, daysRebuilt: rebuilt?.days ?? 0 };
+  }
+
   close() {
     return this.db.close();
   }
@@ -168,6 +214,16 @@ export class RemoteBackend implements AdminBackend {
   async revokeKey(input: { org?: string; keyId: string }) {
     await this.checkOrg(input.org);
     return (await this.call('DELETE', `/api/v0/admin/keys/${encodeURIComponent(input.keyId)}`, z.object({ revoked: z.boolean() }))).revoked;
+  }
+
+  async listUsers(input: { org?: string }) {
+    await this.checkOrg(input.org);
+    return (await this.call('GET', '/api/v0/admin/users', z.object({ users: z.array(UserListingSchema) }))).users;
+  }
+
+  async removeUser(input: { org?: string; user: string; erase: boolean }) {
+    await this.checkOrg(input.org);
+    return this.call('DELETE', `/api/v0/admin/users/${encodeURIComponent(input.user)}${input.erase ? '?erase=true' : ''}`, RemovalView);
   }
 
   async close() {}

@@ -52,6 +52,8 @@ export interface DrainResult {
   leftAlone: number;
   /** Set when a batch could not be shipped; what was not shipped stays in the spool. */
   error?: string;
+  /** The server refused the key (401/403): retrying cannot help, so nothing was retried. */
+  refused?: boolean;
 }
 
 export class Collector {
@@ -134,6 +136,7 @@ export class Collector {
               shipped: total.shipped,
               quarantined: total.quarantined + current.batch.quarantined + (next?.batch.quarantined ?? 0),
               error: sent.error,
+              ...(sent.refused ? { refused: true } : {}),
             };
           }
           const done = this.acknowledge(current, sent.answer, sent.ms);
@@ -179,7 +182,10 @@ export class Collector {
   }
 
   /** Posts a batch until the server acknowledges it, retrying with backoff up to maxAttempts. */
-  private async send(prepared: PreparedBatch, maxAttempts: number): Promise<{ answer: IngestResponse; ms: number } | { error: string }> {
+  private async send(
+    prepared: PreparedBatch,
+    maxAttempts: number,
+  ): Promise<{ answer: IngestResponse; ms: number } | { error: string; refused?: boolean }> {
     const { log } = this.options;
     if (!prepared.body) return { answer: { received: 0, stored: 0, duplicates: 0, rejected: [] }, ms: 0 };
     let faults = 0;
@@ -202,6 +208,11 @@ export class Collector {
         this.state.lastError = message;
         this.state.lastErrorAt = Date.now();
         saveState(this.options.agentmeterHome, this.state);
+        // A refused key stays refused: say so at once instead of retrying what cannot succeed.
+        if (error instanceof ShipError && error.refused) {
+          log.error({ status: error.status }, message);
+          return { error: message, refused: true };
+        }
         if (this.stopping || attempt + 1 >= maxAttempts) {
           log.error({ error: message, attempts: attempt + 1 }, 'batch not shipped; it stays in the spool');
           return { error: message };
@@ -300,10 +311,21 @@ export class Collector {
     saveState(this.options.agentmeterHome, this.state);
   }
 
-  /** Watches the spool and ships until stop(). A partial batch waits at most maxAgeMs. */
-  async run(): Promise<void> {
+  /**
+   * Watches the spool and ships until stop(). A partial batch waits at most maxAgeMs. Ends by itself when
+   * the server refuses the key (401/403), with that reason: a daemon retrying a refused key forever would
+   * only fill its log, while a service manager shows an exit and its message.
+   */
+  async run(): Promise<{ refused?: string }> {
     const { log } = this.options;
     log.info({ spool: this.dirs.new, server: this.options.server }, 'collector started');
+    let refused: string | undefined;
+    const drainNow = () =>
+      void this.drain(Number.POSITIVE_INFINITY).then((result) => {
+        if (!result.refused || refused) return;
+        refused = result.error;
+        this.stop();
+      });
     let pending = 0;
     const schedule = (immediate: boolean) => {
       if (this.stopping) return;
@@ -311,12 +333,12 @@ export class Collector {
         if (this.timer) clearTimeout(this.timer);
         this.timer = undefined;
         pending = 0;
-        void this.drain(Number.POSITIVE_INFINITY);
+        drainNow();
       } else if (!this.timer) {
         this.timer = setTimeout(() => {
           this.timer = undefined;
           pending = 0;
-          void this.drain(Number.POSITIVE_INFINITY);
+          drainNow();
         }, this.maxAgeMs);
       }
     };
@@ -337,6 +359,7 @@ export class Collector {
     await this.draining?.catch(() => undefined);
     await this.close();
     log.info('collector stopped');
+    return refused ? { refused } : {};
   }
 
   stop(): void {

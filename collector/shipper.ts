@@ -15,6 +15,18 @@ export class ShipError extends Error {
   ) {
     super(message);
   }
+
+  /** The server refused the credential (401) or what it may do (403): no retry can succeed, a person must act. */
+  get refused(): boolean {
+    return this.status === 401 || this.status === 403;
+  }
+}
+
+/** What to tell the person when the server refuses the key: the status, and what to do about it. */
+export function refusalMessage(status: 401 | 403, detail: string): string {
+  return status === 401
+    ? `the server refused the API key (401: ${detail}): check --key / AGENTMETER_API_KEY (mistyped, revoked, or for another server); nothing was retried`
+    : `the server refused this API key the right to send events (403: ${detail}): use a key of your own user; nothing was retried`;
 }
 
 export function encodeBatch(records: readonly WireRecord[]): Buffer {
@@ -26,14 +38,18 @@ export function encodeBatch(records: readonly WireRecord[]): Buffer {
 /** Longest one request may take: a half-open connection must not stall the collector for good. */
 export const REQUEST_TIMEOUT_MS = 60_000;
 
+/**
+ * `deadline` is the longest the request may take in ms, or a signal that ends it (tests fire it on an
+ * event instead of waiting for a clock).
+ */
 export async function postBatch(
   server: string,
   apiKey: string,
   body: Buffer,
   signal?: AbortSignal,
-  timeoutMs = REQUEST_TIMEOUT_MS,
+  deadline: number | AbortSignal = REQUEST_TIMEOUT_MS,
 ): Promise<IngestResponse> {
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const timeout = typeof deadline === 'number' ? AbortSignal.timeout(deadline) : deadline;
   let response: Response;
   try {
     response = await fetch(new URL(INGEST_PATH, server), {
@@ -59,6 +75,8 @@ export async function postBatch(
     const detail = errorDetail(text);
     // 401/403 need a person (a revoked key); 413 would repeat forever: none of them is retried blindly.
     const retryable = response.status >= 500 || response.status === 429 || response.status === 408;
+    if (response.status === 401 || response.status === 403)
+      throw new ShipError(refusalMessage(response.status, detail), false, response.status);
     throw new ShipError(`server answered ${response.status}: ${detail}`, retryable, response.status);
   }
   const parsed = IngestResponse.safeParse(JSON.parse(text));

@@ -9,6 +9,9 @@ export type SessionId = Brand<string, 'SessionId'>;
 
 export const newOrgId = (): OrgId => `org_${randomBytes(8).toString('hex')}` as OrgId;
 export const newUserId = (): UserId => `usr_${randomBytes(8).toString('hex')}` as UserId;
+/** The form of every user id newUserId makes: a value of another form names no user. */
+export const USER_ID_PATTERN = /^usr_[0-9a-f]{16}$/;
+export const isUserId = (value: string): value is UserId => USER_ID_PATTERN.test(value);
 export const newApiKeyId = (): ApiKeyId => `key_${randomBytes(8).toString('hex')}` as ApiKeyId;
 export const newRequestId = (): string => randomUUID();
 export type ComputerId = Brand<string, 'ComputerId'>;

@@ -44,10 +44,15 @@ export interface BatchOptions {
   /** Rebuild this range (YYYY-MM-DD, inclusive) instead of what changed. */
   from?: string;
   to?: string;
+  /**
+   * Rebuild these days of one organization and the 29 days after each, up to yesterday (after records
+   * were erased: their days and the weekly and monthly active users that counted them).
+   */
+  days?: { orgId: string; days: string[] };
   /** "Now", for tests; the last day rebuilt in incremental mode is the day before it (UTC). */
   now?: Date;
   pricingFile?: string;
-  trigger: 'cli' | 'server' | 'schedule' | 'api' | 'demo';
+  trigger: 'cli' | 'server' | 'schedule' | 'api' | 'demo' | 'erase';
   log: Logger;
   /** Days per transaction (and per progress line). */
   chunkDays?: number;
@@ -55,7 +60,7 @@ export interface BatchOptions {
 
 export interface BatchReport {
   runId: number;
-  mode: 'incremental' | 'range';
+  mode: 'incremental' | 'range' | 'days';
   days: number;
   firstDay: string | null;
   lastDay: string | null;
@@ -180,6 +185,8 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
   const { log } = options;
   const problem = batchRangeProblem(options.from, options.to, yesterdayOf(options.now ?? new Date()));
   if (problem) throw new Error(problem);
+  if (options.days && (options.from || options.to)) throw new Error('a batch takes a range or a list of days, not both');
+  if (options.days?.days.some((d) => !DAY.test(d))) throw new Error('days are YYYY-MM-DD');
   const pricing = loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE);
   await loadReferenceTables(db, pricing);
   // Every query that needs an order says so; not keeping insertion order lets DuckDB build in parallel.
@@ -200,8 +207,17 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
     trigger: options.trigger,
   });
 
-  const mode: BatchReport['mode'] = options.from || options.to ? 'range' : 'incremental';
-  if (mode === 'range') {
+  const mode: BatchReport['mode'] = options.days ? 'days' : options.from || options.to ? 'range' : 'incremental';
+  if (options.days) {
+    // An empty list rebuilds nothing (string_split of '' would give one empty day).
+    await runFile(
+      db,
+      '13_rebuild_days',
+      { org: options.days.orgId, days: options.days.days.length ? options.days.days.join(',') : '1970-01-01', last_day: yesterday },
+      log,
+    );
+    if (!options.days.days.length) await db.run('DELETE FROM rebuild');
+  } else if (mode === 'range') {
     const from = options.from ?? options.to!;
     const to = options.to ?? yesterday;
     await runFile(db, '12_rebuild_range', { from_day: from, to_day: to }, log);

@@ -4,7 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AccountStore, Org } from '../api/store/accounts.ts';
+import type { AccountStore, Org, User } from '../api/store/accounts.ts';
+import type { Db } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
 import type { BatchOptions, BatchReport } from '../pipeline/batch.ts';
 import { generate } from './generator.ts';
@@ -12,6 +13,32 @@ import { replay } from './replay.ts';
 
 export const SAMPLE_ORG_NAME = 'Sample organization (generated)';
 export const SAMPLE_SEED = 20261121;
+/** The names of the keys the demo mints, so that the next start can revoke them and no other key. */
+export const SAMPLE_COLLECTOR_KEY_NAME = 'sample collector';
+export const DEMO_KEY_NAME_PREFIX = 'agentmeter demo ';
+
+/**
+ * Revokes the keys the demo minted in the sample organization: the manager key printed at each start and
+ * the sample users' collector keys (used only while the sample loads). Keys are stored as hashes, so the
+ * demo cannot show an old key again; it mints a new one each start, and without this every `npm start`
+ * left one more valid key behind. Only the sample organization, and only these names (`demo <time>` is
+ * what earlier versions named the manager key); a key an admin created keeps working.
+ */
+const REVOKE_DEMO_KEYS = `UPDATE api_keys SET revoked_at = now()
+  WHERE org_id = $org AND revoked_at IS NULL
+    AND (name = $collector OR starts_with(name, $prefix) OR regexp_full_match(name, 'demo [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z'))`;
+
+export async function revokeDemoKeys(db: Db, org: Org): Promise<number> {
+  if (org.name !== SAMPLE_ORG_NAME) throw new Error(`${org.id} is not the sample organization`);
+  return db.run(REVOKE_DEMO_KEYS, { org: org.id, collector: SAMPLE_COLLECTOR_KEY_NAME, prefix: DEMO_KEY_NAME_PREFIX });
+}
+
+/** The demo's manager key for this start: the demo's earlier keys revoked, a new one minted. */
+export async function newDemoKey(db: Db, accounts: AccountStore, org: Org, manager: User): Promise<{ key: string; revoked: number }> {
+  const revoked = await revokeDemoKeys(db, org);
+  const { key } = await accounts.createKey(manager, `${DEMO_KEY_NAME_PREFIX}${new Date().toISOString()}`);
+  return { key, revoked };
+}
 
 export interface LoadOptions {
   accounts: AccountStore;
@@ -33,7 +60,7 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
   const keys: string[] = [];
   for (const user of plan.users) {
     const created = await options.accounts.createUser({ orgId: org.id, email: user.email, role: user.role });
-    keys.push((await options.accounts.createKey(created, 'sample collector')).key);
+    keys.push((await options.accounts.createKey(created, SAMPLE_COLLECTOR_KEY_NAME)).key);
   }
   const workDir = mkdtempSync(join(tmpdir(), 'agentmeter-sample-'));
   const progress = options.progress ?? (() => undefined);

@@ -3,6 +3,7 @@
 // group_by, limit 1-100. Pure: "today" is passed in.
 import { z } from 'zod';
 import { badRequest } from '../../common/errors.ts';
+import { isUserId } from '../../common/ids.ts';
 import { parseDay } from '../../common/time.ts';
 
 export const EARLIEST_DATE = '2026-01-14';
@@ -131,6 +132,13 @@ export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date)
     if (limit !== undefined) result.limit = Number(limit);
     const cursor = one('cursor');
     if (cursor !== undefined) result.cursor = cursor;
+    if (cursor !== undefined) {
+      // The cursor is the last user id of a page; anything else would silently page from a place that
+      // is no user (before every id: the first page again; after every id: an empty one).
+      if (!isUserId(cursor))
+        throw badRequest(`cursor must be a user id (usr_ and 16 hex digits) taken from meta.next_cursor; got "${cursor.slice(0, 40)}"`);
+      result.cursor = cursor;
+    }
   }
   return result;
 }

@@ -26,6 +26,11 @@ export class WorkSignal {
     });
   }
 
+  /** Long-polls of the computer waiting now (tests wait for one to be parked before sending work). */
+  waiting(computer: string): number {
+    return this.waiters.get(computer)?.size ?? 0;
+  }
+
   notify(computer: string): void {
     for (const wake of [...(this.waiters.get(computer) ?? [])]) wake();
   }

@@ -6,9 +6,13 @@
 // with a new user is an invitation its user exchanges once for their own (personal) key.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden, HttpError, notFound, unauthorized } from '../../common/errors.ts';
-import type { Authenticator } from '../auth.ts';
+import type { Logger } from '../../common/logger.ts';
+import type { BatchOptions, BatchReport } from '../../pipeline/batch.ts';
+import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
 import { type AccountStore, type ApiKeyInfo, type Principal, ROLE_RANK, Role, type User } from '../store/accounts.ts';
+import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser } from '../users/remove.ts';
 
 export const CreateUserBody = z.strictObject({
   email: z.email(),
@@ -21,10 +25,14 @@ export const CreateKeyBody = z.strictObject({ name: z.string().max(200).optional
 /** A user id (usr_…) or an e-mail address. */
 export const UserParams = z.strictObject({ userId: z.string().min(1).max(320) });
 export const KeyParams = z.strictObject({ keyId: z.string().min(1).max(64) });
+export const RemoveQuery = z.strictObject({ erase: z.enum(['true', 'false']).optional() });
 
 export interface AccountRouteDeps {
   accounts: AccountStore;
   auth: Authenticator;
+  db: Db;
+  /** The server's batch (one at a time): an erasure rebuilds the days it touched. */
+  runBatch: (options: Omit<BatchOptions, 'pricingFile'>) => Promise<BatchReport>;
 }
 
 const publicUser = (u: User) => ({ id: u.id, email: u.email, role: u.role, createdAt: u.created_at });
@@ -117,6 +125,42 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
     deps.auth.invalidate();
     request.log.info({ actor: actor.userId, key: keyId, revoked }, 'api key revoked');
     return { key: publicKey((await deps.accounts.getKey(actor.orgId, keyId))!), revoked };
+  });
+
+  app.get('/api/v0/admin/users', async (request) => {
+    const actor = await who(request);
+    requireRole(actor, ADMIN_ROLES, 'Listing users with their roles');
+    return { users: await listUsers(deps.db, actor.orgId) };
+  });
+
+  // Owners only (see removalRefusal). ?erase=true also deletes the user's data and rebuilds the days it
+  // was on, before answering: when the answer comes, no figure counts the user any more.
+  app.delete('/api/v0/admin/users/:userId', async (request) => {
+    const actor = await who(request);
+    const { userId } = UserParams.parse(request.params);
+    const { erase } = RemoveQuery.parse(request.query ?? {});
+    if (actor.role !== 'owner') throw forbidden(removalRefusal(actor, { role: 'guest' }, 2)!);
+    const user = userId.includes('@')
+      ? await deps.accounts.findUserByEmail(actor.orgId, userId)
+      : await deps.accounts.getUser(actor.orgId, userId);
+    if (!user) throw notFound(`no user ${userId.slice(0, 100)}`);
+    const refusal = removalRefusal(actor, user, await ownerCount(deps.db, actor.orgId));
+    if (refusal) throw new HttpError(409, refusal);
+    const report = await removeUser(deps.db, user, erase === 'true');
+    deps.auth.invalidate();
+    // Fastify's logger is the server's pino logger; its type only lacks members these calls never use.
+    const log = request.log as unknown as Logger;
+    const rebuilt = report.erasureDays.length
+      ? await deps.runBatch({ trigger: 'erase', log, days: { orgId: actor.orgId, days: report.erasureDays } })
+      : undefined;
+    logRemoval(log, actor.orgId, report, rebuilt?.days ?? 0, actor.userId);
+    return {
+      userId: report.userId,
+      keysRevoked: report.keysRevoked,
+      computersRevoked: report.computersRevoked,
+      erased: report.erased,
+      daysRebuilt: rebuilt?.days ?? 0,
+    };
   });
 
   app.get('/api/v0/admin/whoami', async (request) => {

@@ -5,12 +5,17 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden } from '../../common/errors.ts';
+import { USER_ID_PATTERN } from '../../common/ids.ts';
 import type { Authenticator } from '../auth.ts';
 import { limitParam } from '../query.ts';
 
 export const PageQuery = z.strictObject({
   limit: limitParam.optional(),
-  cursor: z.string().min(1).max(64).optional(),
+  // A user id taken from pagination.nextCursor; any other value would page from a place that is no user.
+  cursor: z
+    .string()
+    .regex(USER_ID_PATTERN, 'cursor must be a user id (usr_ and 16 hex digits) taken from pagination.nextCursor')
+    .optional(),
 });
 
 export const OrganizationUser = z.object({

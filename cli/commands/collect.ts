@@ -79,10 +79,13 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       process.stdout.write(
         `shipped ${result.shipped}, quarantined ${result.quarantined}${result.leftAlone ? `, left alone ${result.leftAlone} (not the hook's files: see collect status)` : ''}${result.error ? `, not shipped: ${result.error}` : ''}\n`,
       );
+      if (result.refused) process.stderr.write(`agentmeter: ${result.error}\n`);
       process.exit(result.error ? 1 : 0);
     }
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => collector.stop());
-    await collector.run();
+    const ended = await collector.run();
+    // The spool keeps every event; the collector exits non-zero so its service manager shows why.
+    if (ended.refused) throw new UserError(`collector stopped: ${ended.refused}`);
     // Stopped in order (the last batch acknowledged, the state saved): exit now. chokidar can leave a
     // file watcher behind when files arrive while it closes, and that must not keep a stopped daemon alive.
     process.exit(0);

@@ -1,12 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
+import { startServer } from '../../api/server.ts';
 import { AccountStore } from '../../api/store/accounts.ts';
 import { DEFAULT_JWT_MAX_LIFETIME, lifetimeSeconds, loadConfig } from '../../common/config.ts';
-import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
-import { loadSample, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
+import { loadSample, newDemoKey, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
+import { serveOnFreePort } from '../listen.ts';
 
 interface DemoArgs {
   db: string;
@@ -30,21 +28,23 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
   handler: async (args) => {
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-demo', level: config.env.LOG_LEVEL ?? 'warn' });
-    mkdirSync(dirname(args.db), { recursive: true });
-    const db = await openDb(args.db, SERVER_DB_OPTIONS);
+    // The port first: on a busy port nothing is created, no folder, no database, no sample data.
+    const { db, server } = await serveOnFreePort({ dbPath: args.db, host: args.host, port: args.port }, (db, port, beforeListen) =>
+      startServer({
+        db,
+        log,
+        jwtSecret: config.env.AGENTMETER_JWT_SECRET,
+        jwtMaxLifetimeSeconds: lifetimeSeconds(
+          config.env.AGENTMETER_JWT_MAX_LIFETIME ?? DEFAULT_JWT_MAX_LIFETIME,
+          'AGENTMETER_JWT_MAX_LIFETIME',
+        ),
+        host: args.host,
+        port,
+        beforeListen,
+        batchAt: '00:15',
+      }),
+    );
     const accounts = new AccountStore(db);
-    const server = await startServer({
-      db,
-      log,
-      jwtSecret: config.env.AGENTMETER_JWT_SECRET,
-      jwtMaxLifetimeSeconds: lifetimeSeconds(
-        config.env.AGENTMETER_JWT_MAX_LIFETIME ?? DEFAULT_JWT_MAX_LIFETIME,
-        'AGENTMETER_JWT_MAX_LIFETIME',
-      ),
-      host: args.host,
-      port: args.port,
-      batchAt: '00:15',
-    });
     const say = (line: string) => process.stdout.write(`${line}\n`);
     let org = (await accounts.listOrgs()).find((o) => o.name === SAMPLE_ORG_NAME);
     if (!org) {
@@ -61,8 +61,10 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       )
     )[0]!;
     const manager = (await accounts.getUser(org.id, managers.id))!;
-    // A new key each start: keys are stored only as hashes, so an old one cannot be shown again.
-    const { key } = await accounts.createKey(manager, `demo ${new Date().toISOString()}`);
+    // A new key each start (keys are stored only as hashes, so an old one cannot be shown again); the
+    // keys the demo minted before, this start's sample collector keys included, are revoked.
+    const { key } = await newDemoKey(db, accounts, org, manager);
+    server.services.auth.invalidate();
     const end = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const start = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
     say(
@@ -70,7 +72,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
         '',
         `agentmeter is serving ${args.db} on ${server.url}`,
         `organization: ${org.id} (${org.name})`,
-        `manager key for ${manager.email} (new each start):`,
+        `manager key for ${manager.email} (new each start; the previous one is revoked):`,
         `  ${key}`,
         'try:',
         `  curl -s -H "Authorization: Bearer ${key}" "${server.url}/api/v1/analytics/activity?startDate=${start}&endDate=${end}"`,

@@ -1,10 +1,10 @@
 import type { CommandModule } from 'yargs';
 import { DEFAULT_CACHE_LIMITS } from '../../api/analytics/cache.ts';
 import { MetricsToken, MIN_TOKEN_LENGTH } from '../../api/metrics/metrics.ts';
-import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
+import { startServer } from '../../api/server.ts';
 import { DEFAULT_JWT_MAX_LIFETIME, lifetimeSeconds, loadConfig } from '../../common/config.ts';
-import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
+import { serveOnFreePort } from '../listen.ts';
 
 const MIB = 1024 * 1024;
 
@@ -77,20 +77,22 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
   handler: async (args) => {
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-server', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
-    const db = await openDb(args.db, SERVER_DB_OPTIONS);
-    const server = await startServer({
-      db,
-      log,
-      jwtSecret: config.env.AGENTMETER_JWT_SECRET,
-      jwtMaxLifetimeSeconds: lifetimeSeconds(args['jwt-max-lifetime'], '--jwt-max-lifetime'),
-      host: args.host,
-      port: args.port,
-      batchAt: args.batch ? args['batch-at'] : null,
-      pricingFile: args.pricing,
-      cache: { maxEntries: args['cache-entries'], maxBytes: Math.floor(args['cache-mb'] * MIB) },
-      decodeWorkers: args['decode-workers'],
-      metricsToken: args['metrics-token'] ?? config.env.AGENTMETER_METRICS_TOKEN,
-    });
+    const { server } = await serveOnFreePort({ dbPath: args.db, host: args.host, port: args.port }, (db, port, beforeListen) =>
+      startServer({
+        db,
+        log,
+        jwtSecret: config.env.AGENTMETER_JWT_SECRET,
+        jwtMaxLifetimeSeconds: lifetimeSeconds(args['jwt-max-lifetime'], '--jwt-max-lifetime'),
+        host: args.host,
+        port,
+        beforeListen,
+        batchAt: args.batch ? args['batch-at'] : null,
+        pricingFile: args.pricing,
+        cache: { maxEntries: args['cache-entries'], maxBytes: Math.floor(args['cache-mb'] * MIB) },
+        decodeWorkers: args['decode-workers'],
+        metricsToken: args['metrics-token'] ?? config.env.AGENTMETER_METRICS_TOKEN,
+      }),
+    );
     log.info({ url: server.url, db: args.db }, 'listening');
     // The URL on stdout (alone on its line) lets scripts and tests find a server started with --port 0.
     process.stdout.write(`agentmeter listening on ${server.url}\n`);

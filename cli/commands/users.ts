@@ -38,6 +38,65 @@ export const usersCommand: CommandModule = {
           }
         },
       )
+      .command<TargetArgs & { json?: boolean }>(
+        'list',
+        'List the users of the organization with their roles and active keys',
+        (c) =>
+          targetOptions(c)
+            .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
+            .example('$0 users list --db a.duckdb --org org_123', 'With the server stopped')
+            .example(
+              '$0 users list --server http://127.0.0.1:8080 --key am_OWNER',
+              'Through a running server (owner or manager key)',
+            ) as never,
+        async (args) => {
+          const backend = await adminBackend(args);
+          try {
+            const users = await backend.listUsers(args.org ? { org: args.org } : {});
+            if (args.json) process.stdout.write(`${JSON.stringify(users, null, 2)}\n`);
+            else
+              for (const u of users)
+                process.stdout.write(
+                  `${u.id}\t${u.email}\t${u.role}\t${u.activeKeys} active key${u.activeKeys === 1 ? '' : 's'}\tcreated ${u.createdAt}\tlast sign-in ${u.lastSignInAt ?? 'never'}\n`,
+                );
+          } finally {
+            await backend.close();
+          }
+        },
+      )
+      .command<TargetArgs & { user: string; erase?: boolean }>(
+        'remove <user>',
+        "Remove a user (owners only): revoke their API keys and computers' credentials; --erase also deletes their data",
+        (c) =>
+          targetOptions(c)
+            .positional('user', { type: 'string', demandOption: true, describe: 'User id (usr_…) or e-mail' })
+            .option('erase', {
+              type: 'boolean',
+              default: false,
+              describe:
+                "Also delete the user's hook events, token usage, assistant messages, sessions and computers, and rebuild the days they were on (cannot be undone)",
+            })
+            .example('$0 users remove bo@example.com --db a.duckdb --org org_123', 'Revoke access; the figures keep their usage')
+            .example(
+              '$0 users remove usr_0123456789abcdef --erase --server http://127.0.0.1:8080 --key am_OWNER',
+              'The right to erasure: no figure counts them afterwards',
+            ) as never,
+        async (args) => {
+          const backend = await adminBackend(args);
+          try {
+            const r = await backend.removeUser({ user: args.user, erase: args.erase ?? false, ...(args.org ? { org: args.org } : {}) });
+            process.stdout.write(
+              `removed ${r.userId}: ${r.keysRevoked} API key${r.keysRevoked === 1 ? '' : 's'} and ${r.computersRevoked} computer${r.computersRevoked === 1 ? '' : 's'} revoked\n`,
+            );
+            if (r.erased)
+              process.stdout.write(
+                `erased ${r.erased.events} hook events, ${r.erased.usage} usage records, ${r.erased.assistantMessages} assistant messages, ${r.erased.sessions} sessions (${r.erased.sessionMessages} messages); ${r.daysRebuilt} days rebuilt\n`,
+              );
+          } finally {
+            await backend.close();
+          }
+        },
+      )
       .demandCommand(1),
   handler: () => undefined,
 };

@@ -111,11 +111,9 @@ describe('delivery under failure', () => {
       } finally {
         step('collector stop');
         collector.kill('SIGTERM');
-        const exited = await Promise.race([
-          new Promise((r) => collector.once('exit', () => r(true))),
-          new Promise((r) => setTimeout(() => r(false), 20_000)),
-        ]);
-        expect(exited, 'the collector exits on SIGTERM').toBe(true);
+        // It exits on SIGTERM: waited for as an event (the test's own timeout bounds it), not raced against 20 s.
+        if (collector.exitCode === null && collector.signalCode === null) await new Promise((r) => collector.once('exit', r));
+        expect(collector.exitCode, 'the collector exits on SIGTERM, in order').toBe(0);
         step('second server stop');
         await second.stop();
       }

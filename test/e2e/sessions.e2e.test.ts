@@ -162,7 +162,7 @@ describe('sessions on a registered computer', () => {
         const second = await api(server, key, 'POST', `/api/v0/sessions/${sessionId}/messages`, { text: 'Now the tests' });
         expect(second.body.status).toBe('running'); // queued behind the running one
         release(m, second.body.messageId);
-        await new Promise((done) => setTimeout(done, 300)); // long enough for the watcher to see it running
+        await waitFor(() => seen.includes('running'), 30_000, 'the watcher to see the session running');
         release(m, first.body.messageId);
         await waitFor(
           async () => {

@@ -46,6 +46,12 @@ describe('analytics parameter errors → 400 with the error body', () => {
     ['users', 'startDate=2026-03-01&endDate=2026-03-02&limit=101', 'limit must be'],
     ['users', 'startDate=2026-03-01&endDate=2026-03-02&limit=ten', 'limit must be'],
     ['tokens', 'startDate=2026-03-01&endDate=2026-03-02&limit=5', 'unknown query parameter "limit"'],
+    // A cursor that is not a user id: before every id it gave the first page again, after them an empty one.
+    ['users', 'startDate=2026-03-01&endDate=2026-03-02&cursor=abc', 'cursor must be a user id'],
+    ['users', 'startDate=2026-03-01&endDate=2026-03-02&cursor=zzz', 'cursor must be a user id'],
+    ['users', 'startDate=2026-03-01&endDate=2026-03-02&cursor=usr_0123', 'cursor must be a user id'],
+    ['users', 'startDate=2026-03-01&endDate=2026-03-02&cursor=org_0123456789abcdef', 'cursor must be a user id'],
+    ['users', 'startDate=2026-03-01&endDate=2026-03-02&cursor=', 'cursor must be a user id'],
     ['tokens', 'startDate=2026-03-01&startDate=2026-03-02&endDate=2026-03-02', 'more than once'],
   ];
   it.each(cases)('%s?%s', async (endpoint, query, detail) => {

@@ -6,6 +6,7 @@ import type { WorkItem } from '../../common/computer-protocol.ts';
 import { createLogger } from '../../common/logger.ts';
 import { ComputerAgent } from '../../computer/agent.ts';
 import { type RunOptions, runAgent } from '../../computer/runner.ts';
+import { waitFor } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 function script(body: string): string {
@@ -102,9 +103,15 @@ describe('runAgent', () => {
 
   it('stopping the computer agent stops the run and says so', async () => {
     const controller = new AbortController();
-    const agent = script('sleep 30');
-    const running = runAgent(work(), options(['sh', agent], { signal: controller.signal }));
-    setTimeout(() => controller.abort(), 200);
+    // Stopped once the agent process has started (it says so with a file), not after a guessed 200 ms.
+    const started = join(tempDir(), 'started');
+    const agent = script('touch "$STARTED"; sleep 30');
+    const running = runAgent(
+      work(),
+      options(['sh', agent], { signal: controller.signal, env: { PATH: process.env['PATH']!, STARTED: started } }),
+    );
+    await waitFor(() => existsSync(started), 20_000, 'the agent process to start');
+    controller.abort();
     expect(await running).toMatchObject({ error: 'the computer agent stopped while this message ran' });
   });
 

@@ -63,7 +63,8 @@ describe('GET /api/v0/organization/users', () => {
     const mine = UserList.parse((await get(acme.users.member.key)).json());
     expect(mine.users.map((u) => u.id)).toEqual([acme.users.member.id]);
     expect((await get(acme.users.guest.key)).statusCode).toBe(403);
-    for (const q of ['?limit=0', '?limit=101', '?limit=x', '?page=2']) {
+    // A cursor that is no user id is refused, not read as "from the start" (abc) or "past the end" (zzz).
+    for (const q of ['?limit=0', '?limit=101', '?limit=x', '?page=2', '?cursor=abc', '?cursor=zzz', '?cursor=usr_12']) {
       const res = await get(acme.users.owner.key, q);
       expect(res.statusCode, q).toBe(400);
       ErrorBodySchema.parse(res.json());

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';
 import { MessageCreated, MessagePage, Session, SessionPage } from '../../api/sessions/schema.ts';
 import { CLAIM_LEASE_MS, PollAnswer, RUN_LEASE_MS } from '../../common/computer-protocol.ts';
+import { waitFor } from '../helpers/processes.ts';
 import { ev, usage } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
 
@@ -381,7 +382,8 @@ describe('sessions', () => {
     await hello(c);
     const s = Session.parse((await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: c.id })).body);
     const waiting = call('GET', `/api/v0/computers/${c.id}/agent/work?waitMs=30000`, c.token);
-    await new Promise((r) => setTimeout(r, 100));
+    // The poll is parked (found no work and waits) before the message is sent: it must be woken by it.
+    await waitFor(() => server.services.workSignal.waiting(c.id) === 1, 20_000, 'the long-poll to wait');
     const m = MessageCreated.parse(
       (await call('POST', `/api/v0/sessions/${s.sessionId}/messages`, org.users.member.key, { text: 'wake up' })).body,
     );
@@ -588,7 +590,7 @@ describe('shutdown', () => {
       url: `/api/v0/computers/${computer.id}/agent/work?waitMs=60000`,
       headers: bearer(token),
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => own.services.workSignal.waiting(computer.id) === 1, 20_000, 'the long-poll to wait');
     const closing = own.close();
     expect((await waiting).json()).toEqual({ work: null });
     await closing;

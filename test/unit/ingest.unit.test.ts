@@ -175,13 +175,21 @@ describe('backoff', () => {
   });
 
   it('a server that accepts the connection and never answers fails the attempt (retryable) instead of stalling it', async () => {
+    // The request's deadline fires once the server has the connection: an event, not a guess at how long
+    // connecting takes on a loaded machine (a 300 ms deadline once fired before the socket was accepted).
+    const deadline = new AbortController();
     const sockets: Socket[] = [];
-    const silent = createServer((socket) => void sockets.push(socket));
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      deadline.abort(new DOMException('request deadline', 'TimeoutError'));
+    });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as { port: number };
     try {
       const stopping = new AbortController(); // the collector's own signal, never fired here
-      const error = await postBatch(`http://127.0.0.1:${port}`, 'am_x', Buffer.from(''), stopping.signal, 300).catch((e: unknown) => e);
+      const error = await postBatch(`http://127.0.0.1:${port}`, 'am_x', Buffer.from(''), stopping.signal, deadline.signal).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(ShipError);
       expect((error as ShipError).retryable).toBe(true);
       expect(sockets.length).toBe(1);

@@ -1,0 +1,118 @@
+// Removing a user, and erasing their data (the right to erasure). Removal revokes every credential of the
+// user (API keys; the computers they registered stop authenticating) and deletes the user row, so a JWT
+// naming them no longer finds a user either. Erasure also deletes what the user's agents sent (hook
+// events, token usage, assistant messages), the sessions they ran with their messages, their computers,
+// and their name and e-mail in the enterprise-controls history (the revision keeps the user id); the
+// caller then rebuilds the aggregates of the days those records were on (`erasureDays`), so no figure
+// counts them. Kept: readiness reports they uploaded (they describe repositories; `uploaded_by` holds only
+// the user id, which names nobody once the user row is gone).
+import type { Db } from '../../common/db/duckdb.ts';
+import type { Logger } from '../../common/logger.ts';
+import type { Role, User } from '../store/accounts.ts';
+
+export interface UserListing {
+  id: string;
+  email: string;
+  role: Role;
+  createdAt: string;
+  lastSignInAt: string | null;
+  activeKeys: number;
+}
+
+export interface RemovalReport {
+  userId: string;
+  keysRevoked: number;
+  computersRevoked: number;
+  /** Rows deleted per kind; null when the data was kept (removal without erasure). */
+  erased: { events: number; usage: number; assistantMessages: number; sessions: number; sessionMessages: number } | null;
+  /** The days whose aggregates held the user's records (to rebuild, with the 29 days after each). */
+  erasureDays: string[];
+}
+
+const SQL = {
+  list: `SELECT u.id, u.email, u.role, strftime(u.created_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "createdAt",
+           strftime(u.last_sign_in_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "lastSignInAt",
+           (SELECT count(*) FROM api_keys k WHERE k.org_id = u.org_id AND k.user_id = u.id AND k.revoked_at IS NULL)::INTEGER AS "activeKeys"
+         FROM users u WHERE u.org_id = $org ORDER BY u.email, u.id`,
+  owners: `SELECT count(*)::INTEGER AS n FROM users WHERE org_id = $org AND role = 'owner'`,
+  days: `SELECT DISTINCT CAST(CAST(ts AS DATE) AS VARCHAR) AS day FROM (
+           SELECT ts FROM events WHERE org_id = $org AND user_id = $user
+           UNION ALL SELECT ts FROM usage WHERE org_id = $org AND user_id = $user
+           UNION ALL SELECT ts FROM assistant_messages WHERE org_id = $org AND user_id = $user
+         ) ORDER BY day`,
+  revokeKeys: 'UPDATE api_keys SET revoked_at = now() WHERE org_id = $org AND user_id = $user AND revoked_at IS NULL',
+  // No computer token hashes to this value (a SHA-256 hex digest never contains ':').
+  revokeComputers:
+    "UPDATE computers SET token_hash = 'revoked:' || id WHERE org_id = $org AND user_id = $user AND token_hash NOT LIKE 'revoked:%'",
+  deleteLimits: 'DELETE FROM credit_limits WHERE org_id = $org AND user_id = $user',
+  deleteUser: 'DELETE FROM users WHERE org_id = $org AND id = $user',
+  eraseEvents: 'DELETE FROM events WHERE org_id = $org AND user_id = $user',
+  eraseUsage: 'DELETE FROM usage WHERE org_id = $org AND user_id = $user',
+  eraseMessages: 'DELETE FROM assistant_messages WHERE org_id = $org AND user_id = $user',
+  eraseSessionMessages:
+    'DELETE FROM session_messages WHERE org_id = $org AND session_id IN (SELECT id FROM sessions WHERE org_id = $org AND user_id = $user)',
+  eraseSessions: 'DELETE FROM sessions WHERE org_id = $org AND user_id = $user',
+  eraseComputers: 'DELETE FROM computers WHERE org_id = $org AND user_id = $user',
+  eraseControlsAuthor:
+    "UPDATE enterprise_controls SET user_email = 'erased', user_name = 'erased user' WHERE org_id = $org AND user_id = $user",
+} as const;
+
+export function listUsers(db: Db, orgId: string): Promise<UserListing[]> {
+  return db.all<UserListing & Record<string, unknown>>(SQL.list, { org: orgId });
+}
+
+/**
+ * Why `actor` may not remove `target` (undefined: allowed). Only owners remove users: removal and erasure
+ * cannot be undone, and managers, who add members and guests, would otherwise be able to erase the records
+ * of people they supervise. The last owner stays, so an organization always has someone to administer it.
+ * With --db the operator holding the database file acts as an owner.
+ */
+export function removalRefusal(actor: { role: Role } | 'operator', target: Pick<User, 'role'>, owners: number): string | undefined {
+  if (actor !== 'operator' && actor.role !== 'owner') return `only an owner may remove users; this credential has ${actor.role}`;
+  if (target.role === 'owner' && owners <= 1) return 'this is the last owner of the organization; make another user owner first';
+  return undefined;
+}
+
+export async function ownerCount(db: Db, orgId: string): Promise<number> {
+  return (await db.all<{ n: number }>(SQL.owners, { org: orgId }))[0]?.n ?? 0;
+}
+
+/** Revokes the user's credentials and deletes them; with `erase`, also their data. One transaction. */
+export async function removeUser(db: Db, target: Pick<User, 'id' | 'org_id'>, erase: boolean): Promise<RemovalReport> {
+  const p = { org: target.org_id, user: target.id };
+  return db.transaction(async (tx) => {
+    const erasureDays = erase ? (await tx.all<{ day: string }>(SQL.days, p)).map((r) => r.day) : [];
+    const keysRevoked = await tx.run(SQL.revokeKeys, p);
+    const computersRevoked = await tx.run(SQL.revokeComputers, p);
+    await tx.run(SQL.deleteLimits, p);
+    await tx.run(SQL.deleteUser, p);
+    let erased: RemovalReport['erased'] = null;
+    if (erase) {
+      const events = await tx.run(SQL.eraseEvents, p);
+      const usage = await tx.run(SQL.eraseUsage, p);
+      const assistantMessages = await tx.run(SQL.eraseMessages, p);
+      const sessionMessages = await tx.run(SQL.eraseSessionMessages, p);
+      const sessions = await tx.run(SQL.eraseSessions, p);
+      await tx.run(SQL.eraseComputers, p);
+      await tx.run(SQL.eraseControlsAuthor, p);
+      erased = { events, usage, assistantMessages, sessions, sessionMessages };
+    }
+    return { userId: target.id, keysRevoked, computersRevoked, erased, erasureDays };
+  });
+}
+
+/** The one log line of a removal: ids and counts, no e-mail or name. */
+export function logRemoval(log: Logger, orgId: string, report: RemovalReport, daysRebuilt: number, actor?: string): void {
+  log.info(
+    {
+      orgId,
+      userId: report.userId,
+      ...(actor ? { actor } : {}),
+      erase: report.erased !== null,
+      keysRevoked: report.keysRevoked,
+      computersRevoked: report.computersRevoked,
+      ...(report.erased ? { erased: report.erased, daysRebuilt } : {}),
+    },
+    'user removed',
+  );
+}
