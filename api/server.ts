@@ -13,8 +13,12 @@ import { AnalyticsStore } from './analytics/store.ts';
 import { Authenticator } from './auth.ts';
 import { ComputerStore } from './computers/store.ts';
 import { WorkSignal } from './computers/work-signal.ts';
+import { registerDashboard } from './dashboard/static.ts';
 import { installErrorHandling } from './errors.ts';
+import { registerHealthRoutes } from './health/routes.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
+import { registerMachineRoutes } from './machines/routes.ts';
+import { MachineStore } from './machines/store.ts';
 import { ReadinessStore } from './readiness/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
@@ -28,8 +32,11 @@ import { registerReadinessRoutes } from './routes/readiness.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
 import { applySessionRetention } from './sessions/retention.ts';
 import { SessionStore } from './sessions/store.ts';
+import { registerSignInRoutes } from './signin/routes.ts';
+import { SignInStore } from './signin/store.ts';
 import { AccountStore } from './store/accounts.ts';
 import { IngestStore } from './store/ingest.ts';
+import { registerUsageRoutes } from './usage/routes.ts';
 
 /**
  * How the server opens its database.
@@ -70,6 +77,8 @@ export interface ServerOptions {
   cache?: Partial<CacheLimits>;
   /** Worker threads that decode ingest bodies (0: decode on the event loop; default: defaultDecodeWorkers()). */
   decodeWorkers?: number | undefined;
+  /** The built dashboard (default web/dist of the checkout). */
+  webDist?: string | undefined;
 }
 
 export interface Services {
@@ -99,6 +108,13 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     void reply.header('x-request-id', String(request.id));
     done(null, payload);
   });
+
+  // The dashboard: its pages and files, its sign-in, and the routes only it needs.
+  registerDashboard(app, { dir: options.webDist });
+  registerSignInRoutes(app, { auth, accounts, sessions: new SignInStore(options.db) });
+  registerUsageRoutes(app, { auth, accounts, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
+  registerMachineRoutes(app, { auth, machines: new MachineStore(options.db) });
+  registerHealthRoutes(app, { db: options.db, auth });
 
   app.get('/healthz', async () => {
     await options.db.all('SELECT 1 AS ok');
