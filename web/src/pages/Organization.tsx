@@ -37,8 +37,12 @@ async function allUsers(): Promise<OrgUser[]> {
   return users;
 }
 
+type Message = { text: string; error: boolean } | undefined;
+
 export function Organization({ me }: { me: Me }) {
   const [version, setVersion] = useState(0);
+  // Kept here: the page reloads its data after a change, and the message must outlive that reload.
+  const [message, setMessage] = useState<Message>();
   const { data, error, loading } = useData(`org|${version}`, async () => {
     const [users, limits, history] = await Promise.all([
       allUsers(),
@@ -53,7 +57,7 @@ export function Organization({ me }: { me: Me }) {
       <Status loading={loading} error={error} />
       {data ? (
         <>
-          <Limits me={me} limits={data.limits} onChange={() => setVersion(version + 1)} />
+          <Limits me={me} limits={data.limits} onChange={() => setVersion(version + 1)} message={message} setMessage={setMessage} />
           <h2>Users and roles</h2>
           <div class="scroll">
             <table data-testid="org-users">
@@ -114,9 +118,9 @@ export function Organization({ me }: { me: Me }) {
   );
 }
 
-function Limits({ me, limits, onChange }: { me: Me; limits: Limits; onChange: () => void }) {
+function Limits(props: { me: Me; limits: Limits; onChange: () => void; message: Message; setMessage: (m: Message) => void }) {
+  const { me, limits, onChange, message, setMessage } = props;
   const [drafts, setDrafts] = useState<Record<string, string>>({});
-  const [message, setMessage] = useState<{ text: string; error: boolean } | undefined>();
   const canEdit = me.role === 'owner' || me.role === 'manager';
   const save = async (email: string) => {
     const raw = drafts[email] ?? '';

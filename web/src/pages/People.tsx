@@ -29,7 +29,10 @@ export function People(props: { path: string; query: URLSearchParams; from: stri
   const sortKey = (COLUMNS.find((c) => c.key === query.get('sort'))?.key ?? 'credits') as keyof PersonTotals;
   const dir: SortDir = query.get('dir') === 'asc' ? 'asc' : 'desc';
   const search = query.get('q') ?? '';
-  const per = PAGE_SIZES.includes(Number(query.get('per'))) ? Number(query.get('per')) : 25;
+  // Any page size from 1 to 100 in the URL; the menu offers the usual ones.
+  const asked = Number(query.get('per'));
+  const per = Number.isInteger(asked) && asked >= 1 && asked <= 100 ? asked : 25;
+  const sizes = PAGE_SIZES.includes(per) ? PAGE_SIZES : [per, ...PAGE_SIZES];
   const go = (patch: Record<string, string | null>, replace = false) => navigate(withQuery(props.path, query, patch), replace);
 
   const matching = data ? sortPeople(data, sortKey, dir).filter((p) => p.email.toLowerCase().includes(search.toLowerCase())) : [];
@@ -67,7 +70,7 @@ export function People(props: { path: string; query: URLSearchParams; from: stri
             <label>
               Rows per page{' '}
               <select value={String(per)} onChange={(e) => go({ per: e.currentTarget.value, page: null })}>
-                {PAGE_SIZES.map((n) => (
+                {sizes.map((n) => (
                   <option key={n} value={String(n)}>
                     {n}
                   </option>
