@@ -26,11 +26,14 @@ const ADMIN_PAGES = [
 ];
 const MEMBER_PAGES = [{ path: '/me', label: 'My usage' }];
 
+// Asked as the script loads, before the first render: every page waits for this answer.
+const firstSession = api<{ signedIn: boolean; me?: Me }>('/api/v0/auth/session');
+
 export function App() {
   const [session, setSession] = useState<SessionState>({ state: 'loading' });
   const loc = useLocation();
   useEffect(() => {
-    api<{ signedIn: boolean; me?: Me }>('/api/v0/auth/session').then(
+    firstSession.then(
       (s) => setSession(s.signedIn && s.me ? { state: 'in', me: s.me } : { state: 'out' }),
       () => setSession({ state: 'out' }),
     );

@@ -1,9 +1,9 @@
 // Shared pieces: links that route without a reload, the date-range form, figures, charts (uPlot) with a
 // data table beside each, ranked lists, and the loading and error states.
 import type { ComponentChildren, TargetedMouseEvent } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { formatNumber } from './figures.ts';
+import { formatCompact, formatNumber } from './figures.ts';
 import { navigate, withQuery } from './router.ts';
 
 export function Link(props: { href: string; children: ComponentChildren; class?: string; current?: boolean }) {
@@ -19,10 +19,13 @@ export function Link(props: { href: string; children: ComponentChildren; class?:
   );
 }
 
-/** Loads data for a key; re-runs when the key changes, and drops answers to an older key. */
+/**
+ * Loads data for a key; re-runs when the key changes, and drops answers to an older key. The requests
+ * start as the page renders (a layout effect), not a frame later: they are what a page waits for.
+ */
 export function useData<T>(key: string, load: () => Promise<T>): { data?: T; error?: string; loading: boolean } {
   const [state, setState] = useState<{ key: string; data?: T; error?: string }>({ key: '' });
-  useEffect(() => {
+  useLayoutEffect(() => {
     let live = true;
     setState({ key: '' });
     load().then(
@@ -127,7 +130,8 @@ export function Chart(props: { id: string; title: string; days: string[]; series
             value: (_u: uPlot, v: number | null) => (v == null ? '' : format(v)),
           })),
         ],
-        axes: [{}, { values: (_u, splits) => splits.map((v) => format(v)), size: 60 }],
+        // Axis labels short (1.2M), the exact numbers in the legend and the table.
+        axes: [{}, { values: (_u, splits) => splits.map((v) => (format === formatNumber ? formatCompact(v) : format(v))), size: 56 }],
       },
       [xs, ...props.series.map((s) => s.values)],
       el,

@@ -217,4 +217,5 @@ export function toCsv(header: readonly string[], rows: readonly (readonly (strin
 export const formatNumber = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 export const formatDecimal = (n: number, digits = 2) =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const formatCompact = (n: number) => n.toLocaleString('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 export const formatPercent = (share: number) => `${(share * 100).toLocaleString('en-US', { maximumFractionDigits: 1 })}%`;
