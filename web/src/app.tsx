@@ -1,6 +1,6 @@
 // The shell: who is signed in, the navigation their role may use, and the page of the current path.
 // The server checks every role on every request; the navigation only leaves out what would be refused.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, isAdmin, type Me } from './api.ts';
 import { Link } from './components.tsx';
 import { rangeOf } from './figures.ts';
@@ -41,10 +41,16 @@ export function App() {
     window.addEventListener('agentmeter:signed-out', out);
     return () => window.removeEventListener('agentmeter:signed-out', out);
   }, []);
-  // Each page's title names it, for the browser's history and for screen readers.
+  // Each page's title names it, for the browser's history and for screen readers; after moving to another
+  // page, focus goes to its content (as a page load would), not left on the link in the header.
+  const firstPath = useRef(loc.path);
   useEffect(() => {
     const page = [...ADMIN_PAGES, ...MEMBER_PAGES].find((p) => loc.path.startsWith(p.path));
     document.title = page ? `${page.label} · agentmeter` : 'agentmeter';
+    if (loc.path !== firstPath.current) {
+      firstPath.current = loc.path;
+      document.getElementById('main')?.focus();
+    }
   }, [loc.path]);
 
   if (session.state === 'loading') return null;
