@@ -37,8 +37,8 @@ async function api<T>(key: string, path: string): Promise<T> {
 }
 
 /** A fresh browser context signed in as `who`, with every console error and foreign request recorded. */
-async function signedIn(who: keyof typeof keys): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
+async function signedIn(who: keyof typeof keys, width = 1280): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
   contexts.push(context);
   context.on('request', (r) => {
     if (!r.url().startsWith(`${base}/`) && !r.url().startsWith('blob:')) problems.push(`${who}: request to another origin ${r.url()}`);
@@ -265,6 +265,20 @@ describe('dashboard in Chromium', () => {
     // The key never reached the URL or the page's storage.
     expect(manager.url()).not.toContain('am_');
     expect(await manager.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })')).toBe('{}{}');
+  });
+
+  it("at a phone's width the overview fits: nothing wider than the screen but the tables' own scroll areas", async () => {
+    const phone = await signedIn('manager', 375);
+    await phone.locator('.overview[data-ready]').waitFor();
+    await phone.waitForFunction(
+      "document.querySelectorAll('[data-chart] canvas').length >= document.querySelectorAll('[data-chart]').length",
+    );
+    expect(await phone.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+    // On a page load, the first Tab reaches the skip link.
+    await phone.reload();
+    await phone.locator('.overview[data-ready]').waitFor();
+    await phone.keyboard.press('Tab');
+    expect(await phone.evaluate('document.activeElement.textContent')).toBe('Skip to content');
   });
 
   it('no console errors and no request to another origin', () => {
