@@ -113,7 +113,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerDashboard(app, { dir: options.webDist });
   registerSignInRoutes(app, { auth, accounts, sessions: new SignInStore(options.db) });
   registerUsageRoutes(app, { auth, accounts, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
-  registerMachineRoutes(app, { auth, machines: new MachineStore(options.db) });
+  const machines = new MachineStore(options.db);
+  registerMachineRoutes(app, { auth, machines });
   registerHealthRoutes(app, { db: options.db, auth });
 
   app.get('/healthz', async () => {
@@ -122,7 +123,12 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const decoders = workers > 0 ? new DecodePool(workers) : undefined;
-  registerIngestRoutes(app, { ingest, decoders, authenticate: (r) => auth.authenticate(r) });
+  registerIngestRoutes(app, {
+    ingest,
+    decoders,
+    authenticate: (r) => auth.authenticate(r),
+    onStored: (principal, r) => machines.recordDelivery(principal.orgId, r.headers),
+  });
   registerAccountRoutes(app, { accounts, auth });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });

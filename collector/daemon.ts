@@ -9,7 +9,7 @@ import type { IngestResponse } from '../common/wire.ts';
 import { type Batch, buildBatch } from './batch.ts';
 import { HookConfigCache } from './hooks-ran.ts';
 import { refreshLimitStatus } from './limits.ts';
-import { encodeBatch, postBatch, ShipError } from './shipper.ts';
+import { encodeBatch, postBatch, REQUEST_TIMEOUT_MS, ShipError } from './shipper.ts';
 import { ensureSpool, quarantineFile, quarantineRecord, type SpoolDirs, SpoolQueue, spoolDirs, sweepTmp } from './spool.ts';
 import { type CollectorState, loadState, machineId, saveState } from './state.ts';
 import { Unlinker } from './unlinker.ts';
@@ -161,7 +161,14 @@ export class Collector {
     for (let attempt = 0; ; attempt++) {
       try {
         const started = Date.now();
-        const answer = await postBatch(this.options.server, this.options.apiKey, prepared.body, this.abort.signal);
+        const answer = await postBatch(
+          this.options.server,
+          this.options.apiKey,
+          prepared.body,
+          this.abort.signal,
+          REQUEST_TIMEOUT_MS,
+          this.machine,
+        );
         return { answer, ms: Date.now() - started };
       } catch (error) {
         const message = error instanceof ShipError ? error.message : String(error);

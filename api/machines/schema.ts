@@ -12,6 +12,8 @@ export const Machine = z.strictObject({
   lastEventAt: z.string(),
   /** The latest time the server received an event of the machine, ISO-8601 UTC. */
   lastDeliveryAt: z.string(),
+  /** From the collector's User-Agent on its latest delivery since the server started; null when not known. */
+  collectorVersion: z.string().nullable(),
 });
 export type Machine = z.infer<typeof Machine>;
 export const MachineList = z.strictObject({ machines: z.array(Machine) });

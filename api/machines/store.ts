@@ -1,6 +1,8 @@
 // Machines are derived from the raw events, not recorded separately: each event id starts with its
 // machine's id, and received_at is when the server stored it. One grouped scan of the organization's
-// events (~0.1 s a million events on one thread), only when the pipeline-health page asks.
+// events, only when the pipeline-health page asks. The collector's version is known only from its
+// requests (User-Agent, with the machine id in its own header): kept in memory, so after a restart it is
+// unknown until that machine's next delivery.
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Machine } from './schema.ts';
 
@@ -24,8 +26,26 @@ interface Row {
   last_delivery_at: string;
 }
 
+const MACHINE_ID = /^[0-9a-f]{16}$/;
+const COLLECTOR_AGENT = /^agentmeter-collector\/([0-9A-Za-z.+-]{1,32})$/;
+
+/** The collector version of a User-Agent header, if it is agentmeter's collector. */
+export function collectorVersion(userAgent: string | undefined): string | undefined {
+  return userAgent ? COLLECTOR_AGENT.exec(userAgent)?.[1] : undefined;
+}
+
 export class MachineStore {
+  /** `${org}|${machine}` → the collector version of its latest delivery. Bounded: one entry per machine. */
+  private readonly versions = new Map<string, string>();
+
   constructor(private readonly db: Db) {}
+
+  /** Notes the collector version of a stored delivery (headers are the sender's word, checked for shape only). */
+  recordDelivery(org: string, headers: Record<string, string | string[] | undefined>): void {
+    const machine = headers['x-agentmeter-machine'];
+    const version = collectorVersion(typeof headers['user-agent'] === 'string' ? headers['user-agent'] : undefined);
+    if (typeof machine === 'string' && MACHINE_ID.test(machine) && version) this.versions.set(`${org}|${machine}`, version);
+  }
 
   /** The organization's machines; only one user's when `user` is given. */
   async list(org: string, user: string | null): Promise<Machine[]> {
@@ -38,6 +58,7 @@ export class MachineStore {
       events: Number(r.events),
       lastEventAt: r.last_event_at,
       lastDeliveryAt: r.last_delivery_at,
+      collectorVersion: this.versions.get(`${org}|${r.machine_id}`) ?? null,
     }));
   }
 }

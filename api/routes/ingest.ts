@@ -24,6 +24,8 @@ export interface IngestDeps {
   authenticate: (request: FastifyRequest) => Promise<Principal>;
   /** Decodes NDJSON bodies off the event loop; without it they are decoded on the loop. */
   decoders?: DecodePool | undefined;
+  /** Told of every stored batch (the dashboard's machines note the collector version). */
+  onStored?: (principal: Principal, request: FastifyRequest) => void;
 }
 
 /** An NDJSON body as received: decompressed and decoded only once the sender is authenticated. */
@@ -91,6 +93,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
       throw error;
     }
     const result = await deps.ingest.store(principal.orgId, principal.userId, batch);
+    deps.onStored?.(principal, request);
     request.log.info(
       {
         user: principal.userId,

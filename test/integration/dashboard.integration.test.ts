@@ -3,11 +3,14 @@
 // routes only the dashboard needs (one person's usage, machines, batch runs), each with its role rules
 // and the other-organization case.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../api/dashboard/static.ts';
 import { buildServer } from '../../api/server.ts';
+import { COLLECTOR_USER_AGENT, encodeBatch, postBatch } from '../../collector/shipper.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -287,6 +290,49 @@ describe('routes the dashboard reads', () => {
     expect((await list(acme.users.member.key)).machines!.map((m) => m.machineId)).toEqual(['mach-a']);
     expect((await list(acme.users.guest.key)).status).toBe(403);
     expect((await list(other.users.owner.key)).machines!.map((m) => m.machineId)).toEqual(['mach-z']);
+  });
+
+  it("machines: the collector version of a delivery, from the collector's own headers", async () => {
+    // What the collector sends: its version in User-Agent, its machine id in a header of its own.
+    let seen: IncomingHttpHeaders = {};
+    const capture = createServer((req, res) => {
+      seen = req.headers;
+      req.resume();
+      req.on('end', () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":0,"stored":0,"duplicates":0,"rejected":[]}'),
+      );
+    });
+    await new Promise<void>((r) => capture.listen(0, '127.0.0.1', r));
+    try {
+      await postBatch(
+        `http://127.0.0.1:${(capture.address() as AddressInfo).port}`,
+        'am_x',
+        encodeBatch([]),
+        undefined,
+        5000,
+        '00112233aabbccdd',
+      );
+    } finally {
+      capture.close();
+    }
+    expect(seen['user-agent']).toBe(COLLECTOR_USER_AGENT);
+    expect(COLLECTOR_USER_AGENT).toMatch(/^agentmeter-collector\/\d+\.\d+\.\d+/);
+    expect(seen['x-agentmeter-machine']).toBe('00112233aabbccdd');
+    const ingest = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/events',
+      headers: { ...bearer(acme.users.owner.key), 'user-agent': String(seen['user-agent']), 'x-agentmeter-machine': '00112233aabbccdd' },
+      payload: [turn('2026-03-19', { id: '00112233aabbccdd.0001', session_id: 'o1' })],
+    });
+    expect(ingest.statusCode, ingest.body).toBe(200);
+    const res = await server.app.inject({ method: 'GET', url: '/api/v0/machines', headers: bearer(acme.users.owner.key) });
+    const machines = res.json().machines as { machineId: string; collectorVersion: string | null }[];
+    expect(machines.find((m) => m.machineId === '00112233aabbccdd')!.collectorVersion).toBe(COLLECTOR_USER_AGENT.split('/')[1]);
+    // Machines that never said (or not since the server started) are "not known".
+    expect(machines.find((m) => m.machineId === 'mach-a')!.collectorVersion).toBeNull();
+    // Another organization never sees it.
+    const theirs = await server.app.inject({ method: 'GET', url: '/api/v0/machines', headers: bearer(other.users.owner.key) });
+    expect((theirs.json().machines as { machineId: string }[]).map((m) => m.machineId)).not.toContain('00112233aabbccdd');
   });
 
   it("batch runs: days rebuilt and only this organization's unpriced models; owners and managers only", async () => {

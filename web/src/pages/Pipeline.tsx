@@ -20,6 +20,7 @@ interface Machine {
   events: number;
   lastEventAt: string;
   lastDeliveryAt: string;
+  collectorVersion: string | null;
 }
 
 const when = (iso: string | null) => (iso ? iso.slice(0, 19).replace('T', ' ') : '');
@@ -117,6 +118,7 @@ export function Pipeline() {
                     </th>
                     <th scope="col">Last event (UTC)</th>
                     <th scope="col">Last delivery (UTC)</th>
+                    <th scope="col">Collector</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -132,6 +134,7 @@ export function Pipeline() {
                       <td>
                         {when(m.lastDeliveryAt)} <span class="muted">({ago(m.lastDeliveryAt, data.at)})</span>
                       </td>
+                      <td>{m.collectorVersion ?? <span class="muted">not known yet</span>}</td>
                     </tr>
                   ))}
                 </tbody>
