@@ -34,6 +34,11 @@ export class Authenticator {
   }
 
   async authenticate(request: FastifyRequest): Promise<Principal> {
+    // The dashboard's session cookie stands for a credential only when no Authorization header is sent.
+    if (!request.headers.authorization && this.sessions) {
+      const principal = await this.sessionPrincipal(request, this.sessions);
+      if (principal) return principal;
+    }
     const credential = bearerToken(request);
     const cacheKey = hashKey(credential);
     const cached = this.cache.get(cacheKey);
@@ -50,6 +55,47 @@ export class Authenticator {
     this.cache.set(cacheKey, { principal, until: Math.min(Date.now() + CACHE_TTL_MS, found.expiresMs) });
     this.touch(principal);
     return principal;
+  }
+
+  /** Where dashboard sessions are looked up (api/signin/store.ts); without it the cookie is ignored. */
+  private sessions: SessionLookup | undefined;
+  useSessions(lookup: SessionLookup): void {
+    this.sessions = lookup;
+  }
+
+  /**
+   * The principal of the dashboard session cookie, if there is one. A cookie is sent by the browser on
+   * its own, so a request that changes something must also carry the dashboard's custom header (a page of
+   * another origin cannot add one without a CORS preflight, which this server never grants) and, when the
+   * browser names its Origin, come from this host: SameSite=Strict alone is not relied on.
+   */
+  private async sessionPrincipal(request: FastifyRequest, lookup: SessionLookup): Promise<Principal | undefined> {
+    const token = sessionCookie(request.headers.cookie);
+    if (!token) return undefined;
+    if (!SAFE_METHODS.has(request.method)) {
+      if (request.headers[CSRF_HEADER] !== '1')
+        throw forbidden(`A request signed in with the dashboard cookie that changes something must send "${CSRF_HEADER}: 1"`);
+      const origin = request.headers.origin;
+      if (origin && originHost(origin) !== request.headers.host)
+        throw forbidden('A request signed in with the dashboard cookie must come from the dashboard origin');
+    }
+    const cacheKey = `session:${hashKey(token)}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached && cached.until > Date.now()) return cached.principal;
+    const found = await lookup(hashKey(token));
+    if (!found) throw unauthorized('The dashboard session has ended (signed out, expired or its API key revoked): sign in again');
+    this.cache.set(cacheKey, { principal: found.principal, until: Math.min(Date.now() + CACHE_TTL_MS, found.expiresAt) });
+    return found.principal;
+  }
+
+  /** The principal of an API key or JWT given directly (the dashboard's sign-in form), or undefined. */
+  async verifyCredential(credential: string): Promise<Principal | undefined> {
+    return credential.startsWith(KEY_PREFIX) ? this.accounts.principalForKey(credential) : (await this.verifyJwt(credential))?.principal;
+  }
+
+  /** Forgets one dashboard session's cached principal (at sign-out). */
+  forgetSession(tokenHash: string): void {
+    this.cache.delete(`session:${tokenHash}`);
   }
 
   private async verifyJwt(token: string): Promise<{ principal: Principal | undefined; expiresMs: number } | undefined> {
@@ -98,6 +144,29 @@ export class Authenticator {
   invalidate(): void {
     this.cache.clear();
   }
+}
+
+export const SESSION_COOKIE = 'agentmeter_session';
+export const CSRF_HEADER = 'x-agentmeter-dashboard';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export type SessionLookup = (tokenHash: string) => Promise<{ principal: Principal; expiresAt: number } | undefined>;
+
+const originHost = (origin: string): string | undefined => {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The dashboard session token in a Cookie header, if any. */
+export function sessionCookie(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || undefined;
+  }
+  return undefined;
 }
 
 /** The credential of an `Authorization: Bearer <token>` header; 401 when it is missing or malformed. */

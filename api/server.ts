@@ -15,8 +15,12 @@ import { AnalyticsStore } from './analytics/store.ts';
 import { Authenticator, bearerToken, installAuthentication } from './auth.ts';
 import { ComputerStore } from './computers/store.ts';
 import { WorkSignal } from './computers/work-signal.ts';
+import { registerDashboard } from './dashboard/static.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.ts';
+import { registerHealthRoutes } from './health/routes.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
+import { registerMachineRoutes } from './machines/routes.ts';
+import { MachineStore } from './machines/store.ts';
 import { registerMetricsRoutes, ServerMetrics } from './metrics/metrics.ts';
 import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
@@ -33,8 +37,11 @@ import { registerReadinessRoutes } from './routes/readiness.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
 import { applySessionRetention } from './sessions/retention.ts';
 import { SessionStore } from './sessions/store.ts';
+import { registerSignInRoutes } from './signin/routes.ts';
+import { SignInStore } from './signin/store.ts';
 import { AccountStore } from './store/accounts.ts';
 import { IngestStore } from './store/ingest.ts';
+import { registerUsageRoutes } from './usage/routes.ts';
 
 /**
  * How the server opens its database.
@@ -79,6 +86,8 @@ export interface ServerOptions {
   decodeWorkers?: number | undefined;
   /** Turns GET /metrics on, for this bearer token (at least 32 characters); off when absent. */
   metricsToken?: string | undefined;
+  /** The built dashboard (default web/dist of the checkout). */
+  webDist?: string | undefined;
 }
 
 export interface Services {
@@ -124,10 +133,20 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   // Before any body is read: a person's credential, or a computer agent's token (its routes check which
   // computer it is; the people's routes refuse it as a person's credential).
   installAuthentication(app, async (request) => {
+    // No Authorization header: the dashboard's session cookie, or the 401.
+    if (!request.headers.authorization) return auth.authenticate(request);
     const token = bearerToken(request);
     if (!token.startsWith(COMPUTER_TOKEN_PREFIX)) return auth.authenticate(request);
     if (!(await computers.byToken(token))) throw unauthorized('Computer token unknown (the computer may have been registered again)');
   });
+
+  // The dashboard: its pages and files, its sign-in, and the routes only it needs.
+  registerDashboard(app, { dir: options.webDist });
+  registerSignInRoutes(app, { auth, accounts, sessions: new SignInStore(options.db) });
+  registerUsageRoutes(app, { auth, accounts, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
+  const machines = new MachineStore(options.db);
+  registerMachineRoutes(app, { auth, machines });
+  registerHealthRoutes(app, { db: options.db, auth });
 
   app.get('/healthz', { config: { public: true } }, async () => {
     await options.db.all('SELECT 1 AS ok');
@@ -135,7 +154,12 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const decoders = workers > 0 ? new DecodePool(workers) : undefined;
-  registerIngestRoutes(app, { ingest, decoders, authenticate: (r) => auth.authenticate(r) });
+  registerIngestRoutes(app, {
+    ingest,
+    decoders,
+    authenticate: (r) => auth.authenticate(r),
+    onStored: (principal, r) => machines.recordDelivery(principal.orgId, r.headers),
+  });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });
   registerControlRoutes(app, { db: options.db, auth, accounts });

@@ -2,6 +2,7 @@
 //   hook       — cost of one hook run vs `true` and vs a bare dash tmp→new writer, same run, interleaved
 //   ingest     — server ingest rate (gzip NDJSON batches posted to a real server process)
 //   ship       — collector ship rate (spool files → server, end to end)
+//   dashboard  — the dashboard overview's cold complete time in Chromium, and its gzip asset size
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,8 @@ import { openDb } from '../common/db/duckdb.ts';
 import { createLogger } from '../common/logger.ts';
 import type { WireRecord } from '../common/wire.ts';
 import { type BatchOptions, runBatch, splitStatements } from '../pipeline/batch.ts';
+import { buildWeb } from '../scripts/build-web.mjs';
+import { measureDashboard } from './dashboard.ts';
 import type { LoadResult } from './load-client.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -416,16 +419,36 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
   results['api'] = Object.fromEntries(rows.map(([label, r]) => [label, r]));
 }
 
+async function benchDashboard(data: { db: string; managerKey: string }): Promise<void> {
+  await buildWeb();
+  const server = await startServer(data.db, ['--no-batch']);
+  // Five 30-day ranges ending on the bench data's last days, each asked for the first time (cold cache).
+  const result = await measureDashboard(server.url, data.managerKey, { runs: 5, end: '2026-11-19' });
+  await server.stop();
+  const sorted = [...result.completeMs].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  console.log('\nDashboard overview in Chromium, cold server cache (a range not asked before), empty browser cache');
+  console.log(
+    `  complete (figures and every chart drawn): ${sorted.map((ms) => Math.round(ms)).join(', ')} ms; median ${Math.round(median)} ms`,
+  );
+  console.log(
+    `  assets as sent (gzip): ${fmt(result.assets.gzip / 1024, 1)} KiB of ${fmt(result.assets.raw / 1024, 1)} KiB, ${result.assets.files} files`,
+  );
+  console.log('  targets: complete within 1500 ms; assets <= 250 KB gzipped');
+  results['dashboard'] = { completeMs: result.completeMs, medianMs: median, assets: result.assets };
+}
+
 const wanted = new Set(process.argv.slice(2));
 const all = wanted.size === 0;
 if (all || wanted.has('hook')) benchHook();
 if (all || wanted.has('ingest')) await benchIngest();
 if (all || wanted.has('ship')) await benchShip();
-if (all || wanted.has('batch') || wanted.has('api')) {
+if (all || wanted.has('batch') || wanted.has('api') || wanted.has('dashboard')) {
   const dir = mkdtempSync(join(tmpdir(), 'am-bench-data-'));
   const data = await benchDatabase(dir);
   benchBatchReport(data.batch);
   if (all || wanted.has('api')) await benchApi(data);
+  if (all || wanted.has('dashboard')) await benchDashboard(data);
   rmSync(dir, { recursive: true, force: true });
 }
 mkdirSync(join(ROOT, 'bench', 'out'), { recursive: true });

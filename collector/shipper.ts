@@ -1,11 +1,16 @@
 // Ships a batch to the server: gzip NDJSON over HTTP, with exponential backoff and full jitter while the
 // server is unreachable or busy. Delivery is at least once: the caller removes spool files only after the
 // server's acknowledgement, and the server ignores ids it already has.
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { errorDetail } from '../common/http.ts';
 import { IngestResponse, type WireRecord } from '../common/wire.ts';
 
 export const INGEST_PATH = '/api/v1/ingest/events';
+/** Tells the server which collector version ships, for the dashboard's pipeline page. */
+export const COLLECTOR_USER_AGENT = `agentmeter-collector/${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
+/** The machine id (random, the prefix of every event id it ships), so the server can name the collector's machine. */
+export const MACHINE_HEADER = 'x-agentmeter-machine';
 
 export class ShipError extends Error {
   constructor(
@@ -48,6 +53,7 @@ export async function postBatch(
   body: Buffer,
   signal?: AbortSignal,
   deadline: number | AbortSignal = REQUEST_TIMEOUT_MS,
+  machine?: string,
 ): Promise<IngestResponse> {
   const timeout = typeof deadline === 'number' ? AbortSignal.timeout(deadline) : deadline;
   let response: Response;
@@ -58,6 +64,8 @@ export async function postBatch(
         authorization: `Bearer ${apiKey}`,
         'content-type': 'application/x-ndjson',
         'content-encoding': 'gzip',
+        'user-agent': COLLECTOR_USER_AGENT,
+        ...(machine ? { [MACHINE_HEADER]: machine } : {}),
       },
       body,
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,

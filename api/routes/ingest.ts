@@ -27,6 +27,8 @@ export interface IngestDeps {
   authenticate: (request: FastifyRequest) => Promise<Principal>;
   /** Decodes NDJSON bodies off the event loop; without it they are decoded on the loop. */
   decoders?: DecodePool | undefined;
+  /** Told of every stored batch (the dashboard's machines note the collector version). */
+  onStored?: (principal: Principal, request: FastifyRequest) => void;
 }
 
 /** An NDJSON body as received: decompressed and decoded only once the sender is authenticated. */
@@ -98,6 +100,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
       request.log.warn({ user: principal.userId, received: batch.received, reason: error.message }, 'ingest batch refused by the store');
       throw new HttpError(422, `the store refused this batch, nothing of it was stored: ${error.message}`);
     });
+    deps.onStored?.(principal, request);
     request.log.info(
       {
         user: principal.userId,

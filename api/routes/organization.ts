@@ -21,6 +21,8 @@ export const PageQuery = z.strictObject({
 export const OrganizationUser = z.object({
   id: z.string(),
   email: z.email(),
+  /** Not in the reference's shape: the dashboard's organization page shows each user's role. */
+  role: z.enum(['owner', 'manager', 'member', 'guest']),
   createdAt: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   firstName: z.string().optional(),
@@ -33,7 +35,7 @@ export const UserList = z.strictObject({
 });
 
 const LIST_USERS = `
-SELECT id, email, strftime(created_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS created_at, CAST(metadata AS VARCHAR) AS metadata,
+SELECT id, email, role, strftime(created_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS created_at, CAST(metadata AS VARCHAR) AS metadata,
        first_name, last_name, strftime(last_sign_in_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS last_sign_in_at
 FROM users
 WHERE org_id = $org AND ($only IS NULL OR id = $only) AND ($cursor IS NULL OR id > $cursor)
@@ -43,6 +45,7 @@ LIMIT $limit`;
 interface Row {
   id: string;
   email: string;
+  role: 'owner' | 'manager' | 'member' | 'guest';
   created_at: string;
   metadata: string | null;
   first_name: string | null;
@@ -67,6 +70,7 @@ export function registerOrganizationRoutes(app: FastifyInstance, deps: { db: Db;
       users: page.map((r) => ({
         id: r.id,
         email: r.email,
+        role: r.role,
         createdAt: r.created_at,
         metadata: r.metadata ? (JSON.parse(r.metadata) as Record<string, unknown>) : {},
         ...(r.first_name ? { firstName: r.first_name } : {}),

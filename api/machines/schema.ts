@@ -1,0 +1,19 @@
+// GET /api/v0/machines: every machine that shipped events, as the pipeline-health page shows it.
+import { z } from 'zod';
+
+export const Machine = z.strictObject({
+  /** The machine id: the part of each event id before the first "." (`<machine id>.<spool file name>`). */
+  machineId: z.string(),
+  userId: z.string(),
+  userEmail: z.string().nullable(),
+  agents: z.array(z.string()),
+  events: z.number(),
+  /** The latest event time (when it happened on the machine), ISO-8601 UTC. */
+  lastEventAt: z.string(),
+  /** The latest time the server received an event of the machine, ISO-8601 UTC. */
+  lastDeliveryAt: z.string(),
+  /** From the collector's User-Agent on its latest delivery since the server started; null when not known. */
+  collectorVersion: z.string().nullable(),
+});
+export type Machine = z.infer<typeof Machine>;
+export const MachineList = z.strictObject({ machines: z.array(Machine) });

@@ -1,0 +1,64 @@
+// Machines are derived from the raw events, not recorded separately: each event id starts with its
+// machine's id, and received_at is when the server stored it. One grouped scan of the organization's
+// events, only when the pipeline-health page asks. The collector's version is known only from its
+// requests (User-Agent, with the machine id in its own header): kept in memory, so after a restart it is
+// unknown until that machine's next delivery.
+import type { Db } from '../../common/db/duckdb.ts';
+import type { Machine } from './schema.ts';
+
+export const MACHINES_SQL = `
+SELECT split_part(e.id, '.', 1) AS machine_id, e.user_id, any_value(u.email) AS user_email,
+       list_sort(list_distinct(list(e.agent))) AS agents, count(*) AS events,
+       strftime(max(e.ts), '%Y-%m-%dT%H:%M:%S.%gZ') AS last_event_at,
+       strftime(max(e.received_at), '%Y-%m-%dT%H:%M:%S.%gZ') AS last_delivery_at
+FROM events e LEFT JOIN users u ON u.id = e.user_id AND u.org_id = e.org_id
+WHERE e.org_id = $org AND ($user IS NULL OR e.user_id = $user) AND contains(e.id, '.')
+GROUP BY 1, 2
+ORDER BY last_delivery_at DESC, machine_id, e.user_id`;
+
+interface Row {
+  machine_id: string;
+  user_id: string;
+  user_email: string | null;
+  agents: string[];
+  events: number | bigint;
+  last_event_at: string;
+  last_delivery_at: string;
+}
+
+const MACHINE_ID = /^[0-9a-f]{16}$/;
+const COLLECTOR_AGENT = /^agentmeter-collector\/([0-9A-Za-z.+-]{1,32})$/;
+
+/** The collector version of a User-Agent header, if it is agentmeter's collector. */
+export function collectorVersion(userAgent: string | undefined): string | undefined {
+  return userAgent ? COLLECTOR_AGENT.exec(userAgent)?.[1] : undefined;
+}
+
+export class MachineStore {
+  /** `${org}|${machine}` → the collector version of its latest delivery. Bounded: one entry per machine. */
+  private readonly versions = new Map<string, string>();
+
+  constructor(private readonly db: Db) {}
+
+  /** Notes the collector version of a stored delivery (headers are the sender's word, checked for shape only). */
+  recordDelivery(org: string, headers: Record<string, string | string[] | undefined>): void {
+    const machine = headers['x-agentmeter-machine'];
+    const version = collectorVersion(typeof headers['user-agent'] === 'string' ? headers['user-agent'] : undefined);
+    if (typeof machine === 'string' && MACHINE_ID.test(machine) && version) this.versions.set(`${org}|${machine}`, version);
+  }
+
+  /** The organization's machines; only one user's when `user` is given. */
+  async list(org: string, user: string | null): Promise<Machine[]> {
+    const rows = await this.db.all<Row & Record<string, unknown>>(MACHINES_SQL, { org, user });
+    return rows.map((r) => ({
+      machineId: r.machine_id,
+      userId: r.user_id,
+      userEmail: r.user_email,
+      agents: [...r.agents],
+      events: Number(r.events),
+      lastEventAt: r.last_event_at,
+      lastDeliveryAt: r.last_delivery_at,
+      collectorVersion: this.versions.get(`${org}|${r.machine_id}`) ?? null,
+    }));
+  }
+}

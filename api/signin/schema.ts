@@ -1,0 +1,24 @@
+// The dashboard's sign-in exchange: an API key or JWT in, a session cookie out.
+import { z } from 'zod';
+
+export const SignInBody = z.strictObject({
+  credential: z
+    .string()
+    .trim()
+    .min(1, 'credential is required: an API key (am_…) or a JWT')
+    .max(4096, 'credential is too long for an API key or a JWT'),
+});
+
+export const Me = z.strictObject({
+  userId: z.string(),
+  email: z.string(),
+  role: z.enum(['owner', 'manager', 'member', 'guest']),
+  orgId: z.string(),
+  orgName: z.string(),
+  /** When the session ends (epoch ms); absent for a request signed with a bearer credential. */
+  sessionExpiresAt: z.number().optional(),
+});
+export type Me = z.infer<typeof Me>;
+
+/** How long a dashboard session lasts. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;

@@ -1,0 +1,45 @@
+// GET /api/v0/usage/users/{userId|me}?startDate&endDate: one person's daily rows, in the records of
+// /api/v1/analytics/users. The analytics API is organization-wide and for owners and managers only; this
+// is how a member reads their own usage (the dashboard's "My usage"), and how the dashboard shows one
+// person's days. Owners and managers: anyone in the organization. Members: themselves only (anyone else
+// is 404, as for ids of another organization). Guests: 403.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { notFound } from '../../common/errors.ts';
+import { userRecords } from '../analytics/assemble.ts';
+import { parseAnalyticsQuery } from '../analytics/query.ts';
+import type { AnalyticsStore } from '../analytics/store.ts';
+import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import type { AccountStore } from '../store/accounts.ts';
+
+const Params = z.strictObject({ userId: z.string().min(1).max(64) });
+
+export function registerUsageRoutes(
+  app: FastifyInstance,
+  deps: { auth: Authenticator; accounts: AccountStore; analytics: AnalyticsStore; now?: () => Date },
+): void {
+  const now = deps.now ?? (() => new Date());
+  app.get('/api/v0/usage/users/:userId', async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, ['owner', 'manager', 'member'], 'Reading usage');
+    const { userId: asked } = Params.parse(request.params);
+    const userId = asked === 'me' ? principal.userId : asked;
+    if (userId !== principal.userId && !ADMIN_ROLES.includes(principal.role)) throw notFound(`No user ${asked} in this organization`);
+    const user = await deps.accounts.getUser(principal.orgId, userId);
+    if (!user) throw notFound(`No user ${asked} in this organization`);
+    // The same date rules as the analytics API ('productivity' takes exactly startDate and endDate).
+    const q = parseAnalyticsQuery('productivity', request.query, now());
+    const rows = await deps.analytics.userRows(principal.orgId, q.startDate, q.endDate, [user.id]);
+    return {
+      data: userRecords(rows),
+      meta: {
+        org_id: principal.orgId,
+        start_date: q.startDate,
+        end_date: q.endDate,
+        user_id: user.id,
+        user_email: user.email,
+        role: user.role,
+      },
+    };
+  });
+}

@@ -1,0 +1,2 @@
+export function webBuildIsStale(): boolean;
+export function buildWeb(options?: { force?: boolean }): Promise<boolean>;

@@ -1,0 +1,221 @@
+// Pure: the analytics API's records → the figures the dashboard shows. No DOM here, so the unit tests
+// check these on fixtures (test/unit/dashboard-figures.unit.test.ts). Every figure is a sum or a list of
+// the API's own numbers for the same range, so what the page shows equals what the API answers.
+
+export const EARLIEST_DATE = '2026-01-14';
+const DAY_MS = 86_400_000;
+export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The default range: the 30 days up to yesterday (UTC), never before the API's earliest date. */
+export function defaultRange(now: Date): { from: string; to: string } {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const to = isoDay(today - DAY_MS);
+  const from = isoDay(today - 30 * DAY_MS);
+  return { from: from < EARLIEST_DATE ? EARLIEST_DATE : from, to: to < EARLIEST_DATE ? EARLIEST_DATE : to };
+}
+
+/** The range of the URL if it is well formed, else the default. */
+export function rangeOf(params: URLSearchParams, now: Date): { from: string; to: string } {
+  const day = /^\d{4}-\d{2}-\d{2}$/;
+  const from = params.get('from');
+  const to = params.get('to');
+  if (from && to && day.test(from) && day.test(to) && from <= to) return { from, to };
+  return defaultRange(now);
+}
+
+export const sum = <T>(rows: readonly T[], f: (row: T) => number) => rows.reduce((acc, row) => acc + f(row), 0);
+
+// ------------------------------------------------------------------ the analytics API's records
+
+export interface TokenGroupRow {
+  date: string;
+  group_key: string;
+  billable_tokens: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+export interface ActivityRow {
+  date: string;
+  daily_active_users: number;
+  weekly_active_users: number;
+  monthly_active_users: number;
+  daily_active_users_by_client: Record<string, number>;
+  sessions: number;
+  messages: number;
+  user_messages: number;
+}
+export interface ToolRow {
+  date: string;
+  tool_calls: number;
+  by_tool: { tool: string; invocations: number }[];
+  mcp_users_with_mcp: number;
+  mcp_by_server: { server: string; invocations: number }[];
+  skills_invocations: number;
+  skills_by_name: { name: string; count: number }[];
+  slash_commands_invocations: number;
+  slash_commands_by_name: { name: string; count: number }[];
+  hooks_invocations: number;
+  hooks_by_event: { event: string; matcher: string; command: string; count: number }[];
+  autonomy_ratio_avg: number;
+  autonomy_ratio_p50: number;
+  autonomy_ratio_p90: number;
+  tool_autonomy_level_ratio: { auto_high: number; auto_medium: number; auto_low: number; manual: number };
+}
+export interface ProductivityRow {
+  date: string;
+  files_created: number;
+  files_edited: number;
+  by_extension: { extension: string; count: number }[];
+  by_language: { language: string; count: number }[];
+  git_commits: number;
+  git_prs_created: number;
+}
+export interface UserDay {
+  user_id: string;
+  user_email: string | null;
+  date: string;
+  tool_calls: number;
+  billable_tokens: number;
+  primary_model: string | null;
+  files_created: number;
+  files_edited: number;
+  git_commits: number;
+  git_prs_created: number;
+  mcp_calls: number;
+  skill_calls: number;
+  slash_commands: number;
+  hooks: number;
+  sessions: number;
+  messages: number;
+  user_messages: number;
+  assistant_messages: number;
+  autonomy_ratio: number | null;
+  delegation_level: string | null;
+  languages: string[];
+}
+export interface Envelope<T> {
+  data: T[];
+  meta: { start_date: string; end_date: string; has_more?: boolean; next_cursor?: string | null };
+}
+
+// ------------------------------------------------------------------ derivations
+
+/** Every day of the range, in order. */
+export function daysOf(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let ms = Date.parse(`${from}T00:00:00Z`); ms <= Date.parse(`${to}T00:00:00Z`); ms += DAY_MS) days.push(isoDay(ms));
+  return days;
+}
+
+/** Standard Credits per day and model (models by their total, largest first), from tokens?group_by=model. */
+export function creditsByModel(days: string[], rows: TokenGroupRow[]): { models: string[]; values: number[][] } {
+  const totals = new Map<string, number>();
+  for (const r of rows) totals.set(r.group_key, (totals.get(r.group_key) ?? 0) + r.billable_tokens);
+  const models = [...totals.keys()].sort((a, b) => totals.get(b)! - totals.get(a)! || (a < b ? -1 : 1));
+  const index = new Map(days.map((d, i) => [d, i]));
+  const values = models.map(() => days.map(() => 0));
+  for (const r of rows) {
+    const i = index.get(r.date);
+    if (i !== undefined) values[models.indexOf(r.group_key)]![i]! += r.billable_tokens;
+  }
+  return { models, values };
+}
+
+/** A breakdown summed over the range, largest first (ties by name). */
+export function topOf<T>(rows: readonly T[], pick: (row: T) => { name: string; count: number }[]): { name: string; count: number }[] {
+  const totals = new Map<string, number>();
+  for (const row of rows) for (const { name, count } of pick(row)) totals.set(name, (totals.get(name) ?? 0) + count);
+  return [...totals.entries()].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
+}
+
+/** The mean of the days that had any activity (quiet days report 0 and would pull the mean down). */
+export function meanOfActiveDays<T>(rows: readonly T[], value: (row: T) => number, active: (row: T) => boolean): number {
+  const days = rows.filter(active);
+  return days.length === 0 ? 0 : sum(days, value) / days.length;
+}
+
+export interface PersonTotals {
+  userId: string;
+  email: string;
+  activeDays: number;
+  credits: number;
+  toolCalls: number;
+  sessions: number;
+  messages: number;
+  filesCreated: number;
+  filesEdited: number;
+  commits: number;
+  prs: number;
+  primaryModel: string;
+}
+
+/** One row per person over the range, from the /users records (one per person and active day). */
+export function peopleTotals(rows: readonly UserDay[]): PersonTotals[] {
+  const people = new Map<string, { totals: PersonTotals; models: Map<string, number> }>();
+  for (const r of rows) {
+    let p = people.get(r.user_id);
+    if (!p) {
+      p = {
+        totals: {
+          userId: r.user_id,
+          email: r.user_email ?? r.user_id,
+          activeDays: 0,
+          credits: 0,
+          toolCalls: 0,
+          sessions: 0,
+          messages: 0,
+          filesCreated: 0,
+          filesEdited: 0,
+          commits: 0,
+          prs: 0,
+          primaryModel: '',
+        },
+        models: new Map(),
+      };
+      people.set(r.user_id, p);
+    }
+    const t = p.totals;
+    t.activeDays += 1;
+    t.credits += r.billable_tokens;
+    t.toolCalls += r.tool_calls;
+    t.sessions += r.sessions;
+    t.messages += r.messages;
+    t.filesCreated += r.files_created;
+    t.filesEdited += r.files_edited;
+    t.commits += r.git_commits;
+    t.prs += r.git_prs_created;
+    if (r.primary_model) p.models.set(r.primary_model, (p.models.get(r.primary_model) ?? 0) + r.billable_tokens);
+  }
+  return [...people.values()].map(({ totals, models }) => {
+    // The model that was primary on the days with the most credits.
+    const best = [...models.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+    return { ...totals, primaryModel: best?.[0] ?? '' };
+  });
+}
+
+export type SortDir = 'asc' | 'desc';
+export function sortPeople(rows: readonly PersonTotals[], key: keyof PersonTotals, dir: SortDir): PersonTotals[] {
+  const sign = dir === 'asc' ? 1 : -1;
+  return [...rows].sort((a, b) => {
+    const x = a[key];
+    const y = b[key];
+    const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+    return sign * c || a.email.localeCompare(b.email);
+  });
+}
+
+/** RFC 4180 CSV; a cell that starts like a formula is prefixed so a spreadsheet shows it as text. */
+export function toCsv(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
+  const cell = (v: string | number) => {
+    let s = String(v);
+    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+    return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  };
+  return `${[header, ...rows].map((r) => r.map(cell).join(',')).join('\r\n')}\r\n`;
+}
+
+export const formatNumber = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+export const formatDecimal = (n: number, digits = 2) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const formatCompact = (n: number) => n.toLocaleString('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+export const formatPercent = (share: number) => `${(share * 100).toLocaleString('en-US', { maximumFractionDigits: 1 })}%`;

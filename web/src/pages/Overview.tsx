@@ -1,0 +1,215 @@
+// The organization over a range: the analytics API's four org-wide answers, as figures, daily charts
+// (each with its table) and ranked lists. Every number is a sum or a list of the API's own.
+import { api } from '../api.ts';
+import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
+import {
+  type ActivityRow,
+  creditsByModel,
+  daysOf,
+  type Envelope,
+  formatDecimal,
+  formatPercent,
+  meanOfActiveDays,
+  type ProductivityRow,
+  sum,
+  type TokenGroupRow,
+  type ToolRow,
+  topOf,
+} from '../figures.ts';
+
+interface OverviewData {
+  tokens: TokenGroupRow[];
+  activity: ActivityRow[];
+  tools: ToolRow[];
+  productivity: ProductivityRow[];
+}
+
+async function load(from: string, to: string): Promise<OverviewData> {
+  const range = `startDate=${from}&endDate=${to}`;
+  const [tokens, activity, tools, productivity] = await Promise.all([
+    api<Envelope<TokenGroupRow>>(`/api/v1/analytics/tokens?${range}&group_by=model`),
+    api<Envelope<ActivityRow>>(`/api/v1/analytics/activity?${range}`),
+    api<Envelope<ToolRow>>(`/api/v1/analytics/tools?${range}`),
+    api<Envelope<ProductivityRow>>(`/api/v1/analytics/productivity?${range}`),
+  ]);
+  return { tokens: tokens.data, activity: activity.data, tools: tools.data, productivity: productivity.data };
+}
+
+export function Overview(props: { path: string; query: URLSearchParams; from: string; to: string }) {
+  const { data, error, loading } = useData(`${props.from}|${props.to}`, () => load(props.from, props.to));
+  return (
+    <>
+      <h1>Overview</h1>
+      <RangeForm {...props} />
+      <Status loading={loading} error={error} />
+      {data ? <OverviewBody data={data} from={props.from} to={props.to} /> : null}
+    </>
+  );
+}
+
+function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to: string }) {
+  const days = daysOf(from, to);
+  const credits = creditsByModel(days, data.tokens);
+  const { activity, tools, productivity } = data;
+  const clients = ['terminal-ui', 'web', 'non-interactive-cli'];
+  const activeTools = (r: ToolRow) => r.tool_calls > 0;
+  const autonomy = meanOfActiveDays(tools, (r) => r.autonomy_ratio_avg, activeTools);
+  const shares = (['auto_high', 'auto_medium', 'auto_low', 'manual'] as const).map((level) => ({
+    label: level.replace('_', ' '),
+    values: tools.map((r) => r.tool_autonomy_level_ratio[level]),
+  }));
+  return (
+    <div class="overview" data-ready="true">
+      <section aria-labelledby="totals-h">
+        <h2 id="totals-h" class="sr-only">
+          Totals for {from} to {to}
+        </h2>
+        <dl class="figures">
+          <Figure id="credits" label="Standard Credits" value={sum(data.tokens, (r) => r.billable_tokens)} />
+          <Figure id="sessions" label="Sessions" value={sum(activity, (r) => r.sessions)} />
+          <Figure id="messages" label="Messages" value={sum(activity, (r) => r.messages)} />
+          <Figure id="tool-calls" label="Tool calls" value={sum(tools, (r) => r.tool_calls)} />
+          <Figure id="mau" label={`Monthly active users (${to})`} value={activity.at(-1)?.monthly_active_users ?? 0} />
+          <Figure id="files-edited" label="Files edited" value={sum(productivity, (r) => r.files_edited)} />
+          <Figure id="files-created" label="Files created" value={sum(productivity, (r) => r.files_created)} />
+          <Figure id="commits" label="Commits" value={sum(productivity, (r) => r.git_commits)} />
+          <Figure id="prs" label="Pull requests" value={sum(productivity, (r) => r.git_prs_created)} />
+          <Figure id="autonomy" label="Autonomy ratio (mean of active days)" value={autonomy} format={(n) => formatDecimal(n)} />
+        </dl>
+      </section>
+
+      <section aria-labelledby="usage-h">
+        <h2 id="usage-h">Usage</h2>
+        <div class="grid">
+          <Chart
+            id="credits-by-model"
+            title="Standard Credits per day, by model"
+            days={days}
+            series={credits.models.map((m, i) => ({ label: m, values: credits.values[i]! }))}
+          />
+          <Chart
+            id="active-users"
+            title="Active users (DAU, WAU, MAU)"
+            days={days}
+            series={[
+              { label: 'DAU', values: activity.map((r) => r.daily_active_users) },
+              { label: 'WAU', values: activity.map((r) => r.weekly_active_users) },
+              { label: 'MAU', values: activity.map((r) => r.monthly_active_users) },
+            ]}
+          />
+          <Chart
+            id="dau-by-client"
+            title="Daily active users by client"
+            days={days}
+            series={clients.map((c) => ({ label: c, values: activity.map((r) => r.daily_active_users_by_client[c] ?? 0) }))}
+          />
+          <Chart
+            id="sessions-messages"
+            title="Sessions and messages"
+            days={days}
+            series={[
+              { label: 'Sessions', values: activity.map((r) => r.sessions) },
+              { label: 'Messages', values: activity.map((r) => r.messages) },
+            ]}
+          />
+        </div>
+      </section>
+
+      <section aria-labelledby="tools-h">
+        <h2 id="tools-h">Tools and autonomy</h2>
+        <div class="grid">
+          <Chart
+            id="tool-calls"
+            title="Tool calls per day"
+            days={days}
+            series={[{ label: 'Tool calls', values: tools.map((r) => r.tool_calls) }]}
+          />
+          <Chart
+            id="autonomy-ratio"
+            title="Autonomy ratio (tool calls per user turn)"
+            days={days}
+            format={(n) => formatDecimal(n)}
+            series={[
+              { label: 'Mean', values: tools.map((r) => r.autonomy_ratio_avg) },
+              { label: 'p50', values: tools.map((r) => r.autonomy_ratio_p50) },
+              { label: 'p90', values: tools.map((r) => r.autonomy_ratio_p90) },
+            ]}
+          />
+          <Chart id="autonomy-levels" title="Share of tool calls by autonomy level" days={days} format={formatPercent} series={shares} />
+        </div>
+        <div class="grid lists">
+          <TopList
+            id="tools"
+            title="Top tools"
+            unit="Calls"
+            rows={topOf(tools, (r) => r.by_tool.map((t) => ({ name: t.tool, count: t.invocations })))}
+          />
+          <TopList
+            id="mcp"
+            title="MCP servers"
+            unit="Calls"
+            rows={topOf(tools, (r) => r.mcp_by_server.map((t) => ({ name: t.server, count: t.invocations })))}
+          />
+          <TopList
+            id="skills"
+            title="Skills"
+            unit="Uses"
+            rows={topOf(tools, (r) => r.skills_by_name.map((t) => ({ name: t.name, count: t.count })))}
+          />
+          <TopList
+            id="slash"
+            title="Slash commands"
+            unit="Uses"
+            rows={topOf(tools, (r) => r.slash_commands_by_name.map((t) => ({ name: t.name, count: t.count })))}
+          />
+          <TopList
+            id="hooks"
+            title="Hooks that ran"
+            unit="Runs"
+            rows={topOf(tools, (r) =>
+              r.hooks_by_event.map((h) => ({ name: `${h.event} ${h.matcher ? `[${h.matcher}] ` : ''}${h.command}`, count: h.count })),
+            )}
+          />
+        </div>
+      </section>
+
+      <section aria-labelledby="output-h">
+        <h2 id="output-h">What the agents produced</h2>
+        <div class="grid">
+          <Chart
+            id="files"
+            title="Files created and edited"
+            days={days}
+            series={[
+              { label: 'Created', values: productivity.map((r) => r.files_created) },
+              { label: 'Edited', values: productivity.map((r) => r.files_edited) },
+            ]}
+          />
+          <Chart
+            id="git"
+            title="Commits and pull requests"
+            days={days}
+            series={[
+              { label: 'Commits', values: productivity.map((r) => r.git_commits) },
+              { label: 'Pull requests', values: productivity.map((r) => r.git_prs_created) },
+            ]}
+          />
+        </div>
+        <div class="grid lists">
+          <TopList
+            id="languages"
+            title="Files by language"
+            unit="Files"
+            rows={topOf(productivity, (r) => r.by_language.map((l) => ({ name: l.language, count: l.count })))}
+          />
+          <TopList
+            id="extensions"
+            title="Files by extension"
+            unit="Files"
+            rows={topOf(productivity, (r) => r.by_extension.map((l) => ({ name: l.extension, count: l.count })))}
+          />
+        </div>
+      </section>
+    </div>
+  );
+}

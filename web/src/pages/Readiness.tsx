@@ -1,0 +1,73 @@
+// Readiness reports of the organization's repositories, newest first (/api/organization/maturity-level-reports).
+import { api } from '../api.ts';
+import { Status, useData } from '../components.tsx';
+
+interface Report {
+  reportId: string;
+  createdAt: number;
+  repoUrl: string;
+  branch?: string;
+  commitHash?: string;
+  report: Record<string, { numerator: number; denominator: number; rationale: string }>;
+  modelUsed?: { id: string };
+}
+
+export function Readiness() {
+  const { data, error, loading } = useData('readiness', () =>
+    api<{ reports: Report[] }>('/api/organization/maturity-level-reports?limit=100'),
+  );
+  return (
+    <>
+      <h1>Readiness reports</h1>
+      <p class="muted">
+        Uploaded with <code>agentmeter readiness upload</code>; the latest 100.
+      </p>
+      <Status loading={loading} error={error} />
+      {data ? (
+        data.reports.length === 0 ? (
+          <p>No readiness reports yet.</p>
+        ) : (
+          <div class="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Repository</th>
+                  <th scope="col">When (UTC)</th>
+                  <th scope="col">Branch and commit</th>
+                  <th scope="col" class="num">
+                    Criteria met
+                  </th>
+                  <th scope="col" class="num">
+                    Score
+                  </th>
+                  <th scope="col">Model</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.reports.map((r) => {
+                  const criteria = Object.values(r.report);
+                  const met = criteria.filter((c) => c.numerator === c.denominator).length;
+                  const score = criteria.reduce((a, c) => a + c.numerator / c.denominator, 0) / Math.max(criteria.length, 1);
+                  return (
+                    <tr key={r.reportId}>
+                      <th scope="row">{r.repoUrl}</th>
+                      <td>{new Date(r.createdAt).toISOString().slice(0, 16).replace('T', ' ')}</td>
+                      <td>
+                        {r.branch ?? ''} {r.commitHash ? <code>{r.commitHash.slice(0, 10)}</code> : null}
+                      </td>
+                      <td class="num">
+                        {met} of {criteria.length}
+                      </td>
+                      <td class="num">{Math.round(score * 100)}%</td>
+                      <td>{r.modelUsed?.id ?? ''}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )
+      ) : null}
+    </>
+  );
+}
