@@ -1,4 +1,4 @@
-// Dashboard sessions (migration 020): a random token in the cookie, its SHA-256 in the table. A lookup
+// Dashboard sessions (migration 012): a random token in the cookie, its SHA-256 in the table. A lookup
 // joins the user (their current role, never more than the role granted at sign-in) and, for a session
 // made from an API key, the key: revoking the key ends the session.
 import { randomBytes } from 'node:crypto';

@@ -100,7 +100,7 @@ describe('a batch the server refuses is narrowed down to the record at fault', (
     const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 16, backoff });
     const result = await collector.drain();
     await collector.close();
-    expect(result).toEqual({ shipped: 39, quarantined: 1 });
+    expect(result).toEqual({ shipped: 39, quarantined: 1, leftAlone: 0 });
     expect(listing(agentmeterHome, 'new')).toEqual([]);
     expect(listing(agentmeterHome, 'bad')).toEqual([names[13], `${names[13]}.reason`]);
     const reason = readFileSync(join(agentmeterHome, 'spool', 'bad', `${names[13]}.reason`), 'utf8');
@@ -122,7 +122,7 @@ describe('a batch the server refuses is narrowed down to the record at fault', (
     const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 16, backoff });
     const result = await collector.drain();
     await collector.close();
-    expect(result).toEqual({ shipped: 14, quarantined: 2 });
+    expect(result).toEqual({ shipped: 14, quarantined: 2, leftAlone: 0 });
     expect(listing(agentmeterHome, 'new')).toEqual([]);
     expect(listing(agentmeterHome, 'bad')).toEqual([names[0], `${names[0]}.reason`, names[1], `${names[1]}.reason`].sort());
     expect(readFileSync(join(agentmeterHome, 'spool', 'bad', `${names[1]}.reason`), 'utf8')).toMatch(/server answered 500/);
@@ -153,7 +153,7 @@ describe('a batch the server refuses is narrowed down to the record at fault', (
     const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, backoff });
     const result = await collector.drain();
     await collector.close();
-    expect(result).toEqual({ shipped: 0, quarantined: 1 });
+    expect(result).toEqual({ shipped: 0, quarantined: 1, leftAlone: 0 });
     expect(listing(agentmeterHome, 'bad')).toEqual([names[0], `${names[0]}.reason`]);
     expect(server.requests).toEqual([1]);
   });
