@@ -158,7 +158,7 @@ export const CATALOG: RouteDoc[] = [
     tag: 'Admin',
     summary: 'Remove a user (userId is a user id or an e-mail address): their keys and computers stop working',
     description:
-      'erase=true also deletes what their agents sent, their sessions and computers, and rebuilds the days it was on before answering. 409 for the last owner or oneself.',
+      'erase=true also deletes what their agents sent, their sessions and computers, and rebuilds the days it was on before answering. 409 when the user is the last owner.',
     access: user(['owner']),
     params: UserParams,
     query: RemoveQuery,
