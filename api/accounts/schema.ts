@@ -1,7 +1,7 @@
 // The answers of the users-and-keys routes (api/routes/accounts.ts): a key's secret appears once, in
 // `apiKey` of the answer that created it; a key's hash never leaves the server.
 import { z } from 'zod';
-import { Role } from '../store/accounts.ts';
+import { KEY_KINDS, Role } from '../store/accounts.ts';
 
 export const PublicUser = z.strictObject({ id: z.string(), email: z.string(), role: Role, createdAt: z.string() });
 export const PublicKey = z.strictObject({
@@ -12,6 +12,8 @@ export const PublicKey = z.strictObject({
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
+  createdBy: z.string().nullable().describe('the user id of who minted the key; null: the operator, on the database file'),
+  kind: z.enum(KEY_KINDS).describe('personal, invitation (exchanged once for a personal key) or delegated (minted by someone else)'),
 });
 const secret = z.string().describe('the API key itself, shown only in this answer');
 export const CreatedUser = z.strictObject({ user: PublicUser, apiKey: secret, key: PublicKey });

@@ -4,12 +4,9 @@
 // The batch covers every organization: days rebuilt are a count, and only this organization's unpriced
 // models are named.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
-import { limitParam } from '../query.ts';
-
-const Query = z.strictObject({ limit: limitParam.optional() });
+import { BatchRunsQuery } from './schema.ts';
 
 export const BATCH_RUNS_SQL = `
 SELECT id, trigger, strftime(started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS started_at,
@@ -34,7 +31,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { db: Db; auth:
   app.get('/api/v0/admin/batch/runs', async (request) => {
     const principal = await deps.auth.authenticate(request);
     requireRole(principal, ADMIN_ROLES, 'Reading batch runs');
-    const { limit } = Query.parse(request.query ?? {});
+    const { limit } = BatchRunsQuery.parse(request.query ?? {});
     const rows = await deps.db.all<Row & Record<string, unknown>>(BATCH_RUNS_SQL, { limit: limit ?? 10 });
     const own = new Set((await deps.db.all<{ model: string }>(ORG_MODELS_SQL, { org: principal.orgId })).map((r) => r.model));
     return {

@@ -7,10 +7,13 @@ import { IngestResponse, WireRecord } from '../../common/wire.ts';
 import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../accounts/schema.ts';
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
 import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
-import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth.ts';
+import { ADMIN_ROLES, ANALYTICS_ROLES, SESSION_COOKIE } from '../auth.ts';
 import { ComputerPage, ComputerSchema, RegisteredComputer, ResultAnswer } from '../computers/schema.ts';
 import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts';
-import { CreateKeyBody, CreateUserBody, KeyParams, UserParams } from '../routes/accounts.ts';
+import { CLIENT_ROUTES } from '../dashboard/static.ts';
+import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
+import { MachineList } from '../machines/schema.ts';
+import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
 import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
 import { HistoryQuery, Body as PutControlsBody } from '../routes/controls.ts';
@@ -36,8 +39,12 @@ import {
   Session,
   SessionPage,
 } from '../sessions/schema.ts';
+import { SESSION_PATH } from '../signin/routes.ts';
+import { Me, SignInBody, SignInState } from '../signin/schema.ts';
 import type { Role } from '../store/accounts.ts';
-import type { RouteDoc } from './registry.ts';
+import { UsageParams, UserUsage } from '../usage/schema.ts';
+import { RemovedUser, UserListingList } from '../users/schema.ts';
+import { DASHBOARD_HEADER, type RouteDoc } from './registry.ts';
 
 const PEOPLE: readonly Role[] = ['owner', 'manager', 'member'];
 const user = (roles?: readonly Role[]) => ({ kind: 'user' as const, ...(roles ? { roles } : {}) });
@@ -139,6 +146,27 @@ export const CATALOG: RouteDoc[] = [
   },
   {
     method: 'GET',
+    path: '/api/v0/admin/users',
+    tag: 'Admin',
+    summary: "The organization's users with their roles, last sign-in and number of active keys",
+    access: user(ADMIN_ROLES),
+    responses: { 200: UserListingList },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v0/admin/users/:userId',
+    tag: 'Admin',
+    summary: 'Remove a user (userId is a user id or an e-mail address): their keys and computers stop working',
+    description:
+      'erase=true also deletes what their agents sent, their sessions and computers, and rebuilds the days it was on before answering. 409 when the user is the last owner.',
+    access: user(['owner']),
+    params: UserParams,
+    query: RemoveQuery,
+    responses: { 200: RemovedUser },
+    errors: [409],
+  },
+  {
+    method: 'GET',
     path: '/api/v0/admin/users/:userId/keys',
     tag: 'Admin',
     summary: "List a user's API keys (userId is a user id or an e-mail address)",
@@ -186,6 +214,72 @@ export const CATALOG: RouteDoc[] = [
     body: BatchBody,
     bodyOptional: true,
     responses: { 200: BatchReportAnswer },
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/admin/batch/runs',
+    tag: 'Admin',
+    summary: 'The latest daily-batch runs, newest first (unpriced models: only this organization’s)',
+    access: user(ADMIN_ROLES),
+    query: BatchRunsQuery,
+    responses: { 200: BatchRunList },
+  },
+  {
+    method: 'POST',
+    path: SESSION_PATH,
+    tag: 'Dashboard sign-in',
+    summary: 'Sign in to the dashboard: an API key or a JWT in the JSON body, a session cookie in the answer',
+    description: `The credential goes in the body (never the URL); the answer sets the ${SESSION_COOKIE} cookie (HttpOnly, SameSite=Strict) and names the principal. The "${DASHBOARD_HEADER}: 1" header is required (403 without it), so another site cannot sign a visitor in. 401 when the credential is unknown, revoked or expired.`,
+    access: { kind: 'signin' },
+    headers: [{ name: DASHBOARD_HEADER, description: 'Must be 1', schema: { type: 'string', enum: ['1'] } }],
+    body: SignInBody,
+    responses: { 201: Me },
+  },
+  {
+    method: 'GET',
+    path: SESSION_PATH,
+    tag: 'Dashboard sign-in',
+    summary: 'Whether this browser is signed in to the dashboard (always 200)',
+    access: { kind: 'session' },
+    responses: { 200: SignInState },
+  },
+  {
+    method: 'DELETE',
+    path: SESSION_PATH,
+    tag: 'Dashboard sign-in',
+    summary: 'Sign out of the dashboard: the session ends and the cookie is cleared',
+    description: `With a session cookie, the "${DASHBOARD_HEADER}: 1" header is required (403 without it).`,
+    access: { kind: 'session' },
+    headers: [{ name: DASHBOARD_HEADER, description: 'Must be 1 when a session cookie is sent', schema: { type: 'string', enum: ['1'] } }],
+    responses: { 204: { description: 'Signed out (also when there was no session)' } },
+    errors: [403],
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/auth/me',
+    tag: 'Dashboard sign-in',
+    summary: 'The principal of the credential or session cookie, with the session’s end when signed in with the cookie',
+    access: user(),
+    responses: { 200: Me },
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/usage/users/:userId',
+    tag: 'Usage',
+    summary: "One person's daily usage records (userId: a user id, or me); members: only their own",
+    description: 'The records of /api/v1/analytics/users for one user. Another user’s id answers 404 to a member.',
+    access: user(PEOPLE),
+    params: UsageParams,
+    query: ANALYTICS_QUERY.productivity,
+    responses: { 200: UserUsage },
+  },
+  {
+    method: 'GET',
+    path: '/api/v0/machines',
+    tag: 'Machines',
+    summary: 'Machines that shipped events, with their latest event and delivery (members: their own)',
+    access: user(PEOPLE),
+    responses: { 200: MachineList },
   },
   ...READINESS_PATHS.flatMap(readiness),
   {
@@ -393,8 +487,17 @@ export const CATALOG: RouteDoc[] = [
   analytics('users', UsersResponse, 'One record per user and active day, paged by user'),
 ];
 
+const exactly = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+
 /**
- * Routes that are not part of the API and so not in the document: the docs page and its assets (and,
- * when the dashboard serves them, its static files), matched on the Fastify path.
+ * Routes that are not part of the API and so not in the document, matched on the Fastify path: the docs
+ * page and its assets, and the dashboard's static files: its client-side pages (CLIENT_ROUTES, so a new
+ * page is left out on its own), its hashed assets and its icon.
  */
-export const NOT_IN_DOCUMENT: readonly RegExp[] = [/^\/docs(\/.*)?$/, /^\/$/, /^\/assets\//, /^\/\*$/];
+export const NOT_IN_DOCUMENT: readonly RegExp[] = [
+  /^\/docs(\/.*)?$/,
+  ...CLIENT_ROUTES.map(exactly),
+  /^\/assets\/\*$/,
+  exactly('/favicon.svg'),
+  /^\/\*$/,
+];

@@ -4,9 +4,10 @@
 // route can give: 400 for inputs, 401 for credentials, 403 for roles, 404 for path ids, 413/415 for
 // bodies, 500 always (there is no rate limit, so no 429).
 import { z } from 'zod';
+import { SESSION_COOKIE } from '../auth.ts';
 import { ErrorBodySchema } from '../errors.ts';
 import { CATALOG } from './catalog.ts';
-import type { RawResponse, RouteDoc } from './registry.ts';
+import { DASHBOARD_HEADER, type RawResponse, type RouteDoc } from './registry.ts';
 
 type Json = Record<string, unknown>;
 
@@ -76,8 +77,8 @@ function requestBody(route: RouteDoc): Json | undefined {
 export function errorStatuses(route: RouteDoc): number[] {
   const statuses = new Set<number>(route.errors ?? []);
   if (route.params || route.query || route.body || route.bodyContent) statuses.add(400);
-  if (route.access.kind !== 'none') statuses.add(401);
-  if (route.access.kind === 'user' && route.access.roles) statuses.add(403);
+  if (route.access.kind !== 'none' && route.access.kind !== 'session') statuses.add(401);
+  if ((route.access.kind === 'user' && route.access.roles) || route.access.kind === 'signin') statuses.add(403);
   if (route.params) statuses.add(404);
   if (route.body || route.bodyContent) {
     statuses.add(413);
@@ -90,11 +91,17 @@ export function errorStatuses(route: RouteDoc): number[] {
 function security(route: RouteDoc): Json[] {
   switch (route.access.kind) {
     case 'user':
-      return [{ apiKey: [] }, { jwt: [] }];
+      return [{ apiKey: [] }, { jwt: [] }, { sessionCookie: [] }];
     case 'computer':
       return [{ computerToken: [] }];
     case 'metrics':
       return [{ metricsToken: [] }];
+    // Anonymous (the empty requirement): the credential is in the body.
+    case 'signin':
+      return [{}];
+    // The cookie when the browser has one, anonymous otherwise.
+    case 'session':
+      return [{ sessionCookie: [] }, {}];
     case 'none':
       return [];
   }
@@ -107,7 +114,9 @@ function operation(route: RouteDoc): Json {
       responses[status] = { description: 'OK', content: { 'application/json': { schema: jsonSchema(answer, 'output') } } };
     } else {
       const raw = answer as RawResponse;
-      responses[status] = { description: raw.description, content: { [raw.contentType]: { schema: raw.schema ?? {} } } };
+      responses[status] = raw.contentType
+        ? { description: raw.description, content: { [raw.contentType]: { schema: raw.schema ?? {} } } }
+        : { description: raw.description };
     }
   }
   for (const status of errorStatuses(route)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
@@ -173,6 +182,12 @@ export function buildDocument(options: DocumentOptions): Json {
           description: 'An HS256 JWT signed with the server’s --jwt-secret; claims sub (user id), org_id and role',
         },
         computerToken: { type: 'http', scheme: 'bearer', description: "A computer agent's token (amc_…), for its own computer's routes" },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description: `The dashboard's session (HttpOnly, SameSite=Strict), set by POST /api/v0/auth/session; used only when no Authorization header is sent. A request with it that changes something (not GET) must send "${DASHBOARD_HEADER}: 1" and, when it names an Origin, come from this host, else 403.`,
+        },
         metricsToken: {
           type: 'http',
           scheme: 'bearer',

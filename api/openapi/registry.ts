@@ -4,22 +4,39 @@
 // so a test can fail for a route that has no entry.
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
+import { CSRF_HEADER } from '../auth.ts';
 import type { Role } from '../store/accounts.ts';
+
+/** The dashboard header, spelled as documents spell headers (names are case-insensitive). */
+export const DASHBOARD_HEADER = CSRF_HEADER.split('-')
+  .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+  .join('-');
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * Who may call the route:
- * - user: an API key or a JWT (Authorization: Bearer), with `roles` when only some roles may;
+ * - user: an API key or a JWT (Authorization: Bearer), or the dashboard's session cookie, with `roles`
+ *   when only some roles may;
  * - computer: a computer agent's own token (amc_…);
  * - metrics: the metrics token of `serve --metrics-token`;
+ * - signin: anyone, with an API key or JWT in the JSON body (the dashboard's sign-in), 401 when it is not
+ *   valid and 403 without the dashboard header;
+ * - session: anyone; the dashboard's session cookie when the browser sends one;
  * - none: anyone.
  */
-export type Access = { kind: 'user'; roles?: readonly Role[] } | { kind: 'computer' } | { kind: 'metrics' } | { kind: 'none' };
+export type Access =
+  | { kind: 'user'; roles?: readonly Role[] }
+  | { kind: 'computer' }
+  | { kind: 'metrics' }
+  | { kind: 'signin' }
+  | { kind: 'session' }
+  | { kind: 'none' };
 
-/** A response other than JSON described by a zod schema (plain text, HTML). */
+/** A response other than JSON described by a zod schema (plain text, HTML), or none (204). */
 export interface RawResponse {
-  contentType: string;
+  /** Absent for an answer without a body. */
+  contentType?: string;
   description: string;
   /** A JSON Schema for the body, when it is not a zod schema (e.g. `{type: 'string'}`). */
   schema?: Record<string, unknown>;

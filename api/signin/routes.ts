@@ -7,7 +7,7 @@ import { decodeJwt } from 'jose';
 import { forbidden, unauthorized } from '../../common/errors.ts';
 import { type Authenticator, CSRF_HEADER, SESSION_COOKIE, sessionCookie } from '../auth.ts';
 import { type AccountStore, hashKey, KEY_PREFIX } from '../store/accounts.ts';
-import { type Me, SESSION_TTL_MS, SignInBody } from './schema.ts';
+import { type Me, SESSION_TTL_MS, SignInBody, type SignInState } from './schema.ts';
 import type { SignInStore } from './store.ts';
 
 export const SESSION_PATH = '/api/v0/auth/session';
@@ -85,7 +85,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
   });
 
   // Whether this browser is signed in: always 200, so the dashboard's first question logs no error.
-  app.get(SESSION_PATH, { config: { public: true } }, async (request, reply) => {
+  app.get(SESSION_PATH, { config: { public: true } }, async (request, reply): Promise<SignInState> => {
     void reply.header('cache-control', 'no-store');
     const token = sessionCookie(request.headers.cookie);
     const session = token ? await deps.sessions.lookup(hashKey(token)) : undefined;

@@ -22,3 +22,7 @@ export type Me = z.infer<typeof Me>;
 
 /** How long a dashboard session lasts. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+
+/** GET /api/v0/auth/session: whether this browser is signed in, and as whom. */
+export const SignInState = z.union([z.strictObject({ signedIn: z.literal(true), me: Me }), z.strictObject({ signedIn: z.literal(false) })]);
+export type SignInState = z.infer<typeof SignInState>;

@@ -4,15 +4,13 @@
 // person's days. Owners and managers: anyone in the organization. Members: themselves only (anyone else
 // is 404, as for ids of another organization). Guests: 403.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { notFound } from '../../common/errors.ts';
 import { userRecords } from '../analytics/assemble.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
 import type { AnalyticsStore } from '../analytics/store.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
 import type { AccountStore } from '../store/accounts.ts';
-
-const Params = z.strictObject({ userId: z.string().min(1).max(64) });
+import { UsageParams } from './schema.ts';
 
 export function registerUsageRoutes(
   app: FastifyInstance,
@@ -22,7 +20,7 @@ export function registerUsageRoutes(
   app.get('/api/v0/usage/users/:userId', async (request) => {
     const principal = await deps.auth.authenticate(request);
     requireRole(principal, ['owner', 'manager', 'member'], 'Reading usage');
-    const { userId: asked } = Params.parse(request.params);
+    const { userId: asked } = UsageParams.parse(request.params);
     const userId = asked === 'me' ? principal.userId : asked;
     if (userId !== principal.userId && !ADMIN_ROLES.includes(principal.role)) throw notFound(`No user ${asked} in this organization`);
     const user = await deps.accounts.getUser(principal.orgId, userId);

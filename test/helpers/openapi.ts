@@ -61,6 +61,8 @@ export class Contract {
     const response = responses[String(status)];
     if (!response) return [`${key}: status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`];
     const content = this.resolve(response)['content'] as Record<string, Json> | undefined;
+    // An answer documented without content (204) must have none.
+    if (!content) return body === '' ? [] : [`${key} ${status}: documented without a body, answered ${body.length} bytes`];
     const type = (contentType ?? '').split(';')[0]!.trim();
     const media = content?.[type] ?? Object.entries(content ?? {}).find(([t]) => t.split(';')[0] === type)?.[1];
     if (!media) return [`${key} ${status}: content type ${type} is not documented (${Object.keys(content ?? {}).join(', ')})`];

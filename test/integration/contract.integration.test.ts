@@ -59,7 +59,8 @@ describe('the API answers as its OpenAPI document says', () => {
     await ok('GET', '/healthz');
     await ok('GET', '/openapi.json');
     const records = [
-      turn(D, { session_id: 'c1' }),
+      // `<machine id>.<spool file>`, as the collector names events: GET /api/v0/machines lists the machine.
+      turn(D, { session_id: 'c1', id: '0123456789abcdef.1700000000.1' }),
       toolCall('Bash', D, { session_id: 'c1', autonomy: 'auto-high' }),
       toolCall('mcp__github__list', D, { session_id: 'c1' }),
       ev('PostToolUse', D, { session_id: 'c1', tool_name: 'Edit', tool_success: true, files: [{ ext: 'ts', name: 'a.ts', op: 'edit' }] }),
@@ -111,6 +112,24 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await call('GET', `/api/v1/analytics/tools?startDate=2026-03-20&endDate=2026-03-20`, { key: manager })).status).toBe(400);
     expect((await call('GET', `/api/v1/analytics/activity?${range}`, { key: org.users.member.key })).status).toBe(403);
     expect((await call('GET', `/api/v1/analytics/productivity?${range}`)).status).toBe(401);
+
+    const runs = await ok('GET', '/api/v0/admin/batch/runs?limit=5', { key: manager });
+    expect(runs.runs[0]).toMatchObject({ trigger: 'api', daysRebuilt: 1 });
+    expect((await call('GET', '/api/v0/admin/batch/runs?limit=0', { key: manager })).status).toBe(400);
+    expect((await call('GET', '/api/v0/admin/batch/runs', { key: org.users.member.key })).status).toBe(403);
+
+    const machines = await ok('GET', '/api/v0/machines', { key: manager });
+    expect(machines.machines).toHaveLength(1);
+    expect(machines.machines[0]).toMatchObject({ machineId: '0123456789abcdef', userId: org.users.member.id, events: 1 });
+    expect((await call('GET', '/api/v0/machines', { key: org.users.guest.key })).status).toBe(403);
+
+    const mine = await ok('GET', `/api/v0/usage/users/me?${range}`, { key: org.users.member.key });
+    expect(mine.meta).toMatchObject({ user_id: org.users.member.id, role: 'member' });
+    expect(mine.data.length).toBeGreaterThan(0);
+    await ok('GET', `/api/v0/usage/users/${org.users.member.id}?${range}`, { key: manager });
+    expect((await call('GET', `/api/v0/usage/users/${org.users.manager.id}?${range}`, { key: org.users.member.key })).status).toBe(404);
+    expect((await call('GET', `/api/v0/usage/users/me?startDate=${D}`, { key: org.users.member.key })).status).toBe(400);
+    expect((await call('GET', `/api/v0/usage/users/me?${range}`, { key: org.users.guest.key })).status).toBe(403);
 
     const metrics = await call('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(metrics.status).toBe(200);
@@ -190,6 +209,53 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await ok('DELETE', `/api/v0/admin/keys/${key.key.id}`, { key: owner.key })).revoked).toBe(true);
     expect((await call('DELETE', '/api/v0/admin/keys/key_unknown', { key: owner.key })).status).toBe(404);
     expect((await ok('GET', '/api/v0/admin/whoami', { key: member.key })).role).toBe('member');
+
+    const listed = await ok('GET', '/api/v0/admin/users', { key: owner.key });
+    expect(listed.users.find((u: { id: string }) => u.id === userId)).toMatchObject({ role: 'member', activeKeys: 1 });
+    expect((await call('GET', '/api/v0/admin/users', { key: member.key })).status).toBe(403);
+    // Removal with erasure: the new user's records go, and the days they were on are rebuilt.
+    await ok('POST', '/api/v1/ingest/events', {
+      key: created.apiKey,
+      body: JSON.stringify([turn(D, { session_id: 'erase-me' })]),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect((await call('DELETE', `/api/v0/admin/users/${userId}?erase=maybe`, { key: owner.key })).status).toBe(400);
+    expect((await call('DELETE', `/api/v0/admin/users/${userId}`, { key: member.key })).status).toBe(403);
+    expect((await call('DELETE', `/api/v0/admin/users/${owner.id}`, { key: owner.key })).status).toBe(409);
+    const removed = await ok('DELETE', `/api/v0/admin/users/${userId}?erase=true`, { key: owner.key });
+    expect(removed).toMatchObject({ userId, keysRevoked: 1, erased: { events: 1 } });
+    expect(removed.daysRebuilt).toBeGreaterThan(0);
+    expect((await call('DELETE', `/api/v0/admin/users/${userId}`, { key: owner.key })).status).toBe(404);
+  });
+
+  it('the dashboard sign-in session', async () => {
+    const { member } = org.users;
+    const dashboard = { 'x-agentmeter-dashboard': '1' };
+    expect((await call('POST', '/api/v0/auth/session', { body: { credential: member.key } })).status).toBe(403);
+    expect((await call('POST', '/api/v0/auth/session', { headers: dashboard, body: { credential: 'am_nope' } })).status).toBe(401);
+    expect((await call('POST', '/api/v0/auth/session', { headers: dashboard, body: { key: member.key } })).status).toBe(400);
+    const signIn = await server.app.inject({
+      method: 'POST',
+      url: '/api/v0/auth/session',
+      headers: dashboard,
+      payload: { credential: member.key },
+    });
+    problems.push(
+      ...contract.problems('POST', '/api/v0/auth/session', signIn.statusCode, signIn.headers['content-type'] as string, signIn.body),
+    );
+    expect(signIn.statusCode, signIn.body).toBe(201);
+    expect(signIn.json()).toMatchObject({ userId: member.id, role: 'member' });
+    const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
+
+    expect(await ok('GET', '/api/v0/auth/session', { headers: { cookie } })).toMatchObject({ signedIn: true, me: { userId: member.id } });
+    expect(await ok('GET', '/api/v0/auth/session')).toEqual({ signedIn: false });
+    expect((await ok('GET', '/api/v0/auth/me', { headers: { cookie } })).sessionExpiresAt).toBeGreaterThan(0);
+    expect((await ok('GET', '/api/v0/auth/me', { key: member.key })).sessionExpiresAt).toBeUndefined();
+    expect((await call('GET', '/api/v0/auth/me')).status).toBe(401);
+    expect((await call('DELETE', '/api/v0/auth/session', { headers: { cookie } })).status).toBe(403);
+    const out = await call('DELETE', '/api/v0/auth/session', { headers: { cookie, ...dashboard } });
+    expect(out.status).toBe(204);
+    expect((await call('GET', '/api/v0/auth/me', { headers: { cookie } })).status).toBe(401);
   });
 
   it('computers, the computer agent protocol and sessions', async () => {

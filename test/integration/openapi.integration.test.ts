@@ -3,6 +3,8 @@
 // fail here), and every operation in it is a registered route.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_COOKIE } from '../../api/auth.ts';
+import { CLIENT_ROUTES } from '../../api/dashboard/static.ts';
 import { NOT_IN_DOCUMENT } from '../../api/openapi/catalog.ts';
 import { buildDocument, openapiPath } from '../../api/openapi/document.ts';
 import { registeredRoutes } from '../../api/openapi/registry.ts';
@@ -35,6 +37,13 @@ describe('GET /openapi.json', () => {
     expect((await new Validator().validate(broken as never)).valid).toBe(false);
   });
 
+  it('leaves out the dashboard pages by its own list of them, and no API route', () => {
+    const pages = registeredRoutes(server.app).filter((r) => CLIENT_ROUTES.includes(r.path));
+    expect(pages.map((r) => r.path).sort()).toEqual([...CLIENT_ROUTES].sort());
+    const excluded = registeredRoutes(server.app).filter((r) => NOT_IN_DOCUMENT.some((re) => re.test(r.path)));
+    expect(excluded.filter((r) => r.path.startsWith('/api/') || r.path === '/healthz' || r.path === '/metrics')).toEqual([]);
+  });
+
   it('documents every route the server registered, and nothing it did not', () => {
     const registered = registeredRoutes(server.app)
       .filter((r) => !NOT_IN_DOCUMENT.some((re) => re.test(r.path)))
@@ -53,10 +62,18 @@ describe('GET /openapi.json', () => {
 
   it('gives each operation the error body under its error statuses and a security requirement', () => {
     const ops = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => ({ id: `${m} ${path}`, ...op })));
+    // The only API operations anyone may call are the dashboard's sign-in session ones.
+    const anonymous = (op: { security: unknown[] }) => op.security.some((s) => Object.keys(s as object).length === 0);
+    expect(ops.filter((op) => op.id.includes('/api/') && anonymous(op)).map((op) => op.id)).toEqual([
+      'post /api/v0/auth/session',
+      'get /api/v0/auth/session',
+      'delete /api/v0/auth/session',
+    ]);
     for (const op of ops) {
       expect(op.responses['500'], op.id).toEqual({ $ref: '#/components/responses/Error500' });
       if (op.id.includes('/api/')) {
-        expect(op.responses['401'], op.id).toBeDefined();
+        // GET and DELETE of the sign-in session never refuse a credential: there is none to refuse.
+        if (!op.id.endsWith(' /api/v0/auth/session') || op.id.startsWith('post')) expect(op.responses['401'], op.id).toBeDefined();
         expect(op.security.length, op.id).toBeGreaterThan(0);
       }
     }
@@ -68,6 +85,14 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(ingest.responses).sort()).toEqual(['200', '400', '401', '413', '415', '500']);
     const session = doc.paths['/api/v0/sessions/{sessionId}']!['get']!;
     expect(Object.keys(session.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '500']);
+    const signIn = doc.paths['/api/v0/auth/session']!['post']!;
+    expect(Object.keys(signIn.responses).sort()).toEqual(['201', '400', '401', '403', '413', '415', '500']);
+    expect(signIn.security).toEqual([{}]);
+    expect(doc.paths['/api/v0/auth/me']!['get']!.security).toContainEqual({ sessionCookie: [] });
+    const schemes = (doc as unknown as { components: { securitySchemes: Record<string, unknown> } }).components.securitySchemes;
+    expect(schemes['sessionCookie']).toMatchObject({ type: 'apiKey', in: 'cookie', name: SESSION_COOKIE });
+    const remove = doc.paths['/api/v0/admin/users/{userId}']!['delete'] as unknown as { parameters: { name: string; in: string }[] };
+    expect(remove.parameters.map((p) => `${p.in} ${p.name}`)).toEqual(['path userId', 'query erase']);
   });
 
   it('takes request schemas from the zod schemas the routes validate with', async () => {
