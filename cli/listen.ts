@@ -35,7 +35,10 @@ export function listenProblem(error: unknown, host: string, port: number): strin
 }
 
 export async function reservePort(host: string, port: number): Promise<ReservedPort> {
-  const holder = createServer();
+  // A client that connects while the port is held (a collector retrying) is reset at once, as if nothing
+  // listened: a connection kept open would stall that client, and close() waits for open connections, so
+  // letting go of the port would wait for it too.
+  const holder = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     holder.once('error', (error) =>
       reject(new UserError(listenProblem(error, host, port) ?? `cannot listen on ${host}:${port}: ${error.message}`)),

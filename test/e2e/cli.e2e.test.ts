@@ -14,6 +14,8 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
       ['serve'],
       ['orgs', 'add'],
       ['users', 'add'],
+      ['users', 'list'],
+      ['users', 'remove'],
       ['keys', 'create'],
       ['keys', 'list'],
       ['keys', 'revoke'],
