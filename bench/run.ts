@@ -4,7 +4,7 @@
 //   ship       — collector ship rate (spool files → server, end to end)
 //   dashboard  — the dashboard overview's cold complete time in Chromium, and its gzip asset size
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,9 +18,10 @@ import { type BatchOptions, runBatch, splitStatements } from '../pipeline/batch.
 import { buildWeb } from '../scripts/build-web.mjs';
 import { measureDashboard } from './dashboard.ts';
 import type { LoadResult } from './load-client.ts';
+import { CLI, startServer } from './server-process.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'bin', 'agentmeter.js');
+
 const HOOK = join(ROOT, 'hooks', 'agentmeter-hook.sh');
 const SCALE = Number(process.env['BENCH_SCALE'] ?? '1');
 const results: Record<string, unknown> = {
@@ -30,35 +31,6 @@ const results: Record<string, unknown> = {
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
-
-async function startServer(
-  db: string,
-  extra: string[] = [],
-  command = [CLI, 'serve', '--db', db, '--port', '0'],
-): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [...command, ...extra], {
-    env: { ...process.env, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise((r) => {
-        child.once('exit', () => r());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 function seed(db: string): string {
   const run = (args: string[]) =>

@@ -1,20 +1,3 @@
-// The "Beyond one machine" figures of ARCHITECTURE.md: for each event count (default 10M and 50M), the
-// bench data set (bench/sql/generate.sql: 500 users, 60 days, one usage record and one assistant message
-// per 10 events) in a fresh DuckDB file, then
-//   full batch     every aggregate of the 60 days in one run (chunks of 60 days)
-//   nightly batch  after a server's first incremental run, the run of one night (yesterday only)
-//   file size      the database file and its WAL after a checkpoint, aggregates included
-//   server memory  resident set of `agentmeter serve` (cache off, no batch): idle after start, and its
-//                  peak (VmHWM) after the cold queries below
-//   cold 30-day    a freshly started server, every analytics endpoint asked once for the last 30 days:
-//                  the slowest and the sum of the five first answers
-//   export         `agentmeter export` of 30 days as Parquet: seconds and bytes written
-// Run on a quiet machine (it needs about 1 GB of disk per 10M events, and minutes of all cores):
-//   npx tsx bench/scale.ts                      # 10M and 50M
-//   npx tsx bench/scale.ts 10000000             # one size
-//   SCALE_DIR=/big/disk npx tsx bench/scale.ts  # where the files go (default: the system temp folder)
-// Prints one block per size and saves bench/out/scale.json.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -23,9 +6,10 @@ import { openDb } from '../common/db/duckdb.ts';
 import { createLogger } from '../common/logger.ts';
 import { type BatchOptions, runBatch, splitStatements } from '../pipeline/batch.ts';
 import { exportTables } from '../pipeline/export.ts';
+import { startServer } from './server-process.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'bin', 'agentmeter.js');
+
 const USERS = 500;
 const FIRST_DAY = '2026-09-21'; // 60 days up to 2026-11-19, as in bench/run.ts
 const LAST_DAY = '2026-11-19';
@@ -60,31 +44,6 @@ function memory(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
-}
-
-async function startServer(db: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0', '--no-batch', '--cache-entries', '0'], {
-    env: { ...process.env, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 interface ScaleFigures {
@@ -148,7 +107,7 @@ async function measure(events: number, base: string): Promise<ScaleFigures> {
     const dbBytes = fileSize(path);
     const walBytes = fileSize(`${path}.wal`);
 
-    const server = await startServer(path);
+    const server = await startServer(path, ['--no-batch', '--cache-entries', '0']);
     try {
       const idle = memory(server.child.pid!);
       const cold = {} as Record<(typeof ENDPOINTS)[number], number>;

@@ -1,7 +1,7 @@
 // Admin commands work two ways: on the database file directly (--db, server stopped) or through a
 // running server with an owner or manager key (--server/--key), since DuckDB allows one writing process.
 import { z } from 'zod';
-import { AccountStore, KEY_KINDS, type KeyKind, Role } from '../api/store/accounts.ts';
+import { AccountStore, KEY_KINDS, type KeyView, keyView, Role } from '../api/store/accounts.ts';
 import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser, type UserListing } from '../api/users/remove.ts';
 import { type Db, openDb } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';
@@ -10,18 +10,7 @@ import { createLogger } from '../common/logger.ts';
 import { runBatch } from '../pipeline/batch.ts';
 import { callServer } from './server-call.ts';
 
-export interface KeyView {
-  id: string;
-  userId: string;
-  name: string | null;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  /** Who minted it (null: the operator, on the database file) and what that makes it (README, "Whose key drives a computer"). */
-  createdBy: string | null;
-  kind: KeyKind;
-}
+export type { KeyView };
 
 export interface AdminBackend {
   addUser(input: { org?: string; email: string; role: Role; keyName?: string }): Promise<{ userId: string; orgId: string; apiKey: string }>;
@@ -52,28 +41,6 @@ const UserListingSchema = z.object({
   createdAt: z.string(),
   lastSignInAt: z.string().nullable(),
   activeKeys: z.number(),
-});
-
-const view = (k: {
-  id: string;
-  user_id: string;
-  name: string | null;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  created_by: string | null;
-  kind: KeyKind;
-}): KeyView => ({
-  id: k.id,
-  userId: k.user_id,
-  name: k.name,
-  prefix: k.prefix,
-  createdAt: k.created_at,
-  lastUsedAt: k.last_used_at,
-  revokedAt: k.revoked_at,
-  createdBy: k.created_by,
-  kind: k.kind,
 });
 
 export class LocalBackend implements AdminBackend {
@@ -112,13 +79,13 @@ export class LocalBackend implements AdminBackend {
   async createKey(input: { org?: string; user: string; name?: string }) {
     const user = await this.user(await this.org(input.org), input.user);
     const { key, info } = await this.accounts.createKey(user, input.name);
-    return { apiKey: key, key: view(info) };
+    return { apiKey: key, key: keyView(info) };
   }
 
   async listKeys(input: { org?: string; user: string }) {
     const orgId = await this.org(input.org);
     const user = await this.user(orgId, input.user);
-    return (await this.accounts.listKeys(orgId, user.id)).map(view);
+    return (await this.accounts.listKeys(orgId, user.id)).map(keyView);
   }
 
   async revokeKey(input: { org?: string; keyId: string }) {

@@ -11,7 +11,7 @@ import { forbidden, HttpError, notFound, unauthorized } from '../../common/error
 import type { Logger } from '../../common/logger.ts';
 import type { BatchOptions, BatchReport } from '../../pipeline/batch.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
-import { type AccountStore, type ApiKeyInfo, type Principal, ROLE_RANK, Role, type User } from '../store/accounts.ts';
+import { type AccountStore, keyView, type Principal, ROLE_RANK, Role, type User } from '../store/accounts.ts';
 import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser } from '../users/remove.ts';
 
 export const CreateUserBody = z.strictObject({
@@ -36,17 +36,6 @@ export interface AccountRouteDeps {
 }
 
 const publicUser = (u: User) => ({ id: u.id, email: u.email, role: u.role, createdAt: u.created_at });
-const publicKey = (k: ApiKeyInfo) => ({
-  id: k.id,
-  userId: k.user_id,
-  name: k.name,
-  prefix: k.prefix,
-  createdAt: k.created_at,
-  lastUsedAt: k.last_used_at,
-  revokedAt: k.revoked_at,
-  createdBy: k.created_by,
-  kind: k.kind,
-});
 const minter = (actor: Principal) => ({ userId: actor.userId, credential: actor.credential });
 
 /** May `actor` manage `target`'s keys? */
@@ -87,14 +76,14 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
     // Its creator sees this key, so it is an invitation, not the user's own (see KeyKind).
     const { key, info } = await deps.accounts.createKey(user, body.keyName, minter(actor), { invitation: true });
     request.log.info({ actor: actor.userId, user: user.id, role: user.role, key: info.id }, 'user created');
-    return reply.status(201).send({ user: publicUser(user), apiKey: key, key: publicKey(info) });
+    return reply.status(201).send({ user: publicUser(user), apiKey: key, key: keyView(info) });
   });
 
   app.get('/api/v0/admin/users/:userId/keys', async (request) => {
     const actor = await who(request);
     const { userId } = UserParams.parse(request.params);
     const user = await targetUser(actor, userId);
-    return { keys: (await deps.accounts.listKeys(actor.orgId, user.id)).map(publicKey) };
+    return { keys: (await deps.accounts.listKeys(actor.orgId, user.id)).map(keyView) };
   });
 
   app.post('/api/v0/admin/users/:userId/keys', async (request, reply) => {
@@ -108,11 +97,11 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
       deps.auth.invalidate();
       if (!exchanged) throw unauthorized('This invitation key was already exchanged for a personal key or revoked');
       request.log.info({ actor: actor.userId, user: user.id, key: exchanged.info.id, invitation: actor.keyId }, 'invitation exchanged');
-      return reply.status(201).send({ apiKey: exchanged.key, key: publicKey(exchanged.info) });
+      return reply.status(201).send({ apiKey: exchanged.key, key: keyView(exchanged.info) });
     }
     const { key, info } = await deps.accounts.createKey(user, body.name, minter(actor));
     request.log.info({ actor: actor.userId, user: user.id, key: info.id, kind: info.kind }, 'api key created');
-    return reply.status(201).send({ apiKey: key, key: publicKey(info) });
+    return reply.status(201).send({ apiKey: key, key: keyView(info) });
   });
 
   app.delete('/api/v0/admin/keys/:keyId', async (request) => {
@@ -124,7 +113,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
     const revoked = await deps.accounts.revokeKey(actor.orgId, keyId);
     deps.auth.invalidate();
     request.log.info({ actor: actor.userId, key: keyId, revoked }, 'api key revoked');
-    return { key: publicKey((await deps.accounts.getKey(actor.orgId, keyId))!), revoked };
+    return { key: keyView((await deps.accounts.getKey(actor.orgId, keyId))!), revoked };
   });
 
   app.get('/api/v0/admin/users', async (request) => {

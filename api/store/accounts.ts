@@ -60,6 +60,32 @@ export interface ApiKeyInfo {
   created_by: string | null;
   kind: KeyKind;
 }
+/** A key as the API and the CLI show it (never its hash). */
+export interface KeyView {
+  id: string;
+  userId: string;
+  name: string | null;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  /** Who minted it (null: the operator, on the database file) and what that makes it (README, "Whose key drives a computer"). */
+  createdBy: string | null;
+  kind: KeyKind;
+}
+
+export const keyView = (k: Omit<ApiKeyInfo, 'org_id'>): KeyView => ({
+  id: k.id,
+  userId: k.user_id,
+  name: k.name,
+  prefix: k.prefix,
+  createdAt: k.created_at,
+  lastUsedAt: k.last_used_at,
+  revokedAt: k.revoked_at,
+  createdBy: k.created_by,
+  kind: k.kind,
+});
+
 export interface Principal {
   orgId: OrgId;
   userId: UserId;
