@@ -13,8 +13,8 @@ import { tempDir } from '../helpers/tmp.ts';
 const TRACE = join(ROOT, 'test', 'helpers', 'module-trace.mjs');
 const ROOT_URL = `${pathToFileURL(ROOT).href}/`;
 
-/** The modules `agentmeter ...args` loaded: repository files as relative paths, packages as `pkg:name`. */
-function loadedBy(args: string[]): string[] {
+/** The modules `agentmeter ...args` loaded (repository files as relative paths, packages as `pkg:name`) and its output. */
+function traced(args: string[]): { modules: string[]; stdout: string } {
   const home = tempDir();
   const out = join(home, 'modules.txt');
   const run = spawnSync(process.execPath, ['--import', pathToFileURL(TRACE).href, CLI, ...args], {
@@ -30,7 +30,7 @@ function loadedBy(args: string[]): string[] {
     if (pkg) return `pkg:${pkg[1]}`;
     return url.startsWith(ROOT_URL) ? url.slice(ROOT_URL.length) : url;
   });
-  return [...new Set(names)];
+  return { modules: [...new Set(names)], stdout: run.stdout };
 }
 
 /** What only the server, the database commands, the collector daemon or the computer agent need. */
@@ -56,8 +56,16 @@ const HEAVY = [
 const heavyIn = (modules: string[]) => modules.filter((m) => HEAVY.some((pattern) => pattern.test(m))).sort();
 
 describe('the CLI starts without what its command does not run', { timeout: 120_000 }, () => {
+  it('agentmeter --version answers from package.json without tsx or the CLI', () => {
+    const { modules, stdout } = traced(['--version']);
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(stdout).toBe(`${pkg.version}\n`);
+    expect(modules).toContain('bin/agentmeter.js');
+    expect(modules.filter((m) => m === 'pkg:tsx' || m.endsWith('.ts'))).toEqual([]);
+  });
+
   for (const args of [
-    ['--version'],
+    ['--help'],
     ['hooks', 'status', '--agent', 'claude'],
     ['collect', 'status'],
     ['serve', '--help'],
@@ -66,14 +74,14 @@ describe('the CLI starts without what its command does not run', { timeout: 120_
     ['computer', 'run', '--help'],
   ]) {
     it(`agentmeter ${args.join(' ')}`, () => {
-      const modules = loadedBy(args);
+      const { modules } = traced(args);
       expect(modules).toContain('cli/main.ts');
       expect(heavyIn(modules)).toEqual([]);
     });
   }
 
   it('the trace sees DuckDB when a command opens a database (orgs list --db)', () => {
-    const modules = loadedBy(['orgs', 'list', '--db', join(tempDir(), 'a.duckdb')]);
+    const { modules } = traced(['orgs', 'list', '--db', join(tempDir(), 'a.duckdb')]);
     expect(modules).toContain('pkg:@duckdb/node-api');
     expect(modules).toContain('common/db/duckdb.ts');
     expect(modules).not.toContain('api/server.ts');
