@@ -3,11 +3,9 @@
 import { z } from 'zod';
 import { AccountStore, KEY_KINDS, type KeyView, keyView, Role } from '../api/store/accounts.ts';
 import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser, type UserListing } from '../api/users/remove.ts';
-import { type Db, openDb } from '../common/db/duckdb.ts';
+import type { Db } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';
 import type { OrgId } from '../common/ids.ts';
-import { createLogger } from '../common/logger.ts';
-import { runBatch } from '../pipeline/batch.ts';
 import { callServer } from './server-call.ts';
 
 export type { KeyView };
@@ -50,6 +48,8 @@ export class LocalBackend implements AdminBackend {
   ) {}
 
   static async open(path: string): Promise<LocalBackend> {
+    // DuckDB loads only for --db: through a server (--server/--key) it is never needed.
+    const { openDb } = await import('../common/db/duckdb.ts');
     const db = await openDb(path);
     return new LocalBackend(db, new AccountStore(db));
   }
@@ -105,6 +105,8 @@ export class LocalBackend implements AdminBackend {
     const refusal = removalRefusal('operator', user, await ownerCount(this.db, orgId));
     if (refusal) throw new UserError(refusal);
     const report = await removeUser(this.db, user, input.erase);
+    const { createLogger } = await import('../common/logger.ts');
+    const { runBatch } = await import('../pipeline/batch.ts');
     const log = createLogger({ name: 'agentmeter-admin' });
     const rebuilt = report.erasureDays.length
       ? await runBatch(this.db, { trigger: 'erase', log, days: { orgId, days: report.erasureDays } })

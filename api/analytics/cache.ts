@@ -8,18 +8,12 @@
 // batch sends its tiles' queries together, often the same URL from several viewers, and each build reads
 // DuckDB for tens of milliseconds. Those asking while it runs wait for that one build.
 import { gzipSync } from 'node:zlib';
+import { type CacheLimits, DEFAULT_CACHE_LIMITS } from '../../common/serve-defaults.ts';
 
 /** Below this, compressing costs more than the bytes it saves. */
 const GZIP_MIN_BYTES = 1024;
 
-export interface CacheLimits {
-  /** Most answers kept (0 turns the cache off). */
-  maxEntries: number;
-  /** Most bytes kept, plain and gzip forms together (0 turns the cache off). */
-  maxBytes: number;
-}
-
-export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxEntries: 2000, maxBytes: 256 * 1024 * 1024 };
+export { type CacheLimits, DEFAULT_CACHE_LIMITS } from '../../common/serve-defaults.ts';
 
 export class CachedBody {
   private gzipped: Buffer | undefined;

@@ -6,16 +6,12 @@ import { timingSafeEqual } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { z } from 'zod';
 import { HttpError, unauthorized } from '../../common/errors.ts';
 import { IngestResponse } from '../../common/wire.ts';
 
 export const METRICS_PATH = '/metrics';
 export const INGEST_PATH = '/api/v1/ingest/events';
-export const MIN_TOKEN_LENGTH = 32;
-
-/** The metrics token as `serve --metrics-token` and AGENTMETER_METRICS_TOKEN take it. */
-export const MetricsToken = z.string().min(MIN_TOKEN_LENGTH, `the metrics token must be at least ${MIN_TOKEN_LENGTH} characters`);
+export { MetricsToken, MIN_TOKEN_LENGTH } from '../../common/serve-defaults.ts';
 
 /** A rejected record's reason, as a class with few values (the reason itself names fields and values). */
 export function reasonClass(reason: string): string {

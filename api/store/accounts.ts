@@ -1,13 +1,12 @@
 // Organizations, users and API keys. API keys are random, prefixed "am_", shown once and stored only as
 // a SHA-256 hash (they carry 256 bits of entropy, so a fast hash is enough to make a stolen table useless).
 import { hash, randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { type ApiKeyId, newApiKeyId, newOrgId, newUserId, type OrgId, type UserId } from '../../common/ids.ts';
+import type { Role } from '../../common/roles.ts';
 
-export const ROLES = ['owner', 'manager', 'member', 'guest'] as const;
-export const Role = z.enum(ROLES);
-export type Role = z.infer<typeof Role>;
+export { ROLES, Role } from '../../common/roles.ts';
+
 export const ROLE_RANK: Record<Role, number> = { guest: 0, member: 1, manager: 2, owner: 3 };
 
 /**

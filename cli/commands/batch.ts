@@ -1,10 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { z } from 'zod';
 import { loadConfig } from '../../common/config.ts';
-import { openDb } from '../../common/db/duckdb.ts';
 import { UserError } from '../../common/errors.ts';
-import { createLogger } from '../../common/logger.ts';
-import { type BatchReport, batchRangeProblem, runBatch, yesterdayOf } from '../../pipeline/batch.ts';
+import type { BatchReport } from '../../pipeline/batch.ts';
 import { callServer } from '../server-call.ts';
 
 interface BatchArgs {
@@ -53,12 +51,16 @@ export const batchCommand: CommandModule<object, BatchArgs> = {
       .example('$0 batch --server http://127.0.0.1:8080 --key am_MANAGER', 'Inside the running server') as never;
   },
   handler: async (args) => {
+    // Loaded here, not at the top: every other command starts without the pipeline and DuckDB.
+    const { batchRangeProblem, runBatch, yesterdayOf } = await import('../../pipeline/batch.ts');
     const config = loadConfig();
     // Checked before the database or the server is touched.
     const problem = batchRangeProblem(args.from, args.to, yesterdayOf(new Date()));
     if (problem) throw new UserError(`--from/--to: ${problem}`);
     let report: BatchReport;
     if (args.db) {
+      const { createLogger } = await import('../../common/logger.ts');
+      const { openDb } = await import('../../common/db/duckdb.ts');
       const log = createLogger({ name: 'agentmeter-batch', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
       const db = await openDb(args.db);
       try {

@@ -1,10 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
-import { Collector } from '../../collector/daemon.ts';
-import { spoolCounts, spoolDirs, spoolProblem } from '../../collector/spool.ts';
-import { loadState } from '../../collector/state.ts';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
-import { createLogger } from '../../common/logger.ts';
 
 interface CollectArgs {
   server?: string;
@@ -39,6 +35,9 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
   handler: async (args) => {
     const config = loadConfig();
     if ((args as { action?: string }).action === 'status') {
+      // Loaded here, not at the top: every other command starts without the collector.
+      const { spoolCounts, spoolDirs, spoolProblem } = await import('../../collector/spool.ts');
+      const { loadState } = await import('../../collector/state.ts');
       const dirs = spoolDirs(config.agentmeterHome);
       // Counting through a spool folder that is a link would describe some other folder.
       const problem = spoolProblem(dirs);
@@ -63,6 +62,8 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     }
     if (!args.server) throw new UserError('--server URL (or AGENTMETER_SERVER) is required');
     if (!args.key) throw new UserError('--key (or AGENTMETER_API_KEY) is required');
+    const { Collector } = await import('../../collector/daemon.ts');
+    const { createLogger } = await import('../../common/logger.ts');
     const log = createLogger({ name: 'agentmeter-collector', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
     const collector = new Collector({
       server: args.server,

@@ -4,10 +4,6 @@ import type { Argv, CommandModule } from 'yargs';
 import { z } from 'zod';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
-import { createLogger } from '../../common/logger.ts';
-import { ComputerAgent } from '../../computer/agent.ts';
-import { splitCommand } from '../../computer/command.ts';
-import { credentialsPath, hostId, loadCredentials, saveCredentials } from '../../computer/credentials.ts';
 import { callServer } from '../server-call.ts';
 
 interface RegisterArgs {
@@ -49,6 +45,8 @@ export const computerCommand: CommandModule = {
         async (args) => {
           if (!args.server) throw new UserError('--server URL (or AGENTMETER_SERVER) is required');
           if (!args.key) throw new UserError('--key (or AGENTMETER_API_KEY) is required');
+          // Loaded here, not at the top: every other command starts without the computer agent.
+          const { credentialsPath, hostId, saveCredentials } = await import('../../computer/credentials.ts');
           const config = loadConfig();
           const registered = await callServer(args.server, args.key, 'POST', '/api/v0/computers', Registered, {
             name: args.name,
@@ -110,6 +108,10 @@ export const computerCommand: CommandModule = {
               'Run Claude Code headless in ~/src',
             ) as never,
         async (args) => {
+          const { loadCredentials } = await import('../../computer/credentials.ts');
+          const { splitCommand } = await import('../../computer/command.ts');
+          const { ComputerAgent } = await import('../../computer/agent.ts');
+          const { createLogger } = await import('../../common/logger.ts');
           const config = loadConfig();
           const credentials = loadCredentials(config.agentmeterHome);
           let command: string[];

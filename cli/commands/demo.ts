@@ -1,10 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { startServer } from '../../api/server.ts';
-import { AccountStore } from '../../api/store/accounts.ts';
 import { DEFAULT_JWT_MAX_LIFETIME, lifetimeSeconds, loadConfig } from '../../common/config.ts';
-import { createLogger } from '../../common/logger.ts';
-import { loadSample, newDemoKey, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
-import { serveOnFreePort } from '../listen.ts';
 
 interface DemoArgs {
   db: string;
@@ -26,6 +21,12 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       .option('port', { type: 'number', default: 8080 })
       .example('$0 demo', 'What `npm start` runs') as never,
   handler: async (args) => {
+    // Loaded here, not at the top: every other command starts without the server and DuckDB.
+    const { startServer } = await import('../../api/server.ts');
+    const { AccountStore } = await import('../../api/store/accounts.ts');
+    const { createLogger } = await import('../../common/logger.ts');
+    const { loadSample, newDemoKey, SAMPLE_ORG_NAME } = await import('../../sample-data/load.ts');
+    const { serveOnFreePort } = await import('../listen.ts');
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-demo', level: config.env.LOG_LEVEL ?? 'warn' });
     // The port first: on a busy port nothing is created, no folder, no database, no sample data.

@@ -1,9 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
-import { openDb } from '../../common/db/duckdb.ts';
+import type { Db } from '../../common/db/duckdb.ts';
 import { UserError } from '../../common/errors.ts';
-import { createLogger } from '../../common/logger.ts';
-import { type ExportFormat, exportTables } from '../../pipeline/export.ts';
+import type { ExportFormat } from '../../pipeline/export.ts';
 
 interface ExportArgs {
   db?: string;
@@ -41,9 +40,13 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       .example('$0 export --db agentmeter.duckdb --from 2026-03-01 --to 2026-03-01 --out ./export --format csv', 'One day as CSV') as never;
   },
   handler: async (args) => {
+    // Loaded here, not at the top: every other command starts without the pipeline and DuckDB.
+    const { openDb } = await import('../../common/db/duckdb.ts');
+    const { createLogger } = await import('../../common/logger.ts');
+    const { exportTables } = await import('../../pipeline/export.ts');
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-export', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
-    let db: Awaited<ReturnType<typeof openDb>>;
+    let db: Db;
     try {
       db = await openDb(args.db!, { readOnly: true });
     } catch (error) {

@@ -1,6 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import { adminBackend } from '../admin-backend.ts';
-import { type TargetArgs, targetOptions } from './target.ts';
+import { adminBackend, type TargetArgs, targetOptions } from './target.ts';
 
 export const keysCommand: CommandModule = {
   command: 'keys <action>',

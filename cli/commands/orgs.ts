@@ -1,6 +1,12 @@
 import type { Argv, CommandModule } from 'yargs';
-import { AccountStore } from '../../api/store/accounts.ts';
-import { openDb } from '../../common/db/duckdb.ts';
+
+/** The database and the account store, loaded when a command runs so the others start without DuckDB. */
+async function accountsOn(path: string) {
+  const { openDb } = await import('../../common/db/duckdb.ts');
+  const { AccountStore } = await import('../../api/store/accounts.ts');
+  const db = await openDb(path);
+  return { db, accounts: new AccountStore(db) };
+}
 
 export const orgsCommand: CommandModule = {
   command: 'orgs <action>',
@@ -16,9 +22,9 @@ export const orgsCommand: CommandModule = {
             .option('name', { type: 'string', demandOption: true, describe: 'Organization name' })
             .example('$0 orgs add --db agentmeter.duckdb --name "Acme"', 'Prints org_…') as never,
         async (args) => {
-          const db = await openDb(args.db);
+          const { db, accounts } = await accountsOn(args.db);
           try {
-            const org = await new AccountStore(db).createOrg(args.name);
+            const org = await accounts.createOrg(args.name);
             process.stdout.write(`${org.id}\n`);
           } finally {
             await db.close();
@@ -33,9 +39,9 @@ export const orgsCommand: CommandModule = {
             .option('db', { type: 'string', demandOption: true, describe: 'DuckDB file' })
             .example('$0 orgs list --db agentmeter.duckdb', '') as never,
         async (args) => {
-          const db = await openDb(args.db);
+          const { db, accounts } = await accountsOn(args.db);
           try {
-            for (const org of await new AccountStore(db).listOrgs()) process.stdout.write(`${org.id}\t${org.name}\t${org.created_at}\n`);
+            for (const org of await accounts.listOrgs()) process.stdout.write(`${org.id}\t${org.name}\t${org.created_at}\n`);
           } finally {
             await db.close();
           }

@@ -7,7 +7,6 @@ import { UserError } from '../../common/errors.ts';
 import { type ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { describeZodError } from '../../common/wire.ts';
 import packageJson from '../../package.json' with { type: 'json' };
-import { evaluate, summarize } from '../../readiness/evaluator.ts';
 import { callServer } from '../server-call.ts';
 
 interface UploadArgs {
@@ -95,6 +94,8 @@ export const readinessCommand: CommandModule = {
         async (args) => {
           if (args.upload && (!args.server || !args.key))
             throw new UserError('--upload needs --server URL and --key KEY (or AGENTMETER_SERVER, AGENTMETER_API_KEY)');
+          // Loaded here, not at the top: the evaluator brings the language tables of linguist-languages.
+          const { evaluate, summarize } = await import('../../readiness/evaluator.ts');
           const evaluation = evaluate(resolve(args.path), { agentVersion: packageJson.version });
           const report: ReadinessReport = evaluation.report;
           if (args.out) writeFileSync(args.out, `${JSON.stringify(report, null, 2)}\n`);

@@ -1,10 +1,6 @@
 import type { CommandModule } from 'yargs';
-import { DEFAULT_CACHE_LIMITS } from '../../api/analytics/cache.ts';
-import { MetricsToken, MIN_TOKEN_LENGTH } from '../../api/metrics/metrics.ts';
-import { startServer } from '../../api/server.ts';
 import { DEFAULT_JWT_MAX_LIFETIME, lifetimeSeconds, loadConfig } from '../../common/config.ts';
-import { createLogger } from '../../common/logger.ts';
-import { serveOnFreePort } from '../listen.ts';
+import { DEFAULT_CACHE_LIMITS, MetricsToken, MIN_TOKEN_LENGTH } from '../../common/serve-defaults.ts';
 
 const MIB = 1024 * 1024;
 
@@ -75,6 +71,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .example('$0 serve --db ./agentmeter.duckdb', 'Serve on http://127.0.0.1:8080')
       .example('$0 serve --db /var/lib/agentmeter.duckdb --host 0.0.0.0 --port 9000', 'Serve on every interface') as never,
   handler: async (args) => {
+    // Loaded here, not at the top: every other command starts without the server and DuckDB.
+    const { startServer } = await import('../../api/server.ts');
+    const { createLogger } = await import('../../common/logger.ts');
+    const { serveOnFreePort } = await import('../listen.ts');
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-server', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
     const { server } = await serveOnFreePort({ dbPath: args.db, host: args.host, port: args.port }, (db, port, beforeListen) =>

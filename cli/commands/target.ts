@@ -1,6 +1,7 @@
 // Options shared by the admin commands: the database file, or a running server and an owner/manager key.
 import type { Argv } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
+import type { AdminBackend } from '../admin-backend.ts';
 
 export interface TargetArgs {
   db?: string;
@@ -20,4 +21,10 @@ export function targetOptions<T>(y: Argv<T>): Argv<T & TargetArgs> {
       default: env.AGENTMETER_API_KEY,
     })
     .option('org', { type: 'string', describe: 'Organization id (required with --db)' }) as Argv<T & TargetArgs>;
+}
+
+/** The backend the arguments name, loaded when a command runs so the others start without it. */
+export async function adminBackend(args: TargetArgs): Promise<AdminBackend> {
+  const { adminBackend: open } = await import('../admin-backend.ts');
+  return open(args);
 }

@@ -1,7 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
-import { Role } from '../../api/store/accounts.ts';
-import { adminBackend } from '../admin-backend.ts';
-import { type TargetArgs, targetOptions } from './target.ts';
+import { Role } from '../../common/roles.ts';
+import { adminBackend, type TargetArgs, targetOptions } from './target.ts';
 
 export const usersCommand: CommandModule = {
   command: 'users <action>',

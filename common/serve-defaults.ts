@@ -1,0 +1,18 @@
+// Defaults and checks of `agentmeter serve` options that the server also uses. They live here, apart from
+// api/, so the CLI can describe and check the options without loading the server (api/analytics/cache.ts
+// and api/metrics/metrics.ts re-export them).
+import { z } from 'zod';
+
+export interface CacheLimits {
+  /** Most answers kept (0 turns the cache off). */
+  maxEntries: number;
+  /** Most bytes kept, plain and gzip forms together (0 turns the cache off). */
+  maxBytes: number;
+}
+
+export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxEntries: 2000, maxBytes: 256 * 1024 * 1024 };
+
+export const MIN_TOKEN_LENGTH = 32;
+
+/** The metrics token as `serve --metrics-token` and AGENTMETER_METRICS_TOKEN take it. */
+export const MetricsToken = z.string().min(MIN_TOKEN_LENGTH, `the metrics token must be at least ${MIN_TOKEN_LENGTH} characters`);
