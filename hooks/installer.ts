@@ -31,7 +31,15 @@ export interface InstallTarget {
   defaultAgentmeterHome: boolean;
   /** A project settings file instead of the user-level one. */
   settingsFile?: string;
+  /**
+   * Managed (system-wide) install: the hook script is copied here, readable and runnable by every user,
+   * and the command names it without AGENTMETER_HOME, so each user's hook spools under their own $HOME.
+   */
+  hookPath?: string;
 }
+
+/** Where a managed install puts the hook script: a system path every user of the machine can run. */
+export const DEFAULT_MANAGED_HOOK_PATH = '/usr/local/lib/agentmeter/agentmeter-hook.sh';
 
 export interface HookChange {
   action: 'add' | 'update' | 'remove';
@@ -73,8 +81,8 @@ export function installedScriptPath(agentmeterHome: string): string {
  * event where the hook may block (credit limits).
  */
 export function hookCommand(target: InstallTarget, event?: string): string {
-  const script = shellQuote(installedScriptPath(target.agentmeterHome));
-  const env = target.defaultAgentmeterHome ? '' : `AGENTMETER_HOME=${shellQuote(target.agentmeterHome)} `;
+  const script = shellQuote(target.hookPath ?? installedScriptPath(target.agentmeterHome));
+  const env = target.defaultAgentmeterHome || target.hookPath ? '' : `AGENTMETER_HOME=${shellQuote(target.agentmeterHome)} `;
   return `${env}${script} ${target.agent}${event && SYNC_EVENTS.has(event) ? ' prompt' : ''}`;
 }
 
@@ -195,6 +203,20 @@ function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: Hoo
   return backup;
 }
 
+/**
+ * Copies the hook script to a system path for a managed install: 0755 (every user runs it), written to a
+ * temporary file and renamed so a link already at the path is replaced, never followed.
+ */
+export function installSharedScript(path: string): string {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
+  const source = readFileSync(HOOK_SCRIPT_SOURCE);
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, source, { mode: 0o755, flag: 'wx' });
+  chmodSync(tmp, 0o755);
+  renameSync(tmp, path);
+  return path;
+}
+
 /** Copies the hook script to $AGENTMETER_HOME/bin so the installed command does not depend on this checkout. */
 export function installScript(agentmeterHome: string): string {
   const dest = installedScriptPath(agentmeterHome);
@@ -218,7 +240,8 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
   const loaded = loadSettings(loc);
   const { hooks, changes } = withOurHook(loaded.hooks, target);
   if (options.dryRun) return { file: loc.file, changes, written: false };
-  installScript(target.agentmeterHome);
+  if (target.hookPath) installSharedScript(target.hookPath);
+  else installScript(target.agentmeterHome);
   if (changes.length === 0) return { file: loc.file, changes, written: false };
   const backup = writeSettings(loc, loaded, hooks);
   return { file: loc.file, changes, written: true, ...(backup ? { backup } : {}) };
@@ -253,7 +276,7 @@ export function status(target: InstallTarget): HookStatus {
     installedEvents,
     missingEvents,
     outdatedEvents,
-    scriptInstalled: existsSync(installedScriptPath(target.agentmeterHome)),
+    scriptInstalled: existsSync(target.hookPath ?? installedScriptPath(target.agentmeterHome)),
   };
 }
 

@@ -92,6 +92,35 @@ export function userSettingsLocation(agent: Agent, home: string): SettingsLocati
   return locationFor(join(home, '.factory', 'hooks.json'));
 }
 
+/**
+ * The system-wide managed settings file of each agent: the policy file every user of the machine gets and
+ * cannot override. Only an administrator can write it.
+ * Claude Code (https://code.claude.com/docs/en/settings, "Settings files"): managed-settings.json in
+ *   /etc/claude-code on Linux and WSL, /Library/Application Support/ClaudeCode on macOS,
+ *   C:\ProgramData\ClaudeCode on Windows; hooks under the `hooks` key, as in user settings.
+ * Droid (https://docs.factory.ai/enterprise/hierarchical-settings-and-org-control, "System-managed
+ *   settings.json file", and the hooks reference's "Enterprise managed policy settings"): settings.json in
+ *   /etc/factory on Linux and WSL, /Library/Application Support/Factory on macOS, C:\Program Files\Factory
+ *   on Windows; same schema as ~/.factory/settings.json, so hooks under the `hooks` key.
+ */
+export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform = process.platform): SettingsLocation {
+  const paths: Record<Agent, { linux: string; darwin: string; win32: string }> = {
+    claude: {
+      linux: '/etc/claude-code/managed-settings.json',
+      darwin: '/Library/Application Support/ClaudeCode/managed-settings.json',
+      win32: 'C:\\ProgramData\\ClaudeCode\\managed-settings.json',
+    },
+    droid: {
+      linux: '/etc/factory/settings.json',
+      darwin: '/Library/Application Support/Factory/settings.json',
+      win32: 'C:\\Program Files\\Factory\\settings.json',
+    },
+  };
+  const byOs = paths[agent];
+  const file = platform === 'darwin' ? byOs.darwin : platform === 'win32' ? byOs.win32 : byOs.linux;
+  return { file, topLevel: false };
+}
+
 /** For a given file: hooks.json files may hold the map at top level (event names as keys). */
 export function locationFor(file: string): SettingsLocation {
   if (!file.endsWith('hooks.json')) return { file, topLevel: false };

@@ -2,30 +2,59 @@ import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
-import { describeChanges, type InstallTarget, install, SettingsError, status, uninstall } from '../../hooks/installer.ts';
-import type { Agent } from '../../hooks/settings.ts';
+import {
+  DEFAULT_MANAGED_HOOK_PATH,
+  describeChanges,
+  type InstallTarget,
+  install,
+  SettingsError,
+  status,
+  uninstall,
+} from '../../hooks/installer.ts';
+import { type Agent, managedSettingsLocation } from '../../hooks/settings.ts';
 
 interface HookArgs {
   agent: Agent;
   settings?: string;
+  managed?: boolean;
+  'hook-path'?: string;
   'dry-run'?: boolean;
 }
 
 function target(args: HookArgs): InstallTarget {
   const config = loadConfig();
-  return {
+  const base = {
     agent: args.agent,
     home: config.home,
     agentmeterHome: config.agentmeterHome,
     defaultAgentmeterHome: config.defaultAgentmeterHome,
-    ...(args.settings ? { settingsFile: resolve(args.settings) } : {}),
   };
+  if (!args.managed) {
+    if (args['hook-path']) throw new UserError('--hook-path applies to --managed installs only');
+    return { ...base, ...(args.settings ? { settingsFile: resolve(args.settings) } : {}) };
+  }
+  // The managed file applies to every user of the machine: the command names a shared script and no
+  // AGENTMETER_HOME, so each user's hook spools under their own home.
+  const hookPath = resolve(args['hook-path'] ?? DEFAULT_MANAGED_HOOK_PATH);
+  return { ...base, settingsFile: args.settings ? resolve(args.settings) : managedSettingsLocation(args.agent).file, hookPath };
 }
 
 const common = <T>(y: Argv<T>) =>
   y
     .option('agent', { type: 'string', choices: ['droid', 'claude'] as const, demandOption: true, describe: 'Which agent' })
-    .option('settings', { type: 'string', describe: 'A project settings file instead of the user-level one' })
+    .option('settings', {
+      type: 'string',
+      describe: 'A project settings file instead of the user-level one (with --managed: instead of the system path)',
+    })
+    .option('managed', {
+      type: 'boolean',
+      default: false,
+      describe: "The agent's system-wide managed settings file, for every user of the machine (run as root)",
+    })
+    .option('hook-path', {
+      type: 'string',
+      describe: `With --managed: where the shared hook script is copied (default ${DEFAULT_MANAGED_HOOK_PATH})`,
+    })
     .option('dry-run', { type: 'boolean', default: false, describe: 'Print the change without writing' });
 
 function guard<T>(fn: () => T): T {
@@ -49,7 +78,8 @@ export const hooksCommand: CommandModule = {
           common(c)
             .example('$0 hooks install --agent claude', 'Writes ~/.claude/settings.json')
             .example('$0 hooks install --agent droid --dry-run', 'Shows what would change in ~/.factory/hooks.json')
-            .example('$0 hooks install --agent claude --settings .claude/settings.json', 'A project file') as never,
+            .example('$0 hooks install --agent claude --settings .claude/settings.json', 'A project file')
+            .example('sudo $0 hooks install --agent claude --managed', "Every user's Claude Code, through the managed settings") as never,
         (args) => {
           const result = guard(() => install(target(args), { dryRun: args['dry-run'] ?? false }));
           for (const line of describeChanges(result)) process.stdout.write(`${line}\n`);

@@ -1,0 +1,89 @@
+// Managed (system-wide) settings: where each agent keeps them, and that the installer merges our hook
+// into an existing policy file keeping every other key, with a shared hook script every user can run.
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hookCommand, type InstallTarget, install, SettingsError, status, uninstall } from '../../hooks/installer.ts';
+import { AGENT_EVENTS, managedSettingsLocation } from '../../hooks/settings.ts';
+import { ROOT } from '../helpers/processes.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'managed', 'managed-settings.json');
+
+function managedTarget(): { target: InstallTarget; file: string; hookPath: string } {
+  const dir = tempDir();
+  const file = join(dir, 'etc', 'claude-code', 'managed-settings.json');
+  const hookPath = join(dir, 'usr', 'local', 'lib', 'agentmeter', 'agentmeter-hook.sh');
+  const target: InstallTarget = {
+    agent: 'claude',
+    home: join(dir, 'home'),
+    agentmeterHome: join(dir, 'home', 'custom-agentmeter'),
+    defaultAgentmeterHome: false,
+    settingsFile: file,
+    hookPath,
+  };
+  return { target, file, hookPath };
+}
+
+describe('managed settings locations', () => {
+  it('are the documented system paths of Claude Code and Droid on Linux, macOS and Windows', () => {
+    expect(managedSettingsLocation('claude', 'linux')).toEqual({ file: '/etc/claude-code/managed-settings.json', topLevel: false });
+    expect(managedSettingsLocation('claude', 'darwin').file).toBe('/Library/Application Support/ClaudeCode/managed-settings.json');
+    expect(managedSettingsLocation('claude', 'win32').file).toBe('C:\\ProgramData\\ClaudeCode\\managed-settings.json');
+    expect(managedSettingsLocation('droid', 'linux')).toEqual({ file: '/etc/factory/settings.json', topLevel: false });
+    expect(managedSettingsLocation('droid', 'darwin').file).toBe('/Library/Application Support/Factory/settings.json');
+    expect(managedSettingsLocation('droid', 'win32').file).toBe('C:\\Program Files\\Factory\\settings.json');
+  });
+});
+
+describe('managed install', () => {
+  it('names the shared script without AGENTMETER_HOME, so each user spools under their own home', () => {
+    const { target, hookPath } = managedTarget();
+    expect(hookCommand(target, 'Stop')).toBe(`'${hookPath}' claude`);
+    expect(hookCommand(target, 'UserPromptSubmit')).toBe(`'${hookPath}' claude prompt`);
+  });
+
+  it('merges into an existing policy file, keeps every other key, and uninstalls back to it', () => {
+    const { target, file, hookPath } = managedTarget();
+    const original = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Record<string, unknown>;
+    // The fixture in place, as an administrator's file.
+    mkdirSync(dirname(file), { recursive: true });
+    copyFileSync(FIXTURE, file);
+
+    const dry = install(target, { dryRun: true });
+    expect(dry.written).toBe(false);
+    expect(dry.changes.filter((c) => c.action === 'add')).toHaveLength(AGENT_EVENTS.claude.length);
+    expect(readFileSync(file, 'utf8')).toBe(readFileSync(FIXTURE, 'utf8'));
+
+    const result = install(target);
+    expect(result.written).toBe(true);
+    expect(result.backup && readFileSync(result.backup, 'utf8')).toBe(readFileSync(FIXTURE, 'utf8'));
+    const after = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown> & { hooks: Record<string, unknown[]> };
+    for (const key of ['permissions', 'env', 'allowManagedHooksOnly', 'forceLoginMethod', 'cleanupPeriodDays'])
+      expect(after[key]).toEqual(original[key]);
+    // The organization's own hook stays beside ours.
+    expect(JSON.stringify(after.hooks['PreToolUse'])).toContain('/usr/local/bin/corp-bash-guard');
+    expect(JSON.stringify(after.hooks['PreToolUse'])).toContain(hookPath);
+    // Every user reads the policy file and runs the script.
+    expect(statSync(file).mode & 0o444).toBe(0o444);
+    expect(statSync(hookPath).mode & 0o777).toBe(0o755);
+
+    const s = status(target);
+    expect(s.missingEvents).toEqual([]);
+    expect(s.outdatedEvents).toEqual([]);
+    expect(s.scriptInstalled).toBe(true);
+    expect(install(target).changes).toEqual([]); // idempotent
+
+    uninstall(target);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(original);
+  });
+
+  it('refuses a malformed policy file and leaves it untouched', () => {
+    const { target, file } = managedTarget();
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, '{ "permissions": { "deny": [ }');
+    expect(() => install(target)).toThrow(SettingsError);
+    expect(() => uninstall(target)).toThrow(SettingsError);
+    expect(readFileSync(file, 'utf8')).toBe('{ "permissions": { "deny": [ }');
+  });
+});
