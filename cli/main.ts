@@ -9,6 +9,7 @@ import { batchCommand } from './commands/batch.ts';
 import { collectCommand } from './commands/collect.ts';
 import { computerCommand } from './commands/computer.ts';
 import { demoCommand } from './commands/demo.ts';
+import { doctorCommand } from './commands/doctor.ts';
 import { exportCommand } from './commands/export.ts';
 import { hooksCommand } from './commands/hooks.ts';
 import { keysCommand } from './commands/keys.ts';
@@ -48,6 +49,7 @@ export async function main(argv: string[]): Promise<void> {
       .command(keysCommand)
       .command(hooksCommand)
       .command(collectCommand)
+      .command(doctorCommand)
       .command(batchCommand)
       .command(exportCommand)
       .command(readinessCommand)

@@ -84,6 +84,9 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       process.exit(result.error ? 1 : 0);
     }
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => collector.stop());
+    // Tells `agentmeter doctor` a collector runs; removed at exit.
+    const { holdPidFile } = await import('../../collector/pidfile.ts');
+    holdPidFile(config.agentmeterHome);
     const ended = await collector.run();
     // The spool keeps every event; the collector exits non-zero so its service manager shows why.
     if (ended.refused) throw new UserError(`collector stopped: ${ended.refused}`);

@@ -1,0 +1,60 @@
+import type { Argv, CommandModule } from 'yargs';
+import { loadConfig } from '../../common/config.ts';
+
+interface DoctorArgs {
+  server?: string;
+  key?: string;
+  json?: boolean;
+}
+
+export const doctorCommand: CommandModule<object, DoctorArgs> = {
+  command: 'doctor',
+  describe: "Check this machine: the agents' hooks, the collector, the spool, the server, the key, the clock",
+  builder: (y: Argv) => {
+    const env = loadConfig().env;
+    return y
+      .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL (env AGENTMETER_SERVER)' })
+      .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Your API key (env AGENTMETER_API_KEY)' })
+      .option('json', { type: 'boolean', default: false, describe: 'One JSON object {ok, checks: [{name, ok, detail, fix?}]}' })
+      .example('$0 doctor', 'Every check, each problem with the command that fixes it; exit 1 when something is wrong')
+      .example('$0 doctor --json', 'For scripts') as never;
+  },
+  handler: async (args) => {
+    // Loaded here, not at the top: every other command starts without the doctor's modules.
+    const checks = await import('../doctor/checks.ts');
+    const probe = await import('../doctor/probe.ts');
+    const config = loadConfig();
+    const connection = {
+      ...(args.server ? { server: args.server } : {}),
+      serverFromEnv: args.server !== undefined && args.server === config.env.AGENTMETER_SERVER,
+      hasKey: Boolean(args.key),
+      keyFromEnv: args.key !== undefined && args.key === config.env.AGENTMETER_API_KEY,
+    };
+    const options = { home: config.home, agentmeterHome: config.agentmeterHome, defaultAgentmeterHome: config.defaultAgentmeterHome };
+    const server = await probe.probeServer(args.server, args.key);
+    const now = Date.now();
+    const collector = probe.probeCollector(options);
+    const spool = probe.probeSpool(config.agentmeterHome);
+    const quarantine = probe.probeQuarantine(config.agentmeterHome);
+    const result = checks.report([
+      checks.checkHook(probe.probeHook('claude', options)),
+      checks.checkHook(probe.probeHook('droid', options)),
+      checks.checkCollector(collector, connection),
+      checks.checkSpool(spool, checks.collectorRunning(collector), connection, now),
+      checks.checkQuarantine(quarantine.dir, quarantine.files),
+      checks.checkServer(server, connection),
+      checks.checkKey(server, connection),
+      checks.checkLastShip(probe.probeShip(config.agentmeterHome), spool.pending, connection, now),
+      checks.checkClock(server, now),
+    ]);
+    if (args.json) process.stdout.write(`${JSON.stringify(checks.DoctorReport.parse(result), null, 2)}\n`);
+    else {
+      for (const c of result.checks) {
+        process.stdout.write(`${c.ok ? 'ok     ' : 'PROBLEM'} ${c.name}: ${c.detail}\n`);
+        if (c.fix) process.stdout.write(`        fix: ${c.fix}\n`);
+      }
+      process.stdout.write(result.ok ? 'all good\n' : `${result.checks.filter((c) => !c.ok).length} problem(s)\n`);
+    }
+    process.exitCode = result.ok ? 0 : 1;
+  },
+};

@@ -1,0 +1,269 @@
+// `agentmeter doctor`'s verdicts: each check is a pure function from facts gathered on the machine
+// (cli/doctor/probe.ts) to {name, ok, detail, fix?}. A failed check always says the command that fixes it.
+import { z } from 'zod';
+import type { Agent } from '../../hooks/settings.ts';
+
+export const Check = z.object({
+  name: z.string(),
+  ok: z.boolean(),
+  detail: z.string(),
+  /** The command (or step) that fixes it; present on every failed check. */
+  fix: z.string().optional(),
+});
+export type Check = z.infer<typeof Check>;
+
+/** The `doctor --json` output: ok is false when any check failed (the command then exits 1). */
+export const DoctorReport = z.object({ ok: z.boolean(), checks: z.array(Check) });
+export type DoctorReport = z.infer<typeof DoctorReport>;
+
+export const report = (checks: Check[]): DoctorReport => ({ ok: checks.every((c) => c.ok), checks });
+
+/** A collector unit installed by the operator (`systemctl --user`); doctor asks systemd only if it exists. */
+export const COLLECTOR_UNIT = 'agentmeter-collector.service';
+/** Pending events older than this mean the collector is not keeping up, even when it runs. */
+export const BACKLOG_AGE_MS = 10 * 60_000;
+/** Clock skew above this misplaces events in daily aggregates near midnight, and breaks JWT checks. */
+export const MAX_SKEW_MS = 5 * 60_000;
+
+/** How the doctor was told where the server is and which key to use, to print fixes that work as typed. */
+export interface Connection {
+  server?: string;
+  serverFromEnv: boolean;
+  hasKey: boolean;
+  keyFromEnv: boolean;
+}
+
+/** The collect command line for this machine (never with the key itself: it would end up in a terminal log). */
+export function collectCommand(connection: Connection, once: boolean): string {
+  const server = connection.serverFromEnv || !connection.server ? '' : ` --server ${connection.server}`;
+  const key = connection.keyFromEnv && connection.hasKey ? '' : ' --key <your key>';
+  const missingServer = connection.server ? '' : ' --server <server URL>';
+  return `agentmeter collect${once ? ' --once' : ''}${server}${missingServer}${key}`;
+}
+
+export interface HookPlace {
+  kind: 'user' | 'managed';
+  file: string;
+  /** The file could not be read as settings (malformed JSON, a hooks section we do not understand). */
+  error?: string;
+  /** Our hook is on every event of the agent, as the installer writes it. */
+  installed: boolean;
+  /** Some events have our hook, or have it in an older form. */
+  partial: boolean;
+  /** The scripts our hook commands name, and whether each exists and is executable. */
+  scripts: { path: string; runnable: boolean }[];
+}
+
+export interface AgentHookFacts {
+  agent: Agent;
+  /** The agent's configuration folder exists (~/.claude, ~/.factory): the agent is used here. */
+  present: boolean;
+  places: HookPlace[];
+}
+
+export function checkHook(f: AgentHookFacts): Check {
+  const name = `hook: ${f.agent}`;
+  const install = `agentmeter hooks install --agent ${f.agent}`;
+  const broken = f.places.find((p) => p.error);
+  if (broken) {
+    return {
+      name,
+      ok: false,
+      detail: broken.error!,
+      fix: `repair the JSON of ${broken.file}, then: ${install}${broken.kind === 'managed' ? ' --managed' : ''}`,
+    };
+  }
+  const installed = f.places.filter((p) => p.installed);
+  if (installed.length === 0) {
+    const partial = f.places.find((p) => p.partial);
+    if (partial) {
+      return {
+        name,
+        ok: false,
+        detail: `installed on some events only, or in an older form, in ${partial.file}`,
+        fix: partial.kind === 'managed' ? `sudo ${install} --managed` : install,
+      };
+    }
+    if (!f.present) return { name, ok: true, detail: `${f.agent} is not used on this machine (no settings folder); nothing to check` };
+    return {
+      name,
+      ok: false,
+      detail: `not installed (looked in ${f.places.map((p) => p.file).join(' and ')})`,
+      fix: install,
+    };
+  }
+  for (const place of installed) {
+    const bad = place.scripts.find((s) => !s.runnable);
+    if (bad) {
+      return {
+        name,
+        ok: false,
+        detail: `the hook in ${place.file} runs ${bad.path}, which is missing or not executable: the agent's events are lost`,
+        fix: place.kind === 'managed' ? `sudo ${install} --managed --hook-path ${bad.path}` : install,
+      };
+    }
+  }
+  return { name, ok: true, detail: `installed in ${installed.map((p) => `${p.file} (${p.kind})`).join(' and ')}; the hook script runs` };
+}
+
+export interface CollectorFacts {
+  /** `systemctl --user is-active` of the unit, when the unit file exists and systemctl answered. */
+  systemd?: string;
+  unitFile: boolean;
+  pidFile?: number;
+  pidAlive: boolean;
+}
+
+export const collectorRunning = (f: CollectorFacts) => f.systemd === 'active' || f.pidAlive;
+
+export function checkCollector(f: CollectorFacts, connection: Connection): Check {
+  const name = 'collector';
+  if (f.systemd === 'active') return { name, ok: true, detail: `running (systemd user unit ${COLLECTOR_UNIT})` };
+  if (f.pidAlive) return { name, ok: true, detail: `running (pid ${f.pidFile})` };
+  if (f.unitFile) {
+    return {
+      name,
+      ok: false,
+      detail: `not running: ${COLLECTOR_UNIT} is ${f.systemd ?? 'in an unknown state'}`,
+      fix: `systemctl --user restart ${COLLECTOR_UNIT} (why it stopped: journalctl --user -u ${COLLECTOR_UNIT})`,
+    };
+  }
+  return {
+    name,
+    ok: false,
+    detail: `not running${f.pidFile ? ` (pid ${f.pidFile} from its pid file is gone)` : ''}: spooled events are not shipped`,
+    fix: collectCommand(connection, false),
+  };
+}
+
+export interface SpoolFacts {
+  dir: string;
+  /** What is wrong with the spool's folders (a link, another user's folder), if anything. */
+  problem?: string;
+  pending: number;
+  oldestMs?: number;
+}
+
+const ago = (ms: number) =>
+  ms < 90_000 ? `${Math.round(ms / 1000)} s` : ms < 5_400_000 ? `${Math.round(ms / 60_000)} min` : `${(ms / 3_600_000).toFixed(1)} h`;
+
+export function checkSpool(f: SpoolFacts, running: boolean, connection: Connection, now: number): Check {
+  const name = 'spool';
+  if (f.problem)
+    return { name, ok: false, detail: f.problem, fix: 'move the folder aside, then run any agent once: the hook recreates it' };
+  if (f.pending === 0) return { name, ok: true, detail: `empty (${f.dir})` };
+  const age = f.oldestMs === undefined ? 0 : Math.max(0, now - f.oldestMs);
+  const detail = `${f.pending} event${f.pending === 1 ? '' : 's'} waiting in ${f.dir}, the oldest from ${new Date(f.oldestMs ?? now).toISOString()} (${ago(age)} ago)`;
+  if (running && age <= BACKLOG_AGE_MS) return { name, ok: true, detail };
+  return {
+    name,
+    ok: false,
+    detail: `${detail}${running ? ': the collector is not keeping up' : ' and no collector ships them'}`,
+    fix: collectCommand(connection, true),
+  };
+}
+
+export function checkQuarantine(dir: string, files: { name: string; reason: string }[]): Check {
+  const name = 'quarantine';
+  if (files.length === 0) return { name, ok: true, detail: 'no quarantined files' };
+  const shown = files.slice(0, 5).map((f) => `${f.name}: ${f.reason}`);
+  return {
+    name,
+    ok: false,
+    detail: `${files.length} file${files.length === 1 ? '' : 's'} quarantined in ${dir} (never shipped): ${shown.join('; ')}${files.length > 5 ? '; …' : ''}`,
+    fix: `read the reasons (cat ${dir}/*.reason); once handled, remove them: rm ${dir}/*`,
+  };
+}
+
+/** What GET /healthz and the authenticated GET answered (or why they could not be asked). */
+export interface ServerFacts {
+  url?: string;
+  health?: { status: number; date?: string } | { error: string };
+  me?: { status: number; detail?: string; who?: string } | { error: string };
+}
+
+export function checkServer(f: ServerFacts, connection: Connection): Check {
+  const name = 'server';
+  if (!f.url) return { name, ok: false, detail: 'no server configured', fix: 'set AGENTMETER_SERVER=<server URL> (or pass --server)' };
+  const h = f.health;
+  if (!h || 'error' in h) {
+    return {
+      name,
+      ok: false,
+      detail: `${f.url} cannot be reached: ${h?.error ?? 'not asked'}`,
+      fix: `check the URL and the network (curl ${f.url}/healthz); a wrong URL: ${collectCommand({ ...connection, server: '<server URL>', serverFromEnv: false }, false)}`,
+    };
+  }
+  if (h.status !== 200)
+    return { name, ok: false, detail: `${f.url}/healthz answered ${h.status}`, fix: 'ask the server operator (its log says why)' };
+  return { name, ok: true, detail: `${f.url} is reachable` };
+}
+
+export function checkKey(f: ServerFacts, connection: Connection): Check {
+  const name = 'key';
+  if (!connection.hasKey)
+    return { name, ok: false, detail: 'no API key configured', fix: 'set AGENTMETER_API_KEY=<your key> (or pass --key)' };
+  const m = f.me;
+  if (!m) return { name, ok: true, detail: 'not checked: the server was not reached' };
+  if ('error' in m) return { name, ok: false, detail: `the key could not be checked: ${m.error}`, fix: 'see the server check' };
+  if (m.status === 200) return { name, ok: true, detail: `valid${m.who ? ` (${m.who})` : ''}` };
+  if (m.status === 401 || m.status === 403) {
+    return {
+      name,
+      ok: false,
+      detail: `the server refuses the key (${m.status}${m.detail ? `: ${m.detail}` : ''}); the collector stops on a refused key`,
+      fix: 'ask an owner or manager for a new key (agentmeter keys create), then set AGENTMETER_API_KEY to it',
+    };
+  }
+  return {
+    name,
+    ok: false,
+    detail: `the key check answered ${m.status}${m.detail ? `: ${m.detail}` : ''}`,
+    fix: 'ask the server operator',
+  };
+}
+
+export interface ShipFacts {
+  lastShipAt: number | null;
+  lastShipRecords: number;
+  totalShipped: number;
+  lastError: string | null;
+  lastErrorAt: number | null;
+}
+
+export function checkLastShip(f: ShipFacts, pending: number, connection: Connection, now: number): Check {
+  const name = 'last ship';
+  const last = f.lastShipAt
+    ? `${new Date(f.lastShipAt).toISOString()} (${ago(Math.max(0, now - f.lastShipAt))} ago, ${f.lastShipRecords} records)`
+    : 'never';
+  if (f.lastError) {
+    return {
+      name,
+      ok: false,
+      detail: `the last attempt failed at ${new Date(f.lastErrorAt ?? now).toISOString()}: ${f.lastError}; last success: ${last}`,
+      fix: `fix what the server and key checks say, then: ${collectCommand(connection, true)}`,
+    };
+  }
+  if (!f.lastShipAt && pending > 0) {
+    return { name, ok: false, detail: `nothing shipped yet while ${pending} events wait`, fix: collectCommand(connection, true) };
+  }
+  return { name, ok: true, detail: `${last}; ${f.totalShipped} records shipped in total` };
+}
+
+export function checkClock(f: ServerFacts, now: number): Check {
+  const name = 'clock';
+  const h = f.health;
+  const date = h && !('error' in h) ? h.date : undefined;
+  const server = date ? Date.parse(date) : Number.NaN;
+  if (Number.isNaN(server)) return { name, ok: true, detail: 'not checked: no answer from the server with a Date header' };
+  const skew = now - server;
+  // The Date header has whole seconds: a second of difference is only rounding.
+  const detail = `${Math.abs(skew) < 1500 ? 'in step with' : `${ago(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'}`} the server`;
+  if (Math.abs(skew) <= MAX_SKEW_MS) return { name, ok: true, detail };
+  return {
+    name,
+    ok: false,
+    detail: `this machine's clock is ${detail}: event times and daily totals will be off`,
+    fix: 'turn on network time: sudo timedatectl set-ntp true (Linux), sudo sntp -sS time.apple.com (macOS)',
+  };
+}

@@ -1,0 +1,183 @@
+// Gathers the facts `agentmeter doctor` judges (cli/doctor/checks.ts): settings files, the hook script,
+// the collector's pid file or systemd unit, the spool, the collector state and two requests to the
+// server. Reads only: it changes nothing on the machine. Light: no collector daemon, no server code.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
+import { entryProblem, listNew, spoolDirs, spoolProblem } from '../../collector/spool.ts';
+import { CollectorState, statePath } from '../../collector/state.ts';
+import { splitShellWords } from '../../common/shell-words.ts';
+import { HOOK_SCRIPT_NAME, type InstallTarget, isOurCommand, SettingsError, status } from '../../hooks/installer.ts';
+import { type Agent, managedSettingsLocation, readHooksMap, type SettingsLocation, userSettingsLocation } from '../../hooks/settings.ts';
+import {
+  type AgentHookFacts,
+  COLLECTOR_UNIT,
+  type CollectorFacts,
+  type HookPlace,
+  type ServerFacts,
+  type ShipFacts,
+  type SpoolFacts,
+} from './checks.ts';
+
+export interface ProbeOptions {
+  home: string;
+  agentmeterHome: string;
+  defaultAgentmeterHome: boolean;
+}
+
+/** The hook scripts named by our commands in a hooks map, and whether each would run. */
+function ourScripts(location: SettingsLocation): { path: string; runnable: boolean }[] {
+  const map = readHooksMap(location) ?? {};
+  const paths = new Set<string>();
+  for (const groups of Object.values(map))
+    for (const group of groups)
+      for (const hook of group.hooks) {
+        if (!isOurCommand(hook.command)) continue;
+        const words = splitShellWords(hook.command ?? '', { operators: false }).commands[0] ?? [];
+        const script = words.find((w) => w.endsWith(HOOK_SCRIPT_NAME));
+        if (script) paths.add(script);
+      }
+  return [...paths].map((path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return { path, runnable: true };
+    } catch {
+      return { path, runnable: false };
+    }
+  });
+}
+
+function place(kind: HookPlace['kind'], target: InstallTarget, location: SettingsLocation): HookPlace {
+  try {
+    const s = status(target);
+    return {
+      kind,
+      file: location.file,
+      installed: s.missingEvents.length === 0 && s.outdatedEvents.length === 0,
+      partial: s.installedEvents.length + s.outdatedEvents.length > 0,
+      scripts: ourScripts(location),
+    };
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    return { kind, file: location.file, error: error.message, installed: false, partial: false, scripts: [] };
+  }
+}
+
+export function probeHook(agent: Agent, options: ProbeOptions, managedFile?: string): AgentHookFacts {
+  const base = { agent, home: options.home, agentmeterHome: options.agentmeterHome, defaultAgentmeterHome: options.defaultAgentmeterHome };
+  const user = userSettingsLocation(agent, options.home);
+  const managed: SettingsLocation = managedFile ? { file: managedFile, topLevel: false } : managedSettingsLocation(agent);
+  // A managed install names its own shared script: judge the file against the script it names.
+  const managedScript = ourScripts(managed)[0]?.path;
+  const places = [place('user', { ...base, settingsFile: user.file }, user)];
+  if (existsSync(managed.file))
+    places.push(place('managed', { ...base, settingsFile: managed.file, ...(managedScript ? { hookPath: managedScript } : {}) }, managed));
+  return { agent, present: existsSync(join(options.home, agent === 'claude' ? '.claude' : '.factory')), places };
+}
+
+export function probeCollector(options: ProbeOptions): CollectorFacts {
+  const pidFile = readPidFile(options.agentmeterHome);
+  const pidAlive = pidFile !== undefined && collectorAlive(pidFile);
+  // systemd is asked only about a unit that exists: `is-active` calls an unknown unit "inactive" too.
+  const unitFile = existsSync(join(options.home, '.config', 'systemd', 'user', COLLECTOR_UNIT));
+  let systemd: string | undefined;
+  if (unitFile) {
+    const run = spawnSync('systemctl', ['--user', 'is-active', COLLECTOR_UNIT], { encoding: 'utf8', timeout: 5000 });
+    if (!run.error) systemd = run.stdout.trim() || undefined;
+  }
+  return { unitFile, pidAlive, ...(pidFile !== undefined ? { pidFile } : {}), ...(systemd ? { systemd } : {}) };
+}
+
+export function probeSpool(agentmeterHome: string): SpoolFacts {
+  const dirs = spoolDirs(agentmeterHome);
+  const problem = spoolProblem(dirs);
+  if (problem) return { dir: dirs.new, problem, pending: 0 };
+  let pending = 0;
+  let oldestMs: number | undefined;
+  for (const name of listNew(dirs)) {
+    try {
+      const stat = lstatSync(join(dirs.new, name));
+      if (entryProblem(name, stat)) continue;
+      pending++;
+      if (oldestMs === undefined || stat.mtimeMs < oldestMs) oldestMs = stat.mtimeMs;
+    } catch {
+      // Shipped while we counted.
+    }
+  }
+  return { dir: dirs.new, pending, ...(oldestMs !== undefined ? { oldestMs } : {}) };
+}
+
+export function probeQuarantine(agentmeterHome: string): { dir: string; files: { name: string; reason: string }[] } {
+  const dir = spoolDirs(agentmeterHome).bad;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return { dir, files: [] };
+  }
+  const files = names
+    .filter((n) => !n.endsWith('.reason') && !n.includes('.tmp-'))
+    .sort()
+    .map((name) => {
+      let reason = 'no reason recorded';
+      try {
+        reason = readFileSync(join(dir, `${name}.reason`), 'utf8').trim() || reason;
+      } catch {
+        // Kept as "no reason recorded".
+      }
+      return { name, reason };
+    });
+  return { dir, files };
+}
+
+/** The collector's state as saved; read only (a corrupt file is left for the collector to set aside). */
+export function probeShip(agentmeterHome: string): ShipFacts & { problem?: string } {
+  const empty = { lastShipAt: null, lastShipRecords: 0, totalShipped: 0, lastError: null, lastErrorAt: null };
+  const path = statePath(agentmeterHome);
+  if (!existsSync(path)) return empty;
+  try {
+    return CollectorState.parse(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (error) {
+    return { ...empty, lastError: `the collector state ${path} is unreadable (${(error as Error).message})`, lastErrorAt: Date.now() };
+  }
+}
+
+const TIMEOUT_MS = 5000;
+
+/** GET /healthz (reachability, and the Date header for clock skew), then an authenticated GET /api/v0/auth/me. */
+export async function probeServer(url: string | undefined, key: string | undefined): Promise<ServerFacts> {
+  if (!url) return {};
+  const base = url.replace(/\/+$/, '');
+  const facts: ServerFacts = { url: base };
+  try {
+    const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+    await res.arrayBuffer();
+    const date = res.headers.get('date');
+    facts.health = { status: res.status, ...(date ? { date } : {}) };
+  } catch (error) {
+    facts.health = { error: describeFetchError(error) };
+    return facts;
+  }
+  if (!key) return facts;
+  try {
+    const res = await fetch(`${base}/api/v0/auth/me`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    const body = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    const detail = typeof body?.['detail'] === 'string' ? body['detail'] : undefined;
+    const email = typeof body?.['email'] === 'string' ? body['email'] : undefined;
+    const role = typeof body?.['role'] === 'string' ? body['role'] : undefined;
+    facts.me = { status: res.status, ...(detail ? { detail } : {}), ...(email ? { who: role ? `${email}, ${role}` : email } : {}) };
+  } catch (error) {
+    facts.me = { error: describeFetchError(error) };
+  }
+  return facts;
+}
+
+function describeFetchError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if ((error as Error).name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
