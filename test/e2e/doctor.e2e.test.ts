@@ -1,0 +1,91 @@
+// `agentmeter doctor` against a real server process in a temporary HOME: healthy with the hook installed,
+// a collector running and a valid key; then each problem reported with its fix and a non-zero exit.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Check, DoctorReport } from '../../cli/doctor/checks.ts';
+import { collectorPidPath } from '../../collector/pidfile.ts';
+import { CLI, cliEnv, runCli, type ServerProcess, seedAccount, startServerProcess, waitFor } from '../helpers/processes.ts';
+import { writeSpoolFile } from '../helpers/spool.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const dir = tempDir();
+const db = join(dir, 'agentmeter.duckdb');
+const home = join(dir, 'home');
+const amHome = join(home, '.agentmeter');
+let server: ServerProcess;
+let key: string;
+let collector: ChildProcess | undefined;
+
+const env = () => ({ HOME: home, AGENTMETER_SERVER: server.url, AGENTMETER_API_KEY: key });
+
+function doctor(extra: Record<string, string> = {}): { status: number | null; report: DoctorReport; byName: Map<string, Check> } {
+  const run = runCli(['doctor', '--json'], { ...env(), ...extra });
+  expect(run.stderr).toBe('');
+  const report = DoctorReport.parse(JSON.parse(run.stdout));
+  return { status: run.status, report, byName: new Map(report.checks.map((c) => [c.name, c])) };
+}
+
+beforeAll(async () => {
+  mkdirSync(join(home, '.claude'), { recursive: true });
+  ({ key } = seedAccount(db, 'member', 'dev@example.com'));
+  server = await startServerProcess(db);
+}, 120_000);
+afterAll(async () => {
+  collector?.kill('SIGTERM');
+  await server?.stop();
+});
+
+describe('agentmeter doctor', { timeout: 120_000 }, () => {
+  it('reports a healthy machine: hook installed, collector running, server reachable, key valid', async () => {
+    const installed = runCli(['hooks', 'install', '--agent', 'claude'], { HOME: home });
+    expect(installed.status, installed.stderr).toBe(0);
+    collector = spawn(process.execPath, [CLI, 'collect'], { env: cliEnv(env()), stdio: 'ignore' });
+    await waitFor(() => existsSync(collectorPidPath(amHome)), 60_000, 'the collector pid file');
+
+    const { status, report, byName } = doctor();
+    expect(report.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(status).toBe(0);
+    expect(byName.get('hook: claude')!.detail).toContain(join(home, '.claude', 'settings.json'));
+    expect(byName.get('collector')!.detail).toBe(`running (pid ${collector.pid})`);
+    expect(byName.get('key')!.detail).toBe('valid (dev@example.com, member)');
+    expect(byName.get('clock')!.ok).toBe(true);
+  });
+
+  it('reports the stopped collector and the spooled backlog, each with the command that fixes it', async () => {
+    const exited = new Promise((resolve) => collector!.once('exit', resolve));
+    collector!.kill('SIGTERM');
+    await exited;
+    collector = undefined;
+    expect(existsSync(collectorPidPath(amHome))).toBe(false);
+    writeSpoolFile(amHome, { hook_event_name: 'Stop', session_id: 's1' });
+    writeSpoolFile(amHome, { hook_event_name: 'Stop', session_id: 's1' });
+
+    const { status, report, byName } = doctor();
+    expect(status).toBe(1);
+    expect(report.ok).toBe(false);
+    expect(byName.get('collector')).toMatchObject({ ok: false, fix: 'agentmeter collect' });
+    expect(byName.get('spool')).toMatchObject({ ok: false, fix: 'agentmeter collect --once' });
+    expect(byName.get('spool')!.detail).toMatch(/^2 events waiting in .* and no collector ships them$/);
+    expect(byName.get('hook: claude')!.ok).toBe(true);
+  });
+
+  it('reports a key the server refuses', () => {
+    const { status, byName } = doctor({ AGENTMETER_API_KEY: 'am_not_a_real_key_at_all' });
+    expect(status).toBe(1);
+    expect(byName.get('server')!.ok).toBe(true);
+    expect(byName.get('key')).toMatchObject({ ok: false });
+    expect(byName.get('key')!.detail).toMatch(/^the server refuses the key \(401/);
+    expect(byName.get('key')!.fix).toContain('agentmeter keys create');
+  });
+
+  it('reports an uninstalled hook', () => {
+    const removed = runCli(['hooks', 'uninstall', '--agent', 'claude'], { HOME: home });
+    expect(removed.status, removed.stderr).toBe(0);
+    const { status, byName } = doctor();
+    expect(status).toBe(1);
+    expect(byName.get('hook: claude')).toMatchObject({ ok: false, fix: 'agentmeter hooks install --agent claude' });
+  });
+});
