@@ -68,6 +68,7 @@ describe('the CLI starts without what its command does not run', { timeout: 120_
     ['--help'],
     ['hooks', 'status', '--agent', 'claude'],
     ['collect', 'status'],
+    ['doctor', '--help'],
     ['serve', '--help'],
     ['users', 'add', '--help'],
     ['readiness', 'evaluate', '--help'],

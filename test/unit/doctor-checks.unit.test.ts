@@ -1,0 +1,168 @@
+// The doctor's verdicts on fixed facts: what counts as a problem, and the fix each problem names.
+import { describe, expect, it } from 'vitest';
+import {
+  BACKLOG_AGE_MS,
+  type Connection,
+  checkClock,
+  checkCollector,
+  checkHook,
+  checkKey,
+  checkLastShip,
+  checkQuarantine,
+  checkServer,
+  checkSpool,
+  collectCommand,
+  DoctorReport,
+  type HookPlace,
+  MAX_SKEW_MS,
+  report,
+} from '../../cli/doctor/checks.ts';
+
+const NOW = Date.parse('2026-11-23T10:00:00Z');
+const fromEnv: Connection = { server: 'http://am.internal:8080', serverFromEnv: true, hasKey: true, keyFromEnv: true };
+const fromFlags: Connection = { server: 'http://am.internal:8080', serverFromEnv: false, hasKey: true, keyFromEnv: false };
+const user = (over: Partial<HookPlace> = {}): HookPlace => ({
+  kind: 'user',
+  file: '/h/.claude/settings.json',
+  installed: true,
+  partial: true,
+  scripts: [{ path: '/h/.agentmeter/bin/agentmeter-hook.sh', runnable: true }],
+  ...over,
+});
+const managed = (over: Partial<HookPlace> = {}): HookPlace => ({
+  ...user(over),
+  kind: 'managed',
+  file: '/etc/claude-code/managed-settings.json',
+  scripts: [{ path: '/usr/local/lib/agentmeter/agentmeter-hook.sh', runnable: true }],
+  ...over,
+});
+
+describe('collect command in fixes', () => {
+  it('repeats the flags the doctor was given, never the key', () => {
+    expect(collectCommand(fromEnv, true)).toBe('agentmeter collect --once');
+    expect(collectCommand(fromFlags, false)).toBe('agentmeter collect --server http://am.internal:8080 --key <your key>');
+    expect(collectCommand({ serverFromEnv: false, hasKey: false, keyFromEnv: false }, false)).toBe(
+      'agentmeter collect --server <server URL> --key <your key>',
+    );
+  });
+});
+
+describe('hook check', () => {
+  it('passes with the hook in user or managed settings and its script runnable', () => {
+    expect(checkHook({ agent: 'claude', present: true, places: [user()] }).ok).toBe(true);
+    const onlyManaged = checkHook({ agent: 'claude', present: true, places: [user({ installed: false, partial: false }), managed()] });
+    expect(onlyManaged).toMatchObject({ ok: true });
+    expect(onlyManaged.detail).toContain('/etc/claude-code/managed-settings.json (managed)');
+  });
+
+  it('fails when missing, partly installed, not runnable or in a malformed file, with the fix for each', () => {
+    expect(checkHook({ agent: 'droid', present: true, places: [user({ installed: false, partial: false })] })).toMatchObject({
+      ok: false,
+      fix: 'agentmeter hooks install --agent droid',
+    });
+    expect(
+      checkHook({ agent: 'claude', present: true, places: [user({ installed: false }), managed({ installed: false, partial: false })] }),
+    ).toMatchObject({
+      ok: false,
+      fix: 'agentmeter hooks install --agent claude',
+    });
+    const gone = checkHook({
+      agent: 'claude',
+      present: true,
+      places: [managed({ scripts: [{ path: '/usr/local/lib/agentmeter/agentmeter-hook.sh', runnable: false }] })],
+    });
+    expect(gone).toMatchObject({
+      ok: false,
+      fix: 'sudo agentmeter hooks install --agent claude --managed --hook-path /usr/local/lib/agentmeter/agentmeter-hook.sh',
+    });
+    expect(gone.detail).toContain('missing or not executable');
+    const malformed = checkHook({ agent: 'claude', present: true, places: [user({ error: 'x is not valid JSON', installed: false })] });
+    expect(malformed).toMatchObject({ ok: false, detail: 'x is not valid JSON' });
+  });
+
+  it('skips an agent this machine does not use', () => {
+    expect(checkHook({ agent: 'droid', present: false, places: [user({ installed: false, partial: false, scripts: [] })] }).ok).toBe(true);
+  });
+});
+
+describe('collector and spool checks', () => {
+  it('the collector runs under systemd or by its pid file; otherwise the fix starts it', () => {
+    expect(checkCollector({ unitFile: true, systemd: 'active', pidAlive: false }, fromEnv).ok).toBe(true);
+    expect(checkCollector({ unitFile: false, pidFile: 42, pidAlive: true }, fromEnv).detail).toBe('running (pid 42)');
+    expect(checkCollector({ unitFile: true, systemd: 'failed', pidAlive: false }, fromEnv)).toMatchObject({
+      ok: false,
+      detail: 'not running: agentmeter-collector.service is failed',
+    });
+    expect(checkCollector({ unitFile: true, systemd: 'failed', pidAlive: false }, fromEnv).fix).toContain(
+      'systemctl --user restart agentmeter-collector.service',
+    );
+    expect(checkCollector({ unitFile: false, pidFile: 42, pidAlive: false }, fromFlags)).toMatchObject({
+      ok: false,
+      fix: 'agentmeter collect --server http://am.internal:8080 --key <your key>',
+    });
+  });
+
+  it('a backlog is a problem when nothing ships it, or when it is older than the collector would let it be', () => {
+    const spool = { dir: '/h/.agentmeter/spool/new', pending: 3, oldestMs: NOW - 60_000 };
+    expect(checkSpool(spool, true, fromEnv, NOW).ok).toBe(true);
+    expect(checkSpool(spool, false, fromEnv, NOW)).toMatchObject({ ok: false, fix: 'agentmeter collect --once' });
+    expect(checkSpool(spool, false, fromEnv, NOW).detail).toContain('the oldest from 2026-11-23T09:59:00.000Z (60 s ago)');
+    const stale = checkSpool({ ...spool, oldestMs: NOW - BACKLOG_AGE_MS - 1 }, true, fromEnv, NOW);
+    expect(stale).toMatchObject({ ok: false });
+    expect(stale.detail).toContain('the collector is not keeping up');
+    expect(checkSpool({ dir: 'd', pending: 0 }, false, fromEnv, NOW).ok).toBe(true);
+    expect(checkSpool({ dir: 'd', pending: 0, problem: 'd is a symbolic link' }, true, fromEnv, NOW).ok).toBe(false);
+  });
+
+  it('quarantined files are listed with their reasons', () => {
+    const check = checkQuarantine('/h/.agentmeter/spool/bad', [
+      { name: 'a1', reason: 'no header: the file does not come from the agentmeter hook' },
+    ]);
+    expect(check).toMatchObject({ ok: false });
+    expect(check.detail).toContain('a1: no header');
+    expect(check.fix).toContain('cat /h/.agentmeter/spool/bad/*.reason');
+    expect(checkQuarantine('d', []).ok).toBe(true);
+  });
+});
+
+describe('server, key, last ship and clock checks', () => {
+  const healthy = {
+    url: 'http://am.internal:8080',
+    health: { status: 200, date: new Date(NOW).toUTCString() },
+    me: { status: 200, who: 'a@b.c, member' },
+  };
+
+  it('passes on a reachable server, an accepted key and a clock in step', () => {
+    const checks = [checkServer(healthy, fromEnv), checkKey(healthy, fromEnv), checkClock(healthy, NOW + 900)];
+    expect(DoctorReport.parse(report(checks)).ok).toBe(true);
+    expect(checkClock(healthy, NOW + 900).detail).toBe('in step with the server');
+  });
+
+  it('reports an unreachable server, a refused key and a skewed clock', () => {
+    expect(checkServer({ url: 'http://x', health: { error: 'ECONNREFUSED' } }, fromEnv)).toMatchObject({
+      ok: false,
+      detail: 'http://x cannot be reached: ECONNREFUSED',
+    });
+    expect(checkServer({}, fromEnv).ok).toBe(false);
+    const refused = checkKey({ ...healthy, me: { status: 401, detail: 'unknown API key' } }, fromEnv);
+    expect(refused).toMatchObject({
+      ok: false,
+      detail: 'the server refuses the key (401: unknown API key); the collector stops on a refused key',
+    });
+    expect(checkKey(healthy, { ...fromEnv, hasKey: false }).ok).toBe(false);
+    const skewed = checkClock(healthy, NOW + MAX_SKEW_MS + 60_000);
+    expect(skewed).toMatchObject({ ok: false });
+    expect(skewed.detail).toContain('6 min ahead of the server');
+    expect(checkClock(healthy, NOW - MAX_SKEW_MS).ok).toBe(true);
+  });
+
+  it('reports the last ship, a failed attempt, and a backlog nothing was ever shipped from', () => {
+    const state = { lastShipAt: NOW - 120_000, lastShipRecords: 7, totalShipped: 70, lastError: null, lastErrorAt: null };
+    expect(checkLastShip(state, 0, fromEnv, NOW)).toMatchObject({
+      ok: true,
+      detail: '2026-11-23T09:58:00.000Z (2 min ago, 7 records); 70 records shipped in total',
+    });
+    expect(checkLastShip({ ...state, lastError: 'server answered 503', lastErrorAt: NOW }, 0, fromEnv, NOW).ok).toBe(false);
+    expect(checkLastShip({ ...state, lastShipAt: null }, 4, fromEnv, NOW)).toMatchObject({ ok: false, fix: 'agentmeter collect --once' });
+  });
+});
