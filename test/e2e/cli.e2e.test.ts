@@ -22,6 +22,7 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
       ['hooks', 'install'],
       ['hooks', 'status'],
       ['collect'],
+      ['doctor'],
       ['demo'],
       ['batch'],
       ['readiness', 'upload'],
