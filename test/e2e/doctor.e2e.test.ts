@@ -1,7 +1,7 @@
 // `agentmeter doctor` against a real server process in a temporary HOME: healthy with the hook installed,
 // a collector running and a valid key; then each problem reported with its fix and a non-zero exit.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Check, DoctorReport } from '../../cli/doctor/checks.ts';
@@ -79,6 +79,19 @@ describe('agentmeter doctor', { timeout: 120_000 }, () => {
     expect(byName.get('key')).toMatchObject({ ok: false });
     expect(byName.get('key')!.detail).toMatch(/^the server refuses the key \(401/);
     expect(byName.get('key')!.fix).toContain('agentmeter keys create');
+  });
+
+  it('reports a hook whose script would not run', () => {
+    const script = join(amHome, 'bin', 'agentmeter-hook.sh');
+    chmodSync(script, 0o600);
+    try {
+      const { status, byName } = doctor();
+      expect(status).toBe(1);
+      expect(byName.get('hook: claude')).toMatchObject({ ok: false, fix: 'agentmeter hooks install --agent claude' });
+      expect(byName.get('hook: claude')!.detail).toContain(`runs ${script}, which is missing or not executable`);
+    } finally {
+      chmodSync(script, 0o700);
+    }
   });
 
   it('reports an uninstalled hook', () => {
