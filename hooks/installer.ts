@@ -1,7 +1,18 @@
 // Installs, removes and reports the agentmeter hook in an agent's settings file. Every other hook and
 // setting is kept as it was; a malformed file is reported and never overwritten; every write is preceded
 // by a backup and done atomically (temporary file + rename).
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -186,6 +197,16 @@ export function withoutOurHook(hooks: HooksMap): { hooks: HooksMap; changes: Hoo
   return { hooks: next, changes };
 }
 
+/**
+ * Writes a temporary file that this call creates itself: whatever stands at the name (a file left by a
+ * killed run, or a link someone planted) is removed first (rmSync removes a link, never its target), and
+ * the file is opened exclusively, so nothing is written through a link.
+ */
+function writeNewFile(path: string, data: string | Uint8Array, mode: number): void {
+  rmSync(path, { force: true });
+  writeFileSync(path, data, { mode, flag: 'wx' });
+}
+
 function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): string | undefined {
   const root = loc.topLevel ? hooks : { ...loaded.root, hooks };
   if (!loc.topLevel && Object.keys(hooks).length === 0) delete (root as Record<string, unknown>)['hooks'];
@@ -195,10 +216,11 @@ function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: Hoo
   if (loaded.existed) {
     mode = statSync(loc.file).mode & 0o777;
     backup = `${loc.file}.agentmeter-backup-${new Date().toISOString().replaceAll(':', '-')}`;
-    copyFileSync(loc.file, backup);
+    // Exclusive: a link planted at the backup's name is never written through.
+    copyFileSync(loc.file, backup, constants.COPYFILE_EXCL);
   }
   const tmp = `${loc.file}.agentmeter-tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(root, null, 2)}\n`, { mode });
+  writeNewFile(tmp, `${JSON.stringify(root, null, 2)}\n`, mode);
   renameSync(tmp, loc.file);
   return backup;
 }
@@ -211,7 +233,7 @@ export function installSharedScript(path: string): string {
   mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
   const source = readFileSync(HOOK_SCRIPT_SOURCE);
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, source, { mode: 0o755, flag: 'wx' });
+  writeNewFile(tmp, source, 0o755);
   chmodSync(tmp, 0o755);
   renameSync(tmp, path);
   return path;
@@ -227,7 +249,7 @@ export function installScript(agentmeterHome: string): string {
   const source = readFileSync(HOOK_SCRIPT_SOURCE);
   if (!existsSync(dest) || !readFileSync(dest).equals(source)) {
     const tmp = `${dest}.tmp-${process.pid}`;
-    writeFileSync(tmp, source, { mode: 0o700 });
+    writeNewFile(tmp, source, 0o700);
     renameSync(tmp, dest);
   }
   // Run by the agent as this user only.

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type InstallTarget, install, isOurCommand, SettingsError, status, uninstall } from '../../hooks/installer.ts';
@@ -43,6 +43,23 @@ describe('hook installer', () => {
       expect(ours[0].matcher).toBe(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'].includes(event) ? '*' : undefined);
     }
     expect(existsSync(join(t.agentmeterHome, 'bin', 'agentmeter-hook.sh'))).toBe(true);
+  });
+
+  it('writes nothing through a link planted at its temporary names (settings file and hook script)', () => {
+    const t = target('claude');
+    mkdirSync(join(t.home, '.claude'));
+    const file = join(t.home, '.claude', 'settings.json');
+    writeFileSync(file, JSON.stringify({ model: 'opus' }));
+    const victim = join(t.home, 'victim.txt');
+    writeFileSync(victim, 'untouched');
+    // The names the installer writes before renaming (this process's pid, as in the installer).
+    mkdirSync(join(t.agentmeterHome, 'bin'), { recursive: true });
+    symlinkSync(victim, `${file}.agentmeter-tmp-${process.pid}`);
+    symlinkSync(victim, `${join(t.agentmeterHome, 'bin', 'agentmeter-hook.sh')}.tmp-${process.pid}`);
+    expect(install(t).written).toBe(true);
+    expect(readFileSync(victim, 'utf8')).toBe('untouched');
+    expect(read(file).model).toBe('opus');
+    expect(readFileSync(join(t.agentmeterHome, 'bin', 'agentmeter-hook.sh'), 'utf8')).toContain('agentmeter');
   });
 
   it('is idempotent: a second install changes nothing and writes nothing', () => {
