@@ -10,7 +10,7 @@ import { type Batch, buildBatch } from './batch.ts';
 import { HookConfigCache } from './hooks-ran.ts';
 import { refreshLimitStatus } from './limits.ts';
 import { isBatchFault, narrowBatch } from './narrow.ts';
-import { encodeBatch, postBatch, ShipError } from './shipper.ts';
+import { encodeBatch, postBatch, REQUEST_TIMEOUT_MS, ShipError } from './shipper.ts';
 import { ensureSpool, quarantineFile, quarantineRecord, type SpoolDirs, SpoolQueue, spoolDirs, sweepTmp } from './spool.ts';
 import { type CollectorState, loadState, machineId, saveState } from './state.ts';
 import { Unlinker } from './unlinker.ts';
@@ -192,7 +192,14 @@ export class Collector {
     for (let attempt = 0; ; attempt++) {
       const started = Date.now();
       try {
-        const answer = await postBatch(this.options.server, this.options.apiKey, prepared.body, this.abort.signal);
+        const answer = await postBatch(
+          this.options.server,
+          this.options.apiKey,
+          prepared.body,
+          this.abort.signal,
+          REQUEST_TIMEOUT_MS,
+          this.machine,
+        );
         return { answer, ms: Date.now() - started };
       } catch (error) {
         let message = error instanceof ShipError ? error.message : String(error);
@@ -231,7 +238,14 @@ export class Collector {
     log.warn({ records: records.length, error: failure.message }, 'batch refused: sending it in halves to find the record at fault');
     const result = await narrowBatch(records.length, failure, {
       post: (indexes) =>
-        postBatch(this.options.server, this.options.apiKey, encodeBatch(indexes.map((i) => records[i]!)), this.abort.signal),
+        postBatch(
+          this.options.server,
+          this.options.apiKey,
+          encodeBatch(indexes.map((i) => records[i]!)),
+          this.abort.signal,
+          REQUEST_TIMEOUT_MS,
+          this.machine,
+        ),
       wait: (attempt) =>
         sleep(backoffDelay(attempt, this.options.backoff ?? DEFAULT_BACKOFF), undefined, { signal: this.abort.signal }).catch(
           () => undefined,

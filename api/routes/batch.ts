@@ -1,12 +1,14 @@
 // POST /api/v0/admin/batch: runs the daily batch inside the server (which holds the database), for an
 // owner or manager; `agentmeter batch --server URL --key KEY` calls it. A range is real days, at most
 // MAX_BATCH_DAYS long.
+
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest } from '../../common/errors.ts';
 import { type BatchReport, batchRangeProblem, runBatch, yesterdayOf } from '../../pipeline/batch.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import { ORG_MODELS_SQL } from '../health/routes.ts';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
 export const BatchBody = z.strictObject({ from: Day.optional(), to: Day.optional() }).default({});
@@ -48,7 +50,10 @@ export function registerBatchRoutes(app: FastifyInstance, deps: BatchDeps): void
         ...(deps.pricingFile ? { pricingFile: deps.pricingFile } : {}),
       }),
     );
-    return report;
+    // The batch covers every organization; its report names only this organization's unpriced models
+    // (the same rule as GET /api/v0/admin/batch/runs), never another's model ids.
+    const own = new Set((await deps.db.all<{ model: string }>(ORG_MODELS_SQL, { org: principal.orgId })).map((r) => r.model));
+    return { ...report, unpricedModels: report.unpricedModels.filter((m) => own.has(m)) };
   });
 }
 

@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Collector } from '../../collector/daemon.ts';
+import { MACHINE_HEADER } from '../../collector/shipper.ts';
 import { ensureSpool, SpoolQueue, spoolDirs } from '../../collector/spool.ts';
+import { machineId } from '../../collector/state.ts';
 import { Unlinker } from '../../collector/unlinker.ts';
 import { createLogger } from '../../common/logger.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
@@ -22,6 +24,8 @@ interface Scripted {
   url: string;
   /** Record ids per request, in the order requests arrived (failed ones included). */
   requests: string[][];
+  /** The machine header of each request. */
+  machines: (string | undefined)[];
   /** Answer 503 to these request numbers (0-based). */
   failing: Set<number>;
   close: () => Promise<void>;
@@ -34,7 +38,7 @@ afterEach(async () => {
 });
 
 async function scriptedServer(onRequest?: (n: number) => void): Promise<Scripted> {
-  const scripted = { requests: [] as string[][], failing: new Set<number>() };
+  const scripted = { requests: [] as string[][], machines: [] as (string | undefined)[], failing: new Set<number>() };
   const server = createServer((req, res) => {
     // The collector also asks for its credit-limit status; this server knows nothing of it.
     if (req.method !== 'POST' || req.url !== '/api/v1/ingest/events') {
@@ -53,6 +57,7 @@ async function scriptedServer(onRequest?: (n: number) => void): Promise<Scripted
         .filter(Boolean)
         .map((l) => (JSON.parse(l) as { id: string }).id);
       scripted.requests.push(ids);
+      scripted.machines.push(req.headers[MACHINE_HEADER] as string | undefined);
       onRequest?.(n);
       if (scripted.failing.has(n)) {
         res
@@ -112,6 +117,8 @@ describe('pipelined drain', () => {
     expect(pending(agentmeterHome)).toBe(0);
     expect(collector.currentState.totalShipped).toBe(47);
     expect(names).toHaveLength(47);
+    // Every batch names the machine, so the server's machines list can tell laptops apart.
+    expect(server.machines).toEqual(Array(5).fill(machineId(agentmeterHome)));
   });
 
   it('a batch that fails for good drops the batch prepared behind it: acknowledged files are gone, the rest stay and ship next time', async () => {

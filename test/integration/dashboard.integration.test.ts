@@ -347,6 +347,16 @@ describe('routes the dashboard reads', () => {
     expect(acmeRuns.runs[0]!.unpricedModels).not.toContain('other-secret-model');
     expect((await runs(other.users.manager.key)).json().runs[0].unpricedModels).toEqual(['other-secret-model']);
     expect((await runs(acme.users.member.key)).statusCode).toBe(403);
+    // The answer of a batch run through the API follows the same rule: it covers every organization but
+    // names only the caller's unpriced models.
+    const run = await server.app.inject({
+      method: 'POST',
+      url: '/api/v0/admin/batch',
+      headers: bearer(acme.users.manager.key),
+      payload: {},
+    });
+    expect(run.statusCode, run.body).toBe(200);
+    expect(run.json().unpricedModels).toEqual(['acme-secret-model']);
   });
 
   it("the organization's users carry their role", async () => {
