@@ -130,6 +130,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
 
   const computers = new ComputerStore(options.db, clock);
+  const COMPUTER_AGENT_ROUTES = '/api/v0/computers/:computerId/agent/';
   // Before any body is read: a person's credential, or a computer agent's token (its routes check which
   // computer it is; the people's routes refuse it as a person's credential).
   installAuthentication(app, async (request) => {
@@ -137,6 +138,10 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     if (!request.headers.authorization) return auth.authenticate(request);
     const token = bearerToken(request);
     if (!token.startsWith(COMPUTER_TOKEN_PREFIX)) return auth.authenticate(request);
+    // A computer's token is good only on the computer agent's own routes: elsewhere it is refused here,
+    // before a body up to that route's limit is read.
+    if (!request.routeOptions.url?.startsWith(COMPUTER_AGENT_ROUTES))
+      throw unauthorized("A computer's token is accepted only on the computer agent's routes");
     if (!(await computers.byToken(token))) throw unauthorized('Computer token unknown (the computer may have been registered again)');
   });
 

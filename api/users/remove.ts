@@ -45,6 +45,8 @@ const SQL = {
   revokeComputers:
     "UPDATE computers SET token_hash = 'revoked:' || id WHERE org_id = $org AND user_id = $user AND token_hash NOT LIKE 'revoked:%'",
   deleteLimits: 'DELETE FROM credit_limits WHERE org_id = $org AND user_id = $user',
+  // Dashboard sign-ins die with the user anyway (their lookup joins users); their rows go too.
+  deleteDashboardSessions: 'DELETE FROM dashboard_sessions WHERE org_id = $org AND user_id = $user',
   deleteUser: 'DELETE FROM users WHERE org_id = $org AND id = $user',
   eraseEvents: 'DELETE FROM events WHERE org_id = $org AND user_id = $user',
   eraseUsage: 'DELETE FROM usage WHERE org_id = $org AND user_id = $user',
@@ -85,6 +87,7 @@ export async function removeUser(db: Db, target: Pick<User, 'id' | 'org_id'>, er
     const keysRevoked = await tx.run(SQL.revokeKeys, p);
     const computersRevoked = await tx.run(SQL.revokeComputers, p);
     await tx.run(SQL.deleteLimits, p);
+    await tx.run(SQL.deleteDashboardSessions, p);
     await tx.run(SQL.deleteUser, p);
     let erased: RemovalReport['erased'] = null;
     if (erase) {

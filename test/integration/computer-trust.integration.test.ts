@@ -40,6 +40,28 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
+describe("a computer's token", () => {
+  it("is refused before the body on every route but the computer agent's own", async () => {
+    const computer = await register(org.users.owner.key);
+    expect(computer.status).toBe(201);
+    const token = computer.body.token as string;
+    const hello = await call('POST', `/api/v0/computers/${computer.body.computer.id}/agent/hello`, token, {
+      checks: [{ name: 'agent command', ok: true }],
+      agentCommand: 'droid exec',
+    });
+    expect(hello.status, JSON.stringify(hello.body)).toBeLessThan(300);
+    for (const [method, url] of [
+      ['POST', '/api/v1/ingest/events'],
+      ['GET', '/api/v1/analytics/activity?startDate=2026-03-01&endDate=2026-03-02'],
+      ['POST', '/api/v0/computers'],
+    ] as const) {
+      const res = await call(method, url, token, method === 'POST' ? {} : undefined);
+      expect(res.status, `${method} ${url}`).toBe(401);
+      expect(ErrorBodySchema.parse(res.body).detail).toContain("computer agent's routes");
+    }
+  });
+});
+
 describe("a credential minted by someone else cannot drive a user's computer", () => {
   it('a manager-minted key for a member: 403 registering, creating a session and sending; the member’s own key works', async () => {
     const member = org.users.member;
