@@ -6,15 +6,19 @@ import {
   constants,
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  type Stats,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { UserError } from '../common/errors.ts';
+import { currentUid, ensurePrivateDir, PRIVATE_DIR_MODE } from '../common/private-files.ts';
 import {
   AGENT_EVENTS,
   type Agent,
@@ -226,11 +230,49 @@ function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: Hoo
 }
 
 /**
- * Copies the hook script to a system path for a managed install: 0755 (every user runs it), written to a
- * temporary file and renamed so a link already at the path is replaced, never followed.
+ * Why a folder on the way to the shared script cannot be trusted, or undefined. Every user runs that
+ * script, so no one but root or the installing user may be able to replace it or a folder above it: no
+ * link, owned by root or us, not writable by group or others. A folder above the script's own may be
+ * writable by others when it has the sticky bit (as /tmp): there, no one can rename or remove what is
+ * not theirs.
+ */
+export function sharedDirProblem(path: string, stat: Stats, holdsScript: boolean): string | undefined {
+  if (stat.isSymbolicLink()) return `${path} is a symbolic link`;
+  if (!stat.isDirectory()) return `${path} is not a folder`;
+  const uid = currentUid();
+  if (uid !== undefined && stat.uid !== 0 && stat.uid !== uid) return `${path} belongs to uid ${stat.uid}, neither root nor this user`;
+  if (stat.mode & 0o022 && (holdsScript || !(stat.mode & 0o1000))) return `${path} is writable by group or others`;
+  return undefined;
+}
+
+/** The folder of the shared script and every folder above it checked; missing ones created 0755 whatever the umask. */
+function prepareSharedDir(folder: string): void {
+  const missing: string[] = [];
+  let existing = folder;
+  while (!lstatSync(existing, { throwIfNoEntry: false })) {
+    missing.unshift(existing);
+    existing = dirname(existing);
+  }
+  for (let dir = existing; ; dir = dirname(dir)) {
+    const problem = sharedDirProblem(dir, lstatSync(dir), dir === folder);
+    if (problem)
+      throw new UserError(`${problem}; whoever can change it could replace the hook script every user runs. Nothing was installed.`);
+    if (dirname(dir) === dir) break;
+  }
+  for (const dir of missing) {
+    // One level at a time, not recursive: a folder someone else made meanwhile fails here (EEXIST).
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+  }
+}
+
+/**
+ * Copies the hook script to a system path for a managed install: 0755 (every user runs it), into a folder
+ * only root or this user can change, written to a temporary file and renamed so a link already at the
+ * path is replaced, never followed.
  */
 export function installSharedScript(path: string): string {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
+  prepareSharedDir(resolve(dirname(path)));
   const source = readFileSync(HOOK_SCRIPT_SOURCE);
   const tmp = `${path}.tmp-${process.pid}`;
   writeNewFile(tmp, source, 0o755);
@@ -242,18 +284,32 @@ export function installSharedScript(path: string): string {
 /** Copies the hook script to $AGENTMETER_HOME/bin so the installed command does not depend on this checkout. */
 export function installScript(agentmeterHome: string): string {
   const dest = installedScriptPath(agentmeterHome);
-  // Private folders whatever the umask (a mode given to mkdir can only lose bits to it); the collector
-  // tightens folders an older version created looser, and refuses any that is a link.
-  for (const dir of [agentmeterHome, dirname(dest), join(agentmeterHome, 'spool', 'tmp'), join(agentmeterHome, 'spool', 'new')])
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // The same checks the collector makes (ours, not a link, not a shared sticky folder, 0700 whatever the
+  // umask): a folder it would refuse later is refused now, and no planted link is followed.
+  for (const dir of [
+    agentmeterHome,
+    dirname(dest),
+    join(agentmeterHome, 'spool'),
+    join(agentmeterHome, 'spool', 'tmp'),
+    join(agentmeterHome, 'spool', 'new'),
+  ])
+    ensurePrivateDir(dir);
   const source = readFileSync(HOOK_SCRIPT_SOURCE);
-  if (!existsSync(dest) || !readFileSync(dest).equals(source)) {
+  // Kept only when it is a regular file of ours, already current and 0700; anything else (a link, an
+  // older script, a looser mode) is replaced by rename, so no chmod or read ever goes through a link.
+  const found = lstatSync(dest, { throwIfNoEntry: false });
+  const current =
+    found?.isFile() &&
+    (currentUid() === undefined || found.uid === currentUid()) &&
+    (found.mode & 0o777) === PRIVATE_DIR_MODE &&
+    readFileSync(dest).equals(source);
+  if (!current) {
     const tmp = `${dest}.tmp-${process.pid}`;
     writeNewFile(tmp, source, 0o700);
+    // Run by the agent as this user only; the temporary file is ours, just created in our private folder.
+    chmodSync(tmp, 0o700);
     renameSync(tmp, dest);
   }
-  // Run by the agent as this user only.
-  chmodSync(dest, 0o700);
   return dest;
 }
 

@@ -5,11 +5,12 @@
 // Never exported: API keys and their hashes, computers and their tokens, sessions and their messages,
 // enterprise controls (custom models' keys), readiness reports. `users` goes out (id, email, role,
 // names; not metadata) per organization, because the other tables name users only by id.
-import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
+import { ensurePrivateDir } from '../common/private-files.ts';
 
 export type ExportFormat = 'parquet' | 'csv';
 
@@ -71,14 +72,18 @@ export function columnExpression(name: string, type: string, format: ExportForma
   return column;
 }
 
-/** A directory we write into: created private when missing; never a symbolic link. */
-function ensureDir(path: string): void {
-  if (existsSync(path)) {
-    if (lstatSync(path).isSymbolicLink()) throw new UserError(`${path} is a symbolic link; export writes only into real directories`);
-    if (!lstatSync(path).isDirectory()) throw new UserError(`${path} exists and is not a directory`);
-    return;
+/**
+ * A symbolic link anywhere under a table folder is refused before anything is written: DuckDB's COPY
+ * with PARTITION_BY writes into `org_id=…/day=…` whatever those names point at, so a planted link
+ * would send the export (and the removal of stale partitions) into someone else's folder.
+ */
+function refuseLinks(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isSymbolicLink())
+      throw new UserError(`${path} is a symbolic link; export writes only into real directories. Nothing was exported.`);
+    if (entry.isDirectory()) refuseLinks(path);
   }
-  mkdirSync(path, { recursive: true, mode: 0o700 });
 }
 
 /**
@@ -108,7 +113,13 @@ export async function exportTables(db: Db, options: ExportOptions): Promise<Tabl
   const { from, to, format, log } = options;
   if (!DAY.test(from) || !DAY.test(to)) throw new UserError('--from and --to take YYYY-MM-DD');
   if (from > to) throw new UserError(`--from ${from} is after --to ${to}`);
-  ensureDir(options.out);
+  // The export folder and every table folder: ours, real folders, 0700; no link anywhere below them.
+  ensurePrivateDir(options.out);
+  for (const spec of EXPORT_TABLES) {
+    const dir = join(options.out, spec.name);
+    ensurePrivateDir(dir);
+    refuseLinks(dir);
+  }
   const results: TableExport[] = [];
   for (const spec of EXPORT_TABLES) {
     const started = performance.now();
@@ -121,7 +132,8 @@ export async function exportTables(db: Db, options: ExportOptions): Promise<Tabl
         : columnExpression(c.column_name, c.data_type, format),
     );
     const dir = join(options.out, spec.name);
-    ensureDir(dir);
+    ensurePrivateDir(dir);
+    refuseLinks(dir);
     for (const stale of partitionsInRange(dir, spec.day ? from : null, spec.day ? to : null)) rmSync(stale, { recursive: true });
     const where = spec.day === null ? '' : `WHERE ${spec.day === 'day' ? SQL.dayRange : SQL.rawRange}`;
     const partitionBy = spec.day === null ? 'org_id' : 'org_id, day';

@@ -140,4 +140,18 @@ describe('export input errors', () => {
     symlinkSync(tempDir(), link);
     await expect(exportTables(server.db, { from: FROM, to: TO, out: link, format: 'parquet', log })).rejects.toThrow('symbolic link');
   });
+
+  it('refuses a link planted under a table folder, and writes nothing through it', async () => {
+    const { mkdirSync, symlinkSync } = await import('node:fs');
+    const out = join(tempDir(), 'planted');
+    const elsewhere = join(tempDir(), 'elsewhere');
+    mkdirSync(join(out, 'events'), { recursive: true });
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(out, 'events', `org_id=${a.orgId}`));
+    await expect(exportTables(server.db, { from: FROM, to: TO, out, format: 'parquet', log })).rejects.toThrow('symbolic link');
+    expect(readdirSync(elsewhere)).toEqual([]);
+    // Nothing was exported: no table folder got data before the link was found.
+    expect(readdirSync(join(out, 'events'))).toEqual([`org_id=${a.orgId}`]);
+    expect(existsSync(join(out, 'agg_org_day'))).toBe(false);
+  });
 });
