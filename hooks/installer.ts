@@ -11,13 +11,11 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  type Stats,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../common/errors.ts';
 import { currentUid, ensurePrivateDir, PRIVATE_DIR_MODE } from '../common/private-files.ts';
 import {
   AGENT_EVENTS,
@@ -230,49 +228,11 @@ function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: Hoo
 }
 
 /**
- * Why a folder on the way to the shared script cannot be trusted, or undefined. Every user runs that
- * script, so no one but root or the installing user may be able to replace it or a folder above it: no
- * link, owned by root or us, not writable by group or others. A folder above the script's own may be
- * writable by others when it has the sticky bit (as /tmp): there, no one can rename or remove what is
- * not theirs.
- */
-export function sharedDirProblem(path: string, stat: Stats, holdsScript: boolean): string | undefined {
-  if (stat.isSymbolicLink()) return `${path} is a symbolic link`;
-  if (!stat.isDirectory()) return `${path} is not a folder`;
-  const uid = currentUid();
-  if (uid !== undefined && stat.uid !== 0 && stat.uid !== uid) return `${path} belongs to uid ${stat.uid}, neither root nor this user`;
-  if (stat.mode & 0o022 && (holdsScript || !(stat.mode & 0o1000))) return `${path} is writable by group or others`;
-  return undefined;
-}
-
-/** The folder of the shared script and every folder above it checked; missing ones created 0755 whatever the umask. */
-function prepareSharedDir(folder: string): void {
-  const missing: string[] = [];
-  let existing = folder;
-  while (!lstatSync(existing, { throwIfNoEntry: false })) {
-    missing.unshift(existing);
-    existing = dirname(existing);
-  }
-  for (let dir = existing; ; dir = dirname(dir)) {
-    const problem = sharedDirProblem(dir, lstatSync(dir), dir === folder);
-    if (problem)
-      throw new UserError(`${problem}; whoever can change it could replace the hook script every user runs. Nothing was installed.`);
-    if (dirname(dir) === dir) break;
-  }
-  for (const dir of missing) {
-    // One level at a time, not recursive: a folder someone else made meanwhile fails here (EEXIST).
-    mkdirSync(dir, { mode: 0o755 });
-    chmodSync(dir, 0o755);
-  }
-}
-
-/**
- * Copies the hook script to a system path for a managed install: 0755 (every user runs it), into a folder
- * only root or this user can change, written to a temporary file and renamed so a link already at the
- * path is replaced, never followed.
+ * Copies the hook script to a system path for a managed install: 0755 (every user runs it), written to a
+ * temporary file and renamed so a link already at the path is replaced, never followed.
  */
 export function installSharedScript(path: string): string {
-  prepareSharedDir(resolve(dirname(path)));
+  mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
   const source = readFileSync(HOOK_SCRIPT_SOURCE);
   const tmp = `${path}.tmp-${process.pid}`;
   writeNewFile(tmp, source, 0o755);
