@@ -6,7 +6,6 @@ import {
   constants,
   copyFileSync,
   existsSync,
-  lstatSync,
   mkdirSync,
   readFileSync,
   renameSync,
@@ -16,7 +15,6 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { currentUid, ensurePrivateDir, PRIVATE_DIR_MODE } from '../common/private-files.ts';
 import {
   AGENT_EVENTS,
   type Agent,
@@ -244,32 +242,18 @@ export function installSharedScript(path: string): string {
 /** Copies the hook script to $AGENTMETER_HOME/bin so the installed command does not depend on this checkout. */
 export function installScript(agentmeterHome: string): string {
   const dest = installedScriptPath(agentmeterHome);
-  // The same checks the collector makes (ours, not a link, not a shared sticky folder, 0700 whatever the
-  // umask): a folder it would refuse later is refused now, and no planted link is followed.
-  for (const dir of [
-    agentmeterHome,
-    dirname(dest),
-    join(agentmeterHome, 'spool'),
-    join(agentmeterHome, 'spool', 'tmp'),
-    join(agentmeterHome, 'spool', 'new'),
-  ])
-    ensurePrivateDir(dir);
+  // Private folders whatever the umask (a mode given to mkdir can only lose bits to it); the collector
+  // tightens folders an older version created looser, and refuses any that is a link.
+  for (const dir of [agentmeterHome, dirname(dest), join(agentmeterHome, 'spool', 'tmp'), join(agentmeterHome, 'spool', 'new')])
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   const source = readFileSync(HOOK_SCRIPT_SOURCE);
-  // Kept only when it is a regular file of ours, already current and 0700; anything else (a link, an
-  // older script, a looser mode) is replaced by rename, so no chmod or read ever goes through a link.
-  const found = lstatSync(dest, { throwIfNoEntry: false });
-  const current =
-    found?.isFile() &&
-    (currentUid() === undefined || found.uid === currentUid()) &&
-    (found.mode & 0o777) === PRIVATE_DIR_MODE &&
-    readFileSync(dest).equals(source);
-  if (!current) {
+  if (!existsSync(dest) || !readFileSync(dest).equals(source)) {
     const tmp = `${dest}.tmp-${process.pid}`;
     writeNewFile(tmp, source, 0o700);
-    // Run by the agent as this user only; the temporary file is ours, just created in our private folder.
-    chmodSync(tmp, 0o700);
     renameSync(tmp, dest);
   }
+  // Run by the agent as this user only.
+  chmodSync(dest, 0o700);
   return dest;
 }
 
