@@ -4,9 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { errorDetail } from '../common/http.ts';
-import { IngestResponse, type WireRecord } from '../common/wire.ts';
+import { INGEST_PATH, IngestResponse, type WireRecord } from '../common/wire.ts';
 
-export const INGEST_PATH = '/api/v1/ingest/events';
 /** Tells the server which collector version ships, for the dashboard's pipeline page. */
 export const COLLECTOR_USER_AGENT = `agentmeter-collector/${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
 /** The machine id (random, the prefix of every event id it ships), so the server can name the collector's machine. */

@@ -2,6 +2,9 @@
 // never prompts, file contents, shell commands or tool output.
 import { z } from 'zod';
 
+/** Where the collector posts wire records (gzip NDJSON) and the server takes them. */
+export const INGEST_PATH = '/api/v1/ingest/events';
+
 export const CLIENT_TYPES = ['terminal-ui', 'web', 'non-interactive-cli'] as const;
 export const ClientType = z.enum(CLIENT_TYPES);
 export type ClientType = z.infer<typeof ClientType>;

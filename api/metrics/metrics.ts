@@ -7,10 +7,9 @@ import { statSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { HttpError, unauthorized } from '../../common/errors.ts';
-import { IngestResponse } from '../../common/wire.ts';
+import { INGEST_PATH, IngestResponse } from '../../common/wire.ts';
 
 export const METRICS_PATH = '/metrics';
-export const INGEST_PATH = '/api/v1/ingest/events';
 export { MetricsToken, MIN_TOKEN_LENGTH } from '../../common/serve-defaults.ts';
 
 /** A rejected record's reason, as a class with few values (the reason itself names fields and values). */

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest, HttpError } from '../../common/errors.ts';
-import type { IngestResponse } from '../../common/wire.ts';
+import { INGEST_PATH, type IngestResponse } from '../../common/wire.ts';
 import { type DecodedBatch, decodeItems, decodeNdjson, TooManyRecords } from '../ingest/decode.ts';
 import type { DecodePool } from '../ingest/decode-pool.ts';
 import type { Principal } from '../store/accounts.ts';
@@ -76,7 +76,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
     async (request: FastifyRequest, body: Buffer) => new NdjsonBody(body, request.headers['content-encoding']),
   );
 
-  app.post('/api/v1/ingest/events', { bodyLimit: MAX_BODY_BYTES }, async (request, reply) => {
+  app.post(INGEST_PATH, { bodyLimit: MAX_BODY_BYTES }, async (request, reply) => {
     const principal = await deps.authenticate(request);
     const body = request.body;
     let batch: DecodedBatch;
