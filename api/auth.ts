@@ -180,7 +180,7 @@ export function bearerToken(request: FastifyRequest): string {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route answers without a credential (only /healthz). */
+    /** The route answers without a credential (health, metrics behind its own token, the API document, the dashboard's files and sign-in). */
     public?: boolean;
   }
 }

@@ -14,7 +14,7 @@ import { acceptsGzip } from '../routes/analytics.ts';
 
 export const DEFAULT_WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
-/** The dashboard's client-side routes (web/src/routes.ts has the same list). */
+/** The dashboard's client-side routes: the pages web/src/app.tsx renders (its nav and its path switch). */
 export const CLIENT_ROUTES = [
   '/',
   '/overview',
