@@ -6,12 +6,10 @@ import { parseEventTime } from '../common/time.ts';
 import { API_ID, describeZodError, type WireHookEvent } from '../common/wire.ts';
 import { HookPayload } from './agents/hook-payload.ts';
 import { adapterFor } from './agents/index.ts';
-import { clientType, mcpParts, runsGitCommit, runsPrCreate, skillName, slashCommand, toolSucceeded } from './derive.ts';
-import { fileTouches } from './files.ts';
+import { clientType, runsGitCommit, runsPrCreate, slashCommand, toolSucceeded } from './derive.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
 import type { SpoolEntry } from './spool.ts';
 
-export const SHELL_TOOLS = new Set(['Bash', 'Execute']);
 const TOOL_CALL_EVENTS = new Set(['PostToolUse', 'PostToolUseFailure']);
 const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
 
@@ -55,7 +53,10 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
   const ts = override ? parseEventTime(override) : Math.trunc(entry.mtimeMs);
   if (ts === null) return quarantine('unusable event time in the spool header (time=, from AGENTMETER_EVENT_TIME)');
 
-  const event = p.hook_event_name;
+  // The pipeline counts by Claude Code's event names; the hooks-ran lookup needs the agent's own.
+  const agentEvent = p.hook_event_name;
+  const event = adapter.canonicalEvent(agentEvent);
+  const tools = adapter.tools;
   const record: WireHookEvent = {
     kind: 'event',
     id: `${machineId}.${entry.name}`,
@@ -73,22 +74,20 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
     // A non-string tool name is a parsing artifact; it still ships ('' → "unknown" in the pipeline).
     toolName = typeof p.tool_name === 'string' ? p.tool_name.trim() : '';
     record.tool_name = toolName.slice(0, 1024);
-    const mcp = mcpParts(toolName);
+    const mcp = tools.mcp(toolName, p);
     if (mcp) record.mcp_server = mcp.server.slice(0, 512);
-    if (SHELL_TOOLS.has(toolName)) record.is_shell = true;
+    if (tools.isShell(toolName)) record.is_shell = true;
     if (TOOL_CALL_EVENTS.has(event)) {
       // A truncated event lost its tool_response: a PostToolUse is taken as the success it reports.
       const success = entry.truncated ? event === 'PostToolUse' : toolSucceeded(event, p.tool_response);
       record.tool_success = success;
-      if (toolName === 'Skill') {
-        const skill = skillName(p.tool_input);
-        if (skill) record.skill = skill.slice(0, 512);
-      }
+      const skill = tools.skill(toolName, p.tool_input);
+      if (skill) record.skill = skill.slice(0, 512);
       if (success) {
-        const files = fileTouches(toolName, p.tool_input, p.tool_response);
+        const files = tools.files(toolName, p.tool_input, p.tool_response);
         if (files.length) record.files = files.slice(0, 1000);
-        const command = (p.tool_input as { command?: unknown } | undefined)?.command;
-        if (SHELL_TOOLS.has(toolName) && typeof command === 'string') {
+        const command = tools.shellCommand(toolName, p.tool_input);
+        if (command !== undefined) {
           if (runsGitCommit(command)) record.git_commit = true;
           if (runsPrCreate(command)) record.pr_created = true;
         }
@@ -108,7 +107,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
   if (apiSession && API_ID.test(apiSession)) record.api_session_id = apiSession;
   if (apiMessage && API_ID.test(apiMessage)) record.api_message_id = apiMessage;
   if (hooks) {
-    const ran = hooks.ran(adapter.name, p.cwd, event, toolName);
+    const ran = hooks.ran(adapter.name, p.cwd, agentEvent, toolName);
     if (ran.length) record.hooks = ran.slice(0, 200);
   }
 

@@ -3,8 +3,12 @@ import { claudeAdapter } from './claude/index.ts';
 import { droidAdapter } from './droid/index.ts';
 import type { AgentAdapter } from './types.ts';
 
-export const ADAPTERS: Record<Exclude<AgentName, 'unknown'>, AgentAdapter> = { claude: claudeAdapter, droid: droidAdapter };
+/** Every agent the collector reads; adding one here (and to AgentName) is all the wiring it needs. */
+export const ADAPTERS: Record<Exclude<AgentName, 'unknown'>, AgentAdapter> = {
+  claude: claudeAdapter,
+  droid: droidAdapter,
+};
 
 export function adapterFor(agent: string | undefined): AgentAdapter | undefined {
-  return agent === 'claude' || agent === 'droid' ? ADAPTERS[agent] : undefined;
+  return agent !== undefined && Object.hasOwn(ADAPTERS, agent) ? ADAPTERS[agent as keyof typeof ADAPTERS] : undefined;
 }

@@ -1,6 +1,7 @@
 // What every agent adapter provides (the same layers for each agent: paths, schema, events, usage).
-import type { AgentName, AutonomyLevel, WireRecord } from '../../common/wire.ts';
+import type { AgentName, AutonomyLevel, FileTouch, WireRecord } from '../../common/wire.ts';
 import type { CollectorState } from '../state.ts';
+import type { HookPayload } from './hook-payload.ts';
 
 /** A session seen in a batch, with what its usage reader needs. */
 export interface SessionTouch {
@@ -16,8 +17,32 @@ export interface UsageReadResult {
   problems: string[];
 }
 
+/**
+ * How one agent names its tools: which is its shell, its skill tool, its MCP naming, its file-writing
+ * tools. The derived facts (is_shell, skill, mcp_server, files, commits, PRs) are the same for every
+ * agent; only the vocabulary differs.
+ */
+export interface ToolVocabulary {
+  /** The command line of a call to this agent's shell tool; undefined for any other tool. */
+  shellCommand(toolName: string, toolInput: unknown): string | undefined;
+  isShell(toolName: string): boolean;
+  /** The MCP server and tool of an MCP tool call (the payload too: some agents name the server there). */
+  mcp(toolName: string, payload: HookPayload): { server: string; tool: string } | undefined;
+  /** The skill a skill-tool call ran; undefined for any other tool. */
+  skill(toolName: string, toolInput: unknown): string | undefined;
+  /** The files a successful call created or edited. */
+  files(toolName: string, toolInput: unknown, toolResponse: unknown): FileTouch[];
+}
+
 export interface AgentAdapter {
   readonly name: Exclude<AgentName, 'unknown'>;
+  /**
+   * This agent's hook event name as the pipeline counts it: Claude Code's names (PreToolUse,
+   * PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, ...). An agent with other
+   * names (Gemini's AfterTool) maps them here; the hooks-ran lookup keeps the agent's own name.
+   */
+  canonicalEvent(event: string): string;
+  readonly tools: ToolVocabulary;
   autonomy(permissionMode: unknown): AutonomyLevel;
   /** The hook's header says the agent ran headless. */
   headless(header: Record<string, string>): boolean;

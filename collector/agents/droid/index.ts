@@ -1,9 +1,12 @@
+import { CLAUDE_STYLE_TOOLS, sameEventName } from '../claude-style.ts';
 import type { AgentAdapter } from '../types.ts';
 import { droidAutonomy, droidHeadless } from './events.ts';
 import { readDroidUsage } from './usage.ts';
 
 export const droidAdapter: AgentAdapter = {
   name: 'droid',
+  canonicalEvent: sameEventName,
+  tools: CLAUDE_STYLE_TOOLS,
   autonomy: droidAutonomy,
   headless: droidHeadless,
   readUsage: readDroidUsage,
