@@ -1,18 +1,43 @@
 // $AGENTMETER_HOME/collector/collector.pid: written by a running `agentmeter collect` (0600), removed when
 // it exits, so `agentmeter doctor` can tell whether a collector runs without a service manager. Light:
 // imported by the doctor, which must not load the collector daemon.
-import { readFileSync, rmSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ensurePrivateDir, writePrivateFile } from '../common/private-files.ts';
+import { UserError } from '../common/errors.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../common/private-files.ts';
 
 export const collectorPidPath = (agentmeterHome: string) => join(agentmeterHome, 'collector', 'collector.pid');
 
-/** Writes this process's pid and removes the file when the process exits (only if it still names us). */
+/**
+ * Claims the spool for this collector: creates the pid file exclusively (O_EXCL, so of two collectors
+ * starting at once only one wins) and removes it when the process exits. A file left by a collector
+ * that is gone is replaced; one naming a live collector is refused: two daemons on one spool (a
+ * service and a hand-started `collect`) would each ship the other's files and fight over the state.
+ */
 export function holdPidFile(agentmeterHome: string): void {
   const path = collectorPidPath(agentmeterHome);
   ensurePrivateDir(agentmeterHome);
   ensurePrivateDir(dirname(path));
-  writePrivateFile(path, `${process.pid}\n`);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE_MODE);
+      try {
+        writeSync(fd, `${process.pid}\n`);
+      } finally {
+        closeSync(fd);
+      }
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+      const holder = readPidFile(agentmeterHome);
+      if (holder !== undefined && holder !== process.pid && collectorAlive(holder)) {
+        throw new UserError(
+          `another collector (pid ${holder}) already ships ${agentmeterHome}; stop it first (agentmeter service uninstall, or kill ${holder})`,
+        );
+      }
+      rmSync(path, { force: true }); // stale: its collector is gone
+    }
+  }
   process.once('exit', () => {
     if (readPidFile(agentmeterHome) === process.pid) rmSync(path, { force: true });
   });

@@ -1,7 +1,7 @@
 // `agentmeter doctor` against a real server process in a temporary HOME: healthy with the hook installed,
 // a collector running and a valid key; then each problem reported with its fix and a non-zero exit.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Check, DoctorReport } from '../../cli/doctor/checks.ts';
@@ -18,6 +18,7 @@ let server: ServerProcess;
 let key: string;
 let collector: ChildProcess | undefined;
 
+const readPidFileText = () => (existsSync(collectorPidPath(amHome)) ? readFileSync(collectorPidPath(amHome), 'utf8').trim() : '');
 const env = () => ({ HOME: home, AGENTMETER_SERVER: server.url, AGENTMETER_API_KEY: key });
 
 function doctor(extra: Record<string, string> = {}): { status: number | null; report: DoctorReport; byName: Map<string, Check> } {
@@ -54,6 +55,13 @@ describe('agentmeter doctor', { timeout: 120_000 }, () => {
     expect(byName.get('clock')!.ok).toBe(true);
   });
 
+  it('refuses a second collector on the same spool while the first runs, naming it', () => {
+    const second = runCli(['collect'], env());
+    expect(second.status).not.toBe(0);
+    expect(second.stderr).toContain(`another collector (pid ${collector!.pid}) already ships ${amHome}`);
+    expect(readFileSync(collectorPidPath(amHome), 'utf8').trim()).toBe(String(collector!.pid));
+  });
+
   it('reports the stopped collector and the spooled backlog, each with the command that fixes it', async () => {
     const exited = new Promise((resolve) => collector!.once('exit', resolve));
     collector!.kill('SIGTERM');
@@ -70,6 +78,17 @@ describe('agentmeter doctor', { timeout: 120_000 }, () => {
     expect(byName.get('spool')).toMatchObject({ ok: false, fix: 'agentmeter collect --once' });
     expect(byName.get('spool')!.detail).toMatch(/^2 events waiting in .* and no collector ships them$/);
     expect(byName.get('hook: claude')!.ok).toBe(true);
+  });
+
+  it('replaces a pid file left by a collector that is gone', async () => {
+    writeFileSync(collectorPidPath(amHome), '999999999\n');
+    collector = spawn(process.execPath, [CLI, 'collect'], { env: cliEnv(env()), stdio: 'ignore' });
+    await waitFor(() => readPidFileText() === String(collector!.pid), 60_000, 'the new collector in the pid file');
+    const exited = new Promise((resolve) => collector!.once('exit', resolve));
+    collector.kill('SIGTERM');
+    await exited;
+    collector = undefined;
+    expect(existsSync(collectorPidPath(amHome))).toBe(false);
   });
 
   it('reports a key the server refuses', () => {
