@@ -163,7 +163,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ingest,
     decoders,
     authenticate: (r) => auth.authenticate(r),
-    onStored: (principal, r) => machines.recordDelivery(principal.orgId, r.headers),
+    onStored: (principal, r) => machines.recordDelivery(principal.orgId, principal.userId, r.headers),
   });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });

@@ -34,17 +34,28 @@ export function collectorVersion(userAgent: string | undefined): string | undefi
   return userAgent ? COLLECTOR_AGENT.exec(userAgent)?.[1] : undefined;
 }
 
+/** At most this many machines' collector versions are remembered (least recently delivered dropped first). */
+export const MAX_REMEMBERED_MACHINES = 100_000;
+
 export class MachineStore {
-  /** `${org}|${machine}` → the collector version of its latest delivery. Bounded: one entry per machine. */
+  /**
+   * `${org}|${user}|${machine}` → the collector version of its latest delivery. Keyed by the sender's
+   * own user, so a credential can only describe its own machines, and capped, because the machine id is
+   * the sender's word and a sender could name endless ones.
+   */
   private readonly versions = new Map<string, string>();
 
   constructor(private readonly db: Db) {}
 
   /** Notes the collector version of a stored delivery (headers are the sender's word, checked for shape only). */
-  recordDelivery(org: string, headers: Record<string, string | string[] | undefined>): void {
+  recordDelivery(org: string, user: string, headers: Record<string, string | string[] | undefined>): void {
     const machine = headers['x-agentmeter-machine'];
     const version = collectorVersion(typeof headers['user-agent'] === 'string' ? headers['user-agent'] : undefined);
-    if (typeof machine === 'string' && MACHINE_ID.test(machine) && version) this.versions.set(`${org}|${machine}`, version);
+    if (typeof machine !== 'string' || !MACHINE_ID.test(machine) || !version) return;
+    const key = `${org}|${user}|${machine}`;
+    this.versions.delete(key); // re-inserted last: a Map iterates in insertion order, oldest first
+    this.versions.set(key, version);
+    if (this.versions.size > MAX_REMEMBERED_MACHINES) this.versions.delete(this.versions.keys().next().value!);
   }
 
   /** The organization's machines; only one user's when `user` is given. */
@@ -58,7 +69,7 @@ export class MachineStore {
       events: Number(r.events),
       lastEventAt: r.last_event_at,
       lastDeliveryAt: r.last_delivery_at,
-      collectorVersion: this.versions.get(`${org}|${r.machine_id}`) ?? null,
+      collectorVersion: this.versions.get(`${org}|${r.user_id}|${r.machine_id}`) ?? null,
     }));
   }
 }

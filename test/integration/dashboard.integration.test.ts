@@ -328,6 +328,17 @@ describe('routes the dashboard reads', () => {
     const res = await server.app.inject({ method: 'GET', url: '/api/v0/machines', headers: bearer(acme.users.owner.key) });
     const machines = res.json().machines as { machineId: string; collectorVersion: string | null }[];
     expect(machines.find((m) => m.machineId === '00112233aabbccdd')!.collectorVersion).toBe(COLLECTOR_USER_AGENT.split('/')[1]);
+    // Another user naming the same machine id in the header cannot change what it shows.
+    const spoof = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/events',
+      headers: { ...bearer(acme.users.member.key), 'user-agent': 'agentmeter-collector/9.9.9', 'x-agentmeter-machine': '00112233aabbccdd' },
+      payload: [turn('2026-03-19', { id: 'mach-a.spoof', session_id: 'o2' })],
+    });
+    expect(spoof.statusCode, spoof.body).toBe(200);
+    const after = (await server.app.inject({ method: 'GET', url: '/api/v0/machines', headers: bearer(acme.users.owner.key) })).json()
+      .machines as { machineId: string; collectorVersion: string | null }[];
+    expect(after.find((m) => m.machineId === '00112233aabbccdd')!.collectorVersion).toBe(COLLECTOR_USER_AGENT.split('/')[1]);
     // Machines that never said (or not since the server started) are "not known".
     expect(machines.find((m) => m.machineId === 'mach-a')!.collectorVersion).toBeNull();
     // Another organization never sees it.
