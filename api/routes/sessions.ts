@@ -2,7 +2,9 @@
 // with its token usage, patch its settings, list sessions and a session's messages. Who may do what:
 //   create, send messages   owner, manager, member, on a computer they registered (it runs on their machine),
 //                           with their own credential (a key someone else minted for them is refused)
-//   read, list, patch       the session's creator, and the organization's owners and managers
+//   read, list, patch       the session's creator, and the organization's owners and managers; but the
+//                           settings that change what the agent runs (model, tools) only the creator, with
+//                           their own credential, since the next message runs them on the creator's machine
 //   guests                  403 everywhere
 // Unknown ids, other organizations' ids and sessions the caller may not see are 404; a state that forbids
 // the action (a computer whose checks failed, a session not on the computer asked about) is 409.
@@ -46,6 +48,9 @@ export interface SessionDeps {
   sessions: SessionStore;
   signal: WorkSignal;
 }
+
+/** Settings that decide what the agent runs on the creator's machine (the rest is bookkeeping: tags, archiving). */
+const RUN_SETTINGS = new Set(['model', 'specModeModel', 'enabledToolIds', 'disabledToolIds']);
 
 const isAdmin = (principal: Principal) => principal.role === 'owner' || principal.role === 'manager';
 
@@ -117,7 +122,13 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     requireRole(principal, USER_ROLES, 'Changing a session');
     const { sessionId } = SessionParams.parse(request.params);
     const body = PatchSessionBody.parse(request.body ?? {});
-    await visibleSession(principal, sessionId);
+    const session = await visibleSession(principal, sessionId);
+    const changesRun = Object.keys(body.sessionSettings ?? {}).filter((key) => RUN_SETTINGS.has(key));
+    if (changesRun.length) {
+      if (session.userId !== principal.userId)
+        throw forbidden(`${changesRun.join(', ')} of session ${sessionId} can be changed only by the user whose computer runs it`);
+      requirePersonalCredential(principal, `Changing ${changesRun.join(', ')} of a session`);
+    }
     if (body.sessionSettings) await deps.sessions.patch(principal.orgId, sessionId, body.sessionSettings);
     return (await deps.sessions.view(principal.orgId, sessionId))!;
   });

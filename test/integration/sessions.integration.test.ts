@@ -473,11 +473,16 @@ describe('sessions', () => {
       archivedAt: '2026-11-20T10:00:00Z',
       tags: [{ name: 'a', metadata: { k: 1 } }],
     });
-    patched = await call('PATCH', `/api/v0/sessions/${id}`, org.users.manager.key, {
-      sessionSettings: { archivedAt: null, enabledToolIds: ['Read'] },
-    });
-    expect(patched.body.sessionSettings).toMatchObject({ model: 'claude-opus-4-1', enabledToolIds: ['Read'] });
+    // A manager keeps the books (archive, tags) but cannot change what runs on the member's machine.
+    patched = await call('PATCH', `/api/v0/sessions/${id}`, org.users.manager.key, { sessionSettings: { archivedAt: null } });
+    expect(patched.status).toBe(200);
     expect(patched.body.sessionSettings).not.toHaveProperty('archivedAt');
+    for (const settings of [{ model: 'x-model' }, { enabledToolIds: ['Bash'] }, { tags: [], disabledToolIds: [] }]) {
+      const refused = await call('PATCH', `/api/v0/sessions/${id}`, org.users.manager.key, { sessionSettings: settings });
+      expectError(refused, 403);
+    }
+    patched = await call('PATCH', `/api/v0/sessions/${id}`, org.users.member.key, { sessionSettings: { enabledToolIds: ['Read'] } });
+    expect(patched.body.sessionSettings).toMatchObject({ model: 'claude-opus-4-1', enabledToolIds: ['Read'], tags: [{ name: 'a' }] });
     expectError(await call('PATCH', `/api/v0/sessions/${id}`, org.users.member.key, { sessionSettings: { tokenUsage: {} } }), 400);
     expectError(
       await call('PATCH', `/api/v0/sessions/${id}`, org.users.member.key, { sessionSettings: { childInclusiveTokenUsageBySessionId: {} } }),
