@@ -4,7 +4,7 @@
 import { statSync } from 'node:fs';
 import type { HookRun } from '../common/wire.ts';
 import { type Agent, type ConfiguredHook, flattenHooks, hookSettingsFiles, matcherMatches, readHooksMap } from '../hooks/settings.ts';
-import { redactCommand } from './redact.ts';
+import { redactCommand } from '../common/redact.ts';
 
 interface CachedFile {
   mtimeMs: number;

@@ -9,7 +9,15 @@
 // objects until the batch ends, since a repeated id combines with the one before it (combineUsage,
 // earlierMessage): a model call read while it streamed, or copied into a continued session's transcript.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { describeZodError, type IngestResponse, type WireMessage, WireRecord, type WireUsage } from '../../common/wire.ts';
+import { redactCommand } from '../../common/redact.ts';
+import {
+  describeZodError,
+  type IngestResponse,
+  type WireHookEvent,
+  type WireMessage,
+  WireRecord,
+  type WireUsage,
+} from '../../common/wire.ts';
 
 /**
  * Records handled between two yields to the event loop. A 10k-record batch is tens of milliseconds of
@@ -17,6 +25,40 @@ import { describeZodError, type IngestResponse, type WireMessage, WireRecord, ty
  * resumes on this thread), and two batches in flight would take turns instead of overlapping.
  */
 const SLICE = 500;
+
+/**
+ * Masked hook commands by command as sent. The same few configured hooks arrive with nearly every event,
+ * so each distinct command is masked once; capped, since the commands are the sender's text.
+ */
+const maskedCommands = new Map<string, string>();
+const MAX_MASKED_COMMANDS = 10_000;
+
+function masked(command: string): string {
+  let out = maskedCommands.get(command);
+  if (out === undefined) {
+    out = redactCommand(command);
+    if (maskedCommands.size >= MAX_MASKED_COMMANDS) maskedCommands.clear();
+    maskedCommands.set(command, out);
+  }
+  return out;
+}
+
+/**
+ * Pure: the event with every hook command masked (common/redact.ts), or the event itself when nothing
+ * changed. Current collectors mask before shipping and masking is idempotent, so this changes only what
+ * older collectors sent in clear: a credential never reaches the store either way.
+ */
+export function maskHookCommands(record: WireHookEvent): WireHookEvent {
+  if (!record.hooks) return record;
+  let changed = false;
+  const hooks = record.hooks.map((hook) => {
+    const command = masked(hook.command);
+    if (command === hook.command) return hook;
+    changed = true;
+    return { ...hook, command };
+  });
+  return changed ? { ...record, hooks } : record;
+}
 
 /** Records of one table as NDJSON. */
 export interface NdjsonRows {
@@ -195,8 +237,9 @@ export class BatchDecoder {
       return;
     }
     this.eventIds.add(record.id);
-    if (line !== undefined && lineSaysExactly(line, record)) this.events.addLine(start, start + line.length);
-    else this.events.addValue(record);
+    const event = maskHookCommands(record);
+    if (event === record && line !== undefined && lineSaysExactly(line, record)) this.events.addLine(start, start + line.length);
+    else this.events.addValue(event);
   }
 
   finish(): DecodedBatch {

@@ -3,7 +3,7 @@
 
 import { chmodSync, closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { UserError } from '../errors.ts';
@@ -216,22 +216,32 @@ export async function openDb(path: string, options: OpenOptions = {}): Promise<D
   return db;
 }
 
-/** Applies every migrations/NNN_name.sql not yet recorded in schema_migrations, in order. */
+/**
+ * A migration that SQL alone cannot express (it needs a function of ours, such as the command masking):
+ * migrations/NNN_name.ts exporting `up`, run inside the migration's transaction like a .sql file.
+ */
+export interface CodeMigration {
+  up(tx: Db): Promise<void>;
+}
+
+/** Applies every migrations/NNN_name.sql (or .ts) not yet recorded in schema_migrations, in order. */
 export async function migrate(db: Db): Promise<string[]> {
   await db.run(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
   );
   const done = new Set((await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
   const files = readdirSync(MIGRATIONS_DIR)
-    .filter((f) => /^\d+_.+\.sql$/.test(f))
+    .filter((f) => /^\d+_.+\.(sql|ts)$/.test(f))
     .sort();
   const applied: string[] = [];
   for (const file of files) {
     const version = Number(file.split('_')[0]);
     if (done.has(version)) continue;
-    const sql = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
+    const path = join(MIGRATIONS_DIR, file);
+    const code = file.endsWith('.ts') ? ((await import(pathToFileURL(path).href)) as CodeMigration) : undefined;
     await db.transaction(async (tx) => {
-      await tx.run(sql);
+      if (code) await code.up(tx);
+      else await tx.run(readFileSync(path, 'utf8'));
       await tx.run('INSERT INTO schema_migrations (version, name) VALUES ($version, $name)', { version, name: file });
     });
     applied.push(file);

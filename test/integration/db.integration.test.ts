@@ -14,11 +14,43 @@ describe('DuckDB wrapper', () => {
     const path = join(tempDir(), 'm.duckdb');
     const first = await openDb(path);
     const versions = (await first.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version);
-    expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     await first.close();
     const again = await openDb(path);
-    expect((await again.all<{ n: number }>('SELECT count(*) AS n FROM schema_migrations'))[0]!.n).toBe(12);
+    expect((await again.all<{ n: number }>('SELECT count(*) AS n FROM schema_migrations'))[0]!.n).toBe(13);
     await again.close();
+  });
+
+  it('migration 013 masks hook commands stored in clear, in the events and the daily hook counts', async () => {
+    const db = await openDb(join(tempDir(), 'h.duckdb'));
+    const clear = 'notify --token abc123secretvalue';
+    const otherClear = 'notify --token zzz999othervalue';
+    const hooks = (...commands: string[]) => `[${commands.map((c) => `{'event': 'Stop', 'matcher': '', 'command': '${c}'}`).join(', ')}]`;
+    for (const [id, list] of [
+      ['e1', hooks(clear, '~/.agentmeter/bin/agentmeter-hook.sh claude')],
+      ['e2', hooks(otherClear)],
+      ['e3', 'NULL'],
+    ] as const) {
+      await db.run(
+        `INSERT INTO events (org_id, id, user_id, received_at, ts, agent, event, session_id, client, autonomy, hooks)
+         VALUES ('o', '${id}', 'u', now()::TIMESTAMP, now()::TIMESTAMP, 'claude', 'Stop', 's', 'terminal-ui', 'manual', ${list})`,
+      );
+    }
+    await db.run(`INSERT INTO agg_hooks_day VALUES ('o', DATE '2026-11-01', 'Stop', '', '${clear}', 2), ('o', DATE '2026-11-01', 'Stop', '', '${otherClear}', 3),
+      ('o', DATE '2026-11-01', 'Stop', '', 'notify --token ***', 1)`);
+    await db.run('DELETE FROM schema_migrations WHERE version = 13');
+    const { migrate } = await import('../../common/db/duckdb.ts');
+    expect(await migrate(db)).toEqual(['013_mask_stored_hook_commands.ts']);
+    const events = await db.all<{ id: string; commands: string[] | null }>(
+      'SELECT id, list_transform(hooks, h -> h.command) AS commands FROM events ORDER BY id',
+    );
+    expect(events).toEqual([
+      { id: 'e1', commands: ['notify --token ***', '~/.agentmeter/bin/agentmeter-hook.sh claude'] },
+      { id: 'e2', commands: ['notify --token ***'] },
+      { id: 'e3', commands: null },
+    ]);
+    expect(await db.all('SELECT command, count FROM agg_hooks_day')).toEqual([{ command: 'notify --token ***', count: 6 }]);
+    await db.close();
   });
 
   it('the server opens its database on one thread and a batch run uses every core, then goes back', async () => {

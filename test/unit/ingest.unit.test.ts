@@ -89,6 +89,23 @@ describe('ingest decoding', () => {
     expect(batch.events.ndjson).not.toContain('"web"');
     expect(rowsOf(batch.events.ndjson)[0]).toMatchObject({ id: 'x', client: 'terminal-ui' });
   });
+  it('masks hook commands an older collector sent in clear, and keeps already masked lines as sent', async () => {
+    const clear = event('c', {
+      hooks: [{ event: 'Stop', matcher: '', command: 'curl -H "Authorization: Bearer abc123secret" https://x' }],
+    });
+    const done = event('d', { hooks: [{ event: 'Stop', matcher: '', command: 'curl -H "Authorization: Bearer ***" https://x' }] });
+    const text = `${JSON.stringify(clear)}\n${JSON.stringify(done)}\n`;
+    for (const batch of [await decodeNdjson(text, 100), await decodeItems([clear, done], 100)]) {
+      expect(batch.events.ndjson).not.toContain('abc123secret');
+      const rows = rowsOf(batch.events.ndjson) as unknown as { hooks: { command: string }[] }[];
+      const masked = 'curl -H "Authorization: Bearer ***" https://x';
+      expect(rows.map((r) => r.hooks[0]!.command)).toEqual([masked, masked]);
+    }
+    // The masked line is cut from the request text as it is (its spacing kept), not written again.
+    const quoteless = event('q', { hooks: [{ event: 'Stop', matcher: '', command: '~/bin/notify --token ***' }] });
+    const spaced = JSON.stringify(quoteless).replace('"id":', '"id" :');
+    expect((await decodeNdjson(spaced, 100)).events.ndjson).toBe(`${spaced}\n`);
+  });
   it('stores a line as sent only when it says exactly what was validated', async () => {
     const plain = JSON.stringify(
       event('p', { hooks: [{ event: 'Stop', matcher: '', command: 'run: it' }], files: [{ ext: 'ts', op: 'edit' }] }),

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HookConfigCache } from '../../collector/hooks-ran.ts';
-import { isSecretName, looksRandom, redactCommand } from '../../collector/redact.ts';
+import { isSecretName, looksRandom, redactCommand } from '../../common/redact.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 interface Case {
@@ -16,6 +16,11 @@ describe('redactCommand on the corpus of hook command shapes', () => {
   it('holds at least 40 shapes', () => expect(corpus.length).toBeGreaterThanOrEqual(40));
   it.each(corpus.map((c) => [c.why, c.in, c.out] as const))('%s', (_why, input, output) => {
     expect(redactCommand(input)).toBe(output);
+  });
+  // The server masks every stored command again (older collectors shipped them in clear): a command a
+  // current collector already masked must come out unchanged, or the server would rewrite every line.
+  it.each(corpus.map((c) => [c.why, c.out] as const))('is idempotent: %s', (_why, masked) => {
+    expect(redactCommand(masked)).toBe(masked);
   });
 });
 
