@@ -76,7 +76,7 @@ export class Authenticator {
       if (request.headers[CSRF_HEADER] !== '1')
         throw forbidden(`A request signed in with the dashboard cookie that changes something must send "${CSRF_HEADER}: 1"`);
       const origin = request.headers.origin;
-      if (origin && originHost(origin) !== request.headers.host)
+      if (origin && originHost(origin) !== request.host)
         throw forbidden('A request signed in with the dashboard cookie must come from the dashboard origin');
     }
     const cacheKey = `session:${hashKey(token)}`;

@@ -86,6 +86,12 @@ export interface ServerOptions {
   decodeWorkers?: number | undefined;
   /** Turns GET /metrics on, for this bearer token (at least 32 characters); off when absent. */
   metricsToken?: string | undefined;
+  /**
+   * Addresses of the reverse proxies in front of this server (comma-separated IPs or CIDRs). Only their
+   * X-Forwarded-Proto/-Host/-For are believed: the sign-in cookie is then Secure behind a TLS proxy, and
+   * the dashboard's same-origin check compares with the host the browser used. Unset: none is believed.
+   */
+  trustProxy?: string | undefined;
   /** The built dashboard (default web/dist of the checkout). */
   webDist?: string | undefined;
 }
@@ -108,6 +114,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     loggerInstance: options.log as FastifyBaseLogger,
     genReqId: () => newRequestId(),
     requestIdHeader: false,
+    trustProxy: options.trustProxy ?? false,
     bodyLimit: 1024 * 1024,
     // Errors met before a route runs answer with the documented body too (api/errors.ts).
     frameworkErrors,

@@ -48,6 +48,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         type: 'number',
         describe: 'Threads that decode ingest batches (default: cores - 1, from 2 to 4; 0: on the event loop)',
       })
+      .option('trust-proxy', {
+        type: 'string',
+        describe:
+          'Reverse proxies in front of the server (comma-separated IPs or CIDRs): their X-Forwarded-Proto/-Host/-For are believed (the sign-in cookie is Secure behind TLS)',
+      })
       .option('metrics-token', {
         type: 'string',
         describe:
@@ -91,6 +96,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         cache: { maxEntries: args['cache-entries'], maxBytes: Math.floor(args['cache-mb'] * MIB) },
         decodeWorkers: args['decode-workers'],
         metricsToken: args['metrics-token'] ?? config.env.AGENTMETER_METRICS_TOKEN,
+        trustProxy: args['trust-proxy'] as string | undefined,
       }),
     );
     log.info({ url: server.url, db: args.db }, 'listening');

@@ -20,7 +20,7 @@ export interface TestServer {
 }
 
 export async function testServer(
-  options: { now?: () => Date; decodeWorkers?: number; metricsToken?: string; jwtMaxLifetimeSeconds?: number } = {},
+  options: { now?: () => Date; decodeWorkers?: number; metricsToken?: string; jwtMaxLifetimeSeconds?: number; trustProxy?: string } = {},
 ): Promise<TestServer> {
   const db = await openDb(join(tempDir(), 'test.duckdb'));
   const log = createLogger({ name: 'test', level: 'silent' });
@@ -31,6 +31,7 @@ export async function testServer(
     decodeWorkers: options.decodeWorkers,
     metricsToken: options.metricsToken,
     jwtMaxLifetimeSeconds: options.jwtMaxLifetimeSeconds,
+    trustProxy: options.trustProxy,
     ...(options.now ? { now: options.now } : {}),
   });
   return {

@@ -144,6 +144,47 @@ describe('sign-in', () => {
     expect(sessionCookieHeader('t', 60, false)).not.toContain('Secure');
   });
 
+  it('behind a trusted proxy (--trust-proxy), its X-Forwarded-Proto makes the cookie Secure and its X-Forwarded-Host is the origin; from anyone else they are ignored', async () => {
+    const proxied = await testServer({ now: () => NOW, trustProxy: '127.0.0.1' });
+    try {
+      const owner = (await proxied.seedOrg('Proxied')).users.owner;
+      const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'agentmeter.example.com' };
+      const signInVia = (app: TestServer['app'], remoteAddress: string) =>
+        app.inject({
+          method: 'POST',
+          url: '/api/v0/auth/session',
+          remoteAddress,
+          headers: { ...DASH, ...forwarded },
+          payload: { credential: owner.key },
+        });
+      const viaProxy = await signInVia(proxied.app, '127.0.0.1');
+      expect(String(viaProxy.headers['set-cookie'])).toMatch(/; Secure$/);
+      const cookie = String(viaProxy.headers['set-cookie']).split(';')[0]!;
+      const put = (origin: string) =>
+        proxied.app.inject({
+          method: 'PUT',
+          url: '/api/v0/organization/usage/limits/users',
+          headers: { cookie, host: '127.0.0.1:8080', ...DASH, ...forwarded, origin },
+          payload: { users: [{ email: 'member@proxied.example.com', limit: 100 }] },
+        });
+      expect((await put('https://agentmeter.example.com')).statusCode).toBe(200);
+      expect((await put('http://127.0.0.1:8080')).statusCode).toBe(403);
+      // Not from the proxy: the forwarded headers are the sender's word and are ignored.
+      expect(String((await signInVia(proxied.app, '10.1.2.3')).headers['set-cookie'])).not.toContain('Secure');
+      // And a server without --trust-proxy believes no one.
+      const { key } = (await server.seedOrg('Direct')).users.owner;
+      const direct = await server.app.inject({
+        method: 'POST',
+        url: '/api/v0/auth/session',
+        headers: { ...DASH, ...forwarded },
+        payload: { credential: key },
+      });
+      expect(String(direct.headers['set-cookie'])).not.toContain('Secure');
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('refuses bad credentials, a missing dashboard header, and a malformed body', async () => {
     expect((await signIn('am_not-a-key')).res.statusCode).toBe(401);
     expect((await signIn('not.a.jwt')).res.statusCode).toBe(401);
