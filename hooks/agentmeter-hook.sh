@@ -75,7 +75,8 @@ session=${AGENTMETER_SESSION_ID:-}; session=${session%%[!A-Za-z0-9_.-]*}
 message=${AGENTMETER_MESSAGE_ID:-}; message=${message%%[!A-Za-z0-9_.-]*}
 clock=${clock%%[!0-9TZ:.+-]*}
 
-[ -d "$spool/new" ] || mkdir -p "$spool/tmp" "$spool/new"
+# Folders are created only where no link leads elsewhere: mkdir -p would otherwise create them through it.
+[ -d "$spool/new" ] || { [ ! -L "$home" ] && [ ! -L "$spool" ] && mkdir -p "$spool/tmp" "$spool/new"; }
 
 # Only into folders of this user that are not links (test builtins, no process): a spool/new that leads
 # elsewhere would put the event into someone else's folder. Otherwise the event is not spooled; the

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, cliEnv, HOOK_SCRIPT, runCliAsync } from '../helpers/processes.ts';
@@ -167,6 +167,23 @@ describe('the spool never follows a link and never touches what is not its own',
     expect(viaSpool.stderr).toContain(`${join(amHome, 'spool')} is a symbolic link`);
     expect(snapshot(real)).toEqual(before);
     expect(server.ids).toEqual([]);
+
+    // The hook creates no folder through such a link either (mkdir -p would follow it).
+    const empty = join(home, 'someone-elses');
+    mkdirSync(empty);
+    for (const [amHomeLink, linkAt] of [
+      [join(home, 'home-link'), join(home, 'home-link')],
+      [join(home, 'am2'), join(home, 'am2', 'spool')],
+    ] as const) {
+      mkdirSync(dirname(linkAt), { recursive: true });
+      symlinkSync(empty, linkAt);
+      const hook = spawnSync('sh', [HOOK_SCRIPT, 'claude'], {
+        input: JSON.stringify(event(3)),
+        env: { PATH: process.env['PATH']!, AGENTMETER_HOME: amHomeLink },
+      });
+      expect(hook.status).toBe(0);
+      expect(readdirSync(empty)).toEqual([]);
+    }
   });
 
   it('a linked file, a folder, a fifo and another user’s file in new/ are not read, shipped, moved or deleted; the hook’s file ships', async () => {
