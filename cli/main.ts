@@ -69,8 +69,10 @@ export async function main(argv: string[]): Promise<void> {
       })
       .parseAsync();
   } catch (error) {
-    if (error instanceof UserError) process.stderr.write(`agentmeter: ${error.message}\n`);
-    else if (error instanceof ZodError) process.stderr.write(`agentmeter: invalid input: ${describeZodError(error)}\n`);
+    if (error instanceof UserError) {
+      process.stderr.write(`agentmeter: ${error.message}\n`);
+      process.exit(error.exitCode);
+    } else if (error instanceof ZodError) process.stderr.write(`agentmeter: invalid input: ${describeZodError(error)}\n`);
     else process.stderr.write(`agentmeter: ${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);
   }
