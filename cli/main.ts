@@ -16,6 +16,7 @@ import { keysCommand } from './commands/keys.ts';
 import { orgsCommand } from './commands/orgs.ts';
 import { readinessCommand } from './commands/readiness.ts';
 import { serveCommand } from './commands/serve.ts';
+import { serviceCommand } from './commands/service.ts';
 import { usersCommand } from './commands/users.ts';
 
 /** The version in package.json, the one file that says it. */
@@ -49,6 +50,7 @@ export async function main(argv: string[]): Promise<void> {
       .command(keysCommand)
       .command(hooksCommand)
       .command(collectCommand)
+      .command(serviceCommand)
       .command(doctorCommand)
       .command(batchCommand)
       .command(exportCommand)
