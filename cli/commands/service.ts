@@ -46,13 +46,13 @@ export function collectorSpec(config: Config, args: { server: string; key: strin
 }
 
 async function context(args: ServiceArgs, config: Config): Promise<ServiceContext> {
-  const { configHomeOf, platformManager, spawnRunner } = await import('../service/manager.ts');
-  const manager = args.manager ?? platformManager();
-  if (!manager)
+  const { localContext } = await import('../service/manager.ts');
+  const ctx = localContext(config.home, args.manager);
+  if (!ctx)
     throw new UserError(
       `agentmeter has no service for ${process.platform} (systemd on Linux and launchd on macOS only): run \`agentmeter collect\` under your own supervisor`,
     );
-  return { manager, home: config.home, configHome: configHomeOf(config.home), uid: process.getuid?.() ?? 0, run: spawnRunner };
+  return ctx;
 }
 
 const shown = (command: string[]) => command.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`)).join(' ');

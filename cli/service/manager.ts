@@ -57,6 +57,12 @@ export function platformManager(platform: NodeJS.Platform = process.platform): S
 export const configHomeOf = (home: string, env: NodeJS.ProcessEnv = process.env) =>
   env['XDG_CONFIG_HOME']?.startsWith('/') ? env['XDG_CONFIG_HOME'] : join(home, '.config');
 
+/** The context of this machine and user, or undefined where the platform has no service manager of ours. */
+export function localContext(home: string, manager = platformManager()): ServiceContext | undefined {
+  if (!manager) return undefined;
+  return { manager, home, configHome: configHomeOf(home), uid: process.getuid?.() ?? 0, run: spawnRunner };
+}
+
 export const serviceFile = (ctx: Pick<ServiceContext, 'manager' | 'home' | 'configHome'>) =>
   ctx.manager === 'systemd' ? systemdUnitPath(ctx.configHome) : launchdPlistPath(ctx.home);
 

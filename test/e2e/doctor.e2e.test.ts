@@ -1,8 +1,8 @@
 // `agentmeter doctor` against a real server process in a temporary HOME: healthy with the hook installed,
 // a collector running and a valid key; then each problem reported with its fix and a non-zero exit.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Check, DoctorReport } from '../../cli/doctor/checks.ts';
 import { collectorPidPath } from '../../collector/pidfile.ts';
@@ -18,7 +18,15 @@ let server: ServerProcess;
 let key: string;
 let collector: ChildProcess | undefined;
 
-const env = () => ({ HOME: home, AGENTMETER_SERVER: server.url, AGENTMETER_API_KEY: key });
+// A service manager that cannot be reached (as in a container), whatever this machine has: the doctor's
+// fixes then start the collector by hand. test/integration/service.integration.test.ts covers a service.
+const noServiceBin = join(dir, 'bin');
+const env = () => ({
+  HOME: home,
+  AGENTMETER_SERVER: server.url,
+  AGENTMETER_API_KEY: key,
+  PATH: `${noServiceBin}${delimiter}${process.env['PATH'] ?? ''}`,
+});
 
 function doctor(extra: Record<string, string> = {}): { status: number | null; report: DoctorReport; byName: Map<string, Check> } {
   const run = runCli(['doctor', '--json'], { ...env(), ...extra });
@@ -29,6 +37,9 @@ function doctor(extra: Record<string, string> = {}): { status: number | null; re
 
 beforeAll(async () => {
   mkdirSync(join(home, '.claude'), { recursive: true });
+  mkdirSync(noServiceBin);
+  for (const name of ['systemctl', 'launchctl'])
+    writeFileSync(join(noServiceBin, name), '#!/bin/sh\necho "Failed to connect to bus: No medium found" >&2\nexit 1\n', { mode: 0o755 });
   ({ key } = seedAccount(db, 'member', 'dev@example.com'));
   server = await startServerProcess(db);
 }, 120_000);
@@ -50,6 +61,10 @@ describe('agentmeter doctor', { timeout: 120_000 }, () => {
     expect(status).toBe(0);
     expect(byName.get('hook: claude')!.detail).toContain(join(home, '.claude', 'settings.json'));
     expect(byName.get('collector')!.detail).toBe(`running (pid ${collector.pid})`);
+    // No service, and none needed: the collector runs by hand.
+    expect(byName.get('service')).toMatchObject({ ok: true });
+    expect(byName.get('service')!.detail).toMatch(/^not installed \(.*\); the collector runs without one \(pid \d+\)$/);
+    expect(report.service).toMatchObject({ installed: false, state: 'not installed' });
     expect(byName.get('key')!.detail).toBe('valid (dev@example.com, member)');
     expect(byName.get('clock')!.ok).toBe(true);
   });
