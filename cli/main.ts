@@ -16,6 +16,7 @@ import { keysCommand } from './commands/keys.ts';
 import { orgsCommand } from './commands/orgs.ts';
 import { readinessCommand } from './commands/readiness.ts';
 import { serveCommand } from './commands/serve.ts';
+import { serviceCommand } from './commands/service.ts';
 import { usersCommand } from './commands/users.ts';
 
 /** The version in package.json, the one file that says it. */
@@ -49,6 +50,7 @@ export async function main(argv: string[]): Promise<void> {
       .command(keysCommand)
       .command(hooksCommand)
       .command(collectCommand)
+      .command(serviceCommand)
       .command(doctorCommand)
       .command(batchCommand)
       .command(exportCommand)
@@ -69,8 +71,10 @@ export async function main(argv: string[]): Promise<void> {
       })
       .parseAsync();
   } catch (error) {
-    if (error instanceof UserError) process.stderr.write(`agentmeter: ${error.message}\n`);
-    else if (error instanceof ZodError) process.stderr.write(`agentmeter: invalid input: ${describeZodError(error)}\n`);
+    if (error instanceof UserError) {
+      process.stderr.write(`agentmeter: ${error.message}\n`);
+      process.exit(error.exitCode);
+    } else if (error instanceof ZodError) process.stderr.write(`agentmeter: invalid input: ${describeZodError(error)}\n`);
     else process.stderr.write(`agentmeter: ${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);
   }

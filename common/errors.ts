@@ -32,5 +32,19 @@ export const unauthorized = (detail = 'API key missing or invalid') => new HttpE
 export const forbidden = (detail: string) => new HttpError(403, detail);
 export const notFound = (detail: string) => new HttpError(404, detail);
 
+/**
+ * The exit status of `agentmeter collect` when the server refuses its key (401/403): EX_CONFIG of
+ * sysexits.h. Distinct from the 1 of any other failure, so a service manager can restart a collector
+ * that crashed but not one whose key is refused (the systemd unit's RestartPreventExitStatus=).
+ */
+export const EXIT_CREDENTIALS_REFUSED = 78;
+
 /** An error whose message is meant for the person at the terminal: printed without a stack. */
-export class UserError extends Error {}
+export class UserError extends Error {
+  /** The process's exit status when this error ends the command. */
+  readonly exitCode: number;
+  constructor(message: string, options: { exitCode?: number } = {}) {
+    super(message);
+    this.exitCode = options.exitCode ?? 1;
+  }
+}

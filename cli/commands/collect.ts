@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
-import { UserError } from '../../common/errors.ts';
+import { EXIT_CREDENTIALS_REFUSED, UserError } from '../../common/errors.ts';
 
 interface CollectArgs {
   server?: string;
@@ -81,7 +81,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
         `shipped ${result.shipped}, quarantined ${result.quarantined}${result.leftAlone ? `, left alone ${result.leftAlone} (not the hook's files: see collect status)` : ''}${result.error ? `, not shipped: ${result.error}` : ''}\n`,
       );
       if (result.refused) process.stderr.write(`agentmeter: ${result.error}\n`);
-      process.exit(result.error ? 1 : 0);
+      process.exit(result.refused ? EXIT_CREDENTIALS_REFUSED : result.error ? 1 : 0);
     }
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => collector.stop());
     // Tells `agentmeter doctor` a collector runs; removed at exit.
@@ -89,7 +89,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     holdPidFile(config.agentmeterHome);
     const ended = await collector.run();
     // The spool keeps every event; the collector exits non-zero so its service manager shows why.
-    if (ended.refused) throw new UserError(`collector stopped: ${ended.refused}`);
+    if (ended.refused) throw new UserError(`collector stopped: ${ended.refused}`, { exitCode: EXIT_CREDENTIALS_REFUSED });
     // Stopped in order (the last batch acknowledged, the state saved): exit now. chokidar can leave a
     // file watcher behind when files arrive while it closes, and that must not keep a stopped daemon alive.
     process.exit(0);

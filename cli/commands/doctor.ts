@@ -9,7 +9,7 @@ interface DoctorArgs {
 
 export const doctorCommand: CommandModule<object, DoctorArgs> = {
   command: 'doctor',
-  describe: "Check this machine: the agents' hooks, the collector, the spool, the server, the key, the clock",
+  describe: "Check this machine: the agents' hooks, the collector and its service, the spool, the server, the key, the clock",
   builder: (y: Argv) => {
     const env = loadConfig().env;
     return y
@@ -33,20 +33,26 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
     const options = { home: config.home, agentmeterHome: config.agentmeterHome, defaultAgentmeterHome: config.defaultAgentmeterHome };
     const server = await probe.probeServer(args.server, args.key);
     const now = Date.now();
-    const collector = probe.probeCollector(options);
+    const { localContext } = await import('../service/manager.ts');
+    const service = localContext(config.home);
+    const collector = probe.probeCollector({ ...options, ...(service ? { service } : {}) });
     const spool = probe.probeSpool(config.agentmeterHome);
     const quarantine = probe.probeQuarantine(config.agentmeterHome);
-    const result = checks.report([
-      checks.checkHook(probe.probeHook('claude', options)),
-      checks.checkHook(probe.probeHook('droid', options)),
-      checks.checkCollector(collector, connection),
-      checks.checkSpool(spool, checks.collectorRunning(collector), connection, now),
-      checks.checkQuarantine(quarantine.dir, quarantine.files),
-      checks.checkServer(server, connection),
-      checks.checkKey(server, connection),
-      checks.checkLastShip(probe.probeShip(config.agentmeterHome), spool.pending, connection, now),
-      checks.checkClock(server, now),
-    ]);
+    const result = checks.report(
+      [
+        checks.checkHook(probe.probeHook('claude', options)),
+        checks.checkHook(probe.probeHook('droid', options)),
+        checks.checkCollector(collector, connection),
+        checks.checkService(collector, connection),
+        checks.checkSpool(spool, checks.collectorRunning(collector), connection, now),
+        checks.checkQuarantine(quarantine.dir, quarantine.files),
+        checks.checkServer(server, connection),
+        checks.checkKey(server, connection),
+        checks.checkLastShip(probe.probeShip(config.agentmeterHome), spool.pending, connection, now),
+        checks.checkClock(server, now),
+      ],
+      collector.service ?? null,
+    );
     if (args.json) process.stdout.write(`${JSON.stringify(checks.DoctorReport.parse(result), null, 2)}\n`);
     else {
       for (const c of result.checks) {

@@ -12,14 +12,23 @@ export const Check = z.object({
 });
 export type Check = z.infer<typeof Check>;
 
-/** The `doctor --json` output: ok is false when any check failed (the command then exits 1). */
-export const DoctorReport = z.object({ ok: z.boolean(), checks: z.array(Check) });
+/**
+ * The `doctor --json` output: ok is false when any check failed (the command then exits 1); service is
+ * the collector's user service as found (null where the platform has no service manager of ours).
+ */
+export const DoctorReport = z.object({
+  ok: z.boolean(),
+  checks: z.array(Check),
+  service: z.lazy(() => ServiceFacts.nullable()).optional(),
+});
 export type DoctorReport = z.infer<typeof DoctorReport>;
 
-export const report = (checks: Check[]): DoctorReport => ({ ok: checks.every((c) => c.ok), checks });
+export const report = (checks: Check[], service?: ServiceFacts | null): DoctorReport => ({
+  ok: checks.every((c) => c.ok),
+  checks,
+  ...(service !== undefined ? { service } : {}),
+});
 
-/** A collector unit installed by the operator (`systemctl --user`); doctor asks systemd only if it exists. */
-export const COLLECTOR_UNIT = 'agentmeter-collector.service';
 /** Pending events older than this mean the collector is not keeping up, even when it runs. */
 export const BACKLOG_AGE_MS = 10 * 60_000;
 /** Clock skew above this misplaces events in daily aggregates near midnight, and breaks JWT checks. */
@@ -106,33 +115,91 @@ export function checkHook(f: AgentHookFacts): Check {
   return { name, ok: true, detail: `installed in ${installed.map((p) => `${p.file} (${p.kind})`).join(' and ')}; the hook script runs` };
 }
 
+/**
+ * The collector's user service as the service manager describes it (cli/service/manager.ts
+ * serviceStatus), with the command that restarts it. Undefined where this platform has no service
+ * manager of ours (neither Linux nor macOS).
+ */
+export const ServiceFacts = z.object({
+  manager: z.enum(['systemd', 'launchd']),
+  file: z.string(),
+  installed: z.boolean(),
+  /** The file carries agentmeter's first line. */
+  ours: z.boolean(),
+  state: z.enum(['running', 'stopped', 'failed', 'not installed', 'unknown']),
+  detail: z.string(),
+  pid: z.number().int().optional(),
+  /** The command that shows the service's log. */
+  logs: z.string(),
+  restart: z.string(),
+  /** Whether the service manager can be used here; asked only when no service is installed. */
+  reachable: z.boolean().optional(),
+});
+export type ServiceFacts = z.infer<typeof ServiceFacts>;
+
 export interface CollectorFacts {
-  /** `systemctl --user is-active` of the unit, when the unit file exists and systemctl answered. */
-  systemd?: string;
-  unitFile: boolean;
+  service?: ServiceFacts;
   pidFile?: number;
   pidAlive: boolean;
 }
 
-export const collectorRunning = (f: CollectorFacts) => f.systemd === 'active' || f.pidAlive;
+export const collectorRunning = (f: CollectorFacts) => f.service?.state === 'running' || f.pidAlive;
+
+/** The service install command line for this machine (the key never in it, as collectCommand). */
+export function serviceInstallCommand(connection: Connection): string {
+  return collectCommand(connection, false).replace('agentmeter collect', 'agentmeter service install');
+}
+
+/** How to get a collector running: the user service where one can be installed, else `collect` by hand. */
+function startFix(f: CollectorFacts, connection: Connection): string {
+  if (f.service?.installed) return `${f.service.restart} (why it stopped: ${f.service.logs})`;
+  if (f.service?.reachable)
+    return `${serviceInstallCommand(connection)} (or, under your own supervisor: ${collectCommand(connection, false)})`;
+  return collectCommand(connection, false);
+}
 
 export function checkCollector(f: CollectorFacts, connection: Connection): Check {
   const name = 'collector';
-  if (f.systemd === 'active') return { name, ok: true, detail: `running (systemd user unit ${COLLECTOR_UNIT})` };
+  const s = f.service;
+  if (s?.state === 'running') return { name, ok: true, detail: `running (${s.manager} service${s.pid ? `, pid ${s.pid}` : ''})` };
   if (f.pidAlive) return { name, ok: true, detail: `running (pid ${f.pidFile})` };
-  if (f.unitFile) {
-    return {
-      name,
-      ok: false,
-      detail: `not running: ${COLLECTOR_UNIT} is ${f.systemd ?? 'in an unknown state'}`,
-      fix: `systemctl --user restart ${COLLECTOR_UNIT} (why it stopped: journalctl --user -u ${COLLECTOR_UNIT})`,
-    };
+  if (s?.installed) {
+    return { name, ok: false, detail: `not running: its ${s.manager} service is ${s.state} (${s.detail})`, fix: startFix(f, connection) };
   }
   return {
     name,
     ok: false,
     detail: `not running${f.pidFile ? ` (pid ${f.pidFile} from its pid file is gone)` : ''}: spooled events are not shipped`,
-    fix: collectCommand(connection, false),
+    fix: startFix(f, connection),
+  };
+}
+
+/**
+ * The service itself. Not having one is fine (a collector run by hand or by another supervisor is
+ * judged by the collector check); an installed service that is not running, with nothing else
+ * shipping, is a problem with its restart command.
+ */
+export function checkService(f: CollectorFacts, connection: Connection): Check {
+  const name = 'service';
+  const s = f.service;
+  if (!s) return { name, ok: true, detail: 'no user service manager on this platform; the collector runs by hand' };
+  if (!s.installed) {
+    const running = f.pidAlive ? `; the collector runs without one (pid ${f.pidFile})` : '';
+    const how = s.reachable ? `; to start it at every login: ${serviceInstallCommand(connection)}` : '';
+    return { name, ok: true, detail: `not installed (${s.file})${running}${how}` };
+  }
+  const foreign = s.ours ? '' : ' (not written by agentmeter)';
+  if (s.state === 'running') return { name, ok: true, detail: `${s.file}${foreign}: ${s.detail}` };
+  if (f.pidAlive)
+    return { name, ok: true, detail: `${s.file}${foreign} is ${s.state} (${s.detail}); a collector runs without it (pid ${f.pidFile})` };
+  return {
+    name,
+    ok: false,
+    detail: `${s.file}${foreign} is ${s.state}: ${s.detail}`,
+    fix:
+      s.state === 'unknown'
+        ? `run the doctor in a login session of this user; then: ${s.restart}`
+        : `${s.restart} (why it stopped: ${s.logs})`,
   };
 }
 

@@ -1,7 +1,6 @@
 // Gathers the facts `agentmeter doctor` judges (cli/doctor/checks.ts): settings files, the hook script,
-// the collector's pid file or systemd unit, the spool, the collector state and two requests to the
+// the collector's pid file and user service (systemd or launchd), the spool, the collector state and two requests to the
 // server. Reads only: it changes nothing on the machine. Light: no collector daemon, no server code.
-import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
@@ -11,14 +10,14 @@ import { splitShellWords } from '../../common/shell-words.ts';
 import { HOOK_SCRIPT_NAME, type InstallTarget, isOurCommand, SettingsError, status } from '../../hooks/installer.ts';
 import { type Agent, managedSettingsLocation, readHooksMap, type SettingsLocation, userSettingsLocation } from '../../hooks/settings.ts';
 import {
-  type AgentHookFacts,
-  COLLECTOR_UNIT,
-  type CollectorFacts,
-  type HookPlace,
-  type ServerFacts,
-  type ShipFacts,
-  type SpoolFacts,
-} from './checks.ts';
+  assertReachable,
+  restartCommand,
+  type ServiceContext,
+  type ServiceStatus,
+  serviceFile,
+  serviceStatus,
+} from '../service/manager.ts';
+import type { AgentHookFacts, CollectorFacts, HookPlace, ServerFacts, ServiceFacts, ShipFacts, SpoolFacts } from './checks.ts';
 
 export interface ProbeOptions {
   home: string;
@@ -76,17 +75,45 @@ export function probeHook(agent: Agent, options: ProbeOptions, managedFile?: str
   return { agent, present: existsSync(join(options.home, agent === 'claude' ? '.claude' : '.factory')), places };
 }
 
-export function probeCollector(options: ProbeOptions): CollectorFacts {
+export function probeCollector(options: ProbeOptions & { service?: ServiceContext }): CollectorFacts {
   const pidFile = readPidFile(options.agentmeterHome);
   const pidAlive = pidFile !== undefined && collectorAlive(pidFile);
-  // systemd is asked only about a unit that exists: `is-active` calls an unknown unit "inactive" too.
-  const unitFile = existsSync(join(options.home, '.config', 'systemd', 'user', COLLECTOR_UNIT));
-  let systemd: string | undefined;
-  if (unitFile) {
-    const run = spawnSync('systemctl', ['--user', 'is-active', COLLECTOR_UNIT], { encoding: 'utf8', timeout: 5000 });
-    if (!run.error) systemd = run.stdout.trim() || undefined;
+  const service = options.service ? probeService(options.service, join(options.agentmeterHome, 'logs'), pidAlive) : undefined;
+  return { pidAlive, ...(pidFile !== undefined ? { pidFile } : {}), ...(service ? { service } : {}) };
+}
+
+/**
+ * The service as its manager describes it. The manager is asked only about a file that exists, and
+ * whether it can be reached only when nothing runs (to know whether `service install` would work).
+ */
+export function probeService(ctx: ServiceContext, logDir: string, pidAlive: boolean): ServiceFacts {
+  let status: ServiceStatus;
+  try {
+    status = serviceStatus(ctx, logDir);
+  } catch (error) {
+    // A link or a folder at the unit's place: reported, not followed.
+    const file = serviceFile(ctx);
+    return {
+      manager: ctx.manager,
+      file,
+      installed: true,
+      ours: false,
+      state: 'unknown',
+      detail: (error as Error).message,
+      logs: '',
+      restart: `move ${file} aside, then: agentmeter service install`,
+    };
   }
-  return { unitFile, pidAlive, ...(pidFile !== undefined ? { pidFile } : {}), ...(systemd ? { systemd } : {}) };
+  let reachable: boolean | undefined;
+  if (!status.installed && !pidAlive) {
+    try {
+      assertReachable(ctx);
+      reachable = true;
+    } catch {
+      reachable = false;
+    }
+  }
+  return { ...status, restart: restartCommand(ctx.manager, ctx.uid), ...(reachable !== undefined ? { reachable } : {}) };
 }
 
 export function probeSpool(agentmeterHome: string): SpoolFacts {

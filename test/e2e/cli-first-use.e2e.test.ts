@@ -6,6 +6,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { EXIT_CREDENTIALS_REFUSED } from '../../common/errors.ts';
 import { CLI, cliEnv, ROOT, runCli, runCliAsync, seedAccount, startServerProcess } from '../helpers/processes.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -75,12 +76,12 @@ describe('collect and a key the server refuses', { timeout: 120_000 }, () => {
   };
 
   for (const status of [401, 403]) {
-    it(`collect --once: a ${status} is not retried; one clear line, exit 1, the event stays spooled`, async () => {
+    it(`collect --once: a ${status} is not retried; one clear line, exit 78, the event stays spooled`, async () => {
       const server = await refusingServer(status);
       const { env, pending } = spoolOne();
       try {
         const run = await runCliAsync(['collect', '--once', '--server', server.url, '--key', 'am_wrong', '--retry-max-ms', '1'], env);
-        expect(run.status).toBe(1);
+        expect(run.status).toBe(EXIT_CREDENTIALS_REFUSED);
         expect(server.requests.filter((r) => r.includes('/ingest/'))).toHaveLength(1);
         // The log line (JSON, for a service's journal) and one line for the person; no stack trace.
         const said = run.stderr
@@ -98,7 +99,7 @@ describe('collect and a key the server refuses', { timeout: 120_000 }, () => {
     });
   }
 
-  it('the collector daemon stops at a 401 with a clear message and exit 1, instead of retrying forever', async () => {
+  it('the collector daemon stops at a 401 with a clear message and exit 78 (its service does not restart it), instead of retrying forever', async () => {
     const server = await refusingServer(401);
     const { env, pending } = spoolOne();
     const child = spawn(process.execPath, [CLI, 'collect', '--server', server.url, '--key', 'am_wrong', '--retry-max-ms', '1'], {
@@ -112,7 +113,7 @@ describe('collect and a key the server refuses', { timeout: 120_000 }, () => {
     try {
       const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       expect(server.requests.filter((r) => r.includes('/ingest/'))).toHaveLength(1);
-      expect(status).toBe(1);
+      expect(status).toBe(EXIT_CREDENTIALS_REFUSED);
       expect(stderr).toContain('agentmeter: collector stopped: the server refused the API key (401');
       expect(stderr).toContain('AGENTMETER_API_KEY');
       expect(pending()).toBe(1);

@@ -2,7 +2,7 @@
 // a collector running and a valid key; then each problem reported with its fix and a non-zero exit.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Check, DoctorReport } from '../../cli/doctor/checks.ts';
 import { collectorPidPath } from '../../collector/pidfile.ts';
@@ -19,7 +19,15 @@ let key: string;
 let collector: ChildProcess | undefined;
 
 const readPidFileText = () => (existsSync(collectorPidPath(amHome)) ? readFileSync(collectorPidPath(amHome), 'utf8').trim() : '');
-const env = () => ({ HOME: home, AGENTMETER_SERVER: server.url, AGENTMETER_API_KEY: key });
+// A service manager that cannot be reached (as in a container), whatever this machine has: the doctor's
+// fixes then start the collector by hand. test/integration/service.integration.test.ts covers a service.
+const noServiceBin = join(dir, 'bin');
+const env = () => ({
+  HOME: home,
+  AGENTMETER_SERVER: server.url,
+  AGENTMETER_API_KEY: key,
+  PATH: `${noServiceBin}${delimiter}${process.env['PATH'] ?? ''}`,
+});
 
 function doctor(extra: Record<string, string> = {}): { status: number | null; report: DoctorReport; byName: Map<string, Check> } {
   const run = runCli(['doctor', '--json'], { ...env(), ...extra });
@@ -30,6 +38,9 @@ function doctor(extra: Record<string, string> = {}): { status: number | null; re
 
 beforeAll(async () => {
   mkdirSync(join(home, '.claude'), { recursive: true });
+  mkdirSync(noServiceBin);
+  for (const name of ['systemctl', 'launchctl'])
+    writeFileSync(join(noServiceBin, name), '#!/bin/sh\necho "Failed to connect to bus: No medium found" >&2\nexit 1\n', { mode: 0o755 });
   ({ key } = seedAccount(db, 'member', 'dev@example.com'));
   server = await startServerProcess(db);
 }, 120_000);
@@ -51,6 +62,10 @@ describe('agentmeter doctor', { timeout: 120_000 }, () => {
     expect(status).toBe(0);
     expect(byName.get('hook: claude')!.detail).toContain(join(home, '.claude', 'settings.json'));
     expect(byName.get('collector')!.detail).toBe(`running (pid ${collector.pid})`);
+    // No service, and none needed: the collector runs by hand.
+    expect(byName.get('service')).toMatchObject({ ok: true });
+    expect(byName.get('service')!.detail).toMatch(/^not installed \(.*\); the collector runs without one \(pid \d+\)$/);
+    expect(report.service).toMatchObject({ installed: false, state: 'not installed' });
     expect(byName.get('key')!.detail).toBe('valid (dev@example.com, member)');
     expect(byName.get('clock')!.ok).toBe(true);
   });

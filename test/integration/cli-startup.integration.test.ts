@@ -69,6 +69,7 @@ describe('the CLI starts without what its command does not run', { timeout: 120_
     ['hooks', 'status', '--agent', 'claude'],
     ['collect', 'status'],
     ['doctor', '--help'],
+    ['service', 'status', '--help'],
     ['serve', '--help'],
     ['users', 'add', '--help'],
     ['readiness', 'evaluate', '--help'],

@@ -10,12 +10,14 @@ import {
   checkLastShip,
   checkQuarantine,
   checkServer,
+  checkService,
   checkSpool,
   collectCommand,
   DoctorReport,
   type HookPlace,
   MAX_SKEW_MS,
   report,
+  type ServiceFacts,
 } from '../../cli/doctor/checks.ts';
 
 const NOW = Date.parse('2026-11-23T10:00:00Z');
@@ -36,6 +38,26 @@ const managed = (over: Partial<HookPlace> = {}): HookPlace => ({
   scripts: [{ path: '/usr/local/lib/agentmeter/agentmeter-hook.sh', runnable: true }],
   ...over,
 });
+
+const unit = (over: Partial<ServiceFacts> = {}): ServiceFacts => ({
+  manager: 'systemd',
+  file: '/h/.config/systemd/user/agentmeter-collector.service',
+  installed: true,
+  ours: true,
+  state: 'running',
+  detail: 'active (running), enabled',
+  logs: 'journalctl --user -u agentmeter-collector.service',
+  restart: 'systemctl --user restart agentmeter-collector.service',
+  ...over,
+});
+const notInstalled = (reachable: boolean) =>
+  unit({
+    installed: false,
+    ours: false,
+    state: 'not installed',
+    detail: 'no /h/.config/systemd/user/agentmeter-collector.service',
+    reachable,
+  });
 
 describe('collect command in fixes', () => {
   it('repeats the flags the doctor was given, never the key', () => {
@@ -86,20 +108,72 @@ describe('hook check', () => {
 });
 
 describe('collector and spool checks', () => {
-  it('the collector runs under systemd or by its pid file; otherwise the fix starts it', () => {
-    expect(checkCollector({ unitFile: true, systemd: 'active', pidAlive: false }, fromEnv).ok).toBe(true);
-    expect(checkCollector({ unitFile: false, pidFile: 42, pidAlive: true }, fromEnv).detail).toBe('running (pid 42)');
-    expect(checkCollector({ unitFile: true, systemd: 'failed', pidAlive: false }, fromEnv)).toMatchObject({
-      ok: false,
-      detail: 'not running: agentmeter-collector.service is failed',
+  it('the collector runs under its service or by its pid file; otherwise the fix starts it', () => {
+    expect(checkCollector({ service: unit({ state: 'running', pid: 7 }), pidAlive: false }, fromEnv)).toMatchObject({
+      ok: true,
+      detail: 'running (systemd service, pid 7)',
     });
-    expect(checkCollector({ unitFile: true, systemd: 'failed', pidAlive: false }, fromEnv).fix).toContain(
-      'systemctl --user restart agentmeter-collector.service',
-    );
-    expect(checkCollector({ unitFile: false, pidFile: 42, pidAlive: false }, fromFlags)).toMatchObject({
+    expect(checkCollector({ pidFile: 42, pidAlive: true }, fromEnv).detail).toBe('running (pid 42)');
+    expect(
+      checkCollector({ service: unit({ state: 'failed', detail: 'failed (failed), enabled' }), pidAlive: false }, fromEnv),
+    ).toMatchObject({
+      ok: false,
+      detail: 'not running: its systemd service is failed (failed (failed), enabled)',
+      fix: 'systemctl --user restart agentmeter-collector.service (why it stopped: journalctl --user -u agentmeter-collector.service)',
+    });
+    // No service manager here: the collector by hand.
+    expect(checkCollector({ pidFile: 42, pidAlive: false }, fromFlags)).toMatchObject({
       ok: false,
       fix: 'agentmeter collect --server http://am.internal:8080 --key <your key>',
     });
+    // A reachable service manager and no service: install it (or run the collector by hand).
+    expect(checkCollector({ service: notInstalled(true), pidAlive: false }, fromFlags).fix).toBe(
+      'agentmeter service install --server http://am.internal:8080 --key <your key> (or, under your own supervisor: agentmeter collect --server http://am.internal:8080 --key <your key>)',
+    );
+    expect(checkCollector({ service: notInstalled(false), pidAlive: false }, fromEnv).fix).toBe('agentmeter collect');
+  });
+
+  it('the service: fine when not installed or when a collector runs without it; an installed one that is down is a problem', () => {
+    expect(checkService({ pidAlive: false }, fromEnv)).toMatchObject({ ok: true });
+    expect(checkService({ service: notInstalled(false), pidFile: 42, pidAlive: true }, fromEnv)).toEqual({
+      name: 'service',
+      ok: true,
+      detail: 'not installed (/h/.config/systemd/user/agentmeter-collector.service); the collector runs without one (pid 42)',
+    });
+    expect(checkService({ service: notInstalled(true), pidAlive: false }, fromEnv)).toMatchObject({
+      ok: true,
+      detail:
+        'not installed (/h/.config/systemd/user/agentmeter-collector.service); to start it at every login: agentmeter service install',
+    });
+    expect(checkService({ service: unit({ state: 'running', detail: 'active (running), enabled' }), pidAlive: false }, fromEnv)).toEqual({
+      name: 'service',
+      ok: true,
+      detail: '/h/.config/systemd/user/agentmeter-collector.service: active (running), enabled',
+    });
+    expect(
+      checkService(
+        { service: unit({ state: 'failed', detail: 'failed (failed), enabled, last exit status 78' }), pidAlive: false },
+        fromEnv,
+      ),
+    ).toEqual({
+      name: 'service',
+      ok: false,
+      detail: '/h/.config/systemd/user/agentmeter-collector.service is failed: failed (failed), enabled, last exit status 78',
+      fix: 'systemctl --user restart agentmeter-collector.service (why it stopped: journalctl --user -u agentmeter-collector.service)',
+    });
+    expect(checkService({ service: unit({ state: 'stopped' }), pidFile: 42, pidAlive: true }, fromEnv).ok).toBe(true);
+    const mac = unit({
+      manager: 'launchd',
+      file: '/Users/d/Library/LaunchAgents/dev.agentmeter.collector.plist',
+      state: 'stopped',
+      detail: 'not loaded (installed but not bootstrapped)',
+      logs: 'tail /Users/d/.agentmeter/logs/collector.err.log /Users/d/.agentmeter/logs/collector.out.log',
+      restart: 'launchctl kickstart -k gui/501/dev.agentmeter.collector',
+    });
+    expect(checkService({ service: mac, pidAlive: false }, fromEnv).fix).toBe(
+      'launchctl kickstart -k gui/501/dev.agentmeter.collector (why it stopped: tail /Users/d/.agentmeter/logs/collector.err.log /Users/d/.agentmeter/logs/collector.out.log)',
+    );
+    expect(DoctorReport.parse(report([], mac)).service).toEqual(mac);
   });
 
   it('a backlog is a problem when nothing ships it, or when it is older than the collector would let it be', () => {

@@ -36,6 +36,34 @@ describe('managed settings locations', () => {
   });
 });
 
+describe('managed settings files as written', () => {
+  // The whole file a fresh managed install writes, per agent, at the Linux and the macOS location (the
+  // macOS one has a space in it); @HOOK@ stands for the shared script's path.
+  for (const agent of ['claude', 'droid'] as const)
+    for (const platform of ['linux', 'darwin'] as const) {
+      it(`${agent} on ${platform}: ${managedSettingsLocation(agent, platform).file}`, () => {
+        const root = tempDir();
+        const file = join(root, managedSettingsLocation(agent, platform).file);
+        const hookPath = join(root, 'usr', 'local', 'lib', 'agentmeter', 'agentmeter-hook.sh');
+        const target: InstallTarget = {
+          agent,
+          home: join(root, 'home'),
+          agentmeterHome: join(root, 'home', '.agentmeter'),
+          defaultAgentmeterHome: true,
+          settingsFile: file,
+          hookPath,
+        };
+        install(target);
+        const expected = readFileSync(join(ROOT, 'test', 'fixtures', 'managed', `written-${agent}.json`), 'utf8').replaceAll(
+          '@HOOK@',
+          hookPath,
+        );
+        expect(readFileSync(file, 'utf8')).toBe(expected);
+        expect(statSync(file).mode & 0o777).toBe(0o644);
+      });
+    }
+});
+
 describe('managed install', () => {
   it('names the shared script without AGENTMETER_HOME, so each user spools under their own home', () => {
     const { target, hookPath } = managedTarget();

@@ -1,0 +1,183 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { type Config, loadConfig } from '../../common/config.ts';
+import { UserError } from '../../common/errors.ts';
+import type { ServiceContext, ServiceManager } from '../service/manager.ts';
+import type { ServiceSpec } from '../service/units.ts';
+
+interface ServiceArgs {
+  server?: string;
+  key?: string;
+  exec?: string;
+  'dry-run'?: boolean;
+  force?: boolean;
+  json?: boolean;
+  manager?: ServiceManager;
+}
+
+/** Folders a service's PATH always has; the service manager starts it with little more than these. */
+const SYSTEM_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
+
+/**
+ * The collector's command and environment. The program is the installed `$AGENTMETER_HOME/bin/agentmeter`
+ * (or --exec); without either, the command running now (a checkout's bin/agentmeter.js) under this Node.
+ * PATH starts with this Node's folder: the service manager's own PATH would not find a Node from nvm or
+ * Homebrew for an executable that starts with `#!/usr/bin/env node`.
+ */
+export function collectorSpec(config: Config, args: { server: string; key: string; exec?: string }): ServiceSpec {
+  const installed = join(config.agentmeterHome, 'bin', 'agentmeter');
+  const program = args.exec
+    ? [resolve(args.exec)]
+    : existsSync(installed)
+      ? [installed]
+      : [process.execPath, realpathSync(process.argv[1] ?? '')];
+  const path = [...new Set([dirname(process.execPath), ...SYSTEM_PATH])].join(delimiter);
+  return {
+    program,
+    environment: [
+      ...(config.defaultAgentmeterHome ? [] : [['AGENTMETER_HOME', config.agentmeterHome] as [string, string]]),
+      ['AGENTMETER_SERVER', args.server],
+      ['AGENTMETER_API_KEY', args.key],
+      ['PATH', path],
+    ],
+    logDir: join(config.agentmeterHome, 'logs'),
+  };
+}
+
+async function context(args: ServiceArgs, config: Config): Promise<ServiceContext> {
+  const { localContext } = await import('../service/manager.ts');
+  const ctx = localContext(config.home, args.manager);
+  if (!ctx)
+    throw new UserError(
+      `agentmeter has no service for ${process.platform} (systemd on Linux and launchd on macOS only): run \`agentmeter collect\` under your own supervisor`,
+    );
+  return ctx;
+}
+
+const shown = (command: string[]) => command.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`)).join(' ');
+
+const KEY_SHOWN = '<your key>';
+
+export const serviceCommand: CommandModule = {
+  command: 'service <action>',
+  describe: 'Run the collector as a user service (systemd on Linux, launchd on macOS): install, uninstall, status',
+  builder: (y: Argv) =>
+    y
+      .option('manager', {
+        type: 'string',
+        choices: ['systemd', 'launchd'] as const,
+        hidden: true,
+        describe: 'Service manager (default: the platform’s)',
+      })
+      .command<ServiceArgs>(
+        'install',
+        'Write the service file and start the collector (idempotent: an unchanged file is not rewritten or restarted)',
+        (c) => {
+          const env = loadConfig().env;
+          return c
+            .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL (env AGENTMETER_SERVER)' })
+            .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Your API key (env AGENTMETER_API_KEY)' })
+            .option('exec', {
+              type: 'string',
+              describe: 'The agentmeter executable the service runs (default $AGENTMETER_HOME/bin/agentmeter)',
+            })
+            .option('dry-run', { type: 'boolean', default: false, describe: 'Print the file and the commands; write and run nothing' })
+            .option('force', { type: 'boolean', default: false, describe: 'Replace a service file agentmeter did not write' })
+            .example('$0 service install --server https://agentmeter.internal --key am_…', 'Start the collector now and at every login')
+            .example('$0 service install --dry-run', 'What would be written and run') as never;
+        },
+        async (args) => {
+          const config = loadConfig();
+          if (!args.server) throw new UserError('--server URL (or AGENTMETER_SERVER) is required: the service runs the collector with it');
+          if (!args.key) throw new UserError('--key (or AGENTMETER_API_KEY) is required: the service runs the collector with it');
+          const manager = await import('../service/manager.ts');
+          const ctx = await context(args, config);
+          const spec = collectorSpec(config, { server: args.server, key: args.key, ...(args.exec ? { exec: args.exec } : {}) });
+          if (args['dry-run']) {
+            // Printed with the key masked: a terminal's scrollback or a CI log is no place for it.
+            const masked = {
+              ...spec,
+              environment: spec.environment.map(([n, v]) => [n, n === 'AGENTMETER_API_KEY' ? KEY_SHOWN : v] as [string, string]),
+            };
+            const plan = manager.planInstall(ctx, spec, { ...(args.force ? { force: true } : {}), loaded: false });
+            const content = manager.renderService(ctx.manager, masked);
+            const out = [
+              plan.changed
+                ? `would write ${plan.file} (mode 0600; the key shown as ${KEY_SHOWN}):`
+                : `${plan.file} is up to date; it would not be rewritten`,
+              ...(plan.changed ? [content] : []),
+              'would run:',
+              ...(ctx.manager === 'launchd' && plan.changed
+                ? [`  (if loaded) launchctl bootout gui/${ctx.uid}/dev.agentmeter.collector`]
+                : []),
+              ...plan.commands.map((c) => `  ${shown(c)}`),
+            ];
+            process.stdout.write(`${out.join('\n')}\n`);
+            return;
+          }
+          const result = manager.installService(ctx, spec, args.force ? { force: true } : {});
+          const status = manager.serviceStatus(ctx, spec.logDir);
+          process.stdout.write(
+            `${[
+              result.changed ? `wrote ${result.file}` : `${result.file} is up to date`,
+              ...result.commands.map((c) => `ran: ${shown(c)}`),
+              `collector: ${status.state} (${status.detail}); its log: ${status.logs}`,
+              ...result.notes,
+            ].join('\n')}\n`,
+          );
+        },
+      )
+      .command<ServiceArgs>(
+        'uninstall',
+        'Stop the collector service and remove its file (the spool and the collector state stay)',
+        (c) =>
+          c
+            .option('dry-run', { type: 'boolean', default: false, describe: 'Print the commands; remove and run nothing' })
+            .option('force', { type: 'boolean', default: false, describe: 'Remove a service file agentmeter did not write' }) as never,
+        async (args) => {
+          const config = loadConfig();
+          const manager = await import('../service/manager.ts');
+          const ctx = await context(args, config);
+          if (args['dry-run']) {
+            const plan = manager.planUninstall(ctx, { ...(args.force ? { force: true } : {}), loaded: true });
+            process.stdout.write(
+              `${[
+                plan.remove ? `would remove ${plan.file}` : `${plan.file} is not there; nothing to remove`,
+                ...(plan.commands.length ? ['would run:', ...plan.commands.map((c) => `  ${shown(c)}`)] : []),
+              ].join('\n')}\n`,
+            );
+            return;
+          }
+          const plan = manager.uninstallService(ctx, args.force ? { force: true } : {});
+          process.stdout.write(
+            `${[...plan.commands.map((c) => `ran: ${shown(c)}`), plan.remove ? `removed ${plan.file}` : `${plan.file} was not there; nothing to remove`].join('\n')}\n`,
+          );
+        },
+      )
+      .command<ServiceArgs>(
+        'status',
+        'Whether the collector service is installed and running (exit 0 when running, 3 otherwise)',
+        (c) => c.option('json', { type: 'boolean', default: false, describe: 'One JSON object' }) as never,
+        async (args) => {
+          const config = loadConfig();
+          const manager = await import('../service/manager.ts');
+          const ctx = await context(args, config);
+          const status = manager.serviceStatus(ctx, join(config.agentmeterHome, 'logs'));
+          if (args.json) process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+          else
+            process.stdout.write(
+              `${[
+                `service: ${status.state}${status.pid ? ` (pid ${status.pid})` : ''}`,
+                `file: ${status.file}${status.installed && !status.ours ? ' (not written by agentmeter)' : ''}`,
+                `${ctx.manager}: ${status.detail}`,
+                ...(status.installed ? [`log: ${status.logs}`] : ['install it: agentmeter service install']),
+              ].join('\n')}\n`,
+            );
+          // As LSB status commands: 0 running, 3 not running.
+          process.exitCode = status.state === 'running' ? 0 : 3;
+        },
+      )
+      .demandCommand(1, 'Name an action: install, uninstall or status.'),
+  handler: () => undefined,
+};
