@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import {
   AGENT_EVENTS,
   type Agent,
+  HOOKS_CONFIG_FIELDS,
   HooksMap,
   hookBlockers,
   hookEventsOnly,
@@ -192,7 +193,7 @@ export function withoutOurHook(hooks: HooksMap): { hooks: HooksMap; changes: Hoo
   const changes: HookChange[] = [];
   for (const [event, groups] of Object.entries(next)) {
     // Gemini CLI's non-event settings (enabled, disabled, notifications) stay as they are.
-    if (!Array.isArray(groups)) continue;
+    if (HOOKS_CONFIG_FIELDS.has(event) || !Array.isArray(groups)) continue;
     for (const group of groups) {
       const kept = group.hooks.filter((hook) => {
         if (!isOurCommand(hook.command)) return true;
