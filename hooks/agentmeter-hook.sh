@@ -15,7 +15,8 @@
 #   entrypoint=            $CLAUDE_CODE_ENTRYPOINT (sdk-* means headless Claude Code)
 #   droid_exec=1           the parent process is `droid exec` (Linux: read from /proc)
 #   gemini_headless=1      the Gemini CLI process runs one-shot (-p, a positional prompt, or stdin not a terminal)
-#   gemini_mode=           the approval mode Gemini CLI was started with (-y/--yolo, --approval-mode)
+#   gemini_mode=           the approval mode Gemini CLI was started with (-y/--yolo, --approval-mode), or
+#                          $AGENTMETER_GEMINI_MODE where set (no /proc, or an alias that sets it with the flag)
 #   time=                  $AGENTMETER_EVENT_TIME (replay override) or, without /proc, `date +%s` seconds
 #   session=, message=     $AGENTMETER_SESSION_ID, $AGENTMETER_MESSAGE_ID: set by `agentmeter computer run`
 #                          for the agent it starts, so the server can tie a session's token usage to it
@@ -131,7 +132,7 @@ client=${AGENTMETER_CLIENT:-}; client=${client%%[!A-Za-z0-9_.-]*}
 entrypoint=${CLAUDE_CODE_ENTRYPOINT:-}; entrypoint=${entrypoint%%[!A-Za-z0-9_.-]*}
 session=${AGENTMETER_SESSION_ID:-}; session=${session%%[!A-Za-z0-9_.-]*}
 message=${AGENTMETER_MESSAGE_ID:-}; message=${message%%[!A-Za-z0-9_.-]*}
-gemini_mode=${gemini_mode%%[!A-Za-z0-9_.-]*}
+gemini_mode=${AGENTMETER_GEMINI_MODE:-$gemini_mode}; gemini_mode=${gemini_mode%%[!A-Za-z0-9_.-]*}
 clock=${clock%%[!0-9TZ:.+-]*}
 
 [ -d "$spool/new" ] || mkdir -p "$spool/tmp" "$spool/new"
