@@ -74,7 +74,7 @@ fi
 # The nearest ancestor whose command line names gemini (the shell Gemini starts the hook through names
 # this script, and is skipped) is read once with `tr`, for gemini only: the arguments are NUL-separated,
 # which `read` cannot split. One-shot: -p/--prompt or a positional prompt without -i, or stdin that is a
-# pipe or a file (interactive Gemini needs a terminal). The mode: -y/--yolo, --approval-mode[=]<mode>.
+# pipe, a socket or a file (interactive Gemini needs a terminal). The mode: -y/--yolo, --approval-mode[=]<mode>.
 # Only these two facts are kept; the command line (it holds the prompt) is never written anywhere.
 gemini_headless=; gemini_mode=
 if [ "$agent" = gemini ]; then
@@ -89,7 +89,7 @@ if [ "$agent" = gemini ]; then
     read -r _ _ _ pid _ < "/proc/$pid/stat" || break
   done
   if [ -n "$found" ]; then
-    { [ -p "/proc/$pid/fd/0" ] || [ -f "/proc/$pid/fd/0" ]; } && piped=1 || piped=
+    { [ -p "/proc/$pid/fd/0" ] || [ -S "/proc/$pid/fd/0" ] || [ -f "/proc/$pid/fd/0" ]; } && piped=1 || piped=
     args=$(tr '\0' '\n' < "/proc/$pid/cmdline")
     script=; skip=; interactive=; oneshot=$piped
     saved_ifs=$IFS; IFS='
