@@ -64,7 +64,7 @@ beforeAll(async () => {
   ({ key: member, org } = seedAccount(db, 'member', 'dev@example.com'));
   ({ key: manager } = seedAccount(db, 'manager', 'boss@example.com', org));
   server = await startServerProcess(db);
-});
+}, 180_000);
 afterAll(async () => {
   await server?.stop();
 });
