@@ -55,7 +55,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
 
   // The pipeline counts by Claude Code's event names; the hooks-ran lookup needs the agent's own.
   const agentEvent = p.hook_event_name;
-  const event = adapter.canonicalEvent(agentEvent);
+  const event = adapter.canonicalEvent(agentEvent, p);
   const tools = adapter.tools;
   const record: WireHookEvent = {
     kind: 'event',
@@ -65,7 +65,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
     ts,
     session_id: p.session_id,
     client: clientType(entry.header['client'], adapter.headless(entry.header)),
-    autonomy: adapter.autonomy(p.permission_mode),
+    autonomy: adapter.autonomy(p.permission_mode, entry.header),
   };
   if (entry.truncated) record.truncated = true;
 

@@ -51,7 +51,7 @@ export class HookConfigCache {
 
   ran(agent: Agent, cwd: string | undefined, event: string, toolName: string | undefined): HookRun[] {
     return this.configured(agent, cwd)
-      .filter((h) => h.event === event && matcherMatches(event, h.matcher, toolName))
+      .filter((h) => h.event === event && matcherMatches(event, h.matcher, toolName, agent))
       .map((h) => ({ event: h.event, matcher: h.matcher, command: h.command }));
   }
 }

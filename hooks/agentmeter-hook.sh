@@ -1,7 +1,7 @@
 #!/bin/sh
 # agentmeter hook: spools one agent event, Maildir-style, and gets out of the agent's way.
 #
-#   agentmeter-hook.sh <agent> [prompt]   (agent: claude | droid; "prompt" on UserPromptSubmit only;
+#   agentmeter-hook.sh <agent> [prompt]   (agent: claude | droid | gemini; "prompt" on the prompt event only;
 #                                          both set by `agentmeter hooks install`)
 #
 # The event (JSON on stdin) is written to $AGENTMETER_HOME/spool/tmp/<name> and renamed into
@@ -14,6 +14,9 @@
 #   client=                $AGENTMETER_CLIENT (wins over every other hint)
 #   entrypoint=            $CLAUDE_CODE_ENTRYPOINT (sdk-* means headless Claude Code)
 #   droid_exec=1           the parent process is `droid exec` (Linux: read from /proc)
+#   gemini_headless=1      the Gemini CLI process runs one-shot (-p, a positional prompt, or stdin not a terminal)
+#   gemini_mode=           the approval mode Gemini CLI was started with (-y/--yolo, --approval-mode), or
+#                          $AGENTMETER_GEMINI_MODE where set (no /proc, or an alias that sets it with the flag)
 #   time=                  $AGENTMETER_EVENT_TIME (replay override) or, without /proc, `date +%s` seconds
 #   session=, message=     $AGENTMETER_SESSION_ID, $AGENTMETER_MESSAGE_ID: set by `agentmeter computer run`
 #                          for the agent it starts, so the server can tie a session's token usage to it
@@ -67,12 +70,69 @@ if [ "$agent" = droid ] && [ -z "${AGENTMETER_CLIENT:-}" ]; then
   done
 fi
 
+# Gemini CLI: its payload says neither headless nor approval mode, its process's arguments do (Linux).
+# The nearest ancestor whose command line names gemini (the shell Gemini starts the hook through names
+# this script, and is skipped) is read once with `tr`, for gemini only: the arguments are NUL-separated,
+# which `read` cannot split. One-shot: -p/--prompt or a positional prompt without -i, or stdin that is a
+# pipe, a socket or a file (interactive Gemini needs a terminal). The mode: -y/--yolo, --approval-mode[=]<mode>.
+# Only these two facts are kept; the command line (it holds the prompt) is never written anywhere.
+gemini_headless=; gemini_mode=
+if [ "$agent" = gemini ]; then
+  pid=$PPID; found=
+  for _ in 1 2 3; do
+    cmd=
+    read -r cmd < "/proc/$pid/cmdline" || [ -n "$cmd" ] || break
+    case $cmd in
+      *agentmeter-hook*) ;;
+      *gemini*) found=1; break ;;
+    esac
+    read -r _ _ _ pid _ < "/proc/$pid/stat" || break
+  done
+  if [ -n "$found" ]; then
+    { [ -p "/proc/$pid/fd/0" ] || [ -S "/proc/$pid/fd/0" ] || [ -f "/proc/$pid/fd/0" ]; } && piped=1 || piped=
+    args=$(tr '\0' '\n' < "/proc/$pid/cmdline")
+    script=; skip=; interactive=; oneshot=$piped
+    saved_ifs=$IFS; IFS='
+'
+    set -f
+    for a in $args; do
+      if [ -z "$script" ]; then
+        case $a in -*) ;; *gemini*) script=1 ;; esac
+        continue
+      fi
+      if [ -n "$skip" ]; then
+        case $a in
+          -*) skip= ;;
+          *) [ "$skip" = mode ] && gemini_mode=$a; skip=; continue ;;
+        esac
+      fi
+      case $a in
+        -p | --prompt) oneshot=1; skip=1 ;;
+        --prompt=*) oneshot=1 ;;
+        -i | --prompt-interactive) interactive=1; skip=1 ;;
+        --prompt-interactive=*) interactive=1 ;;
+        -y | --yolo) gemini_mode=yolo ;;
+        --approval-mode) skip=mode ;;
+        --approval-mode=*) gemini_mode=${a#--approval-mode=} ;;
+        -m | --model | -e | --extensions | -o | --output-format | -r | --resume | --sandbox-image | --proxy | \
+          --allowed-tools | --allowed-mcp-server-names | --include-directories | --policy | --telemetry-target | \
+          --telemetry-otlp-endpoint | --telemetry-otlp-protocol | --telemetry-outfile) skip=1 ;;
+        -*) ;;
+        *) oneshot=1 ;;
+      esac
+    done
+    set +f; IFS=$saved_ifs
+    [ -n "$oneshot" ] && [ -z "$interactive" ] && gemini_headless=1
+  fi
+fi
+
 # Header values come from the environment: each is cut at its first character outside [A-Za-z0-9_.-]
 # (with builtins only), so no value can break a header line.
 client=${AGENTMETER_CLIENT:-}; client=${client%%[!A-Za-z0-9_.-]*}
 entrypoint=${CLAUDE_CODE_ENTRYPOINT:-}; entrypoint=${entrypoint%%[!A-Za-z0-9_.-]*}
 session=${AGENTMETER_SESSION_ID:-}; session=${session%%[!A-Za-z0-9_.-]*}
 message=${AGENTMETER_MESSAGE_ID:-}; message=${message%%[!A-Za-z0-9_.-]*}
+gemini_mode=${AGENTMETER_GEMINI_MODE:-$gemini_mode}; gemini_mode=${gemini_mode%%[!A-Za-z0-9_.-]*}
 clock=${clock%%[!0-9TZ:.+-]*}
 
 # Folders are created only where no link leads elsewhere: mkdir -p would otherwise create them through it.
@@ -85,8 +145,8 @@ if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$sp
   && [ -O "$spool" ] && [ -O "$spool/tmp" ] && [ -O "$spool/new" ]; then
   tmp="$spool/tmp/$name"
   {
-    printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ntime=%s\nsession=%s\nmessage=%s\n\n' \
-      "$agent" "$client" "$entrypoint" "$droid_exec" "$clock" "$session" "$message"
+    printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ngemini_headless=%s\ngemini_mode=%s\ntime=%s\nsession=%s\nmessage=%s\n\n' \
+      "$agent" "$client" "$entrypoint" "$droid_exec" "$gemini_headless" "$gemini_mode" "$clock" "$session" "$message"
     head -c 1048577
   } > "$tmp" && mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
 fi

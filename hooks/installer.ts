@@ -18,11 +18,15 @@ import { fileURLToPath } from 'node:url';
 import {
   AGENT_EVENTS,
   type Agent,
+  HOOKS_CONFIG_FIELDS,
   HooksMap,
+  hookBlockers,
+  hookEventsOnly,
   locationFor,
   type SettingsLocation,
   SUPPORTS_ASYNC,
   SYNC_EVENTS,
+  TIMEOUT_IN_MILLISECONDS,
   TOOL_EVENTS,
   userSettingsLocation,
 } from './settings.ts';
@@ -31,6 +35,10 @@ export const HOOK_SCRIPT_NAME = 'agentmeter-hook.sh';
 export const HOOK_SCRIPT_SOURCE = join(dirname(fileURLToPath(import.meta.url)), HOOK_SCRIPT_NAME);
 /** Seconds the agent may wait for our hook; it takes milliseconds, this only bounds a stuck disk. */
 export const HOOK_TIMEOUT_SECONDS = 10;
+
+/** The timeout written for an agent, in its own unit (Gemini CLI counts milliseconds). */
+export const hookTimeout = (agent: Agent): number =>
+  TIMEOUT_IN_MILLISECONDS.has(agent) ? HOOK_TIMEOUT_SECONDS * 1000 : HOOK_TIMEOUT_SECONDS;
 
 export interface InstallTarget {
   agent: Agent;
@@ -73,6 +81,8 @@ export interface HookStatus {
   missingEvents: string[];
   outdatedEvents: string[];
   scriptInstalled: boolean;
+  /** Switches in the file that keep the agent from running our hook (empty: it would run). */
+  blockers: string[];
 }
 
 export class SettingsError extends Error {}
@@ -120,7 +130,7 @@ function loadSettings(loc: SettingsLocation): LoadedSettings {
     throw new SettingsError(`${loc.file} does not hold a JSON object; it was left untouched.`);
   }
   const rawHooks = loc.topLevel ? root : ((root as Record<string, unknown>)['hooks'] ?? {});
-  const parsed = HooksMap.safeParse(rawHooks);
+  const parsed = HooksMap.safeParse(hookEventsOnly(rawHooks));
   if (!parsed.success) {
     throw new SettingsError(
       `${loc.file} has a "hooks" section agentmeter does not understand (${parsed.error.issues[0]?.message ?? 'invalid'}); it was left untouched.`,
@@ -132,7 +142,7 @@ function loadSettings(loc: SettingsLocation): LoadedSettings {
 }
 
 function desiredEntry(target: InstallTarget, event: string): Record<string, unknown> {
-  const entry: Record<string, unknown> = { type: 'command', command: hookCommand(target, event), timeout: HOOK_TIMEOUT_SECONDS };
+  const entry: Record<string, unknown> = { type: 'command', command: hookCommand(target, event), timeout: hookTimeout(target.agent) };
   if (SUPPORTS_ASYNC[target.agent] && !SYNC_EVENTS.has(event)) entry['async'] = true;
   return entry;
 }
@@ -182,6 +192,8 @@ export function withoutOurHook(hooks: HooksMap): { hooks: HooksMap; changes: Hoo
   const next = structuredClone(hooks);
   const changes: HookChange[] = [];
   for (const [event, groups] of Object.entries(next)) {
+    // Gemini CLI's non-event settings (enabled, disabled, notifications) stay as they are.
+    if (HOOKS_CONFIG_FIELDS.has(event) || !Array.isArray(groups)) continue;
     for (const group of groups) {
       const kept = group.hooks.filter((hook) => {
         if (!isOurCommand(hook.command)) return true;
@@ -299,6 +311,7 @@ export function status(target: InstallTarget): HookStatus {
     missingEvents,
     outdatedEvents,
     scriptInstalled: existsSync(target.hookPath ?? installedScriptPath(target.agentmeterHome)),
+    blockers: hookBlockers(target.agent, loaded.root, isOurCommand),
   };
 }
 

@@ -5,8 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 
-export type Agent = 'claude' | 'droid';
-export const AGENTS: readonly Agent[] = ['claude', 'droid'];
+export type Agent = 'claude' | 'droid' | 'gemini';
+export const AGENTS: readonly Agent[] = ['claude', 'droid', 'gemini'];
 
 /** Every hook event each agent emits; tool events get matcher "*". */
 export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
@@ -33,17 +33,65 @@ export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
     'PreCompact',
     'SessionEnd',
   ],
+  // Gemini CLI (packages/core/src/hooks/types.ts, HookEventName). BeforeModel, AfterModel and
+  // BeforeToolSelection are left out: they fire on every model request (AfterModel on every streamed
+  // chunk), each a synchronous process Gemini waits for, and nothing we count comes from them (token usage
+  // is read from the chat file).
+  gemini: ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'Notification', 'PreCompress', 'SessionEnd'],
 };
 
-export const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest']);
+export const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'BeforeTool', 'AfterTool']);
 
 /**
  * Events whose hook must run synchronously: UserPromptSubmit is where a prompt can be blocked (credit
  * limits), so it never runs async. Every other event is registered `async: true` where the agent
  * supports it (Claude Code), so the agent does not wait for us at all.
  */
-export const SYNC_EVENTS = new Set(['UserPromptSubmit']);
-export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false };
+export const SYNC_EVENTS = new Set(['UserPromptSubmit', 'BeforeAgent']);
+export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false, gemini: false };
+
+/** Agents whose hook `timeout` is in milliseconds (Gemini CLI: docs/hooks/reference.md); the others take seconds. */
+export const TIMEOUT_IN_MILLISECONDS: ReadonlySet<Agent> = new Set<Agent>(['gemini']);
+
+/**
+ * Keys of Gemini CLI's `hooks` object that are settings, not events (HOOKS_CONFIG_FIELDS in its
+ * packages/core/src/hooks/types.ts): `enabled`, `disabled` (hook commands turned off), `notifications`.
+ * They are kept as they are and never read as events.
+ */
+export const HOOKS_CONFIG_FIELDS: ReadonlySet<string> = new Set(['enabled', 'disabled', 'notifications']);
+
+/** The hooks object without its non-event settings, for parsing as a HooksMap. */
+export function hookEventsOnly(raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  return Object.fromEntries(Object.entries(raw).filter(([key]) => !HOOKS_CONFIG_FIELDS.has(key)));
+}
+
+/** The folder each agent keeps its user settings in: the agent is present on this machine when it exists. */
+const AGENT_HOME_DIRS: Record<Agent, string> = { claude: '.claude', droid: '.factory', gemini: '.gemini' };
+
+/** Whether the agent looks installed for this user (its settings folder exists), for `hooks install --all-found`. */
+export function agentPresent(agent: Agent, home: string): boolean {
+  return existsSync(join(home, AGENT_HOME_DIRS[agent]));
+}
+
+/**
+ * Why an agent would not run the hooks of a settings file although ours is there, from the file's own
+ * switches. Gemini CLI: `hooksConfig.enabled: false` (and the older `hooks.enabled: false`) turn every hook
+ * off; a command listed in `hooksConfig.disabled` (or `hooks.disabled`) is skipped.
+ */
+export function hookBlockers(agent: Agent, root: Record<string, unknown>, isOurs: (command: string) => boolean): string[] {
+  if (agent !== 'gemini') return [];
+  const blockers: string[] = [];
+  for (const key of ['hooksConfig', 'hooks'] as const) {
+    const section = root[key];
+    if (!section || typeof section !== 'object' || Array.isArray(section)) continue;
+    const { enabled, disabled } = section as { enabled?: unknown; disabled?: unknown };
+    if (enabled === false) blockers.push(`${key}.enabled is false: Gemini CLI runs no hooks`);
+    if (Array.isArray(disabled) && disabled.some((d) => typeof d === 'string' && isOurs(d)))
+      blockers.push(`${key}.disabled lists the agentmeter hook`);
+  }
+  return blockers;
+}
 
 export const HookCommand = z.looseObject({
   type: z.string(),
@@ -80,6 +128,7 @@ export interface SettingsLocation {
  */
 export function userSettingsLocation(agent: Agent, home: string): SettingsLocation {
   if (agent === 'claude') return { file: join(home, '.claude', 'settings.json'), topLevel: false };
+  if (agent === 'gemini') return { file: join(home, '.gemini', 'settings.json'), topLevel: false };
   const settings = join(home, '.factory', 'settings.json');
   if (existsSync(settings)) {
     try {
@@ -102,6 +151,9 @@ export function userSettingsLocation(agent: Agent, home: string): SettingsLocati
  *   settings.json file", and the hooks reference's "Enterprise managed policy settings"): settings.json in
  *   /etc/factory on Linux and WSL, /Library/Application Support/Factory on macOS, C:\Program Files\Factory
  *   on Windows; same schema as ~/.factory/settings.json, so hooks under the `hooks` key.
+ * Gemini CLI (docs/get-started/configuration.md, "System settings file"): /etc/gemini-cli/settings.json on
+ *   Linux, /Library/Application Support/GeminiCli/settings.json on macOS, C:\ProgramData\gemini-cli\settings.json
+ *   on Windows; hooks under the `hooks` key.
  */
 export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform = process.platform): SettingsLocation {
   const paths: Record<Agent, { linux: string; darwin: string; win32: string }> = {
@@ -114,6 +166,11 @@ export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform 
       linux: '/etc/factory/settings.json',
       darwin: '/Library/Application Support/Factory/settings.json',
       win32: 'C:\\Program Files\\Factory\\settings.json',
+    },
+    gemini: {
+      linux: '/etc/gemini-cli/settings.json',
+      darwin: '/Library/Application Support/GeminiCli/settings.json',
+      win32: 'C:\\ProgramData\\gemini-cli\\settings.json',
     },
   };
   const byOs = paths[agent];
@@ -139,6 +196,12 @@ export function locationFor(file: string): SettingsLocation {
 
 /** Every settings file whose hooks apply to a session in `cwd`, user level first. */
 export function hookSettingsFiles(agent: Agent, home: string, cwd: string | undefined): SettingsLocation[] {
+  if (agent === 'gemini') {
+    // Gemini CLI: user, then project settings (project hooks run only in a trusted folder).
+    const files: SettingsLocation[] = [{ file: join(home, '.gemini', 'settings.json'), topLevel: false }];
+    if (cwd) files.push({ file: join(cwd, '.gemini', 'settings.json'), topLevel: false });
+    return files;
+  }
   const files: SettingsLocation[] =
     agent === 'claude'
       ? [{ file: join(home, '.claude', 'settings.json'), topLevel: false }]
@@ -162,7 +225,7 @@ export function readHooksMap(location: SettingsLocation): HooksMap | undefined {
   try {
     const json: unknown = JSON.parse(text);
     const candidate = location.topLevel ? json : (json as { hooks?: unknown } | null)?.hooks;
-    const parsed = HooksMap.safeParse(candidate ?? {});
+    const parsed = HooksMap.safeParse(hookEventsOnly(candidate ?? {}));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -172,6 +235,7 @@ export function readHooksMap(location: SettingsLocation): HooksMap | undefined {
 export function flattenHooks(map: HooksMap): ConfiguredHook[] {
   const out: ConfiguredHook[] = [];
   for (const [event, groups] of Object.entries(map)) {
+    if (!Array.isArray(groups)) continue;
     for (const group of groups) {
       for (const hook of group.hooks) {
         if (hook.type === 'command' && typeof hook.command === 'string') {
@@ -186,13 +250,15 @@ export function flattenHooks(map: HooksMap): ConfiguredHook[] {
 /**
  * Whether a configured matcher applies to an event. On tool events the matcher is a regular expression
  * tested against the whole tool name ("*" and "" match all); on other events every hook of that event
- * runs (their matchers filter sub-kinds the payload does not always carry).
+ * runs (their matchers filter sub-kinds the payload does not always carry). Gemini CLI tests the
+ * expression anywhere in the name (hookPlanner.ts: `new RegExp(matcher).test(toolName)`), not anchored.
  */
-export function matcherMatches(event: string, matcher: string, toolName: string | undefined): boolean {
-  if (!TOOL_EVENTS.has(event) || matcher === '' || matcher === '*') return true;
+export function matcherMatches(event: string, matcher: string, toolName: string | undefined, agent?: Agent): boolean {
+  const m = agent === 'gemini' ? matcher.trim() : matcher;
+  if (!TOOL_EVENTS.has(event) || m === '' || m === '*') return true;
   if (toolName === undefined) return false;
   try {
-    return new RegExp(`^(?:${matcher})$`).test(toolName);
+    return new RegExp(agent === 'gemini' ? m : `^(?:${m})$`).test(toolName);
   } catch {
     return matcher === toolName;
   }

@@ -4,6 +4,8 @@
 // and collector. Weekdays are busier than weekends; users differ in agent, client, autonomy, models,
 // languages and MCP habits; MCP server names come in several cases; a few tool names are malformed.
 
+import { GEMINI_MODES, geminiSession } from './agents/gemini.ts';
+
 export interface SampleOptions {
   seed: number;
   /** The last day with activity (YYYY-MM-DD); the plan covers `days` days up to it. */
@@ -12,7 +14,7 @@ export interface SampleOptions {
   users: number;
 }
 
-export type Agent = 'claude' | 'droid';
+export type Agent = 'claude' | 'droid' | 'gemini';
 
 export interface SampleUser {
   email: string;
@@ -141,6 +143,7 @@ export function generate(options: SampleOptions): SamplePlan {
       [['claude'] as Agent[], 45],
       [['droid'] as Agent[], 35],
       [['claude', 'droid'] as Agent[], 20],
+      [['gemini'] as Agent[], 12],
     ]);
     personas.push({
       user: {
@@ -182,7 +185,14 @@ export function generate(options: SampleOptions): SamplePlan {
       let clock = day + (8 + r() * 3) * 3_600_000;
       for (let s = 0; s < sessions; s++) {
         const agent = pick(r, p.user.agents);
-        const planned = session(r, p, agent, clock);
+        const planned =
+          agent === 'gemini'
+            ? geminiSession(
+                r,
+                { mode: GEMINI_MODES[u % GEMINI_MODES.length]!, headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] },
+                clock,
+              )
+            : session(r, p, agent, clock);
         events[u]!.push(...planned.events);
         clock = planned.end + (20 + r() * 120) * 60_000;
       }

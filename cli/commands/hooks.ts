@@ -41,7 +41,7 @@ function target(args: HookArgs): InstallTarget {
 
 const common = <T>(y: Argv<T>) =>
   y
-    .option('agent', { type: 'string', choices: ['droid', 'claude'] as const, demandOption: true, describe: 'Which agent' })
+    .option('agent', { type: 'string', choices: ['droid', 'claude', 'gemini'] as const, demandOption: true, describe: 'Which agent' })
     .option('settings', {
       type: 'string',
       describe: 'A project settings file instead of the user-level one (with --managed: instead of the system path)',
@@ -78,6 +78,7 @@ export const hooksCommand: CommandModule = {
           common(c)
             .example('$0 hooks install --agent claude', 'Writes ~/.claude/settings.json')
             .example('$0 hooks install --agent droid --dry-run', 'Shows what would change in ~/.factory/hooks.json')
+            .example('$0 hooks install --agent gemini', 'Writes ~/.gemini/settings.json')
             .example('$0 hooks install --agent claude --settings .claude/settings.json', 'A project file')
             .example('sudo $0 hooks install --agent claude --managed', "Every user's Claude Code, through the managed settings") as never,
         (args) => {
@@ -118,6 +119,7 @@ export const hooksCommand: CommandModule = {
           if (s.missingEvents.length) process.stdout.write(`  missing: ${s.missingEvents.join(', ')}\n`);
           if (s.outdatedEvents.length) process.stdout.write(`  outdated (run install again): ${s.outdatedEvents.join(', ')}\n`);
           process.stdout.write(`  hook script: ${s.scriptInstalled ? 'present' : 'absent'}\n`);
+          for (const blocker of s.blockers) process.stdout.write(`  will not run: ${blocker}\n`);
         },
       )
       .demandCommand(1),

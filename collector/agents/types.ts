@@ -39,11 +39,13 @@ export interface AgentAdapter {
   /**
    * This agent's hook event name as the pipeline counts it: Claude Code's names (PreToolUse,
    * PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, ...). An agent with other
-   * names (Gemini's AfterTool) maps them here; the hooks-ran lookup keeps the agent's own name.
+   * names (Gemini's AfterTool) maps them here, with the payload (a failed tool call is its own event in
+   * Claude Code, a field of the response in Gemini); the hooks-ran lookup keeps the agent's own name.
    */
-  canonicalEvent(event: string): string;
+  canonicalEvent(event: string, payload: HookPayload): string;
   readonly tools: ToolVocabulary;
-  autonomy(permissionMode: unknown): AutonomyLevel;
+  /** The autonomy level of the event: from permission_mode, or the hook's header where the payload has none. */
+  autonomy(permissionMode: unknown, header: Record<string, string>): AutonomyLevel;
   /** The hook's header says the agent ran headless. */
   headless(header: Record<string, string>): boolean;
   /**

@@ -37,6 +37,8 @@ describe('hooks/agentmeter-hook.sh', () => {
       client: '',
       entrypoint: '',
       droid_exec: '',
+      gemini_headless: '',
+      gemini_mode: '',
       time: '',
       session: '',
       message: '',
@@ -83,6 +85,36 @@ describe('hooks/agentmeter-hook.sh', () => {
     const headers = newFiles(home).map((n) => readFileSync(join(spoolNew(home), n), 'utf8'));
     expect(headers.filter((h) => h.includes('droid_exec=1\n'))).toHaveLength(1);
     expect(headers.filter((h) => h.includes('droid_exec=\n'))).toHaveLength(1);
+  });
+
+  it('reads a Gemini run’s one-shot flag and approval mode from the gemini process’s arguments, never the arguments', () => {
+    const home = tempDir();
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    // A stand-in for the gemini process: Gemini CLI runs each hook command through a shell (whose command
+    // line names the hook, so the hook looks past it), the event on the shell's stdin.
+    writeFileSync(join(bin, 'gemini'), `#!/bin/sh\necho '{}' | sh -c "sh '${HOOK_SCRIPT}' gemini"\nexit $?\n`);
+    chmodSync(join(bin, 'gemini'), 0o755);
+    const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
+    const run = (args: string[], stdin: 'pipe' | 'ignore', extra: Record<string, string> = {}) => {
+      const dir = spoolNew(home);
+      const before = new Set(newFiles(home));
+      spawnSync(join(bin, 'gemini'), args, { env: { ...env, ...extra }, stdio: [stdin, 'ignore', 'ignore'] });
+      const name = newFiles(home).find((n) => !before.has(n))!;
+      const text = readFileSync(join(dir, name), 'utf8');
+      const header = text.slice(0, text.indexOf('\n\n'));
+      expect(header).not.toContain('secret prompt');
+      return [/gemini_headless=(.*)/.exec(header)![1], /gemini_mode=(.*)/.exec(header)![1]];
+    };
+    // stdin /dev/null: a character device, as a terminal is; a pipe or a file means one-shot.
+    expect(run(['-m', 'gemini-2.5-pro', '-p', 'secret prompt'], 'ignore')).toEqual(['1', '']);
+    expect(run(['--yolo', 'secret prompt'], 'ignore')).toEqual(['1', 'yolo']);
+    expect(run(['--approval-mode', 'auto_edit', '-i', 'secret prompt'], 'pipe')).toEqual(['', 'auto_edit']);
+    expect(run(['--approval-mode=plan'], 'ignore')).toEqual(['', 'plan']);
+    expect(run(['-m', 'gemini-2.5-flash'], 'ignore')).toEqual(['', '']);
+    expect(run([], 'pipe')).toEqual(['1', '']);
+    // The environment sets the mode where /proc cannot (and wins); a value cannot break the header.
+    expect(run(['-y'], 'ignore', { AGENTMETER_GEMINI_MODE: 'auto_edit\nagent=droid' })).toEqual(['', 'auto_edit']);
   });
 
   it('caps a huge event at 1 MiB + 1 byte, drains the rest, exits 0', () => {
