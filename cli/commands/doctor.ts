@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
+import { AGENTS } from '../../hooks/settings.ts';
 
 interface DoctorArgs {
   server?: string;
@@ -40,8 +41,8 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
     const quarantine = probe.probeQuarantine(config.agentmeterHome);
     const result = checks.report(
       [
-        checks.checkHook(probe.probeHook('claude', options)),
-        checks.checkHook(probe.probeHook('droid', options)),
+        // Every agent we support; one whose settings folder is absent is reported as not used here.
+        ...AGENTS.map((agent) => checks.checkHook(probe.probeHook(agent, options))),
         checks.checkCollector(collector, connection),
         checks.checkService(collector, connection),
         checks.checkSpool(spool, checks.collectorRunning(collector), connection, now),

@@ -61,6 +61,11 @@ describe('agentmeter doctor', { timeout: 120_000 }, () => {
     expect(report.ok).toBe(true);
     expect(status).toBe(0);
     expect(byName.get('hook: claude')!.detail).toContain(join(home, '.claude', 'settings.json'));
+    // Every supported agent is looked at; one not used on this machine is fine.
+    expect(byName.get('hook: gemini')).toMatchObject({
+      ok: true,
+      detail: 'gemini is not used on this machine (no settings folder); nothing to check',
+    });
     expect(byName.get('collector')!.detail).toBe(`running (pid ${collector.pid})`);
     // No service, and none needed: the collector runs by hand.
     expect(byName.get('service')).toMatchObject({ ok: true });
