@@ -103,6 +103,8 @@ export interface Services {
   applySessionRetention: () => Promise<number>;
   /** Wakes computers' long-polls; tests read how many wait. */
   workSignal: WorkSignal;
+  /** The analytics rows held in memory (tests wait for a load, and read what answered). */
+  readModel: AnalyticsReadModel;
 }
 
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
@@ -191,6 +193,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ...DEFAULT_READ_MODEL_LIMITS,
     ...options.readModel,
   });
+  readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
   registerAnalyticsRoutes(app, { auth, cache, analytics: readModel, ...(options.now ? { now: options.now } : {}) });
   // Every batch run in this process goes through this lock, and clears the cache and the read model when
   // it is done.
@@ -269,6 +272,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       runBatch: (opts) => runLocked(() => runBatch(options.db, opts)),
       applySessionRetention: retention,
       workSignal: sessionDeps.signal,
+      readModel,
     },
   };
 }

@@ -90,6 +90,17 @@ function recordsOf(name: string, seed: number, days: number[]): WireRecord[] {
   return out;
 }
 
+/** Loads the organization's rows into the read model, then checks that the answers below came from it. */
+async function fromMemory<T>(fn: () => Promise<T>): Promise<T> {
+  const model = memory.services.readModel;
+  await model.ready(orgId);
+  expect(model.heldRows).toBeGreaterThan(0);
+  const before = model.stats.sqlFallbacks;
+  const result = await fn();
+  expect(model.stats.sqlFallbacks).toBe(before);
+  return result;
+}
+
 async function get(app: FastifyInstance, url: string): Promise<string> {
   const res = await app.inject({ method: 'GET', url, headers: bearer(owner) });
   expect(res.statusCode, res.body).toBe(200);
@@ -177,8 +188,12 @@ afterAll(async () => {
 
 describe('the read model answers as the SQL path does', () => {
   it('for every endpoint, range and group_by', async () => {
-    // Asked of the SQL server first: the read model then loads on its first request, not before.
-    for (const url of URLS) expect(await get(memory.app, url), url).toBe(await get(sql.app, url));
+    // Before its load the read model answers from SQL; after it, from memory. Both as SQL does.
+    expect(memory.services.readModel.heldRows).toBe(0);
+    expect(await get(memory.app, URLS[0]!)).toBe(await get(sql.app, URLS[0]!));
+    await fromMemory(async () => {
+      for (const url of URLS) expect(await get(memory.app, url), url).toBe(await get(sql.app, url));
+    });
     // Not vacuous: the data is there, and the largest range has every user with rows.
     const users = JSON.parse(await get(memory.app, `/api/v1/analytics/users?startDate=${day(0)}&endDate=${day(27)}&limit=100`));
     expect(new Set(users.data.map((r: { user_id: string }) => r.user_id)).size).toBe(7); // not idle
@@ -187,28 +202,33 @@ describe('the read model answers as the SQL path does', () => {
   });
 
   it('page by page, following the cursors', async () => {
-    for (const [from, to] of RANGES)
-      for (const limit of [1, 2, 3]) expect(await allPages(memory.app, from, to, limit)).toEqual(await allPages(sql.app, from, to, limit));
+    await fromMemory(async () => {
+      for (const [from, to] of RANGES)
+        for (const limit of [1, 2, 3])
+          expect(await allPages(memory.app, from, to, limit)).toEqual(await allPages(sql.app, from, to, limit));
+    });
   });
 
   it('after a batch rebuilds days and after a user is removed', async () => {
     const url = `/api/v1/analytics/tokens?startDate=${day(0)}&endDate=${day(27)}`;
-    const before = await get(memory.app, url);
+    const before = await fromMemory(() => get(memory.app, url));
     // A late record on day 3, then a batch through the server: the read model must not keep the old rows.
     await memory.services.ingest.storeRecords(orgId as OrgId, users['ann']!, [
       usage('claude-opus-4-1', `${day(3)}T11:00:00Z`, { input_tokens: 7777, output_tokens: 777 }, false, 'late'),
     ]);
     await memory.services.runBatch({ trigger: 'cli', log, now: NOW });
-    const after = await get(memory.app, url);
+    const after = await fromMemory(() => get(memory.app, url));
     expect(after).not.toBe(before);
     expect(after).toBe(await get(sql.app, url));
     // Removal without erasure keeps the rows; the user's e-mail goes (LEFT JOIN users in SQL).
     const res = await memory.app.inject({ method: 'DELETE', url: `/api/v0/admin/users/${users['leaver']}`, headers: bearer(owner) });
     expect(res.statusCode, res.body).toBe(200);
-    const removed = await get(memory.app, url);
+    const removed = await fromMemory(() => get(memory.app, url));
     expect(removed).not.toContain('leaver@memory.example.com');
     expect(removed).toBe(await get(sql.app, url));
-    for (const u of URLS) expect(await get(memory.app, u), u).toBe(await get(sql.app, u));
+    await fromMemory(async () => {
+      for (const u of URLS) expect(await get(memory.app, u), u).toBe(await get(sql.app, u));
+    });
   });
 });
 
@@ -217,8 +237,11 @@ describe('the read model within its row budget', () => {
     const small = await buildServer({ db, log, now: () => NOW, cache: { maxEntries: 0 }, readModel: { maxRows: 10 } });
     try {
       const url = `/api/v1/analytics/tools?startDate=${day(0)}&endDate=${day(27)}`;
+      await small.services.readModel.ready(orgId);
       const res = await small.app.inject({ method: 'GET', url, headers: bearer(owner) });
       expect(res.body).toBe(await get(sql.app, url));
+      expect(small.services.readModel.heldRows).toBe(0);
+      expect(small.services.readModel.stats.sqlFallbacks).toBeGreaterThan(0);
     } finally {
       await small.app.close();
     }
