@@ -18,8 +18,9 @@ export interface ReadModelLimits {
 }
 
 /**
- * About 270 bytes of heap a row as measured (strings shared), so up to about 270 MB: a 500-user
- * organization's full year is about 700k rows (user-days, tokens per model, breakdowns).
+ * About 190 bytes of heap a row as measured (strings shared), so up to about 190 MB: a 500-user
+ * organization's full year with three models a day is about 735k rows (user-days, tokens per model,
+ * breakdowns).
  */
 export const DEFAULT_READ_MODEL_LIMITS: ReadModelLimits = { maxRows: 1_000_000 };
 

@@ -49,7 +49,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         type: 'number',
         default: DEFAULT_READ_MODEL_LIMITS.maxRows,
         describe:
-          'Most aggregate rows held in memory to answer analytics queries, about 270 bytes each (0: every answer reads the database)',
+          'Most aggregate rows held in memory to answer analytics queries, about 190 bytes each (0: every answer reads the database)',
       })
       .option('decode-workers', {
         type: 'number',
