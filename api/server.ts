@@ -124,7 +124,11 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   installErrorHandling(app);
   // Before any route: the OpenAPI test compares what is registered with the document.
   trackRoutes(app);
-  const metrics = new ServerMetrics({ dbPath: options.db.path, cache: () => cache.stats });
+  const metrics = new ServerMetrics({
+    dbPath: options.db.path,
+    cache: () => cache.stats,
+    readModelRows: () => readModel.heldRows,
+  });
   registerMetricsRoutes(app, metrics, options.metricsToken);
   registerOpenApiRoutes(app);
   const clock = () => (options.now ?? (() => new Date()))().getTime();

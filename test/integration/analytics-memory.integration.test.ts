@@ -15,6 +15,7 @@ import { bearer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const NOW = new Date('2026-03-30T09:00:00Z');
+const METRICS_TOKEN = 'metrics-token-that-is-at-least-32-characters';
 const log = createLogger({ name: 'test', level: 'silent' });
 const FIRST = Date.UTC(2026, 2, 1);
 const day = (i: number) => new Date(FIRST + i * 86_400_000).toISOString().slice(0, 10);
@@ -149,7 +150,7 @@ async function allPages(app: FastifyInstance, from: string, to: string, limit: n
 beforeAll(async () => {
   db = await openDb(`${tempDir()}/memory.duckdb`);
   const options = { db, log, now: () => NOW, cache: { maxEntries: 0 } };
-  memory = await buildServer(options);
+  memory = await buildServer({ ...options, metricsToken: METRICS_TOKEN });
   sql = await buildServer({ ...options, readModel: { maxRows: 0 } });
   const { accounts, ingest } = memory.services;
   const org = await accounts.createOrg('Memory');
@@ -199,6 +200,10 @@ describe('the read model answers as the SQL path does', () => {
     expect(new Set(users.data.map((r: { user_id: string }) => r.user_id)).size).toBe(7); // not idle
     const tokens = JSON.parse(await get(memory.app, `/api/v1/analytics/tokens?startDate=${day(0)}&endDate=${day(27)}&group_by=model`));
     expect(tokens.data.some((r: { group_key: string }) => r.group_key === 'mystery-model-7')).toBe(true);
+    // What it holds is reported.
+    const metrics = await memory.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) });
+    const held = memory.services.readModel.heldRows;
+    expect(metrics.body).toMatch(new RegExp(`^agentmeter_analytics_read_model_rows ${held}$`, 'm'));
   });
 
   it('page by page, following the cursors', async () => {
