@@ -194,8 +194,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const cache = new ResponseCache(options.cache);
   // Cold answers come from the aggregate rows held in memory, refreshed after every batch (api/analytics/memory.ts).
   const readModel = new AnalyticsReadModel(options.db, new AnalyticsStore(options.db), {
-    ...DEFAULT_READ_MODEL_LIMITS,
-    ...options.readModel,
+    maxRows: options.readModel?.maxRows ?? DEFAULT_READ_MODEL_LIMITS.maxRows,
   });
   readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
   registerAnalyticsRoutes(app, { auth, cache, analytics: readModel, ...(options.now ? { now: options.now } : {}) });
