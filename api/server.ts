@@ -11,6 +11,7 @@ import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
 import { type BatchOptions, type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch } from '../pipeline/batch.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
+import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { Authenticator, bearerToken, installAuthentication } from './auth.ts';
 import { ComputerStore } from './computers/store.ts';
@@ -82,6 +83,8 @@ export interface ServerOptions {
   batchAt?: string | null;
   /** Limits of the analytics response cache (default DEFAULT_CACHE_LIMITS; a 0 turns it off). */
   cache?: Partial<CacheLimits>;
+  /** Limits of the analytics read model (default DEFAULT_READ_MODEL_LIMITS; maxRows 0: every answer reads DuckDB). */
+  readModel?: Partial<ReadModelLimits> | undefined;
   /** Worker threads that decode ingest bodies (0: decode on the event loop; default: defaultDecodeWorkers()). */
   decodeWorkers?: number | undefined;
   /** Turns GET /metrics on, for this bearer token (at least 32 characters); off when absent. */
@@ -106,6 +109,8 @@ export interface Services {
   applySessionRetention: () => Promise<number>;
   /** Wakes computers' long-polls; tests read how many wait. */
   workSignal: WorkSignal;
+  /** The analytics rows held in memory (tests wait for a load, and read what answered). */
+  readModel: AnalyticsReadModel;
 }
 
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
@@ -126,7 +131,11 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   installErrorHandling(app);
   // Before any route: the OpenAPI test compares what is registered with the document.
   trackRoutes(app);
-  const metrics = new ServerMetrics({ dbPath: options.db.path, cache: () => cache.stats });
+  const metrics = new ServerMetrics({
+    dbPath: options.db.path,
+    cache: () => cache.stats,
+    readModelRows: () => readModel.heldRows,
+  });
   registerMetricsRoutes(app, metrics, options.metricsToken);
   registerOpenApiRoutes(app);
   const clock = () => (options.now ?? (() => new Date()))().getTime();
@@ -190,14 +199,23 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   // Long-polls end at once when the server closes, so a shutdown never waits for them.
   app.addHook('preClose', async () => sessionDeps.signal.close());
   const cache = new ResponseCache(options.cache);
-  registerAnalyticsRoutes(app, { auth, cache, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
-  // Every batch run in this process goes through this lock, and clears the cache when it is done.
+  // Cold answers come from the aggregate rows held in memory, refreshed after every batch (api/analytics/memory.ts).
+  const readModel = new AnalyticsReadModel(options.db, new AnalyticsStore(options.db), {
+    maxRows: options.readModel?.maxRows ?? DEFAULT_READ_MODEL_LIMITS.maxRows,
+  });
+  readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
+  registerAnalyticsRoutes(app, { auth, cache, analytics: readModel, ...(options.now ? { now: options.now } : {}) });
+  // Every batch run in this process goes through this lock, and clears the cache and the read model when
+  // it is done.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };
   const runLocked = <T>(fn: () => Promise<T>): Promise<T> => {
     const run = batchLock.current
       .catch(() => undefined)
       .then(() => withAllThreads(options.db, () => metrics.timeBatch(fn)))
-      .finally(() => cache.clear());
+      .finally(() => {
+        cache.clear();
+        readModel.clear();
+      });
     batchLock.current = run;
     return run;
   };
@@ -207,6 +225,11 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     accounts,
     auth,
     db: options.db,
+    // A removed user's e-mail leaves the tokens and users answers (their rows stay, as in SQL's LEFT JOIN).
+    onUserRemoved: () => {
+      cache.clear();
+      readModel.clear();
+    },
     runBatch: (opts) =>
       runLocked(() =>
         runBatch(options.db, {
@@ -259,6 +282,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       runBatch: (opts) => runLocked(() => runBatch(options.db, opts)),
       applySessionRetention: retention,
       workSignal: sessionDeps.signal,
+      readModel,
     },
   };
 }

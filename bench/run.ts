@@ -354,7 +354,8 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
   ] as const) {
     const server = await startServer(data.db, ['--no-batch', ...extra]);
     // Warm-up: every query once (four at a time), so the measured run sees what a server that has been
-    // up for a while sees. The first request of a query (read, assemble, compress) is the cache-off row.
+    // up for a while sees (its analytics read model has loaded the aggregate rows, in the background of
+    // the first request). The first request of a query (read, assemble, compress) is the cache-off row.
     for (let i = 0; i < paths.length; i += 4) {
       await Promise.all(
         paths.slice(i, i + 4).map(async (path) => {

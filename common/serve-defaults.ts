@@ -12,6 +12,18 @@ export interface CacheLimits {
 
 export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxEntries: 2000, maxBytes: 256 * 1024 * 1024 };
 
+export interface ReadModelLimits {
+  /** Most aggregate rows the analytics read model holds over all organizations (0: off, every answer reads DuckDB). */
+  maxRows: number;
+}
+
+/**
+ * About 190 bytes of heap a row as measured (strings shared), so up to about 190 MB: a 500-user
+ * organization's full year with three models a day is about 735k rows (user-days, tokens per model,
+ * breakdowns).
+ */
+export const DEFAULT_READ_MODEL_LIMITS: ReadModelLimits = { maxRows: 1_000_000 };
+
 export const MIN_TOKEN_LENGTH = 32;
 
 /** The metrics token as `serve --metrics-token` and AGENTMETER_METRICS_TOKEN take it. */

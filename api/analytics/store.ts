@@ -100,7 +100,18 @@ export interface UserDayRow {
   clients: string[];
 }
 
-export class AnalyticsStore {
+/** What the analytics routes read: the rows of a range of days (AnalyticsStore in SQL, or the read model). */
+export interface AnalyticsReader {
+  orgDays(org: string, from: string, to: string): Promise<OrgDayRow[]>;
+  breakdown(org: string, from: string, to: string, kinds: string[]): Promise<BreakdownRow[]>;
+  hooks(org: string, from: string, to: string): Promise<HookRow[]>;
+  tokens(org: string, from: string, to: string): Promise<TokenRow[]>;
+  /** One page of user ids (limit + 1 fetched to know whether more follow). */
+  userPage(org: string, from: string, to: string, cursor: string | undefined, limit: number): Promise<string[]>;
+  userRows(org: string, from: string, to: string, users: string[]): Promise<UserDayRow[]>;
+}
+
+export class AnalyticsStore implements AnalyticsReader {
   constructor(private readonly db: Db) {}
 
   private range(org: string, from: string, to: string) {

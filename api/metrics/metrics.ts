@@ -37,7 +37,7 @@ export class ServerMetrics {
   private readonly batchSeconds: Histogram<'outcome'>;
   private readonly batchLastSuccess: Gauge;
 
-  constructor(options: { dbPath: string; cache: () => CacheStats }) {
+  constructor(options: { dbPath: string; cache: () => CacheStats; readModelRows?: () => number }) {
     const registers = [this.registry];
     // The process's own: resident memory, CPU, heap, event-loop lag, open files.
     collectDefaultMetrics({ register: this.registry });
@@ -91,6 +91,14 @@ export class ServerMetrics {
         this.inc({ result: 'hit' }, now.hits - seen.hits);
         this.inc({ result: 'miss' }, now.misses - seen.misses);
         seen = now;
+      },
+    });
+    new Gauge({
+      name: 'agentmeter_analytics_read_model_rows',
+      help: 'Aggregate rows the analytics read model holds in memory (about 190 bytes of heap each; bounded by serve --analytics-rows)',
+      registers,
+      collect() {
+        this.set(options.readModelRows?.() ?? 0);
       },
     });
     new Gauge({

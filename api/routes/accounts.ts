@@ -33,6 +33,11 @@ export interface AccountRouteDeps {
   db: Db;
   /** The server's batch (one at a time): an erasure rebuilds the days it touched. */
   runBatch: (options: Omit<BatchOptions, 'pricingFile'>) => Promise<BatchReport>;
+  /**
+   * Told after a user is removed: analytics answers and the read model hold the user's e-mail. (A new
+   * user needs no such call: their id is new, so no aggregate row names them yet.)
+   */
+  onUserRemoved?: () => void;
 }
 
 const publicUser = (u: User) => ({ id: u.id, email: u.email, role: u.role, createdAt: u.created_at });
@@ -137,6 +142,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
     if (refusal) throw new HttpError(409, refusal);
     const report = await removeUser(deps.db, user, erase === 'true');
     deps.auth.invalidate();
+    deps.onUserRemoved?.();
     // Fastify's logger is the server's pino logger; its type only lacks members these calls never use.
     const log = request.log as unknown as Logger;
     const rebuilt = report.erasureDays.length

@@ -13,13 +13,14 @@ import {
 } from '../analytics/assemble.ts';
 import type { ResponseCache } from '../analytics/cache.ts';
 import { type AnalyticsQuery, type Endpoint, parseAnalyticsQuery } from '../analytics/query.ts';
-import type { AnalyticsStore } from '../analytics/store.ts';
+import type { AnalyticsReader } from '../analytics/store.ts';
 import { ANALYTICS_ROLES, type Authenticator, requireRole } from '../auth.ts';
 import type { Principal } from '../store/accounts.ts';
 
 export interface AnalyticsDeps {
   auth: Authenticator;
-  analytics: AnalyticsStore;
+  /** The aggregate rows: the read model (api/analytics/memory.ts), or AnalyticsStore's SQL. */
+  analytics: AnalyticsReader;
   /** The clock, for tests: "today" decides the latest queryable day. */
   now?: () => Date;
   /** Serialized responses, cleared by every batch. */

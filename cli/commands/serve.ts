@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { DEFAULT_JWT_MAX_LIFETIME, lifetimeSeconds, loadConfig } from '../../common/config.ts';
-import { DEFAULT_CACHE_LIMITS, MetricsToken, MIN_TOKEN_LENGTH } from '../../common/serve-defaults.ts';
+import { DEFAULT_CACHE_LIMITS, DEFAULT_READ_MODEL_LIMITS, MetricsToken, MIN_TOKEN_LENGTH } from '../../common/serve-defaults.ts';
 
 const MIB = 1024 * 1024;
 
@@ -13,6 +13,7 @@ interface ServeArgs {
   pricing?: string;
   'cache-entries': number;
   'cache-mb': number;
+  'analytics-rows': number;
   'decode-workers'?: number;
   'metrics-token'?: string;
   'jwt-max-lifetime': string;
@@ -44,6 +45,12 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         default: DEFAULT_CACHE_LIMITS.maxBytes / MIB,
         describe: 'Most memory those answers take, in MiB (0: no cache)',
       })
+      .option('analytics-rows', {
+        type: 'number',
+        default: DEFAULT_READ_MODEL_LIMITS.maxRows,
+        describe:
+          'Most aggregate rows held in memory to answer analytics queries, about 190 bytes each (0: every answer reads the database)',
+      })
       .option('decode-workers', {
         type: 'number',
         describe: 'Threads that decode ingest batches (default: cores - 1, from 2 to 4; 0: on the event loop)',
@@ -68,6 +75,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         const mb = a['cache-mb'];
         if (!(Number.isFinite(mb) && mb >= 0)) throw new Error('--cache-mb takes a number of MiB, 0 or more');
         lifetimeSeconds(String(a['jwt-max-lifetime']), '--jwt-max-lifetime');
+        const rows = a['analytics-rows'];
+        if (!(Number.isInteger(rows) && rows >= 0)) throw new Error('--analytics-rows takes a whole number, 0 or more');
         const workers = a['decode-workers'];
         if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0 && workers <= 64))
           throw new Error('--decode-workers takes a whole number from 0 to 64');
@@ -94,6 +103,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         batchAt: args.batch ? args['batch-at'] : null,
         pricingFile: args.pricing,
         cache: { maxEntries: args['cache-entries'], maxBytes: Math.floor(args['cache-mb'] * MIB) },
+        readModel: { maxRows: args['analytics-rows'] },
         decodeWorkers: args['decode-workers'],
         metricsToken: args['metrics-token'] ?? config.env.AGENTMETER_METRICS_TOKEN,
         trustProxy: args['trust-proxy'] as string | undefined,

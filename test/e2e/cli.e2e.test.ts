@@ -49,6 +49,7 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
       ['--cache-entries', '-1', '--cache-entries takes a whole number, 0 or more'],
       ['--cache-entries', 'many', '--cache-entries takes a whole number, 0 or more'],
       ['--cache-mb', '-5', '--cache-mb takes a number of MiB, 0 or more'],
+      ['--analytics-rows', '2.5', '--analytics-rows takes a whole number, 0 or more'],
     ]) {
       const badCache = runCli(['serve', '--db', join(tempDir(), 'c.duckdb'), flag!, value!]);
       expect(badCache.status, `${flag} ${value}`).not.toBe(0);
