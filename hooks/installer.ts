@@ -23,6 +23,8 @@ import {
   type SettingsLocation,
   SUPPORTS_ASYNC,
   SYNC_EVENTS,
+  splitHooksObject,
+  TIMEOUT_UNIT,
   TOOL_EVENTS,
   userSettingsLocation,
 } from './settings.ts';
@@ -69,6 +71,8 @@ export interface InstallResult {
 export interface HookStatus {
   file: string;
   exists: boolean;
+  /** Why the agent would not run our hook although it is installed (a settings switch); absent when it would. */
+  disabled?: string;
   installedEvents: string[];
   missingEvents: string[];
   outdatedEvents: string[];
@@ -104,11 +108,13 @@ function location(target: InstallTarget): SettingsLocation {
 interface LoadedSettings {
   root: Record<string, unknown>;
   hooks: HooksMap;
+  /** Setting keys inside `hooks` that are not events (Qwen Code's `enabled`, `disabled`), written back as they were. */
+  hookSettings: Record<string, unknown>;
   existed: boolean;
 }
 
 function loadSettings(loc: SettingsLocation): LoadedSettings {
-  if (!existsSync(loc.file)) return { root: {}, hooks: {}, existed: false };
+  if (!existsSync(loc.file)) return { root: {}, hooks: {}, hookSettings: {}, existed: false };
   const text = readFileSync(loc.file, 'utf8');
   let root: unknown;
   try {
@@ -119,7 +125,8 @@ function loadSettings(loc: SettingsLocation): LoadedSettings {
   if (!root || typeof root !== 'object' || Array.isArray(root)) {
     throw new SettingsError(`${loc.file} does not hold a JSON object; it was left untouched.`);
   }
-  const rawHooks = loc.topLevel ? root : ((root as Record<string, unknown>)['hooks'] ?? {});
+  const split = loc.topLevel ? { events: root, settings: {} } : splitHooksObject((root as Record<string, unknown>)['hooks'] ?? {});
+  const rawHooks = split.events;
   const parsed = HooksMap.safeParse(rawHooks);
   if (!parsed.success) {
     throw new SettingsError(
@@ -128,11 +135,16 @@ function loadSettings(loc: SettingsLocation): LoadedSettings {
   }
   // Work on the file's own objects (deep copy) so unknown keys inside hook entries survive.
   const hooks = structuredClone(rawHooks) as HooksMap;
-  return { root: root as Record<string, unknown>, hooks, existed: true };
+  return { root: root as Record<string, unknown>, hooks, hookSettings: split.settings, existed: true };
+}
+
+/** Our timeout in the agent's own unit (Qwen Code counts milliseconds). */
+export function hookTimeout(agent: Agent): number {
+  return TIMEOUT_UNIT[agent] === 'milliseconds' ? HOOK_TIMEOUT_SECONDS * 1000 : HOOK_TIMEOUT_SECONDS;
 }
 
 function desiredEntry(target: InstallTarget, event: string): Record<string, unknown> {
-  const entry: Record<string, unknown> = { type: 'command', command: hookCommand(target, event), timeout: HOOK_TIMEOUT_SECONDS };
+  const entry: Record<string, unknown> = { type: 'command', command: hookCommand(target, event), timeout: hookTimeout(target.agent) };
   if (SUPPORTS_ASYNC[target.agent] && !SYNC_EVENTS.has(event)) entry['async'] = true;
   return entry;
 }
@@ -208,8 +220,9 @@ function writeNewFile(path: string, data: string | Uint8Array, mode: number): vo
 }
 
 function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): string | undefined {
-  const root = loc.topLevel ? hooks : { ...loaded.root, hooks };
-  if (!loc.topLevel && Object.keys(hooks).length === 0) delete (root as Record<string, unknown>)['hooks'];
+  const allHooks = { ...loaded.hookSettings, ...hooks };
+  const root = loc.topLevel ? hooks : { ...loaded.root, hooks: allHooks };
+  if (!loc.topLevel && Object.keys(allHooks).length === 0) delete (root as Record<string, unknown>)['hooks'];
   mkdirSync(dirname(loc.file), { recursive: true });
   let backup: string | undefined;
   let mode = 0o644;
@@ -292,14 +305,31 @@ export function status(target: InstallTarget): HookStatus {
     else if (ours.some((h) => !sameEntry(h, desiredEntry(target, event)))) outdatedEvents.push(event);
     else installedEvents.push(event);
   }
+  const disabled = hooksDisabled(loaded, target);
   return {
     file: loc.file,
     exists,
+    ...(disabled ? { disabled } : {}),
     installedEvents,
     missingEvents,
     outdatedEvents,
     scriptInstalled: existsSync(target.hookPath ?? installedScriptPath(target.agentmeterHome)),
   };
+}
+
+/**
+ * Pure: why the agent would skip our hook although the file registers it. `disableAllHooks: true` turns
+ * every hook off (Claude Code and Qwen Code); Qwen Code also reads `hooks.enabled: false` and skips the hooks
+ * whose name or command `hooks.disabled` lists.
+ */
+function hooksDisabled(loaded: LoadedSettings, target: InstallTarget): string | undefined {
+  if (loaded.root['disableAllHooks'] === true) return '"disableAllHooks": true turns every hook off';
+  if (target.agent !== 'qwen') return undefined;
+  if (loaded.hookSettings['enabled'] === false) return '"hooks.enabled": false turns every hook off';
+  const off = loaded.hookSettings['disabled'];
+  if (Array.isArray(off) && off.some((entry) => typeof entry === 'string' && isOurCommand(entry)))
+    return '"hooks.disabled" lists the agentmeter hook';
+  return undefined;
 }
 
 /** Human-readable lines for a set of changes, as `--dry-run` prints them. */

@@ -1,12 +1,12 @@
 // Where each agent keeps its hook configuration and how that configuration is shaped. Used by the
 // installer (to add and remove our hook) and by the collector (to know which hooks ran for an event).
 // Imports nothing of ours: hooks/ stands alone.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 
-export type Agent = 'claude' | 'droid';
-export const AGENTS: readonly Agent[] = ['claude', 'droid'];
+export type Agent = 'claude' | 'droid' | 'qwen';
+export const AGENTS: readonly Agent[] = ['claude', 'droid', 'qwen'];
 
 /** Every hook event each agent emits; tool events get matcher "*". */
 export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
@@ -33,9 +33,28 @@ export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
     'PreCompact',
     'SessionEnd',
   ],
+  // Qwen Code (docs/users/features/hooks.md, packages/core/src/hooks/types.ts HookEventName). Left out:
+  // MessageDisplay (fires every ~200 ms while a reply streams: a process each time), PostToolBatch (repeats
+  // the tool calls PostToolUse already counts), TodoCreated/TodoCompleted (fire twice per change and fail
+  // closed when the hook system errs), and the events only the newest versions know (SessionDelete,
+  // PermissionDenied, StopFailure, PostCompact, UserPromptExpansion, InstructionsLoaded).
+  qwen: [
+    'SessionStart',
+    'UserPromptSubmit',
+    'PreToolUse',
+    'PostToolUse',
+    'PostToolUseFailure',
+    'PermissionRequest',
+    'Notification',
+    'Stop',
+    'SubagentStart',
+    'SubagentStop',
+    'PreCompact',
+    'SessionEnd',
+  ],
 };
 
-export const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest']);
+export const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'PermissionDenied']);
 
 /**
  * Events whose hook must run synchronously: UserPromptSubmit is where a prompt can be blocked (credit
@@ -43,7 +62,25 @@ export const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFai
  * supports it (Claude Code), so the agent does not wait for us at all.
  */
 export const SYNC_EVENTS = new Set(['UserPromptSubmit']);
-export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false };
+export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false, qwen: true };
+
+/** The unit of a command hook's `timeout`: seconds for Claude Code and Droid, milliseconds for Qwen Code. */
+export const TIMEOUT_UNIT: Record<Agent, 'seconds' | 'milliseconds'> = { claude: 'seconds', droid: 'seconds', qwen: 'milliseconds' };
+
+/** The folder each agent keeps its user settings in, under the home directory. */
+const CONFIG_DIRS: Record<Agent, string> = { claude: '.claude', droid: '.factory', qwen: '.qwen' };
+
+/**
+ * Whether the agent is installed for this user, as far as a settings install can tell: its configuration
+ * folder exists (each agent creates it on first run). `hooks install --all-found` installs for these.
+ */
+export function agentPresent(agent: Agent, home: string): boolean {
+  try {
+    return statSync(join(home, CONFIG_DIRS[agent])).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 export const HookCommand = z.looseObject({
   type: z.string(),
@@ -57,6 +94,26 @@ export const HookMatcherGroup = z.looseObject({
 });
 export const HooksMap = z.record(z.string(), z.array(HookMatcherGroup));
 export type HooksMap = z.infer<typeof HooksMap>;
+
+/**
+ * Keys of a `hooks` object that are settings, not event names (Qwen Code: `enabled`, `disabled` — a list of
+ * hook names or commands turned off —, `notifications`; packages/core/src/hooks/types.ts HOOKS_CONFIG_FIELDS).
+ * They are kept as they are and never read as events.
+ */
+export const HOOKS_CONFIG_FIELDS = new Set(['enabled', 'disabled', 'notifications']);
+
+/** Pure: a raw `hooks` object split into its event entries and its setting keys (kept aside as they are). */
+export function splitHooksObject(raw: unknown): { events: unknown; settings: Record<string, unknown> } {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { events: raw, settings: {} };
+  const events: Record<string, unknown> = {};
+  const settings: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (HOOKS_CONFIG_FIELDS.has(key) && !Array.isArray(value)) settings[key] = value;
+    else if (key === 'disabled' && Array.isArray(value) && value.every((v) => typeof v === 'string')) settings[key] = value;
+    else events[key] = value;
+  }
+  return { events, settings };
+}
 export const SettingsFile = z.looseObject({ hooks: HooksMap.optional() });
 
 /** A configured command hook, flattened: (event, matcher, command). */
@@ -77,9 +134,11 @@ export interface SettingsLocation {
  * The user-level settings file the installer writes for an agent.
  * Claude Code: ~/.claude/settings.json (`hooks` key).
  * Droid: ~/.factory/settings.json when it already has a `hooks` key, else ~/.factory/hooks.json.
+ * Qwen Code: ~/.qwen/settings.json (`hooks` key).
  */
 export function userSettingsLocation(agent: Agent, home: string): SettingsLocation {
   if (agent === 'claude') return { file: join(home, '.claude', 'settings.json'), topLevel: false };
+  if (agent === 'qwen') return { file: join(home, '.qwen', 'settings.json'), topLevel: false };
   const settings = join(home, '.factory', 'settings.json');
   if (existsSync(settings)) {
     try {
@@ -102,6 +161,9 @@ export function userSettingsLocation(agent: Agent, home: string): SettingsLocati
  *   settings.json file", and the hooks reference's "Enterprise managed policy settings"): settings.json in
  *   /etc/factory on Linux and WSL, /Library/Application Support/Factory on macOS, C:\Program Files\Factory
  *   on Windows; same schema as ~/.factory/settings.json, so hooks under the `hooks` key.
+ * Qwen Code (docs/users/configuration/settings.md, "System settings file"): /etc/qwen-code/settings.json on
+ *   Linux, /Library/Application Support/QwenCode/settings.json on macOS, C:\ProgramData\qwen-code\settings.json
+ *   on Windows (QWEN_CODE_SYSTEM_SETTINGS_PATH moves it); it overrides user and project settings.
  */
 export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform = process.platform): SettingsLocation {
   const paths: Record<Agent, { linux: string; darwin: string; win32: string }> = {
@@ -114,6 +176,11 @@ export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform 
       linux: '/etc/factory/settings.json',
       darwin: '/Library/Application Support/Factory/settings.json',
       win32: 'C:\\Program Files\\Factory\\settings.json',
+    },
+    qwen: {
+      linux: '/etc/qwen-code/settings.json',
+      darwin: '/Library/Application Support/QwenCode/settings.json',
+      win32: 'C:\\ProgramData\\qwen-code\\settings.json',
     },
   };
   const byOs = paths[agent];
@@ -140,13 +207,14 @@ export function locationFor(file: string): SettingsLocation {
 /** Every settings file whose hooks apply to a session in `cwd`, user level first. */
 export function hookSettingsFiles(agent: Agent, home: string, cwd: string | undefined): SettingsLocation[] {
   const files: SettingsLocation[] =
-    agent === 'claude'
-      ? [{ file: join(home, '.claude', 'settings.json'), topLevel: false }]
-      : [{ file: join(home, '.factory', 'settings.json'), topLevel: false }, locationFor(join(home, '.factory', 'hooks.json'))];
+    agent === 'droid'
+      ? [{ file: join(home, '.factory', 'settings.json'), topLevel: false }, locationFor(join(home, '.factory', 'hooks.json'))]
+      : [{ file: join(home, CONFIG_DIRS[agent], 'settings.json'), topLevel: false }];
   if (cwd) {
-    const dir = agent === 'claude' ? '.claude' : '.factory';
+    const dir = CONFIG_DIRS[agent];
     files.push({ file: join(cwd, dir, 'settings.json'), topLevel: false });
-    files.push({ file: join(cwd, dir, 'settings.local.json'), topLevel: false });
+    // Qwen Code has no settings.local.json: only the workspace's .qwen/settings.json.
+    if (agent !== 'qwen') files.push({ file: join(cwd, dir, 'settings.local.json'), topLevel: false });
   }
   return files;
 }
@@ -161,7 +229,7 @@ export function readHooksMap(location: SettingsLocation): HooksMap | undefined {
   }
   try {
     const json: unknown = JSON.parse(text);
-    const candidate = location.topLevel ? json : (json as { hooks?: unknown } | null)?.hooks;
+    const candidate = location.topLevel ? json : splitHooksObject((json as { hooks?: unknown } | null)?.hooks).events;
     const parsed = HooksMap.safeParse(candidate ?? {});
     return parsed.success ? parsed.data : undefined;
   } catch {
