@@ -55,7 +55,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
 
   // The pipeline counts by Claude Code's event names; the hooks-ran lookup needs the agent's own.
   const agentEvent = p.hook_event_name;
-  const event = adapter.canonicalEvent(agentEvent);
+  const event = adapter.canonicalEvent(agentEvent, p);
   const tools = adapter.tools;
   const record: WireHookEvent = {
     kind: 'event',

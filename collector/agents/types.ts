@@ -39,9 +39,10 @@ export interface AgentAdapter {
   /**
    * This agent's hook event name as the pipeline counts it: Claude Code's names (PreToolUse,
    * PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, ...). An agent with other
-   * names (Gemini's AfterTool) maps them here; the hooks-ran lookup keeps the agent's own name.
+   * names (Gemini's AfterTool) maps them here; the hooks-ran lookup keeps the agent's own name. The payload
+   * is there for agents whose event means different things by its fields (Qwen Code's UserPromptSubmit).
    */
-  canonicalEvent(event: string): string;
+  canonicalEvent(event: string, payload?: HookPayload): string;
   readonly tools: ToolVocabulary;
   autonomy(permissionMode: unknown): AutonomyLevel;
   /** The hook's header says the agent ran headless. */
