@@ -6,7 +6,7 @@ SELECT org_id, day, 'tool', tool, count(*) FROM ev WHERE is_call GROUP BY ALL
 UNION ALL
 SELECT org_id, day, 'mcp_server', mcp_server, count(*) FROM ev WHERE is_call AND mcp_server IS NOT NULL GROUP BY ALL
 UNION ALL
-SELECT org_id, day, 'skill', coalesce(skill, 'unknown'), count(*) FROM ev WHERE is_call AND tool = 'Skill' GROUP BY ALL
+SELECT org_id, day, 'skill', coalesce(skill, 'unknown'), count(*) FROM ev WHERE is_call AND (tool = 'Skill' OR skill IS NOT NULL) GROUP BY ALL
 UNION ALL
 SELECT org_id, day, 'slash_command', slash_command, count(*) FROM ev WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL GROUP BY ALL
 UNION ALL
