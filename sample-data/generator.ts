@@ -1,8 +1,10 @@
 // A seeded, deterministic generator of realistic agent activity for an organization: raw hook payloads
-// exactly as Claude Code and Droid send them, and the transcripts and session files the collector reads
-// token usage from. Pure: (seed, last day, size) → a plan; replay.ts feeds the plan through the real hook
+// exactly as Claude Code, Droid and Qwen Code (agents/qwen.ts) send them, and the transcripts, chats and
+// session files the collector reads token usage from. Pure: (seed, last day, size) → a plan; replay.ts feeds the plan through the real hook
 // and collector. Weekdays are busier than weekends; users differ in agent, client, autonomy, models,
 // languages and MCP habits; MCP server names come in several cases; a few tool names are malformed.
+
+import { qwenSession } from './agents/qwen.ts';
 
 export interface SampleOptions {
   seed: number;
@@ -12,7 +14,7 @@ export interface SampleOptions {
   users: number;
 }
 
-export type Agent = 'claude' | 'droid';
+export type Agent = 'claude' | 'droid' | 'qwen';
 
 export interface SampleUser {
   email: string;
@@ -141,6 +143,8 @@ export function generate(options: SampleOptions): SamplePlan {
       [['claude'] as Agent[], 45],
       [['droid'] as Agent[], 35],
       [['claude', 'droid'] as Agent[], 20],
+      [['qwen'] as Agent[], 10],
+      [['claude', 'qwen'] as Agent[], 5],
     ]);
     personas.push({
       user: {
@@ -182,7 +186,10 @@ export function generate(options: SampleOptions): SamplePlan {
       let clock = day + (8 + r() * 3) * 3_600_000;
       for (let s = 0; s < sessions; s++) {
         const agent = pick(r, p.user.agents);
-        const planned = session(r, p, agent, clock);
+        const planned =
+          agent === 'qwen'
+            ? qwenSession(r, { exts: TEAMS[p.team], headlessShare: p.headlessShare, webShare: p.webShare, mcpLover: p.mcpLover }, clock)
+            : session(r, p, agent, clock);
         events[u]!.push(...planned.events);
         clock = planned.end + (20 + r() * 120) * 60_000;
       }
