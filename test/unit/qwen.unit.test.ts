@@ -277,4 +277,21 @@ describe('Qwen Code usage', () => {
     expect(findQwenChatFile(home, 'q2')).toBe(join(chats, 'q2.jsonl'));
     expect(findQwenChatFile(home, '../q2')).toBeUndefined();
   });
+
+  it('finds the chat by session id when the payload names a chat that is not there', () => {
+    const home = tempDir();
+    const chats = join(home, '.qwen', 'projects', '-home-dev-repo', 'chats');
+    mkdirSync(chats, { recursive: true });
+    copyFileSync(join(FIXTURES, 'chats', 'q1.jsonl'), join(chats, 'q1.jsonl'));
+    const state = emptyState();
+    const touch = { sessionId: 'q1', latestTs: 0, transcriptPaths: new Set([join(home, 'elsewhere', 'q1.jsonl')]) };
+    const result = readQwenUsage(touch, state, home);
+    expect(result.records.filter((r) => r.kind === 'usage')).toHaveLength(3);
+    expect(result.problems).toEqual([]);
+    expect(Object.keys(state.transcripts)).toEqual([join(chats, 'q1.jsonl')]);
+    // Nothing anywhere: said once, nothing shipped.
+    const none = readQwenUsage({ ...touch, sessionId: 'q9', transcriptPaths: new Set([join(home, 'x.jsonl')]) }, state, home);
+    expect(none.records).toEqual([]);
+    expect(none.problems).toEqual([`qwen chat ${join(home, 'x.jsonl')} is not readable`]);
+  });
 });

@@ -119,13 +119,19 @@ export function qwenRecords(sessionId: string, calls: QwenCall[]): WireRecord[] 
 export function readQwenUsage(session: SessionTouch, state: CollectorState, home: string): UsageReadResult {
   const records: WireRecord[] = [];
   const problems: string[] = [];
-  const paths = new Set([...session.transcriptPaths].filter((p) => p.endsWith('.jsonl')));
-  if (paths.size === 0) {
-    const found = findQwenChatFile(home, session.sessionId);
-    if (found) paths.add(found);
-  }
+  const named = [...session.transcriptPaths].filter((p) => p.endsWith('.jsonl'));
+  // A payload without a readable chat (an older version's transcript_path, a moved runtime dir): the chat
+  // is looked up by session id under the projects folder.
+  const paths = new Set(named);
+  let found: string | undefined;
+  const lookUp = () => (found ??= findQwenChatFile(home, session.sessionId));
+  if (named.length === 0 && lookUp()) paths.add(found!);
   for (const path of paths) {
     const chunk = readNewLines(path, state.transcripts[path]?.offset ?? 0);
+    if (!chunk && lookUp() && found !== path && !paths.has(found!)) {
+      paths.add(found!);
+      continue;
+    }
     if (!chunk) {
       problems.push(`qwen chat ${path} is not readable`);
       continue;
