@@ -39,6 +39,7 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
     const result = checks.report([
       checks.checkHook(probe.probeHook('claude', options)),
       checks.checkHook(probe.probeHook('droid', options)),
+      checks.checkHook(probe.probeHook('qwen', options)),
       checks.checkCollector(collector, connection),
       checks.checkSpool(spool, checks.collectorRunning(collector), connection, now),
       checks.checkQuarantine(quarantine.dir, quarantine.files),

@@ -9,7 +9,14 @@ import { entryProblem, listNew, spoolDirs, spoolProblem } from '../../collector/
 import { CollectorState, statePath } from '../../collector/state.ts';
 import { splitShellWords } from '../../common/shell-words.ts';
 import { HOOK_SCRIPT_NAME, type InstallTarget, isOurCommand, SettingsError, status } from '../../hooks/installer.ts';
-import { type Agent, managedSettingsLocation, readHooksMap, type SettingsLocation, userSettingsLocation } from '../../hooks/settings.ts';
+import {
+  type Agent,
+  agentPresent,
+  managedSettingsLocation,
+  readHooksMap,
+  type SettingsLocation,
+  userSettingsLocation,
+} from '../../hooks/settings.ts';
 import {
   type AgentHookFacts,
   COLLECTOR_UNIT,
@@ -73,7 +80,7 @@ export function probeHook(agent: Agent, options: ProbeOptions, managedFile?: str
   const places = [place('user', { ...base, settingsFile: user.file }, user)];
   if (existsSync(managed.file))
     places.push(place('managed', { ...base, settingsFile: managed.file, ...(managedScript ? { hookPath: managedScript } : {}) }, managed));
-  return { agent, present: existsSync(join(options.home, agent === 'claude' ? '.claude' : '.factory')), places };
+  return { agent, present: agentPresent(agent, options.home), places };
 }
 
 export function probeCollector(options: ProbeOptions): CollectorFacts {

@@ -3,6 +3,8 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkHook } from '../../cli/doctor/checks.ts';
+import { probeHook } from '../../cli/doctor/probe.ts';
 import { qwenAutonomy, qwenCanonicalEvent } from '../../collector/agents/qwen/events.ts';
 import { findQwenChatFile } from '../../collector/agents/qwen/paths.ts';
 import { QWEN_TOOLS, writeFileCreated } from '../../collector/agents/qwen/tools.ts';
@@ -84,6 +86,17 @@ describe('Qwen Code installer', () => {
     // The settings keys stay settings: an uninstall keeps them and removes only our hook.
     uninstall(t);
     expect(JSON.parse(readFileSync(file, 'utf8')).hooks).toEqual({ disabled: [command] });
+  });
+
+  it('doctor checks the Qwen Code hook once ~/.qwen exists', () => {
+    const t = target();
+    const options = { home: t.home, agentmeterHome: t.agentmeterHome, defaultAgentmeterHome: true };
+    const managed = join(t.home, 'no-managed-settings.json');
+    expect(checkHook(probeHook('qwen', options, managed)).ok).toBe(true);
+    mkdirSync(join(t.home, '.qwen'));
+    expect(checkHook(probeHook('qwen', options, managed))).toMatchObject({ ok: false, fix: 'agentmeter hooks install --agent qwen' });
+    install(t);
+    expect(checkHook(probeHook('qwen', options, managed)).ok).toBe(true);
   });
 
   it('agentPresent: Qwen Code is present when ~/.qwen is a folder', () => {
