@@ -132,6 +132,22 @@ describe('Qwen Code events', () => {
     expect(qwenCanonicalEvent('PostToolUse', payload('q1/04-post-tool-use-shell.json') as never)).toBe('PostToolUse');
   });
 
+  it('takes a slash command from what the person typed (submitted_prompt), not the expanded prompt', () => {
+    const body = Buffer.from(
+      JSON.stringify({
+        ...payload('q1/02-user-prompt-submit.json'),
+        prompt: 'Review the following change carefully ...',
+        submitted_prompt: '/review src/login.ts',
+      }),
+    );
+    const result = toWireEvent(
+      { name: 'n', header: { agent: 'qwen' }, body, truncated: false, mtimeMs: 1_800_000_000_000 },
+      'm',
+      undefined,
+    );
+    expect(result.kind === 'ok' && result.value.record).toMatchObject({ event: 'UserPromptSubmit', slash_command: 'review' });
+  });
+
   it('reads its tool vocabulary: shell, files created and edited, skill, MCP', () => {
     const files = (name: string) => {
       const p = payload(`q1/${name}.json`);
@@ -144,6 +160,11 @@ describe('Qwen Code events', () => {
     expect(writeFileCreated({ llmContent: 'Successfully overwrote file: /r/a.ts.' })).toBe(false);
     expect(writeFileCreated({ llmContent: 'Successfully created and wrote to new file: /r/a.ts.' })).toBe(true);
     expect(writeFileCreated({ returnDisplay: { originalContent: 'x' } })).toBe(false);
+    expect(writeFileCreated({ returnDisplay: { originalContent: null } })).toBe(true);
+    // The message wins over a display that gives a new file an empty original.
+    expect(
+      writeFileCreated({ llmContent: 'Successfully created and wrote to new file: /r/a.ts.', returnDisplay: { originalContent: '' } }),
+    ).toBe(true);
     expect(writeFileCreated(undefined)).toBe(false);
     expect(QWEN_TOOLS.files('edit', { file_path: '/r/new.py', old_string: '', new_string: 'x' }, {})).toEqual([
       { ext: 'py', op: 'create' },

@@ -20,14 +20,18 @@ function responseTexts(value: unknown, depth = 0, out: string[] = []): string[] 
 
 /**
  * Pure: whether a successful write_file created its file. Qwen Code (like Gemini CLI, whose WriteFileTool it
- * inherits) answers "Successfully created and wrote to new file: <path>" for a new file and "Successfully
- * overwrote file: <path>" otherwise, and its diff display has `originalContent: null` for a new file. A
- * response that says neither counts as an edit: overwriting is the safer reading.
+ * inherits: packages/core/src/tools/write-file.ts) answers "Successfully created and wrote to new file:
+ * <path>" for a new file and "Successfully overwrote file: <path>" otherwise (its own CLI parses the same
+ * two messages); a diff display with `originalContent: null` is a new file too. A response that says
+ * neither counts as an edit: overwriting is the safer reading.
  */
 export function writeFileCreated(toolResponse: unknown): boolean {
+  // The message first: some versions' diff display gives a new file an empty string, not null.
+  const texts = responseTexts(toolResponse);
+  if (texts.some((text) => /\bcreated and wrote to new file\b/i.test(text))) return true;
+  if (texts.some((text) => /\bSuccessfully overwrote file\b/i.test(text))) return false;
   const display = (toolResponse as { returnDisplay?: { originalContent?: unknown } } | undefined)?.returnDisplay;
-  if (display && typeof display === 'object' && 'originalContent' in display) return display.originalContent === null;
-  return responseTexts(toolResponse).some((text) => /\bcreated and wrote to new file\b/i.test(text));
+  return Boolean(display && typeof display === 'object' && 'originalContent' in display && display.originalContent === null);
 }
 
 export function qwenFileTouches(toolName: string, toolInput: unknown, toolResponse: unknown): FileTouch[] {
