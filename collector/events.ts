@@ -96,7 +96,9 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
     }
   }
   if (event === 'UserPromptSubmit') {
-    const name = slashCommand(p.prompt);
+    // Qwen Code hands the model the expanded prompt and keeps what the person typed in submitted_prompt.
+    const typed = (p as Record<string, unknown>)['submitted_prompt'];
+    const name = slashCommand(typeof typed === 'string' ? typed : p.prompt);
     if (name) record.slash_command = name.slice(0, 512);
   }
   if (p.reason !== undefined) record.reason = p.reason.slice(0, 512);

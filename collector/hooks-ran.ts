@@ -2,9 +2,9 @@
 // the agent's hook configuration (user and project files) and keeps the commands whose matcher matches.
 // Files are re-read only when their modification time changes.
 import { statSync } from 'node:fs';
+import { redactCommand } from '../common/redact.ts';
 import type { HookRun } from '../common/wire.ts';
 import { type Agent, type ConfiguredHook, flattenHooks, hookSettingsFiles, matcherMatches, readHooksMap } from '../hooks/settings.ts';
-import { redactCommand } from '../common/redact.ts';
 
 interface CachedFile {
   mtimeMs: number;

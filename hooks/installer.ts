@@ -21,12 +21,12 @@ import {
   HOOKS_CONFIG_FIELDS,
   HooksMap,
   hookBlockers,
-  hookEventsOnly,
   locationFor,
   type SettingsLocation,
   SUPPORTS_ASYNC,
   SYNC_EVENTS,
-  TIMEOUT_IN_MILLISECONDS,
+  splitHooksObject,
+  TIMEOUT_UNIT,
   TOOL_EVENTS,
   userSettingsLocation,
 } from './settings.ts';
@@ -35,10 +35,6 @@ export const HOOK_SCRIPT_NAME = 'agentmeter-hook.sh';
 export const HOOK_SCRIPT_SOURCE = join(dirname(fileURLToPath(import.meta.url)), HOOK_SCRIPT_NAME);
 /** Seconds the agent may wait for our hook; it takes milliseconds, this only bounds a stuck disk. */
 export const HOOK_TIMEOUT_SECONDS = 10;
-
-/** The timeout written for an agent, in its own unit (Gemini CLI counts milliseconds). */
-export const hookTimeout = (agent: Agent): number =>
-  TIMEOUT_IN_MILLISECONDS.has(agent) ? HOOK_TIMEOUT_SECONDS * 1000 : HOOK_TIMEOUT_SECONDS;
 
 export interface InstallTarget {
   agent: Agent;
@@ -77,6 +73,8 @@ export interface InstallResult {
 export interface HookStatus {
   file: string;
   exists: boolean;
+  /** Why the agent would not run our hook although it is installed (a settings switch); absent when it would. */
+  disabled?: string;
   installedEvents: string[];
   missingEvents: string[];
   outdatedEvents: string[];
@@ -114,11 +112,13 @@ function location(target: InstallTarget): SettingsLocation {
 interface LoadedSettings {
   root: Record<string, unknown>;
   hooks: HooksMap;
+  /** Setting keys inside `hooks` that are not events (Qwen Code's `enabled`, `disabled`), written back as they were. */
+  hookSettings: Record<string, unknown>;
   existed: boolean;
 }
 
 function loadSettings(loc: SettingsLocation): LoadedSettings {
-  if (!existsSync(loc.file)) return { root: {}, hooks: {}, existed: false };
+  if (!existsSync(loc.file)) return { root: {}, hooks: {}, hookSettings: {}, existed: false };
   const text = readFileSync(loc.file, 'utf8');
   let root: unknown;
   try {
@@ -129,8 +129,9 @@ function loadSettings(loc: SettingsLocation): LoadedSettings {
   if (!root || typeof root !== 'object' || Array.isArray(root)) {
     throw new SettingsError(`${loc.file} does not hold a JSON object; it was left untouched.`);
   }
-  const rawHooks = loc.topLevel ? root : ((root as Record<string, unknown>)['hooks'] ?? {});
-  const parsed = HooksMap.safeParse(hookEventsOnly(rawHooks));
+  const split = loc.topLevel ? { events: root, settings: {} } : splitHooksObject((root as Record<string, unknown>)['hooks'] ?? {});
+  const rawHooks = split.events;
+  const parsed = HooksMap.safeParse(rawHooks);
   if (!parsed.success) {
     throw new SettingsError(
       `${loc.file} has a "hooks" section agentmeter does not understand (${parsed.error.issues[0]?.message ?? 'invalid'}); it was left untouched.`,
@@ -138,7 +139,12 @@ function loadSettings(loc: SettingsLocation): LoadedSettings {
   }
   // Work on the file's own objects (deep copy) so unknown keys inside hook entries survive.
   const hooks = structuredClone(rawHooks) as HooksMap;
-  return { root: root as Record<string, unknown>, hooks, existed: true };
+  return { root: root as Record<string, unknown>, hooks, hookSettings: split.settings, existed: true };
+}
+
+/** Our timeout in the agent's own unit (Gemini CLI and Qwen Code count milliseconds). */
+export function hookTimeout(agent: Agent): number {
+  return TIMEOUT_UNIT[agent] === 'milliseconds' ? HOOK_TIMEOUT_SECONDS * 1000 : HOOK_TIMEOUT_SECONDS;
 }
 
 function desiredEntry(target: InstallTarget, event: string): Record<string, unknown> {
@@ -220,8 +226,9 @@ function writeNewFile(path: string, data: string | Uint8Array, mode: number): vo
 }
 
 function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): string | undefined {
-  const root = loc.topLevel ? hooks : { ...loaded.root, hooks };
-  if (!loc.topLevel && Object.keys(hooks).length === 0) delete (root as Record<string, unknown>)['hooks'];
+  const allHooks = { ...loaded.hookSettings, ...hooks };
+  const root = loc.topLevel ? hooks : { ...loaded.root, hooks: allHooks };
+  if (!loc.topLevel && Object.keys(allHooks).length === 0) delete (root as Record<string, unknown>)['hooks'];
   mkdirSync(dirname(loc.file), { recursive: true });
   let backup: string | undefined;
   let mode = 0o644;
@@ -304,15 +311,32 @@ export function status(target: InstallTarget): HookStatus {
     else if (ours.some((h) => !sameEntry(h, desiredEntry(target, event)))) outdatedEvents.push(event);
     else installedEvents.push(event);
   }
+  const disabled = hooksDisabled(loaded, target);
   return {
     file: loc.file,
     exists,
+    ...(disabled ? { disabled } : {}),
     installedEvents,
     missingEvents,
     outdatedEvents,
     scriptInstalled: existsSync(target.hookPath ?? installedScriptPath(target.agentmeterHome)),
     blockers: hookBlockers(target.agent, loaded.root, isOurCommand),
   };
+}
+
+/**
+ * Pure: why the agent would skip our hook although the file registers it. `disableAllHooks: true` turns
+ * every hook off (Claude Code and Qwen Code); Qwen Code also reads `hooks.enabled: false` and skips the hooks
+ * whose name or command `hooks.disabled` lists.
+ */
+function hooksDisabled(loaded: LoadedSettings, target: InstallTarget): string | undefined {
+  if (loaded.root['disableAllHooks'] === true) return '"disableAllHooks": true turns every hook off';
+  if (target.agent !== 'qwen') return undefined;
+  if (loaded.hookSettings['enabled'] === false) return '"hooks.enabled": false turns every hook off';
+  const off = loaded.hookSettings['disabled'];
+  if (Array.isArray(off) && off.some((entry) => typeof entry === 'string' && isOurCommand(entry)))
+    return '"hooks.disabled" lists the agentmeter hook';
+  return undefined;
 }
 
 /** Human-readable lines for a set of changes, as `--dry-run` prints them. */

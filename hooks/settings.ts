@@ -1,12 +1,12 @@
 // Where each agent keeps its hook configuration and how that configuration is shaped. Used by the
 // installer (to add and remove our hook) and by the collector (to know which hooks ran for an event).
 // Imports nothing of ours: hooks/ stands alone.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 
-export type Agent = 'claude' | 'droid' | 'gemini';
-export const AGENTS: readonly Agent[] = ['claude', 'droid', 'gemini'];
+export type Agent = 'claude' | 'droid' | 'gemini' | 'qwen';
+export const AGENTS: readonly Agent[] = ['claude', 'droid', 'gemini', 'qwen'];
 
 /** Every hook event each agent emits; tool events get matcher "*". */
 export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
@@ -38,9 +38,37 @@ export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
   // chunk), each a synchronous process Gemini waits for, and nothing we count comes from them (token usage
   // is read from the chat file).
   gemini: ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'Notification', 'PreCompress', 'SessionEnd'],
+  // Qwen Code (docs/users/features/hooks.md, packages/core/src/hooks/types.ts HookEventName). Left out:
+  // MessageDisplay (fires every ~200 ms while a reply streams: a process each time), PostToolBatch (repeats
+  // the tool calls PostToolUse already counts), TodoCreated/TodoCompleted (fire twice per change and fail
+  // closed when the hook system errs), and the events only the newest versions know (SessionDelete,
+  // PermissionDenied, StopFailure, PostCompact, UserPromptExpansion, InstructionsLoaded).
+  qwen: [
+    'SessionStart',
+    'UserPromptSubmit',
+    'PreToolUse',
+    'PostToolUse',
+    'PostToolUseFailure',
+    'PermissionRequest',
+    'Notification',
+    'Stop',
+    'SubagentStart',
+    'SubagentStop',
+    'PreCompact',
+    'SessionEnd',
+  ],
 };
 
-export const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'BeforeTool', 'AfterTool']);
+/** Events that carry a tool name (their matcher is "*"): Claude Code's names, and Gemini CLI's. */
+export const TOOL_EVENTS = new Set([
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'PermissionRequest',
+  'PermissionDenied',
+  'BeforeTool',
+  'AfterTool',
+]);
 
 /**
  * Events whose hook must run synchronously: UserPromptSubmit is where a prompt can be blocked (credit
@@ -48,30 +76,29 @@ export const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFai
  * supports it (Claude Code), so the agent does not wait for us at all.
  */
 export const SYNC_EVENTS = new Set(['UserPromptSubmit', 'BeforeAgent']);
-export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false, gemini: false };
+export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false, gemini: false, qwen: true };
 
-/** Agents whose hook `timeout` is in milliseconds (Gemini CLI: docs/hooks/reference.md); the others take seconds. */
-export const TIMEOUT_IN_MILLISECONDS: ReadonlySet<Agent> = new Set<Agent>(['gemini']);
+/** The unit of a command hook's `timeout`: seconds for Claude Code and Droid, milliseconds for Gemini CLI and Qwen Code. */
+export const TIMEOUT_UNIT: Record<Agent, 'seconds' | 'milliseconds'> = {
+  claude: 'seconds',
+  droid: 'seconds',
+  gemini: 'milliseconds',
+  qwen: 'milliseconds',
+};
+
+/** The folder each agent keeps its user settings in, under the home directory. */
+const CONFIG_DIRS: Record<Agent, string> = { claude: '.claude', droid: '.factory', gemini: '.gemini', qwen: '.qwen' };
 
 /**
- * Keys of Gemini CLI's `hooks` object that are settings, not events (HOOKS_CONFIG_FIELDS in its
- * packages/core/src/hooks/types.ts): `enabled`, `disabled` (hook commands turned off), `notifications`.
- * They are kept as they are and never read as events.
+ * Whether the agent is installed for this user, as far as a settings install can tell: its configuration
+ * folder exists (each agent creates it on first run). `hooks install --all-found` installs for these.
  */
-export const HOOKS_CONFIG_FIELDS: ReadonlySet<string> = new Set(['enabled', 'disabled', 'notifications']);
-
-/** The hooks object without its non-event settings, for parsing as a HooksMap. */
-export function hookEventsOnly(raw: unknown): unknown {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
-  return Object.fromEntries(Object.entries(raw).filter(([key]) => !HOOKS_CONFIG_FIELDS.has(key)));
-}
-
-/** The folder each agent keeps its user settings in: the agent is present on this machine when it exists. */
-const AGENT_HOME_DIRS: Record<Agent, string> = { claude: '.claude', droid: '.factory', gemini: '.gemini' };
-
-/** Whether the agent looks installed for this user (its settings folder exists), for `hooks install --all-found`. */
 export function agentPresent(agent: Agent, home: string): boolean {
-  return existsSync(join(home, AGENT_HOME_DIRS[agent]));
+  try {
+    return statSync(join(home, CONFIG_DIRS[agent])).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -105,6 +132,26 @@ export const HookMatcherGroup = z.looseObject({
 });
 export const HooksMap = z.record(z.string(), z.array(HookMatcherGroup));
 export type HooksMap = z.infer<typeof HooksMap>;
+
+/**
+ * Keys of a `hooks` object that are settings, not event names (Qwen Code: `enabled`, `disabled` — a list of
+ * hook names or commands turned off —, `notifications`; packages/core/src/hooks/types.ts HOOKS_CONFIG_FIELDS).
+ * They are kept as they are and never read as events.
+ */
+export const HOOKS_CONFIG_FIELDS = new Set(['enabled', 'disabled', 'notifications']);
+
+/** Pure: a raw `hooks` object split into its event entries and its setting keys (kept aside as they are). */
+export function splitHooksObject(raw: unknown): { events: unknown; settings: Record<string, unknown> } {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { events: raw, settings: {} };
+  const events: Record<string, unknown> = {};
+  const settings: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (HOOKS_CONFIG_FIELDS.has(key) && !Array.isArray(value)) settings[key] = value;
+    else if (key === 'disabled' && Array.isArray(value) && value.every((v) => typeof v === 'string')) settings[key] = value;
+    else events[key] = value;
+  }
+  return { events, settings };
+}
 export const SettingsFile = z.looseObject({ hooks: HooksMap.optional() });
 
 /** A configured command hook, flattened: (event, matcher, command). */
@@ -125,10 +172,12 @@ export interface SettingsLocation {
  * The user-level settings file the installer writes for an agent.
  * Claude Code: ~/.claude/settings.json (`hooks` key).
  * Droid: ~/.factory/settings.json when it already has a `hooks` key, else ~/.factory/hooks.json.
+ * Qwen Code: ~/.qwen/settings.json (`hooks` key).
  */
 export function userSettingsLocation(agent: Agent, home: string): SettingsLocation {
   if (agent === 'claude') return { file: join(home, '.claude', 'settings.json'), topLevel: false };
   if (agent === 'gemini') return { file: join(home, '.gemini', 'settings.json'), topLevel: false };
+  if (agent === 'qwen') return { file: join(home, '.qwen', 'settings.json'), topLevel: false };
   const settings = join(home, '.factory', 'settings.json');
   if (existsSync(settings)) {
     try {
@@ -154,6 +203,9 @@ export function userSettingsLocation(agent: Agent, home: string): SettingsLocati
  * Gemini CLI (docs/get-started/configuration.md, "System settings file"): /etc/gemini-cli/settings.json on
  *   Linux, /Library/Application Support/GeminiCli/settings.json on macOS, C:\ProgramData\gemini-cli\settings.json
  *   on Windows; hooks under the `hooks` key.
+ * Qwen Code (docs/users/configuration/settings.md, "System settings file"): /etc/qwen-code/settings.json on
+ *   Linux, /Library/Application Support/QwenCode/settings.json on macOS, C:\ProgramData\qwen-code\settings.json
+ *   on Windows (QWEN_CODE_SYSTEM_SETTINGS_PATH moves it); it overrides user and project settings.
  */
 export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform = process.platform): SettingsLocation {
   const paths: Record<Agent, { linux: string; darwin: string; win32: string }> = {
@@ -171,6 +223,11 @@ export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform 
       linux: '/etc/gemini-cli/settings.json',
       darwin: '/Library/Application Support/GeminiCli/settings.json',
       win32: 'C:\\ProgramData\\gemini-cli\\settings.json',
+    },
+    qwen: {
+      linux: '/etc/qwen-code/settings.json',
+      darwin: '/Library/Application Support/QwenCode/settings.json',
+      win32: 'C:\\ProgramData\\qwen-code\\settings.json',
     },
   };
   const byOs = paths[agent];
@@ -203,13 +260,14 @@ export function hookSettingsFiles(agent: Agent, home: string, cwd: string | unde
     return files;
   }
   const files: SettingsLocation[] =
-    agent === 'claude'
-      ? [{ file: join(home, '.claude', 'settings.json'), topLevel: false }]
-      : [{ file: join(home, '.factory', 'settings.json'), topLevel: false }, locationFor(join(home, '.factory', 'hooks.json'))];
+    agent === 'droid'
+      ? [{ file: join(home, '.factory', 'settings.json'), topLevel: false }, locationFor(join(home, '.factory', 'hooks.json'))]
+      : [{ file: join(home, CONFIG_DIRS[agent], 'settings.json'), topLevel: false }];
   if (cwd) {
-    const dir = agent === 'claude' ? '.claude' : '.factory';
+    const dir = CONFIG_DIRS[agent];
     files.push({ file: join(cwd, dir, 'settings.json'), topLevel: false });
-    files.push({ file: join(cwd, dir, 'settings.local.json'), topLevel: false });
+    // Qwen Code has no settings.local.json: only the workspace's .qwen/settings.json.
+    if (agent !== 'qwen') files.push({ file: join(cwd, dir, 'settings.local.json'), topLevel: false });
   }
   return files;
 }
@@ -224,8 +282,8 @@ export function readHooksMap(location: SettingsLocation): HooksMap | undefined {
   }
   try {
     const json: unknown = JSON.parse(text);
-    const candidate = location.topLevel ? json : (json as { hooks?: unknown } | null)?.hooks;
-    const parsed = HooksMap.safeParse(hookEventsOnly(candidate ?? {}));
+    const candidate = location.topLevel ? json : splitHooksObject((json as { hooks?: unknown } | null)?.hooks).events;
+    const parsed = HooksMap.safeParse(candidate ?? {});
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -1,10 +1,11 @@
 // A seeded, deterministic generator of realistic agent activity for an organization: raw hook payloads
-// exactly as Claude Code and Droid send them, and the transcripts and session files the collector reads
-// token usage from. Pure: (seed, last day, size) → a plan; replay.ts feeds the plan through the real hook
+// exactly as Claude Code, Droid and Qwen Code (agents/qwen.ts) send them, and the transcripts, chats and
+// session files the collector reads token usage from. Pure: (seed, last day, size) → a plan; replay.ts feeds the plan through the real hook
 // and collector. Weekdays are busier than weekends; users differ in agent, client, autonomy, models,
 // languages and MCP habits; MCP server names come in several cases; a few tool names are malformed.
 
 import { GEMINI_MODES, geminiSession } from './agents/gemini.ts';
+import { qwenSession } from './agents/qwen.ts';
 
 export interface SampleOptions {
   seed: number;
@@ -14,7 +15,7 @@ export interface SampleOptions {
   users: number;
 }
 
-export type Agent = 'claude' | 'droid' | 'gemini';
+export type Agent = 'claude' | 'droid' | 'gemini' | 'qwen';
 
 export interface SampleUser {
   email: string;
@@ -144,6 +145,8 @@ export function generate(options: SampleOptions): SamplePlan {
       [['droid'] as Agent[], 35],
       [['claude', 'droid'] as Agent[], 20],
       [['gemini'] as Agent[], 12],
+      [['qwen'] as Agent[], 10],
+      [['claude', 'qwen'] as Agent[], 5],
     ]);
     personas.push({
       user: {
@@ -192,7 +195,9 @@ export function generate(options: SampleOptions): SamplePlan {
                 { mode: GEMINI_MODES[u % GEMINI_MODES.length]!, headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] },
                 clock,
               )
-            : session(r, p, agent, clock);
+            : agent === 'qwen'
+              ? qwenSession(r, { exts: TEAMS[p.team], headlessShare: p.headlessShare, webShare: p.webShare, mcpLover: p.mcpLover }, clock)
+              : session(r, p, agent, clock);
         events[u]!.push(...planned.events);
         clock = planned.end + (20 + r() * 120) * 60_000;
       }

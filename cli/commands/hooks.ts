@@ -11,7 +11,7 @@ import {
   status,
   uninstall,
 } from '../../hooks/installer.ts';
-import { type Agent, managedSettingsLocation } from '../../hooks/settings.ts';
+import { AGENTS, type Agent, managedSettingsLocation } from '../../hooks/settings.ts';
 
 interface HookArgs {
   agent: Agent;
@@ -41,7 +41,7 @@ function target(args: HookArgs): InstallTarget {
 
 const common = <T>(y: Argv<T>) =>
   y
-    .option('agent', { type: 'string', choices: ['droid', 'claude', 'gemini'] as const, demandOption: true, describe: 'Which agent' })
+    .option('agent', { type: 'string', choices: AGENTS, demandOption: true, describe: 'Which agent' })
     .option('settings', {
       type: 'string',
       describe: 'A project settings file instead of the user-level one (with --managed: instead of the system path)',
@@ -79,6 +79,7 @@ export const hooksCommand: CommandModule = {
             .example('$0 hooks install --agent claude', 'Writes ~/.claude/settings.json')
             .example('$0 hooks install --agent droid --dry-run', 'Shows what would change in ~/.factory/hooks.json')
             .example('$0 hooks install --agent gemini', 'Writes ~/.gemini/settings.json')
+            .example('$0 hooks install --agent qwen', 'Writes ~/.qwen/settings.json (Qwen Code)')
             .example('$0 hooks install --agent claude --settings .claude/settings.json', 'A project file')
             .example('sudo $0 hooks install --agent claude --managed', "Every user's Claude Code, through the managed settings") as never,
         (args) => {
@@ -115,6 +116,7 @@ export const hooksCommand: CommandModule = {
                 ? 'partly installed'
                 : 'not installed';
           process.stdout.write(`${args.agent}: ${state} in ${s.file}${s.exists ? '' : ' (file absent)'}\n`);
+          if (s.disabled) process.stdout.write(`  the agent will not run it: ${s.disabled}\n`);
           if (s.installedEvents.length) process.stdout.write(`  events: ${s.installedEvents.join(', ')}\n`);
           if (s.missingEvents.length) process.stdout.write(`  missing: ${s.missingEvents.join(', ')}\n`);
           if (s.outdatedEvents.length) process.stdout.write(`  outdated (run install again): ${s.outdatedEvents.join(', ')}\n`);

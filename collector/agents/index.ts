@@ -2,6 +2,7 @@ import type { AgentName } from '../../common/wire.ts';
 import { claudeAdapter } from './claude/index.ts';
 import { droidAdapter } from './droid/index.ts';
 import { geminiAdapter } from './gemini/index.ts';
+import { qwenAdapter } from './qwen/index.ts';
 import type { AgentAdapter } from './types.ts';
 
 /** Every agent the collector reads; adding one here (and to AgentName) is all the wiring it needs. */
@@ -9,6 +10,7 @@ export const ADAPTERS: Record<Exclude<AgentName, 'unknown'>, AgentAdapter> = {
   claude: claudeAdapter,
   droid: droidAdapter,
   gemini: geminiAdapter,
+  qwen: qwenAdapter,
 };
 
 export function adapterFor(agent: string | undefined): AgentAdapter | undefined {

@@ -12,6 +12,7 @@ WITH hook AS (
          count(*) FILTER (WHERE is_call) AS tool_calls,
          count(*) FILTER (WHERE event = 'UserPromptSubmit') AS user_turns,
          count(*) FILTER (WHERE is_call AND mcp_server IS NOT NULL) AS mcp_calls,
+         -- A skill call: the Skill tool (Claude Code, Droid), or any call the collector named a skill for (Qwen Code: skill).
          count(*) FILTER (WHERE is_call AND (tool = 'Skill' OR skill IS NOT NULL)) AS skill_calls,
          count(*) FILTER (WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL) AS slash_commands,
          sum(hook_count) AS hooks,
