@@ -122,6 +122,23 @@ export function tokenRecords(days: string[], rows: TokenRow[]) {
   });
 }
 
+/** group_by=agent (ours): the day's usage per agent, in the shape of the model rows; non-zero agents only. */
+export function tokenGroupedByAgent(days: string[], rows: TokenRow[]) {
+  const perDay = group(rows, (r) => r.day);
+  return days.flatMap((date) =>
+    [...group(perDay.get(date) ?? [], (r) => r.agent).entries()]
+      .map(([agent, agentRows]) => ({
+        date,
+        group_key: agent,
+        billable_tokens: agentRows.reduce((acc, r) => acc + r.billable_tokens, 0),
+        input_tokens: agentRows.reduce((acc, r) => acc + r.input_tokens, 0),
+        output_tokens: agentRows.reduce((acc, r) => acc + r.output_tokens, 0),
+      }))
+      .filter((a) => a.billable_tokens || a.input_tokens || a.output_tokens)
+      .sort((a, b) => (a.group_key < b.group_key ? -1 : 1)),
+  );
+}
+
 export function tokenGroupedByModel(days: string[], rows: TokenRow[]) {
   const perDay = group(rows, (r) => r.day);
   return days.flatMap((date) =>
@@ -196,6 +213,9 @@ function groupedBreakdown<F extends string>(days: string[], breakdowns: Breakdow
 }
 
 export const toolGroupedByName = (days: string[], breakdowns: BreakdownRow[]) => groupedBreakdown(days, breakdowns, 'tool', 'tool_calls');
+/** group_by=agent (ours): tool calls per agent. */
+export const toolGroupedByAgent = (days: string[], breakdowns: BreakdownRow[]) =>
+  groupedBreakdown(days, breakdowns, 'agent_calls', 'tool_calls');
 
 // ---------------------------------------------------------------- activity
 
@@ -224,6 +244,9 @@ export function activityRecords(days: string[], orgRows: OrgDayRow[], breakdowns
 
 export const activityGroupedByClient = (days: string[], breakdowns: BreakdownRow[]) =>
   groupedBreakdown(days, breakdowns, 'client', 'daily_active_users');
+/** group_by=agent (ours): users with an event of the agent that day; a user of two agents is under each. */
+export const activityGroupedByAgent = (days: string[], breakdowns: BreakdownRow[]) =>
+  groupedBreakdown(days, breakdowns, 'agent_users', 'daily_active_users');
 
 // ---------------------------------------------------------------- productivity
 

@@ -10,14 +10,23 @@ export const EARLIEST_DATE = '2026-01-14';
 export const MAX_SPAN_DAYS = 366;
 const DAY_MS = 86_400_000;
 
+/** The reference's group_by of each endpoint, then ours: `agent` is an agentmeter extension (METRICS.md §1). */
 export const GROUP_BY = {
-  tokens: ['model'],
-  tools: ['tool_name'],
-  activity: ['client'],
+  tokens: ['model', 'agent'],
+  tools: ['tool_name', 'agent'],
+  activity: ['client', 'agent'],
   productivity: [],
   users: [],
 } as const;
 export type Endpoint = keyof typeof GROUP_BY;
+
+const GROUP_BY_DESCRIPTION: Partial<Record<Endpoint, string>> = {
+  tokens: 'model: one row per day and model',
+  tools: 'tool_name: one row per day and tool (its tool_calls)',
+  activity: 'client: one row per day and client type (its daily_active_users; a user of two clients counts under each)',
+};
+const AGENT_DESCRIPTION =
+  'agent, an agentmeter extension (not in the reference): one row per day and agent (droid, claude, codex, gemini, qwen) with the same fields';
 
 export { parseDay };
 
@@ -64,7 +73,8 @@ export const ANALYTICS_QUERY = Object.fromEntries(
         .enum(options as [string, ...string[]], {
           error: (issue) => `group_by "${String(issue.input)}" is not supported here; use ${options.map((o) => `"${o}"`).join(' or ')}`,
         })
-        .optional();
+        .optional()
+        .describe(`${GROUP_BY_DESCRIPTION[endpoint]}; or ${AGENT_DESCRIPTION}. Grouped rows: only non-zero groups, by date then group_key`);
     if (endpoint === 'users') {
       shape['limit'] = z
         .string()

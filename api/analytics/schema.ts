@@ -2,12 +2,14 @@
 // as zod: the OpenAPI document is generated from these, and the contract test checks every answer the
 // integration tests receive against it. assemble.ts builds the records; a field added there goes here too.
 import { z } from 'zod';
-import { AUTONOMY_LEVELS } from '../../common/wire.ts';
+import { AgentName, AUTONOMY_LEVELS } from '../../common/wire.ts';
 import { CLIENTS } from './assemble.ts';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const count = z.number().int().nonnegative();
 const ModelTier = z.enum(['standard', 'thinking']);
+/** group_by=agent is an agentmeter extension: the reference's grouped row with the agent as group_key. */
+const AgentKey = AgentName.describe('the agent (group_by=agent, an agentmeter extension)');
 
 const ModelTotals = z.strictObject({
   model_id: z.string(),
@@ -36,6 +38,7 @@ export const TokenGroupedRow = z.strictObject({
   input_tokens: z.number(),
   output_tokens: z.number(),
 });
+export const TokenAgentRow = TokenGroupedRow.extend({ group_key: AgentKey });
 
 const named = <K extends string, V extends string>(key: K, value: V) =>
   z.strictObject({ [key]: z.string(), [value]: count } as { [P in K | V]: P extends K ? z.ZodString : typeof count });
@@ -61,6 +64,7 @@ export const ToolRecord = z.strictObject({
   tool_autonomy_level_ratio: z.strictObject({ auto_high: z.number(), auto_medium: z.number(), auto_low: z.number(), manual: z.number() }),
 });
 export const ToolGroupedRow = z.strictObject({ date: Day, group_key: z.string().describe('tool name'), tool_calls: count });
+export const ToolAgentRow = ToolGroupedRow.extend({ group_key: AgentKey });
 
 export const ActivityRecord = z.strictObject({
   date: Day,
@@ -75,6 +79,7 @@ export const ActivityRecord = z.strictObject({
   user_messages: count,
 });
 export const ActivityGroupedRow = z.strictObject({ date: Day, group_key: z.enum(CLIENTS), daily_active_users: count });
+export const ActivityAgentRow = ActivityGroupedRow.extend({ group_key: AgentKey });
 
 export const ProductivityRecord = z.strictObject({
   date: Day,
@@ -113,12 +118,15 @@ export const UserRecord = z.strictObject({
 
 const Meta = z.strictObject({ org_id: z.string(), start_date: Day, end_date: Day });
 /** `data` is one record per day, or with group_by one row per day and group (only non-zero groups). */
-const envelope = <R extends z.ZodType, G extends z.ZodType>(record: R, grouped?: G) =>
-  z.strictObject({ data: grouped ? z.union([z.array(record), z.array(grouped)]) : z.array(record), meta: Meta });
+const envelope = (record: z.ZodType, ...grouped: z.ZodType[]) =>
+  z.strictObject({
+    data: grouped.length ? z.union([z.array(record), ...grouped.map((g) => z.array(g))]) : z.array(record),
+    meta: Meta,
+  });
 
-export const TokensResponse = envelope(TokenRecord, TokenGroupedRow);
-export const ToolsResponse = envelope(ToolRecord, ToolGroupedRow);
-export const ActivityResponse = envelope(ActivityRecord, ActivityGroupedRow);
+export const TokensResponse = envelope(TokenRecord, TokenGroupedRow, TokenAgentRow);
+export const ToolsResponse = envelope(ToolRecord, ToolGroupedRow, ToolAgentRow);
+export const ActivityResponse = envelope(ActivityRecord, ActivityGroupedRow, ActivityAgentRow);
 export const ProductivityResponse = envelope(ProductivityRecord);
 export const UsersResponse = z.strictObject({
   data: z.array(UserRecord),

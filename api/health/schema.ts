@@ -7,7 +7,11 @@ export const BatchRunsQuery = z.strictObject({ limit: limitParam.optional() });
 const Instant = z.string().describe('ISO-8601 UTC');
 export const BatchRun = z.strictObject({
   id: z.number().int(),
-  trigger: z.string().describe('what started the run: schedule, server, api, cli, demo or erase'),
+  trigger: z
+    .string()
+    .describe(
+      'what started the run: schedule, server, api, cli, demo or erase; migration marks a schema change after which the next run rebuilds every day',
+    ),
   startedAt: Instant,
   /** null while the run is in progress, or when it failed before it finished. */
   finishedAt: Instant.nullable(),

@@ -480,9 +480,21 @@ export const CATALOG: RouteDoc[] = [
     query: MessagesQuery,
     responses: { 200: MessagePage },
   },
-  analytics('tokens', TokensResponse, 'Standard Credits and tokens per day, by model and by user (group_by=model: per model)'),
-  analytics('tools', ToolsResponse, 'Tool calls, MCP servers, skills, slash commands, hooks and autonomy per day (group_by=tool_name)'),
-  analytics('activity', ActivityResponse, 'Active users, sessions and messages per day (group_by=client)'),
+  analytics(
+    'tokens',
+    TokensResponse,
+    'Standard Credits and tokens per day, by model and by user (group_by=model: per model; group_by=agent, an agentmeter extension: per agent)',
+  ),
+  analytics(
+    'tools',
+    ToolsResponse,
+    'Tool calls, MCP servers, skills, slash commands, hooks and autonomy per day (group_by=tool_name; group_by=agent, an agentmeter extension)',
+  ),
+  analytics(
+    'activity',
+    ActivityResponse,
+    'Active users, sessions and messages per day (group_by=client; group_by=agent, an agentmeter extension)',
+  ),
   analytics('productivity', ProductivityResponse, 'Files created and edited, by extension and language, commits and PRs per day'),
   analytics('users', UsersResponse, 'One record per user and active day, paged by user'),
 ];

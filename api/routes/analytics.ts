@@ -1,12 +1,17 @@
 // GET /api/v1/analytics/tokens|tools|activity|productivity|users: the {data, meta} envelope of the
 // reference, from the daily aggregates. Managers and owners only; members and guests get 403.
+// group_by=agent on tokens, tools and activity is ours (METRICS.md §1): rows of the reference's grouped
+// shape, with the agent as group_key.
 import type { FastifyInstance } from 'fastify';
 import {
+  activityGroupedByAgent,
   activityGroupedByClient,
   activityRecords,
   productivityRecords,
+  tokenGroupedByAgent,
   tokenGroupedByModel,
   tokenRecords,
+  toolGroupedByAgent,
   toolGroupedByName,
   toolRecords,
   userRecords,
@@ -65,11 +70,21 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
 
   route('tokens', async (principal, q) => {
     const rows = await analytics.tokens(principal.orgId, q.startDate, q.endDate);
-    return { data: q.groupBy ? tokenGroupedByModel(q.days, rows) : tokenRecords(q.days, rows), meta: meta(principal, q) };
+    const data =
+      q.groupBy === 'agent'
+        ? tokenGroupedByAgent(q.days, rows)
+        : q.groupBy === 'model'
+          ? tokenGroupedByModel(q.days, rows)
+          : tokenRecords(q.days, rows);
+    return { data, meta: meta(principal, q) };
   });
 
   route('tools', async (principal, q) => {
-    if (q.groupBy) {
+    if (q.groupBy === 'agent') {
+      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_calls']);
+      return { data: toolGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
+    }
+    if (q.groupBy === 'tool_name') {
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool']);
       return { data: toolGroupedByName(q.days, breakdowns), meta: meta(principal, q) };
     }
@@ -82,8 +97,12 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   });
 
   route('activity', async (principal, q) => {
+    if (q.groupBy === 'agent') {
+      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']);
+      return { data: activityGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
+    }
     const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
-    if (q.groupBy) return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
+    if (q.groupBy === 'client') return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
     const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
     return { data: activityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
   });

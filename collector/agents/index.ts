@@ -1,4 +1,3 @@
-import type { AgentName } from '../../common/wire.ts';
 import { claudeAdapter } from './claude/index.ts';
 import { droidAdapter } from './droid/index.ts';
 import { geminiAdapter } from './gemini/index.ts';
@@ -6,7 +5,7 @@ import { qwenAdapter } from './qwen/index.ts';
 import type { AgentAdapter } from './types.ts';
 
 /** Every agent the collector reads; adding one here (and to AgentName) is all the wiring it needs. */
-export const ADAPTERS: Record<Exclude<AgentName, 'unknown'>, AgentAdapter> = {
+export const ADAPTERS: Record<AgentAdapter['name'], AgentAdapter> = {
   claude: claudeAdapter,
   droid: droidAdapter,
   gemini: geminiAdapter,

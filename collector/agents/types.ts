@@ -1,5 +1,6 @@
 // What every agent adapter provides (the same layers for each agent: paths, schema, events, usage).
-import type { AgentName, AutonomyLevel, FileTouch, WireRecord } from '../../common/wire.ts';
+import type { AutonomyLevel, FileTouch, WireRecord } from '../../common/wire.ts';
+import type { Agent } from '../../hooks/settings.ts';
 import type { CollectorState } from '../state.ts';
 import type { HookPayload } from './hook-payload.ts';
 
@@ -35,7 +36,8 @@ export interface ToolVocabulary {
 }
 
 export interface AgentAdapter {
-  readonly name: Exclude<AgentName, 'unknown'>;
+  /** An agent whose hooks the installer knows (a wire AgentName too). */
+  readonly name: Agent;
   /**
    * This agent's hook event name as the pipeline counts it: Claude Code's names (PreToolUse,
    * PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, ...). An agent with other

@@ -18,7 +18,7 @@ FROM (
 -- case-folded (not for artifacts). Events are unique per (org_id, id) already: the raw table's primary
 -- key deduplicates at ingest. files and hooks are read from events by the steps that need them.
 CREATE OR REPLACE TEMP TABLE ev AS
-SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.client, e.autonomy,
+SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.client, e.agent, e.autonomy,
        e.event IN ('PostToolUse', 'PostToolUseFailure') AS is_call,
        n.tool,
        CASE WHEN n.tool <> 'unknown' THEN lower(e.mcp_server) END AS mcp_server,
@@ -30,8 +30,8 @@ LEFT JOIN tool_names n ON n.raw = e.tool_name
 WHERE e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
   AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild);
 
--- One row per organization, day, user, session and client of the rebuilt days: the distinct counts
--- (sessions with events, a user's clients, users per client, the sessions to place) read this small
--- table instead of the events.
+-- One row per organization, day, user, session, client and agent of the rebuilt days: the distinct counts
+-- (sessions with events, a user's clients, users per client and per agent, the sessions to place) read
+-- this small table instead of the events. A session is one agent's, so the agent adds next to no rows.
 CREATE OR REPLACE TEMP TABLE ev_sessions AS
-SELECT DISTINCT org_id, day, user_id, session_id, client FROM ev;
+SELECT DISTINCT org_id, day, user_id, session_id, client, agent FROM ev;

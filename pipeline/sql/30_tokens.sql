@@ -1,10 +1,12 @@
--- Token usage per user, day and model. billable = multiplier × (input + output + 0.1 × cache_read +
+-- Token usage per user, day, agent and model. billable = multiplier × (input + output + 0.1 × cache_read +
 -- cache_write), the multiplier effective on that day (latest effective date, then longest pattern; 1 when
 -- none matches). The organization's figure per day and model is rounded to the nearest integer; each
 -- user's share is floor(raw) plus one for the users with the largest remainders until the shares sum to
--- it (largest-remainder), so per-user figures always add up to the organization's.
+-- it (largest-remainder), so per-user figures always add up to the organization's. A user's share is then
+-- split between the agents that used the model (group_by=agent) in the same way, so agents add up to it
+-- too, and a user of one agent (nearly everyone) has the whole share under that agent.
 CREATE OR REPLACE TEMP TABLE usage_raw AS
-SELECT u.org_id, CAST(u.ts AS DATE) AS day, u.user_id, u.model,
+SELECT u.org_id, CAST(u.ts AS DATE) AS day, u.user_id, u.agent, u.model,
        bool_or(u.thinking) AS thinking,
        sum(u.input_tokens) AS input_tokens, sum(u.output_tokens) AS output_tokens,
        sum(u.cache_read_tokens) AS cache_read_tokens, sum(u.cache_write_tokens) AS cache_write_tokens
@@ -20,19 +22,45 @@ FROM (SELECT DISTINCT model, day FROM usage_raw) m
 LEFT JOIN pricing p ON m.model LIKE replace(p.match, '*', '%') AND p.effective_from <= m.day
 GROUP BY m.model, m.day;
 
+-- Per user, day and model (the user's agents together): the unit the organization's figure is shared by.
 CREATE OR REPLACE TEMP TABLE usage_priced AS
 SELECT r.*, (mp.multiplier IS NULL) AS unpriced,
        coalesce(mp.multiplier, 1.0) * (r.input_tokens + r.output_tokens + r.cache_write_tokens + r.cache_read_tokens / 10.0) AS raw_billable
-FROM usage_raw r JOIN model_price mp USING (model, day);
+FROM (
+  SELECT org_id, day, user_id, model, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+         sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens
+  FROM usage_raw GROUP BY ALL
+) r JOIN model_price mp USING (model, day);
 
-DELETE FROM agg_tokens_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
-
-INSERT INTO agg_tokens_day
-SELECT org_id, day, user_id, model, thinking, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+CREATE OR REPLACE TEMP TABLE user_share AS
+SELECT org_id, day, user_id, model,
        CAST(floor(raw_billable) AS BIGINT)
          + CASE WHEN row_number() OVER (PARTITION BY org_id, day, model ORDER BY raw_billable - floor(raw_billable) DESC, user_id)
                      <= org_total - sum(floor(raw_billable)) OVER (PARTITION BY org_id, day, model)
-                THEN 1 ELSE 0 END
+                THEN 1 ELSE 0 END AS billable
 FROM (
   SELECT *, round(sum(raw_billable) OVER (PARTITION BY org_id, day, model)) AS org_total FROM usage_priced
+);
+
+DELETE FROM agg_tokens_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
+
+-- An agent's part of the user's share: share × its weight / the user's weight, where the weight is
+-- 10 × (input + output + cache_write) + cache_read (the same multiplier applies to all of one model and
+-- day), in whole numbers so the parts never drift from the share; the units left go to the largest
+-- remainders (equal ones to the agent name first).
+INSERT INTO agg_tokens_day (org_id, day, user_id, agent, model, thinking, input_tokens, output_tokens, cache_read_tokens,
+                            cache_write_tokens, billable_tokens)
+SELECT org_id, day, user_id, agent, model, thinking, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+       part + CASE WHEN row_number() OVER (PARTITION BY org_id, day, user_id, model ORDER BY rest DESC, agent)
+                        <= billable - sum(part) OVER (PARTITION BY org_id, day, user_id, model)
+                   THEN 1 ELSE 0 END
+FROM (
+  SELECT a.*, s.billable,
+         CASE WHEN a.total > 0 THEN (s.billable * a.weight) // a.total ELSE 0 END AS part,
+         CASE WHEN a.total > 0 THEN (s.billable * a.weight) % a.total ELSE 0 END AS rest
+  FROM (
+    SELECT *, sum(weight) OVER (PARTITION BY org_id, day, user_id, model) AS total
+    FROM (SELECT *, CAST(10 * (input_tokens + output_tokens + cache_write_tokens) + cache_read_tokens AS HUGEINT) AS weight FROM usage_raw)
+  ) a
+  JOIN user_share s USING (org_id, day, user_id, model)
 );

@@ -57,11 +57,16 @@ files AS (
   FROM file_touch GROUP BY ALL
 ),
 tokens AS (
-  -- Primary model: most billable tokens; equal totals go to the alphabetically first model.
+  -- Primary model: most billable tokens; equal totals go to the alphabetically first model. A model used
+  -- through two agents has a row per agent: summed first.
   SELECT org_id, day, user_id, sum(billable_tokens) AS billable_tokens,
          list(model ORDER BY billable_tokens DESC, model)[1] AS primary_model,
          list(thinking ORDER BY billable_tokens DESC, model)[1] AS primary_thinking
-  FROM agg_tokens_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild)
+  FROM (
+    SELECT org_id, day, user_id, model, sum(billable_tokens) AS billable_tokens, bool_or(thinking) AS thinking
+    FROM agg_tokens_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild)
+    GROUP BY ALL
+  )
   GROUP BY ALL
 ),
 who AS (

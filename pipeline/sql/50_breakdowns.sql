@@ -1,4 +1,4 @@
--- The breakdown arrays of the analytics endpoints, per organization and day.
+-- The breakdown arrays of the analytics endpoints, and the rows of group_by=agent, per organization and day.
 DELETE FROM agg_breakdown_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
 
 INSERT INTO agg_breakdown_day
@@ -15,4 +15,10 @@ UNION ALL
 SELECT org_id, day, 'language', language, count(*) FROM file_touch WHERE language IS NOT NULL GROUP BY ALL
 UNION ALL
 -- A user active on several clients counts once in DAU and once in each client.
-SELECT org_id, day, 'client', client, count(DISTINCT user_id) FROM ev_sessions GROUP BY ALL;
+SELECT org_id, day, 'client', client, count(DISTINCT user_id) FROM ev_sessions GROUP BY ALL
+UNION ALL
+-- group_by=agent (our extension): tool calls per agent, and users with an event of the agent (a user of
+-- two agents that day counts once in DAU and once under each agent, as with clients).
+SELECT org_id, day, 'agent_calls', agent, count(*) FROM ev WHERE is_call GROUP BY ALL
+UNION ALL
+SELECT org_id, day, 'agent_users', agent, count(DISTINCT user_id) FROM ev_sessions GROUP BY ALL;

@@ -97,7 +97,11 @@ beforeAll(async () => {
     call('Grep', ago(5), { id: 'p1-m.a2', session_id: 'p1' }),
     usage('claude-sonnet-4-5', ago(5), { input_tokens: 3000, output_tokens: 300 }, false, 'p1'),
   ]);
-  await store('p2', [turn(ago(2), { id: 'p2-m.a1', session_id: 'p2' })]);
+  // p2 runs Gemini CLI: the overview's usage by agent has a third agent.
+  await store('p2', [
+    turn(ago(2), { id: 'p2-m.a1', session_id: 'p2', agent: 'gemini' }),
+    { ...usage('gemini-2.5-pro', ago(2), { input_tokens: 400, output_tokens: 40 }, false, 'p2'), agent: 'gemini' },
+  ]);
   await store('p3', [turn(ago(1), { id: 'p3-m.a1', session_id: 'p3', client: 'web' })]);
   await server.services.runBatch({ trigger: 'cli', log });
   browser = await launchChromium();
@@ -157,6 +161,37 @@ describe('dashboard in Chromium', () => {
     await chart.getByRole('button', { name: 'Table' }).click();
     const dayRow = chart.locator('tbody tr', { has: manager.locator(`th:text-is("${ago(1)}")`) });
     expect((await dayRow.locator('td').textContent())!.trim()).toBe(String(tools.data.at(-1)!.tool_calls));
+  });
+
+  it("usage by agent (group_by=agent, our extension): credits and DAU per agent equal the API's", async () => {
+    const range = `startDate=${FROM}&endDate=${TO}`;
+    const [tokens, activity] = await Promise.all([
+      api<{ data: { group_key: string; billable_tokens: number }[] }>(keys.manager.key, `/api/v1/analytics/tokens?${range}&group_by=agent`),
+      api<{ data: { date: string; group_key: string; daily_active_users: number }[] }>(
+        keys.manager.key,
+        `/api/v1/analytics/activity?${range}&group_by=agent`,
+      ),
+    ]);
+    // Credits per agent over the range: the list's figure is the API's sum.
+    const gemini = tokens.data.filter((r) => r.group_key === 'gemini').reduce((a, r) => a + r.billable_tokens, 0);
+    expect(gemini).toBeGreaterThan(0);
+    const row = manager.locator('[data-top="agents"] tr[data-name="gemini"]');
+    expect(await row.getAttribute('data-value')).toBe(String(gemini));
+    expect((await row.locator('td').textContent())!.trim()).toBe(fmt(gemini));
+    // DAU by agent, a click away: yesterday the manager ran Droid, the member and p3 Claude Code.
+    const chart = manager.locator('[data-chart="dau-by-agent"]');
+    await chart.getByRole('button', { name: 'Table' }).click();
+    const headers = (await chart.locator('thead th').allTextContents()).map((t) => t.trim());
+    const cell = async (agent: string) =>
+      (await chart
+        .locator('tbody tr', { has: manager.locator(`th:text-is("${ago(1)}")`) })
+        .locator('td')
+        .nth(headers.indexOf(agent) - 1)
+        .textContent())!.trim();
+    const dau = (agent: string) => activity.data.find((r) => r.date === ago(1) && r.group_key === agent)?.daily_active_users;
+    expect([dau('claude'), dau('droid')]).toEqual([2, 1]);
+    expect(await cell('claude')).toBe(String(dau('claude')));
+    expect(await cell('droid')).toBe(String(dau('droid')));
   });
 
   it("a range in the URL is the range shown, and equals the API's for it", async () => {

@@ -135,6 +135,36 @@ describe('sample data invariants', () => {
     }
   });
 
+  it('grouped by agent (our extension): tokens and tool calls add up to the day; each agent has at most the DAU, together at least', async () => {
+    const q = `startDate=${START}&endDate=${END}`;
+    const [tokens, tokensByAgent, tools, toolsByAgent, activity, usersByAgent] = await Promise.all([
+      get(`/api/v1/analytics/tokens?${q}`),
+      get(`/api/v1/analytics/tokens?${q}&group_by=agent`),
+      get(`/api/v1/analytics/tools?${q}`),
+      get(`/api/v1/analytics/tools?${q}&group_by=agent`),
+      get(`/api/v1/analytics/activity?${q}`),
+      get(`/api/v1/analytics/activity?${q}&group_by=agent`),
+    ]);
+    // The sample's organization runs more than one agent.
+    expect(new Set(usersByAgent.data.map((r) => r['group_key'])).size).toBeGreaterThan(1);
+    for (const day of tokens.data) {
+      const rows = tokensByAgent.data.filter((r) => r['date'] === day['date']);
+      for (const field of ['billable_tokens', 'input_tokens', 'output_tokens'])
+        expect(rows.reduce((a, r) => a + r[field], 0)).toBe(day[field]);
+    }
+    for (const day of tools.data)
+      expect(toolsByAgent.data.filter((r) => r['date'] === day['date']).reduce((a, r) => a + r['tool_calls'], 0)).toBe(day['tool_calls']);
+    for (const day of activity.data) {
+      const agents = usersByAgent.data.filter((r) => r['date'] === day['date']);
+      for (const row of agents) expect(row['daily_active_users']).toBeLessThanOrEqual(day['daily_active_users']);
+      expect(agents.reduce((a, r) => a + r['daily_active_users'], 0)).toBeGreaterThanOrEqual(day['daily_active_users']);
+    }
+    for (const grouped of [tokensByAgent, toolsByAgent, usersByAgent]) {
+      const order = grouped.data.map((r) => `${r['date']}|${r['group_key']}`);
+      expect(order).toEqual([...order].sort());
+    }
+  });
+
   it('the sample shows what it should: MCP case duplicates folded, all three clients, no prompt text', async () => {
     const tools = await get(`/api/v1/analytics/tools?startDate=${START}&endDate=${END}`);
     const servers = new Set(tools.data.flatMap((d) => (d['mcp_by_server'] as { server: string }[]).map((s) => s.server)));

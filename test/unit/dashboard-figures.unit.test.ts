@@ -7,6 +7,7 @@ import {
   meanOfActiveDays,
   peopleTotals,
   rangeOf,
+  seriesByGroup,
   sortPeople,
   toCsv,
   topOf,
@@ -61,6 +62,23 @@ describe('dashboard figures', () => {
       values: [
         [2, 0, 4],
         [5, 0, 0],
+      ],
+    });
+  });
+
+  it('series by group (DAU by agent): one series per agent, largest total first, ties by name, zeros where no row', () => {
+    const rows = [
+      { date: '2026-03-01', group_key: 'codex', daily_active_users: 1 },
+      { date: '2026-03-01', group_key: 'claude', daily_active_users: 2 },
+      { date: '2026-03-02', group_key: 'qwen', daily_active_users: 3 },
+      { date: '2026-03-09', group_key: 'gemini', daily_active_users: 5 }, // outside the days: no series
+    ];
+    expect(seriesByGroup(daysOf('2026-03-01', '2026-03-02'), rows, (r) => r.daily_active_users)).toEqual({
+      groups: ['qwen', 'claude', 'codex'],
+      values: [
+        [0, 3],
+        [2, 0],
+        [1, 0],
       ],
     });
   });

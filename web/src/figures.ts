@@ -34,6 +34,12 @@ export interface TokenGroupRow {
   input_tokens: number;
   output_tokens: number;
 }
+/** activity?group_by=client or group_by=agent (agentmeter's extension): users per day and group. */
+export interface ActivityGroupRow {
+  date: string;
+  group_key: string;
+  daily_active_users: number;
+}
 export interface ActivityRow {
   date: string;
   daily_active_users: number;
@@ -107,18 +113,29 @@ export function daysOf(from: string, to: string): string[] {
   return days;
 }
 
+/**
+ * One daily series per group of grouped rows (groups by their total, largest first; ties by name), zeros
+ * on the days a group has no row (grouped answers leave out zero groups).
+ */
+export function seriesByGroup<R extends { date: string; group_key: string }>(
+  days: string[],
+  rows: readonly R[],
+  value: (row: R) => number,
+): { groups: string[]; values: number[][] } {
+  const index = new Map(days.map((d, i) => [d, i]));
+  const inRange = rows.filter((r) => index.has(r.date));
+  const totals = new Map<string, number>();
+  for (const r of inRange) totals.set(r.group_key, (totals.get(r.group_key) ?? 0) + value(r));
+  const groups = [...totals.keys()].sort((a, b) => totals.get(b)! - totals.get(a)! || (a < b ? -1 : 1));
+  const values = groups.map(() => days.map(() => 0));
+  for (const r of inRange) values[groups.indexOf(r.group_key)]![index.get(r.date)!]! += value(r);
+  return { groups, values };
+}
+
 /** Standard Credits per day and model (models by their total, largest first), from tokens?group_by=model. */
 export function creditsByModel(days: string[], rows: TokenGroupRow[]): { models: string[]; values: number[][] } {
-  const totals = new Map<string, number>();
-  for (const r of rows) totals.set(r.group_key, (totals.get(r.group_key) ?? 0) + r.billable_tokens);
-  const models = [...totals.keys()].sort((a, b) => totals.get(b)! - totals.get(a)! || (a < b ? -1 : 1));
-  const index = new Map(days.map((d, i) => [d, i]));
-  const values = models.map(() => days.map(() => 0));
-  for (const r of rows) {
-    const i = index.get(r.date);
-    if (i !== undefined) values[models.indexOf(r.group_key)]![i]! += r.billable_tokens;
-  }
-  return { models, values };
+  const { groups, values } = seriesByGroup(days, rows, (r) => r.billable_tokens);
+  return { models: groups, values };
 }
 
 /** A breakdown summed over the range, largest first (ties by name). */

@@ -3,6 +3,7 @@
 import { api } from '../api.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
 import {
+  type ActivityGroupRow,
   type ActivityRow,
   creditsByModel,
   daysOf,
@@ -11,6 +12,7 @@ import {
   formatPercent,
   meanOfActiveDays,
   type ProductivityRow,
+  seriesByGroup,
   sum,
   type TokenGroupRow,
   type ToolRow,
@@ -19,6 +21,9 @@ import {
 
 interface OverviewData {
   tokens: TokenGroupRow[];
+  /** group_by=agent, agentmeter's extension of the reference: credits and active users per agent. */
+  tokensByAgent: TokenGroupRow[];
+  activityByAgent: ActivityGroupRow[];
   activity: ActivityRow[];
   tools: ToolRow[];
   productivity: ProductivityRow[];
@@ -26,13 +31,22 @@ interface OverviewData {
 
 async function load(from: string, to: string): Promise<OverviewData> {
   const range = `startDate=${from}&endDate=${to}`;
-  const [tokens, activity, tools, productivity] = await Promise.all([
+  const [tokens, tokensByAgent, activity, activityByAgent, tools, productivity] = await Promise.all([
     api<Envelope<TokenGroupRow>>(`/api/v1/analytics/tokens?${range}&group_by=model`),
+    api<Envelope<TokenGroupRow>>(`/api/v1/analytics/tokens?${range}&group_by=agent`),
     api<Envelope<ActivityRow>>(`/api/v1/analytics/activity?${range}`),
+    api<Envelope<ActivityGroupRow>>(`/api/v1/analytics/activity?${range}&group_by=agent`),
     api<Envelope<ToolRow>>(`/api/v1/analytics/tools?${range}`),
     api<Envelope<ProductivityRow>>(`/api/v1/analytics/productivity?${range}`),
   ]);
-  return { tokens: tokens.data, activity: activity.data, tools: tools.data, productivity: productivity.data };
+  return {
+    tokens: tokens.data,
+    tokensByAgent: tokensByAgent.data,
+    activity: activity.data,
+    activityByAgent: activityByAgent.data,
+    tools: tools.data,
+    productivity: productivity.data,
+  };
 }
 
 export function Overview(props: { path: string; query: URLSearchParams; from: string; to: string }) {
@@ -50,6 +64,8 @@ export function Overview(props: { path: string; query: URLSearchParams; from: st
 function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to: string }) {
   const days = daysOf(from, to);
   const credits = creditsByModel(days, data.tokens);
+  const agentCredits = seriesByGroup(days, data.tokensByAgent, (r) => r.billable_tokens);
+  const agentUsers = seriesByGroup(days, data.activityByAgent, (r) => r.daily_active_users);
   const { activity, tools, productivity } = data;
   const clients = ['terminal-ui', 'web', 'non-interactive-cli'];
   const activeTools = (r: ToolRow) => r.tool_calls > 0;
@@ -111,6 +127,32 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
               { label: 'Sessions', values: activity.map((r) => r.sessions) },
               { label: 'Messages', values: activity.map((r) => r.messages) },
             ]}
+          />
+        </div>
+      </section>
+
+      <section aria-labelledby="agents-h">
+        <h2 id="agents-h">By agent</h2>
+        <div class="grid">
+          <Chart
+            id="credits-by-agent"
+            title="Standard Credits per day, by agent"
+            days={days}
+            series={agentCredits.groups.map((a, i) => ({ label: a, values: agentCredits.values[i]! }))}
+          />
+          <Chart
+            id="dau-by-agent"
+            title="Daily active users by agent (a user of two agents counts under each)"
+            days={days}
+            series={agentUsers.groups.map((a, i) => ({ label: a, values: agentUsers.values[i]! }))}
+          />
+        </div>
+        <div class="grid lists">
+          <TopList
+            id="agents"
+            title="Standard Credits by agent"
+            unit="Credits"
+            rows={agentCredits.groups.map((name, i) => ({ name, count: sum(agentCredits.values[i]!, (v) => v) }))}
           />
         </div>
       </section>
