@@ -1,12 +1,36 @@
 // Where each agent keeps its hook configuration and how that configuration is shaped. Used by the
 // installer (to add and remove our hook) and by the collector (to know which hooks ran for an event).
 // Imports nothing of ours: hooks/ stands alone.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { z } from 'zod';
 
 export type Agent = 'claude' | 'droid';
 export const AGENTS: readonly Agent[] = ['claude', 'droid'];
+
+/** The folder under the user's home where each agent keeps its settings, and the command that starts it. */
+export const AGENT_HOME_DIR: Record<Agent, string> = { claude: '.claude', droid: '.factory' };
+export const AGENT_BINARY: Record<Agent, string> = { claude: 'claude', droid: 'droid' };
+
+/**
+ * Whether the agent is used on this machine: its settings folder exists, or its command is on PATH (an
+ * agent installed but never started yet). `hooks install --all-found` installs for these.
+ */
+export function agentFound(agent: Agent, home: string, path: string = process.env['PATH'] ?? ''): boolean {
+  if (existsSync(join(home, AGENT_HOME_DIR[agent]))) return true;
+  return path
+    .split(delimiter)
+    .filter(Boolean)
+    .some((dir) => {
+      const file = join(dir, AGENT_BINARY[agent]);
+      try {
+        accessSync(file, constants.X_OK);
+        return statSync(file).isFile();
+      } catch {
+        return false;
+      }
+    });
+}
 
 /** Every hook event each agent emits; tool events get matcher "*". */
 export const AGENT_EVENTS: Record<Agent, readonly string[]> = {

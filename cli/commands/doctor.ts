@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
+import { machineSettings } from '../../common/machine-config.ts';
 
 interface DoctorArgs {
   server?: string;
@@ -11,10 +12,18 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
   command: 'doctor',
   describe: "Check this machine: the agents' hooks, the collector, the spool, the server, the key, the clock",
   builder: (y: Argv) => {
-    const env = loadConfig().env;
+    const env = machineSettings(loadConfig());
     return y
-      .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL (env AGENTMETER_SERVER)' })
-      .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Your API key (env AGENTMETER_API_KEY)' })
+      .option('server', {
+        type: 'string',
+        default: env.AGENTMETER_SERVER,
+        describe: 'Server URL (env AGENTMETER_SERVER, else ~/.agentmeter/collector.env)',
+      })
+      .option('key', {
+        type: 'string',
+        default: env.AGENTMETER_API_KEY,
+        describe: 'Your API key (env AGENTMETER_API_KEY, else ~/.agentmeter/collector.env)',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'One JSON object {ok, checks: [{name, ok, detail, fix?}]}' })
       .example('$0 doctor', 'Every check, each problem with the command that fixes it; exit 1 when something is wrong')
       .example('$0 doctor --json', 'For scripts') as never;
@@ -24,11 +33,13 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
     const checks = await import('../doctor/checks.ts');
     const probe = await import('../doctor/probe.ts');
     const config = loadConfig();
+    // "From env": the fix commands need not name it (the environment or collector.env supplies it).
+    const settings = machineSettings(config);
     const connection = {
       ...(args.server ? { server: args.server } : {}),
-      serverFromEnv: args.server !== undefined && args.server === config.env.AGENTMETER_SERVER,
+      serverFromEnv: args.server !== undefined && args.server === settings.AGENTMETER_SERVER,
       hasKey: Boolean(args.key),
-      keyFromEnv: args.key !== undefined && args.key === config.env.AGENTMETER_API_KEY,
+      keyFromEnv: args.key !== undefined && args.key === settings.AGENTMETER_API_KEY,
     };
     const options = { home: config.home, agentmeterHome: config.agentmeterHome, defaultAgentmeterHome: config.defaultAgentmeterHome };
     const server = await probe.probeServer(args.server, args.key);

@@ -1,0 +1,16 @@
+// The entry of the laptop bundle (scripts/build-laptop.mjs → dist/laptop/agentmeter.mjs): what a
+// developer's machine runs, installed by the server's install.sh. Only the machine's commands: no server,
+// no DuckDB, no pipeline (test/unit/laptop-bundle.unit.test.ts checks what the bundle holds).
+import './laptop-guard.ts';
+import { collectCommand } from './commands/collect.ts';
+import { computerCommand } from './commands/computer.ts';
+import { doctorCommand } from './commands/doctor.ts';
+import { hooksCommand } from './commands/hooks.ts';
+import { readinessCommand } from './commands/readiness.ts';
+import { uninstallCommand } from './commands/uninstall.ts';
+import { runCommands } from './run.ts';
+
+/** The machine's commands; `service` (the user service of the collector) joins this list. */
+const LAPTOP_COMMANDS = [hooksCommand, collectCommand, doctorCommand, uninstallCommand, computerCommand, readinessCommand];
+
+void runCommands(process.argv.slice(2), LAPTOP_COMMANDS);
