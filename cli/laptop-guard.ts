@@ -2,8 +2,9 @@
 // on a Node.js older than MIN_NODE, one clear line and exit 1 instead of a syntax or library error; and
 // `--version` answered before any other module of the bundle is evaluated, as bin/agentmeter.js does for
 // the checkout (scripts and the installer ask it often).
+
+import { nodeTooOld } from '../common/node-version.ts';
 import { VERSION } from '../common/version.ts';
-import { nodeTooOld } from './node-check.ts';
 
 const problem = nodeTooOld(process.versions.node);
 if (problem) {

@@ -20,7 +20,14 @@ export interface TestServer {
 }
 
 export async function testServer(
-  options: { now?: () => Date; decodeWorkers?: number; metricsToken?: string; jwtMaxLifetimeSeconds?: number } = {},
+  options: {
+    now?: () => Date;
+    decodeWorkers?: number;
+    metricsToken?: string;
+    jwtMaxLifetimeSeconds?: number;
+    laptopDist?: string;
+    publicUrl?: string;
+  } = {},
 ): Promise<TestServer> {
   const db = await openDb(join(tempDir(), 'test.duckdb'));
   const log = createLogger({ name: 'test', level: 'silent' });
@@ -31,6 +38,8 @@ export async function testServer(
     decodeWorkers: options.decodeWorkers,
     metricsToken: options.metricsToken,
     jwtMaxLifetimeSeconds: options.jwtMaxLifetimeSeconds,
+    laptopDist: options.laptopDist,
+    publicUrl: options.publicUrl,
     ...(options.now ? { now: options.now } : {}),
   });
   return {

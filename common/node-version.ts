@@ -1,4 +1,5 @@
-// The oldest Node.js the laptop bundle (cli/laptop.ts) runs on: package.json's engines (yargs 18 and the
+// The oldest Node.js the laptop bundle (cli/laptop.ts, checked first by cli/laptop-guard.ts) and the
+// installer (api/install/install.sh) accept: package.json's engines (yargs 18 and the
 // rest of the CLI are tested there). Written in plain old JavaScript syntax so that it still runs, and
 // says so in one line, on a Node.js too old for the rest of the bundle.
 
