@@ -10,7 +10,10 @@ import { readinessCommand } from './commands/readiness.ts';
 import { uninstallCommand } from './commands/uninstall.ts';
 import { runCommands } from './run.ts';
 
-/** The machine's commands; `service` (the user service of the collector) joins this list. */
+/**
+ * The machine's commands. The collector's user service command (`service install|uninstall|status`,
+ * cli/commands/service.ts) is registered in this list, and nowhere else, when it is merged.
+ */
 const LAPTOP_COMMANDS = [hooksCommand, collectCommand, doctorCommand, uninstallCommand, computerCommand, readinessCommand];
 
 void runCommands(process.argv.slice(2), LAPTOP_COMMANDS);

@@ -99,12 +99,21 @@ export const hooksCommand: CommandModule = {
             process.stdout.write(
               `no supported agent found (looked for ${AGENTS.map((a) => `~/${AGENT_HOME_DIR[a]}`).join(', ')} and ${AGENTS.map((a) => AGENT_BINARY[a]).join(', ')} on PATH); run this again after installing one\n`,
             );
+          // One agent's malformed settings file does not keep the hook from the others.
+          const failed: string[] = [];
           for (const agent of agents) {
-            const result = guard(() => install(target(args, agent), { dryRun: args['dry-run'] ?? false }));
-            for (const line of describeChanges(result)) process.stdout.write(`${line}\n`);
-            if (result.backup) process.stdout.write(`backup: ${result.backup}\n`);
+            try {
+              const result = guard(() => install(target(args, agent), { dryRun: args['dry-run'] ?? false }));
+              for (const line of describeChanges(result)) process.stdout.write(`${line}\n`);
+              if (result.backup) process.stdout.write(`backup: ${result.backup}\n`);
+            } catch (error) {
+              if (!(error instanceof UserError) || agents.length === 1) throw error;
+              process.stderr.write(`agentmeter: ${agent}: ${error.message}\n`);
+              failed.push(agent);
+            }
           }
           if (args['dry-run']) process.stdout.write('(dry run: nothing written)\n');
+          if (failed.length) throw new UserError(`the hook was not installed for ${failed.join(', ')} (see above)`);
         },
       )
       .command<HookArgs>(

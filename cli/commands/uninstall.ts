@@ -50,7 +50,8 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
       }
     }
 
-    // 2. The user service (systemd unit, launchd agent) is removed here.
+    // 2. The collector's user service (systemd unit, launchd agent; cli/service/) is removed here, before
+    // the pid-file collector below, so its service manager does not start it again.
 
     // 3. A collector started by hand (its pid file names a live `collect`): stopped, so it neither races
     // the last ship below nor runs on without its folder after --purge.

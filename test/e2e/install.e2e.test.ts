@@ -222,6 +222,19 @@ describe('the installer and the bundle refuse what they cannot work with, in one
     );
   });
 
+  it("a malformed settings file: left untouched and named; the other agent's hook is installed", () => {
+    const other = tempDir();
+    mkdirSync(join(other, '.claude'));
+    mkdirSync(join(other, '.factory'));
+    writeFileSync(join(other, '.claude', 'settings.json'), '{"model": ');
+    const run = runInstaller(['--key', key, '--no-service'], { HOME: other });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`agentmeter: claude: ${join(other, '.claude', 'settings.json')} is not valid JSON`);
+    expect(run.stderr).toContain('agentmeter install: installing the hooks failed');
+    expect(readFileSync(join(other, '.claude', 'settings.json'), 'utf8')).toBe('{"model": ');
+    expect(readFileSync(join(other, '.factory', 'hooks.json'), 'utf8')).toContain('agentmeter-hook.sh');
+  });
+
   it('a download that does not match its sum, a missing key, and a linked home', () => {
     const tampered = script.replace(/^BUNDLE_SHA256='[0-9a-f]+'$/m, `BUNDLE_SHA256='${'0'.repeat(64)}'`);
     const target = join(tempDir(), 'am');
