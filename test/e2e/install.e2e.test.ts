@@ -11,7 +11,7 @@ import { collectorPidPath } from '../../collector/pidfile.ts';
 import { MIN_NODE } from '../../common/node-version.ts';
 import { VERSION } from '../../common/version.ts';
 import { LAPTOP_BUNDLE } from '../../scripts/build-laptop.mjs';
-import { type ServerProcess, seedAccount, startServerProcess, waitFor } from '../helpers/processes.ts';
+import { freePort, type ServerProcess, seedAccount, startServerProcess, waitFor } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const dir = tempDir();
@@ -233,6 +233,39 @@ describe('the installer and the bundle refuse what they cannot work with, in one
     expect(run.stderr).toContain('agentmeter install: installing the hooks failed');
     expect(readFileSync(join(other, '.claude', 'settings.json'), 'utf8')).toBe('{"model": ');
     expect(readFileSync(join(other, '.factory', 'hooks.json'), 'utf8')).toContain('agentmeter-hook.sh');
+  });
+
+  it('uninstall with the server unreachable: stops the collector, keeps the spool, and --purge removes it', async () => {
+    const other = tempDir();
+    mkdirSync(join(other, '.claude'));
+    const otherHome = join(other, '.agentmeter');
+    const installed = runInstaller(['--key', key, '--no-service'], { HOME: other });
+    expect(installed.status, installed.stderr).toBe(0);
+    // The server moved away: nothing listens at the configured URL any more.
+    const config = join(otherHome, 'collector.env');
+    writeFileSync(config, readFileSync(config, 'utf8').replaceAll(server.url, `http://127.0.0.1:${await freePort()}`));
+    const run = (args: string[]) =>
+      spawnSync(join(otherHome, 'bin', 'agentmeter'), args, { env: env({ HOME: other }), encoding: 'utf8', timeout: 120_000 });
+    const running = spawn(join(otherHome, 'bin', 'agentmeter'), ['collect'], { env: env({ HOME: other }), stdio: 'ignore' });
+    await waitFor(() => existsSync(collectorPidPath(otherHome)), 60_000, 'the collector pid file');
+    const settings = JSON.parse(readFileSync(join(other, '.claude', 'settings.json'), 'utf8'));
+    const command = settings.hooks.Stop[0].hooks[0].command as string;
+    expect(
+      spawnSync('sh', ['-c', command], { input: '{"hook_event_name":"Stop","session_id":"s"}', env: env({ HOME: other }) }).status,
+    ).toBe(0);
+
+    const kept = run(['uninstall']);
+    expect(kept.status, kept.stdout + kept.stderr).toBe(1);
+    expect(kept.stdout).toContain(`stopped the collector (pid ${running.pid})`);
+    expect(kept.stdout).toMatch(/could not ship the spool \(.*\): 1 event kept in /);
+    expect(running.exitCode ?? (await new Promise((resolve) => running.once('exit', resolve)))).toBe(0);
+    expect(readdirSync(join(otherHome, 'spool', 'new'))).toHaveLength(1);
+    expect(existsSync(join(other, '.claude', 'settings.json'))).toBe(false);
+
+    const purged = run(['uninstall', '--purge']);
+    expect(purged.status, purged.stdout).toBe(0);
+    expect(purged.stdout).toContain('1 event removed with --purge');
+    expect(existsSync(otherHome)).toBe(false);
   });
 
   it('a download that does not match its sum, a missing key, and a linked home', () => {
