@@ -1,6 +1,22 @@
+import { existsSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { loadConfig } from '../../common/config.ts';
-import { machineSettings } from '../../common/machine-config.ts';
+import { type Config, loadConfig } from '../../common/config.ts';
+import { UserError } from '../../common/errors.ts';
+import { type MachineConfig, machineConfigPath, machineSettings } from '../../common/machine-config.ts';
+
+/** The settings, or none and the reason collector.env is refused: the doctor reports it rather than stopping. */
+function settingsOrProblem(config: Config): MachineConfig & { problem?: string } {
+  try {
+    return machineSettings(config);
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    return {
+      ...(config.env.AGENTMETER_SERVER ? { AGENTMETER_SERVER: config.env.AGENTMETER_SERVER } : {}),
+      ...(config.env.AGENTMETER_API_KEY ? { AGENTMETER_API_KEY: config.env.AGENTMETER_API_KEY } : {}),
+      problem: error.message,
+    };
+  }
+}
 
 interface DoctorArgs {
   server?: string;
@@ -12,7 +28,7 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
   command: 'doctor',
   describe: "Check this machine: the agents' hooks, the collector, the spool, the server, the key, the clock",
   builder: (y: Argv) => {
-    const env = machineSettings(loadConfig());
+    const env = settingsOrProblem(loadConfig());
     return y
       .option('server', {
         type: 'string',
@@ -34,7 +50,7 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
     const probe = await import('../doctor/probe.ts');
     const config = loadConfig();
     // "From env": the fix commands need not name it (the environment or collector.env supplies it).
-    const settings = machineSettings(config);
+    const settings = settingsOrProblem(config);
     const connection = {
       ...(args.server ? { server: args.server } : {}),
       serverFromEnv: args.server !== undefined && args.server === settings.AGENTMETER_SERVER,
@@ -53,6 +69,11 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
       checks.checkCollector(collector, connection),
       checks.checkSpool(spool, checks.collectorRunning(collector), connection, now),
       checks.checkQuarantine(quarantine.dir, quarantine.files),
+      checks.checkSettingsFile(
+        machineConfigPath(config.agentmeterHome),
+        existsSync(machineConfigPath(config.agentmeterHome)),
+        settings.problem,
+      ),
       checks.checkServer(server, connection),
       checks.checkKey(server, connection),
       checks.checkLastShip(probe.probeShip(config.agentmeterHome), spool.pending, connection, now),

@@ -3,7 +3,7 @@
 // the installed bundle, is on the server; a second run changes no byte; doctor from the bundle reports
 // healthy, then the stopped collector and the backlog; uninstall leaves the agents' settings as they were.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DoctorReport } from '../../cli/doctor/checks.ts';
@@ -161,6 +161,18 @@ describe('curl -fsSL SERVER/install.sh | sh -s -- --key … --no-service', { tim
     expect(byName.get('collector')).toMatchObject({ ok: false, fix: 'agentmeter collect' });
     expect(byName.get('spool')).toMatchObject({ ok: false, fix: 'agentmeter collect --once' });
     expect(byName.get('spool')!.detail).toMatch(/^1 event waiting in .* and no collector ships them$/);
+    expect(byName.get('settings')).toMatchObject({ ok: true, detail: `${join(amHome, 'collector.env')} (server and key)` });
+
+    // A collector.env others can read is refused by the collector: the doctor says so instead of stopping.
+    chmodSync(join(amHome, 'collector.env'), 0o644);
+    try {
+      const loose = doctor();
+      expect(loose.status).toBe(1);
+      expect(loose.byName.get('settings')).toMatchObject({ ok: false });
+      expect(loose.byName.get('settings')!.detail).toContain(`can be read by others: chmod 600 ${join(amHome, 'collector.env')}`);
+    } finally {
+      chmodSync(join(amHome, 'collector.env'), 0o600);
+    }
   });
 
   it('uninstall ships the backlog and leaves the settings as they were before the install', async () => {
