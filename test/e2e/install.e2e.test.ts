@@ -47,12 +47,12 @@ const runInstaller = (args: string[], extraEnv: Record<string, string> = {}, tex
 
 const agentmeter = (args: string[]) => spawnSync(join(bin, 'agentmeter'), args, { env: env(), encoding: 'utf8', timeout: 120_000 });
 
-/** Every file and folder under HOME with its mode and bytes. */
+/** Every file and folder under HOME with its mode, and each file's bytes and modification time (not rewritten). */
 function snapshot(): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (path: string) => {
     const stat = lstatSync(path);
-    out.set(path, `${stat.mode.toString(8)} ${stat.isFile() ? readFileSync(path).toString('base64') : ''}`);
+    out.set(path, `${stat.mode.toString(8)} ${stat.isFile() ? `${stat.mtimeMs} ${readFileSync(path).toString('base64')}` : ''}`);
     if (stat.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
   };
   walk(home);
