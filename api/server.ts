@@ -20,6 +20,7 @@ import { registerDashboard } from './dashboard/static.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
+import { registerInstallRoutes } from './install/routes.ts';
 import { registerMachineRoutes } from './machines/routes.ts';
 import { MachineStore } from './machines/store.ts';
 import { registerMetricsRoutes, ServerMetrics } from './metrics/metrics.ts';
@@ -97,6 +98,10 @@ export interface ServerOptions {
   trustProxy?: string | undefined;
   /** The built dashboard (default web/dist of the checkout). */
   webDist?: string | undefined;
+  /** The built laptop bundle that /install/<version>/ serves (default dist/laptop of the checkout). */
+  laptopDist?: string | undefined;
+  /** The URL developer machines reach this server at, written into /install.sh (default: the request's Host). */
+  publicUrl?: string | undefined;
 }
 
 export interface Services {
@@ -168,6 +173,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const machines = new MachineStore(options.db);
   registerMachineRoutes(app, { auth, machines });
   registerHealthRoutes(app, { db: options.db, auth });
+  // What a developer's machine downloads to enrol: the installer, the laptop bundle and the hook.
+  registerInstallRoutes(app, { dir: options.laptopDist, publicUrl: options.publicUrl });
 
   app.get('/healthz', { config: { public: true } }, async () => {
     await options.db.all('SELECT 1 AS ok');

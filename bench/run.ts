@@ -3,9 +3,10 @@
 //   ingest     — server ingest rate (gzip NDJSON batches posted to a real server process)
 //   ship       — collector ship rate (spool files → server, end to end)
 //   dashboard  — the dashboard overview's cold complete time in Chromium, and its gzip asset size
+//   bundle     — the laptop bundle's size and its cold start (`node dist/laptop/agentmeter.mjs --version`)
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -15,6 +16,7 @@ import { openDb } from '../common/db/duckdb.ts';
 import { createLogger } from '../common/logger.ts';
 import type { WireRecord } from '../common/wire.ts';
 import { type BatchOptions, runBatch, splitStatements } from '../pipeline/batch.ts';
+import { buildLaptop, LAPTOP_BUNDLE } from '../scripts/build-laptop.mjs';
 import { buildWeb } from '../scripts/build-web.mjs';
 import { measureDashboard } from './dashboard.ts';
 import type { LoadResult } from './load-client.ts';
@@ -411,11 +413,40 @@ async function benchDashboard(data: { db: string; managerKey: string }): Promise
   results['dashboard'] = { completeMs: result.completeMs, medianMs: median, assets: result.assets };
 }
 
+async function benchBundle(): Promise<void> {
+  await buildLaptop();
+  const bytes = statSync(LAPTOP_BUNDLE).size;
+  const runs = Math.max(10, Math.round(30 * SCALE));
+  const time = (args: string[]) => {
+    const start = process.hrtime.bigint();
+    const run = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${run.stderr}`);
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  };
+  const bundle: number[] = [];
+  const bare: number[] = [];
+  // Interleaved with a bare `node -e 0`, so machine noise falls on both alike.
+  for (let i = 0; i < runs; i++) {
+    bundle.push(time([LAPTOP_BUNDLE, '--version']));
+    bare.push(time(['-e', '0']));
+  }
+  bundle.sort((a, b) => a - b);
+  bare.sort((a, b) => a - b);
+  const median = quantile(bundle, 0.5);
+  console.log(`\nLaptop bundle (${LAPTOP_BUNDLE})`);
+  console.log(`  size: ${fmt(bytes / 1024, 0)} KiB   target: <= 2 MB`);
+  console.log(
+    `  cold start, agentmeter --version (${runs} runs): median ${fmt(median, 0)} ms, p90 ${fmt(quantile(bundle, 0.9), 0)} ms; node -e 0: median ${fmt(quantile(bare, 0.5), 0)} ms   target: <= 150 ms`,
+  );
+  results['bundle'] = { bytes, runs, coldStartMs: { median, p90: quantile(bundle, 0.9) }, bareNodeMs: { median: quantile(bare, 0.5) } };
+}
+
 const wanted = new Set(process.argv.slice(2));
 const all = wanted.size === 0;
 if (all || wanted.has('hook')) benchHook();
 if (all || wanted.has('ingest')) await benchIngest();
 if (all || wanted.has('ship')) await benchShip();
+if (all || wanted.has('bundle')) await benchBundle();
 if (all || wanted.has('batch') || wanted.has('api') || wanted.has('dashboard')) {
   const dir = mkdtempSync(join(tmpdir(), 'am-bench-data-'));
   const data = await benchDatabase(dir);

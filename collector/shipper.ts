@@ -1,13 +1,13 @@
 // Ships a batch to the server: gzip NDJSON over HTTP, with exponential backoff and full jitter while the
 // server is unreachable or busy. Delivery is at least once: the caller removes spool files only after the
 // server's acknowledgement, and the server ignores ids it already has.
-import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { errorDetail } from '../common/http.ts';
+import { VERSION } from '../common/version.ts';
 import { INGEST_PATH, IngestResponse, type WireRecord } from '../common/wire.ts';
 
 /** Tells the server which collector version ships, for the dashboard's pipeline page. */
-export const COLLECTOR_USER_AGENT = `agentmeter-collector/${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
+export const COLLECTOR_USER_AGENT = `agentmeter-collector/${VERSION}`;
 /** The machine id (random, the prefix of every event id it ships), so the server can name the collector's machine. */
 export const MACHINE_HEADER = 'x-agentmeter-machine';
 

@@ -7,13 +7,14 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   AGENT_EVENTS,
@@ -288,14 +289,57 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
   return { file: loc.file, changes, written: true, ...(backup ? { backup } : {}) };
 }
 
+/** The installer's backups of a settings file, newest first (their names end in an ISO time). */
+function backupsOf(file: string): string[] {
+  const prefix = `${basename(file)}.agentmeter-backup-`;
+  try {
+    return readdirSync(dirname(file))
+      .filter((name) => name.startsWith(prefix))
+      .sort()
+      .reverse()
+      .map((name) => join(dirname(file), name));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The bytes to restore after our hooks are taken out: the newest backup that holds exactly the settings
+ * left (the file as it was before the install, whatever its formatting), else the settings as JSON.
+ */
+function restoredText(loc: SettingsLocation, root: unknown): { text: string; restoredFrom?: string } {
+  const wanted = JSON.stringify(root);
+  for (const backup of backupsOf(loc.file)) {
+    try {
+      const text = readFileSync(backup, 'utf8');
+      if (JSON.stringify(text.trim() === '' ? {} : JSON.parse(text)) === wanted) return { text, restoredFrom: backup };
+    } catch {
+      // Not a backup we can read: the next one, or the JSON.
+    }
+  }
+  return { text: `${JSON.stringify(root, null, 2)}\n` };
+}
+
 export function uninstall(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
   const loc = location(target);
   if (!existsSync(loc.file)) return { file: loc.file, changes: [], written: false };
   const loaded = loadSettings(loc);
   const { hooks, changes } = withoutOurHook(loaded.hooks);
   if (options.dryRun || changes.length === 0) return { file: loc.file, changes, written: false };
-  const backup = writeSettings(loc, loaded, hooks);
-  return { file: loc.file, changes, written: true, ...(backup ? { backup } : {}) };
+  const root: Record<string, unknown> = loc.topLevel ? hooks : { ...loaded.root, hooks };
+  if (!loc.topLevel && Object.keys(hooks).length === 0) delete root['hooks'];
+  const restored = restoredText(loc, root);
+  const backup = `${loc.file}.agentmeter-backup-${new Date().toISOString().replaceAll(':', '-')}`;
+  copyFileSync(loc.file, backup, constants.COPYFILE_EXCL);
+  if (Object.keys(root).length === 0 && !restored.restoredFrom) {
+    // Nothing but our hooks, and no backup of an earlier file: the install created it, so it goes.
+    rmSync(loc.file);
+    return { file: loc.file, changes, written: true, backup };
+  }
+  const tmp = `${loc.file}.agentmeter-tmp-${process.pid}`;
+  writeNewFile(tmp, restored.text, statSync(loc.file).mode & 0o777);
+  renameSync(tmp, loc.file);
+  return { file: loc.file, changes, written: true, backup };
 }
 
 export function status(target: InstallTarget): HookStatus {

@@ -1,12 +1,36 @@
 // Where each agent keeps its hook configuration and how that configuration is shaped. Used by the
 // installer (to add and remove our hook) and by the collector (to know which hooks ran for an event).
 // Imports nothing of ours: hooks/ stands alone.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { z } from 'zod';
 
 export type Agent = 'claude' | 'droid' | 'gemini' | 'qwen';
 export const AGENTS: readonly Agent[] = ['claude', 'droid', 'gemini', 'qwen'];
+
+/** The folder under the user's home where each agent keeps its settings, and the command that starts it. */
+export const AGENT_HOME_DIR: Record<Agent, string> = { claude: '.claude', droid: '.factory', gemini: '.gemini', qwen: '.qwen' };
+export const AGENT_BINARY: Record<Agent, string> = { claude: 'claude', droid: 'droid', gemini: 'gemini', qwen: 'qwen' };
+
+/**
+ * Whether the agent is used on this machine: its settings folder exists, or its command is on PATH (an
+ * agent installed but never started yet). `hooks install --all-found` installs for these.
+ */
+export function agentFound(agent: Agent, home: string, path: string = process.env['PATH'] ?? ''): boolean {
+  if (agentPresent(agent, home)) return true;
+  return path
+    .split(delimiter)
+    .filter(Boolean)
+    .some((dir) => {
+      const file = join(dir, AGENT_BINARY[agent]);
+      try {
+        accessSync(file, constants.X_OK);
+        return statSync(file).isFile();
+      } catch {
+        return false;
+      }
+    });
+}
 
 /** Every hook event each agent emits; tool events get matcher "*". */
 export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
@@ -86,16 +110,13 @@ export const TIMEOUT_UNIT: Record<Agent, 'seconds' | 'milliseconds'> = {
   qwen: 'milliseconds',
 };
 
-/** The folder each agent keeps its user settings in, under the home directory. */
-const CONFIG_DIRS: Record<Agent, string> = { claude: '.claude', droid: '.factory', gemini: '.gemini', qwen: '.qwen' };
-
 /**
  * Whether the agent is installed for this user, as far as a settings install can tell: its configuration
- * folder exists (each agent creates it on first run). `hooks install --all-found` installs for these.
+ * folder exists (each agent creates it on first run). The doctor reports an absent agent as not used here.
  */
 export function agentPresent(agent: Agent, home: string): boolean {
   try {
-    return statSync(join(home, CONFIG_DIRS[agent])).isDirectory();
+    return statSync(join(home, AGENT_HOME_DIR[agent])).isDirectory();
   } catch {
     return false;
   }
@@ -262,9 +283,9 @@ export function hookSettingsFiles(agent: Agent, home: string, cwd: string | unde
   const files: SettingsLocation[] =
     agent === 'droid'
       ? [{ file: join(home, '.factory', 'settings.json'), topLevel: false }, locationFor(join(home, '.factory', 'hooks.json'))]
-      : [{ file: join(home, CONFIG_DIRS[agent], 'settings.json'), topLevel: false }];
+      : [{ file: join(home, AGENT_HOME_DIR[agent], 'settings.json'), topLevel: false }];
   if (cwd) {
-    const dir = CONFIG_DIRS[agent];
+    const dir = AGENT_HOME_DIR[agent];
     files.push({ file: join(cwd, dir, 'settings.json'), topLevel: false });
     // Qwen Code has no settings.local.json: only the workspace's .qwen/settings.json.
     if (agent !== 'qwen') files.push({ file: join(cwd, dir, 'settings.local.json'), topLevel: false });

@@ -12,6 +12,7 @@ import { ComputerPage, ComputerSchema, RegisteredComputer, ResultAnswer } from '
 import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts';
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
 import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
+import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
 import { MachineList } from '../machines/schema.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
@@ -117,6 +118,36 @@ export const CATALOG: RouteDoc[] = [
       200: { contentType: 'text/plain; version=0.0.4', description: 'Prometheus exposition format', schema: { type: 'string' } },
     },
     errors: [404],
+  },
+  {
+    method: 'GET',
+    path: '/install.sh',
+    tag: 'Install',
+    summary: "The installer of a developer's machine: curl -fsSL SERVER/install.sh | sh -s -- --key am_…",
+    description:
+      "POSIX sh with this server's URL (serve --public-url, else the Host asked with), the version and the SHA-256 sums of the files it downloads filled in. ETag is the script's SHA-256; If-None-Match answers 304. 503 when the laptop bundle is not built on the server.",
+    access: { kind: 'none' },
+    responses: { 200: { contentType: 'text/x-shellscript; charset=utf-8', description: 'The installer', schema: { type: 'string' } } },
+    // 400: a Host header that is not a host name (it goes into the script).
+    errors: [400, 503],
+  },
+  {
+    method: 'GET',
+    path: '/install/:version/:file',
+    tag: 'Install',
+    summary: `A file the installer downloads: ${INSTALL_FILES.join(' or ')}`,
+    description:
+      "version is the server's (the one /install.sh names); another version or file is a 404 saying which there are. ETag is the file's SHA-256 (the installer checks the sum it was given); If-None-Match answers 304. 503 when the laptop bundle is not built on the server.",
+    access: { kind: 'none' },
+    params: InstallFileParams,
+    responses: {
+      200: {
+        contentType: 'text/plain; charset=utf-8',
+        description: 'The file as built, to be saved (never run by a browser)',
+        schema: { type: 'string' },
+      },
+    },
+    errors: [503],
   },
   {
     method: 'POST',

@@ -20,6 +20,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Payload Too Large: the body is over the route’s limit',
   415: 'Unsupported Media Type: the Content-Type or Content-Encoding is not accepted',
   500: 'Internal Server Error: the requestId finds it in the server log',
+  503: 'Service Unavailable: something this answer is made from is missing on the server (detail says what and how to fix it)',
 };
 
 /** A zod schema as JSON Schema 2020-12, without the `$schema` key (the document's dialect covers it). */

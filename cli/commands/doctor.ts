@@ -1,6 +1,23 @@
+import { existsSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { loadConfig } from '../../common/config.ts';
+import { type Config, loadConfig } from '../../common/config.ts';
+import { UserError } from '../../common/errors.ts';
+import { type MachineConfig, machineConfigPath, machineSettings } from '../../common/machine-config.ts';
 import { AGENTS } from '../../hooks/settings.ts';
+
+/** The settings, or none and the reason collector.env is refused: the doctor reports it rather than stopping. */
+function settingsOrProblem(config: Config): MachineConfig & { problem?: string } {
+  try {
+    return machineSettings(config);
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    return {
+      ...(config.env.AGENTMETER_SERVER ? { AGENTMETER_SERVER: config.env.AGENTMETER_SERVER } : {}),
+      ...(config.env.AGENTMETER_API_KEY ? { AGENTMETER_API_KEY: config.env.AGENTMETER_API_KEY } : {}),
+      problem: error.message,
+    };
+  }
+}
 
 interface DoctorArgs {
   server?: string;
@@ -12,10 +29,18 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
   command: 'doctor',
   describe: "Check this machine: the agents' hooks, the collector and its service, the spool, the server, the key, the clock",
   builder: (y: Argv) => {
-    const env = loadConfig().env;
+    const env = settingsOrProblem(loadConfig());
     return y
-      .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL (env AGENTMETER_SERVER)' })
-      .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Your API key (env AGENTMETER_API_KEY)' })
+      .option('server', {
+        type: 'string',
+        default: env.AGENTMETER_SERVER,
+        describe: 'Server URL (env AGENTMETER_SERVER, else ~/.agentmeter/collector.env)',
+      })
+      .option('key', {
+        type: 'string',
+        default: env.AGENTMETER_API_KEY,
+        describe: 'Your API key (env AGENTMETER_API_KEY, else ~/.agentmeter/collector.env)',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'One JSON object {ok, checks: [{name, ok, detail, fix?}]}' })
       .example('$0 doctor', 'Every check, each problem with the command that fixes it; exit 1 when something is wrong')
       .example('$0 doctor --json', 'For scripts') as never;
@@ -25,11 +50,13 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
     const checks = await import('../doctor/checks.ts');
     const probe = await import('../doctor/probe.ts');
     const config = loadConfig();
+    // "From env": the fix commands need not name it (the environment or collector.env supplies it).
+    const settings = settingsOrProblem(config);
     const connection = {
       ...(args.server ? { server: args.server } : {}),
-      serverFromEnv: args.server !== undefined && args.server === config.env.AGENTMETER_SERVER,
+      serverFromEnv: args.server !== undefined && args.server === settings.AGENTMETER_SERVER,
       hasKey: Boolean(args.key),
-      keyFromEnv: args.key !== undefined && args.key === config.env.AGENTMETER_API_KEY,
+      keyFromEnv: args.key !== undefined && args.key === settings.AGENTMETER_API_KEY,
     };
     const options = { home: config.home, agentmeterHome: config.agentmeterHome, defaultAgentmeterHome: config.defaultAgentmeterHome };
     const server = await probe.probeServer(args.server, args.key);
@@ -47,6 +74,11 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
         checks.checkService(collector, connection),
         checks.checkSpool(spool, checks.collectorRunning(collector), connection, now),
         checks.checkQuarantine(quarantine.dir, quarantine.files),
+        checks.checkSettingsFile(
+          machineConfigPath(config.agentmeterHome),
+          existsSync(machineConfigPath(config.agentmeterHome)),
+          settings.problem,
+        ),
         checks.checkServer(server, connection),
         checks.checkKey(server, connection),
         checks.checkLastShip(probe.probeShip(config.agentmeterHome), spool.pending, connection, now),

@@ -11,20 +11,21 @@ import {
   status,
   uninstall,
 } from '../../hooks/installer.ts';
-import { AGENTS, type Agent, managedSettingsLocation } from '../../hooks/settings.ts';
+import { AGENT_BINARY, AGENT_HOME_DIR, AGENTS, type Agent, agentFound, managedSettingsLocation } from '../../hooks/settings.ts';
 
 interface HookArgs {
   agent: Agent;
+  'all-found'?: boolean;
   settings?: string;
   managed?: boolean;
   'hook-path'?: string;
   'dry-run'?: boolean;
 }
 
-function target(args: HookArgs): InstallTarget {
+function target(args: HookArgs, agent: Agent = args.agent): InstallTarget {
   const config = loadConfig();
   const base = {
-    agent: args.agent,
+    agent,
     home: config.home,
     agentmeterHome: config.agentmeterHome,
     defaultAgentmeterHome: config.defaultAgentmeterHome,
@@ -36,12 +37,12 @@ function target(args: HookArgs): InstallTarget {
   // The managed file applies to every user of the machine: the command names a shared script and no
   // AGENTMETER_HOME, so each user's hook spools under their own home.
   const hookPath = resolve(args['hook-path'] ?? DEFAULT_MANAGED_HOOK_PATH);
-  return { ...base, settingsFile: args.settings ? resolve(args.settings) : managedSettingsLocation(args.agent).file, hookPath };
+  return { ...base, settingsFile: args.settings ? resolve(args.settings) : managedSettingsLocation(agent).file, hookPath };
 }
 
-const common = <T>(y: Argv<T>) =>
+const common = <T>(y: Argv<T>, agentRequired = true) =>
   y
-    .option('agent', { type: 'string', choices: AGENTS, demandOption: true, describe: 'Which agent' })
+    .option('agent', { type: 'string', choices: AGENTS, demandOption: agentRequired, describe: 'Which agent' })
     .option('settings', {
       type: 'string',
       describe: 'A project settings file instead of the user-level one (with --managed: instead of the system path)',
@@ -75,18 +76,46 @@ export const hooksCommand: CommandModule = {
         'install',
         'Register the hook for every event of the agent (idempotent; backs the file up)',
         (c) =>
-          common(c)
+          common(c, false)
+            .option('all-found', {
+              type: 'boolean',
+              default: false,
+              describe: `Every supported agent used on this machine (its settings folder or its command exists: ${AGENTS.map((a) => `~/${AGENT_HOME_DIR[a]} or ${AGENT_BINARY[a]}`).join(', ')})`,
+            })
+            .check((a) => {
+              if (Boolean(a['agent']) === Boolean(a['all-found'])) throw new Error('Name an agent (--agent) or pass --all-found');
+              if (a['all-found'] && (a['managed'] || a['settings'])) throw new Error('--all-found installs in user settings only');
+              return true;
+            })
             .example('$0 hooks install --agent claude', 'Writes ~/.claude/settings.json')
+            .example('$0 hooks install --all-found', "Each agent found here, in the user's settings")
             .example('$0 hooks install --agent droid --dry-run', 'Shows what would change in ~/.factory/hooks.json')
             .example('$0 hooks install --agent gemini', 'Writes ~/.gemini/settings.json')
             .example('$0 hooks install --agent qwen', 'Writes ~/.qwen/settings.json (Qwen Code)')
             .example('$0 hooks install --agent claude --settings .claude/settings.json', 'A project file')
             .example('sudo $0 hooks install --agent claude --managed', "Every user's Claude Code, through the managed settings") as never,
         (args) => {
-          const result = guard(() => install(target(args), { dryRun: args['dry-run'] ?? false }));
-          for (const line of describeChanges(result)) process.stdout.write(`${line}\n`);
-          if (result.backup) process.stdout.write(`backup: ${result.backup}\n`);
+          const home = loadConfig().home;
+          const agents = args['all-found'] ? AGENTS.filter((agent) => agentFound(agent, home)) : [args.agent];
+          if (agents.length === 0)
+            process.stdout.write(
+              `no supported agent found (looked for ${AGENTS.map((a) => `~/${AGENT_HOME_DIR[a]}`).join(', ')} and ${AGENTS.map((a) => AGENT_BINARY[a]).join(', ')} on PATH); run this again after installing one\n`,
+            );
+          // One agent's malformed settings file does not keep the hook from the others.
+          const failed: string[] = [];
+          for (const agent of agents) {
+            try {
+              const result = guard(() => install(target(args, agent), { dryRun: args['dry-run'] ?? false }));
+              for (const line of describeChanges(result)) process.stdout.write(`${line}\n`);
+              if (result.backup) process.stdout.write(`backup: ${result.backup}\n`);
+            } catch (error) {
+              if (!(error instanceof UserError) || agents.length === 1) throw error;
+              process.stderr.write(`agentmeter: ${agent}: ${error.message}\n`);
+              failed.push(agent);
+            }
+          }
           if (args['dry-run']) process.stdout.write('(dry run: nothing written)\n');
+          if (failed.length) throw new UserError(`the hook was not installed for ${failed.join(', ')} (see above)`);
         },
       )
       .command<HookArgs>(

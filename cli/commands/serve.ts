@@ -17,6 +17,7 @@ interface ServeArgs {
   'decode-workers'?: number;
   'metrics-token'?: string;
   'jwt-max-lifetime': string;
+  'public-url'?: string;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -31,6 +32,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         describe: 'Longest lifetime (exp - iat) of an accepted JWT: 24h, 90m, 2d … (env AGENTMETER_JWT_MAX_LIFETIME)',
       })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
+      .option('public-url', {
+        type: 'string',
+        describe:
+          'The URL developer machines reach this server at (https://agentmeter.example.com behind a TLS proxy): /install.sh writes it into their collector settings (default: the Host they asked with)',
+      })
       .option('port', { type: 'number', default: 8080, describe: 'Port (0 picks a free one)' })
       .option('batch-at', { type: 'string', default: '00:15', describe: 'Daily batch time, HH:MM UTC' })
       .option('batch', { type: 'boolean', default: true, describe: 'Run the daily batch (--no-batch turns it off)' })
@@ -70,6 +76,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         if (token !== undefined && !MetricsToken.safeParse(token).success)
           throw new Error(`--metrics-token takes at least ${MIN_TOKEN_LENGTH} characters`);
         if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(String(a['batch-at']))) throw new Error('--batch-at takes HH:MM (UTC)');
+        const url = a['public-url'];
+        if (url !== undefined && !/^https?:\/\/[A-Za-z0-9.\-[\]:]+(\/[A-Za-z0-9._~\-/]*)?$/.test(url))
+          throw new Error('--public-url takes an http:// or https:// URL (a host, an optional port and path)');
         const entries = a['cache-entries'];
         if (!(Number.isInteger(entries) && entries >= 0)) throw new Error('--cache-entries takes a whole number, 0 or more');
         const mb = a['cache-mb'];
@@ -107,6 +116,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         decodeWorkers: args['decode-workers'],
         metricsToken: args['metrics-token'] ?? config.env.AGENTMETER_METRICS_TOKEN,
         trustProxy: args['trust-proxy'] as string | undefined,
+        publicUrl: args['public-url'],
       }),
     );
     log.info({ url: server.url, db: args.db }, 'listening');

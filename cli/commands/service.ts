@@ -3,6 +3,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { type Config, loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
+import { machineSettings } from '../../common/machine-config.ts';
 import type { ServiceContext, ServiceManager } from '../service/manager.ts';
 import type { ServiceSpec } from '../service/units.ts';
 
@@ -25,7 +26,11 @@ const SYSTEM_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
  * PATH starts with this Node's folder: the service manager's own PATH would not find a Node from nvm or
  * Homebrew for an executable that starts with `#!/usr/bin/env node`.
  */
-export function collectorSpec(config: Config, args: { server: string; key: string; exec?: string }): ServiceSpec {
+/**
+ * `server`/`key` go into the service's environment only when given: what `$AGENTMETER_HOME/collector.env`
+ * holds (install.sh writes it) the collector reads itself, so the key is then in one private file only.
+ */
+export function collectorSpec(config: Config, args: { server?: string | undefined; key?: string | undefined; exec?: string }): ServiceSpec {
   const installed = join(config.agentmeterHome, 'bin', 'agentmeter');
   const program = args.exec
     ? [resolve(args.exec)]
@@ -37,8 +42,8 @@ export function collectorSpec(config: Config, args: { server: string; key: strin
     program,
     environment: [
       ...(config.defaultAgentmeterHome ? [] : [['AGENTMETER_HOME', config.agentmeterHome] as [string, string]]),
-      ['AGENTMETER_SERVER', args.server],
-      ['AGENTMETER_API_KEY', args.key],
+      ...(args.server ? [['AGENTMETER_SERVER', args.server] as [string, string]] : []),
+      ...(args.key ? [['AGENTMETER_API_KEY', args.key] as [string, string]] : []),
       ['PATH', path],
     ],
     logDir: join(config.agentmeterHome, 'logs'),
@@ -74,10 +79,9 @@ export const serviceCommand: CommandModule = {
         'install',
         'Write the service file and start the collector (idempotent: an unchanged file is not rewritten or restarted)',
         (c) => {
-          const env = loadConfig().env;
           return c
-            .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL (env AGENTMETER_SERVER)' })
-            .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Your API key (env AGENTMETER_API_KEY)' })
+            .option('server', { type: 'string', describe: 'Server URL (env AGENTMETER_SERVER, or $AGENTMETER_HOME/collector.env)' })
+            .option('key', { type: 'string', describe: 'Your API key (env AGENTMETER_API_KEY, or $AGENTMETER_HOME/collector.env)' })
             .option('exec', {
               type: 'string',
               describe: 'The agentmeter executable the service runs (default $AGENTMETER_HOME/bin/agentmeter)',
@@ -89,11 +93,19 @@ export const serviceCommand: CommandModule = {
         },
         async (args) => {
           const config = loadConfig();
-          if (!args.server) throw new UserError('--server URL (or AGENTMETER_SERVER) is required: the service runs the collector with it');
-          if (!args.key) throw new UserError('--key (or AGENTMETER_API_KEY) is required: the service runs the collector with it');
+          // Flags and the environment go into the service file; collector.env stays where it is.
+          const settings = machineSettings(config);
+          const server = args.server ?? (settings.fromFile.server ? undefined : settings.AGENTMETER_SERVER);
+          const key = args.key ?? (settings.fromFile.key ? undefined : settings.AGENTMETER_API_KEY);
+          if (!server && !settings.fromFile.server)
+            throw new UserError(
+              '--server URL (or AGENTMETER_SERVER, or collector.env) is required: the service runs the collector with it',
+            );
+          if (!key && !settings.fromFile.key)
+            throw new UserError('--key (or AGENTMETER_API_KEY, or collector.env) is required: the service runs the collector with it');
           const manager = await import('../service/manager.ts');
           const ctx = await context(args, config);
-          const spec = collectorSpec(config, { server: args.server, key: args.key, ...(args.exec ? { exec: args.exec } : {}) });
+          const spec = collectorSpec(config, { server, key, ...(args.exec ? { exec: args.exec } : {}) });
           if (args['dry-run']) {
             // Printed with the key masked: a terminal's scrollback or a CI log is no place for it.
             const masked = {

@@ -230,6 +230,18 @@ export function checkSpool(f: SpoolFacts, running: boolean, connection: Connecti
   };
 }
 
+/**
+ * $AGENTMETER_HOME/collector.env (install.sh writes it): absent is fine when the environment or flags
+ * give the server and key; a file the collector refuses (readable by others, a link, a bad line) is a
+ * problem, with its own fix in the message.
+ */
+export function checkSettingsFile(file: string, exists: boolean, problem: string | undefined): Check {
+  const name = 'settings';
+  if (problem)
+    return { name, ok: false, detail: problem, fix: `fix ${file} as the detail says, or install again with the server's install.sh` };
+  return { name, ok: true, detail: exists ? `${file} (server and key)` : `no ${file}: server and key from the environment or flags` };
+}
+
 export function checkQuarantine(dir: string, files: { name: string; reason: string }[]): Check {
   const name = 'quarantine';
   if (files.length === 0) return { name, ok: true, detail: 'no quarantined files' };

@@ -20,7 +20,15 @@ export interface TestServer {
 }
 
 export async function testServer(
-  options: { now?: () => Date; decodeWorkers?: number; metricsToken?: string; jwtMaxLifetimeSeconds?: number; trustProxy?: string } = {},
+  options: {
+    now?: () => Date;
+    decodeWorkers?: number;
+    metricsToken?: string;
+    jwtMaxLifetimeSeconds?: number;
+    laptopDist?: string;
+    publicUrl?: string;
+    trustProxy?: string;
+  } = {},
 ): Promise<TestServer> {
   const db = await openDb(join(tempDir(), 'test.duckdb'));
   const log = createLogger({ name: 'test', level: 'silent' });
@@ -32,6 +40,8 @@ export async function testServer(
     metricsToken: options.metricsToken,
     jwtMaxLifetimeSeconds: options.jwtMaxLifetimeSeconds,
     trustProxy: options.trustProxy,
+    laptopDist: options.laptopDist,
+    publicUrl: options.publicUrl,
     ...(options.now ? { now: options.now } : {}),
   });
   return {

@@ -3,6 +3,7 @@
 // must match its JSON Schema (Ajv, JSON Schema 2020-12). The walk must touch every operation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READINESS_PATHS } from '../../api/routes/readiness.ts';
+import { VERSION } from '../../common/version.ts';
 import { Contract, type OpenApiDocument } from '../helpers/openapi.ts';
 import { ev, message, call as toolCall, turn, usage } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
@@ -130,6 +131,12 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await call('GET', `/api/v0/usage/users/${org.users.manager.id}?${range}`, { key: org.users.member.key })).status).toBe(404);
     expect((await call('GET', `/api/v0/usage/users/me?startDate=${D}`, { key: org.users.member.key })).status).toBe(400);
     expect((await call('GET', `/api/v0/usage/users/me?${range}`, { key: org.users.guest.key })).status).toBe(403);
+
+    const installer = await call('GET', '/install.sh', { headers: { host: 'agentmeter.example.com:8080' } });
+    expect(installer.status).toBe(200);
+    expect(installer.text).toContain("SERVER='http://agentmeter.example.com:8080'");
+    expect((await call('GET', `/install/${VERSION}/agentmeter-hook.sh`)).status).toBe(200);
+    expect((await call('GET', '/install/0.0.0-old/agentmeter.mjs')).status).toBe(404);
 
     const metrics = await call('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(metrics.status).toBe(200);

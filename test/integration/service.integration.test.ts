@@ -190,8 +190,26 @@ describe('agentmeter service on Linux (systemd user unit)', { timeout: 300_000 }
     const m = machine();
     const r = m.run(['service', 'install', '--manager', 'systemd'], { AGENTMETER_API_KEY: '' });
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('--key (or AGENTMETER_API_KEY) is required');
+    expect(r.stderr).toContain('--key (or AGENTMETER_API_KEY, or collector.env) is required');
     expect(m.commands()).toEqual([]);
+  });
+
+  it('with the settings in collector.env (as install.sh writes them), the unit holds no key; uninstall removes the service', () => {
+    const m = machine();
+    const envFile = join(m.home, '.agentmeter', 'collector.env');
+    writeFileSync(envFile, 'AGENTMETER_SERVER=http://127.0.0.1:9\nAGENTMETER_API_KEY=am_secret_key_2\n', { mode: 0o600 });
+    const noEnv = { AGENTMETER_SERVER: '', AGENTMETER_API_KEY: '' };
+    const installed = m.run(['service', 'install', '--manager', 'systemd'], noEnv);
+    expect(installed.status, installed.stderr).toBe(0);
+    const unit = join(m.home, '.config', 'systemd', 'user', 'agentmeter-collector.service');
+    const text = readFileSync(unit, 'utf8');
+    expect(text).not.toContain('AGENTMETER_API_KEY');
+    expect(text).not.toContain('am_secret_key');
+    m.clear();
+    const removed = m.run(['uninstall'], noEnv);
+    expect(removed.stdout).toContain(`removed the collector service (${unit})`);
+    expect(existsSync(unit)).toBe(false);
+    expect(m.commands()).toContain('systemctl --user disable --now agentmeter-collector.service');
   });
 });
 

@@ -21,7 +21,8 @@ function ourImports(file: string): string[] {
 
 const RULES: Record<string, string[]> = {
   hooks: ['hooks'],
-  common: ['common'],
+  // package.json: the version (common/version.ts), which the laptop bundle must carry inside itself.
+  common: ['common', 'package.json'],
   collector: ['collector', 'common', 'hooks'],
   pipeline: ['pipeline', 'common'],
   api: ['api', 'common', 'pipeline'],

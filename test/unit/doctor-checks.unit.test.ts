@@ -11,6 +11,7 @@ import {
   checkQuarantine,
   checkServer,
   checkService,
+  checkSettingsFile,
   checkSpool,
   collectCommand,
   DoctorReport,
@@ -186,6 +187,14 @@ describe('collector and spool checks', () => {
     expect(stale.detail).toContain('the collector is not keeping up');
     expect(checkSpool({ dir: 'd', pending: 0 }, false, fromEnv, NOW).ok).toBe(true);
     expect(checkSpool({ dir: 'd', pending: 0, problem: 'd is a symbolic link' }, true, fromEnv, NOW).ok).toBe(false);
+  });
+
+  it('collector.env: absent is fine, refused is a problem with its reason', () => {
+    expect(checkSettingsFile('/h/.agentmeter/collector.env', false, undefined)).toMatchObject({ ok: true });
+    expect(checkSettingsFile('/h/.agentmeter/collector.env', true, undefined).detail).toBe('/h/.agentmeter/collector.env (server and key)');
+    const refused = checkSettingsFile('/h/.agentmeter/collector.env', true, 'it can be read by others: chmod 600 f');
+    expect(refused).toMatchObject({ ok: false, detail: 'it can be read by others: chmod 600 f' });
+    expect(refused.fix).toContain('install.sh');
   });
 
   it('quarantined files are listed with their reasons', () => {

@@ -1,0 +1,209 @@
+#!/bin/sh
+# agentmeter installer for a developer's machine, served by an agentmeter server at GET /install.sh with
+# the server's URL, the version and the files' SHA-256 sums filled in (api/install/routes.ts).
+#
+#   curl -fsSL @@SERVER@@/install.sh | sh -s -- --key am_… [--no-service] [--home DIR]
+#
+# Puts the collector (one JavaScript file run by Node.js) and the hook script in ~/.agentmeter/bin, writes
+# the server URL and key to ~/.agentmeter/collector.env (0600), installs the hook for every supported
+# agent found on the machine and the collector as a user service. Running it again upgrades in place and
+# changes nothing else. The key may come from AGENTMETER_API_KEY instead of --key, which keeps it out of
+# the process list. POSIX sh (dash, bash, zsh's sh); needs Node.js @@MIN_NODE@@ or newer, curl or wget, and
+# sha256sum or shasum.
+set -eu
+
+SERVER='@@SERVER@@'
+VERSION='@@VERSION@@'
+MIN_NODE='@@MIN_NODE@@'
+BUNDLE_SHA256='@@BUNDLE_SHA256@@'
+HOOK_SHA256='@@HOOK_SHA256@@'
+
+say() { printf 'agentmeter: %s\n' "$*"; }
+die() {
+  printf 'agentmeter install: %s\n' "$*" >&2
+  exit 1
+}
+
+usage() {
+  cat <<EOF
+Usage: curl -fsSL $SERVER/install.sh | sh -s -- --key am_... [--no-service] [--home DIR]
+  --key KEY       your agentmeter API key (or AGENTMETER_API_KEY in the environment)
+  --no-service    do not install the collector as a user service; print how to run it instead
+  --home DIR      install into DIR instead of ~/.agentmeter
+EOF
+}
+
+# Whether version $1 (x.y.z) is at least $2.
+version_at_least() {
+  have=$1
+  need=$2
+  for _ in 1 2 3; do
+    h=${have%%.*}
+    h=${h%%[!0-9]*}
+    n=${need%%.*}
+    case "$h" in '' | *[!0-9]*) return 1 ;; esac
+    [ "$h" -gt "$n" ] && return 0
+    [ "$h" -lt "$n" ] && return 1
+    have=${have#*.}
+    need=${need#*.}
+    [ "$have" = "$h" ] && have=0
+    [ "$need" = "$n" ] && need=0
+  done
+  return 0
+}
+
+check_node() {
+  command -v node >/dev/null 2>&1 ||
+    die "Node.js is not installed (agentmeter needs Node.js $MIN_NODE or newer): install it (https://nodejs.org) and run this again"
+  node_version=$(node -p 'process.versions.node' </dev/null 2>/dev/null) || die "$(command -v node) does not run; agentmeter needs Node.js $MIN_NODE or newer"
+  version_at_least "$node_version" "$MIN_NODE" ||
+    die "Node.js $node_version is too old (agentmeter needs $MIN_NODE or newer): install a current Node.js LTS (https://nodejs.org) and run this again"
+  node_path=$(command -v node)
+}
+
+# A folder of this user only: created 0700, or found as a real folder (not a link) owned by this user.
+private_dir() {
+  [ -L "$1" ] && die "$1 is a symbolic link; agentmeter does not follow links in its own folders"
+  if [ -e "$1" ]; then
+    [ -d "$1" ] || die "$1 exists and is not a folder"
+    [ -O "$1" ] || die "$1 belongs to another user"
+  else
+    (umask 077 && mkdir "$1") || die "cannot create $1"
+  fi
+  chmod 700 "$1"
+}
+
+sha256() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum "$1" | cut -d ' ' -f 1
+  else
+    shasum -a 256 "$1" | cut -d ' ' -f 1
+  fi
+}
+
+download() {
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsSL -o "$2" "$1" </dev/null || die "cannot download $1"
+  else
+    wget -q -O "$2" "$1" </dev/null || die "cannot download $1"
+  fi
+}
+
+# Puts the new file $1 at $2 with mode $3, unless $2 already has the same bytes (then $1 is removed and
+# $2 is left untouched). Prints "updated" when it replaced or created $2.
+place() {
+  if [ -f "$2" ] && [ ! -L "$2" ] && cmp -s "$1" "$2"; then
+    rm -f "$1"
+    chmod "$3" "$2"
+  else
+    chmod "$3" "$1"
+    mv -f "$1" "$2"
+    echo updated
+  fi
+}
+
+fetch_verified() {
+  tmp="$bin/.$2.download-$$"
+  rm -f "$tmp"
+  download "$SERVER/install/$VERSION/$2" "$tmp"
+  sum=$(sha256 "$tmp")
+  if [ "$sum" != "$1" ]; then
+    rm -f "$tmp"
+    die "$2 from $SERVER does not match its SHA-256 sum (got $sum, expected $1): nothing was changed; run the installer again"
+  fi
+  [ -n "$(place "$tmp" "$bin/$2" "$3")" ] && say "installed $bin/$2 ($VERSION)"
+  return 0
+}
+
+main() {
+  key=${AGENTMETER_API_KEY:-}
+  service=1
+  dir=
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --key)
+        [ $# -ge 2 ] || die "--key needs a value"
+        key=$2
+        shift 2
+        ;;
+      --key=*)
+        key=${1#--key=}
+        shift
+        ;;
+      --no-service)
+        service=0
+        shift
+        ;;
+      --home)
+        [ $# -ge 2 ] || die "--home needs a folder"
+        dir=$2
+        shift 2
+        ;;
+      --home=*)
+        dir=${1#--home=}
+        shift
+        ;;
+      -h | --help)
+        usage
+        exit 0
+        ;;
+      *) die "unknown option $1 (see --help)" ;;
+    esac
+  done
+  [ -n "$key" ] || die "an API key is required: --key am_... (an owner or manager creates one: agentmeter keys create)"
+  case "$key" in *[!A-Za-z0-9_.-]*) die "the key holds characters an agentmeter key never has; copy it again" ;; esac
+  if [ -z "$dir" ]; then
+    [ -n "${HOME:-}" ] || die "HOME is not set; pass --home DIR"
+    dir="$HOME/.agentmeter"
+  fi
+  case "$dir" in
+    /*) ;;
+    *) die "--home takes an absolute path" ;;
+  esac
+  case "$dir" in *"'"* | *'
+'*) die "--home takes a path without quotes or line breaks" ;; esac
+  command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || die "neither curl nor wget is installed"
+  command -v sha256sum >/dev/null 2>&1 || command -v shasum >/dev/null 2>&1 ||
+    die "neither sha256sum nor shasum is installed: the downloads cannot be verified"
+  check_node
+
+  parent=$(dirname "$dir")
+  [ -d "$parent" ] || mkdir -p "$parent" || die "cannot create $parent"
+  private_dir "$dir"
+  bin="$dir/bin"
+  private_dir "$bin"
+  umask 077
+
+  fetch_verified "$BUNDLE_SHA256" agentmeter.mjs 600
+  fetch_verified "$HOOK_SHA256" agentmeter-hook.sh 700
+
+  # The command: this machine's Node.js on the bundle, with AGENTMETER_HOME set to this install.
+  tmp="$bin/.agentmeter.new-$$"
+  cat >"$tmp" <<EOF
+#!/bin/sh
+# agentmeter $VERSION from $SERVER (installed by its install.sh). Runs the bundle beside it on Node.js.
+AGENTMETER_HOME='$dir'
+export AGENTMETER_HOME
+node='$node_path'
+[ -x "\$node" ] || node=node
+exec "\$node" "\$AGENTMETER_HOME/bin/agentmeter.mjs" "\$@"
+EOF
+  [ -n "$(place "$tmp" "$bin/agentmeter" 700)" ] && say "installed $bin/agentmeter"
+
+  # The server and key for the collector, private whatever the umask was (printf is a shell builtin: the
+  # key is in no process's arguments here).
+  tmp="$dir/.collector.env.new-$$"
+  printf '# agentmeter collector settings, written by %s/install.sh\nAGENTMETER_SERVER=%s\nAGENTMETER_API_KEY=%s\n' "$SERVER" "$SERVER" "$key" >"$tmp"
+  [ -n "$(place "$tmp" "$dir/collector.env" 600)" ] && say "wrote $dir/collector.env (server $SERVER and your key, mode 0600)"
+
+  "$bin/agentmeter" hooks install --all-found </dev/null || die "installing the hooks failed (see above); run the installer again once fixed"
+
+  if [ "$service" = 1 ]; then
+    "$bin/agentmeter" service install </dev/null || die "installing the collector service failed (see above)"
+  else
+    say "no service installed (--no-service): run the collector with $bin/agentmeter collect"
+  fi
+  say "done: $bin/agentmeter doctor checks this machine"
+}
+
+main "$@"

@@ -1,0 +1,119 @@
+// What a developer's machine downloads to enrol (README, "Roll it out"): GET /install.sh, the POSIX sh
+// installer with this server's URL, the version and the files' SHA-256 sums filled in, and the files it
+// fetches, at a versioned path: GET /install/<version>/agentmeter.mjs (the laptop bundle, built by
+// scripts/build-laptop.mjs) and GET /install/<version>/agentmeter-hook.sh. Public: a machine has only its
+// key, which the installer writes to its configuration and never sends here.
+//
+// The URL in the script is where the machine's collector ships for good, so it is the --public-url the
+// server was started with when there is one (the only reliable answer behind a TLS proxy), else the Host
+// the machine asked with and the scheme it used (X-Forwarded-Proto when a proxy says https). Either way
+// the script goes only to the one who asked, so a forged Host only misleads the forger.
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { badRequest, HttpError, notFound } from '../../common/errors.ts';
+import { MIN_NODE } from '../../common/node-version.ts';
+import { VERSION } from '../../common/version.ts';
+import { INSTALL_FILES, type InstallFile, InstallFileParams } from './schema.ts';
+
+/** The built laptop bundle and hook script of this checkout (scripts/build-laptop.mjs writes them). */
+export const DEFAULT_LAPTOP_DIR = join(import.meta.dirname, '..', '..', 'dist', 'laptop');
+const TEMPLATE = join(import.meta.dirname, 'install.sh');
+
+/** The files are downloaded, never run by a browser (and every answer carries nosniff): plain text, one type. */
+export const FILE_CONTENT_TYPE = 'text/plain; charset=utf-8';
+export const SCRIPT_CONTENT_TYPE = 'text/x-shellscript; charset=utf-8';
+
+interface Loaded {
+  body: Buffer;
+  sha256: string;
+  mtimeMs: number;
+}
+
+const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+
+/** A Host header as a URL authority: a name or address and an optional port, nothing a shell could read. */
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/** Pure: the base URL to put in the script. */
+export function baseUrl(publicUrl: string | undefined, host: string | undefined, protocol: string, forwardedProto: unknown): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  if (!host || !HOST.test(host))
+    throw badRequest('The Host header is missing or not a host name; the installer needs it to name this server');
+  const proto = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : protocol === 'https' ? 'https' : 'http';
+  return `${proto}://${host}`;
+}
+
+/** Pure: the installer for this server. */
+export function renderInstaller(
+  template: string,
+  values: Record<'SERVER' | 'VERSION' | 'MIN_NODE' | 'BUNDLE_SHA256' | 'HOOK_SHA256', string>,
+): string {
+  let text = template;
+  for (const [name, value] of Object.entries(values)) {
+    // Every value sits between single quotes in the script (or in a comment).
+    if (/['\n\\]/.test(value)) throw new Error(`${name} cannot go into the installer: ${value}`);
+    text = text.replaceAll(`@@${name}@@`, value);
+  }
+  if (/@@[A-Z_0-9]+@@/.test(text)) throw new Error('the installer template names a value that was not given');
+  return text;
+}
+
+export interface InstallRoutesOptions {
+  /** Where the built bundle and hook script are (default DEFAULT_LAPTOP_DIR). */
+  dir?: string | undefined;
+  /** The URL machines reach this server at (`serve --public-url`); else the request's Host. */
+  publicUrl?: string | undefined;
+}
+
+export function registerInstallRoutes(app: FastifyInstance, options: InstallRoutesOptions = {}): void {
+  const dir = options.dir ?? DEFAULT_LAPTOP_DIR;
+  const cache = new Map<InstallFile, Loaded>();
+  /** The file as built, re-read when a rebuild changed it (a developer's `npm run build:laptop`). */
+  const load = (name: InstallFile): Loaded => {
+    const path = join(dir, name);
+    let mtimeMs: number;
+    try {
+      mtimeMs = statSync(path).mtimeMs;
+    } catch {
+      throw new HttpError(503, `The laptop bundle is not built on this server (${path}): run npm run build:laptop, then try again`);
+    }
+    const cached = cache.get(name);
+    if (cached && cached.mtimeMs === mtimeMs) return cached;
+    const body = readFileSync(path);
+    const loaded = { body, sha256: sha256(body), mtimeMs };
+    cache.set(name, loaded);
+    return loaded;
+  };
+  const template = readFileSync(TEMPLATE, 'utf8');
+
+  const send = (request: FastifyRequest, reply: FastifyReply, type: string, body: Buffer | string, digest: string) => {
+    const etag = `"sha256-${digest}"`;
+    void reply.header('etag', etag).header('cache-control', 'no-cache').header('content-type', type);
+    if (request.headers['if-none-match'] === etag) return reply.status(304).send();
+    return reply.send(body);
+  };
+
+  app.get('/install.sh', { config: { public: true } }, async (request, reply) => {
+    const script = renderInstaller(template, {
+      SERVER: baseUrl(options.publicUrl, request.headers.host, request.protocol, request.headers['x-forwarded-proto']),
+      VERSION,
+      MIN_NODE,
+      BUNDLE_SHA256: load('agentmeter.mjs').sha256,
+      HOOK_SHA256: load('agentmeter-hook.sh').sha256,
+    });
+    // The script names the host it was asked for: a cache must keep one per host and scheme.
+    void reply.header('vary', 'host, x-forwarded-proto');
+    return send(request, reply, SCRIPT_CONTENT_TYPE, script, sha256(script));
+  });
+
+  app.get('/install/:version/:file', { config: { public: true } }, async (request, reply) => {
+    const { version, file } = InstallFileParams.parse(request.params);
+    if (version !== VERSION)
+      throw notFound(`This server has agentmeter ${VERSION}, not ${version}: fetch ${'/install.sh'} again for the current installer`);
+    if (!(INSTALL_FILES as readonly string[]).includes(file)) throw notFound(`No file ${file}; there are ${INSTALL_FILES.join(' and ')}`);
+    const loaded = load(file as InstallFile);
+    return send(request, reply, FILE_CONTENT_TYPE, loaded.body, loaded.sha256);
+  });
+}
