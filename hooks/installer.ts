@@ -326,8 +326,10 @@ export function uninstall(target: InstallTarget, options: { dryRun?: boolean } =
   const loaded = loadSettings(loc);
   const { hooks, changes } = withoutOurHook(loaded.hooks);
   if (options.dryRun || changes.length === 0) return { file: loc.file, changes, written: false };
-  const root: Record<string, unknown> = loc.topLevel ? hooks : { ...loaded.root, hooks };
-  if (!loc.topLevel && Object.keys(hooks).length === 0) delete root['hooks'];
+  // The hooks object's own settings (Gemini's and Qwen's enabled/disabled/notifications) stay in it.
+  const allHooks = { ...loaded.hookSettings, ...hooks };
+  const root: Record<string, unknown> = loc.topLevel ? hooks : { ...loaded.root, hooks: allHooks };
+  if (!loc.topLevel && Object.keys(allHooks).length === 0) delete root['hooks'];
   const restored = restoredText(loc, root);
   const backup = `${loc.file}.agentmeter-backup-${new Date().toISOString().replaceAll(':', '-')}`;
   copyFileSync(loc.file, backup, constants.COPYFILE_EXCL);
