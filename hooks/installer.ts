@@ -15,9 +15,11 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CODEX_TRUST_HINT, type CodexTrustState, codexHookKeys, codexTrust } from './codex-trust.ts';
 import {
   AGENT_EVENTS,
   type Agent,
+  codexHome,
   HooksMap,
   locationFor,
   type SettingsLocation,
@@ -73,6 +75,8 @@ export interface HookStatus {
   missingEvents: string[];
   outdatedEvents: string[];
   scriptInstalled: boolean;
+  /** Codex CLI: which of our hooks it trusts (it skips untrusted ones), and how to trust them. */
+  codexTrust?: { byEvent: Record<string, CodexTrustState>; hint: string; problem?: string };
 }
 
 export class SettingsError extends Error {}
@@ -292,7 +296,7 @@ export function status(target: InstallTarget): HookStatus {
     else if (ours.some((h) => !sameEntry(h, desiredEntry(target, event)))) outdatedEvents.push(event);
     else installedEvents.push(event);
   }
-  return {
+  const result: HookStatus = {
     file: loc.file,
     exists,
     installedEvents,
@@ -300,6 +304,11 @@ export function status(target: InstallTarget): HookStatus {
     outdatedEvents,
     scriptInstalled: existsSync(target.hookPath ?? installedScriptPath(target.agentmeterHome)),
   };
+  if (target.agent === 'codex') {
+    const trust = codexTrust(codexHome(target.home), codexHookKeys(loc.file, loaded.hooks, isOurCommand));
+    result.codexTrust = { byEvent: trust.byEvent, hint: CODEX_TRUST_HINT, ...(trust.problem ? { problem: trust.problem } : {}) };
+  }
+  return result;
 }
 
 /** Human-readable lines for a set of changes, as `--dry-run` prints them. */

@@ -1,12 +1,12 @@
 // Where each agent keeps its hook configuration and how that configuration is shaped. Used by the
 // installer (to add and remove our hook) and by the collector (to know which hooks ran for an event).
 // Imports nothing of ours: hooks/ stands alone.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 
-export type Agent = 'claude' | 'droid';
-export const AGENTS: readonly Agent[] = ['claude', 'droid'];
+export type Agent = 'claude' | 'droid' | 'codex';
+export const AGENTS: readonly Agent[] = ['claude', 'droid', 'codex'];
 
 /** Every hook event each agent emits; tool events get matcher "*". */
 export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
@@ -33,6 +33,22 @@ export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
     'PreCompact',
     'SessionEnd',
   ],
+  // Codex CLI (developers.openai.com/codex/hooks; openai/codex codex-rs/config/src/hook_config.rs). It has
+  // no Notification or PostToolUseFailure; a Codex that does not know an event ignores its key (the
+  // hooks file is read without deny_unknown_fields), so newer events cost older versions nothing.
+  codex: [
+    'SessionStart',
+    'UserPromptSubmit',
+    'PreToolUse',
+    'PermissionRequest',
+    'PostToolUse',
+    'PreCompact',
+    'PostCompact',
+    'SubagentStart',
+    'SubagentStop',
+    'Stop',
+    'SessionEnd',
+  ],
 };
 
 export const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest']);
@@ -43,7 +59,7 @@ export const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFai
  * supports it (Claude Code), so the agent does not wait for us at all.
  */
 export const SYNC_EVENTS = new Set(['UserPromptSubmit']);
-export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false };
+export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false, codex: true };
 
 export const HookCommand = z.looseObject({
   type: z.string(),
@@ -73,13 +89,32 @@ export interface SettingsLocation {
   topLevel: boolean;
 }
 
+/** Codex CLI's home: $CODEX_HOME, else ~/.codex (its config.toml, hooks.json and session rollouts). */
+export function codexHome(home: string, env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env['CODEX_HOME']?.trim();
+  return fromEnv ? fromEnv : join(home, '.codex');
+}
+
+/** Whether an agent is installed for this user: its configuration folder exists. */
+export function agentPresent(agent: Agent, home: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const dir = agent === 'claude' ? join(home, '.claude') : agent === 'droid' ? join(home, '.factory') : codexHome(home, env);
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The user-level settings file the installer writes for an agent.
  * Claude Code: ~/.claude/settings.json (`hooks` key).
  * Droid: ~/.factory/settings.json when it already has a `hooks` key, else ~/.factory/hooks.json.
+ * Codex CLI: $CODEX_HOME/hooks.json, hooks under the `hooks` key (Codex's HooksFile). Codex also reads
+ *   `[hooks]` in config.toml, which we never rewrite: a TOML rewrite would not keep the user's file.
  */
 export function userSettingsLocation(agent: Agent, home: string): SettingsLocation {
   if (agent === 'claude') return { file: join(home, '.claude', 'settings.json'), topLevel: false };
+  if (agent === 'codex') return { file: join(codexHome(home), 'hooks.json'), topLevel: false };
   const settings = join(home, '.factory', 'settings.json');
   if (existsSync(settings)) {
     try {
@@ -104,7 +139,10 @@ export function userSettingsLocation(agent: Agent, home: string): SettingsLocati
  *   on Windows; same schema as ~/.factory/settings.json, so hooks under the `hooks` key.
  */
 export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform = process.platform): SettingsLocation {
-  const paths: Record<Agent, { linux: string; darwin: string; win32: string }> = {
+  // Codex's managed hooks are `[hooks]` in requirements.toml (TOML, with managed_dir), not a JSON file.
+  if (agent === 'codex')
+    throw new Error('Codex CLI keeps managed hooks in requirements.toml; a managed install is not supported for codex');
+  const paths: Record<Exclude<Agent, 'codex'>, { linux: string; darwin: string; win32: string }> = {
     claude: {
       linux: '/etc/claude-code/managed-settings.json',
       darwin: '/Library/Application Support/ClaudeCode/managed-settings.json',
@@ -139,6 +177,13 @@ export function locationFor(file: string): SettingsLocation {
 
 /** Every settings file whose hooks apply to a session in `cwd`, user level first. */
 export function hookSettingsFiles(agent: Agent, home: string, cwd: string | undefined): SettingsLocation[] {
+  if (agent === 'codex') {
+    // A project's .codex/hooks.json runs only in a trusted project; it is listed like Claude Code's
+    // project files are, since its hooks ran if the session saw them.
+    const files: SettingsLocation[] = [{ file: join(codexHome(home), 'hooks.json'), topLevel: false }];
+    if (cwd) files.push({ file: join(cwd, '.codex', 'hooks.json'), topLevel: false });
+    return files;
+  }
   const files: SettingsLocation[] =
     agent === 'claude'
       ? [{ file: join(home, '.claude', 'settings.json'), topLevel: false }]

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
+import { CODEX_TRUST_HINT } from '../../hooks/codex-trust.ts';
 import {
   DEFAULT_MANAGED_HOOK_PATH,
   describeChanges,
@@ -29,6 +30,11 @@ function target(args: HookArgs): InstallTarget {
     agentmeterHome: config.agentmeterHome,
     defaultAgentmeterHome: config.defaultAgentmeterHome,
   };
+  if (args.managed && args.agent === 'codex') {
+    throw new UserError(
+      'Codex CLI keeps managed hooks in requirements.toml ([hooks] with managed_dir); agentmeter installs Codex hooks per user only',
+    );
+  }
   if (!args.managed) {
     if (args['hook-path']) throw new UserError('--hook-path applies to --managed installs only');
     return { ...base, ...(args.settings ? { settingsFile: resolve(args.settings) } : {}) };
@@ -41,7 +47,7 @@ function target(args: HookArgs): InstallTarget {
 
 const common = <T>(y: Argv<T>) =>
   y
-    .option('agent', { type: 'string', choices: ['droid', 'claude'] as const, demandOption: true, describe: 'Which agent' })
+    .option('agent', { type: 'string', choices: ['droid', 'claude', 'codex'] as const, demandOption: true, describe: 'Which agent' })
     .option('settings', {
       type: 'string',
       describe: 'A project settings file instead of the user-level one (with --managed: instead of the system path)',
@@ -85,6 +91,7 @@ export const hooksCommand: CommandModule = {
           for (const line of describeChanges(result)) process.stdout.write(`${line}\n`);
           if (result.backup) process.stdout.write(`backup: ${result.backup}\n`);
           if (args['dry-run']) process.stdout.write('(dry run: nothing written)\n');
+          else if (args.agent === 'codex') process.stdout.write(`${CODEX_TRUST_HINT}\n`);
         },
       )
       .command<HookArgs>(
@@ -118,6 +125,23 @@ export const hooksCommand: CommandModule = {
           if (s.missingEvents.length) process.stdout.write(`  missing: ${s.missingEvents.join(', ')}\n`);
           if (s.outdatedEvents.length) process.stdout.write(`  outdated (run install again): ${s.outdatedEvents.join(', ')}\n`);
           process.stdout.write(`  hook script: ${s.scriptInstalled ? 'present' : 'absent'}\n`);
+          if (s.codexTrust) {
+            const byState = (state: string) =>
+              Object.entries(s.codexTrust!.byEvent)
+                .filter(([, v]) => v === state)
+                .map(([event]) => event);
+            const untrusted = byState('untrusted');
+            const disabled = byState('disabled');
+            const trusted = byState('trusted');
+            if (s.codexTrust.problem) process.stdout.write(`  trust: unknown (${s.codexTrust.problem})\n`);
+            else if (trusted.length > 0 && untrusted.length === 0 && disabled.length === 0)
+              process.stdout.write('  trust: trusted in Codex; the hooks run\n');
+            else if (s.installedEvents.length + s.outdatedEvents.length > 0) {
+              if (untrusted.length) process.stdout.write(`  installed, not yet trusted (Codex skips them): ${untrusted.join(', ')}\n`);
+              if (disabled.length) process.stdout.write(`  disabled in Codex's /hooks: ${disabled.join(', ')}\n`);
+              process.stdout.write(`  ${s.codexTrust.hint}\n`);
+            }
+          }
         },
       )
       .demandCommand(1),
