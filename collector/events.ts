@@ -64,7 +64,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
     event,
     ts,
     session_id: p.session_id,
-    client: clientType(entry.header['client'], adapter.headless(entry.header)),
+    client: clientType(entry.header['client'], adapter.headless(entry.header, p)),
     autonomy: adapter.autonomy(p.permission_mode),
   };
   if (entry.truncated) record.truncated = true;

@@ -13,7 +13,7 @@ export const AUTONOMY_LEVELS = ['auto-high', 'auto-medium', 'auto-low', 'spec', 
 export const AutonomyLevel = z.enum(AUTONOMY_LEVELS);
 export type AutonomyLevel = z.infer<typeof AutonomyLevel>;
 
-export const AgentName = z.enum(['claude', 'droid', 'unknown']);
+export const AgentName = z.enum(['claude', 'droid', 'codex', 'unknown']);
 export type AgentName = z.infer<typeof AgentName>;
 
 /**

@@ -1,5 +1,6 @@
 import type { AgentName } from '../../common/wire.ts';
 import { claudeAdapter } from './claude/index.ts';
+import { codexAdapter } from './codex/index.ts';
 import { droidAdapter } from './droid/index.ts';
 import type { AgentAdapter } from './types.ts';
 
@@ -7,6 +8,7 @@ import type { AgentAdapter } from './types.ts';
 export const ADAPTERS: Record<Exclude<AgentName, 'unknown'>, AgentAdapter> = {
   claude: claudeAdapter,
   droid: droidAdapter,
+  codex: codexAdapter,
 };
 
 export function adapterFor(agent: string | undefined): AgentAdapter | undefined {

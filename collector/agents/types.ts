@@ -44,8 +44,11 @@ export interface AgentAdapter {
   canonicalEvent(event: string): string;
   readonly tools: ToolVocabulary;
   autonomy(permissionMode: unknown): AutonomyLevel;
-  /** The hook's header says the agent ran headless. */
-  headless(header: Record<string, string>): boolean;
+  /**
+   * The agent ran headless: from the hook's header, or from the payload for agents that record it in their
+   * own files (Codex: the rollout named by transcript_path).
+   */
+  headless(header: Record<string, string>, payload?: HookPayload): boolean;
   /**
    * Reads the usage and assistant messages that appeared since the last reading. It updates `state`
    * (a draft the caller saves only after the server acknowledged the records).
