@@ -151,7 +151,7 @@ describe('Codex rollout usage', () => {
 describe('Codex tools and headless', () => {
   it('apply_patch: Add File creates, Update File edits (under its new name when moved), Delete File neither', () => {
     const patch =
-      '*** Begin Patch\n*** Add File: src/a.ts\n+x\n*** Update File: README.md\n@@\n-a\n+b\n*** Update File: old.py\n*** Move to: lib/new.py\n*** Delete File: gone.txt\n*** End Patch\n';
+      '*** Begin Patch\n*** Add File: src/a.ts\n+x\n*** Update File: README.md\n@@\n-a\n+b\n*** Update File: notes.txt\n*** Move to: lib/new.py\n*** Delete File: gone.txt\n*** End Patch\n';
     expect(codexPatchTouches(patch)).toEqual([
       { ext: 'ts', op: 'create' },
       { ext: 'md', op: 'edit' },
@@ -213,6 +213,14 @@ describe('Codex tools and headless', () => {
     expect(new Set(events.filter((e) => e.session_id === S2).map((e) => e.client))).toEqual(new Set(['non-interactive-cli']));
     expect(new Set(events.filter((e) => e.session_id === S1).map((e) => e.client))).toEqual(new Set(['terminal-ui']));
     expect(events.map((e) => e.event)).toContain('PermissionRequest');
+  });
+
+  it('accepts transcript_path null (a session without a rollout): the event counts, no usage is looked for there', () => {
+    const body = Buffer.from(
+      JSON.stringify({ session_id: S1, transcript_path: null, cwd: '/w', hook_event_name: 'Stop', model: 'gpt-5.5' }),
+    );
+    const result = toWireEvent({ name: 'n', header: { agent: 'codex' }, body, mtimeMs: 1, truncated: false }, 'm', undefined);
+    expect(result).toMatchObject({ kind: 'ok', value: { record: { agent: 'codex', event: 'Stop' }, context: { transcriptPaths: [] } } });
   });
 });
 
