@@ -4,6 +4,8 @@
 // and collector. Weekdays are busier than weekends; users differ in agent, client, autonomy, models,
 // languages and MCP habits; MCP server names come in several cases; a few tool names are malformed.
 
+import { codexSession } from './agents/codex.ts';
+
 export interface SampleOptions {
   seed: number;
   /** The last day with activity (YYYY-MM-DD); the plan covers `days` days up to it. */
@@ -12,7 +14,7 @@ export interface SampleOptions {
   users: number;
 }
 
-export type Agent = 'claude' | 'droid';
+export type Agent = 'claude' | 'droid' | 'codex';
 
 export interface SampleUser {
   email: string;
@@ -167,6 +169,9 @@ export function generate(options: SampleOptions): SamplePlan {
 
   const last = Date.parse(`${options.lastDay}T00:00:00Z`);
   const events: PlannedEvent[][] = personas.map(() => []);
+  // Every fourth user also runs Codex CLI; its sessions draw from their own stream (codexRandom).
+  for (const [i, p] of personas.entries()) if (i % 4 === 3) p.user.agents.push('codex');
+  const codexRandom = rng(options.seed ^ 0xc0de);
   const extraHooks = personas.map((p) =>
     r() < 0.3 ? [{ agent: p.user.agents[0]!, event: 'PostToolUse', matcher: 'Edit|Write', command: 'npx prettier --write "$FILE"' }] : [],
   );
@@ -182,7 +187,10 @@ export function generate(options: SampleOptions): SamplePlan {
       let clock = day + (8 + r() * 3) * 3_600_000;
       for (let s = 0; s < sessions; s++) {
         const agent = pick(r, p.user.agents);
-        const planned = session(r, p, agent, clock);
+        const planned =
+          agent === 'codex'
+            ? codexSession(codexRandom, { headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] }, clock, p.webShare)
+            : session(r, p, agent, clock);
         events[u]!.push(...planned.events);
         clock = planned.end + (20 + r() * 120) * 60_000;
       }
