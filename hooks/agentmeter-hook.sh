@@ -1,7 +1,7 @@
 #!/bin/sh
 # agentmeter hook: spools one agent event, Maildir-style, and gets out of the agent's way.
 #
-#   agentmeter-hook.sh <agent> [prompt]   (agent: claude | droid; "prompt" on UserPromptSubmit only;
+#   agentmeter-hook.sh <agent> [prompt]   (agent: claude | droid | codex; "prompt" on UserPromptSubmit only;
 #                                          both set by `agentmeter hooks install`)
 #
 # The event (JSON on stdin) is written to $AGENTMETER_HOME/spool/tmp/<name> and renamed into
@@ -14,6 +14,7 @@
 #   client=                $AGENTMETER_CLIENT (wins over every other hint)
 #   entrypoint=            $CLAUDE_CODE_ENTRYPOINT (sdk-* means headless Claude Code)
 #   droid_exec=1           the parent process is `droid exec` (Linux: read from /proc)
+#                          (Codex CLI: `codex exec` is read by the collector from the session rollout)
 #   time=                  $AGENTMETER_EVENT_TIME (replay override) or, without /proc, `date +%s` seconds
 #   session=, message=     $AGENTMETER_SESSION_ID, $AGENTMETER_MESSAGE_ID: set by `agentmeter computer run`
 #                          for the agent it starts, so the server can tie a session's token usage to it
