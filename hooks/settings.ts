@@ -3,6 +3,7 @@
 // Imports nothing of ours: hooks/ stands alone.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 
 export type Agent = 'claude' | 'droid' | 'codex';
@@ -87,6 +88,8 @@ export interface SettingsLocation {
   file: string;
   /** true: the hooks map is the file's top-level object; false: it is under the `hooks` key. */
   topLevel: boolean;
+  /** A TOML file (Codex's config.toml, hooks under `[hooks]` beside its trust `state`); JSON otherwise. */
+  toml?: boolean;
 }
 
 /** Codex CLI's home: $CODEX_HOME, else ~/.codex (its config.toml, hooks.json and session rollouts). */
@@ -180,8 +183,15 @@ export function hookSettingsFiles(agent: Agent, home: string, cwd: string | unde
   if (agent === 'codex') {
     // A project's .codex/hooks.json runs only in a trusted project; it is listed like Claude Code's
     // project files are, since its hooks ran if the session saw them.
-    const files: SettingsLocation[] = [{ file: join(codexHome(home), 'hooks.json'), topLevel: false }];
-    if (cwd) files.push({ file: join(cwd, '.codex', 'hooks.json'), topLevel: false });
+    // Codex runs the hooks of hooks.json and of config.toml's [hooks] tables alike, in each layer.
+    const files: SettingsLocation[] = [
+      { file: join(codexHome(home), 'hooks.json'), topLevel: false },
+      { file: join(codexHome(home), 'config.toml'), topLevel: false, toml: true },
+    ];
+    if (cwd) {
+      files.push({ file: join(cwd, '.codex', 'hooks.json'), topLevel: false });
+      files.push({ file: join(cwd, '.codex', 'config.toml'), topLevel: false, toml: true });
+    }
     return files;
   }
   const files: SettingsLocation[] =
@@ -205,6 +215,14 @@ export function readHooksMap(location: SettingsLocation): HooksMap | undefined {
     return undefined;
   }
   try {
+    if (location.toml) {
+      const hooks = (parseToml(text) as { hooks?: unknown }).hooks;
+      if (!hooks || typeof hooks !== 'object') return {};
+      // `state` holds Codex's trust entries, not hooks.
+      const { state: _state, ...events } = hooks as Record<string, unknown>;
+      const parsed = HooksMap.safeParse(events);
+      return parsed.success ? parsed.data : undefined;
+    }
     const json: unknown = JSON.parse(text);
     const candidate = location.topLevel ? json : (json as { hooks?: unknown } | null)?.hooks;
     const parsed = HooksMap.safeParse(candidate ?? {});

@@ -9,6 +9,7 @@ import { findCodexRollout } from '../../collector/agents/codex/paths.ts';
 import { CODEX_TOOLS, codexPatchTouches, codexShellCommand } from '../../collector/agents/codex/tools.ts';
 import { codexDelta, codexRecordsFromLines, readCodexUsage } from '../../collector/agents/codex/usage.ts';
 import { toWireEvent } from '../../collector/events.ts';
+import { HookConfigCache } from '../../collector/hooks-ran.ts';
 import { emptyState } from '../../collector/state.ts';
 import type { WireHookEvent } from '../../common/wire.ts';
 import { codexEventLabel, codexHookKeys, trustStates } from '../../hooks/codex-trust.ts';
@@ -284,6 +285,39 @@ describe('Codex hook installer and trust', () => {
     expect(trustStates(new Map([['Stop', 'k']]), { k: { enabled: false, trusted_hash: 'sha256:abc' } })).toEqual({ Stop: 'disabled' });
     writeFileSync(join(dir, 'config.toml'), 'model = [');
     expect(status(target).codexTrust!.problem).toMatch(/not valid TOML/);
+  });
+
+  it("counts the hooks that ran from hooks.json and from config.toml's [hooks] tables, with PermissionRequest matched on its tool", () => {
+    const { home, dir, target } = codexHome();
+    install(target);
+    appendFileSync(
+      join(dir, 'config.toml'),
+      '\n[[hooks.PermissionRequest]]\nmatcher = "^Bash$"\n\n[[hooks.PermissionRequest.hooks]]\ntype = "command"\ncommand = "audit-permission.sh"\n',
+    );
+    const cache = new HookConfigCache(home);
+    const ran = (event: string, tool?: string) => cache.ran('codex', undefined, event, tool).map((h) => h.command);
+    expect(ran('PermissionRequest', 'Bash')).toEqual([expect.stringContaining('agentmeter-hook.sh'), 'audit-permission.sh']);
+    expect(ran('PermissionRequest', 'NetworkAccess')).toEqual([expect.stringContaining('agentmeter-hook.sh')]);
+    expect(ran('PreToolUse', 'Bash')).toEqual([
+      'python3 ~/.codex/hooks/block_force_push.py',
+      expect.stringContaining('agentmeter-hook.sh'),
+    ]);
+    // Through the event derivation: a PermissionRequest names its tool in the payload.
+    const body = Buffer.from(
+      JSON.stringify({
+        session_id: S1,
+        transcript_path: null,
+        cwd: '/w',
+        hook_event_name: 'PermissionRequest',
+        tool_name: 'Bash',
+        tool_input: { command: 'ls' },
+      }),
+    );
+    const result = toWireEvent({ name: 'n', header: { agent: 'codex' }, body, mtimeMs: 1, truncated: false }, 'm', cache);
+    expect(result.kind === 'ok' && result.value.record.hooks?.map((h) => h.command)).toEqual([
+      expect.stringContaining('agentmeter-hook.sh'),
+      'audit-permission.sh',
+    ]);
   });
 
   it("names events as Codex's hook keys do", () => {
