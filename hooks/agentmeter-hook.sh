@@ -14,7 +14,8 @@
 #   client=                $AGENTMETER_CLIENT (wins over every other hint)
 #   entrypoint=            $CLAUDE_CODE_ENTRYPOINT (sdk-* means headless Claude Code)
 #   droid_exec=1           the parent process is `droid exec` (Linux: read from /proc)
-#                          (Codex CLI: `codex exec` is read by the collector from the session rollout)
+#   codex_exec=1           only when an ancestor is `codex exec` (Linux: /proc); the collector also reads
+#                          `codex exec` from the session rollout
 #   time=                  $AGENTMETER_EVENT_TIME (replay override) or, without /proc, `date +%s` seconds
 #   session=, message=     $AGENTMETER_SESSION_ID, $AGENTMETER_MESSAGE_ID: set by `agentmeter computer run`
 #                          for the agent it starts, so the server can tie a session's token usage to it
@@ -68,6 +69,23 @@ if [ "$agent" = droid ] && [ -z "${AGENTMETER_CLIENT:-}" ]; then
   done
 fi
 
+# Headless Codex CLI: `codex exec …` is the process that runs the hook (through `$SHELL -lc`, which a
+# shell may replace by the script itself), so up to three ancestors are read. The shell's own command
+# line holds this script's "codex" argument, so only "codexexec" (argument boundaries) counts, and no
+# ancestor stops the walk. Options before `exec` hide it; the collector also reads the session rollout.
+codex_exec=
+if [ "$agent" = codex ] && [ -z "${AGENTMETER_CLIENT:-}" ]; then
+  pid=$PPID
+  for _ in 1 2 3; do
+    cmd=
+    read -r cmd < "/proc/$pid/cmdline" || [ -n "$cmd" ] || break
+    case $cmd in
+      *codexexec*) codex_exec=1; break ;;
+    esac
+    read -r _ _ _ pid _ < "/proc/$pid/stat" || break
+  done
+fi
+
 # Header values come from the environment: each is cut at its first character outside [A-Za-z0-9_.-]
 # (with builtins only), so no value can break a header line.
 client=${AGENTMETER_CLIENT:-}; client=${client%%[!A-Za-z0-9_.-]*}
@@ -85,8 +103,10 @@ if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$sp
   && [ -O "$spool" ] && [ -O "$spool/tmp" ] && [ -O "$spool/new" ]; then
   tmp="$spool/tmp/$name"
   {
-    printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ntime=%s\nsession=%s\nmessage=%s\n\n' \
+    printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ntime=%s\nsession=%s\nmessage=%s\n' \
       "$agent" "$client" "$entrypoint" "$droid_exec" "$clock" "$session" "$message"
+    # Only Codex's hook adds its line (the other agents' headers stay as they were).
+    if [ -n "$codex_exec" ]; then printf 'codex_exec=1\n\n'; else printf '\n'; fi
     head -c 1048577
   } > "$tmp" && mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
 fi

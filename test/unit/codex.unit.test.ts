@@ -180,6 +180,8 @@ describe('Codex tools and headless', () => {
     expect(codexHeadless({}, { hook_event_name: 'Stop', session_id: S2, transcript_path: r2 })).toBe(true);
     expect(codexHeadless({}, { hook_event_name: 'Stop', session_id: S1, transcript_path: r1 })).toBe(false);
     expect(codexHeadless({}, { hook_event_name: 'Stop', session_id: S1, transcript_path: null })).toBe(false);
+    // The hook saw `codex exec` among its ancestors: headless before the rollout says anything.
+    expect(codexHeadless({ codex_exec: '1' }, { hook_event_name: 'SessionStart', session_id: S1, transcript_path: null })).toBe(true);
   });
 
   it('derives the hand-worked facts from every fixture payload', () => {

@@ -1,11 +1,11 @@
 // Codex CLI's hook context. Autonomy: its hooks send Claude Code's permission_mode names (the payload
 // schema's enum default|acceptEdits|plan|dontAsk|bypassPermissions), mapped as Claude Code's (METRICS.md §1).
 //
-// Headless (`codex exec`): nothing in the hook's environment says so, and the parent's command line is a
-// poor signal (options may come before `exec`, `codex e` is an alias, the npm wrapper starts the native
-// binary as a child, and the hook runs under `$SHELL -lc`). Codex itself writes how the session was
-// started into the first line of its rollout: session_meta.payload.source is "exec" for `codex exec`. The
-// collector reads that line from the payload's transcript_path (the rollout) once per rollout.
+// Headless (`codex exec`): nothing in the hook's environment says so. The hook reads its ancestors' command
+// lines (codex_exec=1 for `codex exec …`), which misses `codex -m x exec` and the `codex e` alias. Codex
+// itself writes how the session was started into the first line of its rollout: session_meta.payload.source
+// is "exec" for `codex exec`, whatever the command line; the collector reads that line from the payload's
+// transcript_path (the rollout) once per rollout. Either signal makes the event non-interactive.
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { AutonomyLevel } from '../../../common/wire.ts';
 import { autonomyLevel } from '../../derive.ts';
@@ -59,7 +59,12 @@ export function rolloutSource(path: string): string | undefined {
   }
 }
 
-export function codexHeadless(_header: Record<string, string>, payload?: HookPayload): boolean {
+/**
+ * `codex exec`: the hook saw it among its ancestors (codex_exec=1: cheap, but hidden by options before
+ * `exec`), or the rollout says so (exact, but only once Codex has written the rollout's first line).
+ */
+export function codexHeadless(header: Record<string, string>, payload?: HookPayload): boolean {
+  if (header['codex_exec'] === '1') return true;
   const path = payload?.transcript_path;
   return typeof path === 'string' && path !== '' && rolloutSource(path) === 'exec';
 }
