@@ -70,6 +70,10 @@ describe('Codex CLI: install, hook, collector, server, analytics', () => {
   it('measures a Codex session and a codex exec run as worked out by hand', { timeout: 240_000 }, async () => {
     const userHooks = readFileSync(join(codexHome, 'hooks.json'), 'utf8');
     const config = readFileSync(join(codexHome, 'config.toml'), 'utf8');
+    // Codex's managed hooks are TOML requirements: --managed is refused with why, nothing written.
+    const managed = runCli(['hooks', 'install', '--agent', 'codex', '--managed'], env);
+    expect(managed.status).not.toBe(0);
+    expect(managed.stderr).toContain('requirements.toml');
     const installed = runCli(['hooks', 'install', '--agent', 'codex'], env);
     expect(installed.status, installed.stderr).toBe(0);
     expect(installed.stdout).toContain(join(codexHome, 'hooks.json'));

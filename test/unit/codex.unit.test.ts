@@ -13,7 +13,7 @@ import { HookConfigCache } from '../../collector/hooks-ran.ts';
 import { emptyState } from '../../collector/state.ts';
 import type { WireHookEvent } from '../../common/wire.ts';
 import { codexEventLabel, codexHookKeys, trustStates } from '../../hooks/codex-trust.ts';
-import { install, isOurCommand, status, uninstall } from '../../hooks/installer.ts';
+import { install, isOurCommand, SettingsError, status, uninstall } from '../../hooks/installer.ts';
 import { AGENT_EVENTS, agentPresent, userSettingsLocation } from '../../hooks/settings.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -267,6 +267,16 @@ describe('Codex hook installer and trust', () => {
     expect(readFileSync(join(dir, 'hooks.json'), 'utf8')).toBe(before);
     // Trust lives in config.toml, which agentmeter reads and never writes.
     expect(readFileSync(join(dir, 'config.toml'), 'utf8')).toBe(configBefore);
+  });
+
+  it('a dry run writes nothing, and a malformed hooks.json is refused and left as it was', () => {
+    const { dir, target } = codexHome();
+    const before = readFileSync(join(dir, 'hooks.json'), 'utf8');
+    expect(install(target, { dryRun: true }).changes).toHaveLength(AGENT_EVENTS.codex.length);
+    expect(readFileSync(join(dir, 'hooks.json'), 'utf8')).toBe(before);
+    writeFileSync(join(dir, 'hooks.json'), '{"hooks": {"Stop": [');
+    expect(() => install(target)).toThrow(SettingsError);
+    expect(readFileSync(join(dir, 'hooks.json'), 'utf8')).toBe('{"hooks": {"Stop": [');
   });
 
   it('reports installed hooks as untrusted until Codex records their trust, and disabled ones as disabled', () => {
