@@ -20,6 +20,7 @@ import {
   AGENT_EVENTS,
   type Agent,
   codexHome,
+  codexHomeAsCodexNamesIt,
   HooksMap,
   locationFor,
   type SettingsLocation,
@@ -305,7 +306,10 @@ export function status(target: InstallTarget): HookStatus {
     scriptInstalled: existsSync(target.hookPath ?? installedScriptPath(target.agentmeterHome)),
   };
   if (target.agent === 'codex') {
-    const trust = codexTrust(codexHome(target.home), codexHookKeys(loc.file, loaded.hooks, isOurCommand));
+    // Codex names the user hooks.json by its canonical CODEX_HOME in trust keys; a project file as given.
+    const userFile = join(codexHome(target.home), 'hooks.json');
+    const keyFile = loc.file === userFile ? join(codexHomeAsCodexNamesIt(target.home), 'hooks.json') : loc.file;
+    const trust = codexTrust(codexHome(target.home), codexHookKeys(keyFile, loaded.hooks, isOurCommand));
     result.codexTrust = { byEvent: trust.byEvent, hint: CODEX_TRUST_HINT, ...(trust.problem ? { problem: trust.problem } : {}) };
   }
   return result;

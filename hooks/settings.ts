@@ -1,7 +1,7 @@
 // Where each agent keeps its hook configuration and how that configuration is shaped. Used by the
 // installer (to add and remove our hook) and by the collector (to know which hooks ran for an event).
 // Imports nothing of ours: hooks/ stands alone.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
@@ -96,6 +96,20 @@ export interface SettingsLocation {
 export function codexHome(home: string, env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env['CODEX_HOME']?.trim();
   return fromEnv ? fromEnv : join(home, '.codex');
+}
+
+/**
+ * Codex CLI's home as Codex itself names it in hook trust keys: a CODEX_HOME it was given is
+ * canonicalized (links resolved; codex-rs/utils/home-dir), the default ~/.codex is taken as it is.
+ */
+export function codexHomeAsCodexNamesIt(home: string, env: NodeJS.ProcessEnv = process.env): string {
+  const dir = codexHome(home, env);
+  if (!env['CODEX_HOME']?.trim()) return dir;
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 /** Whether an agent is installed for this user: its configuration folder exists. */

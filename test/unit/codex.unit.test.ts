@@ -1,7 +1,7 @@
 // Codex CLI adapter on the fixtures of test/fixtures/agents/codex (see SOURCE.md there for the shapes and
 // the hand-worked figures): rollout usage as per-call deltas, the tool vocabulary, headless from the
 // rollout, the installer on a real-looking hooks.json, and the trust status read from config.toml.
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { codexHeadless, sessionSourceOf } from '../../collector/agents/codex/events.ts';
@@ -295,6 +295,12 @@ describe('Codex hook installer and trust', () => {
     appendFileSync(join(dir, 'config.toml'), entries);
     expect(new Set(Object.values(status(target).codexTrust!.byEvent))).toEqual(new Set(['trusted']));
     expect(trustStates(new Map([['Stop', 'k']]), { k: { enabled: false, trusted_hash: 'sha256:abc' } })).toEqual({ Stop: 'disabled' });
+    // Codex canonicalizes a CODEX_HOME it is given: a link to the folder still finds the same trust keys.
+    const link = join(dir, '..', 'codex-link');
+    symlinkSync(dir, link);
+    vi.stubEnv('CODEX_HOME', link);
+    expect(new Set(Object.values(status(target).codexTrust!.byEvent))).toEqual(new Set(['trusted']));
+    vi.stubEnv('CODEX_HOME', dir);
     writeFileSync(join(dir, 'config.toml'), 'model = [');
     expect(status(target).codexTrust!.problem).toMatch(/not valid TOML/);
   });
