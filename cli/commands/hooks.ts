@@ -84,6 +84,7 @@ export const hooksCommand: CommandModule = {
           common(c)
             .example('$0 hooks install --agent claude', 'Writes ~/.claude/settings.json')
             .example('$0 hooks install --agent droid --dry-run', 'Shows what would change in ~/.factory/hooks.json')
+            .example('$0 hooks install --agent codex', 'Writes $CODEX_HOME/hooks.json; then trust the hooks in codex with /hooks')
             .example('$0 hooks install --agent claude --settings .claude/settings.json', 'A project file')
             .example('sudo $0 hooks install --agent claude --managed', "Every user's Claude Code, through the managed settings") as never,
         (args) => {

@@ -160,6 +160,9 @@ describe('Codex tools and headless', () => {
     ]);
     expect(CODEX_TOOLS.files('apply_patch', { command: patch }, 'Success.')).toHaveLength(3);
     expect(CODEX_TOOLS.files('Bash', { command: patch }, '')).toEqual([]);
+    // The same patch through the shell, as models also send it.
+    expect(CODEX_TOOLS.files('Bash', { command: ['bash', '-lc', `apply_patch <<'EOF'\n${patch}EOF`] }, '')).toHaveLength(3);
+    expect(CODEX_TOOLS.files('Bash', { command: 'cat notes/apply_patch.md' }, '')).toEqual([]);
   });
 
   it('Bash is the shell (a string or an argv array), MCP tools name their server, nothing is a skill', () => {

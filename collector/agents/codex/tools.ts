@@ -58,6 +58,11 @@ export const CODEX_TOOLS: ToolVocabulary = {
   mcp: (toolName) => mcpParts(toolName),
   skill: () => undefined,
   files(toolName, toolInput) {
+    if (toolName === SHELL) {
+      // Models also call it through the shell (`apply_patch <<'EOF' … EOF`), which Codex runs as a patch.
+      const command = codexShellCommand(toolInput);
+      return command && /(^|[\s;&|(])apply_patch\b/.test(command) && command.includes('*** Begin Patch') ? codexPatchTouches(command) : [];
+    }
     if (toolName !== 'apply_patch') return [];
     const patch = patchText(toolInput);
     return patch ? codexPatchTouches(patch) : [];
