@@ -45,6 +45,8 @@ export const CollectorState = z.object({
         model: z.string().optional(),
         messages: z.number().int().nonnegative(),
         sessionId: z.string(),
+        /** The session whose session_meta came last: its totals are what follows (forks copy ancestors'). */
+        owner: z.string().optional(),
       }),
     )
     .default({}),

@@ -97,7 +97,33 @@ describe('Codex rollout usage', () => {
       model: 'gpt-5.4-mini',
       messages: 2,
       sessionId: S1,
+      owner: S1,
     });
+  });
+
+  it("a forked session's rollout names the copied calls as the original does: each call counts once across both files", () => {
+    const S3 = '019aa1d0-5a1b-7c2d-8e3f-4a5b6c7d8e03';
+    const empty = (sessionId: string) => ({ totals: null, messages: 0, sessionId });
+    const parent = codexRecordsFromLines(S1, fixtureLines(R1), empty(S1)).records;
+    const fork = codexRecordsFromLines(S3, fixtureLines(`rollout-2026-11-20T11-00-00-${S3}.jsonl`), empty(S3)).records;
+    const parentIds = parent.filter((r) => r.kind === 'usage').map((r) => r.id);
+    const forkUsage = fork.filter((r) => r.kind === 'usage');
+    // The three copied calls carry the parent's ids (the server keeps one of each, at the earlier time) ...
+    expect(forkUsage.slice(0, 3).map((r) => r.id)).toEqual(parentIds);
+    expect(forkUsage.slice(0, 3).map((r) => (r as { input_tokens: number }).input_tokens)).toEqual([4000, 2000, 1000]);
+    // ... and the fork's own call is new: the difference from the totals it inherited.
+    expect(forkUsage[3]).toMatchObject({
+      id: `codex:${S1}:40000:30000:2000:600`,
+      session_id: S3,
+      ts: ms('2026-11-20T11:00:30.000Z'),
+      model: 'gpt-5.5',
+      input_tokens: 3000,
+      cache_read_tokens: 2000,
+      output_tokens: 300,
+      thinking_tokens: 100,
+    });
+    expect(forkUsage).toHaveLength(4);
+    expect(fork.filter((r) => r.kind === 'message').map((r) => r.id)).toContain(`codex:${S1}:msg_0a1b2c3d`);
   });
 
   it('a total that went down starts the count over', () => {

@@ -6,6 +6,14 @@
 // is the cumulative total itself, so reading a line twice (a crash before the state was saved) yields the
 // same id, which the server stores once.
 //
+// Forks and subagents: a forked (or spawned) session's rollout begins with its own session_meta, then a
+// copy of its ancestors' rollout (their session_meta lines, their token_count lines with the timestamps
+// rewritten to the fork). So a token_count is named by the session of the last session_meta before it
+// (`owner`) and its cumulative total: a copied line gets the id its original has, and the server keeps one
+// of them, at the original's earlier time. Lines after the copy continue the ancestor's totals, so their
+// ids stay distinct. Assistant messages with an id are named the same way; Codex lines without one can
+// only be named by their place in the file.
+//
 // Mapping: Codex's input_tokens includes cached_input_tokens, so input = input − cached and cache read =
 // cached (never counted twice); Codex has no cache writes; output_tokens already includes
 // reasoning_output_tokens, so output is output as is and the reasoning part is thinking_tokens (tier
@@ -18,7 +26,7 @@ import type { CodexTotals, CollectorState } from '../../state.ts';
 import { parseJsonLine, readNewLines } from '../../transcript.ts';
 import type { SessionTouch, UsageReadResult } from '../types.ts';
 import { findCodexRollout, isCompressedRollout, isRolloutPath } from './paths.ts';
-import { AssistantMessagePayload, RolloutLine, TokenCountPayload, TurnContextPayload } from './schema.ts';
+import { AssistantMessagePayload, RolloutLine, SessionMetaPayload, TokenCountPayload, TurnContextPayload } from './schema.ts';
 
 export type CodexRolloutState = CollectorState['codex'][string];
 
@@ -58,6 +66,11 @@ export function codexRecordsFromLines(
     const line = RolloutLine.safeParse(json);
     if (!line.success) continue;
     const { type, payload, timestamp } = line.data;
+    if (type === 'session_meta') {
+      const meta = SessionMetaPayload.safeParse(payload);
+      if (meta.success && meta.data.id) state.owner = meta.data.id;
+      continue;
+    }
     if (type === 'turn_context') {
       const context = TurnContextPayload.safeParse(payload);
       if (context.success && context.data.model) state.model = context.data.model;
@@ -74,7 +87,7 @@ export function codexRecordsFromLines(
       }
       records.push({
         kind: 'message',
-        id: `codex:${sessionId}:${message.data.id ?? `m${state.messages}`}`,
+        id: message.data.id ? `codex:${state.owner ?? sessionId}:${message.data.id}` : `codex:${sessionId}:m${state.messages}`,
         agent: 'codex',
         session_id: sessionId,
         ts,
@@ -104,7 +117,7 @@ export function codexRecordsFromLines(
     if (!state.model) problems.push('token_count before any turn_context: model unknown');
     records.push({
       kind: 'usage',
-      id: `codex:${sessionId}:${KEYS.map((k) => current[k]).join(':')}`,
+      id: `codex:${state.owner ?? sessionId}:${KEYS.map((k) => current[k]).join(':')}`,
       agent: 'codex',
       session_id: sessionId,
       ts,
