@@ -64,7 +64,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
     event,
     ts,
     session_id: p.session_id,
-    client: clientType(entry.header['client'], adapter.headless(entry.header)),
+    client: clientType(entry.header['client'], adapter.headless(entry.header, p)),
     autonomy: adapter.autonomy(p.permission_mode, entry.header),
   };
   if (entry.truncated) record.truncated = true;
@@ -109,7 +109,9 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
   if (apiSession && API_ID.test(apiSession)) record.api_session_id = apiSession;
   if (apiMessage && API_ID.test(apiMessage)) record.api_message_id = apiMessage;
   if (hooks) {
-    const ran = hooks.ran(adapter.name, p.cwd, agentEvent, toolName);
+    // PermissionRequest (Codex, Claude Code) names a tool too: its hooks' matchers filter on it.
+    const matchedTool = toolName ?? (typeof p.tool_name === 'string' ? p.tool_name.trim() : undefined);
+    const ran = hooks.ran(adapter.name, p.cwd, agentEvent, matchedTool);
     if (ran.length) record.hooks = ran.slice(0, 200);
   }
 

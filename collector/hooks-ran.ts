@@ -4,7 +4,15 @@
 import { statSync } from 'node:fs';
 import { redactCommand } from '../common/redact.ts';
 import type { HookRun } from '../common/wire.ts';
-import { type Agent, type ConfiguredHook, flattenHooks, hookSettingsFiles, matcherMatches, readHooksMap } from '../hooks/settings.ts';
+import {
+  type Agent,
+  type ConfiguredHook,
+  flattenHooks,
+  hookSettingsFiles,
+  matcherMatches,
+  readHooksMap,
+  type SettingsLocation,
+} from '../hooks/settings.ts';
 
 interface CachedFile {
   mtimeMs: number;
@@ -21,7 +29,8 @@ export class HookConfigCache {
     this.batchMemo.clear();
   }
 
-  private load(file: string, topLevel: boolean): ConfiguredHook[] {
+  private load(location: SettingsLocation): ConfiguredHook[] {
+    const { file } = location;
     let mtimeMs: number;
     try {
       mtimeMs = statSync(file).mtimeMs;
@@ -31,7 +40,7 @@ export class HookConfigCache {
     }
     const cached = this.files.get(file);
     if (cached && cached.mtimeMs === mtimeMs) return cached.hooks;
-    const map = readHooksMap({ file, topLevel });
+    const map = readHooksMap(location);
     // Redacted once per read of the file, not once per event: masking costs tens of microseconds a command.
     const hooks = map ? flattenHooks(map).map((h) => ({ ...h, command: redactCommand(h.command, this.home) })) : [];
     this.files.set(file, { mtimeMs, hooks });
@@ -43,7 +52,7 @@ export class HookConfigCache {
     const key = `${agent}\0${cwd ?? ''}`;
     let hooks = this.batchMemo.get(key);
     if (!hooks) {
-      hooks = hookSettingsFiles(agent, this.home, cwd).flatMap((loc) => this.load(loc.file, loc.topLevel));
+      hooks = hookSettingsFiles(agent, this.home, cwd).flatMap((loc) => this.load(loc));
       this.batchMemo.set(key, hooks);
     }
     return hooks;

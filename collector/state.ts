@@ -17,12 +17,39 @@ export const TokenTotals = z.object({
 });
 export type TokenTotals = z.infer<typeof TokenTotals>;
 
+/** Codex's cumulative total_token_usage (input includes the cached input; output includes reasoning). */
+export const CodexTotals = z.object({
+  input: z.number().nonnegative(),
+  cached: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  reasoning: z.number().nonnegative(),
+});
+export type CodexTotals = z.infer<typeof CodexTotals>;
+
 export const CollectorState = z.object({
   version: z.literal(1),
   /** Transcript path → byte offset of the first line not yet read. */
   transcripts: z.record(z.string(), z.object({ offset: z.number().int().nonnegative(), sessionId: z.string() })),
   /** Droid session → the cumulative tokenUsage at the last reading, and the settings file it came from. */
   droid: z.record(z.string(), z.object({ totals: TokenTotals, settingsPath: z.string().optional(), model: z.string().optional() })),
+  /**
+   * Codex rollout path → the cumulative token_count total at the last reading (its fields as Codex names
+   * them), the model of the latest turn_context, and how many assistant messages were read (their ids).
+   * Absent in state files written before Codex support.
+   */
+  codex: z
+    .record(
+      z.string(),
+      z.object({
+        totals: CodexTotals.nullable(),
+        model: z.string().optional(),
+        messages: z.number().int().nonnegative(),
+        sessionId: z.string(),
+        /** The session whose session_meta came last: its totals are what follows (forks copy ancestors'). */
+        owner: z.string().optional(),
+      }),
+    )
+    .default({}),
   lastShipAt: z.number().nullable(),
   lastShipRecords: z.number().int().nonnegative(),
   totalShipped: z.number().int().nonnegative(),
@@ -35,6 +62,7 @@ export const emptyState = (): CollectorState => ({
   version: 1,
   transcripts: {},
   droid: {},
+  codex: {},
   lastShipAt: null,
   lastShipRecords: 0,
   totalShipped: 0,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # agentmeter hook: spools one agent event, Maildir-style, and gets out of the agent's way.
 #
-#   agentmeter-hook.sh <agent> [prompt]   (agent: claude | droid | gemini | qwen; "prompt" on the prompt event only;
+#   agentmeter-hook.sh <agent> [prompt]   (agent: claude | droid | codex | gemini | qwen; "prompt" on the prompt event only;
 #                                          both set by `agentmeter hooks install`)
 #
 # The event (JSON on stdin) is written to $AGENTMETER_HOME/spool/tmp/<name> and renamed into
@@ -20,6 +20,8 @@
 #   droid_exec=1           the parent process is `droid exec` (Linux: read from /proc). Qwen Code's `qwen -p`
 #                          leaves nothing to read without a process (its /proc cmdline loses the argument
 #                          boundaries in `read`): headless Qwen runs set AGENTMETER_CLIENT.
+#   codex_exec=1           only when an ancestor is `codex exec` (Linux: /proc); the collector also reads
+#                          `codex exec` from the session rollout
 #   time=                  $AGENTMETER_EVENT_TIME (replay override) or, without /proc, `date +%s` seconds
 #   session=, message=     $AGENTMETER_SESSION_ID, $AGENTMETER_MESSAGE_ID: set by `agentmeter computer run`
 #                          for the agent it starts, so the server can tie a session's token usage to it
@@ -68,6 +70,23 @@ if [ "$agent" = droid ] && [ -z "${AGENTMETER_CLIENT:-}" ]; then
     case $cmd in
       *droidexec*) droid_exec=1; break ;;
       *droid*) break ;;
+    esac
+    read -r _ _ _ pid _ < "/proc/$pid/stat" || break
+  done
+fi
+
+# Headless Codex CLI: `codex exec …` is the process that runs the hook (through `$SHELL -lc`, which a
+# shell may replace by the script itself), so up to three ancestors are read. The shell's own command
+# line holds this script's "codex" argument, so only "codexexec" (argument boundaries) counts, and no
+# ancestor stops the walk. Options before `exec` hide it; the collector also reads the session rollout.
+codex_exec=
+if [ "$agent" = codex ] && [ -z "${AGENTMETER_CLIENT:-}" ]; then
+  pid=$PPID
+  for _ in 1 2 3; do
+    cmd=
+    read -r cmd < "/proc/$pid/cmdline" || [ -n "$cmd" ] || break
+    case $cmd in
+      *codexexec*) codex_exec=1; break ;;
     esac
     read -r _ _ _ pid _ < "/proc/$pid/stat" || break
   done
@@ -148,8 +167,10 @@ if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$sp
   && [ -O "$spool" ] && [ -O "$spool/tmp" ] && [ -O "$spool/new" ]; then
   tmp="$spool/tmp/$name"
   {
-    printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ngemini_headless=%s\ngemini_mode=%s\ntime=%s\nsession=%s\nmessage=%s\n\n' \
+    printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ngemini_headless=%s\ngemini_mode=%s\ntime=%s\nsession=%s\nmessage=%s\n' \
       "$agent" "$client" "$entrypoint" "$droid_exec" "$gemini_headless" "$gemini_mode" "$clock" "$session" "$message"
+    # Only Codex's hook adds its line (the other agents' headers stay as they were).
+    if [ -n "$codex_exec" ]; then printf 'codex_exec=1\n\n'; else printf '\n'; fi
     head -c 1048577
   } > "$tmp" && mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
 fi

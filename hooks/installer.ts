@@ -16,9 +16,12 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CODEX_TRUST_HINT, type CodexTrustState, codexHookKeys, codexTrust } from './codex-trust.ts';
 import {
   AGENT_EVENTS,
   type Agent,
+  codexHome,
+  codexHomeAsCodexNamesIt,
   HOOKS_CONFIG_FIELDS,
   HooksMap,
   hookBlockers,
@@ -82,6 +85,8 @@ export interface HookStatus {
   scriptInstalled: boolean;
   /** Switches in the file that keep the agent from running our hook (empty: it would run). */
   blockers: string[];
+  /** Codex CLI: which of our hooks it trusts (it skips untrusted ones), and how to trust them. */
+  codexTrust?: { byEvent: Record<string, CodexTrustState>; hint: string; problem?: string };
 }
 
 export class SettingsError extends Error {}
@@ -358,7 +363,7 @@ export function status(target: InstallTarget): HookStatus {
     else installedEvents.push(event);
   }
   const disabled = hooksDisabled(loaded, target);
-  return {
+  const result: HookStatus = {
     file: loc.file,
     exists,
     ...(disabled ? { disabled } : {}),
@@ -368,6 +373,14 @@ export function status(target: InstallTarget): HookStatus {
     scriptInstalled: existsSync(target.hookPath ?? installedScriptPath(target.agentmeterHome)),
     blockers: hookBlockers(target.agent, loaded.root, isOurCommand),
   };
+  if (target.agent === 'codex') {
+    // Codex names the user hooks.json by its canonical CODEX_HOME in trust keys; a project file as given.
+    const userFile = join(codexHome(target.home), 'hooks.json');
+    const keyFile = loc.file === userFile ? join(codexHomeAsCodexNamesIt(target.home), 'hooks.json') : loc.file;
+    const trust = codexTrust(codexHome(target.home), codexHookKeys(keyFile, loaded.hooks, isOurCommand));
+    result.codexTrust = { byEvent: trust.byEvent, hint: CODEX_TRUST_HINT, ...(trust.problem ? { problem: trust.problem } : {}) };
+  }
+  return result;
 }
 
 /**

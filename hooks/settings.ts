@@ -1,16 +1,26 @@
 // Where each agent keeps its hook configuration and how that configuration is shaped. Used by the
 // installer (to add and remove our hook) and by the collector (to know which hooks ran for an event).
 // Imports nothing of ours: hooks/ stands alone.
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 
-export type Agent = 'claude' | 'droid' | 'gemini' | 'qwen';
-export const AGENTS: readonly Agent[] = ['claude', 'droid', 'gemini', 'qwen'];
+export type Agent = 'claude' | 'droid' | 'codex' | 'gemini' | 'qwen';
+export const AGENTS: readonly Agent[] = ['claude', 'droid', 'codex', 'gemini', 'qwen'];
 
-/** The folder under the user's home where each agent keeps its settings, and the command that starts it. */
-export const AGENT_HOME_DIR: Record<Agent, string> = { claude: '.claude', droid: '.factory', gemini: '.gemini', qwen: '.qwen' };
-export const AGENT_BINARY: Record<Agent, string> = { claude: 'claude', droid: 'droid', gemini: 'gemini', qwen: 'qwen' };
+/**
+ * The folder under the user's home where each agent keeps its settings (Codex: unless $CODEX_HOME moves
+ * it, see codexHome), and the command that starts it.
+ */
+export const AGENT_HOME_DIR: Record<Agent, string> = {
+  claude: '.claude',
+  droid: '.factory',
+  codex: '.codex',
+  gemini: '.gemini',
+  qwen: '.qwen',
+};
+export const AGENT_BINARY: Record<Agent, string> = { claude: 'claude', droid: 'droid', codex: 'codex', gemini: 'gemini', qwen: 'qwen' };
 
 /**
  * Whether the agent is used on this machine: its settings folder exists, or its command is on PATH (an
@@ -57,6 +67,22 @@ export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
     'PreCompact',
     'SessionEnd',
   ],
+  // Codex CLI (developers.openai.com/codex/hooks; openai/codex codex-rs/config/src/hook_config.rs). It has
+  // no Notification or PostToolUseFailure; a Codex that does not know an event ignores its key (the
+  // hooks file is read without deny_unknown_fields), so newer events cost older versions nothing.
+  codex: [
+    'SessionStart',
+    'UserPromptSubmit',
+    'PreToolUse',
+    'PermissionRequest',
+    'PostToolUse',
+    'PreCompact',
+    'PostCompact',
+    'SubagentStart',
+    'SubagentStop',
+    'Stop',
+    'SessionEnd',
+  ],
   // Gemini CLI (packages/core/src/hooks/types.ts, HookEventName). BeforeModel, AfterModel and
   // BeforeToolSelection are left out: they fire on every model request (AfterModel on every streamed
   // chunk), each a synchronous process Gemini waits for, and nothing we count comes from them (token usage
@@ -100,12 +126,13 @@ export const TOOL_EVENTS = new Set([
  * supports it (Claude Code), so the agent does not wait for us at all.
  */
 export const SYNC_EVENTS = new Set(['UserPromptSubmit', 'BeforeAgent']);
-export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false, gemini: false, qwen: true };
+export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false, codex: true, gemini: false, qwen: true };
 
 /** The unit of a command hook's `timeout`: seconds for Claude Code and Droid, milliseconds for Gemini CLI and Qwen Code. */
 export const TIMEOUT_UNIT: Record<Agent, 'seconds' | 'milliseconds'> = {
   claude: 'seconds',
   droid: 'seconds',
+  codex: 'seconds',
   gemini: 'milliseconds',
   qwen: 'milliseconds',
 };
@@ -114,9 +141,9 @@ export const TIMEOUT_UNIT: Record<Agent, 'seconds' | 'milliseconds'> = {
  * Whether the agent is installed for this user, as far as a settings install can tell: its configuration
  * folder exists (each agent creates it on first run). The doctor reports an absent agent as not used here.
  */
-export function agentPresent(agent: Agent, home: string): boolean {
+export function agentPresent(agent: Agent, home: string, env: NodeJS.ProcessEnv = process.env): boolean {
   try {
-    return statSync(join(home, AGENT_HOME_DIR[agent])).isDirectory();
+    return statSync(agent === 'codex' ? codexHome(home, env) : join(home, AGENT_HOME_DIR[agent])).isDirectory();
   } catch {
     return false;
   }
@@ -187,6 +214,28 @@ export interface SettingsLocation {
   file: string;
   /** true: the hooks map is the file's top-level object; false: it is under the `hooks` key. */
   topLevel: boolean;
+  /** A TOML file (Codex's config.toml, hooks under `[hooks]` beside its trust `state`); JSON otherwise. */
+  toml?: boolean;
+}
+
+/** Codex CLI's home: $CODEX_HOME, else ~/.codex (its config.toml, hooks.json and session rollouts). */
+export function codexHome(home: string, env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env['CODEX_HOME']?.trim();
+  return fromEnv ? fromEnv : join(home, '.codex');
+}
+
+/**
+ * Codex CLI's home as Codex itself names it in hook trust keys: a CODEX_HOME it was given is
+ * canonicalized (links resolved; codex-rs/utils/home-dir), the default ~/.codex is taken as it is.
+ */
+export function codexHomeAsCodexNamesIt(home: string, env: NodeJS.ProcessEnv = process.env): string {
+  const dir = codexHome(home, env);
+  if (!env['CODEX_HOME']?.trim()) return dir;
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 /**
@@ -194,11 +243,14 @@ export interface SettingsLocation {
  * Claude Code: ~/.claude/settings.json (`hooks` key).
  * Droid: ~/.factory/settings.json when it already has a `hooks` key, else ~/.factory/hooks.json.
  * Qwen Code: ~/.qwen/settings.json (`hooks` key).
+ * Codex CLI: $CODEX_HOME/hooks.json, hooks under the `hooks` key (Codex's HooksFile). Codex also reads
+ *   `[hooks]` in config.toml, which we never rewrite: a TOML rewrite would not keep the user's file.
  */
 export function userSettingsLocation(agent: Agent, home: string): SettingsLocation {
   if (agent === 'claude') return { file: join(home, '.claude', 'settings.json'), topLevel: false };
   if (agent === 'gemini') return { file: join(home, '.gemini', 'settings.json'), topLevel: false };
   if (agent === 'qwen') return { file: join(home, '.qwen', 'settings.json'), topLevel: false };
+  if (agent === 'codex') return { file: join(codexHome(home), 'hooks.json'), topLevel: false };
   const settings = join(home, '.factory', 'settings.json');
   if (existsSync(settings)) {
     try {
@@ -229,7 +281,10 @@ export function userSettingsLocation(agent: Agent, home: string): SettingsLocati
  *   on Windows (QWEN_CODE_SYSTEM_SETTINGS_PATH moves it); it overrides user and project settings.
  */
 export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform = process.platform): SettingsLocation {
-  const paths: Record<Agent, { linux: string; darwin: string; win32: string }> = {
+  // Codex's managed hooks are `[hooks]` in requirements.toml (TOML, with managed_dir), not a JSON file.
+  if (agent === 'codex')
+    throw new Error('Codex CLI keeps managed hooks in requirements.toml; a managed install is not supported for codex');
+  const paths: Record<Exclude<Agent, 'codex'>, { linux: string; darwin: string; win32: string }> = {
     claude: {
       linux: '/etc/claude-code/managed-settings.json',
       darwin: '/Library/Application Support/ClaudeCode/managed-settings.json',
@@ -274,6 +329,20 @@ export function locationFor(file: string): SettingsLocation {
 
 /** Every settings file whose hooks apply to a session in `cwd`, user level first. */
 export function hookSettingsFiles(agent: Agent, home: string, cwd: string | undefined): SettingsLocation[] {
+  if (agent === 'codex') {
+    // A project's .codex/hooks.json runs only in a trusted project; it is listed like Claude Code's
+    // project files are, since its hooks ran if the session saw them.
+    // Codex runs the hooks of hooks.json and of config.toml's [hooks] tables alike, in each layer.
+    const files: SettingsLocation[] = [
+      { file: join(codexHome(home), 'hooks.json'), topLevel: false },
+      { file: join(codexHome(home), 'config.toml'), topLevel: false, toml: true },
+    ];
+    if (cwd) {
+      files.push({ file: join(cwd, '.codex', 'hooks.json'), topLevel: false });
+      files.push({ file: join(cwd, '.codex', 'config.toml'), topLevel: false, toml: true });
+    }
+    return files;
+  }
   if (agent === 'gemini') {
     // Gemini CLI: user, then project settings (project hooks run only in a trusted folder).
     const files: SettingsLocation[] = [{ file: join(home, '.gemini', 'settings.json'), topLevel: false }];
@@ -302,6 +371,14 @@ export function readHooksMap(location: SettingsLocation): HooksMap | undefined {
     return undefined;
   }
   try {
+    if (location.toml) {
+      const hooks = (parseToml(text) as { hooks?: unknown }).hooks;
+      if (!hooks || typeof hooks !== 'object') return {};
+      // `state` holds Codex's trust entries, not hooks.
+      const { state: _state, ...events } = hooks as Record<string, unknown>;
+      const parsed = HooksMap.safeParse(events);
+      return parsed.success ? parsed.data : undefined;
+    }
     const json: unknown = JSON.parse(text);
     const candidate = location.topLevel ? json : splitHooksObject((json as { hooks?: unknown } | null)?.hooks).events;
     const parsed = HooksMap.safeParse(candidate ?? {});

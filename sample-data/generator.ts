@@ -4,6 +4,7 @@
 // and collector. Weekdays are busier than weekends; users differ in agent, client, autonomy, models,
 // languages and MCP habits; MCP server names come in several cases; a few tool names are malformed.
 
+import { codexSession } from './agents/codex.ts';
 import { GEMINI_MODES, geminiSession } from './agents/gemini.ts';
 import { qwenSession } from './agents/qwen.ts';
 
@@ -15,7 +16,7 @@ export interface SampleOptions {
   users: number;
 }
 
-export type Agent = 'claude' | 'droid' | 'gemini' | 'qwen';
+export type Agent = 'claude' | 'droid' | 'codex' | 'gemini' | 'qwen';
 
 export interface SampleUser {
   email: string;
@@ -173,6 +174,9 @@ export function generate(options: SampleOptions): SamplePlan {
 
   const last = Date.parse(`${options.lastDay}T00:00:00Z`);
   const events: PlannedEvent[][] = personas.map(() => []);
+  // Every fourth user also runs Codex CLI; its sessions draw from their own stream (codexRandom).
+  for (const [i, p] of personas.entries()) if (i % 4 === 3) p.user.agents.push('codex');
+  const codexRandom = rng(options.seed ^ 0xc0de);
   const extraHooks = personas.map((p) =>
     r() < 0.3 ? [{ agent: p.user.agents[0]!, event: 'PostToolUse', matcher: 'Edit|Write', command: 'npx prettier --write "$FILE"' }] : [],
   );
@@ -189,15 +193,22 @@ export function generate(options: SampleOptions): SamplePlan {
       for (let s = 0; s < sessions; s++) {
         const agent = pick(r, p.user.agents);
         const planned =
-          agent === 'gemini'
-            ? geminiSession(
-                r,
-                { mode: GEMINI_MODES[u % GEMINI_MODES.length]!, headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] },
-                clock,
-              )
-            : agent === 'qwen'
-              ? qwenSession(r, { exts: TEAMS[p.team], headlessShare: p.headlessShare, webShare: p.webShare, mcpLover: p.mcpLover }, clock)
-              : session(r, p, agent, clock);
+          agent === 'codex'
+            ? codexSession(codexRandom, { headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] }, clock, p.webShare)
+            : agent === 'gemini'
+              ? geminiSession(
+                  r,
+                  {
+                    mode: GEMINI_MODES[u % GEMINI_MODES.length]!,
+                    headlessShare: p.headlessShare,
+                    mcpLover: p.mcpLover,
+                    exts: TEAMS[p.team],
+                  },
+                  clock,
+                )
+              : agent === 'qwen'
+                ? qwenSession(r, { exts: TEAMS[p.team], headlessShare: p.headlessShare, webShare: p.webShare, mcpLover: p.mcpLover }, clock)
+                : session(r, p, agent, clock);
         events[u]!.push(...planned.events);
         clock = planned.end + (20 + r() * 120) * 60_000;
       }

@@ -82,7 +82,15 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
       const user = plan.users[u]!;
       const home = join(options.workDir, `user-${u}`);
       const agentmeterHome = join(home, '.agentmeter');
-      for (const agent of user.agents) install({ agent, home, agentmeterHome, defaultAgentmeterHome: true });
+      // Codex's file is named here so that a CODEX_HOME of the process running the demo is never touched.
+      for (const agent of user.agents)
+        install({
+          agent,
+          home,
+          agentmeterHome,
+          defaultAgentmeterHome: true,
+          ...(agent === 'codex' ? { settingsFile: join(home, '.codex', 'hooks.json') } : {}),
+        });
       addExtraHooks(home, plan.extraHooks[u] ?? []);
       const script = installedScriptPath(agentmeterHome);
       const collector = new Collector({

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
+import { CODEX_TRUST_HINT } from '../../hooks/codex-trust.ts';
 import {
   DEFAULT_MANAGED_HOOK_PATH,
   describeChanges,
@@ -30,6 +31,11 @@ function target(args: HookArgs, agent: Agent = args.agent): InstallTarget {
     agentmeterHome: config.agentmeterHome,
     defaultAgentmeterHome: config.defaultAgentmeterHome,
   };
+  if (args.managed && args.agent === 'codex') {
+    throw new UserError(
+      'Codex CLI keeps managed hooks in requirements.toml ([hooks] with managed_dir); agentmeter installs Codex hooks per user only',
+    );
+  }
   if (!args.managed) {
     if (args['hook-path']) throw new UserError('--hook-path applies to --managed installs only');
     return { ...base, ...(args.settings ? { settingsFile: resolve(args.settings) } : {}) };
@@ -92,6 +98,7 @@ export const hooksCommand: CommandModule = {
             .example('$0 hooks install --agent droid --dry-run', 'Shows what would change in ~/.factory/hooks.json')
             .example('$0 hooks install --agent gemini', 'Writes ~/.gemini/settings.json')
             .example('$0 hooks install --agent qwen', 'Writes ~/.qwen/settings.json (Qwen Code)')
+            .example('$0 hooks install --agent codex', 'Writes $CODEX_HOME/hooks.json; then trust the hooks in codex with /hooks')
             .example('$0 hooks install --agent claude --settings .claude/settings.json', 'A project file')
             .example('sudo $0 hooks install --agent claude --managed', "Every user's Claude Code, through the managed settings") as never,
         (args) => {
@@ -115,6 +122,7 @@ export const hooksCommand: CommandModule = {
             }
           }
           if (args['dry-run']) process.stdout.write('(dry run: nothing written)\n');
+          else if (agents.includes('codex')) process.stdout.write(`${CODEX_TRUST_HINT}\n`);
           if (failed.length) throw new UserError(`the hook was not installed for ${failed.join(', ')} (see above)`);
         },
       )
@@ -151,6 +159,23 @@ export const hooksCommand: CommandModule = {
           if (s.outdatedEvents.length) process.stdout.write(`  outdated (run install again): ${s.outdatedEvents.join(', ')}\n`);
           process.stdout.write(`  hook script: ${s.scriptInstalled ? 'present' : 'absent'}\n`);
           for (const blocker of s.blockers) process.stdout.write(`  will not run: ${blocker}\n`);
+          if (s.codexTrust) {
+            const byState = (state: string) =>
+              Object.entries(s.codexTrust!.byEvent)
+                .filter(([, v]) => v === state)
+                .map(([event]) => event);
+            const untrusted = byState('untrusted');
+            const disabled = byState('disabled');
+            const trusted = byState('trusted');
+            if (s.codexTrust.problem) process.stdout.write(`  trust: unknown (${s.codexTrust.problem})\n`);
+            else if (trusted.length > 0 && untrusted.length === 0 && disabled.length === 0)
+              process.stdout.write('  trust: trusted in Codex; the hooks run\n');
+            else if (s.installedEvents.length + s.outdatedEvents.length > 0) {
+              if (untrusted.length) process.stdout.write(`  installed, not yet trusted (Codex skips them): ${untrusted.join(', ')}\n`);
+              if (disabled.length) process.stdout.write(`  disabled in Codex's /hooks: ${disabled.join(', ')}\n`);
+              process.stdout.write(`  ${s.codexTrust.hint}\n`);
+            }
+          }
         },
       )
       .demandCommand(1),

@@ -73,12 +73,17 @@ function place(kind: HookPlace['kind'], target: InstallTarget, location: Setting
 export function probeHook(agent: Agent, options: ProbeOptions, managedFile?: string): AgentHookFacts {
   const base = { agent, home: options.home, agentmeterHome: options.agentmeterHome, defaultAgentmeterHome: options.defaultAgentmeterHome };
   const user = userSettingsLocation(agent, options.home);
-  const managed: SettingsLocation = managedFile ? { file: managedFile, topLevel: false } : managedSettingsLocation(agent);
-  // A managed install names its own shared script: judge the file against the script it names.
-  const managedScript = ourScripts(managed)[0]?.path;
   const places = [place('user', { ...base, settingsFile: user.file }, user)];
-  if (existsSync(managed.file))
-    places.push(place('managed', { ...base, settingsFile: managed.file, ...(managedScript ? { hookPath: managedScript } : {}) }, managed));
+  // Codex keeps managed hooks in requirements.toml, which agentmeter does not install into.
+  if (agent !== 'codex' || managedFile) {
+    const managed: SettingsLocation = managedFile ? { file: managedFile, topLevel: false } : managedSettingsLocation(agent);
+    // A managed install names its own shared script: judge the file against the script it names.
+    const managedScript = ourScripts(managed)[0]?.path;
+    if (existsSync(managed.file))
+      places.push(
+        place('managed', { ...base, settingsFile: managed.file, ...(managedScript ? { hookPath: managedScript } : {}) }, managed),
+      );
+  }
   return { agent, present: agentPresent(agent, options.home), places };
 }
 

@@ -6,7 +6,8 @@ export const HookPayload = z.looseObject({
   hook_event_name: z.string().trim().min(1).max(128),
   session_id: z.string().trim().min(1).max(256),
   cwd: z.string().optional(),
-  transcript_path: z.string().optional(),
+  // Codex CLI sends null when the session keeps no rollout (its schema: string | null).
+  transcript_path: z.string().nullish(),
   permission_mode: z.string().optional(),
   // A tool name that is not a string is a parsing artifact: it still counts, as "unknown".
   tool_name: z.unknown().optional(),

@@ -1,4 +1,5 @@
 import { claudeAdapter } from './claude/index.ts';
+import { codexAdapter } from './codex/index.ts';
 import { droidAdapter } from './droid/index.ts';
 import { geminiAdapter } from './gemini/index.ts';
 import { qwenAdapter } from './qwen/index.ts';
@@ -10,6 +11,7 @@ export const ADAPTERS: Record<AgentAdapter['name'], AgentAdapter> = {
   droid: droidAdapter,
   gemini: geminiAdapter,
   qwen: qwenAdapter,
+  codex: codexAdapter,
 };
 
 export function adapterFor(agent: string | undefined): AgentAdapter | undefined {

@@ -48,8 +48,11 @@ export interface AgentAdapter {
   readonly tools: ToolVocabulary;
   /** The autonomy level of the event: from permission_mode, or the hook's header where the payload has none. */
   autonomy(permissionMode: unknown, header: Record<string, string>): AutonomyLevel;
-  /** The hook's header says the agent ran headless. */
-  headless(header: Record<string, string>): boolean;
+  /**
+   * The agent ran headless: from the hook's header, or from the payload for agents that record it in their
+   * own files (Codex: the rollout named by transcript_path).
+   */
+  headless(header: Record<string, string>, payload?: HookPayload): boolean;
   /**
    * Reads the usage and assistant messages that appeared since the last reading. It updates `state`
    * (a draft the caller saves only after the server acknowledged the records).

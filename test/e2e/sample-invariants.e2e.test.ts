@@ -177,4 +177,17 @@ describe('sample data invariants', () => {
     expect(stored).not.toContain('private prompt text');
     expect(stored).not.toContain('private message');
   });
+
+  it('the sample is a mixed organization: Codex CLI sessions with their rollout usage, headless ones too', async () => {
+    const [codex] = await db.all<{ events: number; headless: number; calls: number; messages: number }>(
+      `SELECT (SELECT count(*) FROM events WHERE agent = 'codex') AS events,
+              (SELECT count(*) FROM events WHERE agent = 'codex' AND client = 'non-interactive-cli') AS headless,
+              (SELECT count(*) FROM usage WHERE agent = 'codex' AND model LIKE 'gpt-5%') AS calls,
+              (SELECT count(*) FROM assistant_messages WHERE agent = 'codex') AS messages`,
+    );
+    expect(codex!.events).toBeGreaterThan(0);
+    expect(codex!.headless).toBeGreaterThan(0);
+    expect(codex!.calls).toBeGreaterThan(0);
+    expect(codex!.messages).toBeGreaterThan(0);
+  });
 });

@@ -117,6 +117,24 @@ describe('hooks/agentmeter-hook.sh', () => {
     expect(run(['-y'], 'ignore', { AGENTMETER_GEMINI_MODE: 'auto_edit\nagent=droid' })).toEqual(['', 'auto_edit']);
   });
 
+  it('detects `codex exec` among its ancestors (through the shell Codex runs hooks with), and only for codex', () => {
+    const home = tempDir();
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    // A stand-in for the codex binary: it runs the hook through `sh -lc`, as Codex runs hook commands.
+    writeFileSync(join(bin, 'codex'), `#!/bin/sh\necho '{}' | sh -lc "sh '${HOOK_SCRIPT}' \${AGENT:-codex}; true"\n`);
+    chmodSync(join(bin, 'codex'), 0o755);
+    const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
+    spawnSync(join(bin, 'codex'), ['exec', '--full-auto', 'fix the tests'], { env });
+    spawnSync(join(bin, 'codex'), ['explain codex exec'], { env });
+    spawnSync(join(bin, 'codex'), ['exec', 'x'], { env: { ...env, AGENT: 'claude' } });
+    const headers = newFiles(home).map((n) => readFileSync(join(spoolNew(home), n), 'utf8'));
+    expect(headers).toHaveLength(3);
+    expect(headers.filter((h) => h.includes('\ncodex_exec=1\n\n{}'))).toHaveLength(1);
+    expect(headers.filter((h) => h.includes('codex_exec'))).toHaveLength(1);
+    expect(headers.filter((h) => h.includes('agent=claude\n')).every((h) => h.includes('message=\n\n{}'))).toBe(true);
+  });
+
   it('caps a huge event at 1 MiB + 1 byte, drains the rest, exits 0', () => {
     const home = tempDir();
     const huge = Buffer.alloc(5 * 1024 * 1024, 0x78);
