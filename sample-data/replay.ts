@@ -57,7 +57,7 @@ export function segmentScript(events: PlannedEvent[], home: string, script: stri
  * forking sh is cheap where forking this Node process (tens of MB, DuckDB inside) once per segment is not,
  * and no event goes through a file of ours on the way to the hook.
  */
-class HookDriver {
+export class HookDriver {
   private readonly child: ChildProcessWithoutNullStreams;
   /** Resolves with why the driver ended: its exit code, or the error that kept it from running. */
   private readonly exited: Promise<string>;
