@@ -26,6 +26,9 @@ export interface ReplayOptions {
 
 const q = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
 
+/** Events written to a driver at a time (between two progress counts). */
+const PROGRESS_STEP = 200;
+
 /** Ends each event's here-document; a payload is one line of JSON, so it can never be this line. */
 const EOF_MARK = 'AGENTMETER_SAMPLE_EVENT_END';
 
@@ -118,24 +121,35 @@ function addExtraHooks(home: string, hooks: SamplePlan['extraHooks'][number]): v
 }
 
 /**
- * The user's events cut where the collector ships. Droid's usage is the difference between cumulative
- * readings, dated when read: a segment ends at the end of each day with Droid activity, as a running
- * collector would ship then. Other days ship in one go.
+ * The user's events cut where the collector must ship. Droid's usage is the difference between cumulative
+ * readings of a session's settings file, dated at the session's latest event in the batch that read it:
+ * a Droid session still open at midnight is read at the end of that day, as a running collector (which
+ * ships within a second) would read it. Elsewhere one shipment holds many days: the collector sends the
+ * same records whether it ships them a day or a month at a time (the ids name what is read, usage lines
+ * carry their own times), and each shipment costs the collector and the server a fixed amount.
  */
 export function segments(events: PlannedEvent[]): PlannedEvent[][] {
+  const day = (event: PlannedEvent) => new Date(event.at).toISOString().slice(0, 10);
+  // The last day of each Droid session.
+  const lastDay = new Map<unknown, string>();
+  for (const event of events) if (event.agent === 'droid') lastDay.set(event.payload['session_id'], day(event));
   const out: PlannedEvent[][] = [];
-  let day = '';
-  let droidToday = false;
   let segment: PlannedEvent[] = [];
+  let today = '';
+  /** The Droid sessions seen today that go on after today. */
+  const open = new Set<unknown>();
   for (const event of events) {
-    const eventDay = new Date(event.at).toISOString().slice(0, 10);
-    if (day && eventDay !== day && droidToday) {
-      out.push(segment);
-      segment = [];
+    const eventDay = day(event);
+    if (eventDay !== today) {
+      if (open.size && segment.length) {
+        out.push(segment);
+        segment = [];
+      }
+      open.clear();
+      today = eventDay;
     }
-    if (eventDay !== day) droidToday = false;
-    droidToday ||= event.agent === 'droid';
-    day = eventDay;
+    const session = event.payload['session_id'];
+    if (event.agent === 'droid' && lastDay.get(session)! > eventDay) open.add(session);
     segment.push(event);
   }
   if (segment.length) out.push(segment);
@@ -170,10 +184,14 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
     let closed = false;
     try {
       for (const segment of segments(plan.events[u]!)) {
-        await driver.run(segmentScript(segment, home, script));
-        const before = Math.floor(done / 2000);
-        done += segment.length;
-        if (Math.floor(done / 2000) > before) options.onProgress?.(done, total);
+        // Written to the driver in parts, so progress shows while a long segment runs.
+        for (let i = 0; i < segment.length; i += PROGRESS_STEP) {
+          const part = segment.slice(i, i + PROGRESS_STEP);
+          await driver.run(segmentScript(part, home, script));
+          const before = Math.floor(done / 2000);
+          done += part.length;
+          if (Math.floor(done / 2000) > before) options.onProgress?.(done, total);
+        }
         const result = await collector.drain();
         if (result.error) throw new Error(`sample replay: shipping ${user.email}'s events failed: ${result.error}`);
         shipped += result.shipped;

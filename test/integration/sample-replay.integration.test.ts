@@ -95,13 +95,28 @@ describe('sample replay hook driver', () => {
     await expect(driver.run(failing)).rejects.toThrow('sample replay: the hook driver exited 3');
   });
 
-  it('segments end at the end of each day with Droid activity, and only there', () => {
+  it('shipments are cut only at a midnight that a Droid session runs across', () => {
     const day = (d: number, h: number) => Date.UTC(2026, 2, d, h);
-    const e = (at: number, agent: 'claude' | 'droid') => ({ ...event(at, {}), agent });
-    const plan = [e(day(1, 9), 'claude'), e(day(2, 9), 'droid'), e(day(2, 10), 'claude'), e(day(3, 9), 'claude'), e(day(4, 9), 'claude')];
-    expect(segments(plan).map((s) => s.map((x) => new Date(x.at).getUTCDate()))).toEqual([
-      [1, 2, 2],
-      [3, 4],
+    const e = (d: number, h: number, agent: 'claude' | 'droid', session: string) => ({
+      ...event(day(d, h), { session_id: session }),
+      agent,
+    });
+    const plan = [
+      e(1, 9, 'claude', 'c1'),
+      e(2, 9, 'droid', 'd1'),
+      e(2, 10, 'droid', 'd1'),
+      // A Claude session across midnight needs no cut: its usage lines carry their own times.
+      e(2, 23, 'claude', 'c2'),
+      e(3, 1, 'claude', 'c2'),
+      // A Droid session across midnight: its settings are read at the end of day 4, then again later.
+      e(4, 23, 'droid', 'd2'),
+      e(5, 1, 'droid', 'd2'),
+      e(6, 9, 'droid', 'd3'),
+    ];
+    const days = segments(plan).map((s) => s.map((x) => new Date(x.at).getUTCDate()));
+    expect(days).toEqual([
+      [1, 2, 2, 2, 3, 4],
+      [5, 6],
     ]);
   });
 });
