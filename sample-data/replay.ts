@@ -1,8 +1,9 @@
 // Feeds a sample plan through the real path: for each user, a HOME with the hook installed by the real
 // installer, the real hook script run once per event in its own process (its time replayed with
 // AGENTMETER_EVENT_TIME, the event on its stdin through a pipe, as an agent sends it), and the real
-// collector shipping that user's spool to the server with the user's own API key, day by day (so Droid's
-// cumulative token readings split by day as they would live).
+// collector shipping that user's spool to the server with the user's own API key: once for the user's
+// whole history, and also at each midnight a Droid session runs across (so Droid's cumulative token
+// readings split by day as they would live).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
