@@ -70,7 +70,8 @@ export class HookDriver {
   private segments = 0;
 
   constructor(home: string) {
-    this.child = spawn('sh', ['-s'], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home } });
+    // In the user's HOME, like the rest of what the replay does for that user.
+    this.child = spawn('sh', ['-s'], { cwd: home, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home } });
     this.child.stderr.resume();
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       this.out += chunk;

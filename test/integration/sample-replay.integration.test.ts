@@ -62,6 +62,8 @@ describe('sample replay hook driver', () => {
       ),
     );
     await driver.close();
+    // Nothing in an event or a file's content ran as a command (the driver runs in the user's HOME).
+    expect(readdirSync(home)).not.toContain('pwned');
     expect(readFileSync(join(home, transcript), 'utf8')).toBe(AWKWARD);
 
     const files = spooled(agentmeterHome).sort((a, b) => a.header['time']!.localeCompare(b.header['time']!));
@@ -80,7 +82,6 @@ describe('sample replay hook driver', () => {
       prompt: AWKWARD,
       cwd: `${home}/src/app`,
     });
-    expect(readdirSync(home)).not.toContain('pwned');
   });
 
   it('a step that fails ends the replay with an error, not a hang', async () => {
