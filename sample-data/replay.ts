@@ -1,9 +1,12 @@
 // Feeds a sample plan through the real path: for each user, a HOME with the hook installed by the real
-// installer, the real hook script run once per event (its time replayed with AGENTMETER_EVENT_TIME), and
-// the real collector shipping that user's spool to the server with the user's own API key, day by day
-// (so Droid's cumulative token readings split by day as they would live).
-import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// installer, the real hook script run once per event in its own process (its time replayed with
+// AGENTMETER_EVENT_TIME, the event on its stdin through a pipe, as an agent sends it), and the real
+// collector shipping that user's spool to the server with the user's own API key: once for the user's
+// whole history, and also at each midnight a Droid session runs across (so Droid's cumulative token
+// readings split by day as they would live).
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Collector } from '../collector/daemon.ts';
 import type { Logger } from '../common/logger.ts';
@@ -17,47 +20,95 @@ export interface ReplayOptions {
   keys: string[];
   workDir: string;
   log: Logger;
-  /** Users replayed at once. */
+  /** Users replayed at once (default: three per core, at least four). */
   concurrency?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
 const q = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
 
+/** Events written to a driver at a time (between two progress counts). */
+const PROGRESS_STEP = 200;
+
+/** Ends each event's here-document; a payload is one line of JSON, so it can never be this line. */
+const EOF_MARK = 'AGENTMETER_SAMPLE_EVENT_END';
+
 /**
- * Runs a segment of events (the events between two shipments) through the hook script, in order, from one
- * `sh` driver: each event is still the real hook run in its own process with the agent's environment, but
- * forking sh is cheap where forking this Node process 20,000 times is not. Transcript and session-file
- * writes happen in the same order, in the same script.
+ * The shell lines for a segment of events (the events between two shipments): the agent's file writes
+ * (transcript lines, Droid's session settings) with the `printf` builtin, then the real hook script in a
+ * process of its own with the agent's environment and the event on stdin. Written in time order, so each
+ * write comes before the hook of the event it belongs to, as an agent does it.
  */
-async function runSegment(events: PlannedEvent[], home: string, script: string, dir: string): Promise<void> {
-  mkdirSync(dir, { recursive: true });
-  const lines = ['#!/bin/sh'];
-  events.forEach((event, i) => {
-    event.before.forEach((op, k) => {
+export function segmentScript(events: PlannedEvent[], home: string, script: string): string {
+  const lines: string[] = [];
+  for (const event of events) {
+    for (const op of event.before) {
       const path = join(home, op.path);
-      mkdirSync(dirname(path), { recursive: true });
-      const chunk = join(dir, `op-${i}-${k}`);
-      writeFileSync(chunk, op.content);
-      lines.push(`cat ${q(chunk)} ${op.mode === 'append' ? '>>' : '>'} ${q(path)} || exit 3`);
-    });
-    const payload = join(dir, `event-${i}.json`);
-    writeFileSync(payload, JSON.stringify(event.payload).replaceAll('"~/', `"${home}/`));
+      lines.push(`printf '%s' ${q(op.content)} ${op.mode === 'append' ? '>>' : '>'} ${q(path)} || exit 3`);
+    }
     const env = { AGENTMETER_EVENT_TIME: new Date(event.at).toISOString(), ...event.env };
     const assignments = Object.entries(env)
       .map(([k, v]) => `${k}=${q(v)}`)
       .join(' ');
-    lines.push(`${assignments} sh ${q(script)} ${event.agent} < ${q(payload)} || exit 4`);
-  });
-  const driver = join(dir, 'driver.sh');
-  writeFileSync(driver, `${lines.join('\n')}\n`);
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn('sh', [driver], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home }, stdio: 'ignore' });
-    child.once('error', reject);
-    child.once('exit', resolve);
-  });
-  rmSync(dir, { recursive: true, force: true });
-  if (code !== 0) throw new Error(`sample replay: the hook driver exited ${code}`);
+    const payload = JSON.stringify(event.payload).replaceAll('"~/', `"${home}/`);
+    lines.push(`${assignments} sh ${q(script)} ${event.agent} <<'${EOF_MARK}' || exit 4`, payload, EOF_MARK);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * One `sh` per user that runs segments as they are written to its stdin and says `done <n>` after each:
+ * forking sh is cheap where forking this Node process (tens of MB, DuckDB inside) once per segment is not,
+ * and no event goes through a file of ours on the way to the hook.
+ */
+export class HookDriver {
+  private readonly child: ChildProcessWithoutNullStreams;
+  /** Resolves with why the driver ended: its exit code, or the error that kept it from running. */
+  private readonly exited: Promise<string>;
+  private out = '';
+  private waiting: { marker: string; resolve: () => void } | undefined;
+  private segments = 0;
+
+  constructor(home: string) {
+    // In the user's HOME, like the rest of what the replay does for that user.
+    this.child = spawn('sh', ['-s'], { cwd: home, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home } });
+    this.child.stderr.resume();
+    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      this.out += chunk;
+      if (this.waiting && this.out.includes(this.waiting.marker)) {
+        this.out = '';
+        const { resolve } = this.waiting;
+        this.waiting = undefined;
+        resolve();
+      }
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once('error', (error) => resolve(`could not start sh: ${error.message}`));
+      this.child.once('exit', (code, signal) => resolve(code === 0 ? 'ok' : `exited ${code ?? signal}`));
+    });
+    // A driver that died is reported by run() through `exited`; its stdin must not crash the process.
+    this.child.stdin.on('error', () => undefined);
+  }
+
+  /** Runs the segment's lines; resolves once every hook of it has exited. */
+  async run(text: string): Promise<void> {
+    const marker = `done ${++this.segments}\n`;
+    const done = new Promise<void>((resolve) => (this.waiting = { marker, resolve }));
+    this.child.stdin.write(`${text}printf ${q(marker.replace('\n', '\\n'))}\n`);
+    const ended = await Promise.race([done.then(() => undefined), this.exited]);
+    if (ended !== undefined) throw new Error(`sample replay: the hook driver ${ended === 'ok' ? 'ended early' : ended}`);
+  }
+
+  /** Stops the driver (a replay that failed elsewhere); its hooks in flight finish on their own. */
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill();
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin.end();
+    const ended = await this.exited;
+    if (ended !== 'ok') throw new Error(`sample replay: the hook driver ${ended}`);
+  }
 }
 
 /** Adds the user's own extra hooks (counted in hooks_by_event like ours) to their settings file. */
@@ -71,67 +122,110 @@ function addExtraHooks(home: string, hooks: SamplePlan['extraHooks'][number]): v
   }
 }
 
+/**
+ * The user's events cut where the collector must ship. Droid's usage is the difference between cumulative
+ * readings of a session's settings file, dated at the session's latest event in the batch that read it:
+ * a Droid session still open at midnight is read at the end of that day, as a running collector (which
+ * ships within a second) would read it. Elsewhere one shipment holds many days: the collector sends the
+ * same records whether it ships them a day or a month at a time (the ids name what is read, usage lines
+ * carry their own times), and each shipment costs the collector and the server a fixed amount.
+ */
+export function segments(events: PlannedEvent[]): PlannedEvent[][] {
+  const day = (event: PlannedEvent) => new Date(event.at).toISOString().slice(0, 10);
+  // The last day of each Droid session.
+  const lastDay = new Map<unknown, string>();
+  for (const event of events) if (event.agent === 'droid') lastDay.set(event.payload['session_id'], day(event));
+  const out: PlannedEvent[][] = [];
+  let segment: PlannedEvent[] = [];
+  let today = '';
+  /** The Droid sessions seen today that go on after today. */
+  const open = new Set<unknown>();
+  for (const event of events) {
+    const eventDay = day(event);
+    if (eventDay !== today) {
+      if (open.size && segment.length) {
+        out.push(segment);
+        segment = [];
+      }
+      open.clear();
+      today = eventDay;
+    }
+    const session = event.payload['session_id'];
+    if (event.agent === 'droid' && lastDay.get(session)! > eventDay) open.add(session);
+    segment.push(event);
+  }
+  if (segment.length) out.push(segment);
+  return out;
+}
+
 export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<{ events: number; shipped: number }> {
   const total = plan.events.reduce((a, e) => a + e.length, 0);
   let done = 0;
   let shipped = 0;
-  let nextUser = 0;
-  const worker = async () => {
-    while (nextUser < plan.users.length) {
-      const u = nextUser++;
-      const user = plan.users[u]!;
-      const home = join(options.workDir, `user-${u}`);
-      const agentmeterHome = join(home, '.agentmeter');
-      // Codex's file is named here so that a CODEX_HOME of the process running the demo is never touched.
-      for (const agent of user.agents)
-        install({
-          agent,
-          home,
-          agentmeterHome,
-          defaultAgentmeterHome: true,
-          ...(agent === 'codex' ? { settingsFile: join(home, '.codex', 'hooks.json') } : {}),
-        });
-      addExtraHooks(home, plan.extraHooks[u] ?? []);
-      const script = installedScriptPath(agentmeterHome);
-      const collector = new Collector({
-        server: options.server,
-        apiKey: options.keys[u]!,
-        agentmeterHome,
+  // Busiest users first, so the last ones to finish are short and the cores stay busy to the end.
+  const order = plan.users.map((_, u) => u).sort((a, b) => plan.events[b]!.length - plan.events[a]!.length);
+  const replayUser = async (u: number) => {
+    const user = plan.users[u]!;
+    const home = join(options.workDir, `user-${u}`);
+    const agentmeterHome = join(home, '.agentmeter');
+    // Codex's file is named here so that a CODEX_HOME of the process running the demo is never touched.
+    for (const agent of user.agents)
+      install({
+        agent,
         home,
-        log: options.log,
-        maxAttempts: 5,
+        agentmeterHome,
+        defaultAgentmeterHome: true,
+        ...(agent === 'codex' ? { settingsFile: join(home, '.codex', 'hooks.json') } : {}),
       });
-      const drain = async () => {
+    addExtraHooks(home, plan.extraHooks[u] ?? []);
+    const script = installedScriptPath(agentmeterHome);
+    const folders = new Set<string>();
+    for (const event of plan.events[u]!) for (const op of event.before) folders.add(dirname(join(home, op.path)));
+    for (const folder of folders) mkdirSync(folder, { recursive: true });
+    const collector = new Collector({
+      server: options.server,
+      apiKey: options.keys[u]!,
+      agentmeterHome,
+      home,
+      log: options.log,
+      maxAttempts: 5,
+    });
+    const driver = new HookDriver(home);
+    let closed = false;
+    try {
+      for (const segment of segments(plan.events[u]!)) {
+        // Written to the driver in parts, so progress shows while a long segment runs.
+        for (let i = 0; i < segment.length; i += PROGRESS_STEP) {
+          const part = segment.slice(i, i + PROGRESS_STEP);
+          await driver.run(segmentScript(part, home, script));
+          const before = Math.floor(done / 2000);
+          done += part.length;
+          if (Math.floor(done / 2000) > before) options.onProgress?.(done, total);
+        }
         const result = await collector.drain();
         if (result.error) throw new Error(`sample replay: shipping ${user.email}'s events failed: ${result.error}`);
         shipped += result.shipped;
-      };
-      // Droid's usage is the difference between cumulative readings, dated when read: ship at the end
-      // of each day with Droid activity, as a running collector would. Other days ship in one go.
-      let day = '';
-      let droidToday = false;
-      let segment: PlannedEvent[] = [];
-      const flush = async () => {
-        await runSegment(segment, home, script, join(options.workDir, `segment-${u}`));
-        const before = Math.floor(done / 2000);
-        done += segment.length;
-        if (Math.floor(done / 2000) > before) options.onProgress?.(done, total);
-        segment = [];
-        await drain();
-      };
-      for (const event of plan.events[u]!) {
-        const eventDay = new Date(event.at).toISOString().slice(0, 10);
-        if (day && eventDay !== day && droidToday) await flush();
-        if (eventDay !== day) droidToday = false;
-        droidToday ||= event.agent === 'droid';
-        day = eventDay;
-        segment.push(event);
       }
-      await flush();
+      closed = true;
+      await driver.close();
+    } finally {
+      if (!closed) driver.kill();
       await collector.close();
     }
   };
-  await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
+  const workers = Math.min(order.length, options.concurrency ?? Math.max(4, availableParallelism() * 3));
+  let next = 0;
+  let failed = false;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      // After a failure no further user starts: the replay rejects with the first error.
+      while (!failed && next < order.length)
+        await replayUser(order[next++]!).catch((error: unknown) => {
+          failed = true;
+          throw error;
+        });
+    }),
+  );
   options.onProgress?.(total, total);
   return { events: total, shipped };
 }

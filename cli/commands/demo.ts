@@ -3,6 +3,7 @@ import { DEFAULT_JWT_MAX_LIFETIME, lifetimeSeconds, loadConfig } from '../../com
 
 interface DemoArgs {
   db: string;
+  buildWeb: boolean;
   host: string;
   port: number;
 }
@@ -19,6 +20,11 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       .option('db', { type: 'string', default: 'data/agentmeter.duckdb', describe: 'DuckDB file' })
       .option('host', { type: 'string', default: '127.0.0.1' })
       .option('port', { type: 'number', default: 8080 })
+      .option('build-web', {
+        type: 'boolean',
+        default: false,
+        describe: 'Build the dashboard (web/dist) when it is missing or stale, beside loading the sample (what `npm start` does)',
+      })
       .example('$0 demo', 'What `npm start` runs') as never,
   handler: async (args) => {
     // Loaded here, not at the top: every other command starts without the server and DuckDB.
@@ -27,11 +33,18 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     const { createLogger } = await import('../../common/logger.ts');
     const { loadSample, newDemoKey, SAMPLE_ORG_NAME } = await import('../../sample-data/load.ts');
     const { serveOnFreePort } = await import('../listen.ts');
+    const { buildWebInBackground } = await import('../web-build.ts');
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-demo', level: config.env.LOG_LEVEL ?? 'warn' });
-    // The port first: on a busy port nothing is created, no folder, no database, no sample data.
-    const { db, server } = await serveOnFreePort({ dbPath: args.db, host: args.host, port: args.port }, (db, port, beforeListen) =>
-      startServer({
+    // The port first: on a busy port nothing is created, no folder, no database, no sample data, no build.
+    let webBuild: Promise<void> | undefined;
+    const { db, server } = await serveOnFreePort({ dbPath: args.db, host: args.host, port: args.port }, (db, port, beforeListen) => {
+      if (args.buildWeb) {
+        webBuild = buildWebInBackground();
+        // Awaited before the start is announced; until then a failure must not end the process unhandled.
+        webBuild.catch(() => undefined);
+      }
+      return startServer({
         db,
         log,
         jwtSecret: config.env.AGENTMETER_JWT_SECRET,
@@ -43,8 +56,8 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
         port,
         beforeListen,
         batchAt: '00:15',
-      }),
-    );
+      });
+    });
     const accounts = new AccountStore(db);
     const say = (line: string) => process.stdout.write(`${line}\n`);
     let org = (await accounts.listOrgs()).find((o) => o.name === SAMPLE_ORG_NAME);
@@ -66,6 +79,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     // keys the demo minted before, this start's sample collector keys included, are revoked.
     const { key } = await newDemoKey(db, accounts, org, manager);
     server.services.auth.invalidate();
+    await webBuild;
     const end = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const start = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
     say(
