@@ -226,9 +226,15 @@ export function withoutOurHook(hooks: HooksMap): { hooks: HooksMap; changes: Hoo
  * killed run, or a link someone planted) is removed first (rmSync removes a link, never its target), and
  * the file is opened exclusively, so nothing is written through a link.
  */
+/**
+ * Creates `path` (never through a link: 'wx' fails on anything there) with exactly `mode`, whatever the
+ * umask: a mode given to open loses the umask's bits, and a managed policy file written 0600 under an
+ * administrator's umask 077 would be unreadable to every user's agent.
+ */
 function writeNewFile(path: string, data: string | Uint8Array, mode: number): void {
   rmSync(path, { force: true });
   writeFileSync(path, data, { mode, flag: 'wx' });
+  chmodSync(path, mode);
 }
 
 function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): string | undefined {

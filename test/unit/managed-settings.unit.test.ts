@@ -53,7 +53,13 @@ describe('managed settings files as written', () => {
           settingsFile: file,
           hookPath,
         };
-        install(target);
+        // An administrator's umask 077 must not make the policy file unreadable to the users' agents.
+        const umask = process.umask(0o077);
+        try {
+          install(target);
+        } finally {
+          process.umask(umask);
+        }
         const expected = readFileSync(join(ROOT, 'test', 'fixtures', 'managed', `written-${agent}.json`), 'utf8').replaceAll(
           '@HOOK@',
           hookPath,
