@@ -7,6 +7,7 @@
 import { codexSession } from './agents/codex.ts';
 import { GEMINI_MODES, geminiSession } from './agents/gemini.ts';
 import { qwenSession } from './agents/qwen.ts';
+import { hex, pick, rng, uuid, weighted } from './random.ts';
 
 export interface SampleOptions {
   seed: number;
@@ -51,18 +52,6 @@ export interface SamplePlan {
   events: PlannedEvent[][];
   /** Per user: extra hooks configured in their settings besides ours (counted in hooks_by_event). */
   extraHooks: { agent: Agent; event: string; matcher: string; command: string }[][];
-}
-
-/** mulberry32: small, fast, good enough for sample data, and the same everywhere. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const FIRST = [
@@ -115,16 +104,6 @@ const MCP_TOOLS = [
 const MALFORMED = ['Read tool', '', 'Bash\u0000', 'x'.repeat(140), 'Edit(file)'];
 const CLAUDE_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'auto'];
 const DROID_MODES = ['auto-low', 'auto-medium', 'auto-high', 'spec', 'off'];
-
-const pick = <T>(r: () => number, items: readonly T[]): T => items[Math.floor(r() * items.length)]!;
-function weighted<T>(r: () => number, items: readonly (readonly [T, number])[]): T {
-  const total = items.reduce((a, [, w]) => a + w, 0);
-  let x = r() * total;
-  for (const [item, w] of items) if ((x -= w) < 0) return item;
-  return items[items.length - 1]![0];
-}
-const hex = (r: () => number, n: number) => Array.from({ length: n }, () => Math.floor(r() * 16).toString(16)).join('');
-const uuid = (r: () => number) => `${hex(r, 8)}-${hex(r, 4)}-4${hex(r, 3)}-a${hex(r, 3)}-${hex(r, 12)}`;
 
 interface Persona {
   user: SampleUser;

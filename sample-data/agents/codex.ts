@@ -4,6 +4,7 @@
 // headless runs, which is how the collector tells `codex exec`), turn_context with the model, and
 // cumulative token_count totals, some written twice as Codex does. Pure and seeded like generator.ts.
 import type { FileOp, PlannedEvent } from '../generator.ts';
+import { hex, pick, weighted } from '../random.ts';
 
 export interface CodexPersona {
   /** Share of sessions run headless (`codex exec`). */
@@ -24,14 +25,6 @@ const SHELL = [
   ['rg TODO src', 10],
 ] as const;
 
-const pick = <T>(r: () => number, items: readonly T[]): T => items[Math.floor(r() * items.length)]!;
-function weighted<T>(r: () => number, items: readonly (readonly [T, number])[]): T {
-  const total = items.reduce((a, [, w]) => a + w, 0);
-  let x = r() * total;
-  for (const [item, w] of items) if ((x -= w) < 0) return item;
-  return items[items.length - 1]![0];
-}
-const hex = (r: () => number, n: number) => Array.from({ length: n }, () => Math.floor(r() * 16).toString(16)).join('');
 /** Codex session ids are UUID v7 (time first). */
 const uuid7 = (r: () => number, at: number) => {
   const t = at.toString(16).padStart(12, '0');

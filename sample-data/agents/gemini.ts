@@ -4,6 +4,7 @@
 // The approval mode and the client go through the hook's environment (AGENTMETER_GEMINI_MODE,
 // AGENTMETER_CLIENT): the replay has no gemini process for the hook to read them from.
 import type { FileOp, PlannedEvent } from '../generator.ts';
+import { hex, pick, weighted } from '../random.ts';
 
 export interface GeminiPersona {
   /** Gemini's approval mode: default, auto_edit, yolo or plan. */
@@ -26,15 +27,6 @@ const MCP = [
   ['mcp_sentry_get_event', 'sentry', 'get_event'],
 ] as const;
 export const GEMINI_MODES = ['default', 'auto_edit', 'yolo', 'plan'] as const;
-
-function weighted<T>(r: () => number, items: readonly (readonly [T, number])[]): T {
-  const total = items.reduce((a, [, w]) => a + w, 0);
-  let x = r() * total;
-  for (const [item, w] of items) if ((x -= w) < 0) return item;
-  return items[items.length - 1]![0];
-}
-const pick = <T>(r: () => number, items: readonly T[]): T => items[Math.floor(r() * items.length)]!;
-const hex = (r: () => number, n: number) => Array.from({ length: n }, () => Math.floor(r() * 16).toString(16)).join('');
 
 export function geminiSession(r: () => number, p: GeminiPersona, start: number): { events: PlannedEvent[]; end: number } {
   const sessionId = `${hex(r, 8)}-${hex(r, 4)}-4${hex(r, 3)}-8${hex(r, 3)}-${hex(r, 12)}`;

@@ -3,6 +3,7 @@
 // reads usage from (one assistant record per model call, Gemini-style usageMetadata). Same shapes as the
 // fixtures of test/fixtures/agents/qwen. Pure: draws only from the generator's random stream.
 import type { FileOp, PlannedEvent } from '../generator.ts';
+import { pick, uuid, weighted } from '../random.ts';
 
 export interface QwenPersona {
   /** File extensions (or names) this user's team works on. */
@@ -27,16 +28,6 @@ const SHELL = [
   ['gh pr create --fill', 5],
   ['ls -la', 10],
 ] as const;
-
-const pick = <T>(r: () => number, items: readonly T[]): T => items[Math.floor(r() * items.length)]!;
-function weighted<T>(r: () => number, items: readonly (readonly [T, number])[]): T {
-  const total = items.reduce((a, [, w]) => a + w, 0);
-  let x = r() * total;
-  for (const [item, w] of items) if ((x -= w) < 0) return item;
-  return items[items.length - 1]![0];
-}
-const hex = (r: () => number, n: number) => Array.from({ length: n }, () => Math.floor(r() * 16).toString(16)).join('');
-const uuid = (r: () => number) => `${hex(r, 8)}-${hex(r, 4)}-4${hex(r, 3)}-a${hex(r, 3)}-${hex(r, 12)}`;
 
 /** One Qwen Code session from `start`: its events in time order and when it ended. */
 export function qwenSession(r: () => number, p: QwenPersona, start: number): { events: PlannedEvent[]; end: number } {
