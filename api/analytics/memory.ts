@@ -40,7 +40,7 @@ export const READ_MODEL_SQL = {
   orgDays: `SELECT CAST(day AS VARCHAR) AS day, * EXCLUDE (org_id, day) FROM agg_org_day WHERE ${WINDOW} ORDER BY day`,
   breakdown: `SELECT CAST(day AS VARCHAR) AS day, kind, key, count FROM agg_breakdown_day WHERE ${WINDOW} ORDER BY day`,
   hooks: `SELECT CAST(day AS VARCHAR) AS day, event, matcher, command, count FROM agg_hooks_day WHERE ${WINDOW} ORDER BY day`,
-  tokens: `SELECT CAST(t.day AS VARCHAR) AS day, t.user_id, u.email AS user_email, t.model, t.thinking, t.input_tokens, t.output_tokens,
+  tokens: `SELECT CAST(t.day AS VARCHAR) AS day, t.user_id, u.email AS user_email, t.agent, t.model, t.thinking, t.input_tokens, t.output_tokens,
                   t.cache_read_tokens, t.cache_write_tokens, t.billable_tokens
            FROM agg_tokens_day t LEFT JOIN users u ON u.id = t.user_id AND u.org_id = t.org_id
            WHERE t.org_id = $org AND t.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) ORDER BY t.day`,

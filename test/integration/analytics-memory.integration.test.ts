@@ -45,7 +45,9 @@ function recordsOf(name: string, seed: number, days: number[]): WireRecord[] {
     const session = `${name}-${d}-${Math.floor(r() * 2)}`;
     const client = pick(['terminal-ui', 'terminal-ui', 'web', 'non-interactive-cli'] as const);
     const autonomy = pick(['auto-high', 'auto-medium', 'auto-low', 'spec', 'manual'] as const);
-    const common = { session_id: session, client, autonomy };
+    // The day's agent, so group_by=agent has several groups to tell apart.
+    const agent = pick(['claude', 'droid', 'codex', 'gemini', 'qwen'] as const);
+    const common = { session_id: session, client, autonomy, agent };
     const turns = 1 + Math.floor(r() * 3);
     for (let t = 0; t < turns; t++)
       out.push(
@@ -77,15 +79,16 @@ function recordsOf(name: string, seed: number, days: number[]): WireRecord[] {
     out.push(ev('PreToolUse', D, { ...common, tool_name: 'Read' }));
     const models = ['claude-sonnet-4-5', 'claude-opus-4-1', 'mystery-model-7'] as const;
     for (let u = 0; u < 1 + Math.floor(r() * 3); u++)
-      out.push(
-        usage(
+      out.push({
+        ...usage(
           pick(models),
           D,
           { input_tokens: Math.floor(r() * 5000), output_tokens: Math.floor(r() * 900), cache_read_tokens: Math.floor(r() * 20000) },
           r() < 0.3,
           session,
         ),
-      );
+        agent,
+      });
     out.push(message(D, session));
   }
   return out;
@@ -121,6 +124,9 @@ const URLS = RANGES.flatMap(([from, to]) => {
   return [
     `/api/v1/analytics/tokens?${q}`,
     `/api/v1/analytics/tokens?${q}&group_by=model`,
+    `/api/v1/analytics/tokens?${q}&group_by=agent`,
+    `/api/v1/analytics/tools?${q}&group_by=agent`,
+    `/api/v1/analytics/activity?${q}&group_by=agent`,
     `/api/v1/analytics/tools?${q}`,
     `/api/v1/analytics/tools?${q}&group_by=tool_name`,
     `/api/v1/analytics/activity?${q}`,
