@@ -61,6 +61,10 @@ export interface HookPlace {
   partial: boolean;
   /** The scripts our hook commands name, and whether each exists and is executable. */
   scripts: { path: string; runnable: boolean }[];
+  /** Why the agent would not run the hook although the file has it (a switch in the file, Codex trust). */
+  blockers: string[];
+  /** What turns it on again, where that is not editing the file (Codex: trusting the hooks in /hooks). */
+  blockerFix?: string;
 }
 
 export interface AgentHookFacts {
@@ -111,6 +115,15 @@ export function checkHook(f: AgentHookFacts): Check {
         fix: place.kind === 'managed' ? `sudo ${install} --managed --hook-path ${bad.path}` : install,
       };
     }
+  }
+  const blocked = installed.find((p) => p.blockers.length > 0);
+  if (blocked) {
+    return {
+      name,
+      ok: false,
+      detail: `installed in ${blocked.file}, but the agent will not run it: ${blocked.blockers.join('; ')}`,
+      fix: blocked.blockerFix ?? `turn the agent's hooks back on in ${blocked.file} (see agentmeter hooks status --agent ${f.agent})`,
+    };
   }
   return { name, ok: true, detail: `installed in ${installed.map((p) => `${p.file} (${p.kind})`).join(' and ')}; the hook script runs` };
 }

@@ -57,16 +57,31 @@ function ourScripts(location: SettingsLocation): { path: string; runnable: boole
 function place(kind: HookPlace['kind'], target: InstallTarget, location: SettingsLocation): HookPlace {
   try {
     const s = status(target);
+    // What would keep the agent from running the hook although the file has it: a switch in the file, or
+    // (Codex) hooks the user has not trusted yet, which Codex skips.
+    const blockers = [...(s.disabled ? [s.disabled] : []), ...s.blockers];
+    let blockerFix: string | undefined;
+    if (s.codexTrust && !s.codexTrust.problem) {
+      const skipped = Object.entries(s.codexTrust.byEvent)
+        .filter(([, state]) => state !== 'trusted')
+        .map(([event, state]) => `${event} (${state})`);
+      if (skipped.length) {
+        blockers.push(`Codex skips the agentmeter hook where it is not trusted: ${skipped.join(', ')}`);
+        blockerFix = s.codexTrust.hint;
+      }
+    }
     return {
       kind,
       file: location.file,
       installed: s.missingEvents.length === 0 && s.outdatedEvents.length === 0,
       partial: s.installedEvents.length + s.outdatedEvents.length > 0,
       scripts: ourScripts(location),
+      blockers,
+      ...(blockerFix ? { blockerFix } : {}),
     };
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
-    return { kind, file: location.file, error: error.message, installed: false, partial: false, scripts: [] };
+    return { kind, file: location.file, error: error.message, installed: false, partial: false, scripts: [], blockers: [] };
   }
 }
 

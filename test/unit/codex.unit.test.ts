@@ -4,6 +4,8 @@
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { checkHook } from '../../cli/doctor/checks.ts';
+import { probeHook } from '../../cli/doctor/probe.ts';
 import { codexHeadless, sessionSourceOf } from '../../collector/agents/codex/events.ts';
 import { findCodexRollout } from '../../collector/agents/codex/paths.ts';
 import { CODEX_TOOLS, codexPatchTouches, codexShellCommand } from '../../collector/agents/codex/tools.ts';
@@ -315,6 +317,11 @@ describe('Codex hook installer and trust', () => {
     expect(untrusted.missingEvents).toEqual([]);
     expect(new Set(Object.values(untrusted.codexTrust!.byEvent))).toEqual(new Set(['untrusted']));
     expect(untrusted.codexTrust!.hint).toMatch(/\/hooks/);
+    // The doctor says so too, with how to trust them: an installed hook Codex skips loses every event.
+    const doctor = checkHook(probeHook('codex', { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: true }));
+    expect(doctor.ok).toBe(false);
+    expect(doctor.detail).toContain('Codex skips the agentmeter hook where it is not trusted');
+    expect(doctor.fix).toBe(untrusted.codexTrust!.hint);
     // What Codex's /hooks review writes when the user trusts them: one entry per hook key.
     const hooks = JSON.parse(readFileSync(join(dir, 'hooks.json'), 'utf8')).hooks;
     const keys = codexHookKeys(join(dir, 'hooks.json'), hooks, isOurCommand);
@@ -323,6 +330,11 @@ describe('Codex hook installer and trust', () => {
     const entries = [...keys.values()].map((key) => `\n[hooks.state."${key}"]\ntrusted_hash = "sha256:abc"\n`).join('');
     appendFileSync(join(dir, 'config.toml'), entries);
     expect(new Set(Object.values(status(target).codexTrust!.byEvent))).toEqual(new Set(['trusted']));
+    expect(
+      checkHook(probeHook('codex', { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: true })),
+    ).toMatchObject({
+      ok: true,
+    });
     expect(trustStates(new Map([['Stop', 'k']]), { k: { enabled: false, trusted_hash: 'sha256:abc' } })).toEqual({ Stop: 'disabled' });
     // Codex canonicalizes a CODEX_HOME it is given: a link to the folder still finds the same trust keys.
     const link = join(dir, '..', 'codex-link');

@@ -30,6 +30,7 @@ const user = (over: Partial<HookPlace> = {}): HookPlace => ({
   installed: true,
   partial: true,
   scripts: [{ path: '/h/.agentmeter/bin/agentmeter-hook.sh', runnable: true }],
+  blockers: [],
   ...over,
 });
 const managed = (over: Partial<HookPlace> = {}): HookPlace => ({
@@ -76,6 +77,33 @@ describe('hook check', () => {
     const onlyManaged = checkHook({ agent: 'claude', present: true, places: [user({ installed: false, partial: false }), managed()] });
     expect(onlyManaged).toMatchObject({ ok: true });
     expect(onlyManaged.detail).toContain('/etc/claude-code/managed-settings.json (managed)');
+  });
+
+  it('fails when the file has the hook but the agent will not run it (a switch, or Codex trust), with what turns it on', () => {
+    const codex = checkHook({
+      agent: 'codex',
+      present: true,
+      places: [
+        user({
+          file: '/h/.codex/hooks.json',
+          blockers: ['Codex skips the agentmeter hook where it is not trusted: Stop (untrusted)'],
+          blockerFix: 'trust them in /hooks',
+        }),
+      ],
+    });
+    expect(codex).toMatchObject({ ok: false, fix: 'trust them in /hooks' });
+    expect(codex.detail).toBe(
+      'installed in /h/.codex/hooks.json, but the agent will not run it: Codex skips the agentmeter hook where it is not trusted: Stop (untrusted)',
+    );
+    const qwen = checkHook({
+      agent: 'qwen',
+      present: true,
+      places: [user({ file: '/h/.qwen/settings.json', blockers: ['"hooks.enabled": false turns every hook off'] })],
+    });
+    expect(qwen).toMatchObject({
+      ok: false,
+      fix: "turn the agent's hooks back on in /h/.qwen/settings.json (see agentmeter hooks status --agent qwen)",
+    });
   });
 
   it('fails when missing, partly installed, not runnable or in a malformed file, with the fix for each', () => {
