@@ -37,12 +37,11 @@ const sha256 = (data: Buffer | string) => createHash('sha256').update(data).dige
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
 /** Pure: the base URL to put in the script. */
-export function baseUrl(publicUrl: string | undefined, host: string | undefined, protocol: string, forwardedProto: unknown): string {
+export function baseUrl(publicUrl: string | undefined, host: string | undefined, protocol: string): string {
   if (publicUrl) return publicUrl.replace(/\/+$/, '');
   if (!host || !HOST.test(host))
     throw badRequest('The Host header is missing or not a host name; the installer needs it to name this server');
-  const proto = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : protocol === 'https' ? 'https' : 'http';
-  return `${proto}://${host}`;
+  return `${protocol === 'https' ? 'https' : 'http'}://${host}`;
 }
 
 /** Pure: the installer for this server. */
@@ -97,14 +96,15 @@ export function registerInstallRoutes(app: FastifyInstance, options: InstallRout
 
   app.get('/install.sh', { config: { public: true } }, async (request, reply) => {
     const script = renderInstaller(template, {
-      SERVER: baseUrl(options.publicUrl, request.headers.host, request.protocol, request.headers['x-forwarded-proto']),
+      // request.host and request.protocol believe X-Forwarded-Host/-Proto only from a --trust-proxy address.
+      SERVER: baseUrl(options.publicUrl, request.host, request.protocol),
       VERSION,
       MIN_NODE,
       BUNDLE_SHA256: load('agentmeter.mjs').sha256,
       HOOK_SHA256: load('agentmeter-hook.sh').sha256,
     });
     // The script names the host it was asked for: a cache must keep one per host and scheme.
-    void reply.header('vary', 'host, x-forwarded-proto');
+    void reply.header('vary', 'host, x-forwarded-host, x-forwarded-proto');
     return send(request, reply, SCRIPT_CONTENT_TYPE, script, sha256(script));
   });
 

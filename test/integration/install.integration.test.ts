@@ -41,9 +41,27 @@ describe('GET /install.sh', () => {
     );
   });
 
-  it('takes https from a proxy, and refuses a Host a shell could misread', async () => {
-    const proxied = await get('/install.sh', { host: 'agentmeter.example.com', 'x-forwarded-proto': 'https' });
-    expect(value(proxied.body, 'SERVER')).toBe('https://agentmeter.example.com');
+  it('takes the scheme and host from a --trust-proxy proxy only, and refuses a Host a shell could misread', async () => {
+    // Without --trust-proxy, forwarded headers are anyone's word and are ignored.
+    const direct = await get('/install.sh', {
+      host: 'agentmeter.example.com',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'evil.example',
+    });
+    expect(value(direct.body, 'SERVER')).toBe('http://agentmeter.example.com');
+    // Behind a trusted proxy that rewrites Host (nginx's default), the browser's host and scheme are used.
+    const proxiedServer = await testServer({ trustProxy: '127.0.0.1' });
+    try {
+      const proxied = await proxiedServer.app.inject({
+        method: 'GET',
+        url: '/install.sh',
+        remoteAddress: '127.0.0.1',
+        headers: { host: '127.0.0.1:8080', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'agentmeter.example.com' },
+      });
+      expect(value(proxied.body, 'SERVER')).toBe('https://agentmeter.example.com');
+    } finally {
+      await proxiedServer.close();
+    }
     const bad = await get('/install.sh', { host: "evil'$(id)" });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ status: 400, title: 'Bad Request' });
@@ -108,12 +126,12 @@ describe('the installer template (pure)', () => {
     expect(() => renderInstaller("S='@@OTHER@@'", values)).toThrow(/not given/);
   });
 
-  it('derives the base URL: --public-url, else the forwarded or own scheme and the Host', () => {
-    expect(baseUrl('https://a.example/', 'b', 'http', undefined)).toBe('https://a.example');
-    expect(baseUrl(undefined, '[::1]:8080', 'http', undefined)).toBe('http://[::1]:8080');
-    expect(baseUrl(undefined, 'h', 'http', 'https')).toBe('https://h');
-    expect(baseUrl(undefined, 'h', 'http', 'gopher')).toBe('http://h');
-    expect(() => baseUrl(undefined, 'h h', 'http', undefined)).toThrow(/Host/);
-    expect(() => baseUrl(undefined, undefined, 'http', undefined)).toThrow(/Host/);
+  it('derives the base URL: --public-url, else the request scheme and host (forwarded ones only from a --trust-proxy address)', () => {
+    expect(baseUrl('https://a.example/', 'b', 'http')).toBe('https://a.example');
+    expect(baseUrl(undefined, '[::1]:8080', 'http')).toBe('http://[::1]:8080');
+    expect(baseUrl(undefined, 'h', 'https')).toBe('https://h');
+    expect(baseUrl(undefined, 'h', 'gopher')).toBe('http://h');
+    expect(() => baseUrl(undefined, 'h h', 'http')).toThrow(/Host/);
+    expect(() => baseUrl(undefined, undefined, 'http')).toThrow(/Host/);
   });
 });
