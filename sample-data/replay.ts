@@ -216,16 +216,25 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
   const workers = Math.min(order.length, options.concurrency ?? Math.max(4, availableParallelism() * 3));
   let next = 0;
   let failed = false;
-  await Promise.all(
-    Array.from({ length: workers }, async () => {
-      // After a failure no further user starts: the replay rejects with the first error.
-      while (!failed && next < order.length)
-        await replayUser(order[next++]!).catch((error: unknown) => {
-          failed = true;
-          throw error;
-        });
-    }),
-  );
+  // The collectors run in this process and find Codex's files through CODEX_HOME: unset while the sample
+  // replays, each sample user's Codex files are under their own home, and a CODEX_HOME of whoever runs the
+  // demo (their real hooks.json, config.toml and rollouts) is never read into the sample.
+  const codexHome = process.env['CODEX_HOME'];
+  delete process.env['CODEX_HOME'];
+  try {
+    await Promise.all(
+      Array.from({ length: workers }, async () => {
+        // After a failure no further user starts: the replay rejects with the first error.
+        while (!failed && next < order.length)
+          await replayUser(order[next++]!).catch((error: unknown) => {
+            failed = true;
+            throw error;
+          });
+      }),
+    );
+  } finally {
+    if (codexHome !== undefined) process.env['CODEX_HOME'] = codexHome;
+  }
   options.onProgress?.(total, total);
   return { events: total, shipped };
 }

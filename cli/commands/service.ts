@@ -21,16 +21,24 @@ interface ServiceArgs {
 const SYSTEM_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
 
 /**
+ * Where the agents' files are, when the installing user moved them: the collector running as a service
+ * must read the same folders as the agents (Codex's hooks.json and rollouts, Qwen Code's chats).
+ */
+const AGENT_FOLDER_VARIABLES = ['CODEX_HOME', 'QWEN_RUNTIME_DIR'] as const;
+
+/**
  * The collector's command and environment. The program is the installed `$AGENTMETER_HOME/bin/agentmeter`
  * (or --exec); without either, the command running now (a checkout's bin/agentmeter.js) under this Node.
  * PATH starts with this Node's folder: the service manager's own PATH would not find a Node from nvm or
- * Homebrew for an executable that starts with `#!/usr/bin/env node`.
+ * Homebrew for an executable that starts with `#!/usr/bin/env node`. `server`/`key` go into the
+ * environment only when given: what `$AGENTMETER_HOME/collector.env` holds (install.sh writes it) the
+ * collector reads itself, so the key is then in one private file only.
  */
-/**
- * `server`/`key` go into the service's environment only when given: what `$AGENTMETER_HOME/collector.env`
- * holds (install.sh writes it) the collector reads itself, so the key is then in one private file only.
- */
-export function collectorSpec(config: Config, args: { server?: string | undefined; key?: string | undefined; exec?: string }): ServiceSpec {
+export function collectorSpec(
+  config: Config,
+  args: { server?: string | undefined; key?: string | undefined; exec?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): ServiceSpec {
   const installed = join(config.agentmeterHome, 'bin', 'agentmeter');
   const program = args.exec
     ? [resolve(args.exec)]
@@ -44,6 +52,7 @@ export function collectorSpec(config: Config, args: { server?: string | undefine
       ...(config.defaultAgentmeterHome ? [] : [['AGENTMETER_HOME', config.agentmeterHome] as [string, string]]),
       ...(args.server ? [['AGENTMETER_SERVER', args.server] as [string, string]] : []),
       ...(args.key ? [['AGENTMETER_API_KEY', args.key] as [string, string]] : []),
+      ...AGENT_FOLDER_VARIABLES.flatMap((name) => (env[name] ? [[name, env[name]] as [string, string]] : [])),
       ['PATH', path],
     ],
     logDir: join(config.agentmeterHome, 'logs'),

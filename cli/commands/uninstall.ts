@@ -85,12 +85,21 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
     const pending = existsSync(dirs.new) && !spoolProblem(dirs) ? spoolCounts(dirs).pending : 0;
     let kept = 0;
     if (pending > 0) {
-      const settings = machineSettings(config);
-      const server = args.server ?? settings.AGENTMETER_SERVER;
-      const key = args.key ?? settings.AGENTMETER_API_KEY;
+      // A collector.env that is refused (readable by others, a link, a bad line) must not stop the
+      // uninstall half way: the hooks are already gone, and --purge still has its work to do.
       let error: string | undefined;
-      if (!server || !key) error = 'no server or key configured';
-      else {
+      let server = args.server;
+      let key = args.key;
+      try {
+        const settings = machineSettings(config);
+        server ??= settings.AGENTMETER_SERVER;
+        key ??= settings.AGENTMETER_API_KEY;
+        if (!server || !key) error = 'no server or key configured';
+      } catch (problem) {
+        if (!(problem instanceof UserError)) throw problem;
+        error = problem.message;
+      }
+      if (error === undefined && server && key) {
         const { Collector } = await import('../../collector/daemon.ts');
         const { createLogger } = await import('../../common/logger.ts');
         const log = createLogger({ name: 'agentmeter-uninstall', level: config.env.LOG_LEVEL ?? 'silent' });

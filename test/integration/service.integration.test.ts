@@ -199,10 +199,13 @@ describe('agentmeter service on Linux (systemd user unit)', { timeout: 300_000 }
     const envFile = join(m.home, '.agentmeter', 'collector.env');
     writeFileSync(envFile, 'AGENTMETER_SERVER=http://127.0.0.1:9\nAGENTMETER_API_KEY=am_secret_key_2\n', { mode: 0o600 });
     const noEnv = { AGENTMETER_SERVER: '', AGENTMETER_API_KEY: '' };
-    const installed = m.run(['service', 'install', '--manager', 'systemd'], noEnv);
+    // A Codex home the user moved goes with the collector, which reads Codex's files there.
+    const installed = m.run(['service', 'install', '--manager', 'systemd'], { ...noEnv, CODEX_HOME: '/srv/codex home' });
     expect(installed.status, installed.stderr).toBe(0);
     const unit = join(m.home, '.config', 'systemd', 'user', 'agentmeter-collector.service');
     const text = readFileSync(unit, 'utf8');
+    expect(text).toContain('Environment="CODEX_HOME=/srv/codex home"\n');
+    expect(text).not.toContain('QWEN_RUNTIME_DIR');
     expect(text).not.toContain('AGENTMETER_API_KEY');
     expect(text).not.toContain('am_secret_key');
     m.clear();
