@@ -17,11 +17,11 @@
 #   gemini_headless=1      the Gemini CLI process runs one-shot (-p, a positional prompt, or stdin not a terminal)
 #   gemini_mode=           the approval mode Gemini CLI was started with (-y/--yolo, --approval-mode), or
 #                          $AGENTMETER_GEMINI_MODE where set (no /proc, or an alias that sets it with the flag)
-#   droid_exec=1           the parent process is `droid exec` (Linux: read from /proc). Qwen Code's `qwen -p`
-#                          leaves nothing to read without a process (its /proc cmdline loses the argument
-#                          boundaries in `read`): headless Qwen runs set AGENTMETER_CLIENT.
 #   codex_exec=1           only when an ancestor is `codex exec` (Linux: /proc); the collector also reads
 #                          `codex exec` from the session rollout
+#                          (Qwen Code's `qwen -p` leaves nothing to read without a process: its /proc
+#                          cmdline loses the argument boundaries in `read`; headless Qwen runs set
+#                          AGENTMETER_CLIENT.)
 #   time=                  $AGENTMETER_EVENT_TIME (replay override) or, without /proc, `date +%s` seconds
 #   session=, message=     $AGENTMETER_SESSION_ID, $AGENTMETER_MESSAGE_ID: set by `agentmeter computer run`
 #                          for the agent it starts, so the server can tie a session's token usage to it
