@@ -77,13 +77,15 @@ export interface InstallResult {
 export interface HookStatus {
   file: string;
   exists: boolean;
-  /** Why the agent would not run our hook although it is installed (a settings switch); absent when it would. */
-  disabled?: string;
   installedEvents: string[];
   missingEvents: string[];
   outdatedEvents: string[];
   scriptInstalled: boolean;
-  /** Switches in the file that keep the agent from running our hook (empty: it would run). */
+  /**
+   * Switches in the file that keep the agent from running our hook although it is installed (empty: it
+   * would run): `disableAllHooks` (Claude Code, Qwen Code), Qwen's `hooks.enabled`/`hooks.disabled`,
+   * Gemini's `hooksConfig.enabled`/`disabled`.
+   */
   blockers: string[];
   /** Codex CLI: which of our hooks it trusts (it skips untrusted ones), and how to trust them. */
   codexTrust?: { byEvent: Record<string, CodexTrustState>; hint: string; problem?: string };
@@ -224,12 +226,9 @@ export function withoutOurHook(hooks: HooksMap): { hooks: HooksMap; changes: Hoo
 /**
  * Writes a temporary file that this call creates itself: whatever stands at the name (a file left by a
  * killed run, or a link someone planted) is removed first (rmSync removes a link, never its target), and
- * the file is opened exclusively, so nothing is written through a link.
- */
-/**
- * Creates `path` (never through a link: 'wx' fails on anything there) with exactly `mode`, whatever the
- * umask: a mode given to open loses the umask's bits, and a managed policy file written 0600 under an
- * administrator's umask 077 would be unreadable to every user's agent.
+ * the file is opened exclusively, so nothing is written through a link. Its mode is exactly `mode`,
+ * whatever the umask: a mode given to open loses the umask's bits, and a managed policy file written 0600
+ * under an administrator's umask 077 would be unreadable to every user's agent.
  */
 function writeNewFile(path: string, data: string | Uint8Array, mode: number): void {
   rmSync(path, { force: true });
@@ -237,10 +236,20 @@ function writeNewFile(path: string, data: string | Uint8Array, mode: number): vo
   chmodSync(path, mode);
 }
 
-function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): string | undefined {
+/**
+ * The settings file's new content: the file as read with its hooks replaced. The hooks object's own
+ * settings (Gemini's and Qwen's enabled/disabled/notifications) stay in it; an emptied object goes.
+ */
+function settingsRoot(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): Record<string, unknown> {
+  if (loc.topLevel) return hooks;
   const allHooks = { ...loaded.hookSettings, ...hooks };
-  const root = loc.topLevel ? hooks : { ...loaded.root, hooks: allHooks };
-  if (!loc.topLevel && Object.keys(allHooks).length === 0) delete (root as Record<string, unknown>)['hooks'];
+  const root: Record<string, unknown> = { ...loaded.root, hooks: allHooks };
+  if (Object.keys(allHooks).length === 0) delete root['hooks'];
+  return root;
+}
+
+function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): string | undefined {
+  const root = settingsRoot(loc, loaded, hooks);
   mkdirSync(dirname(loc.file), { recursive: true });
   let backup: string | undefined;
   let mode = 0o644;
@@ -337,10 +346,7 @@ export function uninstall(target: InstallTarget, options: { dryRun?: boolean } =
   const loaded = loadSettings(loc);
   const { hooks, changes } = withoutOurHook(loaded.hooks);
   if (options.dryRun || changes.length === 0) return { file: loc.file, changes, written: false };
-  // The hooks object's own settings (Gemini's and Qwen's enabled/disabled/notifications) stay in it.
-  const allHooks = { ...loaded.hookSettings, ...hooks };
-  const root: Record<string, unknown> = loc.topLevel ? hooks : { ...loaded.root, hooks: allHooks };
-  if (!loc.topLevel && Object.keys(allHooks).length === 0) delete root['hooks'];
+  const root = settingsRoot(loc, loaded, hooks);
   const restored = restoredText(loc, root);
   const backup = `${loc.file}.agentmeter-backup-${new Date().toISOString().replaceAll(':', '-')}`;
   copyFileSync(loc.file, backup, constants.COPYFILE_EXCL);
@@ -372,12 +378,11 @@ export function status(target: InstallTarget): HookStatus {
   const result: HookStatus = {
     file: loc.file,
     exists,
-    ...(disabled ? { disabled } : {}),
     installedEvents,
     missingEvents,
     outdatedEvents,
     scriptInstalled: existsSync(target.hookPath ?? installedScriptPath(target.agentmeterHome)),
-    blockers: hookBlockers(target.agent, loaded.root, isOurCommand),
+    blockers: [...(disabled ? [disabled] : []), ...hookBlockers(target.agent, loaded.root, isOurCommand)],
   };
   if (target.agent === 'codex') {
     // Codex names the user hooks.json by its canonical CODEX_HOME in trust keys; a project file as given.

@@ -153,7 +153,6 @@ export const hooksCommand: CommandModule = {
                 ? 'partly installed'
                 : 'not installed';
           process.stdout.write(`${args.agent}: ${state} in ${s.file}${s.exists ? '' : ' (file absent)'}\n`);
-          if (s.disabled) process.stdout.write(`  the agent will not run it: ${s.disabled}\n`);
           if (s.installedEvents.length) process.stdout.write(`  events: ${s.installedEvents.join(', ')}\n`);
           if (s.missingEvents.length) process.stdout.write(`  missing: ${s.missingEvents.join(', ')}\n`);
           if (s.outdatedEvents.length) process.stdout.write(`  outdated (run install again): ${s.outdatedEvents.join(', ')}\n`);

@@ -59,7 +59,7 @@ function place(kind: HookPlace['kind'], target: InstallTarget, location: Setting
     const s = status(target);
     // What would keep the agent from running the hook although the file has it: a switch in the file, or
     // (Codex) hooks the user has not trusted yet, which Codex skips.
-    const blockers = [...(s.disabled ? [s.disabled] : []), ...s.blockers];
+    const blockers = [...s.blockers];
     let blockerFix: string | undefined;
     if (s.codexTrust && !s.codexTrust.problem) {
       const skipped = Object.entries(s.codexTrust.byEvent)

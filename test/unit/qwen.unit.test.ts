@@ -65,7 +65,7 @@ describe('Qwen Code installer', () => {
     const s = status(t);
     expect(s.missingEvents).toEqual([]);
     expect(s.outdatedEvents).toEqual([]);
-    expect(s.disabled).toBeUndefined();
+    expect(s.blockers).toEqual([]);
     expect(uninstall(t).written).toBe(true);
     expect(readFileSync(file, 'utf8')).toBe(original);
   });
@@ -77,12 +77,12 @@ describe('Qwen Code installer', () => {
     install(t);
     const installed = JSON.parse(readFileSync(file, 'utf8'));
     writeFileSync(file, JSON.stringify({ ...installed, disableAllHooks: true }));
-    expect(status(t).disabled).toMatch(/disableAllHooks/);
+    expect(status(t).blockers).toEqual([expect.stringMatching(/disableAllHooks/)]);
     writeFileSync(file, JSON.stringify({ ...installed, hooks: { ...installed.hooks, enabled: false } }));
-    expect(status(t).disabled).toMatch(/hooks\.enabled/);
+    expect(status(t).blockers).toEqual([expect.stringMatching(/hooks\.enabled/)]);
     const command = installed.hooks.Stop[0].hooks[0].command as string;
     writeFileSync(file, JSON.stringify({ ...installed, hooks: { ...installed.hooks, disabled: [command] } }));
-    expect(status(t).disabled).toMatch(/hooks\.disabled/);
+    expect(status(t).blockers).toEqual([expect.stringMatching(/hooks\.disabled/)]);
     // The settings keys stay settings: an uninstall keeps them and removes only our hook.
     uninstall(t);
     expect(JSON.parse(readFileSync(file, 'utf8')).hooks).toEqual({ disabled: [command] });
