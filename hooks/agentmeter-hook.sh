@@ -58,39 +58,32 @@ else
   clock=${AGENTMETER_EVENT_TIME:-${now}000}
 fi
 
-# Headless Droid: its parent (or the shell between) is `droid exec …`. /proc/PID/cmdline separates
-# arguments with NUL bytes, which `read` drops, so "droid exec" reads as "droidexec".
-droid_exec=
-if [ "$agent" = droid ] && [ -z "${AGENTMETER_CLIENT:-}" ]; then
+# `exec_ancestor FOUND STOP`: whether one of the nearest three ancestors' command lines holds FOUND
+# (before one holding STOP, when given). /proc/PID/cmdline separates arguments with NUL bytes, which
+# `read` drops, so "droid exec" reads as "droidexec": only the two words together count. Builtins only.
+exec_ancestor() {
   pid=$PPID
   for _ in 1 2 3; do
     # cmdline has no trailing newline: read sets cmd but reports end of file.
     cmd=
-    read -r cmd < "/proc/$pid/cmdline" || [ -n "$cmd" ] || break
-    case $cmd in
-      *droidexec*) droid_exec=1; break ;;
-      *droid*) break ;;
-    esac
-    read -r _ _ _ pid _ < "/proc/$pid/stat" || break
+    read -r cmd < "/proc/$pid/cmdline" || [ -n "$cmd" ] || return 1
+    case $cmd in *"$1"*) return 0 ;; esac
+    if [ -n "$2" ]; then case $cmd in *"$2"*) return 1 ;; esac; fi
+    read -r _ _ _ pid _ < "/proc/$pid/stat" || return 1
   done
-fi
+  return 1
+}
+
+# Headless Droid: its parent (or the shell between) is `droid exec …`; the first droid that is not stops.
+droid_exec=
+if [ "$agent" = droid ] && [ -z "${AGENTMETER_CLIENT:-}" ] && exec_ancestor droidexec droid; then droid_exec=1; fi
 
 # Headless Codex CLI: `codex exec …` is the process that runs the hook (through `$SHELL -lc`, which a
 # shell may replace by the script itself), so up to three ancestors are read. The shell's own command
-# line holds this script's "codex" argument, so only "codexexec" (argument boundaries) counts, and no
-# ancestor stops the walk. Options before `exec` hide it; the collector also reads the session rollout.
+# line holds this script's "codex" argument, so only "codexexec" counts, and no ancestor stops the walk.
+# Options before `exec` hide it; the collector also reads the session rollout.
 codex_exec=
-if [ "$agent" = codex ] && [ -z "${AGENTMETER_CLIENT:-}" ]; then
-  pid=$PPID
-  for _ in 1 2 3; do
-    cmd=
-    read -r cmd < "/proc/$pid/cmdline" || [ -n "$cmd" ] || break
-    case $cmd in
-      *codexexec*) codex_exec=1; break ;;
-    esac
-    read -r _ _ _ pid _ < "/proc/$pid/stat" || break
-  done
-fi
+if [ "$agent" = codex ] && [ -z "${AGENTMETER_CLIENT:-}" ] && exec_ancestor codexexec ''; then codex_exec=1; fi
 
 # Gemini CLI: its payload says neither headless nor approval mode, its process's arguments do (Linux).
 # The nearest ancestor whose command line names gemini (the shell Gemini starts the hook through names
