@@ -6,10 +6,9 @@
 // itself writes how the session was started into the first line of its rollout: session_meta.payload.source
 // is "exec" for `codex exec`, whatever the command line; the collector reads that line from the payload's
 // transcript_path (the rollout) once per rollout. Either signal makes the event non-interactive.
-import { closeSync, openSync, readSync } from 'node:fs';
 import type { AutonomyLevel } from '../../../common/wire.ts';
 import { autonomyLevel } from '../../derive.ts';
-import { parseJsonLine } from '../../transcript.ts';
+import { parseJsonLine, readNewLines } from '../../transcript.ts';
 import type { HookPayload } from '../hook-payload.ts';
 import { isCompressedRollout } from './paths.ts';
 import { RolloutLine, SessionMetaPayload } from './schema.ts';
@@ -36,27 +35,14 @@ export function rolloutSource(path: string): string | undefined {
   const known = sources.get(path);
   if (known !== undefined) return known;
   if (isCompressedRollout(path)) return undefined;
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return undefined;
+  // No complete first line yet (Codex is still writing it): ask again with the next event.
+  const first = readNewLines(path, 0, FIRST_LINE_LIMIT)?.lines[0];
+  const source = first === undefined ? undefined : sessionSourceOf(first);
+  if (source !== undefined) {
+    if (sources.size >= 10_000) sources.clear();
+    sources.set(path, source);
   }
-  try {
-    const buffer = Buffer.alloc(FIRST_LINE_LIMIT);
-    const read = readSync(fd, buffer, 0, FIRST_LINE_LIMIT, 0);
-    const end = buffer.subarray(0, read).indexOf(0x0a);
-    // No complete first line yet: Codex is still writing it; ask again with the next event.
-    if (end < 0) return undefined;
-    const source = sessionSourceOf(buffer.subarray(0, end).toString('utf8'));
-    if (source !== undefined) {
-      if (sources.size >= 10_000) sources.clear();
-      sources.set(path, source);
-    }
-    return source;
-  } finally {
-    closeSync(fd);
-  }
+  return source;
 }
 
 /**
