@@ -2,6 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
 import { EXIT_CREDENTIALS_REFUSED, UserError } from '../../common/errors.ts';
 import { machineSettings } from '../../common/machine-config.ts';
+import { serverAndKeyOptions } from '../machine-options.ts';
 
 interface CollectArgs {
   server?: string;
@@ -18,18 +19,8 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
   builder: (y: Argv) => {
     // The environment, else $AGENTMETER_HOME/collector.env (written by the server's install.sh).
     const env = machineSettings(loadConfig());
-    return y
+    return serverAndKeyOptions(y, env)
       .positional('action', { type: 'string', choices: ['status'], describe: '"status": spool depth, quarantined count, last ship' })
-      .option('server', {
-        type: 'string',
-        default: env.AGENTMETER_SERVER,
-        describe: 'Server URL (env AGENTMETER_SERVER, else ~/.agentmeter/collector.env)',
-      })
-      .option('key', {
-        type: 'string',
-        default: env.AGENTMETER_API_KEY,
-        describe: 'Your API key (env AGENTMETER_API_KEY, else ~/.agentmeter/collector.env)',
-      })
       .option('once', {
         type: 'boolean',
         default: false,

@@ -4,6 +4,7 @@ import { type Config, loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import { type MachineConfig, machineConfigPath, machineSettings } from '../../common/machine-config.ts';
 import { AGENTS } from '../../hooks/settings.ts';
+import { serverAndKeyOptions } from '../machine-options.ts';
 
 /** The settings, or none and the reason collector.env is refused: the doctor reports it rather than stopping. */
 function settingsOrProblem(config: Config): MachineConfig & { problem?: string } {
@@ -30,17 +31,7 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
   describe: "Check this machine: the agents' hooks, the collector and its service, the spool, the server, the key, the clock",
   builder: (y: Argv) => {
     const env = settingsOrProblem(loadConfig());
-    return y
-      .option('server', {
-        type: 'string',
-        default: env.AGENTMETER_SERVER,
-        describe: 'Server URL (env AGENTMETER_SERVER, else ~/.agentmeter/collector.env)',
-      })
-      .option('key', {
-        type: 'string',
-        default: env.AGENTMETER_API_KEY,
-        describe: 'Your API key (env AGENTMETER_API_KEY, else ~/.agentmeter/collector.env)',
-      })
+    return serverAndKeyOptions(y, env)
       .option('json', { type: 'boolean', default: false, describe: 'One JSON object {ok, checks: [{name, ok, detail, fix?}]}' })
       .example('$0 doctor', 'Every check, each problem with the command that fixes it; exit 1 when something is wrong')
       .example('$0 doctor --json', 'For scripts') as never;

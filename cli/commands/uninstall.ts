@@ -3,6 +3,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import { machineSettings } from '../../common/machine-config.ts';
+import { serverAndKeyOptions } from '../machine-options.ts';
 
 interface UninstallArgs {
   purge: boolean;
@@ -17,14 +18,13 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
   command: 'uninstall',
   describe: "Take agentmeter off this machine: remove the hooks from every agent's settings, ship what is spooled",
   builder: (y: Argv) =>
-    y
+    // No defaults here: the handler reads collector.env only when there is a spool to ship.
+    serverAndKeyOptions(y)
       .option('purge', {
         type: 'boolean',
         default: false,
         describe: 'Also remove $AGENTMETER_HOME (~/.agentmeter): the spool, even unshipped, the key and the installed command',
       })
-      .option('server', { type: 'string', describe: 'Server URL (env AGENTMETER_SERVER, else ~/.agentmeter/collector.env)' })
-      .option('key', { type: 'string', describe: 'Your API key (env AGENTMETER_API_KEY, else ~/.agentmeter/collector.env)' })
       .example(
         '~/.agentmeter/bin/agentmeter uninstall',
         'Hooks removed, the spool shipped; the spool is kept if the server cannot be reached',
