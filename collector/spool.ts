@@ -23,8 +23,15 @@ import { join } from 'node:path';
 import { currentUid, ensurePrivateDir, ownDirProblem, PRIVATE_FILE_MODE, writePrivateFile } from '../common/private-files.ts';
 import { drop, ok, quarantine, type StepResult } from '../common/result.ts';
 
-/** Bodies longer than this were cut by the hook (it keeps at most this many bytes + 1). */
+/** Bodies longer than this were cut by the hook (an older hook kept at most this many bytes + 1). */
 export const HOOK_BODY_CAP = 1024 * 1024;
+/**
+ * The hook's file-size limit (`ulimit -f 2056`, in 512-byte blocks: 1 MiB + 4 KiB): a file this long was
+ * cut there. The 4 KiB leave room for the header, so the body of a cut file is longer than HOOK_BODY_CAP
+ * too, except after a header of over 4 KiB (the environment values in it are cut to safe characters, not
+ * in length), which only this size test recognizes.
+ */
+export const HOOK_FILE_CAP = 2056 * 512;
 /** tmp/ files older than this belong to a hook that died mid-write. */
 export const TMP_MAX_AGE_MS = 36 * 3600 * 1000;
 /** The largest file the hook writes: its capped body and a header of a few short lines, with room. */
@@ -111,7 +118,7 @@ export function parseSpoolFile(name: string, content: Buffer, mtimeMs: number): 
   }
   if (header['agentmeter-spool'] !== '1') return quarantine('unknown spool format (the header has no agentmeter-spool=1)');
   const body = content.subarray(end + 2);
-  return ok({ name, header, body, mtimeMs, truncated: body.length > HOOK_BODY_CAP });
+  return ok({ name, header, body, mtimeMs, truncated: body.length > HOOK_BODY_CAP || content.length >= HOOK_FILE_CAP });
 }
 
 export function listNew(dirs: SpoolDirs): string[] {

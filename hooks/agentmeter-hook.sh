@@ -31,9 +31,10 @@
 # Files and folders it creates are private (umask 077), and it writes only into spool folders of this
 # user that are not links.
 #
-# Cost: one `head`, one `mv` and one `cat`; everything else is a shell builtin. It exits 0, with stderr
-# silenced, whatever the input (empty, huge, binary) or the state of the spool (missing, read-only, disk
-# full). Bodies are capped at 1 MiB + 1 byte: the collector marks longer ones truncated.
+# Cost: one `cat` and one `mv`; everything else is a shell builtin (a second `cat` drains an event that
+# was cut short). It exits 0, with stderr silenced, whatever the input (empty, huge, binary) or the state
+# of the spool (missing, read-only, disk full). Files are capped at 1 MiB + 4 KiB (a body of at least
+# 1 MiB + 1 byte after the header): the collector marks a file cut there truncated.
 #
 # The one exception: credit limits. When the organization enforces them and this user is over their
 # monthly limit, the collector writes $AGENTMETER_HOME/limit-exceeded with the message; on
@@ -43,9 +44,17 @@
 exec 3>&2 2>/dev/null
 # What this script creates (spool folders and files) is this user's alone, whatever the agent's umask.
 umask 077
+# A file-size limit (the hook's own below, or one the agent runs under) makes a write fail with EFBIG
+# rather than the kernel kill the hook, or its `cat`, and perhaps dump core into the agent's folder.
+trap '' XFSZ
+# `ulimit -f` counts 512-byte blocks in every POSIX shell; bash counts 1024 unless in POSIX mode (it is
+# when run as sh, not when someone runs `bash agentmeter-hook.sh`).
+[ -z "${BASH_VERSION:-}" ] || set -o posix
 agent=${1:-unknown}; agent=${agent%%[!a-z]*}
 home=${AGENTMETER_HOME:-${HOME:-/tmp}/.agentmeter}
 spool=$home/spool
+# Set once the event is copied whole (stdin read to its end); until then the end drains stdin.
+drained=
 
 # A unique name without spawning a process: boot id + uptime (10 ms ticks) + pid. A pid is not reused
 # within one tick, and the boot id separates reboots. Elsewhere (no /proc) fall back to `date`.
@@ -159,17 +168,30 @@ clock=${clock%%[!0-9TZ:.+-]*}
 if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$spool/new" ] \
   && [ -O "$spool" ] && [ -O "$spool/tmp" ] && [ -O "$spool/new" ]; then
   tmp="$spool/tmp/$name"
-  {
+  # The body is copied by one `cat` under a file-size limit of 2056 blocks of 512 bytes (1 MiB + 4 KiB,
+  # the collector's HOOK_FILE_CAP), set in the subshell that execs it, so no other write of this script
+  # is limited: one process where `head -c` and a draining `cat` were two. At the limit cat's write
+  # fails and cat stops (SIGXFSZ is ignored). Where a lower hard limit refuses ours, that one cuts.
+  if {
     printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ngemini_headless=%s\ngemini_mode=%s\ntime=%s\nsession=%s\nmessage=%s\n' \
       "$agent" "$client" "$entrypoint" "$droid_exec" "$gemini_headless" "$gemini_mode" "$clock" "$session" "$message"
     # Only Codex's hook adds its line (the other agents' headers stay as they were).
     if [ -n "$codex_exec" ]; then printf 'codex_exec=1\n\n'; else printf '\n'; fi
-    head -c 1048577
-  } > "$tmp" && mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
+    (ulimit -S -f 2056; exec cat)
+  } > "$tmp"; then
+    mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
+    drained=1
+  else
+    # Cut short: at the limit (an oversized event), or by a full disk. What was written still goes to
+    # new/, where the collector marks an event cut at the limit truncated and quarantines any other cut
+    # one with its reason, rather than losing it without a word. An empty file, or none, is removed.
+    [ -s "$tmp" ] && mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
+  fi
 fi
 
-# Drain whatever is left of an oversized event so the agent's write never meets a closed pipe.
-cat > /dev/null
+# Drain whatever is left of an event that was not copied whole, so the agent's write never meets a
+# closed pipe.
+[ -n "$drained" ] || cat > /dev/null
 
 if [ "${2:-}" = prompt ] && [ -f "$home/limit-exceeded" ]; then
   while IFS= read -r line || [ -n "$line" ]; do printf '%s\n' "$line" >&3; done < "$home/limit-exceeded"

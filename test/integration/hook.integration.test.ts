@@ -3,7 +3,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HOOK_BODY_CAP, parseSpoolFile } from '../../collector/spool.ts';
+import { toWireEvent } from '../../collector/events.ts';
+import { HOOK_BODY_CAP, HOOK_FILE_CAP, parseSpoolFile } from '../../collector/spool.ts';
 import { HOOK_SCRIPT } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -135,14 +136,42 @@ describe('hooks/agentmeter-hook.sh', () => {
     expect(headers.filter((h) => h.includes('agent=claude\n')).every((h) => h.includes('message=\n\n{}'))).toBe(true);
   });
 
-  it('caps a huge event at 1 MiB + 1 byte, drains the rest, exits 0', () => {
+  it('caps a huge event at 1 MiB + 4 KiB of file (the body past 1 MiB), drains the rest, exits 0', () => {
+    for (const shell of ['dash', 'bash']) {
+      const home = tempDir();
+      const huge = Buffer.from('{"hook_event_name":"PostToolUse","session_id":"s1","tool_response":"'.padEnd(5 * 1024 * 1024, 'x'));
+      // The whole input is written to the hook's stdin: a hook that stopped reading would fail this with EPIPE.
+      const result = spawnSync(shell, [HOOK_SCRIPT, 'claude'], {
+        input: huge,
+        env: { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') },
+        timeout: 30_000,
+      });
+      expect(result.error).toBeUndefined();
+      expect(result.status).toBe(0);
+      const path = join(spoolNew(home), newFiles(home)[0]!);
+      const content = readFileSync(path);
+      expect(content.length).toBe(HOOK_FILE_CAP);
+      const parsed = parseSpoolFile('x', content, 0);
+      if (parsed.kind !== 'ok') throw new Error(parsed.reason);
+      expect(parsed.value.body.length).toBeGreaterThan(HOOK_BODY_CAP);
+      expect(parsed.value.body.equals(huge.subarray(0, parsed.value.body.length))).toBe(true);
+      expect(parsed.value.truncated).toBe(true);
+      // The limit was the copy's alone: the hook's later writes (a limit message) are not limited.
+      expect(readdirSync(join(home, '.agentmeter', 'spool', 'tmp'))).toEqual([]);
+    }
+  });
+
+  it('keeps an event whole that ends just under the limit, and marks one cut there truncated', () => {
     const home = tempDir();
-    const huge = Buffer.alloc(5 * 1024 * 1024, 0x78);
-    const result = runHook(home, huge);
-    expect(result.status).toBe(0);
-    const path = join(spoolNew(home), newFiles(home)[0]!);
-    const parsed = parseSpoolFile('x', readFileSync(path), 0);
-    expect(parsed.kind === 'ok' && parsed.value.body.length).toBe(HOOK_BODY_CAP + 1);
+    const header =
+      'agentmeter-spool=1\nagent=claude\nclient=\nentrypoint=\ndroid_exec=\ngemini_headless=\ngemini_mode=\ntime=\nsession=\nmessage=\n\n';
+    const fits = Buffer.alloc(HOOK_FILE_CAP - header.length - 1, 0x61);
+    runHook(home, fits);
+    const [whole] = newFiles(home);
+    expect(readFileSync(join(spoolNew(home), whole!)).length).toBe(HOOK_FILE_CAP - 1);
+    runHook(home, Buffer.alloc(HOOK_FILE_CAP, 0x61));
+    const cut = newFiles(home).find((n) => n !== whole)!;
+    const parsed = parseSpoolFile('x', readFileSync(join(spoolNew(home), cut)), 0);
     expect(parsed.kind === 'ok' && parsed.value.truncated).toBe(true);
   });
 
@@ -175,13 +204,36 @@ describe('hooks/agentmeter-hook.sh', () => {
     const readOnly = runHook(home, '{}', { AGENTMETER_HOME: ro });
     expect(readOnly.status).toBe(0);
     chmodSync(join(ro, 'spool', 'tmp'), 0o700);
-    // ulimit -f makes every write past 1 KiB fail, as a full disk would.
+    // ulimit -f makes every write past 1 KiB fail, as a full disk would: the hook's own, higher limit is
+    // refused, the copy stops there, and what was written goes to new/ for the collector to quarantine
+    // (its body is not JSON and it is shorter than the hook's cap), with the rest of stdin drained.
     const limited = spawnSync('sh', ['-c', `ulimit -f 2; exec sh '${HOOK_SCRIPT}' claude`], {
-      input: Buffer.alloc(200_000, 0x61),
+      input: Buffer.from('{"hook_event_name":"Stop","session_id":"s1","x":"'.padEnd(200_000, 'a')),
       env: { PATH: process.env['PATH']!, AGENTMETER_HOME: join(home, 'full') },
     });
+    expect(limited.error).toBeUndefined();
     expect(limited.status).toBe(0);
-    expect(existsSync(join(home, 'full', 'spool', 'new')) ? readdirSync(join(home, 'full', 'spool', 'new')) : []).toEqual([]);
+    const fullNew = join(home, 'full', 'spool', 'new');
+    const [cut] = readdirSync(fullNew);
+    const content = readFileSync(join(fullNew, cut!));
+    expect(content.length).toBe(1024);
+    const parsed = parseSpoolFile(cut!, content, 0);
+    if (parsed.kind !== 'ok') throw new Error(parsed.reason);
+    expect(parsed.value.truncated).toBe(false);
+    expect(toWireEvent(parsed.value, 'm', undefined)).toEqual({
+      kind: 'quarantine',
+      reason: `event is not JSON (at character ${content.length - content.indexOf('\n\n') - 2})`,
+    });
+    expect(readdirSync(join(home, 'full', 'spool', 'tmp'))).toEqual([]);
+    // A limit below the header: nothing of the event is kept, and nothing is left in tmp/.
+    const tiny = spawnSync('sh', ['-c', `ulimit -f 0; exec sh '${HOOK_SCRIPT}' claude`], {
+      input: Buffer.alloc(200_000, 0x61),
+      env: { PATH: process.env['PATH']!, AGENTMETER_HOME: join(home, 'zero') },
+    });
+    expect(tiny.error).toBeUndefined();
+    expect(tiny.status).toBe(0);
+    expect(readdirSync(join(home, 'zero', 'spool', 'new'))).toEqual([]);
+    expect(readdirSync(join(home, 'zero', 'spool', 'tmp'))).toEqual([]);
   });
 
   it('survives a missing stdin and unknown agents', () => {
