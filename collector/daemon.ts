@@ -381,7 +381,7 @@ export class Collector {
     this.abort.abort();
   }
 
-  /** Ends the file-removal worker; call once no drain is running (run() does it when it ends). */
+  /** Waits for the removals of shipped files still under way; call once no drain is running (run() does it when it ends). */
   close(): Promise<void> {
     return this.unlinker.close();
   }
