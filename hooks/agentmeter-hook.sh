@@ -169,15 +169,17 @@ if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$sp
   && [ -O "$spool" ] && [ -O "$spool/tmp" ] && [ -O "$spool/new" ]; then
   tmp="$spool/tmp/$name"
   # The body is copied by one `cat` under a file-size limit of 2056 blocks of 512 bytes (1 MiB + 4 KiB,
-  # the collector's HOOK_FILE_CAP), set in the subshell that execs it, so no other write of this script
-  # is limited: one process where `head -c` and a draining `cat` were two. At the limit cat's write
-  # fails and cat stops (SIGXFSZ is ignored). Where a lower hard limit refuses ours, that one cuts.
+  # the collector's HOOK_FILE_CAP): one process where `head -c` and a draining `cat` were two. At the
+  # limit cat's write fails and cat stops (SIGXFSZ is ignored). Where a lower hard limit refuses ours,
+  # that one cuts. The limit is set in this shell, not in a subshell around cat, which would cost a full
+  # fork per event; the only later write to a regular file, the limit message, lifts it first.
+  ulimit -S -f 2056
   if {
     printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ngemini_headless=%s\ngemini_mode=%s\ntime=%s\nsession=%s\nmessage=%s\n' \
       "$agent" "$client" "$entrypoint" "$droid_exec" "$gemini_headless" "$gemini_mode" "$clock" "$session" "$message"
     # Only Codex's hook adds its line (the other agents' headers stay as they were).
     if [ -n "$codex_exec" ]; then printf 'codex_exec=1\n\n'; else printf '\n'; fi
-    (ulimit -S -f 2056; exec cat)
+    cat
   } > "$tmp"; then
     mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
     drained=1
@@ -194,6 +196,8 @@ fi
 [ -n "$drained" ] || cat > /dev/null
 
 if [ "${2:-}" = prompt ] && [ -f "$home/limit-exceeded" ]; then
+  # The agent's stderr could be a long log file: its write must not meet the spool file's limit.
+  ulimit -S -f "$(ulimit -H -f)"
   while IFS= read -r line || [ -n "$line" ]; do printf '%s\n' "$line" >&3; done < "$home/limit-exceeded"
   exit 2
 fi

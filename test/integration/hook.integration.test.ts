@@ -1,6 +1,17 @@
 // The hook script in a real shell: what it writes, and that it exits 0 whatever it is given.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toWireEvent } from '../../collector/events.ts';
@@ -156,9 +167,35 @@ describe('hooks/agentmeter-hook.sh', () => {
       expect(parsed.value.body.length).toBeGreaterThan(HOOK_BODY_CAP);
       expect(parsed.value.body.equals(huge.subarray(0, parsed.value.body.length))).toBe(true);
       expect(parsed.value.truncated).toBe(true);
-      // The limit was the copy's alone: the hook's later writes (a limit message) are not limited.
+      // Nothing is left behind in tmp/.
       expect(readdirSync(join(home, '.agentmeter', 'spool', 'tmp'))).toEqual([]);
     }
+  });
+
+  it('writes the credit-limit message whole into a stderr that is a long file (the spool limit is lifted first)', () => {
+    const home = tempDir();
+    const agentmeterHome = join(home, '.agentmeter');
+    mkdirSync(agentmeterHome, { recursive: true });
+    writeFileSync(join(agentmeterHome, 'limit-exceeded'), 'over your limit\nask your manager\n');
+    const log = join(home, 'agent.log');
+    writeFileSync(log, Buffer.alloc(HOOK_FILE_CAP + 4096, 0x2e));
+    const fd = openSync(log, 'a');
+    try {
+      const result = spawnSync('sh', [HOOK_SCRIPT, 'claude', 'prompt'], {
+        input: '{"hook_event_name":"UserPromptSubmit","session_id":"s1"}',
+        env: { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: agentmeterHome },
+        stdio: ['pipe', 'ignore', fd],
+      });
+      expect(result.status).toBe(2);
+    } finally {
+      closeSync(fd);
+    }
+    expect(
+      readFileSync(log)
+        .subarray(HOOK_FILE_CAP + 4096)
+        .toString(),
+    ).toBe('over your limit\nask your manager\n');
+    expect(newFiles(home)).toHaveLength(1);
   });
 
   it('keeps an event whole that ends just under the limit, and marks one cut there truncated', () => {
