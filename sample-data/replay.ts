@@ -57,9 +57,10 @@ export function segmentScript(events: PlannedEvent[], home: string, script: stri
 }
 
 /**
- * One `sh` per user that runs segments as they are written to its stdin and says `done <n>` after each:
- * forking sh is cheap where forking this Node process (tens of MB, DuckDB inside) once per segment is not,
- * and no event goes through a file of ours on the way to the hook.
+ * A long-lived `sh` that runs segments as they are written to its stdin and says `done <n>` after each:
+ * forking sh is cheap where forking this Node process (hundreds of MB, DuckDB inside) is not (~25 ms of
+ * CPU each), so the replay starts one per worker, not one per segment or per user, and no event goes
+ * through a file of ours on the way to the hook. `useHome` moves it to a user's HOME.
  */
 export class HookDriver {
   private readonly child: ChildProcessWithoutNullStreams;
@@ -70,7 +71,7 @@ export class HookDriver {
   private segments = 0;
 
   constructor(home: string) {
-    // In the user's HOME, like the rest of what the replay does for that user.
+    // In a HOME of its own: the user's, or the replay's work folder until `useHome` names a user.
     this.child = spawn('sh', ['-s'], { cwd: home, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home } });
     this.child.stderr.resume();
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -88,6 +89,11 @@ export class HookDriver {
     });
     // A driver that died is reported by run() through `exited`; its stdin must not crash the process.
     this.child.stdin.on('error', () => undefined);
+  }
+
+  /** Moves the driver to another user's HOME (its working folder and $HOME, which the hooks inherit). */
+  useHome(home: string): Promise<void> {
+    return this.run(`cd ${q(home)} || exit 5\nHOME=${q(home)}; export HOME\n`);
   }
 
   /** Runs the segment's lines; resolves once every hook of it has exited. */
@@ -164,7 +170,7 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
   let shipped = 0;
   // Busiest users first, so the last ones to finish are short and the cores stay busy to the end.
   const order = plan.users.map((_, u) => u).sort((a, b) => plan.events[b]!.length - plan.events[a]!.length);
-  const replayUser = async (u: number) => {
+  const replayUser = async (u: number, driver: HookDriver) => {
     const user = plan.users[u]!;
     const home = join(options.workDir, `user-${u}`);
     const agentmeterHome = join(home, '.agentmeter');
@@ -190,9 +196,8 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
       log: options.log,
       maxAttempts: 5,
     });
-    const driver = new HookDriver(home);
-    let closed = false;
     try {
+      await driver.useHome(home);
       for (const segment of segments(plan.events[u]!)) {
         // Written to the driver in parts, so progress shows while a long segment runs.
         for (let i = 0; i < segment.length; i += PROGRESS_STEP) {
@@ -206,10 +211,7 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
         if (result.error) throw new Error(`sample replay: shipping ${user.email}'s events failed: ${result.error}`);
         shipped += result.shipped;
       }
-      closed = true;
-      await driver.close();
     } finally {
-      if (!closed) driver.kill();
       await collector.close();
     }
   };
@@ -224,12 +226,19 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
   try {
     await Promise.all(
       Array.from({ length: workers }, async () => {
-        // After a failure no further user starts: the replay rejects with the first error.
-        while (!failed && next < order.length)
-          await replayUser(order[next++]!).catch((error: unknown) => {
-            failed = true;
-            throw error;
-          });
+        const driver = new HookDriver(options.workDir);
+        try {
+          // After a failure no further user starts: the replay rejects with the first error.
+          while (!failed && next < order.length)
+            await replayUser(order[next++]!, driver).catch((error: unknown) => {
+              failed = true;
+              throw error;
+            });
+          await driver.close();
+        } finally {
+          // A driver that failed, or whose worker did: its hooks in flight finish on their own.
+          driver.kill();
+        }
       }),
     );
   } finally {

@@ -84,6 +84,21 @@ describe('sample replay hook driver', () => {
     });
   });
 
+  it("one driver serves user after user: each hook runs in its user's HOME and spools there", async () => {
+    const first = userHome();
+    const second = userHome();
+    const driver = new HookDriver(tempDir());
+    const hours = [9, 10];
+    for (const [i, user] of [first, second].entries()) {
+      await driver.useHome(user.home);
+      // The hook is installed without AGENTMETER_HOME: it finds its spool through $HOME.
+      await driver.run(segmentScript([event(Date.UTC(2026, 2, 1, hours[i]!), { hook_event_name: 'Stop' })], user.home, user.script));
+    }
+    await driver.close();
+    expect(spooled(first.agentmeterHome).map((f) => f.header['time'])).toEqual(['2026-03-01T09:00:00.000Z']);
+    expect(spooled(second.agentmeterHome).map((f) => f.header['time'])).toEqual(['2026-03-01T10:00:00.000Z']);
+  });
+
   it('a step that fails ends the replay with an error, not a hang', async () => {
     const { home, script } = userHome();
     const driver = new HookDriver(home);
