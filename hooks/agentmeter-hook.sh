@@ -44,6 +44,9 @@
 exec 3>&2 2>/dev/null
 # What this script creates (spool folders and files) is this user's alone, whatever the agent's umask.
 umask 077
+# cat and mv need no locale: in the C locale they skip loading the locale's files, which under the usual
+# UTF-8 locale costs each of them ~0.2 ms (about an eighth of the hook's time).
+LC_ALL=C; export LC_ALL
 # A file-size limit (the hook's own below, or one the agent runs under) makes a write fail with EFBIG
 # rather than the kernel kill the hook, or its `cat`, and perhaps dump core into the agent's folder.
 trap '' XFSZ

@@ -273,6 +273,29 @@ describe('hooks/agentmeter-hook.sh', () => {
     expect(readdirSync(join(home, 'zero', 'spool', 'tmp'))).toEqual([]);
   });
 
+  it("runs cat and mv in the C locale, whatever the agent's locale", () => {
+    const home = tempDir();
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    // Stand-ins that note the locale they were started in, then do the real work.
+    for (const tool of ['cat', 'mv']) {
+      const real = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+      writeFileSync(
+        join(bin, tool),
+        `#!/bin/sh\necho "${tool} \${LC_ALL:-unset} \${LANG:-unset}" >> '${join(home, 'locales')}'\nexec ${real} "$@"\n`,
+      );
+      chmodSync(join(bin, tool), 0o755);
+    }
+    const result = runHook(home, '{"hook_event_name":"Stop","session_id":"s1"}', {
+      PATH: `${bin}:${process.env['PATH']!}`,
+      LANG: 'en_US.UTF-8',
+      LC_ALL: 'en_US.UTF-8',
+    });
+    expect(result.status).toBe(0);
+    expect(readFileSync(join(home, 'locales'), 'utf8')).toBe('cat C en_US.UTF-8\nmv C en_US.UTF-8\n');
+    expect(newFiles(home)).toHaveLength(1);
+  });
+
   it('survives a missing stdin and unknown agents', () => {
     const home = tempDir();
     const result = spawnSync('sh', [HOOK_SCRIPT], {
