@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Builds the dashboard (web/dist) when it is missing or stale, once for the whole run.
     globalSetup: ['test/helpers/web-build.setup.ts'],
+    // Removes each file's temporary folders when the file ends.
+    setupFiles: ['test/helpers/tmp.setup.ts'],
     // Integration and end-to-end suites start real servers and processes: give them room, run files in
     // parallel on the two cores, never tests within a file.
     testTimeout: 60_000,
