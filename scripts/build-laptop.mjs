@@ -3,7 +3,8 @@
 // dependencies (dist/laptop/agentmeter.mjs), with the hook script beside it (dist/laptop/agentmeter-hook.sh)
 // and esbuild's metafile (dist/laptop/meta.json: which sources went in). The server serves the first two
 // under /install/<version>/ (api/install/). Built when missing or older than a source; `--force` always
-// builds. Used before `npm start` (prestart), by the test suite's global setup, and by `npm run build:laptop`.
+// builds. Used by `npm start` (`demo --build` runs it beside the sample load), by the test suite's global
+// setup, and by `npm run build:laptop`.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the dashboard (web/ → web/dist) with Vite when the build is missing or older than any of its
-// sources; `--force` always builds. Used by `npm run build:web`, by `npm start` (`demo --build-web` runs it
+// sources; `--force` always builds. Used by `npm run build:web`, by `npm start` (`demo --build` runs it
 // beside the sample load) and by the test suite's global setup, so nothing is built twice and nothing is
 // fetched at run time.
 import { existsSync, readdirSync, statSync } from 'node:fs';

@@ -3,7 +3,7 @@ import { DEFAULT_JWT_MAX_LIFETIME, lifetimeSeconds, loadConfig } from '../../com
 
 interface DemoArgs {
   db: string;
-  buildWeb: boolean;
+  build: boolean;
   host: string;
   port: number;
 }
@@ -20,10 +20,11 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       .option('db', { type: 'string', default: 'data/agentmeter.duckdb', describe: 'DuckDB file' })
       .option('host', { type: 'string', default: '127.0.0.1' })
       .option('port', { type: 'number', default: 8080 })
-      .option('build-web', {
+      .option('build', {
         type: 'boolean',
         default: false,
-        describe: 'Build the dashboard (web/dist) when it is missing or stale, beside loading the sample (what `npm start` does)',
+        describe:
+          'Build the dashboard (web/dist) and the laptop bundle (dist/laptop) when missing or stale, beside loading the sample (what `npm start` does)',
       })
       .example('$0 demo', 'What `npm start` runs') as never,
   handler: async (args) => {
@@ -33,16 +34,16 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     const { createLogger } = await import('../../common/logger.ts');
     const { loadSample, newDemoKey, SAMPLE_ORG_NAME } = await import('../../sample-data/load.ts');
     const { serveOnFreePort } = await import('../listen.ts');
-    const { buildWebInBackground } = await import('../web-build.ts');
+    const { buildAssetsInBackground } = await import('../background-builds.ts');
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-demo', level: config.env.LOG_LEVEL ?? 'warn' });
     // The port first: on a busy port nothing is created, no folder, no database, no sample data, no build.
-    let webBuild: Promise<void> | undefined;
+    let builds: Promise<void> | undefined;
     const { db, server } = await serveOnFreePort({ dbPath: args.db, host: args.host, port: args.port }, (db, port, beforeListen) => {
-      if (args.buildWeb) {
-        webBuild = buildWebInBackground();
+      if (args.build) {
+        builds = buildAssetsInBackground();
         // Awaited before the start is announced; until then a failure must not end the process unhandled.
-        webBuild.catch(() => undefined);
+        builds.catch(() => undefined);
       }
       return startServer({
         db,
@@ -79,7 +80,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     // keys the demo minted before, this start's sample collector keys included, are revoked.
     const { key } = await newDemoKey(db, accounts, org, manager);
     server.services.auth.invalidate();
-    await webBuild;
+    await builds;
     const end = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const start = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
     say(
