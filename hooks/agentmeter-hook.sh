@@ -31,8 +31,8 @@
 # Files and folders it creates are private (umask 077), and it writes only into spool folders of this
 # user that are not links.
 #
-# Cost: one `cat` and one `mv`; everything else is a shell builtin (a second `cat` drains an event that
-# was cut short). It exits 0, with stderr silenced, whatever the input (empty, huge, binary) or the state
+# Cost: one `cat` and one `mv`; everything else is a shell builtin (a second `cat` drains stdin when the
+# event was not copied whole: cut short, or not spooled at all). It exits 0, with stderr silenced, whatever the input (empty, huge, binary) or the state
 # of the spool (missing, read-only, disk full). Files are capped at 1 MiB + 4 KiB (a body of at least
 # 1 MiB + 1 byte after the header): the collector marks a file cut there truncated.
 #
@@ -50,9 +50,15 @@ LC_ALL=C; export LC_ALL
 # A file-size limit (the hook's own below, or one the agent runs under) makes a write fail with EFBIG
 # rather than the kernel kill the hook, or its `cat`, and perhaps dump core into the agent's folder.
 trap '' XFSZ
-# `ulimit -f` counts 512-byte blocks in every POSIX shell; bash counts 1024 unless in POSIX mode (it is
-# when run as sh, not when someone runs `bash agentmeter-hook.sh`).
-[ -z "${BASH_VERSION:-}" ] || set -o posix
+# The spool file's size limit below, in `ulimit -f` blocks: 2056 blocks of 512 bytes (1 MiB + 4 KiB) in
+# dash and the other POSIX shells, and in bash 4 and later in POSIX mode (`set -o posix` makes it so when
+# someone runs `bash agentmeter-hook.sh`); bash 3 (macOS's /bin/sh) counts 1024-byte blocks even there.
+# `command` keeps a shell that has no such option (dash, with a BASH_VERSION in its environment) running.
+case ${BASH_VERSION:-} in
+  '') limit_blocks=2056 ;;
+  [123].*) limit_blocks=1028 ;;
+  *) command set -o posix; limit_blocks=2056 ;;
+esac
 agent=${1:-unknown}; agent=${agent%%[!a-z]*}
 home=${AGENTMETER_HOME:-${HOME:-/tmp}/.agentmeter}
 spool=$home/spool
@@ -171,12 +177,13 @@ clock=${clock%%[!0-9TZ:.+-]*}
 if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$spool/new" ] \
   && [ -O "$spool" ] && [ -O "$spool/tmp" ] && [ -O "$spool/new" ]; then
   tmp="$spool/tmp/$name"
-  # The body is copied by one `cat` under a file-size limit of 2056 blocks of 512 bytes (1 MiB + 4 KiB,
-  # the collector's HOOK_FILE_CAP): one process where `head -c` and a draining `cat` were two. At the
-  # limit cat's write fails and cat stops (SIGXFSZ is ignored). Where a lower hard limit refuses ours,
-  # that one cuts. The limit is set in this shell, not in a subshell around cat, which would cost a full
-  # fork per event; the only later write to a regular file, the limit message, lifts it first.
-  ulimit -S -f 2056
+  # The body is copied by one `cat` under a file-size limit of 1 MiB + 4 KiB (the collector's
+  # HOOK_FILE_CAP; limit_blocks above): one process where `head -c` and a draining `cat` were two. At the
+  # limit cat's write fails and cat stops (SIGXFSZ is ignored). Only the soft limit is set: it may lift a
+  # lower soft limit of the agent's for the hook's own writes, while a lower hard limit refuses ours and
+  # cuts instead. It is set in this shell, not in a subshell around cat (a full fork per event); the only
+  # later write to a regular file, the limit message, lifts it first.
+  ulimit -S -f "$limit_blocks"
   if {
     printf 'agentmeter-spool=1\nagent=%s\nclient=%s\nentrypoint=%s\ndroid_exec=%s\ngemini_headless=%s\ngemini_mode=%s\ntime=%s\nsession=%s\nmessage=%s\n' \
       "$agent" "$client" "$entrypoint" "$droid_exec" "$gemini_headless" "$gemini_mode" "$clock" "$session" "$message"

@@ -172,6 +172,24 @@ describe('hooks/agentmeter-hook.sh', () => {
     }
   });
 
+  it("sizes its limit by the shell: 2056 blocks of 512 bytes, 1028 where bash 3 counts 1024-byte blocks; a BASH_VERSION in dash's environment does not stop it", () => {
+    const huge = Buffer.alloc(3 * 1024 * 1024, 0x61);
+    const run = (env: Record<string, string>) => {
+      const home = tempDir();
+      const result = spawnSync('dash', [HOOK_SCRIPT, 'claude'], {
+        input: huge,
+        env: { PATH: process.env['PATH']!, AGENTMETER_HOME: join(home, '.agentmeter'), ...env },
+      });
+      expect(result.error).toBeUndefined();
+      expect(result.status).toBe(0);
+      return readFileSync(join(spoolNew(home), newFiles(home)[0]!)).length;
+    };
+    // dash has no `set -o posix`: without `command` in front of it, it would end the hook with status 2.
+    expect(run({ BASH_VERSION: '5.2.15(1)-release' })).toBe(HOOK_FILE_CAP);
+    // The bash 3 branch, seen through dash (which counts 512-byte blocks): it asks for 1028 blocks.
+    expect(run({ BASH_VERSION: '3.2.57(1)-release' })).toBe(1028 * 512);
+  });
+
   it('writes the credit-limit message whole into a stderr that is a long file (the spool limit is lifted first)', () => {
     const home = tempDir();
     const agentmeterHome = join(home, '.agentmeter');
