@@ -33,13 +33,18 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
   if (!adapter) return quarantine('unknown agent in the spool header (agent=)');
   if (entry.body.length === 0) return quarantine('empty event: the hook received nothing on stdin');
   let json: unknown;
-  if (entry.truncated) {
-    json = salvageTruncated(entry.body);
-    if (!json) return quarantine(`event larger than the hook's 1 MiB cap and its leading fields are unreadable`);
-  } else {
-    try {
-      json = JSON.parse(entry.body.toString('utf8'));
-    } catch (error) {
+  /** Cut at the hook's cap: only the leading fields could be read. */
+  let truncated = false;
+  try {
+    json = JSON.parse(entry.body.toString('utf8'));
+  } catch (error) {
+    if (entry.truncated) {
+      // The file reached the hook's cap and its body is not JSON: it was cut there. (One that ended right
+      // at the cap is whole, and parsed above.)
+      json = salvageTruncated(entry.body);
+      truncated = true;
+      if (!json) return quarantine(`event larger than the hook's 1 MiB cap and its leading fields are unreadable`);
+    } else {
       // JSON.parse's message quotes the text around the error: only the position is kept.
       const at = /position (\d+)/.exec((error as Error).message)?.[1];
       return quarantine(`event is not JSON${at ? ` (at character ${at})` : ''}`);
@@ -67,7 +72,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
     client: clientType(entry.header['client'], adapter.headless(entry.header, p)),
     autonomy: adapter.autonomy(p.permission_mode, entry.header),
   };
-  if (entry.truncated) record.truncated = true;
+  if (truncated) record.truncated = true;
 
   let toolName: string | undefined;
   if (TOOL_EVENTS.has(event)) {
@@ -79,7 +84,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
     if (tools.isShell(toolName)) record.is_shell = true;
     if (TOOL_CALL_EVENTS.has(event)) {
       // A truncated event lost its tool_response: a PostToolUse is taken as the success it reports.
-      const success = entry.truncated ? event === 'PostToolUse' : toolSucceeded(event, p.tool_response);
+      const success = truncated ? event === 'PostToolUse' : toolSucceeded(event, p.tool_response);
       record.tool_success = success;
       const skill = tools.skill(toolName, p.tool_input);
       if (skill) record.skill = skill.slice(0, 512);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { salvageTruncated, toWireEvent } from '../../collector/events.ts';
-import { HOOK_BODY_CAP, parseSpoolFile, type SpoolEntry } from '../../collector/spool.ts';
+import { HOOK_BODY_CAP, HOOK_FILE_CAP, parseSpoolFile, type SpoolEntry } from '../../collector/spool.ts';
 import { WireHookEvent } from '../../common/wire.ts';
 import { postToolUse, postToolUseFailure, preToolUse, sessionEnd, userPrompt } from '../helpers/payloads.ts';
 
@@ -53,6 +53,16 @@ describe('spool file parsing', () => {
     const big = Buffer.concat([Buffer.from('agentmeter-spool=1\nagent=claude\n\n'), Buffer.alloc(HOOK_BODY_CAP + 1, 0x61)]);
     const parsed = parseSpoolFile('x', big, T);
     expect(parsed.kind === 'ok' && parsed.value.truncated).toBe(true);
+  });
+  it("marks a file at the hook's size limit truncated, even after a header so long that the body is under 1 MiB", () => {
+    const header = `agentmeter-spool=1\nagent=claude\nclient=${'x'.repeat(8000)}\n\n`;
+    const atLimit = Buffer.concat([Buffer.from(header), Buffer.alloc(HOOK_FILE_CAP - header.length, 0x61)]);
+    const parsed = parseSpoolFile('x', atLimit, T);
+    if (parsed.kind !== 'ok') throw new Error(parsed.reason);
+    expect(parsed.value.body.length).toBeLessThan(HOOK_BODY_CAP);
+    expect(parsed.value.truncated).toBe(true);
+    const under = parseSpoolFile('x', atLimit.subarray(0, HOOK_FILE_CAP - 1), T);
+    expect(under.kind === 'ok' && under.value.truncated).toBe(false);
   });
 });
 
@@ -137,6 +147,18 @@ describe('raw event → wire event', () => {
       kind: 'quarantine',
       reason: expect.stringContaining('agent'),
     });
+  });
+  it('takes an event that ended right at the cap whole: it parses, so nothing of it is lost and it is not marked', () => {
+    const head = '{"session_id":"s9","hook_event_name":"PostToolUseFailure","tool_name":"Read","tool_response":{"error":"';
+    const tail = '"}}';
+    const body = Buffer.concat([Buffer.from(head), Buffer.alloc(HOOK_BODY_CAP + 1 - head.length - tail.length, 0x61), Buffer.from(tail)]);
+    const parsed = parseSpoolFile('big', Buffer.concat([Buffer.from('agentmeter-spool=1\nagent=claude\n\n'), body]), T);
+    if (parsed.kind !== 'ok') throw new Error('parse');
+    expect(parsed.value.truncated).toBe(true);
+    const result = toWireEvent(parsed.value, 'm', undefined);
+    if (result.kind !== 'ok') throw new Error(result.reason);
+    expect(result.value.record.truncated).toBeUndefined();
+    expect(result.value.record).toMatchObject({ event: 'PostToolUseFailure', tool_name: 'Read', tool_success: false });
   });
   it('salvages the leading fields of a truncated event and marks it', () => {
     const head = '{"session_id":"s9","transcript_path":"/t.jsonl","hook_event_name":"PostToolUse","tool_name":"Read","tool_response":"';
