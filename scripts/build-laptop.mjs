@@ -5,7 +5,7 @@
 // under /install/<version>/ (api/install/). Built when missing or older than a source; `--force` always
 // builds. Used by `npm start` (`demo --build` runs it beside the sample load), by the test suite's global
 // setup, and by `npm run build:laptop`.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,9 +41,13 @@ export async function buildLaptop({ force = false } = {}) {
   if (!force && !laptopBuildIsStale()) return false;
   const { build } = await import('esbuild');
   mkdirSync(LAPTOP_DIR, { recursive: true });
+  // Each file is written beside its final name and renamed into place: a server answering meanwhile
+  // (`npm start` builds beside the load) serves the old file or the new one, never half of one. The hook
+  // script goes first and the bundle last, as the staleness check takes the oldest of the three.
+  const temporary = (path) => `${path}.${process.pid}.tmp`;
   const result = await build({
     entryPoints: [join(root, 'cli', 'laptop.ts')],
-    outfile: LAPTOP_BUNDLE,
+    outfile: temporary(LAPTOP_BUNDLE),
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -58,9 +62,12 @@ export async function buildLaptop({ force = false } = {}) {
     // Bundled CommonJS packages (pino) call require() for Node's own modules.
     banner: { js: "import{createRequire as __amRequire}from'node:module';const require=__amRequire(import.meta.url);" },
   });
-  writeFileSync(LAPTOP_META, `${JSON.stringify(result.metafile)}\n`);
-  copyFileSync(join(root, 'hooks', 'agentmeter-hook.sh'), LAPTOP_HOOK);
-  chmodSync(LAPTOP_HOOK, 0o755);
+  copyFileSync(join(root, 'hooks', 'agentmeter-hook.sh'), temporary(LAPTOP_HOOK));
+  chmodSync(temporary(LAPTOP_HOOK), 0o755);
+  renameSync(temporary(LAPTOP_HOOK), LAPTOP_HOOK);
+  writeFileSync(temporary(LAPTOP_META), `${JSON.stringify(result.metafile)}\n`);
+  renameSync(temporary(LAPTOP_META), LAPTOP_META);
+  renameSync(temporary(LAPTOP_BUNDLE), LAPTOP_BUNDLE);
   return true;
 }
 
