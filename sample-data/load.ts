@@ -1,7 +1,7 @@
 // Loads the sample organization into a running server: accounts first (through the store, since the
 // server holds the database), then the generated activity through the real hook and collector path,
 // then the batch. Shows progress: the first `npm start` takes a minute.
-import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountStore, Org, User } from '../api/store/accounts.ts';
@@ -77,6 +77,11 @@ export interface LoadOptions {
   progress?: (line: string) => void;
 }
 
+/** Blocks the thread (an exit handler cannot wait any other way). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /** A private (0700) scratch folder under scratchBase(), or under the temporary folder if that one refuses. */
 function mkdtempScratch(): string {
   const base = scratchBase();
@@ -98,6 +103,25 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
     keys.push((await options.accounts.createKey(created, SAMPLE_COLLECTOR_KEY_NAME)).key);
   }
   const workDir = mkdtempScratch();
+  // Also when the load is interrupted (Ctrl-C closes the server and exits): in /dev/shm the homes would
+  // otherwise hold memory until the next reboot.
+  // Until it stays gone: a hook started just before the drivers were stopped may still write its event
+  // (and create its spool folders again) for a few milliseconds. Synchronous, since it may run as the
+  // process exits, and it never throws.
+  const removeWorkDir = () => {
+    let failure: unknown;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      try {
+        rmSync(workDir, { recursive: true, force: true });
+      } catch (error) {
+        failure = error;
+      }
+      sleepSync(50);
+      if (!existsSync(workDir)) return;
+    }
+    options.log.warn({ error: String(failure), workDir }, "the sample replay's scratch folder could not be removed");
+  };
+  process.once('exit', removeWorkDir);
   const progress = options.progress ?? (() => undefined);
   try {
     const started = Date.now();
@@ -113,6 +137,7 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
     await options.runBatch({ trigger: 'demo', log: options.log });
     return { org, events: result.events };
   } finally {
-    rmSync(workDir, { recursive: true, force: true });
+    process.off('exit', removeWorkDir);
+    removeWorkDir();
   }
 }

@@ -223,10 +223,18 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
   // demo (their real hooks.json, config.toml and rollouts) is never read into the sample.
   const codexHome = process.env['CODEX_HOME'];
   delete process.env['CODEX_HOME'];
+  // An interrupted load (Ctrl-C closes the server, then the process exits): the drivers stop starting
+  // hooks before the scratch homes are removed (load.ts), or the hooks would create them again.
+  const drivers = new Set<HookDriver>();
+  const stopDrivers = () => {
+    for (const driver of drivers) driver.kill();
+  };
+  process.prependOnceListener('exit', stopDrivers);
   try {
     await Promise.all(
       Array.from({ length: workers }, async () => {
         const driver = new HookDriver(options.workDir);
+        drivers.add(driver);
         try {
           // After a failure no further user starts: the replay rejects with the first error.
           while (!failed && next < order.length)
@@ -238,10 +246,15 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
         } finally {
           // A driver that failed, or whose worker did: its hooks in flight finish on their own.
           driver.kill();
+          drivers.delete(driver);
         }
       }),
     );
   } finally {
+    // After a failure, the other workers' drivers may still be running a segment: they stop here, so that
+    // nothing writes into the homes once the replay has returned.
+    stopDrivers();
+    process.off('exit', stopDrivers);
     if (codexHome !== undefined) process.env['CODEX_HOME'] = codexHome;
   }
   options.onProgress?.(total, total);
