@@ -1,5 +1,5 @@
 // The sample replay's hook driver (sample-data/replay.ts): the real hook script, installed by the real
-// installer, run by one long-lived sh per user. What reaches the spool and the agent's files must be
+// installer, run by one long-lived sh per replay worker. What reaches the spool and the agent's files must be
 // exactly what the plan says, whatever characters it holds, and a failing step must fail the replay.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
