@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountStore, Org, User } from '../api/store/accounts.ts';
+import { sleepSync } from '../common/backoff.ts';
 import type { Db } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
 import type { BatchOptions, BatchReport } from '../pipeline/batch.ts';
@@ -77,11 +78,6 @@ export interface LoadOptions {
   progress?: (line: string) => void;
 }
 
-/** Blocks the thread (an exit handler cannot wait any other way). */
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /** A private (0700) scratch folder under scratchBase(), or under the temporary folder if that one refuses. */
 function mkdtempScratch(): string {
   const base = scratchBase();
@@ -103,11 +99,10 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
     keys.push((await options.accounts.createKey(created, SAMPLE_COLLECTOR_KEY_NAME)).key);
   }
   const workDir = mkdtempScratch();
-  // Also when the load is interrupted (Ctrl-C closes the server and exits): in /dev/shm the homes would
-  // otherwise hold memory until the next reboot.
-  // Until it stays gone: a hook started just before the drivers were stopped may still write its event
-  // (and create its spool folders again) for a few milliseconds. Synchronous, since it may run as the
-  // process exits, and it never throws.
+  // Removed at the end, and also when the load is interrupted (Ctrl-C closes the server and exits): in
+  // /dev/shm the homes would otherwise hold memory until the next reboot. Removed until it stays gone, as
+  // a hook started just before the drivers were stopped may still write its event (and create its spool
+  // folders again) for a few milliseconds. Synchronous, since it may run as the process exits; never throws.
   const removeWorkDir = () => {
     let failure: unknown;
     for (let attempt = 0; attempt < 10; attempt++) {

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, rmSync, type Stats } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
+import { sleepSync } from '../../common/backoff.ts';
 import { UserError } from '../../common/errors.ts';
 import { ensurePrivateDir, ownDirProblem, PRIVATE_DIR_MODE, writePrivateFile } from '../../common/private-files.ts';
 import {
@@ -193,7 +194,7 @@ function runChecked(ctx: ServiceContext, command: string[]): RunResult {
   let result = ctx.run(program, args);
   // launchd may still be tearing the old agent down right after bootout ("5: Input/output error").
   for (let attempt = 1; result.status !== 0 && args[0] === 'bootstrap' && attempt < 5; attempt++) {
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    sleepSync(500);
     result = ctx.run(program, args);
   }
   if (result.status !== 0) throw new UserError(`\`${command.join(' ')}\` failed: ${firstLine(result) || `exit ${result.status}`}`);
