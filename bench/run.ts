@@ -6,7 +6,7 @@
 //   bundle     — the laptop bundle's size and its cold start (`node dist/laptop/agentmeter.mjs --version`)
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -182,7 +182,7 @@ async function benchIngest(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Fills a spool's new/ with `total` hook files as the hook writes them (tmp/ then a rename). */
+/** Fills a spool's new/ with `total` hook files as the hook writes them (tmp/, then a hard link into new/). */
 function writeSpool(amHome: string, total: number): void {
   const tmp = join(amHome, 'spool', 'tmp');
   const fresh = join(amHome, 'spool', 'new');
@@ -202,7 +202,7 @@ function writeSpool(amHome: string, total: number): void {
     });
     const name = `bench.${String(i).padStart(8, '0')}`;
     writeFileSync(join(tmp, name), header + body);
-    renameSync(join(tmp, name), join(fresh, name));
+    linkSync(join(tmp, name), join(fresh, name));
   }
 }
 
@@ -213,10 +213,12 @@ async function benchShip(): Promise<void> {
   const floorHome = join(dir, 'floor');
   writeSpool(floorHome, total);
   const floorDir = join(floorHome, 'spool', 'new');
+  const floorTmp = join(floorHome, 'spool', 'tmp');
   const names = readdirSync(floorDir).sort();
   let started = performance.now();
   for (const name of names) {
     readFileSync(join(floorDir, name));
+    unlinkSync(join(floorTmp, name));
     unlinkSync(join(floorDir, name));
   }
   const floorSeconds = (performance.now() - started) / 1000;

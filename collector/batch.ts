@@ -15,6 +15,8 @@ export interface Batch {
   records: WireRecord[];
   /** records[i] came from spool file sources[i]; undefined for usage and message records. */
   sources: (string | undefined)[];
+  /** The sources whose tmp/ twin (the hook's second link to the file) is removed with them. */
+  twins: Set<string>;
   /** The state as it will be once this batch is acknowledged. */
   nextState: CollectorState;
   quarantined: number;
@@ -42,6 +44,7 @@ const SLICE = 250;
 export async function buildBatch(ctx: BatchContext, names: string[], state: CollectorState): Promise<Batch> {
   const records: WireRecord[] = [];
   const sources: (string | undefined)[] = [];
+  const twins = new Set<string>();
   const nextState = structuredClone(state);
   const sessions = new Map<string, SessionTouch & { agent: string }>();
   let quarantined = 0;
@@ -76,6 +79,7 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
     const { record, context } = derived.value;
     records.push(record);
     sources.push(name);
+    if (entry.kind === 'ok' && entry.value.twin) twins.add(name);
     const key = `${record.agent}\0${context.sessionId}`;
     const touch = sessions.get(key) ?? {
       agent: record.agent,
@@ -103,5 +107,5 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
       sources.push(undefined);
     }
   }
-  return { records, sources, nextState, quarantined, leftAlone };
+  return { records, sources, twins, nextState, quarantined, leftAlone };
 }

@@ -11,7 +11,7 @@ import { HookConfigCache } from './hooks-ran.ts';
 import { refreshLimitStatus } from './limits.ts';
 import { isBatchFault, narrowBatch } from './narrow.ts';
 import { encodeBatch, postBatch, REQUEST_TIMEOUT_MS, ShipError } from './shipper.ts';
-import { ensureSpool, quarantineFile, quarantineRecord, type SpoolDirs, SpoolQueue, spoolDirs, sweepTmp } from './spool.ts';
+import { ensureSpool, quarantineFile, quarantineRecord, type SpoolDirs, SpoolQueue, shippedPaths, spoolDirs, sweepTmp } from './spool.ts';
 import { type CollectorState, loadState, machineId, saveState } from './state.ts';
 import { Unlinker } from './unlinker.ts';
 
@@ -283,7 +283,7 @@ export class Collector {
     this.commit(batch.nextState, batch.records.length - answer.rejected.length);
     const shipped = batch.sources.filter((s): s is string => s !== undefined && !rejectedSources.has(s));
     const removal = this.unlinker
-      .remove(shipped.map((name) => `${this.dirs.new}/${name}`))
+      .remove(shipped.flatMap((name) => shippedPaths(this.dirs, name, batch.twins.has(name))))
       .catch((error: unknown) =>
         log.error({ error: String(error) }, 'shipped spool files not removed; they will be sent again (the server ignores repeats)'),
       )

@@ -1,5 +1,7 @@
 // The local spool written by hooks/agentmeter-hook.sh: tmp/ (being written), new/ (complete events),
-// bad/ (quarantined, each with a .reason file beside it).
+// bad/ (quarantined, each with a .reason file beside it). The hook delivers a finished file into new/ by
+// a hard link and leaves its tmp/ name behind (a twin): the collector removes the twin with the file,
+// once the event is shipped or quarantined.
 //
 // The spool is handled as a place others might reach: its folders must be real folders of this user
 // (never links), entries are opened without following links, and only regular files this user could
@@ -79,16 +81,40 @@ export function spoolProblem(dirs: SpoolDirs): string | undefined {
   return undefined;
 }
 
-/** Why an entry of new/ is not a file the hook could have written, or undefined when it may be. Pure. */
-export function entryProblem(name: string, stat: Stats, uid = currentUid()): string | undefined {
+/**
+ * Why an entry of new/ is not a file the hook could have written, or undefined when it may be. Pure.
+ * `links`: the links the file may have: 1, or 2 when the other one is the hook's tmp/ name (hookTwin).
+ */
+export function entryProblem(name: string, stat: Stats, uid = currentUid(), links = 1): string | undefined {
   if (!SPOOL_NAME.test(name)) return 'its name is not one the hook gives';
   if (stat.isSymbolicLink()) return 'a symbolic link';
   if (stat.isDirectory()) return 'a folder';
   if (!stat.isFile()) return 'not a regular file';
   if (uid !== undefined && stat.uid !== uid) return `belongs to uid ${stat.uid}, not to this user`;
-  if (stat.nlink !== 1) return 'has other hard links';
+  if (stat.nlink !== links) return 'has other hard links';
   if (stat.size > SPOOL_FILE_MAX) return 'larger than any file the hook writes';
   return undefined;
+}
+
+/**
+ * Whether new/<name>'s second link is tmp/<name>, the name the hook wrote the file under: the same file
+ * (device and inode), so the entry is as much the hook's as a file with one link. Any other second link
+ * (a file linked in from elsewhere) keeps the entry out of reach: shipping it, or tightening its mode in
+ * quarantine, would reach that other file.
+ */
+export function hookTwin(dirs: SpoolDirs, name: string, stat: Stats): boolean {
+  if (stat.nlink !== 2) return false;
+  try {
+    const twin = lstatSync(join(dirs.tmp, name));
+    return twin.isFile() && twin.ino === stat.ino && twin.dev === stat.dev;
+  } catch {
+    return false;
+  }
+}
+
+/** entryProblem for an entry of new/ as it is on disk, its hook twin in tmp/ allowed for. */
+export function newEntryProblem(dirs: SpoolDirs, name: string, stat: Stats): string | undefined {
+  return entryProblem(name, stat, currentUid(), hookTwin(dirs, name, stat) ? 2 : 1);
 }
 
 /** A spool file as the hook wrote it: header fields and the raw body. */
@@ -99,6 +125,8 @@ export interface SpoolEntry {
   /** Modification time in ms: the event time unless the header's time= overrides it. */
   mtimeMs: number;
   truncated: boolean;
+  /** Whether tmp/<name> is this file's second link (hookTwin), to be removed with it. */
+  twin?: boolean;
 }
 
 /**
@@ -155,7 +183,8 @@ export function readEntry(dirs: SpoolDirs, name: string): SpoolRead {
     if (errorCode(error) === 'ENOENT') return drop('file vanished after it was listed');
     throw error;
   }
-  const problem = entryProblem(name, seen);
+  const twin = hookTwin(dirs, name, seen);
+  const problem = entryProblem(name, seen, currentUid(), twin ? 2 : 1);
   if (problem) return foreign(problem);
   let fd: number;
   try {
@@ -179,7 +208,9 @@ export function readEntry(dirs: SpoolDirs, name: string): SpoolRead {
       if (n === 0) break;
       read += n;
     }
-    return parseSpoolFile(name, content.subarray(0, read), stat.mtimeMs);
+    const parsed = parseSpoolFile(name, content.subarray(0, read), stat.mtimeMs);
+    if (twin && parsed.kind === 'ok') parsed.value.twin = true;
+    return parsed;
   } catch (error) {
     // Our own regular file that cannot be read (an I/O error): set aside with the error's code only.
     return quarantine(`unreadable (${errorCode(error) ?? 'read error'})`);
@@ -231,6 +262,11 @@ export class SpoolQueue {
   }
 }
 
+/** The paths that remove a shipped spool file, in order: its tmp/ twin first, then the file itself. */
+export function shippedPaths(dirs: SpoolDirs, name: string, twin: boolean): string[] {
+  return twin ? [join(dirs.tmp, name), join(dirs.new, name)] : [join(dirs.new, name)];
+}
+
 /** Moves a spool file (one readEntry accepted as the hook's) to bad/ with its reason beside it. */
 export function quarantineFile(dirs: SpoolDirs, name: string, reason: string): void {
   ensurePrivateDir(dirs.bad);
@@ -253,6 +289,14 @@ export function quarantineFile(dirs: SpoolDirs, name: string, reason: string): v
   } catch {
     // Not there (see above): nothing to tighten.
   }
+  // Its tmp/ twin, if it had one: the same file, which the quarantine now holds.
+  try {
+    const kept = lstatSync(dest);
+    const twin = lstatSync(join(dirs.tmp, name));
+    if (twin.isFile() && twin.ino === kept.ino && twin.dev === kept.dev) unlinkSync(join(dirs.tmp, name));
+  } catch {
+    // No twin (a renamed file, or removed already).
+  }
 }
 
 /** Writes a record that the server refused (not a spool file) to bad/ so it is not lost. */
@@ -265,7 +309,8 @@ export function quarantineRecord(dirs: SpoolDirs, id: string, record: unknown, r
 
 /**
  * Deletes tmp/ files older than maxAgeMs (hooks that died mid-write); returns how many. Only regular
- * files of this user: a link or anything else found there is not ours to remove.
+ * files of this user with one link: a file with two is delivered (its new/ name is waiting to be read),
+ * and a link or anything else found there is not ours to remove.
  */
 export function sweepTmp(dirs: SpoolDirs, now = Date.now(), maxAgeMs = TMP_MAX_AGE_MS): number {
   let swept = 0;
@@ -280,7 +325,7 @@ export function sweepTmp(dirs: SpoolDirs, now = Date.now(), maxAgeMs = TMP_MAX_A
     const path = join(dirs.tmp, name);
     try {
       const stat = lstatSync(path);
-      if (!stat.isFile() || (uid !== undefined && stat.uid !== uid)) continue;
+      if (!stat.isFile() || stat.nlink !== 1 || (uid !== undefined && stat.uid !== uid)) continue;
       if (now - stat.mtimeMs > maxAgeMs) {
         unlinkSync(path);
         swept++;
@@ -298,6 +343,7 @@ export interface SpoolCounts {
   /** Entries of new/ that are not the hook's files: left where they are. */
   leftAlone: number;
   quarantined: number;
+  /** Files in tmp/ that are not yet in new/: being written, or left by a hook that died. */
   inProgress: number;
 }
 
@@ -314,7 +360,7 @@ export function spoolCounts(dirs: SpoolDirs): SpoolCounts {
   for (const name of list(dirs.new)) {
     let problem: string | undefined;
     try {
-      problem = entryProblem(name, lstatSync(join(dirs.new, name)));
+      problem = newEntryProblem(dirs, name, lstatSync(join(dirs.new, name)));
     } catch {
       continue; // shipped while we counted
     }
@@ -325,6 +371,12 @@ export function spoolCounts(dirs: SpoolDirs): SpoolCounts {
     pending,
     leftAlone,
     quarantined: list(dirs.bad).filter((n) => !n.endsWith('.reason')).length,
-    inProgress: list(dirs.tmp).length,
+    inProgress: list(dirs.tmp).filter((name) => {
+      try {
+        return lstatSync(join(dirs.tmp, name)).nlink === 1;
+      } catch {
+        return false; // delivered and read while we counted
+      }
+    }).length,
   };
 }

@@ -4,9 +4,13 @@
 #   agentmeter-hook.sh <agent> [prompt]   (agent: claude | droid | codex | gemini | qwen; "prompt" on the prompt event only;
 #                                          both set by `agentmeter hooks install`)
 #
-# The event (JSON on stdin) is written to $AGENTMETER_HOME/spool/tmp/<name> and renamed into
-# spool/new/<name>: a reader never sees a half-written file, no locks are taken, and names are unique so
-# no event overwrites another. The collector does all parsing; this script never looks inside the JSON.
+# The event (JSON on stdin) is written to $AGENTMETER_HOME/spool/tmp/<name>, then given its name in
+# spool/new/<name> by a hard link, as the original Maildir delivers (`mv` where the file system has no
+# hard links): a reader never sees a half-written file, no locks are taken, and names are unique so no
+# event overwrites another. The tmp/ name is left to the collector, which removes it when it reads the
+# event (a tmp/ file with a twin in new/ is delivered; one without is being written, or was abandoned).
+# `ln` rather than `mv`: coreutils' mv loads four more libraries (SELinux, ACL, PCRE) on every exec,
+# ~0.5 ms of the hook's ~3.5 ms. The collector does all parsing; this script never looks inside the JSON.
 #
 # Spool file format: a header of "key=value" lines, a blank line, then the raw stdin bytes.
 #   agentmeter-spool=1     format version
@@ -26,12 +30,12 @@
 #   session=, message=     $AGENTMETER_SESSION_ID, $AGENTMETER_MESSAGE_ID: set by `agentmeter computer run`
 #                          for the agent it starts, so the server can tie a session's token usage to it
 # Event time: the spool file's modification time (ns precision, set by the last write below and kept by
-# the rename), unless time= is present. Reading the clock from the file system spares a `date` process.
+# the link), unless time= is present. Reading the clock from the file system spares a `date` process.
 #
 # Files and folders it creates are private (umask 077), and it writes only into spool folders of this
 # user that are not links.
 #
-# Cost: one `cat` and one `mv`; everything else is a shell builtin (a second `cat` drains stdin when the
+# Cost: one `cat` and one `ln`; everything else is a shell builtin (a second `cat` drains stdin when the
 # event was not copied whole: cut short, or not spooled at all). It exits 0, with stderr silenced, whatever the input (empty, huge, binary) or the state
 # of the spool (missing, read-only, disk full). Files are capped at 1 MiB + 4 KiB (a body of at least
 # 1 MiB + 1 byte after the header): the collector marks a file cut there truncated.
@@ -44,7 +48,7 @@
 exec 3>&2 2>/dev/null
 # What this script creates (spool folders and files) is this user's alone, whatever the agent's umask.
 umask 077
-# cat and mv need no locale: in the C locale they skip loading the locale's files, which under the usual
+# cat and ln need no locale: in the C locale they skip loading the locale's files, which under the usual
 # UTF-8 locale costs each of them ~0.2 ms (about an eighth of the hook's time).
 LC_ALL=C; export LC_ALL
 # A file-size limit (the hook's own below, or one the agent runs under) makes a write fail with EFBIG
@@ -191,13 +195,13 @@ if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$sp
     if [ -n "$codex_exec" ]; then printf 'codex_exec=1\n\n'; else printf '\n'; fi
     cat
   } > "$tmp"; then
-    mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
+    ln "$tmp" "$spool/new/$name" || mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
     drained=1
   else
     # Cut short: at the limit (an oversized event), or by a full disk. What was written still goes to
     # new/, where the collector marks an event cut at the limit truncated and quarantines any other cut
     # one with its reason, rather than losing it without a word. An empty file, or none, is removed.
-    [ -s "$tmp" ] && mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
+    [ -s "$tmp" ] && { ln "$tmp" "$spool/new/$name" || mv "$tmp" "$spool/new/$name"; } || rm -f "$tmp"
   fi
 fi
 

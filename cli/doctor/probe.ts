@@ -4,7 +4,7 @@
 import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
-import { entryProblem, listNew, spoolDirs, spoolProblem } from '../../collector/spool.ts';
+import { listNew, newEntryProblem, spoolDirs, spoolProblem } from '../../collector/spool.ts';
 import { CollectorState, statePath } from '../../collector/state.ts';
 import { splitShellWords } from '../../common/shell-words.ts';
 import { HOOK_SCRIPT_NAME, type InstallTarget, isOurCommand, SettingsError, status } from '../../hooks/installer.ts';
@@ -152,7 +152,7 @@ export function probeSpool(agentmeterHome: string): SpoolFacts {
   for (const name of listNew(dirs)) {
     try {
       const stat = lstatSync(join(dirs.new, name));
-      if (entryProblem(name, stat)) continue;
+      if (newEntryProblem(dirs, name, stat)) continue;
       pending++;
       if (oldestMs === undefined || stat.mtimeMs < oldestMs) oldestMs = stat.mtimeMs;
     } catch {

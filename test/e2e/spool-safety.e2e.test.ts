@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import {
   chownSync,
   existsSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -198,6 +199,13 @@ describe('the spool never follows a link and never touches what is not its own',
     mkdirSync(join(newDir, 'test-dir-1'));
     writeFileSync(join(newDir, 'test-dir-1', 'inside'), spoolText(2));
     expect(spawnSync('mkfifo', [join(newDir, 'test-fifo-1')]).status).toBe(0);
+    // Hard links to a file elsewhere: shipping would read it, quarantine would tighten its mode. One has
+    // no tmp/ name; the other's tmp/ name is another file (not the twin the hook leaves).
+    const linkedOutside = join(home, 'linked-outside');
+    writeFileSync(linkedOutside, spoolText(4));
+    linkSync(linkedOutside, join(newDir, 'test-hardlink-1'));
+    linkSync(linkedOutside, join(newDir, 'test-hardlink-2'));
+    writeFileSync(join(amHome, 'spool', 'tmp', 'test-hardlink-2'), spoolText(5));
     // Another user's file (simulated with chown when the tests run as root, as here in CI).
     const asRoot = process.getuid?.() === 0;
     if (asRoot) {
@@ -224,11 +232,44 @@ describe('the spool never follows a link and never touches what is not its own',
     expect(readFileSync(join(newDir, 'test-dir-1', 'inside'), 'utf8')).toBe(spoolText(2));
     expect(lstatSync(join(newDir, 'test-fifo-1')).isFIFO()).toBe(true);
     if (asRoot) expect(statSync(join(newDir, 'test-other-1')).uid).toBe(12345);
+    expect(readFileSync(linkedOutside, 'utf8')).toBe(spoolText(4));
+    expect(statSync(linkedOutside).nlink).toBe(3);
+    // The shipped file's twin went with it; the other file under a hard link's name was not touched.
+    expect(readdirSync(join(amHome, 'spool', 'tmp'))).toEqual(['test-hardlink-2']);
+    expect(readFileSync(join(amHome, 'spool', 'tmp', 'test-hardlink-2'), 'utf8')).toBe(spoolText(5));
 
     const status = await runCliAsync(['collect', 'status'], { HOME: home, AGENTMETER_HOME: amHome });
     expect(status.status).toBe(0);
     expect(status.stdout).toContain('pending: 0');
+    expect(status.stdout).toContain('being written: 1');
     expect(status.stdout).toContain(`left alone: ${foreign.length}`);
+  });
+
+  it('the hook’s events, delivered by a hard link, count as pending (not as being written) and leave nothing behind once shipped or quarantined', async () => {
+    const home = tempDir();
+    const amHome = join(home, '.agentmeter');
+    const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: amHome };
+    for (const input of [JSON.stringify(event(0)), JSON.stringify(event(1)), '{"not json'])
+      expect(spawnSync('sh', [HOOK_SCRIPT, 'claude'], { env, input }).status).toBe(0);
+    const tmpDir = join(amHome, 'spool', 'tmp');
+    const newDir = join(amHome, 'spool', 'new');
+    expect(readdirSync(tmpDir).sort()).toEqual(readdirSync(newDir).sort());
+    const before = await runCliAsync(['collect', 'status'], { HOME: home, AGENTMETER_HOME: amHome });
+    expect(before.stdout).toContain('pending: 3\nbeing written: 0\n');
+    expect(before.stdout).not.toContain('left alone');
+
+    const server = await captureServer();
+    const result = await collectOnce(server.url, home, amHome);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe('shipped 2, quarantined 1\n');
+    expect(server.ids).toHaveLength(2);
+    expect(readdirSync(newDir)).toEqual([]);
+    expect(readdirSync(tmpDir)).toEqual([]);
+    const bad = readdirSync(join(amHome, 'spool', 'bad'));
+    expect(bad).toHaveLength(2);
+    const kept = bad.find((name) => !name.endsWith('.reason'))!;
+    expect(statSync(join(amHome, 'spool', 'bad', kept)).nlink).toBe(1);
+    expect(mode(join(amHome, 'spool', 'bad', kept))).toBe(0o600);
   });
 
   it('a malformed file’s content reaches no log line and no .reason file', async () => {

@@ -1,5 +1,5 @@
 // Writes spool files exactly as hooks/agentmeter-hook.sh does, for tests that need many of them fast.
-import { mkdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 let seq = 0;
@@ -17,6 +17,7 @@ export function writeSpoolFile(agentmeterHome: string, payload: unknown, header:
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
   writeFileSync(join(tmp, name), head + body);
   if (timeMs !== undefined) utimesSync(join(tmp, name), timeMs / 1000, timeMs / 1000);
-  renameSync(join(tmp, name), join(dest, name));
+  // Delivered as the hook delivers: a hard link into new/, the tmp/ name left for the collector.
+  linkSync(join(tmp, name), join(dest, name));
   return name;
 }

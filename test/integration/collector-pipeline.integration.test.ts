@@ -2,7 +2,7 @@
 // prepared, files removed only after their own batch is acknowledged, the prepared batch dropped when
 // the one in flight fails, and the removal worker. In-process, so the server can fail on cue.
 
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Collector } from '../../collector/daemon.ts';
 import { MACHINE_HEADER } from '../../collector/shipper.ts';
-import { ensureSpool, SpoolQueue, spoolDirs } from '../../collector/spool.ts';
+import { ensureSpool, SpoolQueue, spoolCounts, spoolDirs, sweepTmp, TMP_MAX_AGE_MS } from '../../collector/spool.ts';
 import { machineId } from '../../collector/state.ts';
 import { Unlinker } from '../../collector/unlinker.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -209,5 +209,22 @@ describe('unlink worker', () => {
     await expect(unlinker.remove([join(dir, 'a-directory')])).rejects.toThrow(/a-directory/);
     expect(existsSync(join(dir, 'a-directory'))).toBe(true);
     await unlinker.close();
+  });
+});
+
+describe('tmp/ sweep', () => {
+  it('removes only what a hook abandoned: an old file with one link, never a delivered twin or a fresh file', () => {
+    const amHome = tempDir();
+    const dirs = spoolDirs(amHome);
+    ensureSpool(dirs);
+    const delivered = writeSpoolFile(amHome, { hook_event_name: 'Stop', session_id: 's1' });
+    writeFileSync(join(dirs.tmp, 'abandoned'), 'agentmeter-spool=1\n');
+    writeFileSync(join(dirs.tmp, 'being-written'), 'agentmeter-spool=1\n');
+    const old = Date.now() / 1000 - TMP_MAX_AGE_MS / 1000 - 60;
+    for (const name of [delivered, 'abandoned']) utimesSync(join(dirs.tmp, name), old, old);
+    expect(sweepTmp(dirs)).toBe(1);
+    expect(readdirSync(dirs.tmp).sort()).toEqual(['being-written', delivered].sort());
+    expect(readdirSync(dirs.new)).toEqual([delivered]);
+    expect(spoolCounts(dirs)).toEqual({ pending: 1, leftAlone: 0, quarantined: 0, inProgress: 1 });
   });
 });

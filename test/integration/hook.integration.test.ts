@@ -30,6 +30,21 @@ function runHook(home: string, input: string | Buffer, env: Record<string, strin
 const spoolNew = (home: string) => join(home, '.agentmeter', 'spool', 'new');
 const newFiles = (home: string) => (existsSync(spoolNew(home)) ? readdirSync(spoolNew(home)) : []);
 
+/**
+ * What the hook leaves in tmp/: only the twins of its new/ files (the same file under its tmp/ name, which
+ * the hook links into new/ and the collector removes), never a file of its own.
+ */
+function expectOnlyTwins(amHome: string): void {
+  const tmp = join(amHome, 'spool', 'tmp');
+  const delivered = readdirSync(join(amHome, 'spool', 'new'));
+  expect(readdirSync(tmp).sort()).toEqual([...delivered].sort());
+  for (const name of delivered) {
+    const twin = statSync(join(tmp, name));
+    const file = statSync(join(amHome, 'spool', 'new', name));
+    expect([twin.ino, twin.nlink]).toEqual([file.ino, 2]);
+  }
+}
+
 describe('hooks/agentmeter-hook.sh', () => {
   it('spools the event Maildir-style with its header; event time is the file time', () => {
     const home = tempDir();
@@ -57,7 +72,7 @@ describe('hooks/agentmeter-hook.sh', () => {
     });
     expect(parsed.value.body.toString()).toBe('{"hook_event_name":"Stop","session_id":"s1"}');
     expect(parsed.value.mtimeMs).toBeGreaterThanOrEqual(before - 1000);
-    expect(readdirSync(join(home, '.agentmeter', 'spool', 'tmp'))).toEqual([]);
+    expectOnlyTwins(join(home, '.agentmeter'));
   });
 
   it('records the client hints and the replay time from its environment', () => {
@@ -167,8 +182,8 @@ describe('hooks/agentmeter-hook.sh', () => {
       expect(parsed.value.body.length).toBeGreaterThan(HOOK_BODY_CAP);
       expect(parsed.value.body.equals(huge.subarray(0, parsed.value.body.length))).toBe(true);
       expect(parsed.value.truncated).toBe(true);
-      // Nothing is left behind in tmp/.
-      expect(readdirSync(join(home, '.agentmeter', 'spool', 'tmp'))).toEqual([]);
+      // Nothing but the twin is left behind in tmp/.
+      expectOnlyTwins(join(home, '.agentmeter'));
     }
   });
 
@@ -279,7 +294,7 @@ describe('hooks/agentmeter-hook.sh', () => {
       kind: 'quarantine',
       reason: `event is not JSON (at character ${content.length - content.indexOf('\n\n') - 2})`,
     });
-    expect(readdirSync(join(home, 'full', 'spool', 'tmp'))).toEqual([]);
+    expectOnlyTwins(join(home, 'full'));
     // A limit below the header: nothing of the event is kept, and nothing is left in tmp/.
     const tiny = spawnSync('sh', ['-c', `ulimit -f 0; exec sh '${HOOK_SCRIPT}' claude`], {
       input: Buffer.alloc(200_000, 0x61),
@@ -291,12 +306,12 @@ describe('hooks/agentmeter-hook.sh', () => {
     expect(readdirSync(join(home, 'zero', 'spool', 'tmp'))).toEqual([]);
   });
 
-  it("runs cat and mv in the C locale, whatever the agent's locale", () => {
+  it("runs cat and ln in the C locale, whatever the agent's locale", () => {
     const home = tempDir();
     const bin = join(home, 'bin');
     mkdirSync(bin);
     // Stand-ins that note the locale they were started in, then do the real work.
-    for (const tool of ['cat', 'mv']) {
+    for (const tool of ['cat', 'ln']) {
       const real = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
       writeFileSync(
         join(bin, tool),
@@ -310,8 +325,31 @@ describe('hooks/agentmeter-hook.sh', () => {
       LC_ALL: 'en_US.UTF-8',
     });
     expect(result.status).toBe(0);
-    expect(readFileSync(join(home, 'locales'), 'utf8')).toBe('cat C en_US.UTF-8\nmv C en_US.UTF-8\n');
+    expect(readFileSync(join(home, 'locales'), 'utf8')).toBe('cat C en_US.UTF-8\nln C en_US.UTF-8\n');
     expect(newFiles(home)).toHaveLength(1);
+  });
+
+  it('renames the file into new/ where a hard link cannot be made (a file system without them)', () => {
+    const home = tempDir();
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    // An `ln` that fails as link(2) does on such a file system (EPERM), for the whole event and for a cut one.
+    writeFileSync(join(bin, 'ln'), `#!/bin/sh\necho "ln: Operation not permitted" >&2\nexit 1\n`);
+    chmodSync(join(bin, 'ln'), 0o755);
+    const env = { PATH: `${bin}:${process.env['PATH']!}` };
+    expect(runHook(home, '{"hook_event_name":"Stop","session_id":"s1"}', env).status).toBe(0);
+    const cut = spawnSync('sh', ['-c', `ulimit -f 2; exec sh '${HOOK_SCRIPT}' claude`], {
+      input: Buffer.from('{"hook_event_name":"Stop","session_id":"s2","x":"'.padEnd(200_000, 'a')),
+      env: { ...env, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') },
+    });
+    expect(cut.status).toBe(0);
+    const names = newFiles(home);
+    expect(names).toHaveLength(2);
+    const bodies = names.map((name) => readFileSync(join(spoolNew(home), name), 'utf8'));
+    expect(bodies.some((text) => text.endsWith('\n\n{"hook_event_name":"Stop","session_id":"s1"}'))).toBe(true);
+    expect(bodies.map((text) => text.length).sort()).toContain(1024);
+    for (const name of names) expect(statSync(join(spoolNew(home), name)).nlink).toBe(1);
+    expect(readdirSync(join(home, '.agentmeter', 'spool', 'tmp'))).toEqual([]);
   });
 
   it('survives a missing stdin and unknown agents', () => {
