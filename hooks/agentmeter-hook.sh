@@ -80,18 +80,28 @@ else
   clock=${AGENTMETER_EVENT_TIME:-${now}000}
 fi
 
+# `parent_of PID`: sets pid to PID's parent, from the PPid line of /proc/PID/status (its 7th, ~80 bytes
+# in). `read` takes one byte per system call, so /proc/PID/stat (~300 bytes on one line) cost over twice as
+# much, and a command name with a space in it shifted stat's fields.
+parent_of() {
+  while read -r field value _; do
+    case $field in PPid:) pid=$value; return 0 ;; esac
+  done < "/proc/$1/status"
+  return 1
+}
+
 # `exec_ancestor FOUND STOP`: whether one of the nearest three ancestors' command lines holds FOUND
 # (before one holding STOP, when given). /proc/PID/cmdline separates arguments with NUL bytes, which
 # `read` drops, so "droid exec" reads as "droidexec": only the two words together count. Builtins only.
 exec_ancestor() {
   pid=$PPID
-  for _ in 1 2 3; do
+  for step in 1 2 3; do
     # cmdline has no trailing newline: read sets cmd but reports end of file.
     cmd=
     read -r cmd < "/proc/$pid/cmdline" || [ -n "$cmd" ] || return 1
     case $cmd in *"$1"*) return 0 ;; esac
     if [ -n "$2" ]; then case $cmd in *"$2"*) return 1 ;; esac; fi
-    read -r _ _ _ pid _ < "/proc/$pid/stat" || return 1
+    [ "$step" = 3 ] || parent_of "$pid" || return 1
   done
   return 1
 }
@@ -116,14 +126,14 @@ if [ "$agent" = codex ] && [ -z "${AGENTMETER_CLIENT:-}" ] && exec_ancestor code
 gemini_headless=; gemini_mode=
 if [ "$agent" = gemini ]; then
   pid=$PPID; found=
-  for _ in 1 2 3; do
+  for step in 1 2 3; do
     cmd=
     read -r cmd < "/proc/$pid/cmdline" || [ -n "$cmd" ] || break
     case $cmd in
       *agentmeter-hook*) ;;
       *gemini*) found=1; break ;;
     esac
-    read -r _ _ _ pid _ < "/proc/$pid/stat" || break
+    [ "$step" = 3 ] || parent_of "$pid" || break
   done
   if [ -n "$found" ]; then
     { [ -p "/proc/$pid/fd/0" ] || [ -S "/proc/$pid/fd/0" ] || [ -f "/proc/$pid/fd/0" ]; } && piped=1 || piped=

@@ -162,6 +162,22 @@ describe('hooks/agentmeter-hook.sh', () => {
     expect(headers.filter((h) => h.includes('agent=claude\n')).every((h) => h.includes('message=\n\n{}'))).toBe(true);
   });
 
+  it('walks past an ancestor whose command name has a space in it (it would shift /proc/PID/stat’s fields)', () => {
+    const home = tempDir();
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    // The shell between codex and the hook runs as "my shell": its name in /proc is "my shell".
+    copyFileSync(spawnSync('sh', ['-c', 'command -v dash'], { encoding: 'utf8' }).stdout.trim(), join(bin, 'my shell'));
+    chmodSync(join(bin, 'my shell'), 0o755);
+    writeFileSync(join(bin, 'codex'), `#!/bin/sh\necho '{}' | '${join(bin, 'my shell')}' -c "sh '${HOOK_SCRIPT}' codex; true"\n`);
+    chmodSync(join(bin, 'codex'), 0o755);
+    const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
+    spawnSync(join(bin, 'codex'), ['exec', 'fix the tests'], { env });
+    const headers = newFiles(home).map((n) => readFileSync(join(spoolNew(home), n), 'utf8'));
+    expect(headers).toHaveLength(1);
+    expect(headers[0]).toContain('\ncodex_exec=1\n\n{}');
+  });
+
   it('caps a huge event at 1 MiB + 4 KiB of file (the body past 1 MiB), drains the rest, exits 0', () => {
     for (const shell of ['dash', 'bash']) {
       const home = tempDir();
