@@ -16,21 +16,24 @@ import { uninstallCommand } from './commands/uninstall.ts';
 import { usersCommand } from './commands/users.ts';
 import { runCommands } from './run.ts';
 
+/** Every command of the full CLI, in the order --help lists them. */
+export const COMMANDS = [
+  serveCommand,
+  orgsCommand,
+  usersCommand,
+  keysCommand,
+  hooksCommand,
+  collectCommand,
+  serviceCommand,
+  doctorCommand,
+  uninstallCommand,
+  batchCommand,
+  exportCommand,
+  readinessCommand,
+  computerCommand,
+  demoCommand,
+];
+
 export async function main(argv: string[]): Promise<void> {
-  await runCommands(argv, [
-    serveCommand,
-    orgsCommand,
-    usersCommand,
-    keysCommand,
-    hooksCommand,
-    collectCommand,
-    serviceCommand,
-    doctorCommand,
-    uninstallCommand,
-    batchCommand,
-    exportCommand,
-    readinessCommand,
-    computerCommand,
-    demoCommand,
-  ]);
+  await runCommands(argv, COMMANDS);
 }

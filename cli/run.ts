@@ -1,7 +1,7 @@
 // The yargs runner shared by the full command (cli/main.ts) and the laptop bundle's (cli/laptop.ts): each
 // passes its own list of commands; this turns errors into one clear line on stderr and a non-zero exit.
 // Imports no command, so the laptop bundle carries only the commands it lists.
-import yargs, { type CommandModule } from 'yargs';
+import yargs, { type Argv, type CommandModule } from 'yargs';
 import { ZodError } from 'zod';
 import { UserError } from '../common/errors.ts';
 import { VERSION } from '../common/version.ts';
@@ -20,27 +20,37 @@ export function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream = process.stdo
   });
 }
 
-/** Runs the command line against `commands` (each a yargs module with its own argument types). */
+/**
+ * The command line for `commands` (each a yargs module with its own argument types): names, usage, help
+ * and version, strict about unknown commands and options. runCommands adds what a failure does; a test
+ * can parse with a callback, which gets the output (help included) instead of the process exiting.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: each command module has its own argument types; yargs checks them
+export function commandLine(commands: CommandModule<any, any>[]): Argv {
+  let cli = yargs().scriptName('agentmeter').usage('$0 <command> [options]\n\nSelf-hosted usage analytics for AI coding agents.');
+  for (const command of commands) cli = cli.command(command);
+  return cli
+    .demandCommand(1, 'Name a command; see --help.')
+    .strict()
+    .recommendCommands()
+    .help()
+    .alias('h', 'help')
+    .version(VERSION)
+    .wrap(Math.min(110, process.stdout.columns || 110));
+}
+
+/** Runs the command line against `commands`. */
 // biome-ignore lint/suspicious/noExplicitAny: each command module has its own argument types; yargs checks them
 export async function runCommands(argv: string[], commands: CommandModule<any, any>[]): Promise<void> {
   endQuietlyOnClosedPipe();
   try {
-    let cli = yargs(argv).scriptName('agentmeter').usage('$0 <command> [options]\n\nSelf-hosted usage analytics for AI coding agents.');
-    for (const command of commands) cli = cli.command(command);
-    await cli
-      .demandCommand(1, 'Name a command; see --help.')
-      .strict()
-      .recommendCommands()
-      .help()
-      .alias('h', 'help')
-      .version(VERSION)
-      .wrap(Math.min(110, process.stdout.columns || 110))
+    await commandLine(commands)
       .fail((message, error) => {
         if (error) throw error;
         process.stderr.write(`agentmeter: ${message}\nRun with --help for usage.\n`);
         process.exit(2);
       })
-      .parseAsync();
+      .parseAsync(argv);
   } catch (error) {
     if (error instanceof UserError) {
       process.stderr.write(`agentmeter: ${error.message}\n`);

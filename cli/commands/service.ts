@@ -155,7 +155,9 @@ export const serviceCommand: CommandModule = {
         (c) =>
           c
             .option('dry-run', { type: 'boolean', default: false, describe: 'Print the commands; remove and run nothing' })
-            .option('force', { type: 'boolean', default: false, describe: 'Remove a service file agentmeter did not write' }) as never,
+            .option('force', { type: 'boolean', default: false, describe: 'Remove a service file agentmeter did not write' })
+            .example('$0 service uninstall', 'Stop the collector and remove its service file')
+            .example('$0 service uninstall --dry-run', 'What would be removed and run') as never,
         async (args) => {
           const config = loadConfig();
           const manager = await import('../service/manager.ts');
@@ -179,7 +181,11 @@ export const serviceCommand: CommandModule = {
       .command<ServiceArgs>(
         'status',
         'Whether the collector service is installed and running (exit 0 when running, 3 otherwise)',
-        (c) => c.option('json', { type: 'boolean', default: false, describe: 'One JSON object' }) as never,
+        (c) =>
+          c
+            .option('json', { type: 'boolean', default: false, describe: 'One JSON object' })
+            .example('$0 service status', 'Installed? Running? Where its log is')
+            .example('$0 service status --json', 'The same as one JSON object (exit 0 when running, 3 otherwise)') as never,
         async (args) => {
           const config = loadConfig();
           const manager = await import('../service/manager.ts');

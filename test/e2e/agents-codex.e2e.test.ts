@@ -58,8 +58,8 @@ beforeAll(async () => {
   copyFileSync(join(FIXTURES, 'hooks.json'), join(codexHome, 'hooks.json'));
   writeFileSync(join(codexHome, 'config.toml'), readFileSync(join(FIXTURES, 'config.toml'), 'utf8').replaceAll('/home/dev', home));
   let org: string;
-  ({ key: member, org } = seedAccount(db, 'member', 'dev@example.com'));
-  ({ key: manager } = seedAccount(db, 'manager', 'boss@example.com', org));
+  ({ key: member, org } = await seedAccount(db, 'member', 'dev@example.com'));
+  ({ key: manager } = await seedAccount(db, 'manager', 'boss@example.com', org));
   server = await startServerProcess(db);
 });
 afterAll(async () => {

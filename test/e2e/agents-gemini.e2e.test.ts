@@ -61,8 +61,8 @@ beforeAll(async () => {
   writeFileSync(fakeGemini, '#!/bin/sh\n# Stands in for the gemini process.\nsh -c "$FAKE_GEMINI_HOOK"\nexit $?\n');
   chmodSync(fakeGemini, 0o755);
   let org: string;
-  ({ key: member, org } = seedAccount(db, 'member', 'dev@example.com'));
-  ({ key: manager } = seedAccount(db, 'manager', 'boss@example.com', org));
+  ({ key: member, org } = await seedAccount(db, 'member', 'dev@example.com'));
+  ({ key: manager } = await seedAccount(db, 'manager', 'boss@example.com', org));
   server = await startServerProcess(db);
 }, 180_000);
 afterAll(async () => {

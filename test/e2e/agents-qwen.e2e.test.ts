@@ -58,8 +58,8 @@ function collect(): void {
 beforeAll(async () => {
   mkdirSync(join(home, '.qwen'), { recursive: true });
   let org: string;
-  ({ key: member, org } = seedAccount(db, 'member', 'dev@example.com'));
-  ({ key: manager } = seedAccount(db, 'manager', 'lead@example.com', org));
+  ({ key: member, org } = await seedAccount(db, 'member', 'dev@example.com'));
+  ({ key: manager } = await seedAccount(db, 'manager', 'lead@example.com', org));
   server = await startServerProcess(db);
 });
 afterAll(async () => {

@@ -33,7 +33,7 @@ const spool = (sub: string) => (existsSync(join(amHome, 'spool', sub)) ? readdir
 
 beforeAll(async () => {
   mkdirSync(home, { recursive: true });
-  ({ key } = seedAccount(db, 'member', 'dev@example.com'));
+  ({ key } = await seedAccount(db, 'member', 'dev@example.com'));
   // What a server killed with kill -9 in the middle of a batch leaves beside the database: raw events.
   mkdirSync(join(`${db}.ingest`, '99999-killed'), { recursive: true });
   writeFileSync(join(`${db}.ingest`, '99999-killed', '3-events.ndjson'), '{"kind":"event","id":"raw"}\n');

@@ -156,9 +156,9 @@ describe('serve and demo on a busy port', { timeout: 120_000 }, () => {
 describe('users list and users remove from the CLI', { timeout: 300_000 }, () => {
   it('with --db and through the running server: list, remove (owners only, never the last owner), --erase', async () => {
     const db = join(tempDir(), 'users.duckdb');
-    const { org, key: ownerKey } = seedAccount(db, 'owner', 'ana@example.com');
-    seedAccount(db, 'member', 'bo@example.com', org);
-    seedAccount(db, 'member', 'cy@example.com', org);
+    const { org, key: ownerKey } = await seedAccount(db, 'owner', 'ana@example.com');
+    await seedAccount(db, 'member', 'bo@example.com', org);
+    await seedAccount(db, 'member', 'cy@example.com', org);
 
     const listed = runCli(['users', 'list', '--db', db, '--org', org, '--json']);
     expect(listed.status, listed.stderr).toBe(0);

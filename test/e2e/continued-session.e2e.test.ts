@@ -80,8 +80,8 @@ const usageOf = async (sessionId: string) =>
 beforeAll(async () => {
   mkdirSync(projects, { recursive: true });
   let org: string;
-  ({ key: member, org } = seedAccount(db, 'member', 'dev@example.com'));
-  ({ key: manager } = seedAccount(db, 'manager', 'boss@example.com', org));
+  ({ key: member, org } = await seedAccount(db, 'member', 'dev@example.com'));
+  ({ key: manager } = await seedAccount(db, 'manager', 'boss@example.com', org));
   server = await startServerProcess(db);
   expect(runCli(['hooks', 'install', '--agent', 'claude'], env).status).toBe(0);
 });

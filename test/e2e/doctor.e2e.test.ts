@@ -41,7 +41,7 @@ beforeAll(async () => {
   mkdirSync(noServiceBin);
   for (const name of ['systemctl', 'launchctl'])
     writeFileSync(join(noServiceBin, name), '#!/bin/sh\necho "Failed to connect to bus: No medium found" >&2\nexit 1\n', { mode: 0o755 });
-  ({ key } = seedAccount(db, 'member', 'dev@example.com'));
+  ({ key } = await seedAccount(db, 'member', 'dev@example.com'));
   server = await startServerProcess(db);
 }, 120_000);
 afterAll(async () => {

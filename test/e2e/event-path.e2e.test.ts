@@ -36,7 +36,7 @@ function fire(settingsFile: string, payload: Record<string, unknown>, extraEnv: 
 
 beforeAll(async () => {
   mkdirSync(home, { recursive: true });
-  ({ key, org } = seedAccount(db, 'member', 'dev@example.com'));
+  ({ key, org } = await seedAccount(db, 'member', 'dev@example.com'));
   server = await startServerProcess(db);
 });
 afterAll(async () => {

@@ -81,7 +81,7 @@ beforeAll(async () => {
   mkdirSync(join(home, '.factory'), { recursive: true });
   writeFileSync(claudeSettings, CLAUDE_BEFORE);
   writeFileSync(join(home, '.factory', 'settings.json'), FACTORY_SETTINGS);
-  ({ key } = seedAccount(db, 'member', 'dev@example.com'));
+  ({ key } = await seedAccount(db, 'member', 'dev@example.com'));
   server = await startServerProcess(db);
   const res = await fetch(`${server.url}/install.sh`);
   expect(res.status).toBe(200);

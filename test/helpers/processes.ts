@@ -2,6 +2,10 @@
 import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { AccountStore } from '../../api/store/accounts.ts';
+import { openDb } from '../../common/db/duckdb.ts';
+import type { OrgId } from '../../common/ids.ts';
+import type { Role } from '../../common/roles.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'bin', 'agentmeter.js');
@@ -83,12 +87,27 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** Creates an org and a user through the CLI on a stopped database; returns ids and the key. */
-export function seedAccount(db: string, role = 'member', email = 'dev@example.com', org?: string): { org: string; key: string } {
-  const orgId = org ?? lastLine(runCli(['orgs', 'add', '--db', db, '--name', 'Test org']).stdout);
-  const added = runCli(['users', 'add', '--db', db, '--org', orgId, '--email', email, '--role', role]);
-  if (added.status !== 0) throw new Error(`users add failed: ${added.stderr}`);
-  return { org: orgId, key: lastLine(added.stdout) };
+/**
+ * Creates an org (unless given) and a user with a key on a stopped database, as `orgs add` and `users add`
+ * do, but in this process: through the CLI each was a Node start of about a second, some forty of them
+ * in the suite. Those commands have tests of their own (cli.e2e). The file is closed again on return, so
+ * a server or a CLI can open it next.
+ */
+export async function seedAccount(
+  db: string,
+  role: Role = 'member',
+  email = 'dev@example.com',
+  org?: string,
+): Promise<{ org: string; key: string }> {
+  const handle = await openDb(db);
+  try {
+    const accounts = new AccountStore(handle);
+    const orgId = org ? (org as OrgId) : (await accounts.createOrg('Test org')).id;
+    const user = await accounts.createUser({ orgId, email, role });
+    return { org: orgId, key: (await accounts.createKey(user)).key };
+  } finally {
+    await handle.close();
+  }
 }
 
 /** runCli without blocking this process's event loop (needed when the server runs in this process). */

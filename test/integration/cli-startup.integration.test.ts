@@ -76,9 +76,11 @@ describe('the CLI starts without what its command does not run', { timeout: 120_
     ['computer', 'run', '--help'],
   ]) {
     it(`agentmeter ${args.join(' ')}`, () => {
-      const { modules } = traced(args);
+      const { modules, stdout } = traced(args);
       expect(modules).toContain('cli/main.ts');
       expect(heavyIn(modules)).toEqual([]);
+      // A command's help, from the real binary, shows its examples (every command's: unit/cli-help).
+      if (args.length > 1 && args.at(-1) === '--help') expect(stdout).toContain('Examples:');
     });
   }
 
