@@ -7,8 +7,9 @@
 # The event (JSON on stdin) is written to $AGENTMETER_HOME/spool/tmp/<name>, then given its name in
 # spool/new/<name> by a hard link, as the original Maildir delivers (`mv` where the file system has no
 # hard links): a reader never sees a half-written file, no locks are taken, and names are unique so no
-# event overwrites another. The tmp/ name is left to the collector, which removes it when it reads the
-# event (a tmp/ file with a twin in new/ is delivered; one without is being written, or was abandoned).
+# event overwrites another. The tmp/ name is left to the collector, which removes it with the event once
+# shipped or quarantined (a tmp/ file with a twin in new/ is delivered; one without is being written, or
+# was abandoned).
 # `ln` rather than `mv`: coreutils' mv loads four more libraries (SELinux, ACL, PCRE) on every exec,
 # ~0.5 ms of the hook's ~3.5 ms. The collector does all parsing; this script never looks inside the JSON.
 #
@@ -191,6 +192,8 @@ clock=${clock%%[!0-9TZ:.+-]*}
 if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$spool/new" ] \
   && [ -O "$spool" ] && [ -O "$spool/tmp" ] && [ -O "$spool/new" ]; then
   tmp="$spool/tmp/$name"
+  # Gives the written file its name in new/: a hard link, or a rename where the file system has none.
+  deliver() { ln "$tmp" "$spool/new/$name" || mv "$tmp" "$spool/new/$name"; }
   # The body is copied by one `cat` under a file-size limit of 1 MiB + 4 KiB (the collector's
   # HOOK_FILE_CAP; limit_blocks above): one process where `head -c` and a draining `cat` were two. At the
   # limit cat's write fails and cat stops (SIGXFSZ is ignored). Only the soft limit is set: it may lift a
@@ -205,13 +208,13 @@ if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$sp
     if [ -n "$codex_exec" ]; then printf 'codex_exec=1\n\n'; else printf '\n'; fi
     cat
   } > "$tmp"; then
-    ln "$tmp" "$spool/new/$name" || mv "$tmp" "$spool/new/$name" || rm -f "$tmp"
+    deliver || rm -f "$tmp"
     drained=1
   else
     # Cut short: at the limit (an oversized event), or by a full disk. What was written still goes to
     # new/, where the collector marks an event cut at the limit truncated and quarantines any other cut
     # one with its reason, rather than losing it without a word. An empty file, or none, is removed.
-    [ -s "$tmp" ] && { ln "$tmp" "$spool/new/$name" || mv "$tmp" "$spool/new/$name"; } || rm -f "$tmp"
+    [ -s "$tmp" ] && deliver || rm -f "$tmp"
   fi
 fi
 
