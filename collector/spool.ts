@@ -272,6 +272,13 @@ export function quarantineFile(dirs: SpoolDirs, name: string, reason: string): v
   ensurePrivateDir(dirs.bad);
   writePrivateFile(join(dirs.bad, `${name}.reason`), `${reason}\n`);
   const dest = join(dirs.bad, name);
+  // Its tmp/ twin goes first, as when it is shipped (shippedPaths): the file then has one name, and a
+  // collector stopped right here finds it in new/ as a renamed file and quarantines it again.
+  try {
+    if (hookTwin(dirs, name, lstatSync(join(dirs.new, name)))) unlinkSync(join(dirs.tmp, name));
+  } catch {
+    // Moved already by an earlier attempt: its twin went then.
+  }
   try {
     // rename moves the entry itself, never what a link would point to.
     renameSync(join(dirs.new, name), dest);
@@ -288,14 +295,6 @@ export function quarantineFile(dirs: SpoolDirs, name: string, reason: string): v
     }
   } catch {
     // Not there (see above): nothing to tighten.
-  }
-  // Its tmp/ twin, if it had one: the same file, which the quarantine now holds.
-  try {
-    const kept = lstatSync(dest);
-    const twin = lstatSync(join(dirs.tmp, name));
-    if (twin.isFile() && twin.ino === kept.ino && twin.dev === kept.dev) unlinkSync(join(dirs.tmp, name));
-  } catch {
-    // No twin (a renamed file, or removed already).
   }
 }
 
