@@ -1,6 +1,6 @@
-// `npm test`'s type check: the server and CLI (tsconfig.json) and the dashboard (web/tsconfig.json) at
-// once, each tsc on a core of its own (one after the other they took ~15 s of the suite's wall time,
-// together ~12 s). Exits non-zero when either fails, with each one's output as it printed it.
+// `npm test`'s and `npm run typecheck`'s type check: the server and CLI (tsconfig.json) and the dashboard
+// (web/tsconfig.json) at once, each tsc on a core of its own (one after the other they took ~15 s of the
+// suite's wall time, together ~10 s). Exits non-zero when either fails, with each one's output as it printed it.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 
