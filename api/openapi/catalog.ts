@@ -362,7 +362,9 @@ export const CATALOG: RouteDoc[] = [
     path: LIMITS_PATH,
     tag: 'Credit limits',
     summary: 'Set monthly credit limits (1-100 entries, each applied or refused on its own)',
-    description: 'A bad entry is reported in `errors` with its e-mail, not as a 400: the route checks each entry with the entry schema.',
+    description:
+      'A bad entry is reported in `errors` with its e-mail, not as a 400: the route checks each entry with the entry schema. ' +
+      "An owner sets anyone's limit; a manager only members' and guests' (an owner's or manager's entry is an error).",
     access: user(ADMIN_ROLES),
     // The route parses the envelope with LimitsBody and each entry with Entry, one by one.
     body: LimitsBody.extend({ users: Entry.array().min(1).max(100) }),

@@ -2,11 +2,13 @@
 // GET reports each user's limit and the credits used this calendar month (UTC, from the daily aggregates),
 // PUT …/enforcement turns enforcement on or off. Owners and managers administer; a member's GET answers
 // for themself only (the collector asks it with the member's own key to know whether to block prompts).
+// An owner sets anyone's limit; a manager only members' and guests' (as with keys: api/routes/accounts.ts).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden } from '../../common/errors.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import { ROLE_RANK, type Role } from '../store/accounts.ts';
 
 export const LIMITS_PATH = '/api/v0/organization/usage/limits/users';
 export const ENFORCEMENT_PATH = '/api/v0/organization/usage/limits/enforcement';
@@ -34,7 +36,7 @@ export const LimitStatus = z.strictObject({
 export const EnforcementAnswer = z.strictObject({ enforced: z.boolean() });
 
 const SQL = {
-  usersByEmail: 'SELECT id, email FROM users WHERE org_id = $org',
+  usersByEmail: 'SELECT id, email, role FROM users WHERE org_id = $org',
   upsert: `INSERT INTO credit_limits VALUES ($org, $user, $credits, now()::TIMESTAMP, $by)
            ON CONFLICT (org_id, user_id) DO UPDATE SET credits = excluded.credits, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
   enforced: 'SELECT enforce_limits FROM org_settings WHERE org_id = $org',
@@ -47,6 +49,12 @@ const SQL = {
            ORDER BY u.email`,
 } as const;
 
+/** May a caller with role `actor` set the credit limit of a user with role `target`? Pure. */
+export function maySetLimit(actor: Role, target: Role): boolean {
+  if (actor === 'owner') return true;
+  return actor === 'manager' && ROLE_RANK[target] < ROLE_RANK.manager;
+}
+
 export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; auth: Authenticator; now?: () => Date }): void {
   const now = deps.now ?? (() => new Date());
 
@@ -55,7 +63,7 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; auth: 
     requireRole(principal, ADMIN_ROLES, 'Setting credit limits');
     const body = LimitsBody.parse(request.body);
     const members = new Map(
-      (await deps.db.all<{ id: string; email: string }>(SQL.usersByEmail, { org: principal.orgId })).map((u) => [u.email, u.id]),
+      (await deps.db.all<{ id: string; email: string; role: Role }>(SQL.usersByEmail, { org: principal.orgId })).map((u) => [u.email, u]),
     );
     const emails = body.users.map((e) =>
       typeof (e as { email?: unknown })?.email === 'string' ? (e as { email: string }).email.toLowerCase() : '',
@@ -79,10 +87,12 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; auth: 
       } else if (!members.has(email)) {
         // The same answer whether the address is unknown or belongs to another organization.
         errors.push({ email, error: 'no user with this email in the organization' });
+      } else if (!maySetLimit(principal.role, members.get(email)!.role)) {
+        errors.push({ email, error: `a ${principal.role} can set credit limits only for members and guests` });
       } else {
         await deps.db.run(SQL.upsert, {
           org: principal.orgId,
-          user: members.get(email)!,
+          user: members.get(email)!.id,
           credits: parsed.data.limit,
           by: principal.userId,
         });

@@ -82,6 +82,31 @@ describe('credit limits', () => {
     expect(LimitStatus.parse((await get(other.users.member.key)).json()).enforced).toBe(false);
   });
 
+  it('a manager sets limits (0 included) only for members and guests; an owner for anyone', async () => {
+    const res = await put(acme.users.manager.key, {
+      users: [
+        { email: 'owner@acme.example.com', limit: 0 },
+        { email: 'manager@acme.example.com', limit: 0 },
+        { email: 'guest@acme.example.com', limit: 0 },
+      ],
+    });
+    expect(res.statusCode).toBe(200);
+    expect(LimitsUpdate.parse(res.json())).toEqual({
+      updated: [{ email: 'guest@acme.example.com', limit: 0 }],
+      errors: [
+        { email: 'owner@acme.example.com', error: 'a manager can set credit limits only for members and guests' },
+        { email: 'manager@acme.example.com', error: 'a manager can set credit limits only for members and guests' },
+      ],
+    });
+    const status = LimitStatus.parse((await get(acme.users.owner.key)).json());
+    expect(status.users.find((u) => u.email === 'owner@acme.example.com')?.limit).toBeNull();
+    expect(status.users.find((u) => u.email === 'manager@acme.example.com')?.limit).toBeNull();
+    const byOwner = LimitsUpdate.parse(
+      (await put(acme.users.owner.key, { users: [{ email: 'manager@acme.example.com', limit: 5 }] })).json(),
+    );
+    expect(byOwner).toEqual({ updated: [{ email: 'manager@acme.example.com', limit: 5 }], errors: [] });
+  });
+
   it('roles and bad bodies', async () => {
     expect((await put(acme.users.member.key, { users: [{ email: 'member@acme.example.com', limit: 1 }] })).statusCode).toBe(403);
     expect((await put(acme.users.manager.key, { enabled: false }, ENFORCEMENT_PATH)).statusCode).toBe(403);
