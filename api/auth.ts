@@ -124,7 +124,7 @@ export class Authenticator {
     // Personal: only the operator's sign-in holds the secret that signs a JWT, so it is the person
     // themselves and may drive their computers (no one in the organization can mint one for them).
     return {
-      principal: { orgId: user.org_id as OrgId, userId: user.id as UserId, email: user.email, role, credential: 'personal' },
+      principal: { orgId: user.org_id as OrgId, userId: user.id as UserId, email: user.email, role, credential: 'personal', via: 'jwt' },
       expiresMs: exp * 1000,
     };
   }
@@ -182,6 +182,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route answers without a credential (health, metrics behind its own token, the API document, the dashboard's files and sign-in). */
     public?: boolean;
+    /** A collector key may call the route (every other route answers it 403): see KeyScope. */
+    collectorKey?: boolean;
   }
 }
 
@@ -196,7 +198,7 @@ export function installAuthentication(app: FastifyInstance, verify: (request: Fa
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.url === undefined || request.routeOptions.config.public === true) return;
     try {
-      await verify(request);
+      refuseOutOfScope(request, await verify(request));
     } catch (error) {
       // A body the route would refuse anyway (declared over its limit) or of unknown length is not drained:
       // the connection closes after the 401. Any other is discarded as it arrives, and the connection kept.
@@ -206,6 +208,14 @@ export function installAuthentication(app: FastifyInstance, verify: (request: Fa
       throw error;
     }
   });
+}
+
+/** 403 for a collector key on a route not marked `collectorKey: true` (checked before the body is read). */
+function refuseOutOfScope(request: FastifyRequest, principal: unknown): void {
+  if ((principal as Principal | undefined)?.scope !== 'collector' || request.routeOptions.config.collectorKey === true) return;
+  throw forbidden(
+    'A collector key only sends events and reads its own limits, usage and identity; use a personal key or the dashboard for anything else',
+  );
 }
 
 export function requireRole(principal: Principal, roles: readonly Role[], what: string): void {

@@ -170,8 +170,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerDashboard(app, { dir: options.webDist });
   registerSignInRoutes(app, { auth, accounts, sessions: new SignInStore(options.db) });
   registerUsageRoutes(app, { auth, accounts, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
-  const machines = new MachineStore(options.db);
-  registerMachineRoutes(app, { auth, machines });
+  const machines = new MachineStore(options.db, accounts);
+  registerMachineRoutes(app, { auth, machines, accounts });
   registerHealthRoutes(app, { db: options.db, auth });
   // What a developer's machine downloads to enrol: the installer, the laptop bundle and the hook.
   registerInstallRoutes(app, { dir: options.laptopDist, publicUrl: options.publicUrl });
@@ -186,7 +186,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ingest,
     decoders,
     authenticate: (r) => auth.authenticate(r),
-    onStored: (principal, r) => machines.recordDelivery(principal.orgId, principal.userId, r.headers),
+    onStored: (principal, r) => machines.recordDelivery(principal, r.headers),
   });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });

@@ -1,7 +1,7 @@
 // Admin commands work two ways: on the database file directly (--db, server stopped) or through a
 // running server with an owner or manager key (--server/--key), since DuckDB allows one writing process.
 import { z } from 'zod';
-import { AccountStore, KEY_KINDS, type KeyView, keyView, Role } from '../api/store/accounts.ts';
+import { AccountStore, KEY_KINDS, KEY_SCOPES, type KeyScope, type KeyView, keyView, Role } from '../api/store/accounts.ts';
 import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser, type UserListing } from '../api/users/remove.ts';
 import type { Db } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';
@@ -12,7 +12,7 @@ export type { KeyView };
 
 export interface AdminBackend {
   addUser(input: { org?: string; email: string; role: Role; keyName?: string }): Promise<{ userId: string; orgId: string; apiKey: string }>;
-  createKey(input: { org?: string; user: string; name?: string }): Promise<{ apiKey: string; key: KeyView }>;
+  createKey(input: { org?: string; user: string; name?: string; scope?: KeyScope }): Promise<{ apiKey: string; key: KeyView }>;
   listKeys(input: { org?: string; user: string }): Promise<KeyView[]>;
   revokeKey(input: { org?: string; keyId: string }): Promise<boolean>;
   listUsers(input: { org?: string }): Promise<UserListing[]>;
@@ -76,9 +76,9 @@ export class LocalBackend implements AdminBackend {
     return { userId: user.id, orgId, apiKey: key };
   }
 
-  async createKey(input: { org?: string; user: string; name?: string }) {
+  async createKey(input: { org?: string; user: string; name?: string; scope?: KeyScope }) {
     const user = await this.user(await this.org(input.org), input.user);
-    const { key, info } = await this.accounts.createKey(user, input.name);
+    const { key, info } = await this.accounts.createKey(user, input.name, 'operator', { scope: input.scope ?? 'personal' });
     return { apiKey: key, key: keyView(info) };
   }
 
@@ -131,6 +131,8 @@ const RemoteKey = z.object({
   revokedAt: z.string().nullable(),
   createdBy: z.string().nullable(),
   kind: z.enum(KEY_KINDS),
+  scope: z.enum(KEY_SCOPES),
+  machineId: z.string().nullable(),
 });
 
 export class RemoteBackend implements AdminBackend {
@@ -163,13 +165,13 @@ export class RemoteBackend implements AdminBackend {
     return { userId: answer.user.id, orgId, apiKey: answer.apiKey };
   }
 
-  async createKey(input: { org?: string; user: string; name?: string }) {
+  async createKey(input: { org?: string; user: string; name?: string; scope?: KeyScope }) {
     await this.checkOrg(input.org);
     const answer = await this.call(
       'POST',
       `/api/v0/admin/users/${encodeURIComponent(input.user)}/keys`,
       z.object({ apiKey: z.string(), key: RemoteKey }),
-      input.name ? { name: input.name } : {},
+      { ...(input.name ? { name: input.name } : {}), ...(input.scope ? { scope: input.scope } : {}) },
     );
     return { apiKey: answer.apiKey, key: answer.key };
   }

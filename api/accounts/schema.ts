@@ -1,7 +1,7 @@
 // The answers of the users-and-keys routes (api/routes/accounts.ts): a key's secret appears once, in
 // `apiKey` of the answer that created it; a key's hash never leaves the server.
 import { z } from 'zod';
-import { KEY_KINDS, Role } from '../store/accounts.ts';
+import { KEY_KINDS, KEY_SCOPES, Role } from '../store/accounts.ts';
 
 export const PublicUser = z.strictObject({ id: z.string(), email: z.string(), role: Role, createdAt: z.string() });
 export const PublicKey = z.strictObject({
@@ -14,6 +14,10 @@ export const PublicKey = z.strictObject({
   revokedAt: z.string().nullable(),
   createdBy: z.string().nullable().describe('the user id of who minted the key; null: the operator, on the database file'),
   kind: z.enum(KEY_KINDS).describe('personal, invitation (exchanged once for a personal key) or delegated (minted by someone else)'),
+  scope: z
+    .enum(KEY_SCOPES)
+    .describe('personal: what the role allows; collector: ingest, its own limits, usage and identity only (docs/keys.md)'),
+  machineId: z.string().nullable().describe("a collector key's machine (the first it delivered events from); null until then"),
 });
 const secret = z.string().describe('the API key itself, shown only in this answer');
 export const CreatedUser = z.strictObject({ user: PublicUser, apiKey: secret, key: PublicKey });

@@ -1,14 +1,30 @@
 // GET /api/v0/machines: owners and managers see every machine of the organization that shipped events;
 // members see their own machines; guests 403.
+// GET /api/v0/machines/keys: the collector keys, each with the machine it delivers from (null until its
+// first delivery), for the machines page, which revokes them (DELETE /api/v0/admin/keys/{keyId}). The
+// same roles and rule: owners and managers all of the organization's, members their own.
 import type { FastifyInstance } from 'fastify';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import { type AccountStore, keyView } from '../store/accounts.ts';
 import type { MachineStore } from './store.ts';
 
-export function registerMachineRoutes(app: FastifyInstance, deps: { auth: Authenticator; machines: MachineStore }): void {
+export const MACHINE_KEYS_PATH = '/api/v0/machines/keys';
+
+export function registerMachineRoutes(
+  app: FastifyInstance,
+  deps: { auth: Authenticator; machines: MachineStore; accounts: AccountStore },
+): void {
   app.get('/api/v0/machines', async (request) => {
     const principal = await deps.auth.authenticate(request);
     requireRole(principal, ['owner', 'manager', 'member'], 'Listing machines');
     const machines = await deps.machines.list(principal.orgId, ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
     return { machines };
+  });
+
+  app.get(MACHINE_KEYS_PATH, async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, ['owner', 'manager', 'member'], 'Listing collector keys');
+    const keys = await deps.accounts.listCollectorKeys(principal.orgId, ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
+    return { keys: keys.map(keyView) };
   });
 }

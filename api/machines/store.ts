@@ -4,6 +4,7 @@
 // requests (User-Agent, with the machine id in its own header): kept in memory, so after a restart it is
 // unknown until that machine's next delivery.
 import type { Db } from '../../common/db/duckdb.ts';
+import type { AccountStore, Principal } from '../store/accounts.ts';
 import type { Machine } from './schema.ts';
 
 export const MACHINES_SQL = `
@@ -45,10 +46,38 @@ export class MachineStore {
    */
   private readonly versions = new Map<string, string>();
 
-  constructor(private readonly db: Db) {}
+  /** Collector keys whose machine is recorded (or being recorded): each is written once. */
+  private readonly boundKeys = new Set<string>();
 
-  /** Notes the collector version of a stored delivery (headers are the sender's word, checked for shape only). */
-  recordDelivery(org: string, user: string, headers: Record<string, string | string[] | undefined>): void {
+  constructor(
+    private readonly db: Db,
+    private readonly accounts?: AccountStore,
+  ) {}
+
+  /**
+   * A stored delivery: registers a collector key's machine (the first machine it delivers from, so the
+   * machines page lists the key under it), and notes the collector version. The headers are the sender's
+   * word, checked for shape only: a key can only describe itself and its own user's machines.
+   */
+  recordDelivery(
+    principal: Pick<Principal, 'orgId' | 'userId' | 'keyId' | 'scope'>,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    const machine = headers['x-agentmeter-machine'];
+    if (principal.scope === 'collector' && principal.keyId && typeof machine === 'string' && MACHINE_ID.test(machine))
+      this.registerKey(principal.keyId, machine);
+    this.noteVersion(principal.orgId, principal.userId, headers);
+  }
+
+  private registerKey(keyId: string, machine: string): void {
+    if (!this.accounts || this.boundKeys.has(keyId)) return;
+    this.boundKeys.add(keyId);
+    if (this.boundKeys.size > MAX_REMEMBERED_MACHINES) this.boundKeys.delete(this.boundKeys.values().next().value!);
+    // Not awaited: the delivery is answered already. A failure forgets the key, so its next delivery tries again.
+    this.accounts.bindMachine(keyId, machine).catch(() => this.boundKeys.delete(keyId));
+  }
+
+  private noteVersion(org: string, user: string, headers: Record<string, string | string[] | undefined>): void {
     const machine = headers['x-agentmeter-machine'];
     const version = collectorVersion(typeof headers['user-agent'] === 'string' ? headers['user-agent'] : undefined);
     if (typeof machine !== 'string' || !MACHINE_ID.test(machine) || !version) return;

@@ -13,6 +13,7 @@ import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
 import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
+import { MACHINE_KEYS_PATH } from '../machines/routes.ts';
 import { MachineList } from '../machines/schema.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
@@ -49,6 +50,8 @@ import { DASHBOARD_HEADER, type RouteDoc } from './registry.ts';
 
 const PEOPLE: readonly Role[] = ['owner', 'manager', 'member'];
 const user = (roles?: readonly Role[]) => ({ kind: 'user' as const, ...(roles ? { roles } : {}) });
+/** A route a collector key may call too (its `config.collectorKey`). */
+const userOrCollector = (roles?: readonly Role[]) => ({ ...user(roles), collectorKey: true as const });
 const computer = { kind: 'computer' as const };
 
 const analytics = (endpoint: Endpoint, response: z.ZodType, summary: string): RouteDoc => ({
@@ -156,7 +159,7 @@ export const CATALOG: RouteDoc[] = [
     summary: 'Store a batch of events, token usage and assistant messages (what the collector sends)',
     description:
       'Bad records are rejected one by one with their index and reason; the good ones are stored. The user and organization come from the credential. At most 100,000 records and 32 MiB as sent (256 MiB decompressed).',
-    access: user(),
+    access: userOrCollector(),
     bodyContent: {
       'application/x-ndjson': { schema: ndjsonBody },
       'application/json': { schema: z.union([z.array(WireRecord), z.strictObject({ records: z.array(WireRecord) })]) },
@@ -211,6 +214,9 @@ export const CATALOG: RouteDoc[] = [
     path: '/api/v0/admin/users/:userId/keys',
     tag: 'Admin',
     summary: 'Create an API key for a user',
+    description:
+      'scope personal (the default) needs a personal API key as the credential, and the new key is revoked with that key; ' +
+      'a JWT or a dashboard session mints collector keys only (403 otherwise), which last until revoked. A collector key mints nothing.',
     access: user(),
     params: UserParams,
     body: CreateKeyBody,
@@ -223,6 +229,8 @@ export const CATALOG: RouteDoc[] = [
     path: '/api/v0/admin/keys/:keyId',
     tag: 'Admin',
     summary: 'Revoke an API key',
+    description:
+      'The personal keys minted with it are revoked with it (collector keys stay). The machines page revokes collector keys here.',
     access: user(),
     params: KeyParams,
     responses: { 200: RevokedKey },
@@ -260,7 +268,7 @@ export const CATALOG: RouteDoc[] = [
     path: SESSION_PATH,
     tag: 'Dashboard sign-in',
     summary: 'Sign in to the dashboard: an API key or a JWT in the JSON body, a session cookie in the answer',
-    description: `The credential goes in the body (never the URL); the answer sets the ${SESSION_COOKIE} cookie (HttpOnly, SameSite=Strict) and names the principal. The "${DASHBOARD_HEADER}: 1" header is required (403 without it), so another site cannot sign a visitor in. 401 when the credential is unknown, revoked or expired.`,
+    description: `The credential goes in the body (never the URL); the answer sets the ${SESSION_COOKIE} cookie (HttpOnly, SameSite=Strict) and names the principal. The "${DASHBOARD_HEADER}: 1" header is required (403 without it), so another site cannot sign a visitor in. 401 when the credential is unknown, revoked or expired; 403 for a collector key.`,
     access: { kind: 'signin' },
     headers: [{ name: DASHBOARD_HEADER, description: 'Must be 1', schema: { type: 'string', enum: ['1'] } }],
     body: SignInBody,
@@ -290,7 +298,7 @@ export const CATALOG: RouteDoc[] = [
     path: '/api/v0/auth/me',
     tag: 'Dashboard sign-in',
     summary: 'The principal of the credential or session cookie, with the session’s end when signed in with the cookie',
-    access: user(),
+    access: userOrCollector(),
     responses: { 200: Me },
   },
   {
@@ -298,8 +306,8 @@ export const CATALOG: RouteDoc[] = [
     path: '/api/v0/usage/users/:userId',
     tag: 'Usage',
     summary: "One person's daily usage records (userId: a user id, or me); members: only their own",
-    description: 'The records of /api/v1/analytics/users for one user. Another user’s id answers 404 to a member.',
-    access: user(PEOPLE),
+    description: 'The records of /api/v1/analytics/users for one user. Another user’s id answers 404 to a member and to a collector key.',
+    access: userOrCollector(PEOPLE),
     params: UsageParams,
     query: ANALYTICS_QUERY.productivity,
     responses: { 200: UserUsage },
@@ -311,6 +319,16 @@ export const CATALOG: RouteDoc[] = [
     summary: 'Machines that shipped events, with their latest event and delivery (members: their own)',
     access: user(PEOPLE),
     responses: { 200: MachineList },
+  },
+  {
+    method: 'GET',
+    path: MACHINE_KEYS_PATH,
+    tag: 'Machines',
+    summary: 'Collector keys with the machine each delivers from (members: their own); revoke one with DELETE /api/v0/admin/keys/{keyId}',
+    description:
+      'A collector key is listed under a machine from its first delivery (the collector’s x-agentmeter-machine header); null before.',
+    access: user(PEOPLE),
+    responses: { 200: KeyList },
   },
   ...READINESS_PATHS.flatMap(readiness),
   {
@@ -354,7 +372,8 @@ export const CATALOG: RouteDoc[] = [
     path: LIMITS_PATH,
     tag: 'Credit limits',
     summary: "Each user's monthly credit limit and the credits used this month (a member: their own)",
-    access: user(PEOPLE),
+    description: 'A collector key reads only its own user’s entry, whatever the role (what the collector enforces).',
+    access: userOrCollector(PEOPLE),
     responses: { 200: LimitStatus },
   },
   {

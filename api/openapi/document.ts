@@ -79,7 +79,9 @@ export function errorStatuses(route: RouteDoc): number[] {
   const statuses = new Set<number>(route.errors ?? []);
   if (route.params || route.query || route.body || route.bodyContent) statuses.add(400);
   if (route.access.kind !== 'none' && route.access.kind !== 'session') statuses.add(401);
-  if ((route.access.kind === 'user' && route.access.roles) || route.access.kind === 'signin') statuses.add(403);
+  // A user route without collectorKey refuses a collector key (403) whatever its roles.
+  if ((route.access.kind === 'user' && (route.access.roles || !route.access.collectorKey)) || route.access.kind === 'signin')
+    statuses.add(403);
   if (route.params) statuses.add(404);
   if (route.body || route.bodyContent) {
     statuses.add(413);
@@ -124,7 +126,13 @@ function operation(route: RouteDoc): Json {
   const params = parameters(route);
   const body = requestBody(route);
   const roles = route.access.kind === 'user' && route.access.roles ? `Roles: ${route.access.roles.join(', ')}.` : undefined;
-  const description = [route.description, roles].filter(Boolean).join(' ');
+  const scope =
+    route.access.kind === 'user'
+      ? route.access.collectorKey
+        ? "Collector keys: accepted, for their own user's data only."
+        : 'Collector keys: 403.'
+      : undefined;
+  const description = [route.description, roles, scope].filter(Boolean).join(' ');
   return {
     operationId: operationId(route),
     tags: [route.tag],

@@ -17,7 +17,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
  * Who may call the route:
  * - user: an API key or a JWT (Authorization: Bearer), or the dashboard's session cookie, with `roles`
- *   when only some roles may;
+ *   when only some roles may, and `collectorKey` when a collector key may too (the route's
+ *   `config.collectorKey`; every other user route answers a collector key 403);
  * - computer: a computer agent's own token (amc_…);
  * - metrics: the metrics token of `serve --metrics-token`;
  * - signin: anyone, with an API key or JWT in the JSON body (the dashboard's sign-in), 401 when it is not
@@ -26,7 +27,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - none: anyone.
  */
 export type Access =
-  | { kind: 'user'; roles?: readonly Role[] }
+  | { kind: 'user'; roles?: readonly Role[]; collectorKey?: true }
   | { kind: 'computer' }
   | { kind: 'metrics' }
   | { kind: 'signin' }
@@ -71,6 +72,8 @@ export interface RouteDoc {
 export interface RegisteredRoute {
   method: string;
   path: string;
+  /** The route's `config.collectorKey`: a collector key may call it. */
+  collectorKey: boolean;
 }
 
 const tracked = new WeakMap<FastifyInstance, RegisteredRoute[]>();
@@ -80,7 +83,7 @@ export function trackRoutes(app: FastifyInstance): void {
   const routes: RegisteredRoute[] = [];
   tracked.set(app, routes);
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, path: route.url });
+    for (const method of [route.method].flat()) routes.push({ method, path: route.url, collectorKey: route.config?.collectorKey === true });
   });
 }
 

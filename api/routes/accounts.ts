@@ -3,7 +3,9 @@
 // add members and guests and manage their keys; everyone manages their own keys. Other organizations'
 // ids answer 404, never 403, so ids do not leak. Each key records who minted it and what that makes it
 // (`KeyKind`): a key minted for someone else never drives that person's computers; the key handed over
-// with a new user is an invitation its user exchanges once for their own (personal) key.
+// with a new user is an invitation its user exchanges once for their own (personal) key. Each key has a
+// scope (`KeyScope`): a personal key is minted only with a personal key and is revoked with the key that
+// minted it; a JWT or a dashboard session mints collector keys only, which are durable (docs/keys.md).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
@@ -11,7 +13,7 @@ import { forbidden, HttpError, notFound, unauthorized } from '../../common/error
 import type { Logger } from '../../common/logger.ts';
 import type { BatchOptions, BatchReport } from '../../pipeline/batch.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
-import { type AccountStore, keyView, type Principal, ROLE_RANK, Role, type User } from '../store/accounts.ts';
+import { type AccountStore, KEY_SCOPES, keyView, type Principal, ROLE_RANK, Role, type User } from '../store/accounts.ts';
 import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser } from '../users/remove.ts';
 
 export const CreateUserBody = z.strictObject({
@@ -21,7 +23,15 @@ export const CreateUserBody = z.strictObject({
   lastName: z.string().max(200).optional(),
   keyName: z.string().max(200).optional(),
 });
-export const CreateKeyBody = z.strictObject({ name: z.string().max(200).optional() }).default({});
+export const CreateKeyBody = z
+  .strictObject({
+    name: z.string().max(200).optional(),
+    scope: z
+      .enum(KEY_SCOPES)
+      .optional()
+      .describe('personal (default): what the role allows, minted only with a personal API key; collector: what a developer machine needs'),
+  })
+  .default({});
 /** A user id (usr_…) or an e-mail address. */
 export const UserParams = z.strictObject({ userId: z.string().min(1).max(320) });
 export const KeyParams = z.strictObject({ keyId: z.string().min(1).max(64) });
@@ -42,6 +52,20 @@ export interface AccountRouteDeps {
 
 const publicUser = (u: User) => ({ id: u.id, email: u.email, role: u.role, createdAt: u.created_at });
 const minter = (actor: Principal) => ({ userId: actor.userId, credential: actor.credential });
+
+/**
+ * Why `actor` may not mint a key of `scope`, or undefined. Pure. A personal key needs a personal API key:
+ * a JWT or a dashboard session is short-lived, and a key minted with it would outlive it; a collector key
+ * may mint nothing (its routes stop it before this). A collector key may be minted by any of them: it
+ * can do little, and is meant to last on a machine until revoked.
+ */
+export function mintRefusal(actor: Pick<Principal, 'via' | 'scope'>, scope: 'personal' | 'collector'): string | undefined {
+  if (actor.scope === 'collector') return 'a collector key cannot mint keys';
+  if (scope === 'collector') return undefined;
+  if (actor.via !== 'key')
+    return `minting a personal key needs a personal API key (Authorization: Bearer am_…); ${actor.via === 'jwt' ? 'a JWT' : 'a dashboard session'} mints collector keys only ("scope": "collector")`;
+  return undefined;
+}
 
 /** May `actor` manage `target`'s keys? */
 function mayManage(actor: Principal, target: User): boolean {
@@ -96,7 +120,8 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
     const { userId } = UserParams.parse(request.params);
     const body = CreateKeyBody.parse(request.body ?? {});
     const user = await targetUser(actor, userId);
-    if (user.id === actor.userId && actor.credential === 'invitation' && actor.keyId) {
+    const scope = body.scope ?? 'personal';
+    if (user.id === actor.userId && actor.credential === 'invitation' && actor.keyId && scope === 'personal') {
       // The user exchanges their invitation for their own key; the invitation stops working at once.
       const exchanged = await deps.accounts.exchangeInvitation(user, actor.keyId, body.name);
       deps.auth.invalidate();
@@ -104,8 +129,14 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
       request.log.info({ actor: actor.userId, user: user.id, key: exchanged.info.id, invitation: actor.keyId }, 'invitation exchanged');
       return reply.status(201).send({ apiKey: exchanged.key, key: keyView(exchanged.info) });
     }
-    const { key, info } = await deps.accounts.createKey(user, body.name, minter(actor));
-    request.log.info({ actor: actor.userId, user: user.id, key: info.id, kind: info.kind }, 'api key created');
+    const refusal = mintRefusal(actor, scope);
+    if (refusal) throw forbidden(refusal);
+    // A personal key ends with the key that minted it; a collector key stands on its own until revoked.
+    const { key, info } = await deps.accounts.createKey(user, body.name, minter(actor), {
+      scope,
+      mintedWith: scope === 'personal' ? actor.keyId : undefined,
+    });
+    request.log.info({ actor: actor.userId, user: user.id, key: info.id, kind: info.kind, scope }, 'api key created');
     return reply.status(201).send({ apiKey: key, key: keyView(info) });
   });
 

@@ -76,7 +76,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
     async (request: FastifyRequest, body: Buffer) => new NdjsonBody(body, request.headers['content-encoding']),
   );
 
-  app.post(INGEST_PATH, { bodyLimit: MAX_BODY_BYTES }, async (request, reply) => {
+  app.post(INGEST_PATH, { bodyLimit: MAX_BODY_BYTES, config: { collectorKey: true } }, async (request, reply) => {
     const principal = await deps.authenticate(request);
     const body = request.body;
     let batch: DecodedBatch;

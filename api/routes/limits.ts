@@ -103,7 +103,8 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; auth: 
     return { updated, errors };
   });
 
-  app.get(LIMITS_PATH, async (request) => {
+  // A collector key reads its own user's entry only, whatever the user's role (what enforcement needs).
+  app.get(LIMITS_PATH, { config: { collectorKey: true } }, async (request) => {
     const principal = await deps.auth.authenticate(request);
     if (principal.role === 'guest') throw forbidden('Credit limits need the owner, manager or member role; this credential has guest');
     const today = now();
@@ -111,7 +112,7 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; auth: 
     const [settings] = await deps.db.all<{ enforce_limits: boolean }>(SQL.enforced, { org: principal.orgId });
     const rows = await deps.db.all<{ user_id: string; email: string; credits: number | null; used: number }>(SQL.status, {
       org: principal.orgId,
-      only: ADMIN_ROLES.includes(principal.role) ? null : principal.userId,
+      only: ADMIN_ROLES.includes(principal.role) && principal.scope !== 'collector' ? null : principal.userId,
       month_start: monthStart,
     });
     return {

@@ -61,6 +61,8 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
     const { credential } = SignInBody.parse(request.body);
     const principal = await deps.auth.verifyCredential(credential);
     if (!principal) throw unauthorized('That API key or token is not valid (unknown, revoked or expired)');
+    // A session does what its user's role allows: a collector key, which may do far less, opens none.
+    if (principal.scope === 'collector') throw forbidden('A collector key cannot sign in to the dashboard: use a personal API key');
     const now = Date.now();
     const expiresAt = Math.min(now + SESSION_TTL_MS, jwtExpiry(credential) ?? Number.POSITIVE_INFINITY);
     const token = await deps.sessions.create(principal, expiresAt);
@@ -92,7 +94,8 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
     return session ? { signedIn: true, me: await me(session.principal, session.expiresAt) } : { signedIn: false };
   });
 
-  app.get('/api/v0/auth/me', async (request, reply) => {
+  // A collector key may ask whose it is (doctor checks the collector's key with it).
+  app.get('/api/v0/auth/me', { config: { collectorKey: true } }, async (request, reply) => {
     const principal = await deps.auth.authenticate(request);
     const token = request.headers.authorization ? undefined : sessionCookie(request.headers.cookie);
     const session = token ? await deps.sessions.lookup(hashKey(token)) : undefined;

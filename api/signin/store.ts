@@ -54,7 +54,14 @@ export class SignInStore {
     return {
       // A browser session reads and administers; it never counts as the person's own credential, so it
       // cannot drive their computers or mint a personal key (api/store/accounts.ts, KeyKind).
-      principal: { orgId: row.org_id as OrgId, userId: row.user_id as UserId, email: row.email, role, credential: 'delegated' },
+      principal: {
+        orgId: row.org_id as OrgId,
+        userId: row.user_id as UserId,
+        email: row.email,
+        role,
+        credential: 'delegated',
+        via: 'session',
+      },
       expiresAt: Number(row.expires_ms),
     };
   }

@@ -3,6 +3,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
 import { type ApiKeyId, newApiKeyId, newOrgId, newUserId, type OrgId, type UserId } from '../../common/ids.ts';
+import type { KeyScope } from '../../common/key-scopes.ts';
 import type { Role } from '../../common/roles.ts';
 
 export { ROLES, Role } from '../../common/roles.ts';
@@ -22,6 +23,15 @@ export const ROLE_RANK: Record<Role, number> = { guest: 0, member: 1, manager: 2
  */
 export const KEY_KINDS = ['personal', 'invitation', 'delegated'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
+
+/**
+ * What a key may do (migration 016). A collector key is what sits on a developer machine: it ingests,
+ * reads its own user's credit-limit state and usage, says whose it is and registers its machine (the
+ * routes with `config: { collectorKey: true }`), and gets 403 everywhere else. A personal key does what
+ * its user's role allows. Minting a personal key needs a personal key; a JWT or a dashboard session
+ * mints collector keys only (docs/keys.md).
+ */
+export { KEY_SCOPES, type KeyScope } from '../../common/key-scopes.ts';
 
 export const KEY_PREFIX = 'am_';
 // One-shot `hash` (Node 20.12+): every authenticated request hashes its credential to find it in the
@@ -58,6 +68,9 @@ export interface ApiKeyInfo {
   /** Who minted it; null: the operator, on the database file (or before migration 011). */
   created_by: string | null;
   kind: KeyKind;
+  scope: KeyScope;
+  /** A collector key's machine (the first it delivered from); null until then, and for personal keys. */
+  machine_id: string | null;
 }
 /** A key as the API and the CLI show it (never its hash). */
 export interface KeyView {
@@ -71,6 +84,8 @@ export interface KeyView {
   /** Who minted it (null: the operator, on the database file) and what that makes it (README, "Whose key drives a computer"). */
   createdBy: string | null;
   kind: KeyKind;
+  scope: KeyScope;
+  machineId: string | null;
 }
 
 export const keyView = (k: Omit<ApiKeyInfo, 'org_id'>): KeyView => ({
@@ -83,6 +98,8 @@ export const keyView = (k: Omit<ApiKeyInfo, 'org_id'>): KeyView => ({
   revokedAt: k.revoked_at,
   createdBy: k.created_by,
   kind: k.kind,
+  scope: k.scope,
+  machineId: k.machine_id,
 });
 
 export interface Principal {
@@ -93,6 +110,10 @@ export interface Principal {
   keyId?: ApiKeyId;
   /** What this credential is to its user (a JWT is personal). */
   credential: KeyKind;
+  /** What the credential may do; absent: personal (a JWT, a dashboard session). */
+  scope?: KeyScope;
+  /** How the request authenticated; absent: unknown, which mints no personal key. */
+  via?: 'key' | 'jwt' | 'session';
 }
 /** Who mints a key: a person through the server (with the credential they used), or the operator. */
 export type Minter = { userId: string; credential: KeyKind } | 'operator';
@@ -105,13 +126,23 @@ const SQL = {
   userColumns:
     'SELECT id, org_id, email, role, first_name, last_name, CAST(created_at AS VARCHAR) AS created_at, CAST(last_sign_in_at AS VARCHAR) AS last_sign_in_at FROM users',
   insertKey:
-    'INSERT INTO api_keys (id, user_id, org_id, name, prefix, hash, created_by, kind) VALUES ($id, $user, $org, $name, $prefix, $hash, $created_by, $kind)',
+    'INSERT INTO api_keys (id, user_id, org_id, name, prefix, hash, created_by, kind, scope, minted_with) VALUES ($id, $user, $org, $name, $prefix, $hash, $created_by, $kind, $scope, $minted_with)',
   keyColumns:
-    "SELECT id, user_id, org_id, name, prefix, CAST(created_at AS VARCHAR) AS created_at, CAST(last_used_at AS VARCHAR) AS last_used_at, CAST(revoked_at AS VARCHAR) AS revoked_at, created_by, coalesce(kind, 'personal') AS kind FROM api_keys",
-  principalByHash: `SELECT k.id AS key_id, coalesce(k.kind, 'personal') AS kind, u.id AS user_id, u.org_id, u.email, u.role
+    "SELECT id, user_id, org_id, name, prefix, CAST(created_at AS VARCHAR) AS created_at, CAST(last_used_at AS VARCHAR) AS last_used_at, CAST(revoked_at AS VARCHAR) AS revoked_at, created_by, coalesce(kind, 'personal') AS kind, coalesce(scope, 'personal') AS scope, machine_id FROM api_keys",
+  principalByHash: `SELECT k.id AS key_id, coalesce(k.kind, 'personal') AS kind, coalesce(k.scope, 'personal') AS scope, u.id AS user_id, u.org_id, u.email, u.role
     FROM api_keys k JOIN users u ON u.id = k.user_id AND u.org_id = k.org_id
     WHERE k.hash = $hash AND k.revoked_at IS NULL`,
   revokeKey: 'UPDATE api_keys SET revoked_at = now() WHERE id = $id AND org_id = $org AND revoked_at IS NULL',
+  // The key and every active personal key minted with it, and with those, and so on (collector keys are
+  // durable: they stay).
+  revokeWithMinted: `UPDATE api_keys SET revoked_at = now()
+    WHERE org_id = $org AND revoked_at IS NULL AND id IN (
+      WITH RECURSIVE minted(id) AS (
+        SELECT CAST($id AS VARCHAR)
+        UNION SELECT k.id FROM api_keys k JOIN minted m ON k.minted_with = m.id
+        WHERE k.org_id = $org AND coalesce(k.scope, 'personal') <> 'collector'
+      ) SELECT id FROM minted)`,
+  bindMachine: "UPDATE api_keys SET machine_id = $machine WHERE id = $id AND scope = 'collector' AND machine_id IS NULL",
   touchKey: 'UPDATE api_keys SET last_used_at = now() WHERE id = $id',
   touchUser: 'UPDATE users SET last_sign_in_at = now() WHERE id = $id',
 } as const;
@@ -170,9 +201,12 @@ export class AccountStore {
     user: Pick<User, 'id' | 'org_id'>,
     name?: string,
     minter: Minter = 'operator',
-    options: { invitation?: boolean } = {},
+    options: { invitation?: boolean; scope?: KeyScope; mintedWith?: string | undefined } = {},
   ): Promise<{ key: string; info: ApiKeyInfo }> {
-    return this.insertKey(this.db, user, name, minter, options.invitation ? 'invitation' : keyKindFor(minter, user.id));
+    return this.insertKey(this.db, user, name, minter, options.invitation ? 'invitation' : keyKindFor(minter, user.id), {
+      scope: options.scope ?? 'personal',
+      mintedWith: options.mintedWith ?? null,
+    });
   }
 
   /**
@@ -192,7 +226,11 @@ export class AccountStore {
         user: user.id,
       });
       if (revoked !== 1) return undefined;
-      return this.insertKey(tx, user, name, { userId: user.id, credential: 'personal' }, 'personal');
+      // Not linked to the invitation it replaces: that one is revoked now, and this key is the user's own.
+      return this.insertKey(tx, user, name, { userId: user.id, credential: 'personal' }, 'personal', {
+        scope: 'personal',
+        mintedWith: null,
+      });
     });
   }
 
@@ -202,6 +240,7 @@ export class AccountStore {
     name: string | undefined,
     minter: Minter,
     kind: KeyKind,
+    how: { scope: KeyScope; mintedWith: string | null },
   ): Promise<{ key: string; info: ApiKeyInfo }> {
     const key = generateKey();
     const id = newApiKeyId();
@@ -214,6 +253,8 @@ export class AccountStore {
       hash: hashKey(key),
       created_by: minter === 'operator' ? null : minter.userId,
       kind,
+      scope: how.scope,
+      minted_with: how.mintedWith,
     });
     const info = (await db.all<ApiKeyInfo & Record<string, unknown>>(`${SQL.keyColumns} WHERE id = $id`, { id }))[0]!;
     return { key, info };
@@ -238,15 +279,35 @@ export class AccountStore {
     )[0];
   }
 
-  /** true when the key existed in the org and was active. */
+  /**
+   * true when the key existed in the org and was active. The personal keys minted with it are revoked
+   * with it (and theirs in turn); collector keys minted with it stay.
+   */
   async revokeKey(orgId: string, keyId: string): Promise<boolean> {
-    return (await this.db.run(SQL.revokeKey, { id: keyId, org: orgId })) > 0;
+    return this.db.transaction(async (tx) => {
+      const revoked = (await tx.run(SQL.revokeKey, { id: keyId, org: orgId })) > 0;
+      if (revoked) await tx.run(SQL.revokeWithMinted, { id: keyId, org: orgId });
+      return revoked;
+    });
+  }
+
+  /** The organization's collector keys, active and revoked, with their machines; only one user's when `userId` is given. */
+  listCollectorKeys(orgId: string, userId: string | null): Promise<ApiKeyInfo[]> {
+    return this.db.all<ApiKeyInfo & Record<string, unknown>>(
+      `${SQL.keyColumns} WHERE org_id = $org AND ($user IS NULL OR user_id = $user) AND scope = 'collector' ORDER BY machine_id NULLS FIRST, created_at, id`,
+      { org: orgId, user: userId },
+    );
+  }
+
+  /** Records the machine a collector key delivers from, the first time only; true when it was recorded now. */
+  async bindMachine(keyId: string, machineId: string): Promise<boolean> {
+    return (await this.db.run(SQL.bindMachine, { id: keyId, machine: machineId })) > 0;
   }
 
   async principalForKey(key: string): Promise<Principal | undefined> {
     if (!key.startsWith(KEY_PREFIX)) return undefined;
     const row = (
-      await this.db.all<{ key_id: string; kind: KeyKind; user_id: string; org_id: string; email: string; role: Role }>(
+      await this.db.all<{ key_id: string; kind: KeyKind; scope: KeyScope; user_id: string; org_id: string; email: string; role: Role }>(
         SQL.principalByHash,
         { hash: hashKey(key) },
       )
@@ -259,6 +320,8 @@ export class AccountStore {
       role: row.role,
       keyId: row.key_id as ApiKeyId,
       credential: row.kind,
+      scope: row.scope,
+      via: 'key',
     };
   }
 

@@ -17,12 +17,14 @@ export function registerUsageRoutes(
   deps: { auth: Authenticator; accounts: AccountStore; analytics: AnalyticsStore; now?: () => Date },
 ): void {
   const now = deps.now ?? (() => new Date());
-  app.get('/api/v0/usage/users/:userId', async (request) => {
+  // A collector key reads its own user's usage only (what a status line shows), whatever the role.
+  app.get('/api/v0/usage/users/:userId', { config: { collectorKey: true } }, async (request) => {
     const principal = await deps.auth.authenticate(request);
     requireRole(principal, ['owner', 'manager', 'member'], 'Reading usage');
     const { userId: asked } = UsageParams.parse(request.params);
     const userId = asked === 'me' ? principal.userId : asked;
-    if (userId !== principal.userId && !ADMIN_ROLES.includes(principal.role)) throw notFound(`No user ${asked} in this organization`);
+    if (userId !== principal.userId && (!ADMIN_ROLES.includes(principal.role) || principal.scope === 'collector'))
+      throw notFound(`No user ${asked} in this organization`);
     const user = await deps.accounts.getUser(principal.orgId, userId);
     if (!user) throw notFound(`No user ${asked} in this organization`);
     // The same date rules as the analytics API ('productivity' takes exactly startDate and endDate).

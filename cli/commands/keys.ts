@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
+import { KEY_SCOPES, type KeyScope } from '../../common/key-scopes.ts';
 import { adminBackend, type TargetArgs, targetOptions } from './target.ts';
 
 export const keysCommand: CommandModule = {
@@ -6,14 +7,20 @@ export const keysCommand: CommandModule = {
   describe: "Create, list and revoke a user's API keys",
   builder: (y: Argv) =>
     y
-      .command<TargetArgs & { user: string; name?: string }>(
+      .command<TargetArgs & { user: string; name?: string; scope: KeyScope }>(
         'create',
         'Create an API key for a user; the key is printed once, alone on the last line',
         (c) =>
           targetOptions(c)
             .option('user', { type: 'string', demandOption: true, describe: 'User id (usr_…) or e-mail' })
             .option('name', { type: 'string', describe: 'A label for the key' })
-            .example('$0 keys create --db a.duckdb --org org_123 --user ana@example.com', '') as never,
+            .option('scope', {
+              choices: KEY_SCOPES,
+              default: 'personal',
+              describe: "collector: only what a developer machine needs (install.sh); personal: what the user's role allows",
+            })
+            .example('$0 keys create --db a.duckdb --org org_123 --user ana@example.com', '')
+            .example('$0 keys create --server https://am.example.com --key am_OWNER --user ana@example.com --scope collector', '') as never,
         async (args) => {
           const backend = await adminBackend(args);
           try {
@@ -21,8 +28,11 @@ export const keysCommand: CommandModule = {
               user: args.user,
               ...(args.org ? { org: args.org } : {}),
               ...(args.name ? { name: args.name } : {}),
+              scope: args.scope,
             });
-            process.stdout.write(`key ${key.id} (${key.prefix}…) for ${key.userId}\nAPI key (shown once; store it now):\n${apiKey}\n`);
+            process.stdout.write(
+              `key ${key.id} (${key.prefix}…, ${key.scope}) for ${key.userId}\nAPI key (shown once; store it now):\n${apiKey}\n`,
+            );
           } finally {
             await backend.close();
           }
@@ -44,7 +54,7 @@ export const keysCommand: CommandModule = {
             else
               for (const k of keys)
                 process.stdout.write(
-                  `${k.id}\t${k.prefix}…\t${k.name ?? '-'}\t${k.kind}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}\n`,
+                  `${k.id}\t${k.prefix}…\t${k.name ?? '-'}\t${k.kind}\t${k.scope}${k.machineId ? ` (machine ${k.machineId})` : ''}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}\n`,
                 );
           } finally {
             await backend.close();

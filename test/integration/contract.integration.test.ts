@@ -123,6 +123,7 @@ describe('the API answers as its OpenAPI document says', () => {
     expect(machines.machines).toHaveLength(1);
     expect(machines.machines[0]).toMatchObject({ machineId: '0123456789abcdef', userId: org.users.member.id, events: 1 });
     expect((await call('GET', '/api/v0/machines', { key: org.users.guest.key })).status).toBe(403);
+    expect((await ok('GET', '/api/v0/machines/keys', { key: manager })).keys).toEqual([]);
 
     const mine = await ok('GET', `/api/v0/usage/users/me?${range}`, { key: org.users.member.key });
     expect(mine.meta).toMatchObject({ user_id: org.users.member.id, role: 'member' });

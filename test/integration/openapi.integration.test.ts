@@ -5,7 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../api/auth.ts';
 import { CLIENT_ROUTES } from '../../api/dashboard/static.ts';
-import { NOT_IN_DOCUMENT } from '../../api/openapi/catalog.ts';
+import { CATALOG, NOT_IN_DOCUMENT } from '../../api/openapi/catalog.ts';
 import { buildDocument, openapiPath } from '../../api/openapi/document.ts';
 import { registeredRoutes } from '../../api/openapi/registry.ts';
 import { type TestServer, testServer } from '../helpers/server.ts';
@@ -58,6 +58,20 @@ describe('GET /openapi.json', () => {
       documented.filter((d) => !registered.includes(d)),
       'catalog entries with no route',
     ).toEqual([]);
+  });
+
+  it('documents which routes a collector key may call, as the routes are configured', () => {
+    const configured = registeredRoutes(server.app)
+      .filter((r) => r.collectorKey)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
+    const documented = CATALOG.filter((r) => r.access.kind === 'user' && r.access.collectorKey)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
+    expect(documented).toEqual(configured);
+    expect(configured).toEqual(
+      expect.arrayContaining(['GET /api/v0/auth/me', 'POST /api/v1/ingest/events', 'GET /api/v0/organization/usage/limits/users']),
+    );
   });
 
   it('gives each operation the error body under its error statuses and a security requirement', () => {

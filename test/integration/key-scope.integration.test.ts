@@ -1,0 +1,210 @@
+// Keys with a scope (issue #20 item 4, docs/keys.md): a collector key only ingests, reads its own user's
+// limits, usage and identity, and registers its machine; a personal key is minted only with a personal
+// key and is revoked with it; a JWT or a dashboard session mints collector keys only, which last until
+// revoked; keys from before migration 016 stay personal.
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PublicKey } from '../../api/accounts/schema.ts';
+import { ErrorBodySchema } from '../../api/errors.ts';
+import { LIMITS_PATH, LimitStatus } from '../../api/routes/limits.ts';
+import { AccountStore } from '../../api/store/accounts.ts';
+import { openDb } from '../../common/db/duckdb.ts';
+import { INGEST_PATH } from '../../common/wire.ts';
+import { turn } from '../helpers/records.ts';
+import { bearer, JWT_SECRET, ndjson, type TestServer, testServer } from '../helpers/server.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const DASH = { 'x-agentmeter-dashboard': '1' };
+const MACHINE = '0123456789abcdef';
+let server: TestServer;
+let acme: Awaited<ReturnType<TestServer['seedOrg']>>;
+let other: Awaited<ReturnType<TestServer['seedOrg']>>;
+
+beforeAll(async () => {
+  server = await testServer();
+  acme = await server.seedOrg('Acme');
+  other = await server.seedOrg('Other');
+});
+afterAll(() => server.close());
+
+type Headers = Record<string, string>;
+const mint = (headers: Headers, userId: string, body: object) =>
+  server.app.inject({ method: 'POST', url: `/api/v0/admin/users/${userId}/keys`, headers, payload: body });
+const get = (headers: Headers, url: string) => server.app.inject({ method: 'GET', url, headers });
+const ingest = (key: string, machine = MACHINE) =>
+  server.app.inject({
+    method: 'POST',
+    url: INGEST_PATH,
+    headers: { ...bearer(key), 'content-type': 'application/x-ndjson', 'x-agentmeter-machine': machine },
+    payload: ndjson([turn('2026-03-02')]),
+  });
+const revoke = (headers: Headers, keyId: string) => server.app.inject({ method: 'DELETE', url: `/api/v0/admin/keys/${keyId}`, headers });
+const created = (res: { statusCode: number; body: string; json: () => unknown }) => {
+  expect(res.statusCode, res.body).toBe(201);
+  const body = res.json() as { apiKey: string; key: unknown };
+  return { apiKey: body.apiKey, key: PublicKey.parse(body.key) };
+};
+const jwtFor = (userId: string, orgId: string, role: string, ttl = '2m') =>
+  new SignJWT({ org_id: orgId, role })
+    .setSubject(userId)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime(ttl)
+    .sign(new TextEncoder().encode(JWT_SECRET));
+async function sessionOf(key: string): Promise<Headers> {
+  const res = await server.app.inject({ method: 'POST', url: '/api/v0/auth/session', headers: DASH, payload: { credential: key } });
+  expect(res.statusCode, res.body).toBe(201);
+  return { cookie: String(res.headers['set-cookie']).split(';')[0]!, ...DASH };
+}
+const forbiddenBody = (res: { statusCode: number; json: () => unknown }, detail: RegExp) => {
+  expect(res.statusCode).toBe(403);
+  expect(ErrorBodySchema.parse(res.json()).detail).toMatch(detail);
+};
+
+describe('minting', () => {
+  it('with a JWT: collector keys only; the collector key outlives the token', async () => {
+    const { id } = acme.users.member;
+    const token = await jwtFor(id, acme.orgId, 'member');
+    forbiddenBody(await mint(bearer(token), id, {}), /personal key needs a personal API key.*JWT mints collector keys only/);
+    forbiddenBody(await mint(bearer(token), id, { scope: 'personal' }), /personal API key/);
+    const { apiKey, key } = created(await mint(bearer(token), id, { scope: 'collector', name: 'laptop' }));
+    expect(key).toMatchObject({ scope: 'collector', userId: id, machineId: null });
+    expect((await ingest(apiKey)).statusCode).toBe(200);
+  });
+
+  it('with a dashboard session: collector keys only, which survive sign-out', async () => {
+    const session = await sessionOf(acme.users.manager.key);
+    forbiddenBody(await mint(session, acme.users.manager.id, { scope: 'personal' }), /dashboard session mints collector keys only/);
+    // For a member too (a manager manages members' keys), as a collector key.
+    const { apiKey, key } = created(await mint(session, acme.users.member.id, { scope: 'collector' }));
+    expect(key.scope).toBe('collector');
+    const out = await server.app.inject({ method: 'DELETE', url: '/api/v0/auth/session', headers: session });
+    expect(out.statusCode).toBe(204);
+    expect((await get(session, '/api/v0/auth/me')).statusCode).toBe(401);
+    expect((await ingest(apiKey)).statusCode).toBe(200);
+  });
+
+  it('with a collector key: nothing', async () => {
+    const { id, key } = acme.users.owner;
+    const { apiKey } = created(await mint(bearer(key), id, { scope: 'collector' }));
+    for (const scope of ['collector', 'personal']) forbiddenBody(await mint(bearer(apiKey), id, { scope }), /collector key/);
+  });
+
+  it('with a personal key: both; the personal key is revoked with its minter, the collector key stays', async () => {
+    const { id, key } = acme.users.member;
+    const parent = created(await mint(bearer(key), id, { name: 'parent' }));
+    expect(parent.key.scope).toBe('personal');
+    const child = created(await mint(bearer(parent.apiKey), id, { scope: 'personal' }));
+    const grandchild = created(await mint(bearer(child.apiKey), id, {}));
+    const collector = created(await mint(bearer(parent.apiKey), id, { scope: 'collector' }));
+    expect((await get(bearer(grandchild.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(200);
+    expect((await revoke(bearer(key), parent.key.id)).json()).toMatchObject({ revoked: true });
+    for (const k of [parent, child, grandchild]) expect((await get(bearer(k.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(401);
+    expect((await ingest(collector.apiKey)).statusCode).toBe(200);
+    // The user's own keys and another user's are untouched.
+    expect((await get(bearer(key), '/api/v0/admin/whoami')).statusCode).toBe(200);
+  });
+});
+
+describe('what a collector key may do', () => {
+  let collectorKey: string;
+  beforeAll(async () => {
+    collectorKey = created(await mint(bearer(acme.users.manager.key), acme.users.manager.id, { scope: 'collector' })).apiKey;
+  });
+
+  it("ingests, and reads its own user's limits, usage and identity only, though its user is a manager", async () => {
+    expect((await ingest(collectorKey)).statusCode).toBe(200);
+    const limits = LimitStatus.parse((await get(bearer(collectorKey), LIMITS_PATH)).json());
+    expect(limits.users.map((u) => u.userId)).toEqual([acme.users.manager.id]);
+    const mine = await get(bearer(collectorKey), '/api/v0/usage/users/me?startDate=2026-03-01&endDate=2026-03-02');
+    expect(mine.statusCode).toBe(200);
+    const theirs = await get(bearer(collectorKey), `/api/v0/usage/users/${acme.users.member.id}?startDate=2026-03-01&endDate=2026-03-02`);
+    expect(theirs.statusCode).toBe(404);
+    expect((await get(bearer(collectorKey), '/api/v0/auth/me')).json()).toMatchObject({ userId: acme.users.manager.id });
+  });
+
+  it('gets 403 with the error body everywhere else: analytics, admin, machines, sessions, sign-in', async () => {
+    for (const url of [
+      '/api/v1/analytics/users?startDate=2026-03-01&endDate=2026-03-02',
+      '/api/v0/admin/users',
+      '/api/v0/admin/whoami',
+      '/api/v0/admin/batch/runs',
+      '/api/v0/machines',
+      '/api/v0/sessions',
+      '/api/v0/organization/users',
+    ]) {
+      const res = await get(bearer(collectorKey), url);
+      expect(res.statusCode, url).toBe(403);
+      expect(ErrorBodySchema.parse(res.json()).detail, url).toContain('collector key');
+    }
+    // The same key with full scope reads analytics: the refusal is the scope, not the role.
+    expect((await get(bearer(acme.users.manager.key), '/api/v1/analytics/users?startDate=2026-03-01&endDate=2026-03-02')).statusCode).toBe(
+      200,
+    );
+    const signIn = await server.app.inject({
+      method: 'POST',
+      url: '/api/v0/auth/session',
+      headers: DASH,
+      payload: { credential: collectorKey },
+    });
+    forbiddenBody(signIn, /collector key cannot sign in/);
+  });
+});
+
+describe('the machines page', () => {
+  it('lists collector keys under the machine they deliver from, per role and organization, and revokes them', async () => {
+    const member = acme.users.member;
+    const { apiKey, key } = created(await mint(bearer(member.key), member.id, { scope: 'collector', name: 'ana-laptop' }));
+    const otherKey = created(await mint(bearer(other.users.member.key), other.users.member.id, { scope: 'collector' }));
+    expect((await ingest(apiKey, 'fedcba9876543210')).statusCode).toBe(200);
+    expect((await ingest(otherKey.apiKey, 'fedcba9876543210')).statusCode).toBe(200);
+    const listed = async (headers: Headers) =>
+      ((await get(headers, '/api/v0/machines/keys')).json() as { keys: unknown[] }).keys.map((k) => PublicKey.parse(k));
+    await expect.poll(async () => (await listed(bearer(member.key))).find((k) => k.id === key.id)?.machineId).toBe('fedcba9876543210');
+    // A member sees their own; the manager the organization's; nobody another organization's.
+    expect((await listed(bearer(member.key))).every((k) => k.userId === member.id)).toBe(true);
+    const byManager = await listed(await sessionOf(acme.users.manager.key));
+    expect(byManager.some((k) => k.id === key.id)).toBe(true);
+    expect(byManager.some((k) => k.id === otherKey.key.id)).toBe(false);
+    expect(byManager.every((k) => k.scope === 'collector')).toBe(true);
+    expect((await get(bearer(acme.users.guest.key), '/api/v0/machines/keys')).statusCode).toBe(403);
+    // Revoked from the page (a dashboard session), the machine's next delivery is refused.
+    const session = await sessionOf(acme.users.manager.key);
+    expect((await revoke(session, key.id)).json()).toMatchObject({ revoked: true });
+    expect((await ingest(apiKey, 'fedcba9876543210')).statusCode).toBe(401);
+    expect((await listed(bearer(member.key))).find((k) => k.id === key.id)?.revokedAt).not.toBeNull();
+    // Another organization's key id answers 404.
+    expect((await revoke(session, otherKey.key.id)).statusCode).toBe(404);
+  });
+});
+
+describe('migration 016', () => {
+  it('keeps every key from before it personal: each still does what it did', async () => {
+    const path = join(tempDir(), 'old.duckdb');
+    let db = await openDb(path);
+    const accounts = new AccountStore(db);
+    const org = await accounts.createOrg('Old');
+    const owner = await accounts.createUser({ orgId: org.id, email: 'old@example.com', role: 'owner' });
+    const operatorKey = (await accounts.createKey(owner)).key;
+    const delegated = (await accounts.createKey(owner, 'laptop', { userId: 'usr_someone', credential: 'personal' })).key;
+    // The database as it was before migration 016.
+    await db.run('ALTER TABLE api_keys DROP COLUMN scope');
+    await db.run('ALTER TABLE api_keys DROP COLUMN minted_with');
+    await db.run('ALTER TABLE api_keys DROP COLUMN machine_id');
+    await db.run('DELETE FROM schema_migrations WHERE version = 16');
+    await db.close();
+    db = await openDb(path);
+    try {
+      const upgraded = new AccountStore(db);
+      expect(await upgraded.principalForKey(operatorKey)).toMatchObject({ scope: 'personal', credential: 'personal' });
+      expect(await upgraded.principalForKey(delegated)).toMatchObject({ scope: 'personal', credential: 'delegated' });
+      expect((await upgraded.listKeys(org.id, owner.id)).map((k) => [k.kind, k.scope, k.machine_id])).toEqual([
+        ['personal', 'personal', null],
+        ['delegated', 'personal', null],
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+});
