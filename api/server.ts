@@ -213,20 +213,31 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
   registerAnalyticsRoutes(app, { auth, cache, analytics: readModel, ...(options.now ? { now: options.now } : {}) });
   // Every batch run in this process goes through this lock, and clears the cache and the read model when
-  // it is done.
+  // it is done: only its organization's when it rebuilt one organization alone.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };
-  const runLocked = <T>(fn: () => Promise<T>): Promise<T> => {
+  const runLocked = <T>(fn: () => Promise<T>, orgId?: string): Promise<T> => {
     const run = batchLock.current
       .catch(() => undefined)
       .then(() => withAllThreads(options.db, () => metrics.timeBatch(fn)))
       .finally(() => {
-        cache.clear();
-        readModel.clear();
+        if (orgId === undefined) {
+          cache.clear();
+          readModel.clear();
+        } else {
+          cache.clearOrg(orgId);
+          readModel.clearOrg(orgId);
+        }
       });
     batchLock.current = run;
     return run;
   };
-  registerBatchRoutes(app, { db: options.db, auth, pricingFile: options.pricingFile, runLocked });
+  registerBatchRoutes(app, {
+    db: options.db,
+    auth,
+    pricingFile: options.pricingFile,
+    runLocked,
+    ...(options.now ? { now: options.now } : {}),
+  });
   // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
   registerAccountRoutes(app, {
     accounts,
@@ -238,13 +249,15 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       readModel.clear();
     },
     runBatch: (opts) =>
-      runLocked(() =>
-        runBatch(options.db, {
-          ...opts,
-          ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}),
-          // The server's clock (tests pin it) decides yesterday, the last day rebuilt.
-          ...(options.now ? { now: options.now() } : {}),
-        }),
+      runLocked(
+        () =>
+          runBatch(options.db, {
+            ...opts,
+            ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}),
+            // The server's clock (tests pin it) decides yesterday, the last day rebuilt.
+            ...(options.now ? { now: options.now() } : {}),
+          }),
+        opts.days?.orgId,
       ),
   });
   const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);
@@ -286,7 +299,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       accounts,
       auth,
       ingest,
-      runBatch: (opts) => runLocked(() => runBatch(options.db, opts)),
+      runBatch: (opts) => runLocked(() => runBatch(options.db, opts), opts.orgId ?? opts.days?.orgId),
       applySessionRetention: retention,
       workSignal: sessionDeps.signal,
       readModel,

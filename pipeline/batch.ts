@@ -49,6 +49,12 @@ export interface BatchOptions {
    * were erased: their days and the weekly and monthly active users that counted them).
    */
   days?: { orgId: string; days: string[] };
+  /**
+   * Rebuild only this organization (a run started through the API): its range is clamped to the days
+   * that can hold its data (clampRange), and the incremental watermark does not move (the next run of
+   * every organization still rebuilds the others' new days). The run is recorded as this organization's.
+   */
+  orgId?: string;
   /** "Now", for tests; the last day rebuilt in incremental mode is the day before it (UTC). */
   now?: Date;
   pricingFile?: string;
@@ -180,6 +186,42 @@ export function batchRangeProblem(from: string | undefined, to: string | undefin
   return undefined;
 }
 
+/** The first day analytics can be asked for (api/analytics/query.ts): no record before it is counted. */
+export const EARLIEST_BATCH_DAY = '2026-01-14';
+
+/**
+ * A range narrowed to the days that can hold an organization's data: not before its first record
+ * (`firstRecordDay`, null when it has none) nor EARLIEST_BATCH_DAY, not after yesterday. undefined when
+ * no day is left. Pure; the range was checked by batchRangeProblem.
+ */
+export function clampRange(
+  from: string | undefined,
+  to: string | undefined,
+  firstRecordDay: string | null,
+  yesterday: string,
+): { from: string; to: string } | undefined {
+  if (firstRecordDay === null) return undefined;
+  const first = [from ?? to!, firstRecordDay, EARLIEST_BATCH_DAY].reduce((a, b) => (a > b ? a : b));
+  const last = [to ?? yesterday, yesterday].reduce((a, b) => (a < b ? a : b));
+  return first <= last ? { from: first, to: last } : undefined;
+}
+
+const BATCH_SQL = {
+  firstRecordDay: `SELECT CAST(least((SELECT min(ts) FROM events WHERE org_id = $org), (SELECT min(ts) FROM usage WHERE org_id = $org),
+                          (SELECT min(ts) FROM assistant_messages WHERE org_id = $org)) AS DATE)::VARCHAR AS day`,
+  otherOrgs: 'DELETE FROM rebuild WHERE org_id <> $org',
+  // One row per organization the run covered (every organization, or the one of an org-scoped run).
+  runOrgs: `INSERT INTO batch_run_orgs
+            SELECT $run, o.id, count(r.day), min(r.day), max(r.day),
+                   (SELECT max(received_at) FROM (
+                      SELECT received_at FROM events WHERE org_id = o.id AND received_at <= CAST($watermark AS TIMESTAMP)
+                      UNION ALL SELECT received_at FROM usage WHERE org_id = o.id AND received_at <= CAST($watermark AS TIMESTAMP)
+                      UNION ALL SELECT received_at FROM assistant_messages WHERE org_id = o.id AND received_at <= CAST($watermark AS TIMESTAMP)))
+            FROM orgs o LEFT JOIN rebuild_all r ON r.org_id = o.id
+            WHERE $org IS NULL OR o.id = $org
+            GROUP BY o.id`,
+} as const;
+
 export async function runBatch(db: Db, options: BatchOptions): Promise<BatchReport> {
   const started = performance.now();
   const { log } = options;
@@ -187,6 +229,10 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
   if (problem) throw new Error(problem);
   if (options.days && (options.from || options.to)) throw new Error('a batch takes a range or a list of days, not both');
   if (options.days?.days.some((d) => !DAY.test(d))) throw new Error('days are YYYY-MM-DD');
+  if (options.days && options.orgId && options.days.orgId !== options.orgId)
+    throw new Error('a batch of days rebuilds their own organization');
+  // The one organization this run rebuilds, if only one.
+  const orgId = options.orgId ?? options.days?.orgId ?? null;
   const pricing = loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE);
   await loadReferenceTables(db, pricing);
   // Every query that needs an order says so; not keeping insertion order lets DuckDB build in parallel.
@@ -202,9 +248,10 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
   const [{ watermark } = { watermark: null }] = await db.all<{ watermark: string | null }>(
     `SELECT CAST(greatest((SELECT max(received_at) FROM events), (SELECT max(received_at) FROM usage), (SELECT max(received_at) FROM assistant_messages)) AS VARCHAR) AS watermark`,
   );
-  await db.run('INSERT INTO batch_runs (id, started_at, trigger) VALUES ($id, now()::TIMESTAMP, $trigger)', {
+  await db.run('INSERT INTO batch_runs (id, started_at, trigger, org_id) VALUES ($id, now()::TIMESTAMP, $trigger, $org)', {
     id: runId,
     trigger: options.trigger,
+    org: orgId,
   });
 
   const mode: BatchReport['mode'] = options.days ? 'days' : options.from || options.to ? 'range' : 'incremental';
@@ -218,13 +265,19 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
     );
     if (!options.days.days.length) await db.run('DELETE FROM rebuild');
   } else if (mode === 'range') {
-    const from = options.from ?? options.to!;
-    const to = options.to ?? yesterday;
-    await runFile(db, '12_rebuild_range', { from_day: from, to_day: to }, log);
+    let range: { from: string; to: string } | undefined = { from: options.from ?? options.to!, to: options.to ?? yesterday };
+    if (options.orgId) {
+      const [first] = await db.all<{ day: string | null }>(BATCH_SQL.firstRecordDay, { org: options.orgId });
+      range = clampRange(options.from, options.to, first?.day ?? null, yesterday);
+    }
+    // No day left: an empty rebuild set (a range of one day before any organization's data, then emptied).
+    await runFile(db, '12_rebuild_range', { from_day: range?.from ?? yesterday, to_day: range?.to ?? yesterday }, log);
+    if (!range) await db.run('DELETE FROM rebuild');
   } else {
     await runFile(db, '10_touched_days', { watermark: last?.watermark ?? '1970-01-01 00:00:00' }, log);
     await runFile(db, '11_rebuild_incremental', { last_day: yesterday }, log);
   }
+  if (options.orgId) await db.run(BATCH_SQL.otherOrgs, { org: options.orgId });
   await db.run('CREATE OR REPLACE TEMP TABLE rebuild_all AS SELECT * FROM rebuild');
   const days = (await db.all<{ day: string }>('SELECT DISTINCT CAST(day AS VARCHAR) AS day FROM rebuild_all ORDER BY day')).map(
     (r) => r.day,
@@ -256,15 +309,16 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
     );
   }
   const unpricedModels = [...unpriced].sort();
-  await db.run(
-    `UPDATE batch_runs SET finished_at = now()::TIMESTAMP, watermark = CAST($watermark AS TIMESTAMP), days_rebuilt = $days, unpriced_models = $unpriced WHERE id = $id`,
-    {
-      id: runId,
-      watermark: mode === 'incremental' ? watermark : (last?.watermark ?? null),
-      days: days.length,
-      unpriced: JSON.stringify(unpricedModels),
-    },
-  );
+  // Only a run of every organization moves the watermark: one organization's run leaves the others' new
+  // records for the next.
+  const newWatermark = mode === 'incremental' && !orgId ? watermark : (last?.watermark ?? null);
+  await db.transaction(async (tx) => {
+    await tx.run(BATCH_SQL.runOrgs, { run: runId, org: orgId, watermark: newWatermark });
+    await tx.run(
+      `UPDATE batch_runs SET finished_at = now()::TIMESTAMP, watermark = CAST($watermark AS TIMESTAMP), days_rebuilt = $days, unpriced_models = $unpriced WHERE id = $id`,
+      { id: runId, watermark: newWatermark, days: days.length, unpriced: JSON.stringify(unpricedModels) },
+    );
+  });
   if (unpricedModels.length)
     log.warn({ runId, models: unpricedModels }, 'models without a price counted at 1x: add them to the pricing file');
   const report: BatchReport = {

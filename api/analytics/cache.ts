@@ -47,6 +47,9 @@ export class CachedBody {
   }
 }
 
+/** The organization a cache key belongs to: the part before the first "|". */
+const orgOfKey = (key: string) => key.slice(0, Math.max(0, key.indexOf('|')));
+
 export class ResponseCache {
   private readonly entries = new Map<string, CachedBody>();
   private bytes = 0;
@@ -88,11 +91,11 @@ export class ResponseCache {
     if (this.off) return build().then((body) => new CachedBody(Buffer.from(body), GZIP_LEVEL_ONCE));
     const running = this.building.get(key);
     if (running) return running;
-    const generation = this.generation;
+    const stamp = this.stamp(key);
     const promise = build()
       .then((body) => {
         const entry = new CachedBody(Buffer.from(body));
-        if (generation === this.generation) this.store(key, entry);
+        if (stamp === this.stamp(key)) this.store(key, entry);
         return entry;
       })
       .finally(() => {
@@ -124,9 +127,31 @@ export class ResponseCache {
     }
   }
 
+  /** Bumped by clearOrg(org), by organization: like generation, for the keys of one organization. */
+  private readonly orgGenerations = new Map<string, number>();
+  /** What a build of `key` compares with when it ends: changed by clear() and by clearOrg of its organization. */
+  private stamp(key: string): string {
+    return `${this.generation}.${this.orgGenerations.get(orgOfKey(key)) ?? 0}`;
+  }
+
+  /**
+   * Forgets one organization's entries and builds under way (a batch of that organization alone
+   * committed); the others' stay. Keys start with the organization and "|" (api/routes/analytics.ts).
+   */
+  clearOrg(org: string): void {
+    this.orgGenerations.set(org, (this.orgGenerations.get(org) ?? 0) + 1);
+    for (const [key, entry] of this.entries) {
+      if (orgOfKey(key) !== org) continue;
+      this.entries.delete(key);
+      this.bytes -= entry.bytes;
+    }
+    for (const key of this.building.keys()) if (orgOfKey(key) === org) this.building.delete(key);
+  }
+
   /** Forgets every entry and every build under way (a batch committed: they hold the old figures). */
   clear(): void {
     this.generation++;
+    this.orgGenerations.clear();
     this.entries.clear();
     this.building.clear();
     this.bytes = 0;

@@ -138,10 +138,28 @@ export class AnalyticsReadModel implements AnalyticsReader {
   /** Forgets everything held (a batch committed, or users changed). */
   clear(): void {
     this.generation++;
+    this.orgGenerations.clear();
     this.orgs.clear();
     this.loading.clear();
     this.tooLarge.clear();
     this.held = 0;
+  }
+
+  /** Bumped by clearOrg(org): like generation, for one organization. */
+  private readonly orgGenerations = new Map<string, number>();
+  /** What a load of `org` compares with when it ends: changed by clear() and by clearOrg(org). */
+  private stamp(org: string): string {
+    return `${this.generation}.${this.orgGenerations.get(org) ?? 0}`;
+  }
+
+  /** Forgets one organization's rows (a batch of that organization alone committed); the others' stay. */
+  clearOrg(org: string): void {
+    this.orgGenerations.set(org, (this.orgGenerations.get(org) ?? 0) + 1);
+    const held = this.orgs.get(org);
+    if (held) this.held -= held.rows;
+    this.orgs.delete(org);
+    this.loading.delete(org);
+    this.tooLarge.delete(org);
   }
 
   /**
@@ -168,7 +186,7 @@ export class AnalyticsReadModel implements AnalyticsReader {
     if (this.limits.maxRows <= 0 || this.orgs.has(org) || this.tooLarge.has(org)) return Promise.resolve();
     let running = this.loading.get(org);
     if (!running) {
-      const started = this.load(org, this.generation).finally(() => {
+      const started = this.load(org, this.stamp(org)).finally(() => {
         if (this.loading.get(org) === started) this.loading.delete(org);
       });
       running = started;
@@ -177,11 +195,11 @@ export class AnalyticsReadModel implements AnalyticsReader {
     return running;
   }
 
-  private async load(org: string, generation: number): Promise<void> {
+  private async load(org: string, stamp: string): Promise<void> {
     const [extent] = await this.db.all<{ first: string | null; last: string | null; n: number }>(READ_MODEL_SQL.extent, { org });
     const total = extent?.n ?? 0;
     if (total > this.limits.maxRows) {
-      if (generation === this.generation) this.tooLarge.add(org);
+      if (stamp === this.stamp(org)) this.tooLarge.add(org);
       return;
     }
     const intern = interner();
@@ -197,7 +215,7 @@ export class AnalyticsReadModel implements AnalyticsReader {
       const last = Date.parse(extent.last);
       // Windows in day order, each read sorted by day: the arrays come out sorted by day.
       for (let ms = Date.parse(extent.first); ms <= last; ms += WINDOW_DAYS * DAY_MS) {
-        if (generation !== this.generation) return; // a batch ended meanwhile: these rows may be stale
+        if (stamp !== this.stamp(org)) return; // a batch ended meanwhile: these rows may be stale
         const p = { org, from: isoDay(ms), to: isoDay(Math.min(last, ms + (WINDOW_DAYS - 1) * DAY_MS)) };
         await read(READ_MODEL_SQL.orgDays, orgDays as (OrgDayRow & Record<string, unknown>)[], p);
         await read(READ_MODEL_SQL.breakdown, breakdown as (BreakdownRow & Record<string, unknown>)[], p);
@@ -208,7 +226,7 @@ export class AnalyticsReadModel implements AnalyticsReader {
     }
     this.stats.loads++;
     // Rows read before a clear() may be stale: not kept.
-    if (generation !== this.generation) return;
+    if (stamp !== this.stamp(org)) return;
     const model: OrgModel = {
       orgDays: new DayIndexed(orgDays),
       breakdown: new DayIndexed(breakdown),

@@ -15,8 +15,10 @@ export const BatchRun = z.strictObject({
   startedAt: Instant,
   /** null while the run is in progress, or when it failed before it finished. */
   finishedAt: Instant.nullable(),
-  watermark: Instant.nullable(),
-  daysRebuilt: z.number().int().nullable(),
+  watermark: Instant.nullable().describe(
+    "this organization's newest record the run covered (null while it runs, and for runs recorded before per-organization figures)",
+  ),
+  daysRebuilt: z.number().int().nullable().describe("this organization's days the run rebuilt (null: as for watermark)"),
   /** Models of this organization the batch found no price for. */
   unpricedModels: z.array(z.string()),
 });

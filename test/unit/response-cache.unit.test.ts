@@ -112,3 +112,25 @@ describe('ResponseCache memory budget', () => {
     expect(off.size).toBe(0);
   });
 });
+
+describe('ResponseCache.clearOrg', () => {
+  it("forgets one organization's entries and builds under way, and keeps the others'", async () => {
+    const cache = new ResponseCache({ maxEntries: 10 });
+    const { build, calls } = manualBuild();
+    const a = cache.getOrBuild('org_a|2026-03-20|/x', build);
+    const b = cache.getOrBuild('org_b|2026-03-20|/x', build);
+    calls[0]!.resolve('a');
+    calls[1]!.resolve('b');
+    await Promise.all([a, b]);
+    // A build of org_a under way when its batch ends is served but not kept.
+    const building = cache.getOrBuild('org_a|2026-03-20|/y', build);
+    cache.clearOrg('org_a');
+    calls[2]!.resolve('stale');
+    expect((await building).raw.toString()).toBe('stale');
+    expect(cache.get('org_a|2026-03-20|/x')).toBeUndefined();
+    expect(cache.get('org_a|2026-03-20|/y')).toBeUndefined();
+    expect(cache.get('org_b|2026-03-20|/x')?.raw.toString()).toBe('b');
+    expect(cache.size).toBe(1);
+    expect(cache.heldBytes).toBe(1);
+  });
+});
