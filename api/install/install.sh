@@ -5,7 +5,9 @@
 #   curl -fsSL @@SERVER@@/install.sh | sh -s -- --key am_… [--no-service] [--home DIR]
 #
 # Puts the collector (one JavaScript file run by Node.js) and the hook script in ~/.agentmeter/bin, writes
-# the server URL and key to ~/.agentmeter/collector.env (0600), installs the hook for every supported
+# the server URL and a collector key to ~/.agentmeter/collector.env (0600): the key given when it is a
+# collector key (the dashboard's "Enroll this machine"), else one minted with it for this machine, which
+# only sends events and reads its own user's limits and usage (docs/keys.md). Installs the hook for every supported
 # agent found on the machine and the collector as a user service. Running it again upgrades in place and
 # changes nothing else. The key may come from AGENTMETER_API_KEY instead of --key, which keeps it out of
 # the process list. POSIX sh (dash, bash, zsh's sh); needs Node.js @@MIN_NODE@@ or newer, curl or wget, and
@@ -27,7 +29,8 @@ die() {
 usage() {
   cat <<EOF
 Usage: curl -fsSL $SERVER/install.sh | sh -s -- --key am_... [--no-service] [--home DIR]
-  --key KEY       your agentmeter API key (or AGENTMETER_API_KEY in the environment)
+  --key KEY       your agentmeter API key (or AGENTMETER_API_KEY in the environment): a collector key
+                  is used as is; a personal key mints a collector key for this machine
   --no-service    do not install the collector as a user service; print how to run it instead
   --home DIR      install into DIR instead of ~/.agentmeter
 EOF
@@ -115,6 +118,61 @@ fetch_verified() {
   return 0
 }
 
+# The answer code of an authenticated request to the server, 000 when there is none (curl only: the key
+# goes to curl on its standard input, never in its arguments): $1 method, $2 path, $3 the key, $4 the
+# file for the answer body, $5 a JSON body (optional).
+api_call() {
+  if [ -n "${5:-}" ]; then
+    printf 'Authorization: Bearer %s\ncontent-type: application/json\n' "$3" |
+      curl -sS -o "$4" -w '%{http_code}' -H @- -X "$1" --data "$5" "$SERVER$2" 2>/dev/null || true
+  else
+    printf 'Authorization: Bearer %s\n' "$3" | curl -sS -o "$4" -w '%{http_code}' -H @- -X "$1" "$SERVER$2" 2>/dev/null || true
+  fi
+}
+
+# The scope of key $1 as the server answers it (collector or personal), or empty (refused, no answer, a
+# JWT, or a server that predates scopes).
+key_scope() {
+  answer="$dir/.answer-$$"
+  code=$(api_call GET /api/v0/auth/me "$1" "$answer")
+  [ "$code" = 200 ] && sed -n 's/.*"scope":"\([a-z]*\)".*/\1/p' "$answer"
+  rm -f "$answer"
+}
+
+# Sets $key to the collector key this machine keeps (docs/keys.md):
+# - a collector key given is used as is;
+# - with a personal key given, the collector key written by an earlier run is kept while the server still
+#   accepts it (a run again changes nothing), else a collector key of the same user is minted for this
+#   machine;
+# - without curl, or when the server cannot tell (an older server), the key given is written, with a warning.
+collector_key() {
+  if ! command -v curl >/dev/null 2>&1; then
+    say "warning: without curl the key is written as given; give a collector key (the dashboard's Machines page, Enroll this machine)"
+    return 0
+  fi
+  scope=$(key_scope "$key")
+  [ "$scope" = collector ] && return 0
+  if [ "$scope" != personal ]; then
+    say "warning: the server did not say what this key may do: it is written as given"
+    return 0
+  fi
+  old=
+  [ -f "$dir/collector.env" ] && old=$(sed -n 's/^AGENTMETER_API_KEY=//p' "$dir/collector.env")
+  if [ -n "$old" ] && [ "$old" != "$key" ] && [ "$(key_scope "$old")" = collector ]; then
+    key=$old
+    return 0
+  fi
+  host=$(uname -n 2>/dev/null | tr -cd 'A-Za-z0-9.-' | cut -c 1-100)
+  answer="$dir/.answer-$$"
+  code=$(api_call POST /api/v0/admin/users/me/keys "$key" "$answer" "{\"scope\":\"collector\",\"name\":\"install.sh on ${host:-a machine}\"}")
+  minted=
+  [ "$code" = 201 ] && minted=$(sed -n 's/.*"apiKey":"\(am_[A-Za-z0-9_-]*\)".*/\1/p' "$answer")
+  rm -f "$answer"
+  [ -n "$minted" ] || die "the server did not mint a collector key for this machine (HTTP $code); run the installer again"
+  key=$minted
+  say "minted a collector key for this machine (the dashboard's Machines page lists and revokes it)"
+}
+
 main() {
   key=${AGENTMETER_API_KEY:-}
   service=1
@@ -150,7 +208,7 @@ main() {
       *) die "unknown option $1 (see --help)" ;;
     esac
   done
-  [ -n "$key" ] || die "an API key is required: --key am_... (an owner or manager creates one: agentmeter keys create)"
+  [ -n "$key" ] || die "an API key is required: --key am_... (the dashboard's Machines page, Enroll this machine, shows the command)"
   case "$key" in *[!A-Za-z0-9_.-]*) die "the key holds characters an agentmeter key never has; copy it again" ;; esac
   if [ -z "$dir" ]; then
     [ -n "${HOME:-}" ] || die "HOME is not set; pass --home DIR"
@@ -174,6 +232,7 @@ main() {
   private_dir "$bin"
   umask 077
 
+  collector_key
   fetch_verified "$BUNDLE_SHA256" agentmeter.mjs 600
   fetch_verified "$HOOK_SHA256" agentmeter-hook.sh 700
 
@@ -194,7 +253,7 @@ EOF
   # key is in no process's arguments here).
   tmp="$dir/.collector.env.new-$$"
   printf '# agentmeter collector settings, written by %s/install.sh\nAGENTMETER_SERVER=%s\nAGENTMETER_API_KEY=%s\n' "$SERVER" "$SERVER" "$key" >"$tmp"
-  [ -n "$(place "$tmp" "$dir/collector.env" 600)" ] && say "wrote $dir/collector.env (server $SERVER and your key, mode 0600)"
+  [ -n "$(place "$tmp" "$dir/collector.env" 600)" ] && say "wrote $dir/collector.env (server $SERVER and the collector key, mode 0600)"
 
   "$bin/agentmeter" hooks install --all-found </dev/null || die "installing the hooks failed (see above); run the installer again once fixed"
 

@@ -203,7 +203,7 @@ export const CATALOG: RouteDoc[] = [
     method: 'GET',
     path: '/api/v0/admin/users/:userId/keys',
     tag: 'Admin',
-    summary: "List a user's API keys (userId is a user id or an e-mail address)",
+    summary: "List a user's API keys (userId is a user id, an e-mail address, or me)",
     access: user(),
     params: UserParams,
     responses: { 200: KeyList },
@@ -213,7 +213,7 @@ export const CATALOG: RouteDoc[] = [
     method: 'POST',
     path: '/api/v0/admin/users/:userId/keys',
     tag: 'Admin',
-    summary: 'Create an API key for a user',
+    summary: 'Create an API key for a user (userId is a user id, an e-mail address, or me)',
     description:
       'scope personal (the default) needs a personal API key as the credential, and the new key is revoked with that key; ' +
       'a JWT or a dashboard session mints collector keys only (403 otherwise), which last until revoked. A collector key mints nothing.',

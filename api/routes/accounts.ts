@@ -32,7 +32,7 @@ export const CreateKeyBody = z
       .describe('personal (default): what the role allows, minted only with a personal API key; collector: what a developer machine needs'),
   })
   .default({});
-/** A user id (usr_…) or an e-mail address. */
+/** A user id (usr_…), an e-mail address, or me (the caller). */
 export const UserParams = z.strictObject({ userId: z.string().min(1).max(320) });
 export const KeyParams = z.strictObject({ keyId: z.string().min(1).max(64) });
 export const RemoveQuery = z.strictObject({ erase: z.enum(['true', 'false']).optional() });
@@ -77,10 +77,14 @@ function mayManage(actor: Principal, target: User): boolean {
 export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDeps): void {
   const who = (request: FastifyRequest) => deps.auth.authenticate(request);
 
+  // "me": the caller (install.sh mints the machine's collector key so, knowing no user id).
   const targetUser = async (actor: Principal, userId: string): Promise<User> => {
-    const user = userId.includes('@')
-      ? await deps.accounts.findUserByEmail(actor.orgId, userId)
-      : await deps.accounts.getUser(actor.orgId, userId);
+    const user =
+      userId === 'me'
+        ? await deps.accounts.getUser(actor.orgId, actor.userId)
+        : userId.includes('@')
+          ? await deps.accounts.findUserByEmail(actor.orgId, userId)
+          : await deps.accounts.getUser(actor.orgId, userId);
     if (!user) throw notFound(`no user ${userId}`);
     if (!mayManage(actor, user)) throw forbidden(`a ${actor.role} cannot manage the keys of a ${user.role}`);
     return user;

@@ -43,7 +43,10 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
   const clear = (request: FastifyRequest, reply: FastifyReply) =>
     reply.header('set-cookie', sessionCookieHeader('', 0, secure(request))).header('cache-control', 'no-store');
 
-  const me = async (principal: { orgId: string; userId: string; email: string; role: Me['role'] }, expiresAt?: number): Promise<Me> => {
+  const me = async (
+    principal: { orgId: string; userId: string; email: string; role: Me['role']; scope?: Me['scope']; via?: string },
+    expiresAt?: number,
+  ): Promise<Me> => {
     const org = await deps.accounts.getOrg(principal.orgId);
     return {
       userId: principal.userId,
@@ -52,6 +55,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
       orgId: principal.orgId,
       orgName: org?.name ?? principal.orgId,
       ...(expiresAt === undefined ? {} : { sessionExpiresAt: expiresAt }),
+      ...(principal.via === 'key' && principal.scope ? { scope: principal.scope } : {}),
     };
   };
 

@@ -1,5 +1,6 @@
 // The dashboard's sign-in exchange: an API key or JWT in, a session cookie out.
 import { z } from 'zod';
+import { KEY_SCOPES } from '../../common/key-scopes.ts';
 
 export const SignInBody = z.strictObject({
   credential: z
@@ -17,6 +18,8 @@ export const Me = z.strictObject({
   orgName: z.string(),
   /** When the session ends (epoch ms); absent for a request signed with a bearer credential. */
   sessionExpiresAt: z.number().optional(),
+  /** The scope of the API key the request was signed with (install.sh asks); absent for a JWT or a session. */
+  scope: z.enum(KEY_SCOPES).optional(),
 });
 export type Me = z.infer<typeof Me>;
 

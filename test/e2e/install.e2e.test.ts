@@ -35,6 +35,8 @@ const FACTORY_SETTINGS = '{\n  "model": "claude-sonnet-4-5"\n}\n';
 
 let server: ServerProcess;
 let key: string;
+/** The collector key install.sh minted with `key` and wrote to collector.env. */
+let collectorKey: string;
 let script: string;
 let collector: ChildProcess | undefined;
 
@@ -105,7 +107,12 @@ describe('curl -fsSL SERVER/install.sh | sh -s -- --key … --no-service', { tim
     expect(statSync(join(bin, 'agentmeter-hook.sh')).mode & 0o777).toBe(0o700);
     const config = join(amHome, 'collector.env');
     expect(statSync(config).mode & 0o777).toBe(0o600);
-    expect(readFileSync(config, 'utf8')).toContain(`AGENTMETER_SERVER=${server.url}\nAGENTMETER_API_KEY=${key}\n`);
+    // The personal key given minted a collector key for this machine: that one is written, not the given one.
+    const written = /\nAGENTMETER_SERVER=(.*)\nAGENTMETER_API_KEY=(am_[A-Za-z0-9_-]+)\n/.exec(readFileSync(config, 'utf8'));
+    expect(written?.[1]).toBe(server.url);
+    collectorKey = written![2]!;
+    expect(collectorKey).not.toBe(key);
+    expect(run.stdout).toContain('minted a collector key for this machine');
     expect(agentmeter(['--version']).stdout).toBe(`${VERSION}\n`);
     // Both agents were found (their folders exist): Claude Code's own keys and hooks kept, Droid's hooks added.
     const claude = JSON.parse(readFileSync(claudeSettings, 'utf8'));
@@ -121,9 +128,20 @@ describe('curl -fsSL SERVER/install.sh | sh -s -- --key … --no-service', { tim
     expect(shipped.status, shipped.stderr).toBe(0);
     expect(shipped.stdout).toContain('shipped 1,');
     const res = await fetch(`${server.url}/api/v0/machines`, { headers: { authorization: `Bearer ${key}` } });
-    const { machines } = (await res.json()) as { machines: { events: number; agents: string[]; collectorVersion: string }[] };
+    const { machines } = (await res.json()) as {
+      machines: { machineId: string; events: number; agents: string[]; collectorVersion: string }[];
+    };
     expect(machines).toHaveLength(1);
     expect(machines[0]).toMatchObject({ events: 1, agents: ['claude'], collectorVersion: VERSION });
+    // The machine's key is a collector key, listed under the machine, that may not read the machines list.
+    const machineKeys = async () => {
+      const listed = await fetch(`${server.url}/api/v0/machines/keys`, { headers: { authorization: `Bearer ${key}` } });
+      return ((await listed.json()) as { keys: { scope: string; machineId: string | null; name: string }[] }).keys;
+    };
+    await expect.poll(async () => (await machineKeys())[0]?.machineId).toBe(machines[0]!.machineId);
+    const keys = await machineKeys();
+    expect(keys).toEqual([expect.objectContaining({ scope: 'collector', name: expect.stringMatching(/^install\.sh on /) })]);
+    expect((await fetch(`${server.url}/api/v0/machines`, { headers: { authorization: `Bearer ${collectorKey}` } })).status).toBe(403);
   });
 
   it('a second run changes nothing: the same files, byte for byte, and no new backup', () => {
@@ -135,6 +153,14 @@ describe('curl -fsSL SERVER/install.sh | sh -s -- --key … --no-service', { tim
     const after = snapshot();
     expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
     for (const [path, content] of before) expect(after.get(path), path).toBe(content);
+  });
+
+  it("a collector key given (the dashboard's Enroll this machine) is written as is, and mints nothing", () => {
+    const other = tempDir();
+    const run = runInstaller(['--no-service'], { HOME: other, AGENTMETER_API_KEY: collectorKey });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('minted');
+    expect(readFileSync(join(other, '.agentmeter', 'collector.env'), 'utf8')).toContain(`\nAGENTMETER_API_KEY=${collectorKey}\n`);
   });
 
   it('doctor from the bundle: healthy with the collector running', async () => {
