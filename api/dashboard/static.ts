@@ -24,6 +24,7 @@ export const CLIENT_ROUTES = [
   '/sessions',
   '/organization',
   '/pipeline',
+  '/machines',
   '/me',
 ];
 

@@ -264,7 +264,7 @@ describe('dashboard in Chromium', () => {
     const member = await signedIn('member');
     await member.locator('[data-ready]').waitFor();
     expect(new URL(member.url()).pathname).toBe('/me');
-    expect(await member.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents()).toEqual(['My usage']);
+    expect(await member.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents()).toEqual(['My usage', 'Machines']);
     const users = await api<{ data: { user_id: string; billable_tokens: number; tool_calls: number }[] }>(
       keys.manager.key,
       `/api/v1/analytics/users?startDate=${FROM}&endDate=${TO}&limit=100`,
@@ -288,6 +288,39 @@ describe('dashboard in Chromium', () => {
     expect(await guest.getByRole('navigation', { name: 'Pages' }).getByRole('link').count()).toBe(0);
     expect((await guest.locator('main').textContent())!).not.toMatch(/\d{2,}/);
     expect((await guest.context().request.get(`${base}/api/v0/usage/users/me?startDate=${FROM}&endDate=${TO}`)).status()).toBe(403);
+  });
+
+  it('a member enrolls this machine: a collector key in the install command, listed under its machine, revoked from the page', async () => {
+    const member = await signedIn('member');
+    await member.goto(`${base}/machines`);
+    await member.getByLabel('Machine name').fill('ana-laptop');
+    await member.getByRole('button', { name: 'Enroll this machine' }).click();
+    const command = (await member.getByTestId('install-command').textContent())!;
+    const key = /AGENTMETER_API_KEY=(am_[A-Za-z0-9_-]+) sh$/.exec(command)?.[1];
+    expect(command).toBe(`curl -fsSL ${base}/install.sh | AGENTMETER_API_KEY=${key} sh`);
+    // A collector key: it sends events, and reads nothing else of the organization's.
+    const send = () =>
+      fetch(`${base}/api/v1/ingest/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', 'x-agentmeter-machine': 'abcdefabcdef0123' },
+        body: `${JSON.stringify(turn(ago(1), { id: 'abcdefabcdef0123.e1', session_id: 'enrolled' }))}\n`,
+      });
+    expect((await send()).status).toBe(200);
+    const analytics = await fetch(`${base}/api/v1/analytics/users?startDate=${FROM}&endDate=${TO}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(analytics.status).toBe(403);
+    await expect
+      .poll(async () => {
+        await member.reload();
+        return member.getByTestId('machine-keys').locator('tr', { hasText: 'ana-laptop' }).locator('th').textContent();
+      })
+      .toBe('abcdefabcdef');
+    const row = member.getByTestId('machine-keys').locator('tr', { hasText: 'ana-laptop' });
+    member.once('dialog', (dialog) => void dialog.accept());
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await expect.poll(() => row.locator('td').last().textContent()).toMatch(/^revoked /);
+    expect((await send()).status).toBe(401);
   });
 
   it('sign-out ends the session: the cookie no longer authenticates', async () => {

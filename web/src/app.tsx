@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, isAdmin, type Me } from './api.ts';
 import { Link } from './components.tsx';
 import { rangeOf } from './figures.ts';
+import { Machines } from './pages/Machines.tsx';
 import { Organization } from './pages/Organization.tsx';
 import { Overview } from './pages/Overview.tsx';
 import { People } from './pages/People.tsx';
@@ -23,8 +24,12 @@ const ADMIN_PAGES = [
   { path: '/sessions', label: 'Sessions' },
   { path: '/organization', label: 'Organization' },
   { path: '/pipeline', label: 'Pipeline' },
+  { path: '/machines', label: 'Machines' },
 ];
-const MEMBER_PAGES = [{ path: '/me', label: 'My usage' }];
+const MEMBER_PAGES = [
+  { path: '/me', label: 'My usage' },
+  { path: '/machines', label: 'Machines' },
+];
 
 // Asked as the script loads, before the first render: every page waits for this answer.
 const firstSession = api<{ signedIn: boolean; me?: Me }>('/api/v0/auth/session');
@@ -114,6 +119,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   const range = rangeOf(query, new Date());
   const common = { path, query, ...range };
   if (path === '/me') return <Person {...common} userId="me" mine />;
+  if (path === '/machines') return <Machines me={me} />;
   if (!isAdmin(me))
     return (
       <section class="notice">
