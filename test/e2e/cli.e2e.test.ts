@@ -37,7 +37,20 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
     const key = lastLine(added.stdout);
     expect(org).toMatch(/^org_[0-9a-f]{16}$/);
     expect(key).toMatch(/^am_[A-Za-z0-9_-]{43}$/);
-    const created = runCli(['keys', 'create', '--db', db, '--org', org, '--user', 'ana@example.com', '--name', 'laptop']);
+    const created = runCli([
+      'keys',
+      'create',
+      '--db',
+      db,
+      '--org',
+      org,
+      '--user',
+      'ana@example.com',
+      '--name',
+      'laptop',
+      '--scope',
+      'collector',
+    ]);
     expect(created.status, created.stderr).toBe(0);
     const second = lastLine(created.stdout);
     expect(second).toMatch(/^am_/);
@@ -48,13 +61,14 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
       revokedAt: string | null;
       prefix: string;
       kind: string;
+      scope: string;
       createdBy: string | null;
     }[];
     expect(keys).toHaveLength(2);
-    // The operator's keys (on the database file) are the user's own.
-    expect(keys.map((k) => [k.kind, k.createdBy])).toEqual([
-      ['personal', null],
-      ['personal', null],
+    // The operator's keys (on the database file) are the user's own; the second has the scope asked for.
+    expect(keys.map((k) => [k.kind, k.scope, k.createdBy])).toEqual([
+      ['personal', 'personal', null],
+      ['personal', 'collector', null],
     ]);
     expect(listed.stdout).not.toContain(second);
     expect(runCli(['keys', 'revoke', keyId, '--db', db, '--org', org]).stdout).toContain(`revoked ${keyId}`);
@@ -90,8 +104,30 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
       const keyId = /key (key_[0-9a-f]+)/.exec(created.stdout)![1]!;
       expect(runCli(['keys', 'revoke', keyId, '--server', server.url, '--key', ownerKey]).status).toBe(0);
       // Through the server, the owner minted both of bo's keys: an invitation, then a delegated key.
+      const collector = runCli([
+        'keys',
+        'create',
+        '--server',
+        server.url,
+        '--key',
+        ownerKey,
+        '--user',
+        'bo@example.com',
+        '--scope',
+        'collector',
+      ]);
+      expect(collector.status, collector.stderr).toBe(0);
+      expect(collector.stdout).toContain(', collector) for ');
       const bos = runCli(['keys', 'list', '--server', server.url, '--key', ownerKey, '--user', 'bo@example.com', '--json']);
-      expect((JSON.parse(bos.stdout) as { kind: string }[]).map((k) => k.kind)).toEqual(['invitation', 'delegated']);
+      expect((JSON.parse(bos.stdout) as { kind: string; scope: string }[]).map((k) => [k.kind, k.scope])).toEqual([
+        ['invitation', 'personal'],
+        ['delegated', 'personal'],
+        ['delegated', 'collector'],
+      ]);
+      // The collector key reads no organization data: the CLI's admin commands are refused with it.
+      const withCollector = runCli(['users', 'list', '--server', server.url, '--key', lastLine(collector.stdout)]);
+      expect(withCollector.status).toBe(1);
+      expect(withCollector.stderr).toContain('403');
       // A member cannot add users.
       const refused = runCli(['users', 'add', '--server', server.url, '--key', memberKey, '--email', 'c@example.com', '--role', 'guest']);
       expect(refused.status).toBe(1);
@@ -99,7 +135,9 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
       // A record the server refuses (a clock from 1990) goes to quarantine with the server's reason.
       const amHome = join(dir, 'am');
       writeSpoolFile(amHome, { hook_event_name: 'Stop', session_id: 's' }, { time: '1990-01-01T00:00:00Z' });
-      writeSpoolFile(amHome, { hook_event_name: 'Stop', session_id: 's' });
+      // Three days ago: the first day the organization has data, where its range batch below begins.
+      const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+      writeSpoolFile(amHome, { hook_event_name: 'Stop', session_id: 's' }, { time: `${day(3)}T12:00:00Z` });
       const shipped = runCli(['collect', '--once', '--server', server.url, '--key', memberKey], { HOME: dir, AGENTMETER_HOME: amHome });
       expect(shipped.status, shipped.stderr).toBe(0);
       expect(shipped.stdout).toContain('shipped 1, quarantined 1');
@@ -108,9 +146,10 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
       const reason = readFileSync(join(amHome, 'spool', 'bad', bad.find((f) => f.endsWith('.reason'))!), 'utf8');
       expect(reason).toContain('server rejected: ts');
       // The batch runs inside the server for a manager; a member is refused.
-      const batch = runCli(['batch', '--server', server.url, '--key', ownerKey, '--from', '2026-03-01', '--to', '2026-03-03']);
+      // Asked for 30 days, it rebuilds the organization's 3 that can hold data: from its first record to yesterday.
+      const batch = runCli(['batch', '--server', server.url, '--key', ownerKey, '--from', day(30), '--to', day(1)]);
       expect(batch.status, batch.stderr).toBe(0);
-      expect(batch.stdout).toMatch(/batch \d+ \(range\): 3 days rebuilt \(2026-03-01 … 2026-03-03\)/);
+      expect(batch.stdout).toContain(`: 3 days rebuilt (${day(3)} … ${day(1)})`);
       const refusedBatch = runCli(['batch', '--server', server.url, '--key', memberKey]);
       expect(refusedBatch.status).toBe(1);
       expect(refusedBatch.stderr).toContain('403');
