@@ -35,7 +35,7 @@ export const batchCommand: CommandModule<object, BatchArgs> = {
       .option('server', {
         type: 'string',
         default: env.AGENTMETER_SERVER,
-        describe: 'Run inside this running server (env AGENTMETER_SERVER)',
+        describe: "Run inside this running server, for the key's organization only (env AGENTMETER_SERVER)",
       })
       .option('key', {
         type: 'string',
