@@ -106,8 +106,9 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
       ...(body.firstName ? { firstName: body.firstName } : {}),
       ...(body.lastName ? { lastName: body.lastName } : {}),
     });
-    // Its creator sees this key, so it is an invitation, not the user's own (see KeyKind).
-    const { key, info } = await deps.accounts.createKey(user, body.keyName, minter(actor), { invitation: true });
+    // Its creator sees this key, so it is an invitation, not the user's own (see KeyKind); revoking the key
+    // that minted it revokes it too, as any personal-scope key (the exchange's key is the user's own).
+    const { key, info } = await deps.accounts.createKey(user, body.keyName, minter(actor), { invitation: true, mintedWith: actor.keyId });
     request.log.info({ actor: actor.userId, user: user.id, role: user.role, key: info.id }, 'user created');
     return reply.status(201).send({ user: publicUser(user), apiKey: key, key: keyView(info) });
   });

@@ -105,6 +105,19 @@ describe('minting', () => {
     // The user's own keys and another user's are untouched.
     expect((await get(bearer(key), '/api/v0/admin/whoami')).statusCode).toBe(200);
   });
+
+  it("an invitation is revoked with the key that created its user; the key it is exchanged for is the user's own", async () => {
+    const admin = created(await mint(bearer(acme.users.owner.key), acme.users.owner.id, { name: 'admin' }));
+    const add = (email: string) =>
+      server.app.inject({ method: 'POST', url: '/api/v0/admin/users', headers: bearer(admin.apiKey), payload: { email, role: 'member' } });
+    const pending = (await add('pending@acme.example.com')).json() as { apiKey: string };
+    const exchangedUser = (await add('exchanged@acme.example.com')).json() as { apiKey: string; user: { id: string } };
+    const own = created(await mint(bearer(exchangedUser.apiKey), exchangedUser.user.id, {}));
+    expect(own.key).toMatchObject({ kind: 'personal', scope: 'personal' });
+    await revoke(bearer(acme.users.owner.key), admin.key.id);
+    expect((await get(bearer(pending.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(401);
+    expect((await get(bearer(own.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(200);
+  });
 });
 
 describe('what a collector key may do', () => {
