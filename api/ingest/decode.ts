@@ -75,6 +75,26 @@ export interface DecodedBatch {
   usage: WireUsage[];
   /** Valid records that repeat an id earlier in the same batch. */
   inBatchDuplicates: number;
+  /**
+   * Where each valid record's id stands in the batch (its index, as a rejection names it), by kind: the
+   * store may refuse an id another user holds, and the answer must say which records that was.
+   */
+  positions: RecordPositions;
+}
+
+export type RecordKind = 'event' | 'usage' | 'message';
+
+/** The index of each id's first record, by kind, and those of the records that repeated an id. */
+export interface RecordPositions {
+  first: Record<RecordKind, Map<string, number>>;
+  repeats: { kind: RecordKind; id: string; index: number }[];
+}
+
+/** Pure: the indices of every record of the batch with this kind and id (none if it holds none). */
+export function indicesOf(positions: RecordPositions, kind: RecordKind, id: string): number[] {
+  const first = positions.first[kind].get(id);
+  if (first === undefined) return [];
+  return [first, ...positions.repeats.filter((r) => r.kind === kind && r.id === id).map((r) => r.index)];
 }
 
 /**
@@ -187,7 +207,7 @@ export class BatchDecoder {
   private received = 0;
   private readonly rejected: IngestResponse['rejected'] = [];
   private readonly events: RowsBuilder;
-  private readonly eventIds = new Set<string>();
+  private readonly positions: RecordPositions = { first: { event: new Map(), usage: new Map(), message: new Map() }, repeats: [] };
   private readonly messages = new Map<string, WireMessage>();
   private readonly usage = new Map<string, WireUsage>();
   private inBatchDuplicates = 0;
@@ -220,23 +240,23 @@ export class BatchDecoder {
       return;
     }
     const record = parsed.data;
+    const kind: RecordKind = record.kind === 'usage' || record.kind === 'message' ? record.kind : 'event';
+    const seen = this.positions.first[kind];
+    if (seen.has(record.id)) {
+      this.inBatchDuplicates++;
+      this.positions.repeats.push({ kind, id: record.id, index });
+    } else seen.set(record.id, index);
     if (record.kind === 'usage') {
       const prev = this.usage.get(record.id);
-      if (prev) this.inBatchDuplicates++;
       this.usage.set(record.id, prev ? combineUsage(prev, record) : record);
       return;
     }
     if (record.kind === 'message') {
       const prev = this.messages.get(record.id);
-      if (prev) this.inBatchDuplicates++;
       this.messages.set(record.id, prev ? earlierMessage(prev, record) : record);
       return;
     }
-    if (this.eventIds.has(record.id)) {
-      this.inBatchDuplicates++;
-      return;
-    }
-    this.eventIds.add(record.id);
+    if (seen.get(record.id) !== index) return;
     const event = maskHookCommands(record);
     if (event === record && line !== undefined && lineSaysExactly(line, record)) this.events.addLine(start, start + line.length);
     else this.events.addValue(event);
@@ -250,6 +270,7 @@ export class BatchDecoder {
       messages: { ndjson: [...this.messages.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.messages.size },
       usage: [...this.usage.values()],
       inBatchDuplicates: this.inBatchDuplicates,
+      positions: this.positions,
     };
   }
 }
