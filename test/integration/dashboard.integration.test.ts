@@ -95,11 +95,15 @@ describe('static files', () => {
 
   it('without a build, / says how to build it instead of a bare 404', async () => {
     const db = await openDb(join(tempDir(), 'nodist.duckdb'));
-    const { app } = await buildServer({ db, log, webDist: join(tempDir(), 'missing'), decodeWorkers: 0 });
+    const missing = join(tempDir(), 'missing');
+    const { app } = await buildServer({ db, log, webDist: missing, decodeWorkers: 0 });
     try {
       const res = await app.inject({ method: 'GET', url: '/' });
       expect(res.statusCode).toBe(503);
       expect(res.json().detail).toContain('npm run build:web');
+      // An anonymous visitor does not learn where the server is installed (issue #20).
+      expect(res.body).not.toContain(missing);
+      expect(res.body).not.toMatch(/\/(tmp|home|root|work|opt|srv)\//);
       // A build that appears later is served without a restart.
       const dist = tempDir();
       mkdirSync(join(dist, 'assets'));
