@@ -233,7 +233,20 @@ describe('sign-in', () => {
   it('sign-out deletes the session: the cookie no longer authenticates', async () => {
     const { cookie } = await signIn(acme.users.manager.key);
     expect((await getWith(cookie, '/api/v0/auth/me')).statusCode).toBe(200);
-    const out = await server.app.inject({ method: 'DELETE', url: '/api/v0/auth/session', headers: { cookie, ...DASH } });
+    // Another site cannot sign the visitor out, even with the header (issue #20): the Origin is checked too.
+    const crossSite = await server.app.inject({
+      method: 'DELETE',
+      url: '/api/v0/auth/session',
+      headers: { cookie, ...DASH, origin: 'https://evil.example', host: 'localhost:8080' },
+    });
+    expect(crossSite.statusCode).toBe(403);
+    expect(crossSite.json().detail).toMatch(/dashboard origin/);
+    expect((await getWith(cookie, '/api/v0/auth/me')).statusCode).toBe(200);
+    const out = await server.app.inject({
+      method: 'DELETE',
+      url: '/api/v0/auth/session',
+      headers: { cookie, ...DASH, origin: 'http://localhost:8080', host: 'localhost:8080' },
+    });
     expect(out.statusCode).toBe(204);
     expect(String(out.headers['set-cookie'])).toMatch(/^agentmeter_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict$/);
     expect((await getWith(cookie, '/api/v0/auth/me')).statusCode).toBe(401);
