@@ -218,8 +218,9 @@ export class IngestStore {
         for (const { sql, fallback, file, kind, table } of files) {
           stored += await tx.run(fast ? sql : fallback, params(file));
           if (fast) continue;
-          for (const { id } of await tx.all<{ id: string }>(otherUsersIds(table), params(file)))
-            for (const index of indicesOf(batch.positions, kind, id)) refused.push({ index, id: id.slice(0, 256), reason: REFUSED_REASON });
+          const held = await tx.all<{ id: string }>(otherUsersIds(table), params(file));
+          for (const { index, id } of indicesOf(batch, kind, new Set(held.map((r) => r.id))))
+            refused.push({ index, id: id.slice(0, 256), reason: REFUSED_REASON });
         }
         return { stored, refused };
       });

@@ -73,18 +73,19 @@ describe('a record id another user of the organization holds', () => {
     // The attacker's own new record in the same batch is stored; the three copies of the owner's ids are
     // refused, the repeated usage copy included (each index names a spool file to quarantine).
     const attack = await send(member.key, [
+      event('m2.ev-own', T),
       usage('cc:msg_own:req_own', T, 5, 's-mine'),
       usage('cc:msg_1:req_1', T - 3_600_000, 6_000_000_000),
       event('m1.ev-1', T - 3_600_000),
       message('cc-msg:msg_1', T - 3_600_000),
       usage('cc:msg_1:req_1', T - 7_200_000, 9_000_000_000),
     ]);
-    expect(attack.received).toBe(5);
-    expect(attack.stored).toBe(1);
+    expect(attack.received).toBe(6);
+    expect(attack.stored).toBe(2);
     expect(attack.duplicates).toBe(0);
-    expect(attack.rejected.map((r) => r.index)).toEqual([1, 2, 3, 4]);
+    expect(attack.rejected.map((r) => r.index)).toEqual([2, 3, 4, 5]);
+    expect(attack.rejected.map((r) => r.id)).toEqual(['cc:msg_1:req_1', 'm1.ev-1', 'cc-msg:msg_1', 'cc:msg_1:req_1']);
     for (const r of attack.rejected) expect(r.reason).toMatch(/another user/);
-    expect(attack.rejected[0]!.id).toBe('cc:msg_1:req_1');
 
     expect(await row('usage', 'cc:msg_1:req_1')).toEqual([
       expect.objectContaining({ user_id: owner.id, ts: T, output_tokens: 100, session_id: 's-victim' }),
@@ -92,6 +93,7 @@ describe('a record id another user of the organization holds', () => {
     expect(await row('events', 'm1.ev-1')).toEqual([expect.objectContaining({ user_id: owner.id, ts: T })]);
     expect(await row('assistant_messages', 'cc-msg:msg_1')).toEqual([expect.objectContaining({ user_id: owner.id, ts: T })]);
     expect(await row('usage', 'cc:msg_own:req_own')).toEqual([expect.objectContaining({ user_id: member.id })]);
+    expect(await row('events', 'm2.ev-own')).toEqual([expect.objectContaining({ user_id: member.id })]);
   });
 
   it("the same user's copies still combine into one record (a continued session, METRICS.md §1)", async () => {
