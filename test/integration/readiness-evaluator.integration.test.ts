@@ -189,5 +189,24 @@ describe('readiness evaluator', () => {
     expect(stored).toHaveLength(1);
     expect(stored[0]!.report).not.toContain(token);
     expect(JSON.parse(stored[0]!.report).repoUrl).toBe('https://github.com/acme/app.git');
+
+    // A report file written by another tool is cleaned the same way before it leaves; a local path is refused.
+    const file = join(tempDir(), 'report.json');
+    writeFileSync(file, JSON.stringify({ ...tokenReport, reportId: undefined, repoUrl: `https://u:${token}@github.com/acme/other.git#x` }));
+    const uploaded = await runCliAsync(['readiness', 'upload', file, '--server', address, '--key', org.users.member.key]);
+    expect(uploaded.status, uploaded.stderr).toBe(0);
+    expect(uploaded.stderr).toContain('repoUrl uploaded as https://github.com/acme/other.git');
+    writeFileSync(file, JSON.stringify({ ...tokenReport, reportId: undefined, repoUrl: `file://${withToken}` }));
+    const local = await runCliAsync(['readiness', 'upload', file, '--server', address, '--key', org.users.member.key]);
+    expect(local.status).toBe(1);
+    expect(local.stderr).toMatch(/repoUrl must not name a local path/);
+    const all = await server.db.all<{ report: string }>(
+      'SELECT CAST(report AS VARCHAR) AS report FROM readiness_reports WHERE org_id = $org',
+      {
+        org: org.orgId,
+      },
+    );
+    expect(all).toHaveLength(2);
+    expect(all.map((r) => r.report).join('')).not.toContain(token);
   });
 });
