@@ -3,9 +3,16 @@
 // over (a copy with an earlier ts won the user) or inflate it (the greatest of each count from any
 // sender). Now a copy from another user is rejected with its index, the collector quarantines it, and the
 // stored row does not move; the same user's copies (a continued session, METRICS.md §1) still count once.
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Collector } from '../../collector/daemon.ts';
+import { machineId } from '../../collector/state.ts';
+import { createLogger } from '../../common/logger.ts';
 import { IngestResponse } from '../../common/wire.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { writeSpoolFile } from '../helpers/spool.ts';
+import { tempDir } from '../helpers/tmp.ts';
 
 const T = Date.UTC(2026, 10, 20, 12);
 const usage = (id: string, ts: number, output: number, session = 's-victim') => ({
@@ -113,5 +120,51 @@ describe('a record id another user of the organization holds', () => {
     const answer = await send(other.users.member.key, [usage('cc:msg_1:req_1', T - 3_600_000, 7)]);
     expect(answer).toMatchObject({ stored: 1, rejected: [] });
     expect(await row('usage', 'cc:msg_1:req_1')).toEqual([expect.objectContaining({ user_id: org.users.owner.id, output_tokens: 100 })]);
+  });
+});
+
+describe('the collector of the user whose copy is refused', () => {
+  it('quarantines it with the reason, like any record the server rejects', async () => {
+    const url = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    const log = createLogger({ name: 'test-collector', level: 'silent' });
+    const victim = join(tempDir(), '.agentmeter');
+    const attacker = join(tempDir(), '.agentmeter');
+    // The attacker's machine takes the victim's machine id and spool file name: the same event id.
+    const name = writeSpoolFile(
+      victim,
+      {
+        session_id: 's9',
+        cwd: '/w',
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Read',
+        tool_input: { file_path: '/w/a.ts' },
+        tool_response: {},
+      },
+      {},
+      T,
+    );
+    mkdirSync(join(attacker, 'spool', 'new'), { recursive: true });
+    writeFileSync(join(attacker, 'machine-id'), `${machineId(victim)}\n`, { mode: 0o600 });
+    copyFileSync(join(victim, 'spool', 'new', name), join(attacker, 'spool', 'new', name));
+
+    const drain = async (agentmeterHome: string, apiKey: string) => {
+      const collector = new Collector({ server: url, apiKey, agentmeterHome, home: tempDir(), log, batchSize: 10, maxAttempts: 1 });
+      try {
+        return await collector.drain();
+      } finally {
+        await collector.close();
+      }
+    };
+    expect(await drain(victim, org.users.manager.key)).toMatchObject({ shipped: 1, quarantined: 0 });
+    expect(await drain(attacker, org.users.guest.key)).toMatchObject({ shipped: 0, quarantined: 1 });
+    const bad = readdirSync(join(attacker, 'spool', 'bad'));
+    expect(bad).toContain(name);
+    const reason = bad.find((f) => f.startsWith(name) && f.endsWith('.reason'))!;
+    expect(readFileSync(join(attacker, 'spool', 'bad', reason), 'utf8')).toMatch(/another user of the organization/);
+    const [stored] = await server.db.all<{ user_id: string }>('SELECT user_id FROM events WHERE org_id = $org AND id = $id', {
+      org: org.orgId,
+      id: `${machineId(victim)}.${name}`,
+    });
+    expect(stored?.user_id).toBe(org.users.manager.id);
   });
 });
