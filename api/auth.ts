@@ -159,6 +159,16 @@ const originHost = (origin: string): string | undefined => {
   }
 };
 
+/**
+ * Whether a browser request names another site as its Origin (a request without Origin, from a script or
+ * an older browser, is judged by the dashboard header alone). Used by the cookie's own routes, which the
+ * cookie check in authenticate does not cover: signing out is a change another site must not make.
+ */
+export const fromAnotherOrigin = (request: FastifyRequest): boolean => {
+  const origin = request.headers.origin;
+  return origin !== undefined && originHost(origin) !== request.host;
+};
+
 /** The dashboard session token in a Cookie header, if any. */
 export function sessionCookie(header: string | undefined): string | undefined {
   if (!header) return undefined;

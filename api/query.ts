@@ -18,3 +18,9 @@ export const wholeNumberParam = (min: number, max: number, message: string) =>
     .regex(/^\d{1,15}$/, message)
     .transform(Number)
     .refine((n) => n >= min && n <= max, message);
+
+/**
+ * The query of a route that takes no parameters: any given is a 400 with the documented body, as on the
+ * routes that take some, rather than ignored (a misspelled filter would otherwise look applied).
+ */
+export const NoQuery = z.strictObject({});

@@ -118,6 +118,9 @@ export interface Services {
   readModel: AnalyticsReadModel;
 }
 
+/** Requests that change nothing: their authenticated answers are `private`; every other is `no-store`. */
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
   const app = Fastify({
     // Typed as Fastify's base logger so the instance is the plain FastifyInstance the routes take.
@@ -147,6 +150,11 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   // A callback hook, not an async one: it runs on every response, and needs no promise.
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', String(request.id));
+    // An answer to a credential is no shared cache's to keep (private); one to a change (POST, PUT, PATCH,
+    // DELETE), which is where keys and tokens are handed out, nobody's to store (no-store). Public routes
+    // and routes that chose their own policy (sign-in, the dashboard's files) keep theirs.
+    if (request.routeOptions.url !== undefined && request.routeOptions.config.public !== true && !reply.hasHeader('cache-control'))
+      void reply.header('cache-control', READ_METHODS.has(request.method) ? 'private' : 'no-store');
     done(null, payload);
   });
 

@@ -46,8 +46,10 @@ export async function runCommands(argv: string[], commands: CommandModule<any, a
   try {
     await commandLine(commands)
       .fail((message, error) => {
-        if (error) throw error;
-        process.stderr.write(`agentmeter: ${message}\nRun with --help for usage.\n`);
+        // yargs passes a message for a bad command line (its own checks and the commands' .check(),
+        // whose Error would otherwise print as a stack trace), and only the error for a failed handler.
+        if (error && !message) throw error;
+        process.stderr.write(`agentmeter: ${message} (see --help)\n`);
         process.exit(2);
       })
       .parseAsync(argv);

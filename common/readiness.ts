@@ -1,6 +1,7 @@
 // The readiness report of the reference (service-api.md "Readiness report"), validated with zod. Shared by
 // the API (upload, list) and the evaluator that writes reports on a developer's machine.
 import { z } from 'zod';
+import { repoUrlProblem } from './repo-id.ts';
 
 export const REASONING_EFFORTS = ['low', 'medium', 'high', 'off'] as const;
 
@@ -13,7 +14,15 @@ export const CriterionEvaluation = z
   .refine((c) => c.numerator <= c.denominator, { message: 'numerator must not exceed denominator' });
 
 const reportFields = {
-  repoUrl: z.string().min(1).max(2048),
+  // Every member of the organization reads it: no credential, query, fragment or local path (repo-id.ts).
+  repoUrl: z
+    .string()
+    .min(1)
+    .max(2048)
+    .superRefine((url, ctx) => {
+      const problem = repoUrlProblem(url);
+      if (problem) ctx.addIssue({ code: 'custom', message: `repoUrl ${problem}` });
+    }),
   apps: z.record(z.string().min(1).max(1024), z.strictObject({ description: z.string().max(8000) })),
   report: z.record(z.string().min(1).max(200), CriterionEvaluation),
   commitHash: z

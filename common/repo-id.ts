@@ -21,3 +21,51 @@ export function normalizeRepoUrl(url: string): string {
 export function repoId(url: string): string {
   return `repo_${createHash('sha256').update(normalizeRepoUrl(url)).digest('hex').slice(0, 16)}`;
 }
+
+/** A URL with a scheme ("https://…", "ssh://…"): scheme, authority (userinfo included), the rest. */
+const SCHEME_URL = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/i;
+/** git's scp-like form "[user@]host:path" (not a path, not a URL). */
+const SCP_LIKE = /^([^@/\\\s:]+@)?([^@/\\\s:]+):(?![/\\])(.*)$/;
+/** A local path or file URL in any of the forms git accepts as a remote. */
+const LOCAL = /^(?:file:|[/\\~.]|[a-z]:[/\\])/i;
+
+/** What a report names a repository without a shareable remote by: never its path on the disk. */
+export const LOCAL_REPO_PREFIX = 'local:';
+
+/**
+ * Pure: a remote's URL as it may be shown to the organization: without userinfo (a token in
+ * "https://x-access-token:…@github.com/…", or the user name of "git@host:…"), query and fragment.
+ * undefined for a local path or file URL (a repository cloned from a folder): its path is not shared.
+ */
+export function shareableRepoUrl(url: string): string | undefined {
+  const trimmed = url.trim();
+  if (trimmed === '' || LOCAL.test(trimmed)) return undefined;
+  const cut = (rest: string) => rest.replace(/[?#].*$/s, '');
+  const scheme = SCHEME_URL.exec(trimmed);
+  if (scheme) {
+    const host = scheme[2]!.slice(scheme[2]!.lastIndexOf('@') + 1);
+    return host === '' ? undefined : `${scheme[1]}://${host}${cut(scheme[3]!)}`;
+  }
+  const scp = SCP_LIKE.exec(trimmed);
+  if (scp) return `${scp[2]}:${cut(scp[3]!)}`;
+  return undefined;
+}
+
+/**
+ * Pure: why a report's repoUrl may not be stored, or undefined when it may: it carries userinfo (a
+ * credential, or a user name), a query or a fragment, or names a local path. The evaluator sends
+ * shareableRepoUrl's form, or "local:<id>" for a repository without one.
+ */
+export function repoUrlProblem(url: string): string | undefined {
+  const trimmed = url.trim();
+  if (trimmed.startsWith(LOCAL_REPO_PREFIX)) {
+    return /^local:[0-9a-z_-]{1,64}$/i.test(trimmed) ? undefined : 'a local repository is named local:<id> (letters, digits, - and _)';
+  }
+  if (LOCAL.test(trimmed)) return 'must not name a local path or file: URL; a repository without a remote is named local:<id>';
+  if (/[?#]/.test(trimmed)) return 'must not carry a query or fragment';
+  const scheme = SCHEME_URL.exec(trimmed);
+  if (scheme?.[2]?.includes('@') || (!scheme && SCP_LIKE.exec(trimmed)?.[1]))
+    return 'must not carry userinfo (a user name or credential before @); send the URL without it';
+  if (!scheme && !SCP_LIKE.test(trimmed)) return "must be a URL (https://host/path) or git's host:path form";
+  return undefined;
+}

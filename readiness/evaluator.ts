@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ReadinessReport } from '../common/readiness.ts';
+import { LOCAL_REPO_PREFIX, shareableRepoUrl } from '../common/repo-id.ts';
 
 export type Pillar =
   | 'style and validation'
@@ -377,6 +378,16 @@ function git(root: string, ...args: string[]): string | undefined {
   }
 }
 
+/**
+ * What a repository without a shareable remote (none, or a local folder) is called in its report: never
+ * its path. "local:" and its first commit, the same in every clone, so that its reports group together;
+ * "local:no-commits" before the first commit.
+ */
+function localRepoName(root: string): string {
+  const first = git(root, 'rev-list', '--max-parents=0', 'HEAD')?.split('\n').sort()[0];
+  return `${LOCAL_REPO_PREFIX}${first && /^[0-9a-f]{7,64}$/.test(first) ? first : 'no-commits'}`;
+}
+
 /** Pure: the level from per-level pass rates. Level 1 is the floor; level N needs 80% at N-1. */
 export function levelOf(report: ReadinessReport['report'], criteria = CRITERIA): number {
   let level = 1;
@@ -416,6 +427,7 @@ export function evaluate(root: string, options: { agentVersion: string; now?: nu
     result[criterion.id] = { numerator: passing.length, denominator: scopes.length, rationale };
   }
   const remote = git(root, 'remote', 'get-url', 'origin');
+  const shareable = remote === undefined ? undefined : shareableRepoUrl(remote);
   const commit = git(root, 'rev-parse', 'HEAD');
   const branch = git(root, 'rev-parse', '--abbrev-ref', 'HEAD');
   const status = git(root, 'status', '--porcelain');
@@ -424,7 +436,7 @@ export function evaluate(root: string, options: { agentVersion: string; now?: nu
   const report: ReadinessReport = {
     reportId: randomUUID(),
     createdAt: options.now ?? Date.now(),
-    repoUrl: remote ?? `file://${root}`,
+    repoUrl: shareable ?? localRepoName(root),
     apps: Object.fromEntries(apps.map((app) => [app, { description: describeApp(root, app) }])),
     report: result,
     ...(commit ? { commitHash: commit } : {}),

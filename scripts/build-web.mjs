@@ -19,7 +19,8 @@ function newest(path) {
 export function webBuildIsStale() {
   const built = join(web, 'dist', 'index.html');
   if (!existsSync(built)) return true;
-  const sources = ['src', 'public', 'index.html', 'vite.config.ts'].map((p) => join(web, p)).filter(existsSync);
+  // common/csv-cells.ts: the one file of ours outside web/ the dashboard bundles (the CSV formula rule).
+  const sources = ['src', 'public', 'index.html', 'vite.config.ts', '../common/csv-cells.ts'].map((p) => join(web, p)).filter(existsSync);
   return Math.max(...sources.map(newest)) > statSync(built).mtimeMs;
 }
 

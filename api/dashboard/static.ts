@@ -128,11 +128,14 @@ export function registerDashboard(app: FastifyInstance, options: { dir?: string 
 
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const asset = assets()?.get('/index.html');
-    if (!asset)
+    if (!asset) {
+      // The path is the operator's to know (in the log), not every visitor's (the answer is public).
+      request.log.warn({ missing: index }, 'dashboard not built');
       throw new HttpError(
         503,
-        `The dashboard is not built (no ${index}): run "npm run build:web" (npm start and npm test build it for you), then reload`,
+        'The dashboard is not built on this server: run "npm run build:web" (npm start and npm test build it for you), then reload',
       );
+    }
     return send(request, reply, asset);
   };
   // Public: the pages and files hold no data; every figure comes from an authenticated API call.

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, HttpError, notFound } from '../../common/errors.ts';
 import { MIN_NODE } from '../../common/node-version.ts';
 import { VERSION } from '../../common/version.ts';
@@ -70,13 +70,18 @@ export function registerInstallRoutes(app: FastifyInstance, options: InstallRout
   const dir = options.dir ?? DEFAULT_LAPTOP_DIR;
   const cache = new Map<InstallFile, Loaded>();
   /** The file as built, re-read when a rebuild changed it (a developer's `npm run build:laptop`). */
-  const load = (name: InstallFile): Loaded => {
+  const load = (name: InstallFile, log: FastifyBaseLogger): Loaded => {
     const path = join(dir, name);
     let mtimeMs: number;
     try {
       mtimeMs = statSync(path).mtimeMs;
     } catch {
-      throw new HttpError(503, `The laptop bundle is not built on this server (${path}): run npm run build:laptop, then try again`);
+      // The path is the operator's to know (in the log), not every visitor's (the answer is public).
+      log.warn({ missing: path }, 'laptop bundle not built');
+      throw new HttpError(
+        503,
+        `The laptop bundle is not built on this server (${name} is missing): run npm run build:laptop, then try again`,
+      );
     }
     const cached = cache.get(name);
     if (cached && cached.mtimeMs === mtimeMs) return cached;
@@ -100,8 +105,8 @@ export function registerInstallRoutes(app: FastifyInstance, options: InstallRout
       SERVER: baseUrl(options.publicUrl, request.host, request.protocol),
       VERSION,
       MIN_NODE,
-      BUNDLE_SHA256: load('agentmeter.mjs').sha256,
-      HOOK_SHA256: load('agentmeter-hook.sh').sha256,
+      BUNDLE_SHA256: load('agentmeter.mjs', request.log).sha256,
+      HOOK_SHA256: load('agentmeter-hook.sh', request.log).sha256,
     });
     // The script names the host it was asked for: a cache must keep one per host and scheme.
     void reply.header('vary', 'host, x-forwarded-host, x-forwarded-proto');
@@ -113,7 +118,7 @@ export function registerInstallRoutes(app: FastifyInstance, options: InstallRout
     if (version !== VERSION)
       throw notFound(`This server has agentmeter ${VERSION}, not ${version}: fetch ${'/install.sh'} again for the current installer`);
     if (!(INSTALL_FILES as readonly string[]).includes(file)) throw notFound(`No file ${file}; there are ${INSTALL_FILES.join(' and ')}`);
-    const loaded = load(file as InstallFile);
+    const loaded = load(file as InstallFile, request.log);
     return send(request, reply, FILE_CONTENT_TYPE, loaded.body, loaded.sha256);
   });
 }

@@ -5,6 +5,7 @@
 // same roles and rule: owners and managers all of the organization's, members their own.
 import type { FastifyInstance } from 'fastify';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import { NoQuery } from '../query.ts';
 import { type AccountStore, keyView } from '../store/accounts.ts';
 import type { MachineStore } from './store.ts';
 
@@ -17,6 +18,7 @@ export function registerMachineRoutes(
   app.get('/api/v0/machines', async (request) => {
     const principal = await deps.auth.authenticate(request);
     requireRole(principal, ['owner', 'manager', 'member'], 'Listing machines');
+    NoQuery.parse(request.query ?? {});
     const machines = await deps.machines.list(principal.orgId, ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
     return { machines };
   });

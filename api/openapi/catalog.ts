@@ -15,6 +15,7 @@ import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
 import { MACHINE_KEYS_PATH } from '../machines/routes.ts';
 import { MachineList } from '../machines/schema.ts';
+import { NoQuery } from '../query.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
 import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
@@ -184,6 +185,7 @@ export const CATALOG: RouteDoc[] = [
     tag: 'Admin',
     summary: "The organization's users with their roles, last sign-in and number of active keys",
     access: user(ADMIN_ROLES),
+    query: NoQuery,
     responses: { 200: UserListingList },
   },
   {
@@ -323,6 +325,7 @@ export const CATALOG: RouteDoc[] = [
     tag: 'Machines',
     summary: 'Machines that shipped events, with their latest event and delivery (members: their own)',
     access: user(PEOPLE),
+    query: NoQuery,
     responses: { 200: MachineList },
   },
   {

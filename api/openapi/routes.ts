@@ -23,12 +23,15 @@ export const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The viewer's files we serve, and their types (nothing else of the package is reachable). */
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+/**
+ * The viewer's files we serve, and their types (nothing else of the package is reachable). A Map, not an
+ * object: `/docs/__proto__` or `/docs/constructor` must find nothing, not Object.prototype's members.
+ */
+const ASSETS: ReadonlyMap<string, string> = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -89,7 +92,7 @@ export function registerOpenApiRoutes(app: FastifyInstance): void {
   app.get('/docs/init.js', { config: { public: true } }, async (_request, reply) => page(reply, 'text/javascript; charset=utf-8', INIT));
   // Read at each request from the installed package (a few hundred KB, rarely asked): no copy to go stale.
   app.get<{ Params: { file: string } }>('/docs/:file', { config: { public: true } }, async (request, reply) => {
-    const type = ASSETS[request.params.file];
+    const type = ASSETS.get(request.params.file);
     if (!type) throw new HttpError(404, `No docs asset ${request.params.file}`);
     if (!dir || !existsSync(join(dir, request.params.file))) throw missing();
     return page(reply, type, readFileSync(join(dir, request.params.file)));

@@ -13,6 +13,7 @@ import { forbidden, HttpError, notFound, unauthorized } from '../../common/error
 import type { Logger } from '../../common/logger.ts';
 import type { BatchOptions, BatchReport } from '../../pipeline/batch.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import { NoQuery } from '../query.ts';
 import { type AccountStore, KEY_SCOPES, keyView, type Principal, ROLE_RANK, Role, type User } from '../store/accounts.ts';
 import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser } from '../users/remove.ts';
 
@@ -160,6 +161,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
   app.get('/api/v0/admin/users', async (request) => {
     const actor = await who(request);
     requireRole(actor, ADMIN_ROLES, 'Listing users with their roles');
+    NoQuery.parse(request.query ?? {});
     return { users: await listUsers(deps.db, actor.orgId) };
   });
 

@@ -1,6 +1,8 @@
 // POST /api/v1/ingest/events: a batch of wire records as NDJSON (optionally gzip) or a JSON array.
 // Any authenticated user may send their own events: the user and organization come from the credential,
 // never from the body. Bad records are rejected with their index and reason; the good ones are stored.
+// A record whose id another user of the organization already sent is rejected too (api/store/ingest.ts):
+// the collector quarantines it like any other.
 // A batch the store refuses as a whole although every record passed validation (validation is meant to
 // rule that out) is answered 422: nothing of it was stored, and the same batch would fail again, so the
 // collector sends it again in halves until it finds the record at fault (collector/narrow.ts).
@@ -108,6 +110,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
         stored: result.stored,
         duplicates: result.duplicates,
         rejected: batch.rejected.length,
+        refused: result.refused.length,
       },
       'ingest batch',
     );
@@ -115,7 +118,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
       received: batch.received,
       stored: result.stored,
       duplicates: result.duplicates,
-      rejected: batch.rejected,
+      rejected: result.refused.length ? [...batch.rejected, ...result.refused].sort((a, b) => a.index - b.index) : batch.rejected,
     };
     return reply.status(200).send(response);
   });

@@ -82,15 +82,16 @@ export const SQL = {
   deleteMessages: `DELETE FROM session_messages WHERE session_id IN (SELECT unnest($ids::VARCHAR[]))`,
   deleteSessions: `DELETE FROM sessions WHERE id IN (SELECT unnest($ids::VARCHAR[]))`,
   // Token usage: the agent sessions whose hook events carry the API session's id; per run (API message),
-  // the one seen first is the run's own, those that began later are its subagents.
+  // the one seen first is the run's own, those that began later are its subagents. Only the session's
+  // creator's events and usage count: any key holder can send events naming a session id.
   usage: `
     WITH runs AS (
-      SELECT api_session_id, api_message_id, session_id AS agent_session, min(ts) AS first_ts
-      FROM events
-      WHERE org_id = $org AND api_session_id IN (SELECT unnest($sessions::VARCHAR[]))
+      SELECT e.api_session_id, e.api_message_id, e.session_id AS agent_session, s.user_id AS creator, min(e.ts) AS first_ts
+      FROM events e JOIN sessions s ON s.id = e.api_session_id AND s.org_id = e.org_id AND s.user_id = e.user_id
+      WHERE e.org_id = $org AND e.api_session_id IN (SELECT unnest($sessions::VARCHAR[]))
       GROUP BY ALL
     ), agent_sessions AS (
-      SELECT api_session_id, agent_session, bool_or(rank = 1) AS is_primary
+      SELECT api_session_id, agent_session, creator, bool_or(rank = 1) AS is_primary
       FROM (SELECT *, row_number() OVER (PARTITION BY api_session_id, api_message_id ORDER BY first_ts, agent_session) AS rank FROM runs)
       GROUP BY ALL
     ), priced AS (
@@ -98,7 +99,7 @@ export const SQL = {
              u.cache_write_tokens, u.thinking_tokens,
              coalesce(arg_max(p.multiplier, (p.effective_from, length(p.match))), 1.0) AS multiplier
       FROM agent_sessions a
-      LEFT JOIN usage u ON u.org_id = $org AND u.session_id = a.agent_session
+      LEFT JOIN usage u ON u.org_id = $org AND u.session_id = a.agent_session AND u.user_id = a.creator
       LEFT JOIN pricing p ON u.model LIKE replace(p.match, '*', '%') AND p.effective_from <= CAST(u.ts AS DATE)
       GROUP BY ALL
     )

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { forbidden, unauthorized } from '../../common/errors.ts';
-import { type Authenticator, CSRF_HEADER, SESSION_COOKIE, sessionCookie } from '../auth.ts';
+import { type Authenticator, CSRF_HEADER, fromAnotherOrigin, SESSION_COOKIE, sessionCookie } from '../auth.ts';
 import { type AccountStore, hashKey, KEY_PREFIX } from '../store/accounts.ts';
 import { type Me, SESSION_TTL_MS, SignInBody, type SignInState } from './schema.ts';
 import type { SignInStore } from './store.ts';
@@ -83,6 +83,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
     if (token) {
       // Signing out changes state: the same header rule as every cookie request that changes something.
       if (request.headers[CSRF_HEADER] !== '1') throw forbidden(`Signing out needs the "${CSRF_HEADER}: 1" header`);
+      if (fromAnotherOrigin(request)) throw forbidden('Signing out must come from the dashboard origin');
       const hash = hashKey(token);
       await deps.sessions.remove(hash);
       deps.auth.forgetSession(hash);

@@ -3,8 +3,10 @@
 // server keeps validating the next request meanwhile (DuckDB's appender, row by row or by data chunk,
 // measured 10 to 48 µs a row on the main thread). Events are idempotent on (org_id, id). A usage or
 // assistant-message id names one model call (METRICS.md §1), which can arrive more than once: read while it
-// streamed, or copied into a continued session's transcript. A repeated id keeps the earliest copy's time,
-// session, user and model, and the largest of each token count (combineUsage in api/ingest/decode.ts does
+// streamed, or copied into a continued session's transcript. A record belongs to the user who sent its id
+// first: the same id from another user of the organization is refused (the answer rejects it, the collector
+// quarantines it), never merged, so nobody can take another's record over or inflate its counts. A repeated
+// id from the same user keeps the earliest copy's time, session and model, and the largest of each token count (combineUsage in api/ingest/decode.ts does
 // the same within a batch). Moving a call to an earlier day needs no bookkeeping: the batch rebuilds the
 // new day and the 29 after it, which holds the old one unless the copy came more than 29 days later.
 //
@@ -20,8 +22,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
-import type { WireRecord } from '../../common/wire.ts';
-import { type DecodedBatch, decodeItems } from '../ingest/decode.ts';
+import type { IngestResponse, WireRecord } from '../../common/wire.ts';
+import { type DecodedBatch, decodeItems, indicesOf, type RecordKind } from '../ingest/decode.ts';
 
 const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'VARCHAR', session_id: 'VARCHAR', client: 'VARCHAR',
   autonomy: 'VARCHAR', tool_name: 'VARCHAR', tool_success: 'BOOLEAN', mcp_server: 'VARCHAR', skill: 'VARCHAR', is_shell: 'BOOLEAN',
@@ -43,7 +45,13 @@ FROM read_json($file, format = 'newline_delimited', columns = ${EVENT_COLUMNS}) 
 const INSERT_EVENTS = `INSERT INTO events ${SELECT_EVENTS}`;
 const INSERT_EVENTS_OR_IGNORE = `INSERT OR IGNORE INTO events ${SELECT_EVENTS}`;
 
-const UPSERT_USAGE = `
+/**
+ * A repeated usage id combines with the stored row only when the same user sent both (METRICS.md §1: a
+ * continued session's copies count once). Another user's row is never changed: `onOtherUser` either
+ * fails the statement (the fast path, so that the batch is written again by the careful one, which finds
+ * and refuses those ids) or leaves the row as it is (the careful path).
+ */
+const upsertUsage = (onOtherUser: string) => `
 INSERT INTO usage
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, thinking_tokens, thinking
@@ -51,7 +59,6 @@ FROM read_json($file, format = 'newline_delimited', columns = ${USAGE_COLUMNS})
 ON CONFLICT (org_id, id) DO UPDATE SET
   received_at = excluded.received_at, ts = least(excluded.ts, usage.ts),
   session_id = CASE WHEN excluded.ts < usage.ts THEN excluded.session_id ELSE usage.session_id END,
-  user_id = CASE WHEN excluded.ts < usage.ts THEN excluded.user_id ELSE usage.user_id END,
   model = CASE WHEN excluded.ts < usage.ts THEN excluded.model ELSE usage.model END,
   input_tokens = greatest(excluded.input_tokens, usage.input_tokens),
   output_tokens = greatest(excluded.output_tokens, usage.output_tokens),
@@ -59,9 +66,15 @@ ON CONFLICT (org_id, id) DO UPDATE SET
   cache_write_tokens = greatest(excluded.cache_write_tokens, usage.cache_write_tokens),
   thinking_tokens = greatest(excluded.thinking_tokens, usage.thinking_tokens),
   thinking = excluded.thinking OR usage.thinking
-WHERE excluded.ts < usage.ts OR excluded.input_tokens > usage.input_tokens OR excluded.output_tokens > usage.output_tokens
+WHERE CASE WHEN usage.user_id <> excluded.user_id THEN ${onOtherUser} ELSE
+     excluded.ts < usage.ts OR excluded.input_tokens > usage.input_tokens OR excluded.output_tokens > usage.output_tokens
    OR excluded.cache_read_tokens > usage.cache_read_tokens OR excluded.cache_write_tokens > usage.cache_write_tokens
-   OR excluded.thinking_tokens > usage.thinking_tokens OR (excluded.thinking AND NOT usage.thinking)`;
+   OR excluded.thinking_tokens > usage.thinking_tokens OR (excluded.thinking AND NOT usage.thinking) END`;
+
+/** What the fast path's usage upsert fails with when an id is another user's. */
+const OTHER_USERS_ID = 'agentmeter: a record id held by another user';
+const UPSERT_USAGE = upsertUsage(`error('${OTHER_USERS_ID}')`);
+const UPSERT_USAGE_CAREFULLY = upsertUsage('false');
 
 const SELECT_MESSAGES = `
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model
@@ -71,12 +84,23 @@ const INSERT_MESSAGES = `INSERT INTO assistant_messages ${SELECT_MESSAGES}`;
 /** A message stored before keeps its place unless this copy is earlier. */
 const UPSERT_MESSAGES = `INSERT INTO assistant_messages ${SELECT_MESSAGES}
 ON CONFLICT (org_id, id) DO UPDATE SET
-  received_at = excluded.received_at, ts = excluded.ts, session_id = excluded.session_id, user_id = excluded.user_id,
-  model = excluded.model
-WHERE excluded.ts < assistant_messages.ts`;
+  received_at = excluded.received_at, ts = excluded.ts, session_id = excluded.session_id, model = excluded.model
+WHERE excluded.ts < assistant_messages.ts AND assistant_messages.user_id = excluded.user_id`;
 
-/** DuckDB's message when a plain insert meets an existing key. */
-const isKeyConflict = (error: unknown) => error instanceof Error && /Constraint Error: Duplicate key/i.test(error.message);
+/**
+ * The ids of a batch file that another user of the organization holds in `table`. Records are keyed by
+ * (organization, id), and an id names one user's record: a copy from anyone else is refused, never
+ * merged (it could take the record over or inflate its counts). Run only on the careful path, so its
+ * scan of the table costs nothing on a batch of new ids.
+ */
+const otherUsersIds = (table: string) => `
+SELECT DISTINCT r.id FROM read_json($file, format = 'newline_delimited', columns = {id: 'VARCHAR'}) r
+JOIN ${table} t ON t.org_id = $org AND t.id = r.id
+WHERE t.user_id <> $user`;
+
+/** DuckDB's message when a plain insert meets an existing key, or the usage upsert another user's id. */
+const isKeyConflict = (error: unknown) =>
+  error instanceof Error && (/Constraint Error: Duplicate key/i.test(error.message) || error.message.includes(OTHER_USERS_ID));
 
 /**
  * DuckDB's errors that are about the rows it was given (a value it cannot read or convert, a NOT NULL
@@ -135,7 +159,12 @@ export function sweepIngestTemp(root: string): number {
 export interface StoreResult {
   stored: number;
   duplicates: number;
+  /** Records refused because another user of the organization holds their id (index and reason). */
+  refused: IngestResponse['rejected'];
 }
+
+const REFUSED_REASON =
+  'another user of the organization already sent a record with this id; a record belongs to the user who sent it first';
 
 export class IngestStore {
   /** A folder of this store's own (0700): two servers in one process (tests) must not remove each other's files. */
@@ -168,27 +197,35 @@ export class IngestStore {
 
   async store(orgId: OrgId, userId: UserId, batch: DecodedBatch): Promise<StoreResult> {
     const n = ++this.sequence;
-    const files: { sql: string; fallback: string; file: string }[] = [];
+    const files: { sql: string; fallback: string; file: string; kind: RecordKind; table: string }[] = [];
     const usage = batch.usage.map((row) => `${JSON.stringify(row)}\n`).join('');
-    for (const [sql, fallback, ndjson, name] of [
-      [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'events'],
-      [UPSERT_USAGE, UPSERT_USAGE, usage, 'usage'],
-      [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'messages'],
+    for (const [sql, fallback, ndjson, kind, table] of [
+      [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'event', 'events'],
+      [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, usage, 'usage', 'usage'],
+      [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'message', 'assistant_messages'],
     ] as const) {
       if (ndjson === '') continue;
-      const file = join(this.dir, `${n}-${name}.ndjson`);
+      const file = join(this.dir, `${n}-${kind === 'message' ? 'messages' : table}.ndjson`);
       // Raw events: readable by this user only whatever the umask; 'wx' never writes through a planted link.
       writeFileSync(file, ndjson, { mode: 0o600, flag: 'wx' });
-      files.push({ sql, fallback, file });
+      files.push({ sql, fallback, file, kind, table });
     }
+    const params = (file: string) => ({ org: orgId, user: userId, file });
     const write = (fast: boolean) =>
       this.db.transaction(async (tx) => {
-        let count = 0;
-        for (const { sql, fallback, file } of files) count += await tx.run(fast ? sql : fallback, { org: orgId, user: userId, file });
-        return count;
+        let stored = 0;
+        const refused: IngestResponse['rejected'] = [];
+        for (const { sql, fallback, file, kind, table } of files) {
+          stored += await tx.run(fast ? sql : fallback, params(file));
+          if (fast) continue;
+          const held = await tx.all<{ id: string }>(otherUsersIds(table), params(file));
+          for (const { index, id } of indicesOf(batch, kind, new Set(held.map((r) => r.id))))
+            refused.push({ index, id: id.slice(0, 256), reason: REFUSED_REASON });
+        }
+        return { stored, refused };
       });
     try {
-      const stored = await write(true)
+      const { stored, refused } = await write(true)
         .catch((error: unknown) => {
           if (isKeyConflict(error)) return write(false);
           throw error;
@@ -198,7 +235,8 @@ export class IngestStore {
             throw new BatchRefused(refusalReason(error.message));
           throw error;
         });
-      return { stored, duplicates: batch.received - batch.rejected.length - stored };
+      refused.sort((a, b) => a.index - b.index);
+      return { stored, duplicates: batch.received - batch.rejected.length - refused.length - stored, refused };
     } finally {
       for (const { file } of files) rmSync(file, { force: true });
     }

@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
 import type { Db } from '../../common/db/duckdb.ts';
 import { UserError } from '../../common/errors.ts';
+import { parseDay } from '../../common/time.ts';
 import type { ExportFormat } from '../../pipeline/export.ts';
 
 interface ExportArgs {
@@ -10,6 +11,8 @@ interface ExportArgs {
   to: string;
   out: string;
   format: ExportFormat;
+  org?: string;
+  'raw-csv': boolean;
 }
 
 export const exportCommand: CommandModule<object, ExportArgs> = {
@@ -28,16 +31,29 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       .option('to', { type: 'string', demandOption: true, describe: 'Last day (YYYY-MM-DD, UTC)' })
       .option('out', { type: 'string', demandOption: true, describe: 'Directory to write into (created private if missing)' })
       .option('format', { choices: ['parquet', 'csv'] as const, default: 'parquet' as const, describe: 'File format' })
+      .option('org', { type: 'string', describe: "One organization's rows only (its id, as `agentmeter orgs list` shows it)" })
+      .option('raw-csv', {
+        type: 'boolean',
+        default: false,
+        describe: 'CSV: keep text that starts with = + - @ as stored (for a warehouse), instead of prefixing an apostrophe',
+      })
       .check((a) => {
         if (!a.db) throw new Error('--db is required (or AGENTMETER_DB)');
+        // Real calendar days, as `batch` checks them: 2026-02-30 is refused, not moved to March.
         for (const key of ['from', 'to'] as const)
-          if (!/^\d{4}-\d{2}-\d{2}$/.test(a[key]) || Number.isNaN(Date.parse(`${a[key]}T00:00:00Z`)))
-            throw new Error(`--${key} takes YYYY-MM-DD`);
+          if (parseDay(a[key]) === undefined) throw new Error(`--${key} takes a real calendar day, YYYY-MM-DD (got ${a[key]})`);
         if (a.from > a.to) throw new Error(`--from ${a.from} is after --to ${a.to}`);
+        if (a.org !== undefined && !/^org_[0-9a-f]{16}$/.test(a.org))
+          throw new Error(`--org takes an organization id (org_ and 16 hex digits)`);
+        if (a['raw-csv'] && a.format !== 'csv') throw new Error('--raw-csv applies to --format csv only');
         return true;
       })
       .example('$0 export --db agentmeter.duckdb --from 2026-03-01 --to 2026-03-31 --out ./export', 'March as Parquet')
-      .example('$0 export --db agentmeter.duckdb --from 2026-03-01 --to 2026-03-01 --out ./export --format csv', 'One day as CSV') as never;
+      .example('$0 export --db agentmeter.duckdb --from 2026-03-01 --to 2026-03-01 --out ./export --format csv', 'One day as CSV')
+      .example(
+        '$0 export --db agentmeter.duckdb --from 2026-03-01 --to 2026-03-31 --out ./acme --org org_0123456789abcdef',
+        'One organization',
+      ) as never;
   },
   handler: async (args) => {
     // Loaded here, not at the top: every other command starts without the pipeline and DuckDB.
@@ -60,9 +76,20 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       throw error;
     }
     try {
-      const tables = await exportTables(db, { from: args.from, to: args.to, out: args.out, format: args.format, log });
+      const tables = await exportTables(db, {
+        from: args.from,
+        to: args.to,
+        out: args.out,
+        format: args.format,
+        rawCsv: args['raw-csv'],
+        ...(args.org !== undefined ? { orgId: args.org } : {}),
+        log,
+      });
       const rows = tables.reduce((sum, t) => sum + t.rows, 0);
-      process.stdout.write(`Exported ${rows} rows in ${tables.length} tables to ${args.out} (${args.format})\n`);
+      const what = `${args.format}${args.format === 'csv' && !args['raw-csv'] ? ', formula-like text prefixed with an apostrophe' : ''}`;
+      process.stdout.write(
+        `Exported ${rows} rows in ${tables.length} tables to ${args.out}${args.org ? ` for ${args.org}` : ''} (${what})\n`,
+      );
     } finally {
       await db.close();
     }

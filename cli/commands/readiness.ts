@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import { type ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
+import { shareableRepoUrl } from '../../common/repo-id.ts';
 import { describeZodError } from '../../common/wire.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import { callServer } from '../server-call.ts';
@@ -61,6 +62,14 @@ export const readinessCommand: CommandModule = {
             json = JSON.parse(readFileSync(args.file, 'utf8'));
           } catch (error) {
             throw new UserError(`${args.file} is not readable JSON: ${(error as Error).message}`);
+          }
+          // A report written by another tool may name its remote with a token in it: what leaves the
+          // machine is the URL without userinfo, query and fragment (a local path is refused below).
+          const url = (json as { repoUrl?: unknown } | null)?.repoUrl;
+          const shareable = typeof url === 'string' ? shareableRepoUrl(url) : undefined;
+          if (shareable !== undefined && shareable !== url) {
+            (json as { repoUrl: string }).repoUrl = shareable;
+            process.stderr.write(`repoUrl uploaded as ${shareable} (without userinfo, query and fragment)\n`);
           }
           const parsed = ReadinessReportInput.safeParse(json);
           if (!parsed.success) throw new UserError(`${args.file} is not a valid readiness report: ${describeZodError(parsed.error)}`);

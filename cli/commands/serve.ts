@@ -18,6 +18,7 @@ interface ServeArgs {
   'metrics-token'?: string;
   'jwt-max-lifetime': string;
   'public-url'?: string;
+  'trust-proxy'?: string;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -100,6 +101,13 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     const { serveOnFreePort } = await import('../listen.ts');
     const config = loadConfig();
     const log = createLogger({ name: 'agentmeter-server', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
+    // Behind a proxy, /install.sh builds the server address it hands developer machines from the Host or
+    // X-Forwarded-Host each request brings, which the proxy may pass on as the client sent it.
+    if (args['trust-proxy'] && !args['public-url'])
+      log.warn(
+        { trustProxy: args['trust-proxy'] },
+        '--trust-proxy without --public-url: /install.sh names this server by the forwarded Host of each request; set --public-url to the address developer machines use',
+      );
     const { server } = await serveOnFreePort({ dbPath: args.db, host: args.host, port: args.port }, (db, port, beforeListen) =>
       startServer({
         db,
@@ -115,7 +123,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         readModel: { maxRows: args['analytics-rows'] },
         decodeWorkers: args['decode-workers'],
         metricsToken: args['metrics-token'] ?? config.env.AGENTMETER_METRICS_TOKEN,
-        trustProxy: args['trust-proxy'] as string | undefined,
+        trustProxy: args['trust-proxy'],
         publicUrl: args['public-url'],
       }),
     );

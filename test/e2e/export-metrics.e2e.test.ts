@@ -40,7 +40,7 @@ describe('serve --metrics-token and export', () => {
       LOG_LEVEL: 'info',
     });
     expect(done.status, done.stderr).toBe(0);
-    expect(done.stdout).toContain(`Exported 0 rows in 9 tables to ${out} (csv)`);
+    expect(done.stdout).toContain(`Exported 0 rows in 9 tables to ${out} (csv, formula-like text prefixed with an apostrophe)`);
     expect(done.stderr.match(/table exported/g)).toHaveLength(9);
     expect(existsSync(join(out, 'agg_org_day'))).toBe(true);
   });

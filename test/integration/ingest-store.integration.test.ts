@@ -271,7 +271,7 @@ describe('temporary ingest files', () => {
     const previous = process.umask(0);
     try {
       const batch = await decodeNdjson(ndjson([event('a'), usage('u'), message('m')]), 10);
-      expect(await store.store('org_1' as OrgId, 'usr_1' as UserId, batch)).toEqual({ stored: 3, duplicates: 0 });
+      expect(await store.store('org_1' as OrgId, 'usr_1' as UserId, batch)).toEqual({ stored: 3, duplicates: 0, refused: [] });
     } finally {
       process.umask(previous);
     }

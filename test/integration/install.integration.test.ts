@@ -79,12 +79,16 @@ describe('GET /install.sh', () => {
   });
 
   it('is 503 with the documented body when the laptop bundle is not built', async () => {
-    const unbuilt = await testServer({ laptopDist: join(tempDir(), 'none') });
+    const missingDir = join(tempDir(), 'none');
+    const unbuilt = await testServer({ laptopDist: missingDir });
     try {
       for (const url of ['/install.sh', `/install/${VERSION}/agentmeter.mjs`]) {
         const res = await unbuilt.app.inject({ method: 'GET', url, headers: { host: 'localhost' } });
         expect(res.statusCode, url).toBe(503);
         expect(res.json().detail).toContain('npm run build:laptop');
+        // An anonymous visitor does not learn where the server is installed (issue #20).
+        expect(res.body, url).not.toContain(missingDir);
+        expect(res.body, url).not.toMatch(/\/(tmp|home|root|work|opt|srv)\//);
       }
     } finally {
       await unbuilt.close();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadinessReport } from '../../common/readiness.ts';
 import { repoId } from '../../common/repo-id.ts';
 import { CRITERIA, evaluate, levelOf } from '../../readiness/evaluator.ts';
-import { runCli } from '../helpers/processes.ts';
+import { runCli, runCliAsync } from '../helpers/processes.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -52,7 +52,7 @@ describe('readiness evaluator', () => {
     expect(Object.values(score(report)).every((s) => s === '0/1')).toBe(true);
     expect(report.report['readme']!.rationale).toBe('no README at the repository root');
     expect(report).toMatchObject({
-      repoUrl: `file://${dir}`,
+      repoUrl: `local:${report.commitHash}`,
       branch: 'main',
       hasLocalChanges: false,
       hasNonRemoteCommits: true,
@@ -121,7 +121,7 @@ describe('readiness evaluator', () => {
     });
     expect(report.report['linter']!.rationale).toBe('packages/api: no linter configured; packages/web: linter config: eslint.config.js');
     expect(level).toBe(2);
-    expect(report).toMatchObject({ repoUrl: 'git@github.com:acme/mono.git', hasLocalChanges: true, hasNonRemoteCommits: true });
+    expect(report).toMatchObject({ repoUrl: 'github.com:acme/mono.git', hasLocalChanges: true, hasNonRemoteCommits: true });
 
     // The report is accepted by the upload route, under the repository's id.
     const org = await server.seedOrg('Readiness');
@@ -149,8 +149,64 @@ describe('readiness evaluator', () => {
     const out = join(tempDir(), 'report.json');
     const result = runCli(['readiness', 'evaluate', dir, '--out', out]);
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^readiness level 1 of 5 for file:\/\//);
+    expect(result.stdout).toMatch(/^readiness level 1 of 5 for local:[0-9a-f]{40}\n/);
     expect(result.stdout).toContain('pass  L1 readme (1/1): README: README.md');
     expect(ReadinessReport.parse(JSON.parse(readFileSync(out, 'utf8'))).report['readme']!.numerator).toBe(1);
+  });
+
+  it('never ships a credential, query, fragment or local path in repoUrl; the server refuses them (issue #20)', async () => {
+    const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore' });
+    const token = 'ghs_0123456789abcdefSECRET';
+    const withToken = repo({ 'README.md': '# x\n' });
+    git(withToken, 'remote', 'add', 'origin', `https://x-access-token:${token}@github.com/acme/app.git?ref=1#frag`);
+    const clone = repo({ 'README.md': '# y\n' });
+    git(clone, 'remote', 'add', 'origin', withToken);
+    const fileRemote = repo({ 'README.md': '# z\n' });
+    git(fileRemote, 'remote', 'add', 'origin', `file://${withToken}`);
+
+    const tokenReport = evaluate(withToken, { agentVersion: '1.0.0' }).report;
+    expect(tokenReport.repoUrl).toBe('https://github.com/acme/app.git');
+    expect(JSON.stringify(tokenReport)).not.toContain(token);
+    for (const dir of [clone, fileRemote]) {
+      const report = evaluate(dir, { agentVersion: '1.0.0' }).report;
+      expect(report.repoUrl).toBe(`local:${report.commitHash}`);
+      expect(JSON.stringify(report)).not.toContain(dir);
+      expect(JSON.stringify(report)).not.toContain(withToken);
+    }
+
+    // What the CLI uploads: the evaluate --upload path, through a real server.
+    const org = await server.seedOrg('ReadinessUpload');
+    const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    const cli = await runCliAsync(['readiness', 'evaluate', withToken, '--upload', '--server', address, '--key', org.users.member.key]);
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(cli.stdout + cli.stderr).not.toContain(token);
+    const stored = await server.db.all<{ report: string }>(
+      'SELECT CAST(report AS VARCHAR) AS report FROM readiness_reports WHERE org_id = $org',
+      {
+        org: org.orgId,
+      },
+    );
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.report).not.toContain(token);
+    expect(JSON.parse(stored[0]!.report).repoUrl).toBe('https://github.com/acme/app.git');
+
+    // A report file written by another tool is cleaned the same way before it leaves; a local path is refused.
+    const file = join(tempDir(), 'report.json');
+    writeFileSync(file, JSON.stringify({ ...tokenReport, reportId: undefined, repoUrl: `https://u:${token}@github.com/acme/other.git#x` }));
+    const uploaded = await runCliAsync(['readiness', 'upload', file, '--server', address, '--key', org.users.member.key]);
+    expect(uploaded.status, uploaded.stderr).toBe(0);
+    expect(uploaded.stderr).toContain('repoUrl uploaded as https://github.com/acme/other.git');
+    writeFileSync(file, JSON.stringify({ ...tokenReport, reportId: undefined, repoUrl: `file://${withToken}` }));
+    const local = await runCliAsync(['readiness', 'upload', file, '--server', address, '--key', org.users.member.key]);
+    expect(local.status).toBe(1);
+    expect(local.stderr).toMatch(/repoUrl must not name a local path/);
+    const all = await server.db.all<{ report: string }>(
+      'SELECT CAST(report AS VARCHAR) AS report FROM readiness_reports WHERE org_id = $org',
+      {
+        org: org.orgId,
+      },
+    );
+    expect(all).toHaveLength(2);
+    expect(all.map((r) => r.report).join('')).not.toContain(token);
   });
 });

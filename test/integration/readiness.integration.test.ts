@@ -75,6 +75,12 @@ describe('readiness reports', () => {
       [report({ modelUsed: { id: 'm', reasoningEffort: 'extreme' } }), 'reasoningEffort'],
       [report({ surprise: true }), 'surprise'],
       [report({ repoUrl: '' }), 'repoUrl'],
+      [report({ repoUrl: 'https://x-access-token:ghs_secret@github.com/acme/app.git' }), 'repoUrl must not carry userinfo'],
+      [report({ repoUrl: 'https://github.com/acme/app.git?token=abc' }), 'repoUrl must not carry a query or fragment'],
+      [report({ repoUrl: 'https://github.com/acme/app.git#main' }), 'repoUrl must not carry a query or fragment'],
+      [report({ repoUrl: 'git@github.com:acme/app.git' }), 'repoUrl must not carry userinfo'],
+      [report({ repoUrl: 'file:///home/alice/src/app' }), 'repoUrl must not name a local path'],
+      [report({ repoUrl: '/home/alice/src/app' }), 'repoUrl must not name a local path'],
       [report({ reportId: 'not-a-uuid' }), 'reportId'],
       [report({ commitHash: 'zz' }), 'commitHash'],
     ];
@@ -131,10 +137,10 @@ describe('readiness reports', () => {
   });
 
   it('filters by repoId; 400 for bad parameters; guests 403; no credential 401; other organizations see nothing', async () => {
-    await post(acme.users.owner.key, report({ repoUrl: 'git@github.com:acme/infra.git' }));
+    await post(acme.users.owner.key, report({ repoUrl: 'github.com:acme/infra.git' }));
     const infra = ReadinessList.parse((await list(acme.users.owner.key, `?repoId=${repoId('https://github.com/acme/infra')}`)).json());
     expect(infra.reports.length).toBe(1);
-    expect(infra.reports[0]!.repoUrl).toBe('git@github.com:acme/infra.git');
+    expect(infra.reports[0]!.repoUrl).toBe('github.com:acme/infra.git');
     for (const query of [
       '?limit=0',
       '?limit=101',
@@ -154,5 +160,53 @@ describe('readiness reports', () => {
     expect(ReadinessList.parse((await list(other.users.owner.key)).json()).reports).toEqual([]);
     const [acmeReport] = ReadinessList.parse((await list(acme.users.owner.key)).json()).reports;
     expect((await list(other.users.owner.key, `?startAfter=${acmeReport!.reportId}`)).statusCode).toBe(400);
+  });
+});
+
+describe('migration 018 on reports stored before repoUrl was cleaned', () => {
+  it('strips credentials, query and fragment and replaces local paths; clean reports and repository ids stay', async () => {
+    const s = await testServer();
+    const o = await s.seedOrg('Dirty');
+    const rows = [
+      [
+        '11111111-1111-4111-8111-111111111111',
+        'https://x-access-token:ghs_SECRET@github.com/acme/app.git?ref=main#top',
+        'https://github.com/acme/app.git',
+      ],
+      ['22222222-2222-4222-8222-222222222222', 'file:///home/alice/src/secret-project', undefined],
+      ['33333333-3333-4333-8333-333333333333', 'git@github.com:acme/infra.git', 'github.com:acme/infra.git'],
+      ['44444444-4444-4444-8444-444444444444', 'https://github.com/acme/clean', 'https://github.com/acme/clean'],
+    ] as const;
+    for (const [id, url] of rows) {
+      const stored = { ...report({ repoUrl: url }), reportId: id, createdAt: 1_780_000_000_000 };
+      await s.db.run('INSERT INTO readiness_reports VALUES ($org, $id, $repo, $created, $user, $report)', {
+        org: o.orgId,
+        id,
+        repo: repoId(url),
+        created: stored.createdAt,
+        user: o.users.member.id,
+        report: JSON.stringify(stored),
+      });
+    }
+    await s.db.run('DELETE FROM schema_migrations WHERE version = 18');
+    const { migrate } = await import('../../common/db/duckdb.ts');
+    expect(await migrate(s.db)).toEqual(['018_clean_readiness_repo_urls.ts']);
+    const after = await s.db.all<{ report_id: string; repo_id: string; report: string }>(
+      'SELECT report_id, repo_id, CAST(report AS VARCHAR) AS report FROM readiness_reports WHERE org_id = $org ORDER BY report_id',
+      { org: o.orgId },
+    );
+    for (const [i, [id, url, expected]] of rows.entries()) {
+      const row = after[i]!;
+      expect(row.report_id).toBe(id);
+      expect(row.repo_id).toBe(repoId(url));
+      const stored = ReadinessReport.parse(JSON.parse(row.report));
+      expect(stored.repoUrl).toBe(expected ?? `local:${repoId(url).slice('repo_'.length)}`);
+      expect(stored.apps).toEqual(report().apps);
+    }
+    expect(after.map((r) => r.report).join('')).not.toMatch(/SECRET|alice|\?ref|#top/);
+    // The listing (whose answers are validated) reads them all.
+    const listed = await s.app.inject({ method: 'GET', url: PATH, headers: bearer(o.users.member.key) });
+    expect(ReadinessList.parse(listed.json()).reports).toHaveLength(4);
+    await s.close();
   });
 });

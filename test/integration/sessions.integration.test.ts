@@ -450,6 +450,42 @@ describe('sessions', () => {
     });
   });
 
+  it("another key holder's events naming the session, or usage naming its agent session, do not count in its usage", async () => {
+    const c = await registerComputer(org.users.member.key);
+    const s = Session.parse((await call('POST', '/api/v0/sessions', org.users.member.key, { computerId: c.id })).body);
+    const send = async (key: string, records: unknown[]) => {
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/api/v1/ingest/events',
+        headers: { ...bearer(key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+        payload: gzipNdjson(records),
+      });
+      expect(res.statusCode).toBe(200);
+    };
+    const tag = { api_session_id: s.sessionId, api_message_id: 'msg_t' };
+    await send(org.users.member.key, [
+      ev('SessionStart', '2026-11-20T11:00:00Z', { session_id: 'tag-own', ...tag }),
+      usage('mystery-model', '2026-11-20T11:00:10Z', { input_tokens: 10, output_tokens: 5 }, false, 'tag-own'),
+    ]);
+    // The manager tags the member's session with an agent session of their own, and ships usage under the
+    // member's agent session id.
+    await send(org.users.manager.key, [
+      ev('SessionStart', '2026-11-20T10:59:00Z', { session_id: 'tag-foreign', ...tag }),
+      usage('mystery-model', '2026-11-20T10:59:10Z', { input_tokens: 5_000_000 }, false, 'tag-foreign'),
+      usage('mystery-model', '2026-11-20T11:00:20Z', { input_tokens: 7_000_000 }, false, 'tag-own'),
+    ]);
+    const view = await getSession(org.users.member.key, s.sessionId);
+    expect(view.sessionSettings.tokenUsage).toEqual({
+      inputTokens: 10,
+      outputTokens: 5,
+      cacheCreationTokens: 0,
+      cacheReadTokens: 0,
+      thinkingTokens: 0,
+      serviceCredits: 15,
+    });
+    expect(view.sessionSettings.childInclusiveTokenUsageBySessionId ?? {}).toEqual({});
+  });
+
   it('GET with computerId, PATCH merges settings, list pages and filters, and visibility by role and organization', async () => {
     const c = await registerComputer(org.users.member.key);
     const d = await registerComputer(org.users.member.key, 'second');

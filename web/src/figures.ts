@@ -1,6 +1,7 @@
 // Pure: the analytics API's records → the figures the dashboard shows. No DOM here, so the unit tests
 // check these on fixtures (test/unit/dashboard-figures.unit.test.ts). Every figure is a sum or a list of
 // the API's own numbers for the same range, so what the page shows equals what the API answers.
+import { guardCsvText } from '../../common/csv-cells.ts';
 
 export const EARLIEST_DATE = '2026-01-14';
 const DAY_MS = 86_400_000;
@@ -221,11 +222,10 @@ export function sortPeople(rows: readonly PersonTotals[], key: keyof PersonTotal
   });
 }
 
-/** RFC 4180 CSV; a cell that starts like a formula is prefixed so a spreadsheet shows it as text. */
+/** RFC 4180 CSV; a cell that starts like a formula is prefixed so a spreadsheet shows it as text (common/csv-cells.ts). */
 export function toCsv(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
   const cell = (v: string | number) => {
-    let s = String(v);
-    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+    const s = typeof v === 'string' ? guardCsvText(v) : String(v);
     return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
   };
   return `${[header, ...rows].map((r) => r.map(cell).join(',')).join('\r\n')}\r\n`;
