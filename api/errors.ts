@@ -117,7 +117,12 @@ export function installErrorHandling(app: FastifyInstance): void {
       detail = error.message;
     }
     if (status < 500) detail = boundDetail(detail, longInputs(request));
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    // A deliberate "come back later" (429, or a 503 when the server is busy) says when.
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+    // A refused credential gets no kept-alive connection to hold on to (by dribbling a body, say).
+    if (status === 401 || status === 403) void reply.header('connection', 'close');
+    if (status >= 500 && typeof retryAfter !== 'number') request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, detail }, 'request refused');
     void reply.status(status).send(errorBody(status, detail, String(request.id)));
   });
