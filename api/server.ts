@@ -9,6 +9,7 @@ import type { Db, OpenOptions } from '../common/db/duckdb.ts';
 import { unauthorized } from '../common/errors.ts';
 import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
+import { SHUTDOWN_GRACE_MS } from '../common/serve-defaults.ts';
 import { type BatchOptions, type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch } from '../pipeline/batch.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
@@ -131,12 +132,6 @@ export interface Services {
 /** Longest a client may take to send one whole request (the ingest body has its own, shorter, deadline). */
 export const REQUEST_TIMEOUT_MS = 60_000;
 export const CONNECTIONS_CHECK_MS = 5_000;
-/**
- * On SIGTERM, how long in-flight requests get to finish before their connections are closed: well under
- * systemd's default stop timeout (TimeoutStopSec, 90 s), so the server checkpoints and exits on its own
- * rather than being killed.
- */
-export const SHUTDOWN_GRACE_MS = 10_000;
 
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
   const app = Fastify({
@@ -149,7 +144,11 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     // say so (docs/ingest-limits.md lists them); ingest bodies are never parsed on the loop.
     bodyLimit: 1024 * 1024,
     requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
-    http: { connectionsCheckingInterval: options.connectionsCheckMs ?? CONNECTIONS_CHECK_MS },
+    // Given to Node's constructor as well: Node 20 reads requestTimeout there, not when set afterwards.
+    http: {
+      requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: options.connectionsCheckMs ?? CONNECTIONS_CHECK_MS,
+    },
     // Errors met before a route runs answer with the documented body too (api/errors.ts).
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(options.log),
