@@ -49,7 +49,8 @@ function* longInputs(request: FastifyRequest): Generator<string> {
     const node = stack.pop();
     if (typeof node === 'string') {
       if (node.length > MAX_ECHO) yield node;
-    } else if (node !== null && typeof node === 'object') {
+    } else if (node !== null && typeof node === 'object' && !ArrayBuffer.isView(node)) {
+      // Bytes (a body read as a buffer) hold no string, and listing their entries would cost one per byte.
       for (const [key, value] of Object.entries(node)) stack.push(key, value);
     }
   }

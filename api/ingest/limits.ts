@@ -30,7 +30,7 @@ export const DEFAULT_INGEST_LIMITS: IngestLimits = {
   maxInflatedBytes: 16 * 1024 * 1024,
   maxRecords: MAX_BATCH_RECORDS,
   maxInFlight: 8,
-  maxInFlightPerKey: 2,
+  maxInFlightPerKey: 4,
   maxDecodeQueue: 4,
   bodyDeadlineMs: 30_000,
   retryAfterSeconds: 2,
