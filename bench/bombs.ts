@@ -96,12 +96,16 @@ export function residentMB(pid: number): { rss: number; peak: number } | undefin
   }
 }
 
-async function send(url: string, key: string, body: Buffer): Promise<BombAnswer> {
+async function send(url: string, key: string, body: Buffer, gzip = true): Promise<BombAnswer> {
   const started = performance.now();
   try {
     const response = await fetch(`${url}/api/v1/ingest/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/x-ndjson',
+        ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+      },
       body,
     });
     const text = await response.text();
@@ -141,7 +145,9 @@ export async function runBombs(options: {
     const n = victimBatch++;
     return gzipSync(`${Array.from({ length: 4 }, (_, i) => JSON.stringify(event(`victim-${n}-${i}`))).join('\n')}\n`);
   };
-  await Promise.all([send(url, victimKey, victimBody()), send(url, victimKey, victimBody())]);
+  // Two plain bodies over the size decoded on the event loop (api/routes/ingest.ts), at once: both workers.
+  const warm = (n: number) => Buffer.from(`${Array.from({ length: 300 }, (_, i) => JSON.stringify(event(`warm-${n}-${i}`))).join('\n')}\n`);
+  await Promise.all([send(url, victimKey, warm(0), false), send(url, victimKey, warm(1), false)]);
   resetPeak(pid);
   const before = residentMB(pid);
 
