@@ -49,7 +49,8 @@ function* longInputs(request: FastifyRequest): Generator<string> {
     const node = stack.pop();
     if (typeof node === 'string') {
       if (node.length > MAX_ECHO) yield node;
-    } else if (node !== null && typeof node === 'object') {
+    } else if (node !== null && typeof node === 'object' && !ArrayBuffer.isView(node)) {
+      // Bytes (a body read as a buffer) hold no string, and listing their entries would cost one per byte.
       for (const [key, value] of Object.entries(node)) stack.push(key, value);
     }
   }
@@ -117,7 +118,12 @@ export function installErrorHandling(app: FastifyInstance): void {
       detail = error.message;
     }
     if (status < 500) detail = boundDetail(detail, longInputs(request));
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    // A deliberate "come back later" (429, or a 503 when the server is busy) says when.
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+    // A refused credential gets no kept-alive connection to hold on to (by dribbling a body, say).
+    if (status === 401 || status === 403) void reply.header('connection', 'close');
+    if (status >= 500 && typeof retryAfter !== 'number') request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, detail }, 'request refused');
     void reply.status(status).send(errorBody(status, detail, String(request.id)));
   });

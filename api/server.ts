@@ -9,6 +9,7 @@ import type { Db, OpenOptions } from '../common/db/duckdb.ts';
 import { unauthorized } from '../common/errors.ts';
 import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
+import { SHUTDOWN_GRACE_MS } from '../common/serve-defaults.ts';
 import { type BatchOptions, type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch } from '../pipeline/batch.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
@@ -20,6 +21,7 @@ import { registerDashboard } from './dashboard/static.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
+import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
 import { registerInstallRoutes } from './install/routes.ts';
 import { registerMachineRoutes } from './machines/routes.ts';
 import { MachineStore } from './machines/store.ts';
@@ -88,6 +90,15 @@ export interface ServerOptions {
   readModel?: Partial<ReadModelLimits> | undefined;
   /** Worker threads that decode ingest bodies (0: decode on the event loop; default: defaultDecodeWorkers()). */
   decodeWorkers?: number | undefined;
+  /** Limits of one ingest request (default DEFAULT_INGEST_LIMITS, api/ingest/limits.ts). */
+  ingestLimits?: Partial<IngestLimits> | undefined;
+  /**
+   * Longest a client may take to send a whole request, headers and body (default REQUEST_TIMEOUT_MS);
+   * Node checks every CONNECTIONS_CHECK_MS, so a stalled request is answered 408 and closed within the sum.
+   */
+  requestTimeoutMs?: number | undefined;
+  /** How often Node looks for requests past their timeout (default CONNECTIONS_CHECK_MS). */
+  connectionsCheckMs?: number | undefined;
   /** Turns GET /metrics on, for this bearer token (at least 32 characters); off when absent. */
   metricsToken?: string | undefined;
   /**
@@ -120,6 +131,9 @@ export interface Services {
 
 /** Requests that change nothing: their authenticated answers are `private`; every other is `no-store`. */
 const READ_METHODS = new Set(['GET', 'HEAD']);
+/** Longest a client may take to send one whole request (the ingest body has its own, shorter, deadline). */
+export const REQUEST_TIMEOUT_MS = 60_000;
+export const CONNECTIONS_CHECK_MS = 5_000;
 
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
   const app = Fastify({
@@ -128,7 +142,15 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     trustProxy: options.trustProxy ?? false,
+    // JSON bodies are parsed on the event loop: 1 MiB is a few milliseconds of it. Routes that take more
+    // say so (docs/ingest-limits.md lists them); ingest bodies are never parsed on the loop.
     bodyLimit: 1024 * 1024,
+    requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    // Given to Node's constructor as well: Node 20 reads requestTimeout there, not when set afterwards.
+    http: {
+      requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: options.connectionsCheckMs ?? CONNECTIONS_CHECK_MS,
+    },
     // Errors met before a route runs answer with the documented body too (api/errors.ts).
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(options.log),
@@ -189,10 +211,12 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     return { status: 'ok' };
   });
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
-  const decoders = workers > 0 ? new DecodePool(workers) : undefined;
+  const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
+  const decoders = workers > 0 ? new DecodePool(workers, ingestLimits.maxDecodeQueue) : undefined;
   registerIngestRoutes(app, {
     ingest,
     decoders,
+    limits: ingestLimits,
     authenticate: (r) => auth.authenticate(r),
     onStored: (principal, r) => machines.recordDelivery(principal, r.headers),
   });
@@ -330,6 +354,8 @@ export async function startServer(
     handleSignals?: boolean;
     /** Runs right before listening: the CLI lets go of the port it held while the database opened. */
     beforeListen?: () => Promise<void>;
+    /** How long close() lets in-flight requests finish before it closes their connections (default SHUTDOWN_GRACE_MS). */
+    shutdownGraceMs?: number;
   },
 ): Promise<RunningServer> {
   const { app, services } = await buildServer(options);
@@ -344,8 +370,19 @@ export async function startServer(
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      options.log.info('shutting down: finishing in-flight requests');
-      await app.close();
+      const graceMs = options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
+      options.log.info({ graceMs }, 'shutting down: finishing in-flight requests');
+      // A client that sent headers and nothing more (or reads its answer slowly) must not hold the
+      // shutdown: after the grace period every connection still open is closed.
+      const force = setTimeout(() => {
+        options.log.warn({ graceMs }, 'shutdown: closing the connections of requests still in flight');
+        app.server.closeAllConnections();
+      }, graceMs);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(force);
+      }
       await options.db.close();
       options.log.info('server stopped');
     })());

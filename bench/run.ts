@@ -4,6 +4,9 @@
 //   ship       — collector ship rate (spool files → server, end to end)
 //   dashboard  — the dashboard overview's cold complete time in Chromium, and its gzip asset size
 //   bundle     — the laptop bundle's size and its cold start (`node dist/laptop/agentmeter.mjs --version`)
+//   bombs      — abusive ingest requests (gzip bombs, records naming 1,000 files, several at once): time to
+//                answer, the server's peak RSS growth, another organization's batch latency (bench/bombs.ts).
+//                BENCH_CLI=<path to another checkout's bin/agentmeter.js> runs them against that server.
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
 import { spawn, spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -18,6 +21,7 @@ import type { WireRecord } from '../common/wire.ts';
 import { type BatchOptions, runBatch, splitStatements } from '../pipeline/batch.ts';
 import { buildLaptop, LAPTOP_BUNDLE } from '../scripts/build-laptop.mjs';
 import { buildWeb } from '../scripts/build-web.mjs';
+import { FULL_BOMBS, runBombs } from './bombs.ts';
 import { measureDashboard } from './dashboard.ts';
 import type { LoadResult } from './load-client.ts';
 import { CLI, startServer } from './server-process.ts';
@@ -443,12 +447,63 @@ async function benchBundle(): Promise<void> {
   results['bundle'] = { bytes, runs, coldStartMs: { median, p90: quantile(bundle, 0.9) }, bareNodeMs: { median: quantile(bare, 0.5) } };
 }
 
+async function benchBombs(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'am-bench-bombs-'));
+  const db = join(dir, 'bench.duckdb');
+  // Four keys in the attacker's organization, one in another organization.
+  const handle = await openDb(db);
+  const accounts = new AccountStore(handle);
+  const attacker = await accounts.createOrg('Attacker');
+  const attackerKeys: string[] = [];
+  for (let i = 0; i < 4; i++)
+    attackerKeys.push(
+      (await accounts.createKey(await accounts.createUser({ orgId: attacker.id, email: `a${i}@attacker.example.com`, role: 'member' })))
+        .key,
+    );
+  const other = await accounts.createOrg('Other');
+  const victimKey = (
+    await accounts.createKey(await accounts.createUser({ orgId: other.id, email: 'dev@other.example.com', role: 'member' }))
+  ).key;
+  await handle.close();
+  const cli = process.env['BENCH_CLI'] ?? CLI;
+  const server = await startServer(db, [], [cli, 'serve', '--db', db, '--port', '0', '--no-batch']);
+  const sizes = {
+    newlineMiB: Math.max(16, Math.round(FULL_BOMBS.newlineMiB * SCALE)),
+    fileRecords: Math.max(1000, Math.round(FULL_BOMBS.fileRecords * SCALE)),
+    concurrent: FULL_BOMBS.concurrent,
+  };
+  const figures = await runBombs({ url: server.url, pid: server.child.pid!, attackerKeys, victimKey, sizes });
+  await server.stop();
+  const answer = (a: { status: number; ms: number }) => `${a.status} in ${fmt(a.ms, 0)} ms`;
+  const statuses = new Map<number, number>();
+  for (const a of figures.concurrent.answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+  console.log(`\nIngest bombs (server: ${cli})`);
+  console.log(
+    `  newline bomb, ${sizes.newlineMiB} MiB of newlines (${fmt(figures.newlineBomb.gzipBytes / 1024, 0)} KB gzip): ${answer(figures.newlineBomb)}`,
+  );
+  console.log(
+    `  files bomb, ${sizes.fileRecords} records x 1,000 files (${fmt(figures.filesBomb.gzipBytes / 1024, 0)} KB gzip): ${answer(figures.filesBomb)}`,
+  );
+  console.log(
+    `  ${sizes.concurrent} of each at once from 4 keys: ${[...statuses].map(([status, n]) => `${n} x ${status}`).join(', ')}; slowest answer ${fmt(figures.concurrent.slowestMs, 0)} ms`,
+  );
+  console.log(
+    `  server RSS: ${fmt(figures.rssBeforeMB ?? Number.NaN, 0)} MB before, peak ${fmt(figures.peakRssMB ?? Number.NaN, 0)} MB (+${fmt(figures.peakGrowthMB ?? Number.NaN, 0)} MB)   target: +<= 320 MB`,
+  );
+  console.log(
+    `  other organization: ${figures.otherOrg.stored}/${figures.otherOrg.batches} 4-record batches stored, median ${fmt(figures.otherOrg.medianMs, 0)} ms, slowest ${fmt(figures.otherOrg.slowestMs, 0)} ms   target: < 1000 ms`,
+  );
+  results['bombs'] = { server: cli, sizes, ...figures };
+  rmSync(dir, { recursive: true, force: true });
+}
+
 const wanted = new Set(process.argv.slice(2));
 const all = wanted.size === 0;
 if (all || wanted.has('hook')) benchHook();
 if (all || wanted.has('ingest')) await benchIngest();
 if (all || wanted.has('ship')) await benchShip();
 if (all || wanted.has('bundle')) await benchBundle();
+if (all || wanted.has('bombs')) await benchBombs();
 if (all || wanted.has('batch') || wanted.has('api') || wanted.has('dashboard')) {
   const dir = mkdtempSync(join(tmpdir(), 'am-bench-data-'));
   const data = await benchDatabase(dir);

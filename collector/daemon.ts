@@ -5,11 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type FSWatcher, watch } from 'chokidar';
 import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from '../common/backoff.ts';
 import type { Logger } from '../common/logger.ts';
-import type { IngestResponse } from '../common/wire.ts';
+import { type IngestResponse, MAX_BATCH_RECORDS } from '../common/wire.ts';
 import { type Batch, buildBatch } from './batch.ts';
 import { HookConfigCache } from './hooks-ran.ts';
 import { refreshLimitStatus } from './limits.ts';
-import { isBatchFault, narrowBatch } from './narrow.ts';
+import { isBatchFault, isContentFault, narrowBatch } from './narrow.ts';
 import { encodeBatch, postBatch, REQUEST_TIMEOUT_MS, ShipError } from './shipper.ts';
 import { ensureSpool, quarantineFile, quarantineRecord, type SpoolDirs, SpoolQueue, shippedPaths, spoolDirs, sweepTmp } from './spool.ts';
 import { type CollectorState, loadState, machineId, saveState } from './state.ts';
@@ -22,7 +22,7 @@ export interface CollectorOptions {
   /** The user's home (agents' settings and session files). */
   home: string;
   log: Logger;
-  /** Most records in one request. */
+  /** Most records in one request (at most MAX_BATCH_RECORDS). */
   batchSize?: number;
   /** Longest an event waits in the spool before a partial batch ships. */
   maxAgeMs?: number;
@@ -83,7 +83,8 @@ export class Collector {
     this.state = loaded.state;
     this.machine = machineId(options.agentmeterHome);
     this.hooks = new HookConfigCache(options.home);
-    this.batchSize = options.batchSize ?? 5000;
+    // The server decodes at most MAX_BATCH_RECORDS records of one request (api/ingest/limits.ts).
+    this.batchSize = Math.max(1, Math.min(options.batchSize ?? 5000, MAX_BATCH_RECORDS));
     this.maxAgeMs = options.maxAgeMs ?? 1000;
   }
 
@@ -205,8 +206,10 @@ export class Collector {
         let message = error instanceof ShipError ? error.message : String(error);
         // Before any give-up on errors that are not retryable: a 422 is not worth sending again as it
         // is, but its halves are.
-        faults = isBatchFault(error) ? faults + 1 : 0;
-        if (isBatchFault(error) && (error.status === 422 || faults >= NARROW_AFTER) && !this.stopping) {
+        // A busy server (429, or 503 with Retry-After) neither counts as a fault nor splits the batch.
+        const busy = error instanceof ShipError && error.busy;
+        if (!busy) faults = isBatchFault(error) ? faults + 1 : 0;
+        if (isBatchFault(error) && (isContentFault(error) || faults >= NARROW_AFTER) && !this.stopping) {
           faults = 0;
           const narrowed = await this.narrow(prepared, error);
           if (narrowed.kind === 'answer') return { answer: narrowed.answer, ms: Date.now() - started };
@@ -224,8 +227,9 @@ export class Collector {
           log.error({ error: message, attempts: attempt + 1 }, 'batch not shipped; it stays in the spool');
           return { error: message };
         }
-        const wait = backoffDelay(attempt, this.options.backoff ?? DEFAULT_BACKOFF);
-        log.warn({ error: message, attempt: attempt + 1, retryInMs: wait }, 'ship failed, retrying');
+        // The server said how long to wait: wait that, as told, not the backoff.
+        const wait = busy ? error.retryAfterMs! : backoffDelay(attempt, this.options.backoff ?? DEFAULT_BACKOFF);
+        log.warn({ error: message, attempt: attempt + 1, retryInMs: wait, busy }, 'ship failed, retrying');
         await sleep(wait, undefined, { signal: this.abort.signal }).catch(() => undefined);
       }
     }

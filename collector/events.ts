@@ -3,7 +3,7 @@
 
 import { ok, quarantine, type StepResult } from '../common/result.ts';
 import { parseEventTime } from '../common/time.ts';
-import { API_ID, describeZodError, type WireHookEvent } from '../common/wire.ts';
+import { API_ID, describeZodError, MAX_FILES_PER_EVENT, MAX_HOOK_RUNS, type WireHookEvent } from '../common/wire.ts';
 import { HookPayload } from './agents/hook-payload.ts';
 import { adapterFor } from './agents/index.ts';
 import { clientType, runsGitCommit, runsPrCreate, slashCommand, toolSucceeded } from './derive.ts';
@@ -90,7 +90,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
       if (skill) record.skill = skill.slice(0, 512);
       if (success) {
         const files = tools.files(toolName, p.tool_input, p.tool_response);
-        if (files.length) record.files = files.slice(0, 1000);
+        if (files.length) record.files = files.slice(0, MAX_FILES_PER_EVENT);
         const command = tools.shellCommand(toolName, p.tool_input);
         if (command !== undefined) {
           if (runsGitCommit(command)) record.git_commit = true;
@@ -117,7 +117,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
     // PermissionRequest (Codex, Claude Code) names a tool too: its hooks' matchers filter on it.
     const matchedTool = toolName ?? (typeof p.tool_name === 'string' ? p.tool_name.trim() : undefined);
     const ran = hooks.ran(adapter.name, p.cwd, agentEvent, matchedTool);
-    if (ran.length) record.hooks = ran.slice(0, 200);
+    if (ran.length) record.hooks = ran.slice(0, MAX_HOOK_RUNS);
   }
 
   const transcriptPaths = [p.transcript_path, p.agent_transcript_path].filter((x): x is string => typeof x === 'string' && x !== '');

@@ -27,9 +27,19 @@ export type NarrowResult =
   | { kind: 'answer'; answer: IngestResponse; requests: number }
   | { kind: 'error'; error: string; requests: number };
 
-/** A failure narrowing applies to: the batch, not the connection or the credential. */
+/**
+ * A failure narrowing applies to: the batch, not the connection, the credential or a busy server (a 429,
+ * or a 503 with Retry-After: the batch is sent again whole once the wait is over, never split for it).
+ * A 413 (the batch inflates past the server's cap) is one: its halves are smaller.
+ */
 export const isBatchFault = (error: unknown): error is ShipError & { status: number } =>
-  error instanceof ShipError && error.status !== undefined && (error.status === 422 || (error.status >= 500 && error.status <= 599));
+  error instanceof ShipError &&
+  error.status !== undefined &&
+  !error.busy &&
+  (error.status === 422 || error.status === 413 || (error.status >= 500 && error.status <= 599));
+
+/** A failure that says the content is at fault, so narrowing starts at once: 422, or 413 (too large). */
+export const isContentFault = (error: ShipError & { status: number }): boolean => error.status === 422 || error.status === 413;
 
 class GiveUp extends Error {}
 
@@ -67,7 +77,7 @@ export async function narrowBatch(size: number, failure: ShipError & { status: n
       } catch (error) {
         if (!isBatchFault(error)) throw new GiveUp(error instanceof Error ? error.message : String(error));
         last = error;
-        if (error.status === 422) break;
+        if (isContentFault(error)) break;
         if (!answered && --blindBudget < 0)
           throw new GiveUp(`${error.message} (every part of the batch failed: the server, not a record, is at fault)`);
         if (attempt + 1 < tries) await options.wait(attempt);
@@ -86,7 +96,7 @@ export async function narrowBatch(size: number, failure: ShipError & { status: n
   try {
     if (size === 1) {
       // The whole batch was this record: it already failed; a 422 says enough, a 5xx is tried again.
-      if (failure.status === 422) suspects.push({ index: 0, error: failure });
+      if (isContentFault(failure)) suspects.push({ index: 0, error: failure });
       else await part(all);
     } else {
       const mid = Math.ceil(size / 2);
@@ -97,7 +107,7 @@ export async function narrowBatch(size: number, failure: ShipError & { status: n
     if (error instanceof GiveUp) return { kind: 'error', error: error.message, requests };
     throw error;
   }
-  const unproven = suspects.filter((s) => s.error.status !== 422);
+  const unproven = suspects.filter((s) => !isContentFault(s.error));
   if (unproven.length && !answered)
     return {
       kind: 'error',

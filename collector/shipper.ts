@@ -16,8 +16,15 @@ export class ShipError extends Error {
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
+    /** The server is busy (429, or 503 with Retry-After) and said to wait this long before trying again. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
+  }
+
+  /** The server asked to be tried again later: the batch is not at fault, and is sent again whole. */
+  get busy(): boolean {
+    return this.retryAfterMs !== undefined;
   }
 
   /** The server refused the credential (401) or what it may do (403): no retry can succeed, a person must act. */
@@ -37,6 +44,21 @@ export function encodeBatch(records: readonly WireRecord[]): Buffer {
   let text = '';
   for (const record of records) text += `${JSON.stringify(record)}\n`;
   return gzipSync(text, { level: 1 });
+}
+
+/** Longest the collector waits when a busy server asks for more (a wrong clock must not park it for days). */
+export const MAX_RETRY_AFTER_MS = 5 * 60_000;
+
+/**
+ * Pure: a Retry-After header (seconds, or an HTTP date) as milliseconds from `now`, at most
+ * MAX_RETRY_AFTER_MS; undefined when absent or unreadable.
+ */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  const text = header.trim();
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
+  if (!Number.isFinite(ms)) return undefined;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }
 
 /** Longest one request may take: a half-open connection must not stall the collector for good. */
@@ -80,11 +102,15 @@ export async function postBatch(
   }
   if (!response.ok) {
     const detail = errorDetail(text);
-    // 401/403 need a person (a revoked key); 413 would repeat forever: none of them is retried blindly.
+    // 401/403 need a person (a revoked key); 413 would repeat forever (the collector sends it again in
+    // halves, collector/narrow.ts): none of them is retried blindly.
     const retryable = response.status >= 500 || response.status === 429 || response.status === 408;
     if (response.status === 401 || response.status === 403)
       throw new ShipError(refusalMessage(response.status, detail), false, response.status);
-    throw new ShipError(`server answered ${response.status}: ${detail}`, retryable, response.status);
+    // Busy: a 429, or a 503 that says when to come back (a 503 without it may be the batch's fault).
+    const wait = response.status === 429 || response.status === 503 ? retryAfterMs(response.headers.get('retry-after')) : undefined;
+    const busy = wait ?? (response.status === 429 ? 1000 : undefined);
+    throw new ShipError(`server answered ${response.status}: ${detail}`, retryable, response.status, busy);
   }
   const parsed = IngestResponse.safeParse(JSON.parse(text));
   if (!parsed.success) throw new ShipError('server answered with an unexpected body', true, response.status);

@@ -34,8 +34,14 @@ export const HOOK_BODY_CAP = 1024 * 1024;
  * in length), which only this size test recognizes.
  */
 export const HOOK_FILE_CAP = 2056 * 512;
-/** tmp/ files older than this belong to a hook that died mid-write. */
+/** tmp/ files older than this belong to a hook that died mid-write: the collector's sweep removes them. */
 export const TMP_MAX_AGE_MS = 36 * 3600 * 1000;
+/**
+ * A tmp/ file not written to for this long is abandoned: a hook copies its event in milliseconds, so no
+ * hook is writing it any more (the hook or its `cat` was killed, the machine stopped). It stays until the
+ * sweep (TMP_MAX_AGE_MS after its last write); `collect status` and `doctor` name it meanwhile.
+ */
+export const TMP_ABANDONED_AFTER_MS = 60_000;
 /** The largest file the hook writes: its capped body and a header of a few short lines, with room. */
 export const SPOOL_FILE_MAX = HOOK_BODY_CAP + 1 + 64 * 1024;
 /**
@@ -342,11 +348,48 @@ export interface SpoolCounts {
   /** Entries of new/ that are not the hook's files: left where they are. */
   leftAlone: number;
   quarantined: number;
-  /** Files in tmp/ that are not yet in new/: being written, or left by a hook that died. */
+  /** Files in tmp/ that are not yet in new/ and were written to in the last TMP_ABANDONED_AFTER_MS: being written. */
   inProgress: number;
+  /** Files in tmp/ that are not in new/ and were not written to for longer: abandoned, until the sweep. */
+  abandoned: number;
+  /** The last write of the oldest abandoned file (epoch ms), if any. */
+  oldestAbandonedMs?: number;
 }
 
-export function spoolCounts(dirs: SpoolDirs): SpoolCounts {
+/** Pure: when the sweep removes a tmp/ file last written at `mtimeMs` (epoch ms). */
+export const sweptAt = (mtimeMs: number): number => mtimeMs + TMP_MAX_AGE_MS;
+
+/**
+ * The tmp/ files that are not in new/ (one link), split into those being written and those abandoned
+ * (see TMP_ABANDONED_AFTER_MS), with the last write of the oldest abandoned one.
+ */
+export function tmpFiles(dirs: SpoolDirs, now = Date.now()): { writing: number; abandoned: number; oldestAbandonedMs?: number } {
+  let names: string[];
+  try {
+    names = readdirSync(dirs.tmp);
+  } catch {
+    return { writing: 0, abandoned: 0 };
+  }
+  let writing = 0;
+  let abandoned = 0;
+  let oldest: number | undefined;
+  for (const name of names) {
+    try {
+      const stat = lstatSync(join(dirs.tmp, name));
+      if (stat.nlink !== 1) continue;
+      if (now - stat.mtimeMs < TMP_ABANDONED_AFTER_MS) writing++;
+      else {
+        abandoned++;
+        if (oldest === undefined || stat.mtimeMs < oldest) oldest = stat.mtimeMs;
+      }
+    } catch {
+      // Delivered and read while we counted.
+    }
+  }
+  return { writing, abandoned, ...(oldest !== undefined ? { oldestAbandonedMs: oldest } : {}) };
+}
+
+export function spoolCounts(dirs: SpoolDirs, now = Date.now()): SpoolCounts {
   const list = (dir: string) => {
     try {
       return readdirSync(dir);
@@ -366,16 +409,13 @@ export function spoolCounts(dirs: SpoolDirs): SpoolCounts {
     if (problem) leftAlone++;
     else pending++;
   }
+  const tmp = tmpFiles(dirs, now);
   return {
     pending,
     leftAlone,
     quarantined: list(dirs.bad).filter((n) => !n.endsWith('.reason')).length,
-    inProgress: list(dirs.tmp).filter((name) => {
-      try {
-        return lstatSync(join(dirs.tmp, name)).nlink === 1;
-      } catch {
-        return false; // delivered and read while we counted
-      }
-    }).length,
+    inProgress: tmp.writing,
+    abandoned: tmp.abandoned,
+    ...(tmp.oldestAbandonedMs !== undefined ? { oldestAbandonedMs: tmp.oldestAbandonedMs } : {}),
   };
 }

@@ -28,3 +28,10 @@ export const MIN_TOKEN_LENGTH = 32;
 
 /** The metrics token as `serve --metrics-token` and AGENTMETER_METRICS_TOKEN take it. */
 export const MetricsToken = z.string().min(MIN_TOKEN_LENGTH, `the metrics token must be at least ${MIN_TOKEN_LENGTH} characters`);
+
+/**
+ * On SIGTERM, how long in-flight requests get to finish before their connections are closed: well under
+ * systemd's default stop timeout (TimeoutStopSec, 90 s), so the server checkpoints and exits on its own
+ * rather than being killed.
+ */
+export const SHUTDOWN_GRACE_MS = 10_000;

@@ -48,6 +48,20 @@ const tokens = z.number().int().nonnegative().max(MAX_TOKENS);
 /** Epoch milliseconds, bounded to years 2000..2100 so a corrupt clock is rejected rather than stored. */
 const epochMs = z.number().int().min(946_684_800_000).max(4_102_444_800_000);
 
+/**
+ * Most records a collector ships in one request (collector/daemon.ts clamps --batch-size to it), and so
+ * the most the server decodes from one (api/ingest/limits.ts).
+ */
+export const MAX_BATCH_RECORDS = 10_000;
+/**
+ * Most files one event names: a tool call touches one file, an apply_patch a few dozen at most. The
+ * collector keeps the first ones (collector/files.ts); the server refuses a record with more, so a batch
+ * of records each naming thousands of files cannot cost more than a batch of ordinary ones.
+ */
+export const MAX_FILES_PER_EVENT = 256;
+/** Most configured hooks one event reports as run (the collector keeps the first ones). */
+export const MAX_HOOK_RUNS = 200;
+
 export const FileTouch = z.strictObject({
   /** Lower-case extension without the dot; '' when the file has none. */
   ext: wireString().max(64),
@@ -79,7 +93,7 @@ export const WireHookEvent = z.strictObject({
   mcp_server: shortText.optional(),
   skill: shortText.optional(),
   is_shell: z.boolean().optional(),
-  files: z.array(FileTouch).max(1000).optional(),
+  files: z.array(FileTouch).max(MAX_FILES_PER_EVENT).optional(),
   git_commit: z.boolean().optional(),
   pr_created: z.boolean().optional(),
   /** UserPromptSubmit: the slash command name when the prompt is one; the prompt itself never ships. */
@@ -88,7 +102,7 @@ export const WireHookEvent = z.strictObject({
   agent_id: shortText.optional(),
   agent_type: shortText.optional(),
   truncated: z.boolean().optional(),
-  hooks: z.array(HookRun).max(200).optional(),
+  hooks: z.array(HookRun).max(MAX_HOOK_RUNS).optional(),
   /** The API session and message this agent run serves (set by `agentmeter computer run`). */
   api_session_id: z.string().regex(API_ID).optional(),
   api_message_id: z.string().regex(API_ID).optional(),

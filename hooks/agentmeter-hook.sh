@@ -211,10 +211,12 @@ if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$sp
     deliver || rm -f "$tmp"
     drained=1
   else
-    # Cut short: at the limit (an oversized event), or by a full disk. What was written still goes to
-    # new/, where the collector marks an event cut at the limit truncated and quarantines any other cut
-    # one with its reason, rather than losing it without a word. An empty file, or none, is removed.
-    [ -s "$tmp" ] && deliver || rm -f "$tmp"
+    # Cut short: at the limit (an oversized event), or by a full disk (cat ends with status 1). What was
+    # written still goes to new/, where the collector marks an event cut at the limit truncated and
+    # quarantines any other cut one with its reason, rather than losing it without a word. A cat killed
+    # by a signal (status 128 + the signal) left a part the collector could only quarantine as "not
+    # JSON": it is removed, as is an empty file. `$?` here is the status of the copy above.
+    if [ $? -lt 128 ] && [ -s "$tmp" ]; then deliver || rm -f "$tmp"; else rm -f "$tmp"; fi
   fi
 fi
 

@@ -4,16 +4,23 @@
 // runs statements, and one request decodes while the one before it is stored.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { DecodedBatch } from './decode.ts';
+import type { BodyFormat, DecodeAnswer, DecodeLimits } from './decode.ts';
+
+export type { DecodeAnswer } from './decode.ts';
 
 export interface DecodeJob {
   bytes: Uint8Array;
   gzip: boolean;
-  limit: number;
-  maxInflatedBytes: number;
+  format: BodyFormat;
+  limits: DecodeLimits;
 }
 
-export type DecodeAnswer = { batch: DecodedBatch; failure?: undefined } | { failure: 'gzip' | 'too-many' | 'error'; message: string };
+/** Every worker is busy and the queue in front of them is full: the request is answered 503. */
+export class DecodeQueueFull extends Error {
+  constructor(readonly waiting: number) {
+    super(`${waiting} ingest bodies are already waiting for a decode worker`);
+  }
+}
 
 /**
  * Workers by default: two, so two requests in flight decode at once (on 2 cores, two workers ingested
@@ -49,15 +56,29 @@ export class DecodePool {
   private readonly waiting: Pending[] = [];
   private closed = false;
 
-  constructor(readonly size: number) {
+  /** `maxWaiting`: bodies that may wait for a worker; one more is refused with DecodeQueueFull. */
+  constructor(
+    readonly size: number,
+    readonly maxWaiting = Number.POSITIVE_INFINITY,
+  ) {
     this.slots = Array.from({ length: size }, () => undefined);
   }
 
-  /** Decodes a body as received (gzip or plain NDJSON bytes); the bytes are copied, the caller keeps them. */
-  decode(body: Buffer, gzip: boolean, limit: number, maxInflatedBytes: number): Promise<DecodeAnswer> {
+  /** Bodies waiting for a worker now. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Decodes a body as received (gzip, or plain NDJSON or JSON bytes); the bytes are copied, the caller
+   * keeps them. Rejects with DecodeQueueFull, at once, when every worker is busy and maxWaiting wait.
+   */
+  decode(body: Buffer, gzip: boolean, format: BodyFormat, limits: DecodeLimits): Promise<DecodeAnswer> {
     if (this.closed) return Promise.reject(new Error('decode pool closed'));
+    const idle = this.slots.some((slot) => !slot?.pending);
+    if (!idle && this.waiting.length >= this.maxWaiting) return Promise.reject(new DecodeQueueFull(this.waiting.length));
     const bytes = new Uint8Array(body);
-    const job: DecodeJob = { bytes, gzip, limit, maxInflatedBytes };
+    const job: DecodeJob = { bytes, gzip, format, limits };
     return new Promise((resolve, reject) => {
       this.waiting.push({ job, resolve, reject });
       this.dispatch();

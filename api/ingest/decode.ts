@@ -9,6 +9,7 @@
 // objects until the batch ends, since a repeated id combines with the one before it (combineUsage,
 // earlierMessage): a model call read while it streamed, or copied into a continued session's transcript.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { gunzipSync } from 'node:zlib';
 import { redactCommand } from '../../common/redact.ts';
 import {
   describeZodError,
@@ -308,18 +309,32 @@ export class BatchDecoder {
   }
 }
 
-/** NDJSON text → a decoded batch. Empty lines are skipped and do not count as records. */
+/**
+ * NDJSON text → a decoded batch. Empty lines are skipped and do not count as records, but a text of more
+ * blank lines than twice the record limit is refused as too many records: a body of newlines alone would
+ * otherwise cost a loop turn per byte.
+ */
 export async function decodeNdjson(text: string, limit: number): Promise<DecodedBatch> {
   const decoder = new BatchDecoder(limit, text);
   let start = 0;
   let n = 0;
+  let blank = 0;
+  const maxBlank = 2 * limit;
   while (start < text.length) {
+    if (text.charCodeAt(start) === 10) {
+      start++;
+      if (++blank > maxBlank) throw new TooManyRecords(limit);
+      continue;
+    }
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
     const lineStart = start;
     const line = text.slice(start, end);
     start = end + 1;
-    if (line.trim() === '') continue;
+    if (line.trim() === '') {
+      if (++blank > maxBlank) throw new TooManyRecords(limit);
+      continue;
+    }
     let item: unknown;
     try {
       item = JSON.parse(line);
@@ -341,4 +356,58 @@ export async function decodeItems(items: readonly unknown[], limit: number): Pro
     if (i % SLICE === SLICE - 1) await yieldToEventLoop();
   }
   return decoder.finish();
+}
+
+/** How a body came: NDJSON lines, or a JSON array of records (or `{"records": [...]}`). */
+export type BodyFormat = 'ndjson' | 'json';
+
+export interface DecodeLimits {
+  maxRecords: number;
+  maxInflatedBytes: number;
+}
+
+export type DecodeAnswer =
+  | { batch: DecodedBatch; failure?: undefined }
+  | { failure: 'gzip' | 'too-many' | 'too-large' | 'shape' | 'error'; message: string };
+
+/** Node's zlib error when the output passes maxOutputLength: inflating stopped there. */
+const isTooLarge = (error: unknown) => (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+
+/**
+ * A body as received → a decoded batch, or the reason it is refused. Inflating stops as soon as the
+ * output passes maxInflatedBytes (zlib checks after each 16 KiB chunk), so a gzip bomb costs at most that
+ * much memory and the time to inflate it. Runs on a decode worker (decode-worker.ts), or on the event loop
+ * when the server has none.
+ */
+export async function decodeBody(bytes: Buffer, gzip: boolean, format: BodyFormat, limits: DecodeLimits): Promise<DecodeAnswer> {
+  let text: string;
+  try {
+    const raw = gzip ? gunzipSync(bytes, { maxOutputLength: limits.maxInflatedBytes }) : bytes;
+    if (raw.length > limits.maxInflatedBytes)
+      return { failure: 'too-large', message: `the body is larger than ${limits.maxInflatedBytes} bytes` };
+    text = raw.toString('utf8');
+  } catch (error) {
+    if (isTooLarge(error)) return { failure: 'too-large', message: `the body inflates to more than ${limits.maxInflatedBytes} bytes` };
+    return { failure: 'gzip', message: (error as Error).message };
+  }
+  try {
+    if (format === 'ndjson') return { batch: await decodeNdjson(text, limits.maxRecords) };
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      return { failure: 'shape', message: `the body is not JSON: ${(error as Error).message.slice(0, 120)}` };
+    }
+    const items = Array.isArray(body)
+      ? body
+      : body && typeof body === 'object' && Array.isArray((body as { records?: unknown }).records)
+        ? (body as { records: unknown[] }).records
+        : undefined;
+    if (!items) return { failure: 'shape', message: 'body must be NDJSON (application/x-ndjson) or a JSON array of records' };
+    if (items.length > limits.maxRecords) throw new TooManyRecords(limits.maxRecords);
+    return { batch: await decodeItems(items, limits.maxRecords) };
+  } catch (error) {
+    if (error instanceof TooManyRecords) return { failure: 'too-many', message: error.message };
+    return { failure: 'error', message: (error as Error).stack ?? String(error) };
+  }
 }

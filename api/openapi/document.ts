@@ -2,7 +2,7 @@
 // validate with (converted for their input side), answers the zod schemas of the responses (output
 // side). Errors are the one documented body, {title, detail, status, requestId}, under the statuses each
 // route can give: 400 for inputs, 401 for credentials, 403 for roles, 404 for path ids, 413/415 for
-// bodies, 500 always (there is no rate limit, so no 429).
+// bodies, 500 always; 429 only where a route lists it (ingest's per-key limit).
 import { z } from 'zod';
 import { SESSION_COOKIE } from '../auth.ts';
 import { ErrorBodySchema } from '../errors.ts';
@@ -19,8 +19,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict: the resource is in a state that forbids this',
   413: 'Payload Too Large: the body is over the route’s limit',
   415: 'Unsupported Media Type: the Content-Type or Content-Encoding is not accepted',
+  429: 'Too Many Requests: this credential has as many requests in progress as it may (Retry-After says when to try again)',
   500: 'Internal Server Error: the requestId finds it in the server log',
-  503: 'Service Unavailable: something this answer is made from is missing on the server (detail says what and how to fix it)',
+  503: 'Service Unavailable: something this answer is made from is missing on the server, or the server is busy (detail says which; a busy server sends Retry-After)',
 };
 
 /** A zod schema as JSON Schema 2020-12, without the `$schema` key (the document's dialect covers it). */

@@ -6,120 +6,193 @@
 // A batch the store refuses as a whole although every record passed validation (validation is meant to
 // rule that out) is answered 422: nothing of it was stored, and the same batch would fail again, so the
 // collector sends it again in halves until it finds the record at fault (collector/narrow.ts).
+//
+// What one request may cost is bounded (api/ingest/limits.ts): it is admitted before its body is read
+// (429 when its credential already has requests in progress, 503 when the server has too many), its
+// body must arrive within a deadline (the connection is closed otherwise), it is read as bytes whatever
+// its type (NDJSON or a JSON array, decoded on a worker, never parsed on the event loop), and inflating
+// stops at a cap (413). Every refusal carries the documented error body; 429/503 carry Retry-After.
 
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { INGEST_PATH, type IngestResponse } from '../../common/wire.ts';
-import { type DecodedBatch, decodeItems, decodeNdjson, TooManyRecords } from '../ingest/decode.ts';
-import type { DecodePool } from '../ingest/decode-pool.ts';
+import { type BodyFormat, type DecodeAnswer, type DecodedBatch, decodeBody } from '../ingest/decode.ts';
+import { type DecodePool, DecodeQueueFull } from '../ingest/decode-pool.ts';
+import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge } from '../ingest/limits.ts';
 import type { Principal } from '../store/accounts.ts';
 import { BatchRefused, type IngestStore } from '../store/ingest.ts';
 
 const gunzipAsync = promisify(gunzip);
 
-/** Largest request body as sent (compressed) and once decompressed. */
-export const MAX_BODY_BYTES = 32 * 1024 * 1024;
-export const MAX_INFLATED_BYTES = 256 * 1024 * 1024;
-export const MAX_RECORDS = 100_000;
-
 export interface IngestDeps {
   ingest: IngestStore;
   authenticate: (request: FastifyRequest) => Promise<Principal>;
-  /** Decodes NDJSON bodies off the event loop; without it they are decoded on the loop. */
+  /** Decodes bodies off the event loop; without it they are decoded on the loop. */
   decoders?: DecodePool | undefined;
   /** Told of every stored batch (the dashboard's machines note the collector version). */
   onStored?: (principal: Principal, request: FastifyRequest) => void;
+  /** Limits of one request (default DEFAULT_INGEST_LIMITS). */
+  limits?: Partial<IngestLimits> | undefined;
 }
 
-/** An NDJSON body as received: decompressed and decoded only once the sender is authenticated. */
-class NdjsonBody {
+/** A body as received: decompressed and decoded only once the sender is authenticated and admitted. */
+class RawBody {
   constructor(
     readonly bytes: Buffer,
     readonly encoding: string | undefined,
+    readonly format: BodyFormat,
   ) {}
 }
 
 /** Whether the body is gzip; 415 for any other Content-Encoding. */
-function isGzip(body: NdjsonBody): boolean {
+function isGzip(body: RawBody): boolean {
   if (body.encoding === 'gzip') return true;
   if (body.encoding && body.encoding !== 'identity')
     throw new HttpError(415, `Content-Encoding ${body.encoding} is not supported (use gzip or none)`);
   return false;
 }
 
-const gzipError = (message: string) => new HttpError(400, `gzip body could not be decompressed: ${message}`);
+/** Bodies this small (as sent) that inflate to at most SMALL_INFLATED_BYTES are decoded on the event loop. */
+const SMALL_BODY_BYTES = 32 * 1024;
+const SMALL_INFLATED_BYTES = 256 * 1024;
 
-async function decodeOnLoop(body: NdjsonBody): Promise<DecodedBatch> {
-  let text: string;
-  if (isGzip(body)) {
-    try {
-      text = (await gunzipAsync(body.bytes, { maxOutputLength: MAX_INFLATED_BYTES })).toString('utf8');
-    } catch (error) {
-      throw gzipError((error as Error).message);
-    }
-  } else text = body.bytes.toString('utf8');
-  return decodeNdjson(text, MAX_RECORDS);
+/**
+ * The body's bytes, inflated, when it is small enough to decode on the event loop (a millisecond or two),
+ * else undefined. A small batch, a collector's usual one, then never waits for a decode worker behind
+ * large ones (or bombs). Inflating runs on libuv's threads and stops at SMALL_INFLATED_BYTES; a bad gzip
+ * stream is left to the decoder, which says why.
+ */
+async function smallBody(bytes: Buffer, gzip: boolean): Promise<Buffer | undefined> {
+  if (bytes.length > SMALL_BODY_BYTES) return undefined;
+  if (!gzip) return bytes;
+  try {
+    return await gunzipAsync(bytes, { maxOutputLength: SMALL_INFLATED_BYTES });
+  } catch {
+    return undefined;
+  }
 }
 
-async function decodeOnWorker(pool: DecodePool, body: NdjsonBody): Promise<DecodedBatch> {
-  const answer = await pool.decode(body.bytes, isGzip(body), MAX_RECORDS, MAX_INFLATED_BYTES);
-  if (answer.failure === undefined) return answer.batch;
-  if (answer.failure === 'gzip') throw gzipError(answer.message);
-  if (answer.failure === 'too-many') throw new TooManyRecords(MAX_RECORDS);
-  throw new Error(`decoding failed: ${answer.message}`);
-}
+/** The credential a request counts against: its API key, else (a JWT, a dashboard session) its user. */
+const admissionKey = (principal: Principal) => principal.keyId ?? `user:${principal.userId}`;
 
 export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): void {
-  app.addContentTypeParser(
-    'application/x-ndjson',
-    { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES },
-    async (request: FastifyRequest, body: Buffer) => new NdjsonBody(body, request.headers['content-encoding']),
-  );
+  const limits: IngestLimits = { ...DEFAULT_INGEST_LIMITS, ...deps.limits };
+  const admission = new IngestAdmission(limits);
 
-  app.post(INGEST_PATH, { bodyLimit: MAX_BODY_BYTES, config: { collectorKey: true } }, async (request, reply) => {
-    const principal = await deps.authenticate(request);
-    const body = request.body;
-    let batch: DecodedBatch;
+  const decode = async (body: RawBody): Promise<DecodedBatch> => {
+    const gzip = isGzip(body);
+    const decodeLimits = { maxRecords: limits.maxRecords, maxInflatedBytes: limits.maxInflatedBytes };
+    let answer: DecodeAnswer;
     try {
-      if (body instanceof NdjsonBody) batch = await (deps.decoders ? decodeOnWorker(deps.decoders, body) : decodeOnLoop(body));
-      else {
-        const items = Array.isArray(body)
-          ? body
-          : body && typeof body === 'object' && Array.isArray((body as { records?: unknown }).records)
-            ? (body as { records: unknown[] }).records
-            : undefined;
-        if (!items) throw badRequest('body must be NDJSON (application/x-ndjson) or a JSON array of records');
-        batch = await decodeItems(items, MAX_RECORDS);
-      }
+      const small = deps.decoders ? await smallBody(body.bytes, gzip) : undefined;
+      answer = small
+        ? await decodeBody(small, false, body.format, decodeLimits)
+        : deps.decoders
+          ? await deps.decoders.decode(body.bytes, gzip, body.format, decodeLimits)
+          : await decodeBody(body.bytes, gzip, body.format, decodeLimits);
     } catch (error) {
-      if (error instanceof TooManyRecords) throw badRequest(`a batch holds at most ${MAX_RECORDS} records; this one has more`);
+      if (error instanceof DecodeQueueFull)
+        throw new RetryLater(
+          503,
+          `the server is busy decoding other batches; retry after ${limits.retryAfterSeconds} s`,
+          limits.retryAfterSeconds,
+        );
       throw error;
     }
-    const result = await deps.ingest.store(principal.orgId, principal.userId, batch).catch((error: unknown) => {
-      if (!(error instanceof BatchRefused)) throw error;
-      request.log.warn({ user: principal.userId, received: batch.received, reason: error.message }, 'ingest batch refused by the store');
-      throw new HttpError(422, `the store refused this batch, nothing of it was stored: ${error.message}`);
+    switch (answer.failure) {
+      case undefined:
+        return answer.batch;
+      case 'gzip':
+        throw badRequest(`gzip body could not be decompressed: ${answer.message}`);
+      case 'too-large':
+        throw tooLarge(`${answer.message}: send at most ${limits.maxInflatedBytes} bytes of records in one request`);
+      case 'too-many':
+        throw tooLarge(`a batch holds at most ${limits.maxRecords} records; this one has more`);
+      case 'shape':
+        throw badRequest(answer.message);
+      default:
+        throw new Error(`decoding failed: ${answer.message}`);
+    }
+  };
+
+  /**
+   * Before the body is read (authentication ran in onRequest): admits the request or refuses it with
+   * 429/503, and closes the connection if the body has not arrived within the deadline.
+   */
+  const admit = async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = await deps.authenticate(request);
+    const release = admission.acquire(admissionKey(principal));
+    const deadline = setTimeout(() => {
+      request.log.warn(
+        { user: principal.userId, deadlineMs: limits.bodyDeadlineMs },
+        'ingest body not received in time: connection closed',
+      );
+      request.raw.socket?.destroy();
+    }, limits.bodyDeadlineMs);
+    deadline.unref();
+    const done = () => clearTimeout(deadline);
+    request.raw.once('end', done);
+    // The answer is sent or the connection is gone: the admission ends either way.
+    reply.raw.once('close', () => {
+      done();
+      release();
     });
-    deps.onStored?.(principal, request);
-    request.log.info(
-      {
-        user: principal.userId,
-        received: batch.received,
-        stored: result.stored,
-        duplicates: result.duplicates,
-        rejected: batch.rejected.length,
-        refused: result.refused.length,
+  };
+
+  // Its own scope, so that its JSON parser (bytes, decoded on a worker) is not the other routes'.
+  app.register(async (scope) => {
+    scope.removeContentTypeParser(['application/json']);
+    scope.addContentTypeParser(
+      ['application/x-ndjson', 'application/json'],
+      { parseAs: 'buffer', bodyLimit: limits.maxBodyBytes },
+      async (request: FastifyRequest, body: Buffer) => {
+        const type = String(request.headers['content-type'] ?? '');
+        return new RawBody(body, request.headers['content-encoding'], type.startsWith('application/json') ? 'json' : 'ndjson');
       },
-      'ingest batch',
     );
-    const response: IngestResponse = {
-      received: batch.received,
-      stored: result.stored,
-      duplicates: result.duplicates,
-      rejected: result.refused.length ? [...batch.rejected, ...result.refused].sort((a, b) => a.index - b.index) : batch.rejected,
-    };
-    return reply.status(200).send(response);
+
+    scope.post(
+      INGEST_PATH,
+      {
+        bodyLimit: limits.maxBodyBytes,
+        config: { collectorKey: true },
+        preParsing: [async (request, reply) => admit(request, reply)],
+      },
+      async (request, reply) => {
+        const principal = await deps.authenticate(request);
+        const body = request.body;
+        if (!(body instanceof RawBody)) throw badRequest('body must be NDJSON (application/x-ndjson) or a JSON array of records');
+        const batch = await decode(body);
+        const result = await deps.ingest.store(principal.orgId, principal.userId, batch).catch((error: unknown) => {
+          if (!(error instanceof BatchRefused)) throw error;
+          request.log.warn(
+            { user: principal.userId, received: batch.received, reason: error.message },
+            'ingest batch refused by the store',
+          );
+          throw new HttpError(422, `the store refused this batch, nothing of it was stored: ${error.message}`);
+        });
+        deps.onStored?.(principal, request);
+        request.log.info(
+          {
+            user: principal.userId,
+            received: batch.received,
+            stored: result.stored,
+            duplicates: result.duplicates,
+            rejected: batch.rejected.length,
+            refused: result.refused.length,
+          },
+          'ingest batch',
+        );
+        const response: IngestResponse = {
+          received: batch.received,
+          stored: result.stored,
+          duplicates: result.duplicates,
+          rejected: result.refused.length ? [...batch.rejected, ...result.refused].sort((a, b) => a.index - b.index) : batch.rejected,
+        };
+        return reply.status(200).send(response);
+      },
+    );
   });
 }

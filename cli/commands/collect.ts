@@ -43,13 +43,18 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       // Counting through a spool folder that is a link would describe some other folder.
       const problem = spoolProblem(dirs);
       if (problem) throw new UserError(`${problem}; the collector refuses this spool until it is fixed`);
-      const counts = spoolCounts(dirs);
+      const now = Date.now();
+      const counts = spoolCounts(dirs, now);
+      const { describeAbandoned } = await import('../doctor/checks.ts');
       const { state } = loadState(config.agentmeterHome);
       process.stdout.write(
         `${[
           `spool: ${dirs.root}`,
           `pending: ${counts.pending}`,
           `being written: ${counts.inProgress}`,
+          ...(counts.abandoned && counts.oldestAbandonedMs !== undefined
+            ? [`abandoned: ${describeAbandoned(counts.abandoned, counts.oldestAbandonedMs, now, dirs.tmp)}`]
+            : []),
           `quarantined: ${counts.quarantined}${counts.quarantined ? ` (see ${dirs.bad}/*.reason)` : ''}`,
           ...(counts.leftAlone
             ? [`left alone: ${counts.leftAlone} (entries of ${dirs.new} that are not the hook's files: links, folders, other users' files)`]

@@ -64,6 +64,7 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
         checks.checkCollector(collector, connection),
         checks.checkService(collector, connection),
         checks.checkSpool(spool, checks.collectorRunning(collector), connection, now),
+        checks.checkAbandoned(spool, now),
         checks.checkQuarantine(quarantine.dir, quarantine.files),
         checks.checkSettingsFile(
           machineConfigPath(config.agentmeterHome),

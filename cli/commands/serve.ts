@@ -1,6 +1,12 @@
 import type { CommandModule } from 'yargs';
 import { DEFAULT_JWT_MAX_LIFETIME, lifetimeSeconds, loadConfig } from '../../common/config.ts';
-import { DEFAULT_CACHE_LIMITS, DEFAULT_READ_MODEL_LIMITS, MetricsToken, MIN_TOKEN_LENGTH } from '../../common/serve-defaults.ts';
+import {
+  DEFAULT_CACHE_LIMITS,
+  DEFAULT_READ_MODEL_LIMITS,
+  MetricsToken,
+  MIN_TOKEN_LENGTH,
+  SHUTDOWN_GRACE_MS,
+} from '../../common/serve-defaults.ts';
 
 const MIB = 1024 * 1024;
 
@@ -15,6 +21,7 @@ interface ServeArgs {
   'cache-mb': number;
   'analytics-rows': number;
   'decode-workers'?: number;
+  'shutdown-grace': number;
   'metrics-token'?: string;
   'jwt-max-lifetime': string;
   'public-url'?: string;
@@ -67,6 +74,12 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         describe:
           'Reverse proxies in front of the server (comma-separated IPs or CIDRs): their X-Forwarded-Proto/-Host/-For are believed (the sign-in cookie is Secure behind TLS)',
       })
+      .option('shutdown-grace', {
+        type: 'number',
+        default: SHUTDOWN_GRACE_MS / 1000,
+        describe:
+          "Seconds in-flight requests get to finish on SIGTERM before their connections are closed (keep it under the service manager's stop timeout: systemd waits 90 s)",
+      })
       .option('metrics-token', {
         type: 'string',
         describe:
@@ -87,6 +100,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         lifetimeSeconds(String(a['jwt-max-lifetime']), '--jwt-max-lifetime');
         const rows = a['analytics-rows'];
         if (!(Number.isInteger(rows) && rows >= 0)) throw new Error('--analytics-rows takes a whole number, 0 or more');
+        const grace = a['shutdown-grace'];
+        if (!(Number.isFinite(grace) && grace >= 0 && grace <= 3600)) throw new Error('--shutdown-grace takes seconds, from 0 to 3600');
         const workers = a['decode-workers'];
         if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0 && workers <= 64))
           throw new Error('--decode-workers takes a whole number from 0 to 64');
@@ -117,6 +132,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         host: args.host,
         port,
         beforeListen,
+        shutdownGraceMs: Math.round(args['shutdown-grace'] * 1000),
         batchAt: args.batch ? args['batch-at'] : null,
         pricingFile: args.pricing,
         cache: { maxEntries: args['cache-entries'], maxBytes: Math.floor(args['cache-mb'] * MIB) },

@@ -1,6 +1,7 @@
 // `agentmeter doctor`'s verdicts: each check is a pure function from facts gathered on the machine
 // (cli/doctor/probe.ts) to {name, ok, detail, fix?}. A failed check always says the command that fixes it.
 import { z } from 'zod';
+import { sweptAt, TMP_MAX_AGE_MS } from '../../collector/spool.ts';
 import type { Agent } from '../../hooks/settings.ts';
 
 export const Check = z.object({
@@ -222,10 +223,35 @@ export interface SpoolFacts {
   problem?: string;
   pending: number;
   oldestMs?: number;
+  /** tmp/, and its files no hook writes any more (collector/spool.ts tmpFiles). */
+  tmpDir?: string;
+  abandoned?: number;
+  oldestAbandonedMs?: number;
 }
 
 const ago = (ms: number) =>
   ms < 90_000 ? `${Math.round(ms / 1000)} s` : ms < 5_400_000 ? `${Math.round(ms / 60_000)} min` : `${(ms / 3_600_000).toFixed(1)} h`;
+
+/**
+ * Pure: what `collect status` and `doctor` say of abandoned tmp/ files: how many, the oldest's age, and
+ * when the collector's sweep removes it (TMP_MAX_AGE_MS after its last write).
+ */
+export function describeAbandoned(count: number, oldestMs: number, now: number, tmpDir: string): string {
+  const removal = sweptAt(oldestMs);
+  const when = removal <= now ? 'at its next sweep (hourly)' : `at ${new Date(removal).toISOString()} (in ${ago(removal - now)})`;
+  return (
+    `${count} abandoned file${count === 1 ? '' : 's'} in ${tmpDir} (a hook stopped before it finished copying its event; never shipped), ` +
+    `the oldest last written ${new Date(oldestMs).toISOString()} (${ago(Math.max(0, now - oldestMs))} ago); ` +
+    `a running collector removes each ${TMP_MAX_AGE_MS / 3_600_000} h after its last write, the oldest ${when}`
+  );
+}
+
+/** Abandoned tmp/ files: harmless (never shipped, removed by the sweep), so named but not a problem. */
+export function checkAbandoned(f: SpoolFacts, now: number): Check {
+  const name = 'spool tmp';
+  if (!f.abandoned || f.oldestAbandonedMs === undefined) return { name, ok: true, detail: 'no abandoned files' };
+  return { name, ok: true, detail: describeAbandoned(f.abandoned, f.oldestAbandonedMs, now, f.tmpDir ?? 'spool/tmp') };
+}
 
 export function checkSpool(f: SpoolFacts, running: boolean, connection: Connection, now: number): Check {
   const name = 'spool';

@@ -4,7 +4,7 @@
 import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
-import { listNew, newEntryProblem, spoolDirs, spoolProblem } from '../../collector/spool.ts';
+import { listNew, newEntryProblem, spoolDirs, spoolProblem, tmpFiles } from '../../collector/spool.ts';
 import { CollectorState, statePath } from '../../collector/state.ts';
 import { splitShellWords } from '../../common/shell-words.ts';
 import { HOOK_SCRIPT_NAME, type InstallTarget, isOurCommand, SettingsError, status } from '../../hooks/installer.ts';
@@ -159,7 +159,15 @@ export function probeSpool(agentmeterHome: string): SpoolFacts {
       // Shipped while we counted.
     }
   }
-  return { dir: dirs.new, pending, ...(oldestMs !== undefined ? { oldestMs } : {}) };
+  const tmp = tmpFiles(dirs);
+  return {
+    dir: dirs.new,
+    pending,
+    ...(oldestMs !== undefined ? { oldestMs } : {}),
+    tmpDir: dirs.tmp,
+    abandoned: tmp.abandoned,
+    ...(tmp.oldestAbandonedMs !== undefined ? { oldestAbandonedMs: tmp.oldestAbandonedMs } : {}),
+  };
 }
 
 export function probeQuarantine(agentmeterHome: string): { dir: string; files: { name: string; reason: string }[] } {

@@ -44,9 +44,15 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startServerProcess(db: string, port?: number, env: Record<string, string> = {}): Promise<ServerProcess> {
+/** `args`: more options of `agentmeter serve`. */
+export async function startServerProcess(
+  db: string,
+  port?: number,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<ServerProcess> {
   const chosen = port ?? (await freePort());
-  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', String(chosen)], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', String(chosen), ...args], {
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -158,3 +158,70 @@ describe('a batch the server refuses is narrowed down to the record at fault', (
     expect(server.requests).toEqual([1]);
   });
 });
+
+/**
+ * Answers the first `busyFor` ingest requests with `status` (and `retryAfter` seconds when given), then
+ * stores; any request of more than `maxRecords` records is answered 413.
+ */
+async function busyServer(status: number, busyFor: number, retryAfter?: string, maxRecords = Number.POSITIVE_INFINITY) {
+  const seen = { requests: [] as number[], at: [] as number[], stored: [] as string[] };
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST' || req.url !== '/api/v1/ingest/events') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"title":"Not Found","detail":"x","status":404,"requestId":"r"}');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const ids = gunzipSync(Buffer.concat(chunks))
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { id: string }).id);
+      seen.requests.push(ids.length);
+      seen.at.push(Date.now());
+      const refuse = seen.requests.length <= busyFor ? status : ids.length > maxRecords ? 413 : 0;
+      if (refuse) {
+        res
+          .writeHead(refuse, { 'content-type': 'application/json', ...(retryAfter && refuse !== 413 ? { 'retry-after': retryAfter } : {}) })
+          .end(JSON.stringify({ title: 'Busy', detail: 'busy or too large', status: refuse, requestId: 'r' }));
+        return;
+      }
+      seen.stored.push(...ids);
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ received: ids.length, stored: ids.length, duplicates: 0, rejected: [] }));
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ...seen };
+}
+
+describe('a busy server is waited for as told; a batch too large is sent in halves', () => {
+  for (const status of [503, 429]) {
+    it(`${status} with Retry-After: the collector waits that long and sends the same batch whole again, splitting and quarantining nothing`, async () => {
+      const { home, agentmeterHome, names } = setup(16, []);
+      const server = await busyServer(status, 3, '1');
+      // Backoff of 1 ms: only the server's Retry-After can make the collector wait a second.
+      const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 16, backoff });
+      const result = await collector.drain();
+      await collector.close();
+      expect(result).toEqual({ shipped: 16, quarantined: 0, leftAlone: 0 });
+      expect(server.requests).toEqual([16, 16, 16, 16]);
+      expect(existsSync(join(agentmeterHome, 'spool', 'bad')) ? listing(agentmeterHome, 'bad') : []).toEqual([]);
+      expect(server.stored.map((id) => id.slice(id.indexOf('.') + 1)).sort()).toEqual([...names].sort());
+      for (let i = 1; i < server.at.length; i++) expect(server.at[i]! - server.at[i - 1]!).toBeGreaterThanOrEqual(900);
+    });
+  }
+
+  it('413 (the batch inflates past the server cap): its halves ship, nothing is quarantined', async () => {
+    const { home, agentmeterHome } = setup(16, []);
+    const server = await busyServer(200, 0, undefined, 8);
+    const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 16, backoff });
+    const result = await collector.drain();
+    await collector.close();
+    expect(result).toEqual({ shipped: 16, quarantined: 0, leftAlone: 0 });
+    expect(server.requests).toEqual([16, 8, 8]);
+  });
+});

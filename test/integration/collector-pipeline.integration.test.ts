@@ -14,6 +14,7 @@ import { ensureSpool, SpoolQueue, spoolCounts, spoolDirs, sweepTmp, TMP_MAX_AGE_
 import { machineId } from '../../collector/state.ts';
 import { Unlinker } from '../../collector/unlinker.ts';
 import { createLogger } from '../../common/logger.ts';
+import { runCliAsync } from '../helpers/processes.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -225,6 +226,33 @@ describe('tmp/ sweep', () => {
     expect(sweepTmp(dirs)).toBe(1);
     expect(readdirSync(dirs.tmp).sort()).toEqual(['being-written', delivered].sort());
     expect(readdirSync(dirs.new)).toEqual([delivered]);
-    expect(spoolCounts(dirs)).toEqual({ pending: 1, leftAlone: 0, quarantined: 0, inProgress: 1 });
+    expect(spoolCounts(dirs)).toEqual({ pending: 1, leftAlone: 0, quarantined: 0, inProgress: 1, abandoned: 0 });
+  });
+});
+
+describe('abandoned tmp/ files', () => {
+  it('`collect status` and `doctor` name them as abandoned, with their age and when the sweep removes them', async () => {
+    const home = tempDir();
+    const amHome = join(home, '.agentmeter');
+    const dirs = spoolDirs(amHome);
+    ensureSpool(dirs);
+    writeFileSync(join(dirs.tmp, 'cut-short'), 'agentmeter-spool=1\nagent=claude\n\n{"hook_event');
+    writeFileSync(join(dirs.tmp, 'being-written'), 'agentmeter-spool=1\n');
+    const lastWrite = Math.floor(Date.now() / 1000) - 5 * 3600;
+    utimesSync(join(dirs.tmp, 'cut-short'), lastWrite, lastWrite);
+    const removal = new Date((lastWrite + 36 * 3600) * 1000).toISOString();
+    const env = { HOME: home, AGENTMETER_HOME: amHome };
+    const status = await runCliAsync(['collect', 'status'], env);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toContain('being written: 1\n');
+    expect(status.stdout).toContain(`abandoned: 1 abandoned file in ${dirs.tmp}`);
+    expect(status.stdout).toMatch(/\(5\.0 h ago\)/);
+    expect(status.stdout).toContain(`the oldest at ${removal} (in 31.0 h)`);
+    const doctor = await runCliAsync(['doctor', '--json'], env);
+    const report = JSON.parse(doctor.stdout) as { checks: { name: string; ok: boolean; detail: string }[] };
+    const check = report.checks.find((c) => c.name === 'spool tmp');
+    expect(check?.ok).toBe(true);
+    expect(check?.detail).toContain(`1 abandoned file in ${dirs.tmp}`);
+    expect(check?.detail).toContain(`the oldest at ${removal}`);
   });
 });

@@ -322,6 +322,49 @@ describe('hooks/agentmeter-hook.sh', () => {
     expect(readdirSync(join(home, 'zero', 'spool', 'tmp'))).toEqual([]);
   });
 
+  it('a cat killed by a signal mid-copy delivers nothing: the part is removed, the rest drained, the hook exits 0', async () => {
+    /** The pids of a process's children named `name` (from /proc/<pid>/stat: pid, (comm), state, ppid). */
+    const children = (parent: number, name: string) =>
+      readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) => {
+          try {
+            const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+            const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+            return stat.includes(`(${name})`) && Number(fields[1]) === parent;
+          } catch {
+            return false;
+          }
+        })
+        .map(Number);
+    for (const shell of ['sh', 'bash']) {
+      for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+        const home = tempDir();
+        const amHome = join(home, '.agentmeter');
+        const hook = spawn(shell, [HOOK_SCRIPT, 'claude'], {
+          env: { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: amHome },
+          stdio: ['pipe', 'ignore', 'ignore'],
+        });
+        const exited = new Promise<number | null>((resolve) => hook.once('exit', (code) => resolve(code)));
+        hook.stdin!.write('{"hook_event_name":"Stop","session_id":"s1","x":"');
+        let cat: number | undefined;
+        for (let i = 0; i < 200 && cat === undefined; i++) {
+          // The copy has begun once the part is in tmp/ and the cat that writes it runs.
+          [cat] = children(hook.pid!, 'cat');
+          if (cat === undefined) await new Promise((r) => setTimeout(r, 25));
+        }
+        expect(cat, `${shell}: the hook's cat`).toBeDefined();
+        process.kill(cat!, signal);
+        await new Promise((r) => setTimeout(r, 100));
+        // What the agent still writes is drained (its write never meets a closed pipe).
+        hook.stdin!.end('rest of the event"}\n');
+        expect(await exited).toBe(0);
+        expect(readdirSync(join(amHome, 'spool', 'new')), `${shell}, ${signal}`).toEqual([]);
+        expect(readdirSync(join(amHome, 'spool', 'tmp')), `${shell}, ${signal}`).toEqual([]);
+      }
+    }
+  });
+
   it("runs cat and ln in the C locale, whatever the agent's locale", () => {
     const home = tempDir();
     const bin = join(home, 'bin');

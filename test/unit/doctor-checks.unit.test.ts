@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BACKLOG_AGE_MS,
   type Connection,
+  checkAbandoned,
   checkClock,
   checkCollector,
   checkHook,
@@ -15,6 +16,7 @@ import {
   checkSpool,
   collectCommand,
   DoctorReport,
+  describeAbandoned,
   type HookPlace,
   MAX_SKEW_MS,
   report,
@@ -215,6 +217,31 @@ describe('collector and spool checks', () => {
     expect(stale.detail).toContain('the collector is not keeping up');
     expect(checkSpool({ dir: 'd', pending: 0 }, false, fromEnv, NOW).ok).toBe(true);
     expect(checkSpool({ dir: 'd', pending: 0, problem: 'd is a symbolic link' }, true, fromEnv, NOW).ok).toBe(false);
+  });
+
+  it('abandoned tmp/ files are named with their age and when the sweep removes them, and are no problem', () => {
+    const fiveHoursAgo = NOW - 5 * 3600_000;
+    const facts = {
+      dir: '/h/.agentmeter/spool/new',
+      pending: 0,
+      tmpDir: '/h/.agentmeter/spool/tmp',
+      abandoned: 2,
+      oldestAbandonedMs: fiveHoursAgo,
+    };
+    const check = checkAbandoned(facts, NOW);
+    expect(check.ok).toBe(true);
+    expect(check.detail).toBe(
+      '2 abandoned files in /h/.agentmeter/spool/tmp (a hook stopped before it finished copying its event; never shipped), ' +
+        'the oldest last written 2026-11-23T05:00:00.000Z (5.0 h ago); a running collector removes each 36 h after its last write, ' +
+        'the oldest at 2026-11-24T17:00:00.000Z (in 31.0 h)',
+    );
+    expect(describeAbandoned(1, NOW - 40 * 3600_000, NOW, 't')).toContain('1 abandoned file in t ');
+    expect(describeAbandoned(1, NOW - 40 * 3600_000, NOW, 't')).toContain('the oldest at its next sweep (hourly)');
+    expect(checkAbandoned({ dir: 'd', pending: 0, abandoned: 0 }, NOW)).toEqual({
+      name: 'spool tmp',
+      ok: true,
+      detail: 'no abandoned files',
+    });
   });
 
   it('collector.env: absent is fine, refused is a problem with its reason', () => {

@@ -2,7 +2,7 @@
 // requests it takes, for content faults (422), server-side faults (5xx) and a server failing everything.
 import { describe, expect, it } from 'vitest';
 import { isBatchFault, narrowBatch, SINGLE_TRIES } from '../../collector/narrow.ts';
-import { ShipError } from '../../collector/shipper.ts';
+import { MAX_RETRY_AFTER_MS, retryAfterMs, ShipError } from '../../collector/shipper.ts';
 import type { IngestResponse } from '../../common/wire.ts';
 
 const fault = (status: number) =>
@@ -75,5 +75,25 @@ describe('narrowBatch', () => {
     expect(isBatchFault(fault(429))).toBe(false);
     expect(isBatchFault(fault(422))).toBe(true);
     expect(isBatchFault(fault(502))).toBe(true);
+  });
+});
+
+describe('a busy server and a batch too large', () => {
+  it('a 429 or a 503 with Retry-After is no batch fault (the batch is sent again whole); a 413 is one', () => {
+    expect(isBatchFault(new ShipError('busy', true, 503, 2000))).toBe(false);
+    expect(isBatchFault(new ShipError('busy', true, 429, 2000))).toBe(false);
+    expect(isBatchFault(new ShipError('proxy', true, 503))).toBe(true);
+    expect(isBatchFault(new ShipError('too large', false, 413))).toBe(true);
+  });
+
+  it('reads Retry-After as seconds or an HTTP date, bounded to five minutes', () => {
+    const now = Date.parse('2026-11-26T10:00:00Z');
+    expect(retryAfterMs('2', now)).toBe(2000);
+    expect(retryAfterMs(' 0 ', now)).toBe(0);
+    expect(retryAfterMs('Thu, 26 Nov 2026 10:00:30 GMT', now)).toBe(30_000);
+    expect(retryAfterMs('Thu, 26 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('86400', now)).toBe(MAX_RETRY_AFTER_MS);
+    expect(retryAfterMs(null, now)).toBeUndefined();
+    expect(retryAfterMs('soon', now)).toBeUndefined();
   });
 });

@@ -1,0 +1,93 @@
+// What one ingest request may cost the server, and the admission that enforces it before a body is read.
+// A collector ships at most MAX_BATCH_RECORDS records (collector/daemon.ts clamps --batch-size), about
+// 4 MB of NDJSON and well under 1 MB of gzip at level 1; every limit below is a few times that, so a
+// collector never meets one, while a key holder who sends a gzip bomb or thousands of requests at once
+// is answered 413, 429 or 503 at the cost of a counter. Operators' view: docs/ingest-limits.md.
+import { HttpError } from '../../common/errors.ts';
+import { MAX_BATCH_RECORDS } from '../../common/wire.ts';
+
+export interface IngestLimits {
+  /** Largest request body as sent (gzip, or plain NDJSON / JSON). */
+  maxBodyBytes: number;
+  /** Largest body once inflated: inflating stops there and the request is answered 413. */
+  maxInflatedBytes: number;
+  /** Most records (non-empty lines, or array items) in one request. */
+  maxRecords: number;
+  /** Ingest requests admitted at once (reading, decoding or storing), over every key. */
+  maxInFlight: number;
+  /** Ingest requests admitted at once for one credential. */
+  maxInFlightPerKey: number;
+  /** Bodies waiting for a decode worker (beyond those being decoded). */
+  maxDecodeQueue: number;
+  /** Longest a body may take to arrive once its headers are read: the connection is closed after it. */
+  bodyDeadlineMs: number;
+  /** What a 429/503 answer tells the sender to wait (Retry-After), in seconds. */
+  retryAfterSeconds: number;
+}
+
+export const DEFAULT_INGEST_LIMITS: IngestLimits = {
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxInflatedBytes: 16 * 1024 * 1024,
+  maxRecords: MAX_BATCH_RECORDS,
+  maxInFlight: 8,
+  maxInFlightPerKey: 4,
+  maxDecodeQueue: 4,
+  bodyDeadlineMs: 30_000,
+  retryAfterSeconds: 2,
+};
+
+/** A refusal that asks the sender to come back later (429 or 503 with Retry-After). */
+export class RetryLater extends HttpError {
+  constructor(
+    status: 429 | 503,
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(status, detail);
+  }
+}
+
+/** A body that inflates (or decodes) to more than the server accepts. */
+export const tooLarge = (detail: string) => new HttpError(413, detail);
+
+/**
+ * Counts admitted ingest requests, in all and per credential. acquire() is called before the body is
+ * read and answers a release function, or throws RetryLater; the release is idempotent.
+ */
+export class IngestAdmission {
+  private inFlight = 0;
+  private readonly perKey = new Map<string, number>();
+
+  constructor(private readonly limits: Pick<IngestLimits, 'maxInFlight' | 'maxInFlightPerKey' | 'retryAfterSeconds'>) {}
+
+  get admitted(): number {
+    return this.inFlight;
+  }
+
+  acquire(key: string): () => void {
+    const mine = this.perKey.get(key) ?? 0;
+    if (mine >= this.limits.maxInFlightPerKey)
+      throw new RetryLater(
+        429,
+        `this credential already has ${mine} ingest requests in progress (at most ${this.limits.maxInFlightPerKey}); retry after ${this.limits.retryAfterSeconds} s`,
+        this.limits.retryAfterSeconds,
+      );
+    if (this.inFlight >= this.limits.maxInFlight)
+      throw new RetryLater(
+        503,
+        `the server is busy with ${this.inFlight} ingest requests; retry after ${this.limits.retryAfterSeconds} s`,
+        this.limits.retryAfterSeconds,
+      );
+    this.inFlight++;
+    this.perKey.set(key, mine + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.inFlight--;
+      const left = (this.perKey.get(key) ?? 1) - 1;
+      if (left > 0) this.perKey.set(key, left);
+      else this.perKey.delete(key);
+    };
+  }
+}
