@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, isAdmin, type Me } from './api.ts';
 import { Link } from './components.tsx';
+import { ErrorBoundary } from './error-boundary.tsx';
 import { rangeOf } from './figures.ts';
 import { Organization } from './pages/Organization.tsx';
 import { Overview } from './pages/Overview.tsx';
@@ -95,7 +96,9 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Page me={me} path={loc.path} query={loc.query} />
+        <ErrorBoundary key={loc.path}>
+          <Page me={me} path={loc.path} query={loc.query} />
+        </ErrorBoundary>
       </main>
     </>
   );
