@@ -1,4 +1,4 @@
-// What a developer's machine downloads to enrol (README, "Roll it out"): GET /install.sh, the POSIX sh
+// What a developer's machine downloads to enrol (docs/install-and-rollout.md, "Roll it out"): GET /install.sh, the POSIX sh
 // installer with this server's URL, the version and the files' SHA-256 sums filled in, and the files it
 // fetches, at a versioned path: GET /install/<version>/agentmeter.mjs (the laptop bundle, built by
 // scripts/build-laptop.mjs) and GET /install/<version>/agentmeter-hook.sh. Public: a machine has only its

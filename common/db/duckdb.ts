@@ -33,7 +33,7 @@ function explainOpenError(path: string, error: unknown): Error {
     return new UserError(
       `The database ${path} is in use by another process (DuckDB allows one writer).\n` +
         `Stop that process, or run the same command through the running server: --server URL --key OWNER_KEY ` +
-        `(see README "Admin work while the server runs").\nDuckDB said: ${message.split('\n')[0]}`,
+        `(see docs/operations.md, "Admin work while the server runs").\nDuckDB said: ${message.split('\n')[0]}`,
     );
   }
   return new UserError(`Cannot open the database ${path}: ${message}`);
