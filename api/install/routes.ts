@@ -76,7 +76,10 @@ export function registerInstallRoutes(app: FastifyInstance, options: InstallRout
     try {
       mtimeMs = statSync(path).mtimeMs;
     } catch {
-      throw new HttpError(503, `The laptop bundle is not built on this server (${path}): run npm run build:laptop, then try again`);
+      throw new HttpError(
+        503,
+        `The laptop bundle is not built on this server (${path}): run npm run build in the agentmeter folder (npm ci and npm install build it), then try again`,
+      );
     }
     const cached = cache.get(name);
     if (cached && cached.mtimeMs === mtimeMs) return cached;

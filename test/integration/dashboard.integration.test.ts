@@ -99,7 +99,7 @@ describe('static files', () => {
     try {
       const res = await app.inject({ method: 'GET', url: '/' });
       expect(res.statusCode).toBe(503);
-      expect(res.json().detail).toContain('npm run build:web');
+      expect(res.json().detail).toContain('npm run build');
       // A build that appears later is served without a restart.
       const dist = tempDir();
       mkdirSync(join(dist, 'assets'));

@@ -84,7 +84,7 @@ describe('GET /install.sh', () => {
       for (const url of ['/install.sh', `/install/${VERSION}/agentmeter.mjs`]) {
         const res = await unbuilt.app.inject({ method: 'GET', url, headers: { host: 'localhost' } });
         expect(res.statusCode, url).toBe(503);
-        expect(res.json().detail).toContain('npm run build:laptop');
+        expect(res.json().detail).toContain('npm run build');
       }
     } finally {
       await unbuilt.close();
