@@ -6,7 +6,8 @@
 //
 // Cheap on purpose: the clone gets this checkout's node_modules as hard links (cp -al, about a second;
 // nothing is downloaded) and `npm install` finds the tree complete, so what it does is what matters
-// here, the lifecycle script that builds. `.ci/run` runs the full `npm ci` on a fresh clone.
+// here, the lifecycle script that builds (across file systems, `npm ci` from npm's cache). `.ci/run`
+// runs the full `npm ci` on a fresh clone.
 // The clone is of the committed HEAD: uncommitted changes are not in it.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -47,11 +48,13 @@ beforeAll(() => {
   home = join(dir, 'home');
   clone = join(dir, 'agentmeter');
   execFileSync('git', ['clone', '--quiet', ROOT, clone]);
-  execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(clone, 'node_modules')]);
+  // Hard links need one file system; across two, the clone gets a real `npm ci` from npm's cache.
+  const linked = spawnSync('cp', ['-al', join(ROOT, 'node_modules'), join(clone, 'node_modules')]).status === 0;
   const env = userEnv();
   // npm's own variables from a parent `npm test` would steer this install: a user's shell has none.
   for (const name of Object.keys(env)) if (name.startsWith('npm_')) delete env[name];
-  install = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
+  const command = linked ? 'install' : 'ci';
+  install = spawnSync('npm', [command, '--prefer-offline', '--no-audit', '--no-fund'], {
     cwd: clone,
     env,
     encoding: 'utf8',
