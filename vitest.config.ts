@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Builds the dashboard (web/dist) when it is missing or stale, once for the whole run.
+    // Builds the dashboard, the laptop bundle and the server when missing or stale, once for the whole run.
     globalSetup: ['test/helpers/web-build.setup.ts'],
     // Removes each file's temporary folders when the file ends.
     setupFiles: ['test/helpers/tmp.setup.ts'],
@@ -17,6 +17,8 @@ export default defineConfig({
     // process per file spent about 40 s of the suite's CPU importing DuckDB, Fastify and the sources. Tests
     // therefore restore what they change of the process (umask, environment) in finally blocks.
     isolate: false,
-    env: { TZ: 'UTC', NO_COLOR: '1', LOG_LEVEL: 'silent' },
+    // AGENTMETER_FROM_SOURCES: the CLI the tests start runs the TypeScript through tsx, so a test sees the
+    // sources as they are; test/e2e/fresh-clone.e2e.test.ts runs the built server as a plain install does.
+    env: { TZ: 'UTC', NO_COLOR: '1', LOG_LEVEL: 'silent', AGENTMETER_FROM_SOURCES: '1' },
   },
 });

@@ -166,7 +166,7 @@ const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 /** The day before now (UTC): the last day a batch rebuilds, and a range's default end. */
 export const yesterdayOf = (now: Date) => isoDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)));
 
-/** The longest range one batch rebuilds; a longer backfill is a loop of ranges (README, "The daily batch"). */
+/** The longest range one batch rebuilds; a longer backfill is a loop of ranges (docs/operations.md, "The daily batch and pricing"). */
 export const MAX_BATCH_DAYS = 400;
 
 /**

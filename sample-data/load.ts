@@ -14,6 +14,9 @@ import { replay } from './replay.ts';
 
 export const SAMPLE_ORG_NAME = 'Sample organization (generated)';
 export const SAMPLE_SEED = 20261121;
+/** The demo's sample: this many days up to yesterday, this many people. */
+export const SAMPLE_DAYS = 60;
+export const SAMPLE_USERS = 40;
 /** The names of the keys the demo mints, so that the next start can revoke them and no other key. */
 export const SAMPLE_COLLECTOR_KEY_NAME = 'sample collector';
 export const DEMO_KEY_NAME_PREFIX = 'agentmeter demo ';
@@ -91,7 +94,7 @@ function mkdtempScratch(): string {
 
 export async function loadSample(options: LoadOptions): Promise<{ org: Org; events: number }> {
   const lastDay = options.lastDay ?? new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-  const plan = generate({ seed: SAMPLE_SEED, lastDay, days: options.days ?? 60, users: options.users ?? 40 });
+  const plan = generate({ seed: SAMPLE_SEED, lastDay, days: options.days ?? SAMPLE_DAYS, users: options.users ?? SAMPLE_USERS });
   const org = await options.accounts.createOrg(SAMPLE_ORG_NAME);
   const keys: string[] = [];
   for (const user of plan.users) {

@@ -133,7 +133,7 @@ export function registerDashboard(app: FastifyInstance, options: { dir?: string 
       request.log.warn({ missing: index }, 'dashboard not built');
       throw new HttpError(
         503,
-        'The dashboard is not built on this server: run "npm run build:web" (npm start and npm test build it for you), then reload',
+        'The dashboard is not built on this server: run "npm run build" in the agentmeter folder (npm ci and npm install build it), then reload',
       );
     }
     return send(request, reply, asset);

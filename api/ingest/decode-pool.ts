@@ -4,6 +4,7 @@
 // runs statements, and one request decodes while the one before it is stored.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { RUNS_BUILT } from '../../common/built.ts';
 import type { BodyFormat, DecodeAnswer, DecodeLimits } from './decode.ts';
 
 export type { DecodeAnswer } from './decode.ts';
@@ -29,15 +30,22 @@ export class DecodeQueueFull extends Error {
  */
 export const defaultDecodeWorkers = () => Math.min(4, Math.max(2, availableParallelism() - 1));
 
-/** tsx's module API, resolved here: code evaluated in a worker resolves bare names from the working folder. */
-const TSX_API = import.meta.resolve('tsx/esm/api');
-
-// Plain JavaScript evaluated in the worker: it registers tsx there, then loads the TypeScript worker.
-const BOOTSTRAP = `
-import(${JSON.stringify(TSX_API)})
+/**
+ * How a worker thread starts. Built (dist/server): decode-worker.mjs beside this bundle, plain JavaScript
+ * (scripts/build-server.mjs builds every *-worker.ts as an entry). From the sources: a few lines of plain
+ * JavaScript evaluated in the worker that register tsx there, then load the TypeScript worker; tsx's
+ * module API is resolved here, as code evaluated in a worker resolves bare names from the working folder.
+ */
+function workerStart(): { script: string | URL; eval: boolean } {
+  if (RUNS_BUILT) return { script: new URL(import.meta.resolve('./decode-worker.mjs')), eval: false };
+  const tsxApi = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `
+import(${JSON.stringify(tsxApi)})
   .then((tsx) => (tsx.register ?? tsx.default.register)())
   .then(() => import(${JSON.stringify(new URL('./decode-worker.ts', import.meta.url).href)}));
 `;
+  return { script: bootstrap, eval: true };
+}
 
 interface Pending {
   job: DecodeJob;
@@ -103,7 +111,8 @@ export class DecodePool {
   }
 
   private start(index: number): Slot {
-    const worker = new Worker(BOOTSTRAP, { eval: true });
+    const { script, eval: evaluate } = workerStart();
+    const worker = new Worker(script, { eval: evaluate });
     const slot: Slot = { worker, pending: undefined };
     worker.on('message', (answer: DecodeAnswer) => {
       const pending = slot.pending;

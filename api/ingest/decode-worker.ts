@@ -1,5 +1,6 @@
 // A decode worker thread (see decode-pool.ts): inflates and decodes one ingest body at a time.
-// Started through tsx by the pool's bootstrap, so it runs the same TypeScript as the server.
+// Built as an entry of its own (dist/server/decode-worker.mjs) for the built server; from the sources,
+// started through tsx by the pool's bootstrap.
 import { parentPort } from 'node:worker_threads';
 import { decodeBody } from './decode.ts';
 import type { DecodeJob } from './decode-pool.ts';

@@ -1,4 +1,4 @@
-// What a developer's machine downloads to enrol (README, "Roll it out"): GET /install.sh, the POSIX sh
+// What a developer's machine downloads to enrol (docs/install-and-rollout.md, "Roll it out"): GET /install.sh, the POSIX sh
 // installer with this server's URL, the version and the files' SHA-256 sums filled in, and the files it
 // fetches, at a versioned path: GET /install/<version>/agentmeter.mjs (the laptop bundle, built by
 // scripts/build-laptop.mjs) and GET /install/<version>/agentmeter-hook.sh. Public: a machine has only its
@@ -80,7 +80,7 @@ export function registerInstallRoutes(app: FastifyInstance, options: InstallRout
       log.warn({ missing: path }, 'laptop bundle not built');
       throw new HttpError(
         503,
-        `The laptop bundle is not built on this server (${name} is missing): run npm run build:laptop, then try again`,
+        `The laptop bundle is not built on this server (${name} is missing): run npm run build in the agentmeter folder (npm ci and npm install build it), then try again`,
       );
     }
     const cached = cache.get(name);

@@ -81,7 +81,7 @@ export interface KeyView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
-  /** Who minted it (null: the operator, on the database file) and what that makes it (README, "Whose key drives a computer"). */
+  /** Who minted it (null: the operator, on the database file) and what that makes it (docs/operations.md, "Whose key drives a computer"). */
   createdBy: string | null;
   kind: KeyKind;
   scope: KeyScope;

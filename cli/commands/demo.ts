@@ -58,7 +58,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
         beforeListen,
         batchAt: '00:15',
         // The demo's ingest is the sample's forty shipments: decoded on the event loop they cost ~0.2 s,
-        // where starting the decode worker threads (TypeScript loaded through tsx in each) cost ~2 s of CPU.
+        // where starting the decode worker threads cost more (~2 s of CPU when each compiled the TypeScript).
         decodeWorkers: 0,
       });
     });

@@ -3,7 +3,7 @@
 
 import { chmodSync, closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { UserError } from '../errors.ts';
@@ -33,7 +33,7 @@ function explainOpenError(path: string, error: unknown): Error {
     return new UserError(
       `The database ${path} is in use by another process (DuckDB allows one writer).\n` +
         `Stop that process, or run the same command through the running server: --server URL --key OWNER_KEY ` +
-        `(see README "Admin work while the server runs").\nDuckDB said: ${message.split('\n')[0]}`,
+        `(see docs/operations.md, "Admin work while the server runs").\nDuckDB said: ${message.split('\n')[0]}`,
     );
   }
   return new UserError(`Cannot open the database ${path}: ${message}`);
@@ -238,7 +238,9 @@ export async function migrate(db: Db): Promise<string[]> {
     const version = Number(file.split('_')[0]);
     if (done.has(version)) continue;
     const path = join(MIGRATIONS_DIR, file);
-    const code = file.endsWith('.ts') ? ((await import(pathToFileURL(path).href)) as CodeMigration) : undefined;
+    // A literal folder in the import: the server's build (scripts/build-server.mjs) bundles every
+    // migrations/*.ts from it, as the built server has no TypeScript loader.
+    const code = file.endsWith('.ts') ? ((await import(`./migrations/${file.slice(0, -3)}.ts`)) as CodeMigration) : undefined;
     await db.transaction(async (tx) => {
       if (code) await code.up(tx);
       else await tx.run(readFileSync(path, 'utf8'));

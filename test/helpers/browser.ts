@@ -15,12 +15,13 @@ const LEFT_OUT = new Set([
   '--disable-site-isolation-trials',
 ]);
 
-export async function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more command-line flags, such as `--lang=en-US@posix` for the POSIX locale's tag. */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   const sparticuz = (await import('@sparticuz/chromium')).default;
   const executablePath = await sparticuz.executablePath();
   return chromium.launch({
     executablePath,
-    args: [...sparticuz.args.filter((a) => !LEFT_OUT.has(a)), '--disable-background-networking', '--no-first-run'],
+    args: [...sparticuz.args.filter((a) => !LEFT_OUT.has(a)), '--disable-background-networking', '--no-first-run', ...extraArgs],
     headless: true,
   });
 }

@@ -14,11 +14,11 @@ const TRACE = join(ROOT, 'test', 'helpers', 'module-trace.mjs');
 const ROOT_URL = `${pathToFileURL(ROOT).href}/`;
 
 /** The modules `agentmeter ...args` loaded (repository files as relative paths, packages as `pkg:name`) and its output. */
-function traced(args: string[]): { modules: string[]; stdout: string } {
+function traced(args: string[], extraEnv: Record<string, string> = {}): { modules: string[]; stdout: string } {
   const home = tempDir();
   const out = join(home, 'modules.txt');
   const run = spawnSync(process.execPath, ['--import', pathToFileURL(TRACE).href, CLI, ...args], {
-    env: cliEnv({ HOME: home, AGENTMETER_HOME: join(home, '.agentmeter'), AGENTMETER_MODULE_TRACE: out }),
+    env: cliEnv({ HOME: home, AGENTMETER_HOME: join(home, '.agentmeter'), AGENTMETER_MODULE_TRACE: out, ...extraEnv }),
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -89,5 +89,14 @@ describe('the CLI starts without what its command does not run', { timeout: 120_
     expect(modules).toContain('pkg:@duckdb/node-api');
     expect(modules).toContain('common/db/duckdb.ts');
     expect(modules).not.toContain('api/server.ts');
+  });
+
+  it('the built server (dist/server, as a plain install runs it) keeps --help light: no heavy package, no TypeScript', () => {
+    // Not from the sources: the lazy imports are chunks of the bundle, loaded only by their command.
+    const { modules, stdout } = traced(['--help'], { AGENTMETER_FROM_SOURCES: '' });
+    expect(stdout).toContain('agentmeter serve');
+    expect(modules).toContain('dist/server/agentmeter.mjs');
+    expect(modules.filter((m) => m === 'pkg:tsx' || m.endsWith('.ts'))).toEqual([]);
+    expect(modules.filter((m) => /^pkg:(@duckdb\/|fastify$|pino$|chokidar$|jose$|prom-client$|linguist-languages$)/.test(m))).toEqual([]);
   });
 });

@@ -100,7 +100,7 @@ describe('static files', () => {
     try {
       const res = await app.inject({ method: 'GET', url: '/' });
       expect(res.statusCode).toBe(503);
-      expect(res.json().detail).toContain('npm run build:web');
+      expect(res.json().detail).toContain('npm run build');
       // An anonymous visitor does not learn where the server is installed (issue #20).
       expect(res.body).not.toContain(missing);
       expect(res.body).not.toMatch(/\/(tmp|home|root|work|opt|srv)\//);

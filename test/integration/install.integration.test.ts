@@ -85,7 +85,7 @@ describe('GET /install.sh', () => {
       for (const url of ['/install.sh', `/install/${VERSION}/agentmeter.mjs`]) {
         const res = await unbuilt.app.inject({ method: 'GET', url, headers: { host: 'localhost' } });
         expect(res.statusCode, url).toBe(503);
-        expect(res.json().detail).toContain('npm run build:laptop');
+        expect(res.json().detail).toContain('npm run build');
         // An anonymous visitor does not learn where the server is installed (issue #20).
         expect(res.body, url).not.toContain(missingDir);
         expect(res.body, url).not.toMatch(/\/(tmp|home|root|work|opt|srv)\//);

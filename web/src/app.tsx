@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, isAdmin, type Me } from './api.ts';
 import { Link } from './components.tsx';
+import { ErrorBoundary } from './error-boundary.tsx';
 import { rangeOf } from './figures.ts';
 import { Machines } from './pages/Machines.tsx';
 import { Organization } from './pages/Organization.tsx';
@@ -100,7 +101,9 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Page me={me} path={loc.path} query={loc.query} />
+        <ErrorBoundary key={loc.path}>
+          <Page me={me} path={loc.path} query={loc.query} />
+        </ErrorBoundary>
       </main>
     </>
   );

@@ -3,6 +3,9 @@
 // the API's own numbers for the same range, so what the page shows equals what the API answers.
 import { guardCsvText } from '../../common/csv-cells.ts';
 
+/** The dashboard's formatting locale, whatever the browser's: figures read as the API's docs write them. */
+export const DISPLAY_LOCALE = 'en-US';
+
 export const EARLIEST_DATE = '2026-01-14';
 const DAY_MS = 86_400_000;
 export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -217,8 +220,8 @@ export function sortPeople(rows: readonly PersonTotals[], key: keyof PersonTotal
   return [...rows].sort((a, b) => {
     const x = a[key];
     const y = b[key];
-    const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
-    return sign * c || a.email.localeCompare(b.email);
+    const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), DISPLAY_LOCALE);
+    return sign * c || a.email.localeCompare(b.email, DISPLAY_LOCALE);
   });
 }
 
@@ -231,8 +234,8 @@ export function toCsv(header: readonly string[], rows: readonly (readonly (strin
   return `${[header, ...rows].map((r) => r.map(cell).join(',')).join('\r\n')}\r\n`;
 }
 
-export const formatNumber = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+export const formatNumber = (n: number) => n.toLocaleString(DISPLAY_LOCALE, { maximumFractionDigits: 0 });
 export const formatDecimal = (n: number, digits = 2) =>
-  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-export const formatCompact = (n: number) => n.toLocaleString('en-US', { notation: 'compact', maximumFractionDigits: 1 });
-export const formatPercent = (share: number) => `${(share * 100).toLocaleString('en-US', { maximumFractionDigits: 1 })}%`;
+  n.toLocaleString(DISPLAY_LOCALE, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const formatCompact = (n: number) => n.toLocaleString(DISPLAY_LOCALE, { notation: 'compact', maximumFractionDigits: 1 });
+export const formatPercent = (share: number) => `${(share * 100).toLocaleString(DISPLAY_LOCALE, { maximumFractionDigits: 1 })}%`;

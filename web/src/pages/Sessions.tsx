@@ -1,6 +1,7 @@
 // Sessions and the computers they run on, status at a glance (GET /api/v0/sessions, /api/v0/computers).
 import { api } from '../api.ts';
 import { Status, useData } from '../components.tsx';
+import { DISPLAY_LOCALE } from '../figures.ts';
 
 interface Session {
   sessionId: string;
@@ -108,7 +109,7 @@ export function Sessions() {
                         <span class={`badge ${s.status}`}>{s.status}</span>
                       </td>
                       <td class="num">{s.messageCount}</td>
-                      <td class="num">{Math.round(s.sessionSettings.tokenUsage.serviceCredits).toLocaleString('en-US')}</td>
+                      <td class="num">{Math.round(s.sessionSettings.tokenUsage.serviceCredits).toLocaleString(DISPLAY_LOCALE)}</td>
                       <td>{data.computers.find((c) => c.id === s.computerId)?.name ?? s.computerId ?? ''}</td>
                       <td>{when(s.updatedAt)}</td>
                     </tr>

@@ -1,0 +1,1 @@
+export function buildAll(options?: { force?: boolean }): Promise<{ failed: boolean; lines: string[] }>;
