@@ -1,6 +1,7 @@
 // The layout is the architecture: hooks/ imports nothing of ours, api/ never imports the collector, the
 // collector never imports the api, the computer agent only common/, common/ imports none of the stages,
-// the dashboard (web/) only itself, and nothing of the product imports bench/ or test/. A folder listed
+// the dashboard (web/) only itself and common/ (pure modules both sides share, such as the CSV cell
+// guard; Vite bundles them, so one that needs Node fails the dashboard's build), and nothing of the product imports bench/ or test/. A folder listed
 // here that is missing or holds no sources fails: a moved folder must move its rule too, or the rule
 // would pass on nothing.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -35,7 +36,7 @@ const RULES: Record<string, string[]> = {
   readiness: ['readiness', 'common'],
   computer: ['computer', 'common'],
   // The dashboard runs in the browser: it talks to the server over HTTP only.
-  web: ['web'],
+  web: ['web', 'common'],
   // The CLI wires every stage to its commands; it never reaches into the tests or the benchmarks.
   cli: ['cli', 'api', 'collector', 'common', 'computer', 'hooks', 'package.json', 'pipeline', 'readiness', 'sample-data'],
   // The sample goes through the real hook, collector, store and batch.
