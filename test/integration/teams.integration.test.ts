@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';
 import { RosterRefused, TeamList } from '../../api/teams/schema.ts';
+import { TeamStore } from '../../api/teams/store.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { call, turn, usage, type WireRecord } from '../helpers/records.ts';
@@ -328,6 +329,37 @@ describe('team figures (METRICS.md §6)', () => {
     // Engineering covers three people every day.
     expect((await get(acme.users.manager.key, `/api/v1/analytics/tools?${RANGE}&team=Engineering`)).data).toHaveLength(4);
     expect((await putMinSize(acme.users.owner.key, 1)).statusCode).toBe(200);
+  });
+
+  it('a membership changed outside the roster (as the directory does) shows at once: team answers are not cached', async () => {
+    const key = acme.users.manager.key;
+    const url = `/api/v1/analytics/tools?${RANGE}&team=Web`;
+    expect((await get(key, url)).data.map((d) => d['tool_calls'])).toEqual([3, 1, 1, 0]);
+    const store = new TeamStore(server.db);
+    const web = await store.teamByName(acme.orgId, 'web');
+    // Dee joins Web on D4: her D4 Read counts there.
+    await store.addMember(acme.orgId, web!.id, acme.u['dee'] as string, D4);
+    expect((await get(key, url)).data.map((d) => d['tool_calls'])).toEqual([3, 1, 1, 1]);
+    await store.endMembership(acme.orgId, web!.id, acme.u['dee'] as string, D3);
+    expect((await get(key, url)).data.map((d) => d['tool_calls'])).toEqual([3, 1, 1, 0]);
+  });
+
+  it('the per-user aggregates the team figures sum add up to the organization aggregates', async () => {
+    const sums = (sql: string) => server.db.all(sql, { org: acme.orgId });
+    expect(
+      await sums(`SELECT CAST(day AS VARCHAR) AS day, kind, key, sum(count)::BIGINT AS n FROM agg_user_breakdown_day WHERE org_id = $org
+                  GROUP BY ALL ORDER BY ALL`),
+    ).toEqual(
+      await sums(`SELECT CAST(day AS VARCHAR) AS day, kind, key, count AS n FROM agg_breakdown_day WHERE org_id = $org ORDER BY ALL`),
+    );
+    // Rounded per day and model over everyone, the unrounded figures give the organization's billable tokens.
+    expect(
+      await sums(`SELECT CAST(day AS VARCHAR) AS day, model, CAST(round(sum(raw_billable)) AS BIGINT) AS n FROM agg_user_model_day
+                  WHERE org_id = $org GROUP BY ALL ORDER BY ALL`),
+    ).toEqual(
+      await sums(`SELECT CAST(day AS VARCHAR) AS day, model, sum(billable_tokens)::BIGINT AS n FROM agg_tokens_day WHERE org_id = $org
+                  GROUP BY ALL ORDER BY ALL`),
+    );
   });
 
   it('a removed user leaves their teams', async () => {
