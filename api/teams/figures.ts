@@ -47,16 +47,18 @@ export function membersByDay(memberships: readonly Membership[], teams: Readonly
   };
 }
 
-/** quantile_cont of DuckDB: linear interpolation between the closest ranks, position (n - 1) × q. */
+/**
+ * quantile_cont of DuckDB: linear interpolation between the closest ranks at position (n - 1) × q, written
+ * lo × (1 - d) + hi × d as DuckDB computes it (lo + (hi - lo) × d differs in the last bit now and then).
+ */
 export function quantileCont(values: readonly number[], q: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
-  const a = sorted[lo] as number;
-  const b = sorted[hi] as number;
-  return a + (b - a) * (pos - lo);
+  const d = pos - lo;
+  return (sorted[lo] as number) * (1 - d) + (sorted[hi] as number) * d;
 }
 
 /**
