@@ -1,6 +1,6 @@
 -- Per-user daily aggregates the team figures are sums of (METRICS.md §6): a team= filter restricts every
 -- record, breakdowns included, to the team's members on each day, and agg_breakdown_day / agg_hooks_day are
--- per organization only. Built by pipeline/sql/52_user_breakdowns.sql with the other aggregates.
+-- per organization only. Built by pipeline/sql/45_user_breakdowns.sql with the other aggregates.
 
 -- The kinds of agg_breakdown_day, per user: tool, mcp_server, skill, slash_command, extension, language,
 -- client and agent_users (1: the user had an event of that client or agent), agent_calls.
