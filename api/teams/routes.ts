@@ -22,8 +22,6 @@ export const ROSTER_BODY_LIMIT = 16 * 1024 * 1024;
 export interface TeamRouteDeps {
   db: Db;
   auth: Authenticator;
-  /** Told after every change, so the answers cached for team figures are dropped. */
-  onTeamsChanged: () => void;
   log: Logger;
 }
 
@@ -39,7 +37,6 @@ export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): v
     requireRole(principal, ['owner'], 'Setting the minimum team size');
     const body = TeamSettings.parse(request.body);
     await new TeamStore(deps.db).setMinTeamSize(principal.orgId, body.minTeamSize);
-    deps.onTeamsChanged();
     request.log.info({ org: principal.orgId, minTeamSize: body.minTeamSize }, 'minimum team size set');
     return body;
   });
@@ -59,7 +56,6 @@ export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): v
         const detail = describeRosterErrors(errors, result.errors.length);
         return reply.status(400).send({ ...errorBody(400, detail, String(request.id)), errors });
       }
-      deps.onTeamsChanged();
       request.log.info({ org: principal.orgId, ...result.ok, created: result.ok.created.length }, 'roster imported');
       return result.ok;
     });

@@ -36,6 +36,10 @@ CREATE TABLE agg_user_model_day (
   PRIMARY KEY (org_id, day, user_id, model)
 );
 
+-- A number that changes with every change of an organization's teams or memberships (api/teams/store.ts
+-- bumps it in the same transaction): team answers are cached under it, and a change leaves them unused.
+ALTER TABLE team_settings ADD COLUMN revision BIGINT DEFAULT 0;
+
 -- The days built before this have none of these rows: a finished run without a watermark makes the next
 -- batch rebuild every day that has records (as migration 014 does). Not on a new database.
 INSERT INTO batch_runs (id, started_at, finished_at, watermark, days_rebuilt, unpriced_models, trigger)
