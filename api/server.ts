@@ -221,7 +221,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ...(options.now ? { now: options.now } : {}),
   });
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
-  registerTeamRoutes(app, { db: options.db, auth, log: options.log });
+  registerTeamRoutes(app, { db: options.db, auth });
   // Every batch run in this process goes through this lock, and clears the cache and the read model when
   // it is done.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };

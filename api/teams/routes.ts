@@ -4,7 +4,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { HttpError } from '../../common/errors.ts';
-import type { Logger } from '../../common/logger.ts';
 import { type Authenticator, requireRole } from '../auth.ts';
 import { errorBody } from '../errors.ts';
 import { describeRosterErrors } from './roster.ts';
@@ -22,7 +21,6 @@ export const ROSTER_BODY_LIMIT = 16 * 1024 * 1024;
 export interface TeamRouteDeps {
   db: Db;
   auth: Authenticator;
-  log: Logger;
 }
 
 export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): void {
