@@ -45,6 +45,8 @@ import { registerSignInRoutes } from './signin/routes.ts';
 import { SignInStore } from './signin/store.ts';
 import { AccountStore } from './store/accounts.ts';
 import { IngestStore } from './store/ingest.ts';
+import { TeamAnalytics } from './teams/analytics.ts';
+import { registerTeamRoutes } from './teams/routes.ts';
 import { registerUsageRoutes } from './usage/routes.ts';
 
 /**
@@ -243,7 +245,15 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     maxRows: options.readModel?.maxRows ?? DEFAULT_READ_MODEL_LIMITS.maxRows,
   });
   readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
-  registerAnalyticsRoutes(app, { auth, cache, analytics: readModel, ...(options.now ? { now: options.now } : {}) });
+  registerAnalyticsRoutes(app, {
+    auth,
+    cache,
+    analytics: readModel,
+    teams: new TeamAnalytics(options.db),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
+  registerTeamRoutes(app, { db: options.db, auth });
   // Every batch run in this process goes through this lock, and clears the cache and the read model when
   // it is done: only its organization's when it rebuilt one organization alone.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };

@@ -12,6 +12,7 @@ import { orgsCommand } from './commands/orgs.ts';
 import { readinessCommand } from './commands/readiness.ts';
 import { serveCommand } from './commands/serve.ts';
 import { serviceCommand } from './commands/service.ts';
+import { teamsCommand } from './commands/teams.ts';
 import { uninstallCommand } from './commands/uninstall.ts';
 import { usersCommand } from './commands/users.ts';
 import { runCommands } from './run.ts';
@@ -22,6 +23,7 @@ export const COMMANDS = [
   orgsCommand,
   usersCommand,
   keysCommand,
+  teamsCommand,
   hooksCommand,
   collectCommand,
   serviceCommand,

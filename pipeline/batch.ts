@@ -21,6 +21,7 @@ const BUILD_STEPS = [
   '22_file_touches',
   '30_tokens',
   '40_user_day',
+  '45_user_breakdowns',
   '50_breakdowns',
   '51_hooks',
   '60_org_day',
