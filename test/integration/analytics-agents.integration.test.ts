@@ -275,7 +275,8 @@ describe('migration 014 on a database built before it', () => {
       await db.run(`INSERT INTO agg_tokens_day VALUES
         ('org_m', DATE '2026-03-02', 'usr_1', 'claude-sonnet-4-5', false, 100, 0, 0, 0, 120),
         ('org_m', DATE '2026-03-02', 'usr_2', 'claude-sonnet-4-5', false, 30, 0, 0, 0, 36)`);
-      await db.run(`INSERT INTO batch_runs VALUES (1, TIMESTAMP '2026-03-06 00:00:00', TIMESTAMP '2026-03-06 00:01:00',
+      await db.run(`INSERT INTO batch_runs (id, started_at, finished_at, watermark, days_rebuilt, unpriced_models, trigger)
+        VALUES (1, TIMESTAMP '2026-03-06 00:00:00', TIMESTAMP '2026-03-06 00:01:00',
         TIMESTAMP '2026-03-05 10:00:00', 30, '[]', 'schedule')`);
 
       expect(await migrate(db)).toEqual(['014_agent_dimension.sql']);
