@@ -14,6 +14,8 @@ import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { Authenticator, bearerToken, installAuthentication } from './auth.ts';
+import { registerCodeRoutes } from './code/routes.ts';
+import { CodeStore } from './code/store.ts';
 import { ComputerStore } from './computers/store.ts';
 import { WorkSignal } from './computers/work-signal.ts';
 import { registerDashboard } from './dashboard/static.ts';
@@ -212,6 +214,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
   registerAnalyticsRoutes(app, { auth, cache, analytics: readModel, ...(options.now ? { now: options.now } : {}) });
+  registerCodeRoutes(app, { auth, cache, code: new CodeStore(options.db), ...(options.now ? { now: options.now } : {}) });
   // Every batch run in this process goes through this lock, and clears the cache and the read model when
   // it is done.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };

@@ -14,6 +14,7 @@ import {
   describeZodError,
   type IngestResponse,
   type WireHookEvent,
+  type WireLandedCommit,
   type WireMessage,
   WireRecord,
   type WireUsage,
@@ -73,6 +74,8 @@ export interface DecodedBatch {
   events: NdjsonRows;
   messages: NdjsonRows;
   usage: WireUsage[];
+  /** Landed commits (METRICS.md §5), first delivery of an id wins. */
+  commits: NdjsonRows;
   /** Valid records that repeat an id earlier in the same batch. */
   inBatchDuplicates: number;
 }
@@ -190,6 +193,7 @@ export class BatchDecoder {
   private readonly eventIds = new Set<string>();
   private readonly messages = new Map<string, WireMessage>();
   private readonly usage = new Map<string, WireUsage>();
+  private readonly commits = new Map<string, WireLandedCommit>();
   private inBatchDuplicates = 0;
 
   /** `text`: the NDJSON the records' lines are cut from ('' when the records came as a JSON array). */
@@ -232,6 +236,11 @@ export class BatchDecoder {
       this.messages.set(record.id, prev ? earlierMessage(prev, record) : record);
       return;
     }
+    if (record.kind === 'commit') {
+      if (this.commits.has(record.id)) this.inBatchDuplicates++;
+      else this.commits.set(record.id, record);
+      return;
+    }
     if (this.eventIds.has(record.id)) {
       this.inBatchDuplicates++;
       return;
@@ -249,6 +258,7 @@ export class BatchDecoder {
       events: this.events.finish(),
       messages: { ndjson: [...this.messages.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.messages.size },
       usage: [...this.usage.values()],
+      commits: { ndjson: [...this.commits.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.commits.size },
       inBatchDuplicates: this.inBatchDuplicates,
     };
   }

@@ -27,7 +27,8 @@ const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'V
   autonomy: 'VARCHAR', tool_name: 'VARCHAR', tool_success: 'BOOLEAN', mcp_server: 'VARCHAR', skill: 'VARCHAR', is_shell: 'BOOLEAN',
   files: 'STRUCT(ext VARCHAR, name VARCHAR, op VARCHAR)[]', git_commit: 'BOOLEAN', pr_created: 'BOOLEAN', slash_command: 'VARCHAR', reason: 'VARCHAR', agent_id: 'VARCHAR',
   agent_type: 'VARCHAR', truncated: 'BOOLEAN', hooks: 'STRUCT(event VARCHAR, matcher VARCHAR, command VARCHAR)[]',
-  api_session_id: 'VARCHAR', api_message_id: 'VARCHAR'}`;
+  api_session_id: 'VARCHAR', api_message_id: 'VARCHAR',
+  edits: 'STRUCT(ext VARCHAR, name VARCHAR, lines_added BIGINT, lines_deleted BIGINT)[]'}`;
 
 const USAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR', input_tokens: 'BIGINT',
   output_tokens: 'BIGINT', cache_read_tokens: 'BIGINT', cache_write_tokens: 'BIGINT', thinking_tokens: 'BIGINT', thinking: 'BOOLEAN'}`;
@@ -37,7 +38,7 @@ const MESSAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session
 const SELECT_EVENTS = `
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, event, session_id, client, autonomy, tool_name, tool_success,
        mcp_server, skill, is_shell, files, git_commit, pr_created, slash_command, reason, agent_id, agent_type, truncated, hooks,
-       api_session_id, api_message_id
+       api_session_id, api_message_id, edits
 FROM read_json($file, format = 'newline_delimited', columns = ${EVENT_COLUMNS}) r`;
 
 const INSERT_EVENTS = `INSERT INTO events ${SELECT_EVENTS}`;
@@ -74,6 +75,14 @@ ON CONFLICT (org_id, id) DO UPDATE SET
   received_at = excluded.received_at, ts = excluded.ts, session_id = excluded.session_id, user_id = excluded.user_id,
   model = excluded.model
 WHERE excluded.ts < assistant_messages.ts`;
+
+const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', repo: 'VARCHAR', lines_added: 'BIGINT', lines_deleted: 'BIGINT',
+  agent_lines: 'BIGINT', by_agent: 'STRUCT(agent VARCHAR, model VARCHAR, lines BIGINT)[]'}`;
+
+/** A landed commit counts once per (organization, repository, commit): a repeat is ignored (METRICS.md §5). */
+const INSERT_COMMITS = `INSERT OR IGNORE INTO landed_commits
+SELECT $org, repo_id, commit, $user, now()::TIMESTAMP, epoch_ms(ts), repo, lines_added, lines_deleted, agent_lines, by_agent
+FROM read_json($file, format = 'newline_delimited', columns = ${COMMIT_COLUMNS})`;
 
 /** DuckDB's message when a plain insert meets an existing key. */
 const isKeyConflict = (error: unknown) => error instanceof Error && /Constraint Error: Duplicate key/i.test(error.message);
@@ -174,6 +183,7 @@ export class IngestStore {
       [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'events'],
       [UPSERT_USAGE, UPSERT_USAGE, usage, 'usage'],
       [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'messages'],
+      [INSERT_COMMITS, INSERT_COMMITS, batch.commits.ndjson, 'commits'],
     ] as const) {
       if (ndjson === '') continue;
       const file = join(this.dir, `${n}-${name}.ndjson`);

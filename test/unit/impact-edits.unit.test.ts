@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyPatchEdits, editLines, textDiffLines, unifiedDiffLines } from '../../collector/impact/edit-lines.ts';
+import { callEdits } from '../../collector/impact/event-edits.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'agents');
 const counts = (edits: ReturnType<typeof editLines>) => edits.map((e) => ({ path: e.path, added: e.added.length, deleted: e.deleted }));
@@ -115,5 +116,20 @@ describe('the line diff helpers', () => {
 
   it('an empty patch body gives nothing', () => {
     expect(applyPatchEdits('*** Begin Patch\n*** End Patch\n')).toEqual([]);
+  });
+});
+
+describe('what ships of a call (callEdits)', () => {
+  it('counts per file by extension or name, leaves out excluded and binary files, and ships no line', () => {
+    const patch =
+      '*** Begin Patch\n*** Add File: src/a.ts\n+const a = 1;\n*** Add File: package-lock.json\n+{}\n*** Add File: Makefile\n+all:\n*** Add File: dist/x.js\n+x\n*** End Patch\n';
+    const edits = callEdits('codex', 'apply_patch', { command: patch }, 'Success.');
+    expect(edits.wire).toEqual([
+      { ext: 'ts', lines_added: 1, lines_deleted: 0 },
+      { ext: '', name: 'Makefile', lines_added: 1, lines_deleted: 0 },
+    ]);
+    expect(JSON.stringify(edits.wire)).not.toContain('const a');
+    expect(edits.files.map((f) => f.path)).toEqual(['src/a.ts', 'Makefile']);
+    expect(callEdits('droid', 'Create', { file_path: '/r/img.png', content: '\0PNG' }, {}).wire).toEqual([]);
   });
 });
