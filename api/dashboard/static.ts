@@ -25,6 +25,7 @@ export const CLIENT_ROUTES = [
   '/organization',
   '/pipeline',
   '/me',
+  '/impact',
 ];
 
 export const CONTENT_SECURITY_POLICY = [

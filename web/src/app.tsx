@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, isAdmin, type Me } from './api.ts';
 import { Link } from './components.tsx';
 import { rangeOf } from './figures.ts';
+import { Impact } from './pages/Impact.tsx';
 import { Organization } from './pages/Organization.tsx';
 import { Overview } from './pages/Overview.tsx';
 import { People } from './pages/People.tsx';
@@ -19,12 +20,16 @@ type SessionState = { state: 'loading' } | { state: 'out' } | { state: 'in'; me:
 const ADMIN_PAGES = [
   { path: '/overview', label: 'Overview' },
   { path: '/people', label: 'People' },
+  { path: '/impact', label: 'Impact' },
   { path: '/readiness', label: 'Readiness' },
   { path: '/sessions', label: 'Sessions' },
   { path: '/organization', label: 'Organization' },
   { path: '/pipeline', label: 'Pipeline' },
 ];
-const MEMBER_PAGES = [{ path: '/me', label: 'My usage' }];
+const MEMBER_PAGES = [
+  { path: '/me', label: 'My usage' },
+  { path: '/impact', label: 'Impact' },
+];
 
 // Asked as the script loads, before the first render: every page waits for this answer.
 const firstSession = api<{ signedIn: boolean; me?: Me }>('/api/v0/auth/session');
@@ -114,6 +119,8 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   const range = rangeOf(query, new Date());
   const common = { path, query, ...range };
   if (path === '/me') return <Person {...common} userId="me" mine />;
+  // Members too: the server answers them with their own figures only.
+  if (path === '/impact') return <Impact {...common} />;
   if (!isAdmin(me))
     return (
       <section class="notice">
