@@ -45,6 +45,9 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       if (problem) throw new UserError(`${problem}; the collector refuses this spool until it is fixed`);
       const counts = spoolCounts(dirs);
       const { state } = loadState(config.agentmeterHome);
+      const { Impact } = await import('../../collector/impact/impact.ts');
+      const { createLogger } = await import('../../common/logger.ts');
+      const impact = new Impact(config.agentmeterHome, createLogger({ name: 'agentmeter-collector', level: 'silent' }));
       process.stdout.write(
         `${[
           `spool: ${dirs.root}`,
@@ -57,6 +60,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
           `last successful ship: ${state.lastShipAt ? `${new Date(state.lastShipAt).toISOString()} (${state.lastShipRecords} records)` : 'never'}`,
           `shipped in total: ${state.totalShipped}`,
           ...(state.lastError ? [`last error: ${state.lastError} at ${new Date(state.lastErrorAt ?? 0).toISOString()}`] : []),
+          `impact: watching ${impact.watched.length} repositories; ${impact.pending().length} landed commits waiting to ship; ${impact.droppedLines} ledger lines dropped by the size cap`,
         ].join('\n')}\n`,
       );
       return;

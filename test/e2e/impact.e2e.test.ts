@@ -204,7 +204,9 @@ describe('Impact: edit to landed, with real git', () => {
     expect(snapshot(work)).toBe(before);
     expect(git(work, ['config', '--list', '--local'])).not.toMatch(/^agentmeter|hookspath/im);
     expect(readdirSync(join(work, '.git', 'hooks')).every((name) => name.endsWith('.sample'))).toBe(true);
-    expect(runCli(['collect', 'status'], env).stdout).toMatch(/quarantined: 0\n/);
+    const status = runCli(['collect', 'status'], env).stdout;
+    expect(status).toMatch(/quarantined: 0\n/);
+    expect(status).toContain('impact: watching 1 repositories; 0 landed commits waiting to ship; 0 ledger lines dropped by the size cap');
 
     const batch = runCli(['batch', '--server', server.url, '--key', manager]);
     expect(batch.status, batch.stderr).toBe(0);
