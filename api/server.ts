@@ -15,6 +15,8 @@ import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { Authenticator, bearerToken, installAuthentication } from './auth.ts';
+import { registerCodeRoutes } from './code/routes.ts';
+import { CodeStore } from './code/store.ts';
 import { ComputerStore } from './computers/store.ts';
 import { WorkSignal } from './computers/work-signal.ts';
 import { registerDashboard } from './dashboard/static.ts';
@@ -254,6 +256,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
   registerTeamRoutes(app, { db: options.db, auth });
+  registerCodeRoutes(app, { auth, cache, code: new CodeStore(options.db), ...(options.now ? { now: options.now } : {}) });
   // Every batch run in this process goes through this lock, and clears the cache and the read model when
   // it is done: only its organization's when it rebuilt one organization alone.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };

@@ -7,6 +7,8 @@
 //   bombs      — abusive ingest requests (gzip bombs, records naming 1,000 files, several at once): time to
 //                answer, the server's peak RSS growth, another organization's batch latency (bench/bombs.ts).
 //                BENCH_CLI=<path to another checkout's bin/agentmeter.js> runs them against that server.
+//   impact     — crediting a 1,000-line commit against a 100k-line ledger; the collector's memory with a
+//                1M-line 30-day ledger (both scale with BENCH_SCALE); the batch's rows include landed commits
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
 import { spawn, spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { AccountStore } from '../api/store/accounts.ts';
 import { Collector } from '../collector/daemon.ts';
+import { creditCommit } from '../collector/impact/credit.ts';
+import { Ledger, type LedgerWrite } from '../collector/impact/ledger.ts';
 import { openDb } from '../common/db/duckdb.ts';
 import { createLogger } from '../common/logger.ts';
 import type { WireRecord } from '../common/wire.ts';
@@ -497,6 +501,77 @@ async function benchBombs(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
+function fillLedger(ledger: Ledger, root: string, lines: number, now: number): void {
+  for (let done = 0; done < lines; ) {
+    const n = Math.min(10_000, lines - done);
+    const writes: LedgerWrite[] = [];
+    for (let i = 0; i < n; i += 100) {
+      const at = done + i;
+      writes.push({
+        relPath: `src/f${(at / 100) % 100}.ts`,
+        fingerprints: Array.from({ length: Math.min(100, n - i) }, (_, j) => `line ${(at + j) % 5000}`),
+        ts: now - 29 * 86_400_000 + Math.floor(((at / lines) * 29 * 86_400_000) | 0),
+        agent: at % 3 ? 'claude' : 'codex',
+        model: at % 3 ? 'claude-sonnet-4-5' : 'gpt-5.5',
+      });
+    }
+    ledger.append(root, writes);
+    done += n;
+  }
+}
+
+async function benchImpact(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'am-bench-impact-'));
+  const now = Date.UTC(2026, 10, 20);
+  const ledgerLines = Math.max(1000, Math.round(100_000 * SCALE));
+  const ledger = new Ledger(join(dir, 'impact'));
+  fillLedger(ledger, '/bench/repo', ledgerLines, now);
+  const times: number[] = [];
+  for (let run = 0; run < 7; run++) {
+    const started = performance.now();
+    // As Impact.scanRepo does for one commit: key each added line, read the ledger's matching lines, credit.
+    const adds = new Map<string, number>();
+    for (let i = 0; i < 1000; i++) {
+      const key = ledger.lineKey(`src/f${i % 100}.ts`, `line ${(i * 7) % 5000}`);
+      adds.set(key, (adds.get(key) ?? 0) + 1);
+    }
+    const { index, credited } = ledger.lookup('/bench/repo', new Set(adds.keys()));
+    creditCommit(adds, index, now, (s) => credited.has(s));
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const median = quantile(times, 0.5);
+  console.log(`
+impact: crediting a 1,000-line commit against a ${ledgerLines}-line ledger: median ${fmt(median, 1)} ms (7 runs)   target: <= 50 ms`);
+
+  const bigLines = Math.max(10_000, Math.round(1_000_000 * SCALE));
+  const big = new Ledger(join(dir, 'big'));
+  fillLedger(big, '/bench/repo', bigLines, now);
+  const rss = (impactDir: string) => {
+    const out = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'impact-rss.ts'), impactDir, '/bench/repo', String(now)],
+      { encoding: 'utf8' },
+    );
+    if (out.status !== 0) throw new Error(`impact-rss failed: ${out.stderr}`);
+    return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { baselineRss: number; peakRss: number };
+  };
+  const withLedger = rss(join(dir, 'big'));
+  const without = rss(join(dir, 'empty'));
+  const above = (withLedger.peakRss - without.peakRss) / 1024 / 1024;
+  console.log(
+    `  collector peak RSS crediting and compacting with a ${bigLines}-line 30-day ledger: ${fmt(withLedger.peakRss / 1024 / 1024, 0)} MB, ${fmt(above, 0)} MB above an empty ledger   target: <= 100 MB above`,
+  );
+  results['impact'] = {
+    ledgerLines,
+    creditMedianMs: median,
+    bigLedgerLines: bigLines,
+    peakRssMb: withLedger.peakRss / 1024 / 1024,
+    aboveEmptyMb: above,
+  };
+  rmSync(dir, { recursive: true, force: true });
+}
+
 const wanted = new Set(process.argv.slice(2));
 const all = wanted.size === 0;
 if (all || wanted.has('hook')) benchHook();
@@ -504,6 +579,7 @@ if (all || wanted.has('ingest')) await benchIngest();
 if (all || wanted.has('ship')) await benchShip();
 if (all || wanted.has('bundle')) await benchBundle();
 if (all || wanted.has('bombs')) await benchBombs();
+if (all || wanted.has('impact')) await benchImpact();
 if (all || wanted.has('batch') || wanted.has('api') || wanted.has('dashboard')) {
   const dir = mkdtempSync(join(tmpdir(), 'am-bench-data-'));
   const data = await benchDatabase(dir);

@@ -8,6 +8,7 @@ import { adapterFor } from './agents/index.ts';
 import type { SessionTouch } from './agents/types.ts';
 import { toWireEvent } from './events.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
+import type { ImpactTouch, ModelSeen } from './impact/impact.ts';
 import { quarantineFile, readEntry, type SpoolDirs } from './spool.ts';
 import type { CollectorState } from './state.ts';
 
@@ -22,6 +23,10 @@ export interface Batch {
   quarantined: number;
   /** Entries of new/ that are not the hook's files (a link, a folder, another user's file): left alone. */
   leftAlone: string[];
+  /** For the Impact ledger, once acknowledged (never shipped): sessions' work trees and their edits. */
+  touches: ImpactTouch[];
+  /** Models the batch's usage and messages show, by session and time (the model of an edit). */
+  models: ModelSeen[];
 }
 
 export interface BatchContext {
@@ -49,6 +54,9 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
   const sessions = new Map<string, SessionTouch & { agent: string }>();
   let quarantined = 0;
   const leftAlone: string[] = [];
+  const touches: ImpactTouch[] = [];
+  const models: ModelSeen[] = [];
+  const placed = new Set<string>();
   ctx.hooks.beginBatch();
 
   for (let i = 0; i < names.length; i++) {
@@ -90,6 +98,18 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
     touch.latestTs = Math.max(touch.latestTs, context.ts);
     for (const path of context.transcriptPaths) touch.transcriptPaths.add(path);
     sessions.set(key, touch);
+    // A session's work tree once per batch (watching starts at its first event), and every edit.
+    const where = `${key}\0${context.cwd ?? ''}`;
+    if (context.edits || (context.cwd && !placed.has(where))) {
+      placed.add(where);
+      touches.push({
+        agent: record.agent,
+        sessionId: context.sessionId,
+        ts: context.ts,
+        ...(context.cwd ? { cwd: context.cwd } : {}),
+        ...(context.edits ? { edits: context.edits } : {}),
+      });
+    }
   }
 
   for (const touch of sessions.values()) {
@@ -105,7 +125,9 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
     for (const record of usage.records) {
       records.push(record);
       sources.push(undefined);
+      if ((record.kind === 'usage' || record.kind === 'message') && record.model)
+        models.push({ agent: record.agent, sessionId: record.session_id, ts: record.ts, model: record.model });
     }
   }
-  return { records, sources, twins, nextState, quarantined, leftAlone };
+  return { records, sources, twins, nextState, quarantined, leftAlone, touches, models };
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../common/logger.ts';
 import { type IngestResponse, MAX_BATCH_RECORDS } from '../common/wire.ts';
 import { type Batch, buildBatch } from './batch.ts';
 import { HookConfigCache } from './hooks-ran.ts';
+import { Impact } from './impact/impact.ts';
 import { refreshLimitStatus } from './limits.ts';
 import { isBatchFault, isContentFault, narrowBatch } from './narrow.ts';
 import { encodeBatch, postBatch, REQUEST_TIMEOUT_MS, ShipError } from './shipper.ts';
@@ -73,6 +74,12 @@ export class Collector {
   private readonly queue: SpoolQueue;
   private readonly unlinker = new Unlinker();
   private leftAlone = 0;
+  /** The Impact ledger and landed commits (METRICS.md §5). */
+  readonly impact: Impact;
+  private refWatcher: FSWatcher | undefined;
+  private readonly refsWatched = new Set<string>();
+  /** A scan for landed commits is due: at start, after a batch watched a new repository, after refs moved. */
+  private scanDue = true;
 
   constructor(private readonly options: CollectorOptions) {
     this.dirs = spoolDirs(options.agentmeterHome);
@@ -86,6 +93,7 @@ export class Collector {
     // The server decodes at most MAX_BATCH_RECORDS records of one request (api/ingest/limits.ts).
     this.batchSize = Math.max(1, Math.min(options.batchSize ?? 5000, MAX_BATCH_RECORDS));
     this.maxAgeMs = options.maxAgeMs ?? 1000;
+    this.impact = new Impact(options.agentmeterHome, options.log);
   }
 
   /** Ships every event in the spool now; resolves when the spool is empty or a batch failed for good. */
@@ -164,8 +172,70 @@ export class Collector {
     } finally {
       await Promise.all(removals);
     }
+    const landed = this.stopping ? {} : await this.shipLanded(maxAttempts);
     await this.refreshLimits();
-    return total;
+    return { ...total, ...landed, shipped: total.shipped + (landed.shipped ?? 0) };
+  }
+
+  /**
+   * Looks for commits that landed in the watched repositories and ships their records (they wait in
+   * $AGENTMETER_HOME/impact/pending.json until the server has them). A record the server rejects is
+   * quarantined with the reason, like a spool file.
+   */
+  private async shipLanded(maxAttempts: number): Promise<{ shipped?: number; error?: string }> {
+    const { log } = this.options;
+    if (this.scanDue) {
+      this.scanDue = false;
+      try {
+        await this.impact.scan();
+      } catch (error) {
+        log.warn({ error: (error as Error).message }, 'landed commits not looked for');
+      }
+    }
+    const records = this.impact.pending().slice(0, this.batchSize);
+    if (!records.length) return {};
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const answer = await postBatch(
+          this.options.server,
+          this.options.apiKey,
+          encodeBatch(records),
+          this.abort.signal,
+          REQUEST_TIMEOUT_MS,
+          this.machine,
+        );
+        for (const rejection of answer.rejected) {
+          const record = records[rejection.index];
+          const reason = `server rejected: ${rejection.reason}`;
+          quarantineRecord(this.dirs, record?.id ?? `index-${rejection.index}`, record, reason);
+          log.warn({ index: rejection.index, reason }, 'landed commit rejected by server, quarantined');
+        }
+        this.impact.acknowledge(records.map((r) => r.id));
+        log.info({ records: records.length, stored: answer.stored, duplicates: answer.duplicates }, 'landed commits shipped');
+        return { shipped: records.length - answer.rejected.length };
+      } catch (error) {
+        const message = error instanceof ShipError ? error.message : String(error);
+        if ((error instanceof ShipError && error.refused) || this.stopping || attempt + 1 >= maxAttempts) {
+          log.error({ error: message }, 'landed commits not shipped; they are kept for the next try');
+          return { error: message };
+        }
+        await sleep(backoffDelay(attempt, this.options.backoff ?? DEFAULT_BACKOFF), undefined, { signal: this.abort.signal }).catch(
+          () => undefined,
+        );
+      }
+    }
+  }
+
+  /** Watches the refs of every watched repository: a fetch or push that moves them starts a drain (and a scan). */
+  private async watchRefs(onChange: () => void): Promise<void> {
+    const paths = (await this.impact.refsToWatch()).filter((p) => !this.refsWatched.has(p));
+    if (!paths.length || this.stopping) return;
+    for (const p of paths) this.refsWatched.add(p);
+    if (!this.refWatcher) {
+      this.refWatcher = watch(paths, { ignoreInitial: true, followSymlinks: false, depth: 8 });
+      this.refWatcher.on('all', onChange);
+      this.refWatcher.on('error', (error) => this.options.log.warn({ error: String(error) }, 'refs watcher error'));
+    } else this.refWatcher.add(paths);
   }
 
   private async prepareNext(state: CollectorState): Promise<PreparedBatch | undefined> {
@@ -285,6 +355,16 @@ export class Collector {
     }
     const rejectedSources = new Set(answer.rejected.map((r) => batch.sources[r.index]).filter(Boolean));
     this.commit(batch.nextState, batch.records.length - answer.rejected.length);
+    if (batch.touches.length) {
+      try {
+        const before = this.impact.watched.length;
+        this.impact.record(batch.touches, batch.models);
+        if (this.impact.watched.length > before) this.scanDue = true;
+      } catch (error) {
+        // The ledger is ours alone: a failure to write it loses agent credit, never an event.
+        log.warn({ error: (error as Error).message }, 'impact ledger not updated');
+      }
+    }
     const shipped = batch.sources.filter((s): s is string => s !== undefined && !rejectedSources.has(s));
     const removal = this.unlinker
       .remove(shipped.flatMap((name) => shippedPaths(this.dirs, name, batch.twins.has(name))))
@@ -338,8 +418,19 @@ export class Collector {
     const { log } = this.options;
     log.info({ spool: this.dirs.new, server: this.options.server }, 'collector started');
     let refused: string | undefined;
+    let refsTimer: NodeJS.Timeout | undefined;
+    // A fetch or push writes several ref files: one drain a couple of seconds after the last.
+    const refsMoved = () => {
+      if (refsTimer) clearTimeout(refsTimer);
+      refsTimer = setTimeout(() => {
+        refsTimer = undefined;
+        this.scanDue = true;
+        drainNow();
+      }, 2000);
+    };
     const drainNow = () =>
       void this.drain(Number.POSITIVE_INFINITY).then((result) => {
+        void this.watchRefs(refsMoved).catch((error: unknown) => log.warn({ error: String(error) }, 'refs not watched'));
         if (!result.refused || refused) return;
         refused = result.error;
         this.stop();
@@ -373,7 +464,9 @@ export class Collector {
     clearInterval(limits);
     clearInterval(sweep);
     if (this.timer) clearTimeout(this.timer);
+    if (refsTimer) clearTimeout(refsTimer);
     await this.watcher.close();
+    await this.refWatcher?.close();
     await this.draining?.catch(() => undefined);
     await this.close();
     log.info('collector stopped');

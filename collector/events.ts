@@ -8,6 +8,8 @@ import { HookPayload } from './agents/hook-payload.ts';
 import { adapterFor } from './agents/index.ts';
 import { clientType, runsGitCommit, runsPrCreate, slashCommand, toolSucceeded } from './derive.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
+import type { FileEdit } from './impact/edit-lines.ts';
+import { callEdits } from './impact/event-edits.ts';
 import type { SpoolEntry } from './spool.ts';
 
 const TOOL_CALL_EVENTS = new Set(['PostToolUse', 'PostToolUseFailure']);
@@ -18,6 +20,10 @@ export interface EventContext {
   sessionId: string;
   ts: number;
   transcriptPaths: string[];
+  /** The session's working directory, when the payload says it (watched repositories, METRICS.md §5). */
+  cwd?: string;
+  /** What a successful file-writing call wrote, for the private ledger (never shipped). */
+  edits?: FileEdit[];
 }
 
 export interface DerivedEvent {
@@ -75,6 +81,7 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
   if (truncated) record.truncated = true;
 
   let toolName: string | undefined;
+  let fileEdits: FileEdit[] | undefined;
   if (TOOL_EVENTS.has(event)) {
     // A non-string tool name is a parsing artifact; it still ships ('' → "unknown" in the pipeline).
     toolName = typeof p.tool_name === 'string' ? p.tool_name.trim() : '';
@@ -91,6 +98,11 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
       if (success) {
         const files = tools.files(toolName, p.tool_input, p.tool_response);
         if (files.length) record.files = files.slice(0, MAX_FILES_PER_EVENT);
+        if (!truncated) {
+          const edits = callEdits(adapter.name, toolName, p.tool_input, p.tool_response);
+          if (edits.wire.length) record.edits = edits.wire.slice(0, MAX_FILES_PER_EVENT);
+          if (edits.files.length) fileEdits = edits.files;
+        }
         const command = tools.shellCommand(toolName, p.tool_input);
         if (command !== undefined) {
           if (runsGitCommit(command)) record.git_commit = true;
@@ -121,7 +133,10 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
   }
 
   const transcriptPaths = [p.transcript_path, p.agent_transcript_path].filter((x): x is string => typeof x === 'string' && x !== '');
-  return ok({ record, context: { sessionId: p.session_id, ts, transcriptPaths } });
+  const context: EventContext = { sessionId: p.session_id, ts, transcriptPaths };
+  if (typeof p.cwd === 'string' && p.cwd !== '') context.cwd = p.cwd;
+  if (fileEdits) context.edits = fileEdits;
+  return ok({ record, context });
 }
 
 const SALVAGED_FIELDS = ['hook_event_name', 'session_id', 'tool_name', 'permission_mode', 'transcript_path', 'cwd'] as const;

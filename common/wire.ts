@@ -71,6 +71,20 @@ export const FileTouch = z.strictObject({
 });
 export type FileTouch = z.infer<typeof FileTouch>;
 
+/**
+ * Lines one file-writing tool call added and removed in one file (METRICS.md §5 "Edits"): counts and the
+ * file's extension (or name) for its language, never a path or a line.
+ */
+export const MAX_LINES = 100_000_000;
+const lines = z.number().int().nonnegative().max(MAX_LINES);
+export const EditLines = z.strictObject({
+  ext: wireString().max(64),
+  name: wireString().max(128).optional(),
+  lines_added: lines,
+  lines_deleted: lines,
+});
+export type EditLines = z.infer<typeof EditLines>;
+
 export const HookRun = z.strictObject({
   event: shortText,
   matcher: shortText,
@@ -94,6 +108,8 @@ export const WireHookEvent = z.strictObject({
   skill: shortText.optional(),
   is_shell: z.boolean().optional(),
   files: z.array(FileTouch).max(MAX_FILES_PER_EVENT).optional(),
+  /** Lines the call added and removed, per file (successful file-writing calls). */
+  edits: z.array(EditLines).max(MAX_FILES_PER_EVENT).optional(),
   git_commit: z.boolean().optional(),
   pr_created: z.boolean().optional(),
   /** UserPromptSubmit: the slash command name when the prompt is one; the prompt itself never ships. */
@@ -135,7 +151,40 @@ export const WireMessage = z.strictObject({
 });
 export type WireMessage = z.infer<typeof WireMessage>;
 
-export const WireRecord = z.discriminatedUnion('kind', [WireHookEvent, WireUsage, WireMessage]);
+/** A repository's id as common/repo-id.ts makes it. */
+export const REPO_ID = /^repo_[0-9a-f]{16}$/;
+/** A git object id: SHA-1 (40 hex digits) or SHA-256 (64). */
+export const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * A commit that landed on a watched repository's default branch (METRICS.md §5 "Landed"): ids, the
+ * committer time, line counts, and its agent lines by agent and model. Never a line, a path, a commit
+ * message or a branch name. The author is the key's user. `id` is `<repo_id>:<commit>`.
+ */
+export const WireLandedCommit = z
+  .strictObject({
+    kind: z.literal('commit'),
+    id: wireString().min(1).max(256),
+    repo_id: z.string().regex(REPO_ID),
+    /** The remote's normalized host/path (no credentials, no scheme, lower case). */
+    repo: wireString().min(1).max(512),
+    commit: z.string().regex(COMMIT_ID),
+    /** Committer time. */
+    ts: epochMs,
+    lines_added: lines,
+    lines_deleted: lines,
+    agent_lines: lines,
+    by_agent: z.array(z.strictObject({ agent: AgentName, model: wireString().min(1).max(256), lines: lines.min(1) })).max(100),
+  })
+  .refine((c) => c.id === `${c.repo_id}:${c.commit}`, { message: 'id must be <repo_id>:<commit>', path: ['id'] })
+  .refine((c) => c.agent_lines === c.by_agent.reduce((n, a) => n + a.lines, 0), {
+    message: 'agent_lines must be the sum of by_agent lines',
+    path: ['agent_lines'],
+  })
+  .refine((c) => c.agent_lines <= c.lines_added, { message: 'agent_lines cannot exceed lines_added', path: ['agent_lines'] });
+export type WireLandedCommit = z.infer<typeof WireLandedCommit>;
+
+export const WireRecord = z.discriminatedUnion('kind', [WireHookEvent, WireUsage, WireMessage, WireLandedCommit]);
 export type WireRecord = z.infer<typeof WireRecord>;
 
 export const IngestResponse = z.strictObject({

@@ -22,6 +22,7 @@ const BUILD_STEPS = [
   '30_tokens',
   '40_user_day',
   '45_user_breakdowns',
+  '46_code',
   '50_breakdowns',
   '51_hooks',
   '60_org_day',
@@ -247,7 +248,7 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
   );
   // Everything received up to this moment is covered by this run; later arrivals wait for the next.
   const [{ watermark } = { watermark: null }] = await db.all<{ watermark: string | null }>(
-    `SELECT CAST(greatest((SELECT max(received_at) FROM events), (SELECT max(received_at) FROM usage), (SELECT max(received_at) FROM assistant_messages)) AS VARCHAR) AS watermark`,
+    `SELECT CAST(greatest((SELECT max(received_at) FROM events), (SELECT max(received_at) FROM usage), (SELECT max(received_at) FROM assistant_messages), (SELECT max(received_at) FROM landed_commits)) AS VARCHAR) AS watermark`,
   );
   await db.run('INSERT INTO batch_runs (id, started_at, trigger, org_id) VALUES ($id, now()::TIMESTAMP, $trigger, $org)', {
     id: runId,

@@ -10,6 +10,7 @@ import type { Db } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
 import type { BatchOptions, BatchReport } from '../pipeline/batch.ts';
 import { generate } from './generator.ts';
+import { replayGitActivity } from './git-activity.ts';
 import { replay } from './replay.ts';
 
 export const SAMPLE_ORG_NAME = 'Sample organization (generated)';
@@ -131,6 +132,13 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
       onProgress: (done, total) =>
         progress(`sample data: ${done}/${total} hook events spooled and shipped (${Math.round((Date.now() - started) / 1000)} s)`),
     });
+    // Two Claude Code users also write code in real git repositories, so the Impact page has landed commits.
+    progress('sample data: git activity for the Impact page');
+    const coders = plan.users
+      .map((user, i) => ({ email: user.email, key: keys[i]!, claude: user.agents.includes('claude') }))
+      .filter((u) => u.claude)
+      .slice(0, 2);
+    await replayGitActivity({ server: options.server, users: coders, workDir, lastDay, log: options.log });
     progress('sample data: building the daily aggregates');
     await options.runBatch({ trigger: 'demo', log: options.log });
     return { org, events: result.events };

@@ -294,5 +294,7 @@ export function userRecords(rows: UserDayRow[]) {
     autonomy_ratio: r.autonomy_ratio,
     delegation_level: r.delegation_level,
     languages: r.languages,
+    lines_added: r.lines_added ?? 0,
+    landed_agent_lines: r.landed_agent_lines ?? 0,
   }));
 }

@@ -48,7 +48,7 @@ export const READ_MODEL_SQL = {
   userRows: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, u.email AS user_email, a.active, a.tool_calls, a.user_turns, a.mcp_calls,
                     a.skill_calls, a.slash_commands, a.hooks, a.sessions, a.user_messages, a.assistant_messages, a.files_created,
                     a.files_edited, a.git_commits, a.git_prs_created, a.billable_tokens, a.primary_model, a.primary_model_tier,
-                    a.autonomy_ratio, a.delegation_level, a.languages, a.clients
+                    a.autonomy_ratio, a.delegation_level, a.languages, a.clients, a.lines_added, a.landed_agent_lines
              FROM agg_user_day a LEFT JOIN users u ON u.id = a.user_id AND u.org_id = a.org_id
              WHERE a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) ORDER BY a.day, a.user_id`,
 } as const;

@@ -20,6 +20,7 @@ export const GROUP_BY = {
   activity: ['client', 'agent', 'team'],
   productivity: ['team'],
   users: [],
+  code: ['agent', 'model', 'repo'],
 } as const;
 export type Endpoint = keyof typeof GROUP_BY;
 
@@ -27,6 +28,7 @@ const GROUP_BY_DESCRIPTION: Partial<Record<Endpoint, string>> = {
   tokens: 'model: one row per day and model',
   tools: 'tool_name: one row per day and tool (its tool_calls)',
   activity: 'client: one row per day and client type (its daily_active_users; a user of two clients counts under each)',
+  code: 'model: one row per day and model (METRICS.md §5); repo: one row per day and repository (its normalized host/path)',
 };
 const AGENT_DESCRIPTION =
   'agent, an agentmeter extension (not in the reference): one row per day and agent (droid, claude, codex, gemini, qwen) with the same fields';

@@ -114,6 +114,8 @@ export const UserRecord = z.strictObject({
   autonomy_ratio: z.number().nullable(),
   delegation_level: z.enum(AUTONOMY_LEVELS).nullable(),
   languages: z.array(z.string()),
+  lines_added: count.describe('lines the agents added in edits this day (METRICS.md §5, an agentmeter extension)'),
+  landed_agent_lines: count.describe("agent-written lines of this user's commits that landed this day (METRICS.md §5)"),
 });
 
 const Meta = z.strictObject({ org_id: z.string(), start_date: Day, end_date: Day });

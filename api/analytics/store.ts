@@ -100,6 +100,9 @@ export interface UserDayRow {
   delegation_level: string | null;
   languages: string[];
   clients: string[];
+  /** Code the agents wrote (METRICS.md §5): edit lines added, and landed agent lines (null on rows built before). */
+  lines_added: number | null;
+  landed_agent_lines: number | null;
 }
 
 /** What the analytics routes read: the rows of a range of days (AnalyticsStore in SQL, or the read model). */

@@ -26,6 +26,7 @@ export const CLIENT_ROUTES = [
   '/pipeline',
   '/machines',
   '/me',
+  '/impact',
 ];
 
 export const CONTENT_SECURITY_POLICY = [

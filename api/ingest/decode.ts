@@ -15,6 +15,7 @@ import {
   describeZodError,
   type IngestResponse,
   type WireHookEvent,
+  type WireLandedCommit,
   type WireMessage,
   WireRecord,
   type WireUsage,
@@ -74,6 +75,8 @@ export interface DecodedBatch {
   events: NdjsonRows;
   messages: NdjsonRows;
   usage: WireUsage[];
+  /** Landed commits (METRICS.md §5), first delivery of an id wins. */
+  commits: NdjsonRows;
   /** Valid records that repeat an id earlier in the same batch. */
   inBatchDuplicates: number;
   /**
@@ -233,6 +236,7 @@ export class BatchDecoder {
   private readonly repeats: RecordPositions['repeats'] = [];
   private readonly messages = new Map<string, WireMessage>();
   private readonly usage = new Map<string, WireUsage>();
+  private readonly commits = new Map<string, WireLandedCommit>();
   private inBatchDuplicates = 0;
 
   /** `text`: the NDJSON the records' lines are cut from ('' when the records came as a JSON array). */
@@ -263,6 +267,12 @@ export class BatchDecoder {
       return;
     }
     const record = parsed.data;
+    if (record.kind === 'commit') {
+      // Keyed by (organization, repository, commit) whoever sends it: the first delivery is kept.
+      if (this.commits.has(record.id)) this.inBatchDuplicates++;
+      else this.commits.set(record.id, record);
+      return;
+    }
     const kind: RecordKind = record.kind === 'usage' || record.kind === 'message' ? record.kind : 'event';
     const repeated = this.seen[kind].has(record.id);
     if (repeated) {
@@ -296,6 +306,7 @@ export class BatchDecoder {
       events: this.events.finish(),
       messages: { ndjson: [...this.messages.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.messages.size },
       usage: [...this.usage.values()],
+      commits: { ndjson: [...this.commits.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.commits.size },
       inBatchDuplicates: this.inBatchDuplicates,
       positions: {
         rows: {

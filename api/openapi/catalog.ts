@@ -8,6 +8,8 @@ import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../account
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
 import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
 import { ADMIN_ROLES, ANALYTICS_ROLES, SESSION_COOKIE } from '../auth.ts';
+import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
+import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
 import { ComputerPage, ComputerSchema, RegisteredComputer, ResultAnswer } from '../computers/schema.ts';
 import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts';
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
@@ -588,6 +590,28 @@ export const CATALOG: RouteDoc[] = [
   ),
   analytics('productivity', ProductivityResponse, 'Files created and edited, by extension and language, commits and PRs per day'),
   analytics('users', UsersResponse, 'One record per user and active day, paged by user'),
+  {
+    method: 'GET',
+    path: CODE_PATH,
+    tag: 'Analytics',
+    summary: 'Code the agents wrote: edit lines, landed lines and the agent share per day (an agentmeter extension)',
+    description:
+      'METRICS.md §5. Ungrouped: one record per day with zeros; group_by=agent, model or repo: rows per day and non-zero group. Owners and managers see the organization; a member sees only their own figures (meta.user_id). docs/impact.md describes the method.',
+    access: user(CODE_ROLES),
+    query: ANALYTICS_QUERY.code,
+    responses: { 200: CodeResponse },
+  },
+  {
+    method: 'GET',
+    path: COMMITS_PATH,
+    tag: 'Analytics',
+    summary: 'Landed commits with their lines and agent lines by agent and model, newest first, paged',
+    description:
+      'Commits dated by committer time from startDate to endDate. next_cursor is the last commit of the page. A member sees only their own commits.',
+    access: user(CODE_ROLES),
+    query: CommitsQuery,
+    responses: { 200: CommitPage },
+  },
 ];
 
 const exactly = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);

@@ -29,7 +29,8 @@ const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'V
   autonomy: 'VARCHAR', tool_name: 'VARCHAR', tool_success: 'BOOLEAN', mcp_server: 'VARCHAR', skill: 'VARCHAR', is_shell: 'BOOLEAN',
   files: 'STRUCT(ext VARCHAR, name VARCHAR, op VARCHAR)[]', git_commit: 'BOOLEAN', pr_created: 'BOOLEAN', slash_command: 'VARCHAR', reason: 'VARCHAR', agent_id: 'VARCHAR',
   agent_type: 'VARCHAR', truncated: 'BOOLEAN', hooks: 'STRUCT(event VARCHAR, matcher VARCHAR, command VARCHAR)[]',
-  api_session_id: 'VARCHAR', api_message_id: 'VARCHAR'}`;
+  api_session_id: 'VARCHAR', api_message_id: 'VARCHAR',
+  edits: 'STRUCT(ext VARCHAR, name VARCHAR, lines_added BIGINT, lines_deleted BIGINT)[]'}`;
 
 const USAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR', input_tokens: 'BIGINT',
   output_tokens: 'BIGINT', cache_read_tokens: 'BIGINT', cache_write_tokens: 'BIGINT', thinking_tokens: 'BIGINT', thinking: 'BOOLEAN'}`;
@@ -39,7 +40,7 @@ const MESSAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session
 const SELECT_EVENTS = `
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, event, session_id, client, autonomy, tool_name, tool_success,
        mcp_server, skill, is_shell, files, git_commit, pr_created, slash_command, reason, agent_id, agent_type, truncated, hooks,
-       api_session_id, api_message_id
+       api_session_id, api_message_id, edits
 FROM read_json($file, format = 'newline_delimited', columns = ${EVENT_COLUMNS}) r`;
 
 const INSERT_EVENTS = `INSERT INTO events ${SELECT_EVENTS}`;
@@ -101,6 +102,14 @@ WHERE t.user_id <> $user`;
 /** DuckDB's message when a plain insert meets an existing key, or the usage upsert another user's id. */
 const isKeyConflict = (error: unknown) =>
   error instanceof Error && (/Constraint Error: Duplicate key/i.test(error.message) || error.message.includes(OTHER_USERS_ID));
+
+const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', repo: 'VARCHAR', lines_added: 'BIGINT', lines_deleted: 'BIGINT',
+  agent_lines: 'BIGINT', by_agent: 'STRUCT(agent VARCHAR, model VARCHAR, lines BIGINT)[]'}`;
+
+/** A landed commit counts once per (organization, repository, commit): a repeat is ignored (METRICS.md §5). */
+const INSERT_COMMITS = `INSERT OR IGNORE INTO landed_commits
+SELECT $org, repo_id, commit, $user, now()::TIMESTAMP, epoch_ms(ts), repo, lines_added, lines_deleted, agent_lines, by_agent
+FROM read_json($file, format = 'newline_delimited', columns = ${COMMIT_COLUMNS})`;
 
 /**
  * DuckDB's errors that are about the rows it was given (a value it cannot read or convert, a NOT NULL
@@ -197,12 +206,13 @@ export class IngestStore {
 
   async store(orgId: OrgId, userId: UserId, batch: DecodedBatch): Promise<StoreResult> {
     const n = ++this.sequence;
-    const files: { sql: string; fallback: string; file: string; kind: RecordKind; table: string }[] = [];
+    const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit'; table: string }[] = [];
     const usage = batch.usage.map((row) => `${JSON.stringify(row)}\n`).join('');
     for (const [sql, fallback, ndjson, kind, table] of [
       [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'event', 'events'],
       [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, usage, 'usage', 'usage'],
       [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'message', 'assistant_messages'],
+      [INSERT_COMMITS, INSERT_COMMITS, batch.commits.ndjson, 'commit', 'landed_commits'],
     ] as const) {
       if (ndjson === '') continue;
       const file = join(this.dir, `${n}-${kind === 'message' ? 'messages' : table}.ndjson`);
@@ -217,7 +227,8 @@ export class IngestStore {
         const refused: IngestResponse['rejected'] = [];
         for (const { sql, fallback, file, kind, table } of files) {
           stored += await tx.run(fast ? sql : fallback, params(file));
-          if (fast) continue;
+          // A commit is anyone's to report once (first delivery kept): there is no owner to refuse for.
+          if (fast || kind === 'commit') continue;
           const held = await tx.all<{ id: string }>(otherUsersIds(table), params(file));
           for (const { index, id } of indicesOf(batch, kind, new Set(held.map((r) => r.id))))
             refused.push({ index, id: id.slice(0, 256), reason: REFUSED_REASON });

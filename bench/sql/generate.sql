@@ -26,7 +26,8 @@ SELECT 'org_bench', 'e' || i, 'usr_' || lpad(CAST(hash(i // 50) % $users AS VARC
        CASE WHEN ev = 'UserPromptSubmit' AND hash(i) % 10 = 0 THEN 'review' END,
        NULL, NULL, NULL, NULL,
        [{'event': ev, 'matcher': '*', 'command': '''~/.agentmeter/bin/agentmeter-hook.sh'' claude'}],
-       NULL, NULL
+       NULL, NULL,
+       CASE WHEN ev = 'PostToolUse' AND tool IN ('Edit', 'Write') THEN [{'ext': ['ts', 'py', 'go', 'md', 'tsx'][1 + CAST(hash(i) % 5 AS BIGINT)], 'name': NULL, 'lines_added': 1 + hash(i) % 40, 'lines_deleted': hash(i) % 5}] END
 FROM (
   SELECT i,
          ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreToolUse', 'PostToolUse', 'PreToolUse', 'PostToolUse', 'PreToolUse', 'PostToolUse', 'Stop'][1 + CAST(i % 10 AS BIGINT)] AS ev,
@@ -50,3 +51,16 @@ SELECT 'org_bench', 'm' || j, 'usr_' || lpad(CAST(hash(j // 5) % $users AS VARCH
        'claude', 's' || (j // 5), NULL
 FROM range($events // 10) t(j)
 ORDER BY 5;
+
+-- Landed commits (METRICS.md §5): one per 100 events, over 50 repositories and the 60 days, with agent lines
+-- of one or two agents.
+INSERT INTO landed_commits
+SELECT 'org_bench', 'repo_' || substr(md5(CAST(k % 50 AS VARCHAR)), 1, 16), md5(CAST(k AS VARCHAR)) || substr(md5(CAST(-k AS VARCHAR)), 1, 8),
+       'usr_' || lpad(CAST(hash(k // 3) % $users AS VARCHAR), 5, '0'), TIMESTAMP '2026-11-20',
+       CAST($first_day AS TIMESTAMP) + to_days(CAST(hash(k) % 60 AS INTEGER)) + to_seconds(CAST(28800 + hash(k * 3) % 36000 AS BIGINT)),
+       'github.com/bench/r' || (k % 50), added, hash(k) % 30, agent + codex,
+       list_filter([{'agent': 'claude', 'model': 'claude-sonnet-4-5', 'lines': agent}, {'agent': 'codex', 'model': 'gpt-5.5', 'lines': codex}], x -> x.lines > 0)
+FROM (
+  SELECT k, 1 + hash(k) % 200 AS added, (1 + hash(k) % 200) * (hash(k * 5) % 60) // 100 AS agent, (1 + hash(k) % 200) * (hash(k * 7) % 30) // 100 AS codex
+  FROM range($events // 100) t(k)
+);

@@ -4,6 +4,7 @@ CREATE OR REPLACE TEMP TABLE touched AS
 SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM events WHERE received_at > $watermark
 UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM usage WHERE received_at > $watermark
 UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM assistant_messages WHERE received_at > $watermark
+UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM landed_commits WHERE received_at > $watermark
 UNION
 SELECT DISTINCT e.org_id, CAST(e.ts AS DATE)
 FROM events e

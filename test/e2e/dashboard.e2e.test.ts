@@ -264,7 +264,11 @@ describe('dashboard in Chromium', () => {
     const member = await signedIn('member');
     await member.locator('[data-ready]').waitFor();
     expect(new URL(member.url()).pathname).toBe('/me');
-    expect(await member.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents()).toEqual(['My usage', 'Machines']);
+    expect(await member.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents()).toEqual([
+      'My usage',
+      'Impact',
+      'Machines',
+    ]);
     const users = await api<{ data: { user_id: string; billable_tokens: number; tool_calls: number }[] }>(
       keys.manager.key,
       `/api/v1/analytics/users?startDate=${FROM}&endDate=${TO}&limit=100`,

@@ -88,6 +88,28 @@ describe('the API answers as its OpenAPI document says', () => {
       (await call('POST', '/api/v1/ingest/events', { key: manager, headers: { 'content-type': 'text/csv' }, body: 'a,b' })).status,
     ).toBe(415);
 
+    // Code the agents wrote (METRICS.md §5): an edit with its lines and a landed commit.
+    const sha = 'a'.repeat(40);
+    await ok('POST', '/api/v1/ingest/events', {
+      key: org.users.member.key,
+      headers: ndjson,
+      body: gzipNdjson([
+        toolCall('Write', D, { session_id: 'c1', edits: [{ ext: 'ts', lines_added: 3, lines_deleted: 0 }] }),
+        {
+          kind: 'commit',
+          id: `repo_0123456789abcdef:${sha}`,
+          repo_id: 'repo_0123456789abcdef',
+          repo: 'github.com/acme/shop',
+          commit: sha,
+          ts: Date.parse(`${D}T15:00:00Z`),
+          lines_added: 4,
+          lines_deleted: 1,
+          agent_lines: 3,
+          by_agent: [{ agent: 'claude', model: 'claude-sonnet-4-5', lines: 3 }],
+        },
+      ]),
+    });
+
     const report = await ok('POST', '/api/v0/admin/batch', { key: manager, body: { from: D, to: D } });
     expect(report).toMatchObject({ mode: 'range', days: 1 });
     expect((await call('POST', '/api/v0/admin/batch', { key: org.users.member.key, body: {} })).status).toBe(403);
@@ -113,6 +135,15 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await call('GET', `/api/v1/analytics/tools?startDate=2026-03-20&endDate=2026-03-20`, { key: manager })).status).toBe(400);
     expect((await call('GET', `/api/v1/analytics/activity?${range}`, { key: org.users.member.key })).status).toBe(403);
     expect((await call('GET', `/api/v1/analytics/productivity?${range}`)).status).toBe(401);
+    const code = await ok('GET', `/api/v1/analytics/code?startDate=${D}&endDate=${D}`, { key: manager });
+    expect(code.data[0].landed).toMatchObject({ commits: 1, agent_lines_added: 3, agent_share: 0.75 });
+    expect((await ok('GET', `/api/v1/analytics/code?${range}&group_by=repo`, { key: org.users.member.key })).data).toHaveLength(1);
+    expect((await call('GET', `/api/v1/analytics/code?${range}&group_by=team`, { key: manager })).status).toBe(400);
+    expect((await call('GET', `/api/v1/analytics/code?${range}`, { key: org.users.guest.key })).status).toBe(403);
+    const commits = await ok('GET', `/api/v0/code/commits?${range}&limit=1`, { key: org.users.member.key });
+    expect(commits.data[0]).toMatchObject({ commit: sha, agent_lines: 3 });
+    expect((await call('GET', `/api/v0/code/commits?${range}&limit=0`, { key: manager })).status).toBe(400);
+    expect((await call('GET', `/api/v0/code/commits?${range}`, { key: org.users.guest.key })).status).toBe(403);
 
     const runs = await ok('GET', '/api/v0/admin/batch/runs?limit=5', { key: manager });
     expect(runs.runs[0]).toMatchObject({ trigger: 'api', daysRebuilt: 1 });

@@ -178,6 +178,8 @@ describe('team figures', () => {
       calls_auto_medium: 0,
       calls_auto_low: 0,
       calls_manual: 0,
+      lines_added: 0,
+      landed_agent_lines: 0,
     };
     const rows: TeamUserDayRow[] = [
       // a: active 2026-02-20 (in the month before), b: active on D with 4 calls (3 auto-high) over 2 turns, 1 session.

@@ -5,6 +5,7 @@ import { api, isAdmin, type Me } from './api.ts';
 import { Link } from './components.tsx';
 import { ErrorBoundary } from './error-boundary.tsx';
 import { rangeOf } from './figures.ts';
+import { Impact } from './pages/Impact.tsx';
 import { Machines } from './pages/Machines.tsx';
 import { Organization } from './pages/Organization.tsx';
 import { Overview } from './pages/Overview.tsx';
@@ -23,6 +24,7 @@ const ADMIN_PAGES = [
   { path: '/overview', label: 'Overview' },
   { path: '/people', label: 'People' },
   { path: '/teams', label: 'Teams' },
+  { path: '/impact', label: 'Impact' },
   { path: '/readiness', label: 'Readiness' },
   { path: '/sessions', label: 'Sessions' },
   { path: '/organization', label: 'Organization' },
@@ -31,6 +33,7 @@ const ADMIN_PAGES = [
 ];
 const MEMBER_PAGES = [
   { path: '/me', label: 'My usage' },
+  { path: '/impact', label: 'Impact' },
   { path: '/machines', label: 'Machines' },
 ];
 
@@ -125,6 +128,8 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   const common = { path, query, ...range };
   if (path === '/me') return <Person {...common} userId="me" mine />;
   if (path === '/machines') return <Machines me={me} />;
+  // Members too: the server answers them with their own figures only.
+  if (path === '/impact') return <Impact {...common} />;
   if (!isAdmin(me))
     return (
       <section class="notice">

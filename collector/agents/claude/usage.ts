@@ -6,7 +6,7 @@
 // largest of each token count, the earliest timestamp, thinking if any line had it. Sidechain (subagent)
 // lines included; the <synthetic> model ignored.
 import { parseEventTime } from '../../../common/time.ts';
-import type { WireRecord } from '../../../common/wire.ts';
+import type { WireMessage, WireUsage } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
 import { parseJsonLine, readNewLines } from '../../transcript.ts';
 import type { SessionTouch, UsageReadResult } from '../types.ts';
@@ -87,8 +87,8 @@ export function claudeMessagesFromLines(lines: string[]): { messages: ClaudeMess
   return { messages: [...byId.values()], problems };
 }
 
-export function claudeRecords(sessionId: string, messages: ClaudeMessageUsage[]): WireRecord[] {
-  const records: WireRecord[] = [];
+export function claudeRecords(sessionId: string, messages: ClaudeMessageUsage[]): (WireUsage | WireMessage)[] {
+  const records: (WireUsage | WireMessage)[] = [];
   for (const m of messages) {
     const id = claudeRecordId(sessionId, m.messageId, m.requestId);
     records.push({
@@ -118,7 +118,7 @@ export function claudeRecords(sessionId: string, messages: ClaudeMessageUsage[])
 }
 
 export function readClaudeUsage(session: SessionTouch, state: CollectorState): UsageReadResult {
-  const records: WireRecord[] = [];
+  const records: (WireUsage | WireMessage)[] = [];
   const problems: string[] = [];
   for (const path of session.transcriptPaths) {
     const known = state.transcripts[path];

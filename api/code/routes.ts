@@ -1,0 +1,112 @@
+// GET /api/v1/analytics/code and GET /api/v0/code/commits (METRICS.md §5, our extension): how much of the
+// code that landed the agents wrote. Owners and managers see the organization; a member sees only their own
+// figures and commits (the answer says whose in meta.user_id); guests get 403. The date rules and 400s are
+// the analytics API's (METRICS.md §4).
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { badRequest } from '../../common/errors.ts';
+import type { ResponseCache } from '../analytics/cache.ts';
+import { parseAnalyticsQuery } from '../analytics/query.ts';
+import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import { acceptsGzip } from '../routes/analytics.ts';
+import type { Principal } from '../store/accounts.ts';
+import { codeGrouped, codeRecords } from './assemble.ts';
+import { COMMIT_CURSOR, CommitsQuery, type LandedCommit } from './schema.ts';
+import type { CodeStore, CommitCursor } from './store.ts';
+
+export const CODE_PATH = '/api/v1/analytics/code';
+export const COMMITS_PATH = '/api/v0/code/commits';
+/** Who may read the Impact figures: members too, restricted to their own. */
+export const CODE_ROLES = ['owner', 'manager', 'member'] as const;
+
+export interface CodeDeps {
+  auth: Authenticator;
+  code: CodeStore;
+  cache: ResponseCache;
+  now?: () => Date;
+}
+
+/** The person the answer is restricted to: null for owners and managers (the whole organization). */
+const ownOnly = (principal: Principal): string | null => (ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
+
+const RawQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+/** The commits endpoint's query: its own parameters checked, the dates by the analytics rules. */
+function parseCommitsQuery(raw: unknown, now: Date) {
+  const query = RawQuery.parse(raw ?? {});
+  const known = Object.keys(CommitsQuery.shape);
+  for (const [key, value] of Object.entries(query)) {
+    if (!known.includes(key)) throw badRequest(`unknown query parameter "${key}"; this endpoint takes ${known.join(', ')}`);
+    if (Array.isArray(value)) throw badRequest(`"${key}" was given more than once`);
+  }
+  const checked = CommitsQuery.safeParse(query);
+  if (!checked.success) throw badRequest(checked.error.issues[0]!.message);
+  const dates = parseAnalyticsQuery('productivity', { startDate: checked.data.startDate, endDate: checked.data.endDate }, now);
+  const match = checked.data.cursor ? COMMIT_CURSOR.exec(checked.data.cursor) : null;
+  const cursor: CommitCursor | undefined = match ? { ts: Number(match[1]), repoId: match[2]!, commit: match[3]! } : undefined;
+  return { startDate: dates.startDate, endDate: dates.endDate, limit: checked.data.limit ? Number(checked.data.limit) : 20, cursor };
+}
+
+export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
+  const now = deps.now ?? (() => new Date());
+
+  app.get(CODE_PATH, async (request, reply) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, CODE_ROLES, 'The code figures');
+    const user = ownOnly(principal);
+    const today = now();
+    const key = `${principal.orgId}|${user ?? '*'}|${today.toISOString().slice(0, 10)}|${request.url}`;
+    const body = await deps.cache.getOrBuild(key, async () => {
+      const q = parseAnalyticsQuery('code', request.query, today);
+      const [edits, landed, agents] = await Promise.all([
+        deps.code.edits(principal.orgId, q.startDate, q.endDate, user),
+        deps.code.landed(principal.orgId, q.startDate, q.endDate, user),
+        deps.code.landedAgents(principal.orgId, q.startDate, q.endDate, user),
+      ]);
+      const data = q.groupBy
+        ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
+        : codeRecords(q.days, edits, landed, agents);
+      const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
+      return JSON.stringify({ data, meta });
+    });
+    void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+    const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
+    return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
+  });
+
+  app.get(COMMITS_PATH, async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, CODE_ROLES, 'The landed commits');
+    const user = ownOnly(principal);
+    const q = parseCommitsQuery(request.query, now());
+    const rows = await deps.code.commits(principal.orgId, q.startDate, q.endDate, user, q.cursor, q.limit);
+    const hasMore = rows.length > q.limit;
+    const page = rows.slice(0, q.limit);
+    const last = page.at(-1);
+    const data: LandedCommit[] = page.map((r) => ({
+      repo_id: r.repo_id,
+      repo: r.repo,
+      commit: r.commit,
+      user_id: r.user_id,
+      user_email: r.user_email,
+      committed_at: new Date(r.ts_ms).toISOString(),
+      lines_added: r.lines_added,
+      lines_deleted: r.lines_deleted,
+      agent_lines: r.agent_lines,
+      by_agent: r.by_agent
+        .map((a) => ({ agent: a.agent as LandedCommit['by_agent'][number]['agent'], model_id: a.model, lines: a.lines }))
+        .sort((a, b) => b.lines - a.lines || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : a.model_id < b.model_id ? -1 : 1)),
+    }));
+    return {
+      data,
+      meta: {
+        org_id: principal.orgId,
+        start_date: q.startDate,
+        end_date: q.endDate,
+        has_more: hasMore,
+        next_cursor: hasMore && last ? `${last.ts_ms}.${last.repo_id}.${last.commit}` : null,
+        ...(user ? { user_id: user } : {}),
+      },
+    };
+  });
+}

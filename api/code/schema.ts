@@ -1,0 +1,86 @@
+// The answers of GET /api/v1/analytics/code and GET /api/v0/code/commits (METRICS.md §5, our extension) and
+// the commits endpoint's query, as zod: the OpenAPI document is generated from these, and the contract test
+// checks the integration tests' answers against them.
+import { z } from 'zod';
+import { AgentName } from '../../common/wire.ts';
+
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const count = z.number().int().nonnegative();
+const Meta = z.strictObject({ org_id: z.string(), start_date: Day, end_date: Day });
+
+const EditSplit = { lines_added: count, lines_deleted: count };
+
+export const CodeRecord = z.strictObject({
+  date: Day,
+  edits: z.strictObject({
+    ...EditSplit,
+    by_agent: z.array(z.strictObject({ agent: AgentName, ...EditSplit })),
+    by_model: z.array(z.strictObject({ model_id: z.string(), ...EditSplit })),
+    by_language: z.array(z.strictObject({ language: z.string(), ...EditSplit })),
+  }),
+  landed: z.strictObject({
+    commits: count,
+    commits_with_agent_lines: count,
+    lines_added: count,
+    lines_deleted: count,
+    agent_lines_added: count,
+    agent_share: z.number().min(0).max(1).describe('agent_lines_added / lines_added, 4 decimals (0 when no lines)'),
+    by_agent: z.array(z.strictObject({ agent: AgentName, lines: count })),
+    by_model: z.array(z.strictObject({ model_id: z.string(), lines: count })),
+  }),
+});
+export type CodeRecord = z.infer<typeof CodeRecord>;
+
+export const CodeGroupedRow = z.strictObject({
+  date: Day,
+  group_key: z.string().describe('the agent, the model id, or the repository (normalized host/path)'),
+  edit_lines_added: count.describe('0 for group_by=repo: edits are not tied to a repository on the server'),
+  landed_lines_added: count.describe('0 for group_by=agent and model'),
+  landed_agent_lines: count,
+});
+export type CodeGroupedRow = z.infer<typeof CodeGroupedRow>;
+
+export const CodeResponse = z.strictObject({
+  data: z.union([z.array(CodeRecord), z.array(CodeGroupedRow)]),
+  meta: Meta.extend({ user_id: z.string().optional().describe('set when the answer is one member’s own figures') }),
+});
+
+export const LandedCommit = z.strictObject({
+  repo_id: z.string(),
+  repo: z.string().describe('normalized host/path of the remote'),
+  commit: z.string(),
+  user_id: z.string(),
+  user_email: z.string().nullable(),
+  committed_at: z.string().describe('committer time, ISO-8601 UTC'),
+  lines_added: count,
+  lines_deleted: count,
+  agent_lines: count,
+  by_agent: z.array(z.strictObject({ agent: AgentName, model_id: z.string(), lines: count })),
+});
+export type LandedCommit = z.infer<typeof LandedCommit>;
+
+export const CommitPage = z.strictObject({
+  data: z.array(LandedCommit),
+  meta: Meta.extend({ has_more: z.boolean(), next_cursor: z.string().nullable(), user_id: z.string().optional() }),
+});
+
+/** `cursor`: meta.next_cursor of the page before: `<committer epoch ms>.<repo_id>.<commit>`. */
+export const COMMIT_CURSOR = /^(\d{1,15})\.(repo_[0-9a-f]{16})\.([0-9a-f]{40}|[0-9a-f]{64})$/;
+
+export const CommitsQuery = z.strictObject({
+  startDate: z.string().describe('YYYY-MM-DD (UTC), the first committer day; the analytics date rules apply'),
+  endDate: z.string().describe('YYYY-MM-DD (UTC), the last committer day, before today'),
+  limit: z
+    .string()
+    .regex(/^\d+$/, { error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"` })
+    .refine((v) => Number(v) >= 1 && Number(v) <= 100, {
+      error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"`,
+    })
+    .optional()
+    .describe('page size, 1-100 (default 20)'),
+  cursor: z
+    .string()
+    .regex(COMMIT_CURSOR, 'cursor must be meta.next_cursor of the previous page')
+    .optional()
+    .describe('meta.next_cursor of the previous page'),
+});

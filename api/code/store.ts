@@ -1,0 +1,126 @@
+// Reads what the Impact figures need (METRICS.md §5): the daily code aggregates of a range of days, and the
+// landed commits themselves for the commit list. `user` restricts every read to one person (a member sees
+// only their own); null reads the whole organization.
+import type { Db } from '../../common/db/duckdb.ts';
+
+const RANGE = 'org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) AND ($user IS NULL OR user_id = $user)';
+
+export const CODE_SQL = {
+  edits: `SELECT CAST(day AS VARCHAR) AS day, agent, model, language, sum(lines_added)::BIGINT AS lines_added, sum(lines_deleted)::BIGINT AS lines_deleted
+          FROM agg_code_edit_day WHERE ${RANGE} GROUP BY ALL`,
+  landed: `SELECT CAST(day AS VARCHAR) AS day, repo, sum(commits)::BIGINT AS commits, sum(commits_with_agent_lines)::BIGINT AS commits_with_agent_lines,
+                  sum(lines_added)::BIGINT AS lines_added, sum(lines_deleted)::BIGINT AS lines_deleted, sum(agent_lines)::BIGINT AS agent_lines
+           FROM agg_code_landed_day WHERE ${RANGE} GROUP BY ALL`,
+  landedAgents: `SELECT CAST(day AS VARCHAR) AS day, repo, agent, model, sum(lines)::BIGINT AS lines
+                 FROM agg_code_landed_agent_day WHERE ${RANGE} GROUP BY ALL`,
+  /** Newest first: committer time, then repository and commit id, so the order is total and the cursor exact. */
+  commits: `SELECT c.repo_id, c.repo, c.commit_id AS commit, c.user_id, u.email AS user_email, epoch_ms(c.ts) AS ts_ms,
+                   c.lines_added, c.lines_deleted, c.agent_lines, c.by_agent
+            FROM landed_commits c LEFT JOIN users u ON u.id = c.user_id AND u.org_id = c.org_id
+            WHERE c.org_id = $org AND c.ts >= CAST($from AS TIMESTAMP) AND c.ts < CAST($to AS TIMESTAMP) + INTERVAL 1 DAY
+              AND ($user IS NULL OR c.user_id = $user)
+              AND ($cursor_ts IS NULL OR (epoch_ms(c.ts), c.repo_id, c.commit_id) < ($cursor_ts, $cursor_repo, $cursor_commit))
+            ORDER BY c.ts DESC, c.repo_id DESC, c.commit_id DESC
+            LIMIT $limit`,
+} as const;
+
+export interface EditRow {
+  day: string;
+  agent: string;
+  model: string;
+  /** '' when the file's language is not known. */
+  language: string;
+  lines_added: number;
+  lines_deleted: number;
+}
+export interface LandedRow {
+  day: string;
+  repo: string;
+  commits: number;
+  commits_with_agent_lines: number;
+  lines_added: number;
+  lines_deleted: number;
+  agent_lines: number;
+}
+export interface LandedAgentRow {
+  day: string;
+  repo: string;
+  agent: string;
+  model: string;
+  lines: number;
+}
+export interface CommitRow {
+  repo_id: string;
+  repo: string;
+  commit: string;
+  user_id: string;
+  user_email: string | null;
+  ts_ms: number;
+  lines_added: number;
+  lines_deleted: number;
+  agent_lines: number;
+  by_agent: { agent: string; model: string; lines: number }[];
+}
+export interface CommitCursor {
+  ts: number;
+  repoId: string;
+  commit: string;
+}
+
+const num = (v: unknown) => Number(v);
+
+export class CodeStore {
+  constructor(private readonly db: Db) {}
+
+  private params(org: string, from: string, to: string, user: string | null) {
+    return { org, from, to, user };
+  }
+
+  async edits(org: string, from: string, to: string, user: string | null): Promise<EditRow[]> {
+    const rows = await this.db.all<EditRow & Record<string, unknown>>(CODE_SQL.edits, this.params(org, from, to, user));
+    return rows.map((r) => ({ ...r, lines_added: num(r.lines_added), lines_deleted: num(r.lines_deleted) }));
+  }
+
+  async landed(org: string, from: string, to: string, user: string | null): Promise<LandedRow[]> {
+    const rows = await this.db.all<LandedRow & Record<string, unknown>>(CODE_SQL.landed, this.params(org, from, to, user));
+    return rows.map((r) => ({
+      ...r,
+      commits: num(r.commits),
+      commits_with_agent_lines: num(r.commits_with_agent_lines),
+      lines_added: num(r.lines_added),
+      lines_deleted: num(r.lines_deleted),
+      agent_lines: num(r.agent_lines),
+    }));
+  }
+
+  async landedAgents(org: string, from: string, to: string, user: string | null): Promise<LandedAgentRow[]> {
+    const rows = await this.db.all<LandedAgentRow & Record<string, unknown>>(CODE_SQL.landedAgents, this.params(org, from, to, user));
+    return rows.map((r) => ({ ...r, lines: num(r.lines) }));
+  }
+
+  /** One page of landed commits, newest first (limit + 1 fetched to know whether more follow). */
+  async commits(
+    org: string,
+    from: string,
+    to: string,
+    user: string | null,
+    cursor: CommitCursor | undefined,
+    limit: number,
+  ): Promise<CommitRow[]> {
+    const rows = await this.db.all<CommitRow & Record<string, unknown>>(CODE_SQL.commits, {
+      ...this.params(org, from, to, user),
+      cursor_ts: cursor?.ts ?? null,
+      cursor_repo: cursor?.repoId ?? null,
+      cursor_commit: cursor?.commit ?? null,
+      limit: limit + 1,
+    });
+    return rows.map((r) => ({
+      ...r,
+      ts_ms: num(r.ts_ms),
+      lines_added: num(r.lines_added),
+      lines_deleted: num(r.lines_deleted),
+      agent_lines: num(r.agent_lines),
+      by_agent: (r.by_agent ?? []).map((a) => ({ agent: a.agent, model: a.model, lines: num(a.lines) })),
+    }));
+  }
+}

@@ -1,0 +1,67 @@
+-- Code the agents wrote (METRICS.md §5), per organization, day and user of the rebuilt days: the edit lines
+-- of successful file-writing calls by agent, model and language, the landed commits by repository, their
+-- agent lines by agent and model, and the two fields of the per-user record.
+
+-- Each file an edit wrote, with the model of its session's latest assistant message at or before the call
+-- (an ASOF join; 'unknown' when the session has none) and the file's language (as file_touch has it).
+CREATE OR REPLACE TEMP TABLE code_edit AS
+WITH e AS (
+  SELECT e.org_id, e.user_id, e.ts, CAST(e.ts AS DATE) AS day, e.agent, e.session_id, unnest(e.edits) AS f
+  FROM events e
+  WHERE e.edits IS NOT NULL AND e.tool_success AND e.event = 'PostToolUse'
+    AND e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+    AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
+),
+m AS (
+  SELECT org_id, session_id, ts, model FROM assistant_messages
+  WHERE model IS NOT NULL AND model <> '' AND model <> '<synthetic>'
+    AND (org_id, session_id) IN (SELECT DISTINCT org_id, session_id FROM e)
+)
+SELECT e.org_id, e.day, e.user_id, e.agent, coalesce(m.model, 'unknown') AS model,
+       CASE WHEN e.f.ext <> '' THEN 'ext:' || e.f.ext ELSE 'name:' || coalesce(e.f.name, '') END AS lang_key,
+       e.f.lines_added AS lines_added, e.f.lines_deleted AS lines_deleted
+FROM e ASOF LEFT JOIN m ON e.org_id = m.org_id AND e.session_id = m.session_id AND m.ts <= e.ts;
+
+DELETE FROM agg_code_edit_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
+
+INSERT INTO agg_code_edit_day
+SELECT c.org_id, c.day, c.user_id, c.agent, c.model, coalesce(l.language, '') AS language, sum(c.lines_added), sum(c.lines_deleted)
+FROM code_edit c
+LEFT JOIN (SELECT kind || ':' || key AS lang_key, language FROM languages) l USING (lang_key)
+GROUP BY ALL
+HAVING sum(c.lines_added) > 0 OR sum(c.lines_deleted) > 0;
+
+-- Landed commits of the rebuilt days, dated by their committer time.
+CREATE OR REPLACE TEMP TABLE code_landed AS
+SELECT org_id, CAST(ts AS DATE) AS day, user_id, repo, lines_added, lines_deleted, agent_lines, by_agent
+FROM landed_commits
+WHERE ts >= CAST($chunk_first AS TIMESTAMP) AND ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+  AND (org_id, CAST(ts AS DATE)) IN (SELECT org_id, day FROM rebuild);
+
+DELETE FROM agg_code_landed_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
+
+INSERT INTO agg_code_landed_day
+SELECT org_id, day, user_id, repo, count(*), count(*) FILTER (WHERE agent_lines > 0), sum(lines_added), sum(lines_deleted), sum(agent_lines)
+FROM code_landed GROUP BY ALL;
+
+DELETE FROM agg_code_landed_agent_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
+
+INSERT INTO agg_code_landed_agent_day
+SELECT org_id, day, user_id, repo, a.agent, a.model, sum(a.lines)
+FROM (SELECT org_id, day, user_id, repo, unnest(by_agent) AS a FROM code_landed)
+GROUP BY ALL;
+
+-- The per-user record's lines_added (edits) and landed_agent_lines, on the rows 40_user_day just built.
+UPDATE agg_user_day a SET lines_added = s.lines_added, landed_agent_lines = s.landed_agent_lines
+FROM (
+  SELECT org_id, day, user_id, sum(lines_added) AS lines_added, sum(landed_agent_lines) AS landed_agent_lines
+  FROM (
+    SELECT org_id, day, user_id, lines_added, 0 AS landed_agent_lines FROM agg_code_edit_day
+    WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild)
+    UNION ALL
+    SELECT org_id, day, user_id, 0, agent_lines FROM agg_code_landed_day
+    WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild)
+  )
+  GROUP BY ALL
+) s
+WHERE a.org_id = s.org_id AND a.day = s.day AND a.user_id = s.user_id;

@@ -1,0 +1,135 @@
+// Real git activity for the sample organization (the Impact page, METRICS.md §5): for a few sample users, a
+// bare origin and a clone made with real `git`, Claude Code writing files through the real hook, the person
+// changing one line of each, commits on a branch, a squash merge onto the origin's default branch by the
+// hosting side (authored by the developer), a fetch; then the real collector ships the events, credits the
+// landed commits from its ledger and ships them. Deterministic: the same plan gives the same figures.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Collector } from '../collector/daemon.ts';
+import type { Logger } from '../common/logger.ts';
+import { install, installedScriptPath } from '../hooks/installer.ts';
+
+export interface GitActivityOptions {
+  server: string;
+  /** The users who write code this way: their email and collector key. */
+  users: { email: string; key: string }[];
+  workDir: string;
+  /** The last day of the sample (YYYY-MM-DD); the activity is on the days before it. */
+  lastDay: string;
+  log: Logger;
+}
+
+/** Days (counted back from lastDay) with a landed feature, per user. */
+export const GIT_DAYS = [6, 4, 2, 0];
+const MODEL = 'claude-sonnet-4-5';
+
+/** Pure: the file the agent writes on a day: `n` lines of a small module (no blank line). */
+export function featureFile(day: number, n: number): string {
+  const lines = [`export function feature${day}(input: number[]): number {`];
+  for (let i = 0; i < n - 2; i++) lines.push(`  const step${i} = input.length * ${day + i};`);
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+export async function replayGitActivity(options: GitActivityOptions): Promise<{ commits: number }> {
+  const last = Date.parse(`${options.lastDay}T00:00:00Z`);
+  const dayAt = (back: number, time: string) => `${new Date(last - back * 86_400_000).toISOString().slice(0, 10)}T${time}Z`;
+  let commits = 0;
+  for (const [u, user] of options.users.entries()) {
+    const home = join(options.workDir, `git-user-${u}`);
+    const agentmeterHome = join(home, '.agentmeter');
+    const origin = join(options.workDir, `git-origin-${u}.git`);
+    const work = join(home, 'src', 'app');
+    const host = join(options.workDir, `git-host-${u}`);
+    mkdirSync(join(home, 'src'), { recursive: true });
+    install({ agent: 'claude', home, agentmeterHome, defaultAgentmeterHome: true });
+    const script = installedScriptPath(agentmeterHome);
+    const git = (cwd: string, args: string[], when: string) =>
+      execFileSync('git', args, {
+        cwd,
+        stdio: ['ignore', 'ignore', 'ignore'],
+        env: {
+          PATH: process.env['PATH'],
+          HOME: home,
+          GIT_CONFIG_NOSYSTEM: '1',
+          GIT_AUTHOR_NAME: user.email,
+          GIT_AUTHOR_EMAIL: user.email,
+          GIT_COMMITTER_NAME: user.email,
+          GIT_COMMITTER_EMAIL: user.email,
+          GIT_AUTHOR_DATE: when,
+          GIT_COMMITTER_DATE: when,
+        },
+      });
+    const first = dayAt(GIT_DAYS[0]!, '08:00:00');
+    execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin], { stdio: 'ignore' });
+    git(options.workDir, ['clone', '--quiet', origin, work], first);
+    git(work, ['config', 'user.email', user.email], first);
+    writeFileSync(join(work, 'README.md'), '# App\n');
+    git(work, ['add', 'README.md'], first);
+    git(work, ['commit', '--quiet', '-m', 'Start'], first);
+    git(work, ['push', '--quiet', 'origin', 'main'], first);
+    git(options.workDir, ['clone', '--quiet', origin, host], first);
+    git(host, ['config', 'user.email', user.email], first);
+    const transcript = join(home, '.claude', 'projects', 'app', `git-${u}.jsonl`);
+    mkdirSync(join(home, '.claude', 'projects', 'app'), { recursive: true });
+    const fire = (payload: Record<string, unknown>, when: string) =>
+      execFileSync('sh', [script, 'claude'], {
+        input: JSON.stringify(payload),
+        env: { PATH: process.env['PATH'], HOME: home, AGENTMETER_HOME: agentmeterHome, AGENTMETER_EVENT_TIME: when },
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
+    const session = `git-session-${u}`;
+    const base = { session_id: session, transcript_path: transcript, cwd: work, permission_mode: 'acceptEdits' };
+    let transcriptText = '';
+    for (const [i, back] of GIT_DAYS.entries()) {
+      const n = 8 + ((u * 5 + i * 3) % 9);
+      transcriptText += `${JSON.stringify({
+        type: 'assistant',
+        sessionId: session,
+        requestId: `req-git-${u}-${i}`,
+        timestamp: dayAt(back, '09:00:00'),
+        message: { id: `msg-git-${u}-${i}`, role: 'assistant', model: MODEL, usage: { input_tokens: 900, output_tokens: 300 } },
+      })}\n`;
+      writeFileSync(transcript, transcriptText);
+      fire({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'add the feature' }, dayAt(back, '09:00:30'));
+      const path = join(work, 'src', `feature${back}.ts`);
+      mkdirSync(join(work, 'src'), { recursive: true });
+      const content = featureFile(back, n);
+      writeFileSync(path, content);
+      fire(
+        {
+          ...base,
+          hook_event_name: 'PostToolUse',
+          tool_name: 'Write',
+          tool_input: { file_path: path, content },
+          tool_response: { type: 'create', filePath: path, content, structuredPatch: [] },
+        },
+        dayAt(back, '09:01:00'),
+      );
+      // The person renames the function (one agent line becomes theirs) and adds a line of their own.
+      writeFileSync(path, `// Feature of day ${back}\n${content.replace(`feature${back}(`, `computeFeature${back}(`)}`);
+      const branch = `feature-${back}`;
+      git(work, ['checkout', '--quiet', '-b', branch], dayAt(back, '10:00:00'));
+      git(work, ['add', '.'], dayAt(back, '10:00:00'));
+      git(work, ['commit', '--quiet', '-m', `Feature ${back}`], dayAt(back, '10:00:00'));
+      git(work, ['push', '--quiet', 'origin', branch], dayAt(back, '10:00:00'));
+      git(host, ['fetch', '--quiet', 'origin'], dayAt(back, '11:00:00'));
+      git(host, ['merge', '--quiet', '--squash', `origin/${branch}`], dayAt(back, '11:00:00'));
+      git(host, ['commit', '--quiet', '-m', `Feature ${back} (#${i + 1})`], dayAt(back, '11:00:00'));
+      git(host, ['push', '--quiet', 'origin', 'main'], dayAt(back, '11:00:00'));
+      git(work, ['fetch', '--quiet', 'origin'], dayAt(back, '11:30:00'));
+      git(work, ['checkout', '--quiet', 'main'], dayAt(back, '11:30:00'));
+      git(work, ['merge', '--quiet', '--ff-only', 'origin/main'], dayAt(back, '11:30:00'));
+      commits++;
+    }
+    const collector = new Collector({ server: options.server, apiKey: user.key, agentmeterHome, home, log: options.log, maxAttempts: 5 });
+    try {
+      const result = await collector.drain();
+      if (result.error) throw new Error(`sample git activity: shipping ${user.email}'s events failed: ${result.error}`);
+    } finally {
+      await collector.close();
+    }
+  }
+  return { commits };
+}

@@ -1,0 +1,179 @@
+// Impact: how much of the code that landed the agents wrote (METRICS.md §5, docs/impact.md). From
+// /api/v1/analytics/code (per day, and group_by=repo) and /api/v0/code/commits. Owners and managers see
+// the organization; a member sees their own figures: the server restricts the answers.
+import { api } from '../api.ts';
+import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
+import { daysOf, formatNumber, formatPercent } from '../figures.ts';
+
+interface CodeDay {
+  date: string;
+  edits: { lines_added: number; lines_deleted: number; by_agent: { agent: string; lines_added: number }[] };
+  landed: {
+    commits: number;
+    commits_with_agent_lines: number;
+    lines_added: number;
+    lines_deleted: number;
+    agent_lines_added: number;
+    agent_share: number;
+    by_agent: { agent: string; lines: number }[];
+    by_model: { model_id: string; lines: number }[];
+  };
+}
+interface RepoRow {
+  date: string;
+  group_key: string;
+  landed_lines_added: number;
+  landed_agent_lines: number;
+}
+interface Commit {
+  repo: string;
+  commit: string;
+  user_email: string | null;
+  committed_at: string;
+  lines_added: number;
+  lines_deleted: number;
+  agent_lines: number;
+  by_agent: { agent: string; model_id: string; lines: number }[];
+}
+
+/** Pure: totals of a name → count list over days, by count descending then name. */
+function totals(pairs: [string, number][]): { name: string; count: number }[] {
+  const out = new Map<string, number>();
+  for (const [name, n] of pairs) out.set(name, (out.get(name) ?? 0) + n);
+  return [...out]
+    .map(([name, count]) => ({ name, count }))
+    .filter((r) => r.count > 0)
+    .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
+}
+
+export function Impact(props: { path: string; query: URLSearchParams; from: string; to: string }) {
+  const range = `startDate=${props.from}&endDate=${props.to}`;
+  const { data, error, loading } = useData(`impact|${props.from}|${props.to}`, async () => {
+    const [days, repos, commits] = await Promise.all([
+      api<{ data: CodeDay[] }>(`/api/v1/analytics/code?${range}`),
+      api<{ data: RepoRow[] }>(`/api/v1/analytics/code?${range}&group_by=repo`),
+      api<{ data: Commit[]; meta: { has_more: boolean } }>(`/api/v0/code/commits?${range}&limit=100`),
+    ]);
+    return { days: days.data, repos: repos.data, commits: commits.data, more: commits.meta.has_more };
+  });
+  const days = daysOf(props.from, props.to);
+  const rows = data?.days ?? [];
+  const sum = (f: (d: CodeDay) => number) => rows.reduce((a, d) => a + f(d), 0);
+  const landed = sum((d) => d.landed.lines_added);
+  const agentLanded = sum((d) => d.landed.agent_lines_added);
+  const written = sum((d) => d.edits.lines_added);
+  const share = landed > 0 ? Math.round((agentLanded / landed) * 10_000) / 10_000 : 0;
+  const landedRate = written > 0 ? Math.round((agentLanded / written) * 10_000) / 10_000 : 0;
+  return (
+    <>
+      <h1>Impact</h1>
+      <p class="muted">
+        How much of the code that landed on the default branches the agents wrote. Counted on each developer's machine; no code leaves it.
+      </p>
+      <RangeForm path={props.path} query={props.query} from={props.from} to={props.to} />
+      <Status loading={loading} error={error} />
+      {data ? (
+        <div data-ready="true">
+          <dl class="figures">
+            <Figure id="landed-lines" label="Lines landed" value={landed} />
+            <Figure id="agent-lines" label="Agent lines landed" value={agentLanded} />
+            <Figure id="agent-share" label="Agent share" value={share} format={formatPercent} />
+            <Figure id="landed-commits" label="Commits landed" value={sum((d) => d.landed.commits)} />
+            <Figure id="agent-commits" label="Commits with agent lines" value={sum((d) => d.landed.commits_with_agent_lines)} />
+          </dl>
+          <h2>From edit to landed</h2>
+          <dl class="figures" data-testid="funnel">
+            <Figure id="edit-lines" label="Lines the agents wrote" value={written} />
+            <Figure id="funnel-landed" label="Of them landed" value={agentLanded} />
+            <Figure id="landed-rate" label="Landed rate" value={landedRate} format={formatPercent} />
+          </dl>
+          <div class="grid">
+            <Chart
+              id="impact-share"
+              title="Agent share of landed lines per day"
+              days={days}
+              format={formatPercent}
+              series={[{ label: 'Agent share', values: days.map((d) => rows.find((r) => r.date === d)?.landed.agent_share ?? 0) }]}
+            />
+            <Chart
+              id="impact-lines"
+              title="Lines per day"
+              days={days}
+              series={[
+                { label: 'Agents wrote', values: days.map((d) => rows.find((r) => r.date === d)?.edits.lines_added ?? 0) },
+                { label: 'Landed', values: days.map((d) => rows.find((r) => r.date === d)?.landed.lines_added ?? 0) },
+                { label: 'Agent lines landed', values: days.map((d) => rows.find((r) => r.date === d)?.landed.agent_lines_added ?? 0) },
+              ]}
+            />
+          </div>
+          <div class="grid">
+            <TopList
+              id="impact-agents"
+              title="Agent lines landed by agent"
+              unit="Lines"
+              rows={totals(rows.flatMap((d) => d.landed.by_agent.map((a) => [a.agent, a.lines] as [string, number])))}
+            />
+            <TopList
+              id="impact-models"
+              title="Agent lines landed by model"
+              unit="Lines"
+              rows={totals(rows.flatMap((d) => d.landed.by_model.map((m) => [m.model_id, m.lines] as [string, number])))}
+            />
+            <TopList
+              id="impact-repos"
+              title="Agent lines landed by repository"
+              unit="Lines"
+              rows={totals(data.repos.map((r) => [r.group_key, r.landed_agent_lines] as [string, number]))}
+            />
+          </div>
+          <h2>Landed commits</h2>
+          {data.commits.length === 0 ? (
+            <p class="muted">No landed commits in this range.</p>
+          ) : (
+            <div class="scroll">
+              <table data-testid="landed-commits">
+                <caption class="sr-only">Commits that landed, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Committed</th>
+                    <th scope="col">Repository</th>
+                    <th scope="col">Commit</th>
+                    <th scope="col">Author</th>
+                    <th scope="col" class="num">
+                      Lines
+                    </th>
+                    <th scope="col" class="num">
+                      Agent lines
+                    </th>
+                    <th scope="col">By agent and model</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.commits.map((c) => (
+                    <tr
+                      key={`${c.repo}:${c.commit}`}
+                      data-commit={c.commit}
+                      data-lines={String(c.lines_added)}
+                      data-agent-lines={String(c.agent_lines)}
+                    >
+                      <th scope="row">{c.committed_at.replace('T', ' ').slice(0, 16)}</th>
+                      <td>{c.repo}</td>
+                      <td>
+                        <code>{c.commit.slice(0, 10)}</code>
+                      </td>
+                      <td>{c.user_email ?? ''}</td>
+                      <td class="num">{formatNumber(c.lines_added)}</td>
+                      <td class="num">{formatNumber(c.agent_lines)}</td>
+                      <td>{c.by_agent.map((a) => `${a.agent} ${a.model_id}: ${formatNumber(a.lines)}`).join(', ')}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {data.more ? <p class="muted">Only the newest 100 are shown; narrow the range to see others.</p> : null}
+            </div>
+          )}
+        </div>
+      ) : null}
+    </>
+  );
+}
