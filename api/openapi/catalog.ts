@@ -174,7 +174,8 @@ export const CATALOG: RouteDoc[] = [
     path: '/api/v0/admin/users',
     tag: 'Admin',
     summary: 'Add a user and their first API key',
-    description: 'Owners add any role; managers add members and guests.',
+    description:
+      'Owners add any role; managers add members and guests. Needs a personal API key: the invitation key it mints would outlive a JWT or a dashboard session (403).',
     access: user(),
     body: CreateUserBody,
     responses: { 201: CreatedUser },

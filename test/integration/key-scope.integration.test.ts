@@ -120,6 +120,20 @@ describe('minting', () => {
   });
 });
 
+describe('adding a user', () => {
+  it('needs a personal API key: the invitation a JWT or a session minted would outlive it', async () => {
+    const add = (headers: Headers, email: string) =>
+      server.app.inject({ method: 'POST', url: '/api/v0/admin/users', headers, payload: { email, role: 'owner' } });
+    const { id } = acme.users.owner;
+    forbiddenBody(await add(bearer(await jwtFor(id, acme.orgId, 'owner')), 'by-jwt@acme.example.com'), /invitation key.*personal API key/);
+    forbiddenBody(await add(await sessionOf(acme.users.owner.key), 'by-session@acme.example.com'), /invitation key.*personal API key/);
+    const listed = (await get(bearer(acme.users.owner.key), '/api/v0/admin/users')).json() as { users: { email: string }[] };
+    expect(listed.users.map((u) => u.email)).not.toContain('by-jwt@acme.example.com');
+    expect(listed.users.map((u) => u.email)).not.toContain('by-session@acme.example.com');
+    expect((await add(bearer(acme.users.owner.key), 'by-key@acme.example.com')).statusCode).toBe(201);
+  });
+});
+
 describe('what a collector key may do', () => {
   let collectorKey: string;
   beforeAll(async () => {
