@@ -134,6 +134,41 @@ describe('adding a user', () => {
   });
 });
 
+describe('removing a user', () => {
+  it('revokes the personal keys they minted with their keys, for others too; collector keys stay', async () => {
+    const added = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v0/admin/users',
+        headers: bearer(acme.users.owner.key),
+        payload: { email: 'leaver@acme.example.com', role: 'manager' },
+      })
+    ).json() as { apiKey: string; user: { id: string } };
+    const leaver = created(await mint(bearer(added.apiKey), added.user.id, {}));
+    const invitation = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v0/admin/users',
+        headers: bearer(leaver.apiKey),
+        payload: { email: 'invited-by-leaver@acme.example.com', role: 'member' },
+      })
+    ).json() as { apiKey: string };
+    const forMember = created(await mint(bearer(leaver.apiKey), acme.users.member.id, { scope: 'personal' }));
+    const collector = created(await mint(bearer(leaver.apiKey), acme.users.member.id, { scope: 'collector' }));
+    for (const k of [invitation.apiKey, forMember.apiKey]) expect((await get(bearer(k), '/api/v0/admin/whoami')).statusCode).toBe(200);
+    const removed = await server.app.inject({
+      method: 'DELETE',
+      url: `/api/v0/admin/users/${added.user.id}`,
+      headers: bearer(acme.users.owner.key),
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    for (const k of [leaver.apiKey, invitation.apiKey, forMember.apiKey])
+      expect((await get(bearer(k), '/api/v0/admin/whoami')).statusCode).toBe(401);
+    expect((await ingest(collector.apiKey)).statusCode).toBe(200);
+    expect((await get(bearer(acme.users.member.key), '/api/v0/admin/whoami')).statusCode).toBe(200);
+  });
+});
+
 describe('what a collector key may do', () => {
   let collectorKey: string;
   beforeAll(async () => {
