@@ -338,6 +338,7 @@ export const CATALOG: RouteDoc[] = [
     description:
       'A collector key is listed under a machine from its first delivery (the collector’s x-agentmeter-machine header); null before.',
     access: user(PEOPLE),
+    query: NoQuery,
     responses: { 200: KeyList },
   },
   ...READINESS_PATHS.flatMap(readiness),
