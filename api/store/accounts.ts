@@ -236,6 +236,8 @@ export class AccountStore {
         user: user.id,
       });
       if (revoked !== 1) return undefined;
+      // What was minted with the invitation ends with it, as when any key is revoked.
+      await tx.run(SQL.revokeWithMinted, { id: invitationKeyId, org: user.org_id });
       // Not linked to the invitation it replaces: that one is revoked now, and this key is the user's own.
       return this.insertKey(tx, user, name, { userId: user.id, credential: 'personal' }, 'personal', {
         scope: 'personal',

@@ -134,6 +134,28 @@ describe('adding a user', () => {
   });
 });
 
+describe('exchanging an invitation', () => {
+  it('revokes the personal keys minted with it, as revoking it would; collector keys stay', async () => {
+    const added = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v0/admin/users',
+        headers: bearer(acme.users.owner.key),
+        payload: { email: 'invited-manager@acme.example.com', role: 'manager' },
+      })
+    ).json() as { apiKey: string; user: { id: string } };
+    const forMember = created(await mint(bearer(added.apiKey), acme.users.member.id, { scope: 'personal' }));
+    const collector = created(await mint(bearer(added.apiKey), added.user.id, { scope: 'collector' }));
+    expect((await get(bearer(forMember.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(200);
+    const own = created(await mint(bearer(added.apiKey), added.user.id, {}));
+    expect(own.key.kind).toBe('personal');
+    expect((await get(bearer(added.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(401);
+    expect((await get(bearer(forMember.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(401);
+    expect((await get(bearer(own.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(200);
+    expect((await ingest(collector.apiKey)).statusCode).toBe(200);
+  });
+});
+
 describe('removing a user', () => {
   it('revokes the personal keys they minted with their keys, for others too; collector keys stay', async () => {
     const added = (
