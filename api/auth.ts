@@ -200,23 +200,14 @@ declare module 'fastify' {
 /**
  * Every route needs a credential unless its config says `public: true`: the check runs in onRequest, before
  * the body is read, so an unauthenticated upload is refused without being buffered: the 401 is sent at
- * once, and the body discarded by Node as it arrives (up to the route's limit; beyond it, or of unknown
- * length, the connection is closed). Unknown routes are left to the 404.
+ * once, with `Connection: close` (api/errors.ts, for every 401 and 403), so the body is never read and
+ * the sender keeps no connection. Unknown routes are left to the 404.
  * `verify` throws the 401; handlers authenticate again for the principal (a cache hit).
  */
 export function installAuthentication(app: FastifyInstance, verify: (request: FastifyRequest) => Promise<unknown>): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request) => {
     if (request.routeOptions.url === undefined || request.routeOptions.config.public === true) return;
-    try {
-      refuseOutOfScope(request, await verify(request));
-    } catch (error) {
-      // A body the route would refuse anyway (declared over its limit) or of unknown length is not drained:
-      // the connection closes after the 401. Any other is discarded as it arrives, and the connection kept.
-      const declared = Number(request.headers['content-length'] ?? 0);
-      if (request.headers['transfer-encoding'] !== undefined || declared > request.routeOptions.bodyLimit)
-        void reply.header('connection', 'close');
-      throw error;
-    }
+    refuseOutOfScope(request, await verify(request));
   });
 }
 

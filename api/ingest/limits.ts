@@ -15,8 +15,11 @@ export interface IngestLimits {
   maxRecords: number;
   /** Ingest requests admitted at once (reading, decoding or storing), over every key. */
   maxInFlight: number;
-  /** Ingest requests admitted at once for one credential. */
-  maxInFlightPerKey: number;
+  /**
+   * Ingest requests admitted at once for one user, over all their credentials: a user may mint collector
+   * keys at will, so a limit per key would let one person hold every place of maxInFlight.
+   */
+  maxInFlightPerUser: number;
   /** Bodies waiting for a decode worker (beyond those being decoded). */
   maxDecodeQueue: number;
   /** Longest a body may take to arrive once its headers are read: the connection is closed after it. */
@@ -30,7 +33,7 @@ export const DEFAULT_INGEST_LIMITS: IngestLimits = {
   maxInflatedBytes: 16 * 1024 * 1024,
   maxRecords: MAX_BATCH_RECORDS,
   maxInFlight: 8,
-  maxInFlightPerKey: 4,
+  maxInFlightPerUser: 4,
   maxDecodeQueue: 4,
   bodyDeadlineMs: 30_000,
   retryAfterSeconds: 2,
@@ -51,25 +54,25 @@ export class RetryLater extends HttpError {
 export const tooLarge = (detail: string) => new HttpError(413, detail);
 
 /**
- * Counts admitted ingest requests, in all and per credential. acquire() is called before the body is
+ * Counts admitted ingest requests, in all and per user. acquire() is called before the body is
  * read and answers a release function, or throws RetryLater; the release is idempotent.
  */
 export class IngestAdmission {
   private inFlight = 0;
-  private readonly perKey = new Map<string, number>();
+  private readonly perUser = new Map<string, number>();
 
-  constructor(private readonly limits: Pick<IngestLimits, 'maxInFlight' | 'maxInFlightPerKey' | 'retryAfterSeconds'>) {}
+  constructor(private readonly limits: Pick<IngestLimits, 'maxInFlight' | 'maxInFlightPerUser' | 'retryAfterSeconds'>) {}
 
   get admitted(): number {
     return this.inFlight;
   }
 
   acquire(key: string): () => void {
-    const mine = this.perKey.get(key) ?? 0;
-    if (mine >= this.limits.maxInFlightPerKey)
+    const mine = this.perUser.get(key) ?? 0;
+    if (mine >= this.limits.maxInFlightPerUser)
       throw new RetryLater(
         429,
-        `this credential already has ${mine} ingest requests in progress (at most ${this.limits.maxInFlightPerKey}); retry after ${this.limits.retryAfterSeconds} s`,
+        `this credential's user already has ${mine} ingest requests in progress (at most ${this.limits.maxInFlightPerUser}, over all their keys); retry after ${this.limits.retryAfterSeconds} s`,
         this.limits.retryAfterSeconds,
       );
     if (this.inFlight >= this.limits.maxInFlight)
@@ -79,15 +82,15 @@ export class IngestAdmission {
         this.limits.retryAfterSeconds,
       );
     this.inFlight++;
-    this.perKey.set(key, mine + 1);
+    this.perUser.set(key, mine + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.inFlight--;
-      const left = (this.perKey.get(key) ?? 1) - 1;
-      if (left > 0) this.perKey.set(key, left);
-      else this.perKey.delete(key);
+      const left = (this.perUser.get(key) ?? 1) - 1;
+      if (left > 0) this.perUser.set(key, left);
+      else this.perUser.delete(key);
     };
   }
 }

@@ -26,6 +26,7 @@ export function registerMachineRoutes(
   app.get(MACHINE_KEYS_PATH, async (request) => {
     const principal = await deps.auth.authenticate(request);
     requireRole(principal, ['owner', 'manager', 'member'], 'Listing collector keys');
+    NoQuery.parse(request.query ?? {});
     const keys = await deps.accounts.listCollectorKeys(principal.orgId, ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
     return { keys: keys.map(keyView) };
   });

@@ -163,7 +163,7 @@ export const CATALOG: RouteDoc[] = [
     tag: 'Ingest',
     summary: 'Store a batch of events, token usage and assistant messages (what the collector sends)',
     description:
-      'Bad records are rejected one by one with their index and reason; the good ones are stored. The user and organization come from the credential. At most 10,000 records and 4 MiB as sent; a gzip body inflating past 16 MiB is refused (413) as soon as it does. 429 when this credential already has 4 requests in progress, 503 when the server is busy; both carry Retry-After (docs/ingest-limits.md).',
+      'Bad records are rejected one by one with their index and reason; the good ones are stored. The user and organization come from the credential. At most 10,000 records and 4 MiB as sent; a gzip body inflating past 16 MiB is refused (413) as soon as it does. 429 when the credential’s user already has 4 requests in progress (over all their keys), 503 when the server is busy; both carry Retry-After (docs/ingest-limits.md).',
     access: userOrCollector(),
     bodyContent: {
       'application/x-ndjson': { schema: ndjsonBody },
@@ -178,7 +178,8 @@ export const CATALOG: RouteDoc[] = [
     path: '/api/v0/admin/users',
     tag: 'Admin',
     summary: 'Add a user and their first API key',
-    description: 'Owners add any role; managers add members and guests.',
+    description:
+      'Owners add any role; managers add members and guests. Needs a personal API key: the invitation key it mints would outlive a JWT or a dashboard session (403).',
     access: user(),
     body: CreateUserBody,
     responses: { 201: CreatedUser },
@@ -341,6 +342,7 @@ export const CATALOG: RouteDoc[] = [
     description:
       'A collector key is listed under a machine from its first delivery (the collector’s x-agentmeter-machine header); null before.',
     access: user(PEOPLE),
+    query: NoQuery,
     responses: { 200: KeyList },
   },
   ...READINESS_PATHS.flatMap(readiness),

@@ -2,7 +2,7 @@
 // validate with (converted for their input side), answers the zod schemas of the responses (output
 // side). Errors are the one documented body, {title, detail, status, requestId}, under the statuses each
 // route can give: 400 for inputs, 401 for credentials, 403 for roles, 404 for path ids, 413/415 for
-// bodies, 500 always; 429 only where a route lists it (ingest's per-key limit).
+// bodies, 500 always; 429 only where a route lists it (ingest's per-user limit).
 import { z } from 'zod';
 import { SESSION_COOKIE } from '../auth.ts';
 import { ErrorBodySchema } from '../errors.ts';

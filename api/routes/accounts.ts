@@ -97,6 +97,10 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
     if (actor.role !== 'owner' && !(actor.role === 'manager' && ROLE_RANK[body.role] < ROLE_RANK.manager)) {
       throw forbidden(`a ${actor.role} cannot add a user with the ${body.role} role`);
     }
+    // The new user's invitation is a personal-scope key, revoked with the key that minted it: a JWT or a
+    // dashboard session, which ends, would leave it (and the key it is exchanged for) standing.
+    const refusal = mintRefusal(actor, 'personal');
+    if (refusal) throw forbidden(`adding a user mints their invitation key: ${refusal.replace(/ \("scope": "collector"\)$/, '')}`);
     if (await deps.accounts.findUserByEmail(actor.orgId, body.email)) {
       throw new HttpError(409, `${body.email} is already a user of this organization`);
     }

@@ -8,7 +8,7 @@
 // collector sends it again in halves until it finds the record at fault (collector/narrow.ts).
 //
 // What one request may cost is bounded (api/ingest/limits.ts): it is admitted before its body is read
-// (429 when its credential already has requests in progress, 503 when the server has too many), its
+// (429 when its user already has requests in progress, 503 when the server has too many), its
 // body must arrive within a deadline (the connection is closed otherwise), it is read as bytes whatever
 // its type (NDJSON or a JSON array, decoded on a worker, never parsed on the event loop), and inflating
 // stops at a cap (413). Every refusal carries the documented error body; 429/503 carry Retry-After.
@@ -74,8 +74,11 @@ async function smallBody(bytes: Buffer, gzip: boolean): Promise<Buffer | undefin
   }
 }
 
-/** The credential a request counts against: its API key, else (a JWT, a dashboard session) its user. */
-const admissionKey = (principal: Principal) => principal.keyId ?? `user:${principal.userId}`;
+/**
+ * What a request counts against: its user, whichever key, JWT or session it came with (a user can mint
+ * collector keys at will, so counting per key would not bound them).
+ */
+const admissionKey = (principal: Principal) => `${principal.orgId}/${principal.userId}`;
 
 export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): void {
   const limits: IngestLimits = { ...DEFAULT_INGEST_LIMITS, ...deps.limits };

@@ -118,6 +118,24 @@ export interface Principal {
 /** Who mints a key: a person through the server (with the credential they used), or the operator. */
 export type Minter = { userId: string; credential: KeyKind } | 'operator';
 
+/**
+ * Revokes the keys `seed` selects (their ids; parameters $org and the seed's own) and every active
+ * personal key minted with them, and with those, and so on: collector keys are durable, they stay.
+ */
+const revokeMintedFrom = (seed: string) => `UPDATE api_keys SET revoked_at = now()
+    WHERE org_id = $org AND revoked_at IS NULL AND id IN (
+      WITH RECURSIVE minted(id) AS (
+        ${seed}
+        UNION SELECT k.id FROM api_keys k JOIN minted m ON k.minted_with = m.id
+        WHERE k.org_id = $org AND coalesce(k.scope, 'personal') <> 'collector'
+      ) SELECT id FROM minted)`;
+
+/**
+ * A removed user's keys ($org, $user), all of them, and the personal keys minted with any of them (an
+ * invitation not yet exchanged, a key minted for someone else): nothing they minted outlives them.
+ */
+export const REVOKE_USER_KEYS_AND_MINTED = revokeMintedFrom('SELECT id FROM api_keys WHERE org_id = $org AND user_id = $user');
+
 const SQL = {
   insertOrg: 'INSERT INTO orgs (id, name) VALUES ($id, $name)',
   orgById: 'SELECT id, name, CAST(created_at AS VARCHAR) AS created_at FROM orgs WHERE id = $id',
@@ -133,15 +151,7 @@ const SQL = {
     FROM api_keys k JOIN users u ON u.id = k.user_id AND u.org_id = k.org_id
     WHERE k.hash = $hash AND k.revoked_at IS NULL`,
   revokeKey: 'UPDATE api_keys SET revoked_at = now() WHERE id = $id AND org_id = $org AND revoked_at IS NULL',
-  // The key and every active personal key minted with it, and with those, and so on (collector keys are
-  // durable: they stay).
-  revokeWithMinted: `UPDATE api_keys SET revoked_at = now()
-    WHERE org_id = $org AND revoked_at IS NULL AND id IN (
-      WITH RECURSIVE minted(id) AS (
-        SELECT CAST($id AS VARCHAR)
-        UNION SELECT k.id FROM api_keys k JOIN minted m ON k.minted_with = m.id
-        WHERE k.org_id = $org AND coalesce(k.scope, 'personal') <> 'collector'
-      ) SELECT id FROM minted)`,
+  revokeWithMinted: revokeMintedFrom('SELECT CAST($id AS VARCHAR)'),
   bindMachine: "UPDATE api_keys SET machine_id = $machine WHERE id = $id AND scope = 'collector' AND machine_id IS NULL",
   touchKey: 'UPDATE api_keys SET last_used_at = now() WHERE id = $id',
   touchUser: 'UPDATE users SET last_sign_in_at = now() WHERE id = $id',
@@ -226,6 +236,8 @@ export class AccountStore {
         user: user.id,
       });
       if (revoked !== 1) return undefined;
+      // What was minted with the invitation ends with it, as when any key is revoked.
+      await tx.run(SQL.revokeWithMinted, { id: invitationKeyId, org: user.org_id });
       // Not linked to the invitation it replaces: that one is revoked now, and this key is the user's own.
       return this.insertKey(tx, user, name, { userId: user.id, credential: 'personal' }, 'personal', {
         scope: 'personal',

@@ -8,7 +8,7 @@
 // the user id, which names nobody once the user row is gone).
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Logger } from '../../common/logger.ts';
-import type { Role, User } from '../store/accounts.ts';
+import { REVOKE_USER_KEYS_AND_MINTED, type Role, type User } from '../store/accounts.ts';
 
 export interface UserListing {
   id: string;
@@ -89,6 +89,8 @@ export async function removeUser(db: Db, target: Pick<User, 'id' | 'org_id'>, er
   return db.transaction(async (tx) => {
     const erasureDays = erase ? (await tx.all<{ day: string }>(SQL.days, p)).map((r) => r.day) : [];
     const keysRevoked = await tx.run(SQL.revokeKeys, p);
+    // And what they minted with them, but collector keys (the rule of revoking one key).
+    await tx.run(REVOKE_USER_KEYS_AND_MINTED, p);
     const computersRevoked = await tx.run(SQL.revokeComputers, p);
     await tx.run(SQL.deleteLimits, p);
     await tx.run(SQL.deleteDashboardSessions, p);

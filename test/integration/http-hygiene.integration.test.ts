@@ -49,19 +49,22 @@ describe('Cache-Control', () => {
 });
 
 describe('unknown query parameters', () => {
-  it.each(['/api/v0/machines?userId=x', '/api/v0/admin/users?limit=5', '/api/v0/admin/users?role=owner&x=1'])(
-    '%s is a 400 with the documented body',
-    async (url) => {
-      const res = await call('GET', url, org.users.owner.key);
-      expect(res.statusCode).toBe(400);
-      const body = ErrorBodySchema.parse(res.json());
-      expect(body.status).toBe(400);
-      expect(body.detail).toMatch(/nrecognized key/);
-    },
-  );
+  it.each([
+    '/api/v0/machines?userId=x',
+    '/api/v0/machines/keys?userId=x',
+    '/api/v0/admin/users?limit=5',
+    '/api/v0/admin/users?role=owner&x=1',
+  ])('%s is a 400 with the documented body', async (url) => {
+    const res = await call('GET', url, org.users.owner.key);
+    expect(res.statusCode).toBe(400);
+    const body = ErrorBodySchema.parse(res.json());
+    expect(body.status).toBe(400);
+    expect(body.detail).toMatch(/nrecognized key/);
+  });
 
   it('without parameters, as before', async () => {
     expect((await call('GET', '/api/v0/machines', org.users.member.key)).statusCode).toBe(200);
+    expect((await call('GET', '/api/v0/machines/keys', org.users.member.key)).statusCode).toBe(200);
     expect((await call('GET', '/api/v0/admin/users', org.users.manager.key)).statusCode).toBe(200);
   });
 });

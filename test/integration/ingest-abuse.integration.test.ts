@@ -2,7 +2,8 @@
 // item 1): gzip bombs and records naming thousands of files, one at a time and several at once, against
 // a real server process, are answered 413/429/503 quickly, the server's memory stays within a bound, and
 // another organization's batches sent meanwhile are stored within a second. Then the admission limits
-// one by one, on real sockets: per key (429), over all keys (503), both with Retry-After.
+// one by one, on real sockets: per user, whichever of their keys (429), over all users (503), both with
+// Retry-After.
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -76,7 +77,7 @@ function holdRequest(port: number, key: string): Promise<Socket> {
 }
 
 describe('ingest admission', () => {
-  it('429 past the per-key limit, 503 past the limit over all keys, both with Retry-After; a request done frees its place', async () => {
+  it('429 past the per-user limit (whichever key), 503 past the limit over all users, both with Retry-After; a request done frees its place', async () => {
     const db = await openDb(join(tempDir(), 'admission.duckdb'));
     const server = await startServer({
       db,
@@ -86,7 +87,7 @@ describe('ingest admission', () => {
       handleSignals: false,
       batchAt: null,
       decodeWorkers: 0,
-      ingestLimits: { maxInFlightPerKey: 1, maxInFlight: 2, retryAfterSeconds: 3 },
+      ingestLimits: { maxInFlightPerUser: 1, maxInFlight: 2, retryAfterSeconds: 3 },
     });
     running.push(server);
     const port = Number(new URL(server.url).port);
@@ -115,6 +116,12 @@ describe('ingest admission', () => {
     expect(perKey.status).toBe(429);
     expect(perKey.headers.get('retry-after')).toBe('3');
     expect(((await perKey.json()) as { detail: string }).detail).toContain('already has 1 ingest requests in progress');
+    // Another key of the same user counts with the first: minting keys buys no more places.
+    const a = await server.services.accounts.findUserByEmail(org.id, 'a@admission.example.com');
+    const secondKey = (await server.services.accounts.createKey(a!, 'second', 'operator', { scope: 'collector' })).key;
+    const sameUser = await post(secondKey);
+    expect(sameUser.status).toBe(429);
+    await sameUser.text();
     held.push(await holdRequest(port, keys[1]!));
     const overall = await post(keys[2]!);
     expect(overall.status).toBe(503);

@@ -120,6 +120,77 @@ describe('minting', () => {
   });
 });
 
+describe('adding a user', () => {
+  it('needs a personal API key: the invitation a JWT or a session minted would outlive it', async () => {
+    const add = (headers: Headers, email: string) =>
+      server.app.inject({ method: 'POST', url: '/api/v0/admin/users', headers, payload: { email, role: 'owner' } });
+    const { id } = acme.users.owner;
+    forbiddenBody(await add(bearer(await jwtFor(id, acme.orgId, 'owner')), 'by-jwt@acme.example.com'), /invitation key.*personal API key/);
+    forbiddenBody(await add(await sessionOf(acme.users.owner.key), 'by-session@acme.example.com'), /invitation key.*personal API key/);
+    const listed = (await get(bearer(acme.users.owner.key), '/api/v0/admin/users')).json() as { users: { email: string }[] };
+    expect(listed.users.map((u) => u.email)).not.toContain('by-jwt@acme.example.com');
+    expect(listed.users.map((u) => u.email)).not.toContain('by-session@acme.example.com');
+    expect((await add(bearer(acme.users.owner.key), 'by-key@acme.example.com')).statusCode).toBe(201);
+  });
+});
+
+describe('exchanging an invitation', () => {
+  it('revokes the personal keys minted with it, as revoking it would; collector keys stay', async () => {
+    const added = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v0/admin/users',
+        headers: bearer(acme.users.owner.key),
+        payload: { email: 'invited-manager@acme.example.com', role: 'manager' },
+      })
+    ).json() as { apiKey: string; user: { id: string } };
+    const forMember = created(await mint(bearer(added.apiKey), acme.users.member.id, { scope: 'personal' }));
+    const collector = created(await mint(bearer(added.apiKey), added.user.id, { scope: 'collector' }));
+    expect((await get(bearer(forMember.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(200);
+    const own = created(await mint(bearer(added.apiKey), added.user.id, {}));
+    expect(own.key.kind).toBe('personal');
+    expect((await get(bearer(added.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(401);
+    expect((await get(bearer(forMember.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(401);
+    expect((await get(bearer(own.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(200);
+    expect((await ingest(collector.apiKey)).statusCode).toBe(200);
+  });
+});
+
+describe('removing a user', () => {
+  it('revokes the personal keys they minted with their keys, for others too; collector keys stay', async () => {
+    const added = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v0/admin/users',
+        headers: bearer(acme.users.owner.key),
+        payload: { email: 'leaver@acme.example.com', role: 'manager' },
+      })
+    ).json() as { apiKey: string; user: { id: string } };
+    const leaver = created(await mint(bearer(added.apiKey), added.user.id, {}));
+    const invitation = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v0/admin/users',
+        headers: bearer(leaver.apiKey),
+        payload: { email: 'invited-by-leaver@acme.example.com', role: 'member' },
+      })
+    ).json() as { apiKey: string };
+    const forMember = created(await mint(bearer(leaver.apiKey), acme.users.member.id, { scope: 'personal' }));
+    const collector = created(await mint(bearer(leaver.apiKey), acme.users.member.id, { scope: 'collector' }));
+    for (const k of [invitation.apiKey, forMember.apiKey]) expect((await get(bearer(k), '/api/v0/admin/whoami')).statusCode).toBe(200);
+    const removed = await server.app.inject({
+      method: 'DELETE',
+      url: `/api/v0/admin/users/${added.user.id}`,
+      headers: bearer(acme.users.owner.key),
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    for (const k of [leaver.apiKey, invitation.apiKey, forMember.apiKey])
+      expect((await get(bearer(k), '/api/v0/admin/whoami')).statusCode).toBe(401);
+    expect((await ingest(collector.apiKey)).statusCode).toBe(200);
+    expect((await get(bearer(acme.users.member.key), '/api/v0/admin/whoami')).statusCode).toBe(200);
+  });
+});
+
 describe('what a collector key may do', () => {
   let collectorKey: string;
   beforeAll(async () => {

@@ -103,6 +103,27 @@ describe('a record id another user of the organization holds', () => {
     expect(await row('events', 'm2.ev-own')).toEqual([expect.objectContaining({ user_id: member.id })]);
   });
 
+  it('is refused the same way in a large JSON array body, decoded on a worker rather than on the event loop', async () => {
+    const owner = org.users.owner;
+    await send(owner.key, [usage('cc:msg_3:req_3', T, 100)]);
+    // Over the on-loop size (32 KiB as sent), plain JSON: the worker path, then the careful store path.
+    const padding = Array.from({ length: 300 }, (_, i) => event(`m2.pad-${i}`, T));
+    const records = [...padding, usage('cc:msg_3:req_3', T - 3_600_000, 9_000_000_000)];
+    const body = JSON.stringify(records);
+    expect(body.length).toBeGreaterThan(32 * 1024);
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/events',
+      headers: { ...bearer(org.users.member.key), 'content-type': 'application/json' },
+      payload: body,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const answer = IngestResponse.parse(res.json());
+    expect(answer).toMatchObject({ received: 301, stored: 300 });
+    expect(answer.rejected.map((r) => [r.index, r.id])).toEqual([[300, 'cc:msg_3:req_3']]);
+    expect(await row('usage', 'cc:msg_3:req_3')).toEqual([expect.objectContaining({ user_id: owner.id, output_tokens: 100 })]);
+  });
+
   it("the same user's copies still combine into one record (a continued session, METRICS.md §1)", async () => {
     const owner = org.users.owner;
     await send(owner.key, [usage('cc:msg_2:req_2', T, 100)]);
