@@ -37,6 +37,7 @@ import { registerLimitRoutes } from './routes/limits.ts';
 import { registerOrganizationRoutes } from './routes/organization.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
+import { registerScimRoutes } from './scim/routes.ts';
 import { applySessionRetention } from './sessions/retention.ts';
 import { SessionStore } from './sessions/store.ts';
 import { registerSignInRoutes } from './signin/routes.ts';
@@ -246,6 +247,16 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
           ...(options.now ? { now: options.now() } : {}),
         }),
       ),
+  });
+  // The directory's provisioning (SCIM 2.0): /scim/v2 with its own token, and the owners' token routes.
+  registerScimRoutes(app, {
+    db: options.db,
+    accounts,
+    auth,
+    onUserRemoved: () => {
+      cache.clear();
+      readModel.clear();
+    },
   });
   const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);
   let timer: NodeJS.Timeout | undefined;

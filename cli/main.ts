@@ -10,6 +10,7 @@ import { hooksCommand } from './commands/hooks.ts';
 import { keysCommand } from './commands/keys.ts';
 import { orgsCommand } from './commands/orgs.ts';
 import { readinessCommand } from './commands/readiness.ts';
+import { scimCommand } from './commands/scim.ts';
 import { serveCommand } from './commands/serve.ts';
 import { serviceCommand } from './commands/service.ts';
 import { uninstallCommand } from './commands/uninstall.ts';
@@ -22,6 +23,7 @@ export const COMMANDS = [
   orgsCommand,
   usersCommand,
   keysCommand,
+  scimCommand,
   hooksCommand,
   collectCommand,
   serviceCommand,

@@ -31,6 +31,14 @@ import {
 import { PageQuery, UserList } from '../routes/organization.ts';
 import { READINESS_PATHS, ListQuery as ReadinessListQuery } from '../routes/readiness.ts';
 import { GetQuery, MessagesQuery, ListQuery as SessionListQuery, SessionParams } from '../routes/sessions.ts';
+import { SCIM_TOKENS_PATH } from '../scim/routes.ts';
+import {
+  CreatedScimToken,
+  RevokedScimToken,
+  TokenBody as ScimTokenBody,
+  ScimTokenList,
+  TokenParams as ScimTokenParams,
+} from '../scim/schema.ts';
 import {
   CreateMessageBody,
   CreateSessionBody,
@@ -90,7 +98,38 @@ const ndjsonBody = {
   description: 'One wire record (see the JSON body) per line; Content-Encoding: gzip is accepted.',
 };
 
+const OWNERS: readonly Role[] = ['owner'];
+
 export const CATALOG: RouteDoc[] = [
+  {
+    method: 'POST',
+    path: SCIM_TOKENS_PATH,
+    tag: 'SCIM',
+    summary: 'Mint a SCIM token for a directory (Okta, Microsoft Entra ID); the token is in this answer only',
+    description:
+      'The token (amscim_…) is accepted only on /scim/v2/* (docs/scim.md), and an API key is never accepted there. Stored as a SHA-256 hash.',
+    access: user(OWNERS),
+    body: ScimTokenBody,
+    bodyOptional: true,
+    responses: { 201: CreatedScimToken },
+  },
+  {
+    method: 'GET',
+    path: SCIM_TOKENS_PATH,
+    tag: 'SCIM',
+    summary: "The organization's SCIM tokens (never the tokens themselves)",
+    access: user(OWNERS),
+    responses: { 200: ScimTokenList },
+  },
+  {
+    method: 'DELETE',
+    path: `${SCIM_TOKENS_PATH}/:tokenId`,
+    tag: 'SCIM',
+    summary: 'Revoke a SCIM token; the directory using it is refused at once',
+    access: user(OWNERS),
+    params: ScimTokenParams,
+    responses: { 200: RevokedScimToken },
+  },
   {
     method: 'GET',
     path: '/healthz',
@@ -539,6 +578,9 @@ const exactly = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\
  */
 export const NOT_IN_DOCUMENT: readonly RegExp[] = [
   /^\/docs(\/.*)?$/,
+  // The SCIM 2.0 service describes itself to directories (/scim/v2/ServiceProviderConfig, /Schemas) and
+  // answers SCIM bodies, not this document's; docs/scim.md describes it.
+  /^\/scim\/v2(\/.*)?$/,
   ...CLIENT_ROUTES.map(exactly),
   /^\/assets\/\*$/,
   exactly('/favicon.svg'),
