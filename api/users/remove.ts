@@ -47,6 +47,8 @@ const SQL = {
   deleteLimits: 'DELETE FROM credit_limits WHERE org_id = $org AND user_id = $user',
   // Dashboard sign-ins die with the user anyway (their lookup joins users); their rows go too.
   deleteDashboardSessions: 'DELETE FROM dashboard_sessions WHERE org_id = $org AND user_id = $user',
+  // Team memberships name the user row, so they go with it (the team keeps its other members).
+  deleteTeamMemberships: 'DELETE FROM team_members WHERE org_id = $org AND user_id = $user',
   deleteUser: 'DELETE FROM users WHERE org_id = $org AND id = $user',
   eraseEvents: 'DELETE FROM events WHERE org_id = $org AND user_id = $user',
   eraseUsage: 'DELETE FROM usage WHERE org_id = $org AND user_id = $user',
@@ -102,6 +104,7 @@ export async function removeUser(db: Db, target: Pick<User, 'id' | 'org_id'>, er
     const erasureDays = erase ? (await tx.all<{ day: string }>(SQL.days, p)).map((r) => r.day) : [];
     const { keysRevoked, computersRevoked } = await revokeAccess(tx, target);
     await tx.run(SQL.deleteLimits, p);
+    await tx.run(SQL.deleteTeamMemberships, p);
     await tx.run(SQL.deleteUser, p);
     let erased: RemovalReport['erased'] = null;
     if (erase) {
