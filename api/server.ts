@@ -257,6 +257,11 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       cache.clear();
       readModel.clear();
     },
+    onTeamsChanged: () => {
+      cache.clear();
+      readModel.clear();
+    },
+    ...(options.now ? { now: options.now } : {}),
   });
   const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);
   let timer: NodeJS.Timeout | undefined;

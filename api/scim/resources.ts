@@ -1,6 +1,8 @@
 // The SCIM representations agentmeter answers with (RFC 7643): a User from a users row, the list
 // envelope, and the discovery documents (/ServiceProviderConfig, /ResourceTypes, /Schemas) that tell a
 // directory what this server supports. Pure.
+
+import type { ScimGroupRow } from './groups.ts';
 import { MAX_RESULTS, SCIM } from './schema.ts';
 import type { ScimUserRow } from './store.ts';
 
@@ -24,6 +26,16 @@ export function userResource(row: ScimUserRow, base: string) {
     emails: [{ value: row.email, type: 'work', primary: true }],
     active: row.active,
     meta: { resourceType: 'User', created: row.created, lastModified: row.last_modified, location: `${base}/Users/${row.id}` },
+  };
+}
+
+export function groupResource(row: ScimGroupRow, base: string, withMembers = true) {
+  return {
+    schemas: [SCIM.group],
+    id: row.team.id,
+    displayName: row.team.name,
+    ...(withMembers ? { members: row.members.map((m) => ({ ...m, $ref: `${base}/Users/${m.value}` })) } : {}),
+    meta: { resourceType: 'Group', location: `${base}/Groups/${row.team.id}` },
   };
 }
 

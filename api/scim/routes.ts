@@ -13,9 +13,11 @@ import type { Authenticator } from '../auth.ts';
 import { boundDetail } from '../errors.ts';
 import type { AccountStore } from '../store/accounts.ts';
 import { paging, parseEqFilter } from './filter.ts';
-import { applyUserPatch, type UserFields } from './patch.ts';
-import { listResponse, resourceTypes, schemas, serviceProviderConfig, userResource } from './resources.ts';
+import { type ScimGroupRow, ScimGroupStore } from './groups.ts';
+import { applyGroupPatch, applyUserPatch, type UserFields } from './patch.ts';
+import { groupResource, listResponse, resourceTypes, schemas, serviceProviderConfig, userResource } from './resources.ts';
 import {
+  GroupBody,
   IdParams,
   ListQuery,
   MAX_RESULTS,
@@ -39,6 +41,10 @@ export interface ScimDeps {
   auth: Authenticator;
   /** Told when a person's credentials were revoked (deactivated or deleted): cached answers name them. */
   onUserRemoved?: () => void;
+  /** Told when a team's name or members changed: cached answers by team are stale. */
+  onTeamsChanged?: () => void;
+  /** The server's clock (tests pin it): the UTC day a membership change applies from. */
+  now?: () => Date;
 }
 
 /** What a SCIM route knows of its caller: the organization the token belongs to. */
@@ -105,6 +111,8 @@ const bodyFields = (body: UserBody, active: boolean): UserFields => ({
 export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
   const tokens = new ScimTokenStore(deps.db);
   const users = new ScimUserStore(deps.db, deps.accounts);
+  const groups = new ScimGroupStore(deps.db);
+  const today = () => (deps.now ?? (() => new Date()))().toISOString().slice(0, 10);
 
   registerTokenRoutes(app, deps, tokens);
 
@@ -236,6 +244,84 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
           { user: id, keysRevoked: report.keysRevoked, computersRevoked: report.computersRevoked },
           'scim user deleted (usage kept)',
         );
+        return reply.status(204).send();
+      });
+
+      const foundGroup = async (orgId: string, id: string): Promise<ScimGroupRow> => {
+        const row = await groups.get(orgId, id, today());
+        if (!row) throw new ScimError(404, `no Group ${id}`);
+        return row;
+      };
+      const withMembers = (request: FastifyRequest) =>
+        !/(^|,)\s*members\s*(,|$)/i.test(String((request.query as Record<string, unknown> | undefined)?.['excludedAttributes'] ?? ''));
+
+      scim.get('/Groups', pub, async (request) => {
+        const { orgId } = scimCaller(request);
+        const query = ListQuery.parse(request.query ?? {});
+        const page = paging(query.startIndex, query.count, MAX_RESULTS);
+        const filter = query.filter ? parseEqFilter(query.filter, ['displayname', 'id']) : undefined;
+        const { total, rows } = await groups.list(orgId, filter, today(), page.startIndex, page.count);
+        const base = scimBase(request);
+        return listResponse(
+          rows.map((r) => groupResource(r, base, withMembers(request))),
+          total,
+          page.startIndex,
+        );
+      });
+
+      scim.get('/Groups/:id', pub, async (request) => {
+        const { orgId } = scimCaller(request);
+        const { id } = IdParams.parse(request.params);
+        return groupResource(await foundGroup(orgId, id), scimBase(request), withMembers(request));
+      });
+
+      scim.post('/Groups', pub, async (request, reply) => {
+        const { orgId } = scimCaller(request);
+        const body = GroupBody.parse(request.body);
+        const row = await groups.create(orgId, body.displayName, [...new Set((body.members ?? []).map((m) => m.value))], today());
+        deps.onTeamsChanged?.();
+        request.log.info({ team: row.team.id, members: row.members.length }, 'scim group created');
+        return reply
+          .status(201)
+          .header('location', `${scimBase(request)}/Groups/${row.team.id}`)
+          .send(groupResource(row, scimBase(request)));
+      });
+
+      scim.put('/Groups/:id', pub, async (request) => {
+        const { orgId } = scimCaller(request);
+        const { id } = IdParams.parse(request.params);
+        const before = await foundGroup(orgId, id);
+        const body = GroupBody.parse(request.body);
+        const row = await groups.update(orgId, before, body.displayName, [...new Set((body.members ?? []).map((m) => m.value))], today());
+        deps.onTeamsChanged?.();
+        request.log.info({ team: id, members: row.members.length }, 'scim group replaced');
+        return groupResource(row, scimBase(request));
+      });
+
+      scim.patch('/Groups/:id', pub, async (request, reply) => {
+        const { orgId } = scimCaller(request);
+        const { id } = IdParams.parse(request.params);
+        const before = await foundGroup(orgId, id);
+        const { Operations } = PatchBody.parse(request.body);
+        const { fields, ignored } = applyGroupPatch(
+          { displayName: before.team.name, externalId: null, members: before.members.map((m) => m.value) },
+          Operations,
+        );
+        if (ignored.length) request.log.info({ team: id, ignored }, 'scim patch: attributes agentmeter does not keep were ignored');
+        const row = await groups.update(orgId, before, fields.displayName, fields.members, today());
+        deps.onTeamsChanged?.();
+        request.log.info({ team: id, members: row.members.length }, 'scim group patched');
+        // Members are asked for only when the directory wants them back (RFC 7644 §3.5.2: 200 or 204).
+        return reply.status(200).send(groupResource(row, scimBase(request), withMembers(request)));
+      });
+
+      scim.delete('/Groups/:id', pub, async (request, reply) => {
+        const { orgId } = scimCaller(request);
+        const { id } = IdParams.parse(request.params);
+        await foundGroup(orgId, id);
+        await groups.remove(orgId, id);
+        deps.onTeamsChanged?.();
+        request.log.info({ team: id }, 'scim group deleted');
         return reply.status(204).send();
       });
     },

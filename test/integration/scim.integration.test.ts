@@ -14,6 +14,8 @@ let acme: Org;
 let globex: Org;
 let acmeToken: string;
 let globexToken: string;
+/** The server's clock: group membership changes apply from its UTC day. */
+let clock = new Date('2026-04-01T09:00:00Z');
 
 const scim = (
   token: string,
@@ -47,7 +49,7 @@ const expectScimError = (
 };
 
 beforeAll(async () => {
-  server = await testServer({ decodeWorkers: 0 });
+  server = await testServer({ decodeWorkers: 0, now: () => clock });
   acme = await server.seedOrg('Acme');
   globex = await server.seedOrg('Globex');
   const a = await mint(acme.users.owner.key, 'okta');
@@ -357,5 +359,127 @@ describe('SCIM Users', () => {
     expect(
       (await server.app.inject({ method: 'GET', url: '/api/v0/admin/whoami', headers: bearer(acme.users.member.key) })).statusCode,
     ).toBe(200);
+  });
+});
+
+describe('SCIM Groups', () => {
+  const memberships = (teamId: string) =>
+    server.db.all<{ user_id: string; first: string; last: string | null }>(
+      `SELECT user_id, CAST(first_day AS VARCHAR) AS first, CAST(last_day AS VARCHAR) AS last FROM team_members
+       WHERE team_id = $team ORDER BY user_id, first_day`,
+      { team: teamId },
+    );
+  const byFirst = (rows: { user_id: string; first: string; last: string | null }[], user: string) =>
+    rows.filter((r) => r.user_id === user).map((r) => [r.first, r.last]);
+
+  it('a group is the team of the same name: create, displayName filter (any case), 409 uniqueness', async () => {
+    clock = new Date('2026-04-01T09:00:00Z');
+    const res = await scim(acmeToken, 'POST', '/Groups', {
+      schemas: [SCIM.group],
+      displayName: 'Platform',
+      members: [{ value: acme.users.member.id }],
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const group = res.json();
+    expect(group).toMatchObject({
+      schemas: [SCIM.group],
+      displayName: 'Platform',
+      members: [{ value: acme.users.member.id, display: 'member@acme.example.com' }],
+    });
+    expect(group.id).toMatch(/^team_/);
+    expect(byFirst(await memberships(group.id), acme.users.member.id)).toEqual([['2026-04-01', null]]);
+    const found = (await scim(acmeToken, 'GET', `/Groups?filter=${encodeURIComponent('displayName eq "platform"')}`)).json();
+    expect(found).toMatchObject({ totalResults: 1, Resources: [{ id: group.id, displayName: 'Platform' }] });
+    expectScimError(await scim(acmeToken, 'POST', '/Groups', { displayName: 'PLATFORM' }), 409, 'uniqueness');
+    const lean = (await scim(acmeToken, 'GET', `/Groups/${group.id}?excludedAttributes=members`)).json();
+    expect(lean.members).toBeUndefined();
+    expectScimError(
+      await scim(acmeToken, 'POST', '/Groups', { displayName: 'X', members: [{ value: globex.users.member.id }] }),
+      400,
+      'invalidValue',
+    );
+  });
+
+  it('member changes apply from the UTC day they arrive: add, remove by value list and by members[value eq] path', async () => {
+    clock = new Date('2026-04-01T09:00:00Z');
+    const group = (await scim(acmeToken, 'POST', '/Groups', { displayName: 'Data' })).json();
+    clock = new Date('2026-04-03T23:59:00Z');
+    const add = await scim(acmeToken, 'PATCH', `/Groups/${group.id}`, {
+      schemas: [SCIM.patch],
+      Operations: [{ op: 'Add', path: 'members', value: [{ value: acme.users.member.id }, { value: acme.users.guest.id }] }],
+    });
+    expect(add.statusCode, add.body).toBe(200);
+    clock = new Date('2026-04-05T00:00:01Z');
+    const removeEntra = await scim(acmeToken, 'PATCH', `/Groups/${group.id}`, {
+      schemas: [SCIM.patch],
+      Operations: [{ op: 'Remove', path: 'members', value: [{ value: acme.users.guest.id }] }],
+    });
+    expect(removeEntra.statusCode, removeEntra.body).toBe(200);
+    clock = new Date('2026-04-07T12:00:00Z');
+    const removeOkta = await scim(acmeToken, 'PATCH', `/Groups/${group.id}`, {
+      schemas: [SCIM.patch],
+      Operations: [{ op: 'remove', path: `members[value eq "${acme.users.member.id}"]` }],
+    });
+    expect(removeOkta.statusCode, removeOkta.body).toBe(200);
+    expect(removeOkta.json().members).toEqual([]);
+    const rows = await memberships(group.id);
+    expect(byFirst(rows, acme.users.member.id)).toEqual([['2026-04-03', '2026-04-06']]);
+    expect(byFirst(rows, acme.users.guest.id)).toEqual([['2026-04-03', '2026-04-04']]);
+    // Added and removed on the same day: the membership never took effect.
+    clock = new Date('2026-04-08T08:00:00Z');
+    await scim(acmeToken, 'PATCH', `/Groups/${group.id}`, {
+      Operations: [{ op: 'add', path: 'members', value: [{ value: acme.users.manager.id }] }],
+    });
+    await scim(acmeToken, 'PATCH', `/Groups/${group.id}`, {
+      Operations: [{ op: 'remove', path: `members[value eq "${acme.users.manager.id}"]` }],
+    });
+    expect(byFirst(await memberships(group.id), acme.users.manager.id)).toEqual([]);
+  });
+
+  it('renames with PATCH (Okta: replace with no path) and PUT, replaces members, deletes', async () => {
+    clock = new Date('2026-04-10T10:00:00Z');
+    const group = (await scim(acmeToken, 'POST', '/Groups', { displayName: 'Ops', members: [{ value: acme.users.member.id }] })).json();
+    const renamed = await scim(acmeToken, 'PATCH', `/Groups/${group.id}`, {
+      schemas: [SCIM.patch],
+      Operations: [{ op: 'replace', value: { id: group.id, displayName: 'Operations' } }],
+    });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json()).toMatchObject({ displayName: 'Operations', members: [{ value: acme.users.member.id }] });
+    clock = new Date('2026-04-12T10:00:00Z');
+    const put = await scim(acmeToken, 'PUT', `/Groups/${group.id}`, {
+      schemas: [SCIM.group],
+      displayName: 'SRE',
+      members: [{ value: acme.users.guest.id }],
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json()).toMatchObject({ displayName: 'SRE', members: [{ value: acme.users.guest.id }] });
+    const rows = await memberships(group.id);
+    expect(byFirst(rows, acme.users.member.id)).toEqual([['2026-04-10', '2026-04-11']]);
+    expect(byFirst(rows, acme.users.guest.id)).toEqual([['2026-04-12', null]]);
+    expectScimError(
+      await scim(acmeToken, 'PATCH', `/Groups/${group.id}`, { Operations: [{ op: 'replace', path: 'displayName', value: 'platform' }] }),
+      409,
+      'uniqueness',
+    );
+    expect((await scim(acmeToken, 'DELETE', `/Groups/${group.id}`)).statusCode).toBe(204);
+    expectScimError(await scim(acmeToken, 'GET', `/Groups/${group.id}`), 404);
+  });
+
+  it("one organization's token sees none of another's groups", async () => {
+    const acmeGroups = (await scim(acmeToken, 'GET', '/Groups')).json();
+    expect(acmeGroups.totalResults).toBeGreaterThan(0);
+    const id = acmeGroups.Resources[0].id;
+    const globexGroups = (await scim(globexToken, 'GET', '/Groups')).json();
+    expect(globexGroups.totalResults).toBe(0);
+    expect((await scim(globexToken, 'GET', `/Groups?filter=${encodeURIComponent('displayName eq "Platform"')}`)).json().totalResults).toBe(
+      0,
+    );
+    expectScimError(await scim(globexToken, 'GET', `/Groups/${id}`), 404);
+    expectScimError(await scim(globexToken, 'PATCH', `/Groups/${id}`, { Operations: [{ op: 'remove', path: 'members' }] }), 404);
+    expectScimError(await scim(globexToken, 'PUT', `/Groups/${id}`, { displayName: 'Mine' }), 404);
+    expectScimError(await scim(globexToken, 'DELETE', `/Groups/${id}`), 404);
+    // A group of the same name in the other organization is another team.
+    expect((await scim(globexToken, 'POST', '/Groups', { displayName: 'Platform' })).statusCode).toBe(201);
+    expect((await scim(acmeToken, 'GET', `/Groups/${id}`)).statusCode).toBe(200);
   });
 });
