@@ -24,6 +24,7 @@ import { registerInstallRoutes } from './install/routes.ts';
 import { registerMachineRoutes } from './machines/routes.ts';
 import { MachineStore } from './machines/store.ts';
 import { registerMetricsRoutes, ServerMetrics } from './metrics/metrics.ts';
+import { registerOidcRoutes } from './oidc/routes.ts';
 import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
@@ -103,6 +104,8 @@ export interface ServerOptions {
   laptopDist?: string | undefined;
   /** The URL developer machines reach this server at, written into /install.sh (default: the request's Host). */
   publicUrl?: string | undefined;
+  /** Identity providers may be http and on private or loopback addresses (serve --allow-private-oidc; api/oidc/guard.ts). */
+  allowPrivateOidc?: boolean | undefined;
 }
 
 export interface Services {
@@ -169,7 +172,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
 
   // The dashboard: its pages and files, its sign-in, and the routes only it needs.
   registerDashboard(app, { dir: options.webDist });
-  registerSignInRoutes(app, { auth, accounts, sessions: new SignInStore(options.db) });
+  const signIns = new SignInStore(options.db);
+  registerSignInRoutes(app, { auth, accounts, sessions: signIns });
   registerUsageRoutes(app, { auth, accounts, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
   const machines = new MachineStore(options.db);
   registerMachineRoutes(app, { auth, machines });
@@ -257,6 +261,20 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       cache.clear();
       readModel.clear();
     },
+    onTeamsChanged: () => {
+      cache.clear();
+      readModel.clear();
+    },
+    ...(options.now ? { now: options.now } : {}),
+  });
+  // Sign-in with the organization's identity provider (OIDC), giving the same session cookie.
+  registerOidcRoutes(app, {
+    db: options.db,
+    accounts,
+    auth,
+    sessions: signIns,
+    allowPrivate: options.allowPrivateOidc ?? false,
+    publicUrl: options.publicUrl,
     onTeamsChanged: () => {
       cache.clear();
       readModel.clear();

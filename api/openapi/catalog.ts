@@ -14,6 +14,8 @@ import { CLIENT_ROUTES } from '../dashboard/static.ts';
 import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
 import { MachineList } from '../machines/schema.ts';
+import { OIDC_CALLBACK_PATH, OIDC_CONFIG_PATH } from '../oidc/routes.ts';
+import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions } from '../oidc/schema.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
 import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
@@ -100,7 +102,73 @@ const ndjsonBody = {
 
 const OWNERS: readonly Role[] = ['owner'];
 
+const htmlPage = (description: string) => ({ contentType: 'text/html; charset=utf-8', description, schema: { type: 'string' } });
+
 export const CATALOG: RouteDoc[] = [
+  {
+    method: 'PUT',
+    path: OIDC_CONFIG_PATH,
+    tag: 'Sign-in with the identity provider',
+    summary: "Set the organization's OpenID Connect provider (docs/oidc.md)",
+    description:
+      'The issuer must be https and resolve to public addresses unless the server runs with --allow-private-oidc (400 otherwise). The client secret is stored sealed and never answered.',
+    access: user(OWNERS),
+    body: ProviderBody,
+    responses: { 200: ProviderAnswer },
+  },
+  {
+    method: 'GET',
+    path: OIDC_CONFIG_PATH,
+    tag: 'Sign-in with the identity provider',
+    summary: "The organization's OpenID Connect provider, without its secret (provider: null when none)",
+    access: user(OWNERS),
+    responses: { 200: ProviderAnswer },
+  },
+  {
+    method: 'DELETE',
+    path: OIDC_CONFIG_PATH,
+    tag: 'Sign-in with the identity provider',
+    summary: 'Stop signing in with the identity provider (sessions already given last until they end)',
+    access: user(OWNERS),
+    responses: { 200: ProviderAnswer },
+  },
+  {
+    method: 'GET',
+    path: '/auth/oidc/:orgId',
+    tag: 'Sign-in with the identity provider',
+    summary: 'Whether an organization signs in with an identity provider (the sign-in page asks, to offer the button)',
+    access: { kind: 'none' },
+    params: OidcOrgParams,
+    responses: { 200: SignInOptions },
+  },
+  {
+    method: 'GET',
+    path: '/auth/oidc/:orgId/login',
+    tag: 'Sign-in with the identity provider',
+    summary: "Start signing in: a redirect (302) to the organization's provider, with PKCE, state and nonce",
+    description:
+      'Sets a short-lived HttpOnly cookie binding the state to this browser. 404 (an HTML page) when the organization has no provider; 502 when the provider cannot be reached.',
+    access: { kind: 'none' },
+    params: OidcOrgParams,
+    responses: {
+      302: { description: "Redirect to the provider's authorization endpoint" },
+      502: htmlPage('The provider cannot be reached'),
+    },
+  },
+  {
+    method: 'GET',
+    path: OIDC_CALLBACK_PATH,
+    tag: 'Sign-in with the identity provider',
+    summary: "The provider's redirect back: checks state, PKCE and the ID token, then sets the dashboard's session cookie",
+    description:
+      'A page that continues to the dashboard, or a page saying why the sign-in was refused: 400 (state missing, altered, expired or used), 401 (ID token refused: issuer, audience, expiry, signature, nonce), 403 (no verified e-mail, not a user and provisioning off, deactivated).',
+    access: { kind: 'none' },
+    responses: {
+      200: htmlPage('Signed in: continues to the dashboard'),
+      401: htmlPage('The ID token was refused'),
+      403: htmlPage('The person may not sign in'),
+    },
+  },
   {
     method: 'POST',
     path: SCIM_TOKENS_PATH,

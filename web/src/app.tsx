@@ -11,7 +11,7 @@ import { Person } from './pages/Person.tsx';
 import { Pipeline } from './pages/Pipeline.tsx';
 import { Readiness } from './pages/Readiness.tsx';
 import { Sessions } from './pages/Sessions.tsx';
-import { SignIn } from './pages/SignIn.tsx';
+import { rememberOrg, SignIn } from './pages/SignIn.tsx';
 import { carryRange, navigate, useLocation } from './router.ts';
 
 type SessionState = { state: 'loading' } | { state: 'out' } | { state: 'in'; me: Me };
@@ -41,6 +41,9 @@ export function App() {
     window.addEventListener('agentmeter:signed-out', out);
     return () => window.removeEventListener('agentmeter:signed-out', out);
   }, []);
+  useEffect(() => {
+    if (session.state === 'in') rememberOrg(session.me.orgId);
+  }, [session]);
   // Each page's title names it, for the browser's history and for screen readers; after moving to another
   // page, focus goes to its content (as a page load would), not left on the link in the header.
   const firstPath = useRef(loc.path);
