@@ -55,6 +55,14 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined;
 }
 
+/** An error's message with those of its causes (openid-client wraps the check that failed, e.g. the "aud" one). */
+function reasonOf(error: unknown): string {
+  const messages: string[] = [];
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++)
+    if (!messages.includes(e.message)) messages.push(e.message);
+  return messages.join(': ') || String(error);
+}
+
 const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
@@ -214,7 +222,7 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
       claims = tokens.claims()!;
     } catch (error) {
       request.log.warn({ org: provider.orgId, error: String(error) }, 'oidc token refused');
-      return refuse(401, 'Sign-in refused', `The identity provider's answer was not accepted: ${(error as Error).message}`);
+      return refuse(401, 'Sign-in refused', `The identity provider's answer was not accepted: ${reasonOf(error)}`);
     }
 
     // The e-mail is the person's identity: it must be there, and verified when the provider says whether it is.
