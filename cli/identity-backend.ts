@@ -17,7 +17,27 @@ const TokenView = z.object({
 });
 export type TokenView = z.infer<typeof TokenView>;
 
+const ProviderView = z.object({
+  issuer: z.string(),
+  clientId: z.string(),
+  groupsClaim: z.string().nullable(),
+  provision: z.enum(['member', 'none']),
+  updatedAt: z.string(),
+  loginPath: z.string(),
+});
+export type ProviderView = z.infer<typeof ProviderView>;
+
+export interface OidcInput {
+  org?: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  groupsClaim?: string | undefined;
+  provision: 'member' | 'none';
+}
+
 export interface IdentityBackend {
+  setOidc(input: OidcInput): Promise<ProviderView>;
   createScimToken(input: { org?: string; name?: string }): Promise<{ token: string; scimToken: TokenView }>;
   listScimTokens(input: { org?: string }): Promise<TokenView[]>;
   revokeScimToken(input: { org?: string; tokenId: string }): Promise<boolean>;
@@ -42,6 +62,21 @@ class LocalIdentity implements IdentityBackend {
   private async tokens() {
     const { ScimTokenStore } = await import('../api/scim/tokens.ts');
     return new ScimTokenStore(this.db);
+  }
+
+  async setOidc(input: OidcInput) {
+    const orgId = await this.org(input.org);
+    const { ProviderBody } = await import('../api/oidc/schema.ts');
+    const { OidcStore, providerView } = await import('../api/oidc/store.ts');
+    const body = ProviderBody.parse({
+      issuer: input.issuer,
+      clientId: input.clientId,
+      clientSecret: input.clientSecret,
+      groupsClaim: input.groupsClaim ?? null,
+      provision: input.provision,
+    });
+    const saved = await new OidcStore(this.db).set(orgId, { ...body, groupsClaim: body.groupsClaim ?? null });
+    return providerView(saved);
   }
 
   async createScimToken(input: { org?: string; name?: string }) {
@@ -80,6 +115,12 @@ class RemoteIdentity implements IdentityBackend {
   private async checkOrg(org: string | undefined): Promise<void> {
     const me = await this.call('GET', '/api/v0/admin/whoami', z.object({ orgId: z.string() }));
     if (org && org !== me.orgId) throw new UserError(`--org ${org} is not the organization of this key (${me.orgId})`);
+  }
+
+  async setOidc(input: OidcInput) {
+    await this.checkOrg(input.org);
+    const { org: _org, ...body } = input;
+    return (await this.call('PUT', '/api/v0/organization/oidc', z.object({ provider: ProviderView }), body)).provider;
   }
 
   async createScimToken(input: { org?: string; name?: string }) {

@@ -32,13 +32,16 @@ export function isPublicAddress(address: string): boolean {
   return false;
 }
 
-/** Why the server will not send a request to `url` (undefined: it may). */
-export async function refusal(url: URL, allowPrivate: boolean): Promise<string | undefined> {
+/**
+ * Why the server will not send a request to `url` (undefined: it may). `configuring`: an owner is setting
+ * the provider, and a name that does not resolve yet is let through (the sign-in checks it again).
+ */
+export async function refusal(url: URL, allowPrivate: boolean, configuring = false): Promise<string | undefined> {
   if (allowPrivate) return url.protocol === 'https:' || url.protocol === 'http:' ? undefined : `${url.protocol} is not http(s)`;
   if (url.protocol !== 'https:') return `the identity provider must be reached over https (${url.origin})`;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [host] : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
-  if (addresses.length === 0) return `${url.hostname} does not resolve`;
+  if (addresses.length === 0) return configuring ? undefined : `${url.hostname} does not resolve`;
   const blocked = addresses.find((a) => !isPublicAddress(a));
   if (blocked)
     return `${url.hostname} resolves to ${blocked}, a private or local address; the server refuses it unless started with --allow-private-oidc`;

@@ -77,6 +77,9 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
     const version = `${provider.issuer}\n${provider.clientId}\n${provider.updatedAt}`;
     const cached = configs.get(provider.orgId);
     if (cached?.version === version) return cached.config;
+    // Said plainly before openid-client's own refusal of http (the guarded fetch checks every later request).
+    const why = await refusal(new URL(provider.issuer), deps.allowPrivate);
+    if (why) throw new OidcGuardError(why);
     const fetcher = guardedFetch(deps.allowPrivate) as client.CustomFetch;
     const config = await client.discovery(
       new URL(provider.issuer),
@@ -111,7 +114,7 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
   app.put(OIDC_CONFIG_PATH, async (request) => {
     const actor = await owner(request, 'Configuring sign-in with an identity provider');
     const body = ProviderBody.parse(request.body);
-    const why = await refusal(new URL(body.issuer), deps.allowPrivate);
+    const why = await refusal(new URL(body.issuer), deps.allowPrivate, true);
     if (why) throw badRequest(why);
     const saved = await store.set(actor.orgId, {
       issuer: body.issuer,
