@@ -71,16 +71,15 @@ export function teamOrgDays(
   rows: readonly TeamUserDayRow[],
   members: (day: string) => ReadonlySet<string>,
 ): OrgDayRow[] {
-  const byDay = new Map<string, TeamUserDayRow[]>();
-  for (const r of rows) byDay.set(r.day, [...(byDay.get(r.day) ?? []), r]);
+  const rowsOf = byDay(rows);
   const out: OrgDayRow[] = [];
   for (const day of days) {
-    const users = byDay.get(day) ?? [];
+    const users = rowsOf.get(day) ?? [];
     const who = members(day);
     const activeSince = (first: string) => {
       const seen = new Set<string>();
       for (let d = first; d <= day; d = addDays(d, 1))
-        for (const r of byDay.get(d) ?? []) if (r.active && who.has(r.user_id)) seen.add(r.user_id);
+        for (const r of rowsOf.get(d) ?? []) if (r.active && who.has(r.user_id)) seen.add(r.user_id);
       return seen.size;
     };
     const wau = activeSince(addDays(day, -6));
@@ -171,8 +170,7 @@ export function roundedByModel(raw: readonly RawBillableRow[]): Map<string, numb
 export function teamTokenRows(tokens: readonly TokenRow[], raw: readonly RawBillableRow[]): TokenRow[] {
   const totals = roundedByModel(raw);
   const shares = new Map<string, number>();
-  const byDayModel = new Map<string, RawBillableRow[]>();
-  for (const r of raw) byDayModel.set(`${r.day}\u0000${r.model}`, [...(byDayModel.get(`${r.day}\u0000${r.model}`) ?? []), r]);
+  const byDayModel = groupBy(raw, (r) => `${r.day}\u0000${r.model}`);
   for (const [k, rows] of byDayModel) {
     const total = totals.get(k) ?? 0;
     const floors = rows.map((r) => Math.floor(r.raw_billable));
@@ -187,9 +185,7 @@ export function teamTokenRows(tokens: readonly TokenRow[], raw: readonly RawBill
     }
   }
   const out = tokens.map((t) => ({ ...t }));
-  const groups = new Map<string, TokenRow[]>();
-  for (const t of out)
-    groups.set(`${t.day}\u0000${t.model}\u0000${t.user_id}`, [...(groups.get(`${t.day}\u0000${t.model}\u0000${t.user_id}`) ?? []), t]);
+  const groups = groupBy(out, (t) => `${t.day}\u0000${t.model}\u0000${t.user_id}`);
   for (const [k, rows] of groups) {
     const share = shares.get(k);
     if (share === undefined) continue;
@@ -199,6 +195,20 @@ export function teamTokenRows(tokens: readonly TokenRow[], raw: readonly RawBill
     target.billable_tokens += delta;
   }
   return out;
+}
+
+/** Rows by day: each day's rows are read once per team, not found again in the whole range. */
+const byDay = <T extends { day: string }>(rows: readonly T[]): Map<string, T[]> => groupBy(rows, (r) => r.day);
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = map.get(k);
+    if (list) list.push(r);
+    else map.set(k, [r]);
+  }
+  return map;
 }
 
 export interface TeamRef {
@@ -230,9 +240,11 @@ export function tokensByTeam(
   raw: readonly RawBillableRow[],
 ) {
   const rows = [];
+  const tokensOf = byDay(tokens);
+  const rawOf = byDay(raw);
   for (const { day, team, members } of teamsOnDays(days, teams, memberships, minSize)) {
-    const mine = tokens.filter((t) => t.day === day && members.has(t.user_id));
-    const billable = [...roundedByModel(raw.filter((r) => r.day === day && members.has(r.user_id))).values()].reduce((a, b) => a + b, 0);
+    const mine = (tokensOf.get(day) ?? []).filter((t) => members.has(t.user_id));
+    const billable = [...roundedByModel((rawOf.get(day) ?? []).filter((r) => members.has(r.user_id))).values()].reduce((a, b) => a + b, 0);
     const input = mine.reduce((a, t) => a + t.input_tokens, 0);
     const output = mine.reduce((a, t) => a + t.output_tokens, 0);
     if (billable || input || output)
@@ -251,8 +263,9 @@ export function userFiguresByTeam<F extends string>(
   fields: Record<F, (rows: UserDayRow[]) => number>,
 ) {
   const rows: ({ date: string; group_key: string } & Record<F, number>)[] = [];
+  const rowsOf = byDay(userDays);
   for (const { day, team, members } of teamsOnDays(days, teams, memberships, minSize)) {
-    const mine = userDays.filter((r) => r.day === day && members.has(r.user_id));
+    const mine = (rowsOf.get(day) ?? []).filter((r) => members.has(r.user_id));
     const figures = Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, (f as (rows: UserDayRow[]) => number)(mine)])) as Record<
       F,
       number

@@ -196,5 +196,7 @@ export function planRoster(text: string, context: RosterContext): { plan: Roster
 }
 
 /** Pure: errors as one readable sentence per line, for a detail or the command line. */
-export const describeRosterErrors = (errors: readonly RosterError[]): string =>
-  `the roster was not imported (nothing changed): ${errors.map((e) => `line ${e.line}: ${e.reason}`).join('; ')}`;
+export const describeRosterErrors = (errors: readonly RosterError[], total = errors.length): string =>
+  `the roster was not imported (nothing changed)${total > errors.length ? `; ${total} bad lines, the first ${errors.length} listed` : ''}: ${errors
+    .map((e) => `line ${e.line}: ${e.reason}`)
+    .join('; ')}`;

@@ -14,6 +14,8 @@ import { TeamStore } from './store.ts';
 
 export const TEAMS_PATH = '/api/v0/organization/teams';
 export const TEAM_SETTINGS_PATH = '/api/v0/organization/teams/settings';
+/** The most bad lines a refusal lists. */
+export const MAX_LISTED = 1000;
 /** A roster of 100,000 lines of long e-mails and names fits. */
 export const ROSTER_BODY_LIMIT = 16 * 1024 * 1024;
 
@@ -52,9 +54,10 @@ export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): v
       const result = await importRosterText(deps.db, principal.orgId, request.body);
       if ('errors' in result) {
         request.log.info({ org: principal.orgId, badLines: result.errors.length }, 'roster refused');
-        return reply
-          .status(400)
-          .send({ ...errorBody(400, describeRosterErrors(result.errors), String(request.id)), errors: result.errors });
+        // Every bad line up to MAX_LISTED (a file of the wrong kind would otherwise answer one per line).
+        const errors = result.errors.slice(0, MAX_LISTED);
+        const detail = describeRosterErrors(errors, result.errors.length);
+        return reply.status(400).send({ ...errorBody(400, detail, String(request.id)), errors });
       }
       deps.onTeamsChanged();
       request.log.info({ org: principal.orgId, ...result.ok, created: result.ok.created.length }, 'roster imported');

@@ -101,6 +101,20 @@ describe('the roster', () => {
     expect((await server.app.inject({ method: 'PUT', url: '/api/v0/organization/teams', payload: ROSTER })).statusCode).toBe(401);
     expect((await getTeams(acme.users.member.key)).statusCode).toBe(403);
     expect((await getTeams(acme.users.guest.key)).statusCode).toBe(403);
+    expect((await server.app.inject({ method: 'GET', url: '/api/v0/organization/teams' })).statusCode).toBe(401);
+    const noKey = await server.app.inject({ method: 'PUT', url: '/api/v0/organization/teams/settings', payload: { minTeamSize: 2 } });
+    expect(noKey.statusCode).toBe(401);
+    expect(ErrorBodySchema.parse(noKey.json()).status).toBe(401);
+  });
+
+  it('a file of the wrong kind lists at most 1000 bad lines', async () => {
+    const lines = ['email,team,parent,from,to', ...Array.from({ length: 1500 }, (_, i) => `x${i}@nowhere.example.com,T,,,`)];
+    const res = await putRoster(acme.users.owner.key, lines.join('\n'));
+    expect(res.statusCode).toBe(400);
+    const body = RosterRefused.parse(res.json());
+    expect(body.errors).toHaveLength(1000);
+    expect(body.errors.at(-1)?.line).toBe(1001);
+    expect(body.detail).toMatch(/^the roster was not imported \(nothing changed\); 1500 bad lines, the first 1000 listed: line 2: /);
   });
 
   it('refuses a whole file with every bad line named, changing nothing', async () => {
