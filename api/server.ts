@@ -45,6 +45,8 @@ import { registerSignInRoutes } from './signin/routes.ts';
 import { SignInStore } from './signin/store.ts';
 import { AccountStore } from './store/accounts.ts';
 import { IngestStore } from './store/ingest.ts';
+import { TeamAnalytics } from './teams/analytics.ts';
+import { registerTeamRoutes } from './teams/routes.ts';
 import { registerUsageRoutes } from './usage/routes.ts';
 
 /**
@@ -216,7 +218,15 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     maxRows: options.readModel?.maxRows ?? DEFAULT_READ_MODEL_LIMITS.maxRows,
   });
   readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
-  registerAnalyticsRoutes(app, { auth, cache, analytics: readModel, ...(options.now ? { now: options.now } : {}) });
+  registerAnalyticsRoutes(app, {
+    auth,
+    cache,
+    analytics: readModel,
+    teams: new TeamAnalytics(options.db),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  // A roster or a minimum team size changes team figures: the cached answers go (the aggregates stay).
+  registerTeamRoutes(app, { db: options.db, auth, log: options.log, onTeamsChanged: () => cache.clear() });
   // Every batch run in this process goes through this lock, and clears the cache and the read model when
   // it is done.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };

@@ -13,6 +13,7 @@ import { readinessCommand } from './commands/readiness.ts';
 import { scimCommand } from './commands/scim.ts';
 import { serveCommand } from './commands/serve.ts';
 import { serviceCommand } from './commands/service.ts';
+import { teamsCommand } from './commands/teams.ts';
 import { uninstallCommand } from './commands/uninstall.ts';
 import { usersCommand } from './commands/users.ts';
 import { runCommands } from './run.ts';
@@ -23,6 +24,7 @@ export const COMMANDS = [
   orgsCommand,
   usersCommand,
   keysCommand,
+  teamsCommand,
   scimCommand,
   hooksCommand,
   collectCommand,

@@ -23,6 +23,7 @@ const BUILD_STEPS = [
   '40_user_day',
   '50_breakdowns',
   '51_hooks',
+  '52_user_breakdowns',
   '60_org_day',
 ] as const;
 

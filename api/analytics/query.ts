@@ -10,12 +10,15 @@ export const EARLIEST_DATE = '2026-01-14';
 export const MAX_SPAN_DAYS = 366;
 const DAY_MS = 86_400_000;
 
-/** The reference's group_by of each endpoint, then ours: `agent` is an agentmeter extension (METRICS.md §1). */
+/**
+ * The reference's group_by of each endpoint, then ours: `agent` (METRICS.md §1) and `team` (§6) are
+ * agentmeter extensions.
+ */
 export const GROUP_BY = {
-  tokens: ['model', 'agent'],
-  tools: ['tool_name', 'agent'],
-  activity: ['client', 'agent'],
-  productivity: [],
+  tokens: ['model', 'agent', 'team'],
+  tools: ['tool_name', 'agent', 'team'],
+  activity: ['client', 'agent', 'team'],
+  productivity: ['team'],
   users: [],
 } as const;
 export type Endpoint = keyof typeof GROUP_BY;
@@ -27,6 +30,8 @@ const GROUP_BY_DESCRIPTION: Partial<Record<Endpoint, string>> = {
 };
 const AGENT_DESCRIPTION =
   'agent, an agentmeter extension (not in the reference): one row per day and agent (droid, claude, codex, gemini, qwen) with the same fields';
+const TEAM_DESCRIPTION =
+  "team, an agentmeter extension: one row per day and team (group_key: the team's name) over its direct members that day, teams below the minimum team size left out";
 
 export { parseDay };
 
@@ -44,6 +49,8 @@ export interface AnalyticsQuery {
   /** Every day from startDate to endDate. */
   readonly days: string[];
   groupBy?: string;
+  /** team=: the name of the team whose members (and its descendants') the answer is restricted to. */
+  team?: string;
   limit: number;
   cursor?: string;
 }
@@ -74,7 +81,17 @@ export const ANALYTICS_QUERY = Object.fromEntries(
           error: (issue) => `group_by "${String(issue.input)}" is not supported here; use ${options.map((o) => `"${o}"`).join(' or ')}`,
         })
         .optional()
-        .describe(`${GROUP_BY_DESCRIPTION[endpoint]}; or ${AGENT_DESCRIPTION}. Grouped rows: only non-zero groups, by date then group_key`);
+        .describe(
+          `${[GROUP_BY_DESCRIPTION[endpoint], options.includes('agent') ? AGENT_DESCRIPTION : undefined, TEAM_DESCRIPTION].filter(Boolean).join('; or ')}. Grouped rows: only non-zero groups, by date then group_key`,
+        );
+    shape['team'] = z
+      .string()
+      .min(1, 'team must be the name of a team of the organization')
+      .max(128, 'team must be the name of a team of the organization')
+      .optional()
+      .describe(
+        "an agentmeter extension: the answer over the users who were members of this team or of a team below it on each day (403 when fewer than the organization's minimum team size)",
+      );
     if (endpoint === 'users') {
       shape['limit'] = z
         .string()
@@ -137,6 +154,9 @@ export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date)
   };
   const groupBy = one('group_by');
   if (groupBy !== undefined) result.groupBy = groupBy;
+  const team = one('team');
+  if (team !== undefined) result.team = team;
+  if (team !== undefined && groupBy === 'team') throw badRequest('group_by=team and team= cannot be combined');
   if (endpoint === 'users') {
     const limit = one('limit');
     if (limit !== undefined) result.limit = Number(limit);

@@ -124,10 +124,24 @@ const envelope = (record: z.ZodType, ...grouped: z.ZodType[]) =>
     meta: Meta,
   });
 
-export const TokensResponse = envelope(TokenRecord, TokenGroupedRow, TokenAgentRow);
-export const ToolsResponse = envelope(ToolRecord, ToolGroupedRow, ToolAgentRow);
-export const ActivityResponse = envelope(ActivityRecord, ActivityGroupedRow, ActivityAgentRow);
-export const ProductivityResponse = envelope(ProductivityRecord);
+/** group_by=team (an agentmeter extension, METRICS.md §6): the team's name as group_key. */
+const TeamKey = z.string().describe("the team's name (group_by=team, an agentmeter extension)");
+export const TokenTeamRow = TokenGroupedRow.extend({ group_key: TeamKey });
+export const ToolTeamRow = ToolGroupedRow.extend({ group_key: TeamKey });
+export const ActivityTeamRow = ActivityGroupedRow.extend({ group_key: TeamKey });
+export const ProductivityTeamRow = z.strictObject({
+  date: Day,
+  group_key: TeamKey,
+  files_created: count,
+  files_edited: count,
+  git_commits: count,
+  git_prs_created: count,
+});
+
+export const TokensResponse = envelope(TokenRecord, TokenGroupedRow, TokenAgentRow, TokenTeamRow);
+export const ToolsResponse = envelope(ToolRecord, ToolGroupedRow, ToolAgentRow, ToolTeamRow);
+export const ActivityResponse = envelope(ActivityRecord, ActivityGroupedRow, ActivityAgentRow, ActivityTeamRow);
+export const ProductivityResponse = envelope(ProductivityRecord, ProductivityTeamRow);
 export const UsersResponse = z.strictObject({
   data: z.array(UserRecord),
   meta: Meta.extend({ has_more: z.boolean(), next_cursor: z.string().nullable() }),

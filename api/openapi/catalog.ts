@@ -53,6 +53,8 @@ import {
 import { SESSION_PATH } from '../signin/routes.ts';
 import { Me, SignInBody, SignInState } from '../signin/schema.ts';
 import type { Role } from '../store/accounts.ts';
+import { TEAM_SETTINGS_PATH, TEAMS_PATH } from '../teams/routes.ts';
+import { RosterImported, RosterRefused, TeamList, TeamSettings } from '../teams/schema.ts';
 import { UsageParams, UserUsage } from '../usage/schema.ts';
 import { RemovedUser, UserListingList } from '../users/schema.ts';
 import { DASHBOARD_HEADER, type RouteDoc } from './registry.ts';
@@ -428,6 +430,34 @@ export const CATALOG: RouteDoc[] = [
     access: user(PEOPLE),
     query: PageQuery,
     responses: { 200: UserList },
+  },
+  {
+    method: 'GET',
+    path: TEAMS_PATH,
+    tag: 'Organization',
+    summary: 'The teams, their parents and their dated members (METRICS.md §6)',
+    access: user(ADMIN_ROLES),
+    responses: { 200: TeamList },
+  },
+  {
+    method: 'PUT',
+    path: TEAMS_PATH,
+    tag: 'Organization',
+    summary: 'Import the team roster (CSV: email,team,parent,from,to)',
+    description:
+      "Creates the teams the file names and replaces their memberships with the file's; teams it does not name are untouched. All or nothing: a bad line (unknown e-mail, bad date, from after to, a cycle, a parent that disagrees with another line, overlapping memberships) refuses the whole file with 400, every bad line in `errors` and in the detail. Dates are UTC days, inclusive; an empty `from` is a member since always, an empty `to` still a member; an empty `email` declares a team.",
+    access: user(['owner']),
+    bodyContent: { 'text/csv': { schema: { type: 'string', description: 'The roster, with the header line email,team,parent,from,to' } } },
+    responses: { 200: RosterImported, 400: RosterRefused },
+  },
+  {
+    method: 'PUT',
+    path: TEAM_SETTINGS_PATH,
+    tag: 'Organization',
+    summary: 'Set the minimum team size (teams below it on a day are left out of team figures)',
+    access: user(['owner']),
+    body: TeamSettings,
+    responses: { 200: TeamSettings },
   },
   {
     method: 'GET',

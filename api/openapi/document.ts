@@ -120,7 +120,9 @@ function operation(route: RouteDoc): Json {
         : { description: raw.description };
     }
   }
-  for (const status of errorStatuses(route)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+  // An error answer the route describes itself (a 400 listing every bad line) keeps its own schema.
+  for (const status of errorStatuses(route))
+    if (!(String(status) in responses)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
   const params = parameters(route);
   const body = requestBody(route);
   const roles = route.access.kind === 'user' && route.access.roles ? `Roles: ${route.access.roles.join(', ')}.` : undefined;

@@ -1,7 +1,7 @@
 // GET /api/v1/analytics/tokens|tools|activity|productivity|users: the {data, meta} envelope of the
 // reference, from the daily aggregates. Managers and owners only; members and guests get 403.
 // group_by=agent on tokens, tools and activity is ours (METRICS.md §1): rows of the reference's grouped
-// shape, with the agent as group_key.
+// shape, with the agent as group_key. team= and group_by=team (METRICS.md §6) are ours too: api/teams/analytics.ts.
 import type { FastifyInstance } from 'fastify';
 import {
   activityGroupedByAgent,
@@ -16,11 +16,12 @@ import {
   toolRecords,
   userRecords,
 } from '../analytics/assemble.ts';
-import type { ResponseCache } from '../analytics/cache.ts';
+import { CachedBody, GZIP_LEVEL_ONCE, type ResponseCache } from '../analytics/cache.ts';
 import { type AnalyticsQuery, type Endpoint, parseAnalyticsQuery } from '../analytics/query.ts';
 import type { AnalyticsReader } from '../analytics/store.ts';
 import { ANALYTICS_ROLES, type Authenticator, requireRole } from '../auth.ts';
 import type { Principal } from '../store/accounts.ts';
+import type { TeamAnalytics, TeamGroupedEndpoint } from '../teams/analytics.ts';
 
 export interface AnalyticsDeps {
   auth: Authenticator;
@@ -30,6 +31,8 @@ export interface AnalyticsDeps {
   now?: () => Date;
   /** Serialized responses, cleared by every batch. */
   cache: ResponseCache;
+  /** team= and group_by=team. */
+  teams: TeamAnalytics;
 }
 
 /** Does an Accept-Encoding header take gzip? (`gzip`, `gzip;q=0.8`, `*`; not `gzip;q=0`.) */
@@ -46,7 +49,6 @@ export function acceptsGzip(header: string | undefined): boolean {
 
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDeps): void {
   const now = deps.now ?? (() => new Date());
-  const { analytics } = deps;
 
   const meta = (principal: Principal, q: AnalyticsQuery) => ({ org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate });
 
@@ -54,21 +56,35 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   // build the body. The cache key is the organization, today's date and the URL as sent: only a URL that
   // passed validation is ever stored, so a hit needs no second validation, and each new day validates
   // afresh against its own date rules. Nothing crosses organizations.
-  const route = (endpoint: Endpoint, build: (principal: Principal, q: AnalyticsQuery) => Promise<unknown>) =>
+  const route = (endpoint: Endpoint, build: (principal: Principal, q: AnalyticsQuery, analytics: AnalyticsReader) => Promise<unknown>) =>
     app.get(`/api/v1/analytics/${endpoint}`, async (request, reply) => {
       const principal = await deps.auth.authenticate(request);
       requireRole(principal, ANALYTICS_ROLES, 'Analytics');
       const today = now();
       const key = `${principal.orgId}|${today.toISOString().slice(0, 10)}|${request.url}`;
-      const body = await deps.cache.getOrBuild(key, async () =>
-        JSON.stringify(await build(principal, parseAnalyticsQuery(endpoint, request.query, today))),
-      );
+      // Team answers depend on memberships, which change outside the batch (a roster, the directory):
+      // built afresh every time rather than cached until the next batch.
+      const raw = (request.query ?? {}) as Record<string, unknown>;
+      const teamScoped = raw['team'] !== undefined || raw['group_by'] === 'team';
+      const getOrBuild = teamScoped
+        ? async (_key: string, fn: () => Promise<string>) => new CachedBody(Buffer.from(await fn()), GZIP_LEVEL_ONCE)
+        : (k: string, fn: () => Promise<string>) => deps.cache.getOrBuild(k, fn);
+      const body = await getOrBuild(key, async () => {
+        const q = parseAnalyticsQuery(endpoint, request.query, today);
+        if (q.groupBy === 'team') {
+          const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
+          return JSON.stringify({ data, meta: meta(principal, q) });
+        }
+        // team=: the same answer computed over the team's members on each day.
+        const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
+        return JSON.stringify(await build(principal, q, reader));
+      });
       void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
       const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
       return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
     });
 
-  route('tokens', async (principal, q) => {
+  route('tokens', async (principal, q, analytics) => {
     const rows = await analytics.tokens(principal.orgId, q.startDate, q.endDate);
     const data =
       q.groupBy === 'agent'
@@ -79,7 +95,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     return { data, meta: meta(principal, q) };
   });
 
-  route('tools', async (principal, q) => {
+  route('tools', async (principal, q, analytics) => {
     if (q.groupBy === 'agent') {
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_calls']);
       return { data: toolGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
@@ -96,7 +112,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     return { data: toolRecords(q.days, orgRows, breakdowns, hooks), meta: meta(principal, q) };
   });
 
-  route('activity', async (principal, q) => {
+  route('activity', async (principal, q, analytics) => {
     if (q.groupBy === 'agent') {
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']);
       return { data: activityGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
@@ -107,7 +123,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     return { data: activityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
   });
 
-  route('productivity', async (principal, q) => {
+  route('productivity', async (principal, q, analytics) => {
     const [orgRows, breakdowns] = await Promise.all([
       analytics.orgDays(principal.orgId, q.startDate, q.endDate),
       analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['extension', 'language']),
@@ -115,7 +131,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
   });
 
-  route('users', async (principal, q) => {
+  route('users', async (principal, q, analytics) => {
     const ids = await analytics.userPage(principal.orgId, q.startDate, q.endDate, q.cursor, q.limit);
     const hasMore = ids.length > q.limit;
     const page = ids.slice(0, q.limit);

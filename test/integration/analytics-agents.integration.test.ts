@@ -220,7 +220,8 @@ describe('group_by=agent', () => {
 
 describe('group_by=agent where it does not belong → 400 with the documented body', () => {
   it.each([
-    ['productivity', 'group_by=agent', 'unknown query parameter "group_by"'],
+    // productivity takes group_by=team only (METRICS.md §6).
+    ['productivity', 'group_by=agent', 'group_by "agent" is not supported here; use "team"'],
     ['users', 'group_by=agent', 'unknown query parameter "group_by"'],
     ['tokens', 'group_by=agents', 'group_by "agents" is not supported here; use "model" or "agent"'],
     ['tools', 'group_by=client', 'group_by "client" is not supported here; use "tool_name" or "agent"'],
@@ -244,11 +245,12 @@ describe('the OpenAPI document', () => {
       paths: Record<string, { get: { parameters?: { name: string; description?: string; schema: { enum?: string[] } }[] } }>;
     };
     const groupBy = (endpoint: string) => doc.paths[`/api/v1/analytics/${endpoint}`]!.get.parameters?.find((p) => p.name === 'group_by');
-    expect(groupBy('tokens')!.schema.enum).toEqual(['model', 'agent']);
-    expect(groupBy('tools')!.schema.enum).toEqual(['tool_name', 'agent']);
-    expect(groupBy('activity')!.schema.enum).toEqual(['client', 'agent']);
+    // team (METRICS.md §6) is offered on these and on /productivity.
+    expect(groupBy('tokens')!.schema.enum).toEqual(['model', 'agent', 'team']);
+    expect(groupBy('tools')!.schema.enum).toEqual(['tool_name', 'agent', 'team']);
+    expect(groupBy('activity')!.schema.enum).toEqual(['client', 'agent', 'team']);
     for (const endpoint of ['tokens', 'tools', 'activity']) expect(groupBy(endpoint)!.description).toContain('agentmeter extension');
-    expect(groupBy('productivity')).toBeUndefined();
+    expect(groupBy('productivity')!.schema.enum).toEqual(['team']);
     expect(groupBy('users')).toBeUndefined();
   });
 });

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, type Services } from '../../api/server.ts';
+import { SINCE_ALWAYS, TeamStore } from '../../api/teams/store.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -210,6 +211,27 @@ describe('the read model answers as the SQL path does', () => {
     const metrics = await memory.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) });
     const held = memory.services.readModel.heldRows;
     expect(metrics.body).toMatch(new RegExp(`^agentmeter_analytics_read_model_rows ${held}$`, 'm'));
+  });
+
+  it('team= on a team of everyone answers as the organization does, from memory and from SQL (METRICS.md §6)', async () => {
+    // Everyone, since always, is in Company (directly or through its child Squad): every record over the
+    // members is the organization's own.
+    const teams = new TeamStore(db);
+    const company = await teams.createTeam(orgId, 'Company');
+    const squad = await teams.createTeam(orgId, 'Squad', company.id);
+    for (const [i, id] of Object.values(users).entries()) await teams.addMember(orgId, i % 2 ? company.id : squad.id, id, SINCE_ALWAYS);
+    try {
+      await fromMemory(async () => {
+        for (const url of URLS) {
+          const team = `${url}&team=company`;
+          expect(await get(memory.app, team), team).toBe(await get(sql.app, url));
+          expect(await get(sql.app, team), team).toBe(await get(sql.app, url));
+        }
+      });
+    } finally {
+      await teams.deleteTeam(orgId, squad.id);
+      await teams.deleteTeam(orgId, company.id);
+    }
   });
 
   it('page by page, following the cursors', async () => {

@@ -302,6 +302,27 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await call('POST', '/api/v0/sessions', { key: member.key, body: { computerId: computer.id, cwd: '' } })).status).toBe(400);
   });
 
+  it('teams: the roster, its refusal, the listing, the minimum size and team figures', async () => {
+    const owner = org.users.owner.key;
+    const csv = { 'content-type': 'text/csv' };
+    const email = 'member@contract.example.com';
+    await ok('PUT', '/api/v0/organization/teams', { key: owner, headers: csv, body: `email,team,parent,from,to\n${email},Core,Eng,,\n` });
+    const refused = await call('PUT', '/api/v0/organization/teams', {
+      key: owner,
+      headers: csv,
+      body: 'email,team,parent,from,to\nx@y.z,Core,,,\n',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json.errors).toEqual([{ line: 2, reason: expect.stringContaining('x@y.z') }]);
+    expect((await ok('GET', '/api/v0/organization/teams', { key: org.users.manager.key })).teams).toHaveLength(2);
+    await ok('PUT', '/api/v0/organization/teams/settings', { key: owner, body: { minTeamSize: 1 } });
+    await ok('GET', `/api/v1/analytics/tokens?startDate=${D}&endDate=${D}&group_by=team`, { key: owner });
+    await ok('GET', `/api/v1/analytics/activity?startDate=${D}&endDate=${D}&group_by=team`, { key: owner });
+    await ok('GET', `/api/v1/analytics/productivity?startDate=${D}&endDate=${D}&group_by=team`, { key: owner });
+    await ok('GET', `/api/v1/analytics/tools?startDate=${D}&endDate=${D}&team=Eng`, { key: owner });
+    await ok('GET', `/api/v1/analytics/users?startDate=${D}&endDate=${D}&team=Eng`, { key: owner });
+  });
+
   it('every answer conformed, and every operation of the document was exercised', () => {
     expect(problems).toEqual([]);
     expect(contract.unexercised()).toEqual([]);

@@ -12,6 +12,7 @@ import { Pipeline } from './pages/Pipeline.tsx';
 import { Readiness } from './pages/Readiness.tsx';
 import { Sessions } from './pages/Sessions.tsx';
 import { rememberOrg, SignIn } from './pages/SignIn.tsx';
+import { Teams } from './pages/Teams.tsx';
 import { carryRange, navigate, useLocation } from './router.ts';
 
 type SessionState = { state: 'loading' } | { state: 'out' } | { state: 'in'; me: Me };
@@ -19,6 +20,7 @@ type SessionState = { state: 'loading' } | { state: 'out' } | { state: 'in'; me:
 const ADMIN_PAGES = [
   { path: '/overview', label: 'Overview' },
   { path: '/people', label: 'People' },
+  { path: '/teams', label: 'Teams' },
   { path: '/readiness', label: 'Readiness' },
   { path: '/sessions', label: 'Sessions' },
   { path: '/organization', label: 'Organization' },
@@ -130,6 +132,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/people') return <People {...common} />;
   const person = /^\/people\/([^/]+)$/.exec(path);
   if (person) return <Person {...common} userId={decodeURIComponent(person[1]!)} mine={false} />;
+  if (path === '/teams') return <Teams {...common} />;
   if (path === '/readiness') return <Readiness />;
   if (path === '/sessions') return <Sessions />;
   if (path === '/organization') return <Organization me={me} />;

@@ -36,10 +36,10 @@ export function withQuery(path: string, query: URLSearchParams, patch: Record<st
   return s ? `${path}?${s}` : path;
 }
 
-/** Keeps the range when moving between pages. */
+/** Keeps the range (and the team picked) when moving between pages. */
 export function carryRange(path: string, query: URLSearchParams): string {
   const q = new URLSearchParams();
-  for (const k of ['from', 'to']) {
+  for (const k of ['from', 'to', 'team']) {
     const v = query.get(k);
     if (v) q.set(k, v);
   }

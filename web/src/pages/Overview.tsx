@@ -18,6 +18,7 @@ import {
   type ToolRow,
   topOf,
 } from '../figures.ts';
+import { TeamPicker } from './Teams.tsx';
 
 interface OverviewData {
   tokens: TokenGroupRow[];
@@ -29,8 +30,9 @@ interface OverviewData {
   productivity: ProductivityRow[];
 }
 
-async function load(from: string, to: string): Promise<OverviewData> {
-  const range = `startDate=${from}&endDate=${to}`;
+async function load(from: string, to: string, team: string | null): Promise<OverviewData> {
+  // team=: every figure over the members of the team and of the teams below it (METRICS.md §6).
+  const range = `startDate=${from}&endDate=${to}${team ? `&team=${encodeURIComponent(team)}` : ''}`;
   const [tokens, tokensByAgent, activity, activityByAgent, tools, productivity] = await Promise.all([
     api<Envelope<TokenGroupRow>>(`/api/v1/analytics/tokens?${range}&group_by=model`),
     api<Envelope<TokenGroupRow>>(`/api/v1/analytics/tokens?${range}&group_by=agent`),
@@ -50,11 +52,13 @@ async function load(from: string, to: string): Promise<OverviewData> {
 }
 
 export function Overview(props: { path: string; query: URLSearchParams; from: string; to: string }) {
-  const { data, error, loading } = useData(`${props.from}|${props.to}`, () => load(props.from, props.to));
+  const team = props.query.get('team');
+  const { data, error, loading } = useData(`${props.from}|${props.to}|${team ?? ''}`, () => load(props.from, props.to, team));
   return (
     <>
-      <h1>Overview</h1>
+      <h1>Overview{team ? `: ${team}` : ''}</h1>
       <RangeForm {...props} />
+      <TeamPicker path={props.path} query={props.query} />
       <Status loading={loading} error={error} />
       {data ? <OverviewBody data={data} from={props.from} to={props.to} /> : null}
     </>

@@ -4,6 +4,7 @@ import { allPages } from '../api.ts';
 import { download, Link, RangeForm, Status, useData } from '../components.tsx';
 import { formatNumber, type PersonTotals, peopleTotals, type SortDir, sortPeople, toCsv, type UserDay } from '../figures.ts';
 import { carryRange, navigate, withQuery } from '../router.ts';
+import { TeamPicker } from './Teams.tsx';
 
 const COLUMNS: { key: keyof PersonTotals; label: string; numeric: boolean }[] = [
   { key: 'email', label: 'Person', numeric: false },
@@ -22,8 +23,9 @@ const PAGE_SIZES = [10, 25, 50, 100];
 
 export function People(props: { path: string; query: URLSearchParams; from: string; to: string }) {
   const { query } = props;
-  const range = new URLSearchParams({ startDate: props.from, endDate: props.to, limit: '100' });
-  const { data, error, loading } = useData(`${props.from}|${props.to}`, async () =>
+  const team = query.get('team');
+  const range = new URLSearchParams({ startDate: props.from, endDate: props.to, limit: '100', ...(team ? { team } : {}) });
+  const { data, error, loading } = useData(`${props.from}|${props.to}|${team ?? ''}`, async () =>
     peopleTotals(await allPages<UserDay>('/api/v1/analytics/users', range)),
   );
   const sortKey = (COLUMNS.find((c) => c.key === query.get('sort'))?.key ?? 'credits') as keyof PersonTotals;
@@ -52,8 +54,9 @@ export function People(props: { path: string; query: URLSearchParams; from: stri
 
   return (
     <>
-      <h1>People</h1>
+      <h1>People{team ? `: ${team}` : ''}</h1>
       <RangeForm {...props} />
+      <TeamPicker path={props.path} query={props.query} />
       <Status loading={loading} error={error} />
       {data ? (
         <>

@@ -1,0 +1,40 @@
+-- Per-user breakdowns, hook executions and unrounded billable tokens of the rebuilt days: what the team
+-- figures (METRICS.md §6) sum over a team's members. The same derivations as 50_breakdowns, 51_hooks and
+-- 30_tokens, keyed by user as well.
+DELETE FROM agg_user_breakdown_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
+
+INSERT INTO agg_user_breakdown_day
+SELECT org_id, day, user_id, 'tool', tool, count(*) FROM ev WHERE is_call GROUP BY ALL
+UNION ALL
+SELECT org_id, day, user_id, 'mcp_server', mcp_server, count(*) FROM ev WHERE is_call AND mcp_server IS NOT NULL GROUP BY ALL
+UNION ALL
+SELECT org_id, day, user_id, 'skill', coalesce(skill, 'unknown'), count(*) FROM ev WHERE is_call AND (tool = 'Skill' OR skill IS NOT NULL) GROUP BY ALL
+UNION ALL
+SELECT org_id, day, user_id, 'slash_command', slash_command, count(*) FROM ev WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL GROUP BY ALL
+UNION ALL
+SELECT org_id, day, user_id, 'extension', ext, count(*) FROM file_touch WHERE ext <> '' GROUP BY ALL
+UNION ALL
+SELECT org_id, day, user_id, 'language', language, count(*) FROM file_touch WHERE language IS NOT NULL GROUP BY ALL
+UNION ALL
+SELECT DISTINCT org_id, day, user_id, 'client', client, 1 FROM ev_sessions
+UNION ALL
+SELECT org_id, day, user_id, 'agent_calls', agent, count(*) FROM ev WHERE is_call GROUP BY ALL
+UNION ALL
+SELECT DISTINCT org_id, day, user_id, 'agent_users', agent, 1 FROM ev_sessions;
+
+DELETE FROM agg_user_hooks_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
+
+INSERT INTO agg_user_hooks_day
+SELECT org_id, day, user_id, h.event, h.matcher, h.command, count(*)
+FROM (
+  SELECT e.org_id, CAST(e.ts AS DATE) AS day, e.user_id, unnest(e.hooks) AS h
+  FROM events e
+  WHERE e.hooks IS NOT NULL AND e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+    AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
+)
+GROUP BY ALL;
+
+DELETE FROM agg_user_model_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
+
+INSERT INTO agg_user_model_day
+SELECT org_id, day, user_id, model, raw_billable FROM usage_priced;

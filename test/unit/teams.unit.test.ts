@@ -1,0 +1,269 @@
+// The pure parts of teams, on small fixtures with hand-worked numbers: the CSV reader, the roster plan and
+// its refusals, DuckDB's quantile_cont, the team figures (per-day members, the organization's day rows
+// over members, billable tokens rounded per team and model), and the dashboard's Teams table.
+import { describe, expect, it } from 'vitest';
+import type { TokenRow } from '../../api/analytics/store.ts';
+import {
+  membersByDay,
+  quantileCont,
+  roundedByModel,
+  type TeamUserDayRow,
+  teamOrgDays,
+  teamTokenRows,
+  tokensByTeam,
+} from '../../api/teams/figures.ts';
+import { parseCsv, planRoster } from '../../api/teams/roster.ts';
+import { SINCE_ALWAYS } from '../../api/teams/store.ts';
+import { teamTotals } from '../../web/src/teams.ts';
+
+describe('parseCsv', () => {
+  it('reads quoted fields, doubled quotes, CRLF, a BOM and a line break inside quotes (lines counted from the start)', () => {
+    const text = '\uFEFFa,b\r\n"x, y","say ""hi"""\r\n"two\nlines",z\n\nlast,\n';
+    expect(parseCsv(text)).toEqual({
+      records: [
+        { line: 1, fields: ['a', 'b'] },
+        { line: 2, fields: ['x, y', 'say "hi"'] },
+        { line: 3, fields: ['two\nlines', 'z'] },
+        { line: 6, fields: ['last', ''] },
+      ],
+    });
+    expect(parseCsv('a,b\n"open,x\n')).toEqual({ error: { line: 2, reason: 'a quoted field is not closed' } });
+    expect(parseCsv('a,b')).toEqual({ records: [{ line: 1, fields: ['a', 'b'] }] });
+  });
+});
+
+describe('planRoster', () => {
+  const users = new Map([
+    ['ana@x.io', 'u_ana'],
+    ['bo@x.io', 'u_bo'],
+  ]);
+  const context = { userId: (e: string) => users.get(e.toLowerCase()), teams: new Map<string, string | null>([['Ops', 'Web']]) };
+  const head = 'email,team,parent,from,to\n';
+
+  it('plans teams, parents and memberships; an empty email declares a team; empty dates are open', () => {
+    const result = planRoster(`${head}ANA@x.io,Web,Eng,2026-02-01,\n,Eng,Company,,\nbo@x.io,web,,,2026-03-01\n`, context);
+    expect(result).toEqual({
+      plan: {
+        parentsOnly: ['Company'],
+        teams: [
+          {
+            name: 'Web',
+            parent: 'Eng',
+            members: [
+              { userId: 'u_ana', firstDay: '2026-02-01', lastDay: null },
+              { userId: 'u_bo', firstDay: SINCE_ALWAYS, lastDay: '2026-03-01' },
+            ],
+          },
+          { name: 'Eng', parent: 'Company', members: [] },
+        ],
+      },
+    });
+  });
+
+  it('names every bad line: field count, overlap, a cycle through a team the file does not name', () => {
+    const text = `${head}ana@x.io,Web,,2026-01-01,2026-01-31\nana@x.io,Web,,2026-01-31,\nbo@x.io,Web\nbo@x.io,Web,Ops,,\n,Eng,,2026-01-01,\n`;
+    const result = planRoster(text, context);
+    expect(result).toEqual({
+      errors: [
+        { line: 3, reason: 'this membership of "Web" overlaps line 2' },
+        { line: 4, reason: 'expected 5 fields (email,team,parent,from,to), found 2' },
+        // Ops is under Web already (the file does not name Ops): Web under Ops closes a cycle.
+        { line: 5, reason: 'the parent "Ops" of "Web" makes a cycle' },
+        { line: 6, reason: 'from and to need an e-mail' },
+      ],
+    });
+  });
+});
+
+describe('team figures', () => {
+  it('quantile_cont interpolates linearly at (n - 1) × q', () => {
+    expect(quantileCont([4, 1, 3, 2], 0.5)).toBe(2.5); // position 1.5 between 2 and 3
+    expect(quantileCont([4, 1, 3, 2], 0.9)).toBeCloseTo(3.7, 12); // position 2.7: 3 + 0.7 × (4 - 3)
+    expect(quantileCont([], 0.9)).toBe(0);
+  });
+
+  it('members of a day follow first and last days, inclusive', () => {
+    const on = membersByDay(
+      [
+        { teamId: 't', userId: 'a', firstDay: '2026-03-01', lastDay: '2026-03-02' },
+        { teamId: 't', userId: 'b', firstDay: SINCE_ALWAYS, lastDay: null },
+        { teamId: 'other', userId: 'c', firstDay: SINCE_ALWAYS, lastDay: null },
+      ],
+      new Set(['t']),
+    );
+    expect([...on('2026-03-02')].sort()).toEqual(['a', 'b']);
+    expect([...on('2026-03-03')]).toEqual(['b']);
+  });
+
+  it('rounds billable tokens per day, team and model, and shares them out by largest remainder', () => {
+    const raw = [
+      { day: 'D', user_id: 'u1', model: 'm', raw_billable: 2.4 },
+      { day: 'D', user_id: 'u2', model: 'm', raw_billable: 2.4 },
+      { day: 'D', user_id: 'u2', model: 'n', raw_billable: 0.5 },
+    ];
+    // m: round(4.8) = 5; n: round(0.5) = 1 (halves away from zero, as DuckDB's round).
+    expect(roundedByModel(raw)).toEqual(
+      new Map([
+        ['D\u0000m', 5],
+        ['D\u0000n', 1],
+      ]),
+    );
+    const row = (user: string, model: string, agent: string, billable: number): TokenRow => ({
+      day: 'D',
+      user_id: user,
+      user_email: null,
+      agent,
+      model,
+      thinking: false,
+      input_tokens: 2,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      billable_tokens: billable,
+    });
+    // The organization gave u1 and u2 2 each of m (a third user took the extra unit): the team shares 5 as 3 + 2
+    // (equal remainders: u1 first), the extra unit on u1's agent with the most tokens.
+    const rows = teamTokenRows(
+      [row('u1', 'm', 'claude', 1), row('u1', 'm', 'droid', 1), row('u2', 'm', 'claude', 2), row('u2', 'n', 'claude', 0)],
+      raw,
+    );
+    expect(rows.map((r) => [r.user_id, r.model, r.agent, r.billable_tokens])).toEqual([
+      ['u1', 'm', 'claude', 2],
+      ['u1', 'm', 'droid', 1],
+      ['u2', 'm', 'claude', 2],
+      ['u2', 'n', 'claude', 1],
+    ]);
+    const memberships = [
+      { teamId: 't1', userId: 'u1', firstDay: SINCE_ALWAYS, lastDay: null },
+      { teamId: 't1', userId: 'u2', firstDay: SINCE_ALWAYS, lastDay: null },
+      { teamId: 't2', userId: 'u2', firstDay: SINCE_ALWAYS, lastDay: null },
+    ];
+    const teams = [
+      { id: 't1', name: 'One' },
+      { id: 't2', name: 'Two' },
+    ];
+    // One: m 5 + n 1 = 6; Two (u2 alone): m round(2.4) = 2 + n 1 = 3. At minimum size 2, Two is left out.
+    expect(tokensByTeam(['D'], teams, memberships, 1, rows, raw).map((r) => [r.group_key, r.billable_tokens, r.input_tokens])).toEqual([
+      ['One', 6, 8],
+      ['Two', 3, 4],
+    ]);
+    expect(tokensByTeam(['D'], teams, memberships, 2, rows, raw).map((r) => r.group_key)).toEqual(['One']);
+  });
+
+  it("derives the organization's day rows over the members: DAU, WAU and MAU of members on D, ratios and shares", () => {
+    const base = {
+      user_email: null,
+      tool_calls: 0,
+      user_turns: 0,
+      mcp_calls: 0,
+      skill_calls: 0,
+      slash_commands: 0,
+      hooks: 0,
+      sessions: 0,
+      user_messages: 0,
+      assistant_messages: 0,
+      files_created: 0,
+      files_edited: 0,
+      git_commits: 0,
+      git_prs_created: 0,
+      billable_tokens: 0,
+      primary_model: null,
+      primary_model_tier: null,
+      autonomy_ratio: null,
+      delegation_level: null,
+      languages: [],
+      clients: [],
+      sessions_with_events: 0,
+      calls_auto_high: 0,
+      calls_auto_medium: 0,
+      calls_auto_low: 0,
+      calls_manual: 0,
+    };
+    const rows: TeamUserDayRow[] = [
+      // a: active 2026-02-20 (in the month before), b: active on D with 4 calls (3 auto-high) over 2 turns, 1 session.
+      { ...base, day: '2026-02-20', user_id: 'a', active: true },
+      {
+        ...base,
+        day: '2026-03-02',
+        user_id: 'b',
+        active: true,
+        tool_calls: 4,
+        user_turns: 2,
+        autonomy_ratio: 2,
+        sessions_with_events: 1,
+        calls_auto_high: 3,
+        calls_manual: 1,
+        clients: ['web'],
+      },
+      {
+        ...base,
+        day: '2026-03-02',
+        user_id: 'c',
+        active: true,
+        tool_calls: 2,
+        user_turns: 1,
+        autonomy_ratio: 2 / 1,
+        sessions_with_events: 1,
+        calls_manual: 2,
+      },
+    ];
+    const members = () => new Set(['a', 'b', 'c']);
+    const [d] = teamOrgDays(['2026-03-02'], rows, members);
+    expect(d).toMatchObject({
+      daily_active_users: 2,
+      weekly_active_users: 2,
+      monthly_active_users: 3, // a's 2026-02-20 is within D-29
+      tool_calls: 6,
+      web_users: 1,
+      autonomy_ratio_avg: 2,
+      tool_calls_per_session_avg: 3, // 6 calls / 2 sessions
+      user_turns_per_session_avg: 1.5,
+      share_auto_high: 0.5, // 3 of 6
+      share_manual: 0.5,
+    });
+  });
+});
+
+describe("the dashboard's Teams table", () => {
+  it('sums each team over the range, peaks its DAU and lists members on the last day', () => {
+    const listing = {
+      minTeamSize: 1,
+      teams: [
+        {
+          name: 'Web',
+          parent: 'Eng',
+          members: [
+            { email: 'b@x.io', from: null, to: null },
+            { email: 'a@x.io', from: null, to: '2026-03-01' },
+          ],
+        },
+      ],
+    };
+    const rows = {
+      tokens: [
+        { date: '2026-03-01', group_key: 'Web', billable_tokens: 5 },
+        { date: '2026-03-02', group_key: 'Web', billable_tokens: 7 },
+        { date: '2026-03-02', group_key: 'Data', billable_tokens: 100 },
+      ],
+      tools: [{ date: '2026-03-01', group_key: 'Web', tool_calls: 3 }],
+      activity: [
+        { date: '2026-03-01', group_key: 'Web', daily_active_users: 2 },
+        { date: '2026-03-02', group_key: 'Web', daily_active_users: 1 },
+      ],
+      productivity: [{ date: '2026-03-01', group_key: 'Web', files_created: 1, files_edited: 2, git_commits: 0, git_prs_created: 0 }],
+    };
+    expect(teamTotals(listing, '2026-03-02', rows)).toEqual([
+      {
+        name: 'Web',
+        parent: 'Eng',
+        members: ['b@x.io'],
+        credits: 12,
+        toolCalls: 3,
+        peakDau: 2,
+        filesEdited: 2,
+        filesCreated: 1,
+        commits: 0,
+      },
+    ]);
+  });
+});
