@@ -173,6 +173,8 @@ describe('OIDC sign-in in Chromium', { timeout: 120_000 }, () => {
     const cookie = (await signedIn.context().cookies()).find((c) => c.name === SESSION_COOKIE)!;
     await signedIn.getByRole('button', { name: 'Sign out' }).click();
     await signedIn.getByLabel('API key or token').waitFor();
+    // Signing out lands on the organization's sign-in page, which offers its provider again.
+    await signedIn.getByRole('link', { name: 'Sign in with your identity provider' }).waitFor();
     const me = await fetch(`${base}/api/v0/auth/me`, { headers: { cookie: `${SESSION_COOKIE}=${cookie.value}` } });
     expect(me.status).toBe(401);
   });

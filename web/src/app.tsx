@@ -11,7 +11,7 @@ import { Person } from './pages/Person.tsx';
 import { Pipeline } from './pages/Pipeline.tsx';
 import { Readiness } from './pages/Readiness.tsx';
 import { Sessions } from './pages/Sessions.tsx';
-import { rememberOrg, SignIn } from './pages/SignIn.tsx';
+import { SignIn } from './pages/SignIn.tsx';
 import { Teams } from './pages/Teams.tsx';
 import { carryRange, navigate, useLocation } from './router.ts';
 
@@ -43,9 +43,6 @@ export function App() {
     window.addEventListener('agentmeter:signed-out', out);
     return () => window.removeEventListener('agentmeter:signed-out', out);
   }, []);
-  useEffect(() => {
-    if (session.state === 'in') rememberOrg(session.me.orgId);
-  }, [session]);
   // Each page's title names it, for the browser's history and for screen readers; after moving to another
   // page, focus goes to its content (as a page load would), not left on the link in the header.
   const firstPath = useRef(loc.path);
@@ -70,7 +67,8 @@ export function App() {
   const signOut = async () => {
     await api('/api/v0/auth/session', { method: 'DELETE' }).catch(() => undefined);
     setSession({ state: 'out' });
-    navigate('/', true);
+    // The sign-in page of the same organization, so it offers its identity provider's button.
+    navigate(`/?org=${me.orgId}`, true);
   };
   return (
     <>

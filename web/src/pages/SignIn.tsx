@@ -2,32 +2,16 @@
 // HttpOnly cookie. The key is never put in the URL, in localStorage or in sessionStorage, and the form
 // is cleared once it is sent. When the organization signs in with its identity provider (OIDC), a button
 // leads there instead: the organization is the one the address names (?org=org_…, the link an owner
-// shares) or the last one this browser signed in to.
+// shares, and where signing out lands). Nothing is kept in the browser's storage.
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Me } from '../api.ts';
 
-const ORG_KEY = 'agentmeter.org';
 const ORG_ID = /^org_[0-9a-f]{16}$/;
 
-/** The organization whose identity provider the page offers, if any. */
+/** The organization whose identity provider the page offers: the one the address names, if any. */
 function orgToOffer(): string | undefined {
   const named = new URLSearchParams(window.location.search).get('org');
-  if (named && ORG_ID.test(named)) return named;
-  try {
-    const last = window.localStorage.getItem(ORG_KEY);
-    return last && ORG_ID.test(last) ? last : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Remembers the organization signed in to, so the next sign-in page offers its provider. */
-export function rememberOrg(orgId: string): void {
-  try {
-    window.localStorage.setItem(ORG_KEY, orgId);
-  } catch {
-    // Storage refused (private mode): the page just offers no button next time.
-  }
+  return named && ORG_ID.test(named) ? named : undefined;
 }
 
 export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
