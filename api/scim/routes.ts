@@ -34,6 +34,7 @@ import { SCIM_TOKEN_PREFIX, ScimTokenStore } from './tokens.ts';
 
 export const SCIM_BASE = '/scim/v2';
 export const SCIM_TOKENS_PATH = '/api/v0/admin/scim/tokens';
+const TOUCH_INTERVAL_MS = 60_000;
 
 export interface ScimDeps {
   db: Db;
@@ -112,6 +113,7 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
   const tokens = new ScimTokenStore(deps.db);
   const users = new ScimUserStore(deps.db, deps.accounts);
   const groups = new ScimGroupStore(deps.db);
+  const touched = new Map<string, number>();
   const today = () => (deps.now ?? (() => new Date()))().toISOString().slice(0, 10);
 
   registerTokenRoutes(app, deps, tokens);
@@ -139,7 +141,11 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
               : 'only a SCIM token (amscim_…) is accepted here; an API key or JWT is not a SCIM token',
           );
         callers.set(request, found);
-        tokens.touch(found.tokenId).catch((error) => request.log.warn({ error: String(error) }, 'could not record SCIM token use'));
+        // last_used_at at most once a minute per token: a directory's sync must not turn reads into writes.
+        if (Date.now() - (touched.get(found.tokenId) ?? 0) >= TOUCH_INTERVAL_MS) {
+          touched.set(found.tokenId, Date.now());
+          tokens.touch(found.tokenId).catch((error) => request.log.warn({ error: String(error) }, 'could not record SCIM token use'));
+        }
       });
       const pub = { config: { public: true } };
 
