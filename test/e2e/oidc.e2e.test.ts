@@ -2,8 +2,9 @@
 // provider (oidc-provider, test/helpers/idp.ts) on 127.0.0.1 and a real server (serve's
 // --allow-private-oidc, since the provider is on loopback): the sign-in page's button, the provider's
 // login and consent, the overview loading with the HttpOnly SameSite=Strict session cookie, the groups
-// claim setting the teams; a tampered state, a wrong audience, an expired ID token, an unverified e-mail
-// and an unknown person refused with a page saying why; sign-out ending the session.
+// claim setting the teams; a tampered state, a wrong audience, an expired ID token, an unverified e-mail,
+// an unknown person and a person the directory deactivated refused with a page saying why; sign-out
+// ending the session.
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,6 +168,11 @@ describe('OIDC sign-in in Chromium', { timeout: 120_000 }, () => {
     await page.getByTestId('who').waitFor();
     const user = await server.services.accounts.findUserByEmail(orgId, 'new@corp.example.com');
     expect(user).toMatchObject({ role: 'member', first_name: 'Nova' });
+    // Deactivated by the directory (SCIM active=false): refused at the next sign-in.
+    await db.run('INSERT INTO scim_users (org_id, user_id, active) VALUES ($org, $user, false)', { org: orgId, user: user!.id });
+    const deactivated = await signInAtProvider(await freshPage(), 'new@corp.example.com');
+    expect(deactivated.status).toBe(403);
+    expect(deactivated.text).toContain('deactivated in the directory');
   });
 
   it('sign-out ends the session: the cookie no longer signs anything in', async () => {
