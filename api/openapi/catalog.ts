@@ -154,6 +154,7 @@ export const CATALOG: RouteDoc[] = [
     params: OidcOrgParams,
     responses: {
       302: { description: "Redirect to the provider's authorization endpoint" },
+      404: htmlPage('The organization has no identity provider'),
       502: htmlPage('The provider cannot be reached'),
     },
   },
@@ -167,6 +168,7 @@ export const CATALOG: RouteDoc[] = [
     access: { kind: 'none' },
     responses: {
       200: htmlPage('Signed in: continues to the dashboard'),
+      400: htmlPage('The state is missing, altered, expired or used'),
       401: htmlPage('The ID token was refused'),
       403: htmlPage('The person may not sign in'),
     },
