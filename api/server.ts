@@ -225,8 +225,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     teams: new TeamAnalytics(options.db),
     ...(options.now ? { now: options.now } : {}),
   });
-  // A roster or a minimum team size changes team figures: the cached answers go (the aggregates stay).
-  registerTeamRoutes(app, { db: options.db, auth, log: options.log, onTeamsChanged: () => cache.clear() });
+  // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
+  registerTeamRoutes(app, { db: options.db, auth });
   // Every batch run in this process goes through this lock, and clears the cache and the read model when
   // it is done.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };

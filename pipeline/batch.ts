@@ -21,9 +21,9 @@ const BUILD_STEPS = [
   '22_file_touches',
   '30_tokens',
   '40_user_day',
+  '45_user_breakdowns',
   '50_breakdowns',
   '51_hooks',
-  '52_user_breakdowns',
   '60_org_day',
 ] as const;
 

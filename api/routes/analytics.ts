@@ -16,7 +16,7 @@ import {
   toolRecords,
   userRecords,
 } from '../analytics/assemble.ts';
-import { CachedBody, GZIP_LEVEL_ONCE, type ResponseCache } from '../analytics/cache.ts';
+import type { ResponseCache } from '../analytics/cache.ts';
 import { type AnalyticsQuery, type Endpoint, parseAnalyticsQuery } from '../analytics/query.ts';
 import type { AnalyticsReader } from '../analytics/store.ts';
 import { ANALYTICS_ROLES, type Authenticator, requireRole } from '../auth.ts';
@@ -62,14 +62,12 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       requireRole(principal, ANALYTICS_ROLES, 'Analytics');
       const today = now();
       const key = `${principal.orgId}|${today.toISOString().slice(0, 10)}|${request.url}`;
-      // Team answers depend on memberships, which change outside the batch (a roster, the directory):
-      // built afresh every time rather than cached until the next batch.
+      // Team answers depend on memberships, which change outside the batch (a roster, the directory): their
+      // key holds the organization's teams revision, which every change of its teams bumps.
       const raw = (request.query ?? {}) as Record<string, unknown>;
       const teamScoped = raw['team'] !== undefined || raw['group_by'] === 'team';
-      const getOrBuild = teamScoped
-        ? async (_key: string, fn: () => Promise<string>) => new CachedBody(Buffer.from(await fn()), GZIP_LEVEL_ONCE)
-        : (k: string, fn: () => Promise<string>) => deps.cache.getOrBuild(k, fn);
-      const body = await getOrBuild(key, async () => {
+      const cacheKey = teamScoped ? `${key}|teams@${await deps.teams.revision(principal.orgId)}` : key;
+      const body = await deps.cache.getOrBuild(cacheKey, async () => {
         const q = parseAnalyticsQuery(endpoint, request.query, today);
         if (q.groupBy === 'team') {
           const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);

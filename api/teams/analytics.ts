@@ -4,7 +4,7 @@
 // breakdowns, hook counts and unrounded billable tokens), only for the users who were members in the
 // range, then derived by the pure functions of figures.ts. Both analytics readers (SQL and the in-memory
 // read model) answer team queries through here, so they agree by construction; the answer cache holds
-// the results like any other (cleared when a roster or the minimum size changes).
+// the results under the organization's teams revision, which every change of its teams bumps.
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest, forbidden } from '../../common/errors.ts';
 import type { AnalyticsReader, BreakdownRow, HookRow, OrgDayRow, TokenRow, UserDayRow } from '../analytics/store.ts';
@@ -70,6 +70,11 @@ export class TeamAnalytics {
   private readonly teams: TeamStore;
   constructor(private readonly db: Db) {
     this.teams = new TeamStore(db);
+  }
+
+  /** The organization's teams revision (part of the cache key of team answers). */
+  revision(org: string): Promise<number> {
+    return this.teams.revision(org);
   }
 
   private read<T>(sql: string, params: Record<string, string>): Promise<T[]> {

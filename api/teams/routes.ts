@@ -4,7 +4,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { HttpError } from '../../common/errors.ts';
-import type { Logger } from '../../common/logger.ts';
 import { type Authenticator, requireRole } from '../auth.ts';
 import { errorBody } from '../errors.ts';
 import { describeRosterErrors } from './roster.ts';
@@ -22,9 +21,6 @@ export const ROSTER_BODY_LIMIT = 16 * 1024 * 1024;
 export interface TeamRouteDeps {
   db: Db;
   auth: Authenticator;
-  /** Told after every change, so the answers cached for team figures are dropped. */
-  onTeamsChanged: () => void;
-  log: Logger;
 }
 
 export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): void {
@@ -39,7 +35,6 @@ export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): v
     requireRole(principal, ['owner'], 'Setting the minimum team size');
     const body = TeamSettings.parse(request.body);
     await new TeamStore(deps.db).setMinTeamSize(principal.orgId, body.minTeamSize);
-    deps.onTeamsChanged();
     request.log.info({ org: principal.orgId, minTeamSize: body.minTeamSize }, 'minimum team size set');
     return body;
   });
@@ -59,7 +54,6 @@ export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): v
         const detail = describeRosterErrors(errors, result.errors.length);
         return reply.status(400).send({ ...errorBody(400, detail, String(request.id)), errors });
       }
-      deps.onTeamsChanged();
       request.log.info({ org: principal.orgId, ...result.ok, created: result.ok.created.length }, 'roster imported');
       return result.ok;
     });

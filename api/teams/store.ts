@@ -92,6 +92,9 @@ const SQL = {
               WHERE org_id = $org AND first_day <= CAST($day AS DATE) AND coalesce(last_day, DATE '${FAR_FUTURE}') >= CAST($day AS DATE)
               ORDER BY team_id, user_id`,
   minSize: 'SELECT min_team_size AS n FROM team_settings WHERE org_id = $org',
+  revision: 'SELECT revision AS n FROM team_settings WHERE org_id = $org',
+  bumpRevision: `INSERT INTO team_settings (org_id, revision) VALUES ($org, 1)
+                 ON CONFLICT (org_id) DO UPDATE SET revision = team_settings.revision + 1`,
   setMinSize: `INSERT INTO team_settings (org_id, min_team_size) VALUES ($org, $n)
                ON CONFLICT (org_id) DO UPDATE SET min_team_size = excluded.min_team_size`,
 } as const;
@@ -136,10 +139,24 @@ export class TeamStore {
     return new TeamStore(tx, true);
   }
 
-  /** Runs `fn` in one transaction (the caller's, when this store is within one). */
-  private atomically<T>(fn: (store: TeamStore, tx: Db) => Promise<T>): Promise<T> {
-    if (this.inTransaction) return fn(this, this.db);
-    return this.db.transaction((tx) => fn(TeamStore.within(tx), tx));
+  /**
+   * Runs a change of `org`'s teams in one transaction (the caller's, when this store is within one) and
+   * bumps the organization's teams revision with it, so answers cached for the old memberships are not
+   * used again (the revision is part of their cache key).
+   */
+  private atomically<T>(org: string, fn: (store: TeamStore, tx: Db) => Promise<T>): Promise<T> {
+    const change = async (store: TeamStore, tx: Db) => {
+      const result = await fn(store, tx);
+      await tx.run(SQL.bumpRevision, { org });
+      return result;
+    };
+    if (this.inTransaction) return change(this, this.db);
+    return this.db.transaction((tx) => change(TeamStore.within(tx), tx));
+  }
+
+  /** The organization's teams revision: a number that changes with every change of its teams or members. */
+  async revision(org: string): Promise<number> {
+    return (await this.db.all<{ n: number }>(SQL.revision, { org }))[0]?.n ?? 0;
   }
 
   listTeams(org: string): Promise<Team[]> {
@@ -157,7 +174,7 @@ export class TeamStore {
 
   /** Creates a team; refuses a name already taken (case-insensitively) or a parent that does not exist. */
   async createTeam(org: string, name: string, parentId: string | null = null): Promise<Team> {
-    return this.atomically(async (store, tx) => {
+    return this.atomically(org, async (store, tx) => {
       const clean = checkName(name);
       if (await store.teamByName(org, clean)) throw new TeamError('name-taken', `a team named "${clean}" already exists`);
       if (parentId && !(await store.team(org, parentId))) throw new TeamError('unknown-team', `no team ${parentId}`);
@@ -168,7 +185,7 @@ export class TeamStore {
   }
 
   async renameTeam(org: string, teamId: string, name: string): Promise<Team> {
-    return this.atomically(async (store, tx) => {
+    return this.atomically(org, async (store, tx) => {
       const team = await store.required(org, teamId);
       const clean = checkName(name);
       const holder = await store.teamByName(org, clean);
@@ -180,7 +197,7 @@ export class TeamStore {
 
   /** Deletes a team and its memberships; its children move up to its parent. */
   async deleteTeam(org: string, teamId: string): Promise<void> {
-    await this.atomically(async (store, tx) => {
+    await this.atomically(org, async (store, tx) => {
       const team = await store.required(org, teamId);
       await tx.run(SQL.reparentChildren, { org, team: teamId, parent: team.parentId });
       await tx.run(SQL.deleteTeamMembers, { org, team: teamId });
@@ -190,7 +207,7 @@ export class TeamStore {
 
   /** Sets or clears a team's parent; refuses a parent that is the team itself or one of its descendants. */
   async setParent(org: string, teamId: string, parentId: string | null): Promise<void> {
-    await this.atomically(async (store, tx) => {
+    await this.atomically(org, async (store, tx) => {
       await store.required(org, teamId);
       if (parentId) {
         await store.required(org, parentId);
@@ -217,7 +234,7 @@ export class TeamStore {
    * that day and lasts; a period that ended the day before or later is continued instead of a new one.
    */
   async addMember(org: string, teamId: string, userId: string, fromDay: Day): Promise<void> {
-    await this.atomically(async (store, tx) => {
+    await this.atomically(org, async (store, tx) => {
       await store.required(org, teamId);
       const periods = await tx.all<{ firstDay: Day; lastDay: Day | null }>(SQL.userPeriods, { org, team: teamId, user: userId });
       const last = periods.at(-1);
@@ -235,7 +252,7 @@ export class TeamStore {
    * `lastDay` never took effect and is removed. No lasting membership: nothing changes.
    */
   async endMembership(org: string, teamId: string, userId: string, lastDay: Day): Promise<void> {
-    await this.atomically(async (_store, tx) => {
+    await this.atomically(org, async (_store, tx) => {
       const periods = await tx.all<{ firstDay: Day; lastDay: Day | null }>(SQL.userPeriods, { org, team: teamId, user: userId });
       for (const p of periods) {
         if (p.lastDay !== null) continue;
@@ -250,7 +267,7 @@ export class TeamStore {
    * others' lasting memberships end the day before, the missing ones start on `day`.
    */
   async setMembersFrom(org: string, teamId: string, userIds: readonly string[], day: Day): Promise<void> {
-    await this.atomically(async (store) => {
+    await this.atomically(org, async (store) => {
       const current = new Set(
         (await store.memberships(org, teamId)).filter((m) => m.lastDay === null || m.lastDay >= day).map((m) => m.userId),
       );
@@ -262,7 +279,7 @@ export class TeamStore {
 
   /** Ends every lasting membership of the user on `lastDay` (a person leaving the organization's directory). */
   async endAllMemberships(org: string, userId: string, lastDay: Day): Promise<void> {
-    await this.atomically(async (store, tx) => {
+    await this.atomically(org, async (store, tx) => {
       for (const m of await tx.all<{ teamId: string }>(SQL.openOfUser, { org, user: userId }))
         await store.endMembership(org, m.teamId, userId, lastDay);
     });
@@ -270,7 +287,7 @@ export class TeamStore {
 
   /** Deletes every membership of the user (the user is removed from the organization). */
   async forgetUser(org: string, userId: string): Promise<void> {
-    await this.db.run(SQL.deleteUser, { org, user: userId });
+    await this.atomically(org, (_store, tx) => tx.run(SQL.deleteUser, { org, user: userId }));
   }
 
   /**
@@ -280,7 +297,7 @@ export class TeamStore {
    * form a cycle with the teams already there.
    */
   async importRoster(org: string, plan: RosterPlan): Promise<{ created: string[]; teams: number; memberships: number }> {
-    return this.atomically(async (store, tx) => {
+    return this.atomically(org, async (store, tx) => {
       const created: string[] = [];
       const ids = new Map<string, string>();
       const ensure = async (name: string) => {
@@ -324,7 +341,7 @@ export class TeamStore {
   async setMinTeamSize(org: string, size: number): Promise<void> {
     if (!Number.isInteger(size) || size < 1 || size > 10_000)
       throw new TeamError('invalid', 'the minimum team size is a whole number from 1 to 10000');
-    await this.db.run(SQL.setMinSize, { org, n: size });
+    await this.atomically(org, (_store, tx) => tx.run(SQL.setMinSize, { org, n: size }));
   }
 
   private async required(org: string, teamId: string): Promise<Team> {

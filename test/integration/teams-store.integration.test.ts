@@ -181,5 +181,13 @@ describe('TeamStore', () => {
     expect(await store.minTeamSize('org_s')).toBe(3);
     expect(await store.minTeamSize('org_t')).toBe(1);
     await refused(store.setMinTeamSize('org_s', 0), 'invalid');
+    // Every change bumps the organization's revision (team answers are cached under it); a refused one does not.
+    const before = await store.revision('org_s');
+    const team = await store.createTeam('org_s', 'Rev');
+    await store.addMember('org_s', team.id, 'u1', '2026-03-01');
+    expect(await store.revision('org_s')).toBe(before + 2);
+    await refused(store.createTeam('org_s', 'rev'), 'name-taken');
+    expect(await store.revision('org_s')).toBe(before + 2);
+    expect(await store.revision('org_none')).toBe(0);
   });
 });

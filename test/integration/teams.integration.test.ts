@@ -345,7 +345,7 @@ describe('team figures (METRICS.md §6)', () => {
     expect((await putMinSize(acme.users.owner.key, 1)).statusCode).toBe(200);
   });
 
-  it('a membership changed outside the roster (as the directory does) shows at once: team answers are not cached', async () => {
+  it('a membership changed outside the roster (as the directory does) shows at once: team answers are cached under the teams revision', async () => {
     const key = acme.users.manager.key;
     const url = `/api/v1/analytics/tools?${RANGE}&team=Web`;
     expect((await get(key, url)).data.map((d) => d['tool_calls'])).toEqual([3, 1, 1, 0]);

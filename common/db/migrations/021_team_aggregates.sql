@@ -1,6 +1,6 @@
 -- Per-user daily aggregates the team figures are sums of (METRICS.md §6): a team= filter restricts every
 -- record, breakdowns included, to the team's members on each day, and agg_breakdown_day / agg_hooks_day are
--- per organization only. Built by pipeline/sql/52_user_breakdowns.sql with the other aggregates.
+-- per organization only. Built by pipeline/sql/45_user_breakdowns.sql with the other aggregates.
 
 -- The kinds of agg_breakdown_day, per user: tool, mcp_server, skill, slash_command, extension, language,
 -- client and agent_users (1: the user had an event of that client or agent), agent_calls.
@@ -35,6 +35,10 @@ CREATE TABLE agg_user_model_day (
   raw_billable  DOUBLE NOT NULL,
   PRIMARY KEY (org_id, day, user_id, model)
 );
+
+-- A number that changes with every change of an organization's teams or memberships (api/teams/store.ts
+-- bumps it in the same transaction): team answers are cached under it, and a change leaves them unused.
+ALTER TABLE team_settings ADD COLUMN revision BIGINT DEFAULT 0;
 
 -- The days built before this have none of these rows: a finished run without a watermark makes the next
 -- batch rebuild every day that has records (as migration 014 does). Not on a new database.
