@@ -271,10 +271,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       cache.clear();
       readModel.clear();
     },
-    onTeamsChanged: () => {
-      cache.clear();
-      readModel.clear();
-    },
     ...(options.now ? { now: options.now } : {}),
   });
   // Sign-in with the organization's identity provider (OIDC), giving the same session cookie.
@@ -285,10 +281,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     sessions: signIns,
     allowPrivate: options.allowPrivateOidc ?? false,
     publicUrl: options.publicUrl,
-    onTeamsChanged: () => {
-      cache.clear();
-      readModel.clear();
-    },
     ...(options.now ? { now: options.now } : {}),
   });
   const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);

@@ -36,7 +36,6 @@ export interface OidcDeps {
   /** The URL browsers reach this server at (serve --public-url); else the request's own. */
   publicUrl?: string | undefined;
   now?: () => Date;
-  onTeamsChanged?: () => void;
 }
 
 const SCIM_INACTIVE = 'SELECT NOT active AS inactive FROM scim_users WHERE org_id = $org AND user_id = $user';
@@ -261,7 +260,6 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
       const names = groupNames(claims[provider.groupsClaim]);
       if (names) {
         const teams = await setTeamsFromClaim(deps.db, orgId, user.id, names, clock().toISOString().slice(0, 10));
-        deps.onTeamsChanged?.();
         request.log.info({ org: orgId, user: user.id, teams }, 'oidc groups claim set the teams');
       }
     }

@@ -42,8 +42,6 @@ export interface ScimDeps {
   auth: Authenticator;
   /** Told when a person's credentials were revoked (deactivated or deleted): cached answers name them. */
   onUserRemoved?: () => void;
-  /** Told when a team's name or members changed: cached answers by team are stale. */
-  onTeamsChanged?: () => void;
   /** The server's clock (tests pin it): the UTC day a membership change applies from. */
   now?: () => Date;
 }
@@ -285,7 +283,6 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
         const { orgId } = scimCaller(request);
         const body = GroupBody.parse(request.body);
         const row = await groups.create(orgId, body.displayName, [...new Set((body.members ?? []).map((m) => m.value))], today());
-        deps.onTeamsChanged?.();
         request.log.info({ team: row.team.id, members: row.members.length }, 'scim group created');
         return reply
           .status(201)
@@ -299,7 +296,6 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
         const before = await foundGroup(orgId, id);
         const body = GroupBody.parse(request.body);
         const row = await groups.update(orgId, before, body.displayName, [...new Set((body.members ?? []).map((m) => m.value))], today());
-        deps.onTeamsChanged?.();
         request.log.info({ team: id, members: row.members.length }, 'scim group replaced');
         return groupResource(row, scimBase(request));
       });
@@ -315,7 +311,6 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
         );
         if (ignored.length) request.log.info({ team: id, ignored }, 'scim patch: attributes agentmeter does not keep were ignored');
         const row = await groups.update(orgId, before, fields.displayName, fields.members, today());
-        deps.onTeamsChanged?.();
         request.log.info({ team: id, members: row.members.length }, 'scim group patched');
         // Members are asked for only when the directory wants them back (RFC 7644 §3.5.2: 200 or 204).
         return reply.status(200).send(groupResource(row, scimBase(request), withMembers(request)));
@@ -326,7 +321,6 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
         const { id } = IdParams.parse(request.params);
         await foundGroup(orgId, id);
         await groups.remove(orgId, id);
-        deps.onTeamsChanged?.();
         request.log.info({ team: id }, 'scim group deleted');
         return reply.status(204).send();
       });

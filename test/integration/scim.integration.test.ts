@@ -388,6 +388,14 @@ describe('SCIM Groups', () => {
     });
     expect(group.id).toMatch(/^team_/);
     expect(byFirst(await memberships(group.id), acme.users.member.id)).toEqual([['2026-04-01', null]]);
+    // The same team the roster and the Teams page show.
+    const listed = await server.app.inject({ method: 'GET', url: '/api/v0/organization/teams', headers: bearer(acme.users.manager.key) });
+    expect(listed.json().teams).toContainEqual(
+      expect.objectContaining({
+        name: 'Platform',
+        members: [expect.objectContaining({ email: 'member@acme.example.com', from: '2026-04-01' })],
+      }),
+    );
     const found = (await scim(acmeToken, 'GET', `/Groups?filter=${encodeURIComponent('displayName eq "platform"')}`)).json();
     expect(found).toMatchObject({ totalResults: 1, Resources: [{ id: group.id, displayName: 'Platform' }] });
     expectScimError(await scim(acmeToken, 'POST', '/Groups', { displayName: 'PLATFORM' }), 409, 'uniqueness');
