@@ -28,6 +28,7 @@ import { registerInstallRoutes } from './install/routes.ts';
 import { registerMachineRoutes } from './machines/routes.ts';
 import { MachineStore } from './machines/store.ts';
 import { registerMetricsRoutes, ServerMetrics } from './metrics/metrics.ts';
+import { registerOidcRoutes } from './oidc/routes.ts';
 import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
@@ -41,6 +42,7 @@ import { registerLimitRoutes } from './routes/limits.ts';
 import { registerOrganizationRoutes } from './routes/organization.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
+import { registerScimRoutes } from './scim/routes.ts';
 import { applySessionRetention } from './sessions/retention.ts';
 import { SessionStore } from './sessions/store.ts';
 import { registerSignInRoutes } from './signin/routes.ts';
@@ -117,6 +119,8 @@ export interface ServerOptions {
   laptopDist?: string | undefined;
   /** The URL developer machines reach this server at, written into /install.sh (default: the request's Host). */
   publicUrl?: string | undefined;
+  /** Identity providers may be http and on private or loopback addresses (serve --allow-private-oidc; api/oidc/guard.ts). */
+  allowPrivateOidc?: boolean | undefined;
 }
 
 export interface Services {
@@ -202,7 +206,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
 
   // The dashboard: its pages and files, its sign-in, and the routes only it needs.
   registerDashboard(app, { dir: options.webDist });
-  registerSignInRoutes(app, { auth, accounts, sessions: new SignInStore(options.db) });
+  const signIns = new SignInStore(options.db);
+  registerSignInRoutes(app, { auth, accounts, sessions: signIns });
   registerUsageRoutes(app, { auth, accounts, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
   const machines = new MachineStore(options.db, accounts);
   registerMachineRoutes(app, { auth, machines, accounts });
@@ -304,6 +309,27 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
           }),
         opts.days?.orgId,
       ),
+  });
+  // The directory's provisioning (SCIM 2.0): /scim/v2 with its own token, and the owners' token routes.
+  registerScimRoutes(app, {
+    db: options.db,
+    accounts,
+    auth,
+    onUserRemoved: () => {
+      cache.clear();
+      readModel.clear();
+    },
+    ...(options.now ? { now: options.now } : {}),
+  });
+  // Sign-in with the organization's identity provider (OIDC), giving the same session cookie.
+  registerOidcRoutes(app, {
+    db: options.db,
+    accounts,
+    auth,
+    sessions: signIns,
+    allowPrivate: options.allowPrivateOidc ?? false,
+    publicUrl: options.publicUrl,
+    ...(options.now ? { now: options.now } : {}),
   });
   const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);
   let timer: NodeJS.Timeout | undefined;

@@ -10,6 +10,7 @@ import { hooksCommand } from './commands/hooks.ts';
 import { keysCommand } from './commands/keys.ts';
 import { orgsCommand } from './commands/orgs.ts';
 import { readinessCommand } from './commands/readiness.ts';
+import { scimCommand } from './commands/scim.ts';
 import { serveCommand } from './commands/serve.ts';
 import { serviceCommand } from './commands/service.ts';
 import { teamsCommand } from './commands/teams.ts';
@@ -24,6 +25,7 @@ export const COMMANDS = [
   usersCommand,
   keysCommand,
   teamsCommand,
+  scimCommand,
   hooksCommand,
   collectCommand,
   serviceCommand,

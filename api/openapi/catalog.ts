@@ -17,6 +17,8 @@ import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
 import { MACHINE_KEYS_PATH } from '../machines/routes.ts';
 import { MachineList } from '../machines/schema.ts';
+import { OIDC_CALLBACK_PATH, OIDC_CONFIG_PATH } from '../oidc/routes.ts';
+import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions } from '../oidc/schema.ts';
 import { NoQuery } from '../query.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
@@ -35,6 +37,14 @@ import {
 import { PageQuery, UserList } from '../routes/organization.ts';
 import { READINESS_PATHS, ListQuery as ReadinessListQuery } from '../routes/readiness.ts';
 import { GetQuery, MessagesQuery, ListQuery as SessionListQuery, SessionParams } from '../routes/sessions.ts';
+import { SCIM_TOKENS_PATH } from '../scim/routes.ts';
+import {
+  CreatedScimToken,
+  RevokedScimToken,
+  TokenBody as ScimTokenBody,
+  ScimTokenList,
+  TokenParams as ScimTokenParams,
+} from '../scim/schema.ts';
 import {
   CreateMessageBody,
   CreateSessionBody,
@@ -98,7 +108,106 @@ const ndjsonBody = {
   description: 'One wire record (see the JSON body) per line; Content-Encoding: gzip is accepted.',
 };
 
+const OWNERS: readonly Role[] = ['owner'];
+
+const htmlPage = (description: string) => ({ contentType: 'text/html; charset=utf-8', description, schema: { type: 'string' } });
+
 export const CATALOG: RouteDoc[] = [
+  {
+    method: 'PUT',
+    path: OIDC_CONFIG_PATH,
+    tag: 'Sign-in with the identity provider',
+    summary: "Set the organization's OpenID Connect provider (docs/oidc.md)",
+    description:
+      'The issuer must be https and resolve to public addresses unless the server runs with --allow-private-oidc (400 otherwise). The client secret is stored sealed and never answered.',
+    access: user(OWNERS),
+    body: ProviderBody,
+    responses: { 200: ProviderAnswer },
+  },
+  {
+    method: 'GET',
+    path: OIDC_CONFIG_PATH,
+    tag: 'Sign-in with the identity provider',
+    summary: "The organization's OpenID Connect provider, without its secret (provider: null when none)",
+    access: user(OWNERS),
+    responses: { 200: ProviderAnswer },
+  },
+  {
+    method: 'DELETE',
+    path: OIDC_CONFIG_PATH,
+    tag: 'Sign-in with the identity provider',
+    summary: 'Stop signing in with the identity provider (sessions already given last until they end)',
+    access: user(OWNERS),
+    responses: { 200: ProviderAnswer },
+  },
+  {
+    method: 'GET',
+    path: '/auth/oidc/:orgId',
+    tag: 'Sign-in with the identity provider',
+    summary: 'Whether an organization signs in with an identity provider (the sign-in page asks, to offer the button)',
+    access: { kind: 'none' },
+    params: OidcOrgParams,
+    responses: { 200: SignInOptions },
+  },
+  {
+    method: 'GET',
+    path: '/auth/oidc/:orgId/login',
+    tag: 'Sign-in with the identity provider',
+    summary: "Start signing in: a redirect (302) to the organization's provider, with PKCE, state and nonce",
+    description:
+      'Sets a short-lived HttpOnly cookie binding the state to this browser. 404 (an HTML page) when the organization has no provider; 502 when the provider cannot be reached.',
+    access: { kind: 'none' },
+    params: OidcOrgParams,
+    responses: {
+      302: { description: "Redirect to the provider's authorization endpoint" },
+      404: htmlPage('The organization has no identity provider'),
+      502: htmlPage('The provider cannot be reached'),
+    },
+  },
+  {
+    method: 'GET',
+    path: OIDC_CALLBACK_PATH,
+    tag: 'Sign-in with the identity provider',
+    summary: "The provider's redirect back: checks state, PKCE and the ID token, then sets the dashboard's session cookie",
+    description:
+      'A page that continues to the dashboard, or a page saying why the sign-in was refused: 400 (state missing, altered, expired or used), 401 (ID token refused: issuer, audience, expiry, signature, nonce), 403 (no verified e-mail, not a user and provisioning off, deactivated).',
+    access: { kind: 'none' },
+    responses: {
+      200: htmlPage('Signed in: continues to the dashboard'),
+      400: htmlPage('The state is missing, altered, expired or used'),
+      401: htmlPage('The ID token was refused'),
+      403: htmlPage('The person may not sign in'),
+    },
+  },
+  {
+    method: 'POST',
+    path: SCIM_TOKENS_PATH,
+    tag: 'SCIM',
+    summary: 'Mint a SCIM token for a directory (Okta, Microsoft Entra ID); the token is in this answer only',
+    description:
+      'The token (amscim_…) is accepted only on /scim/v2/* (docs/scim.md), and an API key is never accepted there. Stored as a SHA-256 hash.',
+    access: user(OWNERS),
+    body: ScimTokenBody,
+    bodyOptional: true,
+    responses: { 201: CreatedScimToken },
+  },
+  {
+    method: 'GET',
+    path: SCIM_TOKENS_PATH,
+    tag: 'SCIM',
+    summary: "The organization's SCIM tokens (never the tokens themselves)",
+    access: user(OWNERS),
+    responses: { 200: ScimTokenList },
+  },
+  {
+    method: 'DELETE',
+    path: `${SCIM_TOKENS_PATH}/:tokenId`,
+    tag: 'SCIM',
+    summary: 'Revoke a SCIM token; the directory using it is refused at once',
+    access: user(OWNERS),
+    params: ScimTokenParams,
+    responses: { 200: RevokedScimToken },
+  },
   {
     method: 'GET',
     path: '/healthz',
@@ -625,6 +734,9 @@ const exactly = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\
  */
 export const NOT_IN_DOCUMENT: readonly RegExp[] = [
   /^\/docs(\/.*)?$/,
+  // The SCIM 2.0 service describes itself to directories (/scim/v2/ServiceProviderConfig, /Schemas) and
+  // answers SCIM bodies, not this document's; docs/scim.md describes it.
+  /^\/scim\/v2(\/.*)?$/,
   ...CLIENT_ROUTES.map(exactly),
   /^\/assets\/\*$/,
   exactly('/favicon.svg'),

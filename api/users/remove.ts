@@ -83,17 +83,31 @@ export async function ownerCount(db: Db, orgId: string): Promise<number> {
   return (await db.all<{ n: number }>(SQL.owners, { org: orgId }))[0]?.n ?? 0;
 }
 
+/**
+ * Revokes every credential of the user at once: API keys, the tokens of the computers they registered,
+ * their dashboard sessions. Their data stays. Run inside the caller's transaction (removal, or a SCIM
+ * deactivation, api/scim/store.ts).
+ */
+export async function revokeAccess(
+  tx: Db,
+  target: Pick<User, 'id' | 'org_id'>,
+): Promise<{ keysRevoked: number; computersRevoked: number }> {
+  const p = { org: target.org_id, user: target.id };
+  const keysRevoked = await tx.run(SQL.revokeKeys, p);
+  // And what they minted with them, but collector keys (the rule of revoking one key).
+  await tx.run(REVOKE_USER_KEYS_AND_MINTED, p);
+  const computersRevoked = await tx.run(SQL.revokeComputers, p);
+  await tx.run(SQL.deleteDashboardSessions, p);
+  return { keysRevoked, computersRevoked };
+}
+
 /** Revokes the user's credentials and deletes them; with `erase`, also their data. One transaction. */
 export async function removeUser(db: Db, target: Pick<User, 'id' | 'org_id'>, erase: boolean): Promise<RemovalReport> {
   const p = { org: target.org_id, user: target.id };
   return db.transaction(async (tx) => {
     const erasureDays = erase ? (await tx.all<{ day: string }>(SQL.days, p)).map((r) => r.day) : [];
-    const keysRevoked = await tx.run(SQL.revokeKeys, p);
-    // And what they minted with them, but collector keys (the rule of revoking one key).
-    await tx.run(REVOKE_USER_KEYS_AND_MINTED, p);
-    const computersRevoked = await tx.run(SQL.revokeComputers, p);
+    const { keysRevoked, computersRevoked } = await revokeAccess(tx, target);
     await tx.run(SQL.deleteLimits, p);
-    await tx.run(SQL.deleteDashboardSessions, p);
     await tx.run(SQL.deleteTeamMemberships, p);
     await tx.run(SQL.deleteUser, p);
     let erased: RemovalReport['erased'] = null;

@@ -1,4 +1,33 @@
+import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
+import { UserError } from '../../common/errors.ts';
+import { type TargetArgs, targetOptions } from './target.ts';
+
+/** The client secret from its file (never from the command line, where `ps` and shell history see it); a link is not followed. */
+function readSecretFile(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UserError(code === 'ELOOP' ? `${path} is a symbolic link; give the file itself` : `cannot read ${path}: ${code ?? error}`);
+  }
+  try {
+    const secret = readFileSync(fd, 'utf8').trim();
+    if (!secret) throw new UserError(`${path} is empty; it must hold the client secret`);
+    return secret;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface OidcArgs extends TargetArgs {
+  issuer: string;
+  'client-id': string;
+  'client-secret-file': string;
+  'groups-claim'?: string;
+  provision: 'member' | 'none';
+}
 
 /** The database and the account store, loaded when a command runs so the others start without DuckDB. */
 async function accountsOn(path: string) {
@@ -10,7 +39,7 @@ async function accountsOn(path: string) {
 
 export const orgsCommand: CommandModule = {
   command: 'orgs <action>',
-  describe: 'Manage organizations (on the database file; the server must be stopped)',
+  describe: 'Manage organizations and their sign-in with an identity provider',
   builder: (y: Argv) =>
     y
       .command<{ db: string; name: string }>(
@@ -44,6 +73,49 @@ export const orgsCommand: CommandModule = {
             for (const org of await accounts.listOrgs()) process.stdout.write(`${org.id}\t${org.name}\t${org.created_at}\n`);
           } finally {
             await db.close();
+          }
+        },
+      )
+      .command<OidcArgs>(
+        'oidc',
+        'Sign the organization in with its OpenID Connect provider (docs/oidc.md); owners only through a server',
+        (c) =>
+          targetOptions(c)
+            .option('issuer', { type: 'string', demandOption: true, describe: "The provider's issuer URL (https)" })
+            .option('client-id', { type: 'string', demandOption: true, describe: 'The client id registered at the provider' })
+            .option('client-secret-file', { type: 'string', demandOption: true, describe: 'A file holding the client secret' })
+            .option('groups-claim', { type: 'string', describe: "An ID token claim whose groups set the person's teams" })
+            .option('provision', {
+              choices: ['member', 'none'] as const,
+              default: 'none' as const,
+              describe: 'member: an unknown person who signs in becomes a member; none: they are refused',
+            })
+            .example(
+              '$0 orgs oidc --db a.duckdb --org org_123 --issuer https://login.example.com --client-id agentmeter --client-secret-file secret.txt',
+              '',
+            )
+            .example(
+              '$0 orgs oidc --server http://127.0.0.1:8080 --key am_OWNER --issuer https://acme.okta.com --client-id 0oa1 --client-secret-file s --groups-claim groups --provision member',
+              '',
+            ) as never,
+        async (args) => {
+          const clientSecret = readSecretFile(args['client-secret-file']);
+          const { identityBackend } = await import('../identity-backend.ts');
+          const backend = await identityBackend(args);
+          try {
+            const provider = await backend.setOidc({
+              ...(args.org ? { org: args.org } : {}),
+              issuer: args.issuer,
+              clientId: args['client-id'],
+              clientSecret,
+              groupsClaim: args['groups-claim'],
+              provision: args.provision,
+            });
+            process.stdout.write(
+              `OIDC sign-in set: issuer ${provider.issuer}, client ${provider.clientId}, provision ${provider.provision}, groups claim ${provider.groupsClaim ?? '-'}\nsign-in starts at <server>${provider.loginPath}; register <server>/auth/oidc/callback as the redirect URI at the provider\n`,
+            );
+          } finally {
+            await backend.close();
           }
         },
       )

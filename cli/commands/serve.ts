@@ -26,6 +26,7 @@ interface ServeArgs {
   'jwt-max-lifetime': string;
   'public-url'?: string;
   'trust-proxy'?: string;
+  'allow-private-oidc': boolean;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -44,6 +45,12 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         type: 'string',
         describe:
           'The URL developer machines reach this server at (https://agentmeter.example.com behind a TLS proxy): /install.sh writes it into their collector settings (default: the Host they asked with)',
+      })
+      .option('allow-private-oidc', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'Let organizations sign in with an identity provider over http or on a private or loopback address (default: https and public addresses only; docs/oidc.md)',
       })
       .option('port', { type: 'number', default: 8080, describe: 'Port (0 picks a free one)' })
       .option('batch-at', { type: 'string', default: '00:15', describe: 'Daily batch time, HH:MM UTC' })
@@ -141,6 +148,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         metricsToken: args['metrics-token'] ?? config.env.AGENTMETER_METRICS_TOKEN,
         trustProxy: args['trust-proxy'],
         publicUrl: args['public-url'],
+        allowPrivateOidc: args['allow-private-oidc'],
       }),
     );
     log.info({ url: server.url, db: args.db }, 'listening');

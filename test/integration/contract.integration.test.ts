@@ -355,6 +355,28 @@ describe('the API answers as its OpenAPI document says', () => {
     await ok('GET', `/api/v1/analytics/users?startDate=${D}&endDate=${D}&team=Eng`, { key: owner });
   });
 
+  it('identity: SCIM tokens, the OIDC provider setting and the public sign-in routes', async () => {
+    const owner = org.users.owner.key;
+    const minted = await ok('POST', '/api/v0/admin/scim/tokens', { key: owner, body: { name: 'okta' } }, 201);
+    expect((await call('POST', '/api/v0/admin/scim/tokens', { key: org.users.member.key, body: {} })).status).toBe(403);
+    expect((await ok('GET', '/api/v0/admin/scim/tokens', { key: owner })).tokens).toHaveLength(1);
+    await ok('DELETE', `/api/v0/admin/scim/tokens/${minted.scimToken.id}`, { key: owner });
+    expect((await call('DELETE', '/api/v0/admin/scim/tokens/sct_unknown', { key: owner })).status).toBe(404);
+    // A name under .invalid never resolves (RFC 2606): accepted while configuring, refused at sign-in.
+    const provider = { issuer: 'https://login.invalid', clientId: 'agentmeter', clientSecret: 'secret', provision: 'none' };
+    expect(
+      (await call('PUT', '/api/v0/organization/oidc', { key: owner, body: { ...provider, issuer: 'http://login.invalid' } })).status,
+    ).toBe(400);
+    await ok('PUT', '/api/v0/organization/oidc', { key: owner, body: provider });
+    expect((await ok('GET', '/api/v0/organization/oidc', { key: owner })).provider.issuer).toBe(provider.issuer);
+    expect((await ok('GET', `/auth/oidc/${org.orgId}`)).oidc).toBe(true);
+    expect((await call('GET', '/auth/oidc/nope')).status).toBe(400);
+    expect((await call('GET', `/auth/oidc/${org.orgId}/login`)).status).toBe(502);
+    expect((await call('GET', '/auth/oidc/callback?code=c&state=s')).status).toBe(400);
+    await ok('DELETE', '/api/v0/organization/oidc', { key: owner });
+    expect((await call('GET', `/auth/oidc/${org.orgId}/login`)).status).toBe(404);
+  });
+
   it('every answer conformed, and every operation of the document was exercised', () => {
     expect(problems).toEqual([]);
     expect(contract.unexercised()).toEqual([]);

@@ -76,7 +76,8 @@ export function App() {
   const signOut = async () => {
     await api('/api/v0/auth/session', { method: 'DELETE' }).catch(() => undefined);
     setSession({ state: 'out' });
-    navigate('/', true);
+    // The sign-in page of the same organization, so it offers its identity provider's button.
+    navigate(`/?org=${me.orgId}`, true);
   };
   return (
     <>

@@ -1,13 +1,32 @@
 // Sign-in: the API key or JWT goes in the request body of one POST, and the server answers with an
 // HttpOnly cookie. The key is never put in the URL, in localStorage or in sessionStorage, and the form
-// is cleared once it is sent.
-import { useState } from 'preact/hooks';
+// is cleared once it is sent. When the organization signs in with its identity provider (OIDC), a button
+// leads there instead: the organization is the one the address names (?org=org_…, the link an owner
+// shares, and where signing out lands). Nothing is kept in the browser's storage.
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Me } from '../api.ts';
+
+const ORG_ID = /^org_[0-9a-f]{16}$/;
+
+/** The organization whose identity provider the page offers: the one the address names, if any. */
+function orgToOffer(): string | undefined {
+  const named = new URLSearchParams(window.location.search).get('org');
+  return named && ORG_ID.test(named) ? named : undefined;
+}
 
 export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [credential, setCredential] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [providerLogin, setProviderLogin] = useState<string | undefined>();
+  useEffect(() => {
+    const org = orgToOffer();
+    if (!org) return;
+    api<{ oidc: boolean; loginPath?: string }>(`/auth/oidc/${org}`).then(
+      (answer) => setProviderLogin(answer.oidc ? answer.loginPath : undefined),
+      () => undefined,
+    );
+  }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -26,6 +45,13 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     <main id="main" class="signin">
       <h1>agentmeter</h1>
       <p>Usage analytics for AI coding agents. Sign in with your API key (am_…) or a JWT.</p>
+      {providerLogin ? (
+        <p>
+          <a class="provider-signin" id="oidc-signin" href={providerLogin}>
+            Sign in with your identity provider
+          </a>
+        </p>
+      ) : null}
       <form onSubmit={submit}>
         <label for="credential">API key or token</label>
         <input

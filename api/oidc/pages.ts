@@ -1,0 +1,30 @@
+// The small HTML pages of the OIDC sign-in: a refusal a person can read (why, and what to do), and the
+// page that takes a signed-in browser on to the dashboard. A page, not a redirect, after the callback:
+// the callback is the end of a navigation that began at the provider (another site), and a browser does
+// not send a SameSite=Strict cookie on such a navigation's redirect; a refresh the page itself asks for is
+// a navigation from this site, which does.
+const html = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const shell = (title: string, body: string, head = '') => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${head}
+<title>${html(title)} · agentmeter</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1b1f24}h1{font-size:1.4rem}</style>
+</head><body><main>${body}</main></body></html>
+`;
+
+/** A refusal: what happened and what to do next. */
+export function refusalPage(title: string, detail: string, next = 'Go back to the sign-in page and try again.'): string {
+  return shell(title, `<h1>${html(title)}</h1><p id="reason">${html(detail)}</p><p>${html(next)}</p><p><a href="/">Sign-in page</a></p>`);
+}
+
+/** Signed in: on to the dashboard. */
+export function signedInPage(email: string): string {
+  return shell(
+    'Signed in',
+    `<h1>Signed in</h1><p>Signed in as ${html(email)}. <a href="/" id="continue">Continue to the dashboard</a>.</p>`,
+    '<meta http-equiv="refresh" content="0;url=/">',
+  );
+}

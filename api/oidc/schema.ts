@@ -1,0 +1,46 @@
+// The OIDC provider an owner configures for an organization (migration 026), as the API takes it and
+// shows it (never the client secret).
+import { z } from 'zod';
+
+export const PROVISION = ['member', 'none'] as const;
+
+/** An issuer URL: http(s), no credentials, no query or fragment (the discovery document is below it). */
+export const IssuerUrl = z
+  .url({ protocol: /^https?$/, error: 'issuer must be an http(s) URL' })
+  .max(500)
+  .refine((value) => {
+    const url = new URL(value);
+    return !url.username && !url.password && !url.search && !url.hash;
+  }, 'issuer must have no user, password, query or fragment');
+
+export const ProviderBody = z.strictObject({
+  issuer: IssuerUrl,
+  clientId: z.string().trim().min(1).max(500),
+  clientSecret: z.string().min(1, 'clientSecret is required').max(4096),
+  groupsClaim: z
+    .string()
+    .regex(/^[A-Za-z0-9_:./-]{1,200}$/, 'groupsClaim must be a claim name')
+    .nullish(),
+  provision: z.enum(PROVISION).default('none'),
+});
+export type ProviderBody = z.infer<typeof ProviderBody>;
+
+export const ProviderView = z.strictObject({
+  issuer: z.string(),
+  clientId: z.string(),
+  groupsClaim: z.string().nullable(),
+  provision: z.enum(PROVISION),
+  updatedAt: z.string(),
+  /** Where people start signing in (the dashboard's button goes there). */
+  loginPath: z.string(),
+});
+export type ProviderView = z.infer<typeof ProviderView>;
+
+export const ProviderAnswer = z.strictObject({ provider: ProviderView.nullable() });
+
+export const OrgParams = z.strictObject({ orgId: z.string().regex(/^org_[0-9a-f]{16}$/, 'orgId must be an organization id (org_…)') });
+
+/** The public answer the sign-in page asks for: whether an organization signs in with a provider. */
+export const SignInOptions = z.strictObject({ orgId: z.string(), oidc: z.boolean(), loginPath: z.string().optional() });
+
+export const CallbackQuery = z.looseObject({ state: z.string().max(200).optional() });
