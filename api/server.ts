@@ -43,6 +43,8 @@ import { registerSignInRoutes } from './signin/routes.ts';
 import { SignInStore } from './signin/store.ts';
 import { AccountStore } from './store/accounts.ts';
 import { IngestStore } from './store/ingest.ts';
+import { registerTodayRoutes } from './today/routes.ts';
+import { LiveFiguresStore } from './today/store.ts';
 import { registerUsageRoutes } from './usage/routes.ts';
 
 /**
@@ -116,6 +118,8 @@ export interface Services {
   workSignal: WorkSignal;
   /** The analytics rows held in memory (tests wait for a load, and read what answered). */
   readModel: AnalyticsReadModel;
+  /** Today's provisional figures and the month's credits (api/today/). */
+  live: LiveFiguresStore;
 }
 
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
@@ -180,13 +184,18 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     await options.db.all('SELECT 1 AS ok');
     return { status: 'ok' };
   });
+  const live = new LiveFiguresStore(options.db, options.log, clock);
+  registerTodayRoutes(app, { auth, live });
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const decoders = workers > 0 ? new DecodePool(workers) : undefined;
   registerIngestRoutes(app, {
     ingest,
     decoders,
     authenticate: (r) => auth.authenticate(r),
-    onStored: (principal, r) => machines.recordDelivery(principal.orgId, principal.userId, r.headers),
+    onStored: (principal, r) => {
+      live.touch(principal.orgId);
+      machines.recordDelivery(principal.orgId, principal.userId, r.headers);
+    },
   });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });
@@ -222,6 +231,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       .finally(() => {
         cache.clear();
         readModel.clear();
+        live.clear();
       });
     batchLock.current = run;
     return run;
@@ -236,6 +246,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     onUserRemoved: () => {
       cache.clear();
       readModel.clear();
+      live.clear();
     },
     runBatch: (opts) =>
       runLocked(() =>
@@ -290,6 +301,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       applySessionRetention: retention,
       workSignal: sessionDeps.signal,
       readModel,
+      live,
     },
   };
 }

@@ -109,6 +109,15 @@ async function runFile(db: Db, name: string, params: Record<string, string | num
   log.debug({ query: name, ms: Math.round(performance.now() - started) }, 'pipeline step');
 }
 
+/**
+ * The build steps over the temp table `rebuild` (org_id, day), whose days lie from `first` to `last`: the
+ * aggregates of those days, replaced. The live figures (api/today/) run the same steps on their own
+ * connection, over temp tables that shadow the raw and aggregate tables.
+ */
+export async function runBuildSteps(db: Db, first: string, last: string, log: Logger): Promise<void> {
+  for (const step of BUILD_STEPS) await runFile(db, step, { chunk_first: first, chunk_last: last }, log);
+}
+
 export function loadPricing(file: string): PricingFile {
   let json: unknown;
   try {
@@ -138,6 +147,11 @@ export async function loadPricingTable(db: Db, pricing: PricingFile): Promise<vo
 
 async function loadReferenceTables(db: Db, pricing: PricingFile): Promise<void> {
   await loadPricingTable(db, pricing);
+  await loadLanguageTable(db);
+}
+
+/** Fills the languages table (file extension or name → language) when it is not already full. */
+export async function loadLanguageTable(db: Db): Promise<void> {
   const [count] = await db.all<{ n: number }>('SELECT count(*) AS n FROM languages');
   const rows = languageTable();
   if (count!.n === rows.length) return;
@@ -240,7 +254,7 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
         'CREATE OR REPLACE TEMP TABLE rebuild AS SELECT * FROM rebuild_all WHERE day BETWEEN CAST($a AS DATE) AND CAST($b AS DATE)',
         { a: slice[0]!, b: slice.at(-1)! },
       );
-      for (const step of BUILD_STEPS) await runFile(tx, step, { chunk_first: slice[0]!, chunk_last: slice.at(-1)! }, log);
+      await runBuildSteps(tx, slice[0]!, slice.at(-1)!, log);
       for (const row of await tx.all<{ model: string }>('SELECT DISTINCT model FROM usage_priced WHERE unpriced ORDER BY model'))
         unpriced.add(row.model);
     });

@@ -43,6 +43,8 @@ import {
 import { SESSION_PATH } from '../signin/routes.ts';
 import { Me, SignInBody, SignInState } from '../signin/schema.ts';
 import type { Role } from '../store/accounts.ts';
+import { TODAY_PATH } from '../today/routes.ts';
+import { TodayResponse } from '../today/schema.ts';
 import { UsageParams, UserUsage } from '../usage/schema.ts';
 import { RemovedUser, UserListingList } from '../users/schema.ts';
 import { DASHBOARD_HEADER, type RouteDoc } from './registry.ts';
@@ -528,6 +530,16 @@ export const CATALOG: RouteDoc[] = [
   ),
   analytics('productivity', ProductivityResponse, 'Files created and edited, by extension and language, commits and PRs per day'),
   analytics('users', UsersResponse, 'One record per user and active day, paged by user'),
+  {
+    method: 'GET',
+    path: TODAY_PATH,
+    tag: 'Analytics',
+    summary: "Today so far: the current UTC day's tokens, tools, activity and productivity records, provisional",
+    description:
+      "The records of /tokens, /tools, /activity and /productivity for the current UTC day, computed by the same rules (the nightly batch's own build steps) over what has arrived; an event is counted within seconds of reaching the server (at most 60 s). Owners and managers get the organization's figures; a member gets the same records over their own records only. `code` is null until the code-impact figures (/code) are served. The daily endpoints keep refusing today.",
+    access: user(PEOPLE),
+    responses: { 200: TodayResponse },
+  },
 ];
 
 const exactly = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
