@@ -14,6 +14,9 @@ import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { Authenticator, bearerToken, installAuthentication } from './auth.ts';
+import { AlertEngine, type AlertOptions } from './budgets/alerts.ts';
+import { registerBudgetRoutes } from './budgets/routes.ts';
+import { BudgetStore } from './budgets/store.ts';
 import { ComputerStore } from './computers/store.ts';
 import { WorkSignal } from './computers/work-signal.ts';
 import { registerDashboard } from './dashboard/static.ts';
@@ -104,6 +107,8 @@ export interface ServerOptions {
   laptopDist?: string | undefined;
   /** The URL developer machines reach this server at, written into /install.sh (default: the request's Host). */
   publicUrl?: string | undefined;
+  /** Budget alert delivery: `allowPrivate` is serve --allow-private-webhooks; retries and timeouts for tests. */
+  alerts?: AlertOptions | undefined;
 }
 
 export interface Services {
@@ -120,6 +125,8 @@ export interface Services {
   readModel: AnalyticsReadModel;
   /** Today's provisional figures and the month's credits (api/today/). */
   live: LiveFiguresStore;
+  /** Budget alerts: firing and delivery (tests wait for it to be idle). */
+  alerts: AlertEngine;
 }
 
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
@@ -186,6 +193,22 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   const live = new LiveFiguresStore(options.db, options.log, clock);
   registerTodayRoutes(app, { auth, live });
+  const budgets = new BudgetStore(options.db);
+  const alerts = new AlertEngine(budgets, live, options.log, clock, options.alerts);
+  registerBudgetRoutes(app, {
+    auth,
+    budgets,
+    live,
+    alerts,
+    usersByEmail: async (orgId) =>
+      new Map(
+        (
+          await options.db.all<{ id: string; email: string }>('SELECT id, lower(email) AS email FROM users WHERE org_id = $org', {
+            org: orgId,
+          })
+        ).map((u) => [u.email, u.id]),
+      ),
+  });
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const decoders = workers > 0 ? new DecodePool(workers) : undefined;
   registerIngestRoutes(app, {
@@ -194,6 +217,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     authenticate: (r) => auth.authenticate(r),
     onStored: (principal, r) => {
       live.touch(principal.orgId);
+      alerts.touch(principal.orgId);
       machines.recordDelivery(principal.orgId, principal.userId, r.headers);
     },
   });
@@ -286,11 +310,15 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   }
   app.addHook('onClose', async () => {
     if (timer) clearTimeout(timer);
+    alerts.close();
+    await alerts.idle();
     await batchLock.current.catch(() => undefined);
     await decoders?.close();
     ingest.close();
   });
   await app.ready();
+  // Budgets past a threshold while the server was down fire now; deliveries a stop left pending resume.
+  alerts.start().catch((error) => options.log.error({ err: error }, 'budget alerts: start failed'));
   return {
     app,
     services: {
@@ -302,6 +330,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       workSignal: sessionDeps.signal,
       readModel,
       live,
+      alerts,
     },
   };
 }

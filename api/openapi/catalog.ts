@@ -8,6 +8,7 @@ import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../account
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
 import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
 import { ADMIN_ROLES, ANALYTICS_ROLES, SESSION_COOKIE } from '../auth.ts';
+import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody } from '../budgets/schema.ts';
 import { ComputerPage, ComputerSchema, RegisteredComputer, ResultAnswer } from '../computers/schema.ts';
 import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts';
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
@@ -378,6 +379,35 @@ export const CATALOG: RouteDoc[] = [
     access: user(['owner']),
     body: EnforcementBody,
     responses: { 200: EnforcementAnswer },
+  },
+  {
+    method: 'GET',
+    path: BUDGETS_PATH,
+    tag: 'Budgets',
+    summary: "The organization's budgets, each with its credits this UTC month (today's included) and their share",
+    description: 'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path.',
+    access: user(ADMIN_ROLES),
+    responses: { 200: BudgetList },
+  },
+  {
+    method: 'PUT',
+    path: BUDGETS_PATH,
+    tag: 'Budgets',
+    summary: 'Replace the whole list of budgets (organization or user; team budgets are refused until teams exist)',
+    description:
+      'A budget counts Standard Credits per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
+    access: user(['owner']),
+    body: BudgetsBody,
+    responses: { 200: BudgetList },
+  },
+  {
+    method: 'GET',
+    path: ALERTS_PATH,
+    tag: 'Budgets',
+    summary: 'Fired budget alerts, newest first, with the state of each delivery',
+    access: user(ADMIN_ROLES),
+    query: AlertsQuery,
+    responses: { 200: AlertList },
   },
   {
     method: 'POST',

@@ -18,6 +18,7 @@ interface ServeArgs {
   'metrics-token'?: string;
   'jwt-max-lifetime': string;
   'public-url'?: string;
+  'allow-private-webhooks': boolean;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -38,6 +39,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           'The URL developer machines reach this server at (https://agentmeter.example.com behind a TLS proxy): /install.sh writes it into their collector settings (default: the Host they asked with)',
       })
       .option('port', { type: 'number', default: 8080, describe: 'Port (0 picks a free one)' })
+      .option('allow-private-webhooks', {
+        type: 'boolean',
+        default: false,
+        describe: 'Let budget alerts go to private, loopback and link-local addresses (refused by default: docs/budgets.md)',
+      })
       .option('batch-at', { type: 'string', default: '00:15', describe: 'Daily batch time, HH:MM UTC' })
       .option('batch', { type: 'boolean', default: true, describe: 'Run the daily batch (--no-batch turns it off)' })
       .option('pricing', { type: 'string', describe: 'Pricing file (default pipeline/pricing.json)' })
@@ -117,6 +123,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         metricsToken: args['metrics-token'] ?? config.env.AGENTMETER_METRICS_TOKEN,
         trustProxy: args['trust-proxy'] as string | undefined,
         publicUrl: args['public-url'],
+        alerts: { allowPrivate: args['allow-private-webhooks'] },
       }),
     );
     log.info({ url: server.url, db: args.db }, 'listening');

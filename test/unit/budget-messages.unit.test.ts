@@ -1,0 +1,64 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { isPrivateAddress, urlProblem } from '../../api/budgets/destination.ts';
+import { percentage, reachedThresholds, signature, slackBody } from '../../api/budgets/messages.ts';
+
+describe('budget thresholds', () => {
+  it('reaches a threshold at exactly its share, never by rounding', () => {
+    expect(reachedThresholds(899, 1000, [50, 75, 90, 100])).toEqual([50, 75]);
+    expect(reachedThresholds(900, 1000, [100, 90, 50, 75])).toEqual([50, 75, 90]);
+    // 2/3 of 3 credits is 66.67%: 67 is not reached by 2.
+    expect(reachedThresholds(2, 3, [66, 67])).toEqual([66]);
+    expect(reachedThresholds(0, 10, [50])).toEqual([]);
+    expect(percentage(1050, 1000)).toBe(105);
+    expect(percentage(2, 3)).toBe(66.67);
+  });
+
+  it('signs the raw body with HMAC-SHA256 and writes a Slack text', () => {
+    const body = '{"a":1}';
+    expect(signature('k'.repeat(16), body)).toBe(`sha256=${createHmac('sha256', 'k'.repeat(16)).update(body).digest('hex')}`);
+    expect(
+      slackBody({
+        id: 'alr_1',
+        type: 'budget.threshold',
+        org_id: 'org_1',
+        budget: { scope: 'user', email: 'dev@example.com', monthlyCredits: 10000 },
+        threshold: 90,
+        usage: 9100,
+        limit: 10000,
+        month: '2026-03',
+        fired_at: '2026-03-20T10:00:00.000Z',
+      }).text,
+    ).toBe('agentmeter: dev@example.com reached 90% of its 2026-03 budget: 9,100 of 10,000 Standard Credits.');
+  });
+});
+
+describe('webhook destinations', () => {
+  it('refuses private, loopback, link-local and reserved addresses, v4, v6 and mapped', () => {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.20.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'not-an-ip',
+    ])
+      expect(isPrivateAddress(a), a).toBe(true);
+    for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false);
+  });
+
+  it('takes http(s) URLs without credentials', () => {
+    expect(urlProblem('https://hooks.example.com/x')).toBeUndefined();
+    expect(urlProblem('ftp://example.com/')).toBe('must be http or https');
+    expect(urlProblem('https://user:pw@example.com/')).toBe('must not carry a user name or password');
+    expect(urlProblem('nope')).toBe('is not a URL');
+  });
+});
