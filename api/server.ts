@@ -224,7 +224,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });
   registerControlRoutes(app, { db: options.db, auth, accounts });
-  registerLimitRoutes(app, { db: options.db, auth, ...(options.now ? { now: options.now } : {}) });
+  registerLimitRoutes(app, { db: options.db, auth, live, ...(options.now ? { now: options.now } : {}) });
   // Sessions price their token usage with the same table as the batch: load it now, not only at a batch.
   await loadPricingTable(options.db, loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE));
   const sessionDeps = {

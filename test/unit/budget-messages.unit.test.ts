@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isPrivateAddress, urlProblem } from '../../api/budgets/destination.ts';
 import { percentage, reachedThresholds, signature, slackBody } from '../../api/budgets/messages.ts';
+import { effectiveLimit } from '../../api/routes/limits.ts';
+import { limitWarning } from '../../collector/limits.ts';
 
 describe('budget thresholds', () => {
   it('reaches a threshold at exactly its share, never by rounding', () => {
@@ -60,5 +62,32 @@ describe('webhook destinations', () => {
     expect(urlProblem('ftp://example.com/')).toBe('must be http or https');
     expect(urlProblem('https://user:pw@example.com/')).toBe('must not carry a user name or password');
     expect(urlProblem('nope')).toBe('is not a URL');
+  });
+});
+
+describe("a developer's own limit", () => {
+  it('is the smaller of the credit limit and the own budget', () => {
+    expect(effectiveLimit(null, null)).toBeNull();
+    expect(effectiveLimit(1000, null)).toBe(1000);
+    expect(effectiveLimit(null, 800)).toBe(800);
+    expect(effectiveLimit(1000, 800)).toBe(800);
+  });
+
+  it('warns from 90% of it until the block, keyed by month', () => {
+    const status = (used: number, limit: number | null, over = false) => ({
+      month: '2026-03',
+      enforced: false,
+      userId: 'u1',
+      users: [{ userId: 'u1', limit, used, over }],
+    });
+    expect(limitWarning(status(899, 1000))).toBeUndefined();
+    expect(limitWarning(status(900, null))).toBeUndefined();
+    expect(limitWarning(status(1000, 1000, true))).toBeUndefined();
+    expect(limitWarning(status(905, 1000))).toEqual({
+      key: '2026-03:90',
+      json: JSON.stringify({
+        systemMessage: 'agentmeter: you have used 90% of your 2026-03 credit limit (905 of 1,000 Standard Credits).',
+      }),
+    });
   });
 });
