@@ -26,6 +26,7 @@ import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { registerInstallRoutes } from './install/routes.ts';
 import { registerMachineRoutes } from './machines/routes.ts';
 import { MachineStore } from './machines/store.ts';
+import { registerMeRoutes } from './me/routes.ts';
 import { registerMetricsRoutes, ServerMetrics } from './metrics/metrics.ts';
 import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
@@ -193,6 +194,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   const live = new LiveFiguresStore(options.db, options.log, clock);
   registerTodayRoutes(app, { auth, live });
+  registerMeRoutes(app, { db: options.db, auth, live });
   const budgets = new BudgetStore(options.db);
   const alerts = new AlertEngine(budgets, live, options.log, clock, options.alerts);
   registerBudgetRoutes(app, {

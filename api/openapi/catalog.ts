@@ -15,6 +15,7 @@ import { CLIENT_ROUTES } from '../dashboard/static.ts';
 import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
 import { MachineList } from '../machines/schema.ts';
+import { ME_STATUS_PATH, MeStatus } from '../me/schema.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
 import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
@@ -379,6 +380,15 @@ export const CATALOG: RouteDoc[] = [
     access: user(['owner']),
     body: EnforcementBody,
     responses: { 200: EnforcementAnswer },
+  },
+  {
+    method: 'GET',
+    path: ME_STATUS_PATH,
+    tag: 'Budgets',
+    summary: "The caller's own credits today and this month, their limit and its share (the status line's figures)",
+    description: 'Open to a collector-scoped key; answers only about the credential\'s own user.',
+    access: user(PEOPLE),
+    responses: { 200: MeStatus },
   },
   {
     method: 'GET',

@@ -1,11 +1,12 @@
 // Today so far with real processes: the installed hook run by a shell as the agent would, `agentmeter
 // collect --once`, a server process on a real DuckDB file; the events and the transcript's usage are in
 // GET /api/v1/analytics/today well within 60 s of reaching the server.
-import { execSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TodayResponse } from '../../api/today/schema.ts';
+import { LAPTOP_BUNDLE } from '../../scripts/build-laptop.mjs';
 import * as p from '../helpers/payloads.ts';
 import { runCliAsync, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -66,5 +67,47 @@ describe('today so far, end to end', () => {
       tools: { tool_calls: 1 },
       activity: { daily_active_users: 1, user_messages: 1, sessions: 1 },
     });
+  });
+
+  it("keeps the developer's own line from the collector's cache, shown with its age when the server is down", async () => {
+    const statusFile = join(env.AGENTMETER_HOME, 'status.json');
+    expect(statSync(statusFile).mode & 0o777).toBe(0o600);
+    const laptop = (...args: string[]) => {
+      const started = performance.now();
+      const run = spawnSync(process.execPath, [LAPTOP_BUNDLE, ...args], { env: { PATH: process.env['PATH']!, ...env }, encoding: 'utf8' });
+      return { ...run, ms: performance.now() - started };
+    };
+    const line = laptop('statusline');
+    expect(line.status, line.stderr).toBe(0);
+    expect(line.stdout).toBe('agentmeter 1,440 today · 1,440 this month\n');
+    process.stderr.write(`statusline from the laptop bundle: ${line.ms.toFixed(0)} ms\n`);
+    const me = laptop('me');
+    expect(me.stdout).toContain('today (');
+    expect(me.stdout).toContain('): 1,440 Standard Credits');
+    expect(me.stdout).toContain('limit: none');
+
+    // Claude Code's status line, offered without replacing one the user has.
+    expect(laptop('hooks', 'install', '--agent', 'claude', '--statusline').stdout).toContain('status line set to `agentmeter statusline`');
+    const settings = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
+    expect(settings.statusLine).toEqual({ type: 'command', command: expect.stringMatching(/agentmeter\.mjs' statusline$/), padding: 0 });
+    expect(execSync(settings.statusLine.command, { env: { PATH: process.env['PATH']!, HOME: home }, shell: '/bin/sh' }).toString()).toBe(
+      line.stdout,
+    );
+    writeFileSync(
+      join(home, '.claude', 'settings.json'),
+      JSON.stringify({ ...settings, statusLine: { type: 'command', command: 'my-own-line' } }),
+    );
+    expect(laptop('hooks', 'install', '--agent', 'claude', '--statusline').stdout).toContain('you have a status line');
+    expect(JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')).statusLine.command).toBe('my-own-line');
+
+    // The server goes away: the last figures stay, with their age once they are old.
+    await server.stop();
+    expect(laptop('statusline').stdout).toBe(line.stdout);
+    const cached = JSON.parse(readFileSync(statusFile, 'utf8'));
+    writeFileSync(statusFile, JSON.stringify({ ...cached, fetched_at: Date.now() - 10 * 60_000 }));
+    expect(laptop('statusline').stdout).toBe('agentmeter 1,440 today · 1,440 this month (as of 10 min ago)\n');
+    const offline = laptop('me', '--server', server.url, '--key', key);
+    expect(offline.status).toBe(0);
+    expect(offline.stdout).toContain('(the server did not answer: figures as of 10 min ago)');
   });
 });

@@ -214,6 +214,8 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await ok('GET', '/api/v0/organization/budgets', { key: manager.key })).month).toBe('2026-03');
     expect((await ok('GET', '/api/v0/organization/alerts?month=2026-03', { key: manager.key })).alerts).toBeInstanceOf(Array);
     expect((await call('GET', '/api/v0/organization/alerts?month=March', { key: manager.key })).status).toBe(400);
+    expect((await ok('GET', '/api/v0/me/status', { key: member.key })).limit).toBe(100);
+    expect((await call('GET', '/api/v0/me/status', { key: guest.key })).status).toBe(403);
   });
 
   it('admin users and keys', async () => {

@@ -1,6 +1,7 @@
 // GET /api/v1/analytics/today: the daily records of the current UTC day, by the batch's own rules, over
 // what has arrived; members see their own; guests 403; nothing crosses organizations.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MeStatus } from '../../api/me/schema.ts';
 import { TodayResponse } from '../../api/today/schema.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -106,6 +107,45 @@ describe('today so far', () => {
     expect(theirs).toMatchObject({ as_of: null, tokens: { billable_tokens: 0, by_user: [] }, tools: { tool_calls: 0 } });
     expect(theirs.activity.daily_active_users).toBe(0);
     expect((await server.app.inject({ method: 'GET', url: '/api/v1/analytics/today' })).statusCode).toBe(401);
+  });
+
+  it("answers each person's own status: today, the month, the limit and its share", async () => {
+    const status = async (key: string) => {
+      const res = await server.app.inject({ method: 'GET', url: '/api/v0/me/status', headers: bearer(key) });
+      expect(res.statusCode, res.body).toBe(200);
+      return MeStatus.parse(res.json());
+    };
+    // The owner: 200 credits yesterday, none today, no limit.
+    expect(await status(acme.users.owner.key)).toEqual({
+      date: '2026-03-20',
+      month: '2026-03',
+      today_credits: 0,
+      month_credits: 200,
+      limit: null,
+      share: null,
+      enforced: false,
+      as_of: '2026-03-20T09:40:00.000Z',
+    });
+    // The member: 1200 today; a credit limit of 1000 and an own budget of 1500: the limit is 1000.
+    const limits = await server.app.inject({
+      method: 'PUT',
+      url: '/api/v0/organization/usage/limits/users',
+      headers: bearer(acme.users.owner.key),
+      payload: { users: [{ email: 'member@acme.example.com', limit: 1000 }] },
+    });
+    expect(limits.statusCode).toBe(200);
+    const budgets = await server.app.inject({
+      method: 'PUT',
+      url: '/api/v0/organization/budgets',
+      headers: bearer(acme.users.owner.key),
+      payload: { budgets: [{ scope: 'user', email: 'member@acme.example.com', monthlyCredits: 1500 }] },
+    });
+    expect(budgets.statusCode, budgets.body).toBe(200);
+    expect(await status(acme.users.member.key)).toMatchObject({ today_credits: 1200, month_credits: 1200, limit: 1000, share: 120 });
+    expect((await server.app.inject({ method: 'GET', url: '/api/v0/me/status', headers: bearer(acme.users.guest.key) })).statusCode).toBe(
+      403,
+    );
+    expect(await status(other.users.member.key)).toMatchObject({ today_credits: 0, month_credits: 0, as_of: null });
   });
 
   it('leaves the batch tables without a row of today', async () => {
