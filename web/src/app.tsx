@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, isAdmin, type Me } from './api.ts';
 import { Link } from './components.tsx';
 import { rangeOf } from './figures.ts';
+import { Budgets } from './pages/Budgets.tsx';
 import { Organization } from './pages/Organization.tsx';
 import { Overview } from './pages/Overview.tsx';
 import { People } from './pages/People.tsx';
@@ -21,6 +22,7 @@ const ADMIN_PAGES = [
   { path: '/people', label: 'People' },
   { path: '/readiness', label: 'Readiness' },
   { path: '/sessions', label: 'Sessions' },
+  { path: '/budgets', label: 'Budgets' },
   { path: '/organization', label: 'Organization' },
   { path: '/pipeline', label: 'Pipeline' },
 ];
@@ -129,6 +131,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (person) return <Person {...common} userId={decodeURIComponent(person[1]!)} mine={false} />;
   if (path === '/readiness') return <Readiness />;
   if (path === '/sessions') return <Sessions />;
+  if (path === '/budgets') return <Budgets />;
   if (path === '/organization') return <Organization me={me} />;
   if (path === '/pipeline') return <Pipeline />;
   return (

@@ -18,6 +18,7 @@ import {
   type ToolRow,
   topOf,
 } from '../figures.ts';
+import { TodayTiles } from './Today.tsx';
 
 interface OverviewData {
   tokens: TokenGroupRow[];
@@ -54,6 +55,7 @@ export function Overview(props: { path: string; query: URLSearchParams; from: st
   return (
     <>
       <h1>Overview</h1>
+      <TodayTiles />
       <RangeForm {...props} />
       <Status loading={loading} error={error} />
       {data ? <OverviewBody data={data} from={props.from} to={props.to} /> : null}
