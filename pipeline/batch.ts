@@ -114,9 +114,17 @@ async function runFile(db: Db, name: string, params: Record<string, string | num
  * aggregates of those days, replaced. The live figures (api/today/) run the same steps on their own
  * connection, over temp tables that shadow the raw and aggregate tables.
  */
-export async function runBuildSteps(db: Db, first: string, last: string, log: Logger): Promise<void> {
-  for (const step of BUILD_STEPS) await runFile(db, step, { chunk_first: first, chunk_last: last }, log);
+export async function runBuildSteps(
+  db: Db,
+  first: string,
+  last: string,
+  log: Logger,
+  steps: readonly BuildStep[] = BUILD_STEPS,
+): Promise<void> {
+  for (const step of steps) await runFile(db, step, { chunk_first: first, chunk_last: last }, log);
 }
+
+export type BuildStep = (typeof BUILD_STEPS)[number];
 
 export function loadPricing(file: string): PricingFile {
   let json: unknown;

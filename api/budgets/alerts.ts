@@ -100,7 +100,7 @@ export class AlertEngine {
     if (this.closed) return;
     const budgets = await this.store.list(orgId);
     if (budgets.length === 0) return;
-    const figures = await this.live.figures({ orgId });
+    const figures = await this.live.figures({ orgId }, 'credits');
     const month = figures.month.start.slice(0, 7);
     let fired = 0;
     for (const budget of budgets) {

@@ -23,7 +23,7 @@ export interface BudgetDeps {
 
 export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): void {
   const answer = async (orgId: string) => {
-    const [budgets, figures] = await Promise.all([deps.budgets.list(orgId), deps.live.figures({ orgId })]);
+    const [budgets, figures] = await Promise.all([deps.budgets.list(orgId), deps.live.figures({ orgId }, 'credits')]);
     return {
       month: figures.month.start.slice(0, 7),
       budgets: budgets.map((b) => {

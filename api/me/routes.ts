@@ -19,7 +19,7 @@ export function registerMeRoutes(app: FastifyInstance, deps: { db: Db; auth: Aut
     const principal = await deps.auth.authenticate(request);
     if (principal.role === 'guest') throw forbidden('Your status needs the owner, manager or member role; this credential has guest');
     const [figures, [limits]] = await Promise.all([
-      deps.live.figures({ orgId: principal.orgId }),
+      deps.live.figures({ orgId: principal.orgId }, 'credits'),
       deps.db.all<{ credits: number | null; budget: number | null; enforced: boolean }>(LIMITS_SQL, {
         org: principal.orgId,
         user: principal.userId,
@@ -35,7 +35,6 @@ export function registerMeRoutes(app: FastifyInstance, deps: { db: Db; auth: Aut
       limit,
       share: limit ? percentage(month, limit) : null,
       enforced: limits?.enforced ?? false,
-      as_of: figures.asOf,
     };
   });
 }

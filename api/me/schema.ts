@@ -11,6 +11,5 @@ export const MeStatus = z.strictObject({
   limit: z.number().nullable().describe('the smaller of their credit limit and their own budget (null: neither)'),
   share: z.number().nullable().describe('month_credits / limit × 100, to 2 decimals (null without a limit)'),
   enforced: z.boolean().describe('whether the organization blocks prompts at the limit'),
-  as_of: z.string().nullable().describe("the time of the organization's newest record counted today"),
 });
 export type MeStatus = z.infer<typeof MeStatus>;

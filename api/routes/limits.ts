@@ -116,7 +116,7 @@ export function registerLimitRoutes(
       SQL.status,
       { org: principal.orgId, only: ADMIN_ROLES.includes(principal.role) ? null : principal.userId, month_start: monthStart },
     );
-    const live = deps.live ? (await deps.live.figures({ orgId: principal.orgId })).month.byUser : undefined;
+    const live = deps.live ? (await deps.live.figures({ orgId: principal.orgId }, 'credits')).month.byUser : undefined;
     return {
       month: monthStart.slice(0, 7),
       enforced: settings?.enforce_limits ?? false,

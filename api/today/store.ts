@@ -9,10 +9,16 @@
 // the last finished batch (the batch's own 10_touched_days step), so the month's credits and today's
 // weekly and monthly active users are right before the nightly batch has run. Every other day is the
 // batch's rows, copied in first. A build is kept per scope until new records reach the organization
-// (ingest calls `touch`); requests that arrive while one is running share it, so builds never pile up.
+// (ingest calls `touch`); requests that arrive while one is running share it, so builds never pile up,
+// and while records keep arriving a new build starts at most every PACE × the last build's duration
+// after the previous one ended (the live figures take at most about a third of one core).
+//
+// Two kinds of build: `all` (the /today records: every step) and `credits` (the month's and today's
+// credits: usage only, the tokens step alone), which budgets, limits and the status line need, at a
+// fraction of the cost.
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Logger } from '../../common/logger.ts';
-import { loadLanguageTable, runBuildSteps } from '../../pipeline/batch.ts';
+import { type BuildStep, loadLanguageTable, runBuildSteps } from '../../pipeline/batch.ts';
 import { ANALYTICS_SQL, type BreakdownRow, type HookRow, type OrgDayRow, type TokenRow } from '../analytics/store.ts';
 
 /** Whose records a build counts: an organization's, or one of its users'. */
@@ -21,7 +27,13 @@ export interface LiveScope {
   userId?: string | undefined;
 }
 
+export type BuildKind = 'all' | 'credits';
+const CREDIT_STEPS: readonly BuildStep[] = ['30_tokens'];
+/** A new build waits until PACE × the last build's duration has passed since it ended. */
+const PACE = 2;
+
 export interface LiveFigures {
+  kind: BuildKind;
   /** The UTC day, YYYY-MM-DD. */
   date: string;
   /** The time of the newest event, usage or message of the day counted (null: none yet). */
@@ -63,6 +75,8 @@ export const LIVE_SQL = {
     `INSERT INTO agg_tokens_day SELECT * FROM ${quoteIdent(catalog)}.main.agg_tokens_day
      WHERE org_id = $org AND ($user IS NULL OR user_id = $user) AND day >= CAST($from AS DATE) AND day < CAST($today AS DATE)`,
   lastWatermark: 'SELECT CAST(watermark AS VARCHAR) AS watermark FROM batch_runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1',
+  touchedUsage: `CREATE OR REPLACE TEMP TABLE touched AS
+SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM usage WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)`,
   touched: `CREATE OR REPLACE TEMP TABLE touched AS
 SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM events WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
 UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM usage WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
@@ -75,6 +89,7 @@ SELECT DISTINCT org_id, day FROM (
   firstDay: 'SELECT CAST(min(day) AS VARCHAR) AS day FROM rebuild',
   monthByUser: `SELECT user_id, CAST(sum(billable_tokens) AS BIGINT) AS credits FROM agg_tokens_day
                 WHERE org_id = $org AND day >= CAST($month AS DATE) GROUP BY user_id`,
+  asOfUsage: 'SELECT max(ts) AS as_of FROM usage WHERE ts >= CAST($today AS TIMESTAMP)',
   asOf: `SELECT greatest(
            (SELECT max(ts) FROM events WHERE ts >= CAST($today AS TIMESTAMP)),
            (SELECT max(ts) FROM usage WHERE ts >= CAST($today AS TIMESTAMP)),
@@ -89,7 +104,14 @@ const monthStartOf = (ms: number) => {
 const daysBefore = (day: string, n: number) => dayOf(Date.parse(`${day}T00:00:00Z`) - n * 86_400_000);
 
 /** Builds the live figures of a scope (see the file header). One build at a time. */
-export async function buildLiveFigures(live: Db, main: Db, scope: LiveScope, now: number, log: Logger): Promise<LiveFigures> {
+export async function buildLiveFigures(
+  live: Db,
+  main: Db,
+  scope: LiveScope,
+  now: number,
+  log: Logger,
+  kind: BuildKind = 'all',
+): Promise<LiveFigures> {
   const today = dayOf(now);
   const monthStart = monthStartOf(now);
   const windowStart = daysBefore(today, 29);
@@ -103,19 +125,20 @@ export async function buildLiveFigures(live: Db, main: Db, scope: LiveScope, now
     await tx.run(LIVE_SQL.scope, params);
     for (const table of RAW_TABLES) await tx.run(LIVE_SQL.rawView(catalog, table));
     for (const table of AGG_TABLES) await tx.run(LIVE_SQL.aggShadow(catalog, table));
-    await tx.run(LIVE_SQL.seedUserDays(catalog), { ...params, today });
+    const all = kind === 'all';
+    // A credits build reads no user days: only the tokens step runs.
+    if (all) await tx.run(LIVE_SQL.seedUserDays(catalog), { ...params, today });
     await tx.run(LIVE_SQL.seedTokenDays(catalog), { ...params, today, from: monthStart });
-    await tx.run(LIVE_SQL.touched, { watermark, from });
+    await tx.run(all ? LIVE_SQL.touched : LIVE_SQL.touchedUsage, { watermark, from });
     await tx.run(LIVE_SQL.rebuild, { org: scope.orgId, today });
     const [first] = await tx.all<{ day: string }>(LIVE_SQL.firstDay);
-    await runBuildSteps(tx, first?.day ?? today, today, log);
+    await runBuildSteps(tx, first?.day ?? today, today, log, all ? undefined : CREDIT_STEPS);
     const range = { org: scope.orgId, from: today, to: today };
-    const orgDays = await tx.all<OrgDayRow & Record<string, unknown>>(ANALYTICS_SQL.orgDays, range);
-    const breakdowns = await tx.all<BreakdownRow & Record<string, unknown>>(ANALYTICS_SQL.breakdown, {
-      ...range,
-      kinds: ALL_KINDS.join(','),
-    });
-    const hooks = await tx.all<HookRow & Record<string, unknown>>(ANALYTICS_SQL.hooks, range);
+    const orgDays = all ? await tx.all<OrgDayRow & Record<string, unknown>>(ANALYTICS_SQL.orgDays, range) : [];
+    const breakdowns = all
+      ? await tx.all<BreakdownRow & Record<string, unknown>>(ANALYTICS_SQL.breakdown, { ...range, kinds: ALL_KINDS.join(',') })
+      : [];
+    const hooks = all ? await tx.all<HookRow & Record<string, unknown>>(ANALYTICS_SQL.hooks, range) : [];
     const tokens = await tx.all<TokenRow & Record<string, unknown>>(ANALYTICS_SQL.tokens, range);
     const byUser = new Map(
       (await tx.all<{ user_id: string; credits: number }>(LIVE_SQL.monthByUser, { org: scope.orgId, month: monthStart })).map((r) => [
@@ -123,9 +146,10 @@ export async function buildLiveFigures(live: Db, main: Db, scope: LiveScope, now
         r.credits,
       ]),
     );
-    const [asOf] = await tx.all<{ as_of: string | null }>(LIVE_SQL.asOf, { today });
-    log.debug({ org: scope.orgId, user: scope.userId, ms: Math.round(performance.now() - started) }, 'live figures built');
+    const [asOf] = await tx.all<{ as_of: string | null }>(all ? LIVE_SQL.asOf : LIVE_SQL.asOfUsage, { today });
+    log.debug({ org: scope.orgId, user: scope.userId, kind, ms: Math.round(performance.now() - started) }, 'live figures built');
     return {
+      kind,
       date: today,
       asOf: asOf?.as_of ?? null,
       orgDays,
@@ -153,9 +177,12 @@ export class LiveFiguresStore {
   private languagesLoaded = false;
   private readonly versions = new Map<string, number>();
   private readonly cache = new Map<string, Cached>();
-  private readonly building = new Map<string, Promise<LiveFigures>>();
+  private readonly building = new Map<string, { figures: Promise<LiveFigures>; version: number }>();
   /** Serializes builds: one connection, one set of temp tables. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** When the last build ended and how long it took (wall clock, ms): the pace of the next. */
+  private lastEnd = 0;
+  private lastMs = 0;
 
   constructor(
     private readonly db: Db,
@@ -177,24 +204,44 @@ export class LiveFiguresStore {
     this.cache.clear();
   }
 
-  async figures(scope: LiveScope): Promise<LiveFigures> {
-    const key = `${scope.orgId}|${scope.userId ?? ''}`;
-    const now = this.now();
-    const cached = this.cache.get(key);
-    if (cached && cached.figures.date === dayOf(now) && cached.version === this.version(scope.orgId)) return cached.figures;
-    const pending = this.building.get(key);
-    if (pending) return pending;
+  /**
+   * The figures of a scope with every record stored before the call: `all` for the /today records,
+   * `credits` for the month's and today's credits only (a current `all` build answers those too).
+   */
+  async figures(scope: LiveScope, kind: BuildKind = 'all'): Promise<LiveFigures> {
+    const base = `${scope.orgId}|${scope.userId ?? ''}`;
+    const key = `${base}|${kind}`;
+    const today = dayOf(this.now());
     const version = this.version(scope.orgId);
+    const current = (c: Cached | undefined) => c && c.figures.date === today && c.version === version;
+    const cached = this.cache.get(key);
+    if (current(cached)) return cached!.figures;
+    const full = this.cache.get(`${base}|all`);
+    if (kind === 'credits' && current(full)) return full!.figures;
+    const pending = this.building.get(key);
+    if (pending && pending.version === version) return pending.figures;
     const build = (this.queue = this.queue
       .catch(() => undefined)
       .then(async () => {
+        const wait = this.lastEnd + PACE * this.lastMs - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         const live = await this.connection();
-        const figures = await buildLiveFigures(live, this.db, scope, this.now(), this.log);
-        this.cache.set(key, { figures, version });
-        return figures;
+        // What arrives from here on is not in this build.
+        const started = this.version(scope.orgId);
+        const t0 = Date.now();
+        try {
+          const figures = await buildLiveFigures(live, this.db, scope, this.now(), this.log, kind);
+          this.cache.set(key, { figures, version: started });
+          return figures;
+        } finally {
+          this.lastEnd = Date.now();
+          this.lastMs = this.lastEnd - t0;
+        }
       })
-      .finally(() => this.building.delete(key)));
-    this.building.set(key, build);
+      .finally(() => {
+        if (this.building.get(key)?.figures === build) this.building.delete(key);
+      }));
+    this.building.set(key, { figures: build, version });
     return build;
   }
 
