@@ -126,6 +126,17 @@ export async function runBuildSteps(
 
 export type BuildStep = (typeof BUILD_STEPS)[number];
 
+/**
+ * The database tables the build steps write (DELETE FROM / INSERT INTO a name the steps do not create
+ * as a temp table): what the live figures (api/today/) must shadow so they never write the batch's own.
+ */
+export function buildStepTargets(steps: readonly BuildStep[] = BUILD_STEPS): string[] {
+  const text = steps.flatMap((step) => statements(step)).join(';\n');
+  const temp = new Set([...text.matchAll(/CREATE\s+OR\s+REPLACE\s+TEMP\s+TABLE\s+(\w+)/gi)].map((m) => m[1]!.toLowerCase()));
+  const written = [...text.matchAll(/(?:DELETE\s+FROM|INSERT\s+INTO|UPDATE)\s+(\w+)/gi)].map((m) => m[1]!.toLowerCase());
+  return [...new Set(written.filter((t) => !temp.has(t)))].sort();
+}
+
 export function loadPricing(file: string): PricingFile {
   let json: unknown;
   try {

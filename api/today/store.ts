@@ -18,7 +18,7 @@
 // fraction of the cost.
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Logger } from '../../common/logger.ts';
-import { type BuildStep, loadLanguageTable, runBuildSteps } from '../../pipeline/batch.ts';
+import { type BuildStep, buildStepTargets, loadLanguageTable, runBuildSteps } from '../../pipeline/batch.ts';
 import { ANALYTICS_SQL, type BreakdownRow, type HookRow, type OrgDayRow, type TokenRow } from '../analytics/store.ts';
 
 /** Whose records a build counts: an organization's, or one of its users'. */
@@ -51,7 +51,8 @@ export interface LiveFigures {
 /** Every breakdown kind the four records read. */
 const ALL_KINDS = ['tool', 'mcp_server', 'skill', 'slash_command', 'client', 'extension', 'language'];
 const RAW_TABLES = ['events', 'usage', 'assistant_messages'] as const;
-const AGG_TABLES = ['agg_user_day', 'agg_tokens_day', 'agg_breakdown_day', 'agg_hooks_day', 'agg_org_day'] as const;
+/** Every table the build steps write, each shadowed by a temp table of the same name (read from the SQL). */
+const AGG_TABLES = buildStepTargets();
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
@@ -65,7 +66,8 @@ export const LIVE_SQL = {
        AND ((SELECT user_id FROM live_scope) IS NULL OR user_id = (SELECT user_id FROM live_scope))`,
   aggShadow: (catalog: string, table: string) =>
     `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT * FROM ${quoteIdent(catalog)}.main.${table} LIMIT 0`,
-  clear: (table: string) => `DELETE FROM ${table}`,
+  // Which of the written tables resolve to a temp table: all of them, or the build is refused.
+  shadowed: `SELECT count(*) AS n FROM duckdb_tables() WHERE temporary AND table_name IN (SELECT unnest(string_split($tables, ',')))`,
   // The batch's rows the build reads and does not rebuild: user days for the weekly and monthly active
   // users of today, token days for the month's credits.
   seedUserDays: (catalog: string) =>
@@ -125,6 +127,9 @@ export async function buildLiveFigures(
     await tx.run(LIVE_SQL.scope, params);
     for (const table of RAW_TABLES) await tx.run(LIVE_SQL.rawView(catalog, table));
     for (const table of AGG_TABLES) await tx.run(LIVE_SQL.aggShadow(catalog, table));
+    const [shadowed] = await tx.all<{ n: number }>(LIVE_SQL.shadowed, { tables: AGG_TABLES.join(',') });
+    if (shadowed?.n !== AGG_TABLES.length)
+      throw new Error(`live figures: not every table the build writes is shadowed (${AGG_TABLES.join(', ')})`);
     const all = kind === 'all';
     // A credits build reads no user days: only the tokens step runs.
     if (all) await tx.run(LIVE_SQL.seedUserDays(catalog), { ...params, today });

@@ -4,6 +4,7 @@ import { isPrivateAddress, urlProblem } from '../../api/budgets/destination.ts';
 import { percentage, reachedThresholds, signature, slackBody } from '../../api/budgets/messages.ts';
 import { effectiveLimit } from '../../api/routes/limits.ts';
 import { limitWarning } from '../../collector/limits.ts';
+import { buildStepTargets } from '../../pipeline/batch.ts';
 
 describe('budget thresholds', () => {
   it('reaches a threshold at exactly its share, never by rounding', () => {
@@ -89,5 +90,17 @@ describe("a developer's own limit", () => {
         systemMessage: 'agentmeter: you have used 90% of your 2026-03 credit limit (905 of 1,000 Standard Credits).',
       }),
     });
+  });
+});
+
+describe('the live build', () => {
+  it("shadows every table the batch's build steps write, read from their SQL", () => {
+    const targets = buildStepTargets();
+    expect(targets).toEqual(
+      expect.arrayContaining(['agg_breakdown_day', 'agg_hooks_day', 'agg_org_day', 'agg_tokens_day', 'agg_user_day']),
+    );
+    // The steps' own temp tables are not among them.
+    for (const temp of ['ev', 'ev_sessions', 'usage_raw', 'user_share', 'session_start']) expect(targets).not.toContain(temp);
+    expect(buildStepTargets(['30_tokens'])).toEqual(['agg_tokens_day']);
   });
 });
