@@ -6,6 +6,7 @@ import { TodayResponse } from '../../api/today/schema.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { INGEST_PATH, type WireRecord } from '../../common/wire.ts';
+import { buildStepTargets } from '../../pipeline/batch.ts';
 import { call, turn, usage } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
 
@@ -152,10 +153,16 @@ describe('today so far', () => {
     expect(await status(other.users.member.key)).toMatchObject({ today_credits: 0, month_credits: 0, limit: null });
   });
 
-  it('leaves the batch tables without a row of today', async () => {
-    const rows = await server.db.all<{ n: number }>(
-      "SELECT (SELECT count(*) FROM agg_org_day WHERE day = DATE '2026-03-20') + (SELECT count(*) FROM agg_tokens_day WHERE day = DATE '2026-03-20') AS n",
+  it("leaves every table the batch writes as the batch left it: no row of today, yesterday's intact", async () => {
+    for (const table of buildStepTargets()) {
+      const [row] = await server.db.all<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE day = DATE '2026-03-20'`);
+      expect(row!.n, table).toBe(0);
+    }
+    // The member's builds rebuilt 2026-03-19 too (records since the last batch) over the member's rows
+    // only: the batch's own rows of that day still have the owner's.
+    const [day] = await server.db.all<{ dau: number; credits: number }>(
+      "SELECT (SELECT daily_active_users FROM agg_org_day WHERE day = DATE '2026-03-19') AS dau, (SELECT sum(billable_tokens) FROM agg_tokens_day WHERE day = DATE '2026-03-19') AS credits",
     );
-    expect(rows[0]!.n).toBe(0);
+    expect(day).toEqual({ dau: 1, credits: 200 });
   });
 });
