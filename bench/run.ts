@@ -467,7 +467,7 @@ async function benchLive(): Promise<void> {
   const call = async (path: string, init: RequestInit = {}, auth = key) => {
     const r = await fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${auth}`, ...(init.headers ?? {}) } });
     if (!r.ok) throw new Error(`${path} ${r.status}: ${await r.text()}`);
-    return r.json() as Promise<any>;
+    return r.json() as Promise<{ data: { tools: { tool_calls: number } } }>;
   };
   await call(
     '/api/v0/organization/budgets',

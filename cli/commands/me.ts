@@ -12,6 +12,10 @@ import { serverAndKeyOptions } from '../machine-options.ts';
 export const statuslineCommand: CommandModule = {
   command: 'statusline',
   describe: "One line for an agent's status line: your credits today, this month, and the share of your budget (from the local cache)",
+  builder: (y: Argv) =>
+    y
+      .example('$0 statusline', 'agentmeter 1,050 today · 12,400 this month · 105% of budget')
+      .example('$0 hooks install --agent claude --statusline', "Makes it Claude Code's status line"),
   handler: () => {
     process.stdout.write(`${statusLine(readStatusCache(loadConfig().agentmeterHome), Date.now())}\n`);
   },
@@ -25,7 +29,11 @@ interface MeArgs {
 export const meCommand: CommandModule<object, MeArgs> = {
   command: 'me',
   describe: 'Your credits today and this month, and your limit',
-  builder: (y: Argv) => serverAndKeyOptions(y, machineSettings(loadConfig())) as unknown as Argv<MeArgs>,
+  builder: (y: Argv) =>
+    serverAndKeyOptions(y, machineSettings(loadConfig())).example(
+      '$0 me',
+      'Asks the server, else prints the cached figures and their age',
+    ) as unknown as Argv<MeArgs>,
   handler: async (args) => {
     const home = loadConfig().agentmeterHome;
     const { refreshStatusCache } = await import('../../collector/status-cache.ts');

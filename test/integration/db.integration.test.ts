@@ -14,10 +14,10 @@ describe('DuckDB wrapper', () => {
     const path = join(tempDir(), 'm.duckdb');
     const first = await openDb(path);
     const versions = (await first.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version);
-    expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 30]);
     await first.close();
     const again = await openDb(path);
-    expect((await again.all<{ n: number }>('SELECT count(*) AS n FROM schema_migrations'))[0]!.n).toBe(14);
+    expect((await again.all<{ n: number }>('SELECT count(*) AS n FROM schema_migrations'))[0]!.n).toBe(15);
     await again.close();
   });
 
