@@ -15,6 +15,9 @@ import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { Authenticator, bearerToken, installAuthentication } from './auth.ts';
+import { AlertEngine, type AlertOptions } from './budgets/alerts.ts';
+import { registerBudgetRoutes } from './budgets/routes.ts';
+import { BudgetStore } from './budgets/store.ts';
 import { registerCodeRoutes } from './code/routes.ts';
 import { CodeStore } from './code/store.ts';
 import { ComputerStore } from './computers/store.ts';
@@ -27,6 +30,7 @@ import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
 import { registerInstallRoutes } from './install/routes.ts';
 import { registerMachineRoutes } from './machines/routes.ts';
 import { MachineStore } from './machines/store.ts';
+import { registerMeRoutes } from './me/routes.ts';
 import { registerMetricsRoutes, ServerMetrics } from './metrics/metrics.ts';
 import { registerOidcRoutes } from './oidc/routes.ts';
 import { trackRoutes } from './openapi/registry.ts';
@@ -51,6 +55,8 @@ import { AccountStore } from './store/accounts.ts';
 import { IngestStore } from './store/ingest.ts';
 import { TeamAnalytics } from './teams/analytics.ts';
 import { registerTeamRoutes } from './teams/routes.ts';
+import { registerTodayRoutes } from './today/routes.ts';
+import { LiveFiguresStore } from './today/store.ts';
 import { registerUsageRoutes } from './usage/routes.ts';
 
 /**
@@ -121,6 +127,8 @@ export interface ServerOptions {
   publicUrl?: string | undefined;
   /** Identity providers may be http and on private or loopback addresses (serve --allow-private-oidc; api/oidc/guard.ts). */
   allowPrivateOidc?: boolean | undefined;
+  /** Budget alert delivery: `allowPrivate` is serve --allow-private-webhooks; retries and timeouts for tests. */
+  alerts?: AlertOptions | undefined;
 }
 
 export interface Services {
@@ -135,6 +143,10 @@ export interface Services {
   workSignal: WorkSignal;
   /** The analytics rows held in memory (tests wait for a load, and read what answered). */
   readModel: AnalyticsReadModel;
+  /** Today's provisional figures and the month's credits (api/today/). */
+  live: LiveFiguresStore;
+  /** Budget alerts: firing and delivery (tests wait for it to be idle). */
+  alerts: AlertEngine;
 }
 
 /** Requests that change nothing: their authenticated answers are `private`; every other is `no-store`. */
@@ -219,6 +231,25 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     await options.db.all('SELECT 1 AS ok');
     return { status: 'ok' };
   });
+  const live = new LiveFiguresStore(options.db, options.log, clock);
+  registerTodayRoutes(app, { auth, live });
+  registerMeRoutes(app, { db: options.db, auth, live });
+  const budgets = new BudgetStore(options.db);
+  const alerts = new AlertEngine(budgets, live, options.log, clock, options.alerts);
+  registerBudgetRoutes(app, {
+    auth,
+    budgets,
+    live,
+    alerts,
+    usersByEmail: async (orgId) =>
+      new Map(
+        (
+          await options.db.all<{ id: string; email: string }>('SELECT id, lower(email) AS email FROM users WHERE org_id = $org', {
+            org: orgId,
+          })
+        ).map((u) => [u.email, u.id]),
+      ),
+  });
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
   const decoders = workers > 0 ? new DecodePool(workers, ingestLimits.maxDecodeQueue) : undefined;
@@ -227,12 +258,16 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     decoders,
     limits: ingestLimits,
     authenticate: (r) => auth.authenticate(r),
-    onStored: (principal, r) => machines.recordDelivery(principal, r.headers),
+    onStored: (principal, r) => {
+      live.touch(principal.orgId);
+      alerts.touch(principal.orgId);
+      machines.recordDelivery(principal, r.headers);
+    },
   });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });
   registerControlRoutes(app, { db: options.db, auth, accounts });
-  registerLimitRoutes(app, { db: options.db, auth, ...(options.now ? { now: options.now } : {}) });
+  registerLimitRoutes(app, { db: options.db, auth, live, ...(options.now ? { now: options.now } : {}) });
   // Sessions price their token usage with the same table as the batch: load it now, not only at a batch.
   await loadPricingTable(options.db, loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE));
   const sessionDeps = {
@@ -273,9 +308,12 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
         if (orgId === undefined) {
           cache.clear();
           readModel.clear();
+          live.clear();
         } else {
           cache.clearOrg(orgId);
           readModel.clearOrg(orgId);
+          // Its provisional builds copy the days the batch rebuilt: built again at the next ask.
+          live.touch(orgId);
         }
       });
     batchLock.current = run;
@@ -297,6 +335,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     onUserRemoved: () => {
       cache.clear();
       readModel.clear();
+      live.clear();
     },
     runBatch: (opts) =>
       runLocked(
@@ -359,11 +398,15 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   }
   app.addHook('onClose', async () => {
     if (timer) clearTimeout(timer);
+    alerts.close();
+    await alerts.idle();
     await batchLock.current.catch(() => undefined);
     await decoders?.close();
     ingest.close();
   });
   await app.ready();
+  // Budgets past a threshold while the server was down fire now; deliveries a stop left pending resume.
+  alerts.start().catch((error) => options.log.error({ err: error }, 'budget alerts: start failed'));
   return {
     app,
     services: {
@@ -374,6 +417,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       applySessionRetention: retention,
       workSignal: sessionDeps.signal,
       readModel,
+      live,
+      alerts,
     },
   };
 }

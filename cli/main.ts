@@ -8,6 +8,7 @@ import { doctorCommand } from './commands/doctor.ts';
 import { exportCommand } from './commands/export.ts';
 import { hooksCommand } from './commands/hooks.ts';
 import { keysCommand } from './commands/keys.ts';
+import { meCommand, statuslineCommand } from './commands/me.ts';
 import { orgsCommand } from './commands/orgs.ts';
 import { readinessCommand } from './commands/readiness.ts';
 import { scimCommand } from './commands/scim.ts';
@@ -28,6 +29,8 @@ export const COMMANDS = [
   scimCommand,
   hooksCommand,
   collectCommand,
+  statuslineCommand,
+  meCommand,
   serviceCommand,
   doctorCommand,
   uninstallCommand,

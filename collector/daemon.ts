@@ -14,6 +14,7 @@ import { isBatchFault, isContentFault, narrowBatch } from './narrow.ts';
 import { encodeBatch, postBatch, REQUEST_TIMEOUT_MS, ShipError } from './shipper.ts';
 import { ensureSpool, quarantineFile, quarantineRecord, type SpoolDirs, SpoolQueue, shippedPaths, spoolDirs, sweepTmp } from './spool.ts';
 import { type CollectorState, loadState, machineId, saveState } from './state.ts';
+import { refreshStatusCache } from './status-cache.ts';
 import { Unlinker } from './unlinker.ts';
 
 export interface CollectorOptions {
@@ -382,9 +383,15 @@ export class Collector {
 
   private limitState: string | undefined;
 
-  /** Keeps the credit-limit marker the hook reads in step with the server (see limits.ts). */
+  /**
+   * Keeps the credit-limit marker the hook reads in step with the server (see limits.ts), and the
+   * figures `agentmeter statusline` shows (status-cache.ts).
+   */
   async refreshLimits(): Promise<void> {
-    const state = await refreshLimitStatus(this.options.server, this.options.apiKey, this.options.agentmeterHome);
+    const [state] = await Promise.all([
+      refreshLimitStatus(this.options.server, this.options.apiKey, this.options.agentmeterHome),
+      refreshStatusCache(this.options.server, this.options.apiKey, this.options.agentmeterHome),
+    ]);
     if (state !== 'unknown' && state !== this.limitState)
       this.options.log.info(
         { limit: state },

@@ -2,12 +2,20 @@
 // over their monthly limit in an organization that enforces limits, and keeps $AGENTMETER_HOME/limit-exceeded
 // (the message the hook shows when it blocks a prompt) present exactly while that is so. When the server
 // cannot be asked, the file is left as it was: an outage neither blocks nor unblocks anyone.
-import { rmSync } from 'node:fs';
+// Before the block, a warning: when this user reaches WARN_AT percent of their limit (or of their own
+// budget, which the server counts as one), the collector writes $AGENTMETER_HOME/limit-warning, a hook
+// JSON answer with a `systemMessage`; the hook prints it on the next prompt and removes it. The month and
+// threshold warned about are kept in limit-warned, so each threshold warns once a month.
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ensurePrivateDir, writePrivateFile } from '../common/private-files.ts';
 
 export const LIMIT_FILE = 'limit-exceeded';
+export const WARNING_FILE = 'limit-warning';
+export const WARNED_FILE = 'limit-warned';
+/** The share of the limit (percent) at which the developer is warned before the block. */
+export const WARN_AT = 90;
 
 const Status = z.object({
   month: z.string(),
@@ -26,6 +34,37 @@ export function limitMessage(status: z.infer<typeof Status>): string | undefined
   ].join('\n');
 }
 
+/**
+ * Pure: the warning for a user at or past WARN_AT percent of their limit but not over it (a key naming
+ * the month and threshold, and the hook's JSON answer), or undefined.
+ */
+export function limitWarning(status: z.infer<typeof Status>): { key: string; json: string } | undefined {
+  const me = status.users.find((u) => u.userId === status.userId);
+  if (!me || me.limit === null || me.limit <= 0 || me.over || me.used * 100 < WARN_AT * me.limit) return undefined;
+  const share = Math.floor((me.used * 100) / me.limit);
+  const n = (x: number) => x.toLocaleString('en-US');
+  const then = status.enforced ? ' Prompts pause at 100% until the limit is raised or the month ends.' : '';
+  const systemMessage = `agentmeter: you have used ${share}% of your ${status.month} credit limit (${n(me.used)} of ${n(me.limit)} Standard Credits).${then}`;
+  return { key: `${status.month}:${WARN_AT}`, json: JSON.stringify({ systemMessage }) };
+}
+
+/** Writes the warning for the hook unless this month's threshold was warned about already. */
+function warnOnce(agentmeterHome: string, status: z.infer<typeof Status>): void {
+  const warning = limitWarning(status);
+  if (!warning) return;
+  const warned = join(agentmeterHome, WARNED_FILE);
+  let last = '';
+  try {
+    last = readFileSync(warned, 'utf8').trim();
+  } catch {
+    // Never warned on this machine.
+  }
+  if (last === warning.key) return;
+  ensurePrivateDir(agentmeterHome);
+  writePrivateFile(join(agentmeterHome, WARNING_FILE), `${warning.json}\n`);
+  writePrivateFile(warned, `${warning.key}\n`);
+}
+
 export async function refreshLimitStatus(server: string, apiKey: string, agentmeterHome: string): Promise<'blocked' | 'clear' | 'unknown'> {
   let status: z.infer<typeof Status>;
   try {
@@ -39,6 +78,7 @@ export async function refreshLimitStatus(server: string, apiKey: string, agentme
     return 'unknown';
   }
   const file = join(agentmeterHome, LIMIT_FILE);
+  warnOnce(agentmeterHome, status);
   const message = limitMessage(status);
   if (message) {
     // Written whole, then renamed: the hook never reads half a message.

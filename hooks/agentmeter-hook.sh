@@ -44,7 +44,10 @@
 # The one exception: credit limits. When the organization enforces them and this user is over their
 # monthly limit, the collector writes $AGENTMETER_HOME/limit-exceeded with the message; on
 # UserPromptSubmit ("prompt") the hook then prints it to the agent and exits 2, which blocks the prompt.
-# That costs one file test: no Node start, no network call.
+# Before that, at 90% of the limit, the collector writes $AGENTMETER_HOME/limit-warning (a hook answer,
+# `{"systemMessage": …}`); the next prompt's hook prints it on stdout, where the agent shows it to the
+# developer, and removes it (one `rm`, once a month). Each costs one file test per prompt: no Node
+# start, no network call.
 
 exec 3>&2 2>/dev/null
 # What this script creates (spool folders and files) is this user's alone, whatever the agent's umask.
@@ -229,5 +232,10 @@ if [ "${2:-}" = prompt ] && [ -f "$home/limit-exceeded" ]; then
   ulimit -S -f "$(ulimit -H -f)"
   while IFS= read -r line || [ -n "$line" ]; do printf '%s\n' "$line" >&3; done < "$home/limit-exceeded"
   exit 2
+fi
+if [ "${2:-}" = prompt ] && [ -f "$home/limit-warning" ]; then
+  ulimit -S -f "$(ulimit -H -f)"
+  while IFS= read -r line || [ -n "$line" ]; do printf '%s\n' "$line"; done < "$home/limit-warning"
+  rm -f "$home/limit-warning"
 fi
 exit 0

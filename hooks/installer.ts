@@ -249,7 +249,11 @@ function settingsRoot(loc: SettingsLocation, loaded: LoadedSettings, hooks: Hook
 }
 
 function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): string | undefined {
-  const root = settingsRoot(loc, loaded, hooks);
+  return writeRoot(loc, loaded, settingsRoot(loc, loaded, hooks));
+}
+
+/** Writes a settings file's new content, backing the old one up (see writeSettings). */
+function writeRoot(loc: SettingsLocation, loaded: LoadedSettings, root: Record<string, unknown>): string | undefined {
   mkdirSync(dirname(loc.file), { recursive: true });
   let backup: string | undefined;
   let mode = 0o644;
@@ -307,6 +311,48 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
   if (changes.length === 0) return { file: loc.file, changes, written: false };
   const backup = writeSettings(loc, loaded, hooks);
   return { file: loc.file, changes, written: true, ...(backup ? { backup } : {}) };
+}
+
+/** The agents whose settings take a status line command: Claude Code's `statusLine`. */
+export const STATUS_LINE_AGENTS: readonly Agent[] = ['claude'];
+
+export type StatusLineOutcome = 'added' | 'already' | 'kept-yours';
+
+/** Pure: the settings with our status line command, unless they hold another one (kept, never replaced). */
+export function withOurStatusLine(
+  root: Record<string, unknown>,
+  command: string,
+): { root: Record<string, unknown>; outcome: StatusLineOutcome } {
+  const existing = root['statusLine'] as { command?: unknown } | undefined;
+  if (existing !== undefined) {
+    const ours = typeof existing?.command === 'string' && / statusline$/.test(existing.command) && existing.command.includes('agentmeter');
+    return { root, outcome: ours ? 'already' : 'kept-yours' };
+  }
+  return { root: { ...root, statusLine: { type: 'command', command, padding: 0 } }, outcome: 'added' };
+}
+
+/**
+ * The status line command: this very `agentmeter` (the Node.js running it and its entry file), with
+ * AGENTMETER_HOME when it is not the default, as the hook's command has it.
+ */
+export function statusLineCommand(target: InstallTarget, nodePath: string, entry: string): string {
+  const env = target.defaultAgentmeterHome ? '' : `AGENTMETER_HOME=${shellQuote(target.agentmeterHome)} `;
+  return `${env}${shellQuote(nodePath)} ${shellQuote(entry)} statusline`;
+}
+
+/** Offers `agentmeter statusline` as the agent's status line (Claude Code), keeping one the user has. */
+export function installStatusLine(
+  target: InstallTarget,
+  command: string,
+  options: { dryRun?: boolean } = {},
+): { file: string; outcome: StatusLineOutcome | 'unsupported'; backup?: string } {
+  const loc = location(target);
+  if (!STATUS_LINE_AGENTS.includes(target.agent) || loc.topLevel) return { file: loc.file, outcome: 'unsupported' };
+  const loaded = loadSettings(loc);
+  const { root, outcome } = withOurStatusLine(loaded.root, command);
+  if (outcome !== 'added' || options.dryRun) return { file: loc.file, outcome };
+  const backup = writeRoot(loc, loaded, root);
+  return { file: loc.file, outcome, ...(backup ? { backup } : {}) };
 }
 
 /** The installer's backups of a settings file, newest first (their names end in an ISO time). */

@@ -117,6 +117,34 @@ async function runFile(db: Db, name: string, params: Record<string, string | num
   log.debug({ query: name, ms: Math.round(performance.now() - started) }, 'pipeline step');
 }
 
+/**
+ * The build steps over the temp table `rebuild` (org_id, day), whose days lie from `first` to `last`: the
+ * aggregates of those days, replaced. The live figures (api/today/) run the same steps on their own
+ * connection, over temp tables that shadow the raw and aggregate tables.
+ */
+export async function runBuildSteps(
+  db: Db,
+  first: string,
+  last: string,
+  log: Logger,
+  steps: readonly BuildStep[] = BUILD_STEPS,
+): Promise<void> {
+  for (const step of steps) await runFile(db, step, { chunk_first: first, chunk_last: last }, log);
+}
+
+export type BuildStep = (typeof BUILD_STEPS)[number];
+
+/**
+ * The database tables the build steps write (DELETE FROM / INSERT INTO a name the steps do not create
+ * as a temp table): what the live figures (api/today/) must shadow so they never write the batch's own.
+ */
+export function buildStepTargets(steps: readonly BuildStep[] = BUILD_STEPS): string[] {
+  const text = steps.flatMap((step) => statements(step)).join(';\n');
+  const temp = new Set([...text.matchAll(/CREATE\s+OR\s+REPLACE\s+TEMP\s+TABLE\s+(\w+)/gi)].map((m) => m[1]!.toLowerCase()));
+  const written = [...text.matchAll(/(?:DELETE\s+FROM|INSERT\s+INTO|UPDATE)\s+(\w+)/gi)].map((m) => m[1]!.toLowerCase());
+  return [...new Set(written.filter((t) => !temp.has(t)))].sort();
+}
+
 export function loadPricing(file: string): PricingFile {
   let json: unknown;
   try {
@@ -146,6 +174,11 @@ export async function loadPricingTable(db: Db, pricing: PricingFile): Promise<vo
 
 async function loadReferenceTables(db: Db, pricing: PricingFile): Promise<void> {
   await loadPricingTable(db, pricing);
+  await loadLanguageTable(db);
+}
+
+/** Fills the languages table (file extension or name → language) when it is not already full. */
+export async function loadLanguageTable(db: Db): Promise<void> {
   const [count] = await db.all<{ n: number }>('SELECT count(*) AS n FROM languages');
   const rows = languageTable();
   if (count!.n === rows.length) return;
@@ -295,7 +328,7 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
         'CREATE OR REPLACE TEMP TABLE rebuild AS SELECT * FROM rebuild_all WHERE day BETWEEN CAST($a AS DATE) AND CAST($b AS DATE)',
         { a: slice[0]!, b: slice.at(-1)! },
       );
-      for (const step of BUILD_STEPS) await runFile(tx, step, { chunk_first: slice[0]!, chunk_last: slice.at(-1)! }, log);
+      await runBuildSteps(tx, slice[0]!, slice.at(-1)!, log);
       for (const row of await tx.all<{ model: string }>('SELECT DISTINCT model FROM usage_priced WHERE unpriced ORDER BY model'))
         unpriced.add(row.model);
     });

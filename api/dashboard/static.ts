@@ -22,6 +22,7 @@ export const CLIENT_ROUTES = [
   '/people/:userId',
   '/readiness',
   '/sessions',
+  '/budgets',
   '/organization',
   '/pipeline',
   '/machines',

@@ -8,6 +8,7 @@ import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../account
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
 import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
 import { ADMIN_ROLES, ANALYTICS_ROLES, SESSION_COOKIE } from '../auth.ts';
+import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody } from '../budgets/schema.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
 import { ComputerPage, ComputerSchema, RegisteredComputer, ResultAnswer } from '../computers/schema.ts';
@@ -17,6 +18,7 @@ import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
 import { MACHINE_KEYS_PATH } from '../machines/routes.ts';
 import { MachineList } from '../machines/schema.ts';
+import { ME_STATUS_PATH, MeStatus } from '../me/schema.ts';
 import { OIDC_CALLBACK_PATH, OIDC_CONFIG_PATH } from '../oidc/routes.ts';
 import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions } from '../oidc/schema.ts';
 import { NoQuery } from '../query.ts';
@@ -59,6 +61,8 @@ import { Me, SignInBody, SignInState } from '../signin/schema.ts';
 import type { Role } from '../store/accounts.ts';
 import { TEAM_SETTINGS_PATH, TEAMS_PATH } from '../teams/routes.ts';
 import { RosterImported, RosterRefused, TeamList, TeamSettings } from '../teams/schema.ts';
+import { TODAY_PATH } from '../today/routes.ts';
+import { TodayResponse } from '../today/schema.ts';
 import { UsageParams, UserUsage } from '../usage/schema.ts';
 import { RemovedUser, UserListingList } from '../users/schema.ts';
 import { DASHBOARD_HEADER, type RouteDoc } from './registry.ts';
@@ -551,6 +555,44 @@ export const CATALOG: RouteDoc[] = [
     responses: { 200: EnforcementAnswer },
   },
   {
+    method: 'GET',
+    path: ME_STATUS_PATH,
+    tag: 'Budgets',
+    summary: "The caller's own credits today and this month, their limit and its share (the status line's figures)",
+    description: "Open to a collector-scoped key; answers only about the credential's own user.",
+    access: user(PEOPLE),
+    responses: { 200: MeStatus },
+  },
+  {
+    method: 'GET',
+    path: BUDGETS_PATH,
+    tag: 'Budgets',
+    summary: "The organization's budgets, each with its credits this UTC month (today's included) and their share",
+    description: 'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path.',
+    access: user(ADMIN_ROLES),
+    responses: { 200: BudgetList },
+  },
+  {
+    method: 'PUT',
+    path: BUDGETS_PATH,
+    tag: 'Budgets',
+    summary: 'Replace the whole list of budgets (organization or user; team budgets are refused until teams exist)',
+    description:
+      'A budget counts Standard Credits per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
+    access: user(['owner']),
+    body: BudgetsBody,
+    responses: { 200: BudgetList },
+  },
+  {
+    method: 'GET',
+    path: ALERTS_PATH,
+    tag: 'Budgets',
+    summary: 'Fired budget alerts, newest first, with the state of each delivery',
+    access: user(ADMIN_ROLES),
+    query: AlertsQuery,
+    responses: { 200: AlertList },
+  },
+  {
     method: 'POST',
     path: '/api/v0/computers',
     tag: 'Computers',
@@ -722,6 +764,16 @@ export const CATALOG: RouteDoc[] = [
     access: user(CODE_ROLES),
     query: CommitsQuery,
     responses: { 200: CommitPage },
+  },
+  {
+    method: 'GET',
+    path: TODAY_PATH,
+    tag: 'Analytics',
+    summary: "Today so far: the current UTC day's tokens, tools, activity and productivity records, provisional",
+    description:
+      "The records of /tokens, /tools, /activity and /productivity for the current UTC day, computed by the same rules (the nightly batch's own build steps) over what has arrived; an event is counted within seconds of reaching the server (at most 60 s). Owners and managers get the organization's figures; a member gets the same records over their own records only. `code` is null until the code-impact figures (/code) are served. The daily endpoints keep refusing today.",
+    access: user(PEOPLE),
+    responses: { 200: TodayResponse },
   },
 ];
 

@@ -1,5 +1,7 @@
 // Per-user monthly credit limits: PUT sets them (1-100 entries, per-user outcome, never all-or-nothing),
-// GET reports each user's limit and the credits used this calendar month (UTC, from the daily aggregates),
+// GET reports each user's limit and the credits used this calendar month (UTC; with the live figures,
+// today's included, else from the daily aggregates). A user's own budget (api/budgets/) is a limit too:
+// the effective limit is the smaller of the two,
 // PUT …/enforcement turns enforcement on or off. Owners and managers administer; a member's GET answers
 // for themself only (the collector asks it with the member's own key to know whether to block prompts).
 // An owner sets anyone's limit; a manager only members' and guests' (as with keys: api/routes/accounts.ts).
@@ -9,6 +11,7 @@ import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden } from '../../common/errors.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
 import { ROLE_RANK, type Role } from '../store/accounts.ts';
+import type { LiveFiguresStore } from '../today/store.ts';
 
 export const LIMITS_PATH = '/api/v0/organization/usage/limits/users';
 export const ENFORCEMENT_PATH = '/api/v0/organization/usage/limits/enforcement';
@@ -42,6 +45,7 @@ const SQL = {
   enforced: 'SELECT enforce_limits FROM org_settings WHERE org_id = $org',
   setEnforced: `INSERT INTO org_settings VALUES ($org, $enabled) ON CONFLICT (org_id) DO UPDATE SET enforce_limits = excluded.enforce_limits`,
   status: `SELECT u.id AS user_id, u.email, l.credits,
+                  (SELECT b.monthly_credits FROM budgets b WHERE b.org_id = u.org_id AND b.scope = 'user' AND b.target = u.id) AS budget,
                   coalesce((SELECT sum(t.billable_tokens) FROM agg_tokens_day t
                             WHERE t.org_id = u.org_id AND t.user_id = u.id AND t.day >= CAST($month_start AS DATE)), 0) AS used
            FROM users u LEFT JOIN credit_limits l ON l.org_id = u.org_id AND l.user_id = u.id
@@ -55,7 +59,16 @@ export function maySetLimit(actor: Role, target: Role): boolean {
   return actor === 'manager' && ROLE_RANK[target] < ROLE_RANK.manager;
 }
 
-export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; auth: Authenticator; now?: () => Date }): void {
+/** Pure: a user's effective monthly limit, the smaller of their credit limit and their own budget. */
+export function effectiveLimit(credits: number | null, budget: number | null): number | null {
+  if (credits === null) return budget;
+  return budget === null ? credits : Math.min(credits, budget);
+}
+
+export function registerLimitRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; auth: Authenticator; now?: () => Date; live?: LiveFiguresStore },
+): void {
   const now = deps.now ?? (() => new Date());
 
   app.put(LIMITS_PATH, async (request) => {
@@ -110,23 +123,25 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; auth: 
     const today = now();
     const monthStart = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1)).toISOString().slice(0, 10);
     const [settings] = await deps.db.all<{ enforce_limits: boolean }>(SQL.enforced, { org: principal.orgId });
-    const rows = await deps.db.all<{ user_id: string; email: string; credits: number | null; used: number }>(SQL.status, {
-      org: principal.orgId,
-      only: ADMIN_ROLES.includes(principal.role) && principal.scope !== 'collector' ? null : principal.userId,
-      month_start: monthStart,
-    });
+    const rows = await deps.db.all<{ user_id: string; email: string; credits: number | null; budget: number | null; used: number }>(
+      SQL.status,
+      {
+        org: principal.orgId,
+        only: ADMIN_ROLES.includes(principal.role) && principal.scope !== 'collector' ? null : principal.userId,
+        month_start: monthStart,
+      },
+    );
+    const live = deps.live ? (await deps.live.figures({ orgId: principal.orgId }, 'credits')).month.byUser : undefined;
     return {
       month: monthStart.slice(0, 7),
       enforced: settings?.enforce_limits ?? false,
       // The caller, so a collector holding a manager's key still finds its own entry.
       userId: principal.userId,
-      users: rows.map((r) => ({
-        userId: r.user_id,
-        email: r.email,
-        limit: r.credits,
-        used: r.used,
-        over: r.credits !== null && r.used >= r.credits,
-      })),
+      users: rows.map((r) => {
+        const limit = effectiveLimit(r.credits, r.budget);
+        const used = live ? (live.get(r.user_id) ?? 0) : r.used;
+        return { userId: r.user_id, email: r.email, limit, used, over: limit !== null && used >= limit };
+      }),
     };
   });
 

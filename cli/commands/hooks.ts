@@ -8,14 +8,17 @@ import {
   describeChanges,
   type InstallTarget,
   install,
+  installStatusLine,
   SettingsError,
   status,
+  statusLineCommand,
   uninstall,
 } from '../../hooks/installer.ts';
 import { AGENT_BINARY, AGENT_HOME_DIR, AGENTS, type Agent, agentFound, managedSettingsLocation } from '../../hooks/settings.ts';
 
 interface HookArgs {
   agent: Agent;
+  statusline?: boolean;
   'all-found'?: boolean;
   settings?: string;
   managed?: boolean;
@@ -83,6 +86,11 @@ export const hooksCommand: CommandModule = {
         'Register the hook for every event of the agent (idempotent; backs the file up)',
         (c) =>
           common(c, false)
+            .option('statusline', {
+              type: 'boolean',
+              default: false,
+              describe: "Also set `agentmeter statusline` as the agent's status line (Claude Code), unless you have one",
+            })
             .option('all-found', {
               type: 'boolean',
               default: false,
@@ -115,6 +123,21 @@ export const hooksCommand: CommandModule = {
               const result = guard(() => install(target(args, agent), { dryRun: args['dry-run'] ?? false }));
               for (const line of describeChanges(result)) process.stdout.write(`${line}\n`);
               if (result.backup) process.stdout.write(`backup: ${result.backup}\n`);
+              if (args.statusline) {
+                const t = target(args, agent);
+                const command = statusLineCommand(t, process.execPath, process.argv[1]!);
+                const line = guard(() => installStatusLine(t, command, { dryRun: args['dry-run'] ?? false }));
+                process.stdout.write(
+                  `${
+                    {
+                      added: `${agent}: status line set to \`agentmeter statusline\` in ${line.file}`,
+                      already: `${agent}: the status line is agentmeter's already`,
+                      'kept-yours': `${agent}: you have a status line in ${line.file}; kept. To show agentmeter's figures instead, set statusLine.command to: ${command}`,
+                      unsupported: `${agent}: no status line setting agentmeter knows of`,
+                    }[line.outcome]
+                  }\n`,
+                );
+              }
             } catch (error) {
               if (!(error instanceof UserError) || agents.length === 1) throw error;
               process.stderr.write(`agentmeter: ${agent}: ${error.message}\n`);

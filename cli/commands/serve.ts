@@ -27,6 +27,7 @@ interface ServeArgs {
   'public-url'?: string;
   'trust-proxy'?: string;
   'allow-private-oidc': boolean;
+  'allow-private-webhooks': boolean;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -53,6 +54,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           'Let organizations sign in with an identity provider over http or on a private or loopback address (default: https and public addresses only; docs/oidc.md)',
       })
       .option('port', { type: 'number', default: 8080, describe: 'Port (0 picks a free one)' })
+      .option('allow-private-webhooks', {
+        type: 'boolean',
+        default: false,
+        describe: 'Let budget alerts go to private, loopback and link-local addresses (refused by default: docs/budgets.md)',
+      })
       .option('batch-at', { type: 'string', default: '00:15', describe: 'Daily batch time, HH:MM UTC' })
       .option('batch', { type: 'boolean', default: true, describe: 'Run the daily batch (--no-batch turns it off)' })
       .option('pricing', { type: 'string', describe: 'Pricing file (default pipeline/pricing.json)' })
@@ -149,6 +155,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         trustProxy: args['trust-proxy'],
         publicUrl: args['public-url'],
         allowPrivateOidc: args['allow-private-oidc'],
+        alerts: { allowPrivate: args['allow-private-webhooks'] },
       }),
     );
     log.info({ url: server.url, db: args.db }, 'listening');

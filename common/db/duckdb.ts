@@ -21,6 +21,12 @@ export interface Db {
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /** The raw writer connection, for appenders. Use only inside `exclusive`. */
   exclusive<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
+  /**
+   * Another connection to the same database, with its own queue and its own temporary tables: for work
+   * that must neither wait behind nor hold up the writer's queue (the live figures, api/today/). It sees
+   * what the writer has committed; it is closed with the database.
+   */
+  connection(): Promise<Db>;
   close(): Promise<void>;
 }
 
@@ -65,6 +71,7 @@ function wrap(
   inTx: boolean,
   onClose: () => Promise<void>,
   state: { closed: boolean },
+  connect: () => Promise<Db>,
 ): Db {
   // A statement queued behind close() (a fire-and-forget update, say) must fail cleanly: calling into a
   // disconnected native connection would crash the process.
@@ -85,7 +92,7 @@ function wrap(
       guard(async () => {
         await conn.run('BEGIN TRANSACTION');
         try {
-          const result = await fn(wrap(path, conn, mutex, true, onClose, state));
+          const result = await fn(wrap(path, conn, mutex, true, onClose, state, connect));
           await conn.run('COMMIT');
           return result;
         } catch (error) {
@@ -94,6 +101,7 @@ function wrap(
         }
       }),
     exclusive: (fn) => guard(() => fn(conn)),
+    connection: connect,
     close: onClose,
   };
   return db;
@@ -202,16 +210,37 @@ export async function openDb(path: string, options: OpenOptions = {}): Promise<D
     await conn.run(`SET checkpoint_threshold = '${options.checkpointThreshold.replace(/[^0-9A-Za-z.]/g, '')}'`);
   const state = { closed: false };
   const mutex = new Mutex();
+  const others: { conn: DuckDBConnection; mutex: Mutex; state: { closed: boolean } }[] = [];
+  const connect = async (): Promise<Db> => {
+    if (state.closed) throw new Error(`database ${path} is closed`);
+    const other = { conn: await instance.connect(), mutex: new Mutex(), state: { closed: false } };
+    await other.conn.run("SET TimeZone = 'UTC'").catch(() => undefined);
+    others.push(other);
+    // Closing this connection alone; the database's close closes it too.
+    const closeOther = () =>
+      other.mutex.lock(async () => {
+        if (other.state.closed) return;
+        other.state.closed = true;
+        other.conn.closeSync();
+      });
+    return wrap(path, other.conn, other.mutex, false, closeOther, other.state, connect);
+  };
   // Closing waits its turn behind every statement already queued, then refuses the ones after it.
   const close = () =>
     mutex.lock(async () => {
       if (state.closed) return;
+      for (const other of others)
+        await other.mutex.lock(async () => {
+          if (other.state.closed) return;
+          other.state.closed = true;
+          other.conn.closeSync();
+        });
       state.closed = true;
       await conn.run('CHECKPOINT').catch(() => undefined);
       conn.closeSync();
       instance.closeSync();
     });
-  const db = wrap(path, conn, mutex, false, close, state);
+  const db = wrap(path, conn, mutex, false, close, state, connect);
   if (options.migrate !== false && !options.readOnly) await migrate(db);
   return db;
 }

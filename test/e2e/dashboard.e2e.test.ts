@@ -353,6 +353,57 @@ describe('dashboard in Chromium', () => {
     expect(await phone.evaluate('document.activeElement.textContent')).toBe('Skip to content');
   });
 
+  it("the overview shows today's provisional tiles, and the budgets page each budget's bar and the alerts", async () => {
+    const now = new Date().toISOString();
+    const ingest = await fetch(`${base}/api/v1/ingest/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.member.key}`, 'content-type': 'application/x-ndjson' },
+      body: `${[
+        turn(now, { id: 'lap-1.t1', session_id: 't1' }),
+        call('Read', now, { id: 'lap-1.t2', session_id: 't1' }),
+        usage('claude-sonnet-4-5', now, { input_tokens: 1000 }, false, 't1'),
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n')}\n`,
+    });
+    expect(ingest.status).toBe(200);
+    const putBudget = async (monthlyCredits: number) => {
+      const res = await fetch(`${base}/api/v0/organization/budgets`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${keys.owner.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ budgets: [{ scope: 'org', monthlyCredits, thresholds: [50, 100] }] }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { budgets: { usage: number }[] }).budgets[0]!.usage;
+    };
+    // The month so far depends on the day of the month the test runs: a budget it fills to 60%.
+    const used = await putBudget(1e12);
+    await putBudget(Math.ceil(used / 0.6));
+    const today = await api<{ data: { tokens: { billable_tokens: number } } }>(keys.manager.key, '/api/v1/analytics/today');
+    expect(today.data.tokens.billable_tokens).toBe(1200);
+    const page = await signedIn('manager');
+    await page.getByTestId('today').waitFor();
+    expect(await page.getByTestId('today').textContent()).toContain('provisional');
+    expect((await figure(page, 'today-credits')).value).toBe(1200);
+    expect((await figure(page, 'today-active')).value).toBe(1);
+    expect((await figure(page, 'today-tool-calls')).value).toBe(1);
+    expect((await figure(page, 'today-sessions')).value).toBe(1);
+
+    await expect
+      .poll(async () => (await api<{ alerts: unknown[] }>(keys.manager.key, '/api/v0/organization/alerts')).alerts.length, {
+        timeout: 20_000,
+      })
+      .toBe(1);
+    await page.getByRole('link', { name: 'Budgets' }).click();
+    const budget = page.locator('li[data-budget="Organization"]');
+    await budget.waitFor();
+    const budgets = await api<{ budgets: { percentage: number }[] }>(keys.manager.key, '/api/v0/organization/budgets');
+    expect(await budget.getAttribute('data-percentage')).toBe(String(budgets.budgets[0]!.percentage));
+    expect(await budget.locator('line.budget-mark').count()).toBe(2);
+    expect(await page.getByTestId('alerts').locator('tbody tr').count()).toBe(1);
+    expect(await page.getByTestId('alerts').locator('tbody tr td').nth(2).textContent()).toBe('50%');
+  });
+
   it('no console errors and no request to another origin', () => {
     expect(problems).toEqual([]);
   });

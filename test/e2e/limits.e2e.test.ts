@@ -82,4 +82,34 @@ describe('credit-limit enforcement', () => {
     expect(await collect()).toBe(0);
     expect((await runCliAsync(['collect', 'status'], env)).stdout).toMatch(/pending: 0\n/);
   });
+
+  it("warns once at 90% of the developer's own budget, then blocks at 100% of it, counting today's usage", async () => {
+    const collect = async () => (await runCliAsync(['collect', '--once', '--server', server.url, '--key', memberKey], env)).status;
+    // Today, not yet in any batch: 0.4 × 500 = 200 more credits, 2200 in the month.
+    const res = await fetch(`${server.url}/api/v1/ingest/events`, {
+      method: 'POST',
+      headers: { ...bearer(memberKey), 'content-type': 'application/x-ndjson' },
+      body: `${JSON.stringify(usage('claude-haiku-4-5', '2026-03-20T09:00:00Z', { input_tokens: 500 }))}\n`,
+    });
+    expect(res.status).toBe(200);
+    // A budget of 2400: 2200 is 91%.
+    await admin('/api/v0/organization/budgets', { budgets: [{ scope: 'user', email: 'dev@limits.example.com', monthlyCredits: 2400 }] });
+    expect(await collect()).toBe(0);
+    const warned = hook('UserPromptSubmit');
+    expect(warned.status).toBe(0);
+    expect(JSON.parse(warned.stdout)).toEqual({
+      systemMessage:
+        'agentmeter: you have used 91% of your 2026-03 credit limit (2,200 of 2,400 Standard Credits). Prompts pause at 100% until the limit is raised or the month ends.',
+    });
+    // Once: not on the next prompt, nor after the collector asks again.
+    expect(hook('UserPromptSubmit').stdout).toBe('');
+    expect(await collect()).toBe(0);
+    expect(hook('UserPromptSubmit').stdout).toBe('');
+    // The budget lowered to 2000: the user is over it, and the enforcement blocks.
+    await admin('/api/v0/organization/budgets', { budgets: [{ scope: 'user', email: 'dev@limits.example.com', monthlyCredits: 2000 }] });
+    expect(await collect()).toBe(0);
+    const blocked = hook('UserPromptSubmit');
+    expect(blocked.status).toBe(2);
+    expect(blocked.stderr).toContain('you have used 2200 of your 2000 Standard Credits for 2026-03');
+  });
 });

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import type { AlertOptions } from '../../api/budgets/alerts.ts';
 import { buildServer, type Services } from '../../api/server.ts';
 import type { Role } from '../../api/store/accounts.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
@@ -28,9 +29,12 @@ export async function testServer(
     laptopDist?: string;
     publicUrl?: string;
     trustProxy?: string;
+    alerts?: AlertOptions;
+    /** The database file (default: a new one in a temporary folder); a second server on it is a restart. */
+    dbPath?: string;
   } = {},
 ): Promise<TestServer> {
-  const db = await openDb(join(tempDir(), 'test.duckdb'));
+  const db = await openDb(options.dbPath ?? join(tempDir(), 'test.duckdb'));
   const log = createLogger({ name: 'test', level: 'silent' });
   const { app, services } = await buildServer({
     db,
@@ -42,6 +46,7 @@ export async function testServer(
     trustProxy: options.trustProxy,
     laptopDist: options.laptopDist,
     publicUrl: options.publicUrl,
+    alerts: options.alerts,
     ...(options.now ? { now: options.now } : {}),
   });
   return {

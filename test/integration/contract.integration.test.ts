@@ -227,6 +227,29 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await call('GET', limits, { key: guest.key })).status).toBe(403);
   });
 
+  it('today so far, budgets and alerts', async () => {
+    const { owner, manager, member, guest } = org.users;
+    expect((await ok('GET', '/api/v1/analytics/today', { key: manager.key })).data.provisional).toBe(true);
+    await ok('GET', '/api/v1/analytics/today', { key: member.key });
+    expect((await call('GET', '/api/v1/analytics/today', { key: guest.key })).status).toBe(403);
+    const budgets = { budgets: [{ scope: 'user', email: 'member@contract.example.com', monthlyCredits: 100, thresholds: [90, 100] }] };
+    expect((await ok('PUT', '/api/v0/organization/budgets', { key: owner.key, body: budgets })).budgets).toHaveLength(1);
+    expect((await call('PUT', '/api/v0/organization/budgets', { key: manager.key, body: budgets })).status).toBe(403);
+    expect(
+      (
+        await call('PUT', '/api/v0/organization/budgets', {
+          key: owner.key,
+          body: { budgets: [{ scope: 'team', team: 'x', monthlyCredits: 1 }] },
+        })
+      ).status,
+    ).toBe(400);
+    expect((await ok('GET', '/api/v0/organization/budgets', { key: manager.key })).month).toBe('2026-03');
+    expect((await ok('GET', '/api/v0/organization/alerts?month=2026-03', { key: manager.key })).alerts).toBeInstanceOf(Array);
+    expect((await call('GET', '/api/v0/organization/alerts?month=March', { key: manager.key })).status).toBe(400);
+    expect((await ok('GET', '/api/v0/me/status', { key: member.key })).limit).toBe(100);
+    expect((await call('GET', '/api/v0/me/status', { key: guest.key })).status).toBe(403);
+  });
+
   it('admin users and keys', async () => {
     const { owner, member } = org.users;
     const created = await ok(

@@ -5,6 +5,7 @@ import { api, isAdmin, type Me } from './api.ts';
 import { Link } from './components.tsx';
 import { ErrorBoundary } from './error-boundary.tsx';
 import { rangeOf } from './figures.ts';
+import { Budgets } from './pages/Budgets.tsx';
 import { Impact } from './pages/Impact.tsx';
 import { Machines } from './pages/Machines.tsx';
 import { Organization } from './pages/Organization.tsx';
@@ -27,6 +28,7 @@ const ADMIN_PAGES = [
   { path: '/impact', label: 'Impact' },
   { path: '/readiness', label: 'Readiness' },
   { path: '/sessions', label: 'Sessions' },
+  { path: '/budgets', label: 'Budgets' },
   { path: '/organization', label: 'Organization' },
   { path: '/pipeline', label: 'Pipeline' },
   { path: '/machines', label: 'Machines' },
@@ -147,6 +149,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/teams') return <Teams {...common} />;
   if (path === '/readiness') return <Readiness />;
   if (path === '/sessions') return <Sessions />;
+  if (path === '/budgets') return <Budgets />;
   if (path === '/organization') return <Organization me={me} />;
   if (path === '/pipeline') return <Pipeline />;
   return (

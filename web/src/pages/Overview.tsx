@@ -19,6 +19,7 @@ import {
   topOf,
 } from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
+import { TodayTiles } from './Today.tsx';
 
 interface OverviewData {
   tokens: TokenGroupRow[];
@@ -57,6 +58,7 @@ export function Overview(props: { path: string; query: URLSearchParams; from: st
   return (
     <>
       <h1>Overview{team ? `: ${team}` : ''}</h1>
+      <TodayTiles />
       <RangeForm {...props} />
       <TeamPicker path={props.path} query={props.query} />
       <Status loading={loading} error={error} />

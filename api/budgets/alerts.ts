@@ -1,0 +1,209 @@
+// Budget alerts (METRICS.md §7): after records reach an organization, its budgets are compared with the
+// month's credits from the live figures (api/today/), and every threshold newly reached fires an alert,
+// stored with its pending deliveries before anything is sent. Deliveries are sent from the table, so a
+// restart resumes them; each carries the alert id as its idempotency key (X-Agentmeter-Event-Id), and a
+// webhook's body is signed with its secret. A failed send is retried with doubling delays, a bounded
+// number of times, then kept as undelivered with its last error.
+import type { Logger } from '../../common/logger.ts';
+import type { LiveFiguresStore } from '../today/store.ts';
+import { postJson, resolveDestination } from './destination.ts';
+import { reachedThresholds, signature, slackBody } from './messages.ts';
+import type { ThresholdEvent } from './schema.ts';
+import type { BudgetStore, Delivery, StoredBudget } from './store.ts';
+
+export interface AlertOptions {
+  /** Let destinations resolve to private and loopback addresses (serve --allow-private-webhooks). */
+  allowPrivate?: boolean;
+  /** Sends per delivery before it is kept as undelivered (default 6). */
+  maxAttempts?: number;
+  /** The first retry's delay; each next one doubles (default 2 s: 6 attempts span about a minute). */
+  retryDelayMs?: number;
+  /** How long one send waits for an answer (default 10 s). */
+  timeoutMs?: number;
+  /** How soon after records arrive their organization's budgets are compared (default 1 s). */
+  settleMs?: number;
+}
+
+/** What a budget counts this month, from the live figures; undefined for a scope without figures yet. */
+export function budgetUsage(budget: StoredBudget, month: { credits: number; byUser: Map<string, number> }): number | undefined {
+  if (budget.scope === 'org') return month.credits;
+  if (budget.scope === 'user') return budget.userId ? (month.byUser.get(budget.userId) ?? 0) : undefined;
+  return undefined;
+}
+
+export const budgetObject = (b: StoredBudget): ThresholdEvent['budget'] => ({
+  scope: b.scope,
+  ...(b.team ? { team: b.team } : {}),
+  ...(b.scope === 'user' && b.email ? { email: b.email } : {}),
+  monthlyCredits: b.monthlyCredits,
+});
+
+export class AlertEngine {
+  private readonly pending = new Map<string, NodeJS.Timeout>();
+  private readonly evaluating = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private starting: Promise<void> | undefined;
+  private delivering: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+  private readonly o: Required<AlertOptions>;
+
+  constructor(
+    private readonly store: BudgetStore,
+    private readonly live: LiveFiguresStore,
+    private readonly log: Logger,
+    /** The analytics clock: the month, and fired_at. Delivery timing uses the wall clock. */
+    private readonly now: () => number,
+    options: AlertOptions = {},
+  ) {
+    this.o = { allowPrivate: false, maxAttempts: 6, retryDelayMs: 2_000, timeoutMs: 10_000, settleMs: 1_000, ...options };
+  }
+
+  get allowPrivate(): boolean {
+    return this.o.allowPrivate;
+  }
+
+  /** At start: compare every organization's budgets, and resume the deliveries a stop left pending. */
+  start(): Promise<void> {
+    this.starting = (async () => {
+      for (const org of await this.store.orgsWithBudgets()) if (!this.closed) await this.evaluate(org);
+      this.kick();
+    })();
+    return this.starting;
+  }
+
+  /** Records reached the organization: compare its budgets shortly (several batches, one comparison). */
+  touch(orgId: string): void {
+    if (this.closed || this.pending.has(orgId)) return;
+    const timer = setTimeout(() => {
+      this.pending.delete(orgId);
+      this.evaluate(orgId).catch((error) => this.log.error({ err: error, org: orgId }, 'budget alerts: comparing failed'));
+    }, this.o.settleMs);
+    timer.unref();
+    this.pending.set(orgId, timer);
+  }
+
+  /** Fires the alerts of every threshold the organization's budgets have newly reached. */
+  evaluate(orgId: string): Promise<void> {
+    const running = this.evaluating.get(orgId);
+    const next = (running ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => this.compare(orgId))
+      .finally(() => {
+        if (this.evaluating.get(orgId) === next) this.evaluating.delete(orgId);
+      });
+    this.evaluating.set(orgId, next);
+    return next;
+  }
+
+  private async compare(orgId: string): Promise<void> {
+    if (this.closed) return;
+    const budgets = await this.store.list(orgId);
+    if (budgets.length === 0) return;
+    const figures = await this.live.figures({ orgId }, 'credits');
+    const month = figures.month.start.slice(0, 7);
+    let fired = 0;
+    for (const budget of budgets) {
+      const usage = budgetUsage(budget, figures.month);
+      if (usage === undefined) continue;
+      for (const threshold of reachedThresholds(usage, budget.monthlyCredits, budget.thresholds)) {
+        const id = await this.store.fire(budget, {
+          org_id: orgId,
+          budget: budgetObject(budget),
+          threshold,
+          usage,
+          limit: budget.monthlyCredits,
+          month,
+          fired_at: new Date(this.now()).toISOString(),
+        });
+        if (id) {
+          fired++;
+          this.log.info(
+            { alert: id, org: orgId, scope: budget.scope, threshold, usage, limit: budget.monthlyCredits, month },
+            'budget alert fired',
+          );
+        }
+      }
+    }
+    if (fired) this.kick();
+  }
+
+  /** Sends what is due now, then sleeps until the next retry. */
+  kick(): void {
+    if (this.closed) return;
+    if (this.delivering) {
+      this.again = true;
+      return;
+    }
+    this.delivering = this.deliverDue()
+      .catch((error) => this.log.error({ err: error }, 'budget alerts: delivering failed'))
+      .finally(async () => {
+        this.delivering = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        } else await this.sleep();
+      });
+  }
+
+  /** Resolves when no send is in progress (tests). */
+  async idle(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    while (this.delivering || this.evaluating.size) {
+      await this.delivering;
+      await Promise.all([...this.evaluating.values()]).catch(() => undefined);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const t of this.pending.values()) clearTimeout(t);
+  }
+
+  private async sleep(): Promise<void> {
+    if (this.closed) return;
+    const at = await this.store.nextDue().catch(() => undefined);
+    if (this.timer) clearTimeout(this.timer);
+    if (at === undefined) return;
+    this.timer = setTimeout(() => this.kick(), Math.max(0, at - Date.now()));
+    this.timer.unref();
+  }
+
+  private async deliverDue(): Promise<void> {
+    for (const d of await this.store.due(Date.now())) {
+      if (this.closed) return;
+      await this.deliver(d);
+    }
+  }
+
+  private async deliver(d: Delivery): Promise<void> {
+    const event = await this.store.event(d.alert_id);
+    if (!event) return;
+    const attempt = d.attempts + 1;
+    let host = '?';
+    let error: string | undefined;
+    try {
+      const to = await resolveDestination(d.url, this.o.allowPrivate);
+      host = to.url.host;
+      const body = JSON.stringify(d.kind === 'slack' ? slackBody(event) : event);
+      const headers: Record<string, string> = { 'x-agentmeter-event-id': event.id, 'user-agent': 'agentmeter-alerts' };
+      if (d.kind === 'webhook' && d.secret) headers['x-agentmeter-signature'] = signature(d.secret, body);
+      const result = await postJson(to, body, headers, this.o.timeoutMs);
+      error = result.ok ? undefined : result.error;
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    if (error === undefined) {
+      await this.store.delivered(d, Date.now());
+      this.log.info({ alert: d.alert_id, kind: d.kind, host, attempt }, 'budget alert delivered');
+    } else if (attempt >= this.o.maxAttempts) {
+      await this.store.giveUp(d, error);
+      this.log.warn({ alert: d.alert_id, kind: d.kind, host, attempts: attempt, error }, 'budget alert undelivered: retries exhausted');
+    } else {
+      const delay = this.o.retryDelayMs * 2 ** (attempt - 1);
+      await this.store.retry(d, error, Date.now() + delay);
+      this.log.warn({ alert: d.alert_id, kind: d.kind, host, attempt, retryInMs: delay, error }, 'budget alert send failed; will retry');
+    }
+  }
+}

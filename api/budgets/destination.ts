@@ -1,0 +1,139 @@
+// Where alerts go, guarded against server-side request forgery: a destination is an http(s) URL without
+// credentials whose host resolves only to public addresses (private, loopback, link-local, CGNAT,
+// multicast and reserved ranges are refused unless the server runs with --allow-private-webhooks). The
+// check runs when a budget is put and again at every send, after resolving the name; the request then
+// connects to the very address that was checked (no second lookup a DNS answer could change in between),
+// and a redirect is never followed (it counts as a failed attempt).
+import { lookup } from 'node:dns/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+
+const BLOCKED = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv6');
+
+/** Pure: is this address one a webhook must not reach (private, loopback, link-local, reserved)? */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return BLOCKED.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return BLOCKED.check(mapped[1]!, 'ipv4');
+  return BLOCKED.check(address, 'ipv6');
+}
+
+/** Pure: what is wrong with a destination URL's form, or undefined. */
+export function urlProblem(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be http or https';
+  if (url.username || url.password) return 'must not carry a user name or password';
+  return undefined;
+}
+
+export interface Resolved {
+  url: URL;
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a destination and checks every address it has; throws a readable Error when refused. */
+export async function resolveDestination(raw: string, allowPrivate: boolean): Promise<Resolved> {
+  const problem = urlProblem(raw);
+  if (problem) throw new Error(`the URL ${problem}`);
+  const url = new URL(raw);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: { address: string; family: number }[];
+  if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
+  else {
+    try {
+      addresses = await lookup(host, { all: true, verbatim: true });
+    } catch (error) {
+      throw new Error(`the host ${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  if (addresses.length === 0) throw new Error(`the host ${host} has no address`);
+  if (!allowPrivate) {
+    const refused = addresses.find((a) => isPrivateAddress(a.address));
+    if (refused)
+      throw new Error(
+        `the host ${host} resolves to ${refused.address}, a private, loopback or link-local address (the server refuses those unless run with --allow-private-webhooks)`,
+      );
+  }
+  const first = addresses[0]!;
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+export interface SendResult {
+  ok: boolean;
+  /** Why it failed (no secret, no body), when it did. */
+  error?: string;
+}
+
+/**
+ * POSTs a JSON body to a resolved destination, connecting to the checked address; a 2xx answer is
+ * success, anything else (a redirect included) a failure with its reason.
+ */
+export function postJson(to: Resolved, body: string, headers: Record<string, string>, timeoutMs = 10_000): Promise<SendResult> {
+  const request = to.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const req = request(
+      to.url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+        // The connection goes to the address that was checked, whatever the name resolves to now.
+        lookup: (_host, options, callback) => {
+          if ((options as { all?: boolean }).all)
+            (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: to.address, family: to.family }]);
+          else callback(null, to.address, to.family);
+        },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.resume();
+        const status = res.statusCode ?? 0;
+        if (status >= 200 && status < 300) resolve({ ok: true });
+        else if (status >= 300 && status < 400) resolve({ ok: false, error: `answered ${status} (a redirect, not followed)` });
+        else resolve({ ok: false, error: `answered ${status}` });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', (error) => resolve({ ok: false, error: error.message }));
+    req.end(body);
+  });
+}
+
+/** A Slack webhook URL's path is its secret: shown as the origin and an ellipsis. */
+export const shownUrl = (kind: 'webhook' | 'slack', url: string) => (kind === 'slack' ? `${new URL(url).origin}/…` : url);

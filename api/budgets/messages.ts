@@ -1,0 +1,26 @@
+// Pure: which thresholds a usage has reached, and what an alert says to each kind of destination.
+import { createHmac } from 'node:crypto';
+import type { ThresholdEvent } from './schema.ts';
+
+/** The thresholds (percentages) that `usage` has reached out of `limit`, in whole credits. */
+export function reachedThresholds(usage: number, limit: number, thresholds: readonly number[]): number[] {
+  // usage / limit ≥ t / 100, in integers: no rounding decides whether 90% is reached.
+  return thresholds.filter((t) => usage * 100 >= t * limit).sort((a, b) => a - b);
+}
+
+/** usage / limit × 100 to 2 decimals. */
+export const percentage = (usage: number, limit: number) => Math.round((usage * 10_000) / limit) / 100;
+
+/** The X-Agentmeter-Signature header's value: sha256=<hex HMAC-SHA256 of the raw body>. */
+export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+const whose = (e: ThresholdEvent) =>
+  e.budget.scope === 'org' ? 'the organization' : e.budget.scope === 'team' ? `team ${e.budget.team}` : e.budget.email!;
+
+/** A Slack incoming-webhook body. */
+export function slackBody(e: ThresholdEvent): { text: string } {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return {
+    text: `agentmeter: ${whose(e)} reached ${e.threshold}% of its ${e.month} budget: ${n(e.usage)} of ${n(e.limit)} Standard Credits.`,
+  };
+}

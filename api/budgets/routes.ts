@@ -1,0 +1,126 @@
+// Budgets and their alerts: PUT /api/v0/organization/budgets replaces the whole list (owners), GET answers
+// it with each budget's credits this month and their share (owners and managers), GET
+// /api/v0/organization/alerts lists fired alerts with each delivery's state (owners and managers).
+// Team budgets are refused until the server has teams.
+import type { FastifyInstance } from 'fastify';
+import { badRequest } from '../../common/errors.ts';
+import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import type { LiveFiguresStore } from '../today/store.ts';
+import { type AlertEngine, budgetUsage } from './alerts.ts';
+import { resolveDestination, shownUrl } from './destination.ts';
+import { percentage } from './messages.ts';
+import { ALERTS_PATH, AlertsQuery, BUDGETS_PATH, BudgetsBody, DEFAULT_THRESHOLDS } from './schema.ts';
+import type { BudgetStore, StoredBudget, StoredDestination } from './store.ts';
+
+export interface BudgetDeps {
+  auth: Authenticator;
+  budgets: BudgetStore;
+  live: LiveFiguresStore;
+  alerts: AlertEngine;
+  /** Users of an organization by e-mail (lower case) → id. */
+  usersByEmail: (orgId: string) => Promise<Map<string, string>>;
+}
+
+export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): void {
+  const answer = async (orgId: string) => {
+    const [budgets, figures] = await Promise.all([deps.budgets.list(orgId), deps.live.figures({ orgId }, 'credits')]);
+    return {
+      month: figures.month.start.slice(0, 7),
+      budgets: budgets.map((b) => {
+        const usage = budgetUsage(b, figures.month) ?? 0;
+        return {
+          scope: b.scope,
+          ...(b.team ? { team: b.team } : {}),
+          ...(b.scope === 'user' && b.email ? { email: b.email } : {}),
+          monthlyCredits: b.monthlyCredits,
+          thresholds: b.thresholds,
+          destinations: b.destinations.map((d) => ({
+            type: d.type,
+            url: shownUrl(d.type, d.url),
+            ...(d.secret ? { secret: 'set' as const } : {}),
+          })),
+          usage,
+          percentage: percentage(usage, b.monthlyCredits),
+        };
+      }),
+    };
+  };
+
+  app.get(BUDGETS_PATH, async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, ADMIN_ROLES, 'Budgets');
+    return answer(principal.orgId);
+  });
+
+  app.put(BUDGETS_PATH, async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, ['owner'], 'Setting budgets');
+    const body = BudgetsBody.parse(request.body);
+    const users = await deps.usersByEmail(principal.orgId);
+    const before = new Map((await deps.budgets.list(principal.orgId)).map((b) => [`${b.scope}|${b.target}`, b]));
+    const seen = new Set<string>();
+    const budgets: StoredBudget[] = [];
+    for (const [i, b] of body.budgets.entries()) {
+      const at = `budgets[${i}]`;
+      if (b.scope === 'team')
+        throw badRequest(`${at}: team budgets need teams, which this server does not have yet; use scope "org" or "user"`);
+      let userId: string | null = null;
+      if (b.scope === 'user') {
+        userId = users.get(b.email!.toLowerCase()) ?? null;
+        // The same answer whether the address is unknown or belongs to another organization.
+        if (!userId) throw badRequest(`${at}.email: no user with this email in the organization`);
+      }
+      const target = b.scope === 'org' ? 'org' : userId!;
+      const key = `${b.scope}|${target}`;
+      if (seen.has(key)) throw badRequest(`${at}: a second budget for the same ${b.scope === 'org' ? 'organization' : 'user'}`);
+      seen.add(key);
+      const destinations: StoredDestination[] = [];
+      for (const [j, d] of b.destinations.entries()) {
+        try {
+          await resolveDestination(d.url, deps.alerts.allowPrivate);
+        } catch (error) {
+          throw badRequest(`${at}.destinations[${j}].url: ${(error as Error).message}`);
+        }
+        if (d.type === 'webhook') {
+          // A URL the budget already had keeps its secret when the list is put again without it.
+          const kept = d.secret ?? before.get(key)?.destinations.find((o) => o.type === 'webhook' && o.url === d.url)?.secret;
+          destinations.push({ type: 'webhook', url: d.url, ...(kept ? { secret: kept } : {}) });
+        } else destinations.push({ type: 'slack', url: d.url });
+      }
+      budgets.push({
+        scope: b.scope,
+        target,
+        team: null,
+        userId,
+        email: b.email?.toLowerCase() ?? null,
+        monthlyCredits: b.monthlyCredits,
+        thresholds: [...(b.thresholds ?? DEFAULT_THRESHOLDS)].sort((x, y) => x - y),
+        destinations,
+      });
+    }
+    await deps.budgets.replace(principal.orgId, budgets, principal.userId);
+    request.log.info({ budgets: budgets.length }, 'budgets replaced');
+    // A budget already past a threshold fires it now, not at the next record.
+    deps.alerts.touch(principal.orgId);
+    return answer(principal.orgId);
+  });
+
+  app.get(ALERTS_PATH, async (request) => {
+    const principal = await deps.auth.authenticate(request);
+    requireRole(principal, ADMIN_ROLES, 'Budget alerts');
+    const query = AlertsQuery.parse(request.query);
+    const rows = await deps.budgets.alerts(principal.orgId, query.month);
+    return {
+      alerts: rows.map((r) => ({
+        id: r.id,
+        budget: JSON.parse(r.budget),
+        month: r.month,
+        threshold: r.threshold,
+        usage: r.usage,
+        limit: r.credit_limit,
+        fired_at: r.fired_at,
+        deliveries: r.deliveries,
+      })),
+    };
+  });
+}

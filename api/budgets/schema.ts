@@ -1,0 +1,109 @@
+// Budgets and alerts (METRICS.md §7) at the boundary: the PUT body, the GET answers, the webhook body.
+import { z } from 'zod';
+
+export const BUDGETS_PATH = '/api/v0/organization/budgets';
+export const ALERTS_PATH = '/api/v0/organization/alerts';
+export const DEFAULT_THRESHOLDS = [50, 75, 90, 100] as const;
+
+const Url = z.string().max(2048).describe('an http(s) URL; private, loopback and link-local addresses are refused');
+
+export const Destination = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('webhook'),
+    url: Url,
+    secret: z
+      .string()
+      .min(16, 'a webhook secret takes at least 16 characters')
+      .max(256)
+      .optional()
+      .describe('the HMAC-SHA256 key of X-Agentmeter-Signature; left out on a URL the budget already had, the stored one is kept'),
+  }),
+  z.strictObject({ type: z.literal('slack'), url: Url.describe('a Slack incoming-webhook URL') }),
+]);
+export type Destination = z.infer<typeof Destination>;
+
+export const Budget = z
+  .strictObject({
+    scope: z.enum(['org', 'team', 'user']),
+    team: z.string().min(1).max(200).optional(),
+    email: z.email().optional(),
+    monthlyCredits: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+    thresholds: z
+      .array(z.number().int().min(1).max(1000))
+      .min(1)
+      .max(10)
+      .optional()
+      .describe('percentages of monthlyCredits (default 50, 75, 90, 100)'),
+    destinations: z.array(Destination).max(5).default([]),
+  })
+  .superRefine((b, ctx) => {
+    if (b.scope === 'team' && !b.team) ctx.addIssue({ code: 'custom', message: 'a team budget names its team', path: ['team'] });
+    if (b.scope === 'user' && !b.email) ctx.addIssue({ code: 'custom', message: 'a user budget names its user by email', path: ['email'] });
+    if (b.scope !== 'team' && b.team) ctx.addIssue({ code: 'custom', message: 'team is only for scope "team"', path: ['team'] });
+    if (b.scope !== 'user' && b.email) ctx.addIssue({ code: 'custom', message: 'email is only for scope "user"', path: ['email'] });
+    if (b.thresholds && new Set(b.thresholds).size !== b.thresholds.length)
+      ctx.addIssue({ code: 'custom', message: 'thresholds must not repeat', path: ['thresholds'] });
+  });
+export type Budget = z.infer<typeof Budget>;
+
+export const BudgetsBody = z.strictObject({ budgets: z.array(Budget).max(500) });
+
+const DestinationView = z.strictObject({
+  type: z.enum(['webhook', 'slack']),
+  url: z.string().describe("a Slack URL is shown without its path (the path is the Slack webhook's secret)"),
+  secret: z.literal('set').optional().describe('present when a webhook secret is stored; the secret itself is never answered'),
+});
+
+export const BudgetView = z.strictObject({
+  scope: z.enum(['org', 'team', 'user']),
+  team: z.string().optional(),
+  email: z.string().optional(),
+  monthlyCredits: z.number(),
+  thresholds: z.array(z.number()),
+  destinations: z.array(DestinationView),
+  usage: z.number().describe("billable tokens (Standard Credits) of the UTC month so far, today's included"),
+  percentage: z.number().describe('usage / monthlyCredits × 100, to 2 decimals'),
+});
+
+export const BudgetList = z.strictObject({ month: z.string(), budgets: z.array(BudgetView) });
+
+export const AlertView = z.strictObject({
+  id: z.string(),
+  budget: z.strictObject({ scope: z.string(), team: z.string().optional(), email: z.string().optional(), monthlyCredits: z.number() }),
+  month: z.string(),
+  threshold: z.number(),
+  usage: z.number(),
+  limit: z.number(),
+  fired_at: z.string(),
+  deliveries: z.array(
+    z.strictObject({
+      type: z.enum(['webhook', 'slack']),
+      state: z.enum(['pending', 'delivered', 'undelivered']),
+      attempts: z.number(),
+      last_error: z.string().nullable(),
+      delivered_at: z.string().nullable(),
+    }),
+  ),
+});
+export const AlertList = z.strictObject({ alerts: z.array(AlertView) });
+export const AlertsQuery = z.strictObject({
+  month: z
+    .string()
+    .regex(/^\d{4}-\d{2}$/, 'month is YYYY-MM')
+    .optional()
+    .describe('only the alerts of this UTC month (default: all, newest first, at most 500)'),
+});
+
+/** The webhook's JSON body (type budget.threshold). */
+export const ThresholdEvent = z.strictObject({
+  id: z.string(),
+  type: z.literal('budget.threshold'),
+  org_id: z.string(),
+  budget: z.strictObject({ scope: z.string(), team: z.string().optional(), email: z.string().optional(), monthlyCredits: z.number() }),
+  threshold: z.number(),
+  usage: z.number(),
+  limit: z.number(),
+  month: z.string(),
+  fired_at: z.string(),
+});
+export type ThresholdEvent = z.infer<typeof ThresholdEvent>;

@@ -1,0 +1,213 @@
+// Budgets, alerts and deliveries in DuckDB (migration 030). The budget list is replaced whole; an alert
+// is inserted at most once per budget, threshold and month (the table's unique key), together with one
+// pending delivery per destination, in one transaction: stored before anything is sent.
+import type { Db } from '../../common/db/duckdb.ts';
+import { newRequestId } from '../../common/ids.ts';
+import type { ThresholdEvent } from './schema.ts';
+
+export interface StoredDestination {
+  type: 'webhook' | 'slack';
+  url: string;
+  secret?: string;
+}
+
+export interface StoredBudget {
+  scope: 'org' | 'team' | 'user';
+  target: string;
+  team: string | null;
+  userId: string | null;
+  email: string | null;
+  monthlyCredits: number;
+  thresholds: number[];
+  destinations: StoredDestination[];
+}
+
+export interface Delivery {
+  alert_id: string;
+  position: number;
+  org_id: string;
+  kind: 'webhook' | 'slack';
+  url: string;
+  secret: string | null;
+  attempts: number;
+}
+
+const SQL = {
+  list: `SELECT b.scope, b.target, b.team, b.user_id, u.email, b.monthly_credits, b.thresholds, CAST(b.destinations AS VARCHAR) AS destinations
+         FROM budgets b LEFT JOIN users u ON u.org_id = b.org_id AND u.id = b.user_id
+         WHERE b.org_id = $org ORDER BY b.position`,
+  orgsWithBudgets: 'SELECT DISTINCT org_id FROM budgets',
+  clear: 'DELETE FROM budgets WHERE org_id = $org',
+  insert: `INSERT INTO budgets VALUES ($org, $scope, $target, $position, $team, $user, $credits,
+           CAST($thresholds AS INTEGER[]), CAST($destinations AS JSON), now()::TIMESTAMP, $by)`,
+  fire: `INSERT INTO budget_alerts VALUES ($id, $org, $scope, $target, $month, $threshold, $usage, $limit, CAST($budget AS JSON), CAST($fired_at AS TIMESTAMP))
+         ON CONFLICT DO NOTHING`,
+  addDelivery: `INSERT INTO alert_deliveries VALUES ($alert, $position, $org, $kind, $url, $secret, 'pending', 0, CAST($fired_at AS TIMESTAMP), NULL, NULL)`,
+  due: `SELECT alert_id, position, org_id, kind, url, secret, attempts FROM alert_deliveries
+        WHERE state = 'pending' AND next_attempt_at <= CAST($now AS TIMESTAMP) ORDER BY next_attempt_at LIMIT 100`,
+  nextDue: `SELECT CAST(min(next_attempt_at) AS VARCHAR) AS at FROM alert_deliveries WHERE state = 'pending'`,
+  alert: `SELECT id, org_id, month, threshold, usage, credit_limit, CAST(budget AS VARCHAR) AS budget, fired_at FROM budget_alerts WHERE id = $id`,
+  delivered: `UPDATE alert_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at = CAST($now AS TIMESTAMP), last_error = NULL, next_attempt_at = NULL
+              WHERE alert_id = $alert AND position = $position`,
+  retry: `UPDATE alert_deliveries SET attempts = attempts + 1, last_error = $error, next_attempt_at = CAST($next AS TIMESTAMP)
+          WHERE alert_id = $alert AND position = $position`,
+  giveUp: `UPDATE alert_deliveries SET state = 'undelivered', attempts = attempts + 1, last_error = $error, next_attempt_at = NULL
+           WHERE alert_id = $alert AND position = $position`,
+  alerts: `SELECT a.id, CAST(a.budget AS VARCHAR) AS budget, a.month, a.threshold, a.usage, a.credit_limit, a.fired_at,
+                  coalesce(list({type: d.kind, state: d.state, attempts: d.attempts, last_error: d.last_error, delivered_at: d.delivered_at} ORDER BY d.position)
+                           FILTER (WHERE d.alert_id IS NOT NULL), []) AS deliveries
+           FROM budget_alerts a LEFT JOIN alert_deliveries d ON d.alert_id = a.id
+           WHERE a.org_id = $org AND ($month IS NULL OR a.month = $month)
+           GROUP BY ALL ORDER BY a.fired_at DESC, a.threshold DESC LIMIT 500`,
+} as const;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class BudgetStore {
+  constructor(private readonly db: Db) {}
+
+  async list(orgId: string): Promise<StoredBudget[]> {
+    const rows = await this.db.all<{
+      scope: StoredBudget['scope'];
+      target: string;
+      team: string | null;
+      user_id: string | null;
+      email: string | null;
+      monthly_credits: number;
+      thresholds: number[];
+      destinations: string;
+    }>(SQL.list, { org: orgId });
+    return rows.map((r) => ({
+      scope: r.scope,
+      target: r.target,
+      team: r.team,
+      userId: r.user_id,
+      email: r.email,
+      monthlyCredits: r.monthly_credits,
+      thresholds: r.thresholds,
+      destinations: JSON.parse(r.destinations) as StoredDestination[],
+    }));
+  }
+
+  async orgsWithBudgets(): Promise<string[]> {
+    return (await this.db.all<{ org_id: string }>(SQL.orgsWithBudgets)).map((r) => r.org_id);
+  }
+
+  async replace(orgId: string, budgets: StoredBudget[], by: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.run(SQL.clear, { org: orgId });
+      for (const [position, b] of budgets.entries())
+        await tx.run(SQL.insert, {
+          org: orgId,
+          scope: b.scope,
+          target: b.target,
+          position,
+          team: b.team,
+          user: b.userId,
+          credits: b.monthlyCredits,
+          thresholds: `[${b.thresholds.join(',')}]`,
+          destinations: JSON.stringify(b.destinations),
+          by,
+        });
+    });
+  }
+
+  /**
+   * Stores the alert of one budget, threshold and month with its pending deliveries, unless that alert
+   * exists already; returns whether it was new.
+   */
+  async fire(budget: StoredBudget, event: Omit<ThresholdEvent, 'id' | 'type'>): Promise<string | undefined> {
+    const id = `alr_${newRequestId().replaceAll('-', '')}`;
+    return this.db.transaction(async (tx) => {
+      const inserted = await tx.run(SQL.fire, {
+        id,
+        org: event.org_id,
+        scope: budget.scope,
+        target: budget.target,
+        month: event.month,
+        threshold: event.threshold,
+        usage: event.usage,
+        limit: event.limit,
+        budget: JSON.stringify(event.budget),
+        fired_at: event.fired_at,
+      });
+      if (inserted === 0) return undefined;
+      for (const [position, d] of budget.destinations.entries())
+        await tx.run(SQL.addDelivery, {
+          alert: id,
+          position,
+          org: event.org_id,
+          kind: d.type,
+          url: d.url,
+          secret: d.secret ?? null,
+          fired_at: event.fired_at,
+        });
+      return id;
+    });
+  }
+
+  due(now: number): Promise<Delivery[]> {
+    return this.db.all<Delivery & Record<string, unknown>>(SQL.due, { now: iso(now) });
+  }
+
+  async nextDue(): Promise<number | undefined> {
+    const [row] = await this.db.all<{ at: string | null }>(SQL.nextDue);
+    return row?.at ? Date.parse(`${row.at.replace(' ', 'T')}Z`) : undefined;
+  }
+
+  async event(alertId: string): Promise<ThresholdEvent | undefined> {
+    const [a] = await this.db.all<{
+      id: string;
+      org_id: string;
+      month: string;
+      threshold: number;
+      usage: number;
+      credit_limit: number;
+      budget: string;
+      fired_at: string;
+    }>(SQL.alert, { id: alertId });
+    if (!a) return undefined;
+    return {
+      id: a.id,
+      type: 'budget.threshold',
+      org_id: a.org_id,
+      budget: JSON.parse(a.budget) as ThresholdEvent['budget'],
+      threshold: a.threshold,
+      usage: a.usage,
+      limit: a.credit_limit,
+      month: a.month,
+      fired_at: new Date(`${a.fired_at.replace(' ', 'T')}${a.fired_at.endsWith('Z') ? '' : 'Z'}`).toISOString(),
+    };
+  }
+
+  async delivered(d: Delivery, now: number): Promise<void> {
+    await this.db.run(SQL.delivered, { alert: d.alert_id, position: d.position, now: iso(now) });
+  }
+
+  async retry(d: Delivery, error: string, next: number): Promise<void> {
+    await this.db.run(SQL.retry, { alert: d.alert_id, position: d.position, error, next: iso(next) });
+  }
+
+  async giveUp(d: Delivery, error: string): Promise<void> {
+    await this.db.run(SQL.giveUp, { alert: d.alert_id, position: d.position, error });
+  }
+
+  alerts(orgId: string, month: string | undefined) {
+    return this.db.all<{
+      id: string;
+      budget: string;
+      month: string;
+      threshold: number;
+      usage: number;
+      credit_limit: number;
+      fired_at: string;
+      deliveries: {
+        type: 'webhook' | 'slack';
+        state: 'pending' | 'delivered' | 'undelivered';
+        attempts: number;
+        last_error: string | null;
+        delivered_at: string | null;
+      }[];
+    }>(SQL.alerts, { org: orgId, month: month ?? null });
+  }
+}

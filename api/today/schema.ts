@@ -1,0 +1,22 @@
+// The answer of GET /api/v1/analytics/today (METRICS.md §7): the daily endpoints' records of the current
+// UTC day, over what has arrived so far.
+import { z } from 'zod';
+import { ActivityRecord, ProductivityRecord, TokenRecord, ToolRecord } from '../analytics/schema.ts';
+
+export const TodayResponse = z.strictObject({
+  data: z.strictObject({
+    date: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/)
+      .describe('the current UTC day'),
+    as_of: z.string().nullable().describe('the time of the newest event, usage or message counted (null: none yet today)'),
+    provisional: z.literal(true).describe('the figures change as records arrive; the nightly batch writes the final ones'),
+    tokens: TokenRecord,
+    tools: ToolRecord,
+    activity: ActivityRecord,
+    productivity: ProductivityRecord,
+    code: z.null().describe('the /code record of today: null until the code-impact figures are served'),
+  }),
+  meta: z.strictObject({ org_id: z.string() }),
+});
+export type TodayResponse = z.infer<typeof TodayResponse>;

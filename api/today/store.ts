@@ -1,0 +1,261 @@
+// Live figures ("today so far", METRICS.md §7): the daily batch's own build steps (pipeline/sql/2x-6x),
+// run for the current UTC day over what has arrived, on a connection of their own. There, temporary views
+// named like the raw tables (events, usage, assistant_messages) show one organization's rows (or one
+// user's), and temporary tables named like the aggregate tables take the steps' output: DuckDB resolves a
+// temporary name before the database's, so the same SQL builds provisional rows without touching the
+// batch's tables, its temp tables, or the writer's queue (ingest and the batch never wait for it).
+//
+// What a build covers: today, plus the days of the last 30 or of this month that received records since
+// the last finished batch (the batch's own 10_touched_days step), so the month's credits and today's
+// weekly and monthly active users are right before the nightly batch has run. Every other day is the
+// batch's rows, copied in first. A build is kept per scope until new records reach the organization
+// (ingest calls `touch`); requests that arrive while one is running share it, so builds never pile up,
+// and while records keep arriving a new build starts at most every PACE × the last build's duration
+// after the previous one ended (the live figures take at most about a third of one core).
+//
+// Two kinds of build: `all` (the /today records: every step) and `credits` (the month's and today's
+// credits: usage only, the tokens step alone), which budgets, limits and the status line need, at a
+// fraction of the cost.
+import type { Db } from '../../common/db/duckdb.ts';
+import type { Logger } from '../../common/logger.ts';
+import { type BuildStep, buildStepTargets, loadLanguageTable, runBuildSteps } from '../../pipeline/batch.ts';
+import { ANALYTICS_SQL, type BreakdownRow, type HookRow, type OrgDayRow, type TokenRow } from '../analytics/store.ts';
+
+/** Whose records a build counts: an organization's, or one of its users'. */
+export interface LiveScope {
+  orgId: string;
+  userId?: string | undefined;
+}
+
+export type BuildKind = 'all' | 'credits';
+const CREDIT_STEPS: readonly BuildStep[] = ['30_tokens'];
+/** A new build waits until PACE × the last build's duration has passed since it ended. */
+const PACE = 2;
+
+export interface LiveFigures {
+  kind: BuildKind;
+  /** The UTC day, YYYY-MM-DD. */
+  date: string;
+  /** The time of the newest event, usage or message of the day counted (null: none yet). */
+  asOf: string | null;
+  orgDays: OrgDayRow[];
+  breakdowns: BreakdownRow[];
+  hooks: HookRow[];
+  tokens: TokenRow[];
+  /** Billable tokens of the UTC month so far, today included: in all, and per user. */
+  month: { start: string; credits: number; byUser: Map<string, number> };
+  /** When the build started (ms since the epoch). */
+  builtAt: number;
+}
+
+/** Every breakdown kind the four records read. */
+const ALL_KINDS = ['tool', 'mcp_server', 'skill', 'slash_command', 'client', 'extension', 'language'];
+const RAW_TABLES = ['events', 'usage', 'assistant_messages'] as const;
+/** Every table the build steps write, each shadowed by a temp table of the same name (read from the SQL). */
+const AGG_TABLES = buildStepTargets();
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+export const LIVE_SQL = {
+  catalog: 'SELECT current_database() AS name',
+  scope: 'CREATE OR REPLACE TEMP TABLE live_scope AS SELECT CAST($org AS VARCHAR) AS org_id, CAST($user AS VARCHAR) AS user_id',
+  // A raw table as the scope sees it: the organization's rows, or one user's.
+  rawView: (catalog: string, table: string) =>
+    `CREATE OR REPLACE TEMP VIEW ${table} AS SELECT * FROM ${quoteIdent(catalog)}.main.${table}
+     WHERE org_id = (SELECT org_id FROM live_scope)
+       AND ((SELECT user_id FROM live_scope) IS NULL OR user_id = (SELECT user_id FROM live_scope))`,
+  aggShadow: (catalog: string, table: string) =>
+    `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT * FROM ${quoteIdent(catalog)}.main.${table} LIMIT 0`,
+  // Which of the written tables resolve to a temp table: all of them, or the build is refused.
+  shadowed: `SELECT count(*) AS n FROM duckdb_tables() WHERE temporary AND table_name IN (SELECT unnest(string_split($tables, ',')))`,
+  // The batch's rows the build reads and does not rebuild: user days for the weekly and monthly active
+  // users of today, token days for the month's credits.
+  seedUserDays: (catalog: string) =>
+    `INSERT INTO agg_user_day SELECT * FROM ${quoteIdent(catalog)}.main.agg_user_day
+     WHERE org_id = $org AND ($user IS NULL OR user_id = $user) AND day >= CAST($today AS DATE) - 29 AND day < CAST($today AS DATE)`,
+  seedTokenDays: (catalog: string) =>
+    `INSERT INTO agg_tokens_day SELECT * FROM ${quoteIdent(catalog)}.main.agg_tokens_day
+     WHERE org_id = $org AND ($user IS NULL OR user_id = $user) AND day >= CAST($from AS DATE) AND day < CAST($today AS DATE)`,
+  lastWatermark: 'SELECT CAST(watermark AS VARCHAR) AS watermark FROM batch_runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1',
+  touchedUsage: `CREATE OR REPLACE TEMP TABLE touched AS
+SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM usage WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)`,
+  touched: `CREATE OR REPLACE TEMP TABLE touched AS
+SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM events WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
+UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM usage WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
+UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM assistant_messages WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)`,
+  rebuild: `CREATE OR REPLACE TEMP TABLE rebuild AS
+SELECT DISTINCT org_id, day FROM (
+  SELECT org_id, day FROM touched WHERE day < CAST($today AS DATE)
+  UNION ALL SELECT CAST($org AS VARCHAR), CAST($today AS DATE)
+)`,
+  firstDay: 'SELECT CAST(min(day) AS VARCHAR) AS day FROM rebuild',
+  monthByUser: `SELECT user_id, CAST(sum(billable_tokens) AS BIGINT) AS credits FROM agg_tokens_day
+                WHERE org_id = $org AND day >= CAST($month AS DATE) GROUP BY user_id`,
+  asOfUsage: 'SELECT max(ts) AS as_of FROM usage WHERE ts >= CAST($today AS TIMESTAMP)',
+  asOf: `SELECT greatest(
+           (SELECT max(ts) FROM events WHERE ts >= CAST($today AS TIMESTAMP)),
+           (SELECT max(ts) FROM usage WHERE ts >= CAST($today AS TIMESTAMP)),
+           (SELECT max(ts) FROM assistant_messages WHERE ts >= CAST($today AS TIMESTAMP))) AS as_of`,
+} as const;
+
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const monthStartOf = (ms: number) => {
+  const d = new Date(ms);
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)).toISOString().slice(0, 10);
+};
+const daysBefore = (day: string, n: number) => dayOf(Date.parse(`${day}T00:00:00Z`) - n * 86_400_000);
+
+/** Builds the live figures of a scope (see the file header). One build at a time. */
+export async function buildLiveFigures(
+  live: Db,
+  main: Db,
+  scope: LiveScope,
+  now: number,
+  log: Logger,
+  kind: BuildKind = 'all',
+): Promise<LiveFigures> {
+  const today = dayOf(now);
+  const monthStart = monthStartOf(now);
+  const windowStart = daysBefore(today, 29);
+  const [from] = [monthStart, windowStart].sort() as [string, string];
+  const [last] = await main.all<{ watermark: string | null }>(LIVE_SQL.lastWatermark);
+  const watermark = last?.watermark ?? '1970-01-01 00:00:00';
+  const started = performance.now();
+  const params = { org: scope.orgId, user: scope.userId ?? null };
+  return live.transaction(async (tx) => {
+    const [{ name: catalog } = { name: '' }] = await tx.all<{ name: string }>(LIVE_SQL.catalog);
+    await tx.run(LIVE_SQL.scope, params);
+    for (const table of RAW_TABLES) await tx.run(LIVE_SQL.rawView(catalog, table));
+    for (const table of AGG_TABLES) await tx.run(LIVE_SQL.aggShadow(catalog, table));
+    const [shadowed] = await tx.all<{ n: number }>(LIVE_SQL.shadowed, { tables: AGG_TABLES.join(',') });
+    if (shadowed?.n !== AGG_TABLES.length)
+      throw new Error(`live figures: not every table the build writes is shadowed (${AGG_TABLES.join(', ')})`);
+    const all = kind === 'all';
+    // A credits build reads no user days: only the tokens step runs.
+    if (all) await tx.run(LIVE_SQL.seedUserDays(catalog), { ...params, today });
+    await tx.run(LIVE_SQL.seedTokenDays(catalog), { ...params, today, from: monthStart });
+    await tx.run(all ? LIVE_SQL.touched : LIVE_SQL.touchedUsage, { watermark, from });
+    await tx.run(LIVE_SQL.rebuild, { org: scope.orgId, today });
+    const [first] = await tx.all<{ day: string }>(LIVE_SQL.firstDay);
+    await runBuildSteps(tx, first?.day ?? today, today, log, all ? undefined : CREDIT_STEPS);
+    const range = { org: scope.orgId, from: today, to: today };
+    const orgDays = all ? await tx.all<OrgDayRow & Record<string, unknown>>(ANALYTICS_SQL.orgDays, range) : [];
+    const breakdowns = all
+      ? await tx.all<BreakdownRow & Record<string, unknown>>(ANALYTICS_SQL.breakdown, { ...range, kinds: ALL_KINDS.join(',') })
+      : [];
+    const hooks = all ? await tx.all<HookRow & Record<string, unknown>>(ANALYTICS_SQL.hooks, range) : [];
+    const tokens = await tx.all<TokenRow & Record<string, unknown>>(ANALYTICS_SQL.tokens, range);
+    const byUser = new Map(
+      (await tx.all<{ user_id: string; credits: number }>(LIVE_SQL.monthByUser, { org: scope.orgId, month: monthStart })).map((r) => [
+        r.user_id,
+        r.credits,
+      ]),
+    );
+    const [asOf] = await tx.all<{ as_of: string | null }>(all ? LIVE_SQL.asOf : LIVE_SQL.asOfUsage, { today });
+    log.debug({ org: scope.orgId, user: scope.userId, kind, ms: Math.round(performance.now() - started) }, 'live figures built');
+    return {
+      kind,
+      date: today,
+      asOf: asOf?.as_of ?? null,
+      orgDays,
+      breakdowns,
+      hooks,
+      tokens,
+      month: { start: monthStart, credits: [...byUser.values()].reduce((a, b) => a + b, 0), byUser },
+      builtAt: now,
+    };
+  });
+}
+
+interface Cached {
+  figures: LiveFigures;
+  /** The organization's version when the build started: nothing newer is in it. */
+  version: number;
+}
+
+/**
+ * The live figures of each scope, built on demand on a connection of their own and kept until new
+ * records reach the organization or the day changes.
+ */
+export class LiveFiguresStore {
+  private live: Promise<Db> | undefined;
+  private languagesLoaded = false;
+  private readonly versions = new Map<string, number>();
+  private readonly cache = new Map<string, Cached>();
+  private readonly building = new Map<string, { figures: Promise<LiveFigures>; version: number }>();
+  /** Serializes builds: one connection, one set of temp tables. */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** When the last build ended and how long it took (wall clock, ms): the pace of the next. */
+  private lastEnd = 0;
+  private lastMs = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** New records of the organization were stored. */
+  touch(orgId: string): void {
+    this.versions.set(orgId, (this.versions.get(orgId) ?? 0) + 1);
+  }
+
+  version(orgId: string): number {
+    return this.versions.get(orgId) ?? 0;
+  }
+
+  /** Forget every build (records were erased, or the batch rebuilt the days the builds copy). */
+  clear(): void {
+    this.cache.clear();
+  }
+
+  /**
+   * The figures of a scope with every record stored before the call: `all` for the /today records,
+   * `credits` for the month's and today's credits only (a current `all` build answers those too).
+   */
+  async figures(scope: LiveScope, kind: BuildKind = 'all'): Promise<LiveFigures> {
+    const base = `${scope.orgId}|${scope.userId ?? ''}`;
+    const key = `${base}|${kind}`;
+    const today = dayOf(this.now());
+    const version = this.version(scope.orgId);
+    const current = (c: Cached | undefined) => c && c.figures.date === today && c.version === version;
+    const cached = this.cache.get(key);
+    if (current(cached)) return cached!.figures;
+    const full = this.cache.get(`${base}|all`);
+    if (kind === 'credits' && current(full)) return full!.figures;
+    const pending = this.building.get(key);
+    if (pending && pending.version === version) return pending.figures;
+    const build = (this.queue = this.queue
+      .catch(() => undefined)
+      .then(async () => {
+        const wait = this.lastEnd + PACE * this.lastMs - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const live = await this.connection();
+        // What arrives from here on is not in this build.
+        const started = this.version(scope.orgId);
+        const t0 = Date.now();
+        try {
+          const figures = await buildLiveFigures(live, this.db, scope, this.now(), this.log, kind);
+          this.cache.set(key, { figures, version: started });
+          return figures;
+        } finally {
+          this.lastEnd = Date.now();
+          this.lastMs = this.lastEnd - t0;
+        }
+      })
+      .finally(() => {
+        if (this.building.get(key)?.figures === build) this.building.delete(key);
+      }));
+    this.building.set(key, { figures: build, version });
+    return build;
+  }
+
+  private async connection(): Promise<Db> {
+    if (!this.languagesLoaded) {
+      await loadLanguageTable(this.db);
+      this.languagesLoaded = true;
+    }
+    this.live ??= this.db.connection();
+    return this.live;
+  }
+}

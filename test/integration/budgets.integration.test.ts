@@ -1,0 +1,278 @@
+// Budgets and alerts: the list and its month usage, each threshold fired once (several in one step; none
+// again after more usage or a restart), signed webhooks checked by a receiver, an unreachable destination
+// retried then kept as undelivered, and destinations on private addresses refused.
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlertList, BudgetList, ThresholdEvent } from '../../api/budgets/schema.ts';
+import { BudgetStore } from '../../api/budgets/store.ts';
+import { openDb } from '../../common/db/duckdb.ts';
+import { INGEST_PATH, type WireRecord } from '../../common/wire.ts';
+import { waitFor } from '../helpers/processes.ts';
+import { usage } from '../helpers/records.ts';
+import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const NOW = new Date('2026-03-20T10:00:00Z');
+const SECRET = 'whsec-0123456789abcdef';
+const ALERTS = { allowPrivate: true, maxAttempts: 3, retryDelayMs: 50, settleMs: 20 };
+const dbPath = join(tempDir(), 'budgets.duckdb');
+let server: TestServer;
+let acme: Awaited<ReturnType<TestServer['seedOrg']>>;
+let other: Awaited<ReturnType<TestServer['seedOrg']>>;
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+const received: Received[] = [];
+let receiver: Server;
+let receiverUrl: string;
+let closedUrl: string;
+
+async function post(key: string, records: WireRecord[]) {
+  const res = await server.app.inject({
+    method: 'POST',
+    url: INGEST_PATH,
+    headers: { ...bearer(key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+    payload: gzipNdjson(records),
+  });
+  expect(res.statusCode, res.body).toBe(200);
+}
+const put = (key: string, body: unknown, on = server) =>
+  on.app.inject({ method: 'PUT', url: '/api/v0/organization/budgets', headers: bearer(key), payload: body as object });
+const get = (key: string, url: string) => server.app.inject({ method: 'GET', url, headers: bearer(key) });
+const alerts = async () => AlertList.parse((await get(acme.users.manager.key, '/api/v0/organization/alerts')).json()).alerts;
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/agentmeter`;
+  // A port nothing listens on: taken, then let go.
+  const closed = createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/gone`;
+  await new Promise((r) => closed.close(r));
+  server = await testServer({ now: () => NOW, alerts: ALERTS, dbPath });
+  acme = await server.seedOrg('Acme');
+  other = await server.seedOrg('Other');
+});
+afterAll(async () => {
+  await server.close();
+  await new Promise((r) => receiver.close(r));
+});
+
+describe('budgets', () => {
+  it('are set by owners only, read by managers and owners, and never cross organizations', async () => {
+    const body = {
+      budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }] }],
+    };
+    for (const role of ['manager', 'member', 'guest'] as const) expect((await put(acme.users[role].key, body)).statusCode, role).toBe(403);
+    for (const role of ['member', 'guest'] as const)
+      expect((await get(acme.users[role].key, '/api/v0/organization/budgets')).statusCode).toBe(403);
+    expect((await get(acme.users.member.key, '/api/v0/organization/alerts')).statusCode).toBe(403);
+    const res = await put(acme.users.owner.key, body);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.body).not.toContain(SECRET);
+    const list = BudgetList.parse(res.json());
+    expect(list).toEqual({
+      month: '2026-03',
+      budgets: [
+        {
+          scope: 'org',
+          monthlyCredits: 1000,
+          thresholds: [50, 75, 90, 100],
+          destinations: [{ type: 'webhook', url: receiverUrl, secret: 'set' }],
+          usage: 0,
+          percentage: 0,
+        },
+      ],
+    });
+    expect(BudgetList.parse((await get(other.users.owner.key, '/api/v0/organization/budgets')).json()).budgets).toEqual([]);
+  });
+
+  it('refuses team budgets (no teams yet), unknown users and repeated budgets with a clear 400', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ scope: 'team', team: 'platform', monthlyCredits: 10 }, /team budgets need teams/],
+      [{ scope: 'user', email: 'member@other.example.com', monthlyCredits: 10 }, /no user with this email/],
+      [{ scope: 'user', monthlyCredits: 10 }, /email/],
+      [{ scope: 'org', monthlyCredits: 0 }, /monthlyCredits/],
+      [{ scope: 'org', monthlyCredits: 10, thresholds: [50, 50] }, /repeat/],
+      [{ scope: 'org', monthlyCredits: 10, destinations: [{ type: 'webhook', url: 'ftp://x.example.com/' }] }, /http or https/],
+    ];
+    for (const [budget, detail] of cases) {
+      const res = await put(acme.users.owner.key, { budgets: [budget] });
+      expect(res.statusCode, JSON.stringify(budget)).toBe(400);
+      expect(res.json()).toMatchObject({ status: 400, detail: expect.stringMatching(detail), requestId: expect.any(String) });
+    }
+    const twice = await put(acme.users.owner.key, {
+      budgets: [
+        { scope: 'org', monthlyCredits: 1 },
+        { scope: 'org', monthlyCredits: 2 },
+      ],
+    });
+    expect(twice.statusCode).toBe(400);
+    // The list as it was.
+    expect(BudgetList.parse((await get(acme.users.owner.key, '/api/v0/organization/budgets')).json()).budgets).toHaveLength(1);
+  });
+
+  it('refuses destinations on loopback, private and link-local addresses without --allow-private-webhooks', async () => {
+    const strict = await testServer({ now: () => NOW });
+    try {
+      const org = await strict.seedOrg('Strict');
+      for (const url of [
+        'http://127.0.0.1:9/x',
+        'http://10.0.0.8/x',
+        'http://169.254.169.254/latest',
+        'http://[::1]:8080/x',
+        'https://localhost/x',
+        'http://192.168.1.1/',
+      ]) {
+        const res = await put(
+          org.users.owner.key,
+          { budgets: [{ scope: 'org', monthlyCredits: 5, destinations: [{ type: 'slack', url }] }] },
+          strict,
+        );
+        expect(res.statusCode, url).toBe(400);
+        expect(res.json().detail).toMatch(/private, loopback or link-local address/);
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('alerts', () => {
+  it('fires every threshold crossed in one step, once each, signed, within seconds', async () => {
+    // The member: 1000 input tokens of sonnet 4.5 (× 1.2) = 1200 credits: 120% of 1000 at once.
+    const started = Date.now();
+    await post(acme.users.member.key, [usage('claude-sonnet-4-5', '2026-03-20T09:00:00Z', { input_tokens: 1000 })]);
+    await waitFor(() => received.length >= 4, 30_000, 'four alerts');
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const events = received.map((r) => {
+      expect(r.headers['x-agentmeter-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(r.body).digest('hex')}`);
+      const e = ThresholdEvent.parse(JSON.parse(r.body));
+      expect(r.headers['x-agentmeter-event-id']).toBe(e.id);
+      return e;
+    });
+    expect(events.map((e) => e.threshold).sort((a, b) => a - b)).toEqual([50, 75, 90, 100]);
+    for (const e of events)
+      expect(e).toMatchObject({
+        type: 'budget.threshold',
+        org_id: acme.orgId,
+        budget: { scope: 'org', monthlyCredits: 1000 },
+        usage: 1200,
+        limit: 1000,
+        month: '2026-03',
+      });
+    await server.services.alerts.idle();
+    const list = await alerts();
+    expect(list).toHaveLength(4);
+    for (const a of list)
+      expect(a.deliveries).toEqual([
+        { type: 'webhook', state: 'delivered', attempts: 1, last_error: null, delivered_at: expect.any(String) },
+      ]);
+    const budgets = BudgetList.parse((await get(acme.users.manager.key, '/api/v0/organization/budgets')).json()).budgets;
+    expect(budgets[0]).toMatchObject({ usage: 1200, percentage: 120 });
+  });
+
+  it('fires none again after more usage, a list put again, or a restart', async () => {
+    await post(acme.users.member.key, [usage('claude-sonnet-4-5', '2026-03-20T09:10:00Z', { input_tokens: 500 })]);
+    // Put again without the secret: the URL keeps it.
+    const again = await put(acme.users.owner.key, {
+      budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl }] }],
+    });
+    expect(BudgetList.parse(again.json()).budgets[0]!.destinations[0]).toEqual({ type: 'webhook', url: receiverUrl, secret: 'set' });
+    await new Promise((r) => setTimeout(r, 200));
+    await server.services.alerts.idle();
+    expect(received).toHaveLength(4);
+    await server.close();
+    server = await testServer({ now: () => NOW, alerts: ALERTS, dbPath });
+    await server.services.alerts.idle();
+    await post(acme.users.member.key, [usage('claude-sonnet-4-5', '2026-03-20T09:20:00Z', { input_tokens: 500 })]);
+    await new Promise((r) => setTimeout(r, 200));
+    await server.services.alerts.idle();
+    expect(received).toHaveLength(4);
+    expect(await alerts()).toHaveLength(4);
+  });
+
+  it('sends after a restart an alert that was stored but not yet sent when the server stopped', async () => {
+    await server.close();
+    const db = await openDb(dbPath);
+    const id = await new BudgetStore(db).fire(
+      {
+        scope: 'org',
+        target: 'org',
+        team: null,
+        userId: null,
+        email: null,
+        monthlyCredits: 1000,
+        thresholds: [150],
+        destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }],
+      },
+      {
+        org_id: acme.orgId,
+        budget: { scope: 'org', monthlyCredits: 1000 },
+        threshold: 150,
+        usage: 1700,
+        limit: 1000,
+        month: '2026-03',
+        fired_at: NOW.toISOString(),
+      },
+    );
+    await db.close();
+    server = await testServer({ now: () => NOW, alerts: ALERTS, dbPath });
+    await waitFor(() => received.some((r) => r.headers['x-agentmeter-event-id'] === id), 30_000, 'the stored alert');
+    expect(received).toHaveLength(5);
+    const last = received.at(-1)!;
+    expect(last.headers['x-agentmeter-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(last.body).digest('hex')}`);
+    expect(ThresholdEvent.parse(JSON.parse(last.body))).toMatchObject({ id, threshold: 150, fired_at: NOW.toISOString() });
+  });
+
+  it('retries an unreachable destination, then keeps the alert as undelivered; the server is unharmed', async () => {
+    const res = await put(acme.users.owner.key, {
+      budgets: [
+        { scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl }] },
+        {
+          scope: 'user',
+          email: 'Manager@acme.example.com',
+          monthlyCredits: 100,
+          thresholds: [100],
+          destinations: [{ type: 'slack', url: closedUrl }],
+        },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(BudgetList.parse(res.json()).budgets[1]).toMatchObject({ scope: 'user', email: 'manager@acme.example.com', usage: 0 });
+    // The manager: 500 output tokens of opus 4.1 (× 2) = 1000 credits, 1000% of 100.
+    await post(acme.users.manager.key, [usage('claude-opus-4-1', '2026-03-20T09:30:00Z', { output_tokens: 500 })]);
+    await waitFor(
+      async () => (await alerts()).some((a) => a.budget.scope === 'user' && a.deliveries[0]!.state === 'undelivered'),
+      30_000,
+      'undelivered',
+    );
+    const mine = (await alerts()).filter((a) => a.budget.scope === 'user');
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({
+      threshold: 100,
+      usage: 1000,
+      limit: 100,
+      budget: { scope: 'user', email: 'manager@acme.example.com', monthlyCredits: 100 },
+    });
+    expect(mine[0]!.deliveries).toEqual([
+      { type: 'slack', state: 'undelivered', attempts: 3, last_error: expect.stringMatching(/ECONNREFUSED/), delivered_at: null },
+    ]);
+    expect((await server.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    // Other organizations see none of it.
+    expect(AlertList.parse((await get(other.users.owner.key, '/api/v0/organization/alerts')).json()).alerts).toEqual([]);
+  });
+});
