@@ -113,7 +113,11 @@ describe('a fresh clone after npm install', () => {
     expect(version, 'install.sh names the version').toBeTruthy();
     expect((await fetch(`${url}/install/${version}/agentmeter.mjs`)).status).toBe(200);
 
-    const body = `${JSON.stringify(turn(new Date().toISOString().slice(0, 10), { id: 'fresh-1.a1', session_id: 'f1' }))}\n`;
+    // Over the 32 KiB a small batch is decoded in on the event loop (api/routes/ingest.ts): a worker decodes it.
+    const day = new Date().toISOString().slice(0, 10);
+    const records = Array.from({ length: 400 }, (_, i) => JSON.stringify(turn(day, { id: `fresh-1.a${i}`, session_id: 'f1' })));
+    const body = `${records.join('\n')}\n`;
+    expect(body.length).toBeGreaterThan(32 * 1024);
     const ingest = await fetch(`${url}${INGEST_PATH}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
