@@ -560,7 +560,7 @@ export const CATALOG: RouteDoc[] = [
     tag: 'Budgets',
     summary: "The caller's own credits today and this month, their limit and its share (the status line's figures)",
     description: "Open to a collector-scoped key; answers only about the credential's own user.",
-    access: user(PEOPLE),
+    access: userOrCollector(PEOPLE),
     responses: { 200: MeStatus },
   },
   {

@@ -47,9 +47,8 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       const counts = spoolCounts(dirs, now);
       const { describeAbandoned } = await import('../doctor/checks.ts');
       const { state } = loadState(config.agentmeterHome);
-      const { Impact } = await import('../../collector/impact/impact.ts');
-      const { createLogger } = await import('../../common/logger.ts');
-      const impact = new Impact(config.agentmeterHome, createLogger({ name: 'agentmeter-collector', level: 'silent' }));
+      const { readImpactStatus } = await import('../../collector/impact/impact.ts');
+      const impact = readImpactStatus(config.agentmeterHome);
       process.stdout.write(
         `${[
           `spool: ${dirs.root}`,
@@ -65,7 +64,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
           `last successful ship: ${state.lastShipAt ? `${new Date(state.lastShipAt).toISOString()} (${state.lastShipRecords} records)` : 'never'}`,
           `shipped in total: ${state.totalShipped}`,
           ...(state.lastError ? [`last error: ${state.lastError} at ${new Date(state.lastErrorAt ?? 0).toISOString()}`] : []),
-          `impact: watching ${impact.watched.length} repositories; ${impact.pending().length} landed commits waiting to ship; ${impact.droppedLines} ledger lines dropped by the size cap`,
+          `impact: watching ${impact.watched} repositories; ${impact.pending} landed commits waiting to ship; ${impact.droppedLines} ledger lines dropped by the size cap`,
         ].join('\n')}\n`,
       );
       return;

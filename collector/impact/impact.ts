@@ -84,6 +84,14 @@ export function modelAt(
   return best?.model ?? 'unknown';
 }
 
+/** What `collect status` shows, read from the files alone: no logger, nothing written. */
+export function readImpactStatus(agentmeterHome: string): { watched: number; pending: number; droppedLines: number } {
+  const dir = join(agentmeterHome, 'impact');
+  const repos = loadJson(join(dir, 'repos.json'), ReposFile, { version: 1, repos: {}, droppedLines: 0 });
+  const pending = loadJson(join(dir, 'pending.json'), z.array(WireLandedCommitSchema), []);
+  return { watched: Object.keys(repos.repos).length, pending: pending.length, droppedLines: repos.droppedLines };
+}
+
 export interface ScanReport {
   repos: number;
   landed: number;
