@@ -29,6 +29,11 @@ const SCP_LIKE = /^([^@/\\\s:]+@)?([^@/\\\s:]+):(?![/\\])(.*)$/;
 /** A local path or file URL in any of the forms git accepts as a remote. */
 const LOCAL = /^(?:file:|[/\\~.]|[a-z]:[/\\])/i;
 
+/** Pure: does this name a local path or file URL (git accepts such remotes), which is never shared? */
+export function isLocalRemote(url: string): boolean {
+  return LOCAL.test(url.trim());
+}
+
 /** What a report names a repository without a shareable remote by: never its path on the disk. */
 export const LOCAL_REPO_PREFIX = 'local:';
 

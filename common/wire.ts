@@ -1,6 +1,7 @@
 // The wire format between collector and server: the minimal facts the metrics need (METRICS.md §1),
 // never prompts, file contents, shell commands or tool output.
 import { z } from 'zod';
+import { isLocalRemote } from './repo-id.ts';
 
 /** Where the collector posts wire records (gzip NDJSON) and the server takes them. */
 export const INGEST_PATH = '/api/v1/ingest/events';
@@ -177,6 +178,10 @@ export const WireLandedCommit = z
     by_agent: z.array(z.strictObject({ agent: AgentName, model: wireString().min(1).max(256), lines: lines.min(1) })).max(100),
   })
   .refine((c) => c.id === `${c.repo_id}:${c.commit}`, { message: 'id must be <repo_id>:<commit>', path: ['id'] })
+  .refine((c) => !isLocalRemote(c.repo), {
+    message: 'repo must not name a local path (a local remote is named local:<first commit>)',
+    path: ['repo'],
+  })
   .refine((c) => c.agent_lines === c.by_agent.reduce((n, a) => n + a.lines, 0), {
     message: 'agent_lines must be the sum of by_agent lines',
     path: ['agent_lines'],

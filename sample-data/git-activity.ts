@@ -65,6 +65,11 @@ export async function replayGitActivity(options: GitActivityOptions): Promise<{ 
     execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin], { stdio: 'ignore' });
     git(options.workDir, ['clone', '--quiet', origin, work], first);
     git(work, ['config', 'user.email', user.email], first);
+    // The clone names its origin as a hosted repository would be named; git reaches it in the folder
+    // (url.<folder>.insteadOf), so the Impact page shows a host/path, as it would for a real remote.
+    const hosted = `https://git.sample.example.com/acme/app-${u}.git`;
+    git(work, ['remote', 'set-url', 'origin', hosted], first);
+    git(work, ['config', `url.${origin}.insteadOf`, hosted], first);
     writeFileSync(join(work, 'README.md'), '# App\n');
     git(work, ['add', 'README.md'], first);
     git(work, ['commit', '--quiet', '-m', 'Start'], first);

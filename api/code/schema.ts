@@ -68,8 +68,10 @@ export const CommitPage = z.strictObject({
 export const COMMIT_CURSOR = /^(\d{1,15})\.(repo_[0-9a-f]{16})\.([0-9a-f]{40}|[0-9a-f]{64})$/;
 
 export const CommitsQuery = z.strictObject({
-  startDate: z.string().describe('YYYY-MM-DD (UTC), the first committer day; the analytics date rules apply'),
-  endDate: z.string().describe('YYYY-MM-DD (UTC), the last committer day, before today'),
+  startDate: z
+    .string({ error: 'startDate is required (YYYY-MM-DD)' })
+    .describe('YYYY-MM-DD (UTC), the first committer day; the analytics date rules apply'),
+  endDate: z.string({ error: 'endDate is required (YYYY-MM-DD)' }).describe('YYYY-MM-DD (UTC), the last committer day, before today'),
   limit: z
     .string()
     .regex(/^\d+$/, { error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"` })

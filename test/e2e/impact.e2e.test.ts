@@ -246,8 +246,8 @@ describe('Impact: edit to landed, with real git', () => {
       await fetch(`${server.url}/api/v0/code/commits?startDate=${D}&endDate=${D}`, { headers: { authorization: `Bearer ${member}` } })
     ).json()) as { data: { repo: string; lines_added: number; agent_lines: number }[] };
     expect(commits.data.map((c) => [c.repo, c.lines_added, c.agent_lines])).toEqual([
-      [expect.stringMatching(/origin$/), 2, 2],
-      [expect.stringMatching(/origin$/), 9, 7],
+      [expect.stringMatching(/^local:[0-9a-f]{40}$/), 2, 2],
+      [expect.stringMatching(/^local:[0-9a-f]{40}$/), 9, 7],
     ]);
 
     // No line of the code reached the server: every text the database stores, and every log line.
@@ -260,6 +260,8 @@ describe('Impact: edit to landed, with real git', () => {
         stored += JSON.stringify(await conn.all(`SELECT * FROM "${table_name}"`), (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
       expect(stored).toContain('claude-sonnet-4-5');
       for (const line of DISTINCTIVE) expect(stored).not.toContain(line);
+      // Nor the remote's path on this machine: a folder remote is named local:<first commit>.
+      expect(stored).not.toContain(origin);
     } finally {
       await conn.close();
     }

@@ -236,9 +236,11 @@ describe('ingest of landed commits', () => {
     const bad = { ...commit(SHOP, hex('9'), `${D1}T15:00:00Z`, 5, 0, [{ agent: 'claude', model: 'x', lines: 3 }]), agent_lines: 4 };
     const tooMany = commit(SHOP, hex('8'), `${D1}T15:00:00Z`, 2, 0, [{ agent: 'claude', model: 'x', lines: 3 }]);
     const withLine = { ...commit(SHOP, hex('7'), `${D1}T15:00:00Z`, 1, 0, []), line: 'const secret = 1;' };
-    const res = await post(org.users.member.key, [again, bad, tooMany, withLine]);
-    expect(res).toMatchObject({ received: 4, stored: 0, duplicates: 1 });
-    expect(res.rejected.map((r) => r.index)).toEqual([1, 2, 3]);
+    const localPath = { ...commit(SHOP, hex('6'), `${D1}T15:00:00Z`, 1, 0, []), repo: '/home/dev/src/shop' };
+    const res = await post(org.users.member.key, [again, bad, tooMany, withLine, localPath]);
+    expect(res).toMatchObject({ received: 5, stored: 0, duplicates: 1 });
+    expect(res.rejected.map((r) => r.index)).toEqual([1, 2, 3, 4]);
+    expect(res.rejected[3]!.reason).toMatch(/repo must not name a local path/);
     expect(res.rejected[0]!.reason).toMatch(/agent_lines must be the sum of by_agent lines/);
     expect(res.rejected[1]!.reason).toMatch(/agent_lines cannot exceed lines_added/);
     expect(res.rejected[2]!.reason).toMatch(/line/);
@@ -316,5 +318,12 @@ describe('GET /api/v0/code/commits', () => {
       const body = await get(`/api/v0/code/commits?${query}`, org.users.manager.key, 400);
       expect(body).toMatchObject({ status: 400, requestId: expect.any(String) });
     }
+    // A missing date is named, as on the analytics endpoints.
+    expect(await get(`/api/v0/code/commits?startDate=${D1}`, org.users.manager.key, 400)).toMatchObject({
+      detail: 'endDate is required (YYYY-MM-DD)',
+    });
+    expect(await get('/api/v0/code/commits?limit=3', org.users.manager.key, 400)).toMatchObject({
+      detail: 'startDate is required (YYYY-MM-DD)',
+    });
   });
 });
