@@ -25,6 +25,8 @@ export interface SampleUser {
   agents: Agent[];
   /** Probability of working on a weekday. */
   activity: number;
+  /** The kind of work they do (which files they touch): the sample's teams follow it. */
+  team: string;
 }
 
 /** A file write the replay performs before running the hook (transcripts, Droid session settings). */
@@ -106,7 +108,7 @@ const CLAUDE_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'au
 const DROID_MODES = ['auto-low', 'auto-medium', 'auto-high', 'spec', 'off'];
 
 interface Persona {
-  user: SampleUser;
+  user: Omit<SampleUser, 'team'>;
   team: keyof typeof TEAMS;
   claudeMode: string;
   droidMode: string;
@@ -193,7 +195,7 @@ export function generate(options: SampleOptions): SamplePlan {
       }
     });
   }
-  return { users: personas.map((p) => p.user), events, extraHooks };
+  return { users: personas.map((p) => ({ ...p.user, team: p.team })), events, extraHooks };
 }
 
 function session(r: () => number, p: Persona, agent: Agent, start: number): { events: PlannedEvent[]; end: number } {

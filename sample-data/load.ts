@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountStore, Org, User } from '../api/store/accounts.ts';
+import { importRosterText } from '../api/teams/service.ts';
 import { sleepSync } from '../common/backoff.ts';
 import type { Db } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
@@ -70,6 +71,7 @@ export function scratchBase(env: NodeJS.ProcessEnv = process.env, shm = '/dev/sh
 }
 
 export interface LoadOptions {
+  db: Db;
   accounts: AccountStore;
   server: string;
   /** The server's own batch runner (one at a time, clears its response cache). */
@@ -93,6 +95,15 @@ function mkdtempScratch(): string {
   }
 }
 
+/** Pure: the sample's roster, each person in the team of the work the generator gave them, under one parent. */
+export function sampleRoster(users: readonly { email: string; team: string }[]): string {
+  const name = (team: string) => `${team[0]!.toUpperCase()}${team.slice(1)}`;
+  return `${['email,team,parent,from,to', ...users.map((u) => `${u.email},${name(u.team)},${SAMPLE_PARENT_TEAM},,`)].join('\n')}\n`;
+}
+
+/** The team every sample team belongs to: `team=Engineering` is the whole organization. */
+export const SAMPLE_PARENT_TEAM = 'Engineering';
+
 export async function loadSample(options: LoadOptions): Promise<{ org: Org; events: number }> {
   const lastDay = options.lastDay ?? new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const plan = generate({ seed: SAMPLE_SEED, lastDay, days: options.days ?? SAMPLE_DAYS, users: options.users ?? SAMPLE_USERS });
@@ -102,6 +113,9 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
     const created = await options.accounts.createUser({ orgId: org.id, email: user.email, role: user.role });
     keys.push((await options.accounts.createKey(created, SAMPLE_COLLECTOR_KEY_NAME)).key);
   }
+  // Teams, so the Teams page, the team picker and group_by=team show something at the first start.
+  const roster = await importRosterText(options.db, org.id, sampleRoster(plan.users));
+  if ('errors' in roster) throw new Error(`the sample roster was refused: ${JSON.stringify(roster.errors)}`);
   const workDir = mkdtempScratch();
   // Removed at the end, and also when the load is interrupted (Ctrl-C closes the server and exits): in
   // /dev/shm the homes would otherwise hold memory until the next reboot. Removed until it stays gone, as

@@ -67,7 +67,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     let org = (await accounts.listOrgs()).find((o) => o.name === SAMPLE_ORG_NAME);
     if (!org) {
       say(`first start: loading the sample organization into ${args.db} through the real hook and collector…`);
-      org = (await loadSample({ accounts, server: server.url, runBatch: server.services.runBatch, log, progress: say })).org;
+      org = (await loadSample({ db, accounts, server: server.url, runBatch: server.services.runBatch, log, progress: say })).org;
     } else {
       // Days that ended since the last start.
       await server.services.runBatch({ trigger: 'demo', log });

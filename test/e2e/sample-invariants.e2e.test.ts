@@ -31,6 +31,7 @@ beforeAll(async () => {
   server = await startServer({ db, log, host: '127.0.0.1', port: 0, handleSignals: false });
   const accounts = new AccountStore(db);
   const { org } = await loadSample({
+    db,
     accounts,
     server: server.url,
     runBatch: server.services.runBatch,
@@ -98,6 +99,23 @@ describe('sample data invariants', () => {
       }
     }
     expect(activeDays).toBeGreaterThan(10);
+  });
+
+  it('its teams: team=Engineering (the parent of every team) is the whole organization; each person counts under one team', async () => {
+    const q = `startDate=${START}&endDate=${END}`;
+    const [tokens, engineering, tools, byTeam] = await Promise.all([
+      get(`/api/v1/analytics/tokens?${q}`),
+      get(`/api/v1/analytics/tokens?${q}&team=Engineering`),
+      get(`/api/v1/analytics/tools?${q}`),
+      get(`/api/v1/analytics/tools?${q}&group_by=team`),
+    ]);
+    expect(engineering.data).toEqual(tokens.data);
+    // Each sample person is in exactly one child team, and Engineering has no direct member.
+    for (const day of tools.data) {
+      const rows = byTeam.data.filter((r) => r['date'] === day['date']);
+      expect(rows.some((r) => r['group_key'] === 'Engineering')).toBe(false);
+      expect(rows.reduce((a, r) => a + r['tool_calls'], 0)).toBe(day['tool_calls']);
+    }
   });
 
   it('grouped rows sum to the ungrouped figures', async () => {
