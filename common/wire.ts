@@ -76,13 +76,20 @@ export type FileTouch = z.infer<typeof FileTouch>;
  * file's extension (or name) for its language, never a path or a line.
  */
 export const MAX_LINES = 100_000_000;
+/** A repository's id as common/repo-id.ts makes it. */
+export const REPO_ID = /^repo_[0-9a-f]{16}$/;
 const lines = z.number().int().nonnegative().max(MAX_LINES);
-export const EditLines = z.strictObject({
-  ext: wireString().max(64),
-  name: wireString().max(128).optional(),
-  lines_added: lines,
-  lines_deleted: lines,
-});
+export const EditLines = z
+  .strictObject({
+    ext: wireString().max(64),
+    name: wireString().max(128).optional(),
+    lines_added: lines,
+    lines_deleted: lines,
+    /** The file's repository as its landed commits name it (both or neither; none outside a work tree). */
+    repo_id: z.string().regex(REPO_ID).optional(),
+    repo: wireString().min(1).max(512).optional(),
+  })
+  .refine((e) => (e.repo_id === undefined) === (e.repo === undefined), { message: 'repo_id and repo come together', path: ['repo'] });
 export type EditLines = z.infer<typeof EditLines>;
 
 export const HookRun = z.strictObject({
@@ -151,8 +158,6 @@ export const WireMessage = z.strictObject({
 });
 export type WireMessage = z.infer<typeof WireMessage>;
 
-/** A repository's id as common/repo-id.ts makes it. */
-export const REPO_ID = /^repo_[0-9a-f]{16}$/;
 /** A git object id: SHA-1 (40 hex digits) or SHA-256 (64). */
 export const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 

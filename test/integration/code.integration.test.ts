@@ -1,7 +1,7 @@
 // GET /api/v1/analytics/code and GET /api/v0/code/commits (METRICS.md §5): edit events and landed commits
 // posted to the ingest route as collectors ship them, the real batch, and the HTTP API. Every expected
-// number is worked out by hand beside it. Also: idempotent ingest, a malformed commit rejected with its
-// reason, a late commit folded into its day at the next batch, the 400s, and who sees what.
+// number is worked out by hand beside it. Also: idempotent ingest, a malformed commit or edit repository
+// rejected with its reason, a late commit folded into its day at the next batch, the 400s, and who sees what.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeResponse, CommitPage } from '../../api/code/schema.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -44,6 +44,9 @@ function commit(
     by_agent: by,
   };
 }
+/** An edit's repository, as the collector ships it for a file in a work tree of that remote. */
+const IN_SHOP = { repo_id: repoId(SHOP), repo: 'github.com/acme/shop' };
+const IN_API = { repo_id: repoId(API), repo: 'github.com/acme/api' };
 const msg = (id: string, when: string, model: string, session = 's1'): WireRecord => ({
   kind: 'message',
   id,
@@ -82,12 +85,12 @@ beforeAll(async () => {
     msg('m1', `${D1}T09:00:00Z`, 'claude-sonnet-4-5'),
     call('Write', `${D1}T09:01:00Z`, {
       edits: [
-        { ext: 'ts', lines_added: 10, lines_deleted: 0 },
-        { ext: 'md', lines_added: 2, lines_deleted: 1 },
+        { ext: 'ts', lines_added: 10, lines_deleted: 0, ...IN_SHOP },
+        { ext: 'md', lines_added: 2, lines_deleted: 1, ...IN_API },
       ],
     }),
     msg('m2', `${D1}T10:00:00Z`, 'claude-opus-4-1'),
-    call('Edit', `${D1}T10:05:00Z`, { edits: [{ ext: 'ts', lines_added: 5, lines_deleted: 3 }] }),
+    call('Edit', `${D1}T10:05:00Z`, { edits: [{ ext: 'ts', lines_added: 5, lines_deleted: 3, ...IN_SHOP }] }),
     // A failed call's edits never count.
     {
       ...call('Edit', `${D1}T10:06:00Z`, { edits: [{ ext: 'ts', lines_added: 99, lines_deleted: 0 }] }),
@@ -95,7 +98,11 @@ beforeAll(async () => {
       event: 'PostToolUseFailure',
     },
     // Codex, D2, its own session without messages.
-    call('apply_patch', `${D2}T11:00:00Z`, { agent: 'codex', session_id: 's2', edits: [{ ext: 'go', lines_added: 7, lines_deleted: 2 }] }),
+    call('apply_patch', `${D2}T11:00:00Z`, {
+      agent: 'codex',
+      session_id: 's2',
+      edits: [{ ext: 'go', lines_added: 7, lines_deleted: 2, ...IN_API }],
+    }),
     commit(SHOP, hex('1'), `${D1}T15:00:00Z`, 20, 5, [
       { agent: 'claude', model: 'claude-sonnet-4-5', lines: 8 },
       { agent: 'claude', model: 'claude-opus-4-1', lines: 4 },
@@ -191,8 +198,11 @@ describe('GET /api/v1/analytics/code', () => {
     ]);
     const repo = CodeResponse.parse(await get(`/api/v1/analytics/code?${range}&group_by=repo`, org.users.owner.key));
     expect(repo.data).toEqual([
-      { date: D1, group_key: 'github.com/acme/shop', edit_lines_added: 0, landed_lines_added: 23, landed_agent_lines: 12 },
-      { date: D2, group_key: 'github.com/acme/api', edit_lines_added: 0, landed_lines_added: 10, landed_agent_lines: 6 },
+      // Edits count under their repository (the py edit of D1 is in none: in no row); a day with edits
+      // and no landed commit still has its row.
+      { date: D1, group_key: 'github.com/acme/api', edit_lines_added: 2, landed_lines_added: 0, landed_agent_lines: 0 },
+      { date: D1, group_key: 'github.com/acme/shop', edit_lines_added: 15, landed_lines_added: 23, landed_agent_lines: 12 },
+      { date: D2, group_key: 'github.com/acme/api', edit_lines_added: 7, landed_lines_added: 10, landed_agent_lines: 6 },
     ]);
   });
 
@@ -242,6 +252,21 @@ describe('ingest of landed commits', () => {
     expect(res.rejected[0]!.reason).toMatch(/agent_lines must be the sum of by_agent lines/);
     expect(res.rejected[1]!.reason).toMatch(/agent_lines cannot exceed lines_added/);
     expect(res.rejected[2]!.reason).toMatch(/line/);
+  });
+
+  it("rejects an edit whose repository is half there, or a local path's", async () => {
+    const halves = [
+      call('Edit', `${D1}T12:00:00Z`, { edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo_id: repoId(SHOP) }] }),
+      call('Edit', `${D1}T12:01:00Z`, { edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo: 'github.com/acme/shop' }] }),
+      call('Edit', `${D1}T12:02:00Z`, { edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo_id: '/home/dev/shop', repo: 'x' }] }),
+    ];
+    const res = await post(org.users.member.key, halves);
+    expect(res).toMatchObject({ received: 3, stored: 0 });
+    expect(res.rejected.map((r) => r.reason)).toEqual([
+      expect.stringMatching(/repo_id and repo come together/),
+      expect.stringMatching(/repo_id and repo come together/),
+      expect.stringMatching(/repo_id/),
+    ]);
   });
 
   it('folds a late commit into its day at the next batch, and the per-user fields follow', async () => {
