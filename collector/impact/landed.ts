@@ -3,7 +3,7 @@
 // origin/main, else origin/master), authored by the repository's user.email, committed at or after
 // watching started. A commit's lines are the non-blank lines `git diff <first parent> <commit>` adds and
 // removes outside excluded files (a root commit: against the empty tree; a merge commit: none).
-import { normalizeRepoUrl, repoId } from '../../common/repo-id.ts';
+import { repoIdentity } from '../../common/repo-id.ts';
 import { isExcludedPath, type LinguistRule, parseLinguistRules } from './exclude.ts';
 import { gitLines, gitOutput } from './git.ts';
 import { fingerprint, isBlank } from './lines.ts';
@@ -17,7 +17,7 @@ export interface RepoFacts {
   /** The ref commits land on, or undefined when the repository has none of the three. */
   ref: string | undefined;
   email: string | undefined;
-  /** The remote's normalized host/path and its id; undefined without an origin. */
+  /** The remote's normalized host/path (`local:<id>` for a local path) and its id; undefined without an origin. */
   repo: string | undefined;
   repoId: string | undefined;
 }
@@ -33,12 +33,8 @@ export async function repoFacts(root: string): Promise<RepoFacts> {
   }
   const email = (await gitOutput(root, ['config', '--get', 'user.email']))?.[0]?.trim();
   const url = (await gitOutput(root, ['config', '--get', 'remote.origin.url']))?.[0]?.trim();
-  return {
-    ref,
-    email: email || undefined,
-    repo: url ? normalizeRepoUrl(url) : undefined,
-    repoId: url ? repoId(url) : undefined,
-  };
+  const identity = url ? repoIdentity(url) : undefined;
+  return { ref, email: email || undefined, repo: identity?.repo, repoId: identity?.repoId };
 }
 
 export interface CandidateCommit {
