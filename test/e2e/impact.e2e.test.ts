@@ -252,6 +252,13 @@ describe('Impact: edit to landed, with real git', () => {
       [repo, 2, 2],
       [repo, 9, 7],
     ]);
+    // EXPECTED.md: every edit was in the clone, so the repository's row has all 10 edit lines.
+    const byRepo = (await (
+      await fetch(`${server.url}/api/v1/analytics/code?startDate=${D}&endDate=${D}&group_by=repo`, {
+        headers: { authorization: `Bearer ${manager}` },
+      })
+    ).json()) as { data: unknown[] };
+    expect(byRepo.data).toEqual([{ date: D, group_key: repo, edit_lines_added: 10, landed_lines_added: 11, landed_agent_lines: 9 }]);
 
     // No line of the code reached the server: every text the database stores, and every log line.
     await server.stop();
