@@ -52,7 +52,20 @@ SELECT org_id, day, user_id, repo, a.agent, a.model, sum(a.lines)
 FROM (SELECT org_id, day, user_id, repo, unnest(by_agent) AS a FROM code_landed)
 GROUP BY ALL;
 
--- The per-user record's lines_added (edits) and landed_agent_lines, on the rows 40_user_day just built.
+-- A landed commit is a record of its user's day like an event (docs/impact.md "Per-user fields"): a day
+-- with landed commits and no other record still gets its per-user row, inactive (it counts in no active
+-- users) and otherwise zero, so that the users' landed_agent_lines add up to the organization's.
+INSERT INTO agg_user_day (
+  org_id, day, user_id, active, tool_calls, user_turns, mcp_calls, skill_calls, slash_commands, hooks, sessions,
+  user_messages, assistant_messages, files_created, files_edited, git_commits, git_prs_created, billable_tokens,
+  languages, clients)
+SELECT DISTINCT l.org_id, l.day, l.user_id, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, [], []
+FROM agg_code_landed_day l
+WHERE (l.org_id, l.day) IN (SELECT org_id, day FROM rebuild)
+  AND NOT EXISTS (SELECT 1 FROM agg_user_day a WHERE a.org_id = l.org_id AND a.day = l.day AND a.user_id = l.user_id);
+
+-- The per-user record's lines_added (edits) and landed_agent_lines, on the rows 40_user_day just built
+-- (and the landed-only rows above).
 UPDATE agg_user_day a SET lines_added = s.lines_added, landed_agent_lines = s.landed_agent_lines
 FROM (
   SELECT org_id, day, user_id, sum(lines_added) AS lines_added, sum(landed_agent_lines) AS landed_agent_lines

@@ -254,6 +254,24 @@ describe('ingest of landed commits', () => {
     expect(res.rejected[2]!.reason).toMatch(/line/);
   });
 
+  it('a landed commit on a day without any event still gives its user that day, inactive', async () => {
+    // The manager's only record of D2 is the commit hex('3'): 6 agent lines, no edits, no event.
+    const users = await get(`/api/v1/analytics/users?startDate=${D2}&endDate=${D2}`, org.users.manager.key);
+    const row = (users.data as { user_id: string; lines_added: number; landed_agent_lines: number; tool_calls: number }[]).find(
+      (r) => r.user_id === org.users.manager.id,
+    );
+    expect(row).toMatchObject({ lines_added: 0, landed_agent_lines: 6, tool_calls: 0 });
+    // The users' landed agent lines add up to the organization's: the member's 0 + the manager's 6.
+    const sum = (users.data as { landed_agent_lines: number }[]).reduce((n, r) => n + r.landed_agent_lines, 0);
+    const code = CodeResponse.parse(await get(`/api/v1/analytics/code?startDate=${D2}&endDate=${D2}`, org.users.manager.key));
+    expect(sum).toBe((code.data[0] as { landed: { agent_lines_added: number } }).landed.agent_lines_added);
+    const own = await get(`/api/v0/usage/users/me?startDate=${D2}&endDate=${D2}`, org.users.manager.key);
+    expect(own.data[0]).toMatchObject({ landed_agent_lines: 6 });
+    // A commit is no agent activity: D2's active users are the member only.
+    const activity = await get(`/api/v1/analytics/activity?startDate=${D2}&endDate=${D2}`, org.users.manager.key);
+    expect(activity.data[0]).toMatchObject({ daily_active_users: 1 });
+  });
+
   it("rejects an edit whose repository is half there, or a local path's", async () => {
     const halves = [
       call('Edit', `${D1}T12:00:00Z`, { edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo_id: repoId(SHOP) }] }),
