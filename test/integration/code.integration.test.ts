@@ -2,13 +2,16 @@
 // posted to the ingest route as collectors ship them, the real batch, and the HTTP API. Every expected
 // number is worked out by hand beside it. Also: idempotent ingest, a malformed commit or edit repository
 // rejected with its reason, a late commit folded into its day at the next batch, the 400s, and who sees what.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeResponse, CommitPage } from '../../api/code/schema.ts';
+import { migrate, openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { repoId } from '../../common/repo-id.ts';
 import type { WireLandedCommit } from '../../common/wire.ts';
 import { at, call, type WireRecord } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { tempDir } from '../helpers/tmp.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
 const D1 = '2026-03-03';
@@ -358,6 +361,35 @@ describe('GET /api/v0/code/commits', () => {
     ]) {
       const body = await get(`/api/v0/code/commits?${query}`, org.users.manager.key, 400);
       expect(body).toMatchObject({ status: 400, requestId: expect.any(String) });
+    }
+  });
+});
+
+describe('migration 042 on a database built before it', () => {
+  it('keeps stored edits and built edit figures, under no repository', async () => {
+    const db = await openDb(join(tempDir(), 'm042.duckdb'));
+    try {
+      // The state before 042: edits without their repository, agg_code_edit_day without it.
+      await db.run('DELETE FROM schema_migrations WHERE version = 42');
+      await db.run('ALTER TABLE events ALTER edits TYPE STRUCT(ext VARCHAR, name VARCHAR, lines_added BIGINT, lines_deleted BIGINT)[]');
+      await db.run('DROP TABLE agg_code_edit_day');
+      await db.run(`CREATE TABLE agg_code_edit_day (org_id VARCHAR NOT NULL, day DATE NOT NULL, user_id VARCHAR NOT NULL,
+        agent VARCHAR NOT NULL, model VARCHAR NOT NULL, language VARCHAR NOT NULL, lines_added BIGINT NOT NULL,
+        lines_deleted BIGINT NOT NULL, PRIMARY KEY (org_id, day, user_id, agent, model, language))`);
+      await db.run(`INSERT INTO events (org_id, id, user_id, received_at, ts, agent, event, session_id, client, autonomy, edits)
+        VALUES ('org_m', 'e1', 'usr_1', TIMESTAMP '2026-03-05 10:00:00', TIMESTAMP '2026-03-02 10:00:00', 'claude', 'PostToolUse',
+        's1', 'terminal-ui', 'manual', [{'ext': 'ts', 'name': NULL, 'lines_added': 3, 'lines_deleted': 1}])`);
+      await db.run(`INSERT INTO agg_code_edit_day VALUES ('org_m', DATE '2026-03-02', 'usr_1', 'claude', 'unknown', 'TypeScript', 3, 1)`);
+
+      expect(await migrate(db)).toEqual(['042_edit_repos.sql']);
+      expect(await db.all('SELECT edits FROM events')).toEqual([
+        { edits: [{ ext: 'ts', name: null, lines_added: 3, lines_deleted: 1, repo_id: null, repo: null }] },
+      ]);
+      expect(await db.all('SELECT language, repo, lines_added FROM agg_code_edit_day')).toEqual([
+        { language: 'TypeScript', repo: '', lines_added: 3 },
+      ]);
+    } finally {
+      await db.close();
     }
   });
 });
