@@ -65,6 +65,12 @@ export async function replayGitActivity(options: GitActivityOptions): Promise<{ 
     execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin], { stdio: 'ignore' });
     git(options.workDir, ['clone', '--quiet', origin, work], first);
     git(work, ['config', 'user.email', user.email], first);
+    // The origin is a local folder; the Impact page shows it under a hosted name, as a real team's would
+    // be (a folder remote would show as local:<id>). git rewrites the name to the folder when it fetches
+    // and pushes; agentmeter reads the remote's name only.
+    const hosted = `https://git.example.com/sample/app-${u + 1}.git`;
+    git(work, ['remote', 'set-url', 'origin', hosted], first);
+    git(work, ['config', `url.${origin}.insteadOf`, hosted], first);
     writeFileSync(join(work, 'README.md'), '# App\n');
     git(work, ['add', 'README.md'], first);
     git(work, ['commit', '--quiet', '-m', 'Start'], first);
