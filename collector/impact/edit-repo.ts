@@ -6,7 +6,7 @@
 // origin and .gitattributes are read once and kept for a while (a changed remote or .gitattributes is
 // seen within REFRESH_MS).
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { repoIdentity } from '../../common/repo-id.ts';
 import { type LinguistRule, parseLinguistRules } from './exclude.ts';
@@ -47,13 +47,17 @@ export function originUrl(root: string): string | undefined {
 
 /** The linguist rules of a work tree's top-level .gitattributes (a link is not followed; none when absent). */
 export function workTreeRules(root: string): LinguistRule[] {
-  const path = join(root, '.gitattributes');
+  let fd: number | undefined;
   try {
-    const stat = lstatSync(path);
+    // O_NOFOLLOW: a link is refused at the open itself, so nothing can swap one in after a check.
+    fd = openSync(join(root, '.gitattributes'), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
     if (!stat.isFile() || stat.size > MAX_ATTRIBUTES_BYTES) return [];
-    return parseLinguistRules(readFileSync(path, 'utf8'));
+    return parseLinguistRules(readFileSync(fd, 'utf8'));
   } catch {
     return [];
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
