@@ -78,6 +78,17 @@ export type FileTouch = z.infer<typeof FileTouch>;
 export const MAX_LINES = 100_000_000;
 /** A repository's id as common/repo-id.ts makes it. */
 export const REPO_ID = /^repo_[0-9a-f]{16}$/;
+/**
+ * A repository's name as common/repo-id.ts repoIdentity makes it: the remote's normalized host/path, or
+ * local:<id> for a remote that is a local folder. Never a path of the developer's disk.
+ */
+const repoName = () =>
+  wireString()
+    .min(1)
+    .max(512)
+    .refine((name) => !/^(?:[/\\~.]|[a-z]:[/\\])/i.test(name) && !name.includes('\\'), {
+      message: 'must be a host/path or local:<id>, never a local path',
+    });
 const lines = z.number().int().nonnegative().max(MAX_LINES);
 export const EditLines = z
   .strictObject({
@@ -87,7 +98,7 @@ export const EditLines = z
     lines_deleted: lines,
     /** The file's repository as its landed commits name it (both or neither; none outside a work tree). */
     repo_id: z.string().regex(REPO_ID).optional(),
-    repo: wireString().min(1).max(512).optional(),
+    repo: repoName().optional(),
   })
   .refine((e) => (e.repo_id === undefined) === (e.repo === undefined), { message: 'repo_id and repo come together', path: ['repo'] });
 export type EditLines = z.infer<typeof EditLines>;
@@ -171,8 +182,8 @@ export const WireLandedCommit = z
     kind: z.literal('commit'),
     id: wireString().min(1).max(256),
     repo_id: z.string().regex(REPO_ID),
-    /** The remote's normalized host/path (no credentials, no scheme, lower case). */
-    repo: wireString().min(1).max(512),
+    /** The remote's normalized host/path (no credentials, no scheme, lower case), or local:<id>. */
+    repo: repoName(),
     commit: z.string().regex(COMMIT_ID),
     /** Committer time. */
     ts: epochMs,

@@ -280,13 +280,20 @@ describe('ingest of landed commits', () => {
       call('Edit', `${D1}T12:00:00Z`, { edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo_id: repoId(SHOP) }] }),
       call('Edit', `${D1}T12:01:00Z`, { edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo: 'github.com/acme/shop' }] }),
       call('Edit', `${D1}T12:02:00Z`, { edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo_id: '/home/dev/shop', repo: 'x' }] }),
+      call('Edit', `${D1}T12:03:00Z`, {
+        edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo_id: repoId(SHOP), repo: '/home/dev/shop' }],
+      }),
+      // A landed commit named by a local folder (what collectors before repoIdentity sent) is refused too.
+      { ...commit(SHOP, hex('6'), `${D1}T15:00:00Z`, 1, 0, []), repo: '/tmp/work/origin' },
     ];
     const res = await post(org.users.member.key, halves);
-    expect(res).toMatchObject({ received: 3, stored: 0 });
+    expect(res).toMatchObject({ received: 5, stored: 0 });
     expect(res.rejected.map((r) => r.reason)).toEqual([
       expect.stringMatching(/repo_id and repo come together/),
       expect.stringMatching(/repo_id and repo come together/),
       expect.stringMatching(/repo_id/),
+      expect.stringMatching(/never a local path/),
+      expect.stringMatching(/never a local path/),
     ]);
   });
 
