@@ -8,6 +8,7 @@ import { adapterFor } from './agents/index.ts';
 import type { SessionTouch } from './agents/types.ts';
 import { toWireEvent } from './events.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
+import type { EditRepos } from './impact/edit-repo.ts';
 import type { ImpactTouch, ModelSeen } from './impact/impact.ts';
 import { quarantineFile, readEntry, type SpoolDirs } from './spool.ts';
 import type { CollectorState } from './state.ts';
@@ -35,6 +36,8 @@ export interface BatchContext {
   /** The user's home, where agents keep their settings and session files. */
   home: string;
   hooks: HookConfigCache;
+  /** The repositories of edited files (their id and .gitattributes exclusions); none: edits carry no repository. */
+  editRepos?: EditRepos;
   log: Logger;
   /** Problems already logged (a missing transcript would otherwise be reported on every batch). */
   reported: Set<string>;
@@ -73,7 +76,7 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
       }
       continue;
     }
-    const derived = entry.kind === 'ok' ? toWireEvent(entry.value, ctx.machineId, ctx.hooks) : entry;
+    const derived = entry.kind === 'ok' ? toWireEvent(entry.value, ctx.machineId, ctx.hooks, ctx.editRepos) : entry;
     if (derived.kind === 'drop') {
       ctx.log.debug({ file: name, reason: derived.reason }, 'spool file skipped');
       continue;

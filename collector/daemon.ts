@@ -8,6 +8,7 @@ import type { Logger } from '../common/logger.ts';
 import { type IngestResponse, MAX_BATCH_RECORDS } from '../common/wire.ts';
 import { type Batch, buildBatch } from './batch.ts';
 import { HookConfigCache } from './hooks-ran.ts';
+import { EditRepos } from './impact/edit-repo.ts';
 import { Impact } from './impact/impact.ts';
 import { refreshLimitStatus } from './limits.ts';
 import { isBatchFault, isContentFault, narrowBatch } from './narrow.ts';
@@ -63,6 +64,7 @@ export class Collector {
   private state: CollectorState;
   private readonly machine: string;
   private readonly hooks: HookConfigCache;
+  private readonly editRepos = new EditRepos();
   private readonly batchSize: number;
   private readonly maxAgeMs: number;
   private watcher: FSWatcher | undefined;
@@ -244,7 +246,15 @@ export class Collector {
     if (names.length === 0) return undefined;
     const { log } = this.options;
     const batch = await buildBatch(
-      { dirs: this.dirs, machineId: this.machine, home: this.options.home, hooks: this.hooks, log, reported: this.reported },
+      {
+        dirs: this.dirs,
+        machineId: this.machine,
+        home: this.options.home,
+        hooks: this.hooks,
+        editRepos: this.editRepos,
+        log,
+        reported: this.reported,
+      },
       names,
       state,
     );

@@ -9,6 +9,7 @@ import { adapterFor } from './agents/index.ts';
 import { clientType, runsGitCommit, runsPrCreate, slashCommand, toolSucceeded } from './derive.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
 import type { FileEdit } from './impact/edit-lines.ts';
+import type { EditRepos } from './impact/edit-repo.ts';
 import { callEdits } from './impact/event-edits.ts';
 import type { SpoolEntry } from './spool.ts';
 
@@ -33,7 +34,12 @@ export interface DerivedEvent {
 
 const PR_TOOLS = new Set(['create_pull_request']);
 
-export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookConfigCache | undefined): StepResult<DerivedEvent> {
+export function toWireEvent(
+  entry: SpoolEntry,
+  machineId: string,
+  hooks: HookConfigCache | undefined,
+  editRepos?: EditRepos,
+): StepResult<DerivedEvent> {
   const adapter = adapterFor(entry.header['agent']);
   // Reasons name the problem, never the file's text (it could hold anything, a secret included).
   if (!adapter) return quarantine('unknown agent in the spool header (agent=)');
@@ -99,7 +105,14 @@ export function toWireEvent(entry: SpoolEntry, machineId: string, hooks: HookCon
         const files = tools.files(toolName, p.tool_input, p.tool_response);
         if (files.length) record.files = files.slice(0, MAX_FILES_PER_EVENT);
         if (!truncated) {
-          const edits = callEdits(adapter.name, toolName, p.tool_input, p.tool_response);
+          const edits = callEdits(
+            adapter.name,
+            toolName,
+            p.tool_input,
+            p.tool_response,
+            editRepos,
+            typeof p.cwd === 'string' && p.cwd !== '' ? p.cwd : undefined,
+          );
           if (edits.wire.length) record.edits = edits.wire.slice(0, MAX_FILES_PER_EVENT);
           if (edits.files.length) fileEdits = edits.files;
         }

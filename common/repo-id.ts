@@ -29,11 +29,6 @@ const SCP_LIKE = /^([^@/\\\s:]+@)?([^@/\\\s:]+):(?![/\\])(.*)$/;
 /** A local path or file URL in any of the forms git accepts as a remote. */
 const LOCAL = /^(?:file:|[/\\~.]|[a-z]:[/\\])/i;
 
-/** Pure: does this name a local path or file URL (git accepts such remotes), which is never shared? */
-export function isLocalRemote(url: string): boolean {
-  return LOCAL.test(url.trim());
-}
-
 /** What a report names a repository without a shareable remote by: never its path on the disk. */
 export const LOCAL_REPO_PREFIX = 'local:';
 
@@ -73,4 +68,17 @@ export function repoUrlProblem(url: string): string | undefined {
     return 'must not carry userinfo (a user name or credential before @); send the URL without it';
   if (!scheme && !SCP_LIKE.test(trimmed)) return "must be a URL (https://host/path) or git's host:path form";
   return undefined;
+}
+
+/**
+ * Pure: how the organization knows a repository by its remote's URL: its id and a shareable name, the
+ * normalized host/path, or `local:<16 hex digits of its id>` for a local path or file URL (a repository
+ * cloned from a folder), whose path is never shared. What landed commits and edits ship (METRICS.md §5).
+ */
+export function repoIdentity(url: string): { repoId: string; repo: string } {
+  const id = repoId(url);
+  return {
+    repoId: id,
+    repo: shareableRepoUrl(url) === undefined ? `${LOCAL_REPO_PREFIX}${id.slice('repo_'.length)}` : normalizeRepoUrl(url),
+  };
 }

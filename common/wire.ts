@@ -1,7 +1,6 @@
 // The wire format between collector and server: the minimal facts the metrics need (METRICS.md §1),
 // never prompts, file contents, shell commands or tool output.
 import { z } from 'zod';
-import { isLocalRemote } from './repo-id.ts';
 
 /** Where the collector posts wire records (gzip NDJSON) and the server takes them. */
 export const INGEST_PATH = '/api/v1/ingest/events';
@@ -77,13 +76,31 @@ export type FileTouch = z.infer<typeof FileTouch>;
  * file's extension (or name) for its language, never a path or a line.
  */
 export const MAX_LINES = 100_000_000;
+/** A repository's id as common/repo-id.ts makes it. */
+export const REPO_ID = /^repo_[0-9a-f]{16}$/;
+/**
+ * A repository's name as common/repo-id.ts repoIdentity makes it: the remote's normalized host/path, or
+ * local:<id> for a remote that is a local folder. Never a path of the developer's disk.
+ */
+const repoName = () =>
+  wireString()
+    .min(1)
+    .max(512)
+    .refine((name) => !/^(?:[/\\~.]|[a-z]:[/\\])/i.test(name) && !name.includes('\\'), {
+      message: 'must be a host/path or local:<id>, never a local path',
+    });
 const lines = z.number().int().nonnegative().max(MAX_LINES);
-export const EditLines = z.strictObject({
-  ext: wireString().max(64),
-  name: wireString().max(128).optional(),
-  lines_added: lines,
-  lines_deleted: lines,
-});
+export const EditLines = z
+  .strictObject({
+    ext: wireString().max(64),
+    name: wireString().max(128).optional(),
+    lines_added: lines,
+    lines_deleted: lines,
+    /** The file's repository as its landed commits name it (both or neither; none outside a work tree). */
+    repo_id: z.string().regex(REPO_ID).optional(),
+    repo: repoName().optional(),
+  })
+  .refine((e) => (e.repo_id === undefined) === (e.repo === undefined), { message: 'repo_id and repo come together', path: ['repo'] });
 export type EditLines = z.infer<typeof EditLines>;
 
 export const HookRun = z.strictObject({
@@ -152,8 +169,6 @@ export const WireMessage = z.strictObject({
 });
 export type WireMessage = z.infer<typeof WireMessage>;
 
-/** A repository's id as common/repo-id.ts makes it. */
-export const REPO_ID = /^repo_[0-9a-f]{16}$/;
 /** A git object id: SHA-1 (40 hex digits) or SHA-256 (64). */
 export const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
@@ -167,8 +182,8 @@ export const WireLandedCommit = z
     kind: z.literal('commit'),
     id: wireString().min(1).max(256),
     repo_id: z.string().regex(REPO_ID),
-    /** The remote's normalized host/path (no credentials, no scheme, lower case). */
-    repo: wireString().min(1).max(512),
+    /** The remote's normalized host/path (no credentials, no scheme, lower case), or local:<id>. */
+    repo: repoName(),
     commit: z.string().regex(COMMIT_ID),
     /** Committer time. */
     ts: epochMs,
@@ -178,10 +193,6 @@ export const WireLandedCommit = z
     by_agent: z.array(z.strictObject({ agent: AgentName, model: wireString().min(1).max(256), lines: lines.min(1) })).max(100),
   })
   .refine((c) => c.id === `${c.repo_id}:${c.commit}`, { message: 'id must be <repo_id>:<commit>', path: ['id'] })
-  .refine((c) => !isLocalRemote(c.repo), {
-    message: 'repo must not name a local path (a local remote is named local:<first commit>)',
-    path: ['repo'],
-  })
   .refine((c) => c.agent_lines === c.by_agent.reduce((n, a) => n + a.lines, 0), {
     message: 'agent_lines must be the sum of by_agent lines',
     path: ['agent_lines'],

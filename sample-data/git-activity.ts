@@ -65,9 +65,10 @@ export async function replayGitActivity(options: GitActivityOptions): Promise<{ 
     execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin], { stdio: 'ignore' });
     git(options.workDir, ['clone', '--quiet', origin, work], first);
     git(work, ['config', 'user.email', user.email], first);
-    // The clone names its origin as a hosted repository would be named; git reaches it in the folder
-    // (url.<folder>.insteadOf), so the Impact page shows a host/path, as it would for a real remote.
-    const hosted = `https://git.sample.example.com/acme/app-${u}.git`;
+    // The origin is a local folder; the Impact page shows it under a hosted name, as a real team's would
+    // be (a folder remote would show as local:<id>). git rewrites the name to the folder when it fetches
+    // and pushes; agentmeter reads the remote's name only.
+    const hosted = `https://git.example.com/sample/app-${u + 1}.git`;
     git(work, ['remote', 'set-url', 'origin', hosted], first);
     git(work, ['config', `url.${origin}.insteadOf`, hosted], first);
     writeFileSync(join(work, 'README.md'), '# App\n');

@@ -111,6 +111,8 @@ export function codeGrouped(
     return r;
   };
   if (groupBy === 'repo') {
+    // Edits outside any repository ('') belong to no row; landed commits always have one.
+    for (const e of edits) if (e.repo !== '') row(e.day, e.repo).edit_lines_added += e.lines_added;
     for (const l of landed) {
       const r = row(l.day, l.repo);
       r.landed_lines_added += l.lines_added;

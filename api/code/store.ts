@@ -6,7 +6,7 @@ import type { Db } from '../../common/db/duckdb.ts';
 const RANGE = 'org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) AND ($user IS NULL OR user_id = $user)';
 
 export const CODE_SQL = {
-  edits: `SELECT CAST(day AS VARCHAR) AS day, agent, model, language, sum(lines_added)::BIGINT AS lines_added, sum(lines_deleted)::BIGINT AS lines_deleted
+  edits: `SELECT CAST(day AS VARCHAR) AS day, agent, model, language, repo, sum(lines_added)::BIGINT AS lines_added, sum(lines_deleted)::BIGINT AS lines_deleted
           FROM agg_code_edit_day WHERE ${RANGE} GROUP BY ALL`,
   landed: `SELECT CAST(day AS VARCHAR) AS day, repo, sum(commits)::BIGINT AS commits, sum(commits_with_agent_lines)::BIGINT AS commits_with_agent_lines,
                   sum(lines_added)::BIGINT AS lines_added, sum(lines_deleted)::BIGINT AS lines_deleted, sum(agent_lines)::BIGINT AS agent_lines
@@ -30,6 +30,8 @@ export interface EditRow {
   model: string;
   /** '' when the file's language is not known. */
   language: string;
+  /** The repository's host/path; '' for files outside a work tree or without an origin remote. */
+  repo: string;
   lines_added: number;
   lines_deleted: number;
 }

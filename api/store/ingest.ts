@@ -30,7 +30,7 @@ const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'V
   files: 'STRUCT(ext VARCHAR, name VARCHAR, op VARCHAR)[]', git_commit: 'BOOLEAN', pr_created: 'BOOLEAN', slash_command: 'VARCHAR', reason: 'VARCHAR', agent_id: 'VARCHAR',
   agent_type: 'VARCHAR', truncated: 'BOOLEAN', hooks: 'STRUCT(event VARCHAR, matcher VARCHAR, command VARCHAR)[]',
   api_session_id: 'VARCHAR', api_message_id: 'VARCHAR',
-  edits: 'STRUCT(ext VARCHAR, name VARCHAR, lines_added BIGINT, lines_deleted BIGINT)[]'}`;
+  edits: 'STRUCT(ext VARCHAR, name VARCHAR, lines_added BIGINT, lines_deleted BIGINT, repo_id VARCHAR, repo VARCHAR)[]'}`;
 
 const USAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR', input_tokens: 'BIGINT',
   output_tokens: 'BIGINT', cache_read_tokens: 'BIGINT', cache_write_tokens: 'BIGINT', thinking_tokens: 'BIGINT', thinking: 'BOOLEAN'}`;

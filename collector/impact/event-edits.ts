@@ -5,6 +5,7 @@
 import type { EditLines } from '../../common/wire.ts';
 import { fileFacts } from '../derive.ts';
 import { editLines, type FileEdit } from './edit-lines.ts';
+import type { EditRepos } from './edit-repo.ts';
 import { isExcludedPath } from './exclude.ts';
 
 export interface CallEdits {
@@ -14,11 +15,25 @@ export interface CallEdits {
   files: FileEdit[];
 }
 
-/** Pure: the counted edits of one successful call of `agent`'s tool. */
-export function callEdits(agent: string, toolName: string, toolInput: unknown, toolResponse: unknown): CallEdits {
-  const files = editLines(agent, toolName, toolInput, toolResponse).filter((f) => !f.binary && !isExcludedPath(f.path));
+/**
+ * The counted edits of one successful call of `agent`'s tool. Without `repos` (or a cwd for relative
+ * patch paths) files are placed in no repository: pure, by name alone.
+ */
+export function callEdits(
+  agent: string,
+  toolName: string,
+  toolInput: unknown,
+  toolResponse: unknown,
+  repos?: EditRepos,
+  cwd?: string,
+): CallEdits {
   const wire: EditLines[] = [];
-  for (const file of files) {
+  const files: FileEdit[] = [];
+  for (const file of editLines(agent, toolName, toolInput, toolResponse)) {
+    if (file.binary || isExcludedPath(file.path)) continue;
+    const place = repos?.place(file.path, cwd);
+    if (place && isExcludedPath(place.relPath, place.rules)) continue;
+    files.push(file);
     if (file.added.length === 0 && file.deleted === 0) continue;
     const facts = fileFacts(file.path, 'edit');
     wire.push({
@@ -26,6 +41,7 @@ export function callEdits(agent: string, toolName: string, toolInput: unknown, t
       ...(facts.name !== undefined ? { name: facts.name } : {}),
       lines_added: file.added.length,
       lines_deleted: file.deleted,
+      ...(place?.repo && place.repoId ? { repo_id: place.repoId, repo: place.repo.slice(0, 512) } : {}),
     });
   }
   return { wire, files };

@@ -3,7 +3,7 @@
 // origin/main, else origin/master), authored by the repository's user.email, committed at or after
 // watching started. A commit's lines are the non-blank lines `git diff <first parent> <commit>` adds and
 // removes outside excluded files (a root commit: against the empty tree; a merge commit: none).
-import { LOCAL_REPO_PREFIX, normalizeRepoUrl, repoId, shareableRepoUrl } from '../../common/repo-id.ts';
+import { repoIdentity } from '../../common/repo-id.ts';
 import { isExcludedPath, type LinguistRule, parseLinguistRules } from './exclude.ts';
 import { gitLines, gitOutput } from './git.ts';
 import { fingerprint, isBlank } from './lines.ts';
@@ -17,7 +17,7 @@ export interface RepoFacts {
   /** The ref commits land on, or undefined when the repository has none of the three. */
   ref: string | undefined;
   email: string | undefined;
-  /** The remote's normalized host/path and its id; undefined without an origin. */
+  /** The remote's normalized host/path (`local:<id>` for a local path) and its id; undefined without an origin. */
   repo: string | undefined;
   repoId: string | undefined;
 }
@@ -33,19 +33,8 @@ export async function repoFacts(root: string): Promise<RepoFacts> {
   }
   const email = (await gitOutput(root, ['config', '--get', 'user.email']))?.[0]?.trim();
   const url = (await gitOutput(root, ['config', '--get', 'remote.origin.url']))?.[0]?.trim();
-  const shareable = url ? shareableRepoUrl(url) : undefined;
-  let repo = shareable ? normalizeRepoUrl(shareable) : undefined;
-  if (url && !shareable) {
-    // A remote that is a folder or a file: URL: its path is the developer's, never shipped. The
-    // repository is named by its first commit instead, the same in every clone (as readiness does).
-    const roots = (await gitOutput(root, ['rev-list', '--max-parents=0', 'HEAD'])) ?? [];
-    const first = roots
-      .map((line) => line.trim())
-      .filter((sha) => /^[0-9a-f]{7,64}$/.test(sha))
-      .sort()[0];
-    repo = first ? `${LOCAL_REPO_PREFIX}${first}` : undefined;
-  }
-  return { ref, email: email || undefined, repo, repoId: repo ? repoId(repo) : undefined };
+  const identity = url ? repoIdentity(url) : undefined;
+  return { ref, email: email || undefined, repo: identity?.repo, repoId: identity?.repoId };
 }
 
 export interface CandidateCommit {

@@ -1,9 +1,10 @@
 -- Code the agents wrote (METRICS.md §5), per organization, day and user of the rebuilt days: the edit lines
--- of successful file-writing calls by agent, model and language, the landed commits by repository, their
--- agent lines by agent and model, and the two fields of the per-user record.
+-- of successful file-writing calls by agent, model, language and repository, the landed commits by
+-- repository, their agent lines by agent and model, and the two fields of the per-user record.
 
 -- Each file an edit wrote, with the model of its session's latest assistant message at or before the call
--- (an ASOF join; 'unknown' when the session has none) and the file's language (as file_touch has it).
+-- (an ASOF join; 'unknown' when the session has none), the file's language (as file_touch has it) and its
+-- repository's host/path ('' outside a work tree or without an origin remote).
 CREATE OR REPLACE TEMP TABLE code_edit AS
 WITH e AS (
   SELECT e.org_id, e.user_id, e.ts, CAST(e.ts AS DATE) AS day, e.agent, e.session_id, unnest(e.edits) AS f
@@ -19,13 +20,13 @@ m AS (
 )
 SELECT e.org_id, e.day, e.user_id, e.agent, coalesce(m.model, 'unknown') AS model,
        CASE WHEN e.f.ext <> '' THEN 'ext:' || e.f.ext ELSE 'name:' || coalesce(e.f.name, '') END AS lang_key,
-       e.f.lines_added AS lines_added, e.f.lines_deleted AS lines_deleted
+       coalesce(e.f.repo, '') AS repo, e.f.lines_added AS lines_added, e.f.lines_deleted AS lines_deleted
 FROM e ASOF LEFT JOIN m ON e.org_id = m.org_id AND e.session_id = m.session_id AND m.ts <= e.ts;
 
 DELETE FROM agg_code_edit_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
 
 INSERT INTO agg_code_edit_day
-SELECT c.org_id, c.day, c.user_id, c.agent, c.model, coalesce(l.language, '') AS language, sum(c.lines_added), sum(c.lines_deleted)
+SELECT c.org_id, c.day, c.user_id, c.agent, c.model, coalesce(l.language, '') AS language, c.repo, sum(c.lines_added), sum(c.lines_deleted)
 FROM code_edit c
 LEFT JOIN (SELECT kind || ':' || key AS lang_key, language FROM languages) l USING (lang_key)
 GROUP BY ALL
@@ -51,7 +52,20 @@ SELECT org_id, day, user_id, repo, a.agent, a.model, sum(a.lines)
 FROM (SELECT org_id, day, user_id, repo, unnest(by_agent) AS a FROM code_landed)
 GROUP BY ALL;
 
--- The per-user record's lines_added (edits) and landed_agent_lines, on the rows 40_user_day just built.
+-- A landed commit is a record of its user's day like an event (docs/impact.md "Per-user fields"): a day
+-- with landed commits and no other record still gets its per-user row, inactive (it counts in no active
+-- users) and otherwise zero, so that the users' landed_agent_lines add up to the organization's.
+INSERT INTO agg_user_day (
+  org_id, day, user_id, active, tool_calls, user_turns, mcp_calls, skill_calls, slash_commands, hooks, sessions,
+  user_messages, assistant_messages, files_created, files_edited, git_commits, git_prs_created, billable_tokens,
+  languages, clients)
+SELECT DISTINCT l.org_id, l.day, l.user_id, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, [], []
+FROM agg_code_landed_day l
+WHERE (l.org_id, l.day) IN (SELECT org_id, day FROM rebuild)
+  AND NOT EXISTS (SELECT 1 FROM agg_user_day a WHERE a.org_id = l.org_id AND a.day = l.day AND a.user_id = l.user_id);
+
+-- The per-user record's lines_added (edits) and landed_agent_lines, on the rows 40_user_day just built
+-- (and the landed-only rows above).
 UPDATE agg_user_day a SET lines_added = s.lines_added, landed_agent_lines = s.landed_agent_lines
 FROM (
   SELECT org_id, day, user_id, sum(lines_added) AS lines_added, sum(landed_agent_lines) AS landed_agent_lines

@@ -87,7 +87,12 @@ beforeAll(async () => {
   const store = (who: keyof typeof keys, records: WireRecord[]) => ingest.storeRecords(org.id as OrgId, keys[who].id as UserId, records);
   await store('member', [
     { kind: 'message', id: 'mm1', agent: 'claude', session_id: 'b1', ts: at(`${ago(2)}T08:00:00Z`), model: 'claude-sonnet-4-5' },
-    call('Write', `${ago(2)}T09:00:00Z`, { session_id: 'b1', edits: [{ ext: 'ts', lines_added: 40, lines_deleted: 0 }] }),
+    call('Write', `${ago(2)}T09:00:00Z`, {
+      session_id: 'b1',
+      edits: [
+        { ext: 'ts', lines_added: 40, lines_deleted: 0, repo_id: repoId('https://github.com/acme/shop.git'), repo: 'github.com/acme/shop' },
+      ],
+    }),
     call('apply_patch', `${ago(1)}T09:00:00Z`, {
       session_id: 'x1',
       agent: 'codex',
@@ -133,6 +138,8 @@ describe('Impact page in Chromium', () => {
       ['github.com/acme/shop', 30],
       ['github.com/acme/api', 8],
     ]);
+    // The shop's 40 edit lines; the codex edit was in no repository.
+    expect(await top(page, 'impact-repo-edits')).toEqual([['github.com/acme/shop', 40]]);
     const commits = (
       await api<{ data: { commit: string; agent_lines: number }[] }>(
         keys.manager.key,

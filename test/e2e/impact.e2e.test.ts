@@ -245,10 +245,20 @@ describe('Impact: edit to landed, with real git', () => {
     const commits = (await (
       await fetch(`${server.url}/api/v0/code/commits?startDate=${D}&endDate=${D}`, { headers: { authorization: `Bearer ${member}` } })
     ).json()) as { data: { repo: string; lines_added: number; agent_lines: number }[] };
+    // The origin is a local folder: the repository is named local:<id>, never by its path.
+    const repo = commits.data[0]?.repo;
+    expect(repo).toMatch(/^local:[0-9a-f]{16}$/);
     expect(commits.data.map((c) => [c.repo, c.lines_added, c.agent_lines])).toEqual([
-      [expect.stringMatching(/^local:[0-9a-f]{40}$/), 2, 2],
-      [expect.stringMatching(/^local:[0-9a-f]{40}$/), 9, 7],
+      [repo, 2, 2],
+      [repo, 9, 7],
     ]);
+    // EXPECTED.md: every edit was in the clone, so the repository's row has all 10 edit lines.
+    const byRepo = (await (
+      await fetch(`${server.url}/api/v1/analytics/code?startDate=${D}&endDate=${D}&group_by=repo`, {
+        headers: { authorization: `Bearer ${manager}` },
+      })
+    ).json()) as { data: unknown[] };
+    expect(byRepo.data).toEqual([{ date: D, group_key: repo, edit_lines_added: 10, landed_lines_added: 11, landed_agent_lines: 9 }]);
 
     // No line of the code reached the server: every text the database stores, and every log line.
     await server.stop();
@@ -260,8 +270,8 @@ describe('Impact: edit to landed, with real git', () => {
         stored += JSON.stringify(await conn.all(`SELECT * FROM "${table_name}"`), (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
       expect(stored).toContain('claude-sonnet-4-5');
       for (const line of DISTINCTIVE) expect(stored).not.toContain(line);
-      // Nor the remote's path on this machine: a folder remote is named local:<first commit>.
-      expect(stored).not.toContain(origin);
+      expect(stored).not.toContain(join(dir, 'origin'));
+      expect(stored).not.toContain(work);
     } finally {
       await conn.close();
     }

@@ -1,14 +1,17 @@
 // GET /api/v1/analytics/code and GET /api/v0/code/commits (METRICS.md §5): edit events and landed commits
 // posted to the ingest route as collectors ship them, the real batch, and the HTTP API. Every expected
-// number is worked out by hand beside it. Also: idempotent ingest, a malformed commit rejected with its
-// reason, a late commit folded into its day at the next batch, the 400s, and who sees what.
+// number is worked out by hand beside it. Also: idempotent ingest, a malformed commit or edit repository
+// rejected with its reason, a late commit folded into its day at the next batch, the 400s, and who sees what.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeResponse, CommitPage } from '../../api/code/schema.ts';
+import { migrate, openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { repoId } from '../../common/repo-id.ts';
 import type { WireLandedCommit } from '../../common/wire.ts';
 import { at, call, type WireRecord } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { tempDir } from '../helpers/tmp.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
 const D1 = '2026-03-03';
@@ -44,6 +47,9 @@ function commit(
     by_agent: by,
   };
 }
+/** An edit's repository, as the collector ships it for a file in a work tree of that remote. */
+const IN_SHOP = { repo_id: repoId(SHOP), repo: 'github.com/acme/shop' };
+const IN_API = { repo_id: repoId(API), repo: 'github.com/acme/api' };
 const msg = (id: string, when: string, model: string, session = 's1'): WireRecord => ({
   kind: 'message',
   id,
@@ -82,12 +88,12 @@ beforeAll(async () => {
     msg('m1', `${D1}T09:00:00Z`, 'claude-sonnet-4-5'),
     call('Write', `${D1}T09:01:00Z`, {
       edits: [
-        { ext: 'ts', lines_added: 10, lines_deleted: 0 },
-        { ext: 'md', lines_added: 2, lines_deleted: 1 },
+        { ext: 'ts', lines_added: 10, lines_deleted: 0, ...IN_SHOP },
+        { ext: 'md', lines_added: 2, lines_deleted: 1, ...IN_API },
       ],
     }),
     msg('m2', `${D1}T10:00:00Z`, 'claude-opus-4-1'),
-    call('Edit', `${D1}T10:05:00Z`, { edits: [{ ext: 'ts', lines_added: 5, lines_deleted: 3 }] }),
+    call('Edit', `${D1}T10:05:00Z`, { edits: [{ ext: 'ts', lines_added: 5, lines_deleted: 3, ...IN_SHOP }] }),
     // A failed call's edits never count.
     {
       ...call('Edit', `${D1}T10:06:00Z`, { edits: [{ ext: 'ts', lines_added: 99, lines_deleted: 0 }] }),
@@ -95,7 +101,11 @@ beforeAll(async () => {
       event: 'PostToolUseFailure',
     },
     // Codex, D2, its own session without messages.
-    call('apply_patch', `${D2}T11:00:00Z`, { agent: 'codex', session_id: 's2', edits: [{ ext: 'go', lines_added: 7, lines_deleted: 2 }] }),
+    call('apply_patch', `${D2}T11:00:00Z`, {
+      agent: 'codex',
+      session_id: 's2',
+      edits: [{ ext: 'go', lines_added: 7, lines_deleted: 2, ...IN_API }],
+    }),
     commit(SHOP, hex('1'), `${D1}T15:00:00Z`, 20, 5, [
       { agent: 'claude', model: 'claude-sonnet-4-5', lines: 8 },
       { agent: 'claude', model: 'claude-opus-4-1', lines: 4 },
@@ -191,8 +201,11 @@ describe('GET /api/v1/analytics/code', () => {
     ]);
     const repo = CodeResponse.parse(await get(`/api/v1/analytics/code?${range}&group_by=repo`, org.users.owner.key));
     expect(repo.data).toEqual([
-      { date: D1, group_key: 'github.com/acme/shop', edit_lines_added: 0, landed_lines_added: 23, landed_agent_lines: 12 },
-      { date: D2, group_key: 'github.com/acme/api', edit_lines_added: 0, landed_lines_added: 10, landed_agent_lines: 6 },
+      // Edits count under their repository (the py edit of D1 is in none: in no row); a day with edits
+      // and no landed commit still has its row.
+      { date: D1, group_key: 'github.com/acme/api', edit_lines_added: 2, landed_lines_added: 0, landed_agent_lines: 0 },
+      { date: D1, group_key: 'github.com/acme/shop', edit_lines_added: 15, landed_lines_added: 23, landed_agent_lines: 12 },
+      { date: D2, group_key: 'github.com/acme/api', edit_lines_added: 7, landed_lines_added: 10, landed_agent_lines: 6 },
     ]);
   });
 
@@ -240,10 +253,50 @@ describe('ingest of landed commits', () => {
     const res = await post(org.users.member.key, [again, bad, tooMany, withLine, localPath]);
     expect(res).toMatchObject({ received: 5, stored: 0, duplicates: 1 });
     expect(res.rejected.map((r) => r.index)).toEqual([1, 2, 3, 4]);
-    expect(res.rejected[3]!.reason).toMatch(/repo must not name a local path/);
+    expect(res.rejected[3]!.reason).toMatch(/never a local path/);
     expect(res.rejected[0]!.reason).toMatch(/agent_lines must be the sum of by_agent lines/);
     expect(res.rejected[1]!.reason).toMatch(/agent_lines cannot exceed lines_added/);
     expect(res.rejected[2]!.reason).toMatch(/line/);
+  });
+
+  it('a landed commit on a day without any event still gives its user that day, inactive', async () => {
+    // The manager's only record of D2 is the commit hex('3'): 6 agent lines, no edits, no event.
+    const users = await get(`/api/v1/analytics/users?startDate=${D2}&endDate=${D2}`, org.users.manager.key);
+    const row = (users.data as { user_id: string; lines_added: number; landed_agent_lines: number; tool_calls: number }[]).find(
+      (r) => r.user_id === org.users.manager.id,
+    );
+    expect(row).toMatchObject({ lines_added: 0, landed_agent_lines: 6, tool_calls: 0 });
+    // The users' landed agent lines add up to the organization's: the member's 0 + the manager's 6.
+    const sum = (users.data as { landed_agent_lines: number }[]).reduce((n, r) => n + r.landed_agent_lines, 0);
+    const code = CodeResponse.parse(await get(`/api/v1/analytics/code?startDate=${D2}&endDate=${D2}`, org.users.manager.key));
+    expect(sum).toBe((code.data[0] as { landed: { agent_lines_added: number } }).landed.agent_lines_added);
+    const own = await get(`/api/v0/usage/users/me?startDate=${D2}&endDate=${D2}`, org.users.manager.key);
+    expect(own.data[0]).toMatchObject({ landed_agent_lines: 6 });
+    // A commit is no agent activity: D2's active users are the member only.
+    const activity = await get(`/api/v1/analytics/activity?startDate=${D2}&endDate=${D2}`, org.users.manager.key);
+    expect(activity.data[0]).toMatchObject({ daily_active_users: 1 });
+  });
+
+  it("rejects an edit whose repository is half there, or a local path's", async () => {
+    const halves = [
+      call('Edit', `${D1}T12:00:00Z`, { edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo_id: repoId(SHOP) }] }),
+      call('Edit', `${D1}T12:01:00Z`, { edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo: 'github.com/acme/shop' }] }),
+      call('Edit', `${D1}T12:02:00Z`, { edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo_id: '/home/dev/shop', repo: 'x' }] }),
+      call('Edit', `${D1}T12:03:00Z`, {
+        edits: [{ ext: 'ts', lines_added: 1, lines_deleted: 0, repo_id: repoId(SHOP), repo: '/home/dev/shop' }],
+      }),
+      // A landed commit named by a local folder (what collectors before repoIdentity sent) is refused too.
+      { ...commit(SHOP, hex('6'), `${D1}T15:00:00Z`, 1, 0, []), repo: '/tmp/work/origin' },
+    ];
+    const res = await post(org.users.member.key, halves);
+    expect(res).toMatchObject({ received: 5, stored: 0 });
+    expect(res.rejected.map((r) => r.reason)).toEqual([
+      expect.stringMatching(/repo_id and repo come together/),
+      expect.stringMatching(/repo_id and repo come together/),
+      expect.stringMatching(/repo_id/),
+      expect.stringMatching(/never a local path/),
+      expect.stringMatching(/never a local path/),
+    ]);
   });
 
   it('folds a late commit into its day at the next batch, and the per-user fields follow', async () => {
@@ -325,5 +378,34 @@ describe('GET /api/v0/code/commits', () => {
     expect(await get('/api/v0/code/commits?limit=3', org.users.manager.key, 400)).toMatchObject({
       detail: 'startDate is required (YYYY-MM-DD)',
     });
+  });
+});
+
+describe('migration 042 on a database built before it', () => {
+  it('keeps stored edits and built edit figures, under no repository', async () => {
+    const db = await openDb(join(tempDir(), 'm042.duckdb'));
+    try {
+      // The state before 042: edits without their repository, agg_code_edit_day without it.
+      await db.run('DELETE FROM schema_migrations WHERE version = 42');
+      await db.run('ALTER TABLE events ALTER edits TYPE STRUCT(ext VARCHAR, name VARCHAR, lines_added BIGINT, lines_deleted BIGINT)[]');
+      await db.run('DROP TABLE agg_code_edit_day');
+      await db.run(`CREATE TABLE agg_code_edit_day (org_id VARCHAR NOT NULL, day DATE NOT NULL, user_id VARCHAR NOT NULL,
+        agent VARCHAR NOT NULL, model VARCHAR NOT NULL, language VARCHAR NOT NULL, lines_added BIGINT NOT NULL,
+        lines_deleted BIGINT NOT NULL, PRIMARY KEY (org_id, day, user_id, agent, model, language))`);
+      await db.run(`INSERT INTO events (org_id, id, user_id, received_at, ts, agent, event, session_id, client, autonomy, edits)
+        VALUES ('org_m', 'e1', 'usr_1', TIMESTAMP '2026-03-05 10:00:00', TIMESTAMP '2026-03-02 10:00:00', 'claude', 'PostToolUse',
+        's1', 'terminal-ui', 'manual', [{'ext': 'ts', 'name': NULL, 'lines_added': 3, 'lines_deleted': 1}])`);
+      await db.run(`INSERT INTO agg_code_edit_day VALUES ('org_m', DATE '2026-03-02', 'usr_1', 'claude', 'unknown', 'TypeScript', 3, 1)`);
+
+      expect(await migrate(db)).toEqual(['042_edit_repos.sql']);
+      expect(await db.all('SELECT edits FROM events')).toEqual([
+        { edits: [{ ext: 'ts', name: null, lines_added: 3, lines_deleted: 1, repo_id: null, repo: null }] },
+      ]);
+      expect(await db.all('SELECT language, repo, lines_added FROM agg_code_edit_day')).toEqual([
+        { language: 'TypeScript', repo: '', lines_added: 3 },
+      ]);
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -53,5 +53,20 @@ describe('sample git activity', () => {
     expect(sum((d) => d.landed.commits)).toBe(8);
     expect(sum((d) => d.landed.lines_added)).toBe(45 + 56);
     expect(sum((d) => d.landed.agent_lines_added)).toBe(37 + 48);
+    // By repository: each user's clone has a hosted name (its origin folder is never shown): ana's app-1
+    // has her 41 edit lines, 45 landed, 37 the agent's; bo's app-2 52, 56 and 48.
+    const grouped = (await (
+      await fetch(`${server.url}/api/v1/analytics/code?startDate=${weekAgo}&endDate=${yesterday}&group_by=repo`, {
+        headers: { authorization: `Bearer ${managerKey}` },
+      })
+    ).json()) as { data: { group_key: string; edit_lines_added: number; landed_lines_added: number; landed_agent_lines: number }[] };
+    const byRepo: Record<string, number[]> = {};
+    for (const r of grouped.data) {
+      const t = (byRepo[r.group_key] ??= [0, 0, 0]);
+      t[0]! += r.edit_lines_added;
+      t[1]! += r.landed_lines_added;
+      t[2]! += r.landed_agent_lines;
+    }
+    expect(byRepo).toEqual({ 'git.example.com/sample/app-1': [41, 45, 37], 'git.example.com/sample/app-2': [52, 56, 48] });
   });
 });

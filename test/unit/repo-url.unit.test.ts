@@ -2,7 +2,7 @@
 // remote, and the server's reasons to refuse one. Each case is a remote form git accepts.
 import { describe, expect, it } from 'vitest';
 import { cleanedRepoUrl } from '../../common/db/migrations/018_clean_readiness_repo_urls.ts';
-import { repoUrlProblem, shareableRepoUrl } from '../../common/repo-id.ts';
+import { repoId, repoIdentity, repoUrlProblem, shareableRepoUrl } from '../../common/repo-id.ts';
 
 describe('shareableRepoUrl', () => {
   it.each([
@@ -52,5 +52,20 @@ describe("migration 018's rewrite", () => {
     expect(cleanedRepoUrl('https://u:p@github.com/a/b?q#f', 'repo_0123456789abcdef')).toBe('https://github.com/a/b');
     expect(cleanedRepoUrl('file:///home/u/x', 'repo_0123456789abcdef')).toBe('local:0123456789abcdef');
     expect(cleanedRepoUrl('x', 'repo_0123456789abcdef')).toBe('local:0123456789abcdef');
+  });
+});
+
+describe('repoIdentity: what landed commits and edits ship', () => {
+  it('names a hosted remote by host/path without its credential, a local one by local:<id>, never its path', () => {
+    expect(repoIdentity('https://dev:tok@GitHub.com/Acme/App.git')).toEqual({
+      repoId: repoId('git@github.com:acme/app'),
+      repo: 'github.com/acme/app',
+    });
+    for (const local of ['/home/alice/src/app.git', 'file:///home/alice/app', '../app', 'C:\\work\\app']) {
+      const identity = repoIdentity(local);
+      expect(identity.repo).toBe(`local:${identity.repoId.slice('repo_'.length)}`);
+      expect(repoUrlProblem(identity.repo)).toBeUndefined();
+      expect(identity.repo).not.toMatch(/alice|app/);
+    }
   });
 });

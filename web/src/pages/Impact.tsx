@@ -22,6 +22,7 @@ interface CodeDay {
 interface RepoRow {
   date: string;
   group_key: string;
+  edit_lines_added: number;
   landed_lines_added: number;
   landed_agent_lines: number;
 }
@@ -124,6 +125,12 @@ export function Impact(props: { path: string; query: URLSearchParams; from: stri
               title="Agent lines landed by repository"
               unit="Lines"
               rows={totals(data.repos.map((r) => [r.group_key, r.landed_agent_lines] as [string, number]))}
+            />
+            <TopList
+              id="impact-repo-edits"
+              title="Lines the agents wrote by repository"
+              unit="Lines"
+              rows={totals(data.repos.map((r) => [r.group_key, r.edit_lines_added] as [string, number]))}
             />
           </div>
           <h2>Landed commits</h2>

@@ -1,0 +1,106 @@
+// The repository an edited file belongs to (METRICS.md §5 "Edits"): the organization-side identity its
+// landed commits ship under (common/repo-id.ts repoIdentity: the origin remote's id and normalized
+// host/path, `local:<id>` for a remote that is a local path, never the path) and the .gitattributes
+// exclusions (linguist-generated / linguist-vendored) of its work tree. Resolved on the hot path of every event, so it runs no git per event: the work tree of a
+// folder is found by walking up to `.git` (cached per folder, as the ledger does), and a work tree's
+// origin and .gitattributes are read once and kept for a while (a changed remote or .gitattributes is
+// seen within REFRESH_MS).
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { repoIdentity } from '../../common/repo-id.ts';
+import { type LinguistRule, parseLinguistRules } from './exclude.ts';
+import { absolutePath, GIT_TIMEOUT_MS, gitEnv, workTreeOf } from './git.ts';
+
+/** How long a work tree's origin and .gitattributes are trusted before they are read again. */
+export const REFRESH_MS = 60_000;
+/** Work trees and folders remembered at most (a long-running collector sees a bounded number). */
+const MAX_CACHED = 10_000;
+/** A .gitattributes larger than this is not read (git's own limit is 100 MB; real ones are tiny). */
+const MAX_ATTRIBUTES_BYTES = 1024 * 1024;
+
+/** What a work tree contributes to its files' edits. */
+export interface WorkTreeFacts {
+  /** Normalized host/path (or `local:<id>`) and id of the origin remote; both undefined without one. */
+  repo: string | undefined;
+  repoId: string | undefined;
+  rules: LinguistRule[];
+}
+
+/** An edited file placed in its work tree. */
+export interface EditPlace extends WorkTreeFacts {
+  /** The file's path relative to the work tree's root, with `/` separators. */
+  relPath: string;
+}
+
+/** The origin remote's URL of a work tree, by one bounded, niced, read-only `git config`; undefined without one. */
+export function originUrl(root: string): string | undefined {
+  const run = spawnSync('nice', ['-n', '10', 'git', '-C', root, '-c', 'core.hooksPath=/dev/null', 'config', '--get', 'remote.origin.url'], {
+    env: gitEnv(),
+    encoding: 'utf8',
+    timeout: GIT_TIMEOUT_MS,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const url = run.status === 0 ? run.stdout.split('\n')[0]?.trim() : undefined;
+  return url || undefined;
+}
+
+/** The linguist rules of a work tree's top-level .gitattributes (a link is not followed; none when absent). */
+export function workTreeRules(root: string): LinguistRule[] {
+  let fd: number | undefined;
+  try {
+    // O_NOFOLLOW: a link is refused at the open itself, so nothing can swap one in after a check.
+    fd = openSync(join(root, '.gitattributes'), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_ATTRIBUTES_BYTES) return [];
+    return parseLinguistRules(readFileSync(fd, 'utf8'));
+  } catch {
+    return [];
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+export interface EditReposOptions {
+  now?: () => number;
+  /** Reads a work tree's origin URL (tests count the runs). */
+  readOrigin?: (root: string) => string | undefined;
+}
+
+export class EditRepos {
+  private readonly trees = new Map<string, string | null>();
+  private readonly facts = new Map<string, { at: number; facts: WorkTreeFacts }>();
+  private readonly now: () => number;
+  private readonly readOrigin: (root: string) => string | undefined;
+
+  constructor(options: EditReposOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.readOrigin = options.readOrigin ?? originUrl;
+  }
+
+  /** The facts of a work tree's root, read at most once per REFRESH_MS. */
+  factsOf(root: string): WorkTreeFacts {
+    const now = this.now();
+    const known = this.facts.get(root);
+    if (known && now - known.at < REFRESH_MS) return known.facts;
+    const url = this.readOrigin(root);
+    const identity = url ? repoIdentity(url) : undefined;
+    const facts: WorkTreeFacts = { repo: identity?.repo, repoId: identity?.repoId, rules: workTreeRules(root) };
+    if (this.facts.size >= MAX_CACHED) this.facts.clear();
+    this.facts.set(root, { at: now, facts });
+    return facts;
+  }
+
+  /** Where an edited file lies: its work tree's facts and its path there; undefined outside any work tree. */
+  place(path: string, cwd: string | undefined): EditPlace | undefined {
+    const absolute = absolutePath(path, cwd);
+    if (!absolute) return undefined;
+    if (this.trees.size >= MAX_CACHED) this.trees.clear();
+    // The folder, not the file: every file of a folder shares one cache entry.
+    const root = workTreeOf(dirname(absolute), this.trees);
+    if (!root) return undefined;
+    const relPath = relative(root, absolute).split(sep).join('/');
+    if (relPath === '' || relPath.startsWith('..')) return undefined;
+    return { ...this.factsOf(root), relPath };
+  }
+}
