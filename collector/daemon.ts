@@ -77,7 +77,7 @@ export class Collector {
   private readonly queue: SpoolQueue;
   private readonly unlinker = new Unlinker();
   private leftAlone = 0;
-  /** The Impact ledger and landed commits (METRICS.md §5). */
+  /** The Impact ledger and landed commits (docs/metrics.md §5). */
   readonly impact: Impact;
   private refWatcher: FSWatcher | undefined;
   private readonly refsWatched = new Set<string>();

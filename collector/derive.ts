@@ -1,4 +1,4 @@
-// Pure derivations from a raw hook payload to the facts the metrics need (METRICS.md §1-§3). Each is a
+// Pure derivations from a raw hook payload to the facts the metrics need (docs/metrics.md §1-§3). Each is a
 // small function tested on fixtures; none reads files or the clock.
 import { basename, extname } from 'node:path';
 import { splitShellWords } from '../common/shell-words.ts';

@@ -21,7 +21,7 @@ export interface EventContext {
   sessionId: string;
   ts: number;
   transcriptPaths: string[];
-  /** The session's working directory, when the payload says it (watched repositories, METRICS.md §5). */
+  /** The session's working directory, when the payload says it (watched repositories, docs/metrics.md §5). */
   cwd?: string;
   /** What a successful file-writing call wrote, for the private ledger (never shipped). */
   edits?: FileEdit[];

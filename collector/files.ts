@@ -1,4 +1,4 @@
-// Which files a successful tool call created or edited (METRICS.md §3 Productivity), for both agents'
+// Which files a successful tool call created or edited (docs/metrics.md §3 Productivity), for both agents'
 // tool vocabularies: Claude Code Write/Edit/MultiEdit, Droid Create/Edit/MultiEdit/ApplyPatch.
 import type { FileTouch } from '../common/wire.ts';
 import { fileFacts, patchFiles } from './derive.ts';

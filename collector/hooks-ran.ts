@@ -1,4 +1,4 @@
-// Which configured hook commands ran for an event (METRICS.md §3 hooks_by_event): the collector reads
+// Which configured hook commands ran for an event (docs/metrics.md §3 hooks_by_event): the collector reads
 // the agent's hook configuration (user and project files) and keeps the commands whose matcher matches.
 // Files are re-read only when their modification time changes.
 import { statSync } from 'node:fs';

@@ -73,7 +73,7 @@ export function repoUrlProblem(url: string): string | undefined {
 /**
  * Pure: how the organization knows a repository by its remote's URL: its id and a shareable name, the
  * normalized host/path, or `local:<16 hex digits of its id>` for a local path or file URL (a repository
- * cloned from a folder), whose path is never shared. What landed commits and edits ship (METRICS.md §5).
+ * cloned from a folder), whose path is never shared. What landed commits and edits ship (docs/metrics.md §5).
  */
 export function repoIdentity(url: string): { repoId: string; repo: string } {
   const id = repoId(url);

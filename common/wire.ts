@@ -1,4 +1,4 @@
-// The wire format between collector and server: the minimal facts the metrics need (METRICS.md §1),
+// The wire format between collector and server: the minimal facts the metrics need (docs/metrics.md §1),
 // never prompts, file contents, shell commands or tool output.
 import { z } from 'zod';
 
@@ -72,7 +72,7 @@ export const FileTouch = z.strictObject({
 export type FileTouch = z.infer<typeof FileTouch>;
 
 /**
- * Lines one file-writing tool call added and removed in one file (METRICS.md §5 "Edits"): counts and the
+ * Lines one file-writing tool call added and removed in one file (docs/metrics.md §5 "Edits"): counts and the
  * file's extension (or name) for its language, never a path or a line.
  */
 export const MAX_LINES = 100_000_000;
@@ -173,7 +173,7 @@ export type WireMessage = z.infer<typeof WireMessage>;
 export const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /**
- * A commit that landed on a watched repository's default branch (METRICS.md §5 "Landed"): ids, the
+ * A commit that landed on a watched repository's default branch (docs/metrics.md §5 "Landed"): ids, the
  * committer time, line counts, and its agent lines by agent and model. Never a line, a path, a commit
  * message or a branch name. The author is the key's user. `id` is `<repo_id>:<commit>`.
  */

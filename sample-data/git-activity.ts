@@ -1,4 +1,4 @@
-// Real git activity for the sample organization (the Impact page, METRICS.md §5): for a few sample users, a
+// Real git activity for the sample organization (the Impact page, docs/metrics.md §5): for a few sample users, a
 // bare origin and a clone made with real `git`, Claude Code writing files through the real hook, the person
 // changing one line of each, commits on a branch, a squash merge onto the origin's default branch by the
 // hosting side (authored by the developer), a fetch; then the real collector ships the events, credits the

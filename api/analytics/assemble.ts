@@ -1,4 +1,4 @@
-// Pure: aggregate rows → the response records of the reference (service-api.md) and METRICS.md §4.
+// Pure: aggregate rows → the response records of the reference (service-api.md) and docs/metrics.md §4.
 // Ungrouped: exactly one row per day, zeros and empty breakdowns on quiet days. Grouped: only non-zero
 // groups, ordered by date then group_key. Breakdown arrays: count descending, then name.
 import type { BreakdownRow, HookRow, OrgDayRow, TokenRow, UserDayRow } from './store.ts';

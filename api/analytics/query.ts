@@ -1,4 +1,4 @@
-// Query parameters of the analytics endpoints and their rules (METRICS.md §4): dates are real calendar
+// Query parameters of the analytics endpoints and their rules (docs/metrics.md §4): dates are real calendar
 // days, startDate ≤ endDate < today (UTC), startDate ≥ 2026-01-14, a span of at most 366 days, a known
 // group_by, limit 1-100. Pure: "today" is passed in.
 import { z } from 'zod';
@@ -11,7 +11,7 @@ export const MAX_SPAN_DAYS = 366;
 const DAY_MS = 86_400_000;
 
 /**
- * The reference's group_by of each endpoint, then ours: `agent` (METRICS.md §1) and `team` (§6) are
+ * The reference's group_by of each endpoint, then ours: `agent` (docs/metrics.md §1) and `team` (§6) are
  * agentmeter extensions.
  */
 export const GROUP_BY = {
@@ -28,7 +28,7 @@ const GROUP_BY_DESCRIPTION: Partial<Record<Endpoint, string>> = {
   tokens: 'model: one row per day and model',
   tools: 'tool_name: one row per day and tool (its tool_calls)',
   activity: 'client: one row per day and client type (its daily_active_users; a user of two clients counts under each)',
-  code: 'model: one row per day and model (METRICS.md §5); repo: one row per day and repository (its normalized host/path)',
+  code: 'model: one row per day and model (docs/metrics.md §5); repo: one row per day and repository (its normalized host/path)',
 };
 const AGENT_DESCRIPTION =
   'agent, an agentmeter extension (not in the reference): one row per day and agent (droid, claude, codex, gemini, qwen) with the same fields';

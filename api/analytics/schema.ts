@@ -1,4 +1,4 @@
-// The analytics responses (service-api.md "Analytics envelope" and the records after it, METRICS.md §4)
+// The analytics responses (service-api.md "Analytics envelope" and the records after it, docs/metrics.md §4)
 // as zod: the OpenAPI document is generated from these, and the contract test checks every answer the
 // integration tests receive against it. assemble.ts builds the records; a field added there goes here too.
 import { z } from 'zod';
@@ -114,8 +114,8 @@ export const UserRecord = z.strictObject({
   autonomy_ratio: z.number().nullable(),
   delegation_level: z.enum(AUTONOMY_LEVELS).nullable(),
   languages: z.array(z.string()),
-  lines_added: count.describe('lines the agents added in edits this day (METRICS.md §5, an agentmeter extension)'),
-  landed_agent_lines: count.describe("agent-written lines of this user's commits that landed this day (METRICS.md §5)"),
+  lines_added: count.describe('lines the agents added in edits this day (docs/metrics.md §5, an agentmeter extension)'),
+  landed_agent_lines: count.describe("agent-written lines of this user's commits that landed this day (docs/metrics.md §5)"),
 });
 
 const Meta = z.strictObject({ org_id: z.string(), start_date: Day, end_date: Day });
@@ -126,7 +126,7 @@ const envelope = (record: z.ZodType, ...grouped: z.ZodType[]) =>
     meta: Meta,
   });
 
-/** group_by=team (an agentmeter extension, METRICS.md §6): the team's name as group_key. */
+/** group_by=team (an agentmeter extension, docs/metrics.md §6): the team's name as group_key. */
 const TeamKey = z.string().describe("the team's name (group_by=team, an agentmeter extension)");
 export const TokenTeamRow = TokenGroupedRow.extend({ group_key: TeamKey });
 export const ToolTeamRow = ToolGroupedRow.extend({ group_key: TeamKey });

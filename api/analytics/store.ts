@@ -100,7 +100,7 @@ export interface UserDayRow {
   delegation_level: string | null;
   languages: string[];
   clients: string[];
-  /** Code the agents wrote (METRICS.md §5): edit lines added, and landed agent lines (null on rows built before). */
+  /** Code the agents wrote (docs/metrics.md §5): edit lines added, and landed agent lines (null on rows built before). */
   lines_added: number | null;
   landed_agent_lines: number | null;
 }

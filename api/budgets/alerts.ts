@@ -1,4 +1,4 @@
-// Budget alerts (METRICS.md §7): after records reach an organization, its budgets are compared with the
+// Budget alerts (docs/metrics.md §7): after records reach an organization, its budgets are compared with the
 // month's credits from the live figures (api/today/), and every threshold newly reached fires an alert,
 // stored with its pending deliveries before anything is sent. Deliveries are sent from the table, so a
 // restart resumes them; each carries the alert id as its idempotency key (X-Agentmeter-Event-Id), and a

@@ -1,4 +1,4 @@
-// Budgets and alerts (METRICS.md §7) at the boundary: the PUT body, the GET answers, the webhook body.
+// Budgets and alerts (docs/metrics.md §7) at the boundary: the PUT body, the GET answers, the webhook body.
 import { z } from 'zod';
 
 export const BUDGETS_PATH = '/api/v0/organization/budgets';

@@ -1,6 +1,6 @@
-// Pure: the records of GET /api/v1/analytics/code (METRICS.md §5) from the aggregate rows: one record per
+// Pure: the records of GET /api/v1/analytics/code (docs/metrics.md §5) from the aggregate rows: one record per
 // day of the range (zeros included), or with group_by the flat rows of each non-zero group. Breakdown
-// arrays: by count descending, then name (METRICS.md §4).
+// arrays: by count descending, then name (docs/metrics.md §4).
 import type { CodeGroupedRow, CodeRecord } from './schema.ts';
 import type { EditRow, LandedAgentRow, LandedRow } from './store.ts';
 

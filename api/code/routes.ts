@@ -1,7 +1,7 @@
-// GET /api/v1/analytics/code and GET /api/v0/code/commits (METRICS.md §5, our extension): how much of the
+// GET /api/v1/analytics/code and GET /api/v0/code/commits (docs/metrics.md §5, our extension): how much of the
 // code that landed the agents wrote. Owners and managers see the organization; a member sees only their own
 // figures and commits (the answer says whose in meta.user_id); guests get 403. The date rules and 400s are
-// the analytics API's (METRICS.md §4).
+// the analytics API's (docs/metrics.md §4).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { badRequest } from '../../common/errors.ts';

@@ -1,4 +1,4 @@
-// The answers of GET /api/v1/analytics/code and GET /api/v0/code/commits (METRICS.md §5, our extension) and
+// The answers of GET /api/v1/analytics/code and GET /api/v0/code/commits (docs/metrics.md §5, our extension) and
 // the commits endpoint's query, as zod: the OpenAPI document is generated from these, and the contract test
 // checks the integration tests' answers against them.
 import { z } from 'zod';

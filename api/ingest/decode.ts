@@ -75,7 +75,7 @@ export interface DecodedBatch {
   events: NdjsonRows;
   messages: NdjsonRows;
   usage: WireUsage[];
-  /** Landed commits (METRICS.md §5), first delivery of an id wins. */
+  /** Landed commits (docs/metrics.md §5), first delivery of an id wins. */
   commits: NdjsonRows;
   /** Valid records that repeat an id earlier in the same batch. */
   inBatchDuplicates: number;
@@ -121,7 +121,7 @@ export function indicesOf(batch: DecodedBatch, kind: RecordKind, ids: ReadonlySe
 }
 
 /**
- * Pure: two records of one model call as one (METRICS.md §1), as the store's upsert combines a repeated id
+ * Pure: two records of one model call as one (docs/metrics.md §1), as the store's upsert combines a repeated id
  * (api/store/ingest.ts): the earliest copy's time, session and model, the largest of each token count (a
  * streamed message's lines differ only in output so far; a continued session's copies repeat the final
  * usage), thinking if either had it. On equal times the one first received stays.

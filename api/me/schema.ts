@@ -1,4 +1,4 @@
-// GET /api/v0/me/status: the caller's own credits today and this month, and their limit (METRICS.md §7).
+// GET /api/v0/me/status: the caller's own credits today and this month, and their limit (docs/metrics.md §7).
 import { z } from 'zod';
 
 export const ME_STATUS_PATH = '/api/v0/me/status';

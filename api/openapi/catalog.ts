@@ -79,7 +79,7 @@ const analytics = (endpoint: Endpoint, response: z.ZodType, summary: string): Ro
   tag: 'Analytics',
   summary,
   description:
-    'Figures from the daily aggregates (METRICS.md §4), one record per day of the range (UTC). The latest queryable day is yesterday; data of a day is complete after the nightly batch.',
+    'Figures from the daily aggregates (docs/metrics.md §4), one record per day of the range (UTC). The latest queryable day is yesterday; data of a day is complete after the nightly batch.',
   access: user(ANALYTICS_ROLES),
   query: ANALYTICS_QUERY[endpoint],
   responses: { 200: response },
@@ -472,7 +472,7 @@ export const CATALOG: RouteDoc[] = [
     method: 'GET',
     path: TEAMS_PATH,
     tag: 'Organization',
-    summary: 'The teams, their parents and their dated members (METRICS.md §6)',
+    summary: 'The teams, their parents and their dated members (docs/metrics.md §6)',
     access: user(ADMIN_ROLES),
     responses: { 200: TeamList },
   },
@@ -749,7 +749,7 @@ export const CATALOG: RouteDoc[] = [
     tag: 'Analytics',
     summary: 'Code the agents wrote: edit lines, landed lines and the agent share per day (an agentmeter extension)',
     description:
-      'METRICS.md §5. Ungrouped: one record per day with zeros; group_by=agent, model or repo: rows per day and non-zero group. Owners and managers see the organization; a member sees only their own figures (meta.user_id). docs/impact.md describes the method.',
+      'docs/metrics.md §5. Ungrouped: one record per day with zeros; group_by=agent, model or repo: rows per day and non-zero group. Owners and managers see the organization; a member sees only their own figures (meta.user_id). docs/impact.md describes the method.',
     access: user(CODE_ROLES),
     query: ANALYTICS_QUERY.code,
     responses: { 200: CodeResponse },

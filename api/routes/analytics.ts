@@ -1,7 +1,7 @@
 // GET /api/v1/analytics/tokens|tools|activity|productivity|users: the {data, meta} envelope of the
 // reference, from the daily aggregates. Managers and owners only; members and guests get 403.
-// group_by=agent on tokens, tools and activity is ours (METRICS.md §1): rows of the reference's grouped
-// shape, with the agent as group_key. team= and group_by=team (METRICS.md §6) are ours too: api/teams/analytics.ts.
+// group_by=agent on tokens, tools and activity is ours (docs/metrics.md §1): rows of the reference's grouped
+// shape, with the agent as group_key. team= and group_by=team (docs/metrics.md §6) are ours too: api/teams/analytics.ts.
 import type { FastifyInstance } from 'fastify';
 import {
   activityGroupedByAgent,

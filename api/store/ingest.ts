@@ -2,7 +2,7 @@
 // DuckDB's read_json: parsing and converting rows happens inside DuckDB, off the event loop, so the
 // server keeps validating the next request meanwhile (DuckDB's appender, row by row or by data chunk,
 // measured 10 to 48 µs a row on the main thread). Events are idempotent on (org_id, id). A usage or
-// assistant-message id names one model call (METRICS.md §1), which can arrive more than once: read while it
+// assistant-message id names one model call (docs/metrics.md §1), which can arrive more than once: read while it
 // streamed, or copied into a continued session's transcript. A record belongs to the user who sent its id
 // first: the same id from another user of the organization is refused (the answer rejects it, the collector
 // quarantines it), never merged, so nobody can take another's record over or inflate its counts. A repeated
@@ -47,7 +47,7 @@ const INSERT_EVENTS = `INSERT INTO events ${SELECT_EVENTS}`;
 const INSERT_EVENTS_OR_IGNORE = `INSERT OR IGNORE INTO events ${SELECT_EVENTS}`;
 
 /**
- * A repeated usage id combines with the stored row only when the same user sent both (METRICS.md §1: a
+ * A repeated usage id combines with the stored row only when the same user sent both (docs/metrics.md §1: a
  * continued session's copies count once). Another user's row is never changed: `onOtherUser` either
  * fails the statement (the fast path, so that the batch is written again by the careful one, which finds
  * and refuses those ids) or leaves the row as it is (the careful path).
@@ -106,7 +106,7 @@ const isKeyConflict = (error: unknown) =>
 const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', repo: 'VARCHAR', lines_added: 'BIGINT', lines_deleted: 'BIGINT',
   agent_lines: 'BIGINT', by_agent: 'STRUCT(agent VARCHAR, model VARCHAR, lines BIGINT)[]'}`;
 
-/** A landed commit counts once per (organization, repository, commit): a repeat is ignored (METRICS.md §5). */
+/** A landed commit counts once per (organization, repository, commit): a repeat is ignored (docs/metrics.md §5). */
 const INSERT_COMMITS = `INSERT OR IGNORE INTO landed_commits
 SELECT $org, repo_id, commit, $user, now()::TIMESTAMP, epoch_ms(ts), repo, lines_added, lines_deleted, agent_lines, by_agent
 FROM read_json($file, format = 'newline_delimited', columns = ${COMMIT_COLUMNS})`;

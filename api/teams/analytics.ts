@@ -1,4 +1,4 @@
-// Team figures for the analytics endpoints (METRICS.md §6): `team=NAME` (the team and its descendants,
+// Team figures for the analytics endpoints (docs/metrics.md §6): `team=NAME` (the team and its descendants,
 // members on each day) and `group_by=team` (direct members), with the organization's minimum team size.
 // Read by SQL from the per-user aggregates (agg_user_day, agg_tokens_day, and migration 021's per-user
 // breakdowns, hook counts and unrounded billable tokens), only for the users who were members in the

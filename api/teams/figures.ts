@@ -1,4 +1,4 @@
-// Pure: team figures (METRICS.md §6) from per-user daily rows and dated memberships.
+// Pure: team figures (docs/metrics.md §6) from per-user daily rows and dated memberships.
 // - `team=` restricts an answer to the users who were members (of the team or a descendant) on each day:
 //   the organization's day rows, breakdowns, hook counts, token rows and user rows are derived again over
 //   those users alone, by the same rules as pipeline/sql/60_org_day.sql, and then assembled by the same

@@ -17,7 +17,7 @@ export const TeamView = z.strictObject({
 
 export const TeamList = z.strictObject({
   teams: z.array(TeamView).describe('by name, case-insensitively'),
-  minTeamSize: z.number().int().positive().describe('teams with fewer members on a day are left out of the figures (METRICS.md §6)'),
+  minTeamSize: z.number().int().positive().describe('teams with fewer members on a day are left out of the figures (docs/metrics.md §6)'),
 });
 
 export const RosterImported = z.strictObject({

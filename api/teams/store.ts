@@ -1,4 +1,4 @@
-// The teams of an organization and their dated memberships (METRICS.md §6; tables in migration 020). Every
+// The teams of an organization and their dated memberships (docs/metrics.md §6; tables in migration 020). Every
 // method takes the organization first and touches only its rows. Days are UTC calendar days written
 // `YYYY-MM-DD`; a membership covers first_day..last_day inclusive, last_day null while it lasts. The roster
 // import (api/teams/roster.ts plans it) and the directory (SCIM groups, OIDC group claims) both write

@@ -1,4 +1,4 @@
-// GET /api/v1/analytics/today: the current UTC day's records, provisional (METRICS.md §7). Managers and
+// GET /api/v1/analytics/today: the current UTC day's records, provisional (docs/metrics.md §7). Managers and
 // owners get the organization's; a member gets the same records over their own records only; guests 403.
 import type { FastifyInstance } from 'fastify';
 import { forbidden } from '../../common/errors.ts';

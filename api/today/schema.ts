@@ -1,4 +1,4 @@
-// The answer of GET /api/v1/analytics/today (METRICS.md §7): the daily endpoints' records of the current
+// The answer of GET /api/v1/analytics/today (docs/metrics.md §7): the daily endpoints' records of the current
 // UTC day, over what has arrived so far.
 import { z } from 'zod';
 import { ActivityRecord, ProductivityRecord, TokenRecord, ToolRecord } from '../analytics/schema.ts';

@@ -1,4 +1,4 @@
-// Live figures ("today so far", METRICS.md §7): the daily batch's own build steps (pipeline/sql/2x-6x),
+// Live figures ("today so far", docs/metrics.md §7): the daily batch's own build steps (pipeline/sql/2x-6x),
 // run for the current UTC day over what has arrived, on a connection of their own. There, temporary views
 // named like the raw tables (events, usage, assistant_messages) show one organization's rows (or one
 // user's), and temporary tables named like the aggregate tables take the steps' output: DuckDB resolves a

@@ -52,7 +52,7 @@ SELECT 'org_bench', 'm' || j, 'usr_' || lpad(CAST(hash(j // 5) % $users AS VARCH
 FROM range($events // 10) t(j)
 ORDER BY 5;
 
--- Landed commits (METRICS.md §5): one per 100 events, over 50 repositories and the 60 days, with agent lines
+-- Landed commits (docs/metrics.md §5): one per 100 events, over 50 repositories and the 60 days, with agent lines
 -- of one or two agents.
 INSERT INTO landed_commits
 SELECT 'org_bench', 'repo_' || substr(md5(CAST(k % 50 AS VARCHAR)), 1, 16), md5(CAST(k AS VARCHAR)) || substr(md5(CAST(-k AS VARCHAR)), 1, 8),

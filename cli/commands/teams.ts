@@ -1,4 +1,4 @@
-// `agentmeter teams import FILE | list | min-size N`: the organization's teams (METRICS.md §6, docs/teams.md).
+// `agentmeter teams import FILE | list | min-size N`: the organization's teams (docs/metrics.md §6, docs/teams.md).
 import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { UserError } from '../../common/errors.ts';

@@ -1,4 +1,4 @@
-// Crediting a landed commit's added lines to the agents that wrote them (METRICS.md §5 "Landed"): for
+// Crediting a landed commit's added lines to the agents that wrote them (docs/metrics.md §5 "Landed"): for
 // each file and fingerprint, the smaller of how many times the commit adds it and how many not yet
 // credited ledger lines of the same repository, file and fingerprint were written before the committer
 // time and at most 30 days before it; those are credited oldest first, each line at most once.

@@ -1,4 +1,4 @@
-// Lines one successful file-writing tool call added and removed (METRICS.md §5 "Edits"), for every agent's
+// Lines one successful file-writing tool call added and removed (docs/metrics.md §5 "Edits"), for every agent's
 // payload shapes, in the contract's order of preference: non-empty hunks (Claude Code's structuredPatch,
 // Gemini's and Qwen's unified fileDiff); an apply_patch body (Codex, Droid); old and new text, diffed with
 // the `diff` library's Myers algorithm; a whole new file (every line added). The added lines' text is

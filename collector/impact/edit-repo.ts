@@ -1,4 +1,4 @@
-// The repository an edited file belongs to (METRICS.md §5 "Edits"): the organization-side identity its
+// The repository an edited file belongs to (docs/metrics.md §5 "Edits"): the organization-side identity its
 // landed commits ship under (common/repo-id.ts repoIdentity: the origin remote's id and normalized
 // host/path, `local:<id>` for a remote that is a local path, never the path) and the .gitattributes
 // exclusions (linguist-generated / linguist-vendored) of its work tree. Resolved on the hot path of every event, so it runs no git per event: the work tree of a

@@ -1,4 +1,4 @@
-// Which files the Impact figures leave out everywhere (METRICS.md §5): lock files, minified files, files
+// Which files the Impact figures leave out everywhere (docs/metrics.md §5): lock files, minified files, files
 // under node_modules/vendor/dist/build, files a repository's .gitattributes marks linguist-generated or
 // linguist-vendored, and binary files (decided by the caller: git's numstat, or a NUL in the text).
 

@@ -1,4 +1,4 @@
-// The collector's side of the Impact figures (METRICS.md §5): after each acknowledged batch, the added
+// The collector's side of the Impact figures (docs/metrics.md §5): after each acknowledged batch, the added
 // lines of its edits go into the private ledger, under the model of the session's latest assistant
 // message at or before the call, and the work trees its sessions ran in are watched; a scan then finds
 // the commits that landed on each watched repository's default branch, credits their lines from the

@@ -1,4 +1,4 @@
-// Which commits of a watched repository landed, and their lines (METRICS.md §5 "Landed"): reachable from
+// Which commits of a watched repository landed, and their lines (docs/metrics.md §5 "Landed"): reachable from
 // the remote's default branch as this machine's own fetches and pushes show it (origin/HEAD, else
 // origin/main, else origin/master), authored by the repository's user.email, committed at or after
 // watching started. A commit's lines are the non-blank lines `git diff <first parent> <commit>` adds and

@@ -4,7 +4,7 @@
 -- (records arrive roughly in time order) instead of the whole history. The exact (org_id, day) set
 -- follows.
 
--- Tool names normalized once per distinct name (METRICS.md §2): trimmed; a name that is empty, over 128
+-- Tool names normalized once per distinct name (docs/metrics.md §2): trimmed; a name that is empty, over 128
 -- characters or has characters outside [A-Za-z0-9_.:@/-] is a parsing artifact, named "unknown".
 CREATE OR REPLACE TEMP TABLE tool_names AS
 SELECT raw,

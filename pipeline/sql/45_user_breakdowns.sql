@@ -1,5 +1,5 @@
 -- Per-user breakdowns, hook executions and unrounded billable tokens of the rebuilt days: what the team
--- figures (METRICS.md §6) sum over a team's members, and what the organization's breakdowns and hook
+-- figures (docs/metrics.md §6) sum over a team's members, and what the organization's breakdowns and hook
 -- counts (50_breakdowns, 51_hooks) are sums of, so the events are grouped once, by user.
 DELETE FROM agg_user_breakdown_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
 

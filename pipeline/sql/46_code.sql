@@ -1,4 +1,4 @@
--- Code the agents wrote (METRICS.md §5), per organization, day and user of the rebuilt days: the edit lines
+-- Code the agents wrote (docs/metrics.md §5), per organization, day and user of the rebuilt days: the edit lines
 -- of successful file-writing calls by agent, model, language and repository, the landed commits by
 -- repository, their agent lines by agent and model, and the two fields of the per-user record.
 

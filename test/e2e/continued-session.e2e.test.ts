@@ -1,4 +1,4 @@
-// A continued Claude Code session is not new usage (METRICS.md §1): its transcript begins with copies of the
+// A continued Claude Code session is not new usage (docs/metrics.md §1): its transcript begins with copies of the
 // earlier session's lines (same message.id and requestId, one of them with a new, later timestamp on the
 // next day). Both sessions go through the real hook, `collect --once` and a real server; the batch runs in
 // the server. The copied calls count once, on the day and in the session of their earliest line: the day's

@@ -1,5 +1,5 @@
 // The running collector notices a landed commit after a push, with no polling of the repository: it watches
-// the refs of the repositories its sessions ran in (METRICS.md §5). A real server, the real hook, the
+// the refs of the repositories its sessions ran in (docs/metrics.md §5). A real server, the real hook, the
 // `agentmeter collect` daemon, real git.
 import { type ChildProcess, execFileSync, execSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Impact end to end with real git (METRICS.md §5): a bare origin, a clone, Claude Code and Codex editing
+// Impact end to end with real git (docs/metrics.md §5): a bare origin, a clone, Claude Code and Codex editing
 // through the real hook, a person changing some agent lines and adding others, commits on a branch, a
 // squash merge onto the origin's default branch authored by the developer, a fetch, a direct commit pushed
 // to main; `agentmeter collect --once`, a real server and its batch. The API's figures equal the

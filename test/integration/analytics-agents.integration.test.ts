@@ -1,4 +1,4 @@
-// group_by=agent (our extension, METRICS.md §1 and §4) on /tokens, /tools and /activity: records of five
+// group_by=agent (our extension, docs/metrics.md §1 and §4) on /tokens, /tools and /activity: records of five
 // agents posted to the ingest route as their collectors ship them, the real batch, and the HTTP API.
 // Every expected number is worked out by hand beside it. Also: the parameter is refused where it does not
 // belong, the OpenAPI document marks it as ours, and migration 014 on a database built before it.
@@ -220,7 +220,7 @@ describe('group_by=agent', () => {
 
 describe('group_by=agent where it does not belong → 400 with the documented body', () => {
   it.each([
-    // productivity takes group_by=team only (METRICS.md §6).
+    // productivity takes group_by=team only (docs/metrics.md §6).
     ['productivity', 'group_by=agent', 'group_by "agent" is not supported here; use "team"'],
     ['users', 'group_by=agent', 'unknown query parameter "group_by"'],
     ['tokens', 'group_by=agents', 'group_by "agents" is not supported here; use "model" or "agent"'],
@@ -245,7 +245,7 @@ describe('the OpenAPI document', () => {
       paths: Record<string, { get: { parameters?: { name: string; description?: string; schema: { enum?: string[] } }[] } }>;
     };
     const groupBy = (endpoint: string) => doc.paths[`/api/v1/analytics/${endpoint}`]!.get.parameters?.find((p) => p.name === 'group_by');
-    // team (METRICS.md §6) is offered on these and on /productivity.
+    // team (docs/metrics.md §6) is offered on these and on /productivity.
     expect(groupBy('tokens')!.schema.enum).toEqual(['model', 'agent', 'team']);
     expect(groupBy('tools')!.schema.enum).toEqual(['tool_name', 'agent', 'team']);
     expect(groupBy('activity')!.schema.enum).toEqual(['client', 'agent', 'team']);

@@ -1,4 +1,4 @@
-// Every 400 case of METRICS.md §4, the auth matrix (owner, manager, member, guest, none, other org),
+// Every 400 case of docs/metrics.md §4, the auth matrix (owner, manager, member, guest, none, other org),
 // and the documented error body with the request id of the log line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';

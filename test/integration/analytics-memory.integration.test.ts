@@ -213,7 +213,7 @@ describe('the read model answers as the SQL path does', () => {
     expect(metrics.body).toMatch(new RegExp(`^agentmeter_analytics_read_model_rows ${held}$`, 'm'));
   });
 
-  it('team= on a team of everyone answers as the organization does, from memory and from SQL (METRICS.md §6)', async () => {
+  it('team= on a team of everyone answers as the organization does, from memory and from SQL (docs/metrics.md §6)', async () => {
     // Everyone, since always, is in Company (directly or through its child Squad): every record over the
     // members is the organization's own.
     const teams = new TeamStore(db);

@@ -1,4 +1,4 @@
-// Fixture tests of the metric contract (METRICS.md), one organization per metric family, through the real
+// Fixture tests of the metric contract (docs/metrics.md), one organization per metric family, through the real
 // ingest store, the real batch and the HTTP API. Every expected number is worked out by hand in the
 // comments next to it.
 import { gunzipSync } from 'node:zlib';

@@ -1,4 +1,4 @@
-// GET /api/v1/analytics/code and GET /api/v0/code/commits (METRICS.md §5): edit events and landed commits
+// GET /api/v1/analytics/code and GET /api/v0/code/commits (docs/metrics.md §5): edit events and landed commits
 // posted to the ingest route as collectors ship them, the real batch, and the HTTP API. Every expected
 // number is worked out by hand beside it. Also: idempotent ingest, a malformed commit or edit repository
 // rejected with its reason, a late commit folded into its day at the next batch, the 400s, and who sees what.

@@ -1,4 +1,4 @@
-// Copies of a model call (METRICS.md §1: one (message.id, requestId) per organization, counted at its
+// Copies of a model call (docs/metrics.md §1: one (message.id, requestId) per organization, counted at its
 // earliest line, in that line's session) through the real ingest store, the batch and the HTTP API: a copy
 // that arrives before its original moves to the original's day and session; and rows stored under the old
 // ids (cc:<session>:<message.id>) are corrected by migration 010. Numbers worked by hand beside them.

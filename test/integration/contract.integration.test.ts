@@ -88,7 +88,7 @@ describe('the API answers as its OpenAPI document says', () => {
       (await call('POST', '/api/v1/ingest/events', { key: manager, headers: { 'content-type': 'text/csv' }, body: 'a,b' })).status,
     ).toBe(415);
 
-    // Code the agents wrote (METRICS.md §5): an edit with its lines and a landed commit.
+    // Code the agents wrote (docs/metrics.md §5): an edit with its lines and a landed commit.
     const sha = 'a'.repeat(40);
     await ok('POST', '/api/v1/ingest/events', {
       key: org.users.member.key,

@@ -1,4 +1,4 @@
-// An edit's repository and .gitattributes exclusions on the collector (METRICS.md §5 "Edits",
+// An edit's repository and .gitattributes exclusions on the collector (docs/metrics.md §5 "Edits",
 // collector/impact/edit-repo.ts): real git work trees (one with an origin carrying a credential, one
 // without a remote, a folder outside any), the repository identity landed commits ship, files marked
 // linguist-generated / linguist-vendored left out of what ships and of the ledger, and the origin read

@@ -2,7 +2,7 @@
 // (organization, id), so before this a member who learned another user's usage id could take the record
 // over (a copy with an earlier ts won the user) or inflate it (the greatest of each count from any
 // sender). Now a copy from another user is rejected with its index, the collector quarantines it, and the
-// stored row does not move; the same user's copies (a continued session, METRICS.md §1) still count once.
+// stored row does not move; the same user's copies (a continued session, docs/metrics.md §1) still count once.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,7 +124,7 @@ describe('a record id another user of the organization holds', () => {
     expect(await row('usage', 'cc:msg_3:req_3')).toEqual([expect.objectContaining({ user_id: owner.id, output_tokens: 100 })]);
   });
 
-  it("the same user's copies still combine into one record (a continued session, METRICS.md §1)", async () => {
+  it("the same user's copies still combine into one record (a continued session, docs/metrics.md §1)", async () => {
     const owner = org.users.owner;
     await send(owner.key, [usage('cc:msg_2:req_2', T, 100)]);
     const again = await send(owner.key, [usage('cc:msg_2:req_2', T - 60_000, 150, 's-continued'), message('cc-msg:msg_2', T)]);

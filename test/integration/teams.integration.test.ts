@@ -1,5 +1,5 @@
 // Teams end to end through HTTP: the roster (PUT, all or nothing, every bad line named), the listing, the
-// minimum team size, roles and another organization on every route, and the team figures of METRICS.md
+// minimum team size, roles and another organization on every route, and the team figures of docs/metrics.md
 // §6 (group_by=team over direct members, team= over a team and its descendants, members on each day) on a
 // fixture whose every expected number is worked out by hand next to it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,7 +178,7 @@ describe('the roster', () => {
   });
 });
 
-describe('team figures (METRICS.md §6)', () => {
+describe('team figures (docs/metrics.md §6)', () => {
   beforeAll(async () => {
     // Idempotent: the same file again leaves the same teams (the previous describe imported it first).
     expect((await putRoster(acme.users.owner.key, ROSTER)).statusCode).toBe(200);

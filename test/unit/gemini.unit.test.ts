@@ -99,7 +99,7 @@ describe('Gemini CLI events', () => {
     expect(geminiFiles('read_file', input, {})).toEqual([]);
   });
 
-  it('maps the approval mode the hook read (METRICS.md §1) and the one-shot flag', () => {
+  it('maps the approval mode the hook read (docs/metrics.md §1) and the one-shot flag', () => {
     expect(geminiAutonomy(undefined, { gemini_mode: 'yolo' })).toBe('auto-high');
     expect(geminiAutonomy(undefined, { gemini_mode: 'auto_edit' })).toBe('auto-low');
     expect(geminiAutonomy(undefined, { gemini_mode: 'autoEdit' })).toBe('auto-low');

@@ -1,4 +1,4 @@
-// Crediting a landed commit's lines to the agents (METRICS.md §5 "Landed"), with hand-worked numbers.
+// Crediting a landed commit's lines to the agents (docs/metrics.md §5 "Landed"), with hand-worked numbers.
 import { describe, expect, it } from 'vitest';
 import { type CommitAdds, CREDIT_WINDOW_MS, creditCommit, type LedgerLine } from '../../collector/impact/credit.ts';
 

@@ -1,4 +1,4 @@
-// Edit line counting for every payload shape of the five agents (METRICS.md §5 "Edits"), on fixtures whose
+// Edit line counting for every payload shape of the five agents (docs/metrics.md §5 "Edits"), on fixtures whose
 // numbers were worked out by hand (test/fixtures/agents/impact/SOURCE.md says where each shape comes from).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// The private ledger (METRICS.md §5 "Ledger") and a commit's lines from git's diff output.
+// The private ledger (docs/metrics.md §5 "Ledger") and a commit's lines from git's diff output.
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Lines, fingerprints and excluded files (METRICS.md §5), on hand-written cases.
+// Lines, fingerprints and excluded files (docs/metrics.md §5), on hand-written cases.
 import { describe, expect, it } from 'vitest';
 import { isExcludedPath, looksBinary, parseLinguistRules } from '../../collector/impact/exclude.ts';
 import { countNonBlank, fingerprint, isBlank, splitLines } from '../../collector/impact/lines.ts';

@@ -112,7 +112,7 @@ describe('Qwen Code installer', () => {
 });
 
 describe('Qwen Code events', () => {
-  it('maps approval modes as METRICS.md §1 says, auto as auto-medium, anything else as manual', () => {
+  it('maps approval modes as docs/metrics.md §1 says, auto as auto-medium, anything else as manual', () => {
     expect(['yolo', 'auto', 'auto_edit', 'plan', 'default', 'bypassPermissions', undefined].map(qwenAutonomy)).toEqual([
       'auto-high',
       'auto-medium',

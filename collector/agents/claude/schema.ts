@@ -12,7 +12,7 @@ export const ClaudeAssistantLine = z.looseObject({
   type: z.literal('assistant'),
   timestamp: z.string(),
   isSidechain: z.boolean().optional(),
-  /** The API request; with message.id it names one model call across transcripts (METRICS.md §1). A value
+  /** The API request; with message.id it names one model call across transcripts (docs/metrics.md §1). A value
    * that is not a string is as good as none: the line still counts, keyed by its session. */
   requestId: z.string().min(1).optional().catch(undefined),
   message: z.looseObject({

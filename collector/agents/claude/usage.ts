@@ -1,4 +1,4 @@
-// Claude Code token usage from the transcript JSONL (METRICS.md §1). A model call is one (message.id,
+// Claude Code token usage from the transcript JSONL (docs/metrics.md §1). A model call is one (message.id,
 // requestId): it streams over several lines, and a continued or resumed session's transcript begins with
 // copies of the earlier session's lines (same message.id and requestId, sometimes a new timestamp). Its
 // record id therefore leaves the session out (claudeRecordId), so the server stores a call once however many

@@ -1,5 +1,5 @@
 // Codex CLI's hook context. Autonomy: its hooks send Claude Code's permission_mode names (the payload
-// schema's enum default|acceptEdits|plan|dontAsk|bypassPermissions), mapped as Claude Code's (METRICS.md §1).
+// schema's enum default|acceptEdits|plan|dontAsk|bypassPermissions), mapped as Claude Code's (docs/metrics.md §1).
 //
 // Headless (`codex exec`): nothing in the hook's environment says so. The hook reads its ancestors' command
 // lines (codex_exec=1 for `codex exec …`), which misses `codex -m x exec` and the `codex e` alias. Codex

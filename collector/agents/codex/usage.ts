@@ -1,4 +1,4 @@
-// Codex CLI token usage from the session rollout (METRICS.md §1 "Other agents' usage"). Each model response
+// Codex CLI token usage from the session rollout (docs/metrics.md §1 "Other agents' usage"). Each model response
 // is followed by an event_msg token_count whose info.total_token_usage is cumulative for the session; the
 // same total can be written again without a new call (Codex re-emits token_count, e.g. with new rate
 // limits). So a call is the difference between two successive distinct totals, dated by the timestamp of

@@ -1,4 +1,4 @@
-// Droid token usage (METRICS.md §1): the session settings file holds tokenUsage cumulative for the
+// Droid token usage (docs/metrics.md §1): the session settings file holds tokenUsage cumulative for the
 // session; each reading's difference from the last one is usage, dated at the time of the event that
 // caused the read, so a long session spreads over the days it ran. Assistant messages come from the
 // transcript, one per distinct message id.

@@ -32,7 +32,7 @@ function toolFailed(response: unknown): boolean {
 
 /**
  * Gemini's approval modes (ApprovalMode in packages/core/src/policy/types.ts: default, autoEdit, yolo,
- * plan; the flag spells auto_edit) as METRICS.md §1 maps them. The payload has none: the hook reads the
+ * plan; the flag spells auto_edit) as docs/metrics.md §1 maps them. The payload has none: the hook reads the
  * mode the Gemini process was started with (-y/--yolo, --approval-mode) into gemini_mode=. A one-shot run
  * cannot change it; an interactive session can (Shift+Tab, Ctrl+Y) and that is not seen, so the level is
  * the one it started with. Nothing read (another OS, no flag): manual.

@@ -1,4 +1,4 @@
-// Gemini CLI token usage from its chat file (METRICS.md §1, "Other agents' usage"). A model call is one
+// Gemini CLI token usage from its chat file (docs/metrics.md §1, "Other agents' usage"). A model call is one
 // `type: "gemini"` message: Gemini appends the whole message again each time it changes (its tokens
 // arrive, tool calls are added), so a message id is counted once, from its copy with the largest usage,
 // dated by the message's own timestamp. `$set` lines are metadata (`$set.messages` repeats messages already

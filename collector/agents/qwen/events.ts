@@ -4,7 +4,7 @@ import type { AutonomyLevel } from '../../../common/wire.ts';
 import type { HookPayload } from '../hook-payload.ts';
 
 /**
- * Approval modes (packages/core/src/hooks/types.ts `PermissionMode`) as METRICS.md §1 maps them; `auto`
+ * Approval modes (packages/core/src/hooks/types.ts `PermissionMode`) as docs/metrics.md §1 maps them; `auto`
  * (newer versions: a classifier approves what it judges safe) is auto-medium, as Claude Code's `auto`.
  */
 const QWEN_MODES: Record<string, AutonomyLevel> = {

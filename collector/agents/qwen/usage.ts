@@ -1,4 +1,4 @@
-// Qwen Code token usage from its chat JSONL (METRICS.md §1, "Other agents' usage"). Each model call is one
+// Qwen Code token usage from its chat JSONL (docs/metrics.md §1, "Other agents' usage"). Each model call is one
 // `type: "assistant"` record with a fresh `uuid` and Gemini-style `usageMetadata`, appended once. /branch
 // copies a session's records into a new session's file keeping each `uuid` (`forkedFrom.messageUuid` is the
 // same value), so the record id is `qwen:<uuid>` without the session: the server stores a call once however

@@ -1,5 +1,5 @@
 -- A Claude Code model call is one (message.id, requestId) across an organization's transcripts, counted at
--- its earliest line (METRICS.md §1). Usage records and assistant messages were keyed cc:<session>:<message.id>
+-- its earliest line (docs/metrics.md §1). Usage records and assistant messages were keyed cc:<session>:<message.id>
 -- before, so a continued or resumed session stored its copies of the earlier session's calls again. New
 -- records are keyed cc:<message.id>:<requestId> by the collector; the requestId of stored rows was never
 -- kept, so they cannot take the new ids and are corrected here instead. Stored rows of one organization

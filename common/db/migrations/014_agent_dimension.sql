@@ -1,5 +1,5 @@
 -- The agent (droid, claude, codex, gemini, qwen) as a dimension of the aggregates, for group_by=agent on
--- /tokens, /tools and /activity (METRICS.md §1, our extension). Tool calls and active users per agent are
+-- /tokens, /tools and /activity (docs/metrics.md §1, our extension). Tool calls and active users per agent are
 -- new kinds of agg_breakdown_day (agent_calls, agent_users), which needs no change here; token usage per
 -- agent needs the agent in agg_tokens_day's key, so the table is made again with it.
 CREATE TABLE agg_tokens_day_v2 (

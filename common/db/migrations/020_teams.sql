@@ -1,4 +1,4 @@
--- Teams of an organization (METRICS.md §6): a name unique in the organization compared case-insensitively
+-- Teams of an organization (docs/metrics.md §6): a name unique in the organization compared case-insensitively
 -- (name_key is the name lower-cased, kept by api/teams/store.ts, since DuckDB has no expression index), an
 -- optional parent (no cycles: the store refuses them), and dated memberships.
 CREATE TABLE teams (
@@ -25,7 +25,7 @@ CREATE TABLE team_members (
   CHECK (last_day IS NULL OR last_day >= first_day)
 );
 
--- Per-organization team settings: the minimum team size (a privacy setting; METRICS.md §6): a team with
+-- Per-organization team settings: the minimum team size (a privacy setting; docs/metrics.md §6): a team with
 -- fewer members on a day is left out of group_by=team rows and a team= filter on it is refused.
 CREATE TABLE team_settings (
   org_id         VARCHAR PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Per-user daily aggregates the team figures are sums of (METRICS.md §6): a team= filter restricts every
+-- Per-user daily aggregates the team figures are sums of (docs/metrics.md §6): a team= filter restricts every
 -- record, breakdowns included, to the team's members on each day, and agg_breakdown_day / agg_hooks_day are
 -- per organization only. Built by pipeline/sql/45_user_breakdowns.sql with the other aggregates.
 

@@ -1,4 +1,4 @@
--- Budgets (METRICS.md §7): Standard Credits per UTC month for the organization, a team or a user, with
+-- Budgets (docs/metrics.md §7): Standard Credits per UTC month for the organization, a team or a user, with
 -- alert thresholds and the destinations alerts go to. `target` names what the budget counts ('org', the
 -- team's name in lower case, or the user id) and, with the scope, is the budget's identity across
 -- replacements of the list, so an alert fired this month is not fired again when the list is put again.

@@ -1,4 +1,4 @@
--- Code the agents wrote (METRICS.md §5): the lines each file-writing tool call added and removed (per file:
+-- Code the agents wrote (docs/metrics.md §5): the lines each file-writing tool call added and removed (per file:
 -- its extension, or name for extension-less files, so the language is known; never a path or a line), the
 -- commits that landed on a watched repository's default branch with their agent lines, and the daily
 -- aggregates of both.
@@ -62,7 +62,7 @@ CREATE TABLE agg_code_landed_agent_day (
   PRIMARY KEY (org_id, day, user_id, repo, agent, model)
 );
 
--- The per-user record's two fields (METRICS.md §5): edit lines added, and landed agent lines (DuckDB adds
+-- The per-user record's two fields (docs/metrics.md §5): edit lines added, and landed agent lines (DuckDB adds
 -- no column with a constraint: the pipeline always writes both, 0 included).
 ALTER TABLE agg_user_day ADD COLUMN lines_added BIGINT DEFAULT 0;
 ALTER TABLE agg_user_day ADD COLUMN landed_agent_lines BIGINT DEFAULT 0;

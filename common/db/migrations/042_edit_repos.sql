@@ -1,4 +1,4 @@
--- Edits by repository (METRICS.md §5): each file an edit wrote carries the organization-side id and
+-- Edits by repository (docs/metrics.md §5): each file an edit wrote carries the organization-side id and
 -- normalized host/path of its repository (as its landed commits do; NULL outside a git work tree or
 -- without an origin remote), so group_by=repo counts edit lines per repository. Edits stored before
 -- this have no repository.

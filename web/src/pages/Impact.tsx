@@ -1,4 +1,4 @@
-// Impact: how much of the code that landed the agents wrote (METRICS.md §5, docs/impact.md). From
+// Impact: how much of the code that landed the agents wrote (docs/metrics.md §5, docs/impact.md). From
 // /api/v1/analytics/code (per day, and group_by=repo) and /api/v0/code/commits. Owners and managers see
 // the organization; a member sees their own figures: the server restricts the answers.
 import { api } from '../api.ts';

@@ -32,7 +32,7 @@ interface OverviewData {
 }
 
 async function load(from: string, to: string, team: string | null): Promise<OverviewData> {
-  // team=: every figure over the members of the team and of the teams below it (METRICS.md §6).
+  // team=: every figure over the members of the team and of the teams below it (docs/metrics.md §6).
   const range = `startDate=${from}&endDate=${to}${team ? `&team=${encodeURIComponent(team)}` : ''}`;
   const [tokens, tokensByAgent, activity, activityByAgent, tools, productivity] = await Promise.all([
     api<Envelope<TokenGroupRow>>(`/api/v1/analytics/tokens?${range}&group_by=model`),
