@@ -20,6 +20,7 @@ export const CLIENT_ROUTES = [
   '/overview',
   '/people',
   '/people/:userId',
+  '/teams',
   '/readiness',
   '/sessions',
   '/budgets',
