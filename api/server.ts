@@ -287,16 +287,23 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     maxRows: options.readModel?.maxRows ?? DEFAULT_READ_MODEL_LIMITS.maxRows,
   });
   readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
+  const teamAnalytics = new TeamAnalytics(options.db);
   registerAnalyticsRoutes(app, {
     auth,
     cache,
     analytics: readModel,
-    teams: new TeamAnalytics(options.db),
+    teams: teamAnalytics,
     ...(options.now ? { now: options.now } : {}),
   });
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
   registerTeamRoutes(app, { db: options.db, auth });
-  registerCodeRoutes(app, { auth, cache, code: new CodeStore(options.db), ...(options.now ? { now: options.now } : {}) });
+  registerCodeRoutes(app, {
+    auth,
+    cache,
+    teams: teamAnalytics,
+    code: new CodeStore(options.db),
+    ...(options.now ? { now: options.now } : {}),
+  });
   // Every batch run in this process goes through this lock, and clears the cache and the read model when
   // it is done: only its organization's when it rebuilt one organization alone.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };

@@ -33,7 +33,7 @@ export type CodeRecord = z.infer<typeof CodeRecord>;
 
 export const CodeGroupedRow = z.strictObject({
   date: Day,
-  group_key: z.string().describe('the agent, the model id, or the repository (normalized host/path)'),
+  group_key: z.string().describe("the agent, the model id, the repository (normalized host/path), or the team's name"),
   edit_lines_added: count.describe('0 for group_by=repo: edits are not tied to a repository on the server'),
   landed_lines_added: count.describe('0 for group_by=agent and model'),
   landed_agent_lines: count,

@@ -24,6 +24,20 @@ export const CODE_SQL = {
             LIMIT $limit`,
 } as const;
 
+/** The same rows per user, for the users of a list (team figures: api/code/teams.ts restricts them per day). */
+const USERS_RANGE =
+  "org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) AND user_id IN (SELECT unnest(string_split($users, ',')))";
+export const CODE_USER_SQL = {
+  edits: `SELECT CAST(day AS VARCHAR) AS day, user_id, agent, model, language, lines_added, lines_deleted
+          FROM agg_code_edit_day WHERE ${USERS_RANGE}`,
+  landed: `SELECT CAST(day AS VARCHAR) AS day, user_id, repo, commits, commits_with_agent_lines, lines_added, lines_deleted, agent_lines
+           FROM agg_code_landed_day WHERE ${USERS_RANGE}`,
+  landedAgents: `SELECT CAST(day AS VARCHAR) AS day, user_id, repo, agent, model, lines FROM agg_code_landed_agent_day WHERE ${USERS_RANGE}`,
+} as const;
+
+/** A row of one user. */
+export type PerUser<T> = T & { user_id: string };
+
 export interface EditRow {
   day: string;
   agent: string;
@@ -96,6 +110,34 @@ export class CodeStore {
   async landedAgents(org: string, from: string, to: string, user: string | null): Promise<LandedAgentRow[]> {
     const rows = await this.db.all<LandedAgentRow & Record<string, unknown>>(CODE_SQL.landedAgents, this.params(org, from, to, user));
     return rows.map((r) => ({ ...r, lines: num(r.lines) }));
+  }
+
+  /** The code rows of each of `users` (user ids) from `from` to `to`, per user. */
+  async perUser(
+    org: string,
+    from: string,
+    to: string,
+    users: readonly string[],
+  ): Promise<{ edits: PerUser<EditRow>[]; landed: PerUser<LandedRow>[]; agents: PerUser<LandedAgentRow>[] }> {
+    if (users.length === 0) return { edits: [], landed: [], agents: [] };
+    const p = { org, from, to, users: users.join(',') };
+    const [edits, landed, agents] = await Promise.all([
+      this.db.all<PerUser<EditRow> & Record<string, unknown>>(CODE_USER_SQL.edits, p),
+      this.db.all<PerUser<LandedRow> & Record<string, unknown>>(CODE_USER_SQL.landed, p),
+      this.db.all<PerUser<LandedAgentRow> & Record<string, unknown>>(CODE_USER_SQL.landedAgents, p),
+    ]);
+    return {
+      edits: edits.map((r) => ({ ...r, lines_added: num(r.lines_added), lines_deleted: num(r.lines_deleted) })),
+      landed: landed.map((r) => ({
+        ...r,
+        commits: num(r.commits),
+        commits_with_agent_lines: num(r.commits_with_agent_lines),
+        lines_added: num(r.lines_added),
+        lines_deleted: num(r.lines_deleted),
+        agent_lines: num(r.agent_lines),
+      })),
+      agents: agents.map((r) => ({ ...r, lines: num(r.lines) })),
+    };
   }
 
   /** One page of landed commits, newest first (limit + 1 fetched to know whether more follow). */
