@@ -235,12 +235,14 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerTodayRoutes(app, { auth, live });
   registerMeRoutes(app, { db: options.db, auth, live });
   const budgets = new BudgetStore(options.db);
-  const alerts = new AlertEngine(budgets, live, options.log, clock, options.alerts);
+  const teamAnalytics = new TeamAnalytics(options.db);
+  const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
   registerBudgetRoutes(app, {
     auth,
     budgets,
     live,
     alerts,
+    teams: teamAnalytics,
     usersByEmail: async (orgId) =>
       new Map(
         (
@@ -287,7 +289,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     maxRows: options.readModel?.maxRows ?? DEFAULT_READ_MODEL_LIMITS.maxRows,
   });
   readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
-  const teamAnalytics = new TeamAnalytics(options.db);
   registerAnalyticsRoutes(app, {
     auth,
     cache,

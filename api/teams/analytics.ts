@@ -28,7 +28,7 @@ import {
   type UserHookRow,
   userFiguresByTeam,
 } from './figures.ts';
-import { descendants, type Membership, TeamStore } from './store.ts';
+import { descendants, type Membership, TeamStore, teamNameKey } from './store.ts';
 
 const RANGE =
   "a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) AND a.user_id IN (SELECT unnest(string_split($users, ',')))";
@@ -82,6 +82,11 @@ export class TeamAnalytics {
   /** The organization's teams revision (part of the cache key of team answers). */
   revision(org: string): Promise<number> {
     return this.teams.revision(org);
+  }
+
+  /** The organization's team of that name (compared case-insensitively). */
+  teamByName(org: string, name: string) {
+    return this.teams.teamByName(org, name);
   }
 
   private read<T>(sql: string, params: Record<string, string>): Promise<T[]> {
@@ -157,6 +162,23 @@ export class TeamAnalytics {
     // Weekly and monthly active users look 29 days back.
     const windowFrom = addDays(from, -29);
     return { members, users: usersInRange(memberships, covered, windowFrom, to) };
+  }
+
+  /**
+   * Who each team of the organization counts on each day, itself and the teams below it (a team budget's
+   * rule, the same as team='s), by the team's name in lower case; undefined for a name that is no team.
+   */
+  async membersOfTeams(org: string): Promise<(teamKey: string) => ((day: string) => ReadonlySet<string>) | undefined> {
+    const [teams, memberships] = await Promise.all([this.teams.listTeams(org), this.teams.memberships(org)]);
+    const byKey = new Map(teams.map((t) => [teamNameKey(t.name), t.id]));
+    const memo = new Map<string, (day: string) => ReadonlySet<string>>();
+    return (key) => {
+      const id = byKey.get(key);
+      if (!id) return undefined;
+      let members = memo.get(id);
+      if (!members) memo.set(id, (members = membersByDay(memberships, new Set(descendants(teams, id)))));
+      return members;
+    };
   }
 
   /**

@@ -28,6 +28,15 @@ export interface LiveScope {
 }
 
 export type BuildKind = 'all' | 'credits';
+
+/** Billable tokens of the UTC month so far, today included. */
+export interface MonthCredits {
+  start: string;
+  credits: number;
+  byUser: Map<string, number>;
+  /** Each user's credits of each day of the month (team budgets count members on each day). */
+  byUserDay: { user_id: string; day: string; credits: number }[];
+}
 const CREDIT_STEPS: readonly BuildStep[] = ['30_tokens'];
 /** A new build waits until PACE × the last build's duration has passed since it ended. */
 const PACE = 2;
@@ -42,8 +51,8 @@ export interface LiveFigures {
   breakdowns: BreakdownRow[];
   hooks: HookRow[];
   tokens: TokenRow[];
-  /** Billable tokens of the UTC month so far, today included: in all, and per user. */
-  month: { start: string; credits: number; byUser: Map<string, number> };
+  /** Billable tokens of the UTC month so far, today included: in all, per user, and per user and day. */
+  month: MonthCredits;
   /** When the build started (ms since the epoch). */
   builtAt: number;
 }
@@ -89,8 +98,8 @@ SELECT DISTINCT org_id, day FROM (
   UNION ALL SELECT CAST($org AS VARCHAR), CAST($today AS DATE)
 )`,
   firstDay: 'SELECT CAST(min(day) AS VARCHAR) AS day FROM rebuild',
-  monthByUser: `SELECT user_id, CAST(sum(billable_tokens) AS BIGINT) AS credits FROM agg_tokens_day
-                WHERE org_id = $org AND day >= CAST($month AS DATE) GROUP BY user_id`,
+  monthByUserDay: `SELECT user_id, CAST(day AS VARCHAR) AS day, CAST(sum(billable_tokens) AS BIGINT) AS credits FROM agg_tokens_day
+                   WHERE org_id = $org AND day >= CAST($month AS DATE) GROUP BY user_id, day`,
   asOfUsage: 'SELECT max(ts) AS as_of FROM usage WHERE ts >= CAST($today AS TIMESTAMP)',
   asOf: `SELECT greatest(
            (SELECT max(ts) FROM events WHERE ts >= CAST($today AS TIMESTAMP)),
@@ -145,12 +154,11 @@ export async function buildLiveFigures(
       : [];
     const hooks = all ? await tx.all<HookRow & Record<string, unknown>>(ANALYTICS_SQL.hooks, range) : [];
     const tokens = await tx.all<TokenRow & Record<string, unknown>>(ANALYTICS_SQL.tokens, range);
-    const byUser = new Map(
-      (await tx.all<{ user_id: string; credits: number }>(LIVE_SQL.monthByUser, { org: scope.orgId, month: monthStart })).map((r) => [
-        r.user_id,
-        r.credits,
-      ]),
-    );
+    const byUserDay = (
+      await tx.all<{ user_id: string; day: string; credits: number }>(LIVE_SQL.monthByUserDay, { org: scope.orgId, month: monthStart })
+    ).map((r) => ({ user_id: r.user_id, day: r.day, credits: Number(r.credits) }));
+    const byUser = new Map<string, number>();
+    for (const r of byUserDay) byUser.set(r.user_id, (byUser.get(r.user_id) ?? 0) + r.credits);
     const [asOf] = await tx.all<{ as_of: string | null }>(all ? LIVE_SQL.asOf : LIVE_SQL.asOfUsage, { today });
     log.debug({ org: scope.orgId, user: scope.userId, kind, ms: Math.round(performance.now() - started) }, 'live figures built');
     return {
@@ -161,7 +169,7 @@ export async function buildLiveFigures(
       breakdowns,
       hooks,
       tokens,
-      month: { start: monthStart, credits: [...byUser.values()].reduce((a, b) => a + b, 0), byUser },
+      month: { start: monthStart, credits: [...byUser.values()].reduce((a, b) => a + b, 0), byUser, byUserDay },
       builtAt: now,
     };
   });
