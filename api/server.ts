@@ -232,10 +232,10 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     return { status: 'ok' };
   });
   const live = new LiveFiguresStore(options.db, options.log, clock);
-  registerTodayRoutes(app, { auth, live });
+  const teamAnalytics = new TeamAnalytics(options.db);
+  registerTodayRoutes(app, { auth, live, teams: teamAnalytics, ...(options.now ? { now: options.now } : {}) });
   registerMeRoutes(app, { db: options.db, auth, live });
   const budgets = new BudgetStore(options.db);
-  const teamAnalytics = new TeamAnalytics(options.db);
   const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
   registerBudgetRoutes(app, {
     auth,

@@ -378,6 +378,7 @@ describe('the API answers as its OpenAPI document says', () => {
     await ok('GET', `/api/v1/analytics/users?startDate=${D}&endDate=${D}&team=Eng`, { key: owner });
     await ok('GET', `/api/v1/analytics/code?startDate=${D}&endDate=${D}&group_by=team`, { key: owner });
     await ok('GET', `/api/v1/analytics/code?startDate=${D}&endDate=${D}&team=Eng`, { key: owner });
+    await ok('GET', '/api/v1/analytics/today?team=Eng', { key: owner });
   });
 
   it('identity: SCIM tokens, the OIDC provider setting and the public sign-in routes', async () => {
