@@ -50,7 +50,13 @@ function parseCommitsQuery(raw: unknown, now: Date) {
   const dates = parseAnalyticsQuery('productivity', { startDate: checked.data.startDate, endDate: checked.data.endDate }, now);
   const match = checked.data.cursor ? COMMIT_CURSOR.exec(checked.data.cursor) : null;
   const cursor: CommitCursor | undefined = match ? { ts: Number(match[1]), repoId: match[2]!, commit: match[3]! } : undefined;
-  return { startDate: dates.startDate, endDate: dates.endDate, limit: checked.data.limit ? Number(checked.data.limit) : 20, cursor };
+  return {
+    startDate: dates.startDate,
+    endDate: dates.endDate,
+    limit: checked.data.limit ? Number(checked.data.limit) : 20,
+    cursor,
+    team: checked.data.team,
+  };
 }
 
 export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
@@ -106,7 +112,9 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
     requireRole(principal, CODE_ROLES, 'The landed commits');
     const user = ownOnly(principal);
     const q = parseCommitsQuery(request.query, now());
-    const rows = await deps.code.commits(principal.orgId, q.startDate, q.endDate, user, q.cursor, q.limit);
+    if (q.team !== undefined && user) throw forbidden('Team figures are for owners and managers; a member sees their own commits');
+    const periods = q.team !== undefined ? (await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate)).periods : null;
+    const rows = await deps.code.commits(principal.orgId, q.startDate, q.endDate, user, q.cursor, q.limit, periods);
     const hasMore = rows.length > q.limit;
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);

@@ -19,6 +19,10 @@ export const CODE_SQL = {
             FROM landed_commits c LEFT JOIN users u ON u.id = c.user_id AND u.org_id = c.org_id
             WHERE c.org_id = $org AND c.ts >= CAST($from AS TIMESTAMP) AND c.ts < CAST($to AS TIMESTAMP) + INTERVAL 1 DAY
               AND ($user IS NULL OR c.user_id = $user)
+              AND ($periods IS NULL OR EXISTS (
+                SELECT 1 FROM (SELECT unnest(CAST(from_json($periods, '[{"user":"VARCHAR","from":"VARCHAR","to":"VARCHAR"}]') AS STRUCT("user" VARCHAR, "from" VARCHAR, "to" VARCHAR)[]), recursive := true)) p
+                WHERE p."user" = c.user_id AND CAST(c.ts AS DATE) >= CAST(p."from" AS DATE)
+                  AND (p."to" IS NULL OR CAST(c.ts AS DATE) <= CAST(p."to" AS DATE))))
               AND ($cursor_ts IS NULL OR (epoch_ms(c.ts), c.repo_id, c.commit_id) < ($cursor_ts, $cursor_repo, $cursor_commit))
             ORDER BY c.ts DESC, c.repo_id DESC, c.commit_id DESC
             LIMIT $limit`,
@@ -148,12 +152,15 @@ export class CodeStore {
     user: string | null,
     cursor: CommitCursor | undefined,
     limit: number,
+    /** team=: only commits of users who were members (of these periods) on the commit's day. */
+    periods: readonly { user: string; from: string; to: string | null }[] | null = null,
   ): Promise<CommitRow[]> {
     const rows = await this.db.all<CommitRow & Record<string, unknown>>(CODE_SQL.commits, {
       ...this.params(org, from, to, user),
       cursor_ts: cursor?.ts ?? null,
       cursor_repo: cursor?.repoId ?? null,
       cursor_commit: cursor?.commit ?? null,
+      periods: periods ? JSON.stringify(periods) : null,
       limit: limit + 1,
     });
     return rows.map((r) => ({

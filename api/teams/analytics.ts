@@ -54,6 +54,8 @@ export const TEAM_ANALYTICS_SQL = {
 export interface TeamScope {
   members: (day: string) => ReadonlySet<string>;
   users: string[];
+  /** The memberships counted (of the team and the teams below it), for filters written in SQL. */
+  periods: { user: string; from: string; to: string | null }[];
 }
 
 export type TeamGroupedEndpoint = 'tokens' | 'tools' | 'activity' | 'productivity';
@@ -161,7 +163,11 @@ export class TeamAnalytics {
       );
     // Weekly and monthly active users look 29 days back.
     const windowFrom = addDays(from, -29);
-    return { members, users: usersInRange(memberships, covered, windowFrom, to) };
+    return {
+      members,
+      users: usersInRange(memberships, covered, windowFrom, to),
+      periods: memberships.filter((m) => covered.has(m.teamId)).map((m) => ({ user: m.userId, from: m.firstDay, to: m.lastDay })),
+    };
   }
 
   /**

@@ -199,6 +199,31 @@ describe('team= on /code', () => {
   });
 });
 
+describe('team= on /code/commits', () => {
+  const commits = async (key: string, query: string, status = 200) => {
+    const res = await server.app.inject({ method: 'GET', url: `/api/v0/code/commits?${query}`, headers: bearer(key) });
+    expect(res.statusCode, res.body).toBe(status);
+    return res.json() as { data: { lines_added: number; committed_at: string }[]; detail?: string };
+  };
+
+  it("lists the commits of the team's members on each commit's day, newest first", async () => {
+    // Web: Bo's D3 commit (4), Ana's D2 commit (20); not Ana's D3 commit (6): she was in Data by then.
+    expect((await commits(acme.users.manager.key, `${RANGE}&team=Web`)).data.map((c) => c.lines_added)).toEqual([4, 20]);
+    // Engineering: Ana's, Bo's and Cy's (2, 4, 6, 20); not Dee's 50.
+    const all = (await commits(acme.users.owner.key, `${RANGE}&team=Engineering`)).data.map((c) => c.lines_added);
+    expect(all.sort((a, b) => a - b)).toEqual([2, 4, 6, 20]);
+    // Paged: one at a time, the same two.
+    const first = await commits(acme.users.owner.key, `${RANGE}&team=Web&limit=1`);
+    expect(first.data.map((c) => c.lines_added)).toEqual([4]);
+  });
+
+  it('a member gets 403, an unknown team 400', async () => {
+    await commits(acme.users.member.key, `${RANGE}&team=Web`, 403);
+    expect((await commits(acme.users.owner.key, `${RANGE}&team=Nope`, 400)).detail).toMatch(/not a team/);
+    expect((await commits(other.users.owner.key, `${RANGE}&team=Web`)).data.map((c) => c.lines_added)).toEqual([500]);
+  });
+});
+
 describe('who sees team figures', () => {
   it('owners and managers; a member and a guest get 403; no key 401', async () => {
     for (const q of [`${RANGE}&team=Web`, `${RANGE}&group_by=team`]) {
