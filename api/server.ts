@@ -232,15 +232,17 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     return { status: 'ok' };
   });
   const live = new LiveFiguresStore(options.db, options.log, clock);
-  registerTodayRoutes(app, { auth, live });
+  const teamAnalytics = new TeamAnalytics(options.db);
+  registerTodayRoutes(app, { auth, live, teams: teamAnalytics, ...(options.now ? { now: options.now } : {}) });
   registerMeRoutes(app, { db: options.db, auth, live });
   const budgets = new BudgetStore(options.db);
-  const alerts = new AlertEngine(budgets, live, options.log, clock, options.alerts);
+  const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
   registerBudgetRoutes(app, {
     auth,
     budgets,
     live,
     alerts,
+    teams: teamAnalytics,
     usersByEmail: async (orgId) =>
       new Map(
         (
@@ -291,12 +293,18 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     auth,
     cache,
     analytics: readModel,
-    teams: new TeamAnalytics(options.db),
+    teams: teamAnalytics,
     ...(options.now ? { now: options.now } : {}),
   });
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
   registerTeamRoutes(app, { db: options.db, auth });
-  registerCodeRoutes(app, { auth, cache, code: new CodeStore(options.db), ...(options.now ? { now: options.now } : {}) });
+  registerCodeRoutes(app, {
+    auth,
+    cache,
+    teams: teamAnalytics,
+    code: new CodeStore(options.db),
+    ...(options.now ? { now: options.now } : {}),
+  });
   // Every batch run in this process goes through this lock, and clears the cache and the read model when
   // it is done: only its organization's when it rebuilt one organization alone.
   const batchLock = { current: Promise.resolve() as Promise<unknown> };

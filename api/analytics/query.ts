@@ -20,7 +20,7 @@ export const GROUP_BY = {
   activity: ['client', 'agent', 'team'],
   productivity: ['team'],
   users: [],
-  code: ['agent', 'model', 'repo'],
+  code: ['agent', 'model', 'repo', 'team'],
 } as const;
 export type Endpoint = keyof typeof GROUP_BY;
 

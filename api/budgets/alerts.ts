@@ -5,7 +5,8 @@
 // webhook's body is signed with its secret. A failed send is retried with doubling delays, a bounded
 // number of times, then kept as undelivered with its last error.
 import type { Logger } from '../../common/logger.ts';
-import type { LiveFiguresStore } from '../today/store.ts';
+import type { TeamAnalytics } from '../teams/analytics.ts';
+import type { LiveFiguresStore, MonthCredits } from '../today/store.ts';
 import { postJson, resolveDestination } from './destination.ts';
 import { reachedThresholds, signature, slackBody } from './messages.ts';
 import type { ThresholdEvent } from './schema.ts';
@@ -24,11 +25,24 @@ export interface AlertOptions {
   settleMs?: number;
 }
 
-/** What a budget counts this month, from the live figures; undefined for a scope without figures yet. */
-export function budgetUsage(budget: StoredBudget, month: { credits: number; byUser: Map<string, number> }): number | undefined {
+/** Who a team counted on a day (the team and the teams below it), by the team's name in lower case. */
+export type TeamMembers = (teamKey: string) => ((day: string) => ReadonlySet<string>) | undefined;
+
+/**
+ * What a budget counts this month, from the live figures: the organization's credits, the user's, or the
+ * credits of each day of the team's members that day (teams below it included, as a team= filter does).
+ * Undefined for a budget whose user or team no longer exists.
+ */
+export function budgetUsage(
+  budget: StoredBudget,
+  month: Pick<MonthCredits, 'credits' | 'byUser' | 'byUserDay'>,
+  teams: TeamMembers,
+): number | undefined {
   if (budget.scope === 'org') return month.credits;
   if (budget.scope === 'user') return budget.userId ? (month.byUser.get(budget.userId) ?? 0) : undefined;
-  return undefined;
+  const members = teams(budget.target);
+  if (!members) return undefined;
+  return month.byUserDay.reduce((sum, r) => (members(r.day).has(r.user_id) ? sum + r.credits : sum), 0);
 }
 
 export const budgetObject = (b: StoredBudget): ThresholdEvent['budget'] => ({
@@ -51,6 +65,8 @@ export class AlertEngine {
   constructor(
     private readonly store: BudgetStore,
     private readonly live: LiveFiguresStore,
+    /** Team budgets: who each team counted on each day. */
+    private readonly teams: TeamAnalytics,
     private readonly log: Logger,
     /** The analytics clock: the month, and fired_at. Delivery timing uses the wall clock. */
     private readonly now: () => number,
@@ -100,11 +116,14 @@ export class AlertEngine {
     if (this.closed) return;
     const budgets = await this.store.list(orgId);
     if (budgets.length === 0) return;
-    const figures = await this.live.figures({ orgId }, 'credits');
+    const [figures, teams] = await Promise.all([
+      this.live.figures({ orgId }, 'credits'),
+      budgets.some((b) => b.scope === 'team') ? this.teams.membersOfTeams(orgId) : () => undefined,
+    ]);
     const month = figures.month.start.slice(0, 7);
     let fired = 0;
     for (const budget of budgets) {
-      const usage = budgetUsage(budget, figures.month);
+      const usage = budgetUsage(budget, figures.month, teams);
       if (usage === undefined) continue;
       for (const threshold of reachedThresholds(usage, budget.monthlyCredits, budget.thresholds)) {
         const id = await this.store.fire(budget, {
@@ -119,7 +138,16 @@ export class AlertEngine {
         if (id) {
           fired++;
           this.log.info(
-            { alert: id, org: orgId, scope: budget.scope, threshold, usage, limit: budget.monthlyCredits, month },
+            {
+              alert: id,
+              org: orgId,
+              scope: budget.scope,
+              ...(budget.team ? { team: budget.team } : {}),
+              threshold,
+              usage,
+              limit: budget.monthlyCredits,
+              month,
+            },
             'budget alert fired',
           );
         }

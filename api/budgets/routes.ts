@@ -1,10 +1,12 @@
 // Budgets and their alerts: PUT /api/v0/organization/budgets replaces the whole list (owners), GET answers
 // it with each budget's credits this month and their share (owners and managers), GET
 // /api/v0/organization/alerts lists fired alerts with each delivery's state (owners and managers).
-// Team budgets are refused until the server has teams.
+// A team budget counts the team's members on each day, the teams below it included (api/teams/).
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../common/errors.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import type { TeamAnalytics } from '../teams/analytics.ts';
+import { teamNameKey } from '../teams/store.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { type AlertEngine, budgetUsage } from './alerts.ts';
 import { resolveDestination, shownUrl } from './destination.ts';
@@ -17,17 +19,23 @@ export interface BudgetDeps {
   budgets: BudgetStore;
   live: LiveFiguresStore;
   alerts: AlertEngine;
+  /** Team budgets: the team by name, and who it counts on each day. */
+  teams: TeamAnalytics;
   /** Users of an organization by e-mail (lower case) → id. */
   usersByEmail: (orgId: string) => Promise<Map<string, string>>;
 }
 
 export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): void {
   const answer = async (orgId: string) => {
-    const [budgets, figures] = await Promise.all([deps.budgets.list(orgId), deps.live.figures({ orgId }, 'credits')]);
+    const [budgets, figures, teams] = await Promise.all([
+      deps.budgets.list(orgId),
+      deps.live.figures({ orgId }, 'credits'),
+      deps.teams.membersOfTeams(orgId),
+    ]);
     return {
       month: figures.month.start.slice(0, 7),
       budgets: budgets.map((b) => {
-        const usage = budgetUsage(b, figures.month) ?? 0;
+        const usage = budgetUsage(b, figures.month, teams) ?? 0;
         return {
           scope: b.scope,
           ...(b.team ? { team: b.team } : {}),
@@ -62,17 +70,24 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
     const budgets: StoredBudget[] = [];
     for (const [i, b] of body.budgets.entries()) {
       const at = `budgets[${i}]`;
-      if (b.scope === 'team')
-        throw badRequest(`${at}: team budgets need teams, which this server does not have yet; use scope "org" or "user"`);
       let userId: string | null = null;
+      let team: string | null = null;
+      if (b.scope === 'team') {
+        team = (await deps.teams.teamByName(principal.orgId, b.team!))?.name ?? null;
+        if (!team) throw badRequest(`${at}.team: no team named "${b.team!.slice(0, 100)}" in the organization`);
+      }
       if (b.scope === 'user') {
         userId = users.get(b.email!.toLowerCase()) ?? null;
         // The same answer whether the address is unknown or belongs to another organization.
         if (!userId) throw badRequest(`${at}.email: no user with this email in the organization`);
       }
-      const target = b.scope === 'org' ? 'org' : userId!;
+      // A team budget is known by its team's name in lower case (migration 030).
+      const target = b.scope === 'org' ? 'org' : b.scope === 'team' ? teamNameKey(team!) : userId!;
       const key = `${b.scope}|${target}`;
-      if (seen.has(key)) throw badRequest(`${at}: a second budget for the same ${b.scope === 'org' ? 'organization' : 'user'}`);
+      if (seen.has(key))
+        throw badRequest(
+          `${at}: a second budget for the same ${b.scope === 'org' ? 'organization' : b.scope === 'team' ? 'team' : 'user'}`,
+        );
       seen.add(key);
       const destinations: StoredDestination[] = [];
       for (const [j, d] of b.destinations.entries()) {
@@ -90,7 +105,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       budgets.push({
         scope: b.scope,
         target,
-        team: null,
+        team,
         userId,
         email: b.email?.toLowerCase() ?? null,
         monthlyCredits: b.monthlyCredits,

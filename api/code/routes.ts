@@ -1,18 +1,22 @@
 // GET /api/v1/analytics/code and GET /api/v0/code/commits (docs/metrics.md §5, our extension): how much of the
 // code that landed the agents wrote. Owners and managers see the organization; a member sees only their own
 // figures and commits (the answer says whose in meta.user_id); guests get 403. The date rules and 400s are
-// the analytics API's (docs/metrics.md §4).
+// the analytics API's (docs/metrics.md §4). group_by=team and team= (docs/metrics.md §6) are the analytics
+// endpoints' (api/teams/analytics.ts): for owners and managers; a member asking for them gets 403.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { badRequest } from '../../common/errors.ts';
+import { badRequest, forbidden } from '../../common/errors.ts';
 import type { ResponseCache } from '../analytics/cache.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
 import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
 import { acceptsGzip } from '../routes/analytics.ts';
 import type { Principal } from '../store/accounts.ts';
+import type { TeamAnalytics } from '../teams/analytics.ts';
+import { restrictRows } from '../teams/figures.ts';
 import { codeGrouped, codeRecords } from './assemble.ts';
 import { COMMIT_CURSOR, CommitsQuery, type LandedCommit } from './schema.ts';
 import type { CodeStore, CommitCursor } from './store.ts';
+import { codeByTeam } from './teams.ts';
 
 export const CODE_PATH = '/api/v1/analytics/code';
 export const COMMITS_PATH = '/api/v0/code/commits';
@@ -23,6 +27,8 @@ export interface CodeDeps {
   auth: Authenticator;
   code: CodeStore;
   cache: ResponseCache;
+  /** group_by=team and team=. */
+  teams: TeamAnalytics;
   now?: () => Date;
 }
 
@@ -44,7 +50,13 @@ function parseCommitsQuery(raw: unknown, now: Date) {
   const dates = parseAnalyticsQuery('productivity', { startDate: checked.data.startDate, endDate: checked.data.endDate }, now);
   const match = checked.data.cursor ? COMMIT_CURSOR.exec(checked.data.cursor) : null;
   const cursor: CommitCursor | undefined = match ? { ts: Number(match[1]), repoId: match[2]!, commit: match[3]! } : undefined;
-  return { startDate: dates.startDate, endDate: dates.endDate, limit: checked.data.limit ? Number(checked.data.limit) : 20, cursor };
+  return {
+    startDate: dates.startDate,
+    endDate: dates.endDate,
+    limit: checked.data.limit ? Number(checked.data.limit) : 20,
+    cursor,
+    team: checked.data.team,
+  };
 }
 
 export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
@@ -55,17 +67,38 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
     requireRole(principal, CODE_ROLES, 'The code figures');
     const user = ownOnly(principal);
     const today = now();
+    const raw = (request.query ?? {}) as Record<string, unknown>;
+    const teamScoped = raw['team'] !== undefined || raw['group_by'] === 'team';
+    if (teamScoped && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
     const key = `${principal.orgId}|${user ?? '*'}|${today.toISOString().slice(0, 10)}|${request.url}`;
-    const body = await deps.cache.getOrBuild(key, async () => {
+    // Team answers depend on memberships: their key holds the organization's teams revision.
+    const cacheKey = teamScoped ? `${key}|teams@${await deps.teams.revision(principal.orgId)}` : key;
+    const body = await deps.cache.getOrBuild(cacheKey, async () => {
       const q = parseAnalyticsQuery('code', request.query, today);
-      const [edits, landed, agents] = await Promise.all([
-        deps.code.edits(principal.orgId, q.startDate, q.endDate, user),
-        deps.code.landed(principal.orgId, q.startDate, q.endDate, user),
-        deps.code.landedAgents(principal.orgId, q.startDate, q.endDate, user),
-      ]);
-      const data = q.groupBy
-        ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
-        : codeRecords(q.days, edits, landed, agents);
+      let data: unknown;
+      if (q.groupBy === 'team') {
+        const teams = await deps.teams.teamDays(principal.orgId, q.days, q.startDate, q.endDate);
+        const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, teams.users);
+        data = codeByTeam(teams.days, rows.edits, rows.landed);
+      } else if (q.team) {
+        const scope = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
+        const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, scope.users);
+        const edits = restrictRows(rows.edits, scope.members);
+        const landed = restrictRows(rows.landed, scope.members);
+        const agents = restrictRows(rows.agents, scope.members);
+        data = q.groupBy
+          ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
+          : codeRecords(q.days, edits, landed, agents);
+      } else {
+        const [edits, landed, agents] = await Promise.all([
+          deps.code.edits(principal.orgId, q.startDate, q.endDate, user),
+          deps.code.landed(principal.orgId, q.startDate, q.endDate, user),
+          deps.code.landedAgents(principal.orgId, q.startDate, q.endDate, user),
+        ]);
+        data = q.groupBy
+          ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
+          : codeRecords(q.days, edits, landed, agents);
+      }
       const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
       return JSON.stringify({ data, meta });
     });
@@ -79,7 +112,9 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
     requireRole(principal, CODE_ROLES, 'The landed commits');
     const user = ownOnly(principal);
     const q = parseCommitsQuery(request.query, now());
-    const rows = await deps.code.commits(principal.orgId, q.startDate, q.endDate, user, q.cursor, q.limit);
+    if (q.team !== undefined && user) throw forbidden('Team figures are for owners and managers; a member sees their own commits');
+    const periods = q.team !== undefined ? (await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate)).periods : null;
+    const rows = await deps.code.commits(principal.orgId, q.startDate, q.endDate, user, q.cursor, q.limit, periods);
     const hasMore = rows.length > q.limit;
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);

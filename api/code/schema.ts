@@ -33,7 +33,7 @@ export type CodeRecord = z.infer<typeof CodeRecord>;
 
 export const CodeGroupedRow = z.strictObject({
   date: Day,
-  group_key: z.string().describe('the agent, the model id, or the repository (normalized host/path)'),
+  group_key: z.string().describe("the agent, the model id, the repository (normalized host/path), or the team's name"),
   edit_lines_added: count.describe('0 for group_by=repo: edits are not tied to a repository on the server'),
   landed_lines_added: count.describe('0 for group_by=agent and model'),
   landed_agent_lines: count,
@@ -68,6 +68,14 @@ export const CommitPage = z.strictObject({
 export const COMMIT_CURSOR = /^(\d{1,15})\.(repo_[0-9a-f]{16})\.([0-9a-f]{40}|[0-9a-f]{64})$/;
 
 export const CommitsQuery = z.strictObject({
+  team: z
+    .string()
+    .min(1, 'team must be the name of a team of the organization')
+    .max(128, 'team must be the name of a team of the organization')
+    .optional()
+    .describe(
+      "an agentmeter extension: the commits of the users who were members of this team or of a team below it on the commit's day (owners and managers; 403 below the minimum team size)",
+    ),
   startDate: z
     .string({ error: 'startDate is required (YYYY-MM-DD)' })
     .describe('YYYY-MM-DD (UTC), the first committer day; the analytics date rules apply'),

@@ -19,10 +19,28 @@ export const CODE_SQL = {
             FROM landed_commits c LEFT JOIN users u ON u.id = c.user_id AND u.org_id = c.org_id
             WHERE c.org_id = $org AND c.ts >= CAST($from AS TIMESTAMP) AND c.ts < CAST($to AS TIMESTAMP) + INTERVAL 1 DAY
               AND ($user IS NULL OR c.user_id = $user)
+              AND ($periods IS NULL OR EXISTS (
+                SELECT 1 FROM (SELECT unnest(CAST(from_json($periods, '[{"user":"VARCHAR","from":"VARCHAR","to":"VARCHAR"}]') AS STRUCT("user" VARCHAR, "from" VARCHAR, "to" VARCHAR)[]), recursive := true)) p
+                WHERE p."user" = c.user_id AND CAST(c.ts AS DATE) >= CAST(p."from" AS DATE)
+                  AND (p."to" IS NULL OR CAST(c.ts AS DATE) <= CAST(p."to" AS DATE))))
               AND ($cursor_ts IS NULL OR (epoch_ms(c.ts), c.repo_id, c.commit_id) < ($cursor_ts, $cursor_repo, $cursor_commit))
             ORDER BY c.ts DESC, c.repo_id DESC, c.commit_id DESC
             LIMIT $limit`,
 } as const;
+
+/** The same rows per user, for the users of a list (team figures: api/code/teams.ts restricts them per day). */
+const USERS_RANGE =
+  "org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) AND user_id IN (SELECT unnest(string_split($users, ',')))";
+export const CODE_USER_SQL = {
+  edits: `SELECT CAST(day AS VARCHAR) AS day, user_id, agent, model, language, repo, lines_added, lines_deleted
+          FROM agg_code_edit_day WHERE ${USERS_RANGE}`,
+  landed: `SELECT CAST(day AS VARCHAR) AS day, user_id, repo, commits, commits_with_agent_lines, lines_added, lines_deleted, agent_lines
+           FROM agg_code_landed_day WHERE ${USERS_RANGE}`,
+  landedAgents: `SELECT CAST(day AS VARCHAR) AS day, user_id, repo, agent, model, lines FROM agg_code_landed_agent_day WHERE ${USERS_RANGE}`,
+} as const;
+
+/** A row of one user. */
+export type PerUser<T> = T & { user_id: string };
 
 export interface EditRow {
   day: string;
@@ -100,6 +118,34 @@ export class CodeStore {
     return rows.map((r) => ({ ...r, lines: num(r.lines) }));
   }
 
+  /** The code rows of each of `users` (user ids) from `from` to `to`, per user. */
+  async perUser(
+    org: string,
+    from: string,
+    to: string,
+    users: readonly string[],
+  ): Promise<{ edits: PerUser<EditRow>[]; landed: PerUser<LandedRow>[]; agents: PerUser<LandedAgentRow>[] }> {
+    if (users.length === 0) return { edits: [], landed: [], agents: [] };
+    const p = { org, from, to, users: users.join(',') };
+    const [edits, landed, agents] = await Promise.all([
+      this.db.all<PerUser<EditRow> & Record<string, unknown>>(CODE_USER_SQL.edits, p),
+      this.db.all<PerUser<LandedRow> & Record<string, unknown>>(CODE_USER_SQL.landed, p),
+      this.db.all<PerUser<LandedAgentRow> & Record<string, unknown>>(CODE_USER_SQL.landedAgents, p),
+    ]);
+    return {
+      edits: edits.map((r) => ({ ...r, lines_added: num(r.lines_added), lines_deleted: num(r.lines_deleted) })),
+      landed: landed.map((r) => ({
+        ...r,
+        commits: num(r.commits),
+        commits_with_agent_lines: num(r.commits_with_agent_lines),
+        lines_added: num(r.lines_added),
+        lines_deleted: num(r.lines_deleted),
+        agent_lines: num(r.agent_lines),
+      })),
+      agents: agents.map((r) => ({ ...r, lines: num(r.lines) })),
+    };
+  }
+
   /** One page of landed commits, newest first (limit + 1 fetched to know whether more follow). */
   async commits(
     org: string,
@@ -108,12 +154,15 @@ export class CodeStore {
     user: string | null,
     cursor: CommitCursor | undefined,
     limit: number,
+    /** team=: only commits of users who were members (of these periods) on the commit's day. */
+    periods: readonly { user: string; from: string; to: string | null }[] | null = null,
   ): Promise<CommitRow[]> {
     const rows = await this.db.all<CommitRow & Record<string, unknown>>(CODE_SQL.commits, {
       ...this.params(org, from, to, user),
       cursor_ts: cursor?.ts ?? null,
       cursor_repo: cursor?.repoId ?? null,
       cursor_commit: cursor?.commit ?? null,
+      periods: periods ? JSON.stringify(periods) : null,
       limit: limit + 1,
     });
     return rows.map((r) => ({

@@ -62,7 +62,7 @@ import type { Role } from '../store/accounts.ts';
 import { TEAM_SETTINGS_PATH, TEAMS_PATH } from '../teams/routes.ts';
 import { RosterImported, RosterRefused, TeamList, TeamSettings } from '../teams/schema.ts';
 import { TODAY_PATH } from '../today/routes.ts';
-import { TodayResponse } from '../today/schema.ts';
+import { TodayQuery, TodayResponse } from '../today/schema.ts';
 import { UsageParams, UserUsage } from '../usage/schema.ts';
 import { RemovedUser, UserListingList } from '../users/schema.ts';
 import { DASHBOARD_HEADER, type RouteDoc } from './registry.ts';
@@ -771,8 +771,9 @@ export const CATALOG: RouteDoc[] = [
     tag: 'Analytics',
     summary: "Today so far: the current UTC day's tokens, tools, activity and productivity records, provisional",
     description:
-      "The records of /tokens, /tools, /activity and /productivity for the current UTC day, computed by the same rules (the nightly batch's own build steps) over what has arrived; an event is counted within seconds of reaching the server (at most 60 s). Owners and managers get the organization's figures; a member gets the same records over their own records only. `code` is null until the code-impact figures (/code) are served. The daily endpoints keep refusing today.",
+      "The records of /tokens, /tools, /activity and /productivity for the current UTC day, computed by the same rules (the nightly batch's own build steps) over what has arrived; an event is counted within seconds of reaching the server (at most 60 s). Owners and managers get the organization's figures; a member gets the same records over their own records only. With team=NAME (owners and managers), the records over today's members of that team and the teams below it (400 for an unknown team, 403 below the minimum team size). `code` is null until the code-impact figures (/code) are served. The daily endpoints keep refusing today.",
     access: user(PEOPLE),
+    query: TodayQuery,
     responses: { 200: TodayResponse },
   },
 ];

@@ -21,13 +21,14 @@ import {
   teamBreakdowns,
   teamHooks,
   teamOrgDays,
+  teamsOnDays,
   teamTokenRows,
   tokensByTeam,
   type UserBreakdownRow,
   type UserHookRow,
   userFiguresByTeam,
 } from './figures.ts';
-import { descendants, type Membership, TeamStore } from './store.ts';
+import { descendants, type Membership, TeamStore, teamNameKey } from './store.ts';
 
 const RANGE =
   "a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) AND a.user_id IN (SELECT unnest(string_split($users, ',')))";
@@ -48,6 +49,14 @@ export const TEAM_ANALYTICS_SQL = {
            FROM agg_tokens_day a LEFT JOIN users u ON u.id = a.user_id AND u.org_id = a.org_id WHERE ${RANGE}`,
   rawBillable: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, a.model, a.raw_billable FROM agg_user_model_day a WHERE ${RANGE}`,
 } as const;
+
+/** The users a team= filter counts on each day, and all of them in the range and its 29 days before. */
+export interface TeamScope {
+  members: (day: string) => ReadonlySet<string>;
+  users: string[];
+  /** The memberships counted (of the team and the teams below it), for filters written in SQL. */
+  periods: { user: string; from: string; to: string | null }[];
+}
 
 export type TeamGroupedEndpoint = 'tokens' | 'tools' | 'activity' | 'productivity';
 
@@ -77,6 +86,11 @@ export class TeamAnalytics {
     return this.teams.revision(org);
   }
 
+  /** The organization's team of that name (compared case-insensitively). */
+  teamByName(org: string, name: string) {
+    return this.teams.teamByName(org, name);
+  }
+
   private read<T>(sql: string, params: Record<string, string>): Promise<T[]> {
     return this.db.all<T & Record<string, unknown>>(sql, params);
   }
@@ -87,23 +101,8 @@ export class TeamAnalytics {
    * team size (but not none).
    */
   async filtered(org: string, teamName: string, from: string, to: string): Promise<AnalyticsReader> {
-    const team = await this.teams.teamByName(org, teamName);
-    if (!team) throw badRequest(`team "${teamName.slice(0, 100)}" is not a team of this organization`);
-    const [all, memberships, minSize] = await Promise.all([
-      this.teams.listTeams(org),
-      this.teams.memberships(org),
-      this.teams.minTeamSize(org),
-    ]);
-    const covered = new Set(descendants(all, team.id));
-    const members = membersByDay(memberships, covered);
-    const small = belowMinimum(daysFrom(from, to), members, minSize);
-    if (small)
-      throw forbidden(
-        `team "${team.name}" had fewer members on ${small} than the organization's minimum team size (${minSize}); its figures are not shown`,
-      );
-    // Weekly and monthly active users look 29 days back.
-    const windowFrom = addDays(from, -29);
-    const users = usersInRange(memberships, covered, windowFrom, to).join(',');
+    const { members, users: windowUsers } = await this.scope(org, teamName, from, to);
+    const users = windowUsers.join(',');
     const p = (a: string, b: string, extra: Record<string, string> = {}) => ({ org, from: a, to: b, users, ...extra });
     const self = this;
     return {
@@ -139,6 +138,68 @@ export class TeamAnalytics {
           ({ sessions_with_events: _s, calls_auto_high: _h, calls_auto_medium: _m, calls_auto_low: _l, calls_manual: _n, ...row }) => row,
         );
       },
+    };
+  }
+
+  /**
+   * Who a `team=` filter counts: the members of `teamName` and its descendants on each day, and every user
+   * who was one from 29 days before `from` (the weekly and monthly windows) to `to`. 400 for an unknown
+   * team; 403 when the members on a day of the range are fewer than the minimum team size (but not none).
+   */
+  async scope(org: string, teamName: string, from: string, to: string): Promise<TeamScope> {
+    const team = await this.teams.teamByName(org, teamName);
+    if (!team) throw badRequest(`team "${teamName.slice(0, 100)}" is not a team of this organization`);
+    const [all, memberships, minSize] = await Promise.all([
+      this.teams.listTeams(org),
+      this.teams.memberships(org),
+      this.teams.minTeamSize(org),
+    ]);
+    const covered = new Set(descendants(all, team.id));
+    const members = membersByDay(memberships, covered);
+    const small = belowMinimum(daysFrom(from, to), members, minSize);
+    if (small)
+      throw forbidden(
+        `team "${team.name}" had fewer members on ${small} than the organization's minimum team size (${minSize}); its figures are not shown`,
+      );
+    // Weekly and monthly active users look 29 days back.
+    const windowFrom = addDays(from, -29);
+    return {
+      members,
+      users: usersInRange(memberships, covered, windowFrom, to),
+      periods: memberships.filter((m) => covered.has(m.teamId)).map((m) => ({ user: m.userId, from: m.firstDay, to: m.lastDay })),
+    };
+  }
+
+  /**
+   * Who each team of the organization counts on each day, itself and the teams below it (a team budget's
+   * rule, the same as team='s), by the team's name in lower case; undefined for a name that is no team.
+   */
+  async membersOfTeams(org: string): Promise<(teamKey: string) => ((day: string) => ReadonlySet<string>) | undefined> {
+    const [teams, memberships] = await Promise.all([this.teams.listTeams(org), this.teams.memberships(org)]);
+    const byKey = new Map(teams.map((t) => [teamNameKey(t.name), t.id]));
+    const memo = new Map<string, (day: string) => ReadonlySet<string>>();
+    return (key) => {
+      const id = byKey.get(key);
+      if (!id) return undefined;
+      let members = memo.get(id);
+      if (!members) memo.set(id, (members = membersByDay(memberships, new Set(descendants(teams, id)))));
+      return members;
+    };
+  }
+
+  /**
+   * Each day's teams with their direct members (teams below the minimum size that day left out), and every
+   * user who was a member of some team in the range.
+   */
+  async teamDays(org: string, days: readonly string[], from: string, to: string) {
+    const [teams, memberships, minSize] = await Promise.all([
+      this.teams.listTeams(org),
+      this.teams.memberships(org),
+      this.teams.minTeamSize(org),
+    ]);
+    return {
+      days: teamsOnDays(days, teams, memberships, minSize),
+      users: usersInRange(memberships, new Set(teams.map((t) => t.id)), from, to),
     };
   }
 

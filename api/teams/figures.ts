@@ -219,7 +219,7 @@ export interface TeamRef {
 const byName = (a: { group_key: string }, b: { group_key: string }) => (a.group_key < b.group_key ? -1 : a.group_key > b.group_key ? 1 : 0);
 
 /** Each day's teams with their direct members, leaving out teams below the minimum size that day. */
-function teamsOnDays(days: readonly string[], teams: readonly TeamRef[], memberships: readonly Membership[], minSize: number) {
+export function teamsOnDays(days: readonly string[], teams: readonly TeamRef[], memberships: readonly Membership[], minSize: number) {
   const out: { day: string; team: TeamRef; members: ReadonlySet<string> }[] = [];
   const perTeam = teams.map((team) => ({ team, members: membersByDay(memberships, new Set([team.id])) }));
   for (const day of days)

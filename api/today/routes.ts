@@ -1,10 +1,14 @@
 // GET /api/v1/analytics/today: the current UTC day's records, provisional (docs/metrics.md §7). Managers and
 // owners get the organization's; a member gets the same records over their own records only; guests 403.
+// `team=NAME` (owners and managers) restricts them to the members on today of that team and the teams
+// below it, with the rules of the daily endpoints' team= (api/teams/analytics.ts).
 import type { FastifyInstance } from 'fastify';
-import { forbidden } from '../../common/errors.ts';
+import { z } from 'zod';
+import { badRequest, forbidden } from '../../common/errors.ts';
 import { activityRecords, productivityRecords, tokenRecords, toolRecords } from '../analytics/assemble.ts';
 import { ANALYTICS_ROLES, type Authenticator } from '../auth.ts';
-import type { TodayResponse } from './schema.ts';
+import type { TeamAnalytics } from '../teams/analytics.ts';
+import { TodayQuery, type TodayResponse } from './schema.ts';
 import type { LiveFigures, LiveFiguresStore } from './store.ts';
 
 export const TODAY_PATH = '/api/v1/analytics/today';
@@ -24,12 +28,42 @@ export function todayData(f: LiveFigures): TodayResponse['data'] {
   };
 }
 
-export function registerTodayRoutes(app: FastifyInstance, deps: { auth: Authenticator; live: LiveFiguresStore }): void {
+const RawQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+/** The query: only team=, given once. */
+function parseTodayQuery(raw: unknown): { team?: string } {
+  const query = RawQuery.parse(raw ?? {});
+  for (const [key, value] of Object.entries(query)) {
+    if (key !== 'team') throw badRequest(`unknown query parameter "${key}"; this endpoint takes team`);
+    if (Array.isArray(value)) throw badRequest(`"${key}" was given more than once`);
+  }
+  const checked = TodayQuery.safeParse(query);
+  if (!checked.success) throw badRequest(checked.error.issues[0]!.message);
+  return checked.data.team === undefined ? {} : { team: checked.data.team };
+}
+
+export function registerTodayRoutes(
+  app: FastifyInstance,
+  deps: { auth: Authenticator; live: LiveFiguresStore; teams: TeamAnalytics; now?: () => Date },
+): void {
+  const now = deps.now ?? (() => new Date());
   app.get(TODAY_PATH, async (request) => {
     const principal = await deps.auth.authenticate(request);
     if (principal.role === 'guest') throw forbidden("Today's figures need the owner, manager or member role; this credential has guest");
     const whole = ANALYTICS_ROLES.includes(principal.role);
-    const figures = await deps.live.figures({ orgId: principal.orgId, userId: whole ? undefined : principal.userId });
+    const { team } = parseTodayQuery(request.query);
+    if (team !== undefined && !whole) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
+    let userIds: string[] | undefined;
+    if (team !== undefined) {
+      const today = now().toISOString().slice(0, 10);
+      const scope = await deps.teams.scope(principal.orgId, team, today, today);
+      userIds = [...scope.members(today)].sort();
+    }
+    const figures = await deps.live.figures({
+      orgId: principal.orgId,
+      userId: whole ? undefined : principal.userId,
+      ...(userIds ? { userIds } : {}),
+    });
     return { data: todayData(figures), meta: { org_id: principal.orgId } };
   });
 }

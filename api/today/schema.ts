@@ -20,3 +20,14 @@ export const TodayResponse = z.strictObject({
   meta: z.strictObject({ org_id: z.string() }),
 });
 export type TodayResponse = z.infer<typeof TodayResponse>;
+
+export const TodayQuery = z.strictObject({
+  team: z
+    .string()
+    .min(1, 'team must be the name of a team of the organization')
+    .max(128, 'team must be the name of a team of the organization')
+    .optional()
+    .describe(
+      "an agentmeter extension: the records over the users who are members today of this team or of a team below it (403 below the organization's minimum team size; owners and managers)",
+    ),
+});

@@ -21,13 +21,28 @@ import type { Logger } from '../../common/logger.ts';
 import { type BuildStep, buildStepTargets, loadLanguageTable, runBuildSteps } from '../../pipeline/batch.ts';
 import { ANALYTICS_SQL, type BreakdownRow, type HookRow, type OrgDayRow, type TokenRow } from '../analytics/store.ts';
 
-/** Whose records a build counts: an organization's, or one of its users'. */
+/** Whose records a build counts: an organization's, one of its users', or a set of its users' (a team's). */
 export interface LiveScope {
   orgId: string;
   userId?: string | undefined;
+  /** A team= filter: the members on today of the team and the teams below it (sorted). */
+  userIds?: readonly string[] | undefined;
 }
 
+/** The users a scope counts, comma-separated; null: the whole organization. */
+const scopeUsers = (scope: LiveScope): string | null =>
+  scope.userIds ? scope.userIds.join(',') : scope.userId !== undefined ? scope.userId : null;
+
 export type BuildKind = 'all' | 'credits';
+
+/** Billable tokens of the UTC month so far, today included. */
+export interface MonthCredits {
+  start: string;
+  credits: number;
+  byUser: Map<string, number>;
+  /** Each user's credits of each day of the month (team budgets count members on each day). */
+  byUserDay: { user_id: string; day: string; credits: number }[];
+}
 const CREDIT_STEPS: readonly BuildStep[] = ['30_tokens'];
 /** A new build waits until PACE × the last build's duration has passed since it ended. */
 const PACE = 2;
@@ -42,8 +57,8 @@ export interface LiveFigures {
   breakdowns: BreakdownRow[];
   hooks: HookRow[];
   tokens: TokenRow[];
-  /** Billable tokens of the UTC month so far, today included: in all, and per user. */
-  month: { start: string; credits: number; byUser: Map<string, number> };
+  /** Billable tokens of the UTC month so far, today included: in all, per user, and per user and day. */
+  month: MonthCredits;
   /** When the build started (ms since the epoch). */
   builtAt: number;
 }
@@ -58,12 +73,13 @@ const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 export const LIVE_SQL = {
   catalog: 'SELECT current_database() AS name',
-  scope: 'CREATE OR REPLACE TEMP TABLE live_scope AS SELECT CAST($org AS VARCHAR) AS org_id, CAST($user AS VARCHAR) AS user_id',
+  scope: `CREATE OR REPLACE TEMP TABLE live_scope AS
+          SELECT CAST($org AS VARCHAR) AS org_id, CASE WHEN $users IS NULL THEN NULL ELSE string_split($users, ',') END AS users`,
   // A raw table as the scope sees it: the organization's rows, or one user's.
   rawView: (catalog: string, table: string) =>
     `CREATE OR REPLACE TEMP VIEW ${table} AS SELECT * FROM ${quoteIdent(catalog)}.main.${table}
      WHERE org_id = (SELECT org_id FROM live_scope)
-       AND ((SELECT user_id FROM live_scope) IS NULL OR user_id = (SELECT user_id FROM live_scope))`,
+       AND ((SELECT users FROM live_scope) IS NULL OR list_contains((SELECT users FROM live_scope), user_id))`,
   aggShadow: (catalog: string, table: string) =>
     `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT * FROM ${quoteIdent(catalog)}.main.${table} LIMIT 0`,
   // Which of the written tables resolve to a temp table: all of them, or the build is refused.
@@ -72,10 +88,12 @@ export const LIVE_SQL = {
   // users of today, token days for the month's credits.
   seedUserDays: (catalog: string) =>
     `INSERT INTO agg_user_day SELECT * FROM ${quoteIdent(catalog)}.main.agg_user_day
-     WHERE org_id = $org AND ($user IS NULL OR user_id = $user) AND day >= CAST($today AS DATE) - 29 AND day < CAST($today AS DATE)`,
+     WHERE org_id = $org AND ($users IS NULL OR list_contains(string_split($users, ','), user_id))
+       AND day >= CAST($today AS DATE) - 29 AND day < CAST($today AS DATE)`,
   seedTokenDays: (catalog: string) =>
     `INSERT INTO agg_tokens_day SELECT * FROM ${quoteIdent(catalog)}.main.agg_tokens_day
-     WHERE org_id = $org AND ($user IS NULL OR user_id = $user) AND day >= CAST($from AS DATE) AND day < CAST($today AS DATE)`,
+     WHERE org_id = $org AND ($users IS NULL OR list_contains(string_split($users, ','), user_id))
+       AND day >= CAST($from AS DATE) AND day < CAST($today AS DATE)`,
   lastWatermark: 'SELECT CAST(watermark AS VARCHAR) AS watermark FROM batch_runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1',
   touchedUsage: `CREATE OR REPLACE TEMP TABLE touched AS
 SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM usage WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)`,
@@ -89,8 +107,8 @@ SELECT DISTINCT org_id, day FROM (
   UNION ALL SELECT CAST($org AS VARCHAR), CAST($today AS DATE)
 )`,
   firstDay: 'SELECT CAST(min(day) AS VARCHAR) AS day FROM rebuild',
-  monthByUser: `SELECT user_id, CAST(sum(billable_tokens) AS BIGINT) AS credits FROM agg_tokens_day
-                WHERE org_id = $org AND day >= CAST($month AS DATE) GROUP BY user_id`,
+  monthByUserDay: `SELECT user_id, CAST(day AS VARCHAR) AS day, CAST(sum(billable_tokens) AS BIGINT) AS credits FROM agg_tokens_day
+                   WHERE org_id = $org AND day >= CAST($month AS DATE) GROUP BY user_id, day`,
   asOfUsage: 'SELECT max(ts) AS as_of FROM usage WHERE ts >= CAST($today AS TIMESTAMP)',
   asOf: `SELECT greatest(
            (SELECT max(ts) FROM events WHERE ts >= CAST($today AS TIMESTAMP)),
@@ -121,7 +139,7 @@ export async function buildLiveFigures(
   const [last] = await main.all<{ watermark: string | null }>(LIVE_SQL.lastWatermark);
   const watermark = last?.watermark ?? '1970-01-01 00:00:00';
   const started = performance.now();
-  const params = { org: scope.orgId, user: scope.userId ?? null };
+  const params = { org: scope.orgId, users: scopeUsers(scope) };
   return live.transaction(async (tx) => {
     const [{ name: catalog } = { name: '' }] = await tx.all<{ name: string }>(LIVE_SQL.catalog);
     await tx.run(LIVE_SQL.scope, params);
@@ -145,14 +163,16 @@ export async function buildLiveFigures(
       : [];
     const hooks = all ? await tx.all<HookRow & Record<string, unknown>>(ANALYTICS_SQL.hooks, range) : [];
     const tokens = await tx.all<TokenRow & Record<string, unknown>>(ANALYTICS_SQL.tokens, range);
-    const byUser = new Map(
-      (await tx.all<{ user_id: string; credits: number }>(LIVE_SQL.monthByUser, { org: scope.orgId, month: monthStart })).map((r) => [
-        r.user_id,
-        r.credits,
-      ]),
-    );
+    const byUserDay = (
+      await tx.all<{ user_id: string; day: string; credits: number }>(LIVE_SQL.monthByUserDay, { org: scope.orgId, month: monthStart })
+    ).map((r) => ({ user_id: r.user_id, day: r.day, credits: Number(r.credits) }));
+    const byUser = new Map<string, number>();
+    for (const r of byUserDay) byUser.set(r.user_id, (byUser.get(r.user_id) ?? 0) + r.credits);
     const [asOf] = await tx.all<{ as_of: string | null }>(all ? LIVE_SQL.asOf : LIVE_SQL.asOfUsage, { today });
-    log.debug({ org: scope.orgId, user: scope.userId, kind, ms: Math.round(performance.now() - started) }, 'live figures built');
+    log.debug(
+      { org: scope.orgId, user: scope.userId, team: scope.userIds?.length, kind, ms: Math.round(performance.now() - started) },
+      'live figures built',
+    );
     return {
       kind,
       date: today,
@@ -161,7 +181,7 @@ export async function buildLiveFigures(
       breakdowns,
       hooks,
       tokens,
-      month: { start: monthStart, credits: [...byUser.values()].reduce((a, b) => a + b, 0), byUser },
+      month: { start: monthStart, credits: [...byUser.values()].reduce((a, b) => a + b, 0), byUser, byUserDay },
       builtAt: now,
     };
   });
@@ -214,7 +234,7 @@ export class LiveFiguresStore {
    * `credits` for the month's and today's credits only (a current `all` build answers those too).
    */
   async figures(scope: LiveScope, kind: BuildKind = 'all'): Promise<LiveFigures> {
-    const base = `${scope.orgId}|${scope.userId ?? ''}`;
+    const base = `${scope.orgId}|${scope.userIds ? `team:${scope.userIds.join(',')}` : (scope.userId ?? '')}`;
     const key = `${base}|${kind}`;
     const today = dayOf(this.now());
     const version = this.version(scope.orgId);

@@ -371,11 +371,23 @@ describe('dashboard in Chromium', () => {
       const res = await fetch(`${base}/api/v0/organization/budgets`, {
         method: 'PUT',
         headers: { authorization: `Bearer ${keys.owner.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ budgets: [{ scope: 'org', monthlyCredits, thresholds: [50, 100] }] }),
+        // And a team budget (the member's team) ten times as large: it shows, and fires nothing.
+        body: JSON.stringify({
+          budgets: [
+            { scope: 'org', monthlyCredits, thresholds: [50, 100] },
+            { scope: 'team', team: 'Core', monthlyCredits: monthlyCredits * 10, thresholds: [100] },
+          ],
+        }),
       });
       expect(res.status).toBe(200);
       return ((await res.json()) as { budgets: { usage: number }[] }).budgets[0]!.usage;
     };
+    const roster = await fetch(`${base}/api/v0/organization/teams`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${keys.owner.key}`, 'content-type': 'text/csv' },
+      body: `email,team,parent,from,to\n${keys.member.email},Core,,,\n`,
+    });
+    expect(roster.status).toBe(200);
     // The month so far depends on the day of the month the test runs: a budget it fills to 60%.
     const used = await putBudget(1e12);
     await putBudget(Math.ceil(used / 0.6));
@@ -400,6 +412,9 @@ describe('dashboard in Chromium', () => {
     const budgets = await api<{ budgets: { percentage: number }[] }>(keys.manager.key, '/api/v0/organization/budgets');
     expect(await budget.getAttribute('data-percentage')).toBe(String(budgets.budgets[0]!.percentage));
     expect(await budget.locator('line.budget-mark').count()).toBe(2);
+    const team = page.locator('li[data-budget="Team Core"]');
+    expect(await team.getAttribute('data-percentage')).toBe(String(budgets.budgets[1]!.percentage));
+    expect(budgets.budgets[1]!.percentage).toBeGreaterThan(0);
     expect(await page.getByTestId('alerts').locator('tbody tr').count()).toBe(1);
     expect(await page.getByTestId('alerts').locator('tbody tr td').nth(2).textContent()).toBe('50%');
   });

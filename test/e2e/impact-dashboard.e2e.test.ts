@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
-import { openDb } from '../../common/db/duckdb.ts';
+import { importRosterText } from '../../api/teams/service.ts';
+import { type Db, openDb } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { repoId } from '../../common/repo-id.ts';
@@ -49,6 +50,9 @@ async function api<T>(key: string, path: string): Promise<T> {
   return (await res.json()) as T;
 }
 
+let orgId: string;
+let db: Db;
+
 async function signedIn(who: keyof typeof keys): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
   const page = await context.newPage();
@@ -75,11 +79,12 @@ interface CodeDay {
 }
 
 beforeAll(async () => {
-  const db = await openDb(join(tempDir(), 'impact-dash.duckdb'), SERVER_DB_OPTIONS);
+  db = await openDb(join(tempDir(), 'impact-dash.duckdb'), SERVER_DB_OPTIONS);
   server = await startServer({ db, log, host: '127.0.0.1', port: 0, handleSignals: false, decodeWorkers: 0 });
   base = server.url;
   const { accounts, ingest } = server.services;
   const org = await accounts.createOrg('Impact');
+  orgId = org.id;
   for (const who of ['manager', 'member', 'guest'] as const) {
     const user = await accounts.createUser({ orgId: org.id, email: `${who}@impact.example.com`, role: who });
     keys[who] = { id: user.id, key: (await accounts.createKey(user)).key };
@@ -150,6 +155,25 @@ describe('Impact page in Chromium', () => {
       .locator('[data-testid="landed-commits"] tbody tr')
       .evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-commit'), Number(r.getAttribute('data-agent-lines'))]));
     expect(shown).toEqual(commits.map((c) => [c.commit, c.agent_lines]));
+  });
+
+  it("the team picker shows a team's figures and commits, equal to the API's", async () => {
+    // The member is in Core; the manager in no team.
+    const imported = await importRosterText(db, orgId, 'email,team,parent,from,to\nmember@impact.example.com,Core,,,\n');
+    expect('ok' in imported).toBe(true);
+    const page = await signedIn('manager');
+    await page.getByRole('link', { name: 'Impact' }).click();
+    await page.locator('[data-ready]').waitFor();
+    await page.getByTestId('team-picker').selectOption('Core');
+    await page.getByRole('heading', { name: 'Impact: Core' }).waitFor();
+    await page.locator('[data-ready]').waitFor();
+    const days = (await api<{ data: CodeDay[] }>(keys.manager.key, `/api/v1/analytics/code?startDate=${FROM}&endDate=${TO}&team=Core`))
+      .data;
+    // By hand: the member's 50 + 12 landed, 2 commits.
+    expect(days.reduce((a, d) => a + d.landed.lines_added, 0)).toBe(62);
+    await expect.poll(() => figure(page, 'landed-lines')).toBe(62);
+    expect(await figure(page, 'landed-commits')).toBe(2);
+    expect(await page.locator('[data-testid="landed-commits"] tbody tr').count()).toBe(2);
   });
 
   it('a member sees their own; a guest nothing', async () => {

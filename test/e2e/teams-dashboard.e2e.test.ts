@@ -8,8 +8,9 @@ import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
+import { repoId } from '../../common/repo-id.ts';
 import { launchChromium } from '../helpers/browser.ts';
-import { call, turn, usage } from '../helpers/records.ts';
+import { at, call, turn, usage } from '../helpers/records.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const log = createLogger({ name: 'test', level: 'silent' });
@@ -51,6 +52,19 @@ beforeAll(async () => {
     call('Read', ago(1), { session_id: 'a' }),
     call('Bash', ago(1), { session_id: 'a', is_shell: true, git_commit: true }),
     usage('claude-sonnet-4-5', ago(1), { input_tokens: 1000 }, false, 'a'),
+    // A landed commit of 10 lines, 7 by Claude Code.
+    {
+      kind: 'commit',
+      id: `${repoId('https://github.com/acme/web.git')}:${'e'.repeat(40)}`,
+      repo_id: repoId('https://github.com/acme/web.git'),
+      repo: 'github.com/acme/web',
+      commit: 'e'.repeat(40),
+      ts: at(ago(1)),
+      lines_added: 10,
+      lines_deleted: 0,
+      agent_lines: 7,
+      by_agent: [{ agent: 'claude', model: 'claude-sonnet-4-5', lines: 7 }],
+    },
   ]);
   await store('bo', [call('Edit', ago(2), { session_id: 'b', files: [{ ext: 'ts', op: 'edit' }] })]);
   await store(
@@ -146,6 +160,10 @@ describe('teams in the dashboard', { timeout: 120_000 }, () => {
     expect(Number(await cell('Data', 'toolCalls').getAttribute('data-value'))).toBe(5);
     expect(Number(await cell('Web', 'commits').getAttribute('data-value'))).toBe(1);
     expect(Number(await cell('Web', 'filesEdited').getAttribute('data-value'))).toBe(1);
+    const code = await api<{ data: { group_key: string; landed_agent_lines: number }[] }>(`/api/v1/analytics/code?${range}`);
+    expect(code.data.filter((r) => r.group_key === 'Web').reduce((a, r) => a + r.landed_agent_lines, 0)).toBe(7);
+    expect(Number(await cell('Web', 'agentLines').getAttribute('data-value'))).toBe(7);
+    expect(Number(await cell('Data', 'agentLines').getAttribute('data-value'))).toBe(0);
     // A team's name leads to the overview of that team.
     await page.locator('tr[data-team="Data"] th a').click();
     await page.waitForURL(/\/overview\?.*team=Data/);

@@ -100,9 +100,9 @@ describe('budgets', () => {
     expect(BudgetList.parse((await get(other.users.owner.key, '/api/v0/organization/budgets')).json()).budgets).toEqual([]);
   });
 
-  it('refuses team budgets (no teams yet), unknown users and repeated budgets with a clear 400', async () => {
+  it('refuses unknown teams, unknown users and repeated budgets with a clear 400', async () => {
     const cases: [unknown, RegExp][] = [
-      [{ scope: 'team', team: 'platform', monthlyCredits: 10 }, /team budgets need teams/],
+      [{ scope: 'team', team: 'platform', monthlyCredits: 10 }, /no team named "platform"/],
       [{ scope: 'user', email: 'member@other.example.com', monthlyCredits: 10 }, /no user with this email/],
       [{ scope: 'user', monthlyCredits: 10 }, /email/],
       [{ scope: 'org', monthlyCredits: 0 }, /monthlyCredits/],

@@ -229,7 +229,8 @@ describe('GET /api/v1/analytics/code', () => {
 
   it('answers the documented 400s with the error body', async () => {
     for (const query of [
-      `${range}&group_by=team`,
+      `${range}&team=Nope`,
+      `${range}&team=Nope&group_by=team`,
       `${range}&group_by=tool_name`,
       'startDate=2026-03-05&endDate=2026-03-04',
       `startDate=${D1}&endDate=2026-03-20`,

@@ -138,7 +138,7 @@ describe('the API answers as its OpenAPI document says', () => {
     const code = await ok('GET', `/api/v1/analytics/code?startDate=${D}&endDate=${D}`, { key: manager });
     expect(code.data[0].landed).toMatchObject({ commits: 1, agent_lines_added: 3, agent_share: 0.75 });
     expect((await ok('GET', `/api/v1/analytics/code?${range}&group_by=repo`, { key: org.users.member.key })).data).toHaveLength(1);
-    expect((await call('GET', `/api/v1/analytics/code?${range}&group_by=team`, { key: manager })).status).toBe(400);
+    expect((await call('GET', `/api/v1/analytics/code?${range}&team=Nope`, { key: manager })).status).toBe(400);
     expect((await call('GET', `/api/v1/analytics/code?${range}`, { key: org.users.guest.key })).status).toBe(403);
     const commits = await ok('GET', `/api/v0/code/commits?${range}&limit=1`, { key: org.users.member.key });
     expect(commits.data[0]).toMatchObject({ commit: sha, agent_lines: 3 });
@@ -376,6 +376,9 @@ describe('the API answers as its OpenAPI document says', () => {
     await ok('GET', `/api/v1/analytics/productivity?startDate=${D}&endDate=${D}&group_by=team`, { key: owner });
     await ok('GET', `/api/v1/analytics/tools?startDate=${D}&endDate=${D}&team=Eng`, { key: owner });
     await ok('GET', `/api/v1/analytics/users?startDate=${D}&endDate=${D}&team=Eng`, { key: owner });
+    await ok('GET', `/api/v1/analytics/code?startDate=${D}&endDate=${D}&group_by=team`, { key: owner });
+    await ok('GET', `/api/v1/analytics/code?startDate=${D}&endDate=${D}&team=Eng`, { key: owner });
+    await ok('GET', '/api/v1/analytics/today?team=Eng', { key: owner });
   });
 
   it('identity: SCIM tokens, the OIDC provider setting and the public sign-in routes', async () => {

@@ -253,6 +253,12 @@ describe("the dashboard's Teams table", () => {
         { date: '2026-03-02', group_key: 'Web', daily_active_users: 1 },
       ],
       productivity: [{ date: '2026-03-01', group_key: 'Web', files_created: 1, files_edited: 2, git_commits: 0, git_prs_created: 0 }],
+      // Agent lines landed: 4 + 3 of Web's rows (Data's 50 is another team's).
+      code: [
+        { date: '2026-03-01', group_key: 'Web', edit_lines_added: 9, landed_lines_added: 10, landed_agent_lines: 4 },
+        { date: '2026-03-02', group_key: 'Web', edit_lines_added: 0, landed_lines_added: 3, landed_agent_lines: 3 },
+        { date: '2026-03-02', group_key: 'Data', edit_lines_added: 0, landed_lines_added: 50, landed_agent_lines: 50 },
+      ],
     };
     expect(teamTotals(listing, '2026-03-02', rows)).toEqual([
       {
@@ -265,6 +271,7 @@ describe("the dashboard's Teams table", () => {
         filesEdited: 2,
         filesCreated: 1,
         commits: 0,
+        agentLines: 7,
       },
     ]);
   });

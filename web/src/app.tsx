@@ -132,7 +132,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/me') return <Person {...common} userId="me" mine />;
   if (path === '/machines') return <Machines me={me} />;
   // Members too: the server answers them with their own figures only.
-  if (path === '/impact') return <Impact {...common} />;
+  if (path === '/impact') return <Impact {...common} teams={isAdmin(me)} />;
   if (!isAdmin(me))
     return (
       <section class="notice">

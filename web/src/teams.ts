@@ -1,5 +1,5 @@
 // Pure: the Teams page's table, one row per team with its members today and its figures over the range
-// (the sums of the API's group_by=team rows; the peak of its daily active users).
+// (the sums of the API's group_by=team rows, /code's included; the peak of its daily active users).
 export interface TeamListing {
   teams: { name: string; parent: string | null; members: { email: string; from: string | null; to: string | null }[] }[];
   minTeamSize: number;
@@ -21,6 +21,8 @@ export interface TeamTotals {
   filesEdited: number;
   filesCreated: number;
   commits: number;
+  /** Lines of the team's landed commits the agents wrote (docs/metrics.md §5). */
+  agentLines: number;
 }
 
 const covers = (m: { from: string | null; to: string | null }, day: string) =>
@@ -29,7 +31,7 @@ const covers = (m: { from: string | null; to: string | null }, day: string) =>
 export function teamTotals(
   listing: TeamListing,
   day: string,
-  rows: { tokens: TeamGroupRow[]; tools: TeamGroupRow[]; activity: TeamGroupRow[]; productivity: TeamGroupRow[] },
+  rows: { tokens: TeamGroupRow[]; tools: TeamGroupRow[]; activity: TeamGroupRow[]; productivity: TeamGroupRow[]; code?: TeamGroupRow[] },
 ): TeamTotals[] {
   const total = (list: TeamGroupRow[], team: string, field: string) =>
     list.filter((r) => r.group_key === team).reduce((acc, r) => acc + Number(r[field] ?? 0), 0);
@@ -43,5 +45,6 @@ export function teamTotals(
     filesEdited: total(rows.productivity, t.name, 'files_edited'),
     filesCreated: total(rows.productivity, t.name, 'files_created'),
     commits: total(rows.productivity, t.name, 'git_commits'),
+    agentLines: total(rows.code ?? [], t.name, 'landed_agent_lines'),
   }));
 }

@@ -1,9 +1,11 @@
 // Impact: how much of the code that landed the agents wrote (docs/metrics.md §5, docs/impact.md). From
 // /api/v1/analytics/code (per day, and group_by=repo) and /api/v0/code/commits. Owners and managers see
-// the organization; a member sees their own figures: the server restricts the answers.
+// the organization; a member sees their own figures: the server restricts the answers. The team picker
+// (owners and managers) sets team=: every figure and the commit list over that team's members.
 import { api } from '../api.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
 import { daysOf, formatNumber, formatPercent } from '../figures.ts';
+import { TeamPicker } from './Teams.tsx';
 
 interface CodeDay {
   date: string;
@@ -47,9 +49,11 @@ function totals(pairs: [string, number][]): { name: string; count: number }[] {
     .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
 }
 
-export function Impact(props: { path: string; query: URLSearchParams; from: string; to: string }) {
-  const range = `startDate=${props.from}&endDate=${props.to}`;
-  const { data, error, loading } = useData(`impact|${props.from}|${props.to}`, async () => {
+/** `teams`: the viewer may pick a team (owners and managers; a member sees only their own figures). */
+export function Impact(props: { path: string; query: URLSearchParams; from: string; to: string; teams: boolean }) {
+  const team = props.teams ? props.query.get('team') : null;
+  const range = `startDate=${props.from}&endDate=${props.to}${team ? `&team=${encodeURIComponent(team)}` : ''}`;
+  const { data, error, loading } = useData(`impact|${props.from}|${props.to}|${team ?? ''}`, async () => {
     const [days, repos, commits] = await Promise.all([
       api<{ data: CodeDay[] }>(`/api/v1/analytics/code?${range}`),
       api<{ data: RepoRow[] }>(`/api/v1/analytics/code?${range}&group_by=repo`),
@@ -67,11 +71,12 @@ export function Impact(props: { path: string; query: URLSearchParams; from: stri
   const landedRate = written > 0 ? Math.round((agentLanded / written) * 10_000) / 10_000 : 0;
   return (
     <>
-      <h1>Impact</h1>
+      <h1>Impact{team ? `: ${team}` : ''}</h1>
       <p class="muted">
         How much of the code that landed on the default branches the agents wrote. Counted on each developer's machine; no code leaves it.
       </p>
       <RangeForm path={props.path} query={props.query} from={props.from} to={props.to} />
+      {props.teams ? <TeamPicker path={props.path} query={props.query} /> : null}
       <Status loading={loading} error={error} />
       {data ? (
         <div data-ready="true">

@@ -1,6 +1,6 @@
 // The Teams page: each team with its members (on the last day of the range) and its figures over the
 // range side by side, from the API's group_by=team rows (direct members). And the team picker of the
-// overview and people pages, which sets team= in the URL (the figures of a team and the teams below it).
+// overview, people and impact pages, which sets team= in the URL (the figures of a team and the teams below it).
 import { api } from '../api.ts';
 import { Link, RangeForm, Status, useData } from '../components.tsx';
 import { type Envelope, formatNumber } from '../figures.ts';
@@ -40,16 +40,23 @@ export function TeamPicker(props: { path: string; query: URLSearchParams }) {
 
 async function load(from: string, to: string) {
   const range = `startDate=${from}&endDate=${to}&group_by=team`;
-  const [teams, tokens, tools, activity, productivity] = await Promise.all([
+  const [teams, tokens, tools, activity, productivity, code] = await Promise.all([
     teamListing(),
     api<Envelope<TeamGroupRow>>(`/api/v1/analytics/tokens?${range}`),
     api<Envelope<TeamGroupRow>>(`/api/v1/analytics/tools?${range}`),
     api<Envelope<TeamGroupRow>>(`/api/v1/analytics/activity?${range}`),
     api<Envelope<TeamGroupRow>>(`/api/v1/analytics/productivity?${range}`),
+    api<Envelope<TeamGroupRow>>(`/api/v1/analytics/code?${range}`),
   ]);
   return {
     teams,
-    rows: teamTotals(teams, to, { tokens: tokens.data, tools: tools.data, activity: activity.data, productivity: productivity.data }),
+    rows: teamTotals(teams, to, {
+      tokens: tokens.data,
+      tools: tools.data,
+      activity: activity.data,
+      productivity: productivity.data,
+      code: code.data,
+    }),
   };
 }
 
@@ -60,6 +67,7 @@ const COLUMNS = [
   { key: 'filesEdited', label: 'Files edited' },
   { key: 'filesCreated', label: 'Files created' },
   { key: 'commits', label: 'Commits' },
+  { key: 'agentLines', label: 'Agent lines landed' },
 ] as const;
 
 export function Teams(props: { path: string; query: URLSearchParams; from: string; to: string }) {
