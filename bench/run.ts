@@ -279,7 +279,8 @@ interface BatchTimes {
 async function benchDatabase(dir: string): Promise<{ db: string; managerKey: string; batch: BatchTimes }> {
   const path = join(dir, 'bench.duckdb');
   const db = await openDb(path);
-  const log = createLogger({ name: 'bench-batch', level: 'warn' });
+  // BENCH_BATCH_STEPS=1 logs each pipeline step's time (debug level), to see where a batch run goes.
+  const log = createLogger({ name: 'bench-batch', level: process.env['BENCH_BATCH_STEPS'] ? 'debug' : 'warn' });
   const generate = splitStatements(readFileSync(join(ROOT, 'bench', 'sql', 'generate.sql'), 'utf8'));
   const started = performance.now();
   for (const sql of generate) {
@@ -290,7 +291,7 @@ async function benchDatabase(dir: string): Promise<{ db: string; managerKey: str
   }
   await db.run('CHECKPOINT');
   console.log(
-    `\nbench data: ${BENCH_EVENTS} events, ${BENCH_EVENTS / 10} usage records, ${BENCH_EVENTS / 10} assistant messages, 500 users, 60 days (generated in ${fmt((performance.now() - started) / 1000)} s)`,
+    `\nbench data: ${BENCH_EVENTS} events, ${BENCH_EVENTS / 10} usage records, ${BENCH_EVENTS / 10} assistant messages, ${Math.floor(BENCH_EVENTS / 100)} landed commits, 500 users, 60 days (generated in ${fmt((performance.now() - started) / 1000)} s)`,
   );
   const timed = async (options: Omit<BatchOptions, 'trigger' | 'log'>) => {
     const started = performance.now();
