@@ -2,19 +2,13 @@
 // the database file (--db/--org, server stopped) or through a running server with an owner's key
 // (--server/--key). Kept apart from admin-backend.ts so the account commands load none of this.
 import { z } from 'zod';
+import { ScimTokenSchema } from '../api/scim/schema.ts';
 import type { Db } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';
 import { callServer } from './server-call.ts';
 
-const TokenView = z.object({
-  id: z.string(),
-  name: z.string().nullable(),
-  prefix: z.string(),
-  createdBy: z.string().nullable(),
-  createdAt: z.string(),
-  lastUsedAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
-});
+// Read loosely: a newer server may answer with more fields.
+const TokenView = z.object(ScimTokenSchema.shape);
 export type TokenView = z.infer<typeof TokenView>;
 
 const ProviderView = z.object({

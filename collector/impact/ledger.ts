@@ -35,19 +35,32 @@ export interface LedgerWrite {
   model: string;
 }
 
-/** Reads a file of ours: no link followed, a regular file owned by this user; '' when missing. */
-export function readPrivate(path: string): string {
+/**
+ * Opens a file of ours for reading: no link followed, a regular file owned by this user (else it throws);
+ * undefined when it is missing. The caller closes the descriptor.
+ */
+function openPrivate(path: string): number | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+  const stat = fstatSync(fd);
+  const uid = currentUid();
+  if (!stat.isFile() || (uid !== undefined && stat.uid !== uid)) {
+    closeSync(fd);
+    throw new Error(`${path} is not a file of this user`);
+  }
+  return fd;
+}
+
+/** Reads a file of ours: no link followed, a regular file owned by this user; '' when missing. */
+export function readPrivate(path: string): string {
+  const fd = openPrivate(path);
+  if (fd === undefined) return '';
   try {
-    const stat = fstatSync(fd);
-    const uid = currentUid();
-    if (!stat.isFile() || (uid !== undefined && stat.uid !== uid)) throw new Error(`${path} is not a file of this user`);
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
@@ -112,17 +125,9 @@ const CHUNK = 1 << 20;
  * when the file is missing or has no header.
  */
 function eachLine(path: string, onLine: (bytes: Buffer, start: number, end: number, seq: number) => void): string {
-  let fd: number;
+  const fd = openPrivate(path);
+  if (fd === undefined) return '';
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw error;
-  }
-  try {
-    const stat = fstatSync(fd);
-    const uid = currentUid();
-    if (!stat.isFile() || (uid !== undefined && stat.uid !== uid)) throw new Error(`${path} is not a file of this user`);
     let buffer = Buffer.alloc(CHUNK);
     let filled = 0;
     let gen: string | undefined;
