@@ -14,24 +14,65 @@ FROM (
   WHERE tool_name IS NOT NULL AND e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
 );
 
--- The hook events of the days being rebuilt, with only the columns the aggregates need; MCP server names
--- case-folded (not for artifacts). Events are unique per (org_id, id) already: the raw table's primary
--- key deduplicates at ingest. files and hooks are read from events by the steps that need them.
-CREATE OR REPLACE TEMP TABLE ev AS
-SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.client, e.agent, e.autonomy,
-       e.event IN ('PostToolUse', 'PostToolUseFailure') AS is_call,
-       n.tool,
-       CASE WHEN n.tool <> 'unknown' THEN lower(e.mcp_server) END AS mcp_server,
-       e.skill, e.slash_command, coalesce(e.tool_success, false) AS success, coalesce(e.is_shell, false) AS is_shell,
-       coalesce(e.git_commit, false) AS git_commit, coalesce(e.pr_created, false) AS pr_created,
-       coalesce(len(e.hooks), 0) AS hook_count
-FROM events e
-LEFT JOIN tool_names n ON n.raw = e.tool_name
-WHERE e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
-  AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild);
+-- ev: the hook events of the days being rebuilt, with only the columns the aggregates need; MCP server
+-- names case-folded (not for artifacts). Events are unique per (org_id, id) already: the raw table's
+-- primary key deduplicates at ingest. files and hooks are read from events by the steps that need them.
+-- It is not stored: the two groupings below read the events each (cheaper than storing every event once
+-- and reading it twice).
+
+-- One row per organization, day, user, session, client, agent and autonomy level of the rebuilt days, with
+-- the event counts the per-user figures (40_user_day) sum. A session is one user's and one agent's, and
+-- mostly of one autonomy level, so this is about one row per session.
+CREATE OR REPLACE TEMP TABLE ev_groups AS
+WITH ev AS (
+  SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.client, e.agent, e.autonomy,
+         e.event IN ('PostToolUse', 'PostToolUseFailure') AS is_call,
+         n.tool,
+         CASE WHEN n.tool <> 'unknown' THEN lower(e.mcp_server) END AS mcp_server,
+         e.skill, e.slash_command, coalesce(e.tool_success, false) AS success, coalesce(e.is_shell, false) AS is_shell,
+         coalesce(e.git_commit, false) AS git_commit, coalesce(e.pr_created, false) AS pr_created,
+         coalesce(len(e.hooks), 0) AS hook_count
+  FROM events e
+  LEFT JOIN tool_names n ON n.raw = e.tool_name
+  WHERE e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+    AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
+)
+SELECT org_id, day, user_id, session_id, client, agent, autonomy,
+       count(*) FILTER (WHERE is_call) AS tool_calls,
+       count(*) FILTER (WHERE event = 'UserPromptSubmit') AS user_turns,
+       count(*) FILTER (WHERE is_call AND mcp_server IS NOT NULL) AS mcp_calls,
+       -- A skill call: the Skill tool (Claude Code, Droid), or any call the collector named a skill for (Qwen Code: skill).
+       count(*) FILTER (WHERE is_call AND (tool = 'Skill' OR skill IS NOT NULL)) AS skill_calls,
+       count(*) FILTER (WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL) AS slash_commands,
+       sum(hook_count) AS hooks,
+       count(*) FILTER (WHERE is_call AND success AND is_shell AND git_commit) AS git_commits,
+       count(*) FILTER (WHERE is_call AND success AND pr_created) AS git_prs_created
+FROM ev
+GROUP BY ALL;
+
+-- The tool calls and slash commands per user and key: the breakdowns (45_user_breakdowns) are sums of these
+-- few rows.
+CREATE OR REPLACE TEMP TABLE ev_keys AS
+WITH ev AS (
+  SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.client, e.agent, e.autonomy,
+         e.event IN ('PostToolUse', 'PostToolUseFailure') AS is_call,
+         n.tool,
+         CASE WHEN n.tool <> 'unknown' THEN lower(e.mcp_server) END AS mcp_server,
+         e.skill, e.slash_command, coalesce(e.tool_success, false) AS success, coalesce(e.is_shell, false) AS is_shell,
+         coalesce(e.git_commit, false) AS git_commit, coalesce(e.pr_created, false) AS pr_created,
+         coalesce(len(e.hooks), 0) AS hook_count
+  FROM events e
+  LEFT JOIN tool_names n ON n.raw = e.tool_name
+  WHERE e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+    AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
+)
+SELECT org_id, day, user_id, agent, is_call, tool, mcp_server, skill, slash_command, count(*) AS n
+FROM ev
+WHERE is_call OR (event = 'UserPromptSubmit' AND slash_command IS NOT NULL)
+GROUP BY ALL;
 
 -- One row per organization, day, user, session, client and agent of the rebuilt days: the distinct counts
 -- (sessions with events, a user's clients, users per client and per agent, the sessions to place) read
--- this small table instead of the events. A session is one agent's, so the agent adds next to no rows.
+-- this small table instead of the events.
 CREATE OR REPLACE TEMP TABLE ev_sessions AS
-SELECT DISTINCT org_id, day, user_id, session_id, client, agent FROM ev;
+SELECT DISTINCT org_id, day, user_id, session_id, client, agent FROM ev_groups;

@@ -7,22 +7,22 @@ INSERT INTO agg_user_day (
   user_messages, assistant_messages, files_created, files_edited, git_commits, git_prs_created, billable_tokens,
   primary_model, primary_model_tier, autonomy_ratio, delegation_level, languages, clients,
   sessions_with_events, calls_auto_high, calls_auto_medium, calls_auto_low, calls_manual)
+-- The event counts per user, from the per-session groups of 20_normalized_events (sums of counts).
 WITH hook AS (
   SELECT org_id, day, user_id,
-         count(*) FILTER (WHERE is_call) AS tool_calls,
-         count(*) FILTER (WHERE event = 'UserPromptSubmit') AS user_turns,
-         count(*) FILTER (WHERE is_call AND mcp_server IS NOT NULL) AS mcp_calls,
-         -- A skill call: the Skill tool (Claude Code, Droid), or any call the collector named a skill for (Qwen Code: skill).
-         count(*) FILTER (WHERE is_call AND (tool = 'Skill' OR skill IS NOT NULL)) AS skill_calls,
-         count(*) FILTER (WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL) AS slash_commands,
-         sum(hook_count) AS hooks,
-         count(*) FILTER (WHERE is_call AND success AND is_shell AND git_commit) AS git_commits,
-         count(*) FILTER (WHERE is_call AND success AND pr_created) AS git_prs_created,
-         count(*) FILTER (WHERE is_call AND autonomy = 'auto-high') AS calls_auto_high,
-         count(*) FILTER (WHERE is_call AND autonomy = 'auto-medium') AS calls_auto_medium,
-         count(*) FILTER (WHERE is_call AND autonomy = 'auto-low') AS calls_auto_low,
-         count(*) FILTER (WHERE is_call AND autonomy IN ('manual', 'spec')) AS calls_manual
-  FROM ev GROUP BY ALL
+         CAST(sum(tool_calls) AS BIGINT) AS tool_calls,
+         CAST(sum(user_turns) AS BIGINT) AS user_turns,
+         CAST(sum(mcp_calls) AS BIGINT) AS mcp_calls,
+         CAST(sum(skill_calls) AS BIGINT) AS skill_calls,
+         CAST(sum(slash_commands) AS BIGINT) AS slash_commands,
+         sum(hooks) AS hooks,
+         CAST(sum(git_commits) AS BIGINT) AS git_commits,
+         CAST(sum(git_prs_created) AS BIGINT) AS git_prs_created,
+         CAST(coalesce(sum(tool_calls) FILTER (WHERE autonomy = 'auto-high'), 0) AS BIGINT) AS calls_auto_high,
+         CAST(coalesce(sum(tool_calls) FILTER (WHERE autonomy = 'auto-medium'), 0) AS BIGINT) AS calls_auto_medium,
+         CAST(coalesce(sum(tool_calls) FILTER (WHERE autonomy = 'auto-low'), 0) AS BIGINT) AS calls_auto_low,
+         CAST(coalesce(sum(tool_calls) FILTER (WHERE autonomy IN ('manual', 'spec')), 0) AS BIGINT) AS calls_manual
+  FROM ev_groups GROUP BY ALL
 ),
 -- Sessions with at least one event that day, and the clients used (from the distinct rows of
 -- ev_sessions: far cheaper than distinct aggregates over the events).
@@ -31,11 +31,12 @@ active_sessions AS (
   FROM ev_sessions
   GROUP BY ALL
 ),
--- Delegation level: the level with the most tool calls; ties go to the more autonomous level.
+-- Delegation level: the level with the most tool calls; ties go to the more autonomous level. Levels
+-- without a call do not count.
 delegation AS (
   SELECT org_id, day, user_id,
          arg_max(autonomy, (calls, CASE autonomy WHEN 'auto-high' THEN 5 WHEN 'auto-medium' THEN 4 WHEN 'auto-low' THEN 3 WHEN 'spec' THEN 2 ELSE 1 END)) AS level
-  FROM (SELECT org_id, day, user_id, autonomy, count(*) AS calls FROM ev WHERE is_call GROUP BY ALL)
+  FROM (SELECT org_id, day, user_id, autonomy, CAST(sum(tool_calls) AS BIGINT) AS calls FROM ev_groups GROUP BY ALL HAVING sum(tool_calls) > 0)
   GROUP BY ALL
 ),
 sessions AS (

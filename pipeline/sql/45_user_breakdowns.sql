@@ -4,13 +4,14 @@
 DELETE FROM agg_user_breakdown_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
 
 INSERT INTO agg_user_breakdown_day
-SELECT org_id, day, user_id, 'tool', tool, count(*) FROM ev WHERE is_call GROUP BY ALL
+SELECT org_id, day, user_id, 'tool', tool, sum(n) FROM ev_keys WHERE is_call GROUP BY ALL
 UNION ALL
-SELECT org_id, day, user_id, 'mcp_server', mcp_server, count(*) FROM ev WHERE is_call AND mcp_server IS NOT NULL GROUP BY ALL
+SELECT org_id, day, user_id, 'mcp_server', mcp_server, sum(n) FROM ev_keys WHERE is_call AND mcp_server IS NOT NULL GROUP BY ALL
 UNION ALL
-SELECT org_id, day, user_id, 'skill', coalesce(skill, 'unknown'), count(*) FROM ev WHERE is_call AND (tool = 'Skill' OR skill IS NOT NULL) GROUP BY ALL
+SELECT org_id, day, user_id, 'skill', coalesce(skill, 'unknown'), sum(n) FROM ev_keys WHERE is_call AND (tool = 'Skill' OR skill IS NOT NULL) GROUP BY ALL
 UNION ALL
-SELECT org_id, day, user_id, 'slash_command', slash_command, count(*) FROM ev WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL GROUP BY ALL
+-- The rows that are no call are the slash commands (a turn is never a call).
+SELECT org_id, day, user_id, 'slash_command', slash_command, sum(n) FROM ev_keys WHERE NOT is_call GROUP BY ALL
 UNION ALL
 SELECT org_id, day, user_id, 'extension', ext, count(*) FROM file_touch WHERE ext <> '' GROUP BY ALL
 UNION ALL
@@ -18,7 +19,7 @@ SELECT org_id, day, user_id, 'language', language, count(*) FROM file_touch WHER
 UNION ALL
 SELECT DISTINCT org_id, day, user_id, 'client', client, 1 FROM ev_sessions
 UNION ALL
-SELECT org_id, day, user_id, 'agent_calls', agent, count(*) FROM ev WHERE is_call GROUP BY ALL
+SELECT org_id, day, user_id, 'agent_calls', agent, sum(n) FROM ev_keys WHERE is_call GROUP BY ALL
 UNION ALL
 SELECT DISTINCT org_id, day, user_id, 'agent_users', agent, 1 FROM ev_sessions;
 

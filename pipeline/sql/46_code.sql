@@ -16,7 +16,8 @@ WITH e AS (
 m AS (
   SELECT org_id, session_id, ts, model FROM assistant_messages
   WHERE model IS NOT NULL AND model <> '' AND model <> '<synthetic>'
-    AND (org_id, session_id) IN (SELECT DISTINCT org_id, session_id FROM e)
+    AND ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+    AND (org_id, session_id) IN (SELECT org_id, session_id FROM ev_sessions)
 )
 SELECT e.org_id, e.day, e.user_id, e.agent, coalesce(m.model, 'unknown') AS model,
        CASE WHEN e.f.ext <> '' THEN 'ext:' || e.f.ext ELSE 'name:' || coalesce(e.f.name, '') END AS lang_key,
