@@ -20,23 +20,25 @@ FROM (
 -- It is not stored: the two groupings below read the events each (cheaper than storing every event once
 -- and reading it twice).
 
+-- The events of the chunk's rebuilt days with what both groupings below read: one macro, read by each.
+CREATE OR REPLACE TEMP MACRO chunk_events(chunk_first, chunk_last) AS TABLE
+SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.client, e.agent, e.autonomy,
+       e.event IN ('PostToolUse', 'PostToolUseFailure') AS is_call,
+       n.tool,
+       CASE WHEN n.tool <> 'unknown' THEN lower(e.mcp_server) END AS mcp_server,
+       e.skill, e.slash_command, coalesce(e.tool_success, false) AS success, coalesce(e.is_shell, false) AS is_shell,
+       coalesce(e.git_commit, false) AS git_commit, coalesce(e.pr_created, false) AS pr_created,
+       coalesce(len(e.hooks), 0) AS hook_count
+FROM events e
+LEFT JOIN tool_names n ON n.raw = e.tool_name
+WHERE e.ts >= CAST(chunk_first AS TIMESTAMP) AND e.ts < CAST(chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+  AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild);
+
 -- One row per organization, day, user, session, client, agent and autonomy level of the rebuilt days, with
 -- the event counts the per-user figures (40_user_day) sum. A session is one user's and one agent's, and
 -- mostly of one autonomy level, so this is about one row per session.
 CREATE OR REPLACE TEMP TABLE ev_groups AS
-WITH ev AS (
-  SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.client, e.agent, e.autonomy,
-         e.event IN ('PostToolUse', 'PostToolUseFailure') AS is_call,
-         n.tool,
-         CASE WHEN n.tool <> 'unknown' THEN lower(e.mcp_server) END AS mcp_server,
-         e.skill, e.slash_command, coalesce(e.tool_success, false) AS success, coalesce(e.is_shell, false) AS is_shell,
-         coalesce(e.git_commit, false) AS git_commit, coalesce(e.pr_created, false) AS pr_created,
-         coalesce(len(e.hooks), 0) AS hook_count
-  FROM events e
-  LEFT JOIN tool_names n ON n.raw = e.tool_name
-  WHERE e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
-    AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
-)
+WITH ev AS (SELECT * FROM chunk_events($chunk_first, $chunk_last))
 SELECT org_id, day, user_id, session_id, client, agent, autonomy,
        count(*) FILTER (WHERE is_call) AS tool_calls,
        count(*) FILTER (WHERE event = 'UserPromptSubmit') AS user_turns,
@@ -53,19 +55,7 @@ GROUP BY ALL;
 -- The tool calls and slash commands per user and key: the breakdowns (45_user_breakdowns) are sums of these
 -- few rows.
 CREATE OR REPLACE TEMP TABLE ev_keys AS
-WITH ev AS (
-  SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.client, e.agent, e.autonomy,
-         e.event IN ('PostToolUse', 'PostToolUseFailure') AS is_call,
-         n.tool,
-         CASE WHEN n.tool <> 'unknown' THEN lower(e.mcp_server) END AS mcp_server,
-         e.skill, e.slash_command, coalesce(e.tool_success, false) AS success, coalesce(e.is_shell, false) AS is_shell,
-         coalesce(e.git_commit, false) AS git_commit, coalesce(e.pr_created, false) AS pr_created,
-         coalesce(len(e.hooks), 0) AS hook_count
-  FROM events e
-  LEFT JOIN tool_names n ON n.raw = e.tool_name
-  WHERE e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
-    AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
-)
+WITH ev AS (SELECT * FROM chunk_events($chunk_first, $chunk_last))
 SELECT org_id, day, user_id, agent, is_call, tool, mcp_server, skill, slash_command, count(*) AS n
 FROM ev
 WHERE is_call OR (event = 'UserPromptSubmit' AND slash_command IS NOT NULL)
