@@ -14,7 +14,8 @@ import { type BatchOptions, type BatchReport, DEFAULT_PRICING_FILE, loadPricing,
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { AnalyticsStore } from './analytics/store.ts';
-import { Authenticator, bearerToken, installAuthentication } from './auth.ts';
+import { Authenticator, bearerToken } from './auth/authenticator.ts';
+import { installAuthentication } from './auth/hook.ts';
 import { AlertEngine, type AlertOptions } from './budgets/alerts.ts';
 import { registerBudgetRoutes } from './budgets/routes.ts';
 import { BudgetStore } from './budgets/store.ts';
@@ -33,6 +34,7 @@ import { MachineStore } from './machines/store.ts';
 import { registerMeRoutes } from './me/routes.ts';
 import { registerMetricsRoutes, ServerMetrics } from './metrics/metrics.ts';
 import { registerOidcRoutes } from './oidc/routes.ts';
+import { checkAnswers } from './openapi/declare.ts';
 import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
@@ -129,6 +131,8 @@ export interface ServerOptions {
   allowPrivateOidc?: boolean | undefined;
   /** Budget alert delivery: `allowPrivate` is serve --allow-private-webhooks; retries and timeouts for tests. */
   alerts?: AlertOptions | undefined;
+  /** Check every answer of a declared route against its declared schema (tests; api/openapi/declare.ts). */
+  checkAnswers?: boolean | undefined;
 }
 
 export interface Services {
@@ -179,6 +183,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const auth = new Authenticator(accounts, options.log, options.jwtSecret, options.jwtMaxLifetimeSeconds);
   const ingest = new IngestStore(options.db);
   installErrorHandling(app);
+  if (options.checkAnswers) checkAnswers(app);
   // Before any route: the OpenAPI test compares what is registered with the document.
   trackRoutes(app);
   const metrics = new ServerMetrics({
@@ -234,7 +239,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const live = new LiveFiguresStore(options.db, options.log, clock);
   const teamAnalytics = new TeamAnalytics(options.db);
   registerTodayRoutes(app, { auth, live, teams: teamAnalytics, ...(options.now ? { now: options.now } : {}) });
-  registerMeRoutes(app, { db: options.db, auth, live });
+  registerMeRoutes(app, { db: options.db, live });
   const budgets = new BudgetStore(options.db);
   const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
   registerBudgetRoutes(app, {

@@ -1,7 +1,8 @@
 // Admin commands work two ways: on the database file directly (--db, server stopped) or through a
 // running server with an owner or manager key (--server/--key), since DuckDB allows one writing process.
 import { z } from 'zod';
-import { AccountStore, KEY_KINDS, KEY_SCOPES, type KeyScope, type KeyView, keyView, Role } from '../api/store/accounts.ts';
+import { Role } from '../api/auth/principal.ts';
+import { AccountStore, KEY_KINDS, KEY_SCOPES, type KeyScope, type KeyView, keyView } from '../api/store/accounts.ts';
 import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser, type UserListing } from '../api/users/remove.ts';
 import type { Db } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';

@@ -1,4 +1,4 @@
-// The roles of a user in an organization. Here rather than in api/store/accounts.ts (which re-exports
+// The roles of a user in an organization. Here rather than in api/auth/principal.ts (which re-exports
 // them) so the CLI can offer them as choices without loading the account store and its database layer.
 import { z } from 'zod';
 

@@ -1,7 +1,8 @@
 // The answers of the users-and-keys routes (api/routes/accounts.ts): a key's secret appears once, in
 // `apiKey` of the answer that created it; a key's hash never leaves the server.
 import { z } from 'zod';
-import { KEY_KINDS, KEY_SCOPES, Role } from '../store/accounts.ts';
+import { Role } from '../auth/principal.ts';
+import { KEY_KINDS, KEY_SCOPES } from '../store/accounts.ts';
 
 export const PublicUser = z.strictObject({ id: z.string(), email: z.string(), role: Role, createdAt: z.string() });
 export const PublicKey = z.strictObject({

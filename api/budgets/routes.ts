@@ -4,7 +4,8 @@
 // A team budget counts the team's members on each day, the teams below it included (api/teams/).
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../common/errors.ts';
-import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { teamNameKey } from '../teams/store.ts';
 import type { LiveFiguresStore } from '../today/store.ts';

@@ -6,7 +6,8 @@
 // its own unpriced models: nothing of another organization (migration 017).
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
-import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
 import { BatchRunsQuery } from './schema.ts';
 
 export const BATCH_RUNS_SQL = `

@@ -4,7 +4,8 @@
 // first delivery), for the machines page, which revokes them (DELETE /api/v0/admin/keys/{keyId}). The
 // same roles and rule: owners and managers all of the organization's, members their own.
 import type { FastifyInstance } from 'fastify';
-import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
 import { NoQuery } from '../query.ts';
 import { type AccountStore, keyView } from '../store/accounts.ts';
 import type { MachineStore } from './store.ts';

@@ -1,40 +1,51 @@
 // GET /api/v0/me/status: one person's own figures for their status line and `agentmeter me` (the
-// collector fetches it after each ship and every minute). Open to a collector-scoped key
-// (config.collectorKey): it answers only about the key's own user. Guests get 403 as on the limits route.
+// collector fetches it after each ship and every minute). Open to a collector-scoped key: it answers
+// only about the key's own user. Guests get 403 as on the limits route.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
-import { forbidden } from '../../common/errors.ts';
-import type { Authenticator } from '../auth.ts';
+import { PEOPLE } from '../auth/principal.ts';
 import { percentage } from '../budgets/messages.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import { effectiveLimit } from '../routes/limits.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
-import { ME_STATUS_PATH, type MeStatus } from './schema.ts';
+import { ME_STATUS_PATH, MeStatus } from './schema.ts';
 
 const LIMITS_SQL = `SELECT (SELECT credits FROM credit_limits WHERE org_id = $org AND user_id = $user) AS credits,
   (SELECT monthly_credits FROM budgets WHERE org_id = $org AND scope = 'user' AND target = $user) AS budget,
   coalesce((SELECT enforce_limits FROM org_settings WHERE org_id = $org), false) AS enforced`;
 
-export function registerMeRoutes(app: FastifyInstance, deps: { db: Db; auth: Authenticator; live: LiveFiguresStore }): void {
-  app.get(ME_STATUS_PATH, { config: { collectorKey: true } }, async (request): Promise<MeStatus> => {
-    const principal = await deps.auth.authenticate(request);
-    if (principal.role === 'guest') throw forbidden('Your status needs the owner, manager or member role; this credential has guest');
-    const [figures, [limits]] = await Promise.all([
-      deps.live.figures({ orgId: principal.orgId }, 'credits'),
-      deps.db.all<{ credits: number | null; budget: number | null; enforced: boolean }>(LIMITS_SQL, {
-        org: principal.orgId,
-        user: principal.userId,
-      }),
-    ]);
-    const month = figures.month.byUser.get(principal.userId) ?? 0;
-    const limit = effectiveLimit(limits?.credits ?? null, limits?.budget ?? null);
-    return {
-      date: figures.date,
-      month: figures.month.start.slice(0, 7),
-      today_credits: figures.tokens.filter((t) => t.user_id === principal.userId).reduce((sum, t) => sum + t.billable_tokens, 0),
-      month_credits: month,
-      limit,
-      share: limit ? percentage(month, limit) : null,
-      enforced: limits?.enforced ?? false,
-    };
-  });
+export function registerMeRoutes(app: FastifyInstance, deps: { db: Db; live: LiveFiguresStore }): void {
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: ME_STATUS_PATH,
+      tag: 'Budgets',
+      summary: "The caller's own credits today and this month, their limit and its share (the status line's figures)",
+      description: "Open to a collector-scoped key; answers only about the credential's own user.",
+      action: 'Your status',
+      access: { kind: 'user', roles: PEOPLE, collectorKey: true },
+      responses: { 200: MeStatus },
+    },
+    async ({ principal }): Promise<MeStatus> => {
+      const [figures, [limits]] = await Promise.all([
+        deps.live.figures({ orgId: principal.orgId }, 'credits'),
+        deps.db.all<{ credits: number | null; budget: number | null; enforced: boolean }>(LIMITS_SQL, {
+          org: principal.orgId,
+          user: principal.userId,
+        }),
+      ]);
+      const month = figures.month.byUser.get(principal.userId) ?? 0;
+      const limit = effectiveLimit(limits?.credits ?? null, limits?.budget ?? null);
+      return {
+        date: figures.date,
+        month: figures.month.start.slice(0, 7),
+        today_credits: figures.tokens.filter((t) => t.user_id === principal.userId).reduce((sum, t) => sum + t.billable_tokens, 0),
+        month_credits: month,
+        limit,
+        share: limit ? percentage(month, limit) : null,
+        enforced: limits?.enforced ?? false,
+      };
+    },
+  );
 }

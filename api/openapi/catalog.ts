@@ -7,7 +7,9 @@ import { IngestResponse, WireRecord } from '../../common/wire.ts';
 import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../accounts/schema.ts';
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
 import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
-import { ADMIN_ROLES, ANALYTICS_ROLES, SESSION_COOKIE } from '../auth.ts';
+import { SESSION_COOKIE } from '../auth/authenticator.ts';
+import type { Role } from '../auth/principal.ts';
+import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth/principal.ts';
 import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody } from '../budgets/schema.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
@@ -18,7 +20,6 @@ import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
 import { MACHINE_KEYS_PATH } from '../machines/routes.ts';
 import { MachineList } from '../machines/schema.ts';
-import { ME_STATUS_PATH, MeStatus } from '../me/schema.ts';
 import { OIDC_CALLBACK_PATH, OIDC_CONFIG_PATH } from '../oidc/routes.ts';
 import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions } from '../oidc/schema.ts';
 import { NoQuery } from '../query.ts';
@@ -58,7 +59,6 @@ import {
 } from '../sessions/schema.ts';
 import { SESSION_PATH } from '../signin/routes.ts';
 import { Me, SignInBody, SignInState } from '../signin/schema.ts';
-import type { Role } from '../store/accounts.ts';
 import { TEAM_SETTINGS_PATH, TEAMS_PATH } from '../teams/routes.ts';
 import { RosterImported, RosterRefused, TeamList, TeamSettings } from '../teams/schema.ts';
 import { TODAY_PATH } from '../today/routes.ts';
@@ -553,15 +553,6 @@ export const CATALOG: RouteDoc[] = [
     access: user(['owner']),
     body: EnforcementBody,
     responses: { 200: EnforcementAnswer },
-  },
-  {
-    method: 'GET',
-    path: ME_STATUS_PATH,
-    tag: 'Budgets',
-    summary: "The caller's own credits today and this month, their limit and its share (the status line's figures)",
-    description: "Open to a collector-scoped key; answers only about the credential's own user.",
-    access: userOrCollector(PEOPLE),
-    responses: { 200: MeStatus },
   },
   {
     method: 'GET',

@@ -1,12 +1,11 @@
-// Builds the OpenAPI 3.1 document from the catalog: request schemas are the zod schemas the handlers
+// Builds the OpenAPI 3.1 document from the routes' declarations: request schemas are the zod schemas the handlers
 // validate with (converted for their input side), answers the zod schemas of the responses (output
 // side). Errors are the one documented body, {title, detail, status, requestId}, under the statuses each
 // route can give: 400 for inputs, 401 for credentials, 403 for roles, 404 for path ids, 413/415 for
 // bodies, 500 always; 429 only where a route lists it (ingest's per-user limit).
 import { z } from 'zod';
-import { SESSION_COOKIE } from '../auth.ts';
+import { SESSION_COOKIE } from '../auth/authenticator.ts';
 import { ErrorBodySchema } from '../errors.ts';
-import { CATALOG } from './catalog.ts';
 import { DASHBOARD_HEADER, type RawResponse, type RouteDoc } from './registry.ts';
 
 type Json = Record<string, unknown>;
@@ -154,13 +153,13 @@ export const operationId = (route: Pick<RouteDoc, 'method' | 'path'>) =>
 
 export interface DocumentOptions {
   version: string;
-  routes?: readonly RouteDoc[];
+  routes: readonly RouteDoc[];
 }
 
-/** The whole document. Pure: the same catalog gives the same document. */
+/** The whole document. Pure: the same declarations give the same document. */
 export function buildDocument(options: DocumentOptions): Json {
   const paths: Record<string, Json> = {};
-  for (const route of options.routes ?? CATALOG) {
+  for (const route of options.routes) {
     const path = openapiPath(route.path);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
   }
@@ -175,7 +174,7 @@ export function buildDocument(options: DocumentOptions): Json {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: [...new Set((options.routes ?? CATALOG).map((r) => r.tag))].map((name) => ({ name })),
+    tags: [...new Set(options.routes.map((r) => r.tag))].map((name) => ({ name })),
     paths,
     components: {
       schemas: { Error: errorSchema },

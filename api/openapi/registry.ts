@@ -1,11 +1,11 @@
-// What the OpenAPI document says about one route: the zod schemas its handler validates with (params,
-// query, body) and the ones that describe its answers. The catalog (catalog.ts) lists one entry per
-// route; document.ts turns them into OpenAPI 3.1. trackRoutes records what Fastify actually registered,
-// so a test can fail for a route that has no entry.
+// What the OpenAPI document says about one route: who may call it, the zod schemas its handler validates
+// with (params, query, body) and the ones that describe its answers. Routes declare it themselves
+// (declare.ts); document.ts turns the declarations into OpenAPI 3.1. trackRoutes records what Fastify
+// actually registered, declarations included, so a test can fail for a route that has none.
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { CSRF_HEADER } from '../auth.ts';
-import type { Role } from '../store/accounts.ts';
+import { CSRF_HEADER } from '../auth/authenticator.ts';
+import type { Role } from '../auth/principal.ts';
 
 /** The dashboard header, spelled as documents spell headers (names are case-insensitive). */
 export const DASHBOARD_HEADER = CSRF_HEADER.split('-')
@@ -50,6 +50,8 @@ export interface RouteDoc {
   tag: string;
   summary: string;
   description?: string;
+  /** What the 403 names when the role is wrong ("Reading batch runs requires …"); default: the summary. */
+  action?: string;
   access: Access;
   params?: z.ZodType;
   query?: z.ZodType;
@@ -74,6 +76,8 @@ export interface RegisteredRoute {
   path: string;
   /** The route's `config.collectorKey`: a collector key may call it. */
   collectorKey: boolean;
+  /** Its declaration (declare.ts), if it has one. */
+  doc: RouteDoc | undefined;
 }
 
 const tracked = new WeakMap<FastifyInstance, RegisteredRoute[]>();
@@ -83,11 +87,17 @@ export function trackRoutes(app: FastifyInstance): void {
   const routes: RegisteredRoute[] = [];
   tracked.set(app, routes);
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, path: route.url, collectorKey: route.config?.collectorKey === true });
+    for (const method of [route.method].flat())
+      routes.push({ method, path: route.url, collectorKey: route.config?.collectorKey === true, doc: route.config?.doc });
   });
 }
 
 /** The routes Fastify registered on `app` since trackRoutes (HEAD routes that Fastify adds for GET left out). */
 export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
   return (tracked.get(app) ?? []).filter((r) => r.method !== 'HEAD');
+}
+
+/** The declarations of the routes registered on `app`, in the order they were registered. */
+export function declaredRoutes(app: FastifyInstance): RouteDoc[] {
+  return registeredRoutes(app).flatMap((r) => (r.doc ? [r.doc] : []));
 }

@@ -1,4 +1,4 @@
-// GET /openapi.json (the document, built once per server from the catalog) and the docs page at /docs:
+// GET /openapi.json (the document, built once per server from the routes' declarations) and the docs page at /docs:
 // Swagger UI from the swagger-ui-dist package, served from node_modules, so nothing comes from another
 // origin. The page holds no inline script (its start-up is /docs/init.js); Swagger UI sets inline styles,
 // so style-src alone allows 'unsafe-inline' (swagger-api/swagger-ui#10655).
@@ -7,7 +7,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { HttpError } from '../../common/errors.ts';
+import { CATALOG } from './catalog.ts';
 import { buildDocument } from './document.ts';
+import { declaredRoutes, type RouteDoc } from './registry.ts';
 
 export const VIEWER_PACKAGE = 'swagger-ui-dist';
 
@@ -68,10 +70,14 @@ export function viewerDir(): string | undefined {
 /** The version in package.json: the document's info.version. */
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+/** What the document describes: the routes declared on `app`, and the catalog's entries for the others. */
+export const documentedRoutes = (app: FastifyInstance): RouteDoc[] => [...CATALOG, ...declaredRoutes(app)];
+
 export function registerOpenApiRoutes(app: FastifyInstance): void {
   let document: string | undefined;
   app.get('/openapi.json', { config: { public: true } }, async (_request, reply) => {
-    document ??= JSON.stringify(buildDocument({ version: VERSION }));
+    // Built at the first request, when every route has been registered.
+    document ??= JSON.stringify(buildDocument({ version: VERSION, routes: documentedRoutes(app) }));
     return reply.type('application/json; charset=utf-8').send(document);
   });
 

@@ -12,9 +12,10 @@ import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden, HttpError, notFound, unauthorized } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { BatchOptions, BatchReport } from '../../pipeline/batch.ts';
-import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { ADMIN_ROLES, type Principal, ROLE_RANK, Role, requireRole } from '../auth/principal.ts';
 import { NoQuery } from '../query.ts';
-import { type AccountStore, KEY_SCOPES, keyView, type Principal, ROLE_RANK, Role, type User } from '../store/accounts.ts';
+import { type AccountStore, KEY_SCOPES, keyView, type User } from '../store/accounts.ts';
 import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser } from '../users/remove.ts';
 
 export const CreateUserBody = z.strictObject({

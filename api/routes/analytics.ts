@@ -19,8 +19,9 @@ import {
 import type { ResponseCache } from '../analytics/cache.ts';
 import { type AnalyticsQuery, type Endpoint, parseAnalyticsQuery } from '../analytics/query.ts';
 import type { AnalyticsReader } from '../analytics/store.ts';
-import { ANALYTICS_ROLES, type Authenticator, requireRole } from '../auth.ts';
-import type { Principal } from '../store/accounts.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Principal } from '../auth/principal.ts';
+import { ANALYTICS_ROLES, requireRole } from '../auth/principal.ts';
 import type { TeamAnalytics, TeamGroupedEndpoint } from '../teams/analytics.ts';
 
 export interface AnalyticsDeps {

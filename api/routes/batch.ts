@@ -9,7 +9,8 @@ import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { type BatchReport, batchRangeProblem, runBatch, yesterdayOf } from '../../pipeline/batch.ts';
-import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
 import { ORG_MODELS_SQL } from '../health/routes.ts';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');

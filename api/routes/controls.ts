@@ -4,7 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
-import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
 import { mask, Settings, unmask } from '../controls/schema.ts';
 import { LATEST_CONTROLS } from '../controls/store.ts';
 import { limitParam, wholeNumberParam } from '../query.ts';

@@ -18,10 +18,10 @@ import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { INGEST_PATH, type IngestResponse } from '../../common/wire.ts';
+import type { Principal } from '../auth/principal.ts';
 import { type BodyFormat, type DecodeAnswer, type DecodedBatch, decodeBody } from '../ingest/decode.ts';
 import { type DecodePool, DecodeQueueFull } from '../ingest/decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge } from '../ingest/limits.ts';
-import type { Principal } from '../store/accounts.ts';
 import { BatchRefused, type IngestStore } from '../store/ingest.ts';
 
 const gunzipAsync = promisify(gunzip);

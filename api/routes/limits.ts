@@ -9,8 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden } from '../../common/errors.ts';
-import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
-import { ROLE_RANK, type Role } from '../store/accounts.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { ADMIN_ROLES, ROLE_RANK, type Role, requireRole } from '../auth/principal.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 
 export const LIMITS_PATH = '/api/v0/organization/usage/limits/users';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden } from '../../common/errors.ts';
 import { USER_ID_PATTERN } from '../../common/ids.ts';
-import type { Authenticator } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
 import { limitParam } from '../query.ts';
 
 export const PageQuery = z.strictObject({

@@ -7,10 +7,11 @@ import { z } from 'zod';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { type ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { repoId } from '../../common/repo-id.ts';
-import { type Authenticator, requireRole } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Role } from '../auth/principal.ts';
+import { requireRole } from '../auth/principal.ts';
 import { limitParam } from '../query.ts';
 import type { ReadinessStore } from '../readiness/store.ts';
-import type { Role } from '../store/accounts.ts';
 
 export const READINESS_PATHS = ['/api/organization/maturity-level-reports', '/api/organization/agent-readiness-reports'] as const;
 const ROLES: readonly Role[] = ['owner', 'manager', 'member'];

@@ -12,14 +12,15 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden, HttpError, notFound } from '../../common/errors.ts';
-import { type Authenticator, requireRole } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Principal, Role } from '../auth/principal.ts';
+import { requireRole } from '../auth/principal.ts';
 import type { ComputerRow, ComputerStore } from '../computers/store.ts';
 import type { WorkSignal } from '../computers/work-signal.ts';
 import { currentControls } from '../controls/store.ts';
 import { limitParam } from '../query.ts';
 import { CreateMessageBody, CreateSessionBody, PatchSessionBody } from '../sessions/schema.ts';
 import type { SessionRecord, SessionStore } from '../sessions/store.ts';
-import type { Principal, Role } from '../store/accounts.ts';
 import { requirePersonalCredential, visibleComputer } from './computers.ts';
 
 const USER_ROLES: readonly Role[] = ['owner', 'manager', 'member'];

@@ -9,7 +9,7 @@ import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden, HttpError, notFound } from '../../common/errors.ts';
 import { isUserId, type OrgId } from '../../common/ids.ts';
 import { describeZodError } from '../../common/wire.ts';
-import type { Authenticator } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
 import { boundDetail } from '../errors.ts';
 import type { AccountStore } from '../store/accounts.ts';
 import { paging, parseEqFilter } from './filter.ts';

@@ -5,7 +5,8 @@
 // directory's delete removes the user row as `users remove` without --erase does.
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
-import type { AccountStore, Role, User } from '../store/accounts.ts';
+import type { Role } from '../auth/principal.ts';
+import type { AccountStore, User } from '../store/accounts.ts';
 import { ownerCount, type RemovalReport, removeUser, revokeAccess } from '../users/remove.ts';
 import type { UserFields } from './patch.ts';
 

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
-import { hashKey, type Principal, ROLE_RANK, type Role } from '../store/accounts.ts';
+import { type Principal, ROLE_RANK, type Role } from '../auth/principal.ts';
+import { hashKey } from '../store/accounts.ts';
 
 const SQL = {
   insert: `INSERT INTO dashboard_sessions VALUES ($hash, $org, $user, $key, $role, now()::TIMESTAMP, make_timestamp(CAST($expires AS BIGINT) * 1000))`,

@@ -5,10 +5,7 @@ import type { Db } from '../../common/db/duckdb.ts';
 import { type ApiKeyId, newApiKeyId, newOrgId, newUserId, type OrgId, type UserId } from '../../common/ids.ts';
 import type { KeyScope } from '../../common/key-scopes.ts';
 import type { Role } from '../../common/roles.ts';
-
-export { ROLES, Role } from '../../common/roles.ts';
-
-export const ROLE_RANK: Record<Role, number> = { guest: 0, member: 1, manager: 2, owner: 3 };
+import type { Principal } from '../auth/principal.ts';
 
 /**
  * What a credential may do on its user's behalf. Only a personal credential drives the user's computers
@@ -102,19 +99,6 @@ export const keyView = (k: Omit<ApiKeyInfo, 'org_id'>): KeyView => ({
   machineId: k.machine_id,
 });
 
-export interface Principal {
-  orgId: OrgId;
-  userId: UserId;
-  email: string;
-  role: Role;
-  keyId?: ApiKeyId;
-  /** What this credential is to its user (a JWT is personal). */
-  credential: KeyKind;
-  /** What the credential may do; absent: personal (a JWT, a dashboard session). */
-  scope?: KeyScope;
-  /** How the request authenticated; absent: unknown, which mints no personal key. */
-  via?: 'key' | 'jwt' | 'session';
-}
 /** Who mints a key: a person through the server (with the credential they used), or the operator. */
 export type Minter = { userId: string; credential: KeyKind } | 'operator';
 

@@ -4,7 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { HttpError } from '../../common/errors.ts';
-import { type Authenticator, requireRole } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { requireRole } from '../auth/principal.ts';
 import { errorBody } from '../errors.ts';
 import { describeRosterErrors } from './roster.ts';
 import { TeamSettings } from './schema.ts';

@@ -8,7 +8,8 @@ import { notFound } from '../../common/errors.ts';
 import { userRecords } from '../analytics/assemble.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
 import type { AnalyticsStore } from '../analytics/store.ts';
-import { ADMIN_ROLES, type Authenticator, requireRole } from '../auth.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
 import type { AccountStore } from '../store/accounts.ts';
 import { UsageParams } from './schema.ts';
 

@@ -1,7 +1,7 @@
 // GET /api/v0/usage/users/{userId|me}: one person's daily rows, in the records of /api/v1/analytics/users.
 import { z } from 'zod';
 import { UserRecord } from '../analytics/schema.ts';
-import { Role } from '../store/accounts.ts';
+import { Role } from '../auth/principal.ts';
 
 /** A user id, or `me` for the caller. */
 export const UsageParams = z.strictObject({ userId: z.string().min(1).max(64) });

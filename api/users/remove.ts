@@ -8,7 +8,8 @@
 // the user id, which names nobody once the user row is gone).
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Logger } from '../../common/logger.ts';
-import { REVOKE_USER_KEYS_AND_MINTED, type Role, type User } from '../store/accounts.ts';
+import type { Role } from '../auth/principal.ts';
+import { REVOKE_USER_KEYS_AND_MINTED, type User } from '../store/accounts.ts';
 
 export interface UserListing {
   id: string;

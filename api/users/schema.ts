@@ -1,6 +1,6 @@
 // The answers of GET /api/v0/admin/users and DELETE /api/v0/admin/users/{userId} (api/users/remove.ts).
 import { z } from 'zod';
-import { Role } from '../store/accounts.ts';
+import { Role } from '../auth/principal.ts';
 
 export const UserListing = z.strictObject({
   id: z.string(),

@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Role } from '../../api/auth/principal.ts';
 import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
-import type { Role } from '../../api/store/accounts.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_COOKIE } from '../../api/auth.ts';
+import { SESSION_COOKIE } from '../../api/auth/authenticator.ts';
 import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';

@@ -2,9 +2,9 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import type { Role } from '../../api/auth/principal.ts';
 import type { AlertOptions } from '../../api/budgets/alerts.ts';
 import { buildServer, type Services } from '../../api/server.ts';
-import type { Role } from '../../api/store/accounts.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { tempDir } from './tmp.ts';
@@ -47,6 +47,8 @@ export async function testServer(
     laptopDist: options.laptopDist,
     publicUrl: options.publicUrl,
     alerts: options.alerts,
+    // Every answer of a declared route is checked against its declared schema (a mismatch is a 500).
+    checkAnswers: true,
     ...(options.now ? { now: options.now } : {}),
   });
   return {

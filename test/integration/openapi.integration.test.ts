@@ -3,11 +3,12 @@
 // fail here), and every operation in it is a registered route.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_COOKIE } from '../../api/auth.ts';
+import { SESSION_COOKIE } from '../../api/auth/authenticator.ts';
 import { CLIENT_ROUTES } from '../../api/dashboard/static.ts';
-import { CATALOG, NOT_IN_DOCUMENT } from '../../api/openapi/catalog.ts';
+import { NOT_IN_DOCUMENT } from '../../api/openapi/catalog.ts';
 import { buildDocument, openapiPath } from '../../api/openapi/document.ts';
 import { registeredRoutes } from '../../api/openapi/registry.ts';
+import { documentedRoutes } from '../../api/openapi/routes.ts';
 import { type TestServer, testServer } from '../helpers/server.ts';
 
 type Doc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; security: unknown[] }>> };
@@ -65,7 +66,7 @@ describe('GET /openapi.json', () => {
       .filter((r) => r.collectorKey)
       .map((r) => `${r.method} ${r.path}`)
       .sort();
-    const documented = CATALOG.filter((r) => r.access.kind === 'user' && r.access.collectorKey)
+    const documented = documentedRoutes(server.app).filter((r) => r.access.kind === 'user' && r.access.collectorKey)
       .map((r) => `${r.method} ${r.path}`)
       .sort();
     expect(documented).toEqual(configured);
@@ -118,8 +119,9 @@ describe('GET /openapi.json', () => {
       requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } };
     };
     expect(Object.keys(create.requestBody.content['application/json'].schema.properties)).toEqual(Object.keys(CreateSessionBody.shape));
-    // The same catalog gives the same document.
-    expect(JSON.stringify(buildDocument({ version: (doc as unknown as { info: { version: string } }).info.version }))).toBe(
+    // The same declarations give the same document.
+    const version = (doc as unknown as { info: { version: string } }).info.version;
+    expect(JSON.stringify(buildDocument({ version, routes: documentedRoutes(server.app) }))).toBe(
       JSON.stringify(doc),
     );
   });

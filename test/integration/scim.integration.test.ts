@@ -3,7 +3,7 @@
 // delete with SCIM error bodies; deactivation revokes keys, computers' tokens and dashboard sessions at
 // once and keeps usage; one organization's token sees nothing of another's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_COOKIE } from '../../api/auth.ts';
+import { SESSION_COOKIE } from '../../api/auth/authenticator.ts';
 import { SCIM } from '../../api/scim/schema.ts';
 import { call as recordCall, usage } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';

@@ -3,13 +3,14 @@
 // Principals are cached briefly so a request does not pay a database lookup; revoking a key through the
 // server clears the cache at once.
 
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { z } from 'zod';
-import { forbidden, unauthorized } from '../common/errors.ts';
-import type { OrgId, UserId } from '../common/ids.ts';
-import type { Logger } from '../common/logger.ts';
-import { type AccountStore, hashKey, KEY_PREFIX, type Principal, ROLE_RANK, Role } from './store/accounts.ts';
+import { forbidden, unauthorized } from '../../common/errors.ts';
+import type { OrgId, UserId } from '../../common/ids.ts';
+import type { Logger } from '../../common/logger.ts';
+import { type AccountStore, hashKey, KEY_PREFIX } from '../store/accounts.ts';
+import { type Principal, ROLE_RANK, Role } from './principal.ts';
 
 const CACHE_TTL_MS = 30_000;
 /** last_used_at is written at most this often per key: a busy collector must not turn reads into writes. */
@@ -187,43 +188,3 @@ export function bearerToken(request: FastifyRequest): string {
   if (!match) throw unauthorized('Authorization header must be "Bearer <API_KEY>"');
   return match[1]!;
 }
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route answers without a credential (health, metrics behind its own token, the API document, the dashboard's files and sign-in). */
-    public?: boolean;
-    /** A collector key may call the route (every other route answers it 403): see KeyScope. */
-    collectorKey?: boolean;
-  }
-}
-
-/**
- * Every route needs a credential unless its config says `public: true`: the check runs in onRequest, before
- * the body is read, so an unauthenticated upload is refused without being buffered: the 401 is sent at
- * once, with `Connection: close` (api/errors.ts, for every 401 and 403), so the body is never read and
- * the sender keeps no connection. Unknown routes are left to the 404.
- * `verify` throws the 401; handlers authenticate again for the principal (a cache hit).
- */
-export function installAuthentication(app: FastifyInstance, verify: (request: FastifyRequest) => Promise<unknown>): void {
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.url === undefined || request.routeOptions.config.public === true) return;
-    refuseOutOfScope(request, await verify(request));
-  });
-}
-
-/** 403 for a collector key on a route not marked `collectorKey: true` (checked before the body is read). */
-function refuseOutOfScope(request: FastifyRequest, principal: unknown): void {
-  if ((principal as Principal | undefined)?.scope !== 'collector' || request.routeOptions.config.collectorKey === true) return;
-  throw forbidden(
-    'A collector key only sends events and reads its own limits, usage and identity; use a personal key or the dashboard for anything else',
-  );
-}
-
-export function requireRole(principal: Principal, roles: readonly Role[], what: string): void {
-  if (!roles.includes(principal.role)) {
-    throw forbidden(`${what} requires the ${roles.join(' or ')} role; this credential has ${principal.role}`);
-  }
-}
-
-export const ADMIN_ROLES: readonly Role[] = ['owner', 'manager'];
-export const ANALYTICS_ROLES: readonly Role[] = ['owner', 'manager'];

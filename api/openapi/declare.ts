@@ -1,0 +1,86 @@
+// A route is declared once: its method and path, who may call it, the zod schemas of its inputs and
+// answers, and its handler. declareRoute gives Fastify the route with what follows from that
+// declaration (public or not, open to collector keys or not, the role check, the parsed inputs), and
+// keeps the declaration on the route's config, where the OpenAPI document (document.ts) reads it: what
+// the server enforces and what it documents come from the same object.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { z } from 'zod';
+import { unauthorized } from '../../common/errors.ts';
+import { type Principal, requireRole } from '../auth/principal.ts';
+import type { RouteDoc } from './registry.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's declaration, when it was registered with declareRoute (the OpenAPI document reads it). */
+    doc?: RouteDoc;
+  }
+}
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a handler is given: the inputs its declaration names, parsed, and the principal when it needs a person. */
+export interface RouteInput<S extends RouteDoc> {
+  principal: S['access'] extends { kind: 'user' } ? Principal : Principal | undefined;
+  params: Parsed<S['params']>;
+  query: Parsed<S['query']>;
+  body: Parsed<S['body']>;
+}
+
+export type RouteHandler<S extends RouteDoc> = (input: RouteInput<S>, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** Fastify options besides the ones the declaration decides (method, url, the config's access flags). */
+export type RouteOptions = Omit<RouteShorthandOptions, 'config'>;
+
+const apps = new WeakSet<FastifyInstance>();
+
+/**
+ * Every answer a declared route returns is checked against the schema it declares for that status (a
+ * mismatch is a 500 naming the route and the difference). Test servers turn it on, so every test that
+ * calls a route checks its contract; production does not pay for it.
+ */
+export function checkAnswers(app: FastifyInstance): void {
+  apps.add(app);
+}
+
+/** The routes any credential-less caller may reach: those that check their own credential, or none. */
+const isPublic = (access: RouteDoc['access']) => access.kind !== 'user' && access.kind !== 'computer';
+
+export function declareRoute<const S extends RouteDoc>(
+  app: FastifyInstance,
+  spec: S & { options?: RouteOptions },
+  handler: RouteHandler<S>,
+): void {
+  const { options, ...doc } = spec;
+  const access = doc.access;
+  app.route({
+    ...options,
+    method: doc.method,
+    url: doc.path,
+    config: { public: isPublic(access), collectorKey: access.kind === 'user' && access.collectorKey === true, doc },
+    handler: async (request, reply) => {
+      const principal = request.principal;
+      if (access.kind === 'user') {
+        // The onRequest hook authenticated (or answered 401) before this runs; a missing principal is a bug.
+        if (!principal) throw unauthorized('API key missing or invalid');
+        if (access.roles) requireRole(principal, access.roles, doc.action ?? doc.summary);
+      }
+      const input = {
+        principal,
+        params: doc.params?.parse(request.params),
+        query: doc.query?.parse(request.query ?? {}),
+        body: doc.body?.parse(doc.bodyOptional ? (request.body ?? {}) : request.body),
+      } as RouteInput<S>;
+      const answer = await handler(input, request, reply);
+      if (apps.has(app) && answer !== reply) checkAnswer(doc, reply.statusCode, answer);
+      return answer;
+    },
+  });
+}
+
+function checkAnswer(doc: RouteDoc, status: number, answer: unknown): void {
+  const schema = doc.responses[status];
+  if (!schema || !('safeParse' in schema)) return;
+  const result = (schema as z.ZodType).safeParse(answer);
+  if (!result.success)
+    throw new Error(`${doc.method} ${doc.path} answered ${status} outside its declared schema: ${JSON.stringify(result.error.issues)}`);
+}

@@ -1,0 +1,51 @@
+// declareRoute: one declaration gives the route its access flags, its parsed inputs and, on a server that
+// checks answers (tests), a 500 for an answer outside its declared schema.
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { checkAnswers, declareRoute } from '../../api/openapi/declare.ts';
+import { declaredRoutes, trackRoutes } from '../../api/openapi/registry.ts';
+
+const Answer = z.strictObject({ n: z.number() });
+
+async function app(answer: unknown, check: boolean) {
+  const app = Fastify();
+  trackRoutes(app);
+  if (check) checkAnswers(app);
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: '/things/:id',
+      tag: 'Test',
+      summary: 'A thing',
+      access: { kind: 'none' },
+      params: z.strictObject({ id: z.string() }),
+      query: z.strictObject({ n: z.coerce.number().int() }),
+      responses: { 200: Answer },
+    },
+    async ({ params, query }) => (answer === 'echo' ? { n: query.n, id: params.id } : answer),
+  );
+  await app.ready();
+  return app;
+}
+
+describe('declareRoute', () => {
+  it('parses the declared inputs and keeps the declaration for the document', async () => {
+    const server = await app({ n: 1 }, true);
+    expect((await server.inject({ url: '/things/a?n=2' })).json()).toEqual({ n: 1 });
+    expect((await server.inject({ url: '/things/a?n=x' })).statusCode).toBe(500); // a ZodError; the server's error handler makes it 400
+    expect(declaredRoutes(server).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /things/:id']);
+    const route = server.hasRoute({ method: 'GET', url: '/things/:id' });
+    expect(route).toBe(true);
+  });
+
+  it('refuses an answer outside the declared schema when answers are checked, and only then', async () => {
+    const checked = await app('echo', true);
+    const res = await checked.inject({ url: '/things/a?n=2' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json().message).toMatch(/GET \/things\/:id answered 200 outside its declared schema/);
+    const unchecked = await app('echo', false);
+    expect((await unchecked.inject({ url: '/things/a?n=2' })).json()).toEqual({ n: 2, id: 'a' });
+  });
+});
