@@ -12,7 +12,7 @@ import {
   matcherMatches,
   readHooksMap,
   type SettingsLocation,
-} from '../hooks/settings.ts';
+} from './install/settings.ts';
 
 interface CachedFile {
   mtimeMs: number;
