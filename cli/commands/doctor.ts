@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { AGENTS } from '../../collector/install/settings.ts';
+import { AGENTS } from '../../common/agents.ts';
 import { type Config, loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import { type MachineConfig, machineConfigPath, machineSettings } from '../../common/machine-config.ts';

@@ -12,7 +12,8 @@ import {
   statusLineCommand,
   uninstall,
 } from '../../collector/install/installer.ts';
-import { AGENT_BINARY, AGENT_HOME_DIR, AGENTS, type Agent, agentFound, managedSettingsLocation } from '../../collector/install/settings.ts';
+import { AGENT_BINARY, AGENT_HOME_DIR, agentFound, managedSettingsLocation } from '../../collector/install/settings.ts';
+import { AGENTS, type Agent } from '../../common/agents.ts';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 

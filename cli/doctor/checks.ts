@@ -1,8 +1,8 @@
 // `agentmeter doctor`'s verdicts: each check is a pure function from facts gathered on the machine
 // (cli/doctor/probe.ts) to {name, ok, detail, fix?}. A failed check always says the command that fixes it.
 import { z } from 'zod';
-import type { Agent } from '../../collector/install/settings.ts';
 import { sweptAt, TMP_MAX_AGE_MS } from '../../collector/spool.ts';
+import type { Agent } from '../../common/agents.ts';
 
 export const Check = z.object({
   name: z.string(),

@@ -5,7 +5,6 @@ import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync
 import { join } from 'node:path';
 import { HOOK_SCRIPT_NAME, type InstallTarget, isOurCommand, SettingsError, status } from '../../collector/install/installer.ts';
 import {
-  type Agent,
   agentPresent,
   managedSettingsLocation,
   readHooksMap,
@@ -15,6 +14,7 @@ import {
 import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
 import { listNew, newEntryProblem, spoolDirs, spoolProblem, tmpFiles } from '../../collector/spool.ts';
 import { CollectorState, statePath } from '../../collector/state.ts';
+import type { Agent } from '../../common/agents.ts';
 import { splitShellWords } from '../../common/shell-words.ts';
 import {
   assertReachable,

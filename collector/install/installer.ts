@@ -16,11 +16,11 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Agent } from '../../common/agents.ts';
 import { RUNS_AS_LAPTOP_BUNDLE } from '../../common/built.ts';
 import { CODEX_TRUST_HINT, type CodexTrustState, codexHookKeys, codexTrust } from './codex-trust.ts';
 import {
   AGENT_EVENTS,
-  type Agent,
   codexHome,
   codexHomeAsCodexNamesIt,
   HOOKS_CONFIG_FIELDS,

@@ -4,9 +4,7 @@ import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync
 import { delimiter, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-
-export type Agent = 'claude' | 'droid' | 'codex' | 'gemini' | 'qwen';
-export const AGENTS: readonly Agent[] = ['claude', 'droid', 'codex', 'gemini', 'qwen'];
+import type { Agent } from '../../common/agents.ts';
 
 /**
  * The folder under the user's home where each agent keeps its settings (Codex: unless $CODEX_HOME moves
