@@ -2,17 +2,17 @@
 // the agent's hook configuration (user and project files) and keeps the commands whose matcher matches.
 // Files are re-read only when their modification time changes.
 import { statSync } from 'node:fs';
+import type { Agent } from '../common/agents.ts';
 import { redactCommand } from '../common/redact.ts';
 import type { HookRun } from '../common/wire.ts';
 import {
-  type Agent,
   type ConfiguredHook,
   flattenHooks,
   hookSettingsFiles,
   matcherMatches,
   readHooksMap,
   type SettingsLocation,
-} from '../hooks/settings.ts';
+} from './install/settings.ts';
 
 interface CachedFile {
   mtimeMs: number;

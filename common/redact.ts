@@ -2,8 +2,8 @@
 // linear in the command's length. The command keeps its shape: only the secret itself becomes "***"
 // (`curl -u admin:*** https://…`), so the same hook still reads as what it does.
 //
-// The command is split into shell words, each word kept with the position of every character it holds in
-// the original text (quotes and backslashes removed), so a secret found in a word's value is masked in
+// The command is split into shell words (common/shell-words.ts), each word kept with the position of every
+// character it holds in the original text (quotes and backslashes removed), so a secret found in a word's value is masked in
 // the original text whatever its quoting. Rule classes, each applied to every word:
 // - options that carry a credential (`--password X`, `--token=X`, `-u user:pass`, `mysql -pX`, …),
 // - `name=value` and `"name": "value"` pairs whose name looks secret (environment assignments, -D
@@ -16,77 +16,14 @@
 // Not secrets: references (`$TOKEN`, `${TOKEN}`, `$(cat f)`), file paths given to key options, and hex
 // strings (40-hex git SHAs, sha256 digests, UUIDs), which name things rather than unlock them.
 
+import { type ShellWord, shellWords } from './shell-words.ts';
+
 export const MASK = '***';
 const MAX_LENGTH = 1024;
 const MAX_NESTING = 3;
 
-interface Word {
-  /** The word as the shell would pass it (quotes and escapes removed). */
-  value: string;
-  /** pos[i]: index in the text of value[i]. */
-  pos: number[];
-  /** An operator (;, |, &, parentheses, newline) came before this word: it starts a new command. */
-  startsCommand: boolean;
-}
-
 /** A range [start, end) of a word's value to mask. */
 type Span = [number, number];
-
-const OPERATORS = new Set([';', '|', '&', '(', ')', '\n', '`', '<', '>']);
-
-/** Shell words with positions. Never fails: an unclosed quote runs to the end of the text. */
-export function shellWordsWithPositions(text: string): Word[] {
-  const words: Word[] = [];
-  let value = '';
-  let pos: number[] = [];
-  let inWord = false;
-  let startsCommand = true;
-  const end = () => {
-    if (inWord) {
-      words.push({ value, pos, startsCommand });
-      startsCommand = false;
-    }
-    value = '';
-    pos = [];
-    inWord = false;
-  };
-  const push = (i: number) => {
-    value += text[i];
-    pos.push(i);
-    inWord = true;
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === "'") {
-      inWord = true;
-      for (i++; i < text.length && text[i] !== "'"; i++) push(i);
-    } else if (c === '"') {
-      inWord = true;
-      for (i++; i < text.length && text[i] !== '"'; i++) {
-        if (text[i] === '\\' && i + 1 < text.length && '"\\$`'.includes(text[i + 1]!)) i++;
-        push(i);
-      }
-    } else if (c === '\\') {
-      if (i + 1 < text.length) push(++i);
-    } else if (c === '$' && text[i + 1] === '(') {
-      // A command substitution stays one word: it is a reference, not a value.
-      let depth = 0;
-      for (; i < text.length; i++) {
-        if (text[i] === '(') depth++;
-        else if (text[i] === ')') depth--;
-        push(i);
-        if (depth === 0) break;
-      }
-    } else if (c === ' ' || c === '\t' || c === '\r') {
-      end();
-    } else if (OPERATORS.has(c)) {
-      end();
-      if (c !== '<' && c !== '>') startsCommand = true;
-    } else push(i);
-  }
-  end();
-  return words;
-}
 
 // ---- names -------------------------------------------------------------------------------------------
 
@@ -282,11 +219,11 @@ const basename = (word: string) => word.slice(word.lastIndexOf('/') + 1);
 const isAssignment = (word: string) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(word);
 
 /** Spans to mask in the words of one command line, by the option that comes before a value. */
-function optionSpans(words: Word[], spans: Map<Word, Span[]>): void {
+function optionSpans(words: ShellWord[], spans: Map<ShellWord, Span[]>): void {
   let command: string | undefined;
   let subcommand: string | undefined;
   let pending: { kind: 'secret' | 'key' | 'userpass' } | undefined;
-  const add = (word: Word, span: Span | undefined) => {
+  const add = (word: ShellWord, span: Span | undefined) => {
     if (span) spans.get(word)!.push(span);
   };
   for (const word of words) {
@@ -476,8 +413,8 @@ const looksSecretUser = (user: string) => [...user.matchAll(KNOWN_TOKEN)].some((
 
 /** Merged spans to mask in a command line, in its own coordinates. */
 function commandSpans(text: string, depth: number): Span[] {
-  const words = shellWordsWithPositions(text);
-  const spans = new Map<Word, Span[]>(words.map((w) => [w, []]));
+  const { words } = shellWords(text, { operators: true });
+  const spans = new Map<ShellWord, Span[]>(words.map((w) => [w, []]));
   optionSpans(words, spans);
   const all: Span[] = [];
   for (const word of words) {

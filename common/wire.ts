@@ -1,6 +1,7 @@
 // The wire format between collector and server: the minimal facts the metrics need (docs/metrics.md §1),
 // never prompts, file contents, shell commands or tool output.
 import { z } from 'zod';
+import { AGENTS } from './agents.ts';
 
 /** Where the collector posts wire records (gzip NDJSON) and the server takes them. */
 export const INGEST_PATH = '/api/v1/ingest/events';
@@ -13,7 +14,8 @@ export const AUTONOMY_LEVELS = ['auto-high', 'auto-medium', 'auto-low', 'spec', 
 export const AutonomyLevel = z.enum(AUTONOMY_LEVELS);
 export type AutonomyLevel = z.infer<typeof AutonomyLevel>;
 
-export const AgentName = z.enum(['claude', 'droid', 'codex', 'gemini', 'qwen', 'unknown']);
+/** An agent of common/agents.ts, or `unknown` (a hook from an agent this collector does not know). */
+export const AgentName = z.enum([...AGENTS, 'unknown']);
 export type AgentName = z.infer<typeof AgentName>;
 
 /**

@@ -5,8 +5,8 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import { splitShellWords } from '../common/shell-words.ts';
 
 /**
- * Splits a command line the way a person writes it in a flag: words separated by spaces; single or double
- * quotes group words; a backslash escapes the next character outside single quotes. Pure.
+ * Splits a command line the way a person writes it in a flag: words separated by spaces; quotes and
+ * backslashes read as sh reads them (common/shell-words.ts). Pure.
  */
 export function splitCommand(line: string): string[] {
   const { commands, openQuote } = splitShellWords(line, { operators: false });

@@ -4,6 +4,7 @@
 // and collector. Weekdays are busier than weekends; users differ in agent, client, autonomy, models,
 // languages and MCP habits; MCP server names come in several cases; a few tool names are malformed.
 
+import type { Agent } from '../common/agents.ts';
 import { codexSession } from './agents/codex.ts';
 import { GEMINI_MODES, geminiSession } from './agents/gemini.ts';
 import { qwenSession } from './agents/qwen.ts';
@@ -16,8 +17,6 @@ export interface SampleOptions {
   days: number;
   users: number;
 }
-
-export type Agent = 'claude' | 'droid' | 'codex' | 'gemini' | 'qwen';
 
 export interface SampleUser {
   email: string;

@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Collector } from '../collector/daemon.ts';
+import { install, installedScriptPath } from '../collector/install/installer.ts';
 import type { Logger } from '../common/logger.ts';
-import { install, installedScriptPath } from '../hooks/installer.ts';
 
 export interface GitActivityOptions {
   server: string;

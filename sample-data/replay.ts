@@ -9,9 +9,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Collector } from '../collector/daemon.ts';
+import { install, installedScriptPath } from '../collector/install/installer.ts';
+import { userSettingsLocation } from '../collector/install/settings.ts';
 import type { Logger } from '../common/logger.ts';
-import { install, installedScriptPath } from '../hooks/installer.ts';
-import { userSettingsLocation } from '../hooks/settings.ts';
 import type { PlannedEvent, SamplePlan } from './generator.ts';
 
 export interface ReplayOptions {

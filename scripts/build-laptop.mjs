@@ -59,6 +59,8 @@ export async function buildLaptop({ force = false } = {}) {
     legalComments: 'eof',
     metafile: true,
     logLevel: 'warning',
+    // The installer reads the hook script beside the bundle (common/built.ts).
+    define: { __AGENTMETER_LAPTOP__: 'true' },
     // Bundled CommonJS packages (pino) call require() for Node's own modules.
     banner: { js: "import{createRequire as __amRequire}from'node:module';const require=__amRequire(import.meta.url);" },
   });

@@ -26,7 +26,7 @@ export const SERVER_DIR = join(root, 'dist', 'server');
 export const SERVER_ENTRY = join(SERVER_DIR, 'agentmeter.mjs');
 export const SERVER_META = join(SERVER_DIR, 'meta.json');
 /** The folders whose `*-worker.ts` files are worker-thread entries (every folder of server code). */
-const SOURCE_DIRS = ['api', 'cli', 'collector', 'common', 'computer', 'hooks', 'pipeline', 'readiness', 'sample-data'];
+const SOURCE_DIRS = ['api', 'cli', 'collector', 'common', 'computer', 'pipeline', 'readiness', 'sample-data'];
 /** Besides the metafile's inputs, what a build depends on. */
 const ALSO = ['package.json', 'scripts/build-server.mjs'];
 

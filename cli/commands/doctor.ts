@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
+import { AGENTS } from '../../common/agents.ts';
 import { type Config, loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import { type MachineConfig, machineConfigPath, machineSettings } from '../../common/machine-config.ts';
-import { AGENTS } from '../../hooks/settings.ts';
 import { serverAndKeyOptions } from '../machine-options.ts';
 
 /** The settings, or none and the reason collector.env is refused: the doctor reports it rather than stopping. */

@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { loadConfig } from '../../common/config.ts';
-import { UserError } from '../../common/errors.ts';
-import { CODEX_TRUST_HINT } from '../../hooks/codex-trust.ts';
+import { CODEX_TRUST_HINT } from '../../collector/install/codex-trust.ts';
 import {
   DEFAULT_MANAGED_HOOK_PATH,
   describeChanges,
@@ -13,8 +11,11 @@ import {
   status,
   statusLineCommand,
   uninstall,
-} from '../../hooks/installer.ts';
-import { AGENT_BINARY, AGENT_HOME_DIR, AGENTS, type Agent, agentFound, managedSettingsLocation } from '../../hooks/settings.ts';
+} from '../../collector/install/installer.ts';
+import { AGENT_BINARY, AGENT_HOME_DIR, agentFound, managedSettingsLocation } from '../../collector/install/settings.ts';
+import { AGENTS, type Agent } from '../../common/agents.ts';
+import { loadConfig } from '../../common/config.ts';
+import { UserError } from '../../common/errors.ts';
 
 interface HookArgs {
   agent: Agent;

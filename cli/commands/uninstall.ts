@@ -33,8 +33,8 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
   handler: async (args) => {
     const config = loadConfig();
     const home = config.agentmeterHome;
-    const { AGENTS } = await import('../../hooks/settings.ts');
-    const { describeChanges, SettingsError, uninstall } = await import('../../hooks/installer.ts');
+    const { AGENTS } = await import('../../common/agents.ts');
+    const { describeChanges, SettingsError, uninstall } = await import('../../collector/install/installer.ts');
     let problems = 0;
     const say = (line: string) => process.stdout.write(`${line}\n`);
 

@@ -2,7 +2,7 @@
 // (cli/doctor/probe.ts) to {name, ok, detail, fix?}. A failed check always says the command that fixes it.
 import { z } from 'zod';
 import { sweptAt, TMP_MAX_AGE_MS } from '../../collector/spool.ts';
-import type { Agent } from '../../hooks/settings.ts';
+import type { Agent } from '../../common/agents.ts';
 
 export const Check = z.object({
   name: z.string(),

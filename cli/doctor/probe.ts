@@ -3,19 +3,19 @@
 // server. Reads only: it changes nothing on the machine. Light: no collector daemon, no server code.
 import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
-import { listNew, newEntryProblem, spoolDirs, spoolProblem, tmpFiles } from '../../collector/spool.ts';
-import { CollectorState, statePath } from '../../collector/state.ts';
-import { splitShellWords } from '../../common/shell-words.ts';
-import { HOOK_SCRIPT_NAME, type InstallTarget, isOurCommand, SettingsError, status } from '../../hooks/installer.ts';
+import { HOOK_SCRIPT_NAME, type InstallTarget, isOurCommand, SettingsError, status } from '../../collector/install/installer.ts';
 import {
-  type Agent,
   agentPresent,
   managedSettingsLocation,
   readHooksMap,
   type SettingsLocation,
   userSettingsLocation,
-} from '../../hooks/settings.ts';
+} from '../../collector/install/settings.ts';
+import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
+import { listNew, newEntryProblem, spoolDirs, spoolProblem, tmpFiles } from '../../collector/spool.ts';
+import { CollectorState, statePath } from '../../collector/state.ts';
+import type { Agent } from '../../common/agents.ts';
+import { splitShellWords } from '../../common/shell-words.ts';
 import {
   assertReachable,
   restartCommand,

@@ -1,3 +1,6 @@
+// The collector's adapter of each agent, by name: typed by common/agents.ts, so an agent listed there
+// without an adapter here does not compile.
+import type { Agent } from '../../common/agents.ts';
 import { claudeAdapter } from './claude/index.ts';
 import { codexAdapter } from './codex/index.ts';
 import { droidAdapter } from './droid/index.ts';
@@ -5,8 +8,8 @@ import { geminiAdapter } from './gemini/index.ts';
 import { qwenAdapter } from './qwen/index.ts';
 import type { AgentAdapter } from './types.ts';
 
-/** Every agent the collector reads; adding one here (and to AgentName) is all the wiring it needs. */
-export const ADAPTERS: Record<AgentAdapter['name'], AgentAdapter> = {
+/** Every agent the collector reads (each adapter's `name` is its key). */
+export const ADAPTERS: Record<Agent, AgentAdapter> = {
   claude: claudeAdapter,
   droid: droidAdapter,
   gemini: geminiAdapter,

@@ -1,6 +1,7 @@
 // What every agent adapter provides (the same layers for each agent: paths, schema, events, usage).
+
+import type { Agent } from '../../common/agents.ts';
 import type { AutonomyLevel, FileTouch, WireRecord } from '../../common/wire.ts';
-import type { Agent } from '../../hooks/settings.ts';
 import type { CollectorState } from '../state.ts';
 import type { HookPayload } from './hook-payload.ts';
 

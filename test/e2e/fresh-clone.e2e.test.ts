@@ -10,7 +10,7 @@
 // runs the full `npm ci` on a fresh clone.
 // The clone is of the committed HEAD: uncommitted changes are not in it.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,5 +131,25 @@ describe('a fresh clone after npm install', () => {
       'a decode worker started from the build',
     ).toBe(true);
     expect(modules.filter((m) => m.endsWith('.ts') || m.includes('/node_modules/tsx/'))).toEqual([]);
+  });
+
+  it('hooks install copies hooks/agentmeter-hook.sh from the built server, the script beside it from the laptop bundle', () => {
+    const hook = readFileSync(join(clone, 'hooks', 'agentmeter-hook.sh'));
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    agentmeter(['hooks', 'install', '--agent', 'claude']);
+    expect(readFileSync(join(home, '.agentmeter', 'bin', 'agentmeter-hook.sh')).equals(hook)).toBe(true);
+    // The bundle as a machine has it (~/.agentmeter/bin): away from the repository, with its own script.
+    const bin = tempDir();
+    copyFileSync(join(clone, 'dist', 'laptop', 'agentmeter.mjs'), join(bin, 'agentmeter.mjs'));
+    const downloaded = Buffer.concat([hook, Buffer.from('# as downloaded\n')]);
+    writeFileSync(join(bin, 'agentmeter-hook.sh'), downloaded);
+    const laptopHome = join(tempDir(), 'laptop');
+    const env = userEnv({ HOME: laptopHome, AGENTMETER_HOME: join(laptopHome, '.agentmeter') });
+    const run = spawnSync(process.execPath, [join(bin, 'agentmeter.mjs'), 'hooks', 'install', '--agent', 'claude'], {
+      env,
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(readFileSync(join(laptopHome, '.agentmeter', 'bin', 'agentmeter-hook.sh')).equals(downloaded)).toBe(true);
   });
 });

@@ -4,8 +4,8 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { install, installedScriptPath } from '../../collector/install/installer.ts';
 import { parseSpoolFile, spoolDirs } from '../../collector/spool.ts';
-import { install, installedScriptPath } from '../../hooks/installer.ts';
 import type { PlannedEvent } from '../../sample-data/generator.ts';
 import { HookDriver, segmentScript, segments } from '../../sample-data/replay.ts';
 import { tempDir } from '../helpers/tmp.ts';

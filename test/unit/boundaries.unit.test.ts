@@ -1,4 +1,4 @@
-// The layout is the architecture: hooks/ imports nothing of ours, api/ never imports the collector, the
+// The layout is the architecture: hooks/ holds the hook script only, api/ never imports the collector, the
 // collector never imports the api, the computer agent only common/, common/ imports none of the stages,
 // the dashboard (web/) only itself and common/ (pure modules both sides share, such as the CSV cell
 // guard; Vite bundles them, so one that needs Node fails the dashboard's build), and nothing of the product imports bench/ or test/. A folder listed
@@ -27,10 +27,9 @@ function ourImports(file: string): string[] {
 }
 
 const RULES: Record<string, string[]> = {
-  hooks: ['hooks'],
   // package.json: the version (common/version.ts), which the laptop bundle must carry inside itself.
   common: ['common', 'package.json'],
-  collector: ['collector', 'common', 'hooks'],
+  collector: ['collector', 'common'],
   pipeline: ['pipeline', 'common'],
   api: ['api', 'common', 'pipeline'],
   readiness: ['readiness', 'common'],
@@ -38,11 +37,11 @@ const RULES: Record<string, string[]> = {
   // The dashboard runs in the browser: it talks to the server over HTTP only.
   web: ['web', 'common'],
   // The CLI wires every stage to its commands; it never reaches into the tests or the benchmarks.
-  cli: ['cli', 'api', 'collector', 'common', 'computer', 'hooks', 'package.json', 'pipeline', 'readiness', 'sample-data'],
+  cli: ['cli', 'api', 'collector', 'common', 'computer', 'package.json', 'pipeline', 'readiness', 'sample-data'],
   // The sample goes through the real hook, collector, store and batch.
-  'sample-data': ['sample-data', 'api', 'collector', 'common', 'hooks', 'pipeline'],
+  'sample-data': ['sample-data', 'api', 'collector', 'common', 'pipeline'],
   // The benchmarks may use everything, the test helpers and the build scripts included.
-  bench: ['bench', 'api', 'collector', 'common', 'pipeline', 'scripts', 'test', 'cli', 'hooks', 'sample-data', 'web'],
+  bench: ['bench', 'api', 'collector', 'common', 'pipeline', 'scripts', 'test', 'cli', 'sample-data', 'web'],
 };
 
 describe('module boundaries', () => {
@@ -58,6 +57,10 @@ describe('module boundaries', () => {
       expect(offenders).toEqual([]);
     });
   }
+
+  it('hooks/ holds the hook script only (the installer that copies it is collector/install/)', () => {
+    expect(readdirSync(join(ROOT, 'hooks'))).toEqual(['agentmeter-hook.sh']);
+  });
 
   it('every folder of sources has a rule', () => {
     const withSources = readdirSync(ROOT).filter(

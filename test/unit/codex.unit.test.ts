@@ -12,11 +12,11 @@ import { CODEX_TOOLS, codexPatchTouches, codexShellCommand } from '../../collect
 import { codexDelta, codexRecordsFromLines, readCodexUsage } from '../../collector/agents/codex/usage.ts';
 import { toWireEvent } from '../../collector/events.ts';
 import { HookConfigCache } from '../../collector/hooks-ran.ts';
+import { codexEventLabel, codexHookKeys, trustStates } from '../../collector/install/codex-trust.ts';
+import { install, isOurCommand, SettingsError, status, uninstall } from '../../collector/install/installer.ts';
+import { AGENT_EVENTS, agentPresent, userSettingsLocation } from '../../collector/install/settings.ts';
 import { emptyState } from '../../collector/state.ts';
 import type { WireHookEvent } from '../../common/wire.ts';
-import { codexEventLabel, codexHookKeys, trustStates } from '../../hooks/codex-trust.ts';
-import { install, isOurCommand, SettingsError, status, uninstall } from '../../hooks/installer.ts';
-import { AGENT_EVENTS, agentPresent, userSettingsLocation } from '../../hooks/settings.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

@@ -3,8 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HookConfigCache } from '../../collector/hooks-ran.ts';
-import { type InstallTarget, install, isOurCommand, SettingsError, status, uninstall } from '../../hooks/installer.ts';
-import { AGENT_EVENTS, agentPresent, matcherMatches } from '../../hooks/settings.ts';
+import { type InstallTarget, install, isOurCommand, SettingsError, status, uninstall } from '../../collector/install/installer.ts';
+import { AGENT_EVENTS, agentPresent, matcherMatches } from '../../collector/install/settings.ts';
 import { GEMINI_FIXTURES } from '../helpers/gemini-fixtures.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

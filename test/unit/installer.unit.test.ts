@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type InstallTarget, install, isOurCommand, SettingsError, status, uninstall } from '../../hooks/installer.ts';
-import { AGENT_EVENTS } from '../../hooks/settings.ts';
+import { type InstallTarget, install, isOurCommand, SettingsError, status, uninstall } from '../../collector/install/installer.ts';
+import { AGENT_EVENTS } from '../../collector/install/settings.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 function target(agent: 'claude' | 'droid', extra: Partial<InstallTarget> = {}): InstallTarget {

@@ -3,11 +3,11 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { install, uninstall } from '../../collector/install/installer.ts';
+import { agentFound } from '../../collector/install/settings.ts';
 import { loadConfig } from '../../common/config.ts';
 import { machineConfigPath, machineSettings, parseMachineConfig, readMachineConfig } from '../../common/machine-config.ts';
 import { MIN_NODE, nodeTooOld } from '../../common/node-version.ts';
-import { install, uninstall } from '../../hooks/installer.ts';
-import { agentFound } from '../../hooks/settings.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import { LAPTOP_BUNDLE, LAPTOP_META } from '../../scripts/build-laptop.mjs';
 import { tempDir } from '../helpers/tmp.ts';

@@ -3,8 +3,8 @@
 import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hookCommand, type InstallTarget, install, SettingsError, status, uninstall } from '../../hooks/installer.ts';
-import { AGENT_EVENTS, managedSettingsLocation } from '../../hooks/settings.ts';
+import { hookCommand, type InstallTarget, install, SettingsError, status, uninstall } from '../../collector/install/installer.ts';
+import { AGENT_EVENTS, managedSettingsLocation } from '../../collector/install/settings.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

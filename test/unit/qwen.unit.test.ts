@@ -10,10 +10,10 @@ import { findQwenChatFile } from '../../collector/agents/qwen/paths.ts';
 import { QWEN_TOOLS, writeFileCreated } from '../../collector/agents/qwen/tools.ts';
 import { qwenCallsFromLines, qwenTokens, readQwenUsage } from '../../collector/agents/qwen/usage.ts';
 import { toWireEvent } from '../../collector/events.ts';
+import { type InstallTarget, install, isOurCommand, status, uninstall } from '../../collector/install/installer.ts';
+import { AGENT_EVENTS, agentPresent, HookCommand } from '../../collector/install/settings.ts';
 import { emptyState } from '../../collector/state.ts';
 import type { WireRecord } from '../../common/wire.ts';
-import { type InstallTarget, install, isOurCommand, status, uninstall } from '../../hooks/installer.ts';
-import { AGENT_EVENTS, agentPresent, HookCommand } from '../../hooks/settings.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'agents', 'qwen');

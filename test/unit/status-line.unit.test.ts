@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { withOurStatusLine } from '../../collector/install/installer.ts';
 import { readStatusCache, type StatusCache, statusLine, statusLines } from '../../common/status-line.ts';
-import { withOurStatusLine } from '../../hooks/installer.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const NOW = Date.parse('2026-03-20T10:00:00Z');

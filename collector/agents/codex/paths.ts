@@ -3,7 +3,7 @@
 // transcript_path names the rollout; it is null when the session keeps none.
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { codexHome } from '../../../hooks/settings.ts';
+import { codexHome } from '../../install/settings.ts';
 
 /** A rollout file name: rollout-<time>-<uuid>.jsonl, or .jsonl.zst when compressed. */
 export const isRolloutPath = (path: string): boolean => /^rollout-.+\.jsonl(\.zst)?$/.test(basename(path));

@@ -16,10 +16,11 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Agent } from '../../common/agents.ts';
+import { RUNS_AS_LAPTOP_BUNDLE } from '../../common/built.ts';
 import { CODEX_TRUST_HINT, type CodexTrustState, codexHookKeys, codexTrust } from './codex-trust.ts';
 import {
   AGENT_EVENTS,
-  type Agent,
   codexHome,
   codexHomeAsCodexNamesIt,
   HOOKS_CONFIG_FIELDS,
@@ -36,7 +37,14 @@ import {
 } from './settings.ts';
 
 export const HOOK_SCRIPT_NAME = 'agentmeter-hook.sh';
-export const HOOK_SCRIPT_SOURCE = join(dirname(fileURLToPath(import.meta.url)), HOOK_SCRIPT_NAME);
+/**
+ * The hook script the installer copies: beside the laptop bundle, which is built with it there
+ * (scripts/build-laptop.mjs; docs/design/the-hook-script-sits-beside-the-bundle.md), else in the
+ * repository's hooks/ (the sources, and the server's build, where import.meta.url names this file).
+ */
+export const HOOK_SCRIPT_SOURCE = fileURLToPath(
+  new URL(RUNS_AS_LAPTOP_BUNDLE ? `./${HOOK_SCRIPT_NAME}` : `../../hooks/${HOOK_SCRIPT_NAME}`, import.meta.url),
+);
 /** Seconds the agent may wait for our hook; it takes milliseconds, this only bounds a stuck disk. */
 export const HOOK_TIMEOUT_SECONDS = 10;
 

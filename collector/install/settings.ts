@@ -1,13 +1,10 @@
 // Where each agent keeps its hook configuration and how that configuration is shaped. Used by the
 // installer (to add and remove our hook) and by the collector (to know which hooks ran for an event).
-// Imports nothing of ours: hooks/ stands alone.
 import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-
-export type Agent = 'claude' | 'droid' | 'codex' | 'gemini' | 'qwen';
-export const AGENTS: readonly Agent[] = ['claude', 'droid', 'codex', 'gemini', 'qwen'];
+import type { Agent } from '../../common/agents.ts';
 
 /**
  * The folder under the user's home where each agent keeps its settings (Codex: unless $CODEX_HOME moves
