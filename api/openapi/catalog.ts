@@ -13,6 +13,7 @@ import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth/principal.ts';
 import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody } from '../budgets/schema.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
+import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../computers/routes.ts';
 import { ComputerPage, ComputerSchema, RegisteredComputer, ResultAnswer } from '../computers/schema.ts';
 import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts';
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
@@ -25,7 +26,6 @@ import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions
 import { NoQuery } from '../query.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
-import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
 import { HistoryQuery, Body as PutControlsBody } from '../routes/controls.ts';
 import {
   ENFORCEMENT_PATH,
@@ -39,7 +39,6 @@ import {
 } from '../routes/limits.ts';
 import { PageQuery, UserList } from '../routes/organization.ts';
 import { READINESS_PATHS, ListQuery as ReadinessListQuery } from '../routes/readiness.ts';
-import { GetQuery, MessagesQuery, ListQuery as SessionListQuery, SessionParams } from '../routes/sessions.ts';
 import { SCIM_TOKENS_PATH } from '../scim/routes.ts';
 import {
   CreatedScimToken,
@@ -48,6 +47,7 @@ import {
   ScimTokenList,
   TokenParams as ScimTokenParams,
 } from '../scim/schema.ts';
+import { GetQuery, MessagesQuery, ListQuery as SessionListQuery, SessionParams } from '../sessions/routes.ts';
 import {
   CreateMessageBody,
   CreateSessionBody,

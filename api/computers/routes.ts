@@ -17,10 +17,10 @@ import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
 import { requireRole } from '../auth/principal.ts';
 import { type ComputerRow, type ComputerStore, toComputer } from '../computers/store.ts';
-import type { WorkSignal } from '../computers/work-signal.ts';
 import { currentControls } from '../controls/store.ts';
 import { limitParam } from '../query.ts';
 import type { SessionStore } from '../sessions/store.ts';
+import type { WorkSignal } from '../sessions/work-signal.ts';
 
 export const ListQuery = z.strictObject({ limit: limitParam.optional(), cursor: z.string().min(1).max(64).optional() });
 export const IdParams = z.strictObject({ computerId: z.string().min(1).max(64) });

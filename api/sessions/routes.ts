@@ -15,13 +15,13 @@ import { forbidden, HttpError, notFound } from '../../common/errors.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Principal, Role } from '../auth/principal.ts';
 import { requireRole } from '../auth/principal.ts';
+import { requirePersonalCredential, visibleComputer } from '../computers/routes.ts';
 import type { ComputerRow, ComputerStore } from '../computers/store.ts';
-import type { WorkSignal } from '../computers/work-signal.ts';
 import { currentControls } from '../controls/store.ts';
 import { limitParam } from '../query.ts';
 import { CreateMessageBody, CreateSessionBody, PatchSessionBody } from '../sessions/schema.ts';
 import type { SessionRecord, SessionStore } from '../sessions/store.ts';
-import { requirePersonalCredential, visibleComputer } from './computers.ts';
+import type { WorkSignal } from '../sessions/work-signal.ts';
 
 const USER_ROLES: readonly Role[] = ['owner', 'manager', 'member'];
 export const SessionParams = z.strictObject({ sessionId: z.string().min(1).max(64) });
