@@ -21,8 +21,9 @@ import { registerBudgetRoutes } from './budgets/routes.ts';
 import { BudgetStore } from './budgets/store.ts';
 import { registerCodeRoutes } from './code/routes.ts';
 import { CodeStore } from './code/store.ts';
+import { decorateComputer } from './computers/access.ts';
+import { registerComputerRoutes } from './computers/routes.ts';
 import { ComputerStore } from './computers/store.ts';
-import { WorkSignal } from './computers/work-signal.ts';
 import { registerDashboard } from './dashboard/static.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
@@ -41,16 +42,17 @@ import { ReadinessStore } from './readiness/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { msUntil, registerBatchRoutes } from './routes/batch.ts';
-import { registerComputerRoutes } from './routes/computers.ts';
 import { registerControlRoutes } from './routes/controls.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
 import { registerLimitRoutes } from './routes/limits.ts';
 import { registerOrganizationRoutes } from './routes/organization.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
-import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerScimRoutes } from './scim/routes.ts';
+import { registerComputerAgentRoutes } from './sessions/agent-routes.ts';
 import { applySessionRetention } from './sessions/retention.ts';
+import { registerSessionRoutes } from './sessions/routes.ts';
 import { SessionStore } from './sessions/store.ts';
+import { WorkSignal } from './sessions/work-signal.ts';
 import { registerSignInRoutes } from './signin/routes.ts';
 import { SignInStore } from './signin/store.ts';
 import { AccountStore } from './store/accounts.ts';
@@ -206,9 +208,10 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
 
   const computers = new ComputerStore(options.db, clock);
-  const COMPUTER_AGENT_ROUTES = '/api/v0/computers/:computerId/agent/';
-  // Before any body is read: a person's credential, or a computer agent's token (its routes check which
-  // computer it is; the people's routes refuse it as a person's credential).
+  decorateComputer(app);
+  // Before any body is read: a person's credential, or a computer agent's token, looked up once and put
+  // on the request (`request.computer`; its routes check it is the computer of their path, and the
+  // people's routes refuse it as a person's credential).
   installAuthentication(app, async (request) => {
     // No Authorization header: the dashboard's session cookie, or the 401.
     if (!request.headers.authorization) return auth.authenticate(request);
@@ -216,9 +219,12 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     if (!token.startsWith(COMPUTER_TOKEN_PREFIX)) return auth.authenticate(request);
     // A computer's token is good only on the computer agent's own routes: elsewhere it is refused here,
     // before a body up to that route's limit is read.
-    if (!request.routeOptions.url?.startsWith(COMPUTER_AGENT_ROUTES))
+    if (request.routeOptions.config.doc?.access.kind !== 'computer')
       throw unauthorized("A computer's token is accepted only on the computer agent's routes");
-    if (!(await computers.byToken(token))) throw unauthorized('Computer token unknown (the computer may have been registered again)');
+    const computer = await computers.byToken(token);
+    if (!computer) throw unauthorized('Computer token unknown (the computer may have been registered again)');
+    request.computer = computer;
+    return undefined;
   });
 
   // The dashboard: its pages and files, its sign-in, and the routes only it needs.
@@ -279,12 +285,12 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   await loadPricingTable(options.db, loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE));
   const sessionDeps = {
     db: options.db,
-    auth,
     computers,
     sessions: new SessionStore(options.db, clock),
     signal: new WorkSignal(),
   };
-  registerComputerRoutes(app, { ...sessionDeps, now: clock });
+  registerComputerRoutes(app, { db: options.db, computers, now: clock });
+  registerComputerAgentRoutes(app, { ...sessionDeps, now: clock });
   registerSessionRoutes(app, sessionDeps);
   // Long-polls end at once when the server closes, so a shutdown never waits for them.
   app.addHook('preClose', async () => sessionDeps.signal.close());

@@ -1,4 +1,4 @@
-// What the computer agent (`agentmeter computer run`, computer/) and the server (api/routes/computers.ts)
+// What the computer agent (`agentmeter computer run`, computer/) and the server (api/sessions/agent-routes.ts)
 // say to each other. The agent only ever connects out: it long-polls for work, reports that a run
 // started, keeps its lease alive while the agent process runs, and reports the result.
 import { z } from 'zod';

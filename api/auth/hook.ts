@@ -24,7 +24,7 @@ declare module 'fastify' {
  * once, with `Connection: close` (api/errors.ts, for every 401 and 403), so the body is never read and
  * the sender keeps no connection. Unknown routes are left to the 404.
  * `verify` throws the 401, and returns the principal of a person's credential (undefined for a computer
- * agent's token, whose routes find their computer themselves).
+ * agent's token: verify puts its computer on the request instead, api/computers/access.ts).
  */
 export function installAuthentication(app: FastifyInstance, verify: (request: FastifyRequest) => Promise<Principal | undefined>): void {
   app.decorateRequest('principal', undefined);

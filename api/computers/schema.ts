@@ -1,5 +1,13 @@
-// The computers API's answers (service-api.md "Computer"), as toComputer (store.ts) builds them.
+// The computers API's paths, inputs and answers (service-api.md "Computer"); the answers as toComputer
+// (store.ts) builds them. The registration body is the computer agent's CLI's too: common/computer-protocol.ts.
 import { z } from 'zod';
+import { limitParam } from '../query.ts';
+
+export const COMPUTERS_PATH = '/api/v0/computers';
+export const COMPUTER_PATH = `${COMPUTERS_PATH}/:computerId`;
+
+export const ListQuery = z.strictObject({ limit: limitParam.optional(), cursor: z.string().min(1).max(64).optional() });
+export const IdParams = z.strictObject({ computerId: z.string().min(1).max(64) });
 
 export const ProvisioningStep = z.strictObject({
   id: z.string(),
@@ -29,4 +37,3 @@ export const ComputerPage = z.strictObject({
   computers: z.array(ComputerSchema),
   pagination: z.strictObject({ hasMore: z.boolean(), nextCursor: z.string().optional() }),
 });
-export const ResultAnswer = z.strictObject({ status: z.enum(['idle', 'pending', 'running']) });

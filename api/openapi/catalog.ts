@@ -1,7 +1,6 @@
 // Every route of the public API with the zod schemas its handler validates with and the schemas of its
 // answers. A route added to the server without an entry here fails test/integration/openapi.integration.test.ts.
 import { z } from 'zod';
-import { HelloBody, LeaseAnswer, PollAnswer, PollQuery, RegisterBody, ResultBody } from '../../common/computer-protocol.ts';
 import { ReadinessList, ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { IngestResponse, WireRecord } from '../../common/wire.ts';
 import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../accounts/schema.ts';
@@ -13,7 +12,6 @@ import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth/principal.ts';
 import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody } from '../budgets/schema.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
-import { ComputerPage, ComputerSchema, RegisteredComputer, ResultAnswer } from '../computers/schema.ts';
 import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts';
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
 import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
@@ -25,7 +23,6 @@ import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions
 import { NoQuery } from '../query.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
-import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
 import { HistoryQuery, Body as PutControlsBody } from '../routes/controls.ts';
 import {
   ENFORCEMENT_PATH,
@@ -39,7 +36,6 @@ import {
 } from '../routes/limits.ts';
 import { PageQuery, UserList } from '../routes/organization.ts';
 import { READINESS_PATHS, ListQuery as ReadinessListQuery } from '../routes/readiness.ts';
-import { GetQuery, MessagesQuery, ListQuery as SessionListQuery, SessionParams } from '../routes/sessions.ts';
 import { SCIM_TOKENS_PATH } from '../scim/routes.ts';
 import {
   CreatedScimToken,
@@ -48,15 +44,6 @@ import {
   ScimTokenList,
   TokenParams as ScimTokenParams,
 } from '../scim/schema.ts';
-import {
-  CreateMessageBody,
-  CreateSessionBody,
-  MessageCreated,
-  MessagePage,
-  PatchSessionBody,
-  Session,
-  SessionPage,
-} from '../sessions/schema.ts';
 import { SESSION_PATH } from '../signin/routes.ts';
 import { Me, SignInBody, SignInState } from '../signin/schema.ts';
 import { TEAM_SETTINGS_PATH, TEAMS_PATH } from '../teams/routes.ts';
@@ -71,7 +58,6 @@ const PEOPLE: readonly Role[] = ['owner', 'manager', 'member'];
 const user = (roles?: readonly Role[]) => ({ kind: 'user' as const, ...(roles ? { roles } : {}) });
 /** A route a collector key may call too (its `config.collectorKey`). */
 const userOrCollector = (roles?: readonly Role[]) => ({ ...user(roles), collectorKey: true as const });
-const computer = { kind: 'computer' as const };
 
 const analytics = (endpoint: Endpoint, response: z.ZodType, summary: string): RouteDoc => ({
   method: 'GET',
@@ -582,140 +568,6 @@ export const CATALOG: RouteDoc[] = [
     access: user(ADMIN_ROLES),
     query: AlertsQuery,
     responses: { 200: AlertList },
-  },
-  {
-    method: 'POST',
-    path: '/api/v0/computers',
-    tag: 'Computers',
-    summary: 'Register a computer (bring your own machine)',
-    access: user(PEOPLE),
-    body: RegisterBody,
-    responses: { 201: RegisteredComputer },
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/computers',
-    tag: 'Computers',
-    summary: 'List computers (owners and managers: all; members: their own)',
-    access: user(PEOPLE),
-    query: ComputerListQuery,
-    responses: { 200: ComputerPage },
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/computers/:computerId',
-    tag: 'Computers',
-    summary: 'A computer and its status',
-    access: user(PEOPLE),
-    params: IdParams,
-    responses: { 200: ComputerSchema },
-  },
-  {
-    method: 'POST',
-    path: '/api/v0/computers/:computerId/agent/hello',
-    tag: 'Computer agent',
-    summary: 'The computer agent starts: its start-up checks',
-    access: computer,
-    params: IdParams,
-    body: HelloBody,
-    responses: { 200: ComputerSchema },
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/computers/:computerId/agent/work',
-    tag: 'Computer agent',
-    summary: 'Long-poll for the next message to run',
-    access: computer,
-    params: IdParams,
-    query: PollQuery,
-    responses: { 200: PollAnswer },
-    errors: [409],
-  },
-  ...(['start', 'heartbeat'] as const).map(
-    (action): RouteDoc => ({
-      method: 'POST',
-      path: `/api/v0/computers/:computerId/agent/messages/:messageId/${action}`,
-      tag: 'Computer agent',
-      summary: action === 'start' ? 'A claimed message started running' : "Renew a running message's lease",
-      access: computer,
-      params: RunParams,
-      responses: { 200: LeaseAnswer },
-      errors: [409],
-    }),
-  ),
-  {
-    method: 'POST',
-    path: '/api/v0/computers/:computerId/agent/messages/:messageId/result',
-    tag: 'Computer agent',
-    summary: "A run's result: exit code and the agent's answer",
-    access: computer,
-    params: RunParams,
-    body: ResultBody,
-    responses: { 200: ResultAnswer },
-    errors: [409],
-  },
-  {
-    method: 'POST',
-    path: '/api/v0/sessions',
-    tag: 'Sessions',
-    summary: 'Create a session on one of your computers',
-    access: user(PEOPLE),
-    body: CreateSessionBody,
-    responses: { 201: Session },
-    errors: [404, 409],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/sessions',
-    tag: 'Sessions',
-    summary: 'List sessions, newest first (members: their own)',
-    access: user(PEOPLE),
-    query: SessionListQuery,
-    responses: { 200: SessionPage },
-    errors: [404],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/sessions/:sessionId',
-    tag: 'Sessions',
-    summary: 'A session with its token usage',
-    access: user(PEOPLE),
-    params: SessionParams,
-    query: GetQuery,
-    responses: { 200: Session },
-    errors: [409],
-  },
-  {
-    method: 'PATCH',
-    path: '/api/v0/sessions/:sessionId',
-    tag: 'Sessions',
-    summary: "Change a session's settings (null removes a field)",
-    access: user(PEOPLE),
-    params: SessionParams,
-    body: PatchSessionBody,
-    bodyOptional: true,
-    responses: { 200: Session },
-  },
-  {
-    method: 'POST',
-    path: '/api/v0/sessions/:sessionId/messages',
-    tag: 'Sessions',
-    summary: 'Send a message: the computer runs the agent with it',
-    access: user(PEOPLE),
-    params: SessionParams,
-    body: CreateMessageBody,
-    responses: { 200: MessageCreated },
-    errors: [403, 409],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/sessions/:sessionId/messages',
-    tag: 'Sessions',
-    summary: "A session's messages, oldest first",
-    access: user(PEOPLE),
-    params: SessionParams,
-    query: MessagesQuery,
-    responses: { 200: MessagePage },
   },
   analytics(
     'tokens',

@@ -7,7 +7,7 @@ import type { SessionStore } from './store.ts';
 
 export async function applySessionRetention(db: Db, sessions: SessionStore, log: Logger): Promise<number> {
   let removed = 0;
-  for (const { id } of await db.all<{ id: string }>('SELECT id FROM orgs ORDER BY id')) {
+  for (const id of await sessions.organizations()) {
     const days = (await currentControls(db, id))?.sessionRetentionDays;
     if (days === undefined) continue;
     const count = await sessions.prune(id, days);

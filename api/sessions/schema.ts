@@ -1,6 +1,41 @@
-// The sessions API's shapes (service-api.md "Session", "Message (create)"), request and response.
+// The sessions API's paths and shapes (service-api.md "Session", "Message (create)"), request and
+// response, and the computer agent's routes' own (their bodies are the wire protocol the agent shares:
+// common/computer-protocol.ts).
 import { z } from 'zod';
 import { freeForm } from '../../common/free-form.ts';
+import { COMPUTER_PATH } from '../computers/schema.ts';
+import { limitParam } from '../query.ts';
+
+export const SESSIONS_PATH = '/api/v0/sessions';
+export const SESSION_PATH = `${SESSIONS_PATH}/:sessionId`;
+export const MESSAGES_PATH = `${SESSION_PATH}/messages`;
+/** The computer agent's routes: a computer's token is accepted on these only. */
+export const AGENT_PATH = `${COMPUTER_PATH}/agent`;
+export const AGENT_HELLO_PATH = `${AGENT_PATH}/hello`;
+export const AGENT_WORK_PATH = `${AGENT_PATH}/work`;
+export const agentRunPath = (step: 'start' | 'heartbeat' | 'result') => `${AGENT_PATH}/messages/:messageId/${step}`;
+
+export const SessionParams = z.strictObject({ sessionId: z.string().min(1).max(64) });
+export const GetQuery = z.strictObject({ computerId: z.string().min(1).max(64).optional() });
+export const ListQuery = z.strictObject({
+  limit: limitParam.optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,16}\.[A-Za-z0-9_]{1,64}$/, 'cursor must be a pagination.nextCursor value')
+    .optional(),
+  computerId: z.string().min(1).max(64).optional(),
+});
+export const MessagesQuery = z.strictObject({
+  limit: limitParam.optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,9}$/, 'cursor must be a pagination.nextCursor value')
+    .optional(),
+});
+/** A computer agent's path: the computer whose token it must carry. */
+export const AgentParams = z.strictObject({ computerId: z.string().min(1).max(64) });
+/** A run's path: the computer and the message it runs. */
+export const RunParams = z.strictObject({ computerId: z.string().min(1).max(64), messageId: z.string().min(1).max(64) });
 
 const text = (max: number) => z.string().max(max);
 const free = freeForm();
@@ -137,3 +172,5 @@ export type SessionMessage = z.infer<typeof SessionMessage>;
 const Pagination = z.strictObject({ hasMore: z.boolean(), nextCursor: z.string().optional() });
 export const SessionPage = z.strictObject({ sessions: z.array(Session), pagination: Pagination });
 export const MessagePage = z.strictObject({ messages: z.array(SessionMessage), pagination: Pagination });
+/** The answer to a run's result: the session's status now (pending when another message waits). */
+export const ResultAnswer = z.strictObject({ status: z.enum(['idle', 'pending', 'running']) });

@@ -74,6 +74,8 @@ export const SQL = {
                 WHERE computer_id = $computer AND status = 'running'`,
   // Retention: sessions idle (nothing queued or running) whose last activity is older than the cutoff go,
   // with their messages.
+  // Every organization, in id order: retention reads each one's sessionRetentionDays (retention.ts).
+  organizations: `SELECT id FROM orgs ORDER BY id`,
   expiredSessions: `SELECT s.id FROM sessions s LEFT JOIN session_messages m ON m.session_id = s.id
                     WHERE s.org_id = $org
                     GROUP BY s.id, s.updated_ms
@@ -426,6 +428,11 @@ export class SessionStore {
       requeued: await tx.run(SQL.requeueClaimsOf, { computer }),
       failed: await tx.run(SQL.failRunsOf, { computer, now: this.now() }),
     }));
+  }
+
+  /** The ids of every organization, in id order. */
+  async organizations(): Promise<string[]> {
+    return (await this.db.all<{ id: string }>(SQL.organizations)).map((r) => r.id);
   }
 
   /** Deletes the organization's idle sessions last active more than `days` days ago; returns how many. */

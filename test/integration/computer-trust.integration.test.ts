@@ -4,7 +4,8 @@
 
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ComputerStore } from '../../api/computers/store.ts';
 import { ErrorBodySchema } from '../../api/errors.ts';
 import { AccountStore } from '../../api/store/accounts.ts';
 import { openDb } from '../../common/db/duckdb.ts';
@@ -60,6 +61,40 @@ describe("a computer's token", () => {
       expect(ErrorBodySchema.parse(res.body).detail).toContain("computer agent's routes");
     }
   });
+
+  it('is looked up once per request: the authentication hook hands the computer to the route', async () => {
+    const computer = await register(org.users.owner.key);
+    const { id } = computer.body.computer as { id: string };
+    const token = computer.body.token as string;
+    const lookups = vi.spyOn(ComputerStore.prototype, 'byToken');
+    try {
+      for (const [method, url, body, status] of [
+        ['POST', `/api/v0/computers/${id}/agent/hello`, { checks: [{ name: 'agent command', ok: true }], agentCommand: 'droid exec' }, 200],
+        ['GET', `/api/v0/computers/${id}/agent/work?waitMs=0`, undefined, 200],
+        ['POST', `/api/v0/computers/${id}/agent/messages/msg_unknown/start`, {}, 404],
+        ['POST', `/api/v0/computers/${id}/agent/messages/msg_unknown/heartbeat`, {}, 404],
+        ['POST', `/api/v0/computers/${id}/agent/messages/msg_unknown/result`, { exitCode: 0, output: '' }, 404],
+      ] as const) {
+        lookups.mockClear();
+        const res = await call(method, url, token, body);
+        expect(res.status, `${method} ${url}: ${JSON.stringify(res.body)}`).toBe(status);
+        expect(lookups, `${method} ${url}`).toHaveBeenCalledTimes(1);
+      }
+    } finally {
+      lookups.mockRestore();
+    }
+  });
+
+  it("is checked before the body: another computer's token is 404 and a person's key 401, even with a bad body", async () => {
+    const mine = await register(org.users.owner.key);
+    const theirs = await register(org.users.owner.key);
+    const url = `/api/v0/computers/${mine.body.computer.id}/agent/hello`;
+    const other = await call('POST', url, theirs.body.token, { checks: 'not a list' });
+    expect(other.status, JSON.stringify(other.body)).toBe(404);
+    const person = await call('POST', url, org.users.owner.key, { checks: 'not a list' });
+    expect(person.status, JSON.stringify(person.body)).toBe(401);
+    expect(ErrorBodySchema.parse(person.body).detail).toContain('computer token');
+  });
 });
 
 describe("a credential minted by someone else cannot drive a user's computer", () => {
@@ -87,6 +122,8 @@ describe("a credential minted by someone else cannot drive a user's computer", (
       `Creating a session on a computer needs the user's own API key or a JWT; ${refusal}`,
     );
     forbidden(await register(delegated), 'Registering a computer needs');
+    // Whose key it is is decided before the body is read: a bad body does not turn the refusal into a 400.
+    forbidden(await call('POST', '/api/v0/computers', delegated, { name: '' }), 'Registering a computer needs');
     const session = await call('POST', '/api/v0/sessions', member.key, { computerId });
     expect(session.status).toBe(201);
     const sessionId = session.body.sessionId as string;
