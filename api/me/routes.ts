@@ -6,7 +6,7 @@ import type { Db } from '../../common/db/duckdb.ts';
 import { PEOPLE } from '../auth/principal.ts';
 import { percentage } from '../budgets/messages.ts';
 import { declareRoute } from '../openapi/declare.ts';
-import { effectiveLimit } from '../routes/limits.ts';
+import { effectiveLimit } from '../limits/routes.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { ME_STATUS_PATH, MeStatus } from './schema.ts';
 

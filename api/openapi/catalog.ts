@@ -26,7 +26,7 @@ import { NoQuery } from '../query.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
 import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
-import { HistoryQuery, Body as PutControlsBody } from '../routes/controls.ts';
+import { HistoryQuery, Body as PutControlsBody } from '../controls/routes.ts';
 import {
   ENFORCEMENT_PATH,
   EnforcementAnswer,
@@ -36,9 +36,9 @@ import {
   LimitStatus,
   LimitsBody,
   LimitsUpdate,
-} from '../routes/limits.ts';
+} from '../limits/routes.ts';
 import { PageQuery, UserList } from '../routes/organization.ts';
-import { READINESS_PATHS, ListQuery as ReadinessListQuery } from '../routes/readiness.ts';
+import { READINESS_PATHS, ListQuery as ReadinessListQuery } from '../readiness/routes.ts';
 import { GetQuery, MessagesQuery, ListQuery as SessionListQuery, SessionParams } from '../routes/sessions.ts';
 import { SCIM_TOKENS_PATH } from '../scim/routes.ts';
 import {

@@ -6,8 +6,8 @@ import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
-import { mask, Settings, unmask } from '../controls/schema.ts';
-import { LATEST_CONTROLS } from '../controls/store.ts';
+import { mask, Settings, unmask } from './schema.ts';
+import { LATEST_CONTROLS } from './store.ts';
 import { limitParam, wholeNumberParam } from '../query.ts';
 import type { AccountStore } from '../store/accounts.ts';
 

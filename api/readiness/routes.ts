@@ -11,7 +11,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import type { Role } from '../auth/principal.ts';
 import { requireRole } from '../auth/principal.ts';
 import { limitParam } from '../query.ts';
-import type { ReadinessStore } from '../readiness/store.ts';
+import type { ReadinessStore } from './store.ts';
 
 export const READINESS_PATHS = ['/api/organization/maturity-level-reports', '/api/organization/agent-readiness-reports'] as const;
 const ROLES: readonly Role[] = ['owner', 'manager', 'member'];
