@@ -4,90 +4,95 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
-import type { Authenticator } from '../auth/authenticator.ts';
-import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
-import { mask, Settings, unmask } from './schema.ts';
-import { LATEST_CONTROLS } from './store.ts';
-import { limitParam, wholeNumberParam } from '../query.ts';
+import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { AccountStore } from '../store/accounts.ts';
+import {
+  CONTROLS_HISTORY_PATH,
+  CONTROLS_PATH,
+  ControlChange,
+  ControlHistory,
+  HistoryQuery,
+  mask,
+  NoControls,
+  PutControlsBody,
+  type Settings,
+  unmask,
+} from './schema.ts';
+import { addControlRevision, type ControlRow, controlRevisions } from './store.ts';
 
-export const Body = z.strictObject({ settings: Settings });
-export const HistoryQuery = z.strictObject({
-  limit: limitParam.optional(),
-  // Revisions are INTEGER (from 1).
-  cursor: wholeNumberParam(1, 2_147_483_647, 'cursor must be a revision number taken from pagination.nextCursor').optional(),
-});
-
-const SQL = {
-  insert: `INSERT INTO enterprise_controls VALUES ($org, $revision, $settings, $user, $email, $name, now()::TIMESTAMP)`,
-  page: `SELECT revision, CAST(settings AS VARCHAR) AS settings, user_id, user_email, user_name,
-                strftime(updated_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS updated_at
-         FROM enterprise_controls WHERE org_id = $org AND ($cursor IS NULL OR revision < $cursor)
-         ORDER BY revision DESC LIMIT $limit`,
-} as const;
-
-interface Row {
-  revision: number;
-  settings: string;
-  user_id: string;
-  user_email: string;
-  user_name: string;
-  updated_at: string;
-}
-
-const change = (r: Row) => ({
+const change = (r: ControlRow): ControlChange => ({
   revision: r.revision,
   settings: mask(JSON.parse(r.settings) as Settings),
   user: { id: r.user_id, email: r.user_email, name: r.user_name },
   updatedAt: r.updated_at,
 });
 
-export function registerControlRoutes(app: FastifyInstance, deps: { db: Db; auth: Authenticator; accounts: AccountStore }): void {
-  const page = (org: string, cursor: number | null, limit: number) =>
-    deps.db.all<Row & Record<string, unknown>>(SQL.page, { org, cursor, limit });
-
-  app.put('/api/v0/organization/enterprise-controls', async (request) => {
-    const principal = await deps.auth.authenticate(request);
-    requireRole(principal, ['owner'], 'Changing enterprise controls');
-    const { settings } = Body.parse(request.body);
-    const user = await deps.accounts.getUser(principal.orgId, principal.userId);
-    const stored = await deps.db.transaction(async (tx) => {
-      const [latest] = await tx.all<{ revision: number; settings: string }>(LATEST_CONTROLS, { org: principal.orgId });
-      const revision = (latest?.revision ?? 0) + 1;
-      const full = unmask(settings, latest ? (JSON.parse(latest.settings) as Settings) : undefined);
+export function registerControlRoutes(app: FastifyInstance, deps: { db: Db; accounts: AccountStore }): void {
+  declareRoute(
+    app,
+    {
+      method: 'PUT',
+      path: CONTROLS_PATH,
+      tag: 'Organization',
+      summary: 'Store a new revision of the enterprise controls',
+      description: 'A masked secret sent back unchanged keeps the stored one.',
+      action: 'Changing enterprise controls',
+      access: { kind: 'user', roles: OWNERS },
+      body: PutControlsBody,
+      responses: { 200: ControlChange },
+    },
+    async ({ principal, body }, request): Promise<ControlChange> => {
+      const user = await deps.accounts.getUser(principal.orgId, principal.userId);
       const name = [user?.first_name, user?.last_name].filter(Boolean).join(' ') || principal.email;
-      await tx.run(SQL.insert, {
-        org: principal.orgId,
-        revision,
-        settings: JSON.stringify(full),
-        user: principal.userId,
-        email: principal.email,
-        name,
-      });
-      return revision;
-    });
-    // The revision only: settings may hold secrets and never reach a log line.
-    request.log.info({ revision: stored }, 'enterprise controls changed');
-    const [row] = await page(principal.orgId, stored + 1, 1);
-    return change(row!);
-  });
+      const stored = await addControlRevision(
+        deps.db,
+        principal.orgId,
+        { userId: principal.userId, email: principal.email, name },
+        (previous) => unmask(body.settings, previous),
+      );
+      // The revision only: settings may hold secrets and never reach a log line.
+      request.log.info({ revision: stored }, 'enterprise controls changed');
+      const [row] = await controlRevisions(deps.db, principal.orgId, stored + 1, 1);
+      return change(row!);
+    },
+  );
 
-  app.get('/api/v0/organization/enterprise-controls', async (request) => {
-    const principal = await deps.auth.authenticate(request);
-    requireRole(principal, ADMIN_ROLES, 'Reading enterprise controls');
-    const [row] = await page(principal.orgId, null, 1);
-    return row ? change(row) : { revision: 0, settings: {} };
-  });
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: CONTROLS_PATH,
+      tag: 'Organization',
+      summary: 'The current enterprise controls (secrets masked)',
+      action: 'Reading enterprise controls',
+      access: { kind: 'user', roles: ADMIN_ROLES },
+      responses: { 200: z.union([ControlChange, NoControls]) },
+    },
+    async ({ principal }) => {
+      const [row] = await controlRevisions(deps.db, principal.orgId, null, 1);
+      return row ? change(row) : { revision: 0, settings: {} };
+    },
+  );
 
-  app.get('/api/v0/organization/enterprise-controls/history', async (request) => {
-    const principal = await deps.auth.authenticate(request);
-    requireRole(principal, ADMIN_ROLES, 'Reading the enterprise-control history');
-    const query = HistoryQuery.parse(request.query ?? {});
-    const limit = query.limit ?? 20;
-    const cursor = query.cursor ?? null;
-    const rows = await page(principal.orgId, cursor, limit + 1);
-    const shown = rows.slice(0, limit);
-    const hasMore = rows.length > limit;
-    return { changes: shown.map(change), pagination: { hasMore, ...(hasMore ? { nextCursor: String(shown.at(-1)!.revision) } : {}) } };
-  });
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: CONTROLS_HISTORY_PATH,
+      tag: 'Organization',
+      summary: 'Revisions of the enterprise controls, newest first',
+      action: 'Reading the enterprise-control history',
+      access: { kind: 'user', roles: ADMIN_ROLES },
+      query: HistoryQuery,
+      responses: { 200: ControlHistory },
+    },
+    async ({ principal, query }): Promise<ControlHistory> => {
+      const limit = query.limit ?? 20;
+      const rows = await controlRevisions(deps.db, principal.orgId, query.cursor ?? null, limit + 1);
+      const shown = rows.slice(0, limit);
+      const hasMore = rows.length > limit;
+      return { changes: shown.map(change), pagination: { hasMore, ...(hasMore ? { nextCursor: String(shown.at(-1)!.revision) } : {}) } };
+    },
+  );
 }

@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { PEOPLE } from '../auth/principal.ts';
 import { percentage } from '../budgets/messages.ts';
+import { effectiveLimit } from '../limits/effective.ts';
 import { declareRoute } from '../openapi/declare.ts';
-import { effectiveLimit } from '../limits/routes.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { ME_STATUS_PATH, MeStatus } from './schema.ts';
 

@@ -2,7 +2,6 @@
 // answers. A route added to the server without an entry here fails test/integration/openapi.integration.test.ts.
 import { z } from 'zod';
 import { HelloBody, LeaseAnswer, PollAnswer, PollQuery, RegisterBody, ResultBody } from '../../common/computer-protocol.ts';
-import { ReadinessList, ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { IngestResponse, WireRecord } from '../../common/wire.ts';
 import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../accounts/schema.ts';
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
@@ -14,7 +13,6 @@ import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsB
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
 import { ComputerPage, ComputerSchema, RegisteredComputer, ResultAnswer } from '../computers/schema.ts';
-import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts';
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
 import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
@@ -26,19 +24,7 @@ import { NoQuery } from '../query.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
 import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
-import { HistoryQuery, Body as PutControlsBody } from '../controls/routes.ts';
-import {
-  ENFORCEMENT_PATH,
-  EnforcementAnswer,
-  EnforcementBody,
-  Entry,
-  LIMITS_PATH,
-  LimitStatus,
-  LimitsBody,
-  LimitsUpdate,
-} from '../limits/routes.ts';
 import { PageQuery, UserList } from '../routes/organization.ts';
-import { READINESS_PATHS, ListQuery as ReadinessListQuery } from '../readiness/routes.ts';
 import { GetQuery, MessagesQuery, ListQuery as SessionListQuery, SessionParams } from '../routes/sessions.ts';
 import { SCIM_TOKENS_PATH } from '../scim/routes.ts';
 import {
@@ -84,28 +70,6 @@ const analytics = (endpoint: Endpoint, response: z.ZodType, summary: string): Ro
   query: ANALYTICS_QUERY[endpoint],
   responses: { 200: response },
 });
-
-const readiness = (path: string): RouteDoc[] => [
-  {
-    method: 'GET',
-    path,
-    tag: 'Readiness',
-    summary: 'List readiness reports, newest first',
-    access: user(PEOPLE),
-    query: ReadinessListQuery,
-    responses: { 200: ReadinessList },
-  },
-  {
-    method: 'POST',
-    path,
-    tag: 'Readiness',
-    summary: 'Upload a readiness report',
-    access: user(PEOPLE),
-    body: ReadinessReportInput,
-    responses: { 201: z.strictObject({ report: ReadinessReport, repoId: z.string() }) },
-    errors: [409],
-  },
-];
 
 const ndjsonBody = {
   type: 'string',
@@ -458,7 +422,6 @@ export const CATALOG: RouteDoc[] = [
     query: NoQuery,
     responses: { 200: KeyList },
   },
-  ...READINESS_PATHS.flatMap(readiness),
   {
     method: 'GET',
     path: '/api/v0/organization/users',
@@ -495,64 +458,6 @@ export const CATALOG: RouteDoc[] = [
     access: user(['owner']),
     body: TeamSettings,
     responses: { 200: TeamSettings },
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/organization/enterprise-controls',
-    tag: 'Organization',
-    summary: 'The current enterprise controls (secrets masked)',
-    access: user(ADMIN_ROLES),
-    responses: { 200: z.union([ControlChange, NoControls]) },
-  },
-  {
-    method: 'PUT',
-    path: '/api/v0/organization/enterprise-controls',
-    tag: 'Organization',
-    summary: 'Store a new revision of the enterprise controls',
-    description: 'A masked secret sent back unchanged keeps the stored one.',
-    access: user(['owner']),
-    body: PutControlsBody,
-    responses: { 200: ControlChange },
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/organization/enterprise-controls/history',
-    tag: 'Organization',
-    summary: 'Revisions of the enterprise controls, newest first',
-    access: user(ADMIN_ROLES),
-    query: HistoryQuery,
-    responses: { 200: ControlHistory },
-  },
-  {
-    method: 'GET',
-    path: LIMITS_PATH,
-    tag: 'Credit limits',
-    summary: "Each user's monthly credit limit and the credits used this month (a member: their own)",
-    description: 'A collector key reads only its own user’s entry, whatever the role (what the collector enforces).',
-    access: userOrCollector(PEOPLE),
-    responses: { 200: LimitStatus },
-  },
-  {
-    method: 'PUT',
-    path: LIMITS_PATH,
-    tag: 'Credit limits',
-    summary: 'Set monthly credit limits (1-100 entries, each applied or refused on its own)',
-    description:
-      'A bad entry is reported in `errors` with its e-mail, not as a 400: the route checks each entry with the entry schema. ' +
-      "An owner sets anyone's limit; a manager only members' and guests' (an owner's or manager's entry is an error).",
-    access: user(ADMIN_ROLES),
-    // The route parses the envelope with LimitsBody and each entry with Entry, one by one.
-    body: LimitsBody.extend({ users: Entry.array().min(1).max(100) }),
-    responses: { 200: LimitsUpdate },
-  },
-  {
-    method: 'PUT',
-    path: ENFORCEMENT_PATH,
-    tag: 'Credit limits',
-    summary: 'Turn the enforcement of credit limits on or off',
-    access: user(['owner']),
-    body: EnforcementBody,
-    responses: { 200: EnforcementAnswer },
   },
   {
     method: 'GET',
