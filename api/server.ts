@@ -242,21 +242,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerMeRoutes(app, { db: options.db, live });
   const budgets = new BudgetStore(options.db);
   const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
-  registerBudgetRoutes(app, {
-    auth,
-    budgets,
-    live,
-    alerts,
-    teams: teamAnalytics,
-    usersByEmail: async (orgId) =>
-      new Map(
-        (
-          await options.db.all<{ id: string; email: string }>('SELECT id, lower(email) AS email FROM users WHERE org_id = $org', {
-            org: orgId,
-          })
-        ).map((u) => [u.email, u.id]),
-      ),
-  });
+  registerBudgetRoutes(app, { budgets, live, alerts, teams: teamAnalytics });
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
   const decoders = workers > 0 ? new DecodePool(workers, ingestLimits.maxDecodeQueue) : undefined;

@@ -9,7 +9,6 @@ import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, 
 import { SESSION_COOKIE } from '../auth/authenticator.ts';
 import type { Role } from '../auth/principal.ts';
 import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth/principal.ts';
-import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody } from '../budgets/schema.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
 import { ComputerPage, ComputerSchema, RegisteredComputer, ResultAnswer } from '../computers/schema.ts';
@@ -458,35 +457,6 @@ export const CATALOG: RouteDoc[] = [
     access: user(['owner']),
     body: TeamSettings,
     responses: { 200: TeamSettings },
-  },
-  {
-    method: 'GET',
-    path: BUDGETS_PATH,
-    tag: 'Budgets',
-    summary: "The organization's budgets, each with its credits this UTC month (today's included) and their share",
-    description: 'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path.',
-    access: user(ADMIN_ROLES),
-    responses: { 200: BudgetList },
-  },
-  {
-    method: 'PUT',
-    path: BUDGETS_PATH,
-    tag: 'Budgets',
-    summary: 'Replace the whole list of budgets (organization or user; team budgets are refused until teams exist)',
-    description:
-      'A budget counts Standard Credits per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
-    access: user(['owner']),
-    body: BudgetsBody,
-    responses: { 200: BudgetList },
-  },
-  {
-    method: 'GET',
-    path: ALERTS_PATH,
-    tag: 'Budgets',
-    summary: 'Fired budget alerts, newest first, with the state of each delivery',
-    access: user(ADMIN_ROLES),
-    query: AlertsQuery,
-    responses: { 200: AlertList },
   },
   {
     method: 'POST',
