@@ -2,7 +2,6 @@
 // pages the revisions newest first (owners and managers). Secrets are masked in every response and
 // never logged.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import { declareRoute } from '../openapi/declare.ts';
@@ -12,9 +11,9 @@ import {
   CONTROLS_PATH,
   ControlChange,
   ControlHistory,
+  CurrentControls,
   HistoryQuery,
   mask,
-  NoControls,
   PutControlsBody,
   type Settings,
   unmask,
@@ -67,7 +66,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: { db: Db; acco
       summary: 'The current enterprise controls (secrets masked)',
       action: 'Reading enterprise controls',
       access: { kind: 'user', roles: ADMIN_ROLES },
-      responses: { 200: z.union([ControlChange, NoControls]) },
+      responses: { 200: CurrentControls },
     },
     async ({ principal }) => {
       const [row] = await controlRevisions(deps.db, principal.orgId, null, 1);

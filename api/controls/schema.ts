@@ -147,6 +147,8 @@ export const ControlChange = z.strictObject({
 });
 export type ControlChange = z.infer<typeof ControlChange>;
 export const NoControls = z.strictObject({ revision: z.literal(0), settings: z.strictObject({}) });
+/** GET: the latest revision, or NoControls before the first. */
+export const CurrentControls = z.union([ControlChange, NoControls]);
 export const ControlHistory = z.strictObject({
   changes: z.array(ControlChange),
   pagination: z.strictObject({ hasMore: z.boolean(), nextCursor: z.string().optional() }),
