@@ -1,6 +1,7 @@
 // Credit limits in DuckDB: one row per user with a limit (credit_limits), the organization's enforcement
 // switch (org_settings), and each user's limit, own budget and credits this month from the daily
-// aggregates (the route prefers the live figures when the server has them).
+// aggregates (the route prefers the live figures when the server has them). The status line (api/me/)
+// reads one user's limit, budget and the switch from here too.
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Role } from '../auth/principal.ts';
 
@@ -17,6 +18,9 @@ const SQL = {
            FROM users u LEFT JOIN credit_limits l ON l.org_id = u.org_id AND l.user_id = u.id
            WHERE u.org_id = $org AND ($only IS NULL OR u.id = $only)
            ORDER BY u.email`,
+  ofUser: `SELECT (SELECT credits FROM credit_limits WHERE org_id = $org AND user_id = $user) AS credits,
+  (SELECT monthly_credits FROM budgets WHERE org_id = $org AND scope = 'user' AND target = $user) AS budget,
+  coalesce((SELECT enforce_limits FROM org_settings WHERE org_id = $org), false) AS enforced`,
 } as const;
 
 /** A user's credit limit, own budget and billable tokens since the month's start (daily aggregates). */
@@ -48,6 +52,12 @@ export class LimitStore {
 
   async setEnforced(org: string, enabled: boolean): Promise<void> {
     await this.db.run(SQL.setEnforced, { org, enabled });
+  }
+
+  /** One user's credit limit and own budget (null: none), and whether the organization enforces limits. */
+  async ofUser(org: string, user: string): Promise<{ credits: number | null; budget: number | null; enforced: boolean }> {
+    const [row] = await this.db.all<{ credits: number | null; budget: number | null; enforced: boolean }>(SQL.ofUser, { org, user });
+    return { credits: row?.credits ?? null, budget: row?.budget ?? null, enforced: row?.enforced ?? false };
   }
 
   /** Every user of the organization, or only `only`, by e-mail; `monthStart` is YYYY-MM-DD. */
