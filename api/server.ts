@@ -24,12 +24,14 @@ import { CodeStore } from './code/store.ts';
 import { decorateComputer } from './computers/access.ts';
 import { registerComputerRoutes } from './computers/routes.ts';
 import { ComputerStore } from './computers/store.ts';
+import { registerControlRoutes } from './controls/routes.ts';
 import { registerDashboard } from './dashboard/static.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
 import { registerInstallRoutes } from './install/routes.ts';
+import { registerLimitRoutes } from './limits/routes.ts';
 import { registerMachineRoutes } from './machines/routes.ts';
 import { MachineStore } from './machines/store.ts';
 import { registerMeRoutes } from './me/routes.ts';
@@ -38,15 +40,13 @@ import { registerOidcRoutes } from './oidc/routes.ts';
 import { checkAnswers } from './openapi/declare.ts';
 import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
+import { registerReadinessRoutes } from './readiness/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { msUntil, registerBatchRoutes } from './routes/batch.ts';
-import { registerControlRoutes } from './routes/controls.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
-import { registerLimitRoutes } from './routes/limits.ts';
 import { registerOrganizationRoutes } from './routes/organization.ts';
-import { registerReadinessRoutes } from './routes/readiness.ts';
 import { registerScimRoutes } from './scim/routes.ts';
 import { registerComputerAgentRoutes } from './sessions/agent-routes.ts';
 import { applySessionRetention } from './sessions/retention.ts';
@@ -248,21 +248,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerMeRoutes(app, { db: options.db, live });
   const budgets = new BudgetStore(options.db);
   const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
-  registerBudgetRoutes(app, {
-    auth,
-    budgets,
-    live,
-    alerts,
-    teams: teamAnalytics,
-    usersByEmail: async (orgId) =>
-      new Map(
-        (
-          await options.db.all<{ id: string; email: string }>('SELECT id, lower(email) AS email FROM users WHERE org_id = $org', {
-            org: orgId,
-          })
-        ).map((u) => [u.email, u.id]),
-      ),
-  });
+  registerBudgetRoutes(app, { budgets, live, alerts, teams: teamAnalytics });
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
   const decoders = workers > 0 ? new DecodePool(workers, ingestLimits.maxDecodeQueue) : undefined;
@@ -277,10 +263,10 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       machines.recordDelivery(principal, r.headers);
     },
   });
-  registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
+  registerReadinessRoutes(app, { readiness: new ReadinessStore(options.db) });
   registerOrganizationRoutes(app, { db: options.db, auth });
-  registerControlRoutes(app, { db: options.db, auth, accounts });
-  registerLimitRoutes(app, { db: options.db, auth, live, ...(options.now ? { now: options.now } : {}) });
+  registerControlRoutes(app, { db: options.db, accounts });
+  registerLimitRoutes(app, { db: options.db, live, ...(options.now ? { now: options.now } : {}) });
   // Sessions price their token usage with the same table as the batch: load it now, not only at a batch.
   await loadPricingTable(options.db, loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE));
   const sessionDeps = {

@@ -4,30 +4,27 @@
 // A team budget counts the team's members on each day, the teams below it included (api/teams/).
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../common/errors.ts';
-import type { Authenticator } from '../auth/authenticator.ts';
-import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
+import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { teamNameKey } from '../teams/store.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { type AlertEngine, budgetUsage } from './alerts.ts';
 import { resolveDestination, shownUrl } from './destination.ts';
 import { percentage } from './messages.ts';
-import { ALERTS_PATH, AlertsQuery, BUDGETS_PATH, BudgetsBody, DEFAULT_THRESHOLDS } from './schema.ts';
+import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody, DEFAULT_THRESHOLDS } from './schema.ts';
 import type { BudgetStore, StoredBudget, StoredDestination } from './store.ts';
 
 export interface BudgetDeps {
-  auth: Authenticator;
   budgets: BudgetStore;
   live: LiveFiguresStore;
   alerts: AlertEngine;
   /** Team budgets: the team by name, and who it counts on each day. */
   teams: TeamAnalytics;
-  /** Users of an organization by e-mail (lower case) → id. */
-  usersByEmail: (orgId: string) => Promise<Map<string, string>>;
 }
 
 export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): void {
-  const answer = async (orgId: string) => {
+  const answer = async (orgId: string): Promise<BudgetList> => {
     const [budgets, figures, teams] = await Promise.all([
       deps.budgets.list(orgId),
       deps.live.figures({ orgId }, 'credits'),
@@ -55,88 +52,119 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
     };
   };
 
-  app.get(BUDGETS_PATH, async (request) => {
-    const principal = await deps.auth.authenticate(request);
-    requireRole(principal, ADMIN_ROLES, 'Budgets');
-    return answer(principal.orgId);
-  });
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: BUDGETS_PATH,
+      tag: 'Budgets',
+      summary: "The organization's budgets, each with its credits this UTC month (today's included) and their share",
+      description: 'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path.',
+      action: 'Budgets',
+      access: { kind: 'user', roles: ADMIN_ROLES },
+      responses: { 200: BudgetList },
+    },
+    async ({ principal }) => answer(principal.orgId),
+  );
 
-  app.put(BUDGETS_PATH, async (request) => {
-    const principal = await deps.auth.authenticate(request);
-    requireRole(principal, ['owner'], 'Setting budgets');
-    const body = BudgetsBody.parse(request.body);
-    const users = await deps.usersByEmail(principal.orgId);
-    const before = new Map((await deps.budgets.list(principal.orgId)).map((b) => [`${b.scope}|${b.target}`, b]));
-    const seen = new Set<string>();
-    const budgets: StoredBudget[] = [];
-    for (const [i, b] of body.budgets.entries()) {
-      const at = `budgets[${i}]`;
-      let userId: string | null = null;
-      let team: string | null = null;
-      if (b.scope === 'team') {
-        team = (await deps.teams.teamByName(principal.orgId, b.team!))?.name ?? null;
-        if (!team) throw badRequest(`${at}.team: no team named "${b.team!.slice(0, 100)}" in the organization`);
-      }
-      if (b.scope === 'user') {
-        userId = users.get(b.email!.toLowerCase()) ?? null;
-        // The same answer whether the address is unknown or belongs to another organization.
-        if (!userId) throw badRequest(`${at}.email: no user with this email in the organization`);
-      }
-      // A team budget is known by its team's name in lower case (migration 030).
-      const target = b.scope === 'org' ? 'org' : b.scope === 'team' ? teamNameKey(team!) : userId!;
-      const key = `${b.scope}|${target}`;
-      if (seen.has(key))
-        throw badRequest(
-          `${at}: a second budget for the same ${b.scope === 'org' ? 'organization' : b.scope === 'team' ? 'team' : 'user'}`,
-        );
-      seen.add(key);
-      const destinations: StoredDestination[] = [];
-      for (const [j, d] of b.destinations.entries()) {
-        try {
-          await resolveDestination(d.url, deps.alerts.allowPrivate);
-        } catch (error) {
-          throw badRequest(`${at}.destinations[${j}].url: ${(error as Error).message}`);
+  declareRoute(
+    app,
+    {
+      method: 'PUT',
+      path: BUDGETS_PATH,
+      tag: 'Budgets',
+      summary: 'Replace the whole list of budgets (organization or user; team budgets are refused until teams exist)',
+      description:
+        'A budget counts Standard Credits per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
+      action: 'Setting budgets',
+      access: { kind: 'user', roles: OWNERS },
+      body: BudgetsBody,
+      responses: { 200: BudgetList },
+    },
+    async ({ principal, body }, request) => {
+      const users = await deps.budgets.usersByEmail(principal.orgId);
+      const before = new Map((await deps.budgets.list(principal.orgId)).map((b) => [`${b.scope}|${b.target}`, b]));
+      const seen = new Set<string>();
+      const budgets: StoredBudget[] = [];
+      for (const [i, b] of body.budgets.entries()) {
+        const at = `budgets[${i}]`;
+        let userId: string | null = null;
+        let team: string | null = null;
+        if (b.scope === 'team') {
+          team = (await deps.teams.teamByName(principal.orgId, b.team!))?.name ?? null;
+          if (!team) throw badRequest(`${at}.team: no team named "${b.team!.slice(0, 100)}" in the organization`);
         }
-        if (d.type === 'webhook') {
-          // A URL the budget already had keeps its secret when the list is put again without it.
-          const kept = d.secret ?? before.get(key)?.destinations.find((o) => o.type === 'webhook' && o.url === d.url)?.secret;
-          destinations.push({ type: 'webhook', url: d.url, ...(kept ? { secret: kept } : {}) });
-        } else destinations.push({ type: 'slack', url: d.url });
+        if (b.scope === 'user') {
+          userId = users.get(b.email!.toLowerCase()) ?? null;
+          // The same answer whether the address is unknown or belongs to another organization.
+          if (!userId) throw badRequest(`${at}.email: no user with this email in the organization`);
+        }
+        // A team budget is known by its team's name in lower case (migration 030).
+        const target = b.scope === 'org' ? 'org' : b.scope === 'team' ? teamNameKey(team!) : userId!;
+        const key = `${b.scope}|${target}`;
+        if (seen.has(key))
+          throw badRequest(
+            `${at}: a second budget for the same ${b.scope === 'org' ? 'organization' : b.scope === 'team' ? 'team' : 'user'}`,
+          );
+        seen.add(key);
+        const destinations: StoredDestination[] = [];
+        for (const [j, d] of b.destinations.entries()) {
+          try {
+            await resolveDestination(d.url, deps.alerts.allowPrivate);
+          } catch (error) {
+            throw badRequest(`${at}.destinations[${j}].url: ${(error as Error).message}`);
+          }
+          if (d.type === 'webhook') {
+            // A URL the budget already had keeps its secret when the list is put again without it.
+            const kept = d.secret ?? before.get(key)?.destinations.find((o) => o.type === 'webhook' && o.url === d.url)?.secret;
+            destinations.push({ type: 'webhook', url: d.url, ...(kept ? { secret: kept } : {}) });
+          } else destinations.push({ type: 'slack', url: d.url });
+        }
+        budgets.push({
+          scope: b.scope,
+          target,
+          team,
+          userId,
+          email: b.email?.toLowerCase() ?? null,
+          monthlyCredits: b.monthlyCredits,
+          thresholds: [...(b.thresholds ?? DEFAULT_THRESHOLDS)].sort((x, y) => x - y),
+          destinations,
+        });
       }
-      budgets.push({
-        scope: b.scope,
-        target,
-        team,
-        userId,
-        email: b.email?.toLowerCase() ?? null,
-        monthlyCredits: b.monthlyCredits,
-        thresholds: [...(b.thresholds ?? DEFAULT_THRESHOLDS)].sort((x, y) => x - y),
-        destinations,
-      });
-    }
-    await deps.budgets.replace(principal.orgId, budgets, principal.userId);
-    request.log.info({ budgets: budgets.length }, 'budgets replaced');
-    // A budget already past a threshold fires it now, not at the next record.
-    deps.alerts.touch(principal.orgId);
-    return answer(principal.orgId);
-  });
+      await deps.budgets.replace(principal.orgId, budgets, principal.userId);
+      request.log.info({ budgets: budgets.length }, 'budgets replaced');
+      // A budget already past a threshold fires it now, not at the next record.
+      deps.alerts.touch(principal.orgId);
+      return answer(principal.orgId);
+    },
+  );
 
-  app.get(ALERTS_PATH, async (request) => {
-    const principal = await deps.auth.authenticate(request);
-    requireRole(principal, ADMIN_ROLES, 'Budget alerts');
-    const query = AlertsQuery.parse(request.query);
-    const rows = await deps.budgets.alerts(principal.orgId, query.month);
-    return {
-      alerts: rows.map((r) => ({
-        id: r.id,
-        budget: JSON.parse(r.budget),
-        month: r.month,
-        threshold: r.threshold,
-        usage: r.usage,
-        limit: r.credit_limit,
-        fired_at: r.fired_at,
-        deliveries: r.deliveries,
-      })),
-    };
-  });
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: ALERTS_PATH,
+      tag: 'Budgets',
+      summary: 'Fired budget alerts, newest first, with the state of each delivery',
+      action: 'Budget alerts',
+      access: { kind: 'user', roles: ADMIN_ROLES },
+      query: AlertsQuery,
+      responses: { 200: AlertList },
+    },
+    async ({ principal, query }): Promise<AlertList> => {
+      const rows = await deps.budgets.alerts(principal.orgId, query.month);
+      return {
+        alerts: rows.map((r) => ({
+          id: r.id,
+          budget: JSON.parse(r.budget),
+          month: r.month,
+          threshold: r.threshold,
+          usage: r.usage,
+          limit: r.credit_limit,
+          fired_at: r.fired_at,
+          deliveries: r.deliveries,
+        })),
+      };
+    },
+  );
 }

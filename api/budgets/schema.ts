@@ -66,6 +66,7 @@ export const BudgetView = z.strictObject({
 });
 
 export const BudgetList = z.strictObject({ month: z.string(), budgets: z.array(BudgetView) });
+export type BudgetList = z.infer<typeof BudgetList>;
 
 export const AlertView = z.strictObject({
   id: z.string(),
@@ -86,6 +87,7 @@ export const AlertView = z.strictObject({
   ),
 });
 export const AlertList = z.strictObject({ alerts: z.array(AlertView) });
+export type AlertList = z.infer<typeof AlertList>;
 export const AlertsQuery = z.strictObject({
   month: z
     .string()

@@ -37,6 +37,7 @@ const SQL = {
          FROM budgets b LEFT JOIN users u ON u.org_id = b.org_id AND u.id = b.user_id
          WHERE b.org_id = $org ORDER BY b.position`,
   orgsWithBudgets: 'SELECT DISTINCT org_id FROM budgets',
+  usersByEmail: 'SELECT id, lower(email) AS email FROM users WHERE org_id = $org',
   clear: 'DELETE FROM budgets WHERE org_id = $org',
   insert: `INSERT INTO budgets VALUES ($org, $scope, $target, $position, $team, $user, $credits,
            CAST($thresholds AS INTEGER[]), CAST($destinations AS JSON), now()::TIMESTAMP, $by)`,
@@ -65,6 +66,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export class BudgetStore {
   constructor(private readonly db: Db) {}
+
+  /** The organization's users by e-mail (lower case) → id: a user budget names its user by e-mail. */
+  async usersByEmail(orgId: string): Promise<Map<string, string>> {
+    const rows = await this.db.all<{ id: string; email: string }>(SQL.usersByEmail, { org: orgId });
+    return new Map(rows.map((u) => [u.email, u.id]));
+  }
 
   async list(orgId: string): Promise<StoredBudget[]> {
     const rows = await this.db.all<{

@@ -1,8 +1,13 @@
-// Enterprise-control settings (service-api.md "Enterprise control change"), every field optional, unknown
-// keys rejected at every level the reference describes. Secrets (customModels[].apiKey, extraHeaders
+// Enterprise controls at the boundary: the routes' paths, bodies, queries and answers. The settings
+// (service-api.md "Enterprise control change") have every field optional, unknown keys rejected at every
+// level the reference describes. Secrets (customModels[].apiKey, extraHeaders
 // values) are stored but never returned: see mask().
 import { z } from 'zod';
 import { freeForm } from '../../common/free-form.ts';
+import { limitParam, wholeNumberParam } from '../query.ts';
+
+export const CONTROLS_PATH = '/api/v0/organization/enterprise-controls';
+export const CONTROLS_HISTORY_PATH = '/api/v0/organization/enterprise-controls/history';
 
 const strings = z.array(z.string().max(2048)).max(1000);
 const free = freeForm();
@@ -140,8 +145,20 @@ export const ControlChange = z.strictObject({
   user: z.strictObject({ id: z.string(), email: z.string(), name: z.string() }),
   updatedAt: z.string(),
 });
+export type ControlChange = z.infer<typeof ControlChange>;
 export const NoControls = z.strictObject({ revision: z.literal(0), settings: z.strictObject({}) });
+/** GET: the latest revision, or NoControls before the first. */
+export const CurrentControls = z.union([ControlChange, NoControls]);
 export const ControlHistory = z.strictObject({
   changes: z.array(ControlChange),
   pagination: z.strictObject({ hasMore: z.boolean(), nextCursor: z.string().optional() }),
+});
+export type ControlHistory = z.infer<typeof ControlHistory>;
+
+/** PUT: the whole new revision (a masked secret sent back unchanged keeps the stored one: unmask). */
+export const PutControlsBody = z.strictObject({ settings: Settings });
+export const HistoryQuery = z.strictObject({
+  limit: limitParam.optional(),
+  // Revisions are INTEGER (from 1).
+  cursor: wholeNumberParam(1, 2_147_483_647, 'cursor must be a revision number taken from pagination.nextCursor').optional(),
 });

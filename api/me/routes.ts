@@ -5,16 +5,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { PEOPLE } from '../auth/principal.ts';
 import { percentage } from '../budgets/messages.ts';
+import { effectiveLimit } from '../limits/effective.ts';
+import { LimitStore } from '../limits/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
-import { effectiveLimit } from '../routes/limits.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { ME_STATUS_PATH, MeStatus } from './schema.ts';
 
-const LIMITS_SQL = `SELECT (SELECT credits FROM credit_limits WHERE org_id = $org AND user_id = $user) AS credits,
-  (SELECT monthly_credits FROM budgets WHERE org_id = $org AND scope = 'user' AND target = $user) AS budget,
-  coalesce((SELECT enforce_limits FROM org_settings WHERE org_id = $org), false) AS enforced`;
-
 export function registerMeRoutes(app: FastifyInstance, deps: { db: Db; live: LiveFiguresStore }): void {
+  const limitStore = new LimitStore(deps.db);
   declareRoute(
     app,
     {
@@ -28,15 +26,12 @@ export function registerMeRoutes(app: FastifyInstance, deps: { db: Db; live: Liv
       responses: { 200: MeStatus },
     },
     async ({ principal }): Promise<MeStatus> => {
-      const [figures, [limits]] = await Promise.all([
+      const [figures, limits] = await Promise.all([
         deps.live.figures({ orgId: principal.orgId }, 'credits'),
-        deps.db.all<{ credits: number | null; budget: number | null; enforced: boolean }>(LIMITS_SQL, {
-          org: principal.orgId,
-          user: principal.userId,
-        }),
+        limitStore.ofUser(principal.orgId, principal.userId),
       ]);
       const month = figures.month.byUser.get(principal.userId) ?? 0;
-      const limit = effectiveLimit(limits?.credits ?? null, limits?.budget ?? null);
+      const limit = effectiveLimit(limits.credits, limits.budget);
       return {
         date: figures.date,
         month: figures.month.start.slice(0, 7),
@@ -44,7 +39,7 @@ export function registerMeRoutes(app: FastifyInstance, deps: { db: Db; live: Liv
         month_credits: month,
         limit,
         share: limit ? percentage(month, limit) : null,
-        enforced: limits?.enforced ?? false,
+        enforced: limits.enforced,
       };
     },
   );

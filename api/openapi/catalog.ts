@@ -1,7 +1,6 @@
 // Every route of the public API with the zod schemas its handler validates with and the schemas of its
 // answers. A route added to the server without an entry here fails test/integration/openapi.integration.test.ts.
 import { z } from 'zod';
-import { ReadinessList, ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { IngestResponse, WireRecord } from '../../common/wire.ts';
 import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../accounts/schema.ts';
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
@@ -9,10 +8,8 @@ import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, 
 import { SESSION_COOKIE } from '../auth/authenticator.ts';
 import type { Role } from '../auth/principal.ts';
 import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth/principal.ts';
-import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody } from '../budgets/schema.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
-import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts';
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
 import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
@@ -23,19 +20,7 @@ import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions
 import { NoQuery } from '../query.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
-import { HistoryQuery, Body as PutControlsBody } from '../routes/controls.ts';
-import {
-  ENFORCEMENT_PATH,
-  EnforcementAnswer,
-  EnforcementBody,
-  Entry,
-  LIMITS_PATH,
-  LimitStatus,
-  LimitsBody,
-  LimitsUpdate,
-} from '../routes/limits.ts';
 import { PageQuery, UserList } from '../routes/organization.ts';
-import { READINESS_PATHS, ListQuery as ReadinessListQuery } from '../routes/readiness.ts';
 import { SCIM_TOKENS_PATH } from '../scim/routes.ts';
 import {
   CreatedScimToken,
@@ -70,28 +55,6 @@ const analytics = (endpoint: Endpoint, response: z.ZodType, summary: string): Ro
   query: ANALYTICS_QUERY[endpoint],
   responses: { 200: response },
 });
-
-const readiness = (path: string): RouteDoc[] => [
-  {
-    method: 'GET',
-    path,
-    tag: 'Readiness',
-    summary: 'List readiness reports, newest first',
-    access: user(PEOPLE),
-    query: ReadinessListQuery,
-    responses: { 200: ReadinessList },
-  },
-  {
-    method: 'POST',
-    path,
-    tag: 'Readiness',
-    summary: 'Upload a readiness report',
-    access: user(PEOPLE),
-    body: ReadinessReportInput,
-    responses: { 201: z.strictObject({ report: ReadinessReport, repoId: z.string() }) },
-    errors: [409],
-  },
-];
 
 const ndjsonBody = {
   type: 'string',
@@ -444,7 +407,6 @@ export const CATALOG: RouteDoc[] = [
     query: NoQuery,
     responses: { 200: KeyList },
   },
-  ...READINESS_PATHS.flatMap(readiness),
   {
     method: 'GET',
     path: '/api/v0/organization/users',
@@ -481,93 +443,6 @@ export const CATALOG: RouteDoc[] = [
     access: user(['owner']),
     body: TeamSettings,
     responses: { 200: TeamSettings },
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/organization/enterprise-controls',
-    tag: 'Organization',
-    summary: 'The current enterprise controls (secrets masked)',
-    access: user(ADMIN_ROLES),
-    responses: { 200: z.union([ControlChange, NoControls]) },
-  },
-  {
-    method: 'PUT',
-    path: '/api/v0/organization/enterprise-controls',
-    tag: 'Organization',
-    summary: 'Store a new revision of the enterprise controls',
-    description: 'A masked secret sent back unchanged keeps the stored one.',
-    access: user(['owner']),
-    body: PutControlsBody,
-    responses: { 200: ControlChange },
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/organization/enterprise-controls/history',
-    tag: 'Organization',
-    summary: 'Revisions of the enterprise controls, newest first',
-    access: user(ADMIN_ROLES),
-    query: HistoryQuery,
-    responses: { 200: ControlHistory },
-  },
-  {
-    method: 'GET',
-    path: LIMITS_PATH,
-    tag: 'Credit limits',
-    summary: "Each user's monthly credit limit and the credits used this month (a member: their own)",
-    description: 'A collector key reads only its own user’s entry, whatever the role (what the collector enforces).',
-    access: userOrCollector(PEOPLE),
-    responses: { 200: LimitStatus },
-  },
-  {
-    method: 'PUT',
-    path: LIMITS_PATH,
-    tag: 'Credit limits',
-    summary: 'Set monthly credit limits (1-100 entries, each applied or refused on its own)',
-    description:
-      'A bad entry is reported in `errors` with its e-mail, not as a 400: the route checks each entry with the entry schema. ' +
-      "An owner sets anyone's limit; a manager only members' and guests' (an owner's or manager's entry is an error).",
-    access: user(ADMIN_ROLES),
-    // The route parses the envelope with LimitsBody and each entry with Entry, one by one.
-    body: LimitsBody.extend({ users: Entry.array().min(1).max(100) }),
-    responses: { 200: LimitsUpdate },
-  },
-  {
-    method: 'PUT',
-    path: ENFORCEMENT_PATH,
-    tag: 'Credit limits',
-    summary: 'Turn the enforcement of credit limits on or off',
-    access: user(['owner']),
-    body: EnforcementBody,
-    responses: { 200: EnforcementAnswer },
-  },
-  {
-    method: 'GET',
-    path: BUDGETS_PATH,
-    tag: 'Budgets',
-    summary: "The organization's budgets, each with its credits this UTC month (today's included) and their share",
-    description: 'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path.',
-    access: user(ADMIN_ROLES),
-    responses: { 200: BudgetList },
-  },
-  {
-    method: 'PUT',
-    path: BUDGETS_PATH,
-    tag: 'Budgets',
-    summary: 'Replace the whole list of budgets (organization or user; team budgets are refused until teams exist)',
-    description:
-      'A budget counts Standard Credits per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
-    access: user(['owner']),
-    body: BudgetsBody,
-    responses: { 200: BudgetList },
-  },
-  {
-    method: 'GET',
-    path: ALERTS_PATH,
-    tag: 'Budgets',
-    summary: 'Fired budget alerts, newest first, with the state of each delivery',
-    access: user(ADMIN_ROLES),
-    query: AlertsQuery,
-    responses: { 200: AlertList },
   },
   analytics(
     'tokens',

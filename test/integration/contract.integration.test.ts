@@ -2,7 +2,7 @@
 // the OpenAPI document the server serves: the status must be documented for the operation, and the body
 // must match its JSON Schema (Ajv, JSON Schema 2020-12). The walk must touch every operation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { READINESS_PATHS } from '../../api/routes/readiness.ts';
+import { READINESS_PATHS } from '../../api/readiness/schema.ts';
 import { VERSION } from '../../common/version.ts';
 import { Contract, type OpenApiDocument } from '../helpers/openapi.ts';
 import { ev, message, call as toolCall, turn, usage } from '../helpers/records.ts';

@@ -7,7 +7,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublicKey } from '../../api/accounts/schema.ts';
 import { ErrorBodySchema } from '../../api/errors.ts';
-import { LIMITS_PATH, LimitStatus } from '../../api/routes/limits.ts';
+import { LIMITS_PATH, LimitStatus } from '../../api/limits/schema.ts';
 import { AccountStore } from '../../api/store/accounts.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { INGEST_PATH } from '../../common/wire.ts';

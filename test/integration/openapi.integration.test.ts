@@ -66,7 +66,8 @@ describe('GET /openapi.json', () => {
       .filter((r) => r.collectorKey)
       .map((r) => `${r.method} ${r.path}`)
       .sort();
-    const documented = documentedRoutes(server.app).filter((r) => r.access.kind === 'user' && r.access.collectorKey)
+    const documented = documentedRoutes(server.app)
+      .filter((r) => r.access.kind === 'user' && r.access.collectorKey)
       .map((r) => `${r.method} ${r.path}`)
       .sort();
     expect(documented).toEqual(configured);
@@ -121,8 +122,6 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(create.requestBody.content['application/json'].schema.properties)).toEqual(Object.keys(CreateSessionBody.shape));
     // The same declarations give the same document.
     const version = (doc as unknown as { info: { version: string } }).info.version;
-    expect(JSON.stringify(buildDocument({ version, routes: documentedRoutes(server.app) }))).toBe(
-      JSON.stringify(doc),
-    );
+    expect(JSON.stringify(buildDocument({ version, routes: documentedRoutes(server.app) }))).toBe(JSON.stringify(doc));
   });
 });

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isPrivateAddress, urlProblem } from '../../api/budgets/destination.ts';
 import { percentage, reachedThresholds, signature, slackBody } from '../../api/budgets/messages.ts';
-import { effectiveLimit } from '../../api/routes/limits.ts';
+import { effectiveLimit } from '../../api/limits/effective.ts';
 import { limitWarning } from '../../collector/limits.ts';
 import { buildStepTargets } from '../../pipeline/batch.ts';
 

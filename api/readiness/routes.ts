@@ -1,0 +1,65 @@
+// Readiness reports: GET lists (repoId, limit, startAfter), POST stores one. Served at
+// /api/organization/maturity-level-reports and at its newer name /api/organization/agent-readiness-reports.
+// Owners, managers and members read and upload (the CLI uploads from a developer's machine); guests 403.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { badRequest, HttpError } from '../../common/errors.ts';
+import { ReadinessList, type ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
+import { repoId } from '../../common/repo-id.ts';
+import { PEOPLE } from '../auth/principal.ts';
+import { declareRoute } from '../openapi/declare.ts';
+import { READINESS_PATHS, ReadinessListQuery, ReadinessUploaded } from './schema.ts';
+import type { ReadinessStore } from './store.ts';
+
+export function registerReadinessRoutes(app: FastifyInstance, deps: { readiness: ReadinessStore }): void {
+  for (const path of READINESS_PATHS) {
+    declareRoute(
+      app,
+      {
+        method: 'GET',
+        path,
+        tag: 'Readiness',
+        summary: 'List readiness reports, newest first',
+        action: 'Readiness reports',
+        access: { kind: 'user', roles: PEOPLE },
+        query: ReadinessListQuery,
+        responses: { 200: ReadinessList },
+      },
+      async ({ principal, query }): Promise<{ reports: ReadinessReport[] }> => {
+        const after = query.startAfter ? await deps.readiness.position(principal.orgId, query.startAfter) : undefined;
+        if (query.startAfter && !after) throw badRequest(`startAfter ${query.startAfter} is not a report of this organization`);
+        const reports = await deps.readiness.page(principal.orgId, { repo: query.repoId, after, limit: query.limit ?? 20 });
+        return { reports };
+      },
+    );
+
+    declareRoute(
+      app,
+      {
+        method: 'POST',
+        path,
+        tag: 'Readiness',
+        summary: 'Upload a readiness report',
+        action: 'Uploading readiness reports',
+        access: { kind: 'user', roles: PEOPLE },
+        body: ReadinessReportInput,
+        responses: { 201: ReadinessUploaded },
+        errors: [409],
+        options: { bodyLimit: 4 * 1024 * 1024 },
+      },
+      async ({ principal, body: input }, request, reply): Promise<ReadinessUploaded> => {
+        const report: ReadinessReport = { ...input, reportId: input.reportId ?? randomUUID(), createdAt: input.createdAt ?? Date.now() };
+        const repo = repoId(report.repoUrl);
+        if (!(await deps.readiness.add(principal.orgId, principal.userId, repo, report))) {
+          throw new HttpError(409, `a report with reportId ${report.reportId} already exists`);
+        }
+        request.log.info(
+          { reportId: report.reportId, repoId: repo, criteria: Object.keys(report.report).length },
+          'readiness report stored',
+        );
+        reply.status(201);
+        return { report, repoId: repo };
+      },
+    );
+  }
+}
