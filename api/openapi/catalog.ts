@@ -10,13 +10,14 @@ import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, 
 import { SESSION_COOKIE } from '../auth/authenticator.ts';
 import type { Role } from '../auth/principal.ts';
 import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth/principal.ts';
+import { BatchBody, BatchReportAnswer } from '../batch/routes.ts';
+import { BatchRunList, BatchRunsQuery } from '../batch/schema.ts';
 import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody } from '../budgets/schema.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
 import { ComputerPage, ComputerSchema, RegisteredComputer, ResultAnswer } from '../computers/schema.ts';
 import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts';
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
-import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
 import { MACHINE_KEYS_PATH } from '../machines/routes.ts';
 import { MachineList } from '../machines/schema.ts';
@@ -24,7 +25,6 @@ import { OIDC_CALLBACK_PATH, OIDC_CONFIG_PATH } from '../oidc/routes.ts';
 import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions } from '../oidc/schema.ts';
 import { NoQuery } from '../query.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
-import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
 import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
 import { HistoryQuery, Body as PutControlsBody } from '../routes/controls.ts';
 import {

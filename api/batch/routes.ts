@@ -11,7 +11,7 @@ import { badRequest, HttpError } from '../../common/errors.ts';
 import { type BatchReport, batchRangeProblem, runBatch, yesterdayOf } from '../../pipeline/batch.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
-import { ORG_MODELS_SQL } from '../health/routes.ts';
+import { ORG_MODELS_SQL } from './store.ts';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
 export const BatchBody = z.strictObject({ from: Day.optional(), to: Day.optional() }).default({});
