@@ -10,8 +10,6 @@ import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, 
 import { SESSION_COOKIE } from '../auth/authenticator.ts';
 import type { Role } from '../auth/principal.ts';
 import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth/principal.ts';
-import { BatchBody, BatchReportAnswer } from '../batch/routes.ts';
-import { BatchRunList, BatchRunsQuery } from '../batch/schema.ts';
 import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody } from '../budgets/schema.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
@@ -364,30 +362,6 @@ export const CATALOG: RouteDoc[] = [
     summary: 'The user, organization and role of the credential',
     access: user(),
     responses: { 200: WhoAmI },
-  },
-  {
-    method: 'POST',
-    path: '/api/v0/admin/batch',
-    tag: 'Admin',
-    summary: "Run the daily batch now for the caller's organization (its new data, or a range of days)",
-    description:
-      "Rebuilds the caller's organization alone and clears only its cached answers. A range is clamped to the days that can hold its data (not before its first record nor 2026-01-14, not after yesterday). 409 while a batch of the organization is queued or running.",
-    access: user(ADMIN_ROLES),
-    body: BatchBody,
-    bodyOptional: true,
-    responses: { 200: BatchReportAnswer },
-    errors: [409],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/admin/batch/runs',
-    tag: 'Admin',
-    summary: 'The latest daily-batch runs this organization may see, newest first, with its own figures',
-    description:
-      'Its own runs (through the API, or after an erasure) and the runs of every organization (schedule, server, cli), each with this organization’s days rebuilt, newest record covered (watermark) and unpriced models only.',
-    access: user(ADMIN_ROLES),
-    query: BatchRunsQuery,
-    responses: { 200: BatchRunList },
   },
   {
     method: 'POST',
