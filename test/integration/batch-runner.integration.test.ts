@@ -338,7 +338,7 @@ describe("a server's own pricing file and clock", () => {
     );
 
   it('services.runBatch prices with it and stops at its yesterday, as the batch route does', async () => {
-    const viaServices = await server.services.runBatch({ trigger: 'cli' });
+    const viaServices = await server.services.runBatch({ trigger: 'cli', log });
     // The server's yesterday (2026-03-19) is the last day; 03-25 waits. 3 × 100 = 300 credits.
     expect(viaServices.lastDay).toBe('2026-03-19');
     expect(await billable()).toEqual([{ day: '2026-03-10', billable: 300 }]);
