@@ -2,7 +2,6 @@
 // size caps, and a graceful shutdown that finishes in-flight requests (so no acknowledged event is lost)
 // before the database is checkpointed and closed.
 
-import { availableParallelism } from 'node:os';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { COMPUTER_TOKEN_PREFIX } from '../common/computer-protocol.ts';
 import type { Db, OpenOptions } from '../common/db/duckdb.ts';
@@ -10,12 +9,15 @@ import { unauthorized } from '../common/errors.ts';
 import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
 import { SHUTDOWN_GRACE_MS } from '../common/serve-defaults.ts';
-import { type BatchOptions, type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch } from '../pipeline/batch.ts';
+import { type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline/batch.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { Authenticator, bearerToken } from './auth/authenticator.ts';
 import { installAuthentication } from './auth/hook.ts';
+import { registerBatchRoutes } from './batch/routes.ts';
+import { type BatchRequest, BatchRunner } from './batch/runner.ts';
+import { BatchStore } from './batch/store.ts';
 import { AlertEngine, type AlertOptions } from './budgets/alerts.ts';
 import { registerBudgetRoutes } from './budgets/routes.ts';
 import { BudgetStore } from './budgets/store.ts';
@@ -27,7 +29,6 @@ import { ComputerStore } from './computers/store.ts';
 import { registerControlRoutes } from './controls/routes.ts';
 import { registerDashboard } from './dashboard/static.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.ts';
-import { registerHealthRoutes } from './health/routes.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
 import { registerInstallRoutes } from './install/routes.ts';
@@ -44,7 +45,6 @@ import { registerReadinessRoutes } from './readiness/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
-import { msUntil, registerBatchRoutes } from './routes/batch.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
 import { registerOrganizationRoutes } from './routes/organization.ts';
 import { registerScimRoutes } from './scim/routes.ts';
@@ -70,23 +70,9 @@ import { registerUsageRoutes } from './usage/routes.ts';
  * - threads: 1. The server's steady work is ingest batches and reads of small aggregates; DuckDB's
  *   parallel scan of a 10k-record batch only contends with the event loop for the same cores (measured
  *   on 2 cores: ~10% more ingest and ~15% less CPU with one thread). A batch run raises it to every core
- *   for its duration (withAllThreads).
+ *   for its duration (withAllThreads, api/batch/runner.ts).
  */
 export const SERVER_DB_OPTIONS = { checkpointThreshold: '256MB', threads: 1 } as const satisfies OpenOptions;
-
-/** Runs fn with DuckDB using every core, then puts the thread count back. */
-export async function withAllThreads<T>(db: Db, fn: () => Promise<T>): Promise<T> {
-  const [row] = await db.all<{ threads: string }>("SELECT current_setting('threads')::VARCHAR AS threads");
-  const before = Number(row?.threads);
-  const all = availableParallelism();
-  if (!Number.isInteger(before) || before >= all) return fn();
-  await db.run(`SET threads = ${all}`);
-  try {
-    return await fn();
-  } finally {
-    await db.run(`SET threads = ${before}`).catch(() => undefined);
-  }
-}
 
 export interface ServerOptions {
   db: Db;
@@ -141,8 +127,11 @@ export interface Services {
   accounts: AccountStore;
   auth: Authenticator;
   ingest: IngestStore;
-  /** Runs a batch in this server: one at a time, and the analytics cache is cleared after it. */
-  runBatch: (options: BatchOptions) => Promise<BatchReport>;
+  /**
+   * Runs a batch through the server's runner (api/batch/runner.ts): one at a time, with the server's
+   * pricing file and clock unless the options name their own, and the answers it made stale dropped.
+   */
+  runBatch: (options: BatchRequest) => Promise<BatchReport>;
   /** Removes sessions past their organization's sessionRetentionDays (the daily run does this too). */
   applySessionRetention: () => Promise<number>;
   /** Wakes computers' long-polls; tests read how many wait. */
@@ -234,7 +223,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerUsageRoutes(app, { auth, accounts, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
   const machines = new MachineStore(options.db, accounts);
   registerMachineRoutes(app, { auth, machines, accounts });
-  registerHealthRoutes(app, { db: options.db, auth });
   // What a developer's machine downloads to enrol: the installer, the laptop bundle and the hook.
   registerInstallRoutes(app, { dir: options.laptopDist, publicUrl: options.publicUrl });
 
@@ -302,35 +290,19 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     code: new CodeStore(options.db),
     ...(options.now ? { now: options.now } : {}),
   });
-  // Every batch run in this process goes through this lock, and clears the cache and the read model when
-  // it is done: only its organization's when it rebuilt one organization alone.
-  const batchLock = { current: Promise.resolve() as Promise<unknown> };
-  const runLocked = <T>(fn: () => Promise<T>, orgId?: string): Promise<T> => {
-    const run = batchLock.current
-      .catch(() => undefined)
-      .then(() => withAllThreads(options.db, () => metrics.timeBatch(fn)))
-      .finally(() => {
-        if (orgId === undefined) {
-          cache.clear();
-          readModel.clear();
-          live.clear();
-        } else {
-          cache.clearOrg(orgId);
-          readModel.clearOrg(orgId);
-          // Its provisional builds copy the days the batch rebuilt: built again at the next ask.
-          live.touch(orgId);
-        }
-      });
-    batchLock.current = run;
-    return run;
-  };
-  registerBatchRoutes(app, {
+  const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);
+  // Every batch run in this process goes through the runner: one at a time, with the server's options,
+  // dropping the answers it made stale (api/batch/runner.ts).
+  const batch = new BatchRunner({
     db: options.db,
-    auth,
+    log: options.log,
+    readers: { cache, readModel, live },
     pricingFile: options.pricingFile,
-    runLocked,
-    ...(options.now ? { now: options.now } : {}),
+    now: options.now,
+    timeBatch: (run) => metrics.timeBatch(run),
+    afterScheduledRun: retention,
   });
+  registerBatchRoutes(app, { runner: batch, store: new BatchStore(options.db) });
   // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
   registerAccountRoutes(app, {
     accounts,
@@ -342,17 +314,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       readModel.clear();
       live.clear();
     },
-    runBatch: (opts) =>
-      runLocked(
-        () =>
-          runBatch(options.db, {
-            ...opts,
-            ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}),
-            // The server's clock (tests pin it) decides yesterday, the last day rebuilt.
-            ...(options.now ? { now: options.now() } : {}),
-          }),
-        opts.days?.orgId,
-      ),
+    runBatch: (opts) => batch.run(opts),
   });
   // The directory's provisioning (SCIM 2.0): /scim/v2 with its own token, and the owners' token routes.
   registerScimRoutes(app, {
@@ -375,37 +337,12 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     publicUrl: options.publicUrl,
     ...(options.now ? { now: options.now } : {}),
   });
-  const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);
-  let timer: NodeJS.Timeout | undefined;
-  if (options.batchAt) {
-    const at = options.batchAt;
-    const schedule = () => {
-      timer = setTimeout(
-        () => {
-          runLocked(() =>
-            runBatch(options.db, {
-              trigger: 'schedule',
-              log: options.log,
-              ...(options.pricingFile ? { pricingFile: options.pricingFile } : {}),
-            }),
-          )
-            .catch((error) => options.log.error({ err: error }, 'scheduled batch failed'))
-            .then(retention)
-            .catch((error) => options.log.error({ err: error }, 'session retention failed'))
-            .finally(schedule);
-        },
-        msUntil(at, new Date()),
-      );
-      timer.unref();
-    };
-    schedule();
-    options.log.info({ at: `${at} UTC` }, 'daily batch scheduled');
-  }
+  if (options.batchAt) batch.startSchedule(options.batchAt);
   app.addHook('onClose', async () => {
-    if (timer) clearTimeout(timer);
+    batch.stopSchedule();
     alerts.close();
     await alerts.idle();
-    await batchLock.current.catch(() => undefined);
+    await batch.idle();
     await decoders?.close();
     ingest.close();
   });
@@ -418,7 +355,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       accounts,
       auth,
       ingest,
-      runBatch: (opts) => runLocked(() => runBatch(options.db, opts), opts.orgId ?? opts.days?.orgId),
+      runBatch: (opts) => batch.run(opts),
       applySessionRetention: retention,
       workSignal: sessionDeps.signal,
       readModel,

@@ -11,7 +11,6 @@ import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth/principal.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
-import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
 import { MACHINE_KEYS_PATH } from '../machines/routes.ts';
 import { MachineList } from '../machines/schema.ts';
@@ -19,7 +18,6 @@ import { OIDC_CALLBACK_PATH, OIDC_CONFIG_PATH } from '../oidc/routes.ts';
 import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions } from '../oidc/schema.ts';
 import { NoQuery } from '../query.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
-import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
 import { PageQuery, UserList } from '../routes/organization.ts';
 import { SCIM_TOKENS_PATH } from '../scim/routes.ts';
 import {
@@ -313,30 +311,6 @@ export const CATALOG: RouteDoc[] = [
     summary: 'The user, organization and role of the credential',
     access: user(),
     responses: { 200: WhoAmI },
-  },
-  {
-    method: 'POST',
-    path: '/api/v0/admin/batch',
-    tag: 'Admin',
-    summary: "Run the daily batch now for the caller's organization (its new data, or a range of days)",
-    description:
-      "Rebuilds the caller's organization alone and clears only its cached answers. A range is clamped to the days that can hold its data (not before its first record nor 2026-01-14, not after yesterday). 409 while a batch of the organization is queued or running.",
-    access: user(ADMIN_ROLES),
-    body: BatchBody,
-    bodyOptional: true,
-    responses: { 200: BatchReportAnswer },
-    errors: [409],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/admin/batch/runs',
-    tag: 'Admin',
-    summary: 'The latest daily-batch runs this organization may see, newest first, with its own figures',
-    description:
-      'Its own runs (through the API, or after an erasure) and the runs of every organization (schedule, server, cli), each with this organization’s days rebuilt, newest record covered (watermark) and unpriced models only.',
-    access: user(ADMIN_ROLES),
-    query: BatchRunsQuery,
-    responses: { 200: BatchRunList },
   },
   {
     method: 'POST',

@@ -3,9 +3,8 @@
 // organization, and its range is clamped to the days that can hold the organization's data; the runs
 // list shows each organization its own runs, days and newest ingest time, never another's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchReportAnswer, BatchRunList } from '../../api/batch/schema.ts';
 import { ErrorBodySchema } from '../../api/errors.ts';
-import { BatchRunList } from '../../api/health/schema.ts';
-import { BatchReportAnswer } from '../../api/routes/batch.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { turn, usage } from '../helpers/records.ts';

@@ -6,7 +6,8 @@ import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SERVER_DB_OPTIONS, withAllThreads } from '../../api/server.ts';
+import { withAllThreads } from '../../api/batch/runner.ts';
+import { SERVER_DB_OPTIONS } from '../../api/server.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

@@ -216,12 +216,3 @@ describe('backoff', () => {
     }
   });
 });
-
-describe('daily batch schedule', () => {
-  it('waits until the next HH:MM UTC', async () => {
-    const { msUntil } = await import('../../api/routes/batch.ts');
-    expect(msUntil('00:15', new Date('2026-03-01T23:00:00Z'))).toBe(75 * 60_000);
-    expect(msUntil('00:15', new Date('2026-03-02T00:10:00Z'))).toBe(5 * 60_000);
-    expect(msUntil('00:15', new Date('2026-03-02T00:15:00Z'))).toBe(86_400_000);
-  });
-});

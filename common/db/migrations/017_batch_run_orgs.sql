@@ -1,4 +1,4 @@
--- Each batch run as each organization may see it (GET /api/v0/admin/batch/runs, api/health/routes.ts).
+-- Each batch run as each organization may see it (GET /api/v0/admin/batch/runs, api/batch/store.ts).
 -- A run started through the API, or after an erasure, rebuilds one organization: batch_runs.org_id names
 -- it, and only that organization sees the run. A run of every organization (schedule, server, cli, demo)
 -- has org_id NULL; each organization sees it with its own days and its own newest ingest time, never

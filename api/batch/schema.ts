@@ -1,6 +1,24 @@
-// GET /api/v0/admin/batch/runs: the latest daily-batch runs, newest first.
+// The zod schemas of the batch's routes: POST /api/v0/admin/batch (run it now) and
+// GET /api/v0/admin/batch/runs (the latest runs, newest first), request and answer, and their paths.
 import { z } from 'zod';
 import { limitParam } from '../query.ts';
+
+export const BATCH_PATH = '/api/v0/admin/batch';
+export const BATCH_RUNS_PATH = '/api/v0/admin/batch/runs';
+
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
+export const BatchBody = z.strictObject({ from: Day.optional(), to: Day.optional() }).default({});
+
+/** The answer: pipeline/batch.ts's BatchReport. */
+export const BatchReportAnswer = z.strictObject({
+  runId: z.number().int(),
+  mode: z.enum(['incremental', 'range']),
+  days: z.number().int(),
+  firstDay: z.string().nullable(),
+  lastDay: z.string().nullable(),
+  unpricedModels: z.array(z.string()),
+  ms: z.number(),
+});
 
 export const BatchRunsQuery = z.strictObject({ limit: limitParam.optional() });
 
@@ -22,4 +40,5 @@ export const BatchRun = z.strictObject({
   /** Models of this organization the batch found no price for. */
   unpricedModels: z.array(z.string()),
 });
+export type BatchRun = z.infer<typeof BatchRun>;
 export const BatchRunList = z.strictObject({ runs: z.array(BatchRun) });
