@@ -19,10 +19,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { INGEST_PATH, type IngestResponse } from '../../common/wire.ts';
 import type { Principal } from '../auth/principal.ts';
-import { type BodyFormat, type DecodeAnswer, type DecodedBatch, decodeBody } from '../ingest/decode.ts';
-import { type DecodePool, DecodeQueueFull } from '../ingest/decode-pool.ts';
-import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge } from '../ingest/limits.ts';
-import { BatchRefused, type IngestStore } from '../store/ingest.ts';
+import { type BodyFormat, type DecodeAnswer, type DecodedBatch, decodeBody } from './decode.ts';
+import { type DecodePool, DecodeQueueFull } from './decode-pool.ts';
+import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge } from './limits.ts';
+import { BatchRefused, type IngestStore } from './store.ts';
 
 const gunzipAsync = promisify(gunzip);
 
