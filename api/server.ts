@@ -264,7 +264,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ingest,
     decoders,
     limits: ingestLimits,
-    authenticate: (r) => auth.authenticate(r),
     onStored: (principal, r) => {
       live.touch(principal.orgId);
       alerts.touch(principal.orgId);

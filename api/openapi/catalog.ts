@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { HelloBody, LeaseAnswer, PollAnswer, PollQuery, RegisterBody, ResultBody } from '../../common/computer-protocol.ts';
 import { ReadinessList, ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
-import { IngestResponse, WireRecord } from '../../common/wire.ts';
 import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../accounts/schema.ts';
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
 import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
@@ -106,11 +105,6 @@ const readiness = (path: string): RouteDoc[] => [
     errors: [409],
   },
 ];
-
-const ndjsonBody = {
-  type: 'string',
-  description: 'One wire record (see the JSON body) per line; Content-Encoding: gzip is accepted.',
-};
 
 const OWNERS: readonly Role[] = ['owner'];
 
@@ -269,22 +263,6 @@ export const CATALOG: RouteDoc[] = [
       },
     },
     errors: [503],
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/ingest/events',
-    tag: 'Ingest',
-    summary: 'Store a batch of events, token usage and assistant messages (what the collector sends)',
-    description:
-      'Bad records are rejected one by one with their index and reason; the good ones are stored. The user and organization come from the credential. At most 10,000 records and 4 MiB as sent; a gzip body inflating past 16 MiB is refused (413) as soon as it does. 429 when the credential’s user already has 4 requests in progress (over all their keys), 503 when the server is busy; both carry Retry-After (docs/ingest-limits.md).',
-    access: userOrCollector(),
-    bodyContent: {
-      'application/x-ndjson': { schema: ndjsonBody },
-      'application/json': { schema: z.union([z.array(WireRecord), z.strictObject({ records: z.array(WireRecord) })]) },
-    },
-    headers: [{ name: 'Content-Encoding', description: 'gzip or identity', schema: { type: 'string', enum: ['gzip', 'identity'] } }],
-    responses: { 200: IngestResponse },
-    errors: [429, 503],
   },
   {
     method: 'POST',
