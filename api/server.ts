@@ -31,10 +31,12 @@ import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
 import { IngestStore } from './ingest/store.ts';
 import { registerInstallRoutes } from './install/routes.ts';
+import { registerLivenessRoutes } from './liveness/routes.ts';
 import { registerMachineRoutes } from './machines/routes.ts';
 import { MachineStore } from './machines/store.ts';
 import { registerMeRoutes } from './me/routes.ts';
-import { registerMetricsRoutes, ServerMetrics } from './metrics/metrics.ts';
+import { ServerMetrics } from './metrics/metrics.ts';
+import { registerMetricsRoutes } from './metrics/routes.ts';
 import { registerOidcRoutes } from './oidc/routes.ts';
 import { checkAnswers } from './openapi/declare.ts';
 import { trackRoutes } from './openapi/registry.ts';
@@ -227,15 +229,12 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerSignInRoutes(app, { auth, accounts, sessions: signIns });
   registerUsageRoutes(app, { auth, accounts, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
   const machines = new MachineStore(options.db, accounts);
-  registerMachineRoutes(app, { auth, machines, accounts });
+  registerMachineRoutes(app, { machines, accounts });
   registerHealthRoutes(app, { db: options.db, auth });
   // What a developer's machine downloads to enrol: the installer, the laptop bundle and the hook.
   registerInstallRoutes(app, { dir: options.laptopDist, publicUrl: options.publicUrl });
 
-  app.get('/healthz', { config: { public: true } }, async () => {
-    await options.db.all('SELECT 1 AS ok');
-    return { status: 'ok' };
-  });
+  registerLivenessRoutes(app, { db: options.db });
   const live = new LiveFiguresStore(options.db, options.log, clock);
   const teamAnalytics = new TeamAnalytics(options.db);
   registerTodayRoutes(app, { auth, live, teams: teamAnalytics, ...(options.now ? { now: options.now } : {}) });
@@ -376,7 +375,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerOidcRoutes(app, {
     db: options.db,
     accounts,
-    auth,
     sessions: signIns,
     allowPrivate: options.allowPrivateOidc ?? false,
     publicUrl: options.publicUrl,
