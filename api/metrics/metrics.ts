@@ -1,6 +1,7 @@
 // The server's Prometheus metrics (prom-client), one Registry per server so two servers in one process
-// (the tests) never share or collide; routes.ts serves them and feeds them from Fastify's hooks. Nothing here holds a user's data: counts, durations and sizes only,
-// with labels from small fixed sets (route patterns, not URLs; reason classes, not reasons).
+// (the tests) never share or collide; routes.ts serves them and feeds them from Fastify's hooks. Nothing
+// here holds a user's data: counts, durations and sizes only, with labels from small fixed sets (route
+// patterns, not URLs; reason classes, not reasons).
 
 import { statSync } from 'node:fs';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
