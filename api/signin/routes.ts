@@ -9,8 +9,11 @@ import { type Authenticator, CSRF_HEADER, fromAnotherOrigin, SESSION_COOKIE, ses
 import { declareRoute } from '../openapi/declare.ts';
 import { DASHBOARD_HEADER } from '../openapi/registry.ts';
 import { type AccountStore, hashKey, KEY_PREFIX } from '../store/accounts.ts';
-import { AUTH_ME_PATH, DashboardHeader, Me, SESSION_PATH, SESSION_TTL_MS, SignInBody, SignInState } from './schema.ts';
+import { AUTH_ME_PATH, Me, SESSION_PATH, SESSION_TTL_MS, SignInBody, SignInState } from './schema.ts';
 import type { SignInStore } from './store.ts';
+
+/** The dashboard's header as the document describes it: required to sign in, and to sign out with a cookie. */
+const dashboardHeader = (description: string) => ({ name: DASHBOARD_HEADER, description, schema: { type: 'string', enum: ['1'] } });
 
 export interface SignInDeps {
   auth: Authenticator;
@@ -69,7 +72,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
       summary: 'Sign in to the dashboard: an API key or a JWT in the JSON body, a session cookie in the answer',
       description: `The credential goes in the body (never the URL); the answer sets the ${SESSION_COOKIE} cookie (HttpOnly, SameSite=Strict) and names the principal. The "${DASHBOARD_HEADER}: 1" header is required (403 without it), so another site cannot sign a visitor in. 401 when the credential is unknown, revoked or expired; 403 for a collector key.`,
       access: { kind: 'signin' },
-      headers: [DashboardHeader('Must be 1')],
+      headers: [dashboardHeader('Must be 1')],
       body: SignInBody,
       responses: { 201: Me },
       options: {
@@ -125,7 +128,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
       summary: 'Sign out of the dashboard: the session ends and the cookie is cleared',
       description: `With a session cookie, the "${DASHBOARD_HEADER}: 1" header is required (403 without it).`,
       access: { kind: 'session' },
-      headers: [DashboardHeader('Must be 1 when a session cookie is sent')],
+      headers: [dashboardHeader('Must be 1 when a session cookie is sent')],
       responses: { 204: { description: 'Signed out (also when there was no session)' } },
       errors: [403],
     },

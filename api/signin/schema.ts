@@ -1,13 +1,9 @@
 // The dashboard's sign-in exchange: an API key or JWT in, a session cookie out.
 import { z } from 'zod';
 import { KEY_SCOPES } from '../../common/key-scopes.ts';
-import { DASHBOARD_HEADER } from '../openapi/registry.ts';
 
 export const SESSION_PATH = '/api/v0/auth/session';
 export const AUTH_ME_PATH = '/api/v0/auth/me';
-
-/** The dashboard's header as the sign-in documents it: required to sign in, and to sign out with a cookie. */
-export const DashboardHeader = (description: string) => ({ name: DASHBOARD_HEADER, description, schema: { type: 'string', enum: ['1'] } });
 
 export const SignInBody = z.strictObject({
   credential: z
