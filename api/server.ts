@@ -31,12 +31,16 @@ import { registerDashboard } from './dashboard/static.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
+import { registerIngestRoutes } from './ingest/routes.ts';
+import { IngestStore } from './ingest/store.ts';
 import { registerInstallRoutes } from './install/routes.ts';
 import { registerLimitRoutes } from './limits/routes.ts';
+import { registerLivenessRoutes } from './liveness/routes.ts';
 import { registerMachineRoutes } from './machines/routes.ts';
 import { MachineStore } from './machines/store.ts';
 import { registerMeRoutes } from './me/routes.ts';
-import { registerMetricsRoutes, ServerMetrics } from './metrics/metrics.ts';
+import { ServerMetrics } from './metrics/metrics.ts';
+import { registerMetricsRoutes } from './metrics/routes.ts';
 import { registerOidcRoutes } from './oidc/routes.ts';
 import { checkAnswers } from './openapi/declare.ts';
 import { trackRoutes } from './openapi/registry.ts';
@@ -45,7 +49,6 @@ import { registerReadinessRoutes } from './readiness/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
 import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
-import { registerIngestRoutes } from './routes/ingest.ts';
 import { registerOrganizationRoutes } from './routes/organization.ts';
 import { registerScimRoutes } from './scim/routes.ts';
 import { registerComputerAgentRoutes } from './sessions/agent-routes.ts';
@@ -56,7 +59,6 @@ import { WorkSignal } from './sessions/work-signal.ts';
 import { registerSignInRoutes } from './signin/routes.ts';
 import { SignInStore } from './signin/store.ts';
 import { AccountStore } from './store/accounts.ts';
-import { IngestStore } from './store/ingest.ts';
 import { TeamAnalytics } from './teams/analytics.ts';
 import { registerTeamRoutes } from './teams/routes.ts';
 import { registerTodayRoutes } from './today/routes.ts';
@@ -222,14 +224,11 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerSignInRoutes(app, { auth, accounts, sessions: signIns });
   registerUsageRoutes(app, { auth, accounts, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
   const machines = new MachineStore(options.db, accounts);
-  registerMachineRoutes(app, { auth, machines, accounts });
+  registerMachineRoutes(app, { machines, accounts });
   // What a developer's machine downloads to enrol: the installer, the laptop bundle and the hook.
   registerInstallRoutes(app, { dir: options.laptopDist, publicUrl: options.publicUrl });
 
-  app.get('/healthz', { config: { public: true } }, async () => {
-    await options.db.all('SELECT 1 AS ok');
-    return { status: 'ok' };
-  });
+  registerLivenessRoutes(app, { db: options.db });
   const live = new LiveFiguresStore(options.db, options.log, clock);
   const teamAnalytics = new TeamAnalytics(options.db);
   registerTodayRoutes(app, { auth, live, teams: teamAnalytics, ...(options.now ? { now: options.now } : {}) });
@@ -244,7 +243,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ingest,
     decoders,
     limits: ingestLimits,
-    authenticate: (r) => auth.authenticate(r),
     onStored: (principal, r) => {
       live.touch(principal.orgId);
       alerts.touch(principal.orgId);
@@ -331,7 +329,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerOidcRoutes(app, {
     db: options.db,
     accounts,
-    auth,
     sessions: signIns,
     allowPrivate: options.allowPrivateOidc ?? false,
     publicUrl: options.publicUrl,

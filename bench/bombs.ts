@@ -145,7 +145,7 @@ export async function runBombs(options: {
     const n = victimBatch++;
     return gzipSync(`${Array.from({ length: 4 }, (_, i) => JSON.stringify(event(`victim-${n}-${i}`))).join('\n')}\n`);
   };
-  // Two plain bodies over the size decoded on the event loop (api/routes/ingest.ts), at once: both workers.
+  // Two plain bodies over the size decoded on the event loop (api/ingest/routes.ts), at once: both workers.
   const warm = (n: number) => Buffer.from(`${Array.from({ length: 300 }, (_, i) => JSON.stringify(event(`warm-${n}-${i}`))).join('\n')}\n`);
   await Promise.all([send(url, victimKey, warm(0), false), send(url, victimKey, warm(1), false)]);
   resetPeak(pid);

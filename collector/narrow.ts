@@ -3,7 +3,7 @@
 // handed back as rejected, with the server's answer as the reason (the caller quarantines them in
 // spool/bad/). One bad record then costs about 2·log2(n) requests instead of stalling every record after it.
 //
-// A 422 says the batch's content is at fault (api/routes/ingest.ts): it is narrowed at once and to the
+// A 422 says the batch's content is at fault (api/ingest/routes.ts): it is narrowed at once and to the
 // end. A 5xx may be the content (a server bug one record triggers) or the server itself (a full disk, a
 // restart): a record that fails alone is counted as rejected only once some other part of the batch was
 // stored meanwhile, proof that the server can store; while nothing was stored, a few failed requests end

@@ -122,7 +122,7 @@ export function indicesOf(batch: DecodedBatch, kind: RecordKind, ids: ReadonlySe
 
 /**
  * Pure: two records of one model call as one (docs/metrics.md §1), as the store's upsert combines a repeated id
- * (api/store/ingest.ts): the earliest copy's time, session and model, the largest of each token count (a
+ * (store.ts): the earliest copy's time, session and model, the largest of each token count (a
  * streamed message's lines differ only in output so far; a continued session's copies repeat the final
  * usage), thinking if either had it. On equal times the one first received stays.
  */

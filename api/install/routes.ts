@@ -15,15 +15,20 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { badRequest, HttpError, notFound } from '../../common/errors.ts';
 import { MIN_NODE } from '../../common/node-version.ts';
 import { VERSION } from '../../common/version.ts';
-import { INSTALL_FILES, type InstallFile, InstallFileParams } from './schema.ts';
+import { declareRoute } from '../openapi/declare.ts';
+import {
+  FILE_CONTENT_TYPE,
+  INSTALL_FILE_PATH,
+  INSTALL_FILES,
+  INSTALLER_PATH,
+  type InstallFile,
+  InstallFileParams,
+  SCRIPT_CONTENT_TYPE,
+} from './schema.ts';
 
 /** The built laptop bundle and hook script of this checkout (scripts/build-laptop.mjs writes them). */
 export const DEFAULT_LAPTOP_DIR = join(import.meta.dirname, '..', '..', 'dist', 'laptop');
 const TEMPLATE = join(import.meta.dirname, 'install.sh');
-
-/** The files are downloaded, never run by a browser (and every answer carries nosniff): plain text, one type. */
-export const FILE_CONTENT_TYPE = 'text/plain; charset=utf-8';
-export const SCRIPT_CONTENT_TYPE = 'text/x-shellscript; charset=utf-8';
 
 interface Loaded {
   body: Buffer;
@@ -99,26 +104,61 @@ export function registerInstallRoutes(app: FastifyInstance, options: InstallRout
     return reply.send(body);
   };
 
-  app.get('/install.sh', { config: { public: true } }, async (request, reply) => {
-    const script = renderInstaller(template, {
-      // request.host and request.protocol believe X-Forwarded-Host/-Proto only from a --trust-proxy address.
-      SERVER: baseUrl(options.publicUrl, request.host, request.protocol),
-      VERSION,
-      MIN_NODE,
-      BUNDLE_SHA256: load('agentmeter.mjs', request.log).sha256,
-      HOOK_SHA256: load('agentmeter-hook.sh', request.log).sha256,
-    });
-    // The script names the host it was asked for: a cache must keep one per host and scheme.
-    void reply.header('vary', 'host, x-forwarded-host, x-forwarded-proto');
-    return send(request, reply, SCRIPT_CONTENT_TYPE, script, sha256(script));
-  });
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: INSTALLER_PATH,
+      tag: 'Install',
+      summary: "The installer of a developer's machine: curl -fsSL SERVER/install.sh | sh -s -- --key am_…",
+      description:
+        "POSIX sh with this server's URL (serve --public-url, else the Host asked with), the version and the SHA-256 sums of the files it downloads filled in. ETag is the script's SHA-256; If-None-Match answers 304. 503 when the laptop bundle is not built on the server.",
+      access: { kind: 'none' },
+      responses: { 200: { contentType: SCRIPT_CONTENT_TYPE, description: 'The installer', schema: { type: 'string' } } },
+      // 400: a Host header that is not a host name (it goes into the script).
+      errors: [400, 503],
+    },
+    async (_input, request, reply) => {
+      const script = renderInstaller(template, {
+        // request.host and request.protocol believe X-Forwarded-Host/-Proto only from a --trust-proxy address.
+        SERVER: baseUrl(options.publicUrl, request.host, request.protocol),
+        VERSION,
+        MIN_NODE,
+        BUNDLE_SHA256: load('agentmeter.mjs', request.log).sha256,
+        HOOK_SHA256: load('agentmeter-hook.sh', request.log).sha256,
+      });
+      // The script names the host it was asked for: a cache must keep one per host and scheme.
+      void reply.header('vary', 'host, x-forwarded-host, x-forwarded-proto');
+      return send(request, reply, SCRIPT_CONTENT_TYPE, script, sha256(script));
+    },
+  );
 
-  app.get('/install/:version/:file', { config: { public: true } }, async (request, reply) => {
-    const { version, file } = InstallFileParams.parse(request.params);
-    if (version !== VERSION)
-      throw notFound(`This server has agentmeter ${VERSION}, not ${version}: fetch ${'/install.sh'} again for the current installer`);
-    if (!(INSTALL_FILES as readonly string[]).includes(file)) throw notFound(`No file ${file}; there are ${INSTALL_FILES.join(' and ')}`);
-    const loaded = load(file as InstallFile, request.log);
-    return send(request, reply, FILE_CONTENT_TYPE, loaded.body, loaded.sha256);
-  });
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: INSTALL_FILE_PATH,
+      tag: 'Install',
+      summary: `A file the installer downloads: ${INSTALL_FILES.join(' or ')}`,
+      description:
+        "version is the server's (the one /install.sh names); another version or file is a 404 saying which there are. ETag is the file's SHA-256 (the installer checks the sum it was given); If-None-Match answers 304. 503 when the laptop bundle is not built on the server.",
+      access: { kind: 'none' },
+      params: InstallFileParams,
+      responses: {
+        200: {
+          contentType: FILE_CONTENT_TYPE,
+          description: 'The file as built, to be saved (never run by a browser)',
+          schema: { type: 'string' },
+        },
+      },
+      errors: [503],
+    },
+    async ({ params: { version, file } }, request, reply) => {
+      if (version !== VERSION)
+        throw notFound(`This server has agentmeter ${VERSION}, not ${version}: fetch ${INSTALLER_PATH} again for the current installer`);
+      if (!(INSTALL_FILES as readonly string[]).includes(file)) throw notFound(`No file ${file}; there are ${INSTALL_FILES.join(' and ')}`);
+      const loaded = load(file as InstallFile, request.log);
+      return send(request, reply, FILE_CONTENT_TYPE, loaded.body, loaded.sha256);
+    },
+  );
 }

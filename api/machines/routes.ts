@@ -4,31 +4,50 @@
 // first delivery), for the machines page, which revokes them (DELETE /api/v0/admin/keys/{keyId}). The
 // same roles and rule: owners and managers all of the organization's, members their own.
 import type { FastifyInstance } from 'fastify';
-import type { Authenticator } from '../auth/authenticator.ts';
-import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
+import { KeyList } from '../accounts/schema.ts';
+import { ADMIN_ROLES, PEOPLE } from '../auth/principal.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import { NoQuery } from '../query.ts';
 import { type AccountStore, keyView } from '../store/accounts.ts';
+import { MACHINE_KEYS_PATH, MACHINES_PATH, MachineList } from './schema.ts';
 import type { MachineStore } from './store.ts';
 
-export const MACHINE_KEYS_PATH = '/api/v0/machines/keys';
+export function registerMachineRoutes(app: FastifyInstance, deps: { machines: MachineStore; accounts: AccountStore }): void {
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: MACHINES_PATH,
+      tag: 'Machines',
+      summary: 'Machines that shipped events, with their latest event and delivery (members: their own)',
+      action: 'Listing machines',
+      access: { kind: 'user', roles: PEOPLE },
+      query: NoQuery,
+      responses: { 200: MachineList },
+    },
+    async ({ principal }): Promise<MachineList> => {
+      const machines = await deps.machines.list(principal.orgId, ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
+      return { machines };
+    },
+  );
 
-export function registerMachineRoutes(
-  app: FastifyInstance,
-  deps: { auth: Authenticator; machines: MachineStore; accounts: AccountStore },
-): void {
-  app.get('/api/v0/machines', async (request) => {
-    const principal = await deps.auth.authenticate(request);
-    requireRole(principal, ['owner', 'manager', 'member'], 'Listing machines');
-    NoQuery.parse(request.query ?? {});
-    const machines = await deps.machines.list(principal.orgId, ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
-    return { machines };
-  });
-
-  app.get(MACHINE_KEYS_PATH, async (request) => {
-    const principal = await deps.auth.authenticate(request);
-    requireRole(principal, ['owner', 'manager', 'member'], 'Listing collector keys');
-    NoQuery.parse(request.query ?? {});
-    const keys = await deps.accounts.listCollectorKeys(principal.orgId, ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
-    return { keys: keys.map(keyView) };
-  });
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: MACHINE_KEYS_PATH,
+      tag: 'Machines',
+      summary: 'Collector keys with the machine each delivers from (members: their own); revoke one with DELETE /api/v0/admin/keys/{keyId}',
+      description:
+        'A collector key is listed under a machine from its first delivery (the collector’s x-agentmeter-machine header); null before.',
+      action: 'Listing collector keys',
+      access: { kind: 'user', roles: PEOPLE },
+      query: NoQuery,
+      responses: { 200: KeyList },
+    },
+    async ({ principal }) => {
+      const keys = await deps.accounts.listCollectorKeys(principal.orgId, ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
+      return { keys: keys.map(keyView) };
+    },
+  );
 }

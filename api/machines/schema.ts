@@ -1,5 +1,9 @@
-// GET /api/v0/machines: every machine that shipped events, as the pipeline-health page shows it.
+// GET /api/v0/machines: every machine that shipped events, as the pipeline-health page shows it; GET
+// /api/v0/machines/keys answers the collector keys (KeyList, the accounts' own schema of a key).
 import { z } from 'zod';
+
+export const MACHINES_PATH = '/api/v0/machines';
+export const MACHINE_KEYS_PATH = '/api/v0/machines/keys';
 
 export const Machine = z.strictObject({
   /** The machine id: the part of each event id before the first "." (`<machine id>.<spool file name>`). */
@@ -17,3 +21,4 @@ export const Machine = z.strictObject({
 });
 export type Machine = z.infer<typeof Machine>;
 export const MachineList = z.strictObject({ machines: z.array(Machine) });
+export type MachineList = z.infer<typeof MachineList>;

@@ -1,15 +1,12 @@
 // The server's Prometheus metrics (prom-client), one Registry per server so two servers in one process
-// (the tests) never share or collide. Nothing here holds a user's data: counts, durations and sizes only,
-// with labels from small fixed sets (route patterns, not URLs; reason classes, not reasons).
+// (the tests) never share or collide; routes.ts serves them and feeds them from Fastify's hooks. Nothing
+// here holds a user's data: counts, durations and sizes only, with labels from small fixed sets (route
+// patterns, not URLs; reason classes, not reasons).
 
-import { timingSafeEqual } from 'node:crypto';
 import { statSync } from 'node:fs';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { HttpError, unauthorized } from '../../common/errors.ts';
-import { INGEST_PATH, IngestResponse } from '../../common/wire.ts';
+import { IngestResponse } from '../../common/wire.ts';
 
-export const METRICS_PATH = '/metrics';
 export { MetricsToken, MIN_TOKEN_LENGTH } from '../../common/serve-defaults.ts';
 
 /** A rejected record's reason, as a class with few values (the reason itself names fields and values). */
@@ -158,47 +155,4 @@ function fileSize(path: string): number {
   } catch {
     return 0;
   }
-}
-
-/** Equal in constant time (for equal lengths; a length mismatch answers at once and says only that). */
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/**
- * GET /metrics and the hooks that feed the metrics. Without a token the route answers 404 like any
- * unknown path (the hooks still count, at no cost worth a switch). API keys never grant it: only the
- * metrics token does.
- */
-export function registerMetricsRoutes(app: FastifyInstance, metrics: ServerMetrics, token: string | undefined): void {
-  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
-    const route = request.routeOptions.url ?? '(unmatched)';
-    metrics.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
-  // The ingest answer is small JSON (counts and the rejected list): read on its way out, so the ingest
-  // route needs no knowledge of metrics.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.routeOptions.url === INGEST_PATH && request.method === 'POST') {
-      let body: unknown;
-      try {
-        body = typeof payload === 'string' ? JSON.parse(payload) : undefined;
-      } catch {
-        body = undefined;
-      }
-      metrics.ingestAnswered(reply.statusCode, body);
-    }
-    done(null, payload);
-  });
-
-  app.get(METRICS_PATH, { config: { public: true } }, async (request, reply) => {
-    if (!token) throw new HttpError(404, `No route GET ${METRICS_PATH} (metrics are off: serve --metrics-token turns them on)`);
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    if (!match || !sameToken(match[1]!, token)) {
-      throw unauthorized('The metrics endpoint takes its own token: "Authorization: Bearer <metrics token>"');
-    }
-    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
 }

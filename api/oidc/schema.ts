@@ -2,6 +2,15 @@
 // shows it (never the client secret).
 import { z } from 'zod';
 
+/** Owners set the organization's provider here. */
+export const OIDC_CONFIG_PATH = '/api/v0/organization/oidc';
+/** The sign-in page asks here whether an organization signs in with a provider. */
+export const OIDC_OPTIONS_PATH = '/auth/oidc/:orgId';
+/** Where a browser starts signing in (the store's loginPath fills in the organization). */
+export const OIDC_LOGIN_PATH = '/auth/oidc/:orgId/login';
+/** The provider's redirect back. */
+export const OIDC_CALLBACK_PATH = '/auth/oidc/callback';
+
 export const PROVISION = ['member', 'none'] as const;
 
 /** An issuer URL: http(s), no credentials, no query or fragment (the discovery document is below it). */
@@ -37,10 +46,12 @@ export const ProviderView = z.strictObject({
 export type ProviderView = z.infer<typeof ProviderView>;
 
 export const ProviderAnswer = z.strictObject({ provider: ProviderView.nullable() });
+export type ProviderAnswer = z.infer<typeof ProviderAnswer>;
 
 export const OrgParams = z.strictObject({ orgId: z.string().regex(/^org_[0-9a-f]{16}$/, 'orgId must be an organization id (org_…)') });
 
 /** The public answer the sign-in page asks for: whether an organization signs in with a provider. */
 export const SignInOptions = z.strictObject({ orgId: z.string(), oidc: z.boolean(), loginPath: z.string().optional() });
+export type SignInOptions = z.infer<typeof SignInOptions>;
 
 export const CallbackQuery = z.looseObject({ state: z.string().max(200).optional() });

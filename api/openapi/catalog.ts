@@ -1,41 +1,24 @@
 // Every route of the public API with the zod schemas its handler validates with and the schemas of its
 // answers. A route added to the server without an entry here fails test/integration/openapi.integration.test.ts.
-import { z } from 'zod';
-import { IngestResponse, WireRecord } from '../../common/wire.ts';
+import type { z } from 'zod';
 import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../accounts/schema.ts';
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
 import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
-import { SESSION_COOKIE } from '../auth/authenticator.ts';
 import type { Role } from '../auth/principal.ts';
 import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth/principal.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
-import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
-import { MACHINE_KEYS_PATH } from '../machines/routes.ts';
-import { MachineList } from '../machines/schema.ts';
-import { OIDC_CALLBACK_PATH, OIDC_CONFIG_PATH } from '../oidc/routes.ts';
-import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions } from '../oidc/schema.ts';
 import { NoQuery } from '../query.ts';
 import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
 import { PageQuery, UserList } from '../routes/organization.ts';
-import { SCIM_TOKENS_PATH } from '../scim/routes.ts';
-import {
-  CreatedScimToken,
-  RevokedScimToken,
-  TokenBody as ScimTokenBody,
-  ScimTokenList,
-  TokenParams as ScimTokenParams,
-} from '../scim/schema.ts';
-import { SESSION_PATH } from '../signin/routes.ts';
-import { Me, SignInBody, SignInState } from '../signin/schema.ts';
 import { TEAM_SETTINGS_PATH, TEAMS_PATH } from '../teams/routes.ts';
 import { RosterImported, RosterRefused, TeamList, TeamSettings } from '../teams/schema.ts';
 import { TODAY_PATH } from '../today/routes.ts';
 import { TodayQuery, TodayResponse } from '../today/schema.ts';
 import { UsageParams, UserUsage } from '../usage/schema.ts';
 import { RemovedUser, UserListingList } from '../users/schema.ts';
-import { DASHBOARD_HEADER, type RouteDoc } from './registry.ts';
+import type { RouteDoc } from './registry.ts';
 
 const PEOPLE: readonly Role[] = ['owner', 'manager', 'member'];
 const user = (roles?: readonly Role[]) => ({ kind: 'user' as const, ...(roles ? { roles } : {}) });
@@ -54,185 +37,7 @@ const analytics = (endpoint: Endpoint, response: z.ZodType, summary: string): Ro
   responses: { 200: response },
 });
 
-const ndjsonBody = {
-  type: 'string',
-  description: 'One wire record (see the JSON body) per line; Content-Encoding: gzip is accepted.',
-};
-
-const OWNERS: readonly Role[] = ['owner'];
-
-const htmlPage = (description: string) => ({ contentType: 'text/html; charset=utf-8', description, schema: { type: 'string' } });
-
 export const CATALOG: RouteDoc[] = [
-  {
-    method: 'PUT',
-    path: OIDC_CONFIG_PATH,
-    tag: 'Sign-in with the identity provider',
-    summary: "Set the organization's OpenID Connect provider (docs/oidc.md)",
-    description:
-      'The issuer must be https and resolve to public addresses unless the server runs with --allow-private-oidc (400 otherwise). The client secret is stored sealed and never answered.',
-    access: user(OWNERS),
-    body: ProviderBody,
-    responses: { 200: ProviderAnswer },
-  },
-  {
-    method: 'GET',
-    path: OIDC_CONFIG_PATH,
-    tag: 'Sign-in with the identity provider',
-    summary: "The organization's OpenID Connect provider, without its secret (provider: null when none)",
-    access: user(OWNERS),
-    responses: { 200: ProviderAnswer },
-  },
-  {
-    method: 'DELETE',
-    path: OIDC_CONFIG_PATH,
-    tag: 'Sign-in with the identity provider',
-    summary: 'Stop signing in with the identity provider (sessions already given last until they end)',
-    access: user(OWNERS),
-    responses: { 200: ProviderAnswer },
-  },
-  {
-    method: 'GET',
-    path: '/auth/oidc/:orgId',
-    tag: 'Sign-in with the identity provider',
-    summary: 'Whether an organization signs in with an identity provider (the sign-in page asks, to offer the button)',
-    access: { kind: 'none' },
-    params: OidcOrgParams,
-    responses: { 200: SignInOptions },
-  },
-  {
-    method: 'GET',
-    path: '/auth/oidc/:orgId/login',
-    tag: 'Sign-in with the identity provider',
-    summary: "Start signing in: a redirect (302) to the organization's provider, with PKCE, state and nonce",
-    description:
-      'Sets a short-lived HttpOnly cookie binding the state to this browser. 404 (an HTML page) when the organization has no provider; 502 when the provider cannot be reached.',
-    access: { kind: 'none' },
-    params: OidcOrgParams,
-    responses: {
-      302: { description: "Redirect to the provider's authorization endpoint" },
-      404: htmlPage('The organization has no identity provider'),
-      502: htmlPage('The provider cannot be reached'),
-    },
-  },
-  {
-    method: 'GET',
-    path: OIDC_CALLBACK_PATH,
-    tag: 'Sign-in with the identity provider',
-    summary: "The provider's redirect back: checks state, PKCE and the ID token, then sets the dashboard's session cookie",
-    description:
-      'A page that continues to the dashboard, or a page saying why the sign-in was refused: 400 (state missing, altered, expired or used), 401 (ID token refused: issuer, audience, expiry, signature, nonce), 403 (no verified e-mail, not a user and provisioning off, deactivated).',
-    access: { kind: 'none' },
-    responses: {
-      200: htmlPage('Signed in: continues to the dashboard'),
-      400: htmlPage('The state is missing, altered, expired or used'),
-      401: htmlPage('The ID token was refused'),
-      403: htmlPage('The person may not sign in'),
-    },
-  },
-  {
-    method: 'POST',
-    path: SCIM_TOKENS_PATH,
-    tag: 'SCIM',
-    summary: 'Mint a SCIM token for a directory (Okta, Microsoft Entra ID); the token is in this answer only',
-    description:
-      'The token (amscim_…) is accepted only on /scim/v2/* (docs/scim.md), and an API key is never accepted there. Stored as a SHA-256 hash.',
-    access: user(OWNERS),
-    body: ScimTokenBody,
-    bodyOptional: true,
-    responses: { 201: CreatedScimToken },
-  },
-  {
-    method: 'GET',
-    path: SCIM_TOKENS_PATH,
-    tag: 'SCIM',
-    summary: "The organization's SCIM tokens (never the tokens themselves)",
-    access: user(OWNERS),
-    responses: { 200: ScimTokenList },
-  },
-  {
-    method: 'DELETE',
-    path: `${SCIM_TOKENS_PATH}/:tokenId`,
-    tag: 'SCIM',
-    summary: 'Revoke a SCIM token; the directory using it is refused at once',
-    access: user(OWNERS),
-    params: ScimTokenParams,
-    responses: { 200: RevokedScimToken },
-  },
-  {
-    method: 'GET',
-    path: '/healthz',
-    tag: 'Operations',
-    summary: 'Liveness: the server answers and its database responds',
-    access: { kind: 'none' },
-    responses: { 200: z.strictObject({ status: z.literal('ok') }) },
-  },
-  {
-    method: 'GET',
-    path: '/openapi.json',
-    tag: 'Operations',
-    summary: 'This document',
-    access: { kind: 'none' },
-    responses: { 200: { contentType: 'application/json', description: 'OpenAPI 3.1', schema: { type: 'object' } } },
-  },
-  {
-    method: 'GET',
-    path: '/metrics',
-    tag: 'Operations',
-    summary: 'Server metrics in the Prometheus text format',
-    description: 'Off (404) unless the server runs with --metrics-token or AGENTMETER_METRICS_TOKEN; API keys never grant it.',
-    access: { kind: 'metrics' },
-    responses: {
-      200: { contentType: 'text/plain; version=0.0.4', description: 'Prometheus exposition format', schema: { type: 'string' } },
-    },
-    errors: [404],
-  },
-  {
-    method: 'GET',
-    path: '/install.sh',
-    tag: 'Install',
-    summary: "The installer of a developer's machine: curl -fsSL SERVER/install.sh | sh -s -- --key am_…",
-    description:
-      "POSIX sh with this server's URL (serve --public-url, else the Host asked with), the version and the SHA-256 sums of the files it downloads filled in. ETag is the script's SHA-256; If-None-Match answers 304. 503 when the laptop bundle is not built on the server.",
-    access: { kind: 'none' },
-    responses: { 200: { contentType: 'text/x-shellscript; charset=utf-8', description: 'The installer', schema: { type: 'string' } } },
-    // 400: a Host header that is not a host name (it goes into the script).
-    errors: [400, 503],
-  },
-  {
-    method: 'GET',
-    path: '/install/:version/:file',
-    tag: 'Install',
-    summary: `A file the installer downloads: ${INSTALL_FILES.join(' or ')}`,
-    description:
-      "version is the server's (the one /install.sh names); another version or file is a 404 saying which there are. ETag is the file's SHA-256 (the installer checks the sum it was given); If-None-Match answers 304. 503 when the laptop bundle is not built on the server.",
-    access: { kind: 'none' },
-    params: InstallFileParams,
-    responses: {
-      200: {
-        contentType: 'text/plain; charset=utf-8',
-        description: 'The file as built, to be saved (never run by a browser)',
-        schema: { type: 'string' },
-      },
-    },
-    errors: [503],
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/ingest/events',
-    tag: 'Ingest',
-    summary: 'Store a batch of events, token usage and assistant messages (what the collector sends)',
-    description:
-      'Bad records are rejected one by one with their index and reason; the good ones are stored. The user and organization come from the credential. At most 10,000 records and 4 MiB as sent; a gzip body inflating past 16 MiB is refused (413) as soon as it does. 429 when the credential’s user already has 4 requests in progress (over all their keys), 503 when the server is busy; both carry Retry-After (docs/ingest-limits.md).',
-    access: userOrCollector(),
-    bodyContent: {
-      'application/x-ndjson': { schema: ndjsonBody },
-      'application/json': { schema: z.union([z.array(WireRecord), z.strictObject({ records: z.array(WireRecord) })]) },
-    },
-    headers: [{ name: 'Content-Encoding', description: 'gzip or identity', schema: { type: 'string', enum: ['gzip', 'identity'] } }],
-    responses: { 200: IngestResponse },
-    errors: [429, 503],
-  },
   {
     method: 'POST',
     path: '/api/v0/admin/users',
@@ -313,44 +118,6 @@ export const CATALOG: RouteDoc[] = [
     responses: { 200: WhoAmI },
   },
   {
-    method: 'POST',
-    path: SESSION_PATH,
-    tag: 'Dashboard sign-in',
-    summary: 'Sign in to the dashboard: an API key or a JWT in the JSON body, a session cookie in the answer',
-    description: `The credential goes in the body (never the URL); the answer sets the ${SESSION_COOKIE} cookie (HttpOnly, SameSite=Strict) and names the principal. The "${DASHBOARD_HEADER}: 1" header is required (403 without it), so another site cannot sign a visitor in. 401 when the credential is unknown, revoked or expired; 403 for a collector key.`,
-    access: { kind: 'signin' },
-    headers: [{ name: DASHBOARD_HEADER, description: 'Must be 1', schema: { type: 'string', enum: ['1'] } }],
-    body: SignInBody,
-    responses: { 201: Me },
-  },
-  {
-    method: 'GET',
-    path: SESSION_PATH,
-    tag: 'Dashboard sign-in',
-    summary: 'Whether this browser is signed in to the dashboard (always 200)',
-    access: { kind: 'session' },
-    responses: { 200: SignInState },
-  },
-  {
-    method: 'DELETE',
-    path: SESSION_PATH,
-    tag: 'Dashboard sign-in',
-    summary: 'Sign out of the dashboard: the session ends and the cookie is cleared',
-    description: `With a session cookie, the "${DASHBOARD_HEADER}: 1" header is required (403 without it).`,
-    access: { kind: 'session' },
-    headers: [{ name: DASHBOARD_HEADER, description: 'Must be 1 when a session cookie is sent', schema: { type: 'string', enum: ['1'] } }],
-    responses: { 204: { description: 'Signed out (also when there was no session)' } },
-    errors: [403],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/auth/me',
-    tag: 'Dashboard sign-in',
-    summary: 'The principal of the credential or session cookie, with the session’s end when signed in with the cookie',
-    access: userOrCollector(),
-    responses: { 200: Me },
-  },
-  {
     method: 'GET',
     path: '/api/v0/usage/users/:userId',
     tag: 'Usage',
@@ -360,26 +127,6 @@ export const CATALOG: RouteDoc[] = [
     params: UsageParams,
     query: ANALYTICS_QUERY.productivity,
     responses: { 200: UserUsage },
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/machines',
-    tag: 'Machines',
-    summary: 'Machines that shipped events, with their latest event and delivery (members: their own)',
-    access: user(PEOPLE),
-    query: NoQuery,
-    responses: { 200: MachineList },
-  },
-  {
-    method: 'GET',
-    path: MACHINE_KEYS_PATH,
-    tag: 'Machines',
-    summary: 'Collector keys with the machine each delivers from (members: their own); revoke one with DELETE /api/v0/admin/keys/{keyId}',
-    description:
-      'A collector key is listed under a machine from its first delivery (the collector’s x-agentmeter-machine header); null before.',
-    access: user(PEOPLE),
-    query: NoQuery,
-    responses: { 200: KeyList },
   },
   {
     method: 'GET',

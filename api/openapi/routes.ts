@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { HttpError } from '../../common/errors.ts';
 import { CATALOG } from './catalog.ts';
+import { declareRoute } from './declare.ts';
 import { buildDocument } from './document.ts';
 import { declaredRoutes, type RouteDoc } from './registry.ts';
 
@@ -75,11 +76,22 @@ export const documentedRoutes = (app: FastifyInstance): RouteDoc[] => [...CATALO
 
 export function registerOpenApiRoutes(app: FastifyInstance): void {
   let document: string | undefined;
-  app.get('/openapi.json', { config: { public: true } }, async (_request, reply) => {
-    // Built at the first request, when every route has been registered.
-    document ??= JSON.stringify(buildDocument({ version: VERSION, routes: documentedRoutes(app) }));
-    return reply.type('application/json; charset=utf-8').send(document);
-  });
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      tag: 'Operations',
+      summary: 'This document',
+      access: { kind: 'none' },
+      responses: { 200: { contentType: 'application/json', description: 'OpenAPI 3.1', schema: { type: 'object' } } },
+    },
+    async (_input, _request, reply) => {
+      // Built at the first request, when every route has been registered.
+      document ??= JSON.stringify(buildDocument({ version: VERSION, routes: documentedRoutes(app) }));
+      return reply.type('application/json; charset=utf-8').send(document);
+    },
+  );
 
   const dir = viewerDir();
   const page = (reply: FastifyReply, type: string, body: string | Buffer) =>

@@ -6,24 +6,31 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
-import { forbidden, HttpError, notFound } from '../../common/errors.ts';
+import { HttpError, notFound } from '../../common/errors.ts';
 import { isUserId, type OrgId } from '../../common/ids.ts';
 import { describeZodError } from '../../common/wire.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
+import { OWNERS } from '../auth/principal.ts';
 import { boundDetail } from '../errors.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { AccountStore } from '../store/accounts.ts';
 import { paging, parseEqFilter } from './filter.ts';
 import { type ScimGroupRow, ScimGroupStore } from './groups.ts';
 import { applyGroupPatch, applyUserPatch, type UserFields } from './patch.ts';
 import { groupResource, listResponse, resourceTypes, schemas, serviceProviderConfig, userResource } from './resources.ts';
 import {
+  CreatedScimToken,
   GroupBody,
   IdParams,
   ListQuery,
   MAX_RESULTS,
   PatchBody,
+  RevokedScimToken,
   SCIM_CONTENT_TYPE,
+  SCIM_TOKEN_PATH,
+  SCIM_TOKENS_PATH,
   ScimError,
+  ScimTokenList,
   scimErrorBody,
   TokenBody,
   TokenParams,
@@ -33,7 +40,6 @@ import { fieldsOf, type ScimUserRow, ScimUserStore, USER_FILTERS } from './store
 import { SCIM_TOKEN_PREFIX, ScimTokenStore } from './tokens.ts';
 
 export const SCIM_BASE = '/scim/v2';
-export const SCIM_TOKENS_PATH = '/api/v0/admin/scim/tokens';
 const TOUCH_INTERVAL_MS = 60_000;
 
 export interface ScimDeps {
@@ -114,7 +120,7 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
   const touched = new Map<string, number>();
   const today = () => (deps.now ?? (() => new Date()))().toISOString().slice(0, 10);
 
-  registerTokenRoutes(app, deps, tokens);
+  registerTokenRoutes(app, tokens);
 
   app.register(
     async (scim) => {
@@ -330,32 +336,60 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
 }
 
 /** Owners mint, list and revoke their organization's SCIM tokens. */
-function registerTokenRoutes(app: FastifyInstance, deps: ScimDeps, tokens: ScimTokenStore): void {
-  const owner = async (request: FastifyRequest, what: string) => {
-    const actor = await deps.auth.authenticate(request);
-    if (actor.role !== 'owner') throw forbidden(`${what} requires the owner role; this credential has ${actor.role}`);
-    return actor;
-  };
+function registerTokenRoutes(app: FastifyInstance, tokens: ScimTokenStore): void {
+  declareRoute(
+    app,
+    {
+      method: 'POST',
+      path: SCIM_TOKENS_PATH,
+      tag: 'SCIM',
+      summary: 'Mint a SCIM token for a directory (Okta, Microsoft Entra ID); the token is in this answer only',
+      description:
+        'The token (amscim_…) is accepted only on /scim/v2/* (docs/scim.md), and an API key is never accepted there. Stored as a SHA-256 hash.',
+      action: 'Minting a SCIM token',
+      access: { kind: 'user', roles: OWNERS },
+      body: TokenBody,
+      bodyOptional: true,
+      responses: { 201: CreatedScimToken },
+    },
+    async ({ principal: actor, body }, request, reply) => {
+      const { token, view } = await tokens.create(actor.orgId, body.name, actor.userId);
+      request.log.info({ actor: actor.userId, scimToken: view.id }, 'scim token created');
+      return reply.status(201).header('cache-control', 'no-store').send({ token, scimToken: view });
+    },
+  );
 
-  app.post(SCIM_TOKENS_PATH, async (request, reply) => {
-    const actor = await owner(request, 'Minting a SCIM token');
-    const body = TokenBody.parse(request.body ?? {});
-    const { token, view } = await tokens.create(actor.orgId, body.name, actor.userId);
-    request.log.info({ actor: actor.userId, scimToken: view.id }, 'scim token created');
-    return reply.status(201).header('cache-control', 'no-store').send({ token, scimToken: view });
-  });
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: SCIM_TOKENS_PATH,
+      tag: 'SCIM',
+      summary: "The organization's SCIM tokens (never the tokens themselves)",
+      action: 'Listing SCIM tokens',
+      access: { kind: 'user', roles: OWNERS },
+      responses: { 200: ScimTokenList },
+    },
+    async ({ principal: actor }): Promise<ScimTokenList> => ({ tokens: await tokens.list(actor.orgId) }),
+  );
 
-  app.get(SCIM_TOKENS_PATH, async (request) => {
-    const actor = await owner(request, 'Listing SCIM tokens');
-    return { tokens: await tokens.list(actor.orgId) };
-  });
-
-  app.delete(`${SCIM_TOKENS_PATH}/:tokenId`, async (request) => {
-    const actor = await owner(request, 'Revoking a SCIM token');
-    const { tokenId } = TokenParams.parse(request.params);
-    if (!(await tokens.get(actor.orgId, tokenId))) throw notFound(`no SCIM token ${tokenId}`);
-    const revoked = await tokens.revoke(actor.orgId, tokenId);
-    request.log.info({ actor: actor.userId, scimToken: tokenId, revoked }, 'scim token revoked');
-    return { scimToken: (await tokens.get(actor.orgId, tokenId))!, revoked };
-  });
+  declareRoute(
+    app,
+    {
+      method: 'DELETE',
+      path: SCIM_TOKEN_PATH,
+      tag: 'SCIM',
+      summary: 'Revoke a SCIM token; the directory using it is refused at once',
+      action: 'Revoking a SCIM token',
+      access: { kind: 'user', roles: OWNERS },
+      params: TokenParams,
+      responses: { 200: RevokedScimToken },
+    },
+    async ({ principal: actor, params: { tokenId } }, request): Promise<RevokedScimToken> => {
+      if (!(await tokens.get(actor.orgId, tokenId))) throw notFound(`no SCIM token ${tokenId}`);
+      const revoked = await tokens.revoke(actor.orgId, tokenId);
+      request.log.info({ actor: actor.userId, scimToken: tokenId, revoked }, 'scim token revoked');
+      return { scimToken: (await tokens.get(actor.orgId, tokenId))!, revoked };
+    },
+  );
 }

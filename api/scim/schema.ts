@@ -104,6 +104,10 @@ export const ListQuery = z.looseObject({
 
 export const IdParams = z.strictObject({ id: z.string().min(1).max(200) });
 
+/** The owners' routes that mint, list and revoke the directory's tokens. */
+export const SCIM_TOKENS_PATH = '/api/v0/admin/scim/tokens';
+export const SCIM_TOKEN_PATH = `${SCIM_TOKENS_PATH}/:tokenId`;
+
 export const TokenBody = z.strictObject({ name: z.string().max(200).optional() }).default({});
 export const TokenParams = z.strictObject({ tokenId: z.string().min(1).max(64) });
 export const ScimTokenSchema = z.strictObject({
@@ -117,4 +121,6 @@ export const ScimTokenSchema = z.strictObject({
 });
 export const CreatedScimToken = z.strictObject({ token: z.string(), scimToken: ScimTokenSchema });
 export const ScimTokenList = z.strictObject({ tokens: z.array(ScimTokenSchema) });
+export type ScimTokenList = z.infer<typeof ScimTokenList>;
 export const RevokedScimToken = z.strictObject({ scimToken: ScimTokenSchema, revoked: z.boolean() });
+export type RevokedScimToken = z.infer<typeof RevokedScimToken>;

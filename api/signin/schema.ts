@@ -2,6 +2,9 @@
 import { z } from 'zod';
 import { KEY_SCOPES } from '../../common/key-scopes.ts';
 
+export const SESSION_PATH = '/api/v0/auth/session';
+export const AUTH_ME_PATH = '/api/v0/auth/me';
+
 export const SignInBody = z.strictObject({
   credential: z
     .string()

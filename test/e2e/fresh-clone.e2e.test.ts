@@ -113,7 +113,7 @@ describe('a fresh clone after npm install', () => {
     expect(version, 'install.sh names the version').toBeTruthy();
     expect((await fetch(`${url}/install/${version}/agentmeter.mjs`)).status).toBe(200);
 
-    // Over the 32 KiB a small batch is decoded in on the event loop (api/routes/ingest.ts): a worker decodes it.
+    // Over the 32 KiB a small batch is decoded in on the event loop (api/ingest/routes.ts): a worker decodes it.
     const day = new Date().toISOString().slice(0, 10);
     const records = Array.from({ length: 400 }, (_, i) => JSON.stringify(turn(day, { id: `fresh-1.a${i}`, session_id: 'f1' })));
     const body = `${records.join('\n')}\n`;

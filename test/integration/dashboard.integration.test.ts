@@ -199,6 +199,9 @@ describe('sign-in', () => {
     });
     expect(noHeader.statusCode).toBe(403);
     expect(noHeader.headers['set-cookie']).toBeUndefined();
+    // The header is checked before the body: without it, a malformed body is refused for the header too.
+    const neither = await server.app.inject({ method: 'POST', url: '/api/v0/auth/session', payload: { key: 'x' } });
+    expect(neither.statusCode).toBe(403);
     const bad = await server.app.inject({ method: 'POST', url: '/api/v0/auth/session', headers: DASH, payload: { key: 'x' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ status: 400, title: 'Bad Request' });

@@ -64,6 +64,10 @@ describe('OIDC configuration routes', () => {
       oidc: false,
     });
     expect((await server.app.inject({ method: 'GET', url: '/auth/oidc/not-an-org' })).statusCode).toBe(400);
+    // A browser following a login link with an id that is no organization's gets the page, not a JSON 400.
+    const login = await server.app.inject({ method: 'GET', url: '/auth/oidc/not-an-org/login' });
+    expect([login.statusCode, login.headers['content-type']]).toEqual([404, 'text/html; charset=utf-8']);
+    expect(login.body).toContain('No identity provider');
     // Deleting one's own provider leaves the other organization's.
     expect((await oidc('DELETE', globex.users.owner.key)).statusCode).toBe(200);
     expect((await oidc('GET', acme.users.owner.key)).json().provider).not.toBeNull();

@@ -2,7 +2,7 @@
 // requestId): it streams over several lines, and a continued or resumed session's transcript begins with
 // copies of the earlier session's lines (same message.id and requestId, sometimes a new timestamp). Its
 // record id therefore leaves the session out (claudeRecordId), so the server stores a call once however many
-// transcripts hold it. Lines of one call combine as the server combines copies (api/store/ingest.ts): the
+// transcripts hold it. Lines of one call combine as the server combines copies (api/ingest/store.ts): the
 // largest of each token count, the earliest timestamp, thinking if any line had it. Sidechain (subagent)
 // lines included; the <synthetic> model ignored.
 import { parseEventTime } from '../../../common/time.ts';

@@ -1,7 +1,7 @@
 // POST /api/v1/ingest/events: a batch of wire records as NDJSON (optionally gzip) or a JSON array.
 // Any authenticated user may send their own events: the user and organization come from the credential,
 // never from the body. Bad records are rejected with their index and reason; the good ones are stored.
-// A record whose id another user of the organization already sent is rejected too (api/store/ingest.ts):
+// A record whose id another user of the organization already sent is rejected too (store.ts):
 // the collector quarantines it like any other.
 // A batch the store refuses as a whole although every record passed validation (validation is meant to
 // rule that out) is answered 422: nothing of it was stored, and the same batch would fail again, so the
@@ -16,19 +16,20 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, HttpError } from '../../common/errors.ts';
-import { INGEST_PATH, type IngestResponse } from '../../common/wire.ts';
+import { badRequest, HttpError, unauthorized } from '../../common/errors.ts';
+import { INGEST_PATH, IngestResponse } from '../../common/wire.ts';
 import type { Principal } from '../auth/principal.ts';
-import { type BodyFormat, type DecodeAnswer, type DecodedBatch, decodeBody } from '../ingest/decode.ts';
-import { type DecodePool, DecodeQueueFull } from '../ingest/decode-pool.ts';
-import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge } from '../ingest/limits.ts';
-import { BatchRefused, type IngestStore } from '../store/ingest.ts';
+import { declareRoute } from '../openapi/declare.ts';
+import { type BodyFormat, type DecodeAnswer, type DecodedBatch, decodeBody } from './decode.ts';
+import { type DecodePool, DecodeQueueFull } from './decode-pool.ts';
+import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge } from './limits.ts';
+import { ContentEncodingHeader, JsonBody, NdjsonBody } from './schema.ts';
+import { BatchRefused, type IngestStore } from './store.ts';
 
 const gunzipAsync = promisify(gunzip);
 
 export interface IngestDeps {
   ingest: IngestStore;
-  authenticate: (request: FastifyRequest) => Promise<Principal>;
   /** Decodes bodies off the event loop; without it they are decoded on the loop. */
   decoders?: DecodePool | undefined;
   /** Told of every stored batch (the dashboard's machines note the collector version). */
@@ -121,11 +122,13 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
   };
 
   /**
-   * Before the body is read (authentication ran in onRequest): admits the request or refuses it with
-   * 429/503, and closes the connection if the body has not arrived within the deadline.
+   * Before the body is read (authentication ran in onRequest and put the principal on the request):
+   * admits the request or refuses it with 429/503, and closes the connection if the body has not arrived
+   * within the deadline.
    */
   const admit = async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = await deps.authenticate(request);
+    const principal = request.principal;
+    if (!principal) throw unauthorized('API key missing or invalid');
     const release = admission.acquire(admissionKey(principal));
     const deadline = setTimeout(() => {
       request.log.warn(
@@ -156,15 +159,24 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
       },
     );
 
-    scope.post(
-      INGEST_PATH,
+    declareRoute(
+      scope,
       {
-        bodyLimit: limits.maxBodyBytes,
-        config: { collectorKey: true },
-        preParsing: [async (request, reply) => admit(request, reply)],
+        method: 'POST',
+        path: INGEST_PATH,
+        tag: 'Ingest',
+        summary: 'Store a batch of events, token usage and assistant messages (what the collector sends)',
+        description:
+          'Bad records are rejected one by one with their index and reason; the good ones are stored. The user and organization come from the credential. At most 10,000 records and 4 MiB as sent; a gzip body inflating past 16 MiB is refused (413) as soon as it does. 429 when the credential’s user already has 4 requests in progress (over all their keys), 503 when the server is busy; both carry Retry-After (docs/ingest-limits.md).',
+        access: { kind: 'user', collectorKey: true },
+        // The body is read as bytes by the parser above and decoded on a worker, never parsed here.
+        bodyContent: { 'application/x-ndjson': { schema: NdjsonBody }, 'application/json': { schema: JsonBody } },
+        headers: [ContentEncodingHeader],
+        responses: { 200: IngestResponse },
+        errors: [429, 503],
+        options: { bodyLimit: limits.maxBodyBytes, preParsing: [async (request, reply) => admit(request, reply)] },
       },
-      async (request, reply) => {
-        const principal = await deps.authenticate(request);
+      async ({ principal }, request): Promise<IngestResponse> => {
         const body = request.body;
         if (!(body instanceof RawBody)) throw badRequest('body must be NDJSON (application/x-ndjson) or a JSON array of records');
         const batch = await decode(body);
@@ -188,13 +200,12 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
           },
           'ingest batch',
         );
-        const response: IngestResponse = {
+        return {
           received: batch.received,
           stored: result.stored,
           duplicates: result.duplicates,
           rejected: result.refused.length ? [...batch.rejected, ...result.refused].sort((a, b) => a.index - b.index) : batch.rejected,
         };
-        return reply.status(200).send(response);
       },
     );
   });

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import type { IngestResponse, WireRecord } from '../../common/wire.ts';
-import { type DecodedBatch, decodeItems, indicesOf, type RecordKind } from '../ingest/decode.ts';
+import { type DecodedBatch, decodeItems, indicesOf, type RecordKind } from './decode.ts';
 
 const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'VARCHAR', session_id: 'VARCHAR', client: 'VARCHAR',
   autonomy: 'VARCHAR', tool_name: 'VARCHAR', tool_success: 'BOOLEAN', mcp_server: 'VARCHAR', skill: 'VARCHAR', is_shell: 'BOOLEAN',
