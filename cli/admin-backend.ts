@@ -2,7 +2,7 @@
 // running server with an owner or manager key (--server/--key), since DuckDB allows one writing process.
 import { z } from 'zod';
 import { Role } from '../api/auth/principal.ts';
-import { AccountStore, KEY_KINDS, KEY_SCOPES, type KeyScope, type KeyView, keyView } from '../api/store/accounts.ts';
+import { AccountStore, KEY_KINDS, KEY_SCOPES, type KeyScope, type KeyView, keyView } from '../api/accounts/store.ts';
 import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser, type UserListing } from '../api/users/remove.ts';
 import type { Db } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';

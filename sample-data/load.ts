@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AccountStore, Org, User } from '../api/store/accounts.ts';
+import type { AccountStore, Org, User } from '../api/accounts/store.ts';
 import { importRosterText } from '../api/teams/service.ts';
 import { sleepSync } from '../common/backoff.ts';
 import type { Db } from '../common/db/duckdb.ts';

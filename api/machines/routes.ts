@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
 import { NoQuery } from '../query.ts';
-import { type AccountStore, keyView } from '../store/accounts.ts';
+import { type AccountStore, keyView } from '../accounts/store.ts';
 import type { MachineStore } from './store.ts';
 
 export const MACHINE_KEYS_PATH = '/api/v0/machines/keys';

@@ -5,7 +5,7 @@
 // unknown until that machine's next delivery.
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { AccountStore } from '../store/accounts.ts';
+import type { AccountStore } from '../accounts/store.ts';
 import type { Machine } from './schema.ts';
 
 export const MACHINES_SQL = `

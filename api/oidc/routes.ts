@@ -16,7 +16,7 @@ import type { Principal } from '../auth/principal.ts';
 import { sessionCookieHeader } from '../signin/routes.ts';
 import { SESSION_TTL_MS } from '../signin/schema.ts';
 import type { SignInStore } from '../signin/store.ts';
-import type { AccountStore } from '../store/accounts.ts';
+import type { AccountStore } from '../accounts/store.ts';
 import { guardedFetch, OidcGuardError, refusal } from './guard.ts';
 import { PAGE_CSP, refusalPage, signedInPage } from './pages.ts';
 import { CallbackQuery, OrgParams, ProviderBody } from './schema.ts';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { HelloBody, LeaseAnswer, PollAnswer, PollQuery, RegisterBody, ResultBody } from '../../common/computer-protocol.ts';
 import { ReadinessList, ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { IngestResponse, WireRecord } from '../../common/wire.ts';
-import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../accounts/schema.ts';
+import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../keys/schema.ts';
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
 import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
 import { SESSION_COOKIE } from '../auth/authenticator.ts';
@@ -23,7 +23,7 @@ import { MachineList } from '../machines/schema.ts';
 import { OIDC_CALLBACK_PATH, OIDC_CONFIG_PATH } from '../oidc/routes.ts';
 import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions } from '../oidc/schema.ts';
 import { NoQuery } from '../query.ts';
-import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
+import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../users/routes.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
 import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
 import { HistoryQuery, Body as PutControlsBody } from '../routes/controls.ts';
@@ -37,7 +37,7 @@ import {
   LimitsBody,
   LimitsUpdate,
 } from '../routes/limits.ts';
-import { PageQuery, UserList } from '../routes/organization.ts';
+import { PageQuery, UserList } from '../users/organization.ts';
 import { READINESS_PATHS, ListQuery as ReadinessListQuery } from '../routes/readiness.ts';
 import { GetQuery, MessagesQuery, ListQuery as SessionListQuery, SessionParams } from '../routes/sessions.ts';
 import { SCIM_TOKENS_PATH } from '../scim/routes.ts';

@@ -9,7 +9,7 @@ import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
 import { mask, Settings, unmask } from '../controls/schema.ts';
 import { LATEST_CONTROLS } from '../controls/store.ts';
 import { limitParam, wholeNumberParam } from '../query.ts';
-import type { AccountStore } from '../store/accounts.ts';
+import type { AccountStore } from '../accounts/store.ts';
 
 export const Body = z.strictObject({ settings: Settings });
 export const HistoryQuery = z.strictObject({

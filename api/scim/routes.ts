@@ -11,7 +11,7 @@ import { isUserId, type OrgId } from '../../common/ids.ts';
 import { describeZodError } from '../../common/wire.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { boundDetail } from '../errors.ts';
-import type { AccountStore } from '../store/accounts.ts';
+import type { AccountStore } from '../accounts/store.ts';
 import { paging, parseEqFilter } from './filter.ts';
 import { type ScimGroupRow, ScimGroupStore } from './groups.ts';
 import { applyGroupPatch, applyUserPatch, type UserFields } from './patch.ts';

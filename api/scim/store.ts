@@ -6,7 +6,7 @@
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import type { Role } from '../auth/principal.ts';
-import type { AccountStore, User } from '../store/accounts.ts';
+import type { AccountStore, User } from '../accounts/store.ts';
 import { ownerCount, type RemovalReport, removeUser, revokeAccess } from '../users/remove.ts';
 import type { UserFields } from './patch.ts';
 

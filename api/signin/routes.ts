@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { forbidden, unauthorized } from '../../common/errors.ts';
 import { type Authenticator, CSRF_HEADER, fromAnotherOrigin, SESSION_COOKIE, sessionCookie } from '../auth/authenticator.ts';
-import { type AccountStore, hashKey, KEY_PREFIX } from '../store/accounts.ts';
+import { type AccountStore, hashKey, KEY_PREFIX } from '../accounts/store.ts';
 import { type Me, SESSION_TTL_MS, SignInBody, type SignInState } from './schema.ts';
 import type { SignInStore } from './store.ts';
 

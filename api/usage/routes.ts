@@ -10,7 +10,7 @@ import { parseAnalyticsQuery } from '../analytics/query.ts';
 import type { AnalyticsStore } from '../analytics/store.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
-import type { AccountStore } from '../store/accounts.ts';
+import type { AccountStore } from '../accounts/store.ts';
 import { UsageParams } from './schema.ts';
 
 export function registerUsageRoutes(

@@ -9,7 +9,7 @@
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Role } from '../auth/principal.ts';
-import { REVOKE_USER_KEYS_AND_MINTED, type User } from '../store/accounts.ts';
+import { REVOKE_USER_KEYS_AND_MINTED, type User } from '../accounts/store.ts';
 
 export interface UserListing {
   id: string;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MASK } from '../../api/controls/schema.ts';
 import { ErrorBodySchema } from '../../api/errors.ts';
 import { buildServer } from '../../api/server.ts';
-import { AccountStore } from '../../api/store/accounts.ts';
+import { AccountStore } from '../../api/accounts/store.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { bearer } from '../helpers/server.ts';

@@ -2,7 +2,7 @@
 // `apiKey` of the answer that created it; a key's hash never leaves the server.
 import { z } from 'zod';
 import { Role } from '../auth/principal.ts';
-import { KEY_KINDS, KEY_SCOPES } from '../store/accounts.ts';
+import { KEY_KINDS, KEY_SCOPES } from '../accounts/store.ts';
 
 export const PublicUser = z.strictObject({ id: z.string(), email: z.string(), role: Role, createdAt: z.string() });
 export const PublicKey = z.strictObject({

@@ -15,7 +15,7 @@ import type { BatchOptions, BatchReport } from '../../pipeline/batch.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, type Principal, ROLE_RANK, Role, requireRole } from '../auth/principal.ts';
 import { NoQuery } from '../query.ts';
-import { type AccountStore, KEY_SCOPES, keyView, type User } from '../store/accounts.ts';
+import { type AccountStore, KEY_SCOPES, keyView, type User } from '../accounts/store.ts';
 import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser } from '../users/remove.ts';
 
 export const CreateUserBody = z.strictObject({
