@@ -11,6 +11,7 @@ import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
 import { SHUTDOWN_GRACE_MS } from '../common/serve-defaults.ts';
 import { type BatchOptions, type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable, runBatch } from '../pipeline/batch.ts';
+import { AccountStore } from './accounts/store.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { AnalyticsStore } from './analytics/store.ts';
@@ -29,6 +30,7 @@ import { registerHealthRoutes } from './health/routes.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
 import { registerInstallRoutes } from './install/routes.ts';
+import { registerKeyRoutes } from './keys/routes.ts';
 import { registerMachineRoutes } from './machines/routes.ts';
 import { MachineStore } from './machines/store.ts';
 import { registerMeRoutes } from './me/routes.ts';
@@ -38,14 +40,12 @@ import { checkAnswers } from './openapi/declare.ts';
 import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
-import { registerAccountRoutes } from './users/routes.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { msUntil, registerBatchRoutes } from './routes/batch.ts';
 import { registerComputerRoutes } from './routes/computers.ts';
 import { registerControlRoutes } from './routes/controls.ts';
 import { registerIngestRoutes } from './routes/ingest.ts';
 import { registerLimitRoutes } from './routes/limits.ts';
-import { registerOrganizationRoutes } from './users/organization.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerScimRoutes } from './scim/routes.ts';
@@ -53,13 +53,12 @@ import { applySessionRetention } from './sessions/retention.ts';
 import { SessionStore } from './sessions/store.ts';
 import { registerSignInRoutes } from './signin/routes.ts';
 import { SignInStore } from './signin/store.ts';
-import { AccountStore } from './accounts/store.ts';
 import { IngestStore } from './store/ingest.ts';
 import { TeamAnalytics } from './teams/analytics.ts';
 import { registerTeamRoutes } from './teams/routes.ts';
 import { registerTodayRoutes } from './today/routes.ts';
 import { LiveFiguresStore } from './today/store.ts';
-import { registerUsageRoutes } from './usage/routes.ts';
+import { registerUserRoutes } from './users/routes.ts';
 
 /**
  * How the server opens its database.
@@ -225,7 +224,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerDashboard(app, { dir: options.webDist });
   const signIns = new SignInStore(options.db);
   registerSignInRoutes(app, { auth, accounts, sessions: signIns });
-  registerUsageRoutes(app, { auth, accounts, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
   const machines = new MachineStore(options.db, accounts);
   registerMachineRoutes(app, { auth, machines, accounts });
   registerHealthRoutes(app, { db: options.db, auth });
@@ -272,7 +270,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     },
   });
   registerReadinessRoutes(app, { auth, readiness: new ReadinessStore(options.db) });
-  registerOrganizationRoutes(app, { db: options.db, auth });
   registerControlRoutes(app, { db: options.db, auth, accounts });
   registerLimitRoutes(app, { db: options.db, auth, live, ...(options.now ? { now: options.now } : {}) });
   // Sessions price their token usage with the same table as the batch: load it now, not only at a batch.
@@ -340,10 +337,13 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ...(options.now ? { now: options.now } : {}),
   });
   // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
-  registerAccountRoutes(app, {
+  registerKeyRoutes(app, { accounts, auth });
+  registerUserRoutes(app, {
     accounts,
     auth,
     db: options.db,
+    analytics: new AnalyticsStore(options.db),
+    ...(options.now ? { now: options.now } : {}),
     // A removed user's e-mail leaves the tokens and users answers (their rows stay, as in SQL's LEFT JOIN).
     onUserRemoved: () => {
       cache.clear();

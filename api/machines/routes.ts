@@ -4,10 +4,11 @@
 // first delivery), for the machines page, which revokes them (DELETE /api/v0/admin/keys/{keyId}). The
 // same roles and rule: owners and managers all of the organization's, members their own.
 import type { FastifyInstance } from 'fastify';
+import type { AccountStore } from '../accounts/store.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
+import { keyView } from '../keys/store.ts';
 import { NoQuery } from '../query.ts';
-import { type AccountStore, keyView } from '../accounts/store.ts';
 import type { MachineStore } from './store.ts';
 
 export const MACHINE_KEYS_PATH = '/api/v0/machines/keys';

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { HelloBody, LeaseAnswer, PollAnswer, PollQuery, RegisterBody, ResultBody } from '../../common/computer-protocol.ts';
 import { ReadinessList, ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { IngestResponse, WireRecord } from '../../common/wire.ts';
-import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../keys/schema.ts';
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
 import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
 import { SESSION_COOKIE } from '../auth/authenticator.ts';
@@ -18,12 +17,12 @@ import { ControlChange, ControlHistory, NoControls } from '../controls/schema.ts
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
 import { BatchRunList, BatchRunsQuery } from '../health/schema.ts';
 import { INSTALL_FILES, InstallFileParams } from '../install/schema.ts';
+import { KeyList } from '../keys/schema.ts';
 import { MACHINE_KEYS_PATH } from '../machines/routes.ts';
 import { MachineList } from '../machines/schema.ts';
 import { OIDC_CALLBACK_PATH, OIDC_CONFIG_PATH } from '../oidc/routes.ts';
 import { OrgParams as OidcOrgParams, ProviderAnswer, ProviderBody, SignInOptions } from '../oidc/schema.ts';
 import { NoQuery } from '../query.ts';
-import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../users/routes.ts';
 import { BatchBody, BatchReportAnswer } from '../routes/batch.ts';
 import { ListQuery as ComputerListQuery, IdParams, RunParams } from '../routes/computers.ts';
 import { HistoryQuery, Body as PutControlsBody } from '../routes/controls.ts';
@@ -37,7 +36,6 @@ import {
   LimitsBody,
   LimitsUpdate,
 } from '../routes/limits.ts';
-import { PageQuery, UserList } from '../users/organization.ts';
 import { READINESS_PATHS, ListQuery as ReadinessListQuery } from '../routes/readiness.ts';
 import { GetQuery, MessagesQuery, ListQuery as SessionListQuery, SessionParams } from '../routes/sessions.ts';
 import { SCIM_TOKENS_PATH } from '../scim/routes.ts';
@@ -63,8 +61,6 @@ import { TEAM_SETTINGS_PATH, TEAMS_PATH } from '../teams/routes.ts';
 import { RosterImported, RosterRefused, TeamList, TeamSettings } from '../teams/schema.ts';
 import { TODAY_PATH } from '../today/routes.ts';
 import { TodayQuery, TodayResponse } from '../today/schema.ts';
-import { UsageParams, UserUsage } from '../usage/schema.ts';
-import { RemovedUser, UserListingList } from '../users/schema.ts';
 import { DASHBOARD_HEADER, type RouteDoc } from './registry.ts';
 
 const PEOPLE: readonly Role[] = ['owner', 'manager', 'member'];
@@ -288,85 +284,6 @@ export const CATALOG: RouteDoc[] = [
   },
   {
     method: 'POST',
-    path: '/api/v0/admin/users',
-    tag: 'Admin',
-    summary: 'Add a user and their first API key',
-    description:
-      'Owners add any role; managers add members and guests. Needs a personal API key: the invitation key it mints would outlive a JWT or a dashboard session (403).',
-    access: user(),
-    body: CreateUserBody,
-    responses: { 201: CreatedUser },
-    errors: [403, 409],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/admin/users',
-    tag: 'Admin',
-    summary: "The organization's users with their roles, last sign-in and number of active keys",
-    access: user(ADMIN_ROLES),
-    query: NoQuery,
-    responses: { 200: UserListingList },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v0/admin/users/:userId',
-    tag: 'Admin',
-    summary: 'Remove a user (userId is a user id or an e-mail address): their keys and computers stop working',
-    description:
-      'erase=true also deletes what their agents sent, their sessions and computers, and rebuilds the days it was on before answering. 409 when the user is the last owner.',
-    access: user(['owner']),
-    params: UserParams,
-    query: RemoveQuery,
-    responses: { 200: RemovedUser },
-    errors: [409],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/admin/users/:userId/keys',
-    tag: 'Admin',
-    summary: "List a user's API keys (userId is a user id, an e-mail address, or me)",
-    access: user(),
-    params: UserParams,
-    responses: { 200: KeyList },
-    errors: [403],
-  },
-  {
-    method: 'POST',
-    path: '/api/v0/admin/users/:userId/keys',
-    tag: 'Admin',
-    summary: 'Create an API key for a user (userId is a user id, an e-mail address, or me)',
-    description:
-      'scope personal (the default) needs a personal API key as the credential, and the new key is revoked with that key; ' +
-      'a JWT or a dashboard session mints collector keys only (403 otherwise), which last until revoked. A collector key mints nothing.',
-    access: user(),
-    params: UserParams,
-    body: CreateKeyBody,
-    bodyOptional: true,
-    responses: { 201: CreatedKey },
-    errors: [403],
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v0/admin/keys/:keyId',
-    tag: 'Admin',
-    summary: 'Revoke an API key',
-    description:
-      'The personal keys minted with it are revoked with it (collector keys stay). The machines page revokes collector keys here.',
-    access: user(),
-    params: KeyParams,
-    responses: { 200: RevokedKey },
-    errors: [403],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/admin/whoami',
-    tag: 'Admin',
-    summary: 'The user, organization and role of the credential',
-    access: user(),
-    responses: { 200: WhoAmI },
-  },
-  {
-    method: 'POST',
     path: '/api/v0/admin/batch',
     tag: 'Admin',
     summary: "Run the daily batch now for the caller's organization (its new data, or a range of days)",
@@ -429,17 +346,6 @@ export const CATALOG: RouteDoc[] = [
   },
   {
     method: 'GET',
-    path: '/api/v0/usage/users/:userId',
-    tag: 'Usage',
-    summary: "One person's daily usage records (userId: a user id, or me); members: only their own",
-    description: 'The records of /api/v1/analytics/users for one user. Another user’s id answers 404 to a member and to a collector key.',
-    access: userOrCollector(PEOPLE),
-    params: UsageParams,
-    query: ANALYTICS_QUERY.productivity,
-    responses: { 200: UserUsage },
-  },
-  {
-    method: 'GET',
     path: '/api/v0/machines',
     tag: 'Machines',
     summary: 'Machines that shipped events, with their latest event and delivery (members: their own)',
@@ -459,15 +365,6 @@ export const CATALOG: RouteDoc[] = [
     responses: { 200: KeyList },
   },
   ...READINESS_PATHS.flatMap(readiness),
-  {
-    method: 'GET',
-    path: '/api/v0/organization/users',
-    tag: 'Organization',
-    summary: "The organization's users (a member sees only themself)",
-    access: user(PEOPLE),
-    query: PageQuery,
-    responses: { 200: UserList },
-  },
   {
     method: 'GET',
     path: TEAMS_PATH,

@@ -5,8 +5,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { forbidden, unauthorized } from '../../common/errors.ts';
+import type { AccountStore } from '../accounts/store.ts';
 import { type Authenticator, CSRF_HEADER, fromAnotherOrigin, SESSION_COOKIE, sessionCookie } from '../auth/authenticator.ts';
-import { type AccountStore, hashKey, KEY_PREFIX } from '../accounts/store.ts';
+import { hashKey, KEY_PREFIX } from '../keys/secret.ts';
 import { type Me, SESSION_TTL_MS, SignInBody, type SignInState } from './schema.ts';
 import type { SignInStore } from './store.ts';
 
