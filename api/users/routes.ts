@@ -230,7 +230,10 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
       action: 'Reading usage',
       access: { kind: 'user', roles: PEOPLE, collectorKey: true },
       params: UsageParams,
+      // Checked by the handler, after the user: the analytics API's date rules and texts, and a member
+      // asking for someone else learns nothing but 404, whatever the query.
       query: ANALYTICS_QUERY.productivity,
+      queryCheckedBy: 'handler',
       responses: { 200: UserUsage },
     },
     async ({ principal, params: { userId: asked } }, request) => {
