@@ -23,8 +23,8 @@ const SQL = {
 } as const;
 
 export class AccountStore {
-  readonly users: UserStore;
-  readonly keys: KeyStore;
+  private readonly users: UserStore;
+  private readonly keys: KeyStore;
 
   constructor(private readonly db: Db) {
     this.users = new UserStore(db);
