@@ -4,12 +4,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
+import type { AccountStore } from '../accounts/store.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
 import { mask, Settings, unmask } from '../controls/schema.ts';
 import { LATEST_CONTROLS } from '../controls/store.ts';
 import { limitParam, wholeNumberParam } from '../query.ts';
-import type { AccountStore } from '../accounts/store.ts';
 
 export const Body = z.strictObject({ settings: Settings });
 export const HistoryQuery = z.strictObject({

@@ -5,8 +5,8 @@
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
 import { AccountStore } from '../../api/accounts/store.ts';
+import { ErrorBodySchema } from '../../api/errors.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { bearer, JWT_SECRET, type TestServer, testServer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
