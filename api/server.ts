@@ -10,6 +10,7 @@ import { newRequestId } from '../common/ids.ts';
 import type { Logger } from '../common/logger.ts';
 import { SHUTDOWN_GRACE_MS } from '../common/serve-defaults.ts';
 import { type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline/batch.ts';
+import { AccountStore } from './accounts/store.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { AnalyticsStore } from './analytics/store.ts';
@@ -34,6 +35,7 @@ import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
 import { IngestStore } from './ingest/store.ts';
 import { registerInstallRoutes } from './install/routes.ts';
+import { registerKeyRoutes } from './keys/routes.ts';
 import { registerLimitRoutes } from './limits/routes.ts';
 import { registerLivenessRoutes } from './liveness/routes.ts';
 import { registerMachineRoutes } from './machines/routes.ts';
@@ -47,9 +49,7 @@ import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
 import { registerReadinessRoutes } from './readiness/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
-import { registerAccountRoutes } from './routes/accounts.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
-import { registerOrganizationRoutes } from './routes/organization.ts';
 import { registerScimRoutes } from './scim/routes.ts';
 import { registerComputerAgentRoutes } from './sessions/agent-routes.ts';
 import { applySessionRetention } from './sessions/retention.ts';
@@ -58,12 +58,11 @@ import { SessionStore } from './sessions/store.ts';
 import { WorkSignal } from './sessions/work-signal.ts';
 import { registerSignInRoutes } from './signin/routes.ts';
 import { SignInStore } from './signin/store.ts';
-import { AccountStore } from './store/accounts.ts';
 import { TeamAnalytics } from './teams/analytics.ts';
 import { registerTeamRoutes } from './teams/routes.ts';
 import { registerTodayRoutes } from './today/routes.ts';
 import { LiveFiguresStore } from './today/store.ts';
-import { registerUsageRoutes } from './usage/routes.ts';
+import { registerUserRoutes } from './users/routes.ts';
 
 /**
  * How the server opens its database.
@@ -222,7 +221,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerDashboard(app, { dir: options.webDist });
   const signIns = new SignInStore(options.db);
   registerSignInRoutes(app, { auth, accounts, sessions: signIns });
-  registerUsageRoutes(app, { auth, accounts, analytics: new AnalyticsStore(options.db), ...(options.now ? { now: options.now } : {}) });
   const machines = new MachineStore(options.db, accounts);
   registerMachineRoutes(app, { machines, accounts });
   // What a developer's machine downloads to enrol: the installer, the laptop bundle and the hook.
@@ -250,7 +248,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     },
   });
   registerReadinessRoutes(app, { readiness: new ReadinessStore(options.db) });
-  registerOrganizationRoutes(app, { db: options.db, auth });
   registerControlRoutes(app, { db: options.db, accounts });
   registerLimitRoutes(app, { db: options.db, live, ...(options.now ? { now: options.now } : {}) });
   // Sessions price their token usage with the same table as the batch: load it now, not only at a batch.
@@ -302,10 +299,13 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   registerBatchRoutes(app, { runner: batch, store: new BatchStore(options.db) });
   // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
-  registerAccountRoutes(app, {
+  registerKeyRoutes(app, { accounts, auth });
+  registerUserRoutes(app, {
     accounts,
     auth,
     db: options.db,
+    analytics: new AnalyticsStore(options.db),
+    ...(options.now ? { now: options.now } : {}),
     // A removed user's e-mail leaves the tokens and users answers (their rows stay, as in SQL's LEFT JOIN).
     onUserRemoved: () => {
       cache.clear();

@@ -18,7 +18,7 @@ import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { AccountStore } from '../api/store/accounts.ts';
+import { AccountStore } from '../api/accounts/store.ts';
 import { Collector } from '../collector/daemon.ts';
 import { creditCommit } from '../collector/impact/credit.ts';
 import { Ledger, type LedgerWrite } from '../collector/impact/ledger.ts';

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { AccountStore } from '../api/store/accounts.ts';
+import { AccountStore } from '../api/accounts/store.ts';
 import { openDb } from '../common/db/duckdb.ts';
 import { createLogger } from '../common/logger.ts';
 import { type BatchOptions, runBatch, splitStatements } from '../pipeline/batch.ts';

@@ -1,9 +1,13 @@
 // Admin commands work two ways: on the database file directly (--db, server stopped) or through a
 // running server with an owner or manager key (--server/--key), since DuckDB allows one writing process.
 import { z } from 'zod';
+import { AccountStore } from '../api/accounts/store.ts';
 import { Role } from '../api/auth/principal.ts';
-import { AccountStore, KEY_KINDS, KEY_SCOPES, type KeyScope, type KeyView, keyView } from '../api/store/accounts.ts';
-import { listUsers, logRemoval, ownerCount, removalRefusal, removeUser, type UserListing } from '../api/users/remove.ts';
+import { KEY_KINDS, KEY_SCOPES, type KeyScope } from '../api/keys/schema.ts';
+import { type KeyView, keyView } from '../api/keys/store.ts';
+import { logRemoval, ownerCount, removalRefusal, removeUser } from '../api/users/remove.ts';
+import type { UserListing } from '../api/users/schema.ts';
+import { listUsers } from '../api/users/store.ts';
 import type { Db } from '../common/db/duckdb.ts';
 import { UserError } from '../common/errors.ts';
 import type { OrgId } from '../common/ids.ts';

@@ -48,7 +48,7 @@ class LocalIdentity implements IdentityBackend {
 
   private async org(org: string | undefined): Promise<string> {
     if (!org) throw new UserError('--org is required with --db');
-    const { AccountStore } = await import('../api/store/accounts.ts');
+    const { AccountStore } = await import('../api/accounts/store.ts');
     if (!(await new AccountStore(this.db).getOrg(org))) throw new UserError(`no organization ${org} in ${this.db.path}`);
     return org;
   }

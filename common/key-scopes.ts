@@ -1,4 +1,4 @@
-// The scopes of an API key (api/store/accounts.ts, KeyScope, which re-exports them). Here so the CLI
+// The scopes of an API key (api/keys/schema.ts, KeyScope, which re-exports them). Here so the CLI
 // can offer them as choices without loading the account store and its database layer.
 
 /** personal: what the user's role allows; collector: what a developer machine needs (docs/keys.md). */

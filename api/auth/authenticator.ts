@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { forbidden, unauthorized } from '../../common/errors.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import type { Logger } from '../../common/logger.ts';
-import { type AccountStore, hashKey, KEY_PREFIX } from '../store/accounts.ts';
+import type { AccountStore } from '../accounts/store.ts';
+import { hashKey, KEY_PREFIX } from '../keys/secret.ts';
 import { type Principal, ROLE_RANK, Role } from './principal.ts';
 
 const CACHE_TTL_MS = 30_000;

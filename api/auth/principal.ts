@@ -6,7 +6,7 @@ import { forbidden } from '../../common/errors.ts';
 import type { ApiKeyId, OrgId, UserId } from '../../common/ids.ts';
 import type { KeyScope } from '../../common/key-scopes.ts';
 import type { Role } from '../../common/roles.ts';
-import type { KeyKind } from '../store/accounts.ts';
+import type { KeyKind } from '../keys/schema.ts';
 
 export { ROLES, Role } from '../../common/roles.ts';
 

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { type Check, COMPUTER_TOKEN_PREFIX, type RegisterBody } from '../../common/computer-protocol.ts';
 import type { Db } from '../../common/db/duckdb.ts';
 import { newComputerId } from '../../common/ids.ts';
-import { hashKey } from '../store/accounts.ts';
+import { hashKey } from '../keys/secret.ts';
 import { type ComputerTimes, computerStatus, provisioningSteps } from './status.ts';
 
 const SQL = {

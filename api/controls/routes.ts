@@ -3,9 +3,9 @@
 // never logged.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
+import type { AccountStore } from '../accounts/store.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import { declareRoute } from '../openapi/declare.ts';
-import type { AccountStore } from '../store/accounts.ts';
 import {
   CONTROLS_HISTORY_PATH,
   CONTROLS_PATH,

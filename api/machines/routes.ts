@@ -4,11 +4,12 @@
 // first delivery), for the machines page, which revokes them (DELETE /api/v0/admin/keys/{keyId}). The
 // same roles and rule: owners and managers all of the organization's, members their own.
 import type { FastifyInstance } from 'fastify';
-import { KeyList } from '../accounts/schema.ts';
+import type { AccountStore } from '../accounts/store.ts';
 import { ADMIN_ROLES, PEOPLE } from '../auth/principal.ts';
+import { KeyList } from '../keys/schema.ts';
+import { keyView } from '../keys/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { NoQuery } from '../query.ts';
-import { type AccountStore, keyView } from '../store/accounts.ts';
 import { MACHINE_KEYS_PATH, MACHINES_PATH, MachineList } from './schema.ts';
 import type { MachineStore } from './store.ts';
 

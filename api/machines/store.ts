@@ -4,8 +4,8 @@
 // requests (User-Agent, with the machine id in its own header): kept in memory, so after a restart it is
 // unknown until that machine's next delivery.
 import type { Db } from '../../common/db/duckdb.ts';
+import type { AccountStore } from '../accounts/store.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { AccountStore } from '../store/accounts.ts';
 import type { Machine } from './schema.ts';
 
 export const MACHINES_SQL = `

@@ -11,12 +11,12 @@ import * as client from 'openid-client';
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest } from '../../common/errors.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
+import type { AccountStore } from '../accounts/store.ts';
 import { OWNERS, type Principal } from '../auth/principal.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { sessionCookieHeader } from '../signin/routes.ts';
 import { SESSION_TTL_MS } from '../signin/schema.ts';
 import type { SignInStore } from '../signin/store.ts';
-import type { AccountStore } from '../store/accounts.ts';
 import { guardedFetch, OidcGuardError, refusal } from './guard.ts';
 import { PAGE_CSP, refusalPage, signedInPage } from './pages.ts';
 import {

@@ -2,7 +2,7 @@
 // sealed and comes out only for the token request (api/oidc/secret.ts); a pending sign-in is used once.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
-import { hashKey } from '../store/accounts.ts';
+import { hashKey } from '../keys/secret.ts';
 import type { PROVISION, ProviderView } from './schema.ts';
 import { seal, secretKey, unseal } from './secret.ts';
 

@@ -1,7 +1,6 @@
 // Every route of the public API with the zod schemas its handler validates with and the schemas of its
 // answers. A route added to the server without an entry here fails test/integration/openapi.integration.test.ts.
 import type { z } from 'zod';
-import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../accounts/schema.ts';
 import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
 import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
 import type { Role } from '../auth/principal.ts';
@@ -9,21 +8,14 @@ import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth/principal.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
 import { CLIENT_ROUTES } from '../dashboard/static.ts';
-import { NoQuery } from '../query.ts';
-import { CreateKeyBody, CreateUserBody, KeyParams, RemoveQuery, UserParams } from '../routes/accounts.ts';
-import { PageQuery, UserList } from '../routes/organization.ts';
 import { TEAM_SETTINGS_PATH, TEAMS_PATH } from '../teams/routes.ts';
 import { RosterImported, RosterRefused, TeamList, TeamSettings } from '../teams/schema.ts';
 import { TODAY_PATH } from '../today/routes.ts';
 import { TodayQuery, TodayResponse } from '../today/schema.ts';
-import { UsageParams, UserUsage } from '../usage/schema.ts';
-import { RemovedUser, UserListingList } from '../users/schema.ts';
 import type { RouteDoc } from './registry.ts';
 
 const PEOPLE: readonly Role[] = ['owner', 'manager', 'member'];
 const user = (roles?: readonly Role[]) => ({ kind: 'user' as const, ...(roles ? { roles } : {}) });
-/** A route a collector key may call too (its `config.collectorKey`). */
-const userOrCollector = (roles?: readonly Role[]) => ({ ...user(roles), collectorKey: true as const });
 
 const analytics = (endpoint: Endpoint, response: z.ZodType, summary: string): RouteDoc => ({
   method: 'GET',
@@ -38,105 +30,6 @@ const analytics = (endpoint: Endpoint, response: z.ZodType, summary: string): Ro
 });
 
 export const CATALOG: RouteDoc[] = [
-  {
-    method: 'POST',
-    path: '/api/v0/admin/users',
-    tag: 'Admin',
-    summary: 'Add a user and their first API key',
-    description:
-      'Owners add any role; managers add members and guests. Needs a personal API key: the invitation key it mints would outlive a JWT or a dashboard session (403).',
-    access: user(),
-    body: CreateUserBody,
-    responses: { 201: CreatedUser },
-    errors: [403, 409],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/admin/users',
-    tag: 'Admin',
-    summary: "The organization's users with their roles, last sign-in and number of active keys",
-    access: user(ADMIN_ROLES),
-    query: NoQuery,
-    responses: { 200: UserListingList },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v0/admin/users/:userId',
-    tag: 'Admin',
-    summary: 'Remove a user (userId is a user id or an e-mail address): their keys and computers stop working',
-    description:
-      'erase=true also deletes what their agents sent, their sessions and computers, and rebuilds the days it was on before answering. 409 when the user is the last owner.',
-    access: user(['owner']),
-    params: UserParams,
-    query: RemoveQuery,
-    responses: { 200: RemovedUser },
-    errors: [409],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/admin/users/:userId/keys',
-    tag: 'Admin',
-    summary: "List a user's API keys (userId is a user id, an e-mail address, or me)",
-    access: user(),
-    params: UserParams,
-    responses: { 200: KeyList },
-    errors: [403],
-  },
-  {
-    method: 'POST',
-    path: '/api/v0/admin/users/:userId/keys',
-    tag: 'Admin',
-    summary: 'Create an API key for a user (userId is a user id, an e-mail address, or me)',
-    description:
-      'scope personal (the default) needs a personal API key as the credential, and the new key is revoked with that key; ' +
-      'a JWT or a dashboard session mints collector keys only (403 otherwise), which last until revoked. A collector key mints nothing.',
-    access: user(),
-    params: UserParams,
-    body: CreateKeyBody,
-    bodyOptional: true,
-    responses: { 201: CreatedKey },
-    errors: [403],
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v0/admin/keys/:keyId',
-    tag: 'Admin',
-    summary: 'Revoke an API key',
-    description:
-      'The personal keys minted with it are revoked with it (collector keys stay). The machines page revokes collector keys here.',
-    access: user(),
-    params: KeyParams,
-    responses: { 200: RevokedKey },
-    errors: [403],
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/admin/whoami',
-    tag: 'Admin',
-    summary: 'The user, organization and role of the credential',
-    access: user(),
-    responses: { 200: WhoAmI },
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/usage/users/:userId',
-    tag: 'Usage',
-    summary: "One person's daily usage records (userId: a user id, or me); members: only their own",
-    description: 'The records of /api/v1/analytics/users for one user. Another user’s id answers 404 to a member and to a collector key.',
-    access: userOrCollector(PEOPLE),
-    params: UsageParams,
-    query: ANALYTICS_QUERY.productivity,
-    responses: { 200: UserUsage },
-  },
-  {
-    method: 'GET',
-    path: '/api/v0/organization/users',
-    tag: 'Organization',
-    summary: "The organization's users (a member sees only themself)",
-    access: user(PEOPLE),
-    query: PageQuery,
-    responses: { 200: UserList },
-  },
   {
     method: 'GET',
     path: TEAMS_PATH,

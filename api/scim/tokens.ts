@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId } from '../../common/ids.ts';
-import { hashKey } from '../store/accounts.ts';
+import { hashKey } from '../keys/secret.ts';
 
 export const SCIM_TOKEN_PREFIX = 'amscim_';
 export const newScimTokenId = () => `sct_${randomBytes(8).toString('hex')}`;

@@ -5,10 +5,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { forbidden, unauthorized } from '../../common/errors.ts';
+import type { AccountStore } from '../accounts/store.ts';
 import { type Authenticator, CSRF_HEADER, fromAnotherOrigin, SESSION_COOKIE, sessionCookie } from '../auth/authenticator.ts';
+import { hashKey, KEY_PREFIX } from '../keys/secret.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { DASHBOARD_HEADER } from '../openapi/registry.ts';
-import { type AccountStore, hashKey, KEY_PREFIX } from '../store/accounts.ts';
 import { AUTH_ME_PATH, Me, SESSION_PATH, SESSION_TTL_MS, SignInBody, SignInState } from './schema.ts';
 import type { SignInStore } from './store.ts';
 

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { type Principal, ROLE_RANK, type Role } from '../auth/principal.ts';
-import { hashKey } from '../store/accounts.ts';
+import { hashKey } from '../keys/secret.ts';
 
 const SQL = {
   insert: `INSERT INTO dashboard_sessions VALUES ($hash, $org, $user, $key, $role, now()::TIMESTAMP, make_timestamp(CAST($expires AS BIGINT) * 1000))`,

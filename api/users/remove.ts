@@ -9,16 +9,8 @@
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Role } from '../auth/principal.ts';
-import { REVOKE_USER_KEYS_AND_MINTED, type User } from '../store/accounts.ts';
-
-export interface UserListing {
-  id: string;
-  email: string;
-  role: Role;
-  createdAt: string;
-  lastSignInAt: string | null;
-  activeKeys: number;
-}
+import { REVOKE_USER_KEYS_AND_MINTED } from '../keys/store.ts';
+import type { User } from './store.ts';
 
 export interface RemovalReport {
   userId: string;
@@ -31,10 +23,6 @@ export interface RemovalReport {
 }
 
 const SQL = {
-  list: `SELECT u.id, u.email, u.role, strftime(u.created_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "createdAt",
-           strftime(u.last_sign_in_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "lastSignInAt",
-           (SELECT count(*) FROM api_keys k WHERE k.org_id = u.org_id AND k.user_id = u.id AND k.revoked_at IS NULL)::INTEGER AS "activeKeys"
-         FROM users u WHERE u.org_id = $org ORDER BY u.email, u.id`,
   owners: `SELECT count(*)::INTEGER AS n FROM users WHERE org_id = $org AND role = 'owner'`,
   days: `SELECT DISTINCT CAST(CAST(ts AS DATE) AS VARCHAR) AS day FROM (
            SELECT ts FROM events WHERE org_id = $org AND user_id = $user
@@ -63,10 +51,6 @@ const SQL = {
   eraseControlsAuthor:
     "UPDATE enterprise_controls SET user_email = 'erased', user_name = 'erased user' WHERE org_id = $org AND user_id = $user",
 } as const;
-
-export function listUsers(db: Db, orgId: string): Promise<UserListing[]> {
-  return db.all<UserListing & Record<string, unknown>>(SQL.list, { org: orgId });
-}
 
 /**
  * Why `actor` may not remove `target` (undefined: allowed). Only owners remove users: removal and erasure

@@ -1,7 +1,34 @@
-// The answers of GET /api/v0/admin/users and DELETE /api/v0/admin/users/{userId} (api/users/remove.ts).
+// Users: the request schemas and answers of every users route (routes.ts), and their paths. Adding a
+// user hands over their first key (api/keys/schema.ts, PublicKey); a key's hash never leaves the server.
 import { z } from 'zod';
+import { USER_ID_PATTERN } from '../../common/ids.ts';
+import { UserRecord } from '../analytics/schema.ts';
 import { Role } from '../auth/principal.ts';
+import { KeySecret, PublicKey } from '../keys/schema.ts';
+import { limitParam } from '../query.ts';
 
+export const USERS_PATH = '/api/v0/admin/users';
+export const USER_PATH = '/api/v0/admin/users/:userId';
+export const WHOAMI_PATH = '/api/v0/admin/whoami';
+export const ORGANIZATION_USERS_PATH = '/api/v0/organization/users';
+export const USER_USAGE_PATH = '/api/v0/usage/users/:userId';
+
+export const CreateUserBody = z.strictObject({
+  email: z.email(),
+  role: Role,
+  firstName: z.string().max(200).optional(),
+  lastName: z.string().max(200).optional(),
+  keyName: z.string().max(200).optional(),
+});
+/** A user id (usr_…), an e-mail address, or me (the caller). */
+export const UserParams = z.strictObject({ userId: z.string().min(1).max(320) });
+export const RemoveQuery = z.strictObject({ erase: z.enum(['true', 'false']).optional() });
+
+export const PublicUser = z.strictObject({ id: z.string(), email: z.string(), role: Role, createdAt: z.string() });
+export const CreatedUser = z.strictObject({ user: PublicUser, apiKey: KeySecret, key: PublicKey });
+export const WhoAmI = z.strictObject({ userId: z.string(), orgId: z.string(), email: z.string(), role: Role });
+
+/** GET /api/v0/admin/users: the organization's users with their roles, last sign-in and active keys. */
 export const UserListing = z.strictObject({
   id: z.string(),
   email: z.string(),
@@ -10,8 +37,10 @@ export const UserListing = z.strictObject({
   lastSignInAt: z.string().nullable(),
   activeKeys: z.number().int(),
 });
+export type UserListing = z.infer<typeof UserListing>;
 export const UserListingList = z.strictObject({ users: z.array(UserListing) });
 
+/** DELETE /api/v0/admin/users/{userId}: what the removal did (remove.ts). */
 export const RemovedUser = z.strictObject({
   userId: z.string(),
   keysRevoked: z.number().int(),
@@ -27,4 +56,44 @@ export const RemovedUser = z.strictObject({
     })
     .nullable(),
   daysRebuilt: z.number().int().describe('days whose aggregates were rebuilt without the erased records'),
+});
+
+/** GET /api/v0/organization/users: a page of the organization's users, in the reference's shape. */
+export const PageQuery = z.strictObject({
+  limit: limitParam.optional(),
+  // A user id taken from pagination.nextCursor; any other value would page from a place that is no user.
+  cursor: z
+    .string()
+    .regex(USER_ID_PATTERN, 'cursor must be a user id (usr_ and 16 hex digits) taken from pagination.nextCursor')
+    .optional(),
+});
+export const OrganizationUser = z.object({
+  id: z.string(),
+  email: z.email(),
+  /** Not in the reference's shape: the dashboard's organization page shows each user's role. */
+  role: z.enum(['owner', 'manager', 'member', 'guest']),
+  createdAt: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  firstName: z.string().optional(),
+  lastName: z.string().optional(),
+  lastSignInAt: z.string().optional(),
+});
+export const UserList = z.strictObject({
+  users: z.array(OrganizationUser),
+  pagination: z.strictObject({ hasMore: z.boolean(), nextCursor: z.string().optional() }),
+});
+
+// GET /api/v0/usage/users/{userId|me}: one person's daily rows, in the records of /api/v1/analytics/users.
+/** A user id, or `me` for the caller. */
+export const UsageParams = z.strictObject({ userId: z.string().min(1).max(64) });
+export const UserUsage = z.strictObject({
+  data: z.array(UserRecord),
+  meta: z.strictObject({
+    org_id: z.string(),
+    start_date: z.string(),
+    end_date: z.string(),
+    user_id: z.string(),
+    user_email: z.string(),
+    role: Role,
+  }),
 });

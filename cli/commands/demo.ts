@@ -30,7 +30,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
   handler: async (args) => {
     // Loaded here, not at the top: every other command starts without the server and DuckDB.
     const { startServer } = await import('../../api/server.ts');
-    const { AccountStore } = await import('../../api/store/accounts.ts');
+    const { AccountStore } = await import('../../api/accounts/store.ts');
     const { createLogger } = await import('../../common/logger.ts');
     const { loadSample, newDemoKey, SAMPLE_ORG_NAME } = await import('../../sample-data/load.ts');
     const { serveOnFreePort } = await import('../listen.ts');

@@ -32,7 +32,7 @@ interface OidcArgs extends TargetArgs {
 /** The database and the account store, loaded when a command runs so the others start without DuckDB. */
 async function accountsOn(path: string) {
   const { openDb } = await import('../../common/db/duckdb.ts');
-  const { AccountStore } = await import('../../api/store/accounts.ts');
+  const { AccountStore } = await import('../../api/accounts/store.ts');
   const db = await openDb(path);
   return { db, accounts: new AccountStore(db) };
 }

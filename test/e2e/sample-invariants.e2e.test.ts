@@ -3,8 +3,8 @@
 // exactly one row per day, shares sum to 1, and no prompt text reached the server.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountStore } from '../../api/accounts/store.ts';
 import { type RunningServer, startServer } from '../../api/server.ts';
-import { AccountStore } from '../../api/store/accounts.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { generate } from '../../sample-data/generator.ts';

@@ -2,7 +2,7 @@
 import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { AccountStore } from '../../api/store/accounts.ts';
+import { AccountStore } from '../../api/accounts/store.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import type { OrgId } from '../../common/ids.ts';
 import type { Role } from '../../common/roles.ts';

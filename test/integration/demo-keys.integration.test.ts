@@ -2,7 +2,8 @@
 // users' collector keys) are revoked then, and no other key.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccountStore, type Org, type User } from '../../api/store/accounts.ts';
+import { AccountStore, type Org } from '../../api/accounts/store.ts';
+import type { User } from '../../api/users/store.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
 import { newDemoKey, SAMPLE_COLLECTOR_KEY_NAME, SAMPLE_ORG_NAME } from '../../sample-data/load.ts';
 import { tempDir } from '../helpers/tmp.ts';

@@ -5,10 +5,10 @@
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PublicKey } from '../../api/accounts/schema.ts';
+import { AccountStore } from '../../api/accounts/store.ts';
 import { ErrorBodySchema } from '../../api/errors.ts';
+import { PublicKey } from '../../api/keys/schema.ts';
 import { LIMITS_PATH, LimitStatus } from '../../api/limits/schema.ts';
-import { AccountStore } from '../../api/store/accounts.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { INGEST_PATH } from '../../common/wire.ts';
 import { turn } from '../helpers/records.ts';

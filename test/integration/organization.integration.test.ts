@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/errors.ts';
-import { UserList } from '../../api/routes/organization.ts';
+import { UserList } from '../../api/users/schema.ts';
 import type { OrgId } from '../../common/ids.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 

@@ -126,7 +126,7 @@ describe('users list and remove through the server', () => {
   it('only owners remove users; the last owner stays; other organizations answer 404', async () => {
     const byManager = await remove(acme.users.manager.key, acme.users.guest.id);
     expect(byManager.statusCode).toBe(403);
-    expect(ErrorBodySchema.parse(byManager.json()).detail).toContain('only an owner may remove users');
+    expect(ErrorBodySchema.parse(byManager.json()).detail).toContain('Removing users requires the owner role; this credential has manager');
     const lastOwner = await remove(acme.users.owner.key, acme.users.owner.id);
     expect(lastOwner.statusCode).toBe(409);
     expect(ErrorBodySchema.parse(lastOwner.json()).detail).toContain('last owner');

@@ -1,6 +1,6 @@
 // The computer's local policy (computer/policy.ts) on fixtures: a made-up file system whose links are a map.
 import { describe, expect, it } from 'vitest';
-import { keyKindFor } from '../../api/store/accounts.ts';
+import { keyKindFor } from '../../api/keys/minting.ts';
 import { isWithin, modelProblem, sessionDirectory } from '../../computer/policy.ts';
 
 // A made-up file system: the folders that exist, and links (absolute targets). /home/ana/src is allowed;

@@ -1,4 +1,4 @@
--- Who minted each API key, and what that makes it (api/store/accounts.ts, "Whose key drives a computer"):
+-- Who minted each API key, and what that makes it (api/keys/schema.ts, KeyKind):
 --   personal    the user's own: minted by the operator on the database file (created_by NULL), by the
 --               user with a personal credential, or in exchange for their invitation. Drives the user's
 --               computers.

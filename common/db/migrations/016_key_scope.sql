@@ -1,4 +1,4 @@
--- What an API key may do (api/store/accounts.ts, KeyScope), apart from whose it is (kind, migration 011):
+-- What an API key may do (api/keys/schema.ts, KeyScope), apart from whose it is (kind, migration 011):
 --   personal   everything its user's role allows (kind decides whether it drives computers)
 --   collector  only what a developer machine needs: ingest, its own user's credit-limit state and usage,
 --              its identity, and registering its machine (routes with `config: { collectorKey: true }`)

@@ -1,58 +1,16 @@
-// Organizations, users and API keys. API keys are random, prefixed "am_", shown once and stored only as
-// a SHA-256 hash (they carry 256 bits of entropy, so a fast hash is enough to make a stolen table useless).
-import { hash, randomBytes } from 'node:crypto';
+// The API keys' records: minting (its secret returned once), listing, revoking with what was minted with
+// a key, binding a collector key to its machine, and finding the principal a key stands for. The rules of
+// who may mint what are in minting.ts; the secret and its hash in secret.ts.
 import type { Db } from '../../common/db/duckdb.ts';
-import { type ApiKeyId, newApiKeyId, newOrgId, newUserId, type OrgId, type UserId } from '../../common/ids.ts';
+import { type ApiKeyId, newApiKeyId, type OrgId, type UserId } from '../../common/ids.ts';
 import type { KeyScope } from '../../common/key-scopes.ts';
 import type { Role } from '../../common/roles.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { User } from '../users/store.ts';
+import { keyKindFor, type Minter } from './minting.ts';
+import type { KeyKind } from './schema.ts';
+import { generateKey, hashKey, KEY_PREFIX, keyDisplayPrefix } from './secret.ts';
 
-/**
- * What a credential may do on its user's behalf. Only a personal credential drives the user's computers
- * (registers one, creates sessions on one, sends it messages): whoever mints a key for someone else holds
- * it too, and must not be able to run commands on that person's machine with it.
- *   personal    minted by the operator on the database file (created_by NULL), by the user with a personal
- *               credential (their key, or a JWT: only the operator's sign-in can sign one), or in exchange
- *               for their invitation
- *   invitation  the key handed over when someone created the user through the server; its user exchanges
- *               it once for a personal key (POST /admin/users/{own id}/keys with it), which revokes it
- *   delegated   minted through the server by another person, or by the user with a delegated key
- */
-export const KEY_KINDS = ['personal', 'invitation', 'delegated'] as const;
-export type KeyKind = (typeof KEY_KINDS)[number];
-
-/**
- * What a key may do (migration 016). A collector key is what sits on a developer machine: it ingests,
- * reads its own user's credit-limit state and usage, says whose it is and registers its machine (the
- * routes with `config: { collectorKey: true }`), and gets 403 everywhere else. A personal key does what
- * its user's role allows. Minting a personal key needs a personal key; a JWT or a dashboard session
- * mints collector keys only (docs/keys.md).
- */
-export { KEY_SCOPES, type KeyScope } from '../../common/key-scopes.ts';
-
-export const KEY_PREFIX = 'am_';
-// One-shot `hash` (Node 20.12+): every authenticated request hashes its credential to find it in the
-// principal cache, and this is half the cost of createHash().update().digest().
-export const hashKey = (key: string) => hash('sha256', key, 'hex');
-export const generateKey = () => `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-/** The part of a key shown in listings: enough to tell keys apart, useless to an attacker. */
-export const keyDisplayPrefix = (key: string) => key.slice(0, KEY_PREFIX.length + 6);
-
-export interface Org {
-  id: OrgId;
-  name: string;
-  created_at: string;
-}
-export interface User {
-  id: UserId;
-  org_id: OrgId;
-  email: string;
-  role: Role;
-  first_name: string | null;
-  last_name: string | null;
-  created_at: string;
-  last_sign_in_at: string | null;
-}
 export interface ApiKeyInfo {
   id: ApiKeyId;
   user_id: UserId;
@@ -99,9 +57,6 @@ export const keyView = (k: Omit<ApiKeyInfo, 'org_id'>): KeyView => ({
   machineId: k.machine_id,
 });
 
-/** Who mints a key: a person through the server (with the credential they used), or the operator. */
-export type Minter = { userId: string; credential: KeyKind } | 'operator';
-
 /**
  * Revokes the keys `seed` selects (their ids; parameters $org and the seed's own) and every active
  * personal key minted with them, and with those, and so on: collector keys are durable, they stay.
@@ -121,12 +76,6 @@ const revokeMintedFrom = (seed: string) => `UPDATE api_keys SET revoked_at = now
 export const REVOKE_USER_KEYS_AND_MINTED = revokeMintedFrom('SELECT id FROM api_keys WHERE org_id = $org AND user_id = $user');
 
 const SQL = {
-  insertOrg: 'INSERT INTO orgs (id, name) VALUES ($id, $name)',
-  orgById: 'SELECT id, name, CAST(created_at AS VARCHAR) AS created_at FROM orgs WHERE id = $id',
-  listOrgs: 'SELECT id, name, CAST(created_at AS VARCHAR) AS created_at FROM orgs ORDER BY created_at, id',
-  insertUser: 'INSERT INTO users (id, org_id, email, role, first_name, last_name) VALUES ($id, $org, $email, $role, $first, $last)',
-  userColumns:
-    'SELECT id, org_id, email, role, first_name, last_name, CAST(created_at AS VARCHAR) AS created_at, CAST(last_sign_in_at AS VARCHAR) AS last_sign_in_at FROM users',
   insertKey:
     'INSERT INTO api_keys (id, user_id, org_id, name, prefix, hash, created_by, kind, scope, minted_with) VALUES ($id, $user, $org, $name, $prefix, $hash, $created_by, $kind, $scope, $minted_with)',
   keyColumns:
@@ -138,53 +87,10 @@ const SQL = {
   revokeWithMinted: revokeMintedFrom('SELECT CAST($id AS VARCHAR)'),
   bindMachine: "UPDATE api_keys SET machine_id = $machine WHERE id = $id AND scope = 'collector' AND machine_id IS NULL",
   touchKey: 'UPDATE api_keys SET last_used_at = now() WHERE id = $id',
-  touchUser: 'UPDATE users SET last_sign_in_at = now() WHERE id = $id',
 } as const;
 
-export class AccountStore {
+export class KeyStore {
   constructor(private readonly db: Db) {}
-
-  async createOrg(name: string): Promise<Org> {
-    const id = newOrgId();
-    await this.db.run(SQL.insertOrg, { id, name });
-    return (await this.getOrg(id))!;
-  }
-
-  async getOrg(id: string): Promise<Org | undefined> {
-    return (await this.db.all<Org & Record<string, unknown>>(SQL.orgById, { id }))[0];
-  }
-
-  listOrgs(): Promise<Org[]> {
-    return this.db.all<Org & Record<string, unknown>>(SQL.listOrgs);
-  }
-
-  async createUser(input: { orgId: OrgId; email: string; role: Role; firstName?: string; lastName?: string }): Promise<User> {
-    const id = newUserId();
-    await this.db.run(SQL.insertUser, {
-      id,
-      org: input.orgId,
-      email: input.email.toLowerCase(),
-      role: input.role,
-      first: input.firstName ?? null,
-      last: input.lastName ?? null,
-    });
-    return (await this.getUser(input.orgId, id))!;
-  }
-
-  async getUser(orgId: string, id: string): Promise<User | undefined> {
-    return (
-      await this.db.all<User & Record<string, unknown>>(`${SQL.userColumns} WHERE org_id = $org AND id = $id`, { org: orgId, id })
-    )[0];
-  }
-
-  async findUserByEmail(orgId: string, email: string): Promise<User | undefined> {
-    return (
-      await this.db.all<User & Record<string, unknown>>(`${SQL.userColumns} WHERE org_id = $org AND email = $email`, {
-        org: orgId,
-        email: email.toLowerCase(),
-      })
-    )[0];
-  }
 
   /**
    * Creates a key and returns it in clear text: the only time it is ever seen. Its kind follows from who
@@ -321,19 +227,8 @@ export class AccountStore {
     };
   }
 
-  async touchKey(keyId: string, userId: string): Promise<void> {
+  /** Records the key's use (its user's sign-in is recorded by the caller, AccountStore.touchKey). */
+  async touchKey(keyId: string): Promise<void> {
     await this.db.run(SQL.touchKey, { id: keyId });
-    await this.db.run(SQL.touchUser, { id: userId });
   }
-}
-
-/**
- * The kind of a key `minter` mints for `userId`. Pure. The operator's keys are personal (whoever holds the
- * database can do anything anyway); a person's key for themselves is as strong as the credential they used
- * (a delegated or invitation key cannot mint a personal one, else its holder could); for anyone else it
- * is delegated.
- */
-export function keyKindFor(minter: Minter, userId: string): KeyKind {
-  if (minter === 'operator') return 'personal';
-  return minter.userId === userId && minter.credential === 'personal' ? 'personal' : 'delegated';
 }
