@@ -38,8 +38,8 @@ import type { TodayResponse } from '../../api/today/schema.ts';
 import type { UserUsage } from '../../api/usage/schema.ts';
 import type { ReadinessList } from '../../common/readiness.ts';
 
-/** An analytics answer asked with one `group_by` (or none): its `data` holds rows of that one kind. */
-type Rows<Answer extends { data: unknown }, Row> = Omit<Answer, 'data'> & { data: Row[] };
+/** An analytics answer asked with one `group_by` (or none): its `data` holds rows of that one kind, one the answer may hold. */
+type Rows<Answer extends { data: readonly unknown[] }, Row extends Answer['data'][number]> = Omit<Answer, 'data'> & { data: Row[] };
 
 // ------------------------------------------------------------------ sign-in
 export type Me = z.output<typeof MeSchema>;
