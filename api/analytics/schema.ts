@@ -119,10 +119,16 @@ export const UserRecord = z.strictObject({
 });
 
 const Meta = z.strictObject({ org_id: z.string(), start_date: Day, end_date: Day });
-/** `data` is one record per day, or with group_by one row per day and group (only non-zero groups). */
-const envelope = (record: z.ZodType, ...grouped: z.ZodType[]) =>
+/**
+ * `data` is one record per day, or with group_by one row per day and group (only non-zero groups). Typed
+ * as an array of one of those kinds, so a client naming the rows it asked for (web/src/api-types.ts) is
+ * checked against the kinds the answer may hold.
+ */
+const envelope = <R extends z.ZodType, G extends z.ZodType[]>(record: R, ...grouped: G) =>
   z.strictObject({
-    data: grouped.length ? z.union([z.array(record), ...grouped.map((g) => z.array(g))]) : z.array(record),
+    data: (grouped.length ? z.union([z.array(record), ...grouped.map((g) => z.array(g))]) : z.array(record)) as z.ZodType<
+      z.output<R>[] | { [K in keyof G]: z.output<G[K]>[] }[number]
+    >,
     meta: Meta,
   });
 

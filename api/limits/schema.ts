@@ -1,6 +1,5 @@
 // Credit limits at the boundary: the routes' paths, the PUT bodies (limits and enforcement) and the answers.
 import { z } from 'zod';
-import { jsonSchema } from '../openapi/document.ts';
 
 export const LIMITS_PATH = '/api/v0/organization/usage/limits/users';
 export const ENFORCEMENT_PATH = '/api/v0/organization/usage/limits/enforcement';
@@ -12,7 +11,8 @@ export const Entry = z.strictObject({ email: z.email(), limit: z.number().int().
  * An entry of the PUT's list as the envelope takes it: anything, so one bad entry is answered in `errors`
  * and does not sink the others (the route checks each with Entry); documented as an Entry.
  */
-const SentEntry = z.unknown().meta(jsonSchema(Entry, 'input'));
+const { $schema: _, ...sentEntryDocument } = z.toJSONSchema(Entry, { io: 'input', target: 'draft-2020-12' });
+const SentEntry = z.unknown().meta(sentEntryDocument);
 
 export const LimitsBody = z.strictObject({
   users: z.array(SentEntry).min(1, 'users needs 1 to 100 entries').max(100, 'users takes at most 100 entries'),

@@ -6,6 +6,7 @@
 // would pass on nothing.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/processes.ts';
 
@@ -20,10 +21,30 @@ function sources(dir: string): string[] {
   });
 }
 
-function ourImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const found = [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.[^'"]+)['"]/g)].map((m) => m[1]!);
-  return found.map((spec) => relative(ROOT, resolve(dirname(file), spec)).split('/')[0]!);
+/**
+ * Every module of ours a source names (import, export … from, import(), import types), relative to the
+ * root, and whether the build erases it: only a statement-level `import type`/`export type` is erased
+ * (`import { type X }` stays as an import of the module under verbatimModuleSyntax).
+ */
+function ourImports(file: string, text = readFileSync(file, 'utf8')): { module: string; typeOnly: boolean }[] {
+  const found: { spec: string; typeOnly: boolean }[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier))
+      found.push({ spec: node.moduleSpecifier.text, typeOnly: node.importClause?.isTypeOnly ?? false });
+    else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      found.push({ spec: node.moduleSpecifier.text, typeOnly: node.isTypeOnly });
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal))
+      found.push({ spec: node.argument.literal.text, typeOnly: true });
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [spec] = node.arguments;
+      if (spec && ts.isStringLiteralLike(spec)) found.push({ spec: spec.text, typeOnly: false });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS));
+  return found
+    .filter(({ spec }) => spec.startsWith('.'))
+    .map(({ spec, typeOnly }) => ({ module: relative(ROOT, resolve(dirname(file), spec)), typeOnly }));
 }
 
 const RULES: Record<string, string[]> = {
@@ -44,22 +65,52 @@ const RULES: Record<string, string[]> = {
   bench: ['bench', 'api', 'collector', 'common', 'pipeline', 'scripts', 'test', 'cli', 'sample-data', 'web'],
 };
 
+// The dashboard names the API's answers by the server's own zod schemas (web/src/api-types.ts): with
+// `import type` only, which Vite erases, so no server code reaches the bundle; and only of the modules
+// that hold schemas, so a page cannot reach into a store or a route through a type either.
+const isSchemaModule = (module: string) => /^api\/(?:[^/]+\/)+schema\.ts$/.test(module);
+/** What a folder may import with `import type` only, beyond its rule. */
+const TYPE_ONLY: Record<string, (module: string) => boolean> = { web: isSchemaModule };
+
+/** A file's imports its folder's rule refuses, as `file → what`. */
+function offendersIn(folder: string, file: string, text?: string): string[] {
+  const allowed = RULES[folder] ?? [];
+  return ourImports(file, text).flatMap(({ module, typeOnly }) => {
+    const top = module.split('/')[0]!;
+    if (allowed.includes(top) || (typeOnly && TYPE_ONLY[folder]?.(module))) return [];
+    const why = TYPE_ONLY[folder]?.(module) ? ' (a value import: only `import type` is erased from the build)' : '';
+    return [`${relative(ROOT, file)} → ${TYPE_ONLY[folder] && why ? module : `${top}/`}${why}`];
+  });
+}
+
 describe('module boundaries', () => {
   for (const [folder, allowed] of Object.entries(RULES)) {
     it(`${folder}/ imports only ${allowed.join(', ')}`, () => {
       expect(existsSync(join(ROOT, folder)), `${folder}/ is missing: move its rule with it`).toBe(true);
       const files = sources(join(ROOT, folder));
       expect(files.length, `${folder}/ holds no TypeScript sources`).toBeGreaterThan(0);
-      const offenders: string[] = [];
-      for (const file of files) {
-        for (const target of ourImports(file)) if (!allowed.includes(target)) offenders.push(`${relative(ROOT, file)} → ${target}/`);
-      }
-      expect(offenders).toEqual([]);
+      expect(files.flatMap((file) => offendersIn(folder, file))).toEqual([]);
     });
   }
 
   it('hooks/ holds the hook script only (the installer that copies it is collector/install/)', () => {
     expect(readdirSync(join(ROOT, 'hooks'))).toEqual(['agentmeter-hook.sh']);
+  });
+
+  it("web/ may import only the types of the API's schema modules, never their values", () => {
+    const probe = join(ROOT, 'web/src/probe.ts');
+    const check = (text: string) => offendersIn('web', probe, text);
+    expect(check("import type { TokensResponse } from '../../api/analytics/schema.ts';")).toEqual([]);
+    expect(check("export type { Me } from '../../api/signin/schema.ts';")).toEqual([]);
+    expect(check("import { TokensResponse } from '../../api/analytics/schema.ts';")).toEqual([
+      'web/src/probe.ts → api/analytics/schema.ts (a value import: only `import type` is erased from the build)',
+    ]);
+    expect(check("import { type TokensResponse } from '../../api/analytics/schema.ts';")).toHaveLength(1);
+    expect(check("import '../../api/analytics/schema.ts';")).toHaveLength(1);
+    expect(check("const schema = await import('../../api/analytics/schema.ts');")).toHaveLength(1);
+    expect(check("import type { TokenRow } from '../../api/analytics/store.ts';")).toEqual(['web/src/probe.ts → api/']);
+    expect(check("type Row = import('../../api/analytics/store.ts').TokenRow;")).toEqual(['web/src/probe.ts → api/']);
+    expect(check("import type { Db } from '../../pipeline/batch.ts';")).toEqual(['web/src/probe.ts → pipeline/']);
   });
 
   it('every folder of sources has a rule', () => {

@@ -1,5 +1,6 @@
 // The dashboard's derivations (web/src/figures.ts) on fixtures worked by hand.
 import { describe, expect, it } from 'vitest';
+import type { UserDay } from '../../web/src/api-types.ts';
 import {
   creditsByModel,
   daysOf,
@@ -11,7 +12,6 @@ import {
   sortPeople,
   toCsv,
   topOf,
-  type UserDay,
 } from '../../web/src/figures.ts';
 
 const day = (user: string, date: string, credits: number, model: string | null, extra: Partial<UserDay> = {}): UserDay => ({
@@ -21,6 +21,7 @@ const day = (user: string, date: string, credits: number, model: string | null, 
   tool_calls: 1,
   billable_tokens: credits,
   primary_model: model,
+  primary_model_tier: model === null ? null : 'standard',
   files_created: 0,
   files_edited: 0,
   git_commits: 0,
@@ -36,6 +37,8 @@ const day = (user: string, date: string, credits: number, model: string | null, 
   autonomy_ratio: null,
   delegation_level: null,
   languages: [],
+  lines_added: 0,
+  landed_agent_lines: 0,
   ...extra,
 });
 

@@ -1,5 +1,7 @@
 // Every request goes to this origin with the session cookie (HttpOnly: the page never sees it). Requests
 // that change something carry the dashboard header the server asks of cookie-authenticated changes.
+import type { Me } from './api-types.ts';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -31,25 +33,19 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   return body as T;
 }
 
-export interface Me {
-  userId: string;
-  email: string;
-  role: 'owner' | 'manager' | 'member' | 'guest';
-  orgId: string;
-  orgName: string;
-  sessionExpiresAt?: number;
-}
-
 export const isAdmin = (me: Me) => me.role === 'owner' || me.role === 'manager';
 
 /** Every page of a cursor-paged analytics endpoint (the /users walk). */
-export async function allPages<T>(path: string, params: URLSearchParams): Promise<T[]> {
-  const rows: T[] = [];
-  let cursor: string | null | undefined;
+export async function allPages<Page extends { data: unknown[]; meta: { has_more: boolean; next_cursor: string | null } }>(
+  path: string,
+  params: URLSearchParams,
+): Promise<Page['data']> {
+  const rows: Page['data'] = [];
+  let cursor: string | null = null;
   do {
     const q = new URLSearchParams(params);
     if (cursor) q.set('cursor', cursor);
-    const page = await api<{ data: T[]; meta: { has_more?: boolean; next_cursor?: string | null } }>(`${path}?${q}`);
+    const page: Page = await api<Page>(`${path}?${q}`);
     rows.push(...page.data);
     cursor = page.meta.has_more ? page.meta.next_cursor : null;
   } while (cursor);

@@ -1,7 +1,8 @@
 // The shell: who is signed in, the navigation their role may use, and the page of the current path.
 // The server checks every role on every request; the navigation only leaves out what would be refused.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, isAdmin, type Me } from './api.ts';
+import { api, isAdmin } from './api.ts';
+import type { Me, SignInState } from './api-types.ts';
 import { Link } from './components.tsx';
 import { ErrorBoundary } from './error-boundary.tsx';
 import { rangeOf } from './figures.ts';
@@ -40,14 +41,14 @@ const MEMBER_PAGES = [
 ];
 
 // Asked as the script loads, before the first render: every page waits for this answer.
-const firstSession = api<{ signedIn: boolean; me?: Me }>('/api/v0/auth/session');
+const firstSession = api<SignInState>('/api/v0/auth/session');
 
 export function App() {
   const [session, setSession] = useState<SessionState>({ state: 'loading' });
   const loc = useLocation();
   useEffect(() => {
     firstSession.then(
-      (s) => setSession(s.signedIn && s.me ? { state: 'in', me: s.me } : { state: 'out' }),
+      (s) => setSession(s.signedIn ? { state: 'in', me: s.me } : { state: 'out' }),
       () => setSession({ state: 'out' }),
     );
     const out = () => setSession({ state: 'out' });

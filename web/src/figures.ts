@@ -2,6 +2,7 @@
 // check these on fixtures (test/unit/dashboard-figures.unit.test.ts). Every figure is a sum or a list of
 // the API's own numbers for the same range, so what the page shows equals what the API answers.
 import { guardCsvText } from '../../common/csv-cells.ts';
+import type { TokenGroupRow, UserDay } from './api-types.ts';
 
 /** The dashboard's formatting locale, whatever the browser's: figures read as the API's docs write them. */
 export const DISPLAY_LOCALE = 'en-US';
@@ -28,85 +29,6 @@ export function rangeOf(params: URLSearchParams, now: Date): { from: string; to:
 }
 
 export const sum = <T>(rows: readonly T[], f: (row: T) => number) => rows.reduce((acc, row) => acc + f(row), 0);
-
-// ------------------------------------------------------------------ the analytics API's records
-
-export interface TokenGroupRow {
-  date: string;
-  group_key: string;
-  billable_tokens: number;
-  input_tokens: number;
-  output_tokens: number;
-}
-/** activity?group_by=client or group_by=agent (agentmeter's extension): users per day and group. */
-export interface ActivityGroupRow {
-  date: string;
-  group_key: string;
-  daily_active_users: number;
-}
-export interface ActivityRow {
-  date: string;
-  daily_active_users: number;
-  weekly_active_users: number;
-  monthly_active_users: number;
-  daily_active_users_by_client: Record<string, number>;
-  sessions: number;
-  messages: number;
-  user_messages: number;
-}
-export interface ToolRow {
-  date: string;
-  tool_calls: number;
-  by_tool: { tool: string; invocations: number }[];
-  mcp_users_with_mcp: number;
-  mcp_by_server: { server: string; invocations: number }[];
-  skills_invocations: number;
-  skills_by_name: { name: string; count: number }[];
-  slash_commands_invocations: number;
-  slash_commands_by_name: { name: string; count: number }[];
-  hooks_invocations: number;
-  hooks_by_event: { event: string; matcher: string; command: string; count: number }[];
-  autonomy_ratio_avg: number;
-  autonomy_ratio_p50: number;
-  autonomy_ratio_p90: number;
-  tool_autonomy_level_ratio: { auto_high: number; auto_medium: number; auto_low: number; manual: number };
-}
-export interface ProductivityRow {
-  date: string;
-  files_created: number;
-  files_edited: number;
-  by_extension: { extension: string; count: number }[];
-  by_language: { language: string; count: number }[];
-  git_commits: number;
-  git_prs_created: number;
-}
-export interface UserDay {
-  user_id: string;
-  user_email: string | null;
-  date: string;
-  tool_calls: number;
-  billable_tokens: number;
-  primary_model: string | null;
-  files_created: number;
-  files_edited: number;
-  git_commits: number;
-  git_prs_created: number;
-  mcp_calls: number;
-  skill_calls: number;
-  slash_commands: number;
-  hooks: number;
-  sessions: number;
-  messages: number;
-  user_messages: number;
-  assistant_messages: number;
-  autonomy_ratio: number | null;
-  delegation_level: string | null;
-  languages: string[];
-}
-export interface Envelope<T> {
-  data: T[];
-  meta: { start_date: string; end_date: string; has_more?: boolean; next_cursor?: string | null };
-}
 
 // ------------------------------------------------------------------ derivations
 

@@ -1,35 +1,15 @@
 // Budgets: each budget's credits this month as a bar with its thresholds marked, and the alerts fired
 // with the state of each delivery. Read-only: owners put the list through the API (docs/budgets.md).
 import { api } from '../api.ts';
+import type { Alerts, Budget, Budgets as BudgetList } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
 import { formatNumber } from '../figures.ts';
-
-interface BudgetView {
-  scope: 'org' | 'team' | 'user';
-  team?: string;
-  email?: string;
-  monthlyCredits: number;
-  thresholds: number[];
-  destinations: { type: string; url: string; secret?: 'set' }[];
-  usage: number;
-  percentage: number;
-}
-interface AlertView {
-  id: string;
-  budget: { scope: string; team?: string; email?: string; monthlyCredits: number };
-  month: string;
-  threshold: number;
-  usage: number;
-  limit: number;
-  fired_at: string;
-  deliveries: { type: string; state: string; attempts: number; last_error: string | null; delivered_at: string | null }[];
-}
 
 const whose = (b: { scope: string; team?: string; email?: string }) =>
   b.scope === 'org' ? 'Organization' : b.scope === 'team' ? `Team ${b.team}` : (b.email ?? 'user');
 
 /** The month's usage as a bar out of the budget, the thresholds as marks (SVG: no inline styles). */
-function BudgetBar({ b }: { b: BudgetView }) {
+function BudgetBar({ b }: { b: Budget }) {
   const scale = Math.max(100, b.percentage, ...b.thresholds);
   const x = (p: number) => `${(Math.min(p, scale) / scale) * 100}%`;
   return (
@@ -48,8 +28,8 @@ function BudgetBar({ b }: { b: BudgetView }) {
 export function Budgets() {
   const { data, error, loading } = useData('budgets', async () => {
     const [budgets, alerts] = await Promise.all([
-      api<{ month: string; budgets: BudgetView[] }>('/api/v0/organization/budgets'),
-      api<{ alerts: AlertView[] }>('/api/v0/organization/alerts'),
+      api<BudgetList>('/api/v0/organization/budgets'),
+      api<Alerts>('/api/v0/organization/alerts'),
     ]);
     return { ...budgets, alerts: alerts.alerts };
   });

@@ -3,41 +3,10 @@
 // the organization; a member sees their own figures: the server restricts the answers. The team picker
 // (owners and managers) sets team=: every figure and the commit list over that team's members.
 import { api } from '../api.ts';
+import type { Code, CodeDay, CodeGrouped, Commits } from '../api-types.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
 import { daysOf, formatNumber, formatPercent } from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
-
-interface CodeDay {
-  date: string;
-  edits: { lines_added: number; lines_deleted: number; by_agent: { agent: string; lines_added: number }[] };
-  landed: {
-    commits: number;
-    commits_with_agent_lines: number;
-    lines_added: number;
-    lines_deleted: number;
-    agent_lines_added: number;
-    agent_share: number;
-    by_agent: { agent: string; lines: number }[];
-    by_model: { model_id: string; lines: number }[];
-  };
-}
-interface RepoRow {
-  date: string;
-  group_key: string;
-  edit_lines_added: number;
-  landed_lines_added: number;
-  landed_agent_lines: number;
-}
-interface Commit {
-  repo: string;
-  commit: string;
-  user_email: string | null;
-  committed_at: string;
-  lines_added: number;
-  lines_deleted: number;
-  agent_lines: number;
-  by_agent: { agent: string; model_id: string; lines: number }[];
-}
 
 /** Pure: totals of a name → count list over days, by count descending then name. */
 function totals(pairs: [string, number][]): { name: string; count: number }[] {
@@ -55,9 +24,9 @@ export function Impact(props: { path: string; query: URLSearchParams; from: stri
   const range = `startDate=${props.from}&endDate=${props.to}${team ? `&team=${encodeURIComponent(team)}` : ''}`;
   const { data, error, loading } = useData(`impact|${props.from}|${props.to}|${team ?? ''}`, async () => {
     const [days, repos, commits] = await Promise.all([
-      api<{ data: CodeDay[] }>(`/api/v1/analytics/code?${range}`),
-      api<{ data: RepoRow[] }>(`/api/v1/analytics/code?${range}&group_by=repo`),
-      api<{ data: Commit[]; meta: { has_more: boolean } }>(`/api/v0/code/commits?${range}&limit=100`),
+      api<Code>(`/api/v1/analytics/code?${range}`),
+      api<CodeGrouped>(`/api/v1/analytics/code?${range}&group_by=repo`),
+      api<Commits>(`/api/v0/code/commits?${range}&limit=100`),
     ]);
     return { days: days.data, repos: repos.data, commits: commits.data, more: commits.meta.has_more };
   });

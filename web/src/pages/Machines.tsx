@@ -3,19 +3,9 @@
 // the organization's, members their own (the server decides: GET /api/v0/machines/keys). A collector key
 // only sends events and reads its own user's limits and usage (docs/keys.md).
 import { useState } from 'preact/hooks';
-import { api, type Me } from '../api.ts';
+import { api } from '../api.ts';
+import type { Key, Keys, Me, NewKey, OrganizationUsers } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
-
-interface CollectorKey {
-  id: string;
-  userId: string;
-  name: string | null;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  machineId: string | null;
-}
 
 const when = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')}` : '');
 
@@ -30,8 +20,8 @@ export function Machines({ me }: { me: Me }) {
   const [busy, setBusy] = useState(false);
   const { data, error, loading } = useData(`machines|${version}`, async () => {
     const [keys, users] = await Promise.all([
-      api<{ keys: CollectorKey[] }>('/api/v0/machines/keys'),
-      api<{ users: { id: string; email: string }[] }>('/api/v0/organization/users?limit=100'),
+      api<Keys>('/api/v0/machines/keys'),
+      api<OrganizationUsers>('/api/v0/organization/users?limit=100'),
     ]);
     return { keys: keys.keys, emails: new Map(users.users.map((u) => [u.id, u.email])) };
   });
@@ -42,7 +32,7 @@ export function Machines({ me }: { me: Me }) {
     setMessage(undefined);
     const label = name.trim() || 'enrolled from the dashboard';
     try {
-      const answer = await api<{ apiKey: string }>(`/api/v0/admin/users/${encodeURIComponent(me.userId)}/keys`, {
+      const answer = await api<NewKey>(`/api/v0/admin/users/${encodeURIComponent(me.userId)}/keys`, {
         method: 'POST',
         body: { scope: 'collector', name: label },
       });
@@ -56,7 +46,7 @@ export function Machines({ me }: { me: Me }) {
     }
   };
 
-  const revoke = async (key: CollectorKey) => {
+  const revoke = async (key: Key) => {
     if (!window.confirm(`Revoke ${key.name ?? key.prefix}? Its machine stops sending events until it is enrolled again.`)) return;
     try {
       await api(`/api/v0/admin/keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' });
@@ -68,7 +58,7 @@ export function Machines({ me }: { me: Me }) {
   };
 
   // One group per machine; keys that have not delivered yet under their own heading.
-  const groups = new Map<string, CollectorKey[]>();
+  const groups = new Map<string, Key[]>();
   for (const k of data?.keys ?? []) groups.set(k.machineId ?? '', [...(groups.get(k.machineId ?? '') ?? []), k]);
 
   return (

@@ -1,34 +1,16 @@
 // The organization: its users and their roles, credit limits (owners and managers set them; owners turn
 // enforcement on or off), and the history of the enterprise controls.
 import { useState } from 'preact/hooks';
-import { api, type Me } from '../api.ts';
+import { api } from '../api.ts';
+import type { ControlChanges, Limits as LimitStatus, LimitsSaved, Me, OrganizationUser, OrganizationUsers } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
 import { formatNumber } from '../figures.ts';
 
-interface OrgUser {
-  id: string;
-  email: string;
-  role?: string;
-  createdAt: string;
-  lastSignInAt?: string;
-}
-interface Limits {
-  month: string;
-  enforced: boolean;
-  users: { userId: string; email: string; limit: number | null; used: number; over: boolean }[];
-}
-interface Change {
-  revision: number;
-  user: { email: string; name: string };
-  updatedAt: string;
-  settings: Record<string, unknown>;
-}
-
-async function allUsers(): Promise<OrgUser[]> {
-  const users: OrgUser[] = [];
+async function allUsers(): Promise<OrganizationUser[]> {
+  const users: OrganizationUser[] = [];
   let cursor: string | undefined;
   do {
-    const page = await api<{ users: OrgUser[]; pagination: { hasMore: boolean; nextCursor?: string } }>(
+    const page = await api<OrganizationUsers>(
       `/api/v0/organization/users?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );
     users.push(...page.users);
@@ -46,8 +28,8 @@ export function Organization({ me }: { me: Me }) {
   const { data, error, loading } = useData(`org|${version}`, async () => {
     const [users, limits, history] = await Promise.all([
       allUsers(),
-      api<Limits>('/api/v0/organization/usage/limits/users'),
-      api<{ changes: Change[] }>('/api/v0/organization/enterprise-controls/history?limit=20'),
+      api<LimitStatus>('/api/v0/organization/usage/limits/users'),
+      api<ControlChanges>('/api/v0/organization/enterprise-controls/history?limit=20'),
     ]);
     return { users, limits, history: history.changes };
   });
@@ -73,7 +55,7 @@ export function Organization({ me }: { me: Me }) {
                 {data.users.map((u) => (
                   <tr key={u.id}>
                     <th scope="row">{u.email}</th>
-                    <td>{u.role ?? ''}</td>
+                    <td>{u.role}</td>
                     <td>{u.createdAt.slice(0, 10)}</td>
                     <td>{u.lastSignInAt ? u.lastSignInAt.slice(0, 16).replace('T', ' ') : 'never'}</td>
                   </tr>
@@ -118,7 +100,7 @@ export function Organization({ me }: { me: Me }) {
   );
 }
 
-function Limits(props: { me: Me; limits: Limits; onChange: () => void; message: Message; setMessage: (m: Message) => void }) {
+function Limits(props: { me: Me; limits: LimitStatus; onChange: () => void; message: Message; setMessage: (m: Message) => void }) {
   const { me, limits, onChange, message, setMessage } = props;
   const [drafts, setDrafts] = useState<Record<string, string>>({});
   const canEdit = me.role === 'owner' || me.role === 'manager';
@@ -129,10 +111,10 @@ function Limits(props: { me: Me; limits: Limits; onChange: () => void; message: 
       return;
     }
     try {
-      const answer = await api<{ updated: { email: string; limit: number }[]; errors: { email: string; error: string }[] }>(
-        '/api/v0/organization/usage/limits/users',
-        { method: 'PUT', body: { users: [{ email, limit: Number(raw) }] } },
-      );
+      const answer = await api<LimitsSaved>('/api/v0/organization/usage/limits/users', {
+        method: 'PUT',
+        body: { users: [{ email, limit: Number(raw) }] },
+      });
       const failed = answer.errors[0];
       setMessage(
         failed

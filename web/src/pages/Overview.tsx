@@ -1,46 +1,45 @@
 // The organization over a range: the analytics API's four org-wide answers, as figures, daily charts
 // (each with its table) and ranked lists. Every number is a sum or a list of the API's own.
 import { api } from '../api.ts';
+import type {
+  Activity,
+  ActivityAgentGroupRow,
+  ActivityByAgent,
+  ActivityDay,
+  Productivity,
+  ProductivityDay,
+  TokenAgentGroupRow,
+  TokenGroupRow,
+  TokensByAgent,
+  TokensByModel,
+  ToolDay,
+  Tools,
+} from '../api-types.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
-import {
-  type ActivityGroupRow,
-  type ActivityRow,
-  creditsByModel,
-  daysOf,
-  type Envelope,
-  formatDecimal,
-  formatPercent,
-  meanOfActiveDays,
-  type ProductivityRow,
-  seriesByGroup,
-  sum,
-  type TokenGroupRow,
-  type ToolRow,
-  topOf,
-} from '../figures.ts';
+import { creditsByModel, daysOf, formatDecimal, formatPercent, meanOfActiveDays, seriesByGroup, sum, topOf } from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
 import { TodayTiles } from './Today.tsx';
 
 interface OverviewData {
   tokens: TokenGroupRow[];
   /** group_by=agent, agentmeter's extension of the reference: credits and active users per agent. */
-  tokensByAgent: TokenGroupRow[];
-  activityByAgent: ActivityGroupRow[];
-  activity: ActivityRow[];
-  tools: ToolRow[];
-  productivity: ProductivityRow[];
+  tokensByAgent: TokenAgentGroupRow[];
+  activityByAgent: ActivityAgentGroupRow[];
+  activity: ActivityDay[];
+  tools: ToolDay[];
+  productivity: ProductivityDay[];
 }
 
 async function load(from: string, to: string, team: string | null): Promise<OverviewData> {
   // team=: every figure over the members of the team and of the teams below it (docs/metrics.md §6).
   const range = `startDate=${from}&endDate=${to}${team ? `&team=${encodeURIComponent(team)}` : ''}`;
   const [tokens, tokensByAgent, activity, activityByAgent, tools, productivity] = await Promise.all([
-    api<Envelope<TokenGroupRow>>(`/api/v1/analytics/tokens?${range}&group_by=model`),
-    api<Envelope<TokenGroupRow>>(`/api/v1/analytics/tokens?${range}&group_by=agent`),
-    api<Envelope<ActivityRow>>(`/api/v1/analytics/activity?${range}`),
-    api<Envelope<ActivityGroupRow>>(`/api/v1/analytics/activity?${range}&group_by=agent`),
-    api<Envelope<ToolRow>>(`/api/v1/analytics/tools?${range}`),
-    api<Envelope<ProductivityRow>>(`/api/v1/analytics/productivity?${range}`),
+    api<TokensByModel>(`/api/v1/analytics/tokens?${range}&group_by=model`),
+    api<TokensByAgent>(`/api/v1/analytics/tokens?${range}&group_by=agent`),
+    api<Activity>(`/api/v1/analytics/activity?${range}`),
+    api<ActivityByAgent>(`/api/v1/analytics/activity?${range}&group_by=agent`),
+    api<Tools>(`/api/v1/analytics/tools?${range}`),
+    api<Productivity>(`/api/v1/analytics/productivity?${range}`),
   ]);
   return {
     tokens: tokens.data,
@@ -73,8 +72,8 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
   const agentCredits = seriesByGroup(days, data.tokensByAgent, (r) => r.billable_tokens);
   const agentUsers = seriesByGroup(days, data.activityByAgent, (r) => r.daily_active_users);
   const { activity, tools, productivity } = data;
-  const clients = ['terminal-ui', 'web', 'non-interactive-cli'];
-  const activeTools = (r: ToolRow) => r.tool_calls > 0;
+  const clients: (keyof ActivityDay['daily_active_users_by_client'])[] = ['terminal-ui', 'web', 'non-interactive-cli'];
+  const activeTools = (r: ToolDay) => r.tool_calls > 0;
   const autonomy = meanOfActiveDays(tools, (r) => r.autonomy_ratio_avg, activeTools);
   const shares = (['auto_high', 'auto_medium', 'auto_low', 'manual'] as const).map((level) => ({
     label: level.replace('_', ' '),
@@ -123,7 +122,7 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             id="dau-by-client"
             title="Daily active users by client"
             days={days}
-            series={clients.map((c) => ({ label: c, values: activity.map((r) => r.daily_active_users_by_client[c] ?? 0) }))}
+            series={clients.map((c) => ({ label: c, values: activity.map((r) => r.daily_active_users_by_client[c]) }))}
           />
           <Chart
             id="sessions-messages"

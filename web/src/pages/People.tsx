@@ -1,8 +1,9 @@
 // The per-user table: every person active in the range (walked through the /users cursor), with totals
 // for the range, sorted, searched and paged in the browser; sort, search and page are in the URL.
 import { allPages } from '../api.ts';
+import type { UsersPage } from '../api-types.ts';
 import { download, Link, RangeForm, Status, useData } from '../components.tsx';
-import { formatNumber, type PersonTotals, peopleTotals, type SortDir, sortPeople, toCsv, type UserDay } from '../figures.ts';
+import { formatNumber, type PersonTotals, peopleTotals, type SortDir, sortPeople, toCsv } from '../figures.ts';
 import { carryRange, navigate, withQuery } from '../router.ts';
 import { TeamPicker } from './Teams.tsx';
 
@@ -26,7 +27,7 @@ export function People(props: { path: string; query: URLSearchParams; from: stri
   const team = query.get('team');
   const range = new URLSearchParams({ startDate: props.from, endDate: props.to, limit: '100', ...(team ? { team } : {}) });
   const { data, error, loading } = useData(`${props.from}|${props.to}|${team ?? ''}`, async () =>
-    peopleTotals(await allPages<UserDay>('/api/v1/analytics/users', range)),
+    peopleTotals(await allPages<UsersPage>('/api/v1/analytics/users', range)),
   );
   const sortKey = (COLUMNS.find((c) => c.key === query.get('sort'))?.key ?? 'credits') as keyof PersonTotals;
   const dir: SortDir = query.get('dir') === 'asc' ? 'asc' : 'desc';

@@ -1,17 +1,14 @@
 // One person's days: /api/v0/usage/users/{id}, the same records as /api/v1/analytics/users. Owners and
 // managers open anyone's; a member opens only their own ("My usage"): the server enforces it.
 import { api } from '../api.ts';
+import type { PersonUsage, UserDay } from '../api-types.ts';
 import { Chart, Figure, Link, RangeForm, Status, useData } from '../components.tsx';
-import { daysOf, type Envelope, formatDecimal, formatNumber, sum, type UserDay } from '../figures.ts';
+import { daysOf, formatDecimal, formatNumber, sum } from '../figures.ts';
 import { carryRange } from '../router.ts';
-
-interface PersonAnswer extends Envelope<UserDay> {
-  meta: Envelope<UserDay>['meta'] & { user_id: string; user_email: string; role: string };
-}
 
 export function Person(props: { path: string; query: URLSearchParams; from: string; to: string; userId: string; mine: boolean }) {
   const { data, error, loading } = useData(`${props.userId}|${props.from}|${props.to}`, () =>
-    api<PersonAnswer>(`/api/v0/usage/users/${encodeURIComponent(props.userId)}?startDate=${props.from}&endDate=${props.to}`),
+    api<PersonUsage>(`/api/v0/usage/users/${encodeURIComponent(props.userId)}?startDate=${props.from}&endDate=${props.to}`),
   );
   const days = daysOf(props.from, props.to);
   const byDay = new Map((data?.data ?? []).map((r) => [r.date, r]));

@@ -1,27 +1,9 @@
 // Pipeline health: the latest batch runs and what they reported, and every machine that ships events
 // with its last event and last delivery.
 import { api } from '../api.ts';
+import type { BatchRuns, Machines } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
 import { formatNumber } from '../figures.ts';
-
-interface Run {
-  id: number;
-  trigger: string;
-  startedAt: string;
-  finishedAt: string | null;
-  daysRebuilt: number | null;
-  unpricedModels: string[];
-}
-interface Machine {
-  machineId: string;
-  userEmail: string | null;
-  userId: string;
-  agents: string[];
-  events: number;
-  lastEventAt: string;
-  lastDeliveryAt: string;
-  collectorVersion: string | null;
-}
 
 const when = (iso: string | null) => (iso ? iso.slice(0, 19).replace('T', ' ') : '');
 function ago(iso: string, now: number): string {
@@ -33,10 +15,7 @@ function ago(iso: string, now: number): string {
 
 export function Pipeline() {
   const { data, error, loading } = useData('pipeline', async () => {
-    const [runs, machines] = await Promise.all([
-      api<{ runs: Run[] }>('/api/v0/admin/batch/runs?limit=10'),
-      api<{ machines: Machine[] }>('/api/v0/machines'),
-    ]);
+    const [runs, machines] = await Promise.all([api<BatchRuns>('/api/v0/admin/batch/runs?limit=10'), api<Machines>('/api/v0/machines')]);
     return { runs: runs.runs, machines: machines.machines, at: Date.now() };
   });
   const last = data?.runs[0];

@@ -1,21 +1,10 @@
 // Readiness reports of the organization's repositories, newest first (/api/organization/maturity-level-reports).
 import { api } from '../api.ts';
+import type { ReadinessReports } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
 
-interface Report {
-  reportId: string;
-  createdAt: number;
-  repoUrl: string;
-  branch?: string;
-  commitHash?: string;
-  report: Record<string, { numerator: number; denominator: number; rationale: string }>;
-  modelUsed?: { id: string };
-}
-
 export function Readiness() {
-  const { data, error, loading } = useData('readiness', () =>
-    api<{ reports: Report[] }>('/api/organization/maturity-level-reports?limit=100'),
-  );
+  const { data, error, loading } = useData('readiness', () => api<ReadinessReports>('/api/organization/maturity-level-reports?limit=100'));
   return (
     <>
       <h1>Readiness reports</h1>

@@ -1,33 +1,16 @@
 // Sessions and the computers they run on, status at a glance (GET /api/v0/sessions, /api/v0/computers).
 import { api } from '../api.ts';
+import type { Computers, Sessions as SessionList } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
 import { DISPLAY_LOCALE } from '../figures.ts';
-
-interface Session {
-  sessionId: string;
-  status: 'idle' | 'pending' | 'running';
-  messageCount: number;
-  createdAt: number;
-  updatedAt: number;
-  title?: string;
-  computerId?: string;
-  sessionSettings: { tokenUsage: { serviceCredits: number } };
-}
-interface Computer {
-  id: string;
-  name: string;
-  hostname?: string;
-  createdAt: number;
-  status: 'provisioning' | 'active' | 'error';
-}
 
 const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
 export function Sessions() {
   const { data, error, loading } = useData('sessions', async () => {
     const [sessions, computers] = await Promise.all([
-      api<{ sessions: Session[] }>('/api/v0/sessions?limit=100'),
-      api<{ computers: Computer[] }>('/api/v0/computers?limit=100'),
+      api<SessionList>('/api/v0/sessions?limit=100'),
+      api<Computers>('/api/v0/computers?limit=100'),
     ]);
     return { sessions: sessions.sessions, computers: computers.computers };
   });

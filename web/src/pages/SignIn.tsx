@@ -4,7 +4,8 @@
 // leads there instead: the organization is the one the address names (?org=org_…, the link an owner
 // shares, and where signing out lands). Nothing is kept in the browser's storage.
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Me } from '../api.ts';
+import { api } from '../api.ts';
+import type { Me, SignInChoices } from '../api-types.ts';
 
 const ORG_ID = /^org_[0-9a-f]{16}$/;
 
@@ -22,7 +23,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   useEffect(() => {
     const org = orgToOffer();
     if (!org) return;
-    api<{ oidc: boolean; loginPath?: string }>(`/auth/oidc/${org}`).then(
+    api<SignInChoices>(`/auth/oidc/${org}`).then(
       (answer) => setProviderLogin(answer.oidc ? answer.loginPath : undefined),
       () => undefined,
     );

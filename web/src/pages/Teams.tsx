@@ -2,15 +2,16 @@
 // range side by side, from the API's group_by=team rows (direct members). And the team picker of the
 // overview, people and impact pages, which sets team= in the URL (the figures of a team and the teams below it).
 import { api } from '../api.ts';
+import type { ActivityByTeam, CodeGrouped, ProductivityByTeam, Teams as TeamList, TokensByTeam, ToolsByTeam } from '../api-types.ts';
 import { Link, RangeForm, Status, useData } from '../components.tsx';
-import { type Envelope, formatNumber } from '../figures.ts';
+import { formatNumber } from '../figures.ts';
 import { navigate, withQuery } from '../router.ts';
-import { type TeamGroupRow, type TeamListing, teamTotals } from '../teams.ts';
+import { teamTotals } from '../teams.ts';
 
 // Asked once per page load: the picker on every page shares it.
-let listing: Promise<TeamListing> | undefined;
+let listing: Promise<TeamList> | undefined;
 const teamListing = () =>
-  (listing ??= api<TeamListing>('/api/v0/organization/teams').catch((error: unknown) => {
+  (listing ??= api<TeamList>('/api/v0/organization/teams').catch((error: unknown) => {
     listing = undefined;
     throw error;
   }));
@@ -42,11 +43,11 @@ async function load(from: string, to: string) {
   const range = `startDate=${from}&endDate=${to}&group_by=team`;
   const [teams, tokens, tools, activity, productivity, code] = await Promise.all([
     teamListing(),
-    api<Envelope<TeamGroupRow>>(`/api/v1/analytics/tokens?${range}`),
-    api<Envelope<TeamGroupRow>>(`/api/v1/analytics/tools?${range}`),
-    api<Envelope<TeamGroupRow>>(`/api/v1/analytics/activity?${range}`),
-    api<Envelope<TeamGroupRow>>(`/api/v1/analytics/productivity?${range}`),
-    api<Envelope<TeamGroupRow>>(`/api/v1/analytics/code?${range}`),
+    api<TokensByTeam>(`/api/v1/analytics/tokens?${range}`),
+    api<ToolsByTeam>(`/api/v1/analytics/tools?${range}`),
+    api<ActivityByTeam>(`/api/v1/analytics/activity?${range}`),
+    api<ProductivityByTeam>(`/api/v1/analytics/productivity?${range}`),
+    api<CodeGrouped>(`/api/v1/analytics/code?${range}`),
   ]);
   return {
     teams,

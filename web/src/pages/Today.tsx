@@ -3,17 +3,8 @@
 // final figures.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import type { Today } from '../api-types.ts';
 import { Figure } from '../components.tsx';
-
-interface Today {
-  data: {
-    date: string;
-    as_of: string | null;
-    tokens: { billable_tokens: number };
-    tools: { tool_calls: number };
-    activity: { daily_active_users: number; sessions: number };
-  };
-}
 
 export const TODAY_REFRESH_MS = 60_000;
 
