@@ -136,7 +136,7 @@ export class ResponseCache {
 
   /**
    * Forgets one organization's entries and builds under way (a batch of that organization alone
-   * committed); the others' stay. Keys start with the organization and "|" (api/routes/analytics.ts).
+   * committed); the others' stay. Keys start with the organization and "|" (api/analytics/routes.ts).
    */
   clearOrg(org: string): void {
     this.orgGenerations.set(org, (this.orgGenerations.get(org) ?? 0) + 1);

@@ -3,6 +3,10 @@
 // group_by=agent on tokens, tools and activity is ours (docs/metrics.md §1): rows of the reference's grouped
 // shape, with the agent as group_key. team= and group_by=team (docs/metrics.md §6) are ours too: api/teams/analytics.ts.
 import type { FastifyInstance } from 'fastify';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Principal } from '../auth/principal.ts';
+import { ANALYTICS_ROLES, requireRole } from '../auth/principal.ts';
+import type { TeamAnalytics, TeamGroupedEndpoint } from '../teams/analytics.ts';
 import {
   activityGroupedByAgent,
   activityGroupedByClient,
@@ -15,14 +19,10 @@ import {
   toolGroupedByName,
   toolRecords,
   userRecords,
-} from '../analytics/assemble.ts';
-import type { ResponseCache } from '../analytics/cache.ts';
-import { type AnalyticsQuery, type Endpoint, parseAnalyticsQuery } from '../analytics/query.ts';
-import type { AnalyticsReader } from '../analytics/store.ts';
-import type { Authenticator } from '../auth/authenticator.ts';
-import type { Principal } from '../auth/principal.ts';
-import { ANALYTICS_ROLES, requireRole } from '../auth/principal.ts';
-import type { TeamAnalytics, TeamGroupedEndpoint } from '../teams/analytics.ts';
+} from './assemble.ts';
+import type { ResponseCache } from './cache.ts';
+import { type AnalyticsQuery, type Endpoint, parseAnalyticsQuery } from './query.ts';
+import type { AnalyticsReader } from './store.ts';
 
 export interface AnalyticsDeps {
   auth: Authenticator;
