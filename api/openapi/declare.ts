@@ -22,7 +22,8 @@ type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 export interface RouteInput<S extends RouteDoc> {
   principal: S['access'] extends { kind: 'user' } ? Principal : Principal | undefined;
   params: Parsed<S['params']>;
-  query: Parsed<S['query']>;
+  /** Undefined when the handler checks the query itself (queryCheckedBy: 'handler'): it reads request.query. */
+  query: S extends { queryCheckedBy: 'handler' } ? undefined : Parsed<S['query']>;
   body: Parsed<S['body']>;
 }
 
@@ -67,7 +68,7 @@ export function declareRoute<const S extends RouteDoc>(
       const input = {
         principal,
         params: doc.params?.parse(request.params),
-        query: doc.query?.parse(request.query ?? {}),
+        query: doc.queryCheckedBy === 'handler' ? undefined : doc.query?.parse(request.query ?? {}),
         body: doc.body?.parse(doc.bodyOptional ? (request.body ?? {}) : request.body),
       } as RouteInput<S>;
       const answer = await handler(input, request, reply);

@@ -55,6 +55,13 @@ export interface RouteDoc {
   access: Access;
   params?: z.ZodType;
   query?: z.ZodType;
+  /**
+   * 'handler': the handler checks the query itself, because its checks are more than `query` can say
+   * (rules across parameters or against today's date, refusals that must come before a bad query, a
+   * cache answering before any check): declareRoute leaves request.query to it, and `query` documents
+   * the parameters only.
+   */
+  queryCheckedBy?: 'handler';
   /** The JSON body; `bodyOptional` when the handler takes a missing body as `{}`. */
   body?: z.ZodType;
   bodyOptional?: boolean;

@@ -48,4 +48,28 @@ describe('declareRoute', () => {
     const unchecked = await app('echo', false);
     expect((await unchecked.inject({ url: '/things/a?n=2' })).json()).toEqual({ n: 2, id: 'a' });
   });
+
+  it('leaves the query to a handler that checks it itself, and still documents it', async () => {
+    const server = Fastify();
+    trackRoutes(server);
+    const query = z.strictObject({ n: z.string() });
+    declareRoute(
+      server,
+      {
+        method: 'GET',
+        path: '/own',
+        tag: 'Test',
+        summary: 'Own checks',
+        access: { kind: 'none' },
+        query,
+        queryCheckedBy: 'handler',
+        responses: { 200: z.strictObject({ parsed: z.boolean(), raw: z.string() }) },
+      },
+      async (input, request) => ({ parsed: input.query !== undefined, raw: JSON.stringify(request.query) }),
+    );
+    await server.ready();
+    // An unknown parameter a strict schema would refuse reaches the handler as sent.
+    expect((await server.inject({ url: '/own?m=1' })).json()).toEqual({ parsed: false, raw: '{"m":"1"}' });
+    expect(declaredRoutes(server)[0]?.query).toBe(query);
+  });
 });
