@@ -295,7 +295,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
   registerAnalyticsRoutes(app, {
-    auth,
     cache,
     analytics: readModel,
     teams: teamAnalytics,

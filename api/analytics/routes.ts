@@ -3,9 +3,10 @@
 // group_by=agent on tokens, tools and activity is ours (docs/metrics.md §1): rows of the reference's grouped
 // shape, with the agent as group_key. team= and group_by=team (docs/metrics.md §6) are ours too: api/teams/analytics.ts.
 import type { FastifyInstance } from 'fastify';
-import type { Authenticator } from '../auth/authenticator.ts';
+import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
-import { ANALYTICS_ROLES, requireRole } from '../auth/principal.ts';
+import { ANALYTICS_ROLES } from '../auth/principal.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { TeamAnalytics, TeamGroupedEndpoint } from '../teams/analytics.ts';
 import {
   activityGroupedByAgent,
@@ -21,11 +22,20 @@ import {
   userRecords,
 } from './assemble.ts';
 import type { ResponseCache } from './cache.ts';
-import { type AnalyticsQuery, type Endpoint, parseAnalyticsQuery } from './query.ts';
+import { type AnalyticsQuery, parseAnalyticsQuery } from './query.ts';
+import {
+  ActivityResponse,
+  ANALYTICS_QUERY,
+  analyticsPath,
+  type Endpoint,
+  ProductivityResponse,
+  TokensResponse,
+  ToolsResponse,
+  UsersResponse,
+} from './schema.ts';
 import type { AnalyticsReader } from './store.ts';
 
 export interface AnalyticsDeps {
-  auth: Authenticator;
   /** The aggregate rows: the read model (api/analytics/memory.ts), or AnalyticsStore's SQL. */
   analytics: AnalyticsReader;
   /** The clock, for tests: "today" decides the latest queryable day. */
@@ -48,89 +58,131 @@ export function acceptsGzip(header: string | undefined): boolean {
   return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
 }
 
+const DESCRIPTION =
+  'Figures from the daily aggregates (docs/metrics.md §4), one record per day of the range (UTC). The latest queryable day is yesterday; data of a day is complete after the nightly batch.';
+
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDeps): void {
   const now = deps.now ?? (() => new Date());
 
   const meta = (principal: Principal, q: AnalyticsQuery) => ({ org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate });
 
-  // Every analytics route: authenticate and check the role, then answer from the cache or validate and
-  // build the body. The cache key is the organization, today's date and the URL as sent: only a URL that
-  // passed validation is ever stored, so a hit needs no second validation, and each new day validates
-  // afresh against its own date rules. Nothing crosses organizations.
-  const route = (endpoint: Endpoint, build: (principal: Principal, q: AnalyticsQuery, analytics: AnalyticsReader) => Promise<unknown>) =>
-    app.get(`/api/v1/analytics/${endpoint}`, async (request, reply) => {
-      const principal = await deps.auth.authenticate(request);
-      requireRole(principal, ANALYTICS_ROLES, 'Analytics');
-      const today = now();
-      const key = `${principal.orgId}|${today.toISOString().slice(0, 10)}|${request.url}`;
-      // Team answers depend on memberships, which change outside the batch (a roster, the directory): their
-      // key holds the organization's teams revision, which every change of its teams bumps.
-      const raw = (request.query ?? {}) as Record<string, unknown>;
-      const teamScoped = raw['team'] !== undefined || raw['group_by'] === 'team';
-      const cacheKey = teamScoped ? `${key}|teams@${await deps.teams.revision(principal.orgId)}` : key;
-      const body = await deps.cache.getOrBuild(cacheKey, async () => {
-        const q = parseAnalyticsQuery(endpoint, request.query, today);
-        if (q.groupBy === 'team') {
-          const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
-          return JSON.stringify({ data, meta: meta(principal, q) });
-        }
-        // team=: the same answer computed over the team's members on each day.
-        const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
-        return JSON.stringify(await build(principal, q, reader));
-      });
-      void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
-      const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
-      return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
-    });
+  // Every analytics route: the declaration checks the role, then the answer comes from the cache or is
+  // built after the query is checked. The cache key is the organization, today's date and the URL as
+  // sent: only a URL that passed the checks is ever stored, so a hit needs no second check (hence
+  // queryCheckedBy: 'handler'), and each new day checks afresh against its own date rules. Nothing
+  // crosses organizations.
+  const route = (
+    endpoint: Endpoint,
+    response: z.ZodType,
+    summary: string,
+    build: (principal: Principal, q: AnalyticsQuery, analytics: AnalyticsReader) => Promise<unknown>,
+  ) =>
+    declareRoute(
+      app,
+      {
+        method: 'GET',
+        path: analyticsPath(endpoint),
+        tag: 'Analytics',
+        summary,
+        description: DESCRIPTION,
+        action: 'Analytics',
+        access: { kind: 'user', roles: ANALYTICS_ROLES },
+        query: ANALYTICS_QUERY[endpoint],
+        queryCheckedBy: 'handler',
+        responses: { 200: response },
+      },
+      async ({ principal }, request, reply) => {
+        const today = now();
+        const key = `${principal.orgId}|${today.toISOString().slice(0, 10)}|${request.url}`;
+        // Team answers depend on memberships, which change outside the batch (a roster, the directory): their
+        // key holds the organization's teams revision, which every change of its teams bumps.
+        const raw = (request.query ?? {}) as Record<string, unknown>;
+        const teamScoped = raw['team'] !== undefined || raw['group_by'] === 'team';
+        const cacheKey = teamScoped ? `${key}|teams@${await deps.teams.revision(principal.orgId)}` : key;
+        const body = await deps.cache.getOrBuild(cacheKey, async () => {
+          const q = parseAnalyticsQuery(endpoint, request.query, today);
+          if (q.groupBy === 'team') {
+            const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
+            return JSON.stringify({ data, meta: meta(principal, q) });
+          }
+          // team=: the same answer computed over the team's members on each day.
+          const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
+          return JSON.stringify(await build(principal, q, reader));
+        });
+        void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+        const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
+        return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
+      },
+    );
 
-  route('tokens', async (principal, q, analytics) => {
-    const rows = await analytics.tokens(principal.orgId, q.startDate, q.endDate);
-    const data =
-      q.groupBy === 'agent'
-        ? tokenGroupedByAgent(q.days, rows)
-        : q.groupBy === 'model'
-          ? tokenGroupedByModel(q.days, rows)
-          : tokenRecords(q.days, rows);
-    return { data, meta: meta(principal, q) };
-  });
+  route(
+    'tokens',
+    TokensResponse,
+    'Standard Credits and tokens per day, by model and by user (group_by=model: per model; group_by=agent, an agentmeter extension: per agent)',
+    async (principal, q, analytics) => {
+      const rows = await analytics.tokens(principal.orgId, q.startDate, q.endDate);
+      const data =
+        q.groupBy === 'agent'
+          ? tokenGroupedByAgent(q.days, rows)
+          : q.groupBy === 'model'
+            ? tokenGroupedByModel(q.days, rows)
+            : tokenRecords(q.days, rows);
+      return { data, meta: meta(principal, q) };
+    },
+  );
 
-  route('tools', async (principal, q, analytics) => {
-    if (q.groupBy === 'agent') {
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_calls']);
-      return { data: toolGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
-    }
-    if (q.groupBy === 'tool_name') {
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool']);
-      return { data: toolGroupedByName(q.days, breakdowns), meta: meta(principal, q) };
-    }
-    const [orgRows, breakdowns, hooks] = await Promise.all([
-      analytics.orgDays(principal.orgId, q.startDate, q.endDate),
-      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool', 'mcp_server', 'skill', 'slash_command']),
-      analytics.hooks(principal.orgId, q.startDate, q.endDate),
-    ]);
-    return { data: toolRecords(q.days, orgRows, breakdowns, hooks), meta: meta(principal, q) };
-  });
+  route(
+    'tools',
+    ToolsResponse,
+    'Tool calls, MCP servers, skills, slash commands, hooks and autonomy per day (group_by=tool_name; group_by=agent, an agentmeter extension)',
+    async (principal, q, analytics) => {
+      if (q.groupBy === 'agent') {
+        const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_calls']);
+        return { data: toolGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
+      }
+      if (q.groupBy === 'tool_name') {
+        const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool']);
+        return { data: toolGroupedByName(q.days, breakdowns), meta: meta(principal, q) };
+      }
+      const [orgRows, breakdowns, hooks] = await Promise.all([
+        analytics.orgDays(principal.orgId, q.startDate, q.endDate),
+        analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool', 'mcp_server', 'skill', 'slash_command']),
+        analytics.hooks(principal.orgId, q.startDate, q.endDate),
+      ]);
+      return { data: toolRecords(q.days, orgRows, breakdowns, hooks), meta: meta(principal, q) };
+    },
+  );
 
-  route('activity', async (principal, q, analytics) => {
-    if (q.groupBy === 'agent') {
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']);
-      return { data: activityGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
-    }
-    const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
-    if (q.groupBy === 'client') return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
-    const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
-    return { data: activityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
-  });
+  route(
+    'activity',
+    ActivityResponse,
+    'Active users, sessions and messages per day (group_by=client; group_by=agent, an agentmeter extension)',
+    async (principal, q, analytics) => {
+      if (q.groupBy === 'agent') {
+        const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']);
+        return { data: activityGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
+      }
+      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
+      if (q.groupBy === 'client') return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
+      const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
+      return { data: activityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+    },
+  );
 
-  route('productivity', async (principal, q, analytics) => {
-    const [orgRows, breakdowns] = await Promise.all([
-      analytics.orgDays(principal.orgId, q.startDate, q.endDate),
-      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['extension', 'language']),
-    ]);
-    return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
-  });
+  route(
+    'productivity',
+    ProductivityResponse,
+    'Files created and edited, by extension and language, commits and PRs per day',
+    async (principal, q, analytics) => {
+      const [orgRows, breakdowns] = await Promise.all([
+        analytics.orgDays(principal.orgId, q.startDate, q.endDate),
+        analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['extension', 'language']),
+      ]);
+      return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+    },
+  );
 
-  route('users', async (principal, q, analytics) => {
+  route('users', UsersResponse, 'One record per user and active day, paged by user', async (principal, q, analytics) => {
     const ids = await analytics.userPage(principal.orgId, q.startDate, q.endDate, q.cursor, q.limit);
     const hasMore = ids.length > q.limit;
     const page = ids.slice(0, q.limit);

@@ -5,11 +5,10 @@ import { HelloBody, LeaseAnswer, PollAnswer, PollQuery, RegisterBody, ResultBody
 import { ReadinessList, ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { IngestResponse, WireRecord } from '../../common/wire.ts';
 import { CreatedKey, CreatedUser, KeyList, RevokedKey, WhoAmI } from '../accounts/schema.ts';
-import { ANALYTICS_QUERY, type Endpoint } from '../analytics/query.ts';
-import { ActivityResponse, ProductivityResponse, TokensResponse, ToolsResponse, UsersResponse } from '../analytics/schema.ts';
+import { ANALYTICS_QUERY } from '../analytics/schema.ts';
 import { SESSION_COOKIE } from '../auth/authenticator.ts';
 import type { Role } from '../auth/principal.ts';
-import { ADMIN_ROLES, ANALYTICS_ROLES } from '../auth/principal.ts';
+import { ADMIN_ROLES } from '../auth/principal.ts';
 import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody } from '../budgets/schema.ts';
 import { CODE_PATH, CODE_ROLES, COMMITS_PATH } from '../code/routes.ts';
 import { CodeResponse, CommitPage, CommitsQuery } from '../code/schema.ts';
@@ -72,18 +71,6 @@ const user = (roles?: readonly Role[]) => ({ kind: 'user' as const, ...(roles ? 
 /** A route a collector key may call too (its `config.collectorKey`). */
 const userOrCollector = (roles?: readonly Role[]) => ({ ...user(roles), collectorKey: true as const });
 const computer = { kind: 'computer' as const };
-
-const analytics = (endpoint: Endpoint, response: z.ZodType, summary: string): RouteDoc => ({
-  method: 'GET',
-  path: `/api/v1/analytics/${endpoint}`,
-  tag: 'Analytics',
-  summary,
-  description:
-    'Figures from the daily aggregates (docs/metrics.md §4), one record per day of the range (UTC). The latest queryable day is yesterday; data of a day is complete after the nightly batch.',
-  access: user(ANALYTICS_ROLES),
-  query: ANALYTICS_QUERY[endpoint],
-  responses: { 200: response },
-});
 
 const readiness = (path: string): RouteDoc[] => [
   {
@@ -717,23 +704,6 @@ export const CATALOG: RouteDoc[] = [
     query: MessagesQuery,
     responses: { 200: MessagePage },
   },
-  analytics(
-    'tokens',
-    TokensResponse,
-    'Standard Credits and tokens per day, by model and by user (group_by=model: per model; group_by=agent, an agentmeter extension: per agent)',
-  ),
-  analytics(
-    'tools',
-    ToolsResponse,
-    'Tool calls, MCP servers, skills, slash commands, hooks and autonomy per day (group_by=tool_name; group_by=agent, an agentmeter extension)',
-  ),
-  analytics(
-    'activity',
-    ActivityResponse,
-    'Active users, sessions and messages per day (group_by=client; group_by=agent, an agentmeter extension)',
-  ),
-  analytics('productivity', ProductivityResponse, 'Files created and edited, by extension and language, commits and PRs per day'),
-  analytics('users', UsersResponse, 'One record per user and active day, paged by user'),
   {
     method: 'GET',
     path: CODE_PATH,

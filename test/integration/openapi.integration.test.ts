@@ -111,7 +111,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('takes request schemas from the zod schemas the routes validate with', async () => {
-    const { ANALYTICS_QUERY } = await import('../../api/analytics/query.ts');
+    const { ANALYTICS_QUERY } = await import('../../api/analytics/schema.ts');
     const { CreateSessionBody } = await import('../../api/sessions/schema.ts');
     const usersParams = (doc.paths['/api/v1/analytics/users']!['get'] as unknown as { parameters: { name: string }[] }).parameters;
     expect(usersParams.map((p) => p.name)).toEqual(Object.keys(ANALYTICS_QUERY.users.shape));
