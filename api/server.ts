@@ -238,7 +238,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   const live = new LiveFiguresStore(options.db, options.log, clock);
   const teamAnalytics = new TeamAnalytics(options.db);
-  registerTodayRoutes(app, { auth, live, teams: teamAnalytics, ...(options.now ? { now: options.now } : {}) });
+  registerTodayRoutes(app, { live, teams: teamAnalytics, ...(options.now ? { now: options.now } : {}) });
   registerMeRoutes(app, { db: options.db, live });
   const budgets = new BudgetStore(options.db);
   const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
@@ -301,9 +301,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ...(options.now ? { now: options.now } : {}),
   });
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
-  registerTeamRoutes(app, { db: options.db, auth });
+  registerTeamRoutes(app, { db: options.db });
   registerCodeRoutes(app, {
-    auth,
     cache,
     teams: teamAnalytics,
     code: new CodeStore(options.db),
