@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import { ANALYTICS_ROLES } from '../auth/principal.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics, TeamGroupedEndpoint } from '../teams/analytics.ts';
 import {
   activityGroupedByAgent,
@@ -76,44 +77,47 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     response: z.ZodType,
     summary: string,
     build: (principal: Principal, q: AnalyticsQuery, analytics: AnalyticsReader) => Promise<unknown>,
-  ) =>
-    declareRoute(
-      app,
-      {
-        method: 'GET',
-        path: analyticsPath(endpoint),
-        tag: 'Analytics',
-        summary,
-        description: DESCRIPTION,
-        action: 'Analytics',
-        access: { kind: 'user', roles: ANALYTICS_ROLES },
-        query: ANALYTICS_QUERY[endpoint],
-        queryCheckedBy: 'handler',
-        responses: { 200: response },
-      },
-      async ({ principal }, request, reply) => {
-        const today = now();
-        const key = `${principal.orgId}|${today.toISOString().slice(0, 10)}|${request.url}`;
-        // Team answers depend on memberships, which change outside the batch (a roster, the directory): their
-        // key holds the organization's teams revision, which every change of its teams bumps.
-        const raw = (request.query ?? {}) as Record<string, unknown>;
-        const teamScoped = raw['team'] !== undefined || raw['group_by'] === 'team';
-        const cacheKey = teamScoped ? `${key}|teams@${await deps.teams.revision(principal.orgId)}` : key;
-        const body = await deps.cache.getOrBuild(cacheKey, async () => {
-          const q = parseAnalyticsQuery(endpoint, request.query, today);
-          if (q.groupBy === 'team') {
-            const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
-            return JSON.stringify({ data, meta: meta(principal, q) });
-          }
-          // team=: the same answer computed over the team's members on each day.
-          const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
-          return JSON.stringify(await build(principal, q, reader));
-        });
-        void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
-        const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
-        return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
-      },
-    );
+  ) => {
+    const doc = {
+      method: 'GET',
+      path: analyticsPath(endpoint),
+      tag: 'Analytics',
+      summary,
+      description: DESCRIPTION,
+      action: 'Analytics',
+      access: { kind: 'user', roles: ANALYTICS_ROLES },
+      query: ANALYTICS_QUERY[endpoint],
+      queryCheckedBy: 'handler',
+      responses: { 200: response },
+    } as const satisfies RouteDoc;
+    /** The answer serialized for the cache, checked against the declaration first on a test server. */
+    const serialize = (answer: unknown) => {
+      checkSentAnswer(app, doc, 200, answer);
+      return JSON.stringify(answer);
+    };
+    declareRoute(app, doc, async ({ principal }, request, reply) => {
+      const today = now();
+      const key = `${principal.orgId}|${today.toISOString().slice(0, 10)}|${request.url}`;
+      // Team answers depend on memberships, which change outside the batch (a roster, the directory): their
+      // key holds the organization's teams revision, which every change of its teams bumps.
+      const raw = (request.query ?? {}) as Record<string, unknown>;
+      const teamScoped = raw['team'] !== undefined || raw['group_by'] === 'team';
+      const cacheKey = teamScoped ? `${key}|teams@${await deps.teams.revision(principal.orgId)}` : key;
+      const body = await deps.cache.getOrBuild(cacheKey, async () => {
+        const q = parseAnalyticsQuery(endpoint, request.query, today);
+        if (q.groupBy === 'team') {
+          const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
+          return serialize({ data, meta: meta(principal, q) });
+        }
+        // team=: the same answer computed over the team's members on each day.
+        const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
+        return serialize(await build(principal, q, reader));
+      });
+      void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+      const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
+      return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
+    });
+  };
 
   route(
     'tokens',

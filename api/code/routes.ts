@@ -11,7 +11,8 @@ import { acceptsGzip } from '../analytics/routes.ts';
 import { ANALYTICS_QUERY, RawQuery } from '../analytics/schema.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ADMIN_ROLES } from '../auth/principal.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { restrictRows } from '../teams/figures.ts';
 import { codeGrouped, codeRecords } from './assemble.ts';
@@ -58,66 +59,65 @@ function parseCommitsQuery(raw: unknown, now: Date) {
 export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
   const now = deps.now ?? (() => new Date());
 
-  declareRoute(
-    app,
-    {
-      method: 'GET',
-      path: CODE_PATH,
-      tag: 'Analytics',
-      summary: 'Code the agents wrote: edit lines, landed lines and the agent share per day (an agentmeter extension)',
-      description:
-        'docs/metrics.md §5. Ungrouped: one record per day with zeros; group_by=agent, model or repo: rows per day and non-zero group. Owners and managers see the organization; a member sees only their own figures (meta.user_id). docs/impact.md describes the method.',
-      action: 'The code figures',
-      access: { kind: 'user', roles: CODE_ROLES },
-      query: ANALYTICS_QUERY.code,
-      // As the daily endpoints: a member's team= is a 403 before any check of the query, and a cached
-      // answer needs none.
-      queryCheckedBy: 'handler',
-      responses: { 200: CodeResponse },
-    },
-    async ({ principal }, request, reply) => {
-      const user = ownOnly(principal);
-      const today = now();
-      const raw = (request.query ?? {}) as Record<string, unknown>;
-      const teamScoped = raw['team'] !== undefined || raw['group_by'] === 'team';
-      if (teamScoped && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
-      const key = `${principal.orgId}|${user ?? '*'}|${today.toISOString().slice(0, 10)}|${request.url}`;
-      // Team answers depend on memberships: their key holds the organization's teams revision.
-      const cacheKey = teamScoped ? `${key}|teams@${await deps.teams.revision(principal.orgId)}` : key;
-      const body = await deps.cache.getOrBuild(cacheKey, async () => {
-        const q = parseAnalyticsQuery('code', request.query, today);
-        let data: unknown;
-        if (q.groupBy === 'team') {
-          const teams = await deps.teams.teamDays(principal.orgId, q.days, q.startDate, q.endDate);
-          const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, teams.users);
-          data = codeByTeam(teams.days, rows.edits, rows.landed);
-        } else if (q.team) {
-          const scope = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
-          const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, scope.users);
-          const edits = restrictRows(rows.edits, scope.members);
-          const landed = restrictRows(rows.landed, scope.members);
-          const agents = restrictRows(rows.agents, scope.members);
-          data = q.groupBy
-            ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
-            : codeRecords(q.days, edits, landed, agents);
-        } else {
-          const [edits, landed, agents] = await Promise.all([
-            deps.code.edits(principal.orgId, q.startDate, q.endDate, user),
-            deps.code.landed(principal.orgId, q.startDate, q.endDate, user),
-            deps.code.landedAgents(principal.orgId, q.startDate, q.endDate, user),
-          ]);
-          data = q.groupBy
-            ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
-            : codeRecords(q.days, edits, landed, agents);
-        }
-        const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
-        return JSON.stringify({ data, meta });
-      });
-      void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
-      const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
-      return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
-    },
-  );
+  const codeDoc = {
+    method: 'GET',
+    path: CODE_PATH,
+    tag: 'Analytics',
+    summary: 'Code the agents wrote: edit lines, landed lines and the agent share per day (an agentmeter extension)',
+    description:
+      'docs/metrics.md §5. Ungrouped: one record per day with zeros; group_by=agent, model or repo: rows per day and non-zero group. Owners and managers see the organization; a member sees only their own figures (meta.user_id). docs/impact.md describes the method.',
+    action: 'The code figures',
+    access: { kind: 'user', roles: CODE_ROLES },
+    query: ANALYTICS_QUERY.code,
+    // As the daily endpoints: a member's team= is a 403 before any check of the query, and a cached
+    // answer needs none.
+    queryCheckedBy: 'handler',
+    responses: { 200: CodeResponse },
+  } as const satisfies RouteDoc;
+  declareRoute(app, codeDoc, async ({ principal }, request, reply) => {
+    const user = ownOnly(principal);
+    const today = now();
+    const raw = (request.query ?? {}) as Record<string, unknown>;
+    const teamScoped = raw['team'] !== undefined || raw['group_by'] === 'team';
+    if (teamScoped && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
+    const key = `${principal.orgId}|${user ?? '*'}|${today.toISOString().slice(0, 10)}|${request.url}`;
+    // Team answers depend on memberships: their key holds the organization's teams revision.
+    const cacheKey = teamScoped ? `${key}|teams@${await deps.teams.revision(principal.orgId)}` : key;
+    const body = await deps.cache.getOrBuild(cacheKey, async () => {
+      const q = parseAnalyticsQuery('code', request.query, today);
+      let data: unknown;
+      if (q.groupBy === 'team') {
+        const teams = await deps.teams.teamDays(principal.orgId, q.days, q.startDate, q.endDate);
+        const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, teams.users);
+        data = codeByTeam(teams.days, rows.edits, rows.landed);
+      } else if (q.team) {
+        const scope = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
+        const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, scope.users);
+        const edits = restrictRows(rows.edits, scope.members);
+        const landed = restrictRows(rows.landed, scope.members);
+        const agents = restrictRows(rows.agents, scope.members);
+        data = q.groupBy
+          ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
+          : codeRecords(q.days, edits, landed, agents);
+      } else {
+        const [edits, landed, agents] = await Promise.all([
+          deps.code.edits(principal.orgId, q.startDate, q.endDate, user),
+          deps.code.landed(principal.orgId, q.startDate, q.endDate, user),
+          deps.code.landedAgents(principal.orgId, q.startDate, q.endDate, user),
+        ]);
+        data = q.groupBy
+          ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
+          : codeRecords(q.days, edits, landed, agents);
+      }
+      const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
+      const answer = { data, meta };
+      checkSentAnswer(app, codeDoc, 200, answer);
+      return JSON.stringify(answer);
+    });
+    void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+    const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
+    return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
+  });
 
   declareRoute(
     app,
