@@ -23,6 +23,18 @@ export const GZIP_LEVEL_ONCE = 1;
 
 export { type CacheLimits, DEFAULT_CACHE_LIMITS } from '../../common/serve-defaults.ts';
 
+/** Does an Accept-Encoding header take gzip? (`gzip`, `gzip;q=0.8`, `*`; not `gzip;q=0`.) */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  const weights = new Map<string, number>();
+  for (const part of header.toLowerCase().split(',')) {
+    const [coding, ...params] = part.split(';').map((p) => p.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    weights.set(coding!, q === undefined ? 1 : Number(q.slice(2)) || 0);
+  }
+  return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
+}
+
 export class CachedBody {
   private gzipped: Buffer | undefined;
   /** Told the size of the gzip form when it is made, so the cache can count it. */

@@ -22,7 +22,7 @@ import {
   toolRecords,
   userRecords,
 } from './assemble.ts';
-import type { ResponseCache } from './cache.ts';
+import { acceptsGzip, type ResponseCache } from './cache.ts';
 import { type AnalyticsQuery, parseAnalyticsQuery } from './query.ts';
 import {
   ActivityResponse,
@@ -45,18 +45,6 @@ export interface AnalyticsDeps {
   cache: ResponseCache;
   /** team= and group_by=team. */
   teams: TeamAnalytics;
-}
-
-/** Does an Accept-Encoding header take gzip? (`gzip`, `gzip;q=0.8`, `*`; not `gzip;q=0`.) */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false;
-  const weights = new Map<string, number>();
-  for (const part of header.toLowerCase().split(',')) {
-    const [coding, ...params] = part.split(';').map((p) => p.trim());
-    const q = params.find((p) => p.startsWith('q='));
-    weights.set(coding!, q === undefined ? 1 : Number(q.slice(2)) || 0);
-  }
-  return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
 }
 
 const DESCRIPTION =

@@ -6,8 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest, forbidden } from '../../common/errors.ts';
 import type { ResponseCache } from '../analytics/cache.ts';
+import { acceptsGzip } from '../analytics/cache.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
-import { acceptsGzip } from '../analytics/routes.ts';
 import { ANALYTICS_QUERY, RawQuery } from '../analytics/schema.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ADMIN_ROLES } from '../auth/principal.ts';
