@@ -50,6 +50,26 @@ export interface AnalyticsDeps {
 const DESCRIPTION =
   'Figures from the daily aggregates (docs/metrics.md §4), one record per day of the range (UTC). The latest queryable day is yesterday; data of a day is complete after the nightly batch.';
 
+/** Each endpoint's answer and its summary in the OpenAPI document. */
+const ENDPOINTS = {
+  tokens: {
+    response: TokensResponse,
+    summary:
+      'Standard Credits and tokens per day, by model and by user (group_by=model: per model; group_by=agent, an agentmeter extension: per agent)',
+  },
+  tools: {
+    response: ToolsResponse,
+    summary:
+      'Tool calls, MCP servers, skills, slash commands, hooks and autonomy per day (group_by=tool_name; group_by=agent, an agentmeter extension)',
+  },
+  activity: {
+    response: ActivityResponse,
+    summary: 'Active users, sessions and messages per day (group_by=client; group_by=agent, an agentmeter extension)',
+  },
+  productivity: { response: ProductivityResponse, summary: 'Files created and edited, by extension and language, commits and PRs per day' },
+  users: { response: UsersResponse, summary: 'One record per user and active day, paged by user' },
+} satisfies Partial<Record<Endpoint, { response: z.ZodType; summary: string }>>;
+
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDeps): void {
   const now = deps.now ?? (() => new Date());
 
@@ -61,22 +81,20 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   // queryCheckedBy: 'handler'), and each new day checks afresh against its own date rules. Nothing
   // crosses organizations.
   const route = (
-    endpoint: Endpoint,
-    response: z.ZodType,
-    summary: string,
+    endpoint: keyof typeof ENDPOINTS,
     build: (principal: Principal, q: AnalyticsQuery, analytics: AnalyticsReader) => Promise<unknown>,
   ) => {
     const doc = {
       method: 'GET',
       path: analyticsPath(endpoint),
       tag: 'Analytics',
-      summary,
+      summary: ENDPOINTS[endpoint].summary,
       description: DESCRIPTION,
       action: 'Analytics',
       access: { kind: 'user', roles: ANALYTICS_ROLES },
       query: ANALYTICS_QUERY[endpoint],
       queryCheckedBy: 'handler',
-      responses: { 200: response },
+      responses: { 200: ENDPOINTS[endpoint].response },
     } as const satisfies RouteDoc;
     /** The answer serialized for the cache, checked against the declaration first on a test server. */
     const serialize = (answer: unknown) => {
@@ -107,74 +125,54 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     });
   };
 
-  route(
-    'tokens',
-    TokensResponse,
-    'Standard Credits and tokens per day, by model and by user (group_by=model: per model; group_by=agent, an agentmeter extension: per agent)',
-    async (principal, q, analytics) => {
-      const rows = await analytics.tokens(principal.orgId, q.startDate, q.endDate);
-      const data =
-        q.groupBy === 'agent'
-          ? tokenGroupedByAgent(q.days, rows)
-          : q.groupBy === 'model'
-            ? tokenGroupedByModel(q.days, rows)
-            : tokenRecords(q.days, rows);
-      return { data, meta: meta(principal, q) };
-    },
-  );
+  route('tokens', async (principal, q, analytics) => {
+    const rows = await analytics.tokens(principal.orgId, q.startDate, q.endDate);
+    const data =
+      q.groupBy === 'agent'
+        ? tokenGroupedByAgent(q.days, rows)
+        : q.groupBy === 'model'
+          ? tokenGroupedByModel(q.days, rows)
+          : tokenRecords(q.days, rows);
+    return { data, meta: meta(principal, q) };
+  });
 
-  route(
-    'tools',
-    ToolsResponse,
-    'Tool calls, MCP servers, skills, slash commands, hooks and autonomy per day (group_by=tool_name; group_by=agent, an agentmeter extension)',
-    async (principal, q, analytics) => {
-      if (q.groupBy === 'agent') {
-        const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_calls']);
-        return { data: toolGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
-      }
-      if (q.groupBy === 'tool_name') {
-        const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool']);
-        return { data: toolGroupedByName(q.days, breakdowns), meta: meta(principal, q) };
-      }
-      const [orgRows, breakdowns, hooks] = await Promise.all([
-        analytics.orgDays(principal.orgId, q.startDate, q.endDate),
-        analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool', 'mcp_server', 'skill', 'slash_command']),
-        analytics.hooks(principal.orgId, q.startDate, q.endDate),
-      ]);
-      return { data: toolRecords(q.days, orgRows, breakdowns, hooks), meta: meta(principal, q) };
-    },
-  );
+  route('tools', async (principal, q, analytics) => {
+    if (q.groupBy === 'agent') {
+      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_calls']);
+      return { data: toolGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
+    }
+    if (q.groupBy === 'tool_name') {
+      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool']);
+      return { data: toolGroupedByName(q.days, breakdowns), meta: meta(principal, q) };
+    }
+    const [orgRows, breakdowns, hooks] = await Promise.all([
+      analytics.orgDays(principal.orgId, q.startDate, q.endDate),
+      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool', 'mcp_server', 'skill', 'slash_command']),
+      analytics.hooks(principal.orgId, q.startDate, q.endDate),
+    ]);
+    return { data: toolRecords(q.days, orgRows, breakdowns, hooks), meta: meta(principal, q) };
+  });
 
-  route(
-    'activity',
-    ActivityResponse,
-    'Active users, sessions and messages per day (group_by=client; group_by=agent, an agentmeter extension)',
-    async (principal, q, analytics) => {
-      if (q.groupBy === 'agent') {
-        const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']);
-        return { data: activityGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
-      }
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
-      if (q.groupBy === 'client') return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
-      const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
-      return { data: activityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
-    },
-  );
+  route('activity', async (principal, q, analytics) => {
+    if (q.groupBy === 'agent') {
+      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']);
+      return { data: activityGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
+    }
+    const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
+    if (q.groupBy === 'client') return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
+    const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
+    return { data: activityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+  });
 
-  route(
-    'productivity',
-    ProductivityResponse,
-    'Files created and edited, by extension and language, commits and PRs per day',
-    async (principal, q, analytics) => {
-      const [orgRows, breakdowns] = await Promise.all([
-        analytics.orgDays(principal.orgId, q.startDate, q.endDate),
-        analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['extension', 'language']),
-      ]);
-      return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
-    },
-  );
+  route('productivity', async (principal, q, analytics) => {
+    const [orgRows, breakdowns] = await Promise.all([
+      analytics.orgDays(principal.orgId, q.startDate, q.endDate),
+      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['extension', 'language']),
+    ]);
+    return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+  });
 
-  route('users', UsersResponse, 'One record per user and active day, paged by user', async (principal, q, analytics) => {
+  route('users', async (principal, q, analytics) => {
     const ids = await analytics.userPage(principal.orgId, q.startDate, q.endDate, q.cursor, q.limit);
     const hasMore = ids.length > q.limit;
     const page = ids.slice(0, q.limit);
