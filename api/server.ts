@@ -13,6 +13,7 @@ import { type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable }
 import { AccountStore } from './accounts/store.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
+import { registerAnalyticsRoutes } from './analytics/routes.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { Authenticator, bearerToken } from './auth/authenticator.ts';
 import { installAuthentication } from './auth/hook.ts';
@@ -49,7 +50,6 @@ import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
 import { registerReadinessRoutes } from './readiness/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
-import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerScimRoutes } from './scim/routes.ts';
 import { registerComputerAgentRoutes } from './sessions/agent-routes.ts';
 import { applySessionRetention } from './sessions/retention.ts';
@@ -229,7 +229,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerLivenessRoutes(app, { db: options.db });
   const live = new LiveFiguresStore(options.db, options.log, clock);
   const teamAnalytics = new TeamAnalytics(options.db);
-  registerTodayRoutes(app, { auth, live, teams: teamAnalytics, ...(options.now ? { now: options.now } : {}) });
+  registerTodayRoutes(app, { live, teams: teamAnalytics, ...(options.now ? { now: options.now } : {}) });
   registerMeRoutes(app, { db: options.db, live });
   const budgets = new BudgetStore(options.db);
   const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
@@ -270,16 +270,14 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
   registerAnalyticsRoutes(app, {
-    auth,
     cache,
     analytics: readModel,
     teams: teamAnalytics,
     ...(options.now ? { now: options.now } : {}),
   });
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
-  registerTeamRoutes(app, { db: options.db, auth });
+  registerTeamRoutes(app, { db: options.db });
   registerCodeRoutes(app, {
-    auth,
     cache,
     teams: teamAnalytics,
     code: new CodeStore(options.db),

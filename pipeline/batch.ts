@@ -221,7 +221,7 @@ export function batchRangeProblem(from: string | undefined, to: string | undefin
   return undefined;
 }
 
-/** The first day analytics can be asked for (api/analytics/query.ts): no record before it is counted. */
+/** The first day analytics can be asked for (api/analytics/schema.ts, EARLIEST_DATE): no record before it is counted. */
 export const EARLIEST_BATCH_DAY = '2026-01-14';
 
 /**

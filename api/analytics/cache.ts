@@ -23,6 +23,18 @@ export const GZIP_LEVEL_ONCE = 1;
 
 export { type CacheLimits, DEFAULT_CACHE_LIMITS } from '../../common/serve-defaults.ts';
 
+/** Does an Accept-Encoding header take gzip? (`gzip`, `gzip;q=0.8`, `*`; not `gzip;q=0`.) */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  const weights = new Map<string, number>();
+  for (const part of header.toLowerCase().split(',')) {
+    const [coding, ...params] = part.split(';').map((p) => p.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    weights.set(coding!, q === undefined ? 1 : Number(q.slice(2)) || 0);
+  }
+  return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
+}
+
 export class CachedBody {
   private gzipped: Buffer | undefined;
   /** Told the size of the gzip form when it is made, so the cache can count it. */
@@ -136,7 +148,7 @@ export class ResponseCache {
 
   /**
    * Forgets one organization's entries and builds under way (a batch of that organization alone
-   * committed); the others' stay. Keys start with the organization and "|" (api/routes/analytics.ts).
+   * committed); the others' stay. Keys start with the organization and "|" (api/analytics/routes.ts).
    */
   clearOrg(org: string): void {
     this.orgGenerations.set(org, (this.orgGenerations.get(org) ?? 0) + 1);

@@ -1,9 +1,101 @@
-// The analytics responses (service-api.md "Analytics envelope" and the records after it, docs/metrics.md §4)
-// as zod: the OpenAPI document is generated from these, and the contract test checks every answer the
-// integration tests receive against it. assemble.ts builds the records; a field added there goes here too.
+// The analytics endpoints' request and answer schemas: their paths, each endpoint's query parameters
+// (docs/metrics.md §4; query.ts holds the rules across parameters) and the responses (service-api.md
+// "Analytics envelope" and the records after it) as zod. The OpenAPI document is generated from these,
+// and test servers check every answer against them. assemble.ts builds the records; a field added there
+// goes here too.
 import { z } from 'zod';
+import { parseDay } from '../../common/time.ts';
 import { AgentName, AUTONOMY_LEVELS } from '../../common/wire.ts';
 import { CLIENTS } from './assemble.ts';
+
+/** The path of each daily analytics endpoint. */
+export const analyticsPath = (endpoint: Endpoint) => `/api/v1/analytics/${endpoint}` as const;
+
+export const EARLIEST_DATE = '2026-01-14';
+export const MAX_SPAN_DAYS = 366;
+
+/**
+ * The reference's group_by of each endpoint, then ours: `agent` (docs/metrics.md §1) and `team` (§6) are
+ * agentmeter extensions.
+ */
+export const GROUP_BY = {
+  tokens: ['model', 'agent', 'team'],
+  tools: ['tool_name', 'agent', 'team'],
+  activity: ['client', 'agent', 'team'],
+  productivity: ['team'],
+  users: [],
+  code: ['agent', 'model', 'repo', 'team'],
+} as const;
+export type Endpoint = keyof typeof GROUP_BY;
+
+const GROUP_BY_DESCRIPTION: Partial<Record<Endpoint, string>> = {
+  tokens: 'model: one row per day and model',
+  tools: 'tool_name: one row per day and tool (its tool_calls)',
+  activity: 'client: one row per day and client type (its daily_active_users; a user of two clients counts under each)',
+  code: 'model: one row per day and model (docs/metrics.md §5); repo: one row per day and repository (its normalized host/path)',
+};
+const AGENT_DESCRIPTION =
+  'agent, an agentmeter extension (not in the reference): one row per day and agent (droid, claude, codex, gemini, qwen) with the same fields';
+const TEAM_DESCRIPTION =
+  "team, an agentmeter extension: one row per day and team (group_key: the team's name) over its direct members that day, teams below the minimum team size left out";
+
+/** A query string as Fastify parses it: each parameter once (a string) or repeated (an array). */
+export const RawQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+const dayParam = (name: string) =>
+  z
+    .string()
+    .regex(DAY_PATTERN, { error: (issue) => `${name} "${String(issue.input)}" is not a valid date (YYYY-MM-DD)` })
+    .refine((value) => parseDay(value) !== undefined, {
+      error: (issue) => `${name} "${String(issue.input)}" is not a valid date (YYYY-MM-DD)`,
+    })
+    .describe(`YYYY-MM-DD (UTC), from ${EARLIEST_DATE} to yesterday; a span of at most ${MAX_SPAN_DAYS} days`);
+
+/**
+ * Each endpoint's query parameters: which it takes and the rule of each value (the OpenAPI document is
+ * generated from these). The rules across parameters and the date of today are parseAnalyticsQuery's.
+ */
+export const ANALYTICS_QUERY = Object.fromEntries(
+  (Object.keys(GROUP_BY) as Endpoint[]).map((endpoint) => {
+    const options = GROUP_BY[endpoint] as readonly string[];
+    const shape: Record<string, z.ZodType> = { startDate: dayParam('startDate'), endDate: dayParam('endDate') };
+    if (options.length)
+      shape['group_by'] = z
+        .enum(options as [string, ...string[]], {
+          error: (issue) => `group_by "${String(issue.input)}" is not supported here; use ${options.map((o) => `"${o}"`).join(' or ')}`,
+        })
+        .optional()
+        .describe(
+          `${[GROUP_BY_DESCRIPTION[endpoint], options.includes('agent') ? AGENT_DESCRIPTION : undefined, TEAM_DESCRIPTION].filter(Boolean).join('; or ')}. Grouped rows: only non-zero groups, by date then group_key`,
+        );
+    shape['team'] = z
+      .string()
+      .min(1, 'team must be the name of a team of the organization')
+      .max(128, 'team must be the name of a team of the organization')
+      .optional()
+      .describe(
+        "an agentmeter extension: the answer over the users who were members of this team or of a team below it on each day (403 when fewer than the organization's minimum team size)",
+      );
+    if (endpoint === 'users') {
+      shape['limit'] = z
+        .string()
+        .regex(/^\d+$/, { error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"` })
+        .refine((v) => Number(v) >= 1 && Number(v) <= 100, {
+          error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"`,
+        })
+        .optional()
+        .describe('page size, 1-100 (default 20)');
+      shape['cursor'] = z
+        .string()
+        .min(1, 'cursor must be a user id taken from meta.next_cursor')
+        .max(64, 'cursor must be a user id taken from meta.next_cursor')
+        .optional()
+        .describe('meta.next_cursor of the previous page');
+    }
+    return [endpoint, z.strictObject(shape)];
+  }),
+) as Record<Endpoint, z.ZodObject>;
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const count = z.number().int().nonnegative();

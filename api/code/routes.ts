@@ -4,28 +4,26 @@
 // the analytics API's (docs/metrics.md §4). group_by=team and team= (docs/metrics.md §6) are the analytics
 // endpoints' (api/teams/analytics.ts): for owners and managers; a member asking for them gets 403.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { badRequest, forbidden } from '../../common/errors.ts';
 import type { ResponseCache } from '../analytics/cache.ts';
+import { acceptsGzip } from '../analytics/cache.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
-import type { Authenticator } from '../auth/authenticator.ts';
+import { ANALYTICS_QUERY, RawQuery } from '../analytics/schema.ts';
 import type { Principal } from '../auth/principal.ts';
-import { ADMIN_ROLES, requireRole } from '../auth/principal.ts';
-import { acceptsGzip } from '../routes/analytics.ts';
+import { ADMIN_ROLES } from '../auth/principal.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { restrictRows } from '../teams/figures.ts';
 import { codeGrouped, codeRecords } from './assemble.ts';
-import { COMMIT_CURSOR, CommitsQuery, type LandedCommit } from './schema.ts';
+import { CODE_PATH, COMMIT_CURSOR, COMMITS_PATH, CodeResponse, CommitPage, CommitsQuery, type LandedCommit } from './schema.ts';
 import type { CodeStore, CommitCursor } from './store.ts';
 import { codeByTeam } from './teams.ts';
 
-export const CODE_PATH = '/api/v1/analytics/code';
-export const COMMITS_PATH = '/api/v0/code/commits';
 /** Who may read the Impact figures: members too, restricted to their own. */
 export const CODE_ROLES = ['owner', 'manager', 'member'] as const;
 
 export interface CodeDeps {
-  auth: Authenticator;
   code: CodeStore;
   cache: ResponseCache;
   /** group_by=team and team=. */
@@ -35,8 +33,6 @@ export interface CodeDeps {
 
 /** The person the answer is restricted to: null for owners and managers (the whole organization). */
 const ownOnly = (principal: Principal): string | null => (ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
-
-const RawQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
 
 /** The commits endpoint's query: its own parameters checked, the dates by the analytics rules. */
 function parseCommitsQuery(raw: unknown, now: Date) {
@@ -63,9 +59,22 @@ function parseCommitsQuery(raw: unknown, now: Date) {
 export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
   const now = deps.now ?? (() => new Date());
 
-  app.get(CODE_PATH, async (request, reply) => {
-    const principal = await deps.auth.authenticate(request);
-    requireRole(principal, CODE_ROLES, 'The code figures');
+  const codeDoc = {
+    method: 'GET',
+    path: CODE_PATH,
+    tag: 'Analytics',
+    summary: 'Code the agents wrote: edit lines, landed lines and the agent share per day (an agentmeter extension)',
+    description:
+      'docs/metrics.md §5. Ungrouped: one record per day with zeros; group_by=agent, model or repo: rows per day and non-zero group. Owners and managers see the organization; a member sees only their own figures (meta.user_id). docs/impact.md describes the method.',
+    action: 'The code figures',
+    access: { kind: 'user', roles: CODE_ROLES },
+    query: ANALYTICS_QUERY.code,
+    // As the daily endpoints: a member's team= is a 403 before any check of the query, and a cached
+    // answer needs none.
+    queryCheckedBy: 'handler',
+    responses: { 200: CodeResponse },
+  } as const satisfies RouteDoc;
+  declareRoute(app, codeDoc, async ({ principal }, request, reply) => {
     const user = ownOnly(principal);
     const today = now();
     const raw = (request.query ?? {}) as Record<string, unknown>;
@@ -101,48 +110,65 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
           : codeRecords(q.days, edits, landed, agents);
       }
       const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
-      return JSON.stringify({ data, meta });
+      const answer = { data, meta };
+      checkSentAnswer(app, codeDoc, 200, answer);
+      return JSON.stringify(answer);
     });
     void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
     const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
     return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
   });
 
-  app.get(COMMITS_PATH, async (request) => {
-    const principal = await deps.auth.authenticate(request);
-    requireRole(principal, CODE_ROLES, 'The landed commits');
-    const user = ownOnly(principal);
-    const q = parseCommitsQuery(request.query, now());
-    if (q.team !== undefined && user) throw forbidden('Team figures are for owners and managers; a member sees their own commits');
-    const periods = q.team !== undefined ? (await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate)).periods : null;
-    const rows = await deps.code.commits(principal.orgId, q.startDate, q.endDate, user, q.cursor, q.limit, periods);
-    const hasMore = rows.length > q.limit;
-    const page = rows.slice(0, q.limit);
-    const last = page.at(-1);
-    const data: LandedCommit[] = page.map((r) => ({
-      repo_id: r.repo_id,
-      repo: r.repo,
-      commit: r.commit,
-      user_id: r.user_id,
-      user_email: r.user_email,
-      committed_at: new Date(r.ts_ms).toISOString(),
-      lines_added: r.lines_added,
-      lines_deleted: r.lines_deleted,
-      agent_lines: r.agent_lines,
-      by_agent: r.by_agent
-        .map((a) => ({ agent: a.agent as LandedCommit['by_agent'][number]['agent'], model_id: a.model, lines: a.lines }))
-        .sort((a, b) => b.lines - a.lines || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : a.model_id < b.model_id ? -1 : 1)),
-    }));
-    return {
-      data,
-      meta: {
-        org_id: principal.orgId,
-        start_date: q.startDate,
-        end_date: q.endDate,
-        has_more: hasMore,
-        next_cursor: hasMore && last ? `${last.ts_ms}.${last.repo_id}.${last.commit}` : null,
-        ...(user ? { user_id: user } : {}),
-      },
-    };
-  });
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: COMMITS_PATH,
+      tag: 'Analytics',
+      summary: 'Landed commits with their lines and agent lines by agent and model, newest first, paged',
+      description:
+        'Commits dated by committer time from startDate to endDate. next_cursor is the last commit of the page. A member sees only their own commits.',
+      action: 'The landed commits',
+      access: { kind: 'user', roles: CODE_ROLES },
+      query: CommitsQuery,
+      // Its own messages for unknown, repeated and missing parameters, and the daily endpoints' date rules.
+      queryCheckedBy: 'handler',
+      responses: { 200: CommitPage },
+    },
+    async ({ principal }, request): Promise<CommitPage> => {
+      const user = ownOnly(principal);
+      const q = parseCommitsQuery(request.query, now());
+      if (q.team !== undefined && user) throw forbidden('Team figures are for owners and managers; a member sees their own commits');
+      const periods = q.team !== undefined ? (await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate)).periods : null;
+      const rows = await deps.code.commits(principal.orgId, q.startDate, q.endDate, user, q.cursor, q.limit, periods);
+      const hasMore = rows.length > q.limit;
+      const page = rows.slice(0, q.limit);
+      const last = page.at(-1);
+      const data: LandedCommit[] = page.map((r) => ({
+        repo_id: r.repo_id,
+        repo: r.repo,
+        commit: r.commit,
+        user_id: r.user_id,
+        user_email: r.user_email,
+        committed_at: new Date(r.ts_ms).toISOString(),
+        lines_added: r.lines_added,
+        lines_deleted: r.lines_deleted,
+        agent_lines: r.agent_lines,
+        by_agent: r.by_agent
+          .map((a) => ({ agent: a.agent as LandedCommit['by_agent'][number]['agent'], model_id: a.model, lines: a.lines }))
+          .sort((a, b) => b.lines - a.lines || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : a.model_id < b.model_id ? -1 : 1)),
+      }));
+      return {
+        data,
+        meta: {
+          org_id: principal.orgId,
+          start_date: q.startDate,
+          end_date: q.endDate,
+          has_more: hasMore,
+          next_cursor: hasMore && last ? `${last.ts_ms}.${last.repo_id}.${last.commit}` : null,
+          ...(user ? { user_id: user } : {}),
+        },
+      };
+    },
+  );
 }

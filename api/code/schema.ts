@@ -1,8 +1,12 @@
-// The answers of GET /api/v1/analytics/code and GET /api/v0/code/commits (docs/metrics.md §5, our extension) and
-// the commits endpoint's query, as zod: the OpenAPI document is generated from these, and the contract test
-// checks the integration tests' answers against them.
+// The paths of GET /api/v1/analytics/code and GET /api/v0/code/commits (docs/metrics.md §5, our extension),
+// their answers and the commits endpoint's query (the code endpoint's is ANALYTICS_QUERY.code, in
+// api/analytics/schema.ts), as zod: the OpenAPI document is generated from these, and test servers check
+// every answer against them.
 import { z } from 'zod';
 import { AgentName } from '../../common/wire.ts';
+
+export const CODE_PATH = '/api/v1/analytics/code';
+export const COMMITS_PATH = '/api/v0/code/commits';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const count = z.number().int().nonnegative();
@@ -63,6 +67,7 @@ export const CommitPage = z.strictObject({
   data: z.array(LandedCommit),
   meta: Meta.extend({ has_more: z.boolean(), next_cursor: z.string().nullable(), user_id: z.string().optional() }),
 });
+export type CommitPage = z.infer<typeof CommitPage>;
 
 /** `cursor`: meta.next_cursor of the page before: `<committer epoch ms>.<repo_id>.<commit>`. */
 export const COMMIT_CURSOR = /^(\d{1,15})\.(repo_[0-9a-f]{16})\.([0-9a-f]{40}|[0-9a-f]{64})$/;

@@ -78,6 +78,14 @@ export function declareRoute<const S extends RouteDoc>(
   });
 }
 
+/**
+ * checkAnswers' check for an answer the handler serializes and sends itself (the analytics routes send a
+ * cached body): called with the answer before it is serialized; nothing on a server that does not check.
+ */
+export function checkSentAnswer(app: FastifyInstance, doc: RouteDoc, status: number, answer: unknown): void {
+  if (apps.has(app)) checkAnswer(doc, status, answer);
+}
+
 function checkAnswer(doc: RouteDoc, status: number, answer: unknown): void {
   const schema = doc.responses[status];
   if (!schema || !('safeParse' in schema)) return;

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { HttpError } from '../../common/errors.ts';
-import { CATALOG } from './catalog.ts';
+import { CLIENT_ROUTES } from '../dashboard/static.ts';
 import { declareRoute } from './declare.ts';
 import { buildDocument } from './document.ts';
 import { declaredRoutes, type RouteDoc } from './registry.ts';
@@ -71,8 +71,26 @@ export function viewerDir(): string | undefined {
 /** The version in package.json: the document's info.version. */
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-/** What the document describes: the routes declared on `app`, and the catalog's entries for the others. */
-export const documentedRoutes = (app: FastifyInstance): RouteDoc[] => [...CATALOG, ...declaredRoutes(app)];
+const exactly = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+
+/**
+ * Routes that are not part of the API and so not in the document, matched on the Fastify path: the docs
+ * page and its assets, and the dashboard's static files: its client-side pages (CLIENT_ROUTES, so a new
+ * page is left out on its own), its hashed assets and its icon.
+ */
+export const NOT_IN_DOCUMENT: readonly RegExp[] = [
+  /^\/docs(\/.*)?$/,
+  // The SCIM 2.0 service describes itself to directories (/scim/v2/ServiceProviderConfig, /Schemas) and
+  // answers SCIM bodies, not this document's; docs/scim.md describes it.
+  /^\/scim\/v2(\/.*)?$/,
+  ...CLIENT_ROUTES.map(exactly),
+  /^\/assets\/\*$/,
+  exactly('/favicon.svg'),
+  /^\/\*$/,
+];
+
+/** What the document describes: the routes declared on `app` (every route but those NOT_IN_DOCUMENT). */
+export const documentedRoutes = (app: FastifyInstance): RouteDoc[] => declaredRoutes(app);
 
 export function registerOpenApiRoutes(app: FastifyInstance): void {
   let document: string | undefined;

@@ -1,5 +1,9 @@
-// The teams resource as the API shows it (zod; the OpenAPI catalog and the CLI read these).
+// The teams resource as the API shows it: its paths and its zod schemas (the routes declare them; the CLI
+// reads them too).
 import { z } from 'zod';
+
+export const TEAMS_PATH = '/api/v0/organization/teams';
+export const TEAM_SETTINGS_PATH = '/api/v0/organization/teams/settings';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 

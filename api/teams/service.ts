@@ -6,10 +6,8 @@ import { planRoster, type RosterError } from './roster.ts';
 import type { RosterImported, TeamList } from './schema.ts';
 import { SINCE_ALWAYS, TeamStore } from './store.ts';
 
-const USERS = 'SELECT id, email FROM users WHERE org_id = $org';
-
-async function emails(db: Db, org: string): Promise<Map<string, string>> {
-  const rows = await db.all<{ id: string; email: string }>(USERS, { org });
+async function emails(store: TeamStore, org: string): Promise<Map<string, string>> {
+  const rows = await store.users(org);
   // Exact spelling first, so two e-mails that differ only in case (allowed by users' key) stay apart.
   const byEmail = new Map<string, string>();
   for (const r of rows) byEmail.set(r.email.toLowerCase(), byEmail.get(r.email.toLowerCase()) ?? r.id);
@@ -23,7 +21,7 @@ export async function importRosterText(
   csv: string,
 ): Promise<{ ok: z.infer<typeof RosterImported> } | { errors: RosterError[] }> {
   const store = new TeamStore(db);
-  const byEmail = await emails(db, org);
+  const byEmail = await emails(store, org);
   const teams = await store.listTeams(org);
   const names = new Map(teams.map((t) => [t.id, t.name]));
   const result = planRoster(csv, {
@@ -39,7 +37,7 @@ export async function teamListing(db: Db, org: string): Promise<z.infer<typeof T
   const [teams, memberships, users, minTeamSize] = await Promise.all([
     store.listTeams(org),
     store.memberships(org),
-    db.all<{ id: string; email: string }>(USERS, { org }),
+    store.users(org),
     store.minTeamSize(org),
   ]);
   const email = new Map(users.map((u) => [u.id, u.email]));

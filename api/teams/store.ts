@@ -92,6 +92,7 @@ const SQL = {
               WHERE org_id = $org AND first_day <= CAST($day AS DATE) AND coalesce(last_day, DATE '${FAR_FUTURE}') >= CAST($day AS DATE)
               ORDER BY team_id, user_id`,
   minSize: 'SELECT min_team_size AS n FROM team_settings WHERE org_id = $org',
+  users: 'SELECT id, email FROM users WHERE org_id = $org',
   revision: 'SELECT revision AS n FROM team_settings WHERE org_id = $org',
   bumpRevision: `INSERT INTO team_settings (org_id, revision) VALUES ($org, 1)
                  ON CONFLICT (org_id) DO UPDATE SET revision = team_settings.revision + 1`,
@@ -332,6 +333,11 @@ export class TeamStore {
       }
       return { created, teams: plan.teams.length, memberships };
     });
+  }
+
+  /** The organization's users and their e-mails (a roster names people by e-mail; the listing shows them so). */
+  async users(org: string): Promise<{ id: string; email: string }[]> {
+    return this.db.all<{ id: string; email: string }>(SQL.users, { org });
   }
 
   async minTeamSize(org: string): Promise<number> {

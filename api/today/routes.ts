@@ -3,16 +3,14 @@
 // `team=NAME` (owners and managers) restricts them to the members on today of that team and the teams
 // below it, with the rules of the daily endpoints' team= (api/teams/analytics.ts).
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { badRequest, forbidden } from '../../common/errors.ts';
 import { activityRecords, productivityRecords, tokenRecords, toolRecords } from '../analytics/assemble.ts';
-import type { Authenticator } from '../auth/authenticator.ts';
-import { ANALYTICS_ROLES } from '../auth/principal.ts';
+import { RawQuery } from '../analytics/schema.ts';
+import { ANALYTICS_ROLES, PEOPLE } from '../auth/principal.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
-import { TodayQuery, type TodayResponse } from './schema.ts';
+import { TODAY_PATH, TodayQuery, TodayResponse } from './schema.ts';
 import type { LiveFigures, LiveFiguresStore } from './store.ts';
-
-export const TODAY_PATH = '/api/v1/analytics/today';
 
 /** Pure: live figures → the answer's data. */
 export function todayData(f: LiveFigures): TodayResponse['data'] {
@@ -29,8 +27,6 @@ export function todayData(f: LiveFigures): TodayResponse['data'] {
   };
 }
 
-const RawQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
-
 /** The query: only team=, given once. */
 function parseTodayQuery(raw: unknown): { team?: string } {
   const query = RawQuery.parse(raw ?? {});
@@ -43,28 +39,40 @@ function parseTodayQuery(raw: unknown): { team?: string } {
   return checked.data.team === undefined ? {} : { team: checked.data.team };
 }
 
-export function registerTodayRoutes(
-  app: FastifyInstance,
-  deps: { auth: Authenticator; live: LiveFiguresStore; teams: TeamAnalytics; now?: () => Date },
-): void {
+export function registerTodayRoutes(app: FastifyInstance, deps: { live: LiveFiguresStore; teams: TeamAnalytics; now?: () => Date }): void {
   const now = deps.now ?? (() => new Date());
-  app.get(TODAY_PATH, async (request) => {
-    const principal = await deps.auth.authenticate(request);
-    if (principal.role === 'guest') throw forbidden("Today's figures need the owner, manager or member role; this credential has guest");
-    const whole = ANALYTICS_ROLES.includes(principal.role);
-    const { team } = parseTodayQuery(request.query);
-    if (team !== undefined && !whole) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
-    let userIds: string[] | undefined;
-    if (team !== undefined) {
-      const today = now().toISOString().slice(0, 10);
-      const scope = await deps.teams.scope(principal.orgId, team, today, today);
-      userIds = [...scope.members(today)].sort();
-    }
-    const figures = await deps.live.figures({
-      orgId: principal.orgId,
-      userId: whole ? undefined : principal.userId,
-      ...(userIds ? { userIds } : {}),
-    });
-    return { data: todayData(figures), meta: { org_id: principal.orgId } };
-  });
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: TODAY_PATH,
+      tag: 'Analytics',
+      summary: "Today so far: the current UTC day's tokens, tools, activity and productivity records, provisional",
+      description:
+        "The records of /tokens, /tools, /activity and /productivity for the current UTC day, computed by the same rules (the nightly batch's own build steps) over what has arrived; an event is counted within seconds of reaching the server (at most 60 s). Owners and managers get the organization's figures; a member gets the same records over their own records only. With team=NAME (owners and managers), the records over today's members of that team and the teams below it (400 for an unknown team, 403 below the minimum team size). `code` is null until the code-impact figures (/code) are served. The daily endpoints keep refusing today.",
+      action: "Reading today's figures",
+      access: { kind: 'user', roles: PEOPLE },
+      query: TodayQuery,
+      // Its own messages for an unknown or repeated parameter, as the daily endpoints'.
+      queryCheckedBy: 'handler',
+      responses: { 200: TodayResponse },
+    },
+    async ({ principal }, request): Promise<TodayResponse> => {
+      const whole = ANALYTICS_ROLES.includes(principal.role);
+      const { team } = parseTodayQuery(request.query);
+      if (team !== undefined && !whole) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
+      let userIds: string[] | undefined;
+      if (team !== undefined) {
+        const today = now().toISOString().slice(0, 10);
+        const scope = await deps.teams.scope(principal.orgId, team, today, today);
+        userIds = [...scope.members(today)].sort();
+      }
+      const figures = await deps.live.figures({
+        orgId: principal.orgId,
+        userId: whole ? undefined : principal.userId,
+        ...(userIds ? { userIds } : {}),
+      });
+      return { data: todayData(figures), meta: { org_id: principal.orgId } };
+    },
+  );
 }

@@ -1,7 +1,9 @@
-// The answer of GET /api/v1/analytics/today (docs/metrics.md §7): the daily endpoints' records of the current
+// The query and answer of GET /api/v1/analytics/today (docs/metrics.md §7): the daily endpoints' records of the current
 // UTC day, over what has arrived so far.
 import { z } from 'zod';
 import { ActivityRecord, ProductivityRecord, TokenRecord, ToolRecord } from '../analytics/schema.ts';
+
+export const TODAY_PATH = '/api/v1/analytics/today';
 
 export const TodayResponse = z.strictObject({
   data: z.strictObject({

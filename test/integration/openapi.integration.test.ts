@@ -1,14 +1,14 @@
 // The OpenAPI document: valid OpenAPI 3.1 (checked by an independent validator), generated from the
-// catalog, and complete: every route the server registers is in it (routes added later without an entry
-// fail here), and every operation in it is a registered route.
+// routes' own declarations (declareRoute), and complete: every route the server registers is in it (a
+// route registered without a declaration fails here), and every operation in it is a registered route.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../api/auth/authenticator.ts';
 import { CLIENT_ROUTES } from '../../api/dashboard/static.ts';
-import { NOT_IN_DOCUMENT } from '../../api/openapi/catalog.ts';
+
 import { buildDocument, openapiPath } from '../../api/openapi/document.ts';
 import { registeredRoutes } from '../../api/openapi/registry.ts';
-import { documentedRoutes } from '../../api/openapi/routes.ts';
+import { documentedRoutes, NOT_IN_DOCUMENT } from '../../api/openapi/routes.ts';
 import { type TestServer, testServer } from '../helpers/server.ts';
 
 type Doc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; security: unknown[] }>> };
@@ -53,11 +53,11 @@ describe('GET /openapi.json', () => {
     expect(registered.length).toBeGreaterThanOrEqual(40);
     expect(
       registered.filter((r) => !documented.includes(r)),
-      'routes missing from api/openapi/catalog.ts',
+      'routes registered without declareRoute (api/openapi/declare.ts)',
     ).toEqual([]);
     expect(
       documented.filter((d) => !registered.includes(d)),
-      'catalog entries with no route',
+      'documented operations with no route',
     ).toEqual([]);
   });
 
@@ -112,7 +112,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('takes request schemas from the zod schemas the routes validate with', async () => {
-    const { ANALYTICS_QUERY } = await import('../../api/analytics/query.ts');
+    const { ANALYTICS_QUERY } = await import('../../api/analytics/schema.ts');
     const { CreateSessionBody } = await import('../../api/sessions/schema.ts');
     const usersParams = (doc.paths['/api/v1/analytics/users']!['get'] as unknown as { parameters: { name: string }[] }).parameters;
     expect(usersParams.map((p) => p.name)).toEqual(Object.keys(ANALYTICS_QUERY.users.shape));

@@ -233,6 +233,8 @@ describe('who sees team figures', () => {
       await get(acme.users.guest.key, q, 403);
       expect((await server.app.inject({ method: 'GET', url: `/api/v1/analytics/code?${q}` })).statusCode).toBe(401);
     }
+    // A member's team= is refused before the query is checked: a bad date does not make it a 400.
+    expect((await get(acme.users.member.key, 'team=Web&startDate=bad', 403)).detail).toMatch(/^Team figures are for owners and managers/);
   });
 
   it('another organization sees only its own teams and figures', async () => {

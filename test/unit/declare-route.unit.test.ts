@@ -3,7 +3,7 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkAnswers, declareRoute } from '../../api/openapi/declare.ts';
+import { checkAnswers, checkSentAnswer, declareRoute } from '../../api/openapi/declare.ts';
 import { declaredRoutes, trackRoutes } from '../../api/openapi/registry.ts';
 
 const Answer = z.strictObject({ n: z.number() });
@@ -71,5 +71,21 @@ describe('declareRoute', () => {
     // An unknown parameter a strict schema would refuse reaches the handler as sent.
     expect((await server.inject({ url: '/own?m=1' })).json()).toEqual({ parsed: false, raw: '{"m":"1"}' });
     expect(declaredRoutes(server)[0]?.query).toBe(query);
+  });
+
+  it('checks an answer the handler sends itself only on a server that checks answers', () => {
+    const doc = {
+      method: 'GET',
+      path: '/sent',
+      tag: 'Test',
+      summary: 'Sent',
+      access: { kind: 'none' },
+      responses: { 200: Answer },
+    } as const;
+    const checked = Fastify();
+    checkAnswers(checked);
+    expect(() => checkSentAnswer(checked, doc, 200, { n: 1 })).not.toThrow();
+    expect(() => checkSentAnswer(checked, doc, 200, { n: 'one' })).toThrow(/GET \/sent answered 200 outside its declared schema/);
+    expect(() => checkSentAnswer(Fastify(), doc, 200, { n: 'one' })).not.toThrow();
   });
 });

@@ -1,7 +1,7 @@
 // The analytics response cache: one build per missing key however many ask at once, nothing kept from a
 // build that failed or that a batch overtook.
 import { describe, expect, it } from 'vitest';
-import { ResponseCache } from '../../api/analytics/cache.ts';
+import { acceptsGzip, ResponseCache } from '../../api/analytics/cache.ts';
 
 /** A build the test finishes by hand, counting how often it was started. */
 function manualBuild() {
@@ -132,5 +132,19 @@ describe('ResponseCache.clearOrg', () => {
     expect(cache.get('org_b|2026-03-20|/x')?.raw.toString()).toBe('b');
     expect(cache.size).toBe(1);
     expect(cache.heldBytes).toBe(1);
+  });
+});
+
+describe('acceptsGzip', () => {
+  it('takes gzip when the header gives it, or *, a weight above 0', () => {
+    expect(acceptsGzip(undefined)).toBe(false);
+    expect(acceptsGzip('gzip')).toBe(true);
+    expect(acceptsGzip('br, GZIP;q=0.5')).toBe(true);
+    expect(acceptsGzip('*')).toBe(true);
+    expect(acceptsGzip('identity')).toBe(false);
+    expect(acceptsGzip('gzip;q=0')).toBe(false);
+    // gzip named with 0 refuses it whatever * says.
+    expect(acceptsGzip('gzip;q=0, *')).toBe(false);
+    expect(acceptsGzip('*;q=0')).toBe(false);
   });
 });

@@ -3,6 +3,12 @@
 // group_by=agent on tokens, tools and activity is ours (docs/metrics.md §1): rows of the reference's grouped
 // shape, with the agent as group_key. team= and group_by=team (docs/metrics.md §6) are ours too: api/teams/analytics.ts.
 import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
+import { ANALYTICS_ROLES } from '../auth/principal.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
+import type { TeamAnalytics, TeamGroupedEndpoint } from '../teams/analytics.ts';
 import {
   activityGroupedByAgent,
   activityGroupedByClient,
@@ -15,17 +21,22 @@ import {
   toolGroupedByName,
   toolRecords,
   userRecords,
-} from '../analytics/assemble.ts';
-import type { ResponseCache } from '../analytics/cache.ts';
-import { type AnalyticsQuery, type Endpoint, parseAnalyticsQuery } from '../analytics/query.ts';
-import type { AnalyticsReader } from '../analytics/store.ts';
-import type { Authenticator } from '../auth/authenticator.ts';
-import type { Principal } from '../auth/principal.ts';
-import { ANALYTICS_ROLES, requireRole } from '../auth/principal.ts';
-import type { TeamAnalytics, TeamGroupedEndpoint } from '../teams/analytics.ts';
+} from './assemble.ts';
+import { acceptsGzip, type ResponseCache } from './cache.ts';
+import { type AnalyticsQuery, parseAnalyticsQuery } from './query.ts';
+import {
+  ActivityResponse,
+  ANALYTICS_QUERY,
+  analyticsPath,
+  type Endpoint,
+  ProductivityResponse,
+  TokensResponse,
+  ToolsResponse,
+  UsersResponse,
+} from './schema.ts';
+import type { AnalyticsReader } from './store.ts';
 
 export interface AnalyticsDeps {
-  auth: Authenticator;
   /** The aggregate rows: the read model (api/analytics/memory.ts), or AnalyticsStore's SQL. */
   analytics: AnalyticsReader;
   /** The clock, for tests: "today" decides the latest queryable day. */
@@ -36,31 +47,61 @@ export interface AnalyticsDeps {
   teams: TeamAnalytics;
 }
 
-/** Does an Accept-Encoding header take gzip? (`gzip`, `gzip;q=0.8`, `*`; not `gzip;q=0`.) */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false;
-  const weights = new Map<string, number>();
-  for (const part of header.toLowerCase().split(',')) {
-    const [coding, ...params] = part.split(';').map((p) => p.trim());
-    const q = params.find((p) => p.startsWith('q='));
-    weights.set(coding!, q === undefined ? 1 : Number(q.slice(2)) || 0);
-  }
-  return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
-}
+const DESCRIPTION =
+  'Figures from the daily aggregates (docs/metrics.md §4), one record per day of the range (UTC). The latest queryable day is yesterday; data of a day is complete after the nightly batch.';
+
+/** Each endpoint's answer and its summary in the OpenAPI document. */
+const ENDPOINTS = {
+  tokens: {
+    response: TokensResponse,
+    summary:
+      'Standard Credits and tokens per day, by model and by user (group_by=model: per model; group_by=agent, an agentmeter extension: per agent)',
+  },
+  tools: {
+    response: ToolsResponse,
+    summary:
+      'Tool calls, MCP servers, skills, slash commands, hooks and autonomy per day (group_by=tool_name; group_by=agent, an agentmeter extension)',
+  },
+  activity: {
+    response: ActivityResponse,
+    summary: 'Active users, sessions and messages per day (group_by=client; group_by=agent, an agentmeter extension)',
+  },
+  productivity: { response: ProductivityResponse, summary: 'Files created and edited, by extension and language, commits and PRs per day' },
+  users: { response: UsersResponse, summary: 'One record per user and active day, paged by user' },
+} satisfies Partial<Record<Endpoint, { response: z.ZodType; summary: string }>>;
 
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDeps): void {
   const now = deps.now ?? (() => new Date());
 
   const meta = (principal: Principal, q: AnalyticsQuery) => ({ org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate });
 
-  // Every analytics route: authenticate and check the role, then answer from the cache or validate and
-  // build the body. The cache key is the organization, today's date and the URL as sent: only a URL that
-  // passed validation is ever stored, so a hit needs no second validation, and each new day validates
-  // afresh against its own date rules. Nothing crosses organizations.
-  const route = (endpoint: Endpoint, build: (principal: Principal, q: AnalyticsQuery, analytics: AnalyticsReader) => Promise<unknown>) =>
-    app.get(`/api/v1/analytics/${endpoint}`, async (request, reply) => {
-      const principal = await deps.auth.authenticate(request);
-      requireRole(principal, ANALYTICS_ROLES, 'Analytics');
+  // Every analytics route: the declaration checks the role, then the answer comes from the cache or is
+  // built after the query is checked. The cache key is the organization, today's date and the URL as
+  // sent: only a URL that passed the checks is ever stored, so a hit needs no second check (hence
+  // queryCheckedBy: 'handler'), and each new day checks afresh against its own date rules. Nothing
+  // crosses organizations.
+  const route = (
+    endpoint: keyof typeof ENDPOINTS,
+    build: (principal: Principal, q: AnalyticsQuery, analytics: AnalyticsReader) => Promise<unknown>,
+  ) => {
+    const doc = {
+      method: 'GET',
+      path: analyticsPath(endpoint),
+      tag: 'Analytics',
+      summary: ENDPOINTS[endpoint].summary,
+      description: DESCRIPTION,
+      action: 'Analytics',
+      access: { kind: 'user', roles: ANALYTICS_ROLES },
+      query: ANALYTICS_QUERY[endpoint],
+      queryCheckedBy: 'handler',
+      responses: { 200: ENDPOINTS[endpoint].response },
+    } as const satisfies RouteDoc;
+    /** The answer serialized for the cache, checked against the declaration first on a test server. */
+    const serialize = (answer: unknown) => {
+      checkSentAnswer(app, doc, 200, answer);
+      return JSON.stringify(answer);
+    };
+    declareRoute(app, doc, async ({ principal }, request, reply) => {
       const today = now();
       const key = `${principal.orgId}|${today.toISOString().slice(0, 10)}|${request.url}`;
       // Team answers depend on memberships, which change outside the batch (a roster, the directory): their
@@ -72,16 +113,17 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
         const q = parseAnalyticsQuery(endpoint, request.query, today);
         if (q.groupBy === 'team') {
           const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
-          return JSON.stringify({ data, meta: meta(principal, q) });
+          return serialize({ data, meta: meta(principal, q) });
         }
         // team=: the same answer computed over the team's members on each day.
         const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
-        return JSON.stringify(await build(principal, q, reader));
+        return serialize(await build(principal, q, reader));
       });
       void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
       const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
       return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
     });
+  };
 
   route('tokens', async (principal, q, analytics) => {
     const rows = await analytics.tokens(principal.orgId, q.startDate, q.endDate);
