@@ -89,3 +89,12 @@ describe('declareRoute', () => {
     expect(() => checkSentAnswer(Fastify(), doc, 200, { n: 'one' })).not.toThrow();
   });
 });
+
+describe('roleList', () => {
+  it('names the roles a 403 asks for as a sentence does', async () => {
+    const { roleList } = await import('../../api/auth/principal.ts');
+    expect(roleList(['owner'])).toBe('owner');
+    expect(roleList(['owner', 'manager'])).toBe('owner or manager');
+    expect(roleList(['owner', 'manager', 'member'])).toBe('owner, manager or member');
+  });
+});
