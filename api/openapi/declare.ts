@@ -32,15 +32,17 @@ export type RouteHandler<S extends RouteDoc> = (input: RouteInput<S>, request: F
 /** Fastify options besides the ones the declaration decides (method, url, the config's access flags). */
 export type RouteOptions = Omit<RouteShorthandOptions, 'config'>;
 
-const apps = new WeakSet<FastifyInstance>();
+/** A decoration, not a set of instances: the plugin scopes registered after it (ingest's, the roster's) inherit it. */
+const CHECKS_ANSWERS = 'checksDeclaredAnswers';
+const checksAnswers = (app: FastifyInstance) => app.hasDecorator(CHECKS_ANSWERS);
 
 /**
  * Every answer a declared route returns is checked against the schema it declares for that status (a
- * mismatch is a 500 naming the route and the difference). Test servers turn it on, so every test that
- * calls a route checks its contract; production does not pay for it.
+ * mismatch is a 500 naming the route and the difference). Test servers turn it on, before any route, so
+ * every test that calls a route checks its contract; production does not pay for it.
  */
 export function checkAnswers(app: FastifyInstance): void {
-  apps.add(app);
+  if (!checksAnswers(app)) app.decorate(CHECKS_ANSWERS, true);
 }
 
 /** The routes any credential-less caller may reach: those that check their own credential, or none. */
@@ -72,7 +74,7 @@ export function declareRoute<const S extends RouteDoc>(
         body: doc.body?.parse(doc.bodyOptional ? (request.body ?? {}) : request.body),
       } as RouteInput<S>;
       const answer = await handler(input, request, reply);
-      if (apps.has(app) && answer !== reply) checkAnswer(doc, reply.statusCode, answer);
+      if (answer !== reply && checksAnswers(app)) checkAnswer(doc, reply.statusCode, answer);
       return answer;
     },
   });
@@ -83,7 +85,7 @@ export function declareRoute<const S extends RouteDoc>(
  * cached body): called with the answer before it is serialized; nothing on a server that does not check.
  */
 export function checkSentAnswer(app: FastifyInstance, doc: RouteDoc, status: number, answer: unknown): void {
-  if (apps.has(app)) checkAnswer(doc, status, answer);
+  if (checksAnswers(app)) checkAnswer(doc, status, answer);
 }
 
 function checkAnswer(doc: RouteDoc, status: number, answer: unknown): void {

@@ -98,3 +98,20 @@ describe('roleList', () => {
     expect(roleList(['owner', 'manager', 'member'])).toBe('owner, manager or member');
   });
 });
+
+describe('checkAnswers in plugin scopes', () => {
+  it('checks the answers of routes declared in a scope registered after it', async () => {
+    const server = Fastify();
+    checkAnswers(server);
+    await server.register(async (scope) => {
+      declareRoute(
+        scope,
+        { method: 'GET', path: '/scoped', tag: 'Test', summary: 'Scoped', access: { kind: 'none' }, responses: { 200: Answer } },
+        async () => ({ n: 'one' }),
+      );
+    });
+    const res = await server.inject({ url: '/scoped' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json().message).toMatch(/GET \/scoped answered 200 outside its declared schema/);
+  });
+});
