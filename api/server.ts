@@ -30,7 +30,7 @@ import { registerComputerRoutes } from './computers/routes.ts';
 import { ComputerStore } from './computers/store.ts';
 import { registerControlRoutes } from './controls/routes.ts';
 import { registerDashboard } from './dashboard/static.ts';
-import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.ts';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
@@ -167,7 +167,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: options.connectionsCheckMs ?? CONNECTIONS_CHECK_MS,
     },
-    // Errors met before a route runs answer with the documented body too (api/errors.ts).
+    // Errors met before a route runs answer with the documented body too (api/http/errors.ts).
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(options.log),
   });

@@ -21,7 +21,7 @@ declare module 'fastify' {
 /**
  * Every route needs a credential unless its config says `public: true`: the check runs in onRequest, before
  * the body is read, so an unauthenticated upload is refused without being buffered: the 401 is sent at
- * once, with `Connection: close` (api/errors.ts, for every 401 and 403), so the body is never read and
+ * once, with `Connection: close` (api/http/errors.ts, for every 401 and 403), so the body is never read and
  * the sender keeps no connection. Unknown routes are left to the 404.
  * `verify` throws the 401, and returns the principal of a person's credential (undefined for a computer
  * agent's token: verify puts its computer on the request instead, api/computers/access.ts).

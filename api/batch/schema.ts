@@ -1,7 +1,7 @@
 // The zod schemas of the batch's routes: POST /api/v0/admin/batch (run it now) and
 // GET /api/v0/admin/batch/runs (the latest runs, newest first), request and answer, and their paths.
 import { z } from 'zod';
-import { limitParam } from '../query.ts';
+import { limitParam } from '../http/query.ts';
 
 export const BATCH_PATH = '/api/v0/admin/batch';
 export const BATCH_RUNS_PATH = '/api/v0/admin/batch/runs';

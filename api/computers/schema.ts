@@ -1,7 +1,7 @@
 // The computers API's paths, inputs and answers (service-api.md "Computer"); the answers as toComputer
 // (store.ts) builds them. The registration body is the computer agent's CLI's too: common/computer-protocol.ts.
 import { z } from 'zod';
-import { limitParam } from '../query.ts';
+import { limitParam } from '../http/query.ts';
 
 export const COMPUTERS_PATH = '/api/v0/computers';
 export const COMPUTER_PATH = `${COMPUTERS_PATH}/:computerId`;

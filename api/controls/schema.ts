@@ -4,7 +4,7 @@
 // values) are stored but never returned: see mask().
 import { z } from 'zod';
 import { freeForm } from '../../common/free-form.ts';
-import { limitParam, wholeNumberParam } from '../query.ts';
+import { limitParam, wholeNumberParam } from '../http/query.ts';
 
 export const CONTROLS_PATH = '/api/v0/organization/enterprise-controls';
 export const CONTROLS_HISTORY_PATH = '/api/v0/organization/enterprise-controls/history';

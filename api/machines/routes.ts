@@ -6,10 +6,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccountStore } from '../accounts/store.ts';
 import { ADMIN_ROLES, PEOPLE } from '../auth/principal.ts';
+import { NoQuery } from '../http/query.ts';
 import { KeyList } from '../keys/schema.ts';
 import { keyView } from '../keys/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
-import { NoQuery } from '../query.ts';
 import { MACHINE_KEYS_PATH, MACHINES_PATH, MachineList } from './schema.ts';
 import type { MachineStore } from './store.ts';
 

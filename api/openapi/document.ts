@@ -5,7 +5,7 @@
 // bodies, 500 always; 429 only where a route lists it (ingest's per-user limit).
 import { z } from 'zod';
 import { SESSION_COOKIE } from '../auth/authenticator.ts';
-import { ErrorBodySchema } from '../errors.ts';
+import { ErrorBodySchema } from '../http/errors.ts';
 import { DASHBOARD_HEADER, type RawResponse, type RouteDoc } from './registry.ts';
 
 type Json = Record<string, unknown>;

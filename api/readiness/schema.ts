@@ -2,7 +2,7 @@
 // report itself is common/readiness.ts, shared with the CLI that evaluates and uploads it.
 import { z } from 'zod';
 import { ReadinessReport } from '../../common/readiness.ts';
-import { limitParam } from '../query.ts';
+import { limitParam } from '../http/query.ts';
 
 /** The reports' path under its first name and under its newer one; both serve the same routes. */
 export const READINESS_PATHS = ['/api/organization/maturity-level-reports', '/api/organization/agent-readiness-reports'] as const;

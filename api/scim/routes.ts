@@ -12,7 +12,7 @@ import { describeZodError } from '../../common/wire.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { OWNERS } from '../auth/principal.ts';
-import { boundDetail } from '../errors.ts';
+import { boundDetail } from '../http/errors.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { paging, parseEqFilter } from './filter.ts';
 import { type ScimGroupRow, ScimGroupStore } from './groups.ts';

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { freeForm } from '../../common/free-form.ts';
 import { COMPUTER_PATH } from '../computers/schema.ts';
-import { limitParam } from '../query.ts';
+import { limitParam } from '../http/query.ts';
 
 export const SESSIONS_PATH = '/api/v0/sessions';
 export const SESSION_PATH = `${SESSIONS_PATH}/:sessionId`;

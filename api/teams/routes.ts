@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { HttpError } from '../../common/errors.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
-import { errorBody } from '../errors.ts';
+import { errorBody } from '../http/errors.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { describeRosterErrors } from './roster.ts';
 import { RosterImported, RosterRefused, TEAM_SETTINGS_PATH, TEAMS_PATH, TeamList, TeamSettings } from './schema.ts';

@@ -14,10 +14,10 @@ import { ANALYTICS_QUERY } from '../analytics/schema.ts';
 import type { AnalyticsStore } from '../analytics/store.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, OWNERS, PEOPLE, ROLE_RANK } from '../auth/principal.ts';
+import { NoQuery } from '../http/query.ts';
 import { minter, mintRefusal } from '../keys/minting.ts';
 import { keyView } from '../keys/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
-import { NoQuery } from '../query.ts';
 import { logRemoval, ownerCount, removalRefusal, removeUser } from './remove.ts';
 import {
   CreatedUser,

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { USER_ID_PATTERN } from '../../common/ids.ts';
 import { UserRecord } from '../analytics/schema.ts';
 import { Role } from '../auth/principal.ts';
+import { limitParam } from '../http/query.ts';
 import { KeySecret, PublicKey } from '../keys/schema.ts';
-import { limitParam } from '../query.ts';
 
 export const USERS_PATH = '/api/v0/admin/users';
 export const USER_PATH = '/api/v0/admin/users/:userId';

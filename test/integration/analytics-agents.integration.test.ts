@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActivityResponse, TokensResponse, ToolsResponse } from '../../api/analytics/schema.ts';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { buildServer } from '../../api/server.ts';
 import { migrate, openDb } from '../../common/db/duckdb.ts';
 import type { OrgId } from '../../common/ids.ts';

@@ -1,7 +1,7 @@
 // Every 400 case of docs/metrics.md §4, the auth matrix (owner, manager, member, guest, none, other org),
 // and the documented error body with the request id of the log line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { ev } from '../helpers/records.ts';

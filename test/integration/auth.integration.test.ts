@@ -3,7 +3,7 @@
 import { connect, type Socket } from 'node:net';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { bearer, JWT_SECRET, ndjson, type TestServer, testServer } from '../helpers/server.ts';
 
 let server: TestServer;

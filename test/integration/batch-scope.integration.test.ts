@@ -4,7 +4,7 @@
 // list shows each organization its own runs, days and newest ingest time, never another's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchReportAnswer, BatchRunList } from '../../api/batch/schema.ts';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { turn, usage } from '../helpers/records.ts';

@@ -7,7 +7,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AccountStore } from '../../api/accounts/store.ts';
 import { ComputerStore } from '../../api/computers/store.ts';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { bearer, JWT_SECRET, type TestServer, testServer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';

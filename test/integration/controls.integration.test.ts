@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountStore } from '../../api/accounts/store.ts';
 import { MASK } from '../../api/controls/schema.ts';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { buildServer } from '../../api/server.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { VIEWER_PACKAGE, viewerDir } from '../../api/openapi/routes.ts';
 import { type TestServer, testServer } from '../helpers/server.ts';
 

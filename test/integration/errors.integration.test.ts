@@ -4,7 +4,7 @@
 // HTTP parser (oversized headers: 431). A detail never repeats more than 100 characters of input.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundDetail, ErrorBodySchema } from '../../api/errors.ts';
+import { boundDetail, ErrorBodySchema } from '../../api/http/errors.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 
 let server: TestServer;

@@ -2,7 +2,7 @@
 // carry a key or token are no-store, other authenticated answers private, public ones keep their own
 // policy; unknown query parameters on the routes that take none are the documented 400.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 
 let server: TestServer;

@@ -6,7 +6,7 @@
 import { lstatSync, mkdirSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { decodeNdjson } from '../../api/ingest/decode.ts';
 import { BatchRefused, IngestStore, ingestTempRoot } from '../../api/ingest/store.ts';
 import { buildServer } from '../../api/server.ts';

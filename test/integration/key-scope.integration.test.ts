@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountStore } from '../../api/accounts/store.ts';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { PublicKey } from '../../api/keys/schema.ts';
 import { LIMITS_PATH, LimitStatus } from '../../api/limits/schema.ts';
 import { openDb } from '../../common/db/duckdb.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { ENFORCEMENT_PATH, LIMITS_PATH, LimitStatus, LimitsUpdate } from '../../api/limits/schema.ts';
 import { limitMessage } from '../../collector/limits.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';

@@ -3,7 +3,7 @@
 // pattern, batch runs, analytics cache lookups, database size. Two servers in one process keep their own.
 import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { reasonClass } from '../../api/metrics/metrics.ts';
 import { createLogger } from '../../common/logger.ts';
 import { ev } from '../helpers/records.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { UserList } from '../../api/users/schema.ts';
 import type { OrgId } from '../../common/ids.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { READINESS_PATHS } from '../../api/readiness/schema.ts';
 import { ReadinessList, ReadinessReport } from '../../common/readiness.ts';
 import { normalizeRepoUrl, repoId } from '../../common/repo-id.ts';

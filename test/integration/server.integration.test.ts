@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { IngestResponse } from '../../common/wire.ts';
 import { bearer, gzipNdjson, JWT_SECRET, ndjson, type TestServer, testServer } from '../helpers/server.ts';
 

@@ -1,7 +1,7 @@
 // The sessions and computers API in process, on a real DuckDB file, with the computer agent's side of
 // the protocol played over HTTP and the clock pinned so leases can run out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { MessageCreated, MessagePage, Session, SessionPage } from '../../api/sessions/schema.ts';
 import { CLAIM_LEASE_MS, PollAnswer, RUN_LEASE_MS } from '../../common/computer-protocol.ts';
 import { waitFor } from '../helpers/processes.ts';

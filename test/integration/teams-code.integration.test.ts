@@ -5,7 +5,7 @@
 // minimum team size, the 400s, roles and another organization.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeResponse } from '../../api/code/schema.ts';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { repoId } from '../../common/repo-id.ts';

@@ -3,7 +3,7 @@
 // §6 (group_by=team over direct members, team= over a team and its descendants, members on each day) on a
 // fixture whose every expected number is worked out by hand next to it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { RosterRefused, TeamList } from '../../api/teams/schema.ts';
 import { TeamStore } from '../../api/teams/store.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../api/auth/principal.ts';
-import { ErrorBodySchema } from '../../api/errors.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { buildServer, type Services } from '../../api/server.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';

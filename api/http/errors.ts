@@ -7,10 +7,10 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { HttpError } from '../common/errors.ts';
-import { newRequestId } from '../common/ids.ts';
-import type { Logger } from '../common/logger.ts';
-import { describeZodError } from '../common/wire.ts';
+import { HttpError } from '../../common/errors.ts';
+import { newRequestId } from '../../common/ids.ts';
+import type { Logger } from '../../common/logger.ts';
+import { describeZodError } from '../../common/wire.ts';
 
 export interface ErrorBody {
   title: string;
