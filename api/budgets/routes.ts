@@ -73,7 +73,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       method: 'PUT',
       path: BUDGETS_PATH,
       tag: 'Budgets',
-      summary: 'Replace the whole list of budgets (organization or user; team budgets are refused until teams exist)',
+      summary: 'Replace the whole list of budgets (organization, team or user)',
       description:
         'A budget counts Standard Credits per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
       action: 'Setting budgets',
