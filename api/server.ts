@@ -29,7 +29,7 @@ import { decorateComputer } from './computers/access.ts';
 import { registerComputerRoutes } from './computers/routes.ts';
 import { ComputerStore } from './computers/store.ts';
 import { registerControlRoutes } from './controls/routes.ts';
-import { registerDashboard } from './dashboard/static.ts';
+import { registerDashboard } from './dashboard/routes.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';

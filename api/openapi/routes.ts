@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { HttpError } from '../../common/errors.ts';
-import { CLIENT_ROUTES } from '../dashboard/static.ts';
+import { CLIENT_ROUTES } from '../dashboard/routes.ts';
 import { declareRoute } from './declare.ts';
 import { buildDocument } from './document.ts';
 import { declaredRoutes, type RouteDoc } from './registry.ts';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY } from '../../api/dashboard/static.ts';
+import { CONTENT_SECURITY_POLICY } from '../../api/dashboard/routes.ts';
 import { buildServer } from '../../api/server.ts';
 import { COLLECTOR_USER_AGENT, encodeBatch, postBatch } from '../../collector/shipper.ts';
 import { openDb } from '../../common/db/duckdb.ts';

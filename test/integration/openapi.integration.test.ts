@@ -4,7 +4,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../api/auth/authenticator.ts';
-import { CLIENT_ROUTES } from '../../api/dashboard/static.ts';
+import { CLIENT_ROUTES } from '../../api/dashboard/routes.ts';
 import { buildDocument, openapiPath } from '../../api/openapi/document.ts';
 import { registeredRoutes } from '../../api/openapi/registry.ts';
 import { documentedRoutes, NOT_IN_DOCUMENT } from '../../api/openapi/routes.ts';

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_ROUTES } from '../../api/dashboard/static.ts';
+import { CLIENT_ROUTES } from '../../api/dashboard/routes.ts';
 
 const app = readFileSync(join(import.meta.dirname, '../../web/src/app.tsx'), 'utf8');
 
