@@ -29,13 +29,9 @@ export interface Principal {
 
 export function requireRole(principal: Principal, roles: readonly Role[], what: string): void {
   if (!roles.includes(principal.role)) {
-    throw forbidden(`${what} requires the ${roleList(roles)} role; this credential has ${principal.role}`);
+    throw forbidden(`${what} requires the ${roles.join(' or ')} role; this credential has ${principal.role}`);
   }
 }
-
-/** `owner`, `owner or manager`, `owner, manager or member`. Pure. */
-export const roleList = (roles: readonly Role[]): string =>
-  roles.length > 1 ? `${roles.slice(0, -1).join(', ')} or ${roles.at(-1)}` : (roles[0] ?? '');
 
 export const ADMIN_ROLES: readonly Role[] = ['owner', 'manager'];
 export const ANALYTICS_ROLES: readonly Role[] = ['owner', 'manager'];

@@ -90,15 +90,6 @@ describe('declareRoute', () => {
   });
 });
 
-describe('roleList', () => {
-  it('names the roles a 403 asks for as a sentence does', async () => {
-    const { roleList } = await import('../../api/auth/principal.ts');
-    expect(roleList(['owner'])).toBe('owner');
-    expect(roleList(['owner', 'manager'])).toBe('owner or manager');
-    expect(roleList(['owner', 'manager', 'member'])).toBe('owner, manager or member');
-  });
-});
-
 describe('checkAnswers in plugin scopes', () => {
   it('checks the answers of routes declared in a scope registered after it', async () => {
     const server = Fastify();
