@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { RegisterBody } from '../../common/computer-protocol.ts';
 import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden } from '../../common/errors.ts';
-import { PEOPLE, requireRole } from '../auth/principal.ts';
+import { PEOPLE } from '../auth/principal.ts';
 import { currentControls } from '../controls/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { requirePersonalCredential, visibleComputer } from './access.ts';
@@ -38,13 +38,7 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
       responses: { 201: RegisteredComputer },
       // Whose credential it is decides before the body is read, after the role, as it always has: a
       // delegated key is told so (403) whatever it sends.
-      options: {
-        preHandler: async (request) => {
-          if (!request.principal) return; // declareRoute answers 401
-          requireRole(request.principal, PEOPLE, REGISTERING);
-          requirePersonalCredential(request.principal, REGISTERING);
-        },
-      },
+      checkFirst: (request) => requirePersonalCredential(request.principal!, REGISTERING),
     },
     async ({ principal, body }, request, reply) => {
       const controls = await currentControls(deps.db, principal.orgId);

@@ -223,12 +223,10 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
         404: htmlPage('The organization has no identity provider'),
         502: htmlPage('The provider cannot be reached'),
       },
-      options: {
-        // A person follows this link in a browser: an id that is no organization's finds no provider, the
-        // same page as an unknown organization, not the JSON 400 the declared params would give.
-        preHandler: async (request, reply) => {
-          if (!OrgParams.safeParse(request.params).success) return noProvider(reply);
-        },
+      // A person follows this link in a browser: an id that is no organization's finds no provider, the
+      // same page as an unknown organization, not the JSON 400 the declared params would give.
+      checkFirst: (request, reply) => {
+        if (!OrgParams.safeParse(request.params).success) return noProvider(reply);
       },
     },
     async ({ params }, request, reply) => {

@@ -48,12 +48,18 @@ export function checkAnswers(app: FastifyInstance): void {
 /** The routes any credential-less caller may reach: those that check their own credential, or none. */
 const isPublic = (access: RouteDoc['access']) => access.kind !== 'user' && access.kind !== 'computer';
 
+/**
+ * A check that must answer before the inputs are parsed (a credential's kind, a header the route requires):
+ * it runs after the role check and may throw, or send the answer itself.
+ */
+export type CheckFirst = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | unknown;
+
 export function declareRoute<const S extends RouteDoc>(
   app: FastifyInstance,
-  spec: S & { options?: RouteOptions },
+  spec: S & { options?: RouteOptions; checkFirst?: CheckFirst },
   handler: RouteHandler<S>,
 ): void {
-  const { options, ...doc } = spec;
+  const { options, checkFirst, ...doc } = spec;
   const access = doc.access;
   app.route({
     ...options,
@@ -66,6 +72,10 @@ export function declareRoute<const S extends RouteDoc>(
         // The onRequest hook authenticated (or answered 401) before this runs; a missing principal is a bug.
         if (!principal) throw unauthorized('API key missing or invalid');
         if (access.roles) requireRole(principal, access.roles, doc.action ?? doc.summary);
+      }
+      if (checkFirst) {
+        await checkFirst(request, reply);
+        if (reply.sent) return reply;
       }
       const input = {
         principal,

@@ -13,7 +13,7 @@ import { HttpError, notFound, unauthorized } from '../../common/errors.ts';
 import { bearerToken } from '../auth/authenticator.ts';
 import { ComputerSchema } from '../computers/schema.ts';
 import { type ComputerRow, type ComputerStore, toComputer } from '../computers/store.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { type CheckFirst, declareRoute } from '../openapi/declare.ts';
 import { AGENT_HELLO_PATH, AGENT_WORK_PATH, AgentParams, agentRunPath, ResultAnswer, RunParams } from './schema.ts';
 import type { SessionStore } from './store.ts';
 import type { WorkSignal } from './work-signal.ts';
@@ -44,11 +44,11 @@ function pathComputer(request: FastifyRequest, computerId: string): ComputerRow 
 }
 
 /** Checks the computer right after the path and before the query and body, as a person's role is checked. */
-const computerFirst = (params: z.ZodType<{ computerId: string }>) => ({
-  preHandler: async (request: FastifyRequest) => {
+const computerFirst =
+  (params: z.ZodType<{ computerId: string }>): CheckFirst =>
+  (request) => {
     pathComputer(request, params.parse(request.params).computerId);
-  },
-});
+  };
 
 export function registerComputerAgentRoutes(app: FastifyInstance, deps: ComputerAgentDeps): void {
   declareRoute(
@@ -62,7 +62,7 @@ export function registerComputerAgentRoutes(app: FastifyInstance, deps: Computer
       params: AgentParams,
       body: HelloBody,
       responses: { 200: ComputerSchema },
-      options: computerFirst(AgentParams),
+      checkFirst: computerFirst(AgentParams),
     },
     async ({ params, body }, request) => {
       const { id, org_id } = pathComputer(request, params.computerId);
@@ -86,7 +86,7 @@ export function registerComputerAgentRoutes(app: FastifyInstance, deps: Computer
       query: PollQuery,
       responses: { 200: PollAnswer },
       errors: [409],
-      options: computerFirst(AgentParams),
+      checkFirst: computerFirst(AgentParams),
     },
     async ({ params, query: { waitMs } }, request): Promise<PollAnswer> => {
       const found = pathComputer(request, params.computerId);
@@ -123,7 +123,7 @@ export function registerComputerAgentRoutes(app: FastifyInstance, deps: Computer
         params: RunParams,
         responses: { 200: LeaseAnswer },
         errors: [409],
-        options: computerFirst(RunParams),
+        checkFirst: computerFirst(RunParams),
       },
       async ({ params: { computerId, messageId } }, request) => {
         const found = pathComputer(request, computerId);
@@ -151,7 +151,8 @@ export function registerComputerAgentRoutes(app: FastifyInstance, deps: Computer
       responses: { 200: ResultAnswer },
       errors: [409],
       // The answer is capped at 1M characters; as UTF-8 JSON a character can take up to 6 bytes (\u escapes).
-      options: { bodyLimit: 7 * 1024 * 1024, ...computerFirst(RunParams) },
+      options: { bodyLimit: 7 * 1024 * 1024 },
+      checkFirst: computerFirst(RunParams),
     },
     async ({ params: { computerId, messageId }, body }, request) => {
       const found = pathComputer(request, computerId);

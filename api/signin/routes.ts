@@ -78,10 +78,10 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
       responses: { 201: Me },
       options: {
         bodyLimit: 16 * 1024,
-        // Before the body is validated (the handler's input): a request without the header is a 403 whatever it sends.
-        preHandler: async (request) => {
-          if (request.headers[CSRF_HEADER] !== '1') throw forbidden(`Signing in to the dashboard needs the "${CSRF_HEADER}: 1" header`);
-        },
+      },
+      // Before the body is validated (the handler's input): a request without the header is a 403 whatever it sends.
+      checkFirst: (request) => {
+        if (request.headers[CSRF_HEADER] !== '1') throw forbidden(`Signing in to the dashboard needs the "${CSRF_HEADER}: 1" header`);
       },
     },
     async ({ body: { credential } }, request, reply) => {

@@ -106,3 +106,30 @@ describe('checkAnswers in plugin scopes', () => {
     expect(res.json().message).toMatch(/GET \/scoped answered 200 outside its declared schema/);
   });
 });
+
+describe('checkFirst', () => {
+  it('answers before the inputs are parsed, and may send the answer itself', async () => {
+    const server = Fastify();
+    declareRoute(
+      server,
+      {
+        method: 'POST',
+        path: '/first',
+        tag: 'Test',
+        summary: 'First',
+        access: { kind: 'none' },
+        body: z.strictObject({ n: z.number() }),
+        responses: { 200: Answer },
+        checkFirst: (request, reply) => {
+          if (request.headers['x-first'] === 'send') return reply.code(418).send('teapot');
+          if (request.headers['x-first'] === 'throw') throw new Error('refused first');
+        },
+      },
+      async ({ body }) => body,
+    );
+    const bad = { method: 'POST' as const, url: '/first', payload: { n: 'x' } };
+    expect((await server.inject({ ...bad, headers: { 'x-first': 'send' } })).statusCode).toBe(418);
+    expect((await server.inject({ ...bad, headers: { 'x-first': 'throw' } })).json().message).toBe('refused first');
+    expect((await server.inject({ method: 'POST', url: '/first', payload: { n: 1 } })).json()).toEqual({ n: 1 });
+  });
+});
