@@ -5,19 +5,18 @@
 
 import type { FastifyRequest } from 'fastify';
 import { errors, type JWTPayload, jwtVerify } from 'jose';
-import { z } from 'zod';
 import { forbidden, unauthorized } from '../../common/errors.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import { hashKey, KEY_PREFIX } from '../keys/secret.ts';
-import { type Principal, ROLE_RANK, Role } from './principal.ts';
+import { type Principal, ROLE_RANK } from './principal.ts';
+import { JwtClaims } from './schema.ts';
 
 const CACHE_TTL_MS = 30_000;
 /** last_used_at is written at most this often per key: a busy collector must not turn reads into writes. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-const JwtClaims = z.object({ sub: z.string().min(1), org_id: z.string().min(1), role: Role });
 /** A JWT lives at most this long unless the server is told otherwise (serve --jwt-max-lifetime). */
 export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 24 * 3600;
 
