@@ -260,6 +260,24 @@ function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: Hoo
   return writeRoot(loc, loaded, settingsRoot(loc, loaded, hooks));
 }
 
+/**
+ * Copies a settings file to a backup named by the time. Exclusive: a link planted at the name is never
+ * written through, and a second backup in the same millisecond (an install and an uninstall in a row)
+ * takes a counter after the time, which sorts after it (backupsOf takes the newest by name).
+ */
+function backUp(file: string): string {
+  const stamped = `${file}.agentmeter-backup-${new Date().toISOString().replaceAll(':', '-')}`;
+  for (let n = 0; ; n++) {
+    const name = n === 0 ? stamped : `${stamped}-${String(n).padStart(3, '0')}`;
+    try {
+      copyFileSync(file, name, constants.COPYFILE_EXCL);
+      return name;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 999) throw error;
+    }
+  }
+}
+
 /** Writes a settings file's new content, backing the old one up (see writeSettings). */
 function writeRoot(loc: SettingsLocation, loaded: LoadedSettings, root: Record<string, unknown>): string | undefined {
   mkdirSync(dirname(loc.file), { recursive: true });
@@ -267,9 +285,7 @@ function writeRoot(loc: SettingsLocation, loaded: LoadedSettings, root: Record<s
   let mode = 0o644;
   if (loaded.existed) {
     mode = statSync(loc.file).mode & 0o777;
-    backup = `${loc.file}.agentmeter-backup-${new Date().toISOString().replaceAll(':', '-')}`;
-    // Exclusive: a link planted at the backup's name is never written through.
-    copyFileSync(loc.file, backup, constants.COPYFILE_EXCL);
+    backup = backUp(loc.file);
   }
   const tmp = `${loc.file}.agentmeter-tmp-${process.pid}`;
   writeNewFile(tmp, `${JSON.stringify(root, null, 2)}\n`, mode);
@@ -402,8 +418,7 @@ export function uninstall(target: InstallTarget, options: { dryRun?: boolean } =
   if (options.dryRun || changes.length === 0) return { file: loc.file, changes, written: false };
   const root = settingsRoot(loc, loaded, hooks);
   const restored = restoredText(loc, root);
-  const backup = `${loc.file}.agentmeter-backup-${new Date().toISOString().replaceAll(':', '-')}`;
-  copyFileSync(loc.file, backup, constants.COPYFILE_EXCL);
+  const backup = backUp(loc.file);
   if (Object.keys(root).length === 0 && !restored.restoredFrom) {
     // Nothing but our hooks, and no backup of an earlier file: the install created it, so it goes.
     rmSync(loc.file);

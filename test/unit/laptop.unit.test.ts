@@ -2,7 +2,7 @@
 // version check, collector.env, which agents count as found, and uninstall restoring settings bytes.
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { install, uninstall } from '../../collector/install/installer.ts';
 import { agentFound } from '../../collector/install/settings.ts';
 import { loadConfig } from '../../common/config.ts';
@@ -123,5 +123,22 @@ describe('uninstall puts the settings file back as it was', () => {
     writeFileSync(file, JSON.stringify({ ...edited, model: 'sonnet' }));
     uninstall(target(home));
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ model: 'sonnet' });
+  });
+
+  it('backs up twice in the same millisecond without failing (a counter follows the time)', () => {
+    const home = tempDir();
+    const file = join(home, '.claude', 'settings.json');
+    mkdirSync(join(home, '.claude'));
+    writeFileSync(file, '{"model": "opus"}\n');
+    vi.useFakeTimers({ now: new Date('2026-11-26T07:42:21.003Z'), toFake: ['Date'] });
+    try {
+      const installed = install(target(home));
+      const removed = uninstall(target(home));
+      expect(installed.backup).toBe(`${file}.agentmeter-backup-2026-11-26T07-42-21.003Z`);
+      expect(removed.backup).toBe(`${file}.agentmeter-backup-2026-11-26T07-42-21.003Z-001`);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(readFileSync(file, 'utf8')).toBe('{"model": "opus"}\n');
   });
 });
