@@ -4,8 +4,9 @@
 // only sends events and reads its own user's limits and usage (docs/keys.md).
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import type { Key, Keys, Me, NewKey, OrganizationUsers } from '../api-types.ts';
+import type { Key, Keys, Me, NewKey } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
+import { allOrganizationUsers } from '../organization-users.ts';
 
 const when = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')}` : '');
 
@@ -19,11 +20,8 @@ export function Machines({ me }: { me: Me }) {
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const { data, error, loading } = useData(`machines|${version}`, async () => {
-    const [keys, users] = await Promise.all([
-      api<Keys>('/api/v0/machines/keys'),
-      api<OrganizationUsers>('/api/v0/organization/users?limit=100'),
-    ]);
-    return { keys: keys.keys, emails: new Map(users.users.map((u) => [u.id, u.email])) };
+    const [keys, users] = await Promise.all([api<Keys>('/api/v0/machines/keys'), allOrganizationUsers(api)]);
+    return { keys: keys.keys, emails: new Map(users.map((u) => [u.id, u.email])) };
   });
 
   const enroll = async (event: Event) => {

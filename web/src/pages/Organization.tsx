@@ -2,22 +2,10 @@
 // enforcement on or off), and the history of the enterprise controls.
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import type { ControlChanges, Limits as LimitStatus, LimitsSaved, Me, OrganizationUser, OrganizationUsers } from '../api-types.ts';
+import type { ControlChanges, Limits as LimitStatus, LimitsSaved, Me } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
 import { formatNumber } from '../figures.ts';
-
-async function allUsers(): Promise<OrganizationUser[]> {
-  const users: OrganizationUser[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await api<OrganizationUsers>(
-      `/api/v0/organization/users?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
-    users.push(...page.users);
-    cursor = page.pagination.hasMore ? page.pagination.nextCursor : undefined;
-  } while (cursor);
-  return users;
-}
+import { allOrganizationUsers } from '../organization-users.ts';
 
 type Message = { text: string; error: boolean } | undefined;
 
@@ -27,7 +15,7 @@ export function Organization({ me }: { me: Me }) {
   const [message, setMessage] = useState<Message>();
   const { data, error, loading } = useData(`org|${version}`, async () => {
     const [users, limits, history] = await Promise.all([
-      allUsers(),
+      allOrganizationUsers(api),
       api<LimitStatus>('/api/v0/organization/usage/limits/users'),
       api<ControlChanges>('/api/v0/organization/enterprise-controls/history?limit=20'),
     ]);
