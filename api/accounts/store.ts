@@ -53,6 +53,11 @@ export class AccountStore {
     return this.users.getUser(orgId, id);
   }
 
+  /** Whether the directory (SCIM) deactivated the user (a JWT for them is refused). */
+  deactivated(orgId: string, id: string): Promise<boolean> {
+    return this.users.deactivated(orgId, id);
+  }
+
   findUserByEmail(orgId: string, email: string): Promise<User | undefined> {
     return this.users.findUserByEmail(orgId, email);
   }

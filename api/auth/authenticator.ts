@@ -120,6 +120,9 @@ export class Authenticator {
     if (!claims.success) return undefined;
     const user = await this.accounts.getUser(claims.data.org_id, claims.data.sub);
     if (!user) return undefined;
+    // Deactivation revokes the person's keys and sessions; a token signed for them ends with it too.
+    if (await this.accounts.deactivated(user.org_id, user.id))
+      throw unauthorized('This user was deactivated by the organization directory (SCIM); their tokens no longer work');
     // A token never grants more than the user's current role.
     const role = ROLE_RANK[claims.data.role] <= ROLE_RANK[user.role] ? claims.data.role : user.role;
     // Personal: only the operator's sign-in holds the secret that signs a JWT, so it is the person

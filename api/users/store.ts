@@ -34,6 +34,7 @@ const SQL = {
   userColumns:
     'SELECT id, org_id, email, role, first_name, last_name, CAST(created_at AS VARCHAR) AS created_at, CAST(last_sign_in_at AS VARCHAR) AS last_sign_in_at FROM users',
   touchUser: 'UPDATE users SET last_sign_in_at = now() WHERE id = $id',
+  deactivated: 'SELECT NOT active AS inactive FROM scim_users WHERE org_id = $org AND user_id = $id',
   list: `SELECT u.id, u.email, u.role, strftime(u.created_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "createdAt",
            strftime(u.last_sign_in_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "lastSignInAt",
            (SELECT count(*) FROM api_keys k WHERE k.org_id = u.org_id AND k.user_id = u.id AND k.revoked_at IS NULL)::INTEGER AS "activeKeys"
@@ -68,6 +69,12 @@ export class UserStore {
     return (
       await this.db.all<User & Record<string, unknown>>(`${SQL.userColumns} WHERE org_id = $org AND id = $id`, { org: orgId, id })
     )[0];
+  }
+
+  /** Whether the directory (SCIM) deactivated the user; false for a user it does not provision. */
+  async deactivated(orgId: string, id: string): Promise<boolean> {
+    const [row] = await this.db.all<{ inactive: boolean }>(SQL.deactivated, { org: orgId, id });
+    return row?.inactive === true;
   }
 
   async findUserByEmail(orgId: string, email: string): Promise<User | undefined> {

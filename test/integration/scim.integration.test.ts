@@ -2,11 +2,12 @@
 // token works only on /scim/v2 and an API key never does; Users list/filter/page/create/get/replace/patch/
 // delete with SCIM error bodies; deactivation revokes keys, computers' tokens and dashboard sessions at
 // once and keeps usage; one organization's token sees nothing of another's.
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../api/auth/authenticator.ts';
 import { SCIM } from '../../api/scim/schema.ts';
 import { call as recordCall, usage } from '../helpers/records.ts';
-import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { bearer, gzipNdjson, JWT_SECRET, type TestServer, testServer } from '../helpers/server.ts';
 
 let server: TestServer;
 type Org = Awaited<ReturnType<TestServer['seedOrg']>>;
@@ -295,6 +296,14 @@ describe('SCIM Users', () => {
     expect(cookie.startsWith(`${SESSION_COOKIE}=`)).toBe(true);
     const me = () => server.app.inject({ method: 'GET', url: '/api/v0/auth/me', headers: { cookie } });
     expect((await me()).statusCode).toBe(200);
+    const jwt = await new SignJWT({ org_id: acme.orgId, role: 'member' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(created.id)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(JWT_SECRET));
+    const whoamiByJwt = () => server.app.inject({ method: 'GET', url: '/api/v0/admin/whoami', headers: bearer(jwt) });
+    expect((await whoamiByJwt()).statusCode).toBe(200);
 
     const off = await scim(acmeToken, 'PATCH', `/Users/${created.id}`, {
       schemas: [SCIM.patch],
@@ -305,6 +314,10 @@ describe('SCIM Users', () => {
     expect((await server.app.inject({ method: 'GET', url: '/api/v0/admin/whoami', headers: bearer(key) })).statusCode).toBe(401);
     expect((await hello()).statusCode).toBe(401);
     expect((await me()).statusCode).toBe(401);
+    // A JWT signed for the person ends with the deactivation too, before its exp.
+    const refused = await whoamiByJwt();
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json().detail).toMatch(/deactivated by the organization directory/);
     const events = await server.db.all<{ n: number }>('SELECT count(*)::INTEGER AS n FROM events WHERE user_id = $u', { u: created.id });
     expect(events[0]!.n).toBe(1);
     const filtered = (await scim(acmeToken, 'GET', `/Users?filter=${encodeURIComponent('userName eq "gil@acme.example.com"')}`)).json();
