@@ -1,5 +1,11 @@
 // Small pure helpers for UTC days and timestamps.
 
+/**
+ * The first day the analytics can be asked for (docs/metrics.md): the API refuses an earlier startDate,
+ * the batch counts no record before it and the dashboard's ranges start no earlier.
+ */
+export const EARLIEST_DATE = '2026-01-14';
+
 /** Parses an ISO-8601 string or epoch milliseconds (as text or number) to epoch ms; null when impossible. */
 export function parseEventTime(value: string | number | undefined | null): number | null {
   if (value === undefined || value === null || value === '') return null;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Db, Params } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
-import { parseDay } from '../common/time.ts';
+import { EARLIEST_DATE, parseDay } from '../common/time.ts';
 import { languageTable } from './languages.ts';
 
 const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), 'sql');
@@ -221,8 +221,8 @@ export function batchRangeProblem(from: string | undefined, to: string | undefin
   return undefined;
 }
 
-/** The first day analytics can be asked for (api/analytics/schema.ts, EARLIEST_DATE): no record before it is counted. */
-export const EARLIEST_BATCH_DAY = '2026-01-14';
+/** The first day analytics can be asked for (common/time.ts): no record before it is counted. */
+export const EARLIEST_BATCH_DAY = EARLIEST_DATE;
 
 /**
  * A range narrowed to the days that can hold an organization's data: not before its first record

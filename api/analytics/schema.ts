@@ -11,7 +11,9 @@ import { CLIENTS } from './assemble.ts';
 /** The path of each daily analytics endpoint. */
 export const analyticsPath = (endpoint: Endpoint) => `/api/v1/analytics/${endpoint}` as const;
 
-export const EARLIEST_DATE = '2026-01-14';
+import { EARLIEST_DATE } from '../../common/time.ts';
+
+export { EARLIEST_DATE };
 export const MAX_SPAN_DAYS = 366;
 
 /**

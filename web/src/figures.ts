@@ -7,7 +7,10 @@ import type { TokenGroupRow, UserDay } from './api-types.ts';
 /** The dashboard's formatting locale, whatever the browser's: figures read as the API's docs write them. */
 export const DISPLAY_LOCALE = 'en-US';
 
-export const EARLIEST_DATE = '2026-01-14';
+import { EARLIEST_DATE } from '../../common/time.ts';
+
+export { EARLIEST_DATE };
+
 const DAY_MS = 86_400_000;
 export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
