@@ -1,4 +1,4 @@
-// The one typed error of the HTTP layer (mapped to {title, detail, status, requestId} in api/errors.ts),
+// The one typed error of the HTTP layer (mapped to {title, detail, status, requestId} in api/http/errors.ts),
 // and a plain user-facing error for the CLI.
 
 const TITLES: Record<number, string> = {

@@ -4,14 +4,12 @@
 // and test servers check every answer against them. assemble.ts builds the records; a field added there
 // goes here too.
 import { z } from 'zod';
-import { parseDay } from '../../common/time.ts';
+import { EARLIEST_DATE, parseDay } from '../../common/time.ts';
 import { AgentName, AUTONOMY_LEVELS } from '../../common/wire.ts';
 import { CLIENTS } from './assemble.ts';
 
 /** The path of each daily analytics endpoint. */
 export const analyticsPath = (endpoint: Endpoint) => `/api/v1/analytics/${endpoint}` as const;
-
-import { EARLIEST_DATE } from '../../common/time.ts';
 
 export { EARLIEST_DATE };
 export const MAX_SPAN_DAYS = 366;

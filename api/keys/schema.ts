@@ -21,7 +21,7 @@ export type KeyKind = (typeof KEY_KINDS)[number];
 /**
  * What a key may do (migration 016). A collector key is what sits on a developer machine: it ingests,
  * reads its own user's credit-limit state and usage, says whose it is and registers its machine (the
- * routes with `config: { collectorKey: true }`), and gets 403 everywhere else. A personal key does what
+ * routes declared with `access.collectorKey`), and gets 403 everywhere else. A personal key does what
  * its user's role allows. Minting a personal key needs a personal key; a JWT or a dashboard session
  * mints collector keys only (docs/keys.md).
  */

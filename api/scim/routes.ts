@@ -355,7 +355,8 @@ function registerTokenRoutes(app: FastifyInstance, tokens: ScimTokenStore): void
     async ({ principal: actor, body }, request, reply) => {
       const { token, view } = await tokens.create(actor.orgId, body.name, actor.userId);
       request.log.info({ actor: actor.userId, scimToken: view.id }, 'scim token created');
-      return reply.status(201).header('cache-control', 'no-store').send({ token, scimToken: view });
+      reply.status(201).header('cache-control', 'no-store');
+      return { token, scimToken: view };
     },
   );
 

@@ -93,11 +93,12 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
       const expiresAt = Math.min(now + SESSION_TTL_MS, jwtExpiry(credential) ?? Number.POSITIVE_INFINITY);
       const token = await deps.sessions.create(principal, expiresAt);
       request.log.info({ user: principal.userId, role: principal.role, key: principal.keyId ?? null }, 'dashboard sign-in');
-      return reply
+      // Returned, not sent: test servers check it against the declared 201 answer.
+      reply
         .status(201)
         .header('set-cookie', sessionCookieHeader(token, Math.floor((expiresAt - now) / 1000), secure(request)))
-        .header('cache-control', 'no-store')
-        .send(await me(principal, expiresAt));
+        .header('cache-control', 'no-store');
+      return me(principal, expiresAt);
     },
   );
 

@@ -54,7 +54,7 @@ export class SignInStore {
     const role = ROLE_RANK[row.granted_role] <= ROLE_RANK[row.user_role] ? row.granted_role : row.user_role;
     return {
       // A browser session reads and administers; it never counts as the person's own credential, so it
-      // cannot drive their computers or mint a personal key (api/store/accounts.ts, KeyKind).
+      // cannot drive their computers or mint a personal key (api/keys/schema.ts, KeyKind).
       principal: {
         orgId: row.org_id as OrgId,
         userId: row.user_id as UserId,

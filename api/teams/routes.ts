@@ -85,7 +85,8 @@ export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): v
           // Every bad line up to MAX_LISTED (a file of the wrong kind would otherwise answer one per line).
           const errors = result.errors.slice(0, MAX_LISTED);
           const detail = describeRosterErrors(errors, result.errors.length);
-          return reply.status(400).send({ ...errorBody(400, detail, String(request.id)), errors });
+          reply.status(400);
+          return { ...errorBody(400, detail, String(request.id)), errors };
         }
         request.log.info({ org: principal.orgId, ...result.ok, created: result.ok.created.length }, 'roster imported');
         return result.ok;

@@ -1,4 +1,4 @@
-// Whose credential drives a computer (api/store/accounts.ts KeyKind): a key minted for someone else never
+// Whose credential drives a computer (api/keys/schema.ts KeyKind): a key minted for someone else never
 // registers a computer as them, creates a session on theirs, or sends it messages; the user's own key,
 // the operator's, the exchange of an invitation, and a JWT do.
 

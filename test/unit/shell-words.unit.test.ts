@@ -65,4 +65,12 @@ describe('shell words', () => {
     expect(splitShellWords(`droid "exec`, { operators: false })).toEqual({ commands: [['droid', 'exec']], openQuote: '"' });
     expect(() => splitCommand(`droid 'exec`)).toThrow("unclosed '");
   });
+
+  it('keeps a backslash that ends the line in the word, as sh does: a secret before it is masked with it', () => {
+    // 0b25b9a's redaction left the backslash outside the mask (`API_KEY=***\`); the one tokenizer keeps it
+    // in the word, so the mask covers it too. More is hidden, nothing is shown.
+    expect(splitShellWords('echo a\\', { operators: true }).commands).toEqual([['echo', 'a\\']]);
+    expect(redactCommand('export API_KEY=s3cr3tvalue\\')).toBe('export API_KEY=***');
+    expect(redactCommand('curl --password x\\')).toBe('curl --password ***');
+  });
 });

@@ -2,12 +2,11 @@
 // check these on fixtures (test/unit/dashboard-figures.unit.test.ts). Every figure is a sum or a list of
 // the API's own numbers for the same range, so what the page shows equals what the API answers.
 import { guardCsvText } from '../../common/csv-cells.ts';
+import { EARLIEST_DATE } from '../../common/time.ts';
 import type { TokenGroupRow, UserDay } from './api-types.ts';
 
 /** The dashboard's formatting locale, whatever the browser's: figures read as the API's docs write them. */
 export const DISPLAY_LOCALE = 'en-US';
-
-import { EARLIEST_DATE } from '../../common/time.ts';
 
 export { EARLIEST_DATE };
 
