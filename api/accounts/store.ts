@@ -53,7 +53,7 @@ export class AccountStore {
     return this.users.getUser(orgId, id);
   }
 
-  /** Whether the directory (SCIM) deactivated the user (a JWT for them is refused). */
+  /** Whether the directory (SCIM) deactivated the user (their JWT and OIDC sign-in are refused). */
   deactivated(orgId: string, id: string): Promise<boolean> {
     return this.users.deactivated(orgId, id);
   }

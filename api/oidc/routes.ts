@@ -344,7 +344,7 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
         });
         request.log.info({ org: orgId, user: user.id }, 'oidc sign-in added a member');
       }
-      if (await store.deactivated(orgId, user.id))
+      if (await deps.accounts.deactivated(orgId, user.id))
         return refuse(403, 'Sign-in refused', `${email} is deactivated in the directory.`, 'Ask your administrator.');
 
       if (provider.groupsClaim) {

@@ -39,7 +39,6 @@ const SQL = {
   purgeLogins: 'DELETE FROM oidc_logins WHERE expires_at <= now()::TIMESTAMP',
   takeLogin: `DELETE FROM oidc_logins WHERE state_hash = $hash AND expires_at > now()::TIMESTAMP
     RETURNING org_id, code_verifier, nonce, redirect_uri`,
-  inactive: 'SELECT NOT active AS inactive FROM scim_users WHERE org_id = $org AND user_id = $user',
 } as const;
 
 interface Row {
@@ -126,11 +125,5 @@ export class OidcStore {
       hash: hashKey(state),
     });
     return row ? { orgId: row.org_id, codeVerifier: row.code_verifier, nonce: row.nonce, redirectUri: row.redirect_uri } : undefined;
-  }
-
-  /** Whether the directory (SCIM) deactivated the user; false for a user it does not provision. */
-  async deactivated(orgId: string, userId: string): Promise<boolean> {
-    const [row] = await this.db.all<{ inactive: boolean }>(SQL.inactive, { org: orgId, user: userId });
-    return row?.inactive === true;
   }
 }
