@@ -10,7 +10,7 @@ import { HttpError } from '../../common/errors.ts';
 import { CLIENT_ROUTES } from '../dashboard/routes.ts';
 import { declareRoute } from './declare.ts';
 import { buildDocument } from './document.ts';
-import { declaredRoutes, type RouteDoc } from './registry.ts';
+import { declaredRoutes } from './registry.ts';
 
 export const VIEWER_PACKAGE = 'swagger-ui-dist';
 
@@ -89,9 +89,6 @@ export const NOT_IN_DOCUMENT: readonly RegExp[] = [
   /^\/\*$/,
 ];
 
-/** What the document describes: the routes declared on `app` (every route but those NOT_IN_DOCUMENT). */
-export const documentedRoutes = (app: FastifyInstance): RouteDoc[] => declaredRoutes(app);
-
 export function registerOpenApiRoutes(app: FastifyInstance): void {
   let document: string | undefined;
   declareRoute(
@@ -106,7 +103,7 @@ export function registerOpenApiRoutes(app: FastifyInstance): void {
     },
     async (_input, _request, reply) => {
       // Built at the first request, when every route has been registered.
-      document ??= JSON.stringify(buildDocument({ version: VERSION, routes: documentedRoutes(app) }));
+      document ??= JSON.stringify(buildDocument({ version: VERSION, routes: declaredRoutes(app) }));
       return reply.type('application/json; charset=utf-8').send(document);
     },
   );

@@ -76,5 +76,7 @@ export async function testServer(
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+/** A registered path with every parameter filled by an id that exists nowhere (a 404 past the checks before it). */
+export const pathWithUnknownIds = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, 'no-such-$1');
 export const ndjson = (records: unknown[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
 export const gzipNdjson = (records: unknown[]) => gzipSync(ndjson(records));

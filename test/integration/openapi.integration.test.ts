@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../api/auth/authenticator.ts';
 import { CLIENT_ROUTES } from '../../api/dashboard/routes.ts';
 import { buildDocument, openapiPath } from '../../api/openapi/document.ts';
-import { registeredRoutes } from '../../api/openapi/registry.ts';
-import { documentedRoutes, NOT_IN_DOCUMENT } from '../../api/openapi/routes.ts';
+import { declaredRoutes, registeredRoutes } from '../../api/openapi/registry.ts';
+import { NOT_IN_DOCUMENT } from '../../api/openapi/routes.ts';
 import { type TestServer, testServer } from '../helpers/server.ts';
 
 type Doc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; security: unknown[] }>> };
@@ -65,7 +65,7 @@ describe('GET /openapi.json', () => {
       .filter((r) => r.collectorKey)
       .map((r) => `${r.method} ${r.path}`)
       .sort();
-    const documented = documentedRoutes(server.app)
+    const documented = declaredRoutes(server.app)
       .filter((r) => r.access.kind === 'user' && r.access.collectorKey)
       .map((r) => `${r.method} ${r.path}`)
       .sort();
@@ -121,6 +121,6 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(create.requestBody.content['application/json'].schema.properties)).toEqual(Object.keys(CreateSessionBody.shape));
     // The same declarations give the same document.
     const version = (doc as unknown as { info: { version: string } }).info.version;
-    expect(JSON.stringify(buildDocument({ version, routes: documentedRoutes(server.app) }))).toBe(JSON.stringify(doc));
+    expect(JSON.stringify(buildDocument({ version, routes: declaredRoutes(server.app) }))).toBe(JSON.stringify(doc));
   });
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../api/auth/principal.ts';
 import { declaredRoutes } from '../../api/openapi/registry.ts';
-import { bearer, type TestServer, testServer } from '../helpers/server.ts';
+import { bearer, pathWithUnknownIds, type TestServer, testServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let keys: Record<Role, string>;
@@ -15,9 +15,6 @@ beforeAll(async () => {
   keys = Object.fromEntries(ROLES.map((role) => [role, users[role].key])) as Record<Role, string>;
 });
 afterAll(() => server.close());
-
-/** The path with every parameter filled by an id that exists nowhere (a 404 past the role check). */
-const concrete = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, 'no-such-$1');
 
 const refusedForRole = (res: { statusCode: number; body: string }) =>
   res.statusCode === 403 && /requires the .* role; this credential has/.test((JSON.parse(res.body) as { detail: string }).detail);
@@ -33,7 +30,7 @@ describe('declared roles', () => {
         if (allowed.includes(role) && route.method !== 'GET') continue;
         const res = await server.app.inject({
           method: route.method,
-          url: concrete(route.path),
+          url: pathWithUnknownIds(route.path),
           headers: bearer(keys[role]),
           ...(route.method === 'GET' ? {} : { payload: {} }),
         });
