@@ -28,6 +28,20 @@ export type Cells = Record<string, Record<string, Cell>>;
 export interface SessionFile {
   fixture: string;
   target: string;
+  /**
+   * Whole days to move every timestamp by, for a real file older than the first day the analytics
+   * answer for (common/time.ts EARLIEST_DATE). Both sides read the moved copy, so nothing compared changes.
+   */
+  shiftDays?: number;
+}
+
+/** Pure: the text with every ISO-8601 UTC timestamp moved by whole days, each written as precisely as before. */
+export function shiftTimestamps(text: string, days: number): string {
+  if (!days) return text;
+  return text.replace(/\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?Z\b/g, (_all, seconds: string, fraction = '') => {
+    const moved = new Date(Date.parse(`${seconds}Z`) + days * 86_400_000).toISOString().slice(0, 19);
+    return `${moved}${fraction}Z`;
+  });
 }
 
 /**
@@ -49,7 +63,7 @@ export function grownText(text: string, step: number, steps: number): string {
 
 export function layFile(file: SessionFile, step: number, steps: number): void {
   mkdirSync(dirname(file.target), { recursive: true });
-  writeFileSync(file.target, grownText(readFileSync(file.fixture, 'utf8'), step, steps));
+  writeFileSync(file.target, grownText(shiftTimestamps(readFileSync(file.fixture, 'utf8'), file.shiftDays ?? 0), step, steps));
 }
 
 /** The Codex rollouts of the fixtures, each with its session id (its session_meta), under CODEX_HOME. */
@@ -65,6 +79,23 @@ export function codexRollouts(codexHome: string): (SessionFile & { sessionId: st
       const [, y, m, d] = /^rollout-(\d{4})-(\d{2})-(\d{2})T/.exec(name)!;
       return { fixture: join(dir, name), target: join(codexHome, 'sessions', y!, m!, d!, name), sessionId: meta.payload.id };
     });
+}
+
+/** Days the Claude transcript (August 2025) is moved forward, past the first day the analytics answer for. */
+export const CLAUDE_SHIFT_DAYS = 210;
+
+/** The Claude Code transcripts of the fixtures in ~/.claude/projects/<project>/<sessionId>.jsonl, moved forward. */
+export function claudeTranscripts(home: string): (SessionFile & { sessionId: string })[] {
+  const dir = join(ORACLE_FIXTURES, 'claude');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((name) => ({
+      fixture: join(dir, name),
+      target: join(home, '.claude', 'projects', '-home-wei-repo-claude-code', name),
+      sessionId: name.replace(/\.jsonl$/, ''),
+      shiftDays: CLAUDE_SHIFT_DAYS,
+    }));
 }
 
 /** The Gemini chats of the fixtures, each with its session id, in ~/.gemini/tmp/<projectHash>/chats. */
@@ -161,7 +192,7 @@ export function apiShape(cells: Cells) {
 
 // ---------------------------------------------------------------- ccusage
 
-export type CcusageAgent = 'codex' | 'gemini';
+export type CcusageAgent = 'claude' | 'codex' | 'gemini';
 
 /** ccusage's daily JSON (20.x): Codex rows carry `models` (name → counts), Gemini rows `modelBreakdowns`. */
 export interface CcusageDay {

@@ -6,12 +6,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CcusageAgent, codexRollouts, geminiChats, layFile, recordingPath, runCcusage } from '../helpers/oracle.ts';
+import { type CcusageAgent, claudeTranscripts, codexRollouts, geminiChats, layFile, recordingPath, runCcusage } from '../helpers/oracle.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 /** Lays the agent's fixtures whole into a fresh home; returns the environment ccusage reads them with. */
 function laid(agent: CcusageAgent): Record<string, string> {
   const home = tempDir();
+  if (agent === 'claude') {
+    for (const file of claudeTranscripts(home)) layFile(file, 1, 1);
+    return { HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude') };
+  }
   if (agent === 'codex') {
     const codexHome = join(home, '.codex');
     for (const file of codexRollouts(codexHome)) layFile(file, 1, 1);
@@ -24,7 +28,7 @@ function laid(agent: CcusageAgent): Record<string, string> {
 const runnable = runCcusage('codex', { HOME: tempDir() }) !== undefined;
 
 describe.skipIf(!runnable)('ccusage recordings beside the oracle fixtures', () => {
-  for (const agent of ['codex', 'gemini'] as const) {
+  for (const agent of ['claude', 'codex', 'gemini'] as const) {
     it(`${agent}: a live offline run equals the recording`, { timeout: 60_000 }, () => {
       const live = runCcusage(agent, laid(agent));
       expect(live).toBeDefined();
