@@ -417,6 +417,7 @@ export class Collector {
       ...this.state,
       transcripts: nextState.transcripts,
       droid: nextState.droid,
+      codex: nextState.codex,
       lastShipAt: shipped > 0 ? now : this.state.lastShipAt,
       lastShipRecords: shipped > 0 ? shipped : this.state.lastShipRecords,
       totalShipped: this.state.totalShipped + shipped,

@@ -1,0 +1,104 @@
+// Droid, no outside oracle: two sessions made to Droid's format (test/fixtures/oracle/droid, SOURCE.md
+// says where we looked for real ones) through the installed hook, `collect --once`, a real server and the
+// batch, once at their end and once as they grew (the session settings file's cumulative tokenUsage read
+// at three turns, the transcript growing), and the analytics API compared with the totals worked out by
+// hand in SOURCE.md on every cell: per day and model input and output, per day cache reads and writes.
+// Droid's counters are cumulative: each reading's growth is dated by the hook event that caused it, so
+// three drains spread a session over the days it ran, one drain puts it all on the day of its last turn.
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCells, apiShape, type Cells, collectOnce, fireHook, installedCommand, layFile, ORACLE_FIXTURES } from '../helpers/oracle.ts';
+import { runCli, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const FIXTURES = join(ORACLE_FIXTURES, 'droid');
+const FIRST_DAY = '2026-11-24';
+const LAST_DAY = '2026-11-25';
+const SONNET = 'claude-sonnet-4-5-20250929';
+const CODEX = 'gpt-5.1-codex';
+/** When each session's three turns ended (the hook's time), as SOURCE.md lists them. */
+const TURNS: Record<string, string[]> = {
+  'a3c1e6f0-5b7d-4e2a-9c8b-1d2e3f4a5b6c': ['2026-11-24T22:10:00.000Z', '2026-11-24T23:40:00.000Z', '2026-11-25T00:20:00.000Z'],
+  'e8f7d6c5-4b3a-4291-8f7e-6d5c4b3a2918': ['2026-11-25T09:00:00.000Z', '2026-11-25T09:30:00.000Z', '2026-11-25T10:15:00.000Z'],
+};
+/** SOURCE.md's hand-worked cells, read at every turn (three drains) and at the last one only (one drain). */
+const GROWN: Cells = {
+  '2026-11-24': { [SONNET]: { input: 30500, output: 4200, cacheRead: 118000, cacheWrite: 5200 } },
+  '2026-11-25': {
+    [SONNET]: { input: 10500, output: 1700, cacheRead: 72500, cacheWrite: 900 },
+    [CODEX]: { input: 15500, output: 2300, cacheRead: 61000, cacheWrite: 0 },
+  },
+};
+const WHOLE: Cells = {
+  '2026-11-25': {
+    [SONNET]: { input: 41000, output: 5900, cacheRead: 190500, cacheWrite: 6100 },
+    [CODEX]: { input: 15500, output: 2300, cacheRead: 61000, cacheWrite: 0 },
+  },
+};
+const dir = tempDir();
+const db = join(dir, 'agentmeter.duckdb');
+let server: ServerProcess;
+const accounts: Record<'whole' | 'grown', { member: string; manager: string }> = {} as never;
+
+beforeAll(async () => {
+  for (const name of ['whole', 'grown'] as const) {
+    const { key: member, org } = await seedAccount(db, 'member', `${name}@example.com`);
+    const { key: manager } = await seedAccount(db, 'manager', `${name}-lead@example.com`, org);
+    accounts[name] = { member, manager };
+  }
+  server = await startServerProcess(db);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+function drain(name: 'whole' | 'grown', steps: number): void {
+  const home = join(dir, name);
+  const env = { HOME: home, AGENTMETER_HOME: join(home, 'am') };
+  const installed = runCli(['hooks', 'install', '--agent', 'droid'], env);
+  expect(installed.status, installed.stderr).toBe(0);
+  const stop = installedCommand(join(home, '.factory', 'hooks.json'), 'Stop');
+  const sessions = join(home, '.factory', 'sessions', '-home-dev-shop');
+  mkdirSync(sessions, { recursive: true });
+  for (let step = 1; step <= steps; step++) {
+    // One drain reads the sessions once, at their last turn (the third of three).
+    const turn = step + (3 - steps);
+    for (const id of readdirSync(FIXTURES).filter((f) => f in TURNS)) {
+      copyFileSync(join(FIXTURES, id, `step-${turn}.settings.json`), join(sessions, `${id}.settings.json`));
+      const transcript = { fixture: join(FIXTURES, id, 'transcript.jsonl'), target: join(sessions, `${id}.jsonl`) };
+      layFile(transcript, step, steps);
+      const time = TURNS[id]![turn - 1]!;
+      fireHook(
+        stop,
+        {
+          session_id: id,
+          transcript_path: transcript.target,
+          cwd: home,
+          hook_event_name: 'Stop',
+          permission_mode: 'auto-medium',
+          stop_hook_active: false,
+        },
+        home,
+        time,
+      );
+    }
+    collectOnce(server.url, accounts[name].member, env);
+  }
+  expect(runCli(['collect', 'status'], env).stdout).toMatch(/quarantined: 0\n/);
+  const batch = runCli(['batch', '--server', server.url, '--key', accounts[name].manager]);
+  expect(batch.status, batch.stderr).toBe(0);
+}
+
+describe('Droid tokens equal the hand-worked totals', () => {
+  it('in one drain and in three drains as the sessions grow, on every day and model', { timeout: 300_000 }, async () => {
+    drain('whole', 1);
+    drain('grown', 3);
+    expect(await apiCells(server.url, accounts.whole.manager, FIRST_DAY, LAST_DAY)).toEqual(apiShape(WHOLE));
+    expect(await apiCells(server.url, accounts.grown.manager, FIRST_DAY, LAST_DAY)).toEqual(apiShape(GROWN));
+    // The same tokens either way: the drains only date them differently.
+    const sum = (cells: Cells) =>
+      Object.values(apiShape(cells).byDay).reduce((a, d) => a + d.input + d.output + d.cacheRead + d.cacheWrite, 0);
+    expect(sum(GROWN)).toBe(sum(WHOLE));
+  });
+});
