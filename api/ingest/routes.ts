@@ -8,10 +8,10 @@
 // collector sends it again in halves until it finds the record at fault (collector/narrow.ts).
 //
 // What one request may cost is bounded (api/ingest/limits.ts): it is admitted before its body is read
-// (429 when its user already has requests in progress, 503 when the server has too many), its
-// body must arrive within a deadline (the connection is closed otherwise), it is read as bytes whatever
-// its type (NDJSON or a JSON array, decoded on a worker, never parsed on the event loop), and inflating
-// stops at a cap (413). Every refusal carries the documented error body; 429/503 carry Retry-After.
+// (429 when its user already has requests in progress or is over their volume quota, 503 when the
+// server has too many), its body must arrive within a deadline (the connection is closed otherwise), it
+// is read as bytes whatever its type (NDJSON or a JSON array, decoded on a worker, never parsed on the
+// event loop), and inflating stops at a cap (413). Every refusal carries the documented error body; 429/503 carry Retry-After.
 
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
@@ -22,7 +22,7 @@ import type { Principal } from '../auth/principal.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { type BodyFormat, type DecodeAnswer, type DecodedBatch, decodeBody } from './decode.ts';
 import { type DecodePool, DecodeQueueFull } from './decode-pool.ts';
-import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge } from './limits.ts';
+import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge, VolumeQuota } from './limits.ts';
 import { ContentEncodingHeader, JsonBody, NdjsonBody } from './schema.ts';
 import { BatchRefused, type IngestStore } from './store.ts';
 
@@ -84,6 +84,7 @@ const admissionKey = (principal: Principal) => `${principal.orgId}/${principal.u
 export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): void {
   const limits: IngestLimits = { ...DEFAULT_INGEST_LIMITS, ...deps.limits };
   const admission = new IngestAdmission(limits);
+  const quota = new VolumeQuota(limits);
 
   const decode = async (body: RawBody): Promise<DecodedBatch> => {
     const gzip = isGzip(body);
@@ -129,7 +130,9 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
   const admit = async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = request.principal;
     if (!principal) throw unauthorized('API key missing or invalid');
-    const release = admission.acquire(admissionKey(principal));
+    const key = admissionKey(principal);
+    quota.check(key);
+    const release = admission.acquire(key);
     const deadline = setTimeout(() => {
       request.log.warn(
         { user: principal.userId, deadlineMs: limits.bodyDeadlineMs },
@@ -167,7 +170,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
         tag: 'Ingest',
         summary: 'Store a batch of events, token usage and assistant messages (what the collector sends)',
         description:
-          'Bad records are rejected one by one with their index and reason; the good ones are stored. The user and organization come from the credential. At most 10,000 records and 4 MiB as sent; a gzip body inflating past 16 MiB is refused (413) as soon as it does. 429 when the credential’s user already has 4 requests in progress (over all their keys), 503 when the server is busy; both carry Retry-After (docs/ingest-limits.md).',
+          'Bad records are rejected one by one with their index and reason; the good ones are stored. The user and organization come from the credential. At most 10,000 records and 4 MiB as sent; a gzip body inflating past 16 MiB is refused (413) as soon as it does. 429 when the credential’s user already has 4 requests in progress (over all their keys) or has sent more than their quota (60,000 records or 64 MiB of records a minute by default), 503 when the server is busy; both carry Retry-After (docs/ingest-limits.md).',
         access: { kind: 'user', collectorKey: true },
         // The body is read as bytes by the parser above and decoded on a worker, never parsed here.
         bodyContent: { 'application/x-ndjson': { schema: NdjsonBody }, 'application/json': { schema: JsonBody } },
@@ -180,6 +183,12 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
         const body = request.body;
         if (!(body instanceof RawBody)) throw badRequest('body must be NDJSON (application/x-ndjson) or a JSON array of records');
         const batch = await decode(body);
+        // Per request, not per record: the decoded NDJSON's lengths are known already.
+        quota.charge(
+          admissionKey(principal),
+          batch.received,
+          batch.events.ndjson.length + batch.messages.ndjson.length + batch.commits.ndjson.length,
+        );
         const result = await deps.ingest.store(principal.orgId, principal.userId, batch).catch((error: unknown) => {
           if (!(error instanceof BatchRefused)) throw error;
           request.log.warn(
