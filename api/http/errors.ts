@@ -121,8 +121,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     // A deliberate "come back later" (429, or a 503 when the server is busy) says when.
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
-    // A refused credential gets no kept-alive connection to hold on to (by dribbling a body, say).
-    if (status === 401 || status === 403) void reply.header('connection', 'close');
+    // A refused credential gets no kept-alive connection to hold on to (by dribbling a body, say), and
+    // neither does a request refused before its body arrived whole (an ingest 429/503): the rest of it
+    // is not read.
+    if (status === 401 || status === 403 || !request.raw.complete) void reply.header('connection', 'close');
     if (status >= 500 && typeof retryAfter !== 'number') request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, detail }, 'request refused');
     void reply.status(status).send(errorBody(status, detail, String(request.id)));

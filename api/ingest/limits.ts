@@ -21,10 +21,22 @@ export interface IngestLimits {
    * keys at will, so a limit per key would let one person hold every place of maxInFlight.
    */
   maxInFlightPerUser: number;
+  /**
+   * Ingest requests admitted at once for one organization, over all its users: below maxInFlight, so
+   * one organization (two users at their own cap) can never hold every place and keep the others out.
+   */
+  maxInFlightPerOrg: number;
   /** Bodies waiting for a decode worker (beyond those being decoded). */
   maxDecodeQueue: number;
-  /** Longest a body may take to arrive once its headers are read: the connection is closed after it. */
+  /** Longest a body may take to arrive once its headers are read: answered 408 and closed after it. */
   bodyDeadlineMs: number;
+  /**
+   * The slowest a body may arrive: at least this many bytes in every bodyRateWindowMs (or the rest of the
+   * body), else it is answered 408, closed, and its place freed. A sender dribbling a byte a second
+   * holds a place for one window, not for the whole deadline.
+   */
+  minBodyBytesPerWindow: number;
+  bodyRateWindowMs: number;
   /** What a 429/503 answer tells the sender to wait (Retry-After), in seconds. */
   retryAfterSeconds: number;
   /**
@@ -44,8 +56,13 @@ export const DEFAULT_INGEST_LIMITS: IngestLimits = {
   maxRecords: MAX_BATCH_RECORDS,
   maxInFlight: 8,
   maxInFlightPerUser: 4,
+  maxInFlightPerOrg: 6,
   maxDecodeQueue: 4,
   bodyDeadlineMs: 30_000,
+  // 16 KiB every 5 s (3.2 KiB/s): a collector's batch (under 1 MB of gzip) arrives in well under a second
+  // on any link that carries it at all; a slow-body sender holds a place 5 s, not 30.
+  minBodyBytesPerWindow: 16 * 1024,
+  bodyRateWindowMs: 5_000,
   retryAfterSeconds: 2,
   maxRecordsPerWindow: DEFAULT_INGEST_QUOTA.recordsPerMinute,
   maxBytesPerWindow: DEFAULT_INGEST_QUOTA.bytesPerMinute,
@@ -73,39 +90,53 @@ export const tooLarge = (detail: string) => new HttpError(413, detail);
 export class IngestAdmission {
   private inFlight = 0;
   private readonly perUser = new Map<string, number>();
+  private readonly perOrg = new Map<string, number>();
 
-  constructor(private readonly limits: Pick<IngestLimits, 'maxInFlight' | 'maxInFlightPerUser' | 'retryAfterSeconds'>) {}
+  constructor(
+    private readonly limits: Pick<IngestLimits, 'maxInFlight' | 'maxInFlightPerUser' | 'maxInFlightPerOrg' | 'retryAfterSeconds'>,
+  ) {}
 
   get admitted(): number {
     return this.inFlight;
   }
 
-  acquire(key: string): () => void {
-    const mine = this.perUser.get(key) ?? 0;
-    if (mine >= this.limits.maxInFlightPerUser)
+  /** Admits a request of `user` (a key unique over organizations) in organization `org`. */
+  acquire(org: string, user: string): () => void {
+    const { maxInFlight, maxInFlightPerUser, maxInFlightPerOrg, retryAfterSeconds: wait } = this.limits;
+    const mine = this.perUser.get(user) ?? 0;
+    if (mine >= maxInFlightPerUser)
       throw new RetryLater(
         429,
-        `this credential's user already has ${mine} ingest requests in progress (at most ${this.limits.maxInFlightPerUser}, over all their keys); retry after ${this.limits.retryAfterSeconds} s`,
-        this.limits.retryAfterSeconds,
+        `this credential's user already has ${mine} ingest requests in progress (at most ${maxInFlightPerUser}, over all their keys); retry after ${wait} s`,
+        wait,
       );
-    if (this.inFlight >= this.limits.maxInFlight)
+    const ours = this.perOrg.get(org) ?? 0;
+    if (ours >= maxInFlightPerOrg)
       throw new RetryLater(
-        503,
-        `the server is busy with ${this.inFlight} ingest requests; retry after ${this.limits.retryAfterSeconds} s`,
-        this.limits.retryAfterSeconds,
+        429,
+        `this organization already has ${ours} ingest requests in progress (at most ${maxInFlightPerOrg}, over all its users); retry after ${wait} s`,
+        wait,
       );
+    if (this.inFlight >= maxInFlight)
+      throw new RetryLater(503, `the server is busy with ${this.inFlight} ingest requests; retry after ${wait} s`, wait);
     this.inFlight++;
-    this.perUser.set(key, mine + 1);
+    this.perUser.set(user, mine + 1);
+    this.perOrg.set(org, ours + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.inFlight--;
-      const left = (this.perUser.get(key) ?? 1) - 1;
-      if (left > 0) this.perUser.set(key, left);
-      else this.perUser.delete(key);
+      decrement(this.perUser, user);
+      decrement(this.perOrg, org);
     };
   }
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }
 
 /** One user's use of the quota: what they sent, drained at the quota's rate since `at`. */
