@@ -1,8 +1,10 @@
-// What one ingest request may cost the server, and the admission that enforces it before a body is read.
+// What one ingest request may cost the server, the admission that enforces it before a body is read
+// (per user, per organization, overall), and the per-user volume quota over time.
 // A collector ships at most MAX_BATCH_RECORDS records (collector/daemon.ts clamps --batch-size), about
 // 4 MB of NDJSON and well under 1 MB of gzip at level 1; every limit below is a few times that, so a
-// collector never meets one, while a key holder who sends a gzip bomb or thousands of requests at once
-// is answered 413, 429 or 503 at the cost of a counter. Operators' view: docs/ingest-limits.md.
+// collector never meets one, while a key holder who sends a gzip bomb, thousands of requests at once,
+// bodies a byte at a time or batch after batch is answered 408, 413, 429 or 503 at the cost of a
+// counter. Operators' view: docs/ingest-limits.md.
 import { HttpError } from '../../common/errors.ts';
 import { DEFAULT_INGEST_QUOTA } from '../../common/serve-defaults.ts';
 import { MAX_BATCH_RECORDS } from '../../common/wire.ts';

@@ -10,9 +10,10 @@
 // What one request may cost is bounded (api/ingest/limits.ts): it is admitted before its body is read
 // (429 when its user or organization already has requests in progress or the user is over their
 // volume quota, 503 when the server has too many), its body must keep arriving at a minimum rate and
-// within a deadline (408 and the connection closed otherwise, which frees its place), it
-// is read as bytes whatever its type (NDJSON or a JSON array, decoded on a worker, never parsed on the
-// event loop), and inflating stops at a cap (413). Every refusal carries the documented error body; 429/503 carry Retry-After.
+// within a deadline (408 and the connection closed otherwise, which frees its place), it is read as
+// bytes whatever its type (NDJSON or a JSON array, decoded on a worker, never parsed on the event
+// loop), and inflating stops at a cap (413). Every refusal carries the documented error body; 429/503
+// carry Retry-After.
 
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
