@@ -186,9 +186,17 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerMetricsRoutes(app, metrics, options.metricsToken);
   registerOpenApiRoutes(app);
   const clock = () => (options.now ?? (() => new Date()))().getTime();
+  // Once close() has begun, every answer ends its connection: a kept-alive client would otherwise hold the
+  // shutdown for the whole grace period after its last answer (Fastify closes only connections idle then).
+  let draining = false;
+  app.addHook('preClose', (done) => {
+    draining = true;
+    done();
+  });
   // A callback hook, not an async one: it runs on every response, and needs no promise.
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', String(request.id));
+    if (draining) void reply.header('connection', 'close');
     // An answer to a credential is no shared cache's to keep (private); one to a change (POST, PUT, PATCH,
     // DELETE), which is where keys and tokens are handed out, nobody's to store (no-store). Public routes
     // and routes that chose their own policy (sign-in, the dashboard's files) keep theirs.
@@ -396,7 +404,7 @@ export async function startServer(
       // A client that sent headers and nothing more (or reads its answer slowly) must not hold the
       // shutdown: after the grace period every connection still open is closed.
       const force = setTimeout(() => {
-        options.log.warn({ graceMs }, 'shutdown: closing the connections of requests still in flight');
+        options.log.warn({ graceMs }, 'shutdown: grace period over, closing the connections still open');
         app.server.closeAllConnections();
       }, graceMs);
       try {

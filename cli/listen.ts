@@ -16,6 +16,32 @@ export interface ReservedPort {
   release(): Promise<void>;
 }
 
+/**
+ * Why a start failed, in words a person can act on; undefined for an error that is neither about the
+ * address nor about a file. A file the server could not make or write (the database's folder is read-only,
+ * say) names its path: its EACCES is not the one of a privileged port.
+ */
+export function startProblem(error: unknown, host: string, port: number): string | undefined {
+  const failure = error as NodeJS.ErrnoException | undefined;
+  if (typeof failure?.path === 'string' && failure.syscall !== 'listen') return fileProblem(failure, failure.path);
+  return listenProblem(error, host, port);
+}
+
+/** An error of the file system at `path`, in one line. */
+function fileProblem(error: NodeJS.ErrnoException, path: string): string {
+  switch (error.code) {
+    case 'EACCES':
+    case 'EPERM':
+      return `cannot write ${path}: permission denied (the database's folder must be writable by the user running the server)`;
+    case 'EROFS':
+      return `cannot write ${path}: the file system is read-only`;
+    case 'ENOSPC':
+      return `cannot write ${path}: no space left on the device`;
+    default:
+      return `cannot write ${path} (${error.code ?? error.message})`;
+  }
+}
+
 /** Why a listen failed, in words a person can act on; undefined for an error that is not about the address. */
 export function listenProblem(error: unknown, host: string, port: number): string | undefined {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
@@ -77,7 +103,7 @@ export async function serveOnFreePort(
     await reserved.release();
     await db?.close().catch(() => undefined);
     if (!existed && db) removeCreatedDb(options.dbPath);
-    const problem = listenProblem(error, options.host, reserved.port);
+    const problem = startProblem(error, options.host, reserved.port);
     throw problem ? new UserError(problem) : error;
   }
 }

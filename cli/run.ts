@@ -4,6 +4,7 @@
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { ZodError } from 'zod';
 import { UserError } from '../common/errors.ts';
+import { writeFailure } from '../common/private-files.ts';
 import { VERSION } from '../common/version.ts';
 import { describeZodError } from '../common/wire.ts';
 
@@ -39,6 +40,12 @@ export function commandLine(commands: CommandModule<any, any>[]): Argv {
     .wrap(Math.min(110, process.stdout.columns || 110));
 }
 
+/** A file system error (a read-only disk, a folder not ours): it names its path, which says enough without a stack. */
+const isFileError = (error: unknown): error is NodeJS.ErrnoException & { path: string; syscall: string } =>
+  error instanceof Error &&
+  typeof (error as NodeJS.ErrnoException).path === 'string' &&
+  typeof (error as NodeJS.ErrnoException).syscall === 'string';
+
 /** Runs the command line against `commands`. */
 // biome-ignore lint/suspicious/noExplicitAny: each command module has its own argument types; yargs checks them
 export async function runCommands(argv: string[], commands: CommandModule<any, any>[]): Promise<void> {
@@ -58,6 +65,7 @@ export async function runCommands(argv: string[], commands: CommandModule<any, a
       process.stderr.write(`agentmeter: ${error.message}\n`);
       process.exit(error.exitCode);
     } else if (error instanceof ZodError) process.stderr.write(`agentmeter: invalid input: ${describeZodError(error)}\n`);
+    else if (isFileError(error)) process.stderr.write(`agentmeter: cannot ${error.syscall} ${error.path}: ${writeFailure(error)}\n`);
     else process.stderr.write(`agentmeter: ${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);
   }

@@ -9,8 +9,10 @@
 // another user's file, a name or size the hook never writes) is left exactly where it is, and reported.
 // Nothing read from a spool file is ever copied into a log line or a .reason file.
 import {
+  accessSync,
   closeSync,
   constants,
+  existsSync,
   fchmodSync,
   fstatSync,
   lstatSync,
@@ -21,8 +23,8 @@ import {
   type Stats,
   unlinkSync,
 } from 'node:fs';
-import { join } from 'node:path';
-import { currentUid, ensurePrivateDir, ownDirProblem, PRIVATE_FILE_MODE, writePrivateFile } from '../common/private-files.ts';
+import { dirname, join } from 'node:path';
+import { currentUid, ensurePrivateDir, ownDirProblem, PRIVATE_FILE_MODE, writeFailure, writePrivateFile } from '../common/private-files.ts';
 import { drop, ok, quarantine, type StepResult } from '../common/result.ts';
 
 /** Bodies longer than this were cut by the hook (an older hook kept at most this many bytes + 1). */
@@ -70,6 +72,26 @@ export function spoolDirs(agentmeterHome: string): SpoolDirs {
  */
 export function ensureSpool(dirs: SpoolDirs): void {
   for (const dir of [dirs.home, dirs.root, dirs.tmp, dirs.new, dirs.bad]) ensurePrivateDir(dir);
+}
+
+/**
+ * Why the hook (or the collector) cannot write into the spool, or undefined when it can: each folder the
+ * hook writes (tmp/, new/) and the collector's bad/ must be writable, or, where one does not exist yet,
+ * the nearest folder above it, in which the hook creates it. Nothing is created. The hook itself stays
+ * silent when it cannot write (it must never disturb the agent), so this is how `doctor` and
+ * `collect status` tell that events are being dropped.
+ */
+export function spoolWriteProblem(dirs: SpoolDirs): string | undefined {
+  for (const dir of [dirs.tmp, dirs.new, dirs.bad]) {
+    let at = dir;
+    while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+    try {
+      accessSync(at, constants.W_OK);
+    } catch (error) {
+      return `the spool cannot be written: ${at} ${at === dir ? '' : `(where ${dir} would be created) `}refuses writes, ${writeFailure(error)}; the hook drops every event until it is writable`;
+    }
+  }
+  return undefined;
 }
 
 /** What is wrong with the spool's folders as they are (nothing is created or changed), if anything. */

@@ -21,6 +21,22 @@ export function ownDirProblem(path: string, stat: Stats): string | undefined {
   return undefined;
 }
 
+/** Why a write failed, in words (the code of a file system error, read-only or denied). */
+export function writeFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'EROFS':
+      return 'the file system is read-only (EROFS)';
+    case 'EACCES':
+    case 'EPERM':
+      return `this user may not write there (${code})`;
+    case 'ENOSPC':
+      return 'no space left on the device (ENOSPC)';
+    default:
+      return code ?? (error as Error).message;
+  }
+}
+
 /**
  * Makes sure `path` is a folder of ours with mode 0700: created so when missing (parents that do not
  * exist are created too, and are ours), tightened when found looser. A link, something that is not a
@@ -32,7 +48,12 @@ export function ensurePrivateDir(path: string): void {
     stat = lstatSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    mkdirSync(path, { recursive: true, mode: PRIVATE_DIR_MODE });
+    try {
+      mkdirSync(path, { recursive: true, mode: PRIVATE_DIR_MODE });
+    } catch (made) {
+      // A read-only file system or a folder not ours to write: one line naming the folder, no stack trace.
+      throw new UserError(`cannot create the folder ${path}: ${writeFailure(made)}`);
+    }
     stat = lstatSync(path);
   }
   const problem = ownDirProblem(path, stat);
@@ -42,6 +63,8 @@ export function ensurePrivateDir(path: string): void {
     const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     try {
       fchmodSync(fd, PRIVATE_DIR_MODE);
+    } catch (error) {
+      throw new UserError(`cannot make the folder ${path} private (mode 0700): ${writeFailure(error)}`);
     } finally {
       closeSync(fd);
     }

@@ -35,3 +35,11 @@ export const MetricsToken = z.string().min(MIN_TOKEN_LENGTH, `the metrics token 
  * rather than being killed.
  */
 export const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * The ingest quota of one user, over all their credentials (api/ingest/limits.ts VolumeQuota): records
+ * and bytes of records (as decoded) a minute. Six full batches a minute, sustained: a collector catching
+ * up on a week offline ships in a minute or two, while one key holder adds at most ~25 MB of records a
+ * minute to the database.
+ */
+export const DEFAULT_INGEST_QUOTA = { recordsPerMinute: 60_000, bytesPerMinute: 64 * 1024 * 1024 } as const;

@@ -33,12 +33,10 @@ export interface AnalyticsQuery {
 export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date): AnalyticsQuery {
   const query = RawQuery.parse(raw ?? {});
   const fields = ANALYTICS_QUERY[endpoint].shape as Record<string, z.ZodType>;
-  for (const key of Object.keys(query)) {
-    if (!Object.hasOwn(fields, key))
-      throw badRequest(`unknown query parameter "${key}"; this endpoint takes ${Object.keys(fields).join(', ')}`);
-  }
+  // A parameter the endpoint does not take was refused by declareRoute (api/http/query.ts), before this.
   /** The parameter's value, checked with its schema (undefined when absent). */
   const one = (key: string): string | undefined => {
+    if (!Object.hasOwn(fields, key)) return undefined;
     const value = query[key];
     if (Array.isArray(value)) throw badRequest(`"${key}" was given more than once`);
     if (value === undefined) return undefined;

@@ -56,6 +56,13 @@ function* longInputs(request: FastifyRequest): Generator<string> {
   }
 }
 
+/** Whether the request declared a body that has not been received whole (the answer comes before it). */
+function bodyStillArriving(request: FastifyRequest): boolean {
+  if (request.raw.complete !== false) return false;
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 export function errorBody(status: number, detail: string, requestId: string): ErrorBody {
   return { title: new HttpError(status, '').title, detail: boundDetail(detail), status, requestId };
 }
@@ -121,8 +128,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     // A deliberate "come back later" (429, or a 503 when the server is busy) says when.
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
-    // A refused credential gets no kept-alive connection to hold on to (by dribbling a body, say).
-    if (status === 401 || status === 403) void reply.header('connection', 'close');
+    // A refused credential gets no kept-alive connection to hold on to (by dribbling a body, say), and
+    // neither does a request refused before its body arrived whole (an ingest 429/503): the rest of it
+    // is not read.
+    if (status === 401 || status === 403 || bodyStillArriving(request)) void reply.header('connection', 'close');
     if (status >= 500 && typeof retryAfter !== 'number') request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, detail }, 'request refused');
     void reply.status(status).send(errorBody(status, detail, String(request.id)));

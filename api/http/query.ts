@@ -1,5 +1,7 @@
-// Query parameters shared by the paged routes of the organization API.
+// Query parameters shared by the paged routes of the organization API, and the one check every declared
+// route makes of its query's names (declareRoute calls it).
 import { z } from 'zod';
+import { badRequest } from '../../common/errors.ts';
 
 /** `limit` as the reference gives it: a string holding a whole number from 1 to 100. */
 export const limitParam = z
@@ -24,3 +26,27 @@ export const wholeNumberParam = (min: number, max: number, message: string) =>
  * routes that take some, rather than ignored (a misspelled filter would otherwise look applied).
  */
 export const NoQuery = z.strictObject({});
+
+/**
+ * The names of the query parameters a declared query schema takes: none without a schema, undefined (any)
+ * for a schema that keeps unknown keys on purpose (z.looseObject: an OAuth redirect, whose provider may add
+ * parameters the client must ignore; SCIM's listing) or that is not an object.
+ */
+export function queryNames(query: z.ZodType | undefined): readonly string[] | undefined {
+  if (!query) return [];
+  if (!(query instanceof z.ZodObject)) return undefined;
+  const catchall = query.def.catchall;
+  if (catchall && !(catchall instanceof z.ZodNever)) return undefined;
+  return Object.keys(query.shape);
+}
+
+/**
+ * A parameter the route does not take is the documented 400, rather than ignored: a misspelled filter
+ * would otherwise look applied. `known` comes from queryNames.
+ */
+export function refuseUnknownQuery(query: unknown, known: readonly string[]): void {
+  if (query === null || typeof query !== 'object') return;
+  for (const key in query)
+    if (!known.includes(key))
+      throw badRequest(`unknown query parameter "${key}"; this endpoint takes ${known.length ? known.join(', ') : 'none'}`);
+}

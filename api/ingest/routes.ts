@@ -8,10 +8,12 @@
 // collector sends it again in halves until it finds the record at fault (collector/narrow.ts).
 //
 // What one request may cost is bounded (api/ingest/limits.ts): it is admitted before its body is read
-// (429 when its user already has requests in progress, 503 when the server has too many), its
-// body must arrive within a deadline (the connection is closed otherwise), it is read as bytes whatever
-// its type (NDJSON or a JSON array, decoded on a worker, never parsed on the event loop), and inflating
-// stops at a cap (413). Every refusal carries the documented error body; 429/503 carry Retry-After.
+// (429 when its user or organization already has requests in progress or the user is over their
+// volume quota, 503 when the server has too many), its body must keep arriving at a minimum rate and
+// within a deadline (408 and the connection closed otherwise, which frees its place), it is read as
+// bytes whatever its type (NDJSON or a JSON array, decoded on a worker, never parsed on the event
+// loop), and inflating stops at a cap (413). Every refusal carries the documented error body; 429/503
+// carry Retry-After.
 
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
@@ -19,10 +21,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, HttpError, unauthorized } from '../../common/errors.ts';
 import { INGEST_PATH, IngestResponse } from '../../common/wire.ts';
 import type { Principal } from '../auth/principal.ts';
+import { errorBody } from '../http/errors.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { type BodyFormat, type DecodeAnswer, type DecodedBatch, decodeBody } from './decode.ts';
 import { type DecodePool, DecodeQueueFull } from './decode-pool.ts';
-import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge } from './limits.ts';
+import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge, VolumeQuota } from './limits.ts';
 import { ContentEncodingHeader, JsonBody, NdjsonBody } from './schema.ts';
 import { BatchRefused, type IngestStore } from './store.ts';
 
@@ -76,6 +79,27 @@ async function smallBody(bytes: Buffer, gzip: boolean): Promise<Buffer | undefin
 }
 
 /**
+ * A 408 with the documented body, written on the connection while the body is still arriving, which is
+ * then closed: what was sent of the body is not read.
+ */
+function answerTimeout(request: FastifyRequest, reply: FastifyReply, detail: string): void {
+  const raw = reply.raw;
+  const socket = request.raw.socket;
+  if (raw.headersSent || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorBody(408, `the request ${detail}; send the batch again`, String(request.id)));
+  raw.writeHead(408, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': String(request.id),
+    connection: 'close',
+  });
+  raw.end(body, () => socket.destroy());
+}
+
+/**
  * What a request counts against: its user, whichever key, JWT or session it came with (a user can mint
  * collector keys at will, so counting per key would not bound them).
  */
@@ -84,6 +108,7 @@ const admissionKey = (principal: Principal) => `${principal.orgId}/${principal.u
 export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): void {
   const limits: IngestLimits = { ...DEFAULT_INGEST_LIMITS, ...deps.limits };
   const admission = new IngestAdmission(limits);
+  const quota = new VolumeQuota(limits);
 
   const decode = async (body: RawBody): Promise<DecodedBatch> => {
     const gzip = isGzip(body);
@@ -123,26 +148,45 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
 
   /**
    * Before the body is read (authentication ran in onRequest and put the principal on the request):
-   * admits the request or refuses it with 429/503, and closes the connection if the body has not arrived
-   * within the deadline.
+   * admits the request or refuses it with 429/503, then watches its body arrive. A body slower than
+   * minBodyBytesPerWindow in any bodyRateWindowMs, or not whole within bodyDeadlineMs, is answered 408
+   * and its connection closed, which frees its place at once. The watch reads the socket's byte count
+   * once a window: nothing is done per chunk.
    */
   const admit = async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = request.principal;
     if (!principal) throw unauthorized('API key missing or invalid');
-    const release = admission.acquire(admissionKey(principal));
-    const deadline = setTimeout(() => {
-      request.log.warn(
-        { user: principal.userId, deadlineMs: limits.bodyDeadlineMs },
-        'ingest body not received in time: connection closed',
-      );
-      request.raw.socket?.destroy();
-    }, limits.bodyDeadlineMs);
+    const key = admissionKey(principal);
+    quota.check(key);
+    const release = admission.acquire(principal.orgId, key);
+    const socket = request.raw.socket;
+    let seen = socket.bytesRead;
+    const stop = () => {
+      clearTimeout(deadline);
+      clearInterval(watch);
+    };
+    const tooSlow = (detail: string) => {
+      stop();
+      request.log.warn({ user: principal.userId, org: principal.orgId, received: socket.bytesRead - seen }, `ingest ${detail}: 408`);
+      answerTimeout(request, reply, detail);
+      release();
+    };
+    const deadline = setTimeout(() => tooSlow(`body not received within ${limits.bodyDeadlineMs / 1000} s`), limits.bodyDeadlineMs);
+    const watch = setInterval(() => {
+      if (request.raw.complete) return stop();
+      const now = socket.bytesRead;
+      if (now - seen < limits.minBodyBytesPerWindow)
+        return tooSlow(
+          `body arriving too slowly: ${now - seen} bytes in the last ${limits.bodyRateWindowMs / 1000} s (at least ${limits.minBodyBytesPerWindow})`,
+        );
+      seen = now;
+    }, limits.bodyRateWindowMs);
     deadline.unref();
-    const done = () => clearTimeout(deadline);
-    request.raw.once('end', done);
+    watch.unref();
+    request.raw.once('end', stop);
     // The answer is sent or the connection is gone: the admission ends either way.
     reply.raw.once('close', () => {
-      done();
+      stop();
       release();
     });
   };
@@ -167,19 +211,25 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
         tag: 'Ingest',
         summary: 'Store a batch of events, token usage and assistant messages (what the collector sends)',
         description:
-          'Bad records are rejected one by one with their index and reason; the good ones are stored. The user and organization come from the credential. At most 10,000 records and 4 MiB as sent; a gzip body inflating past 16 MiB is refused (413) as soon as it does. 429 when the credential’s user already has 4 requests in progress (over all their keys), 503 when the server is busy; both carry Retry-After (docs/ingest-limits.md).',
+          'Bad records are rejected one by one with their index and reason; the good ones are stored. The user and organization come from the credential. At most 10,000 records and 4 MiB as sent; a gzip body inflating past 16 MiB is refused (413) as soon as it does. 429 when the credential’s user already has 4 requests in progress (over all their keys), its organization 6, or the user has sent more than their quota (60,000 records or 64 MiB of records a minute by default), 503 when the server is busy; both carry Retry-After. 408 when the body arrives slower than 16 KiB every 5 s or not within 30 s (docs/ingest-limits.md).',
         access: { kind: 'user', collectorKey: true },
         // The body is read as bytes by the parser above and decoded on a worker, never parsed here.
         bodyContent: { 'application/x-ndjson': { schema: NdjsonBody }, 'application/json': { schema: JsonBody } },
         headers: [ContentEncodingHeader],
         responses: { 200: IngestResponse },
-        errors: [429, 503],
+        errors: [408, 429, 503],
         options: { bodyLimit: limits.maxBodyBytes, preParsing: [async (request, reply) => admit(request, reply)] },
       },
       async ({ principal }, request): Promise<IngestResponse> => {
         const body = request.body;
         if (!(body instanceof RawBody)) throw badRequest('body must be NDJSON (application/x-ndjson) or a JSON array of records');
         const batch = await decode(body);
+        // Per request, not per record: the decoded NDJSON's lengths are known already.
+        quota.charge(
+          admissionKey(principal),
+          batch.received,
+          batch.events.ndjson.length + batch.messages.ndjson.length + batch.commits.ndjson.length,
+        );
         const result = await deps.ingest.store(principal.orgId, principal.userId, batch).catch((error: unknown) => {
           if (!(error instanceof BatchRefused)) throw error;
           request.log.warn(

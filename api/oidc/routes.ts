@@ -273,6 +273,9 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
       description:
         'A page that continues to the dashboard, or a page saying why the sign-in was refused: 400 (state missing, altered, expired or used), 401 (ID token refused: issuer, audience, expiry, signature, nonce), 403 (no verified e-mail, not a user and provisioning off, deactivated).',
       access: { kind: 'none' },
+      // Loose: a provider may add parameters a client must ignore (RFC 6749 §4.1.2), so none is refused.
+      query: CallbackQuery,
+      queryCheckedBy: 'handler',
       responses: {
         200: htmlPage('Signed in: continues to the dashboard'),
         400: htmlPage('The state is missing, altered, expired or used'),

@@ -1,12 +1,14 @@
 // A route is declared once: its method and path, who may call it, the zod schemas of its inputs and
 // answers, and its handler. declareRoute gives Fastify the route with what follows from that
-// declaration (public or not, open to collector keys or not, the role check, the parsed inputs), and
-// keeps the declaration on the route's config, where the OpenAPI document (document.ts) reads it: what
-// the server enforces and what it documents come from the same object.
+// declaration (public or not, open to collector keys or not, the role check, a query parameter it does
+// not take refused, the parsed inputs), and keeps the declaration on the route's config, where the
+// OpenAPI document (document.ts) reads it: what the server enforces and what it documents come from
+// the same object.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { z } from 'zod';
 import { unauthorized } from '../../common/errors.ts';
 import { type Principal, requireRole } from '../auth/principal.ts';
+import { queryNames, refuseUnknownQuery } from '../http/query.ts';
 import type { RouteDoc } from './registry.ts';
 
 declare module 'fastify' {
@@ -61,6 +63,8 @@ export function declareRoute<const S extends RouteDoc>(
 ): void {
   const { options, checkFirst, ...doc } = spec;
   const access = doc.access;
+  // Known once, at declaration: each request only compares its parameters' names with these.
+  const knownQuery = queryNames(doc.query);
   app.route({
     ...options,
     method: doc.method,
@@ -77,6 +81,8 @@ export function declareRoute<const S extends RouteDoc>(
         await checkFirst(request, reply);
         if (reply.sent) return reply;
       }
+      // Every route, those that check their query themselves included: a parameter it does not take is a 400.
+      if (knownQuery) refuseUnknownQuery(request.query, knownQuery);
       const input = {
         principal,
         params: doc.params?.parse(request.params),

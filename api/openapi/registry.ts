@@ -54,12 +54,16 @@ export interface RouteDoc {
   action?: string;
   access: Access;
   params?: z.ZodType;
+  /**
+   * The query's schema. Whatever checks it, a parameter not in it is a 400 (declareRoute); none is taken
+   * without one, any with a z.looseObject (a standard says to ignore the unknown ones).
+   */
   query?: z.ZodType;
   /**
-   * 'handler': the handler checks the query itself, because its checks are more than `query` can say
-   * (rules across parameters or against today's date, refusals that must come before a bad query, a
-   * cache answering before any check): declareRoute leaves request.query to it, and `query` documents
-   * the parameters only.
+   * 'handler': the handler checks the query's values itself, because its checks are more than `query`
+   * can say (rules across parameters or against today's date, refusals that must come before a bad
+   * query, a cache answering before any check): declareRoute refuses only the parameters `query` does not
+   * name and leaves request.query to it.
    */
   queryCheckedBy?: 'handler';
   /** The JSON body; `bodyOptional` when the handler takes a missing body as `{}`. */

@@ -9,7 +9,7 @@
 // missing and otherwise left as it is; a team in the `team` column gets the file's parent (none when no
 // line states one) and exactly the file's memberships.
 import { parseDay } from '../../common/time.ts';
-import { ancestry, type RosterMembership, type RosterPlan, SINCE_ALWAYS, teamNameKey } from './store.ts';
+import { ancestry, hasControlCharacter, type RosterMembership, type RosterPlan, SINCE_ALWAYS, teamNameKey } from './store.ts';
 
 export const ROSTER_HEADER = ['email', 'team', 'parent', 'from', 'to'] as const;
 /** The most lines a roster may have (a large company's directory fits many times over). */
@@ -116,6 +116,8 @@ export function planRoster(text: string, context: RosterContext): { plan: Roster
     if (team === '') problems.push('the team is empty');
     else if (team.length > 128) problems.push('a team name has at most 128 characters');
     if (parent.length > 128) problems.push('a parent name has at most 128 characters');
+    if (hasControlCharacter(team)) problems.push('a team name holds no control character or line break');
+    if (hasControlCharacter(parent)) problems.push('a parent name holds no control character or line break');
     if (team !== '' && teamNameKey(parent) === teamNameKey(team)) problems.push(`"${team}" cannot be its own parent (a cycle)`);
     if (email !== '' && context.userId(email) === undefined) problems.push(`no user of the organization has the e-mail ${email}`);
     if (email === '' && (from !== '' || to !== '')) problems.push('from and to need an e-mail');

@@ -357,11 +357,16 @@ export class TeamStore {
   }
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/** Whether a name holds a control character (a line break included), which no team name may. */
+export const hasControlCharacter = (name: string): boolean => CONTROL_CHARACTER.test(name);
+
 /** A team name: trimmed, 1 to 128 characters, no control characters. */
 export function checkName(name: string): string {
   const clean = name.trim();
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (clean.length === 0 || clean.length > 128 || /[\u0000-\u001f\u007f]/.test(clean))
+  if (clean.length === 0 || clean.length > 128 || hasControlCharacter(clean))
     throw new TeamError('invalid', 'a team name has 1 to 128 characters and no control characters');
   return clean;
 }

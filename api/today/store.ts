@@ -10,8 +10,9 @@
 // weekly and monthly active users are right before the nightly batch has run. Every other day is the
 // batch's rows, copied in first. A build is kept per scope until new records reach the organization
 // (ingest calls `touch`); requests that arrive while one is running share it, so builds never pile up,
-// and while records keep arriving a new build starts at most every PACE × the last build's duration
-// after the previous one ended (the live figures take at most about a third of one core).
+// and while records keep arriving an organization's new build starts at most every PACE × its last
+// build's duration after that one ended (one organization's live figures take at most about a third of
+// one core). Organizations are queued apart, so one's heavy day does not delay another's.
 //
 // Two kinds of build: `all` (the /today records: every step) and `credits` (the month's and today's
 // credits: usage only, the tokens step alone), which budgets, limits and the status line need, at a
@@ -123,7 +124,7 @@ const monthStartOf = (ms: number) => {
 };
 const daysBefore = (day: string, n: number) => dayOf(Date.parse(`${day}T00:00:00Z`) - n * 86_400_000);
 
-/** Builds the live figures of a scope (see the file header). One build at a time. */
+/** Builds the live figures of a scope (see the file header). One build at a time on `live`. */
 export async function buildLiveFigures(
   live: Db,
   main: Db,
@@ -193,26 +194,44 @@ interface Cached {
   version: number;
 }
 
+/** Builds that run at once, each on a connection of its own, for different organizations. */
+export const MAX_CONCURRENT_BUILDS = 2;
+
+/** One organization's builds: one at a time, paced by its own last build. */
+interface OrgBuilds {
+  queue: Promise<unknown>;
+  /** When its last build ended and how long it took (wall clock, ms): the pace of its next. */
+  lastEnd: number;
+  lastMs: number;
+}
+
+/** How a build is made: buildLiveFigures (a test gives its own, to hold one organization's build). */
+export type LiveBuilder = typeof buildLiveFigures;
+
 /**
- * The live figures of each scope, built on demand on a connection of their own and kept until new
- * records reach the organization or the day changes.
+ * The live figures of each scope, built on demand on connections of their own and kept until new
+ * records reach the organization or the day changes. Builds are queued per organization, so one
+ * organization's heavy day (a build of many seconds, again and again while its records arrive) delays
+ * only its own: another organization's build runs beside it, on another connection (at most
+ * MAX_CONCURRENT_BUILDS at once).
  */
 export class LiveFiguresStore {
-  private live: Promise<Db> | undefined;
-  private languagesLoaded = false;
+  private languagesLoaded: Promise<void> | undefined;
   private readonly versions = new Map<string, number>();
   private readonly cache = new Map<string, Cached>();
   private readonly building = new Map<string, { figures: Promise<LiveFigures>; version: number }>();
-  /** Serializes builds: one connection, one set of temp tables. */
-  private queue: Promise<unknown> = Promise.resolve();
-  /** When the last build ended and how long it took (wall clock, ms): the pace of the next. */
-  private lastEnd = 0;
-  private lastMs = 0;
+  private readonly orgs = new Map<string, OrgBuilds>();
+  /** Connections no build uses now, and how many were opened. */
+  private readonly idle: Db[] = [];
+  private opened = 0;
+  /** Builds waiting for a connection, first come first served. */
+  private readonly waiting: (() => void)[] = [];
 
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
+    private readonly build: LiveBuilder = buildLiveFigures,
   ) {}
 
   /** New records of the organization were stored. */
@@ -245,22 +264,26 @@ export class LiveFiguresStore {
     if (kind === 'credits' && current(full)) return full!.figures;
     const pending = this.building.get(key);
     if (pending && pending.version === version) return pending.figures;
-    const build = (this.queue = this.queue
+    let org = this.orgs.get(scope.orgId);
+    if (!org) this.orgs.set(scope.orgId, (org = { queue: Promise.resolve(), lastEnd: 0, lastMs: 0 }));
+    const builds = org;
+    const build = (builds.queue = builds.queue
       .catch(() => undefined)
       .then(async () => {
-        const wait = this.lastEnd + PACE * this.lastMs - Date.now();
+        const wait = builds.lastEnd + PACE * builds.lastMs - Date.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         const live = await this.connection();
         // What arrives from here on is not in this build.
         const started = this.version(scope.orgId);
         const t0 = Date.now();
         try {
-          const figures = await buildLiveFigures(live, this.db, scope, this.now(), this.log, kind);
+          const figures = await this.build(live, this.db, scope, this.now(), this.log, kind);
           this.cache.set(key, { figures, version: started });
           return figures;
         } finally {
-          this.lastEnd = Date.now();
-          this.lastMs = this.lastEnd - t0;
+          builds.lastEnd = Date.now();
+          builds.lastMs = builds.lastEnd - t0;
+          this.release(live);
         }
       })
       .finally(() => {
@@ -270,12 +293,31 @@ export class LiveFiguresStore {
     return build;
   }
 
+  /** A connection for one build: an idle one, a new one while fewer than MAX_CONCURRENT_BUILDS exist, or the next freed. */
   private async connection(): Promise<Db> {
-    if (!this.languagesLoaded) {
-      await loadLanguageTable(this.db);
-      this.languagesLoaded = true;
+    this.languagesLoaded ??= loadLanguageTable(this.db).catch((error: unknown) => {
+      this.languagesLoaded = undefined;
+      throw error;
+    });
+    await this.languagesLoaded;
+    for (;;) {
+      const idle = this.idle.pop();
+      if (idle) return idle;
+      if (this.opened < MAX_CONCURRENT_BUILDS) {
+        this.opened++;
+        try {
+          return await this.db.connection();
+        } catch (error) {
+          this.opened--;
+          throw error;
+        }
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
-    this.live ??= this.db.connection();
-    return this.live;
+  }
+
+  private release(live: Db): void {
+    this.idle.push(live);
+    this.waiting.shift()?.();
   }
 }

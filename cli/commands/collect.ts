@@ -37,7 +37,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     const config = loadConfig();
     if ((args as { action?: string }).action === 'status') {
       // Loaded here, not at the top: every other command starts without the collector.
-      const { spoolCounts, spoolDirs, spoolProblem } = await import('../../collector/spool.ts');
+      const { spoolCounts, spoolDirs, spoolProblem, spoolWriteProblem } = await import('../../collector/spool.ts');
       const { loadState } = await import('../../collector/state.ts');
       const dirs = spoolDirs(config.agentmeterHome);
       // Counting through a spool folder that is a link would describe some other folder.
@@ -49,9 +49,11 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       const { state } = loadState(config.agentmeterHome);
       const { readImpactStatus } = await import('../../collector/impact/impact.ts');
       const impact = readImpactStatus(config.agentmeterHome);
+      const unwritable = spoolWriteProblem(dirs);
       process.stdout.write(
         `${[
           `spool: ${dirs.root}`,
+          ...(unwritable ? [`not writable: ${unwritable}`] : []),
           `pending: ${counts.pending}`,
           `being written: ${counts.inProgress}`,
           ...(counts.abandoned && counts.oldestAbandonedMs !== undefined

@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import { DEFAULT_JWT_MAX_LIFETIME, lifetimeSeconds, loadConfig } from '../../common/config.ts';
 import {
   DEFAULT_CACHE_LIMITS,
+  DEFAULT_INGEST_QUOTA,
   DEFAULT_READ_MODEL_LIMITS,
   MetricsToken,
   MIN_TOKEN_LENGTH,
@@ -21,6 +22,8 @@ interface ServeArgs {
   'cache-mb': number;
   'analytics-rows': number;
   'decode-workers'?: number;
+  'ingest-records-per-minute': number;
+  'ingest-mb-per-minute': number;
   'shutdown-grace': number;
   'metrics-token'?: string;
   'jwt-max-lifetime': string;
@@ -82,6 +85,16 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         type: 'number',
         describe: 'Threads that decode ingest batches (default: cores - 1, from 2 to 4; 0: on the event loop)',
       })
+      .option('ingest-records-per-minute', {
+        type: 'number',
+        default: DEFAULT_INGEST_QUOTA.recordsPerMinute,
+        describe: 'Records one user may send a minute, over all their keys, before ingest answers 429 with Retry-After (0: no quota)',
+      })
+      .option('ingest-mb-per-minute', {
+        type: 'number',
+        default: DEFAULT_INGEST_QUOTA.bytesPerMinute / MIB,
+        describe: 'MiB of records (decoded) one user may send a minute, before ingest answers 429 with Retry-After (0: no quota)',
+      })
       .option('trust-proxy', {
         type: 'string',
         describe:
@@ -115,6 +128,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         if (!(Number.isInteger(rows) && rows >= 0)) throw new Error('--analytics-rows takes a whole number, 0 or more');
         const grace = a['shutdown-grace'];
         if (!(Number.isFinite(grace) && grace >= 0 && grace <= 3600)) throw new Error('--shutdown-grace takes seconds, from 0 to 3600');
+        for (const name of ['ingest-records-per-minute', 'ingest-mb-per-minute'] as const) {
+          const value = a[name];
+          if (!(Number.isFinite(value) && value >= 0)) throw new Error(`--${name} takes a number, 0 (no quota) or more`);
+        }
         const workers = a['decode-workers'];
         if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0 && workers <= 64))
           throw new Error('--decode-workers takes a whole number from 0 to 64');
@@ -151,6 +168,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         cache: { maxEntries: args['cache-entries'], maxBytes: Math.floor(args['cache-mb'] * MIB) },
         readModel: { maxRows: args['analytics-rows'] },
         decodeWorkers: args['decode-workers'],
+        ingestLimits: {
+          maxRecordsPerWindow: Math.floor(args['ingest-records-per-minute']),
+          maxBytesPerWindow: Math.floor(args['ingest-mb-per-minute'] * MIB),
+        },
         metricsToken: args['metrics-token'] ?? config.env.AGENTMETER_METRICS_TOKEN,
         trustProxy: args['trust-proxy'],
         publicUrl: args['public-url'],

@@ -221,6 +221,8 @@ export interface SpoolFacts {
   dir: string;
   /** What is wrong with the spool's folders (a link, another user's folder), if anything. */
   problem?: string;
+  /** Why the hook cannot write into the spool (a read-only file system, a folder it may not write), if it cannot. */
+  unwritable?: string;
   pending: number;
   oldestMs?: number;
   /** tmp/, and its files no hook writes any more (collector/spool.ts tmpFiles). */
@@ -257,6 +259,13 @@ export function checkSpool(f: SpoolFacts, running: boolean, connection: Connecti
   const name = 'spool';
   if (f.problem)
     return { name, ok: false, detail: f.problem, fix: 'move the folder aside, then run any agent once: the hook recreates it' };
+  if (f.unwritable)
+    return {
+      name,
+      ok: false,
+      detail: f.unwritable,
+      fix: 'make the folder writable by this user (chmod u+w), or remount its file system read-write, or free space on it',
+    };
   if (f.pending === 0) return { name, ok: true, detail: `empty (${f.dir})` };
   const age = f.oldestMs === undefined ? 0 : Math.max(0, now - f.oldestMs);
   const detail = `${f.pending} event${f.pending === 1 ? '' : 's'} waiting in ${f.dir}, the oldest from ${new Date(f.oldestMs ?? now).toISOString()} (${ago(age)} ago)`;

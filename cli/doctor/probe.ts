@@ -12,7 +12,7 @@ import {
   userSettingsLocation,
 } from '../../collector/install/settings.ts';
 import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
-import { listNew, newEntryProblem, spoolDirs, spoolProblem, tmpFiles } from '../../collector/spool.ts';
+import { listNew, newEntryProblem, spoolDirs, spoolProblem, spoolWriteProblem, tmpFiles } from '../../collector/spool.ts';
 import { CollectorState, statePath } from '../../collector/state.ts';
 import type { Agent } from '../../common/agents.ts';
 import { splitShellWords } from '../../common/shell-words.ts';
@@ -147,6 +147,7 @@ export function probeSpool(agentmeterHome: string): SpoolFacts {
   const dirs = spoolDirs(agentmeterHome);
   const problem = spoolProblem(dirs);
   if (problem) return { dir: dirs.new, problem, pending: 0 };
+  const unwritable = spoolWriteProblem(dirs);
   let pending = 0;
   let oldestMs: number | undefined;
   for (const name of listNew(dirs)) {
@@ -162,6 +163,7 @@ export function probeSpool(agentmeterHome: string): SpoolFacts {
   const tmp = tmpFiles(dirs);
   return {
     dir: dirs.new,
+    ...(unwritable ? { unwritable } : {}),
     pending,
     ...(oldestMs !== undefined ? { oldestMs } : {}),
     tmpDir: dirs.tmp,

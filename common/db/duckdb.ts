@@ -1,7 +1,7 @@
 // A thin wrapper over @duckdb/node-api: open, run, all, transaction, close. Passed in as a dependency so
 // tests use a real temporary file. Values are always bound as parameters, never spliced into SQL text.
 
-import { chmodSync, closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
@@ -193,6 +193,9 @@ export async function openDb(path: string, options: OpenOptions = {}): Promise<D
   const problem = dbFileProblem(path);
   if (problem) throw new UserError(`${problem}: --db names a DuckDB database file, or a path that does not exist yet`);
   privateUmask();
+  // A WAL at open is what a process that died before its checkpoint left: DuckDB replays it but keeps it,
+  // so each crash would add its replay to every later start.
+  const replays = !options.readOnly && path !== ':memory:' && walSize(path) > 0;
   let instance: DuckDBInstance;
   try {
     const config: Record<string, string> = { ...NO_EXTENSION_LOADING };
@@ -242,7 +245,17 @@ export async function openDb(path: string, options: OpenOptions = {}): Promise<D
     });
   const db = wrap(path, conn, mutex, false, close, state, connect);
   if (options.migrate !== false && !options.readOnly) await migrate(db);
+  if (replays) await db.run('CHECKPOINT');
   return db;
+}
+
+/** The size of the database's WAL, 0 when there is none. */
+function walSize(path: string): number {
+  try {
+    return statSync(`${path}.wal`).size;
+  } catch {
+    return 0;
+  }
 }
 
 /**

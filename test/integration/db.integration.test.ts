@@ -2,7 +2,8 @@
 // close() ordering (statements queued before it finish; statements after it are refused, never sent to a
 // disconnected native connection, which would crash the process).
 
-import { readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -94,5 +95,36 @@ describe('DuckDB wrapper', () => {
     ).rejects.toThrow('boom');
     expect(await db.all("SELECT * FROM orgs WHERE id = 'org_x'")).toEqual([]);
     await db.close();
+  });
+});
+
+describe('after a crash', () => {
+  it('the WAL a killed process left is replayed and checkpointed at open (issue 28, item 18)', async () => {
+    const path = join(tempDir(), 'crash.duckdb');
+    await (await openDb(path)).close();
+    // A process that writes and is killed before any checkpoint: its writes are only in the WAL.
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { DuckDBInstance } from '@duckdb/node-api';
+         const instance = await DuckDBInstance.create(${JSON.stringify(path)}, { checkpoint_threshold: '1GB' });
+         const conn = await instance.connect();
+         await conn.run("INSERT INTO schema_migrations (version, name) VALUES (9999, 'crash')");
+         process.kill(process.pid, 'SIGKILL');`,
+      ],
+      { cwd: join(import.meta.dirname, '../..'), encoding: 'utf8' },
+    );
+    expect(child.signal, child.stderr).toBe('SIGKILL');
+    expect(statSync(`${path}.wal`).size).toBeGreaterThan(0);
+    const db = await openDb(path);
+    try {
+      expect(await db.all('SELECT name FROM schema_migrations WHERE version = 9999')).toEqual([{ name: 'crash' }]);
+      // Replayed and written into the database: the next open has nothing to replay.
+      expect(existsSync(`${path}.wal`) ? statSync(`${path}.wal`).size : 0).toBe(0);
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -117,6 +117,24 @@ describe('the roster', () => {
     expect(body.detail).toMatch(/^the roster was not imported \(nothing changed\); 1500 bad lines, the first 1000 listed: line 2: /);
   });
 
+  it('a team or parent name with a control character or a line break is a 400 naming its line (issue 28, item 11)', async () => {
+    const bad = [
+      'email,team,parent,from,to',
+      'ana@acme.example.com,Web,,,', // 2: fine
+      'bo@acme.example.com,"Da\nta",,,', // 3: a line break inside a quoted team (the record starts on line 3)
+      'cy@acme.example.com,Ops\u0007,,,', // 5: a bell
+      'ana@acme.example.com,Infra,"Plat\u001bform",,', // 6: an escape in the parent
+    ].join('\n');
+    const res = await putRoster(acme.users.owner.key, bad);
+    expect(res.statusCode).toBe(400);
+    const body = RosterRefused.parse(res.json());
+    expect(body.errors.map((e) => e.line)).toEqual([3, 5, 6]);
+    expect(body.errors[0]?.reason).toContain('line break');
+    expect(body.errors[2]?.reason).toMatch(/parent name holds no control character/);
+    expect(body.detail).toMatch(/^the roster was not imported \(nothing changed\): line 3: /);
+    expect(TeamList.parse((await getTeams(acme.users.owner.key)).json()).teams).toEqual([]);
+  });
+
   it('refuses a whole file with every bad line named, changing nothing', async () => {
     const bad = [
       'email,team,parent,from,to',

@@ -1,7 +1,7 @@
 // Timeouts on real sockets: a request whose body never comes is closed (Fastify's requestTimeout, and
 // the ingest route's shorter body deadline), a refused credential (401/403) gets no kept-alive connection
 // to hold on to, and on SIGTERM the server closes what is still in flight after its grace period instead
-// of waiting for the clients.
+// of waiting for the clients; while it drains, answers end their connection.
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -81,14 +81,15 @@ describe('timeouts', () => {
     expect(client.received()).toMatch(/^HTTP\/1\.1 408/);
   });
 
-  it('an ingest request whose body does not arrive within the body deadline is closed', async () => {
+  it('an ingest request whose body does not arrive within the body deadline is answered 408 and closed', async () => {
     // The request timeout (60 s) is not what closes it: the ingest route's own deadline is.
     const { port, member } = await serve({ ingestLimits: { bodyDeadlineMs: 500 } });
     const client = await raw(port, post('/api/v1/ingest/events', member, 5000, 'application/x-ndjson'));
     client.socket.write('{"kind":');
     const ms = await within(client.closed, 10_000, 'ingest body deadline');
     expect(ms).toBeGreaterThanOrEqual(400);
-    expect(client.received()).toBe('');
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(client.received()).toContain('body not received within 0.5 s');
   });
 
   it('401: the connection is closed after the answer, even while the client dribbles its body', async () => {
@@ -124,5 +125,22 @@ describe('timeouts', () => {
     // Grace (1 s), then the database is checkpointed and closed: far less than the 90 s systemd waits.
     expect(Date.now() - stopped).toBeLessThan(15_000);
     await within(client.closed, 2000, 'client connection');
+  });
+
+  it('while draining at shutdown an answer carries Connection: close, so a kept-alive client does not hold the exit', async () => {
+    const { server, port, member } = await serve();
+    running = running.filter((s) => s !== server);
+    // A request in progress when the shutdown begins: headers and one byte of its body.
+    const client = await raw(port, `${post('/api/v1/ingest/events', member, 4, 'application/x-ndjson')}\n`);
+    await new Promise((r) => setTimeout(r, 100));
+    const closing = server.close();
+    await new Promise((r) => setTimeout(r, 100));
+    client.socket.write('\n\n\n');
+    // The client keeps its end open: only the server ending the connection lets close() finish within
+    // the grace period (10 s) rather than at its end.
+    await within(client.closed, 5000, 'kept-alive connection after the answer');
+    expect(client.received()).toMatch(/^HTTP\/1\.1 200/);
+    expect(client.received().toLowerCase()).toContain('connection: close');
+    await within(closing, 5000, 'server close');
   });
 });

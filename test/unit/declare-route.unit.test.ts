@@ -68,8 +68,12 @@ describe('declareRoute', () => {
       async (input, request) => ({ parsed: input.query !== undefined, raw: JSON.stringify(request.query) }),
     );
     await server.ready();
-    // An unknown parameter a strict schema would refuse reaches the handler as sent.
-    expect((await server.inject({ url: '/own?m=1' })).json()).toEqual({ parsed: false, raw: '{"m":"1"}' });
+    // A value the schema would refuse reaches the handler as sent (a parameter given twice, here).
+    expect((await server.inject({ url: '/own?n=1&n=2' })).json()).toEqual({ parsed: false, raw: '{"n":["1","2"]}' });
+    // A parameter it does not take does not: declareRoute refuses it for every route.
+    const unknown = await server.inject({ url: '/own?m=1' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.body).toContain('unknown query parameter \\"m\\"; this endpoint takes n');
     expect(declaredRoutes(server)[0]?.query).toBe(query);
   });
 

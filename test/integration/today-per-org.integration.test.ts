@@ -1,0 +1,72 @@
+// The live build of `/today` is queued per organization (issue 28, item 1): while one organization's
+// build runs (a heavy day takes seconds, again and again while its records arrive), another
+// organization's build runs beside it on its own connection instead of waiting. One organization's
+// build is held open here by the builder the store is given; the others are the real builds over a
+// real database.
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildLiveFigures, type LiveBuilder, LiveFiguresStore } from '../../api/today/store.ts';
+import { type Db, openDb } from '../../common/db/duckdb.ts';
+import { createLogger } from '../../common/logger.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const log = createLogger({ name: 'test-today-per-org', level: 'silent' });
+let db: Db | undefined;
+afterEach(async () => {
+  await db?.close();
+  db = undefined;
+});
+
+describe('live builds per organization', () => {
+  it("one organization's long build does not hold another's", async () => {
+    db = await openDb(join(tempDir(), 'today.duckdb'));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const heldOrgs: string[] = [];
+    const builder: LiveBuilder = async (live, main, scope, now, logger, kind) => {
+      if (scope.orgId === 'org_heavy') {
+        heldOrgs.push(scope.orgId);
+        await held;
+      }
+      return buildLiveFigures(live, main, scope, now, logger, kind);
+    };
+    const store = new LiveFiguresStore(db, log, Date.now, builder);
+    let heavyDone = false;
+    const heavy = store.figures({ orgId: 'org_heavy' }).then((f) => {
+      heavyDone = true;
+      return f;
+    });
+    const light = await store.figures({ orgId: 'org_light' });
+    expect(light.date).toBe(new Date().toISOString().slice(0, 10));
+    // The heavy build is still running (held) when the light one has answered.
+    expect(heldOrgs).toEqual(['org_heavy']);
+    expect(heavyDone).toBe(false);
+    // A third organization is not held either: the held build takes one connection, not all.
+    await store.figures({ orgId: 'org_third' });
+    expect(heavyDone).toBe(false);
+    release();
+    expect((await heavy).date).toBe(light.date);
+  });
+
+  it("an organization's builds still run one at a time, sharing one that is running", async () => {
+    db = await openDb(join(tempDir(), 'today.duckdb'));
+    let running = 0;
+    let most = 0;
+    const builder: LiveBuilder = async (...args) => {
+      running++;
+      most = Math.max(most, running);
+      try {
+        return await buildLiveFigures(...args);
+      } finally {
+        running--;
+      }
+    };
+    const store = new LiveFiguresStore(db, log, Date.now, builder);
+    await Promise.all([
+      store.figures({ orgId: 'org_a' }),
+      store.figures({ orgId: 'org_a', userId: 'usr_1' }),
+      store.figures({ orgId: 'org_a', userId: 'usr_2' }),
+    ]);
+    expect(most).toBe(1);
+  });
+});
