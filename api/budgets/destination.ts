@@ -100,5 +100,13 @@ export function postJson(to: Resolved, body: string, headers: Record<string, str
   });
 }
 
-/** A Slack webhook URL's path is its secret: shown as the origin and an ellipsis. */
-export const shownUrl = (kind: 'webhook' | 'slack', url: string) => (kind === 'slack' ? `${new URL(url).origin}/…` : url);
+/**
+ * How a destination is shown to those who read budgets: a Slack webhook URL's path is its secret (shown as
+ * the origin and an ellipsis); a webhook URL's query string often carries a token (?token=…, ?code=…),
+ * shown as "?…".
+ */
+export function shownUrl(kind: 'webhook' | 'slack', url: string): string {
+  const parsed = new URL(url);
+  if (kind === 'slack') return `${parsed.origin}/…`;
+  return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
+}

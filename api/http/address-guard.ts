@@ -95,9 +95,9 @@ export function isPublicAddress(address: string): boolean {
   // ::/96 holds :: and ::1 and the deprecated IPv4-compatible form: none is a public provider's address.
   if (zero(bytes, 0, 12)) return false;
   if (inner !== undefined) return !BLOCKED_V4.check(inner, 'ipv4');
-  const canonical = bytes
-    .reduce<string[]>((groups, b, i) => (i % 2 ? groups : [...groups, ((b << 8) | bytes[i + 1]!).toString(16)]), [])
-    .join(':');
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
+  const canonical = groups.join(':');
   return !BLOCKED_V6.check(canonical, 'ipv6');
 }
 
