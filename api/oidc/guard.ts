@@ -16,7 +16,8 @@ import { isPublicAddress, urlHost } from '../http/address-guard.ts';
  */
 export async function refusal(url: URL, allowPrivate: boolean, configuring = false): Promise<string | undefined> {
   if (allowPrivate) return url.protocol === 'https:' || url.protocol === 'http:' ? undefined : `${url.protocol} is not http(s)`;
-  if (url.protocol !== 'https:') return `the identity provider must be reached over https (${url.origin})`;
+  if (url.protocol !== 'https:')
+    return `the identity provider must be reached over https (${url.origin}); a provider inside the company network or on this machine needs the server started with --allow-private-oidc`;
   const host = urlHost(url);
   const addresses = isIP(host) ? [host] : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
   if (addresses.length === 0) return configuring ? undefined : `${url.hostname} does not resolve`;
