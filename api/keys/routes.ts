@@ -4,8 +4,8 @@
 // that makes it (KeyKind): a key minted for someone else never drives that person's computers; the key
 // handed over with a new user is an invitation its user exchanges once here for their own (personal) key.
 // Each key has a scope (KeyScope): a personal key is minted only with a personal key and is revoked with
-// the key that minted it; a JWT or a dashboard session mints collector keys only, which are durable
-// (docs/keys.md).
+// the key that minted it; a JWT or a dashboard session mints collector keys for its own user only, which
+// are durable; a key for someone else needs a personal API key (docs/keys.md).
 import type { FastifyInstance } from 'fastify';
 import { forbidden, HttpError, notFound, unauthorized } from '../../common/errors.ts';
 import type { AccountStore } from '../accounts/store.ts';
