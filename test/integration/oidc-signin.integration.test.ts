@@ -79,6 +79,17 @@ describe('OIDC sign-in against a provider in its default configuration', { timeo
     expect(log).not.toContain(state);
   });
 
+  it('writes no authorization code or state to the request log, even of a callback it refuses', async () => {
+    const code = 'an-authorization-code-0123456789';
+    const state = 'a-state-value-0123456789';
+    const res = await fetch(`${server.url}/auth/oidc/callback?code=${code}&state=${state}&iss=x`);
+    expect(res.status).toBe(400);
+    const log = readFileSync(logFile, 'utf8');
+    expect(log).toContain('/auth/oidc/callback?code=[redacted]&state=[redacted]&iss=x');
+    expect(log).not.toContain(code);
+    expect(log).not.toContain(state);
+  });
+
   const forged: [Tamper, RegExp][] = [
     ['alg-none', /alg|Unsecured|not allowed/i],
     ['bad-signature', /signature verification failed/i],
