@@ -31,6 +31,7 @@ import { ComputerStore } from './computers/store.ts';
 import { registerControlRoutes } from './controls/routes.ts';
 import { registerDashboard } from './dashboard/routes.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
+import { requestSerializer } from './http/request-log.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
@@ -154,7 +155,8 @@ export const CONNECTIONS_CHECK_MS = 5_000;
 export async function buildServer(options: ServerOptions): Promise<{ app: FastifyInstance; services: Services }> {
   const app = Fastify({
     // Typed as Fastify's base logger so the instance is the plain FastifyInstance the routes take.
-    loggerInstance: options.log as FastifyBaseLogger,
+    // Its request lines never hold an OAuth code, a state or a token from a query (request-log.ts).
+    loggerInstance: options.log.child({}, { serializers: { req: requestSerializer } }) as FastifyBaseLogger,
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     trustProxy: options.trustProxy ?? false,

@@ -5,11 +5,12 @@ import { AccountStore } from '../api/accounts/store.ts';
 import { Role } from '../api/auth/principal.ts';
 import { KEY_KINDS, KEY_SCOPES, type KeyScope } from '../api/keys/schema.ts';
 import { type KeyView, keyView } from '../api/keys/store.ts';
-import { logRemoval, ownerCount, removalRefusal, removeUser } from '../api/users/remove.ts';
+import { confirmRename, type PendingRename, renamedUserId } from '../api/scim/renames.ts';
+import { LastOwnerError, logRemoval, removeUser } from '../api/users/remove.ts';
 import type { UserListing } from '../api/users/schema.ts';
 import { listUsers } from '../api/users/store.ts';
 import type { Db } from '../common/db/duckdb.ts';
-import { UserError } from '../common/errors.ts';
+import { HttpError, UserError } from '../common/errors.ts';
 import type { OrgId } from '../common/ids.ts';
 import { callServer } from './server-call.ts';
 
@@ -22,6 +23,8 @@ export interface AdminBackend {
   revokeKey(input: { org?: string; keyId: string }): Promise<boolean>;
   listUsers(input: { org?: string }): Promise<UserListing[]>;
   removeUser(input: { org?: string; user: string; erase: boolean }): Promise<RemovalView>;
+  /** Applies the directory's rename of an owner held for an owner's confirmation (docs/scim.md). */
+  confirmRename(input: { org?: string; user: string }): Promise<PendingRename>;
   close(): Promise<void>;
 }
 
@@ -107,9 +110,9 @@ export class LocalBackend implements AdminBackend {
   async removeUser(input: { org?: string; user: string; erase: boolean }): Promise<RemovalView> {
     const orgId = await this.org(input.org);
     const user = await this.user(orgId, input.user);
-    const refusal = removalRefusal('operator', user, await ownerCount(this.db, orgId));
-    if (refusal) throw new UserError(refusal);
-    const report = await removeUser(this.db, user, input.erase);
+    const report = await removeUser(this.db, user, input.erase).catch((error: unknown) => {
+      throw error instanceof LastOwnerError ? new UserError(error.message) : error;
+    });
     const { createLogger } = await import('../common/logger.ts');
     const { runBatch } = await import('../pipeline/batch.ts');
     const log = createLogger({ name: 'agentmeter-admin' });
@@ -119,6 +122,15 @@ export class LocalBackend implements AdminBackend {
     logRemoval(log, orgId, report, rebuilt?.days ?? 0);
     const { erasureDays: _days, ...rest } = report;
     return { ...rest, daysRebuilt: rebuilt?.days ?? 0 };
+  }
+
+  async confirmRename(input: { org?: string; user: string }): Promise<PendingRename> {
+    const orgId = await this.org(input.org);
+    const id = await renamedUserId(this.db, orgId, input.user);
+    if (!id) throw new UserError(`no user ${input.user} in organization ${orgId}`);
+    return confirmRename(this.db, orgId, id).catch((error: unknown) => {
+      throw error instanceof HttpError ? new UserError(error.message) : error;
+    });
   }
 
   close() {
@@ -200,6 +212,17 @@ export class RemoteBackend implements AdminBackend {
   async removeUser(input: { org?: string; user: string; erase: boolean }) {
     await this.checkOrg(input.org);
     return this.call('DELETE', `/api/v0/admin/users/${encodeURIComponent(input.user)}${input.erase ? '?erase=true' : ''}`, RemovalView);
+  }
+
+  async confirmRename(input: { org?: string; user: string }) {
+    await this.checkOrg(input.org);
+    return (
+      await this.call(
+        'POST',
+        `/api/v0/admin/users/${encodeURIComponent(input.user)}/confirm-rename`,
+        z.object({ rename: z.object({ userId: z.string(), from: z.string(), to: z.string(), requestedAt: z.string() }) }),
+      )
+    ).rename;
   }
 
   async close() {}

@@ -28,10 +28,20 @@ export interface OidcInput {
   clientSecret: string;
   groupsClaim?: string | undefined;
   provision: 'member' | 'none';
+  /** With --db: the URL browsers reach the server at (serve --public-url), for the URLs printed. */
+  publicUrl?: string | undefined;
+  /** With --db: let an http or private issuer be stored (the server then needs serve --allow-private-oidc). */
+  allowPrivateOidc?: boolean | undefined;
+}
+
+/** What setting the provider answers: the provider, and where sign-in starts and comes back. */
+export interface OidcSet {
+  provider: ProviderView;
+  urls: { login: string; callback: string };
 }
 
 export interface IdentityBackend {
-  setOidc(input: OidcInput): Promise<ProviderView>;
+  setOidc(input: OidcInput): Promise<OidcSet>;
   createScimToken(input: { org?: string; name?: string }): Promise<{ token: string; scimToken: TokenView }>;
   listScimTokens(input: { org?: string }): Promise<TokenView[]>;
   revokeScimToken(input: { org?: string; tokenId: string }): Promise<boolean>;
@@ -58,9 +68,16 @@ class LocalIdentity implements IdentityBackend {
     return new ScimTokenStore(this.db);
   }
 
-  async setOidc(input: OidcInput) {
+  async setOidc(input: OidcInput): Promise<OidcSet> {
     const orgId = await this.org(input.org);
-    const { ProviderBody } = await import('../api/oidc/schema.ts');
+    if (!input.publicUrl)
+      throw new UserError(
+        '--public-url is required with --db: the URL browsers reach the server at (as serve --public-url), so the callback URL to register at the provider can be printed',
+      );
+    const { refusal } = await import('../api/oidc/guard.ts');
+    const why = await refusal(new URL(input.issuer), input.allowPrivateOidc ?? false, true);
+    if (why) throw new UserError(`${why}${input.allowPrivateOidc ? '' : ' (and give --allow-private-oidc here to store it)'}`);
+    const { ProviderBody, OIDC_CALLBACK_PATH } = await import('../api/oidc/schema.ts');
     const { OidcStore, providerView } = await import('../api/oidc/store.ts');
     const body = ProviderBody.parse({
       issuer: input.issuer,
@@ -70,7 +87,9 @@ class LocalIdentity implements IdentityBackend {
       provision: input.provision,
     });
     const saved = await new OidcStore(this.db).set(orgId, { ...body, groupsClaim: body.groupsClaim ?? null });
-    return providerView(saved);
+    const base = input.publicUrl.replace(/\/+$/, '');
+    const provider = providerView(saved);
+    return { provider, urls: { login: `${base}${provider.loginPath}`, callback: `${base}${OIDC_CALLBACK_PATH}` } };
   }
 
   async createScimToken(input: { org?: string; name?: string }) {
@@ -111,10 +130,16 @@ class RemoteIdentity implements IdentityBackend {
     if (org && org !== me.orgId) throw new UserError(`--org ${org} is not the organization of this key (${me.orgId})`);
   }
 
-  async setOidc(input: OidcInput) {
+  async setOidc(input: OidcInput): Promise<OidcSet> {
     await this.checkOrg(input.org);
-    const { org: _org, ...body } = input;
-    return (await this.call('PUT', '/api/v0/organization/oidc', z.object({ provider: ProviderView }), body)).provider;
+    // The server checks the issuer with its own --allow-private-oidc, and answers its own --public-url.
+    const { org: _org, publicUrl: _url, allowPrivateOidc: _allow, ...body } = input;
+    return this.call(
+      'PUT',
+      '/api/v0/organization/oidc',
+      z.object({ provider: ProviderView, urls: z.object({ login: z.string(), callback: z.string() }) }),
+      body,
+    );
   }
 
   async createScimToken(input: { org?: string; name?: string }) {

@@ -8,7 +8,7 @@ import type { Logger } from '../../common/logger.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import type { LiveFiguresStore, MonthCredits } from '../today/store.ts';
 import { postJson, resolveDestination } from './destination.ts';
-import { reachedThresholds, signature, slackBody } from './messages.ts';
+import { reachedThresholds, signature, slackBody, timestampedSignature } from './messages.ts';
 import type { ThresholdEvent } from './schema.ts';
 import type { BudgetStore, Delivery, StoredBudget } from './store.ts';
 
@@ -216,7 +216,10 @@ export class AlertEngine {
       host = to.url.host;
       const body = JSON.stringify(d.kind === 'slack' ? slackBody(event) : event);
       const headers: Record<string, string> = { 'x-agentmeter-event-id': event.id, 'user-agent': 'agentmeter-alerts' };
-      if (d.kind === 'webhook' && d.secret) headers['x-agentmeter-signature'] = signature(d.secret, body);
+      if (d.kind === 'webhook' && d.secret) {
+        headers['x-agentmeter-signature-v1'] = timestampedSignature(d.secret, body, Math.floor(Date.now() / 1000));
+        headers['x-agentmeter-signature'] = signature(d.secret, body);
+      }
       const result = await postJson(to, body, headers, this.o.timeoutMs);
       error = result.ok ? undefined : result.error;
     } catch (e) {

@@ -1,53 +1,18 @@
 // Where alerts go, guarded against server-side request forgery: a destination is an http(s) URL without
 // credentials whose host resolves only to public addresses (private, loopback, link-local, CGNAT,
-// multicast and reserved ranges are refused unless the server runs with --allow-private-webhooks). The
+// multicast and reserved ranges, and IPv6 forms embedding them, are refused unless the server runs with
+// --allow-private-webhooks: api/http/address-guard.ts, the guard OIDC uses too). The
 // check runs when a budget is put and again at every send, after resolving the name; the request then
 // connects to the very address that was checked (no second lookup a DNS answer could change in between),
 // and a redirect is never followed (it counts as a failed attempt).
 import { lookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { isPublicAddress, urlHost } from '../http/address-guard.ts';
 
-const BLOCKED = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  BLOCKED.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  BLOCKED.addSubnet(net, prefix, 'ipv6');
-
-/** Pure: is this address one a webhook must not reach (private, loopback, link-local, reserved)? */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return BLOCKED.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return BLOCKED.check(mapped[1]!, 'ipv4');
-  return BLOCKED.check(address, 'ipv6');
-}
+/** Pure: is this address one a webhook must not reach? The one guard OIDC uses too (api/http/address-guard.ts). */
+export const isPrivateAddress = (address: string): boolean => !isPublicAddress(address);
 
 /** Pure: what is wrong with a destination URL's form, or undefined. */
 export function urlProblem(raw: string): string | undefined {
@@ -73,7 +38,7 @@ export async function resolveDestination(raw: string, allowPrivate: boolean): Pr
   const problem = urlProblem(raw);
   if (problem) throw new Error(`the URL ${problem}`);
   const url = new URL(raw);
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const host = urlHost(url);
   let addresses: { address: string; family: number }[];
   if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
   else {
@@ -135,5 +100,13 @@ export function postJson(to: Resolved, body: string, headers: Record<string, str
   });
 }
 
-/** A Slack webhook URL's path is its secret: shown as the origin and an ellipsis. */
-export const shownUrl = (kind: 'webhook' | 'slack', url: string) => (kind === 'slack' ? `${new URL(url).origin}/…` : url);
+/**
+ * How a destination is shown to those who read budgets: a Slack webhook URL's path is its secret (shown as
+ * the origin and an ellipsis); a webhook URL's query string often carries a token (?token=…, ?code=…),
+ * shown as "?…".
+ */
+export function shownUrl(kind: 'webhook' | 'slack', url: string): string {
+  const parsed = new URL(url);
+  if (kind === 'slack') return `${parsed.origin}/…`;
+  return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
+}

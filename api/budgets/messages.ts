@@ -11,8 +11,19 @@ export function reachedThresholds(usage: number, limit: number, thresholds: read
 /** usage / limit × 100 to 2 decimals. */
 export const percentage = (usage: number, limit: number) => Math.round((usage * 10_000) / limit) / 100;
 
-/** The X-Agentmeter-Signature header's value: sha256=<hex HMAC-SHA256 of the raw body>. */
+/**
+ * The signature of before timestamps, kept for one release in X-Agentmeter-Signature:
+ * sha256=<hex HMAC-SHA256 of the raw body>. A receiver cannot tell a replay of it from a new alert.
+ */
 export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/**
+ * The timestamped signature (X-Agentmeter-Signature-V1): t=<unix seconds>,v1=<hex HMAC-SHA256 of
+ * "<t>.<raw body>">. The time is signed with the body, so a receiver refuses a replay by its age
+ * (docs/budgets.md shows how, with 5 minutes).
+ */
+export const timestampedSignature = (secret: string, body: string, unixSeconds: number) =>
+  `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`;
 
 const whose = (e: ThresholdEvent) =>
   e.budget.scope === 'org' ? 'the organization' : e.budget.scope === 'team' ? `team ${e.budget.team}` : e.budget.email!;

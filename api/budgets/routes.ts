@@ -59,7 +59,8 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       path: BUDGETS_PATH,
       tag: 'Budgets',
       summary: "The organization's budgets, each with its credits this UTC month (today's included) and their share",
-      description: 'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path.',
+      description:
+        'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path, a webhook URL without its query string (`?…`).',
       action: 'Budgets',
       access: { kind: 'user', roles: ADMIN_ROLES },
       responses: { 200: BudgetList },
@@ -75,7 +76,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       tag: 'Budgets',
       summary: 'Replace the whole list of budgets (organization, team or user)',
       description:
-        'A budget counts Standard Credits per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
+        'A budget counts Standard Credits per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature-V1: t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>">` (a receiver refuses one older than 5 minutes: docs/budgets.md), `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` (kept for one release), and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
       action: 'Setting budgets',
       access: { kind: 'user', roles: OWNERS },
       body: BudgetsBody,

@@ -11,6 +11,7 @@ import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden } from '../../common/errors.ts';
 import { PEOPLE } from '../auth/principal.ts';
 import { currentControls } from '../controls/store.ts';
+import { durableRefusal } from '../keys/minting.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { requirePersonalCredential, visibleComputer } from './access.ts';
 import { COMPUTER_PATH, COMPUTERS_PATH, ComputerPage, ComputerSchema, IdParams, ListQuery, RegisteredComputer } from './schema.ts';
@@ -38,7 +39,13 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
       responses: { 201: RegisteredComputer },
       // Whose credential it is decides before the body is read, after the role, as it always has: a
       // delegated key is told so (403) whatever it sends.
-      checkFirst: (request) => requirePersonalCredential(request.principal!, REGISTERING),
+      // The computer's token lasts until revoked: a JWT or a dashboard session, which end, do not mint one.
+      checkFirst: (request) => {
+        const principal = request.principal!;
+        if (principal.via === 'key') requirePersonalCredential(principal, REGISTERING);
+        const refusal = durableRefusal(principal, REGISTERING);
+        if (refusal) throw forbidden(refusal);
+      },
     },
     async ({ principal, body }, request, reply) => {
       const controls = await currentControls(deps.db, principal.orgId);

@@ -32,8 +32,35 @@ export function mintRefusal(actor: Pick<Principal, 'via' | 'scope'>, scope: 'per
   if (actor.scope === 'collector') return 'a collector key cannot mint keys';
   if (scope === 'collector') return undefined;
   if (actor.via !== 'key')
-    return `minting a personal key needs a personal API key (Authorization: Bearer am_…); ${actor.via === 'jwt' ? 'a JWT' : 'a dashboard session'} mints collector keys only ("scope": "collector")`;
+    return `minting a personal key needs a personal API key (Authorization: Bearer am_…); ${actor.via === 'jwt' ? 'a JWT' : 'a dashboard session'} mints collector keys for its own user only ("scope": "collector")`;
   return undefined;
+}
+
+/**
+ * Why `actor` may not mint `what`, a credential that outlives the one it is minted with (a SCIM token, a
+ * computer's token, a key for someone else), or undefined. Pure. Only a personal API key mints one: a JWT
+ * or a dashboard session ends, and what it minted would stay; a key someone else minted (delegated,
+ * invitation) or a collector key is not its holder's own to hand on.
+ */
+export function durableRefusal(
+  actor: Pick<Principal, 'via' | 'scope' | 'credential'>,
+  what: string,
+  why = 'it outlives the credential that mints it',
+): string | undefined {
+  if (actor.via === 'key' && actor.credential === 'personal' && actor.scope !== 'collector') return undefined;
+  const used =
+    actor.via === 'jwt'
+      ? 'a JWT'
+      : actor.via === 'session'
+        ? 'a dashboard session'
+        : actor.scope === 'collector'
+          ? 'a collector key'
+          : actor.credential === 'invitation'
+            ? 'an invitation key'
+            : actor.via === 'key'
+              ? 'a key someone else minted for you'
+              : 'this credential';
+  return `${what} needs your own personal API key (Authorization: Bearer am_…): ${why}, and ${used} may not do it`;
 }
 
 /** May `actor` manage `target`'s keys? Owners: everyone's; managers: members' and guests'; everyone: their own. */

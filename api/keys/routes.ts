@@ -4,17 +4,17 @@
 // that makes it (KeyKind): a key minted for someone else never drives that person's computers; the key
 // handed over with a new user is an invitation its user exchanges once here for their own (personal) key.
 // Each key has a scope (KeyScope): a personal key is minted only with a personal key and is revoked with
-// the key that minted it; a JWT or a dashboard session mints collector keys only, which are durable
-// (docs/keys.md).
+// the key that minted it; a JWT or a dashboard session mints collector keys for its own user only, which
+// are durable; a key for someone else needs a personal API key (docs/keys.md).
 import type { FastifyInstance } from 'fastify';
-import { forbidden, notFound, unauthorized } from '../../common/errors.ts';
+import { forbidden, HttpError, notFound, unauthorized } from '../../common/errors.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { UserParams } from '../users/schema.ts';
 import type { User } from '../users/store.ts';
-import { mayManage, minter, mintRefusal } from './minting.ts';
+import { durableRefusal, mayManage, minter, mintRefusal } from './minting.ts';
 import { CreatedKey, CreateKeyBody, KEY_PATH, KeyList, KeyParams, RevokedKey, USER_KEYS_PATH } from './schema.ts';
 import { keyView } from './store.ts';
 
@@ -65,13 +65,15 @@ export function registerKeyRoutes(app: FastifyInstance, deps: KeyRouteDeps): voi
       summary: 'Create an API key for a user (userId is a user id, an e-mail address, or me)',
       description:
         'scope personal (the default) needs a personal API key as the credential, and the new key is revoked with that key; ' +
-        'a JWT or a dashboard session mints collector keys only (403 otherwise), which last until revoked. A collector key mints nothing.',
+        'a JWT or a dashboard session mints collector keys for its own user only (403 otherwise), which last until revoked. ' +
+        'A key for someone else, of either scope, needs your own personal API key. A collector key mints nothing. ' +
+        '409 when the user is deactivated by the directory.',
       access: { kind: 'user' },
       params: UserParams,
       body: CreateKeyBody,
       bodyOptional: true,
       responses: { 201: CreatedKey },
-      errors: [403],
+      errors: [403, 409],
     },
     async ({ principal: actor, params, body }, request, reply) => {
       const user = await targetUser(actor, params.userId);
@@ -85,8 +87,12 @@ export function registerKeyRoutes(app: FastifyInstance, deps: KeyRouteDeps): voi
         reply.status(201);
         return { apiKey: exchanged.key, key: keyView(exchanged.info) };
       }
-      const refusal = mintRefusal(actor, scope);
+      const refusal =
+        mintRefusal(actor, scope) ?? (user.id === actor.userId ? undefined : durableRefusal(actor, 'Minting a key for someone else'));
       if (refusal) throw forbidden(refusal);
+      // A deactivated person's keys refuse until the directory reactivates them: minting one would only mislead.
+      if (await deps.accounts.deactivated(actor.orgId, user.id))
+        throw new HttpError(409, `${user.email} is deactivated by the organization directory (SCIM); a key for them would not work`);
       // A personal key ends with the key that minted it; a collector key stands on its own until revoked.
       const { key, info } = await deps.accounts.createKey(user, body.name, minter(actor), {
         scope,

@@ -23,7 +23,7 @@ export type KeyKind = (typeof KEY_KINDS)[number];
  * reads its own user's credit-limit state and usage, says whose it is and registers its machine (the
  * routes declared with `access.collectorKey`), and gets 403 everywhere else. A personal key does what
  * its user's role allows. Minting a personal key needs a personal key; a JWT or a dashboard session
- * mints collector keys only (docs/keys.md).
+ * mints collector keys for its own user only; a key for someone else needs a personal API key (docs/keys.md).
  */
 export { KEY_SCOPES, type KeyScope } from '../../common/key-scopes.ts';
 

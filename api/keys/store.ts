@@ -2,10 +2,12 @@
 // a key, binding a collector key to its machine, and finding the principal a key stands for. The rules of
 // who may mint what are in minting.ts; the secret and its hash in secret.ts.
 import type { Db } from '../../common/db/duckdb.ts';
+import { unauthorized } from '../../common/errors.ts';
 import { type ApiKeyId, newApiKeyId, type OrgId, type UserId } from '../../common/ids.ts';
 import type { KeyScope } from '../../common/key-scopes.ts';
 import type { Role } from '../../common/roles.ts';
 import type { Principal } from '../auth/principal.ts';
+import { REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS } from '../scim/tokens.ts';
 import type { User } from '../users/store.ts';
 import { keyKindFor, type Minter } from './minting.ts';
 import type { KeyKind } from './schema.ts';
@@ -75,13 +77,19 @@ const revokeMintedFrom = (seed: string) => `UPDATE api_keys SET revoked_at = now
  */
 export const REVOKE_USER_KEYS_AND_MINTED = revokeMintedFrom('SELECT id FROM api_keys WHERE org_id = $org AND user_id = $user');
 
+/** The keys `seed` selects (a SELECT of ids over $org and its own parameters) and the personal keys minted with them. */
+export const REVOKE_KEYS_AND_MINTED = (seed: string) => revokeMintedFrom(seed);
+
 const SQL = {
   insertKey:
     'INSERT INTO api_keys (id, user_id, org_id, name, prefix, hash, created_by, kind, scope, minted_with) VALUES ($id, $user, $org, $name, $prefix, $hash, $created_by, $kind, $scope, $minted_with)',
   keyColumns:
     "SELECT id, user_id, org_id, name, prefix, CAST(created_at AS VARCHAR) AS created_at, CAST(last_used_at AS VARCHAR) AS last_used_at, CAST(revoked_at AS VARCHAR) AS revoked_at, created_by, coalesce(kind, 'personal') AS kind, coalesce(scope, 'personal') AS scope, machine_id FROM api_keys",
-  principalByHash: `SELECT k.id AS key_id, coalesce(k.kind, 'personal') AS kind, coalesce(k.scope, 'personal') AS scope, u.id AS user_id, u.org_id, u.email, u.role
+  // Whether the directory deactivated the user comes along: a key minted for them meanwhile refuses too.
+  principalByHash: `SELECT k.id AS key_id, coalesce(k.kind, 'personal') AS kind, coalesce(k.scope, 'personal') AS scope, u.id AS user_id, u.org_id, u.email, u.role,
+      coalesce(s.active, true) AS active
     FROM api_keys k JOIN users u ON u.id = k.user_id AND u.org_id = k.org_id
+    LEFT JOIN scim_users s ON s.org_id = u.org_id AND s.user_id = u.id
     WHERE k.hash = $hash AND k.revoked_at IS NULL`,
   revokeKey: 'UPDATE api_keys SET revoked_at = now() WHERE id = $id AND org_id = $org AND revoked_at IS NULL',
   revokeWithMinted: revokeMintedFrom('SELECT CAST($id AS VARCHAR)'),
@@ -128,6 +136,7 @@ export class KeyStore {
       if (revoked !== 1) return undefined;
       // What was minted with the invitation ends with it, as when any key is revoked.
       await tx.run(SQL.revokeWithMinted, { id: invitationKeyId, org: user.org_id });
+      await tx.run(REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS, { org: user.org_id });
       // Not linked to the invitation it replaces: that one is revoked now, and this key is the user's own.
       return this.insertKey(tx, user, name, { userId: user.id, credential: 'personal' }, 'personal', {
         scope: 'personal',
@@ -188,7 +197,10 @@ export class KeyStore {
   async revokeKey(orgId: string, keyId: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const revoked = (await tx.run(SQL.revokeKey, { id: keyId, org: orgId })) > 0;
-      if (revoked) await tx.run(SQL.revokeWithMinted, { id: keyId, org: orgId });
+      if (revoked) {
+        await tx.run(SQL.revokeWithMinted, { id: keyId, org: orgId });
+        await tx.run(REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS, { org: orgId });
+      }
       return revoked;
     });
   }
@@ -206,15 +218,24 @@ export class KeyStore {
     return (await this.db.run(SQL.bindMachine, { id: keyId, machine: machineId })) > 0;
   }
 
+  /** The principal of an active key; 401 when its user is deactivated by the directory. */
   async principalForKey(key: string): Promise<Principal | undefined> {
     if (!key.startsWith(KEY_PREFIX)) return undefined;
     const row = (
-      await this.db.all<{ key_id: string; kind: KeyKind; scope: KeyScope; user_id: string; org_id: string; email: string; role: Role }>(
-        SQL.principalByHash,
-        { hash: hashKey(key) },
-      )
+      await this.db.all<{
+        key_id: string;
+        kind: KeyKind;
+        scope: KeyScope;
+        user_id: string;
+        org_id: string;
+        email: string;
+        role: Role;
+        active: boolean;
+      }>(SQL.principalByHash, { hash: hashKey(key) })
     )[0];
     if (!row) return undefined;
+    if (!row.active)
+      throw unauthorized('This user was deactivated by the organization directory (SCIM); their keys work again once it reactivates them');
     return {
       orgId: row.org_id as OrgId,
       userId: row.user_id as UserId,

@@ -1,36 +1,14 @@
 // The guard on every request the server makes to an organization's identity provider (discovery, JWKS,
 // token endpoint). The issuer is chosen by an owner, so a server-side request to it must not reach what
 // only the server can reach: the provider must be https, and every address its name resolves to must be a
-// public one (no loopback, private, link-local, CGNAT, multicast or unspecified range, IPv4 or IPv6).
+// public one (api/http/address-guard.ts, the guard webhooks use too: no loopback, private, link-local,
+// CGNAT, multicast or unspecified range, IPv4 or IPv6, nor an IPv6 form embedding such an IPv4 address).
 // `serve --allow-private-oidc` lifts both rules, for a provider inside the company network or a test's
 // provider on 127.0.0.1. The check resolves the name just before each request; a DNS answer that changes
 // between the check and the connection is not covered (documented in docs/oidc.md).
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-
-/** Whether an IP address is one a public provider can have. Pure. */
-export function isPublicAddress(address: string): boolean {
-  const version = isIP(address);
-  if (version === 4) {
-    const [a, b] = address.split('.').map(Number) as [number, number];
-    if (a === 0 || a === 10 || a === 127 || a >= 224) return false;
-    if (a === 169 && b === 254) return false;
-    if (a === 172 && b >= 16 && b <= 31) return false;
-    if (a === 192 && b === 168) return false;
-    if (a === 100 && b >= 64 && b <= 127) return false;
-    if (a === 198 && (b === 18 || b === 19)) return false;
-    return true;
-  }
-  if (version === 6) {
-    const lower = address.toLowerCase();
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-    if (mapped) return isPublicAddress(mapped[1]!);
-    if (lower === '::' || lower === '::1') return false;
-    if (/^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || lower.startsWith('ff')) return false;
-    return true;
-  }
-  return false;
-}
+import { isPublicAddress, urlHost } from '../http/address-guard.ts';
 
 /**
  * Why the server will not send a request to `url` (undefined: it may). `configuring`: an owner is setting
@@ -38,8 +16,9 @@ export function isPublicAddress(address: string): boolean {
  */
 export async function refusal(url: URL, allowPrivate: boolean, configuring = false): Promise<string | undefined> {
   if (allowPrivate) return url.protocol === 'https:' || url.protocol === 'http:' ? undefined : `${url.protocol} is not http(s)`;
-  if (url.protocol !== 'https:') return `the identity provider must be reached over https (${url.origin})`;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (url.protocol !== 'https:')
+    return `the identity provider must be reached over https (${url.origin}); a provider inside the company network or on this machine needs the server started with --allow-private-oidc`;
+  const host = urlHost(url);
   const addresses = isIP(host) ? [host] : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
   if (addresses.length === 0) return configuring ? undefined : `${url.hostname} does not resolve`;
   const blocked = addresses.find((a) => !isPublicAddress(a));

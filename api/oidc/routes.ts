@@ -1,12 +1,14 @@
 // Sign-in with the organization's OpenID Connect provider, with openid-client (certified): discovery,
 // the authorization code flow with PKCE (S256), state and nonce, and the ID token's checks (issuer,
-// audience, expiry, signature from the provider's JWKS). GET /auth/oidc/{orgId}/login sends the browser to
-// the provider; GET /auth/oidc/callback takes it back, matches the person by the verified `email` claim
+// audience, expiry, nonce; its signature against the provider's JWKS with jose, id-token.ts). GET
+// /auth/oidc/{orgId}/login sends the browser to the provider; GET /auth/oidc/callback takes it back, reads
+// UserInfo when the ID token lacks the e-mail or groups claim, matches the person by the verified `email`
 // and gives the same HttpOnly SameSite=Strict session cookie as the key sign-in (api/signin/). The state
 // is bound to the browser by a short-lived cookie, so a callback carrying another browser's (or an
 // altered) state is refused. Owners configure the provider on PUT /api/v0/organization/oidc.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FetchImplementation } from 'jose';
 import * as client from 'openid-client';
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest } from '../../common/errors.ts';
@@ -18,6 +20,7 @@ import { sessionCookieHeader } from '../signin/routes.ts';
 import { SESSION_TTL_MS } from '../signin/schema.ts';
 import type { SignInStore } from '../signin/store.ts';
 import { guardedFetch, OidcGuardError, refusal } from './guard.ts';
+import { type IdTokenVerifier, idTokenVerifier, needsUserInfo, personClaims } from './id-token.ts';
 import { PAGE_CSP, refusalPage, signedInPage } from './pages.ts';
 import {
   CallbackQuery,
@@ -79,16 +82,18 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
   const secure = (request: FastifyRequest) => request.protocol === 'https';
   const base = (request: FastifyRequest) => (deps.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
 
-  /** Discovery once per provider setting (a new `orgs oidc` discovers again). */
-  const configs = new Map<string, { version: string; config: client.Configuration }>();
-  const configFor = async (provider: Provider): Promise<client.Configuration> => {
+  /** Discovery once per provider setting (a new `orgs oidc` discovers again), with the provider's ID-token verifier. */
+  const configs = new Map<string, { version: string; config: client.Configuration; idTokens: IdTokenVerifier }>();
+  const configFor = async (provider: Provider): Promise<client.Configuration> => (await discovered(provider)).config;
+  const discovered = async (provider: Provider) => {
     const version = `${provider.issuer}\n${provider.clientId}\n${provider.updatedAt}`;
     const cached = configs.get(provider.orgId);
-    if (cached?.version === version) return cached.config;
+    if (cached?.version === version) return cached;
     // Said plainly before openid-client's own refusal of http (the guarded fetch checks every later request).
     const why = await refusal(new URL(provider.issuer), deps.allowPrivate);
     if (why) throw new OidcGuardError(why);
-    const fetcher = guardedFetch(deps.allowPrivate) as client.CustomFetch;
+    const guarded = guardedFetch(deps.allowPrivate);
+    const fetcher = guarded as client.CustomFetch;
     const config = await client.discovery(
       new URL(provider.issuer),
       provider.clientId,
@@ -100,8 +105,13 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
       },
     );
     config[client.customFetch] = fetcher;
-    configs.set(provider.orgId, { version, config });
-    return config;
+    const entry = {
+      version,
+      config,
+      idTokens: idTokenVerifier(config.serverMetadata(), provider.clientId, guarded as FetchImplementation),
+    };
+    configs.set(provider.orgId, entry);
+    return entry;
   };
 
   const page = (reply: FastifyReply, status: number, html: string) =>
@@ -121,7 +131,7 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
       tag: TAG,
       summary: "Set the organization's OpenID Connect provider (docs/oidc.md)",
       description:
-        'The issuer must be https and resolve to public addresses unless the server runs with --allow-private-oidc (400 otherwise). The client secret is stored sealed and never answered.',
+        "The issuer must be https and resolve to public addresses unless the server runs with --allow-private-oidc (400 otherwise). The client secret is stored sealed and never answered. `urls` names the sign-in start and the callback to register at the provider, at this server's --public-url (else the address the request reached).",
       action: 'Configuring sign-in with an identity provider',
       access: { kind: 'user', roles: OWNERS },
       body: ProviderBody,
@@ -138,7 +148,10 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
         provision: body.provision,
       });
       request.log.info({ actor: actor.userId, issuer: saved.issuer, provision: saved.provision }, 'oidc provider configured');
-      return { provider: providerView(saved) };
+      return {
+        provider: providerView(saved),
+        urls: { login: `${base(request)}${loginPath(saved.orgId)}`, callback: `${base(request)}${OIDC_CALLBACK_PATH}` },
+      };
     },
   );
 
@@ -303,9 +316,9 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
       const provider = await store.get(pending.orgId);
       if (!provider) return refuse(400, 'Sign-in not completed', 'The organization no longer signs in with an identity provider.');
 
-      let claims: client.IDToken;
+      let claims: Record<string, unknown>;
       try {
-        const config = await configFor(provider);
+        const { config, idTokens } = await discovered(provider);
         const current = new URL(pending.redirectUri);
         current.search = new URL(request.url, 'http://callback').search;
         const tokens = await client.authorizationCodeGrant(config, current, {
@@ -314,7 +327,16 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
           expectedNonce: pending.nonce,
           idTokenExpected: true,
         });
-        claims = tokens.claims()!;
+        // Signed by the provider's own key, with an algorithm it publishes (jose, against its JWKS).
+        await idTokens.verify(tokens.id_token!);
+        const idToken = tokens.claims()! as Record<string, unknown>;
+        // The e-mail (and the groups claim) may come only from UserInfo (OpenID Connect Core 5.4).
+        const wanted = ['email', ...(provider.groupsClaim ? [provider.groupsClaim] : [])];
+        const userInfo =
+          needsUserInfo(idToken, wanted) && tokens.access_token && config.serverMetadata().userinfo_endpoint
+            ? ((await client.fetchUserInfo(config, tokens.access_token, String(idToken['sub']))) as Record<string, unknown>)
+            : undefined;
+        claims = personClaims(idToken, userInfo, wanted);
       } catch (error) {
         request.log.warn({ org: provider.orgId, error: String(error) }, 'oidc token refused');
         return refuse(401, 'Sign-in refused', `The identity provider's answer was not accepted: ${reasonOf(error)}`);

@@ -45,7 +45,16 @@ export const ProviderView = z.strictObject({
 });
 export type ProviderView = z.infer<typeof ProviderView>;
 
-export const ProviderAnswer = z.strictObject({ provider: ProviderView.nullable() });
+export const ProviderAnswer = z.strictObject({
+  provider: ProviderView.nullable(),
+  /** Where this server is reached (serve --public-url, else the request's own address). */
+  urls: z
+    .strictObject({
+      login: z.string().describe('where people start signing in'),
+      callback: z.string().describe('the redirect URI to register at the provider'),
+    })
+    .optional(),
+});
 export type ProviderAnswer = z.infer<typeof ProviderAnswer>;
 
 export const OrgParams = z.strictObject({ orgId: z.string().regex(/^org_[0-9a-f]{16}$/, 'orgId must be an organization id (org_…)') });

@@ -6,25 +6,32 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
-import { HttpError, notFound } from '../../common/errors.ts';
+import { forbidden, HttpError, notFound } from '../../common/errors.ts';
 import { isUserId, type OrgId } from '../../common/ids.ts';
 import { describeZodError } from '../../common/wire.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { OWNERS } from '../auth/principal.ts';
 import { boundDetail } from '../http/errors.ts';
+import { durableRefusal } from '../keys/minting.ts';
 import { declareRoute } from '../openapi/declare.ts';
+import { UserParams } from '../users/schema.ts';
 import { paging, parseEqFilter } from './filter.ts';
 import { type ScimGroupRow, ScimGroupStore } from './groups.ts';
 import { applyGroupPatch, applyUserPatch, type UserFields } from './patch.ts';
+import { confirmRename, holdRename, pendingRenames, renamedUserId } from './renames.ts';
 import { groupResource, listResponse, resourceTypes, schemas, serviceProviderConfig, userResource } from './resources.ts';
 import {
+  CONFIRM_RENAME_PATH,
+  ConfirmedRename,
   CreatedScimToken,
   GroupBody,
   IdParams,
   ListQuery,
   MAX_RESULTS,
   PatchBody,
+  PENDING_RENAMES_PATH,
+  PendingRenameList,
   RevokedScimToken,
   SCIM_CONTENT_TYPE,
   SCIM_TOKEN_PATH,
@@ -121,6 +128,7 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
   const today = () => (deps.now ?? (() => new Date()))().toISOString().slice(0, 10);
 
   registerTokenRoutes(app, tokens);
+  registerRenameRoutes(app, deps.db, deps.auth);
 
   app.register(
     async (scim) => {
@@ -211,9 +219,17 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
           const taken = await users.byEmail(orgId, fields.userName);
           if (taken && taken.id !== before.id)
             throw new ScimError(409, `${fields.userName} is already another user of this organization`, 'uniqueness');
+          // An owner's e-mail is who signs in as them: a rename waits for an owner (api/scim/renames.ts).
+          if (before.role === 'owner') {
+            await holdRename(deps.db, orgId, before.id, fields.userName);
+            request.log.warn({ user: before.id }, 'scim rename of an owner held until an owner confirms it');
+            throw new ScimError(
+              403,
+              `renaming an owner needs an owner's confirmation: the rename of ${before.email} to ${fields.userName} is held until an owner runs "agentmeter users confirm-rename ${before.id}" (or POST /api/v0/admin/users/${before.id}/confirm-rename with their personal API key); the next sync then succeeds`,
+              'mutability',
+            );
+          }
         }
-        if (before.active && !fields.active && before.role === 'owner' && (await users.activeOwners(orgId)) <= 1)
-          throw new ScimError(409, 'this is the last active owner of the organization; make another user owner first');
         const { row, revoked } = await users.update(orgId, before, fields);
         if (revoked) {
           deps.auth.invalidate();
@@ -245,8 +261,6 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
         const { orgId } = scimCaller(request);
         const { id } = IdParams.parse(request.params);
         const before = await foundUser(users, orgId, id);
-        if (before.role === 'owner' && (await users.activeOwners(orgId)) <= 1 && before.active)
-          throw new ScimError(409, 'this is the last active owner of the organization; make another user owner first');
         const report = await users.remove(orgId, before);
         deps.auth.invalidate();
         deps.onUserRemoved?.();
@@ -335,6 +349,51 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
   );
 }
 
+/** Owners see the directory's renames of owners held for them, and confirm one with their own key. */
+function registerRenameRoutes(app: FastifyInstance, db: Db, auth: Authenticator): void {
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: PENDING_RENAMES_PATH,
+      tag: 'SCIM',
+      summary: "The directory's renames of owners waiting for an owner to confirm them",
+      action: 'Listing held renames',
+      access: { kind: 'user', roles: OWNERS },
+      responses: { 200: PendingRenameList },
+    },
+    async ({ principal: actor }) => ({ renames: await pendingRenames(db, actor.orgId) }),
+  );
+
+  declareRoute(
+    app,
+    {
+      method: 'POST',
+      path: CONFIRM_RENAME_PATH,
+      tag: 'SCIM',
+      summary: "Confirm the directory's rename of an owner (userId is a user id or their current e-mail address)",
+      description:
+        "An owner's new e-mail address is who signs in as them, so it needs an owner's own personal API key (a JWT, a dashboard session or a key someone else minted gets 403). 404 when no rename of the user is held; 409 when the new address is another user's.",
+      action: 'Confirming a directory rename of an owner',
+      access: { kind: 'user', roles: OWNERS },
+      params: UserParams,
+      responses: { 200: ConfirmedRename },
+      errors: [403, 404, 409],
+    },
+    async ({ principal: actor, params: { userId } }, request) => {
+      const refusal = durableRefusal(actor, 'Confirming a directory rename of an owner', 'the new address signs in as that owner');
+      if (refusal) throw forbidden(refusal);
+      const id = await renamedUserId(db, actor.orgId, userId);
+      if (!id) throw notFound(`no user ${userId.slice(0, 100)}`);
+      const rename = await confirmRename(db, actor.orgId, id);
+      // Cached principals carry the old e-mail.
+      auth.invalidate();
+      request.log.info({ actor: actor.userId, user: rename.userId }, 'directory rename of an owner confirmed');
+      return { rename };
+    },
+  );
+}
+
 /** Owners mint, list and revoke their organization's SCIM tokens. */
 function registerTokenRoutes(app: FastifyInstance, tokens: ScimTokenStore): void {
   declareRoute(
@@ -345,15 +404,20 @@ function registerTokenRoutes(app: FastifyInstance, tokens: ScimTokenStore): void
       tag: 'SCIM',
       summary: 'Mint a SCIM token for a directory (Okta, Microsoft Entra ID); the token is in this answer only',
       description:
-        'The token (amscim_…) is accepted only on /scim/v2/* (docs/scim.md), and an API key is never accepted there. Stored as a SHA-256 hash.',
+        'The token (amscim_…) is accepted only on /scim/v2/* (docs/scim.md), and an API key is never accepted there. Stored as a SHA-256 hash. ' +
+        'Needs your own personal API key: a JWT, a dashboard session or a key someone else minted gets 403.',
       action: 'Minting a SCIM token',
       access: { kind: 'user', roles: OWNERS },
       body: TokenBody,
       bodyOptional: true,
       responses: { 201: CreatedScimToken },
+      errors: [403],
     },
     async ({ principal: actor, body }, request, reply) => {
-      const { token, view } = await tokens.create(actor.orgId, body.name, actor.userId);
+      // The token lasts until revoked, whoever minted it: a cookie or a JWT that ends must not leave one behind.
+      const refusal = durableRefusal(actor, 'Minting a SCIM token');
+      if (refusal) throw forbidden(refusal);
+      const { token, view } = await tokens.create(actor.orgId, body.name, actor.userId, actor.keyId ?? null);
       request.log.info({ actor: actor.userId, scimToken: view.id }, 'scim token created');
       reply.status(201).header('cache-control', 'no-store');
       return { token, scimToken: view };

@@ -107,6 +107,17 @@ export const IdParams = z.strictObject({ id: z.string().min(1).max(200) });
 /** The owners' routes that mint, list and revoke the directory's tokens. */
 export const SCIM_TOKENS_PATH = '/api/v0/admin/scim/tokens';
 export const SCIM_TOKEN_PATH = `${SCIM_TOKENS_PATH}/:tokenId`;
+/** The directory's renames of owners waiting for an owner (api/scim/renames.ts), and the confirmation of one. */
+export const PENDING_RENAMES_PATH = '/api/v0/admin/scim/pending-renames';
+export const CONFIRM_RENAME_PATH = '/api/v0/admin/users/:userId/confirm-rename';
+export const PendingRenameSchema = z.strictObject({
+  userId: z.string(),
+  from: z.string().describe('the e-mail the owner signs in with now'),
+  to: z.string().describe('the userName the directory asked for'),
+  requestedAt: z.string(),
+});
+export const PendingRenameList = z.strictObject({ renames: z.array(PendingRenameSchema) });
+export const ConfirmedRename = z.strictObject({ rename: PendingRenameSchema });
 
 export const TokenBody = z.strictObject({ name: z.string().max(200).optional() }).default({});
 export const TokenParams = z.strictObject({ tokenId: z.string().min(1).max(64) });

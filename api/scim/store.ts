@@ -7,7 +7,7 @@ import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import type { Role } from '../auth/principal.ts';
-import { ownerCount, type RemovalReport, removeUser, revokeAccess } from '../users/remove.ts';
+import { keepAnActiveOwner, type RemovalReport, removeUser, revokeAccess } from '../users/remove.ts';
 import type { User } from '../users/store.ts';
 import type { UserFields } from './patch.ts';
 
@@ -46,7 +46,6 @@ const SQL = {
   setEmail: 'UPDATE users SET email = $email WHERE org_id = $org AND id = $user',
   setNames: 'UPDATE users SET first_name = $first, last_name = $last WHERE org_id = $org AND id = $user',
   deleteScim: 'DELETE FROM scim_users WHERE org_id = $org AND user_id = $user',
-  activeOwners: `SELECT count(*)::INTEGER AS n ${FROM} AND u.role = 'owner' AND coalesce(s.active, true)`,
 } as const;
 
 export const fieldsOf = (row: ScimUserRow): UserFields => ({
@@ -119,7 +118,8 @@ export class ScimUserStore {
   async update(orgId: string, before: ScimUserRow, fields: UserFields): Promise<{ row: ScimUserRow; revoked: boolean }> {
     const user = { id: before.id, org_id: orgId } as Pick<User, 'id' | 'org_id'>;
     const revoked = before.active && !fields.active;
-    await this.db.transaction(async (tx) => {
+    // Deactivating the last active owner rolls back (LastOwnerError), whatever else runs at the same time.
+    await keepAnActiveOwner(this.db, orgId, async (tx) => {
       const p = { org: orgId, user: before.id };
       if (fields.userName !== before.email) await tx.run(SQL.setEmail, { ...p, email: fields.userName });
       if (fields.givenName !== before.first_name || fields.familyName !== before.last_name)
@@ -135,10 +135,5 @@ export class ScimUserStore {
     const report = await removeUser(this.db, { id: row.id as UserId, org_id: orgId as OrgId }, false);
     await this.db.run(SQL.deleteScim, { org: orgId, user: row.id });
     return report;
-  }
-
-  /** Owners who are active: the last one is never deactivated or deleted by a directory. */
-  async activeOwners(orgId: string): Promise<number> {
-    return (await this.db.all<{ n: number }>(SQL.activeOwners, { org: orgId }))[0]?.n ?? (await ownerCount(this.db, orgId));
   }
 }

@@ -8,6 +8,16 @@ import type { OrgId } from '../../common/ids.ts';
 import { hashKey } from '../keys/secret.ts';
 
 export const SCIM_TOKEN_PREFIX = 'amscim_';
+
+/**
+ * Revokes the SCIM tokens ($org) whose minting key is revoked: run after any key revocation, so a token
+ * lives no longer than the key that minted it.
+ */
+export const REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS = `UPDATE scim_tokens SET revoked_at = now()
+  WHERE org_id = $org AND revoked_at IS NULL AND minted_with IN (SELECT id FROM api_keys WHERE org_id = $org AND revoked_at IS NOT NULL)`;
+/** Revokes the SCIM tokens a person ($org, $user) minted: removed or deactivated, what they minted ends. */
+export const REVOKE_SCIM_TOKENS_OF_USER =
+  'UPDATE scim_tokens SET revoked_at = now() WHERE org_id = $org AND created_by = $user AND revoked_at IS NULL';
 export const newScimTokenId = () => `sct_${randomBytes(8).toString('hex')}`;
 export const generateScimToken = () => `${SCIM_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
 
@@ -29,7 +39,8 @@ const COLUMNS = `SELECT id, name, prefix, created_by AS "createdBy",
   FROM scim_tokens`;
 
 const SQL = {
-  insert: 'INSERT INTO scim_tokens (id, org_id, name, prefix, hash, created_by) VALUES ($id, $org, $name, $prefix, $hash, $by)',
+  insert:
+    'INSERT INTO scim_tokens (id, org_id, name, prefix, hash, created_by, minted_with) VALUES ($id, $org, $name, $prefix, $hash, $by, $with)',
   byId: `${COLUMNS} WHERE org_id = $org AND id = $id`,
   list: `${COLUMNS} WHERE org_id = $org ORDER BY created_at, id`,
   revoke: 'UPDATE scim_tokens SET revoked_at = now() WHERE org_id = $org AND id = $id AND revoked_at IS NULL',
@@ -40,8 +51,16 @@ const SQL = {
 export class ScimTokenStore {
   constructor(private readonly db: Db) {}
 
-  /** Mints a token for the organization; the clear token is returned once, never stored. */
-  async create(orgId: string, name: string | undefined, createdBy: string | null): Promise<{ token: string; view: ScimTokenView }> {
+  /**
+   * Mints a token for the organization; the clear token is returned once, never stored. `mintedWith`: the
+   * API key it was minted with, whose revocation revokes it (null: the operator's, on the database file).
+   */
+  async create(
+    orgId: string,
+    name: string | undefined,
+    createdBy: string | null,
+    mintedWith: string | null = null,
+  ): Promise<{ token: string; view: ScimTokenView }> {
     const token = generateScimToken();
     const id = newScimTokenId();
     await this.db.run(SQL.insert, {
@@ -51,6 +70,7 @@ export class ScimTokenStore {
       prefix: token.slice(0, SCIM_TOKEN_PREFIX.length + 6),
       hash: hashKey(token),
       by: createdBy,
+      with: mintedWith,
     });
     return { token, view: (await this.get(orgId, id))! };
   }

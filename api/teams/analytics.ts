@@ -107,7 +107,8 @@ export class TeamAnalytics {
     const self = this;
     return {
       async orgDays(_org, a, b): Promise<OrgDayRow[]> {
-        const rows = restrictRows(await self.read<TeamUserDayRow>(TEAM_ANALYTICS_SQL.userDays, p(addDays(a, -29), b)), members);
+        // Not restricted to membership days: D's weekly and monthly users are its members' days before it too.
+        const rows = await self.read<TeamUserDayRow>(TEAM_ANALYTICS_SQL.userDays, p(addDays(a, -29), b));
         return teamOrgDays(daysFrom(a, b), rows, members);
       },
       async breakdown(_org, a, b, kinds): Promise<BreakdownRow[]> {

@@ -63,8 +63,10 @@ export function quantileCont(values: readonly number[], q: number): number {
 
 /**
  * The organization's day rows computed over the members alone (60_org_day.sql's derivation). `rows` must
- * reach 29 days before `days[0]` for the weekly and monthly active users; every row is a member's on its
- * own day already (see restrictRows), and `members(D)` says who counts in D's windows.
+ * reach 29 days before `days[0]` for the weekly and monthly active users, and hold every day of the users
+ * who were members at some time, not only their days as members: D's figures count the members on D, and
+ * its weekly and monthly users are the members on D active in D-6..D and D-29..D, though they joined on D
+ * (docs/metrics.md §6).
  */
 export function teamOrgDays(
   days: readonly string[],
@@ -74,8 +76,8 @@ export function teamOrgDays(
   const rowsOf = byDay(rows);
   const out: OrgDayRow[] = [];
   for (const day of days) {
-    const users = rowsOf.get(day) ?? [];
     const who = members(day);
+    const users = (rowsOf.get(day) ?? []).filter((r) => who.has(r.user_id));
     const activeSince = (first: string) => {
       const seen = new Set<string>();
       for (let d = first; d <= day; d = addDays(d, 1))

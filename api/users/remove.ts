@@ -7,9 +7,11 @@
 // counts them. Kept: readiness reports they uploaded (they describe repositories; `uploaded_by` holds only
 // the user id, which names nobody once the user row is gone).
 import type { Db } from '../../common/db/duckdb.ts';
+import { HttpError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Role } from '../auth/principal.ts';
-import { REVOKE_USER_KEYS_AND_MINTED } from '../keys/store.ts';
+import { REVOKE_KEYS_AND_MINTED, REVOKE_USER_KEYS_AND_MINTED } from '../keys/store.ts';
+import { REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS, REVOKE_SCIM_TOKENS_OF_USER } from '../scim/tokens.ts';
 import type { User } from './store.ts';
 
 export interface RemovalReport {
@@ -23,7 +25,9 @@ export interface RemovalReport {
 }
 
 const SQL = {
-  owners: `SELECT count(*)::INTEGER AS n FROM users WHERE org_id = $org AND role = 'owner'`,
+  // Owners the directory has not deactivated: the ones who can still administer the organization.
+  activeOwners: `SELECT count(*)::INTEGER AS n FROM users u LEFT JOIN scim_users s ON s.org_id = u.org_id AND s.user_id = u.id
+    WHERE u.org_id = $org AND u.role = 'owner' AND coalesce(s.active, true)`,
   days: `SELECT DISTINCT CAST(CAST(ts AS DATE) AS VARCHAR) AS day FROM (
            SELECT ts FROM events WHERE org_id = $org AND user_id = $user
            UNION ALL SELECT ts FROM usage WHERE org_id = $org AND user_id = $user
@@ -40,6 +44,9 @@ const SQL = {
   // Team memberships name the user row, so they go with it (the team keeps its other members).
   deleteTeamMemberships: 'DELETE FROM team_members WHERE org_id = $org AND user_id = $user',
   deleteUser: 'DELETE FROM users WHERE org_id = $org AND id = $user',
+  deletePendingRename: 'DELETE FROM scim_pending_renames WHERE org_id = $org AND user_id = $user',
+  // Every key the user minted for someone else, of any scope: nothing they handed out outlives their access.
+  mintedForOthers: `SELECT id FROM api_keys WHERE org_id = $org AND created_by = $user AND user_id <> $user`,
   eraseEvents: 'DELETE FROM events WHERE org_id = $org AND user_id = $user',
   eraseUsage: 'DELETE FROM usage WHERE org_id = $org AND user_id = $user',
   eraseMessages: 'DELETE FROM assistant_messages WHERE org_id = $org AND user_id = $user',
@@ -53,19 +60,43 @@ const SQL = {
 } as const;
 
 /**
- * Why `actor` may not remove `target` (undefined: allowed). Only owners remove users: removal and erasure
+ * Why `actor` may not remove users (undefined: allowed). Only owners remove users: removal and erasure
  * cannot be undone, and managers, who add members and guests, would otherwise be able to erase the records
- * of people they supervise. The last owner stays, so an organization always has someone to administer it.
- * With --db the operator holding the database file acts as an owner.
+ * of people they supervise. With --db the operator holding the database file acts as an owner. That the
+ * last active owner stays is checked in the removal's own transaction (keepAnActiveOwner).
  */
-export function removalRefusal(actor: { role: Role } | 'operator', target: Pick<User, 'role'>, owners: number): string | undefined {
+export function removalRefusal(actor: { role: Role } | 'operator'): string | undefined {
   if (actor !== 'operator' && actor.role !== 'owner') return `only an owner may remove users; this credential has ${actor.role}`;
-  if (target.role === 'owner' && owners <= 1) return 'this is the last owner of the organization; make another user owner first';
   return undefined;
 }
 
-export async function ownerCount(db: Db, orgId: string): Promise<number> {
-  return (await db.all<{ n: number }>(SQL.owners, { org: orgId }))[0]?.n ?? 0;
+export const LAST_OWNER =
+  'this is the last owner of the organization still active (owners the directory deactivated do not count); make another user owner first';
+
+/** 409: the change would leave the organization without an active owner. */
+export class LastOwnerError extends HttpError {
+  constructor() {
+    super(409, LAST_OWNER);
+  }
+}
+
+export async function activeOwnerCount(db: Db, orgId: string): Promise<number> {
+  return (await db.all<{ n: number }>(SQL.activeOwners, { org: orgId }))[0]?.n ?? 0;
+}
+
+/**
+ * The one rule of every path that deactivates, removes or demotes a person: run `change` in a transaction
+ * and roll it back (LastOwnerError) when it takes the organization's last active owner away. Transactions
+ * run one at a time on the writer connection, so two changes at once (two directory deactivations) see
+ * each other: the second finds one owner fewer.
+ */
+export function keepAnActiveOwner<T>(db: Db, orgId: string, change: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    const before = await activeOwnerCount(tx, orgId);
+    const result = await change(tx);
+    if (before > 0 && (await activeOwnerCount(tx, orgId)) === 0) throw new LastOwnerError();
+    return result;
+  });
 }
 
 /**
@@ -81,19 +112,29 @@ export async function revokeAccess(
   const keysRevoked = await tx.run(SQL.revokeKeys, p);
   // And what they minted with them, but collector keys (the rule of revoking one key).
   await tx.run(REVOKE_USER_KEYS_AND_MINTED, p);
+  // And every key they minted for someone else, collector keys included (a manager's enrolments of
+  // members' machines), with the personal keys minted with those: a key lasts no longer than its minter's access.
+  await tx.run(REVOKE_KEYS_AND_MINTED(SQL.mintedForOthers), p);
+  // And the directory tokens they minted, or minted with a key now revoked.
+  await tx.run(REVOKE_SCIM_TOKENS_OF_USER, p);
+  await tx.run(REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS, { org: target.org_id });
   const computersRevoked = await tx.run(SQL.revokeComputers, p);
   await tx.run(SQL.deleteDashboardSessions, p);
   return { keysRevoked, computersRevoked };
 }
 
-/** Revokes the user's credentials and deletes them; with `erase`, also their data. One transaction. */
+/**
+ * Revokes the user's credentials and deletes them; with `erase`, also their data. One transaction, refused
+ * (LastOwnerError) when it would leave no active owner.
+ */
 export async function removeUser(db: Db, target: Pick<User, 'id' | 'org_id'>, erase: boolean): Promise<RemovalReport> {
   const p = { org: target.org_id, user: target.id };
-  return db.transaction(async (tx) => {
+  return keepAnActiveOwner(db, target.org_id, async (tx) => {
     const erasureDays = erase ? (await tx.all<{ day: string }>(SQL.days, p)).map((r) => r.day) : [];
     const { keysRevoked, computersRevoked } = await revokeAccess(tx, target);
     await tx.run(SQL.deleteLimits, p);
     await tx.run(SQL.deleteTeamMemberships, p);
+    await tx.run(SQL.deletePendingRename, p);
     await tx.run(SQL.deleteUser, p);
     let erased: RemovalReport['erased'] = null;
     if (erase) {

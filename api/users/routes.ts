@@ -15,10 +15,10 @@ import type { AnalyticsStore } from '../analytics/store.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, OWNERS, PEOPLE, ROLE_RANK } from '../auth/principal.ts';
 import { NoQuery } from '../http/query.ts';
-import { minter, mintRefusal } from '../keys/minting.ts';
+import { durableRefusal, minter, mintRefusal } from '../keys/minting.ts';
 import { keyView } from '../keys/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
-import { logRemoval, ownerCount, removalRefusal, removeUser } from './remove.ts';
+import { logRemoval, removalRefusal, removeUser } from './remove.ts';
 import {
   CreatedUser,
   CreateUserBody,
@@ -80,7 +80,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
       }
       // The new user's invitation is a personal-scope key, revoked with the key that minted it: a JWT or a
       // dashboard session, which ends, would leave it (and the key it is exchanged for) standing.
-      const refusal = mintRefusal(actor, 'personal');
+      const refusal = mintRefusal(actor, 'personal') ?? durableRefusal(actor, 'a key for someone else');
       if (refusal) throw forbidden(`adding a user mints their invitation key: ${refusal.replace(/ \("scope": "collector"\)$/, '')}`);
       if (await deps.accounts.findUserByEmail(actor.orgId, body.email)) {
         throw new HttpError(409, `${body.email} is already a user of this organization`);
@@ -142,8 +142,8 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
         ? await deps.accounts.findUserByEmail(actor.orgId, userId)
         : await deps.accounts.getUser(actor.orgId, userId);
       if (!user) throw notFound(`no user ${userId.slice(0, 100)}`);
-      const refusal = removalRefusal(actor, user, await ownerCount(deps.db, actor.orgId));
-      if (refusal) throw new HttpError(409, refusal);
+      const refusal = removalRefusal(actor);
+      if (refusal) throw forbidden(refusal);
       const report = await removeUser(deps.db, user, erase === 'true');
       deps.auth.invalidate();
       deps.onUserRemoved?.();

@@ -27,6 +27,8 @@ interface OidcArgs extends TargetArgs {
   'client-secret-file': string;
   'groups-claim'?: string;
   provision: 'member' | 'none';
+  'public-url'?: string;
+  'allow-private-oidc'?: boolean;
 }
 
 /** The database and the account store, loaded when a command runs so the others start without DuckDB. */
@@ -90,8 +92,18 @@ export const orgsCommand: CommandModule = {
               default: 'none' as const,
               describe: 'member: an unknown person who signs in becomes a member; none: they are refused',
             })
+            .option('public-url', {
+              type: 'string',
+              describe: 'With --db: the URL browsers reach the server at (as serve --public-url), to print the callback URL',
+            })
+            .option('allow-private-oidc', {
+              type: 'boolean',
+              default: false,
+              describe:
+                'With --db: store an http issuer, or one on a private or loopback address (the server needs serve --allow-private-oidc too)',
+            })
             .example(
-              '$0 orgs oidc --db a.duckdb --org org_123 --issuer https://login.example.com --client-id agentmeter --client-secret-file secret.txt',
+              '$0 orgs oidc --db a.duckdb --org org_123 --public-url https://agentmeter.example.com --issuer https://login.example.com --client-id agentmeter --client-secret-file secret.txt',
               '',
             )
             .example(
@@ -103,16 +115,18 @@ export const orgsCommand: CommandModule = {
           const { identityBackend } = await import('../identity-backend.ts');
           const backend = await identityBackend(args);
           try {
-            const provider = await backend.setOidc({
+            const { provider, urls } = await backend.setOidc({
               ...(args.org ? { org: args.org } : {}),
               issuer: args.issuer,
               clientId: args['client-id'],
               clientSecret,
               groupsClaim: args['groups-claim'],
               provision: args.provision,
+              publicUrl: args['public-url'],
+              allowPrivateOidc: args['allow-private-oidc'],
             });
             process.stdout.write(
-              `OIDC sign-in set: issuer ${provider.issuer}, client ${provider.clientId}, provision ${provider.provision}, groups claim ${provider.groupsClaim ?? '-'}\nsign-in starts at <server>${provider.loginPath}; register <server>/auth/oidc/callback as the redirect URI at the provider\n`,
+              `OIDC sign-in set: issuer ${provider.issuer}, client ${provider.clientId}, provision ${provider.provision}, groups claim ${provider.groupsClaim ?? '-'}\nsign-in starts at ${urls.login}\nregister ${urls.callback} as the redirect URI at the provider\n`,
             );
           } finally {
             await backend.close();

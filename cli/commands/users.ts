@@ -96,6 +96,24 @@ export const usersCommand: CommandModule = {
           }
         },
       )
+      .command<TargetArgs & { user: string }>(
+        'confirm-rename <user>',
+        "Confirm the directory's rename of an owner (SCIM), held until an owner confirms it (owners only, with their own key)",
+        (c) =>
+          targetOptions(c)
+            .positional('user', { type: 'string', demandOption: true, describe: 'User id (usr_…) or current e-mail' })
+            .example('$0 users confirm-rename ana@example.com --server http://127.0.0.1:8080 --key am_OWNER', 'Through a running server')
+            .example('$0 users confirm-rename usr_0123456789abcdef --db a.duckdb --org org_123', 'With the server stopped') as never,
+        async (args) => {
+          const backend = await adminBackend(args);
+          try {
+            const r = await backend.confirmRename({ user: args.user, ...(args.org ? { org: args.org } : {}) });
+            process.stdout.write(`renamed ${r.userId}: ${r.from} is now ${r.to} (asked by the directory at ${r.requestedAt})\n`);
+          } finally {
+            await backend.close();
+          }
+        },
+      )
       .demandCommand(1),
   handler: () => undefined,
 };

@@ -54,9 +54,22 @@ describe('agentmeter orgs oidc', { timeout: 180_000 }, () => {
     const secretFile = join(dir, 'secret.txt');
     writeFileSync(secretFile, 'file-secret-0123456789\n');
     const args = ['--issuer', 'https://login.example.com', '--client-id', 'agentmeter', '--client-secret-file', secretFile];
-    const onFile = runCli(['orgs', 'oidc', '--db', db, '--org', org, ...args, '--provision', 'member']);
+    // On the file the CLI cannot ask the server where browsers reach it: --public-url says so.
+    const noUrl = runCli(['orgs', 'oidc', '--db', db, '--org', org, ...args]);
+    expect(noUrl.status).toBe(1);
+    expect(noUrl.stderr).toContain('--public-url is required with --db');
+    const publicUrl = ['--public-url', 'https://agentmeter.example.com'];
+    // An http or loopback issuer is refused on the file too, naming the flag that allows it.
+    for (const issuer of ['http://login.example.com', 'https://[::ffff:7f00:1]']) {
+      const refused = runCli(['orgs', 'oidc', '--db', db, '--org', org, ...publicUrl, ...args.slice(2), '--issuer', issuer]);
+      expect(refused.status, issuer).toBe(1);
+      expect(refused.stderr, issuer).toContain('--allow-private-oidc');
+    }
+    const onFile = runCli(['orgs', 'oidc', '--db', db, '--org', org, ...publicUrl, ...args, '--provision', 'member']);
     expect(onFile.status, onFile.stderr).toBe(0);
-    expect(onFile.stdout).toContain(`/auth/oidc/${org}/login`);
+    expect(onFile.stdout).toContain(`sign-in starts at https://agentmeter.example.com/auth/oidc/${org}/login`);
+    expect(onFile.stdout).toContain('register https://agentmeter.example.com/auth/oidc/callback as the redirect URI');
+    expect(onFile.stdout).not.toContain('<server>');
     expect(onFile.stdout).not.toContain('file-secret');
     expect(
       runCli(['orgs', 'oidc', '--db', db, '--org', org, ...args.slice(0, 4), '--client-secret-file', join(dir, 'missing')]).stderr,
@@ -85,8 +98,23 @@ describe('agentmeter orgs oidc', { timeout: 180_000 }, () => {
       ]);
       expect(loopback.status).toBe(1);
       expect(loopback.stderr).toContain('--allow-private-oidc');
+      const http = runCli([
+        'orgs',
+        'oidc',
+        '--server',
+        server.url,
+        '--key',
+        ownerKey,
+        ...args.slice(2),
+        '--issuer',
+        'http://login.example.com',
+      ]);
+      expect(http.status).toBe(1);
+      expect(http.stderr).toContain('--allow-private-oidc');
       const viaServer = runCli(['orgs', 'oidc', '--server', server.url, '--key', ownerKey, ...args, '--groups-claim', 'groups']);
       expect(viaServer.status, viaServer.stderr).toBe(0);
+      // The server answers where it is reached (its --public-url, else the address the CLI used).
+      expect(viaServer.stdout).toContain(`register ${server.url}/auth/oidc/callback as the redirect URI`);
       const after = await fetch(`${server.url}/api/v0/organization/oidc`, { headers: { authorization: `Bearer ${ownerKey}` } });
       expect(await after.json()).toMatchObject({ provider: { provision: 'none', groupsClaim: 'groups' } });
     } finally {

@@ -1,7 +1,7 @@
 // Budgets and alerts: the list and its month usage, each threshold fired once (several in one step; none
 // again after more usage or a restart), signed webhooks checked by a receiver, an unreachable destination
 // retried then kept as undelivered, and destinations on private addresses refused.
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -28,6 +28,19 @@ interface Received {
   body: string;
 }
 const received: Received[] = [];
+
+/**
+ * What docs/budgets.md tells a receiver to do with X-Agentmeter-Signature-V1: recompute the HMAC of
+ * "<t>.<body>", compare in constant time, and refuse a t more than 5 minutes away from its own clock.
+ */
+function receiverAccepts(header: string | undefined, body: string, nowSeconds: number): boolean {
+  const parts = Object.fromEntries((header ?? '').split(',').map((p) => p.split('=', 2) as [string, string]));
+  const t = Number(parts['t']);
+  if (!Number.isInteger(t) || !parts['v1'] || Math.abs(nowSeconds - t) > 300) return false;
+  const expected = Buffer.from(createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex'));
+  const given = Buffer.from(parts['v1']);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
 let receiver: Server;
 let receiverUrl: string;
 let closedUrl: string;
@@ -100,6 +113,36 @@ describe('budgets', () => {
     expect(BudgetList.parse((await get(other.users.owner.key, '/api/v0/organization/budgets')).json()).budgets).toEqual([]);
   });
 
+  it('shows a webhook URL without its query string, as a Slack URL without its path, to managers and owners', async () => {
+    const token = 'receiver-token-0123456789';
+    const res = await put(acme.users.owner.key, {
+      budgets: [
+        {
+          scope: 'org',
+          monthlyCredits: 1000,
+          destinations: [
+            { type: 'webhook', url: `${receiverUrl}?token=${token}` },
+            { type: 'slack', url: `${receiverUrl}/T000/B000/XXXX` },
+          ],
+        },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    for (const answer of [res, await get(acme.users.manager.key, '/api/v0/organization/budgets')]) {
+      expect(answer.body).not.toContain(token);
+      expect(answer.body).not.toContain('XXXX');
+      expect(BudgetList.parse(answer.json()).budgets[0]!.destinations.map((d) => d.url)).toEqual([
+        `${receiverUrl}?…`,
+        `${new URL(receiverUrl).origin}/…`,
+      ]);
+    }
+    // Back to the list the alert tests below expect.
+    const back = await put(acme.users.owner.key, {
+      budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }] }],
+    });
+    expect(back.statusCode).toBe(200);
+  });
+
   it('refuses unknown teams, unknown users and repeated budgets with a clear 400', async () => {
     const cases: [unknown, RegExp][] = [
       [{ scope: 'team', team: 'platform', monthlyCredits: 10 }, /no team named "platform"/],
@@ -159,7 +202,16 @@ describe('alerts', () => {
     await waitFor(() => received.length >= 4, 30_000, 'four alerts');
     expect(Date.now() - started).toBeLessThan(60_000);
     const events = received.map((r) => {
+      // The signature of before stays for one release; the timestamped one is what a receiver checks.
       expect(r.headers['x-agentmeter-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(r.body).digest('hex')}`);
+      const v1 = r.headers['x-agentmeter-signature-v1'] as string;
+      expect(v1).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      const t = Number(/^t=(\d+)/.exec(v1)![1]);
+      expect(receiverAccepts(v1, r.body, t + 60)).toBe(true);
+      // Replayed 5 minutes and a second later, it is refused; a t moved forward breaks the signature.
+      expect(receiverAccepts(v1, r.body, t + 301)).toBe(false);
+      expect(receiverAccepts(v1.replace(`t=${t}`, `t=${t + 301}`), r.body, t + 301)).toBe(false);
+      expect(receiverAccepts(v1, `${r.body} `, t)).toBe(false);
       const e = ThresholdEvent.parse(JSON.parse(r.body));
       expect(r.headers['x-agentmeter-event-id']).toBe(e.id);
       return e;

@@ -1,6 +1,7 @@
 // Whose credential drives a computer (api/keys/schema.ts KeyKind): a key minted for someone else never
 // registers a computer as them, creates a session on theirs, or sends it messages; the user's own key,
-// the operator's, the exchange of an invitation, and a JWT do.
+// the operator's, the exchange of an invitation, and a JWT do (a JWT registers none: a computer's token
+// outlives it, and only a personal API key mints what outlives it).
 
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
@@ -187,22 +188,32 @@ describe("a credential minted by someone else cannot drive a user's computer", (
     ]);
   });
 
-  it('an invitation minting for someone else (a manager invited) mints delegated keys and stays an invitation', async () => {
+  it('an invitation mints no key for someone else (a manager invited): only a personal API key does', async () => {
     const created = await call('POST', '/api/v0/admin/users', org.users.owner.key, { email: 'mgr2@acme.example.com', role: 'manager' });
     const invitation = created.body.apiKey as string;
-    const forMember = await mint(invitation, org.users.member.id);
-    expect(forMember.body.key).toMatchObject({ kind: 'delegated' });
+    forbidden(
+      await mint(invitation, org.users.member.id),
+      /^Minting a key for someone else needs your own personal API key.*an invitation key/,
+    );
     expect((await call('GET', '/api/v0/admin/whoami', invitation)).status).toBe(200);
   });
 
-  it('a JWT is personal: it drives its user’s computers (only the operator’s sign-in can sign one)', async () => {
+  it('a JWT is personal: it drives its user’s computers, but mints no computer token (only a personal API key does)', async () => {
     const member = org.users.member;
     const jwt = await new SignJWT({ sub: member.id, org_id: org.orgId, role: 'member' })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuedAt()
       .setExpirationTime('5m')
       .sign(new TextEncoder().encode(JWT_SECRET));
-    expect((await register(jwt)).status).toBe(201);
+    // A computer's token lasts until revoked; the JWT ends in minutes.
+    forbidden(await register(jwt), /^Registering a computer needs your own personal API key.*a JWT may not do it/);
+    const computer = await register(member.key);
+    expect(computer.status).toBe(201);
+    await call('POST', `/api/v0/computers/${computer.body.computer.id}/agent/hello`, computer.body.token, {
+      checks: [{ name: 'agent command', ok: true }],
+      agentCommand: 'droid exec',
+    });
+    expect((await call('POST', '/api/v0/sessions', jwt, { computerId: computer.body.computer.id })).status).toBe(201);
     // It mints no personal key, which would outlive it; a collector key it may (docs/keys.md).
     expect((await mint(jwt, member.id)).status).toBe(403);
   });

@@ -388,6 +388,18 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await ok('GET', '/api/v0/admin/scim/tokens', { key: owner })).tokens).toHaveLength(1);
     await ok('DELETE', `/api/v0/admin/scim/tokens/${minted.scimToken.id}`, { key: owner });
     expect((await call('DELETE', '/api/v0/admin/scim/tokens/sct_unknown', { key: owner })).status).toBe(404);
+    // A directory's rename of an owner is held until an owner confirms it.
+    const directory = (await ok('POST', '/api/v0/admin/scim/tokens', { key: owner, body: { name: 'entra' } }, 201)).token as string;
+    const renamed = await server.app.inject({
+      method: 'PATCH',
+      url: `/scim/v2/Users/${org.users.owner.id}`,
+      headers: { ...bearer(directory), 'content-type': 'application/scim+json' },
+      payload: JSON.stringify({ Operations: [{ op: 'replace', path: 'userName', value: 'owner-renamed@contract.example.com' }] }),
+    });
+    expect(renamed.statusCode).toBe(403);
+    expect((await ok('GET', '/api/v0/admin/scim/pending-renames', { key: owner })).renames).toHaveLength(1);
+    await ok('POST', `/api/v0/admin/users/${org.users.owner.id}/confirm-rename`, { key: owner });
+    expect((await call('POST', `/api/v0/admin/users/${org.users.owner.id}/confirm-rename`, { key: owner })).status).toBe(404);
     // A name under .invalid never resolves (RFC 2606): accepted while configuring, refused at sign-in.
     const provider = { issuer: 'https://login.invalid', clientId: 'agentmeter', clientSecret: 'secret', provision: 'none' };
     expect(

@@ -3,7 +3,7 @@
 // issuer refused when http or private (no --allow-private-oidc), and the public routes' refusals.
 import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPublicAddress } from '../../api/oidc/guard.ts';
+import { isPublicAddress } from '../../api/http/address-guard.ts';
 import { keyFileFor } from '../../api/oidc/secret.ts';
 import { OidcStore } from '../../api/oidc/store.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';

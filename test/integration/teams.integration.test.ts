@@ -17,6 +17,8 @@ let server: TestServer;
 type Org = Awaited<ReturnType<TestServer['seedOrg']>> & { u: Record<string, UserId> };
 let acme: Org;
 let other: Org;
+/** Eve joins team Ops on D4, active only on D1 before it; Fay is in Ops throughout, active on D4. */
+let joiners: Org;
 
 async function org(name: string, people: string[]): Promise<Org> {
   const o = await server.seedOrg(name);
@@ -90,6 +92,9 @@ beforeAll(async () => {
     call('Read', D4, { session_id: 'd4' }),
   ]);
   await ingest(other, 'zed', [call('Read', D1, { session_id: 'z1' })]);
+  joiners = await org('joiners', ['eve', 'fay']);
+  await ingest(joiners, 'eve', [call('Read', D1, { session_id: 'e1' })]);
+  await ingest(joiners, 'fay', [call('Read', D4, { session_id: 'f4' })]);
   await server.services.runBatch({ trigger: 'cli', log, now: NOW });
 });
 afterAll(() => server.close());
@@ -304,6 +309,18 @@ describe('team figures (docs/metrics.md §6)', () => {
       ['bo@acme.example.com', D1],
       ['bo@acme.example.com', D3],
     ]);
+  });
+
+  it('team= counts in D’s weekly and monthly users a member who joined on D and was active before', async () => {
+    const roster = ['email,team,parent,from,to', `eve@joiners.example.com,Ops,,${D4},`, 'fay@joiners.example.com,Ops,,,'].join('\n');
+    expect((await putRoster(joiners.users.owner.key, roster)).statusCode).toBe(200);
+    const data = (await get(joiners.users.manager.key, `/api/v1/analytics/activity?${RANGE}&team=Ops`)).data;
+    const d4 = data.find((d) => d['date'] === D4);
+    // D4's members are Eve and Fay: Fay active on D4, Eve on D1 (within D4-6 and D4-29), before she joined.
+    expect(d4).toMatchObject({ daily_active_users: 1, weekly_active_users: 2, monthly_active_users: 2 });
+    // On D1 Eve was no member: the team's D1 counts none of her activity.
+    const d1 = data.find((d) => d['date'] === D1);
+    expect(d1 === undefined || d1['daily_active_users'] === 0).toBe(true);
   });
 
   it('team= and group_by=team: bad values are 400, another organization does not know the team', async () => {

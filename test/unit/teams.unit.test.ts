@@ -226,6 +226,50 @@ describe('team figures', () => {
   });
 });
 
+describe('weekly and monthly users of a team (team=)', () => {
+  it('count the members on D active in the window, though they joined on D; daily figures count members on their day', () => {
+    const base = {
+      sessions: 0,
+      user_messages: 0,
+      assistant_messages: 0,
+      tool_calls: 1,
+      mcp_calls: 0,
+      skill_calls: 0,
+      slash_commands: 0,
+      hooks: 0,
+      user_turns: 0,
+      autonomy_ratio: null,
+      sessions_with_events: 0,
+      calls_auto_high: 0,
+      calls_auto_medium: 0,
+      calls_auto_low: 0,
+      calls_manual: 0,
+      clients: [],
+      files_created: 0,
+      files_edited: 0,
+      git_commits: 0,
+      git_prs_created: 0,
+    } as unknown as TeamUserDayRow;
+    // j joined on 2026-03-10 and was active on 03-08 (D-2) and 02-15 (D-23); k, a member all along, on 03-10.
+    const rows: TeamUserDayRow[] = [
+      { ...base, day: '2026-02-15', user_id: 'j', active: true },
+      { ...base, day: '2026-03-08', user_id: 'j', active: true },
+      { ...base, day: '2026-03-10', user_id: 'k', active: true },
+    ];
+    const members = (day: string) => new Set(day >= '2026-03-10' ? ['j', 'k'] : ['k']);
+    const out = teamOrgDays(['2026-03-08', '2026-03-10'], rows, members);
+    // On 03-08 j was no member: the team has no figure that day (no row), though j was active.
+    expect(out.map((d) => d.day)).toEqual(['2026-03-10']);
+    expect(out[0]).toMatchObject({
+      day: '2026-03-10',
+      daily_active_users: 1,
+      weekly_active_users: 2,
+      monthly_active_users: 2,
+      tool_calls: 1,
+    });
+  });
+});
+
 describe("the dashboard's Teams table", () => {
   it('sums each team over the range, peaks its DAU and lists members on the last day', () => {
     const listing = {
