@@ -118,7 +118,7 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
   for (const touch of sessions.values()) {
     const adapter = adapterFor(touch.agent);
     if (!adapter) continue;
-    const usage = adapter.readUsage(touch, nextState, ctx.home);
+    const usage = adapter.usage.read(touch, nextState.agents[adapter.name], ctx.home);
     for (const problem of usage.problems) {
       if (ctx.reported.has(problem)) continue;
       if (ctx.reported.size > 10_000) ctx.reported.clear();

@@ -14,7 +14,7 @@ import { refreshLimitStatus } from './limits.ts';
 import { isBatchFault, isContentFault, narrowBatch } from './narrow.ts';
 import { encodeBatch, postBatch, REQUEST_TIMEOUT_MS, ShipError } from './shipper.ts';
 import { ensureSpool, quarantineFile, quarantineRecord, type SpoolDirs, SpoolQueue, shippedPaths, spoolDirs, sweepTmp } from './spool.ts';
-import { type CollectorState, loadState, machineId, saveState } from './state.ts';
+import { type CollectorState, committedState, loadState, machineId, saveState } from './state.ts';
 import { refreshStatusCache } from './status-cache.ts';
 import { Unlinker } from './unlinker.ts';
 
@@ -410,19 +410,9 @@ export class Collector {
     if (state !== 'unknown') this.limitState = state;
   }
 
-  /** Takes the reading progress (transcript offsets, Droid totals) from nextState; the counters from now. */
+  /** Takes every agent's reading progress from nextState; the counters from now. */
   private commit(nextState: CollectorState, shipped: number): void {
-    const now = Date.now();
-    this.state = {
-      ...this.state,
-      transcripts: nextState.transcripts,
-      droid: nextState.droid,
-      lastShipAt: shipped > 0 ? now : this.state.lastShipAt,
-      lastShipRecords: shipped > 0 ? shipped : this.state.lastShipRecords,
-      totalShipped: this.state.totalShipped + shipped,
-      lastError: null,
-      lastErrorAt: null,
-    };
+    this.state = committedState(this.state, nextState, shipped, Date.now());
     saveState(this.options.agentmeterHome, this.state);
   }
 

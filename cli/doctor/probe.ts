@@ -13,7 +13,7 @@ import {
 } from '../../collector/install/settings.ts';
 import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
 import { listNew, newEntryProblem, spoolDirs, spoolProblem, tmpFiles } from '../../collector/spool.ts';
-import { CollectorState, statePath } from '../../collector/state.ts';
+import { parseShipFields, statePath } from '../../collector/state.ts';
 import type { Agent } from '../../common/agents.ts';
 import { splitShellWords } from '../../common/shell-words.ts';
 import {
@@ -199,7 +199,7 @@ export function probeShip(agentmeterHome: string): ShipFacts & { problem?: strin
   const path = statePath(agentmeterHome);
   if (!existsSync(path)) return empty;
   try {
-    return CollectorState.parse(JSON.parse(readFileSync(path, 'utf8')));
+    return parseShipFields(JSON.parse(readFileSync(path, 'utf8')));
   } catch (error) {
     return { ...empty, lastError: `the collector state ${path} is unreadable (${(error as Error).message})`, lastErrorAt: Date.now() };
   }

@@ -1,8 +1,8 @@
 // What every agent adapter provides (the same layers for each agent: paths, schema, events, usage).
 
+import type { z } from 'zod';
 import type { Agent } from '../../common/agents.ts';
 import type { AutonomyLevel, FileTouch, WireRecord } from '../../common/wire.ts';
-import type { CollectorState } from '../state.ts';
 import type { HookPayload } from './hook-payload.ts';
 
 /** A session seen in a batch, with what its usage reader needs. */
@@ -36,7 +36,24 @@ export interface ToolVocabulary {
   files(toolName: string, toolInput: unknown, toolResponse: unknown): FileTouch[];
 }
 
-export interface AgentAdapter {
+/**
+ * An agent's usage reader and the piece of the collector's state it owns (offsets, running totals, ids
+ * counted so far). The collector keeps every agent's piece under `agents.<name>` of state.json and commits
+ * them together, so no agent's reading progress can be left behind when a batch is acknowledged.
+ */
+export interface UsageReader<S> {
+  /** The piece as saved in state.json; a piece that fails it starts over empty (the rest of the state is kept). */
+  readonly state: z.ZodType<S>;
+  /** The piece before anything was read. */
+  empty(): S;
+  /**
+   * Reads the usage and assistant messages that appeared since the last reading, advancing `state` in place
+   * (a draft the collector saves only after the server acknowledged the records).
+   */
+  read(session: SessionTouch, state: S, home: string): UsageReadResult;
+}
+
+export interface AgentAdapter<S = unknown> {
   /** An agent whose hooks the installer knows (a wire AgentName too). */
   readonly name: Agent;
   /**
@@ -54,9 +71,6 @@ export interface AgentAdapter {
    * own files (Codex: the rollout named by transcript_path).
    */
   headless(header: Record<string, string>, payload?: HookPayload): boolean;
-  /**
-   * Reads the usage and assistant messages that appeared since the last reading. It updates `state`
-   * (a draft the caller saves only after the server acknowledged the records).
-   */
-  readUsage(session: SessionTouch, state: CollectorState, home: string): UsageReadResult;
+  /** Token usage and assistant messages from the agent's own files, with the state that reading keeps. */
+  readonly usage: UsageReader<S>;
 }

@@ -306,7 +306,7 @@ describe('Qwen Code usage', () => {
     // The copies keep the original ids (the server keeps one of each); only b1 is new.
     expect(branched.filter((r) => !ids.has(r.id)).map((r) => `${r.kind}:${r.id.slice(-2)}`)).toEqual(['usage:b1', 'message:b1']);
     // State is one offset per chat, never a list of uuids.
-    expect(Object.keys(state.transcripts)).toHaveLength(2);
+    expect(Object.keys(state.agents.qwen.transcripts)).toHaveLength(2);
     // Without a transcript path the chat is found by session id under ~/.qwen/projects.
     expect(findQwenChatFile(home, 'q2')).toBe(join(chats, 'q2.jsonl'));
     expect(findQwenChatFile(home, '../q2')).toBeUndefined();
@@ -322,7 +322,7 @@ describe('Qwen Code usage', () => {
     const result = readQwenUsage(touch, state, home);
     expect(result.records.filter((r) => r.kind === 'usage')).toHaveLength(3);
     expect(result.problems).toEqual([]);
-    expect(Object.keys(state.transcripts)).toEqual([join(chats, 'q1.jsonl')]);
+    expect(Object.keys(state.agents.qwen.transcripts)).toEqual([join(chats, 'q1.jsonl')]);
     // Nothing anywhere: said once, nothing shipped.
     const none = readQwenUsage({ ...touch, sessionId: 'q9', transcriptPaths: new Set([join(home, 'x.jsonl')]) }, state, home);
     expect(none.records).toEqual([]);

@@ -1,13 +1,13 @@
 import { CLAUDE_STYLE_TOOLS, sameEventName } from '../claude-style.ts';
 import type { AgentAdapter } from '../types.ts';
 import { droidAutonomy, droidHeadless } from './events.ts';
-import { readDroidUsage } from './usage.ts';
+import { DROID_USAGE, type DroidState } from './usage.ts';
 
-export const droidAdapter: AgentAdapter = {
+export const droidAdapter: AgentAdapter<DroidState> = {
   name: 'droid',
   canonicalEvent: sameEventName,
   tools: CLAUDE_STYLE_TOOLS,
   autonomy: droidAutonomy,
   headless: droidHeadless,
-  readUsage: readDroidUsage,
+  usage: DROID_USAGE,
 };
