@@ -6,7 +6,7 @@ import { parseEventTime } from '../common/time.ts';
 import { API_ID, describeZodError, MAX_FILES_PER_EVENT, MAX_HOOK_RUNS, type WireHookEvent } from '../common/wire.ts';
 import { HookPayload } from './agents/hook-payload.ts';
 import { adapterFor } from './agents/index.ts';
-import { clientType, runsGitCommit, runsPrCreate, slashCommand, toolSucceeded } from './derive.ts';
+import { clientType, fileFacts, runsGitCommit, runsPrCreate, slashCommand, toolSucceeded } from './derive.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
 import type { FileEdit } from './impact/edit-lines.ts';
 import type { EditRepos } from './impact/edit-repo.ts';
@@ -102,16 +102,16 @@ export function toWireEvent(
       const skill = tools.skill(toolName, p.tool_input);
       if (skill) record.skill = skill.slice(0, 512);
       if (success) {
-        const files = tools.files(toolName, p.tool_input, p.tool_response);
+        // One reading of the call gives the files it created or edited and the lines of each.
+        const writes = tools.writes(toolName, p.tool_input, p.tool_response);
+        const files = writes.map((w) => fileFacts(w.edit.path, w.op));
         if (files.length) record.files = files.slice(0, MAX_FILES_PER_EVENT);
         if (!truncated) {
+          const cwd = typeof p.cwd === 'string' && p.cwd !== '' ? p.cwd : undefined;
           const edits = callEdits(
-            adapter.name,
-            toolName,
-            p.tool_input,
-            p.tool_response,
+            writes.map((w) => w.edit),
             editRepos,
-            typeof p.cwd === 'string' && p.cwd !== '' ? p.cwd : undefined,
+            cwd,
           );
           if (edits.wire.length) record.edits = edits.wire.slice(0, MAX_FILES_PER_EVENT);
           if (edits.files.length) fileEdits = edits.files;

@@ -2,7 +2,8 @@
 
 import type { z } from 'zod';
 import type { Agent } from '../../common/agents.ts';
-import type { AutonomyLevel, FileTouch, WireRecord } from '../../common/wire.ts';
+import type { AutonomyLevel, WireRecord } from '../../common/wire.ts';
+import type { FileWrite } from '../impact/edit-lines.ts';
 import type { HookPayload } from './hook-payload.ts';
 
 /** A session seen in a batch, with what its usage reader needs. */
@@ -21,7 +22,7 @@ export interface UsageReadResult {
 
 /**
  * How one agent names its tools: which is its shell, its skill tool, its MCP naming, its file-writing
- * tools. The derived facts (is_shell, skill, mcp_server, files, commits, PRs) are the same for every
+ * tools. The derived facts (is_shell, skill, mcp_server, files, edit lines, commits, PRs) are the same for every
  * agent; only the vocabulary differs.
  */
 export interface ToolVocabulary {
@@ -32,8 +33,12 @@ export interface ToolVocabulary {
   mcp(toolName: string, payload: HookPayload): { server: string; tool: string } | undefined;
   /** The skill a skill-tool call ran; undefined for any other tool. */
   skill(toolName: string, toolInput: unknown): string | undefined;
-  /** The files a successful call created or edited. */
-  files(toolName: string, toolInput: unknown, toolResponse: unknown): FileTouch[];
+  /**
+   * The files a successful call created or edited, each with the lines it added and removed: one reading
+   * gives both the files counted in productivity and the edit lines (builders in impact/edit-lines.ts).
+   * Tools that write no file give [].
+   */
+  writes(toolName: string, toolInput: unknown, toolResponse: unknown): FileWrite[];
 }
 
 /**

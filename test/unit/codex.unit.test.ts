@@ -8,7 +8,7 @@ import { checkHook } from '../../cli/doctor/checks.ts';
 import { probeHook } from '../../cli/doctor/probe.ts';
 import { codexHeadless, sessionSourceOf } from '../../collector/agents/codex/events.ts';
 import { findCodexRollout } from '../../collector/agents/codex/paths.ts';
-import { CODEX_TOOLS, codexPatchTouches, codexShellCommand } from '../../collector/agents/codex/tools.ts';
+import { CODEX_TOOLS, codexShellCommand } from '../../collector/agents/codex/tools.ts';
 import { codexDelta, codexRecordsFromLines, readCodexUsage } from '../../collector/agents/codex/usage.ts';
 import { toWireEvent } from '../../collector/events.ts';
 import { HookConfigCache } from '../../collector/hooks-ran.ts';
@@ -19,6 +19,7 @@ import { emptyState } from '../../collector/state.ts';
 import type { WireHookEvent } from '../../common/wire.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { filesOf } from '../helpers/writes.ts';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'agents', 'codex');
 const S1 = '019aa1b2-7c3e-7d41-9b5e-3f2a6c8d9e01';
@@ -181,16 +182,16 @@ describe('Codex tools and headless', () => {
   it('apply_patch: Add File creates, Update File edits (under its new name when moved), Delete File neither', () => {
     const patch =
       '*** Begin Patch\n*** Add File: src/a.ts\n+x\n*** Update File: README.md\n@@\n-a\n+b\n*** Update File: notes.txt\n*** Move to: lib/new.py\n*** Delete File: gone.txt\n*** End Patch\n';
-    expect(codexPatchTouches(patch)).toEqual([
+    expect(filesOf('codex', 'apply_patch', patch, 'Success.')).toEqual([
       { ext: 'ts', op: 'create' },
       { ext: 'md', op: 'edit' },
       { ext: 'py', op: 'edit' },
     ]);
-    expect(CODEX_TOOLS.files('apply_patch', { command: patch }, 'Success.')).toHaveLength(3);
-    expect(CODEX_TOOLS.files('Bash', { command: patch }, '')).toEqual([]);
+    expect(filesOf('codex', 'apply_patch', { command: patch }, 'Success.')).toHaveLength(3);
+    expect(filesOf('codex', 'Bash', { command: patch }, '')).toEqual([]);
     // The same patch through the shell, as models also send it.
-    expect(CODEX_TOOLS.files('Bash', { command: ['bash', '-lc', `apply_patch <<'EOF'\n${patch}EOF`] }, '')).toHaveLength(3);
-    expect(CODEX_TOOLS.files('Bash', { command: 'cat notes/apply_patch.md' }, '')).toEqual([]);
+    expect(filesOf('codex', 'Bash', { command: ['bash', '-lc', `apply_patch <<'EOF'\n${patch}EOF`] }, '')).toHaveLength(3);
+    expect(filesOf('codex', 'Bash', { command: 'cat notes/apply_patch.md' }, '')).toEqual([]);
   });
 
   it('Bash is the shell (a string or an argv array), MCP tools name their server, nothing is a skill', () => {

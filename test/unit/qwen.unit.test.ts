@@ -15,6 +15,7 @@ import { AGENT_EVENTS, agentPresent, HookCommand } from '../../collector/install
 import { emptyState } from '../../collector/state.ts';
 import type { WireRecord } from '../../common/wire.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { filesOf } from '../helpers/writes.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'agents', 'qwen');
 const chatLines = (name: string) =>
@@ -151,7 +152,7 @@ describe('Qwen Code events', () => {
   it('reads its tool vocabulary: shell, files created and edited, skill, MCP', () => {
     const files = (name: string) => {
       const p = payload(`q1/${name}.json`);
-      return QWEN_TOOLS.files(p['tool_name'] as string, p['tool_input'], p['tool_response']);
+      return filesOf('qwen', p['tool_name'] as string, p['tool_input'], p['tool_response']);
     };
     expect(files('07-post-tool-use-write-file')).toEqual([{ ext: 'ts', op: 'create' }]);
     expect(files('08-post-tool-use-edit')).toEqual([{ ext: 'md', op: 'edit' }]);
@@ -166,9 +167,7 @@ describe('Qwen Code events', () => {
       writeFileCreated({ llmContent: 'Successfully created and wrote to new file: /r/a.ts.', returnDisplay: { originalContent: '' } }),
     ).toBe(true);
     expect(writeFileCreated(undefined)).toBe(false);
-    expect(QWEN_TOOLS.files('edit', { file_path: '/r/new.py', old_string: '', new_string: 'x' }, {})).toEqual([
-      { ext: 'py', op: 'create' },
-    ]);
+    expect(filesOf('qwen', 'edit', { file_path: '/r/new.py', old_string: '', new_string: 'x' }, {})).toEqual([{ ext: 'py', op: 'create' }]);
     expect(QWEN_TOOLS.shellCommand('run_shell_command', { command: 'git commit -m x' })).toBe('git commit -m x');
     expect(QWEN_TOOLS.shellCommand('Bash', { command: 'ls' })).toBeUndefined();
     expect(QWEN_TOOLS.isShell('run_shell_command')).toBe(true);
