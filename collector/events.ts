@@ -1,7 +1,7 @@
 // One spool file → one wire event (common/wire.ts), or a quarantine reason. Only the facts the metrics
 // need leave the machine: prompts, file contents, commands and tool output stay in the spool.
 
-import { ok, quarantine, type StepResult } from '../common/result.ts';
+import { drop, ok, quarantine, type StepResult } from '../common/result.ts';
 import { parseEventTime } from '../common/time.ts';
 import { API_ID, describeZodError, MAX_FILES_PER_EVENT, MAX_HOOK_RUNS, type WireHookEvent } from '../common/wire.ts';
 import { HookPayload } from './agents/hook-payload.ts';
@@ -62,6 +62,10 @@ export function toWireEvent(
       return quarantine(`event is not JSON${at ? ` (at character ${at})` : ''}`);
     }
   }
+  // Another program that ran this agent's hook (VS Code's Copilot agent, Cursor) is not this agent: its
+  // event is dropped with why, counted by the collector, never counted as this agent's.
+  const other = adapter.otherHost(entry.header, json);
+  if (other) return drop(other.reason);
   const parsed = HookPayload.safeParse(json);
   if (!parsed.success) return quarantine(`event does not look like a hook payload: ${describeZodError(parsed.error)}`);
   const p = parsed.data;

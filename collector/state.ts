@@ -26,6 +26,7 @@ export interface CollectorState {
   totalShipped: number;
   lastError: string | null;
   lastErrorAt: number | null;
+  dropped: Record<string, number>;
 }
 
 /** What the file holds around the agents' pieces; each piece is checked by its own adapter's schema. */
@@ -35,6 +36,8 @@ const ShipFields = z.object({
   totalShipped: z.number().int().nonnegative(),
   lastError: z.string().nullable(),
   lastErrorAt: z.number().nullable(),
+  /** Events read and not shipped on purpose (another host ran an agent's hook), counted by reason. */
+  dropped: z.record(z.string(), z.number().int().nonnegative()).default({}),
 });
 export type ShipFields = z.infer<typeof ShipFields>;
 
@@ -61,16 +64,26 @@ export const emptyState = (): CollectorState => ({
   totalShipped: 0,
   lastError: null,
   lastErrorAt: null,
+  dropped: {},
 });
 
 /**
  * Pure: the state once a batch is acknowledged: every agent's reading progress from the batch's draft (all
- * agents as one, so none can be forgotten), the ship counters from now.
+ * agents as one, so none can be forgotten), the ship counters from now, the batch's dropped events counted.
  */
-export function committedState(current: CollectorState, next: CollectorState, shipped: number, now: number): CollectorState {
+export function committedState(
+  current: CollectorState,
+  next: CollectorState,
+  shipped: number,
+  now: number,
+  droppedReasons: string[] = [],
+): CollectorState {
+  const dropped = { ...current.dropped };
+  for (const reason of droppedReasons) dropped[reason] = (dropped[reason] ?? 0) + 1;
   return {
     ...current,
     agents: next.agents,
+    dropped,
     lastShipAt: shipped > 0 ? now : current.lastShipAt,
     lastShipRecords: shipped > 0 ? shipped : current.lastShipRecords,
     totalShipped: current.totalShipped + shipped,

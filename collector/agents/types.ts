@@ -58,6 +58,12 @@ export interface UsageReader<S> {
   read(session: SessionTouch, state: S, home: string): UsageReadResult;
 }
 
+/** Another host that ran this agent's hook (VS Code's Copilot agent, Cursor), and why the event is not this agent's. */
+export interface OtherHost {
+  host: string;
+  reason: string;
+}
+
 export interface AgentAdapter<S = unknown> {
   /** An agent whose hooks the installer knows (a wire AgentName too). */
   readonly name: Agent;
@@ -69,6 +75,12 @@ export interface AgentAdapter<S = unknown> {
    */
   canonicalEvent(event: string, payload: HookPayload): string;
   readonly tools: ToolVocabulary;
+  /**
+   * The host that wrote this event when it is not this agent (another program running this agent's hook
+   * with its own payload), from the payload (parsed JSON, not yet checked) and the hook's header; such an
+   * event is never counted as this agent's. Undefined: the event is this agent's.
+   */
+  otherHost(header: Record<string, string>, payload: unknown): OtherHost | undefined;
   /** The autonomy level of the event: from permission_mode, or the hook's header where the payload has none. */
   autonomy(permissionMode: unknown, header: Record<string, string>): AutonomyLevel;
   /**

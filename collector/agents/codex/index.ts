@@ -1,4 +1,5 @@
 import { sameEventName } from '../claude-style.ts';
+import { noOtherHost } from '../hosts.ts';
 import type { AgentAdapter } from '../types.ts';
 import { codexAutonomy, codexHeadless } from './events.ts';
 import { CODEX_TOOLS } from './tools.ts';
@@ -9,6 +10,7 @@ export const codexAdapter: AgentAdapter<CodexState> = {
   name: 'codex',
   canonicalEvent: sameEventName,
   tools: CODEX_TOOLS,
+  otherHost: noOtherHost,
   autonomy: codexAutonomy,
   headless: codexHeadless,
   usage: CODEX_USAGE,

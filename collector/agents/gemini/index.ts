@@ -1,3 +1,4 @@
+import { noOtherHost } from '../hosts.ts';
 import type { AgentAdapter } from '../types.ts';
 import { geminiAutonomy, geminiEvent, geminiHeadless } from './events.ts';
 import { GEMINI_TOOLS } from './tools.ts';
@@ -7,6 +8,7 @@ export const geminiAdapter: AgentAdapter<GeminiState> = {
   name: 'gemini',
   canonicalEvent: geminiEvent,
   tools: GEMINI_TOOLS,
+  otherHost: noOtherHost,
   autonomy: geminiAutonomy,
   headless: geminiHeadless,
   usage: GEMINI_USAGE,

@@ -1,3 +1,4 @@
+import { noOtherHost } from '../hosts.ts';
 import type { AgentAdapter } from '../types.ts';
 import { qwenAutonomy, qwenCanonicalEvent, qwenHeadless } from './events.ts';
 import { QWEN_TOOLS } from './tools.ts';
@@ -7,6 +8,7 @@ export const qwenAdapter: AgentAdapter<QwenState> = {
   name: 'qwen',
   canonicalEvent: qwenCanonicalEvent,
   tools: QWEN_TOOLS,
+  otherHost: noOtherHost,
   autonomy: qwenAutonomy,
   headless: qwenHeadless,
   usage: QWEN_USAGE,

@@ -7,7 +7,6 @@ import type { ToolVocabulary } from '../types.ts';
 
 const SHELL = 'run_shell_command';
 
-
 /** Every string of a tool response, at any depth (bounded): Qwen's write_file says what it did in text. */
 function responseTexts(value: unknown, depth = 0, out: string[] = []): string[] {
   if (depth > 4 || out.length > 32) return out;
