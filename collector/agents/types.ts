@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Agent } from '../../common/agents.ts';
 import type { AutonomyLevel, WireRecord } from '../../common/wire.ts';
 import type { FileWrite } from '../impact/edit-lines.ts';
+import type { AgentHooks } from '../install/locations.ts';
 import type { HookPayload } from './hook-payload.ts';
 
 /** A session seen in a batch, with what its usage reader needs. */
@@ -90,4 +91,6 @@ export interface AgentAdapter<S = unknown> {
   headless(header: Record<string, string>, payload?: HookPayload): boolean;
   /** Token usage and assistant messages from the agent's own files, with the state that reading keeps. */
   readonly usage: UsageReader<S>;
+  /** Where its settings are, which events it emits and how it runs a command hook (the installer's). */
+  readonly hooks: AgentHooks;
 }

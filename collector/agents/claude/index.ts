@@ -1,6 +1,7 @@
 import { CLAUDE_STYLE_TOOLS, sameEventName } from '../claude-style.ts';
 import type { AgentAdapter } from '../types.ts';
 import { claudeAutonomy, claudeHeadless } from './events.ts';
+import { CLAUDE_HOOKS } from './hooks.ts';
 import { claudeHookHost } from './hosts.ts';
 import { CLAUDE_USAGE, type ClaudeState } from './usage.ts';
 
@@ -12,4 +13,5 @@ export const claudeAdapter: AgentAdapter<ClaudeState> = {
   autonomy: claudeAutonomy,
   headless: claudeHeadless,
   usage: CLAUDE_USAGE,
+  hooks: CLAUDE_HOOKS,
 };

@@ -2,6 +2,7 @@ import { sameEventName } from '../claude-style.ts';
 import { noOtherHost } from '../hosts.ts';
 import type { AgentAdapter } from '../types.ts';
 import { codexAutonomy, codexHeadless } from './events.ts';
+import { CODEX_HOOKS } from './hooks.ts';
 import { CODEX_TOOLS } from './tools.ts';
 import { CODEX_USAGE, type CodexState } from './usage.ts';
 
@@ -14,4 +15,5 @@ export const codexAdapter: AgentAdapter<CodexState> = {
   autonomy: codexAutonomy,
   headless: codexHeadless,
   usage: CODEX_USAGE,
+  hooks: CODEX_HOOKS,
 };

@@ -2,6 +2,7 @@ import { CLAUDE_STYLE_TOOLS, sameEventName } from '../claude-style.ts';
 import { noOtherHost } from '../hosts.ts';
 import type { AgentAdapter } from '../types.ts';
 import { droidAutonomy, droidHeadless } from './events.ts';
+import { DROID_HOOKS } from './hooks.ts';
 import { DROID_USAGE, type DroidState } from './usage.ts';
 
 export const droidAdapter: AgentAdapter<DroidState> = {
@@ -12,4 +13,5 @@ export const droidAdapter: AgentAdapter<DroidState> = {
   autonomy: droidAutonomy,
   headless: droidHeadless,
   usage: DROID_USAGE,
+  hooks: DROID_HOOKS,
 };

@@ -1,6 +1,7 @@
 import { noOtherHost } from '../hosts.ts';
 import type { AgentAdapter } from '../types.ts';
 import { geminiAutonomy, geminiEvent, geminiHeadless } from './events.ts';
+import { GEMINI_HOOKS } from './hooks.ts';
 import { GEMINI_TOOLS } from './tools.ts';
 import { GEMINI_USAGE, type GeminiState } from './usage.ts';
 
@@ -12,4 +13,5 @@ export const geminiAdapter: AgentAdapter<GeminiState> = {
   autonomy: geminiAutonomy,
   headless: geminiHeadless,
   usage: GEMINI_USAGE,
+  hooks: GEMINI_HOOKS,
 };

@@ -1,6 +1,7 @@
 import { noOtherHost } from '../hosts.ts';
 import type { AgentAdapter } from '../types.ts';
 import { qwenAutonomy, qwenCanonicalEvent, qwenHeadless } from './events.ts';
+import { QWEN_HOOKS } from './hooks.ts';
 import { QWEN_TOOLS } from './tools.ts';
 import { QWEN_USAGE, type QwenState } from './usage.ts';
 
@@ -12,4 +13,5 @@ export const qwenAdapter: AgentAdapter<QwenState> = {
   autonomy: qwenAutonomy,
   headless: qwenHeadless,
   usage: QWEN_USAGE,
+  hooks: QWEN_HOOKS,
 };
