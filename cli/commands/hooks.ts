@@ -12,7 +12,7 @@ import {
   statusLineCommand,
   uninstall,
 } from '../../collector/install/installer.ts';
-import { AGENT_BINARY, AGENT_HOME_DIR, agentFound, managedSettingsLocation } from '../../collector/install/settings.ts';
+import { AGENT_BINARY, AGENT_HOME_DIR, agentFound, managedSettings, managedSettingsLocation } from '../../collector/install/settings.ts';
 import { AGENTS, type Agent } from '../../common/agents.ts';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
@@ -35,11 +35,8 @@ function target(args: HookArgs, agent: Agent = args.agent): InstallTarget {
     agentmeterHome: config.agentmeterHome,
     defaultAgentmeterHome: config.defaultAgentmeterHome,
   };
-  if (args.managed && args.agent === 'codex') {
-    throw new UserError(
-      'Codex CLI keeps managed hooks in requirements.toml ([hooks] with managed_dir); agentmeter installs Codex hooks per user only',
-    );
-  }
+  const managed = managedSettings(agent);
+  if (args.managed && 'refused' in managed) throw new UserError(managed.refused);
   if (!args.managed) {
     if (args['hook-path']) throw new UserError('--hook-path applies to --managed installs only');
     return { ...base, ...(args.settings ? { settingsFile: resolve(args.settings) } : {}) };

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AGENTS, type Agent } from '../../common/agents.ts';
 import { codexHome, codexHomeAsCodexNamesIt } from '../agents/codex/paths.ts';
 import { ADAPTERS } from '../agents/index.ts';
-import type { AgentHooks, SettingsLocation } from './locations.ts';
+import type { AgentHooks, ManagedSettings, SettingsLocation } from './locations.ts';
 
 export { type AgentHooks, locationFor, type SettingsLocation } from './locations.ts';
 export { codexHome, codexHomeAsCodexNamesIt };
@@ -128,6 +128,9 @@ export interface ConfiguredHook {
 export function userSettingsLocation(agent: Agent, home: string): SettingsLocation {
   return hooksOf(agent).userSettings(home);
 }
+
+/** An agent's managed settings by system, or why it has none we can write. */
+export const managedSettings = (agent: Agent): ManagedSettings => hooksOf(agent).managed;
 
 /**
  * The system-wide managed settings file of each agent: the policy file every user of the machine gets and

@@ -32,7 +32,9 @@ export const CODEX_HOOKS: AgentHooks = {
   matcher: 'whole',
   settingsDir: (home, env) => codexHome(home, env),
   userSettings: (home) => ({ file: join(codexHome(home), 'hooks.json'), topLevel: false }),
-  managed: { refused: 'Codex CLI keeps managed hooks in requirements.toml; a managed install is not supported for codex' },
+  managed: {
+    refused: 'Codex CLI keeps managed hooks in requirements.toml ([hooks] with managed_dir); agentmeter installs Codex hooks per user only',
+  },
   hookFiles(home, cwd) {
     // A project's .codex/hooks.json runs only in a trusted project; it is listed like Claude Code's project
     // files are, since its hooks ran if the session saw them. Codex runs the hooks of hooks.json and of
