@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { HOOK_SCRIPT_NAME, type InstallTarget, isOurCommand, SettingsError, status } from '../../collector/install/installer.ts';
 import {
   agentPresent,
+  managedSettings,
   managedSettingsLocation,
   readHooksMap,
   type SettingsLocation,
@@ -61,13 +62,13 @@ function place(kind: HookPlace['kind'], target: InstallTarget, location: Setting
     // (Codex) hooks the user has not trusted yet, which Codex skips.
     const blockers = [...s.blockers];
     let blockerFix: string | undefined;
-    if (s.codexTrust && !s.codexTrust.problem) {
-      const skipped = Object.entries(s.codexTrust.byEvent)
+    if (s.trust && !s.trust.problem) {
+      const skipped = Object.entries(s.trust.byEvent)
         .filter(([, state]) => state !== 'trusted')
         .map(([event, state]) => `${event} (${state})`);
       if (skipped.length) {
         blockers.push(`Codex skips the agentmeter hook where it is not trusted: ${skipped.join(', ')}`);
-        blockerFix = s.codexTrust.hint;
+        blockerFix = s.trust.hint;
       }
     }
     return {
@@ -89,8 +90,9 @@ export function probeHook(agent: Agent, options: ProbeOptions, managedFile?: str
   const base = { agent, home: options.home, agentmeterHome: options.agentmeterHome, defaultAgentmeterHome: options.defaultAgentmeterHome };
   const user = userSettingsLocation(agent, options.home);
   const places = [place('user', { ...base, settingsFile: user.file }, user)];
-  // Codex keeps managed hooks in requirements.toml, which agentmeter does not install into.
-  if (agent !== 'codex' || managedFile) {
+  // An agent that keeps managed hooks where agentmeter does not install (Codex: requirements.toml) has no
+  // managed place to check, unless one was named.
+  if (!('refused' in managedSettings(agent)) || managedFile) {
     const managed: SettingsLocation = managedFile ? { file: managedFile, topLevel: false } : managedSettingsLocation(agent);
     // A managed install names its own shared script: judge the file against the script it names.
     const managedScript = ourScripts(managed)[0]?.path;

@@ -3,6 +3,7 @@
 // (collector/agents/<agent>/hooks.ts); collector/install/settings.ts reads them through the agent table.
 // This module imports nothing of the agents, so they can import it.
 import { existsSync, readFileSync } from 'node:fs';
+import type { HooksMap } from './settings.ts';
 
 export interface SettingsLocation {
   /** The file that holds the hooks. */
@@ -11,6 +12,16 @@ export interface SettingsLocation {
   topLevel: boolean;
   /** A TOML file (Codex's config.toml, hooks under `[hooks]` beside its trust `state`); JSON otherwise. */
   toml?: boolean;
+}
+
+/** Whether the agent will run our hooks of a file it asks the user to trust first (Codex), and how to trust them. */
+export interface HookTrust {
+  /** Each of our hooks by event: trusted, untrusted, or disabled by the user. */
+  byEvent: Record<string, 'trusted' | 'untrusted' | 'disabled'>;
+  /** How a user trusts the hooks; printed by `hooks install` and `hooks status`. */
+  hint: string;
+  /** The agent's trust record could not be read: nothing can be said about trust. */
+  problem?: string;
 }
 
 /** Where an administrator's policy file is on each system, or why the agent has none we can write. */
@@ -39,6 +50,10 @@ export interface AgentHooks {
   hookFiles(home: string, cwd: string | undefined): SettingsLocation[];
   /** Why the agent would not run a settings file's hooks although ours is there, from the file's own switches. */
   blockers(root: Record<string, unknown>, isOurs: (command: string) => boolean): string[];
+  /** For an agent that runs a hook only once the user trusted it: what to tell after an install. */
+  readonly trustHint?: string;
+  /** For such an agent: whether it will run our hooks of `file`. */
+  trust?(home: string, file: string, hooks: HooksMap, isOurs: (command: string | undefined) => boolean): HookTrust;
 }
 
 /** For agents whose settings have no switch that turns hooks off beyond the common ones. */

@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { AGENTS, type Agent } from '../../common/agents.ts';
 import { codexHome, codexHomeAsCodexNamesIt } from '../agents/codex/paths.ts';
 import { ADAPTERS } from '../agents/index.ts';
-import type { AgentHooks, ManagedSettings, SettingsLocation } from './locations.ts';
+import type { AgentHooks, HookTrust, ManagedSettings, SettingsLocation } from './locations.ts';
 
-export { type AgentHooks, locationFor, type SettingsLocation } from './locations.ts';
+export { type AgentHooks, type HookTrust, locationFor, type SettingsLocation } from './locations.ts';
 export { codexHome, codexHomeAsCodexNamesIt };
 
 const hooksOf = (agent: Agent): AgentHooks => ADAPTERS[agent].hooks;
@@ -122,6 +122,20 @@ export interface ConfiguredHook {
   event: string;
   matcher: string;
   command: string;
+}
+
+/** What to tell after an install for an agent that runs hooks only once trusted; undefined for others. */
+export const trustHint = (agent: Agent): string | undefined => hooksOf(agent).trustHint;
+
+/** Whether an agent that asks for trust will run our hooks of `file`; undefined for an agent that does not ask. */
+export function hookTrust(
+  agent: Agent,
+  home: string,
+  file: string,
+  hooks: HooksMap,
+  isOurs: (command: string | undefined) => boolean,
+): HookTrust | undefined {
+  return hooksOf(agent).trust?.(home, file, hooks, isOurs);
 }
 
 /** The user-level settings file the installer writes for an agent. */

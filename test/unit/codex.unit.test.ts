@@ -9,10 +9,10 @@ import { probeHook } from '../../cli/doctor/probe.ts';
 import { codexHeadless, sessionSourceOf } from '../../collector/agents/codex/events.ts';
 import { findCodexRollout } from '../../collector/agents/codex/paths.ts';
 import { CODEX_TOOLS, codexShellCommand } from '../../collector/agents/codex/tools.ts';
+import { codexEventLabel, codexHookKeys, trustStates } from '../../collector/agents/codex/trust.ts';
 import { codexDelta, codexRecordsFromLines, readCodexUsage } from '../../collector/agents/codex/usage.ts';
 import { toWireEvent } from '../../collector/events.ts';
 import { HookConfigCache } from '../../collector/hooks-ran.ts';
-import { codexEventLabel, codexHookKeys, trustStates } from '../../collector/install/codex-trust.ts';
 import { install, isOurCommand, SettingsError, status, uninstall } from '../../collector/install/installer.ts';
 import { AGENT_EVENTS, agentPresent, userSettingsLocation } from '../../collector/install/settings.ts';
 import { emptyState } from '../../collector/state.ts';
@@ -316,13 +316,13 @@ describe('Codex hook installer and trust', () => {
     install(target);
     const untrusted = status(target);
     expect(untrusted.missingEvents).toEqual([]);
-    expect(new Set(Object.values(untrusted.codexTrust!.byEvent))).toEqual(new Set(['untrusted']));
-    expect(untrusted.codexTrust!.hint).toMatch(/\/hooks/);
+    expect(new Set(Object.values(untrusted.trust!.byEvent))).toEqual(new Set(['untrusted']));
+    expect(untrusted.trust!.hint).toMatch(/\/hooks/);
     // The doctor says so too, with how to trust them: an installed hook Codex skips loses every event.
     const doctor = checkHook(probeHook('codex', { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: true }));
     expect(doctor.ok).toBe(false);
     expect(doctor.detail).toContain('Codex skips the agentmeter hook where it is not trusted');
-    expect(doctor.fix).toBe(untrusted.codexTrust!.hint);
+    expect(doctor.fix).toBe(untrusted.trust!.hint);
     // What Codex's /hooks review writes when the user trusts them: one entry per hook key.
     const hooks = JSON.parse(readFileSync(join(dir, 'hooks.json'), 'utf8')).hooks;
     const keys = codexHookKeys(join(dir, 'hooks.json'), hooks, isOurCommand);
@@ -330,7 +330,7 @@ describe('Codex hook installer and trust', () => {
     expect(keys.get('Stop')).toBe(`${join(dir, 'hooks.json')}:stop:1:0`);
     const entries = [...keys.values()].map((key) => `\n[hooks.state."${key}"]\ntrusted_hash = "sha256:abc"\n`).join('');
     appendFileSync(join(dir, 'config.toml'), entries);
-    expect(new Set(Object.values(status(target).codexTrust!.byEvent))).toEqual(new Set(['trusted']));
+    expect(new Set(Object.values(status(target).trust!.byEvent))).toEqual(new Set(['trusted']));
     expect(
       checkHook(probeHook('codex', { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: true })),
     ).toMatchObject({
@@ -341,10 +341,10 @@ describe('Codex hook installer and trust', () => {
     const link = join(dir, '..', 'codex-link');
     symlinkSync(dir, link);
     vi.stubEnv('CODEX_HOME', link);
-    expect(new Set(Object.values(status(target).codexTrust!.byEvent))).toEqual(new Set(['trusted']));
+    expect(new Set(Object.values(status(target).trust!.byEvent))).toEqual(new Set(['trusted']));
     vi.stubEnv('CODEX_HOME', dir);
     writeFileSync(join(dir, 'config.toml'), 'model = [');
-    expect(status(target).codexTrust!.problem).toMatch(/not valid TOML/);
+    expect(status(target).trust!.problem).toMatch(/not valid TOML/);
   });
 
   it("counts the hooks that ran from hooks.json and from config.toml's [hooks] tables, with PermissionRequest matched on its tool", () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { AgentHooks } from '../../install/locations.ts';
 import { noBlockers } from '../../install/locations.ts';
 import { codexHome } from './paths.ts';
+import { CODEX_TRUST_HINT, codexHookTrust } from './trust.ts';
 
 export const CODEX_HOOKS: AgentHooks = {
   homeDir: '.codex',
@@ -51,4 +52,6 @@ export const CODEX_HOOKS: AgentHooks = {
     return files;
   },
   blockers: noBlockers,
+  trustHint: CODEX_TRUST_HINT,
+  trust: codexHookTrust,
 };
