@@ -24,6 +24,11 @@ export interface Batch {
   quarantined: number;
   /** Entries of new/ that are not the hook's files (a link, a folder, another user's file): left alone. */
   leftAlone: string[];
+  /**
+   * Spool files read and deliberately not shipped (another host's event), with why: removed with the
+   * batch once it is acknowledged, and counted by reason.
+   */
+  dropped: { name: string; reason: string }[];
   /** For the Impact ledger, once acknowledged (never shipped): sessions' work trees and their edits. */
   touches: ImpactTouch[];
   /** Models the batch's usage and messages show, by session and time (the model of an edit). */
@@ -57,6 +62,7 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
   const sessions = new Map<string, SessionTouch & { agent: string }>();
   let quarantined = 0;
   const leftAlone: string[] = [];
+  const dropped: Batch['dropped'] = [];
   const touches: ImpactTouch[] = [];
   const models: ModelSeen[] = [];
   const placed = new Set<string>();
@@ -78,7 +84,10 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
     }
     const derived = entry.kind === 'ok' ? toWireEvent(entry.value, ctx.machineId, ctx.hooks, ctx.editRepos) : entry;
     if (derived.kind === 'drop') {
-      ctx.log.debug({ file: name, reason: derived.reason }, 'spool file skipped');
+      if (entry.kind === 'ok') {
+        dropped.push({ name, reason: derived.reason });
+        if (entry.value.twin) twins.add(name);
+      } else ctx.log.debug({ file: name, reason: derived.reason }, 'spool file skipped');
       continue;
     }
     if (derived.kind !== 'ok') {
@@ -118,7 +127,7 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
   for (const touch of sessions.values()) {
     const adapter = adapterFor(touch.agent);
     if (!adapter) continue;
-    const usage = adapter.readUsage(touch, nextState, ctx.home);
+    const usage = adapter.usage.read(touch, nextState.agents[adapter.name], ctx.home);
     for (const problem of usage.problems) {
       if (ctx.reported.has(problem)) continue;
       if (ctx.reported.size > 10_000) ctx.reported.clear();
@@ -132,5 +141,5 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
         models.push({ agent: record.agent, sessionId: record.session_id, ts: record.ts, model: record.model });
     }
   }
-  return { records, sources, twins, nextState, quarantined, leftAlone, touches, models };
+  return { records, sources, twins, nextState, quarantined, leftAlone, dropped, touches, models };
 }

@@ -14,7 +14,7 @@ import { refreshLimitStatus } from './limits.ts';
 import { isBatchFault, isContentFault, narrowBatch } from './narrow.ts';
 import { encodeBatch, postBatch, REQUEST_TIMEOUT_MS, ShipError } from './shipper.ts';
 import { ensureSpool, quarantineFile, quarantineRecord, type SpoolDirs, SpoolQueue, shippedPaths, spoolDirs, sweepTmp } from './spool.ts';
-import { type CollectorState, loadState, machineId, saveState } from './state.ts';
+import { type CollectorState, committedState, loadState, machineId, saveState } from './state.ts';
 import { refreshStatusCache } from './status-cache.ts';
 import { Unlinker } from './unlinker.ts';
 
@@ -53,11 +53,19 @@ export interface DrainResult {
   quarantined: number;
   /** Entries of spool/new that are not the hook's files (links, folders, other users' files): left alone. */
   leftAlone: number;
+  /** Events read and not shipped on purpose (another host ran an agent's hook; reasons in the state); absent when none. */
+  dropped?: number;
   /** Set when a batch could not be shipped; what was not shipped stays in the spool. */
   error?: string;
   /** The server refused the key (401/403): retrying cannot help, so nothing was retried. */
   refused?: boolean;
 }
+
+const countBy = (values: string[]): Record<string, number> => {
+  const counts: Record<string, number> = {};
+  for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
+  return counts;
+};
 
 export class Collector {
   readonly dirs: SpoolDirs;
@@ -106,7 +114,7 @@ export class Collector {
       return this.draining;
     }
     this.draining = this.drainLoop(maxAttempts)
-      .then((result) => ({ ...result, leftAlone: this.leftAlone }))
+      .then(({ dropped, ...result }) => ({ ...result, leftAlone: this.leftAlone, ...(dropped ? { dropped } : {}) }))
       .finally(() => {
         this.draining = undefined;
       });
@@ -120,7 +128,7 @@ export class Collector {
    * prepared behind it is dropped (its files stay in the spool, its transcript reading is redone).
    */
   private async drainLoop(maxAttempts: number): Promise<Omit<DrainResult, 'leftAlone'>> {
-    const total = { shipped: 0, quarantined: 0 };
+    const total = { shipped: 0, quarantined: 0, dropped: 0 };
     this.leftAlone = 0;
     try {
       // Checked before every drain, not only at start: a spool folder swapped for a link meanwhile must
@@ -146,6 +154,7 @@ export class Collector {
             this.queue.reset();
             return {
               shipped: total.shipped,
+              dropped: total.dropped,
               quarantined: total.quarantined + current.batch.quarantined + (next?.batch.quarantined ?? 0),
               error: sent.error,
               ...(sent.refused ? { refused: true } : {}),
@@ -154,6 +163,7 @@ export class Collector {
           const done = this.acknowledge(current, sent.answer, sent.ms);
           total.shipped += done.shipped;
           total.quarantined += done.quarantined;
+          total.dropped += current.batch.dropped.length;
           removals.push(done.removal);
           if (next && this.stopping) {
             // Not sent: its files stay in the spool for the next start.
@@ -171,7 +181,7 @@ export class Collector {
       this.queue.reset();
       const message = `collector could not go on: ${(error as Error).message}`;
       this.options.log.error({ error: message }, 'drain stopped; the spool keeps its files');
-      return { shipped: total.shipped, quarantined: total.quarantined, error: message };
+      return { shipped: total.shipped, quarantined: total.quarantined, dropped: total.dropped, error: message };
     } finally {
       await Promise.all(removals);
     }
@@ -365,7 +375,10 @@ export class Collector {
       log.warn({ index: rejection.index, file: source, reason }, 'record rejected by server, quarantined');
     }
     const rejectedSources = new Set(answer.rejected.map((r) => batch.sources[r.index]).filter(Boolean));
-    this.commit(batch.nextState, batch.records.length - answer.rejected.length);
+    const dropped = batch.dropped.map((d) => d.reason);
+    this.commit(batch.nextState, batch.records.length - answer.rejected.length, dropped);
+    for (const [reason, count] of Object.entries(countBy(dropped)))
+      log.info({ count, reason }, "events dropped: not the agent's own (see collect status)");
     if (batch.touches.length) {
       try {
         const before = this.impact.watched.length;
@@ -376,7 +389,10 @@ export class Collector {
         log.warn({ error: (error as Error).message }, 'impact ledger not updated');
       }
     }
-    const shipped = batch.sources.filter((s): s is string => s !== undefined && !rejectedSources.has(s));
+    const shipped = [
+      ...batch.sources.filter((s): s is string => s !== undefined && !rejectedSources.has(s)),
+      ...batch.dropped.map((d) => d.name),
+    ];
     const removal = this.unlinker
       .remove(shipped.flatMap((name) => shippedPaths(this.dirs, name, batch.twins.has(name))))
       .catch((error: unknown) =>
@@ -410,20 +426,9 @@ export class Collector {
     if (state !== 'unknown') this.limitState = state;
   }
 
-  /** Takes the reading progress (transcript offsets, Droid totals) from nextState; the counters from now. */
-  private commit(nextState: CollectorState, shipped: number): void {
-    const now = Date.now();
-    this.state = {
-      ...this.state,
-      transcripts: nextState.transcripts,
-      droid: nextState.droid,
-      codex: nextState.codex,
-      lastShipAt: shipped > 0 ? now : this.state.lastShipAt,
-      lastShipRecords: shipped > 0 ? shipped : this.state.lastShipRecords,
-      totalShipped: this.state.totalShipped + shipped,
-      lastError: null,
-      lastErrorAt: null,
-    };
+  /** Takes every agent's reading progress from nextState; the counters from now. */
+  private commit(nextState: CollectorState, shipped: number, dropped: string[]): void {
+    this.state = committedState(this.state, nextState, shipped, Date.now(), dropped);
     saveState(this.options.agentmeterHome, this.state);
   }
 

@@ -127,11 +127,3 @@ export function fileFacts(path: string, op: FileTouch['op']): FileTouch {
   if (ext && ext !== base) return { ext: ext.slice(1).toLowerCase(), op };
   return { ext: '', name: base.slice(0, 128), op };
 }
-
-/** Files named in an apply_patch body ("*** Add File: p", "*** Update File: p", "*** Delete File: p"). */
-export function patchFiles(patch: string): string[] {
-  const files = new Set<string>();
-  for (const match of patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) files.add(match[1]!.trim());
-  for (const match of patch.matchAll(/^\*\*\* Move to: (.+)$/gm)) files.add(match[1]!.trim());
-  return [...files];
-}

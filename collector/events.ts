@@ -1,12 +1,12 @@
 // One spool file → one wire event (common/wire.ts), or a quarantine reason. Only the facts the metrics
 // need leave the machine: prompts, file contents, commands and tool output stay in the spool.
 
-import { ok, quarantine, type StepResult } from '../common/result.ts';
+import { drop, ok, quarantine, type StepResult } from '../common/result.ts';
 import { parseEventTime } from '../common/time.ts';
 import { API_ID, describeZodError, MAX_FILES_PER_EVENT, MAX_HOOK_RUNS, type WireHookEvent } from '../common/wire.ts';
 import { HookPayload } from './agents/hook-payload.ts';
 import { adapterFor } from './agents/index.ts';
-import { clientType, runsGitCommit, runsPrCreate, slashCommand, toolSucceeded } from './derive.ts';
+import { clientType, fileFacts, runsGitCommit, runsPrCreate, slashCommand, toolSucceeded } from './derive.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
 import type { FileEdit } from './impact/edit-lines.ts';
 import type { EditRepos } from './impact/edit-repo.ts';
@@ -62,6 +62,10 @@ export function toWireEvent(
       return quarantine(`event is not JSON${at ? ` (at character ${at})` : ''}`);
     }
   }
+  // Another program that ran this agent's hook (VS Code's Copilot agent, Cursor) is not this agent: its
+  // event is dropped with why, counted by the collector, never counted as this agent's.
+  const other = adapter.otherHost(entry.header, json);
+  if (other) return drop(other.reason);
   const parsed = HookPayload.safeParse(json);
   if (!parsed.success) return quarantine(`event does not look like a hook payload: ${describeZodError(parsed.error)}`);
   const p = parsed.data;
@@ -102,16 +106,16 @@ export function toWireEvent(
       const skill = tools.skill(toolName, p.tool_input);
       if (skill) record.skill = skill.slice(0, 512);
       if (success) {
-        const files = tools.files(toolName, p.tool_input, p.tool_response);
+        // One reading of the call gives the files it created or edited and the lines of each.
+        const writes = tools.writes(toolName, p.tool_input, p.tool_response);
+        const files = writes.map((w) => fileFacts(w.edit.path, w.op));
         if (files.length) record.files = files.slice(0, MAX_FILES_PER_EVENT);
         if (!truncated) {
+          const cwd = typeof p.cwd === 'string' && p.cwd !== '' ? p.cwd : undefined;
           const edits = callEdits(
-            adapter.name,
-            toolName,
-            p.tool_input,
-            p.tool_response,
+            writes.map((w) => w.edit),
             editRepos,
-            typeof p.cwd === 'string' && p.cwd !== '' ? p.cwd : undefined,
+            cwd,
           );
           if (edits.wire.length) record.edits = edits.wire.slice(0, MAX_FILES_PER_EVENT);
           if (edits.files.length) fileEdits = edits.files;

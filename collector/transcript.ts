@@ -1,5 +1,10 @@
 // Incremental reading of JSONL transcripts: from a remembered byte offset to the last complete line.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { z } from 'zod';
+
+/** File path → byte offset of the first line not yet read, and the session it belongs to (part of an agent's state). */
+export const TranscriptOffsets = z.record(z.string(), z.object({ offset: z.number().int().nonnegative(), sessionId: z.string() }));
+export type TranscriptOffsets = z.infer<typeof TranscriptOffsets>;
 
 /** At most this much is read from one transcript per batch; the rest is read by the next batch. */
 export const MAX_TRANSCRIPT_READ = 64 * 1024 * 1024;

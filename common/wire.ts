@@ -57,7 +57,7 @@ const epochMs = z.number().int().min(946_684_800_000).max(4_102_444_800_000);
 export const MAX_BATCH_RECORDS = 10_000;
 /**
  * Most files one event names: a tool call touches one file, an apply_patch a few dozen at most. The
- * collector keeps the first ones (collector/files.ts); the server refuses a record with more, so a batch
+ * collector keeps the first ones (collector/events.ts); the server refuses a record with more, so a batch
  * of records each naming thousands of files cannot cost more than a batch of ordinary ones.
  */
 export const MAX_FILES_PER_EVENT = 256;

@@ -172,23 +172,7 @@ export function generate(options: SampleOptions): SamplePlan {
       let clock = day + (8 + r() * 3) * 3_600_000;
       for (let s = 0; s < sessions; s++) {
         const agent = pick(r, p.user.agents);
-        const planned =
-          agent === 'codex'
-            ? codexSession(codexRandom, { headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] }, clock, p.webShare)
-            : agent === 'gemini'
-              ? geminiSession(
-                  r,
-                  {
-                    mode: GEMINI_MODES[u % GEMINI_MODES.length]!,
-                    headlessShare: p.headlessShare,
-                    mcpLover: p.mcpLover,
-                    exts: TEAMS[p.team],
-                  },
-                  clock,
-                )
-              : agent === 'qwen'
-                ? qwenSession(r, { exts: TEAMS[p.team], headlessShare: p.headlessShare, webShare: p.webShare, mcpLover: p.mcpLover }, clock)
-                : session(r, p, agent, clock);
+        const planned = SESSIONS[agent]({ r, codexRandom, p, u }, clock);
         events[u]!.push(...planned.events);
         clock = planned.end + (20 + r() * 120) * 60_000;
       }
@@ -197,7 +181,31 @@ export function generate(options: SampleOptions): SamplePlan {
   return { users: personas.map((p) => ({ ...p.user, team: p.team })), events, extraHooks };
 }
 
-function session(r: () => number, p: Persona, agent: Agent, start: number): { events: PlannedEvent[]; end: number } {
+type SessionPlan = (
+  ctx: { r: () => number; codexRandom: () => number; p: Persona; u: number },
+  start: number,
+) => { events: PlannedEvent[]; end: number };
+
+/**
+ * One session of each agent (sample-data/agents/<agent>.ts; Claude Code's and Droid's, which share most of
+ * their shape, below): a table over every agent, so an agent without a generator does not compile.
+ */
+const SESSIONS: Record<Agent, SessionPlan> = {
+  claude: ({ r, p }, start) => session(r, p, 'claude', start),
+  droid: ({ r, p }, start) => session(r, p, 'droid', start),
+  codex: ({ codexRandom, p }, start) =>
+    codexSession(codexRandom, { headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] }, start, p.webShare),
+  gemini: ({ r, p, u }, start) =>
+    geminiSession(
+      r,
+      { mode: GEMINI_MODES[u % GEMINI_MODES.length]!, headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] },
+      start,
+    ),
+  qwen: ({ r, p }, start) =>
+    qwenSession(r, { exts: TEAMS[p.team], headlessShare: p.headlessShare, webShare: p.webShare, mcpLover: p.mcpLover }, start),
+};
+
+function session(r: () => number, p: Persona, agent: 'claude' | 'droid', start: number): { events: PlannedEvent[]; end: number } {
   const sessionId = uuid(r);
   const out: PlannedEvent[] = [];
   const project = pick(r, ['web-app', 'api', 'infra', 'mobile', 'pipelines', 'design-system']);

@@ -65,6 +65,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
             : []),
           `last successful ship: ${state.lastShipAt ? `${new Date(state.lastShipAt).toISOString()} (${state.lastShipRecords} records)` : 'never'}`,
           `shipped in total: ${state.totalShipped}`,
+          ...Object.entries(state.dropped).map(([reason, count]) => `dropped: ${count} (${reason})`),
           ...(state.lastError ? [`last error: ${state.lastError} at ${new Date(state.lastErrorAt ?? 0).toISOString()}`] : []),
           `impact: watching ${impact.watched} repositories; ${impact.pending} landed commits waiting to ship; ${impact.droppedLines} ledger lines dropped by the size cap`,
         ].join('\n')}\n`,
@@ -89,7 +90,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     if (args.once) {
       const result = await collector.drain();
       process.stdout.write(
-        `shipped ${result.shipped}, quarantined ${result.quarantined}${result.leftAlone ? `, left alone ${result.leftAlone} (not the hook's files: see collect status)` : ''}${result.error ? `, not shipped: ${result.error}` : ''}\n`,
+        `shipped ${result.shipped}, quarantined ${result.quarantined}${result.dropped ? `, dropped ${result.dropped} (not the agent's own: see collect status)` : ''}${result.leftAlone ? `, left alone ${result.leftAlone} (not the hook's files: see collect status)` : ''}${result.error ? `, not shipped: ${result.error}` : ''}\n`,
       );
       if (result.refused) process.stderr.write(`agentmeter: ${result.error}\n`);
       process.exit(result.refused ? EXIT_CREDENTIALS_REFUSED : result.error ? 1 : 0);

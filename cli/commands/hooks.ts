@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { CODEX_TRUST_HINT } from '../../collector/install/codex-trust.ts';
 import {
   DEFAULT_MANAGED_HOOK_PATH,
   describeChanges,
@@ -12,7 +11,14 @@ import {
   statusLineCommand,
   uninstall,
 } from '../../collector/install/installer.ts';
-import { AGENT_BINARY, AGENT_HOME_DIR, agentFound, managedSettingsLocation } from '../../collector/install/settings.ts';
+import {
+  AGENT_BINARY,
+  AGENT_HOME_DIR,
+  agentFound,
+  managedSettings,
+  managedSettingsLocation,
+  trustHint,
+} from '../../collector/install/settings.ts';
 import { AGENTS, type Agent } from '../../common/agents.ts';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
@@ -35,11 +41,8 @@ function target(args: HookArgs, agent: Agent = args.agent): InstallTarget {
     agentmeterHome: config.agentmeterHome,
     defaultAgentmeterHome: config.defaultAgentmeterHome,
   };
-  if (args.managed && args.agent === 'codex') {
-    throw new UserError(
-      'Codex CLI keeps managed hooks in requirements.toml ([hooks] with managed_dir); agentmeter installs Codex hooks per user only',
-    );
-  }
+  const managed = managedSettings(agent);
+  if (args.managed && 'refused' in managed) throw new UserError(managed.refused);
   if (!args.managed) {
     if (args['hook-path']) throw new UserError('--hook-path applies to --managed installs only');
     return { ...base, ...(args.settings ? { settingsFile: resolve(args.settings) } : {}) };
@@ -146,7 +149,7 @@ export const hooksCommand: CommandModule = {
             }
           }
           if (args['dry-run']) process.stdout.write('(dry run: nothing written)\n');
-          else if (agents.includes('codex')) process.stdout.write(`${CODEX_TRUST_HINT}\n`);
+          else for (const hint of new Set(agents.map(trustHint).filter((h) => h !== undefined))) process.stdout.write(`${hint}\n`);
           if (failed.length) throw new UserError(`the hook was not installed for ${failed.join(', ')} (see above)`);
         },
       )
@@ -182,21 +185,21 @@ export const hooksCommand: CommandModule = {
           if (s.outdatedEvents.length) process.stdout.write(`  outdated (run install again): ${s.outdatedEvents.join(', ')}\n`);
           process.stdout.write(`  hook script: ${s.scriptInstalled ? 'present' : 'absent'}\n`);
           for (const blocker of s.blockers) process.stdout.write(`  will not run: ${blocker}\n`);
-          if (s.codexTrust) {
+          if (s.trust) {
             const byState = (state: string) =>
-              Object.entries(s.codexTrust!.byEvent)
+              Object.entries(s.trust!.byEvent)
                 .filter(([, v]) => v === state)
                 .map(([event]) => event);
             const untrusted = byState('untrusted');
             const disabled = byState('disabled');
             const trusted = byState('trusted');
-            if (s.codexTrust.problem) process.stdout.write(`  trust: unknown (${s.codexTrust.problem})\n`);
+            if (s.trust.problem) process.stdout.write(`  trust: unknown (${s.trust.problem})\n`);
             else if (trusted.length > 0 && untrusted.length === 0 && disabled.length === 0)
               process.stdout.write('  trust: trusted in Codex; the hooks run\n');
             else if (s.installedEvents.length + s.outdatedEvents.length > 0) {
               if (untrusted.length) process.stdout.write(`  installed, not yet trusted (Codex skips them): ${untrusted.join(', ')}\n`);
               if (disabled.length) process.stdout.write(`  disabled in Codex's /hooks: ${disabled.join(', ')}\n`);
-              process.stdout.write(`  ${s.codexTrust.hint}\n`);
+              process.stdout.write(`  ${s.trust.hint}\n`);
             }
           }
         },

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { HOOK_SCRIPT_NAME, type InstallTarget, isOurCommand, SettingsError, status } from '../../collector/install/installer.ts';
 import {
   agentPresent,
+  managedSettings,
   managedSettingsLocation,
   readHooksMap,
   type SettingsLocation,
@@ -13,7 +14,7 @@ import {
 } from '../../collector/install/settings.ts';
 import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
 import { listNew, newEntryProblem, spoolDirs, spoolProblem, spoolWriteProblem, tmpFiles } from '../../collector/spool.ts';
-import { CollectorState, statePath } from '../../collector/state.ts';
+import { parseShipFields, statePath } from '../../collector/state.ts';
 import type { Agent } from '../../common/agents.ts';
 import { splitShellWords } from '../../common/shell-words.ts';
 import {
@@ -61,13 +62,13 @@ function place(kind: HookPlace['kind'], target: InstallTarget, location: Setting
     // (Codex) hooks the user has not trusted yet, which Codex skips.
     const blockers = [...s.blockers];
     let blockerFix: string | undefined;
-    if (s.codexTrust && !s.codexTrust.problem) {
-      const skipped = Object.entries(s.codexTrust.byEvent)
+    if (s.trust && !s.trust.problem) {
+      const skipped = Object.entries(s.trust.byEvent)
         .filter(([, state]) => state !== 'trusted')
         .map(([event, state]) => `${event} (${state})`);
       if (skipped.length) {
         blockers.push(`Codex skips the agentmeter hook where it is not trusted: ${skipped.join(', ')}`);
-        blockerFix = s.codexTrust.hint;
+        blockerFix = s.trust.hint;
       }
     }
     return {
@@ -89,8 +90,9 @@ export function probeHook(agent: Agent, options: ProbeOptions, managedFile?: str
   const base = { agent, home: options.home, agentmeterHome: options.agentmeterHome, defaultAgentmeterHome: options.defaultAgentmeterHome };
   const user = userSettingsLocation(agent, options.home);
   const places = [place('user', { ...base, settingsFile: user.file }, user)];
-  // Codex keeps managed hooks in requirements.toml, which agentmeter does not install into.
-  if (agent !== 'codex' || managedFile) {
+  // An agent that keeps managed hooks where agentmeter does not install (Codex: requirements.toml) has no
+  // managed place to check, unless one was named.
+  if (!('refused' in managedSettings(agent)) || managedFile) {
     const managed: SettingsLocation = managedFile ? { file: managedFile, topLevel: false } : managedSettingsLocation(agent);
     // A managed install names its own shared script: judge the file against the script it names.
     const managedScript = ourScripts(managed)[0]?.path;
@@ -201,7 +203,7 @@ export function probeShip(agentmeterHome: string): ShipFacts & { problem?: strin
   const path = statePath(agentmeterHome);
   if (!existsSync(path)) return empty;
   try {
-    return CollectorState.parse(JSON.parse(readFileSync(path, 'utf8')));
+    return parseShipFields(JSON.parse(readFileSync(path, 'utf8')));
   } catch (error) {
     return { ...empty, lastError: `the collector state ${path} is unreadable (${(error as Error).message})`, lastErrorAt: Date.now() };
   }

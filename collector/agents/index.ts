@@ -8,15 +8,15 @@ import { geminiAdapter } from './gemini/index.ts';
 import { qwenAdapter } from './qwen/index.ts';
 import type { AgentAdapter } from './types.ts';
 
-/** Every agent the collector reads (each adapter's `name` is its key). */
-export const ADAPTERS: Record<Agent, AgentAdapter> = {
+/** Every agent the collector reads (each adapter's `name` is its key), each with the type of its state. */
+export const ADAPTERS = {
   claude: claudeAdapter,
   droid: droidAdapter,
   gemini: geminiAdapter,
   qwen: qwenAdapter,
   codex: codexAdapter,
-};
+} satisfies Record<Agent, AgentAdapter>;
 
 export function adapterFor(agent: string | undefined): AgentAdapter | undefined {
-  return agent !== undefined && Object.hasOwn(ADAPTERS, agent) ? ADAPTERS[agent as keyof typeof ADAPTERS] : undefined;
+  return agent !== undefined && Object.hasOwn(ADAPTERS, agent) ? (ADAPTERS[agent as Agent] as AgentAdapter) : undefined;
 }

@@ -1,8 +1,10 @@
 // What every agent adapter provides (the same layers for each agent: paths, schema, events, usage).
 
+import type { z } from 'zod';
 import type { Agent } from '../../common/agents.ts';
-import type { AutonomyLevel, FileTouch, WireRecord } from '../../common/wire.ts';
-import type { CollectorState } from '../state.ts';
+import type { AutonomyLevel, WireRecord } from '../../common/wire.ts';
+import type { FileWrite } from '../impact/edit-lines.ts';
+import type { AgentHooks } from '../install/locations.ts';
 import type { HookPayload } from './hook-payload.ts';
 
 /** A session seen in a batch, with what its usage reader needs. */
@@ -21,7 +23,7 @@ export interface UsageReadResult {
 
 /**
  * How one agent names its tools: which is its shell, its skill tool, its MCP naming, its file-writing
- * tools. The derived facts (is_shell, skill, mcp_server, files, commits, PRs) are the same for every
+ * tools. The derived facts (is_shell, skill, mcp_server, files, edit lines, commits, PRs) are the same for every
  * agent; only the vocabulary differs.
  */
 export interface ToolVocabulary {
@@ -32,11 +34,38 @@ export interface ToolVocabulary {
   mcp(toolName: string, payload: HookPayload): { server: string; tool: string } | undefined;
   /** The skill a skill-tool call ran; undefined for any other tool. */
   skill(toolName: string, toolInput: unknown): string | undefined;
-  /** The files a successful call created or edited. */
-  files(toolName: string, toolInput: unknown, toolResponse: unknown): FileTouch[];
+  /**
+   * The files a successful call created or edited, each with the lines it added and removed: one reading
+   * gives both the files counted in productivity and the edit lines (builders in impact/edit-lines.ts).
+   * Tools that write no file give [].
+   */
+  writes(toolName: string, toolInput: unknown, toolResponse: unknown): FileWrite[];
 }
 
-export interface AgentAdapter {
+/**
+ * An agent's usage reader and the piece of the collector's state it owns (offsets, running totals, ids
+ * counted so far). The collector keeps every agent's piece under `agents.<name>` of state.json and commits
+ * them together, so no agent's reading progress can be left behind when a batch is acknowledged.
+ */
+export interface UsageReader<S> {
+  /** The piece as saved in state.json; a piece that fails it starts over empty (the rest of the state is kept). */
+  readonly state: z.ZodType<S>;
+  /** The piece before anything was read. */
+  empty(): S;
+  /**
+   * Reads the usage and assistant messages that appeared since the last reading, advancing `state` in place
+   * (a draft the collector saves only after the server acknowledged the records).
+   */
+  read(session: SessionTouch, state: S, home: string): UsageReadResult;
+}
+
+/** Another host that ran this agent's hook (VS Code's Copilot agent, Cursor), and why the event is not this agent's. */
+export interface OtherHost {
+  host: string;
+  reason: string;
+}
+
+export interface AgentAdapter<S = unknown> {
   /** An agent whose hooks the installer knows (a wire AgentName too). */
   readonly name: Agent;
   /**
@@ -47,6 +76,12 @@ export interface AgentAdapter {
    */
   canonicalEvent(event: string, payload: HookPayload): string;
   readonly tools: ToolVocabulary;
+  /**
+   * The host that wrote this event when it is not this agent (another program running this agent's hook
+   * with its own payload), from the payload (parsed JSON, not yet checked) and the hook's header; such an
+   * event is never counted as this agent's. Undefined: the event is this agent's.
+   */
+  otherHost(header: Record<string, string>, payload: unknown): OtherHost | undefined;
   /** The autonomy level of the event: from permission_mode, or the hook's header where the payload has none. */
   autonomy(permissionMode: unknown, header: Record<string, string>): AutonomyLevel;
   /**
@@ -54,9 +89,8 @@ export interface AgentAdapter {
    * own files (Codex: the rollout named by transcript_path).
    */
   headless(header: Record<string, string>, payload?: HookPayload): boolean;
-  /**
-   * Reads the usage and assistant messages that appeared since the last reading. It updates `state`
-   * (a draft the caller saves only after the server acknowledged the records).
-   */
-  readUsage(session: SessionTouch, state: CollectorState, home: string): UsageReadResult;
+  /** Token usage and assistant messages from the agent's own files, with the state that reading keeps. */
+  readonly usage: UsageReader<S>;
+  /** Where its settings are, which events it emits and how it runs a command hook (the installer's). */
+  readonly hooks: AgentHooks;
 }

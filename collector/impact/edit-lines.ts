@@ -1,10 +1,11 @@
-// Lines one successful file-writing tool call added and removed (docs/metrics.md §5 "Edits"), for every agent's
-// payload shapes, in the contract's order of preference: non-empty hunks (Claude Code's structuredPatch,
-// Gemini's and Qwen's unified fileDiff); an apply_patch body (Codex, Droid); old and new text, diffed with
-// the `diff` library's Myers algorithm; a whole new file (every line added). The added lines' text is
-// returned for the private ledger only: callers ship counts, never the text.
+// What one successful file-writing tool call wrote, per file: created or edited (docs/metrics.md §3) and the
+// lines it added and removed (§5 "Edits"), from one reading of the payload. Each agent's tool vocabulary
+// picks the builder its tools need; the lines come, in the contract's order of preference, from non-empty
+// hunks (Claude Code's structuredPatch, Gemini's and Qwen's unified fileDiff); an apply_patch body (the one
+// parser, collector/patch.ts); old and new text, diffed with the `diff` library's Myers algorithm; a whole
+// new file (every line added). The added lines' text is for the private ledger only: callers ship counts.
 import { diffArrays } from 'diff';
-import { codexShellCommand } from '../agents/codex/tools.ts';
+import { parseApplyPatch } from '../patch.ts';
 import { isBlank, splitLines } from './lines.ts';
 
 /** What one call did to one file: its added lines (blank ones removed) and how many lines it removed. */
@@ -17,6 +18,12 @@ export interface FileEdit {
   deleted: number;
   /** The text held a NUL byte: git would call the file binary, so it is excluded. */
   binary?: boolean;
+}
+
+/** A file one call wrote: whether it made the file or changed one, and its lines. */
+export interface FileWrite {
+  op: 'create' | 'edit';
+  edit: FileEdit;
 }
 
 /** Sides of an old/new diff longer than this are counted without the diff (line multisets): Myers is O(ND). */
@@ -114,38 +121,18 @@ function multisetDiff(a: string[], b: string[]): { added: string[]; removed: str
 }
 
 /**
- * Pure: per file, the lines an apply_patch body adds and removes. `*** Add File:` adds all its `+`
- * lines; `*** Update File:` (followed or not by `*** Move to:`, which names the file it becomes) counts
- * the `+` and `-` lines of its hunks; `*** Delete File:` counts nothing.
+ * Pure: the files an apply_patch body wrote. An added file is created with all its lines added; an updated
+ * one (under its new name when moved) is edited with its `+` and `-` lines. A deleted file is neither
+ * created nor edited (§3) and adds no line (§5: it counts 0), so it is left out.
  */
-export function applyPatchEdits(patch: string): FileEdit[] {
-  const files = new Map<string, { added: string[]; removed: string[] }>();
-  let current: { added: string[]; removed: string[] } | undefined;
-  const lines = patch.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const header = /^\*\*\* (Add|Update|Delete) File: (.+)$/.exec(line);
-    if (header) {
-      if (header[1] === 'Delete') {
-        current = undefined;
-        continue;
-      }
-      const move = header[1] === 'Update' ? /^\*\*\* Move to: (.+)$/.exec(lines[i + 1] ?? '') : null;
-      if (move) i++;
-      const path = (move ? move[1]! : header[2]!).trim();
-      current = files.get(path) ?? { added: [], removed: [] };
-      files.set(path, current);
-      continue;
-    }
-    if (!current || line.startsWith('***')) {
-      if (line.startsWith('*** End Patch')) current = undefined;
-      continue;
-    }
-    if (line.startsWith('+')) current.added.push(line.slice(1));
-    else if (line.startsWith('-')) current.removed.push(line.slice(1));
-  }
-  return [...files].map(([path, lines]) => edit(path, lines.added, lines.removed));
+export function patchWrites(patch: string): FileWrite[] {
+  return parseApplyPatch(patch)
+    .filter((file) => file.op !== 'delete')
+    .map((file) => ({ op: file.op === 'create' ? 'create' : 'edit', edit: edit(file.path, file.added, file.removed) }));
 }
+
+/** Pure: per file, the lines an apply_patch body adds and removes (deleted files left out). */
+export const applyPatchEdits = (patch: string): FileEdit[] => patchWrites(patch).map((w) => w.edit);
 
 function pathOf(input: Json, response: Json): string | undefined {
   const display = record(response['returnDisplay']);
@@ -210,67 +197,26 @@ function oldNewPairs(input: Json): [string, string][] {
   return one ? [one] : [];
 }
 
-function patchText(toolInput: unknown): string | undefined {
-  if (typeof toolInput === 'string') return toolInput;
+/**
+ * Pure: a file written whole (Write, Create, write_file), named by the payload; its lines from the
+ * response's hunks or diff when it has them, else every line of the content added.
+ */
+export function wholeFileWrite(op: FileWrite['op'], toolInput: unknown, toolResponse: unknown): FileWrite[] {
   const input = record(toolInput);
-  for (const key of ['command', 'input', 'patch']) {
-    const value = input[key];
-    if (typeof value === 'string' && value.includes('*** ')) return value;
-  }
-  return undefined;
+  const response = record(toolResponse);
+  const path = pathOf(input, response);
+  if (!path) return [];
+  const content = text(input['content']) ?? text(response['content']) ?? '';
+  return [{ op, edit: singleFileEdit(path, response, { wholeFile: content }) }];
 }
 
 /**
- * Pure: what one successful file-writing tool call of `agent` did, per file. Tools that write no file
- * give []. The hunks of the response win; then a patch; then old and new text; then a whole new file.
+ * Pure: a file changed by replacing text (Edit, MultiEdit, replace, edit), named by the payload; its lines
+ * from the response's hunks or diff when it has them, else a diff of each old and new text.
  */
-export function editLines(agent: string, toolName: string, toolInput: unknown, toolResponse: unknown): FileEdit[] {
+export function replaceWrite(op: FileWrite['op'], toolInput: unknown, toolResponse: unknown): FileWrite[] {
   const input = record(toolInput);
   const response = record(toolResponse);
-  switch (agent) {
-    case 'claude':
-    case 'droid':
-      switch (toolName) {
-        case 'Write':
-        case 'Create': {
-          const path = pathOf(input, response);
-          const content = text(input['content']) ?? text(response['content']) ?? '';
-          return path ? [singleFileEdit(path, response, { wholeFile: content })] : [];
-        }
-        case 'Edit':
-        case 'MultiEdit': {
-          const path = pathOf(input, response);
-          return path ? [singleFileEdit(path, response, { oldNew: oldNewPairs(input) })] : [];
-        }
-        case 'ApplyPatch':
-        case 'apply_patch': {
-          const patch = patchText(toolInput);
-          return patch ? applyPatchEdits(patch) : [];
-        }
-        default:
-          return [];
-      }
-    case 'codex': {
-      if (toolName === 'apply_patch') {
-        const patch = patchText(toolInput);
-        return patch ? applyPatchEdits(patch) : [];
-      }
-      if (toolName === 'Bash') {
-        // A patch sent through the shell (`apply_patch <<'EOF' … EOF`), which Codex runs as a patch.
-        const command = codexShellCommand(toolInput);
-        return command && /(^|[\s;&|(])apply_patch\b/.test(command) && command.includes('*** Begin Patch') ? applyPatchEdits(command) : [];
-      }
-      return [];
-    }
-    case 'gemini':
-    case 'qwen': {
-      if (toolName !== 'write_file' && toolName !== 'replace' && toolName !== 'edit') return [];
-      const path = pathOf(input, response);
-      if (!path) return [];
-      if (toolName === 'write_file') return [singleFileEdit(path, response, { wholeFile: text(input['content']) ?? '' })];
-      return [singleFileEdit(path, response, { oldNew: oldNewPairs(input) })];
-    }
-    default:
-      return [];
-  }
+  const path = pathOf(input, response);
+  return path ? [{ op, edit: singleFileEdit(path, response, { oldNew: oldNewPairs(input) }) }] : [];
 }

@@ -4,7 +4,7 @@
 // repository's .gitattributes needs the repository and is applied by the ledger (collector/impact/ledger.ts).
 import type { EditLines } from '../../common/wire.ts';
 import { fileFacts } from '../derive.ts';
-import { editLines, type FileEdit } from './edit-lines.ts';
+import type { FileEdit } from './edit-lines.ts';
 import type { EditRepos } from './edit-repo.ts';
 import { isExcludedPath } from './exclude.ts';
 
@@ -16,20 +16,14 @@ export interface CallEdits {
 }
 
 /**
- * The counted edits of one successful call of `agent`'s tool. Without `repos` (or a cwd for relative
- * patch paths) files are placed in no repository: pure, by name alone.
+ * The counted edits of one successful call, from the file edits its agent's vocabulary read
+ * (`ToolVocabulary.writes`). Without `repos` (or a cwd for relative patch paths) files are placed in no
+ * repository: pure, by name alone.
  */
-export function callEdits(
-  agent: string,
-  toolName: string,
-  toolInput: unknown,
-  toolResponse: unknown,
-  repos?: EditRepos,
-  cwd?: string,
-): CallEdits {
+export function callEdits(edits: FileEdit[], repos?: EditRepos, cwd?: string): CallEdits {
   const wire: EditLines[] = [];
   const files: FileEdit[] = [];
-  for (const file of editLines(agent, toolName, toolInput, toolResponse)) {
+  for (const file of edits) {
     if (file.binary || isExcludedPath(file.path)) continue;
     const place = repos?.place(file.path, cwd);
     if (place && isExcludedPath(place.relPath, place.rules)) continue;

@@ -18,14 +18,13 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Agent } from '../../common/agents.ts';
 import { RUNS_AS_LAPTOP_BUNDLE } from '../../common/built.ts';
-import { CODEX_TRUST_HINT, type CodexTrustState, codexHookKeys, codexTrust } from './codex-trust.ts';
 import {
   AGENT_EVENTS,
-  codexHome,
-  codexHomeAsCodexNamesIt,
   HOOKS_CONFIG_FIELDS,
   HooksMap,
+  type HookTrust,
   hookBlockers,
+  hookTrust,
   locationFor,
   type SettingsLocation,
   SUPPORTS_ASYNC,
@@ -96,7 +95,8 @@ export interface HookStatus {
    */
   blockers: string[];
   /** Codex CLI: which of our hooks it trusts (it skips untrusted ones), and how to trust them. */
-  codexTrust?: { byEvent: Record<string, CodexTrustState>; hint: string; problem?: string };
+  /** For an agent that runs hooks only once the user trusted them (Codex): whether it will run ours. */
+  trust?: HookTrust;
 }
 
 export class SettingsError extends Error {}
@@ -453,13 +453,8 @@ export function status(target: InstallTarget): HookStatus {
     scriptInstalled: existsSync(target.hookPath ?? installedScriptPath(target.agentmeterHome)),
     blockers: [...(disabled ? [disabled] : []), ...hookBlockers(target.agent, loaded.root, isOurCommand)],
   };
-  if (target.agent === 'codex') {
-    // Codex names the user hooks.json by its canonical CODEX_HOME in trust keys; a project file as given.
-    const userFile = join(codexHome(target.home), 'hooks.json');
-    const keyFile = loc.file === userFile ? join(codexHomeAsCodexNamesIt(target.home), 'hooks.json') : loc.file;
-    const trust = codexTrust(codexHome(target.home), codexHookKeys(keyFile, loaded.hooks, isOurCommand));
-    result.codexTrust = { byEvent: trust.byEvent, hint: CODEX_TRUST_HINT, ...(trust.problem ? { problem: trust.problem } : {}) };
-  }
+  const trust = hookTrust(target.agent, target.home, loc.file, loaded.hooks, isOurCommand);
+  if (trust) result.trust = trust;
   return result;
 }
 

@@ -1,23 +1,25 @@
-// Where each agent keeps its hook configuration and how that configuration is shaped. Used by the
-// installer (to add and remove our hook) and by the collector (to know which hooks ran for an event).
-import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+// How hook configuration is shaped, and each agent's, read from its own description in its folder
+// (collector/agents/<agent>/hooks.ts, through the agent table): nothing here names an agent. Used by the
+// installer (to add and remove our hook), the doctor, and the collector (which hooks ran for an event).
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-import type { Agent } from '../../common/agents.ts';
+import { AGENTS, type Agent } from '../../common/agents.ts';
+import { codexHome, codexHomeAsCodexNamesIt } from '../agents/codex/paths.ts';
+import { ADAPTERS } from '../agents/index.ts';
+import type { AgentHooks, HookTrust, ManagedSettings, SettingsLocation } from './locations.ts';
 
-/**
- * The folder under the user's home where each agent keeps its settings (Codex: unless $CODEX_HOME moves
- * it, see codexHome), and the command that starts it.
- */
-export const AGENT_HOME_DIR: Record<Agent, string> = {
-  claude: '.claude',
-  droid: '.factory',
-  codex: '.codex',
-  gemini: '.gemini',
-  qwen: '.qwen',
-};
-export const AGENT_BINARY: Record<Agent, string> = { claude: 'claude', droid: 'droid', codex: 'codex', gemini: 'gemini', qwen: 'qwen' };
+export { type AgentHooks, type HookTrust, locationFor, type SettingsLocation } from './locations.ts';
+export { codexHome, codexHomeAsCodexNamesIt };
+
+const hooksOf = (agent: Agent): AgentHooks => ADAPTERS[agent].hooks;
+const byAgent = <T>(pick: (hooks: AgentHooks) => T): Record<Agent, T> =>
+  Object.fromEntries(AGENTS.map((agent) => [agent, pick(hooksOf(agent))])) as Record<Agent, T>;
+
+/** The folder under the user's home where each agent keeps its settings, and the command that starts it. */
+export const AGENT_HOME_DIR: Record<Agent, string> = byAgent((h) => h.homeDir);
+export const AGENT_BINARY: Record<Agent, string> = byAgent((h) => h.binary);
 
 /**
  * Whether the agent is used on this machine: its settings folder exists, or its command is on PATH (an
@@ -40,71 +42,7 @@ export function agentFound(agent: Agent, home: string, path: string = process.en
 }
 
 /** Every hook event each agent emits; tool events get matcher "*". */
-export const AGENT_EVENTS: Record<Agent, readonly string[]> = {
-  claude: [
-    'SessionStart',
-    'UserPromptSubmit',
-    'PreToolUse',
-    'PostToolUse',
-    'PostToolUseFailure',
-    'Notification',
-    'Stop',
-    'SubagentStop',
-    'PreCompact',
-    'SessionEnd',
-  ],
-  droid: [
-    'SessionStart',
-    'UserPromptSubmit',
-    'PreToolUse',
-    'PostToolUse',
-    'Notification',
-    'Stop',
-    'SubagentStop',
-    'PreCompact',
-    'SessionEnd',
-  ],
-  // Codex CLI (developers.openai.com/codex/hooks; openai/codex codex-rs/config/src/hook_config.rs). It has
-  // no Notification or PostToolUseFailure; a Codex that does not know an event ignores its key (the
-  // hooks file is read without deny_unknown_fields), so newer events cost older versions nothing.
-  codex: [
-    'SessionStart',
-    'UserPromptSubmit',
-    'PreToolUse',
-    'PermissionRequest',
-    'PostToolUse',
-    'PreCompact',
-    'PostCompact',
-    'SubagentStart',
-    'SubagentStop',
-    'Stop',
-    'SessionEnd',
-  ],
-  // Gemini CLI (packages/core/src/hooks/types.ts, HookEventName). BeforeModel, AfterModel and
-  // BeforeToolSelection are left out: they fire on every model request (AfterModel on every streamed
-  // chunk), each a synchronous process Gemini waits for, and nothing we count comes from them (token usage
-  // is read from the chat file).
-  gemini: ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'Notification', 'PreCompress', 'SessionEnd'],
-  // Qwen Code (docs/users/features/hooks.md, packages/core/src/hooks/types.ts HookEventName). Left out:
-  // MessageDisplay (fires every ~200 ms while a reply streams: a process each time), PostToolBatch (repeats
-  // the tool calls PostToolUse already counts), TodoCreated/TodoCompleted (fire twice per change and fail
-  // closed when the hook system errs), and the events only the newest versions know (SessionDelete,
-  // PermissionDenied, StopFailure, PostCompact, UserPromptExpansion, InstructionsLoaded).
-  qwen: [
-    'SessionStart',
-    'UserPromptSubmit',
-    'PreToolUse',
-    'PostToolUse',
-    'PostToolUseFailure',
-    'PermissionRequest',
-    'Notification',
-    'Stop',
-    'SubagentStart',
-    'SubagentStop',
-    'PreCompact',
-    'SessionEnd',
-  ],
-};
+export const AGENT_EVENTS: Record<Agent, readonly string[]> = byAgent((h) => h.events);
 
 /** Events that carry a tool name (their matcher is "*"): Claude Code's names, and Gemini CLI's. */
 export const TOOL_EVENTS = new Set([
@@ -123,16 +61,10 @@ export const TOOL_EVENTS = new Set([
  * supports it (Claude Code), so the agent does not wait for us at all.
  */
 export const SYNC_EVENTS = new Set(['UserPromptSubmit', 'BeforeAgent']);
-export const SUPPORTS_ASYNC: Record<Agent, boolean> = { claude: true, droid: false, codex: true, gemini: false, qwen: true };
+export const SUPPORTS_ASYNC: Record<Agent, boolean> = byAgent((h) => h.supportsAsync);
 
-/** The unit of a command hook's `timeout`: seconds for Claude Code and Droid, milliseconds for Gemini CLI and Qwen Code. */
-export const TIMEOUT_UNIT: Record<Agent, 'seconds' | 'milliseconds'> = {
-  claude: 'seconds',
-  droid: 'seconds',
-  codex: 'seconds',
-  gemini: 'milliseconds',
-  qwen: 'milliseconds',
-};
+/** The unit of a command hook's `timeout`. */
+export const TIMEOUT_UNIT: Record<Agent, 'seconds' | 'milliseconds'> = byAgent((h) => h.timeoutUnit);
 
 /**
  * Whether the agent is installed for this user, as far as a settings install can tell: its configuration
@@ -140,29 +72,15 @@ export const TIMEOUT_UNIT: Record<Agent, 'seconds' | 'milliseconds'> = {
  */
 export function agentPresent(agent: Agent, home: string, env: NodeJS.ProcessEnv = process.env): boolean {
   try {
-    return statSync(agent === 'codex' ? codexHome(home, env) : join(home, AGENT_HOME_DIR[agent])).isDirectory();
+    return statSync(hooksOf(agent).settingsDir(home, env)).isDirectory();
   } catch {
     return false;
   }
 }
 
-/**
- * Why an agent would not run the hooks of a settings file although ours is there, from the file's own
- * switches. Gemini CLI: `hooksConfig.enabled: false` (and the older `hooks.enabled: false`) turn every hook
- * off; a command listed in `hooksConfig.disabled` (or `hooks.disabled`) is skipped.
- */
+/** Why an agent would not run the hooks of a settings file although ours is there, from the file's own switches. */
 export function hookBlockers(agent: Agent, root: Record<string, unknown>, isOurs: (command: string) => boolean): string[] {
-  if (agent !== 'gemini') return [];
-  const blockers: string[] = [];
-  for (const key of ['hooksConfig', 'hooks'] as const) {
-    const section = root[key];
-    if (!section || typeof section !== 'object' || Array.isArray(section)) continue;
-    const { enabled, disabled } = section as { enabled?: unknown; disabled?: unknown };
-    if (enabled === false) blockers.push(`${key}.enabled is false: Gemini CLI runs no hooks`);
-    if (Array.isArray(disabled) && disabled.some((d) => typeof d === 'string' && isOurs(d)))
-      blockers.push(`${key}.disabled lists the agentmeter hook`);
-  }
-  return blockers;
+  return hooksOf(agent).blockers(root, isOurs);
 }
 
 export const HookCommand = z.looseObject({
@@ -206,157 +124,43 @@ export interface ConfiguredHook {
   command: string;
 }
 
-export interface SettingsLocation {
-  /** The file that holds the hooks. */
-  file: string;
-  /** true: the hooks map is the file's top-level object; false: it is under the `hooks` key. */
-  topLevel: boolean;
-  /** A TOML file (Codex's config.toml, hooks under `[hooks]` beside its trust `state`); JSON otherwise. */
-  toml?: boolean;
+/** What to tell after an install for an agent that runs hooks only once trusted; undefined for others. */
+export const trustHint = (agent: Agent): string | undefined => hooksOf(agent).trustHint;
+
+/** Whether an agent that asks for trust will run our hooks of `file`; undefined for an agent that does not ask. */
+export function hookTrust(
+  agent: Agent,
+  home: string,
+  file: string,
+  hooks: HooksMap,
+  isOurs: (command: string | undefined) => boolean,
+): HookTrust | undefined {
+  return hooksOf(agent).trust?.(home, file, hooks, isOurs);
 }
 
-/** Codex CLI's home: $CODEX_HOME, else ~/.codex (its config.toml, hooks.json and session rollouts). */
-export function codexHome(home: string, env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env['CODEX_HOME']?.trim();
-  return fromEnv ? fromEnv : join(home, '.codex');
-}
-
-/**
- * Codex CLI's home as Codex itself names it in hook trust keys: a CODEX_HOME it was given is
- * canonicalized (links resolved; codex-rs/utils/home-dir), the default ~/.codex is taken as it is.
- */
-export function codexHomeAsCodexNamesIt(home: string, env: NodeJS.ProcessEnv = process.env): string {
-  const dir = codexHome(home, env);
-  if (!env['CODEX_HOME']?.trim()) return dir;
-  try {
-    return realpathSync(dir);
-  } catch {
-    return dir;
-  }
-}
-
-/**
- * The user-level settings file the installer writes for an agent.
- * Claude Code: ~/.claude/settings.json (`hooks` key).
- * Droid: ~/.factory/settings.json when it already has a `hooks` key, else ~/.factory/hooks.json.
- * Qwen Code: ~/.qwen/settings.json (`hooks` key).
- * Codex CLI: $CODEX_HOME/hooks.json, hooks under the `hooks` key (Codex's HooksFile). Codex also reads
- *   `[hooks]` in config.toml, which we never rewrite: a TOML rewrite would not keep the user's file.
- */
+/** The user-level settings file the installer writes for an agent. */
 export function userSettingsLocation(agent: Agent, home: string): SettingsLocation {
-  if (agent === 'claude') return { file: join(home, '.claude', 'settings.json'), topLevel: false };
-  if (agent === 'gemini') return { file: join(home, '.gemini', 'settings.json'), topLevel: false };
-  if (agent === 'qwen') return { file: join(home, '.qwen', 'settings.json'), topLevel: false };
-  if (agent === 'codex') return { file: join(codexHome(home), 'hooks.json'), topLevel: false };
-  const settings = join(home, '.factory', 'settings.json');
-  if (existsSync(settings)) {
-    try {
-      const parsed: unknown = JSON.parse(readFileSync(settings, 'utf8'));
-      if (parsed && typeof parsed === 'object' && 'hooks' in parsed) return { file: settings, topLevel: false };
-    } catch {
-      // A malformed settings.json is not ours to judge here; hooks.json is used instead.
-    }
-  }
-  return locationFor(join(home, '.factory', 'hooks.json'));
+  return hooksOf(agent).userSettings(home);
 }
+
+/** An agent's managed settings by system, or why it has none we can write. */
+export const managedSettings = (agent: Agent): ManagedSettings => hooksOf(agent).managed;
 
 /**
  * The system-wide managed settings file of each agent: the policy file every user of the machine gets and
- * cannot override. Only an administrator can write it.
- * Claude Code (https://code.claude.com/docs/en/settings, "Settings files"): managed-settings.json in
- *   /etc/claude-code on Linux and WSL, /Library/Application Support/ClaudeCode on macOS,
- *   C:\ProgramData\ClaudeCode on Windows; hooks under the `hooks` key, as in user settings.
- * Droid (https://docs.factory.ai/enterprise/hierarchical-settings-and-org-control, "System-managed
- *   settings.json file", and the hooks reference's "Enterprise managed policy settings"): settings.json in
- *   /etc/factory on Linux and WSL, /Library/Application Support/Factory on macOS, C:\Program Files\Factory
- *   on Windows; same schema as ~/.factory/settings.json, so hooks under the `hooks` key.
- * Gemini CLI (docs/get-started/configuration.md, "System settings file"): /etc/gemini-cli/settings.json on
- *   Linux, /Library/Application Support/GeminiCli/settings.json on macOS, C:\ProgramData\gemini-cli\settings.json
- *   on Windows; hooks under the `hooks` key.
- * Qwen Code (docs/users/configuration/settings.md, "System settings file"): /etc/qwen-code/settings.json on
- *   Linux, /Library/Application Support/QwenCode/settings.json on macOS, C:\ProgramData\qwen-code\settings.json
- *   on Windows (QWEN_CODE_SYSTEM_SETTINGS_PATH moves it); it overrides user and project settings.
+ * cannot override. Only an administrator can write it. An agent that keeps managed hooks elsewhere says
+ * why, and this throws that.
  */
 export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform = process.platform): SettingsLocation {
-  // Codex's managed hooks are `[hooks]` in requirements.toml (TOML, with managed_dir), not a JSON file.
-  if (agent === 'codex')
-    throw new Error('Codex CLI keeps managed hooks in requirements.toml; a managed install is not supported for codex');
-  const paths: Record<Exclude<Agent, 'codex'>, { linux: string; darwin: string; win32: string }> = {
-    claude: {
-      linux: '/etc/claude-code/managed-settings.json',
-      darwin: '/Library/Application Support/ClaudeCode/managed-settings.json',
-      win32: 'C:\\ProgramData\\ClaudeCode\\managed-settings.json',
-    },
-    droid: {
-      linux: '/etc/factory/settings.json',
-      darwin: '/Library/Application Support/Factory/settings.json',
-      win32: 'C:\\Program Files\\Factory\\settings.json',
-    },
-    gemini: {
-      linux: '/etc/gemini-cli/settings.json',
-      darwin: '/Library/Application Support/GeminiCli/settings.json',
-      win32: 'C:\\ProgramData\\gemini-cli\\settings.json',
-    },
-    qwen: {
-      linux: '/etc/qwen-code/settings.json',
-      darwin: '/Library/Application Support/QwenCode/settings.json',
-      win32: 'C:\\ProgramData\\qwen-code\\settings.json',
-    },
-  };
-  const byOs = paths[agent];
-  const file = platform === 'darwin' ? byOs.darwin : platform === 'win32' ? byOs.win32 : byOs.linux;
-  return { file, topLevel: false };
-}
-
-/** For a given file: hooks.json files may hold the map at top level (event names as keys). */
-export function locationFor(file: string): SettingsLocation {
-  if (!file.endsWith('hooks.json')) return { file, topLevel: false };
-  if (existsSync(file)) {
-    try {
-      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-      if (parsed && typeof parsed === 'object' && !('hooks' in parsed) && Object.keys(parsed).length > 0) {
-        return { file, topLevel: true };
-      }
-    } catch {
-      // Reported by the installer when it reads the file.
-    }
-  }
+  const managed = hooksOf(agent).managed;
+  if ('refused' in managed) throw new Error(managed.refused);
+  const file = platform === 'darwin' ? managed.darwin : platform === 'win32' ? managed.win32 : managed.linux;
   return { file, topLevel: false };
 }
 
 /** Every settings file whose hooks apply to a session in `cwd`, user level first. */
 export function hookSettingsFiles(agent: Agent, home: string, cwd: string | undefined): SettingsLocation[] {
-  if (agent === 'codex') {
-    // A project's .codex/hooks.json runs only in a trusted project; it is listed like Claude Code's
-    // project files are, since its hooks ran if the session saw them.
-    // Codex runs the hooks of hooks.json and of config.toml's [hooks] tables alike, in each layer.
-    const files: SettingsLocation[] = [
-      { file: join(codexHome(home), 'hooks.json'), topLevel: false },
-      { file: join(codexHome(home), 'config.toml'), topLevel: false, toml: true },
-    ];
-    if (cwd) {
-      files.push({ file: join(cwd, '.codex', 'hooks.json'), topLevel: false });
-      files.push({ file: join(cwd, '.codex', 'config.toml'), topLevel: false, toml: true });
-    }
-    return files;
-  }
-  if (agent === 'gemini') {
-    // Gemini CLI: user, then project settings (project hooks run only in a trusted folder).
-    const files: SettingsLocation[] = [{ file: join(home, '.gemini', 'settings.json'), topLevel: false }];
-    if (cwd) files.push({ file: join(cwd, '.gemini', 'settings.json'), topLevel: false });
-    return files;
-  }
-  const files: SettingsLocation[] =
-    agent === 'droid'
-      ? [{ file: join(home, '.factory', 'settings.json'), topLevel: false }, locationFor(join(home, '.factory', 'hooks.json'))]
-      : [{ file: join(home, AGENT_HOME_DIR[agent], 'settings.json'), topLevel: false }];
-  if (cwd) {
-    const dir = AGENT_HOME_DIR[agent];
-    files.push({ file: join(cwd, dir, 'settings.json'), topLevel: false });
-    // Qwen Code has no settings.local.json: only the workspace's .qwen/settings.json.
-    if (agent !== 'qwen') files.push({ file: join(cwd, dir, 'settings.local.json'), topLevel: false });
-  }
-  return files;
+  return hooksOf(agent).hookFiles(home, cwd);
 }
 
 /** Reads the hooks map of a settings location; undefined when the file is absent or unreadable. */
@@ -402,16 +206,17 @@ export function flattenHooks(map: HooksMap): ConfiguredHook[] {
 
 /**
  * Whether a configured matcher applies to an event. On tool events the matcher is a regular expression
- * tested against the whole tool name ("*" and "" match all); on other events every hook of that event
- * runs (their matchers filter sub-kinds the payload does not always carry). Gemini CLI tests the
- * expression anywhere in the name (hookPlanner.ts: `new RegExp(matcher).test(toolName)`), not anchored.
+ * tested against the whole tool name ("*" and "" match all), or anywhere in it for an agent whose
+ * description says so (Gemini CLI); on other events every hook of that event runs (their matchers filter
+ * sub-kinds the payload does not always carry).
  */
 export function matcherMatches(event: string, matcher: string, toolName: string | undefined, agent?: Agent): boolean {
-  const m = agent === 'gemini' ? matcher.trim() : matcher;
+  const anywhere = agent !== undefined && hooksOf(agent).matcher === 'anywhere';
+  const m = anywhere ? matcher.trim() : matcher;
   if (!TOOL_EVENTS.has(event) || m === '' || m === '*') return true;
   if (toolName === undefined) return false;
   try {
-    return new RegExp(agent === 'gemini' ? m : `^(?:${m})$`).test(toolName);
+    return new RegExp(anywhere ? m : `^(?:${m})$`).test(toolName);
   } catch {
     return matcher === toolName;
   }

@@ -8,9 +8,9 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EditRepos, originUrl, REFRESH_MS } from '../../collector/impact/edit-repo.ts';
-import { callEdits } from '../../collector/impact/event-edits.ts';
 import { repoId } from '../../common/repo-id.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { callEditsOf } from '../helpers/writes.ts';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { stdio: 'ignore' });
 const patch = (...files: [string, string][]) =>
@@ -38,14 +38,14 @@ describe('the repository of an edit', () => {
   it('ships the origin as landed commits name it, never a path; no repository outside a work tree or without a remote', () => {
     const { shop, bare, outside } = workTrees();
     const repos = new EditRepos();
-    const inShop = callEdits('codex', 'apply_patch', { command: patch(['src/a.ts', 'const a = 1;']) }, 'Success.', repos, shop);
+    const inShop = callEditsOf('codex', 'apply_patch', { command: patch(['src/a.ts', 'const a = 1;']) }, 'Success.', repos, shop);
     expect(inShop.wire).toEqual([
       { ext: 'ts', lines_added: 1, lines_deleted: 0, repo_id: repoId('https://github.com/acme/shop'), repo: 'github.com/acme/shop' },
     ]);
     const text = JSON.stringify(inShop.wire);
     for (const secret of ['s3cret', 'dev:', shop, 'const a']) expect(text).not.toContain(secret);
     // An absolute path from a session elsewhere finds the same repository.
-    const absolute = callEdits(
+    const absolute = callEditsOf(
       'claude',
       'Write',
       { file_path: join(shop, 'README.md'), content: 'hi\n' },
@@ -54,14 +54,14 @@ describe('the repository of an edit', () => {
       outside,
     );
     expect(absolute.wire[0]).toMatchObject({ repo: 'github.com/acme/shop' });
-    expect(callEdits('codex', 'apply_patch', { command: patch(['b.ts', 'b']) }, 'Success.', repos, bare).wire).toEqual([
+    expect(callEditsOf('codex', 'apply_patch', { command: patch(['b.ts', 'b']) }, 'Success.', repos, bare).wire).toEqual([
       { ext: 'ts', lines_added: 1, lines_deleted: 0 },
     ]);
-    expect(callEdits('codex', 'apply_patch', { command: patch(['c.ts', 'c']) }, 'Success.', repos, outside).wire).toEqual([
+    expect(callEditsOf('codex', 'apply_patch', { command: patch(['c.ts', 'c']) }, 'Success.', repos, outside).wire).toEqual([
       { ext: 'ts', lines_added: 1, lines_deleted: 0 },
     ]);
     // A relative patch path without a cwd cannot be placed: no repository.
-    expect(callEdits('codex', 'apply_patch', { command: patch(['d.ts', 'd']) }, 'Success.', repos).wire).toEqual([
+    expect(callEditsOf('codex', 'apply_patch', { command: patch(['d.ts', 'd']) }, 'Success.', repos).wire).toEqual([
       { ext: 'ts', lines_added: 1, lines_deleted: 0 },
     ]);
   });
@@ -72,7 +72,7 @@ describe('the repository of an edit', () => {
       join(shop, '.gitattributes'),
       'src/gen/** linguist-generated\n*.pb.ts linguist-generated=true\nkeep.pb.ts -linguist-generated\nthird_party/** linguist-vendored\n',
     );
-    const edits = callEdits(
+    const edits = callEditsOf(
       'codex',
       'apply_patch',
       {
@@ -101,7 +101,7 @@ describe('the repository of an edit', () => {
     writeFileSync(elsewhere, '*.ts linguist-generated\n');
     execFileSync('rm', [join(shop, '.gitattributes')]);
     symlinkSync(elsewhere, join(shop, '.gitattributes'));
-    const edits = callEdits('codex', 'apply_patch', { command: patch(['a.ts', 'a']) }, 'Success.', new EditRepos(), shop);
+    const edits = callEditsOf('codex', 'apply_patch', { command: patch(['a.ts', 'a']) }, 'Success.', new EditRepos(), shop);
     expect(edits.wire).toHaveLength(1);
   });
 

@@ -1,7 +1,7 @@
 // The agents are written once (common/agents.ts): the wire's AgentName, the installer's per-agent
 // settings and the collector's adapters cover exactly those agents, and no other source spells the list
 // out again (a second list is the one a new agent gets forgotten in).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../collector/agents/index.ts';
@@ -29,6 +29,37 @@ describe('the list of agents', () => {
     for (const agent of AGENTS) {
       expect(AGENT_EVENTS[agent].length).toBeGreaterThan(0);
       expect(userSettingsLocation(agent, '/home/dev').file.startsWith('/home/dev/')).toBe(true);
+    }
+  });
+
+  it('has every part of every agent: its folder, hooks description, usage reader and state, vocabulary, page', () => {
+    const home = '/home/dev';
+    const cwd = '/home/dev/src/app';
+    for (const agent of AGENTS) {
+      const adapter = ADAPTERS[agent];
+      const folder = join(ROOT, 'collector', 'agents', agent);
+      for (const file of ['index.ts', 'hooks.ts', 'usage.ts', 'events.ts'])
+        expect(existsSync(join(folder, file)), `${agent}/${file}`).toBe(true);
+      expect(existsSync(join(ROOT, 'docs', 'agents', `${agent}.md`)), `docs/agents/${agent}.md`).toBe(true);
+      const { hooks, usage, tools } = adapter;
+      expect(hooks.events.length, agent).toBeGreaterThan(0);
+      expect(hooks.homeDir.startsWith('.'), agent).toBe(true);
+      const user = hooks.userSettings(home).file;
+      expect(user.startsWith(`${home}/`), agent).toBe(true);
+      // The file the installer writes is one whose hooks the collector reads as run.
+      const files = hooks.hookFiles(home, cwd).map((f) => f.file);
+      expect(files, agent).toContain(user);
+      expect(
+        files.some((f) => f.startsWith(`${cwd}/`)),
+        `${agent}: project settings`,
+      ).toBe(true);
+      expect(hooks.settingsDir(home, {}).startsWith(`${home}/`), agent).toBe(true);
+      if ('refused' in hooks.managed) expect(hooks.managed.refused, agent).toMatch(/\w/);
+      else for (const path of Object.values(hooks.managed)) expect(path, agent).toMatch(/^(\/|[A-Z]:\\)/);
+      // Its piece of the collector state: an empty one is what its schema reads back.
+      expect(usage.state.parse(usage.empty()), agent).toEqual(usage.empty());
+      expect(tools.writes('NoSuchTool', {}, {}), agent).toEqual([]);
+      expect(adapter.otherHost({}, { hook_event_name: 'SessionStart', session_id: 's' }), agent).toBeUndefined();
     }
   });
 

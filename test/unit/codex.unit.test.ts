@@ -8,17 +8,18 @@ import { checkHook } from '../../cli/doctor/checks.ts';
 import { probeHook } from '../../cli/doctor/probe.ts';
 import { codexHeadless, sessionSourceOf } from '../../collector/agents/codex/events.ts';
 import { findCodexRollout } from '../../collector/agents/codex/paths.ts';
-import { CODEX_TOOLS, codexPatchTouches, codexShellCommand } from '../../collector/agents/codex/tools.ts';
+import { CODEX_TOOLS, codexShellCommand } from '../../collector/agents/codex/tools.ts';
+import { codexEventLabel, codexHookKeys, trustStates } from '../../collector/agents/codex/trust.ts';
 import { codexDelta, codexRecordsFromLines, readCodexUsage } from '../../collector/agents/codex/usage.ts';
 import { toWireEvent } from '../../collector/events.ts';
 import { HookConfigCache } from '../../collector/hooks-ran.ts';
-import { codexEventLabel, codexHookKeys, trustStates } from '../../collector/install/codex-trust.ts';
 import { install, isOurCommand, SettingsError, status, uninstall } from '../../collector/install/installer.ts';
 import { AGENT_EVENTS, agentPresent, userSettingsLocation } from '../../collector/install/settings.ts';
 import { emptyState } from '../../collector/state.ts';
 import type { WireHookEvent } from '../../common/wire.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { filesOf } from '../helpers/writes.ts';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'agents', 'codex');
 const S1 = '019aa1b2-7c3e-7d41-9b5e-3f2a6c8d9e01';
@@ -181,16 +182,16 @@ describe('Codex tools and headless', () => {
   it('apply_patch: Add File creates, Update File edits (under its new name when moved), Delete File neither', () => {
     const patch =
       '*** Begin Patch\n*** Add File: src/a.ts\n+x\n*** Update File: README.md\n@@\n-a\n+b\n*** Update File: notes.txt\n*** Move to: lib/new.py\n*** Delete File: gone.txt\n*** End Patch\n';
-    expect(codexPatchTouches(patch)).toEqual([
+    expect(filesOf('codex', 'apply_patch', patch, 'Success.')).toEqual([
       { ext: 'ts', op: 'create' },
       { ext: 'md', op: 'edit' },
       { ext: 'py', op: 'edit' },
     ]);
-    expect(CODEX_TOOLS.files('apply_patch', { command: patch }, 'Success.')).toHaveLength(3);
-    expect(CODEX_TOOLS.files('Bash', { command: patch }, '')).toEqual([]);
+    expect(filesOf('codex', 'apply_patch', { command: patch }, 'Success.')).toHaveLength(3);
+    expect(filesOf('codex', 'Bash', { command: patch }, '')).toEqual([]);
     // The same patch through the shell, as models also send it.
-    expect(CODEX_TOOLS.files('Bash', { command: ['bash', '-lc', `apply_patch <<'EOF'\n${patch}EOF`] }, '')).toHaveLength(3);
-    expect(CODEX_TOOLS.files('Bash', { command: 'cat notes/apply_patch.md' }, '')).toEqual([]);
+    expect(filesOf('codex', 'Bash', { command: ['bash', '-lc', `apply_patch <<'EOF'\n${patch}EOF`] }, '')).toHaveLength(3);
+    expect(filesOf('codex', 'Bash', { command: 'cat notes/apply_patch.md' }, '')).toEqual([]);
   });
 
   it('Bash is the shell (a string or an argv array), MCP tools name their server, nothing is a skill', () => {
@@ -315,13 +316,13 @@ describe('Codex hook installer and trust', () => {
     install(target);
     const untrusted = status(target);
     expect(untrusted.missingEvents).toEqual([]);
-    expect(new Set(Object.values(untrusted.codexTrust!.byEvent))).toEqual(new Set(['untrusted']));
-    expect(untrusted.codexTrust!.hint).toMatch(/\/hooks/);
+    expect(new Set(Object.values(untrusted.trust!.byEvent))).toEqual(new Set(['untrusted']));
+    expect(untrusted.trust!.hint).toMatch(/\/hooks/);
     // The doctor says so too, with how to trust them: an installed hook Codex skips loses every event.
     const doctor = checkHook(probeHook('codex', { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: true }));
     expect(doctor.ok).toBe(false);
     expect(doctor.detail).toContain('Codex skips the agentmeter hook where it is not trusted');
-    expect(doctor.fix).toBe(untrusted.codexTrust!.hint);
+    expect(doctor.fix).toBe(untrusted.trust!.hint);
     // What Codex's /hooks review writes when the user trusts them: one entry per hook key.
     const hooks = JSON.parse(readFileSync(join(dir, 'hooks.json'), 'utf8')).hooks;
     const keys = codexHookKeys(join(dir, 'hooks.json'), hooks, isOurCommand);
@@ -329,7 +330,7 @@ describe('Codex hook installer and trust', () => {
     expect(keys.get('Stop')).toBe(`${join(dir, 'hooks.json')}:stop:1:0`);
     const entries = [...keys.values()].map((key) => `\n[hooks.state."${key}"]\ntrusted_hash = "sha256:abc"\n`).join('');
     appendFileSync(join(dir, 'config.toml'), entries);
-    expect(new Set(Object.values(status(target).codexTrust!.byEvent))).toEqual(new Set(['trusted']));
+    expect(new Set(Object.values(status(target).trust!.byEvent))).toEqual(new Set(['trusted']));
     expect(
       checkHook(probeHook('codex', { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: true })),
     ).toMatchObject({
@@ -340,10 +341,10 @@ describe('Codex hook installer and trust', () => {
     const link = join(dir, '..', 'codex-link');
     symlinkSync(dir, link);
     vi.stubEnv('CODEX_HOME', link);
-    expect(new Set(Object.values(status(target).codexTrust!.byEvent))).toEqual(new Set(['trusted']));
+    expect(new Set(Object.values(status(target).trust!.byEvent))).toEqual(new Set(['trusted']));
     vi.stubEnv('CODEX_HOME', dir);
     writeFileSync(join(dir, 'config.toml'), 'model = [');
-    expect(status(target).codexTrust!.problem).toMatch(/not valid TOML/);
+    expect(status(target).trust!.problem).toMatch(/not valid TOML/);
   });
 
   it("counts the hooks that ran from hooks.json and from config.toml's [hooks] tables, with PermissionRequest matched on its tool", () => {

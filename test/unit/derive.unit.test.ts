@@ -4,7 +4,6 @@ import {
   clientType,
   fileFacts,
   mcpParts,
-  patchFiles,
   runsGitCommit,
   runsPrCreate,
   shellCommands,
@@ -12,7 +11,7 @@ import {
   slashCommand,
   toolSucceeded,
 } from '../../collector/derive.ts';
-import { fileTouches } from '../../collector/files.ts';
+import { filesOf } from '../helpers/writes.ts';
 
 describe('clientType (METRICS §1)', () => {
   it('AGENTMETER_CLIENT wins over every hint', () => {
@@ -114,22 +113,19 @@ describe('files', () => {
     expect(fileFacts('/repo/Makefile', 'create')).toEqual({ ext: '', name: 'Makefile', op: 'create' });
     expect(fileFacts('/home/u/.bashrc', 'edit')).toEqual({ ext: '', name: '.bashrc', op: 'edit' });
   });
-  it('reads apply_patch file headers once per file', () => {
-    const patch =
-      '*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** Add File: b/c.rs\n+fn main(){}\n*** Update File: a.py\n*** End Patch';
-    expect(patchFiles(patch)).toEqual(['a.py', 'b/c.rs']);
-  });
   it('maps each tool of both agents to create or edit', () => {
-    expect(fileTouches('Write', { file_path: '/a/x.ts', content: 'secret' }, { type: 'create' })).toEqual([{ ext: 'ts', op: 'create' }]);
-    expect(fileTouches('Write', { file_path: '/a/x.ts' }, { type: 'update' })).toEqual([{ ext: 'ts', op: 'edit' }]);
-    expect(fileTouches('Edit', { file_path: '/a/x.go' }, {})).toEqual([{ ext: 'go', op: 'edit' }]);
-    expect(fileTouches('MultiEdit', { file_path: '/a/x.md' }, {})).toEqual([{ ext: 'md', op: 'edit' }]);
-    expect(fileTouches('Create', { file_path: '/a/Dockerfile' }, {})).toEqual([{ ext: '', name: 'Dockerfile', op: 'create' }]);
-    expect(fileTouches('ApplyPatch', { patch: '*** Update File: x.py\n*** Add File: y.py\n' }, {})).toEqual([
-      { ext: 'py', op: 'edit' },
-      { ext: 'py', op: 'edit' },
+    expect(filesOf('claude', 'Write', { file_path: '/a/x.ts', content: 'secret' }, { type: 'create' })).toEqual([
+      { ext: 'ts', op: 'create' },
     ]);
-    expect(fileTouches('Read', { file_path: '/a/x.ts' }, {})).toEqual([]);
-    expect(fileTouches('Edit', {}, {})).toEqual([]);
+    expect(filesOf('claude', 'Write', { file_path: '/a/x.ts' }, { type: 'update' })).toEqual([{ ext: 'ts', op: 'edit' }]);
+    expect(filesOf('claude', 'Edit', { file_path: '/a/x.go' }, {})).toEqual([{ ext: 'go', op: 'edit' }]);
+    expect(filesOf('claude', 'MultiEdit', { file_path: '/a/x.md' }, {})).toEqual([{ ext: 'md', op: 'edit' }]);
+    expect(filesOf('claude', 'Create', { file_path: '/a/Dockerfile' }, {})).toEqual([{ ext: '', name: 'Dockerfile', op: 'create' }]);
+    expect(filesOf('droid', 'ApplyPatch', { patch: '*** Update File: x.py\n*** Add File: y.ts\n' }, {})).toEqual([
+      { ext: 'py', op: 'edit' },
+      { ext: 'ts', op: 'create' },
+    ]);
+    expect(filesOf('claude', 'Read', { file_path: '/a/x.ts' }, {})).toEqual([]);
+    expect(filesOf('claude', 'Edit', {}, {})).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { geminiAutonomy, geminiEvent, geminiHeadless } from '../../collector/agents/gemini/events.ts';
-import { geminiFiles, geminiMcp } from '../../collector/agents/gemini/tools.ts';
+import { geminiMcp } from '../../collector/agents/gemini/tools.ts';
 import { geminiCallsFromRecords, geminiRecords, readGeminiUsage } from '../../collector/agents/gemini/usage.ts';
 import type { HookPayload } from '../../collector/agents/hook-payload.ts';
 import { toWireEvent } from '../../collector/events.ts';
@@ -13,6 +13,7 @@ import { emptyState } from '../../collector/state.ts';
 import { WireHookEvent, type WireRecord } from '../../common/wire.ts';
 import { copyGeminiChats, geminiPayloads } from '../helpers/gemini-fixtures.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { filesOf } from '../helpers/writes.ts';
 
 const CWD = '/home/dev/app';
 const CHATS = '/home/dev/.gemini/tmp/9c1f/chats';
@@ -91,12 +92,14 @@ describe('Gemini CLI events', () => {
 
   it('tells a created file from an overwritten one, also in versions without isNewFile', () => {
     const input = { file_path: '/r/a.py', content: 'x' };
-    expect(geminiFiles('write_file', input, { returnDisplay: { isNewFile: false } })).toEqual([{ ext: 'py', op: 'edit' }]);
-    expect(geminiFiles('write_file', input, { llmContent: 'Successfully created and wrote to new file: /r/a.py.' })).toEqual([
+    expect(filesOf('gemini', 'write_file', input, { returnDisplay: { isNewFile: false } })).toEqual([{ ext: 'py', op: 'edit' }]);
+    expect(filesOf('gemini', 'write_file', input, { llmContent: 'Successfully created and wrote to new file: /r/a.py.' })).toEqual([
       { ext: 'py', op: 'create' },
     ]);
-    expect(geminiFiles('write_file', input, { llmContent: 'Successfully overwrote file: /r/a.py.' })).toEqual([{ ext: 'py', op: 'edit' }]);
-    expect(geminiFiles('read_file', input, {})).toEqual([]);
+    expect(filesOf('gemini', 'write_file', input, { llmContent: 'Successfully overwrote file: /r/a.py.' })).toEqual([
+      { ext: 'py', op: 'edit' },
+    ]);
+    expect(filesOf('gemini', 'read_file', input, {})).toEqual([]);
   });
 
   it('maps the approval mode the hook read (docs/metrics.md §1) and the one-shot flag', () => {

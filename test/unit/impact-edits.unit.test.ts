@@ -3,8 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyPatchEdits, editLines, textDiffLines, unifiedDiffLines } from '../../collector/impact/edit-lines.ts';
-import { callEdits } from '../../collector/impact/event-edits.ts';
+import { fileFacts } from '../../collector/derive.ts';
+import { applyPatchEdits, textDiffLines, unifiedDiffLines } from '../../collector/impact/edit-lines.ts';
+import { callEditsOf, editLines, filesOf } from '../helpers/writes.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'agents');
 const counts = (edits: ReturnType<typeof editLines>) => edits.map((e) => ({ path: e.path, added: e.added.length, deleted: e.deleted }));
@@ -104,6 +105,57 @@ describe('edit lines: Gemini CLI and Qwen Code (fixture payloads)', () => {
   });
 });
 
+describe('one reading of a call: the files it touched and their edit lines agree, for every agent', () => {
+  // By hand: src/new.ts is added (2 lines), lib/a.py updated (1 for 1), old.txt moved to docs/new.txt and
+  // updated (1 for 0), gone.py deleted: §3 counts a deleted file neither created nor edited, §5 counts it 0
+  // lines, so it is in neither.
+  const patch =
+    '*** Begin Patch\n*** Add File: src/new.ts\n+a();\n+b();\n*** Update File: lib/a.py\n@@\n-x = 1\n+x = 2\n*** Delete File: gone.py\n' +
+    '*** Update File: old.txt\n*** Move to: docs/new.txt\n@@\n+more\n*** End Patch\n';
+  const expected = [
+    { path: 'src/new.ts', added: 2, deleted: 0 },
+    { path: 'lib/a.py', added: 1, deleted: 1 },
+    { path: 'docs/new.txt', added: 1, deleted: 0 },
+  ];
+
+  it.each([
+    ['droid', 'ApplyPatch', { patch }],
+    ['droid', 'ApplyPatch', { input: patch }],
+    ['claude', 'apply_patch', { input: patch }],
+    ['codex', 'apply_patch', { command: patch }],
+    ['codex', 'Bash', { command: ['bash', '-lc', `apply_patch <<'EOF'\n${patch}EOF`] }],
+  ] as const)('%s %s', (agent, tool, input) => {
+    expect(counts(editLines(agent, tool, input, 'Success.'))).toEqual(expected);
+    expect(filesOf(agent, tool, input, 'Success.')).toEqual([
+      { ext: 'ts', op: 'create' },
+      { ext: 'py', op: 'edit' },
+      { ext: 'txt', op: 'edit' },
+    ]);
+  });
+
+  it('every other file tool names the same files in both', () => {
+    const calls: [string, string, unknown, unknown][] = [
+      ['claude', 'Write', { file_path: '/r/a.ts', content: 'x\n' }, { type: 'create' }],
+      ['claude', 'Edit', { file_path: '/r/a.ts', old_string: 'x', new_string: 'y' }, {}],
+      ['droid', 'Create', { file_path: '/r/b.ts', content: 'x\n' }, {}],
+      ['droid', 'MultiEdit', { file_path: '/r/b.ts', edits: [{ old_str: 'x', new_str: 'y' }] }, {}],
+      ['gemini', 'write_file', { file_path: '/r/c.go', content: 'x\n' }, { returnDisplay: { isNewFile: true } }],
+      ['gemini', 'replace', { file_path: '/r/c.go', old_string: 'x', new_string: 'y' }, {}],
+      ['qwen', 'write_file', { file_path: '/r/d.py', content: 'x\n' }, { llmContent: 'Successfully overwrote file: /r/d.py.' }],
+      ['qwen', 'edit', { file_path: '/r/d.py', old_string: '', new_string: 'y' }, {}],
+    ];
+    for (const [agent, tool, input, response] of calls) {
+      const files = filesOf(agent, tool, input, response);
+      const edits = editLines(agent, tool, input, response);
+      expect(files, `${agent} ${tool}`).toHaveLength(1);
+      expect(
+        edits.map((e) => fileFacts(e.path, files[0]!.op)),
+        `${agent} ${tool}`,
+      ).toEqual(files);
+    }
+  });
+});
+
 describe('the line diff helpers', () => {
   it('a unified diff counts only lines inside hunks', () => {
     expect(unifiedDiffLines('--- a\n+++ b\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n')).toEqual({ added: ['new'], removed: ['old'] });
@@ -123,13 +175,13 @@ describe('what ships of a call (callEdits)', () => {
   it('counts per file by extension or name, leaves out excluded and binary files, and ships no line', () => {
     const patch =
       '*** Begin Patch\n*** Add File: src/a.ts\n+const a = 1;\n*** Add File: package-lock.json\n+{}\n*** Add File: Makefile\n+all:\n*** Add File: dist/x.js\n+x\n*** End Patch\n';
-    const edits = callEdits('codex', 'apply_patch', { command: patch }, 'Success.');
+    const edits = callEditsOf('codex', 'apply_patch', { command: patch }, 'Success.');
     expect(edits.wire).toEqual([
       { ext: 'ts', lines_added: 1, lines_deleted: 0 },
       { ext: '', name: 'Makefile', lines_added: 1, lines_deleted: 0 },
     ]);
     expect(JSON.stringify(edits.wire)).not.toContain('const a');
     expect(edits.files.map((f) => f.path)).toEqual(['src/a.ts', 'Makefile']);
-    expect(callEdits('droid', 'Create', { file_path: '/r/img.png', content: '\0PNG' }, {}).wire).toEqual([]);
+    expect(callEditsOf('droid', 'Create', { file_path: '/r/img.png', content: '\0PNG' }, {}).wire).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { AGENT_EVENTS, agentPresent, HookCommand } from '../../collector/install
 import { emptyState } from '../../collector/state.ts';
 import type { WireRecord } from '../../common/wire.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { filesOf } from '../helpers/writes.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'agents', 'qwen');
 const chatLines = (name: string) =>
@@ -151,7 +152,7 @@ describe('Qwen Code events', () => {
   it('reads its tool vocabulary: shell, files created and edited, skill, MCP', () => {
     const files = (name: string) => {
       const p = payload(`q1/${name}.json`);
-      return QWEN_TOOLS.files(p['tool_name'] as string, p['tool_input'], p['tool_response']);
+      return filesOf('qwen', p['tool_name'] as string, p['tool_input'], p['tool_response']);
     };
     expect(files('07-post-tool-use-write-file')).toEqual([{ ext: 'ts', op: 'create' }]);
     expect(files('08-post-tool-use-edit')).toEqual([{ ext: 'md', op: 'edit' }]);
@@ -166,9 +167,7 @@ describe('Qwen Code events', () => {
       writeFileCreated({ llmContent: 'Successfully created and wrote to new file: /r/a.ts.', returnDisplay: { originalContent: '' } }),
     ).toBe(true);
     expect(writeFileCreated(undefined)).toBe(false);
-    expect(QWEN_TOOLS.files('edit', { file_path: '/r/new.py', old_string: '', new_string: 'x' }, {})).toEqual([
-      { ext: 'py', op: 'create' },
-    ]);
+    expect(filesOf('qwen', 'edit', { file_path: '/r/new.py', old_string: '', new_string: 'x' }, {})).toEqual([{ ext: 'py', op: 'create' }]);
     expect(QWEN_TOOLS.shellCommand('run_shell_command', { command: 'git commit -m x' })).toBe('git commit -m x');
     expect(QWEN_TOOLS.shellCommand('Bash', { command: 'ls' })).toBeUndefined();
     expect(QWEN_TOOLS.isShell('run_shell_command')).toBe(true);
@@ -306,7 +305,7 @@ describe('Qwen Code usage', () => {
     // The copies keep the original ids (the server keeps one of each); only b1 is new.
     expect(branched.filter((r) => !ids.has(r.id)).map((r) => `${r.kind}:${r.id.slice(-2)}`)).toEqual(['usage:b1', 'message:b1']);
     // State is one offset per chat, never a list of uuids.
-    expect(Object.keys(state.transcripts)).toHaveLength(2);
+    expect(Object.keys(state.agents.qwen.transcripts)).toHaveLength(2);
     // Without a transcript path the chat is found by session id under ~/.qwen/projects.
     expect(findQwenChatFile(home, 'q2')).toBe(join(chats, 'q2.jsonl'));
     expect(findQwenChatFile(home, '../q2')).toBeUndefined();
@@ -322,7 +321,7 @@ describe('Qwen Code usage', () => {
     const result = readQwenUsage(touch, state, home);
     expect(result.records.filter((r) => r.kind === 'usage')).toHaveLength(3);
     expect(result.problems).toEqual([]);
-    expect(Object.keys(state.transcripts)).toEqual([join(chats, 'q1.jsonl')]);
+    expect(Object.keys(state.agents.qwen.transcripts)).toEqual([join(chats, 'q1.jsonl')]);
     // Nothing anywhere: said once, nothing shipped.
     const none = readQwenUsage({ ...touch, sessionId: 'q9', transcriptPaths: new Set([join(home, 'x.jsonl')]) }, state, home);
     expect(none.records).toEqual([]);

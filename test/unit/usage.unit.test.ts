@@ -117,7 +117,7 @@ describe('Claude Code transcript usage', () => {
     const touch = { sessionId: 's', latestTs: 0, transcriptPaths: new Set([path]) };
     const one = readClaudeUsage(touch, state);
     expect(one.records.filter((r) => r.kind === 'usage').map((r) => r.id)).toEqual(['cc:s:msg_a']);
-    expect(state.transcripts[path]!.offset).toBe(first.length + 1);
+    expect(state.agents.claude.transcripts[path]!.offset).toBe(first.length + 1);
     appendFileSync(path, `${second.slice(30)}\n`);
     const two = readClaudeUsage(touch, state);
     expect(two.records.map((r) => `${r.kind}:${r.id}`)).toEqual(['usage:cc:s:msg_b', 'message:cc:s:msg_b']);

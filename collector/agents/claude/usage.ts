@@ -5,11 +5,13 @@
 // transcripts hold it. Lines of one call combine as the server combines copies (api/ingest/store.ts): the
 // largest of each token count, the earliest timestamp, thinking if any line had it. Sidechain (subagent)
 // lines included; the <synthetic> model ignored.
+
+import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireMessage, WireUsage } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines } from '../../transcript.ts';
-import type { SessionTouch, UsageReadResult } from '../types.ts';
+import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import type { SessionTouch, UsageReader, UsageReadResult } from '../types.ts';
 import { ClaudeAssistantLine } from './schema.ts';
 
 export interface ClaudeMessageUsage {
@@ -117,7 +119,11 @@ export function claudeRecords(sessionId: string, messages: ClaudeMessageUsage[])
   return records;
 }
 
-export function readClaudeUsage(session: SessionTouch, state: CollectorState): UsageReadResult {
+/** Claude Code's piece of the collector state: how far each transcript was read. */
+export const ClaudeState = z.object({ transcripts: TranscriptOffsets });
+export type ClaudeState = z.infer<typeof ClaudeState>;
+
+function readUsage(session: SessionTouch, state: ClaudeState): UsageReadResult {
   const records: (WireUsage | WireMessage)[] = [];
   const problems: string[] = [];
   for (const path of session.transcriptPaths) {
@@ -134,3 +140,12 @@ export function readClaudeUsage(session: SessionTouch, state: CollectorState): U
   }
   return { records, problems };
 }
+
+export const CLAUDE_USAGE: UsageReader<ClaudeState> = {
+  state: ClaudeState,
+  empty: () => ({ transcripts: {} }),
+  read: readUsage,
+};
+
+/** Reads a session's new transcript lines, advancing Claude Code's piece of `state`. */
+export const readClaudeUsage = (session: SessionTouch, state: CollectorState): UsageReadResult => readUsage(session, state.agents.claude);

@@ -1,9 +1,28 @@
 // Where Codex CLI keeps its files: session rollouts at $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local
 // time>-<session id>.jsonl (archived ones under $CODEX_HOME/archived_sessions/). The hook payload's
 // transcript_path names the rollout; it is null when the session keeps none.
-import { readdirSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { codexHome } from '../../install/settings.ts';
+
+/** Codex CLI's home: $CODEX_HOME, else ~/.codex (its config.toml, hooks.json and session rollouts). */
+export function codexHome(home: string, env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env['CODEX_HOME']?.trim();
+  return fromEnv ? fromEnv : join(home, '.codex');
+}
+
+/**
+ * Codex CLI's home as Codex itself names it in hook trust keys: a CODEX_HOME it was given is
+ * canonicalized (links resolved; codex-rs/utils/home-dir), the default ~/.codex is taken as it is.
+ */
+export function codexHomeAsCodexNamesIt(home: string, env: NodeJS.ProcessEnv = process.env): string {
+  const dir = codexHome(home, env);
+  if (!env['CODEX_HOME']?.trim()) return dir;
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
 
 /** A rollout file name: rollout-<time>-<uuid>.jsonl, or .jsonl.zst when compressed. */
 export const isRolloutPath = (path: string): boolean => /^rollout-.+\.jsonl(\.zst)?$/.test(basename(path));

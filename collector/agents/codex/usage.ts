@@ -20,15 +20,47 @@
 // thinking when > 0). Assistant messages: one per assistant response_item, by its id when it has one,
 // else by its position in the rollout.
 import { statSync } from 'node:fs';
+import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
-import type { CodexTotals, CollectorState } from '../../state.ts';
+import type { CollectorState } from '../../state.ts';
 import { parseJsonLine, readNewLines } from '../../transcript.ts';
-import type { SessionTouch, UsageReadResult } from '../types.ts';
+import type { SessionTouch, UsageReader, UsageReadResult } from '../types.ts';
 import { findCodexRollout, isCompressedRollout, isRolloutPath } from './paths.ts';
 import { AssistantMessagePayload, RolloutLine, SessionMetaPayload, TokenCountPayload, TurnContextPayload } from './schema.ts';
 
-export type CodexRolloutState = CollectorState['codex'][string];
+/** Codex's cumulative total_token_usage (input includes the cached input; output includes reasoning). */
+export const CodexTotals = z.object({
+  input: z.number().nonnegative(),
+  cached: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  reasoning: z.number().nonnegative(),
+});
+export type CodexTotals = z.infer<typeof CodexTotals>;
+
+/**
+ * What reading a rollout so far left: the cumulative token_count total at the last reading (its fields as
+ * Codex names them), the model of the latest turn_context, and how many assistant messages were read
+ * (the ids of those without one of their own).
+ */
+export const CodexRolloutState = z.object({
+  totals: CodexTotals.nullable(),
+  model: z.string().optional(),
+  messages: z.number().int().nonnegative(),
+  sessionId: z.string(),
+  /** The session whose session_meta came last: its totals are what follows (forks copy ancestors'). */
+  owner: z.string().optional(),
+});
+export type CodexRolloutState = z.infer<typeof CodexRolloutState>;
+
+/**
+ * Codex's piece of the collector state: per rollout, the reading above and the byte offset it reached.
+ * Offset and totals are one entry, so they cannot be saved apart.
+ */
+export const CodexState = z.object({
+  rollouts: z.record(z.string(), CodexRolloutState.extend({ offset: z.number().int().nonnegative() })),
+});
+export type CodexState = z.infer<typeof CodexState>;
 
 const KEYS = ['input', 'cached', 'output', 'reasoning'] as const;
 
@@ -134,16 +166,16 @@ export function codexRecordsFromLines(
 }
 
 /** The rollout of a session: the payload's transcript_path when it is one, else found by the session id. */
-function rolloutPaths(session: SessionTouch, home: string, state: CollectorState): string[] {
+function rolloutPaths(session: SessionTouch, home: string, state: CodexState): string[] {
   const named = [...session.transcriptPaths].filter(isRolloutPath);
   if (named.length) return named;
-  const known = Object.entries(state.codex).find(([, s]) => s.sessionId === session.sessionId)?.[0];
+  const known = Object.entries(state.rollouts).find(([, s]) => s.sessionId === session.sessionId)?.[0];
   if (known) return [known];
   const found = findCodexRollout(home, session.sessionId);
   return found ? [found] : [];
 }
 
-export function readCodexUsage(session: SessionTouch, state: CollectorState, home: string): UsageReadResult {
+function readUsage(session: SessionTouch, state: CodexState, home: string): UsageReadResult {
   const records: WireRecord[] = [];
   const problems: string[] = [];
   const paths = rolloutPaths(session, home, state);
@@ -154,8 +186,9 @@ export function readCodexUsage(session: SessionTouch, state: CollectorState, hom
       problems.push(`Codex rollout ${path} is zstd-compressed, which this collector cannot read: its usage is not counted`);
       continue;
     }
-    let known = state.codex[path] ?? { totals: null, messages: 0, sessionId: session.sessionId };
-    const offset = state.transcripts[path]?.offset ?? 0;
+    const saved = state.rollouts[path];
+    let known: CodexRolloutState = saved ?? { totals: null, messages: 0, sessionId: session.sessionId };
+    const offset = saved?.offset ?? 0;
     try {
       // A rollout shorter than what was read was rewritten: it is read again from the start, and so are
       // its totals (the record ids stay the same, so the server keeps what it already has once).
@@ -172,8 +205,17 @@ export function readCodexUsage(session: SessionTouch, state: CollectorState, hom
     const read = codexRecordsFromLines(known.sessionId, chunk.lines, known);
     records.push(...read.records);
     problems.push(...read.problems.map((p) => `${path}: ${p}`));
-    state.codex[path] = read.state;
-    state.transcripts[path] = { offset: chunk.nextOffset, sessionId: known.sessionId };
+    state.rollouts[path] = { ...read.state, offset: chunk.nextOffset };
   }
   return { records, problems };
 }
+
+export const CODEX_USAGE: UsageReader<CodexState> = {
+  state: CodexState,
+  empty: () => ({ rollouts: {} }),
+  read: readUsage,
+};
+
+/** Reads a session's new rollout lines, advancing Codex's piece of `state`. */
+export const readCodexUsage = (session: SessionTouch, state: CollectorState, home: string): UsageReadResult =>
+  readUsage(session, state.agents.codex, home);

@@ -1,13 +1,17 @@
 import { CLAUDE_STYLE_TOOLS, sameEventName } from '../claude-style.ts';
+import { noOtherHost } from '../hosts.ts';
 import type { AgentAdapter } from '../types.ts';
 import { droidAutonomy, droidHeadless } from './events.ts';
-import { readDroidUsage } from './usage.ts';
+import { DROID_HOOKS } from './hooks.ts';
+import { DROID_USAGE, type DroidState } from './usage.ts';
 
-export const droidAdapter: AgentAdapter = {
+export const droidAdapter: AgentAdapter<DroidState> = {
   name: 'droid',
   canonicalEvent: sameEventName,
   tools: CLAUDE_STYLE_TOOLS,
+  otherHost: noOtherHost,
   autonomy: droidAutonomy,
   headless: droidHeadless,
-  readUsage: readDroidUsage,
+  usage: DROID_USAGE,
+  hooks: DROID_HOOKS,
 };

@@ -3,13 +3,33 @@
 // caused the read, so a long session spreads over the days it ran. Assistant messages come from the
 // transcript, one per distinct message id.
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
-import type { CollectorState, TokenTotals } from '../../state.ts';
-import { parseJsonLine, readNewLines } from '../../transcript.ts';
-import type { SessionTouch, UsageReadResult } from '../types.ts';
+import type { CollectorState } from '../../state.ts';
+import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import type { SessionTouch, UsageReader, UsageReadResult } from '../types.ts';
 import { findDroidSettingsFile } from './paths.ts';
 import { DroidSessionSettings, DroidTranscriptLine } from './schema.ts';
+
+export const TokenTotals = z.object({
+  inputTokens: z.number().nonnegative(),
+  outputTokens: z.number().nonnegative(),
+  cacheCreationTokens: z.number().nonnegative(),
+  cacheReadTokens: z.number().nonnegative(),
+  thinkingTokens: z.number().nonnegative(),
+});
+export type TokenTotals = z.infer<typeof TokenTotals>;
+
+/**
+ * Droid's piece of the collector state: per session, the cumulative tokenUsage at the last reading and the
+ * settings file it came from; how far each transcript was read.
+ */
+export const DroidState = z.object({
+  sessions: z.record(z.string(), z.object({ totals: TokenTotals, settingsPath: z.string().optional(), model: z.string().optional() })),
+  transcripts: TranscriptOffsets,
+});
+export type DroidState = z.infer<typeof DroidState>;
 
 const ZERO: TokenTotals = { inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0, thinkingTokens: 0 };
 const KEYS = Object.keys(ZERO) as (keyof TokenTotals)[];
@@ -54,10 +74,10 @@ export function droidAssistantMessages(lines: string[]): { id: string; ts: numbe
   return [...seen.values()];
 }
 
-export function readDroidUsage(session: SessionTouch, state: CollectorState, home: string): UsageReadResult {
+function readUsage(session: SessionTouch, state: DroidState, home: string): UsageReadResult {
   const records: WireRecord[] = [];
   const problems: string[] = [];
-  const known = state.droid[session.sessionId];
+  const known = state.sessions[session.sessionId];
   const settingsPath = known?.settingsPath ?? findDroidSettingsFile(home, session.sessionId);
   let model = known?.model;
   if (settingsPath) {
@@ -71,7 +91,7 @@ export function readDroidUsage(session: SessionTouch, state: CollectorState, hom
         if (KEYS.some((k) => delta[k] > 0)) {
           records.push(droidUsageRecord(session.sessionId, model ?? 'unknown', session.latestTs, current, delta));
         }
-        state.droid[session.sessionId] = { totals: current, settingsPath, ...(model ? { model } : {}) };
+        state.sessions[session.sessionId] = { totals: current, settingsPath, ...(model ? { model } : {}) };
       }
     } catch (error) {
       problems.push(`droid settings ${settingsPath}: ${(error as Error).message}`);
@@ -98,3 +118,13 @@ export function readDroidUsage(session: SessionTouch, state: CollectorState, hom
   }
   return { records, problems };
 }
+
+export const DROID_USAGE: UsageReader<DroidState> = {
+  state: DroidState,
+  empty: () => ({ sessions: {}, transcripts: {} }),
+  read: readUsage,
+};
+
+/** Reads a session's new usage and messages, advancing Droid's piece of `state`. */
+export const readDroidUsage = (session: SessionTouch, state: CollectorState, home: string): UsageReadResult =>
+  readUsage(session, state.agents.droid, home);

@@ -1,13 +1,17 @@
+import { noOtherHost } from '../hosts.ts';
 import type { AgentAdapter } from '../types.ts';
 import { geminiAutonomy, geminiEvent, geminiHeadless } from './events.ts';
+import { GEMINI_HOOKS } from './hooks.ts';
 import { GEMINI_TOOLS } from './tools.ts';
-import { readGeminiUsage } from './usage.ts';
+import { GEMINI_USAGE, type GeminiState } from './usage.ts';
 
-export const geminiAdapter: AgentAdapter = {
+export const geminiAdapter: AgentAdapter<GeminiState> = {
   name: 'gemini',
   canonicalEvent: geminiEvent,
   tools: GEMINI_TOOLS,
+  otherHost: noOtherHost,
   autonomy: geminiAutonomy,
   headless: geminiHeadless,
-  readUsage: (session, state) => readGeminiUsage(session, state),
+  usage: GEMINI_USAGE,
+  hooks: GEMINI_HOOKS,
 };

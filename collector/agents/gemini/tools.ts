@@ -1,8 +1,8 @@
 // Gemini CLI's tool vocabulary (packages/core/src/tools/tool-names.ts): run_shell_command is the shell,
 // activate_skill runs a skill ({name}), write_file creates or overwrites a file, replace edits one.
 
-import type { FileTouch } from '../../../common/wire.ts';
-import { fileFacts, mcpParts, skillName } from '../../derive.ts';
+import { mcpParts, skillName } from '../../derive.ts';
+import { type FileWrite, replaceWrite, wholeFileWrite } from '../../impact/edit-lines.ts';
 import type { HookPayload } from '../hook-payload.ts';
 import type { ToolVocabulary } from '../types.ts';
 
@@ -29,21 +29,19 @@ export function geminiMcp(toolName: string, payload: HookPayload): { server: str
 }
 
 /**
- * Files a successful write_file or replace touched. write_file's returnDisplay (a FileDiff) says
+ * Pure: the file a successful write_file or replace wrote. write_file's returnDisplay (a FileDiff) says
  * `isNewFile`; versions without it say "Successfully created and wrote to new file" in llmContent.
  * replace creates a file when old_string is empty and the file did not exist (isNewFile again).
  */
-export function geminiFiles(toolName: string, toolInput: unknown, toolResponse: unknown): FileTouch[] {
+export function geminiWrites(toolName: string, toolInput: unknown, toolResponse: unknown): FileWrite[] {
   if (toolName !== 'write_file' && toolName !== 'replace') return [];
-  const input = record(toolInput);
   const response = record(toolResponse);
   const display = record(response['returnDisplay']);
-  const path = str(input['file_path']) ?? str(input['absolute_path']) ?? str(display['filePath']);
-  if (!path) return [];
   const created =
     display['isNewFile'] === true ||
     (display['isNewFile'] === undefined && /^Successfully created and wrote to new file/.test(str(response['llmContent']) ?? ''));
-  return [fileFacts(path, created ? 'create' : 'edit')];
+  const op = created ? 'create' : 'edit';
+  return toolName === 'write_file' ? wholeFileWrite(op, toolInput, toolResponse) : replaceWrite(op, toolInput, toolResponse);
 }
 
 export const GEMINI_TOOLS: ToolVocabulary = {
@@ -51,5 +49,5 @@ export const GEMINI_TOOLS: ToolVocabulary = {
   shellCommand: (toolName, toolInput) => (toolName === SHELL ? str(record(toolInput)['command']) : undefined),
   mcp: geminiMcp,
   skill: (toolName, toolInput) => (toolName === 'activate_skill' ? skillName(toolInput) : undefined),
-  files: geminiFiles,
+  writes: geminiWrites,
 };

@@ -11,11 +11,12 @@
 // `thoughts` is billed as output and makes the tier thinking (thinking_tokens keeps it apart too).
 // Gemini reports no cache writes.
 import { readFileSync, statSync } from 'node:fs';
+import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines } from '../../transcript.ts';
-import type { SessionTouch, UsageReadResult } from '../types.ts';
+import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import type { SessionTouch, UsageReader, UsageReadResult } from '../types.ts';
 import { geminiSubagentChats } from './paths.ts';
 import { GeminiLegacyChat, GeminiMessage, type GeminiTokens } from './schema.ts';
 
@@ -89,8 +90,12 @@ export function geminiRecords(sessionId: string, calls: GeminiCall[]): WireRecor
   return records;
 }
 
+/** Gemini CLI's piece of the collector state: how far each chat was read (a legacy .json chat: its size). */
+export const GeminiState = z.object({ transcripts: TranscriptOffsets });
+export type GeminiState = z.infer<typeof GeminiState>;
+
 /** New records of one chat file since the last reading (the whole file for a legacy .json chat). */
-function readChat(path: string, state: CollectorState, sessionId: string): { records: unknown[]; problem?: string } | undefined {
+function readChat(path: string, state: GeminiState, sessionId: string): { records: unknown[]; problem?: string } | undefined {
   const known = state.transcripts[path];
   if (path.endsWith('.json')) {
     // Legacy chats are rewritten whole: read again when their size changed (records re-sent are stored
@@ -123,7 +128,7 @@ function readChat(path: string, state: CollectorState, sessionId: string): { rec
   return { records, ...(unreadable ? { problem: `${unreadable} chat line(s) are not JSON` } : {}) };
 }
 
-export function readGeminiUsage(session: SessionTouch, state: CollectorState): UsageReadResult {
+function readUsage(session: SessionTouch, state: GeminiState): UsageReadResult {
   const records: WireRecord[] = [];
   const problems: string[] = [];
   const paths = new Set<string>();
@@ -144,3 +149,12 @@ export function readGeminiUsage(session: SessionTouch, state: CollectorState): U
   }
   return { records, problems };
 }
+
+export const GEMINI_USAGE: UsageReader<GeminiState> = {
+  state: GeminiState,
+  empty: () => ({ transcripts: {} }),
+  read: readUsage,
+};
+
+/** Reads a session's new chat records, advancing Gemini CLI's piece of `state`. */
+export const readGeminiUsage = (session: SessionTouch, state: CollectorState): UsageReadResult => readUsage(session, state.agents.gemini);

@@ -1,13 +1,11 @@
 // Qwen Code's tool vocabulary (tool ids as hook payloads carry them: docs/users/features/hooks.md, "Matcher
 // Patterns"): `run_shell_command` is the shell (input `{command}`), `skill` runs a skill (input `{skill}`),
 // `write_file` and `edit` write files, MCP tools are `mcp__<server>__<tool>`.
-import type { FileTouch } from '../../../common/wire.ts';
-import { fileFacts, mcpParts, skillName } from '../../derive.ts';
+import { mcpParts, skillName } from '../../derive.ts';
+import { type FileWrite, replaceWrite, wholeFileWrite } from '../../impact/edit-lines.ts';
 import type { ToolVocabulary } from '../types.ts';
 
 const SHELL = 'run_shell_command';
-
-const str = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
 
 /** Every string of a tool response, at any depth (bounded): Qwen's write_file says what it did in text. */
 function responseTexts(value: unknown, depth = 0, out: string[] = []): string[] {
@@ -34,16 +32,14 @@ export function writeFileCreated(toolResponse: unknown): boolean {
   return Boolean(display && typeof display === 'object' && 'originalContent' in display && display.originalContent === null);
 }
 
-export function qwenFileTouches(toolName: string, toolInput: unknown, toolResponse: unknown): FileTouch[] {
-  const input = toolInput && typeof toolInput === 'object' ? (toolInput as Record<string, unknown>) : {};
-  const path = str(input['file_path']) ?? str(input['absolute_path']) ?? str(input['path']);
-  if (!path) return [];
+/** Pure: the file a successful write_file or edit wrote. */
+export function qwenWrites(toolName: string, toolInput: unknown, toolResponse: unknown): FileWrite[] {
   switch (toolName) {
     case 'write_file':
-      return [fileFacts(path, writeFileCreated(toolResponse) ? 'create' : 'edit')];
+      return wholeFileWrite(writeFileCreated(toolResponse) ? 'create' : 'edit', toolInput, toolResponse);
     case 'edit':
       // An edit with an empty old_string creates the file (the edit tool's own rule).
-      return [fileFacts(path, input['old_string'] === '' ? 'create' : 'edit')];
+      return replaceWrite((toolInput as { old_string?: unknown } | null)?.old_string === '' ? 'create' : 'edit', toolInput, toolResponse);
     default:
       return [];
   }
@@ -58,5 +54,5 @@ export const QWEN_TOOLS: ToolVocabulary = {
   },
   mcp: (toolName) => mcpParts(toolName),
   skill: (toolName, toolInput) => (toolName === 'skill' ? skillName(toolInput) : undefined),
-  files: qwenFileTouches,
+  writes: qwenWrites,
 };

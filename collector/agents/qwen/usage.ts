@@ -4,11 +4,13 @@
 // same value), so the record id is `qwen:<uuid>` without the session: the server stores a call once however
 // many chats hold it (the usage upsert keeps the earliest copy), and the collector remembers no uuids — only
 // the byte offset of each chat it read, as for Claude Code transcripts.
+
+import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines } from '../../transcript.ts';
-import type { SessionTouch, UsageReadResult } from '../types.ts';
+import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import type { SessionTouch, UsageReader, UsageReadResult } from '../types.ts';
 import { findQwenChatFile } from './paths.ts';
 import { QwenAssistantRecord, type QwenUsageMetadata } from './schema.ts';
 
@@ -116,7 +118,11 @@ export function qwenRecords(sessionId: string, calls: QwenCall[]): WireRecord[] 
   return records;
 }
 
-export function readQwenUsage(session: SessionTouch, state: CollectorState, home: string): UsageReadResult {
+/** Qwen Code's piece of the collector state: how far each chat was read. */
+export const QwenState = z.object({ transcripts: TranscriptOffsets });
+export type QwenState = z.infer<typeof QwenState>;
+
+function readUsage(session: SessionTouch, state: QwenState, home: string): UsageReadResult {
   const records: WireRecord[] = [];
   const problems: string[] = [];
   const named = [...session.transcriptPaths].filter((p) => p.endsWith('.jsonl'));
@@ -143,3 +149,13 @@ export function readQwenUsage(session: SessionTouch, state: CollectorState, home
   }
   return { records, problems };
 }
+
+export const QWEN_USAGE: UsageReader<QwenState> = {
+  state: QwenState,
+  empty: () => ({ transcripts: {} }),
+  read: readUsage,
+};
+
+/** Reads a session's new chat lines, advancing Qwen Code's piece of `state`. */
+export const readQwenUsage = (session: SessionTouch, state: CollectorState, home: string): UsageReadResult =>
+  readUsage(session, state.agents.qwen, home);

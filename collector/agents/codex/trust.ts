@@ -8,7 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
-import type { HooksMap } from './settings.ts';
+import type { HookTrust } from '../../install/locations.ts';
+import type { HooksMap } from '../../install/settings.ts';
+import { codexHome, codexHomeAsCodexNamesIt } from './paths.ts';
 
 export type CodexTrustState = 'trusted' | 'untrusted' | 'disabled';
 
@@ -72,4 +74,15 @@ export function codexTrust(codexHomeDir: string, keys: Map<string, string>): Cod
       problem: `${join(codexHomeDir, 'config.toml')} is not valid TOML (${(error as Error).message.split('\n')[0]})`,
     };
   }
+}
+
+/**
+ * Whether Codex will run our hooks of one settings file: the user hooks.json is named by the canonical
+ * CODEX_HOME in trust keys, a project file as given.
+ */
+export function codexHookTrust(home: string, file: string, hooks: HooksMap, isOurs: (command: string | undefined) => boolean): HookTrust {
+  const userFile = join(codexHome(home), 'hooks.json');
+  const keyFile = file === userFile ? join(codexHomeAsCodexNamesIt(home), 'hooks.json') : file;
+  const trust = codexTrust(codexHome(home), codexHookKeys(keyFile, hooks, isOurs));
+  return { byEvent: trust.byEvent, hint: CODEX_TRUST_HINT, ...(trust.problem ? { problem: trust.problem } : {}) };
 }

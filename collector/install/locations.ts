@@ -1,0 +1,76 @@
+// What describes an agent's hooks to the installer, the doctor and the collector: where its settings
+// files are, which events it emits and how it runs a command hook. Each agent's folder gives its own
+// (collector/agents/<agent>/hooks.ts); collector/install/settings.ts reads them through the agent table.
+// This module imports nothing of the agents, so they can import it.
+import { existsSync, readFileSync } from 'node:fs';
+import type { HooksMap } from './settings.ts';
+
+export interface SettingsLocation {
+  /** The file that holds the hooks. */
+  file: string;
+  /** true: the hooks map is the file's top-level object; false: it is under the `hooks` key. */
+  topLevel: boolean;
+  /** A TOML file (Codex's config.toml, hooks under `[hooks]` beside its trust `state`); JSON otherwise. */
+  toml?: boolean;
+}
+
+/** Whether the agent will run our hooks of a file it asks the user to trust first (Codex), and how to trust them. */
+export interface HookTrust {
+  /** Each of our hooks by event: trusted, untrusted, or disabled by the user. */
+  byEvent: Record<string, 'trusted' | 'untrusted' | 'disabled'>;
+  /** How a user trusts the hooks; printed by `hooks install` and `hooks status`. */
+  hint: string;
+  /** The agent's trust record could not be read: nothing can be said about trust. */
+  problem?: string;
+}
+
+/** Where an administrator's policy file is on each system, or why the agent has none we can write. */
+export type ManagedSettings = { linux: string; darwin: string; win32: string } | { refused: string };
+
+export interface AgentHooks {
+  /** The folder under the user's home the agent keeps its settings in (named in messages). */
+  readonly homeDir: string;
+  /** The command that starts the agent (an agent on PATH is found even before its first run). */
+  readonly binary: string;
+  /** Every hook event we register; tool events get matcher "*". */
+  readonly events: readonly string[];
+  /** Whether a command hook may be `async: true` (the agent does not wait for it). */
+  readonly supportsAsync: boolean;
+  /** The unit of a command hook's `timeout`. */
+  readonly timeoutUnit: 'seconds' | 'milliseconds';
+  /** How a tool matcher is tested: against the whole tool name, or anywhere in it (Gemini CLI). */
+  readonly matcher: 'whole' | 'anywhere';
+  /** The folder whose existence says the agent is used here. */
+  settingsDir(home: string, env: NodeJS.ProcessEnv): string;
+  /** The user-level settings file the installer writes. */
+  userSettings(home: string): SettingsLocation;
+  /** The system-wide managed settings file, by system. */
+  readonly managed: ManagedSettings;
+  /** Every settings file whose hooks apply to a session in `cwd`, user level first. */
+  hookFiles(home: string, cwd: string | undefined): SettingsLocation[];
+  /** Why the agent would not run a settings file's hooks although ours is there, from the file's own switches. */
+  blockers(root: Record<string, unknown>, isOurs: (command: string) => boolean): string[];
+  /** For an agent that runs a hook only once the user trusted it: what to tell after an install. */
+  readonly trustHint?: string;
+  /** For such an agent: whether it will run our hooks of `file`. */
+  trust?(home: string, file: string, hooks: HooksMap, isOurs: (command: string | undefined) => boolean): HookTrust;
+}
+
+/** For agents whose settings have no switch that turns hooks off beyond the common ones. */
+export const noBlockers = (): string[] => [];
+
+/** For a given file: hooks.json files may hold the map at top level (event names as keys). */
+export function locationFor(file: string): SettingsLocation {
+  if (!file.endsWith('hooks.json')) return { file, topLevel: false };
+  if (existsSync(file)) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (parsed && typeof parsed === 'object' && !('hooks' in parsed) && Object.keys(parsed).length > 0) {
+        return { file, topLevel: true };
+      }
+    } catch {
+      // Reported by the installer when it reads the file.
+    }
+  }
+  return { file, topLevel: false };
+}
