@@ -38,7 +38,9 @@ export type CodeRecord = z.infer<typeof CodeRecord>;
 export const CodeGroupedRow = z.strictObject({
   date: Day,
   group_key: z.string().describe("the agent, the model id, the repository (normalized host/path), or the team's name"),
-  edit_lines_added: count.describe('0 for group_by=repo: edits are not tied to a repository on the server'),
+  edit_lines_added: count.describe(
+    'edit lines added; for group_by=repo, those of files inside a work tree of that repository (edits outside any repository belong to no row)',
+  ),
   landed_lines_added: count.describe('0 for group_by=agent and model'),
   landed_agent_lines: count,
 });
