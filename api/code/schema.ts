@@ -62,6 +62,10 @@ export const LandedCommit = z.strictObject({
   lines_deleted: count,
   agent_lines: count,
   by_agent: z.array(z.strictObject({ agent: AgentName, model_id: z.string(), lines: count })),
+  author: z.string().describe("the commit's author address, one of the user's addresses ('' for commits stored before records named it)"),
+  by_session: z
+    .array(z.strictObject({ agent: AgentName, session_id: z.string(), lines: count }))
+    .describe('the agent lines by the agent session that wrote them (empty for commits stored before the ledger kept sessions)'),
 });
 export type LandedCommit = z.infer<typeof LandedCommit>;
 
