@@ -183,6 +183,11 @@ export class Collector {
     return { ...total, ...landed, shipped: total.shipped + (landed.shipped ?? 0) };
   }
 
+  /** Asks the next drain to look for landed commits (a caller that knows the default branch moved). */
+  scanSoon(): void {
+    this.scanDue = true;
+  }
+
   /**
    * Looks for commits that landed in the watched repositories and ships their records (they wait in
    * $AGENTMETER_HOME/impact/pending.json until the server has them). A record the server rejects is
