@@ -9,6 +9,7 @@ export const ALIAS_SQL = {
           UNION ALL SELECT id FROM users WHERE org_id = $org AND lower(email) = $email`,
   add: `INSERT INTO user_aliases (org_id, email, user_id, source, created_at) VALUES ($org, $email, $user, $source, now()::TIMESTAMP)`,
   remove: 'DELETE FROM user_aliases WHERE org_id = $org AND user_id = $user AND email = $email RETURNING email',
+  directory: "SELECT email FROM user_aliases WHERE org_id = $org AND user_id = $user AND source = 'directory'",
   addresses: `SELECT lower(email) AS email, 0 AS o FROM users WHERE org_id = $org AND id = $user
               UNION ALL SELECT email, 1 FROM user_aliases WHERE org_id = $org AND user_id = $user ORDER BY o, email`,
 } as const;
@@ -42,6 +43,18 @@ export class AliasStore {
 
   async remove(org: string, user: string, email: string): Promise<boolean> {
     return (await this.db.all(ALIAS_SQL.remove, { org, user, email })).length > 0;
+  }
+
+  /**
+   * Makes the directory's extra e-mails of a user (SCIM `emails` other than `userName`) their 'directory'
+   * aliases: those no longer listed go, new ones come (an address of another user is left out). An
+   * owner's aliases are not touched.
+   */
+  async setDirectory(org: string, user: string, emails: readonly string[]): Promise<void> {
+    const wanted = new Set(emails);
+    const current = (await this.db.all<{ email: string }>(ALIAS_SQL.directory, { org, user })).map((r) => r.email);
+    for (const email of current) if (!wanted.has(email)) await this.remove(org, user, email);
+    for (const email of wanted) if (!current.includes(email)) await this.add(org, user, email, 'directory');
   }
 
   /** The user's e-mail, then their aliases, lower case. */

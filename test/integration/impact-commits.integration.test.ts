@@ -109,6 +109,36 @@ describe('who may report a landed commit', () => {
     await request('DELETE', `${url}/${encodeURIComponent(noreply)}`, org.users.owner.key, 404);
   });
 
+  it("takes the directory's extra e-mails (SCIM emails) as the user's aliases", async () => {
+    const minted = await server.app.inject({
+      method: 'POST',
+      url: '/api/v0/admin/scim/tokens',
+      headers: bearer(org.users.owner.key),
+      payload: {},
+    });
+    const token = minted.json().token as string;
+    const scim = (method: 'POST' | 'PUT', url: string, body: unknown) =>
+      server.app.inject({
+        method,
+        url: `/scim/v2${url}`,
+        headers: { ...bearer(token), 'content-type': 'application/scim+json' },
+        payload: JSON.stringify(body),
+      });
+    const user = (emails: string[]) => ({
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: 'dee@impact.example.com',
+      emails: emails.map((value, i) => ({ value, primary: i === 0 })),
+    });
+    const created = await scim('POST', '/Users', user(['dee@impact.example.com', 'Dee@Users.NoReply.GitHub.com', MEMBER]));
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().id as string;
+    const listed = await request('GET', `/api/v0/admin/users/${id}/aliases`, org.users.owner.key, 200);
+    // The member's address stays the member's.
+    expect(listed.data).toEqual([expect.objectContaining({ email: 'dee@users.noreply.github.com', source: 'directory' })]);
+    expect((await scim('PUT', `/Users/${id}`, user(['dee@impact.example.com']))).statusCode).toBe(200);
+    expect((await request('GET', `/api/v0/admin/users/${id}/aliases`, org.users.owner.key, 200)).data).toEqual([]);
+  });
+
   it('refuses repository names the readiness reports refuse: file://, local paths, credentials, control characters', async () => {
     const names = [
       'file:///home/dev/shop',
