@@ -185,7 +185,6 @@ describe('commits and their lines', () => {
     // committer dates: its commit is older than its parent (mine).
     const colleague = w.clone(join(w.dir, 'colleague'));
     w.git(colleague, ['config', 'user.email', 'other@example.com']);
-    w.git(colleague, ['reset', '--quiet', '--hard', 'HEAD~0']);
     w.git(colleague, ['checkout', '--quiet', '-b', 'old', 'origin/main~1']);
     writeFileSync(join(colleague, 'theirs.ts'), code('theirs', 3));
     w.git(colleague, ['add', '-A'], T0 - 5 * HOUR, 'other@example.com');
