@@ -11,6 +11,7 @@ import type { Logger } from '../common/logger.ts';
 import { SHUTDOWN_GRACE_MS } from '../common/serve-defaults.ts';
 import { type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline/batch.ts';
 import { AccountStore } from './accounts/store.ts';
+import { registerAliasRoutes } from './aliases/routes.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { registerAnalyticsRoutes } from './analytics/routes.ts';
@@ -239,8 +240,9 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerLivenessRoutes(app, { db: options.db });
   const live = new LiveFiguresStore(options.db, options.log, clock);
   const teamAnalytics = new TeamAnalytics(options.db);
-  registerTodayRoutes(app, { live, teams: teamAnalytics, ...(options.now ? { now: options.now } : {}) });
+  registerTodayRoutes(app, { live, teams: teamAnalytics, code: new CodeStore(options.db), ...(options.now ? { now: options.now } : {}) });
   registerMeRoutes(app, { db: options.db, live });
+  registerAliasRoutes(app, { db: options.db, accounts });
   const budgets = new BudgetStore(options.db);
   const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
   registerBudgetRoutes(app, { budgets, live, alerts, teams: teamAnalytics });

@@ -2,6 +2,8 @@
 // running server with an owner or manager key (--server/--key), since DuckDB allows one writing process.
 import { z } from 'zod';
 import { AccountStore } from '../api/accounts/store.ts';
+import { Address } from '../api/aliases/schema.ts';
+import { AliasStore } from '../api/aliases/store.ts';
 import { Role } from '../api/auth/principal.ts';
 import { KEY_KINDS, KEY_SCOPES, type KeyScope } from '../api/keys/schema.ts';
 import { type KeyView, keyView } from '../api/keys/store.ts';
@@ -25,6 +27,8 @@ export interface AdminBackend {
   removeUser(input: { org?: string; user: string; erase: boolean }): Promise<RemovalView>;
   /** Applies the directory's rename of an owner held for an owner's confirmation (docs/scim.md). */
   confirmRename(input: { org?: string; user: string }): Promise<PendingRename>;
+  /** Gives a user another address, or takes one away: their addresses after (docs/metrics.md §5). */
+  alias(input: { org?: string; user: string; email: string; remove: boolean }): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -104,6 +108,20 @@ export class LocalBackend implements AdminBackend {
 
   async listUsers(input: { org?: string }) {
     return listUsers(this.db, await this.org(input.org));
+  }
+
+  /** With the database file, the operator acts as an owner. */
+  async alias(input: { org?: string; user: string; email: string; remove: boolean }): Promise<string[]> {
+    const orgId = await this.org(input.org);
+    const user = await this.user(orgId, input.user);
+    const email = Address.safeParse(input.email);
+    if (!email.success) throw new UserError(`${input.email} is not an e-mail address`);
+    const store = new AliasStore(this.db);
+    if (input.remove) {
+      if (!(await store.remove(orgId, user.id, email.data))) throw new UserError(`${email.data} is not an alias of ${user.email}`);
+    } else if ((await store.add(orgId, user.id, email.data, 'owner')) === 'taken')
+      throw new UserError(`${email.data} is another user's address in ${orgId}`);
+    return (await store.list(orgId, user.id)).map((a) => a.email);
   }
 
   /** With the database file, the operator acts as an owner; the last owner still stays. */
@@ -223,6 +241,16 @@ export class RemoteBackend implements AdminBackend {
         z.object({ rename: z.object({ userId: z.string(), from: z.string(), to: z.string(), requestedAt: z.string() }) }),
       )
     ).rename;
+  }
+
+  async alias(input: { org?: string; user: string; email: string; remove: boolean }) {
+    await this.checkOrg(input.org);
+    const path = `/api/v0/admin/users/${encodeURIComponent(input.user)}/aliases`;
+    const List = z.object({ data: z.array(z.object({ email: z.string() })) });
+    const answer = input.remove
+      ? await this.call('DELETE', `${path}/${encodeURIComponent(input.email)}`, List)
+      : await this.call('POST', path, List, { email: input.email });
+    return answer.data.map((a) => a.email);
   }
 
   async close() {}

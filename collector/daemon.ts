@@ -8,6 +8,7 @@ import type { Logger } from '../common/logger.ts';
 import { type IngestResponse, MAX_BATCH_RECORDS } from '../common/wire.ts';
 import { type Batch, buildBatch } from './batch.ts';
 import { HookConfigCache } from './hooks-ran.ts';
+import { ADDRESSES_REFRESH_MS, fetchAddresses } from './impact/addresses.ts';
 import { EditRepos } from './impact/edit-repo.ts';
 import { Impact } from './impact/impact.ts';
 import { refreshLimitStatus } from './limits.ts';
@@ -87,6 +88,8 @@ export class Collector {
   private leftAlone = 0;
   /** The Impact ledger and landed commits (docs/metrics.md §5). */
   readonly impact: Impact;
+  /** When the user's addresses were last read from the server (0: never). */
+  private addressesAt = 0;
   private refWatcher: FSWatcher | undefined;
   private readonly refsWatched = new Set<string>();
   /** A scan for landed commits is due: at start, after a batch watched a new repository, after refs moved. */
@@ -190,6 +193,11 @@ export class Collector {
     return { ...total, ...landed, shipped: total.shipped + (landed.shipped ?? 0) };
   }
 
+  /** Asks the next drain to look for landed commits (a caller that knows the default branch moved). */
+  scanSoon(): void {
+    this.scanDue = true;
+  }
+
   /**
    * Looks for commits that landed in the watched repositories and ships their records (they wait in
    * $AGENTMETER_HOME/impact/pending.json until the server has them). A record the server rejects is
@@ -200,6 +208,13 @@ export class Collector {
     if (this.scanDue) {
       this.scanDue = false;
       try {
+        if (Date.now() - this.addressesAt > ADDRESSES_REFRESH_MS) {
+          const addresses = await fetchAddresses(this.options.server, this.options.apiKey);
+          if (addresses) {
+            this.impact.setAddresses(addresses);
+            this.addressesAt = Date.now();
+          }
+        }
         await this.impact.scan();
       } catch (error) {
         log.warn({ error: (error as Error).message }, 'landed commits not looked for');
@@ -383,7 +398,8 @@ export class Collector {
       try {
         const before = this.impact.watched.length;
         this.impact.record(batch.touches, batch.models);
-        if (this.impact.watched.length > before) this.scanDue = true;
+        // A new repository, or edits after recent commits of one (examined again): a scan is due.
+        if (this.impact.watched.length > before || this.impact.recheckDue) this.scanDue = true;
       } catch (error) {
         // The ledger is ours alone: a failure to write it loses agent credit, never an event.
         log.warn({ error: (error as Error).message }, 'impact ledger not updated');

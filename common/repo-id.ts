@@ -71,6 +71,25 @@ export function repoUrlProblem(url: string): string | undefined {
 }
 
 /**
+ * Pure: why a repository name as landed commits and edits carry it (normalizeRepoUrl's `host/path`, or
+ * `local:<id>`) may not be stored, or undefined when it may: the readiness reports' rules for a name of
+ * this form: no scheme (`file://` or any), no local path, no credential or user name, no query or
+ * fragment, no control character.
+ */
+export function repoNameProblem(name: string): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses.
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'must not hold a control character';
+  if (name.startsWith(LOCAL_REPO_PREFIX))
+    return /^local:[0-9a-z_-]{1,64}$/i.test(name) ? undefined : 'a local repository is named local:<id> (letters, digits, - and _)';
+  if (/^[a-z][a-z0-9+.-]*:/i.test(name) || LOCAL.test(name) || name.includes('\\'))
+    return 'must be a host/path or local:<id>, never a local path, a file: URL or any URL with a scheme';
+  if (/[?#]/.test(name)) return 'must not carry a query or fragment';
+  if (name.includes('@')) return 'must not carry userinfo (a user name or credential before @)';
+  if (!/^[^/\s]+\/\S/.test(name) || /\s/.test(name)) return 'must be a host/path (no spaces)';
+  return undefined;
+}
+
+/**
  * Pure: how the organization knows a repository by its remote's URL: its id and a shareable name, the
  * normalized host/path, or `local:<16 hex digits of its id>` for a local path or file URL (a repository
  * cloned from a folder), whose path is never shared. What landed commits and edits ship (docs/metrics.md §5).

@@ -2,6 +2,7 @@
 // never prompts, file contents, shell commands or tool output.
 import { z } from 'zod';
 import { AGENTS } from './agents.ts';
+import { repoNameProblem } from './repo-id.ts';
 
 /** Where the collector posts wire records (gzip NDJSON) and the server takes them. */
 export const INGEST_PATH = '/api/v1/ingest/events';
@@ -88,8 +89,9 @@ const repoName = () =>
   wireString()
     .min(1)
     .max(512)
-    .refine((name) => !/^(?:[/\\~.]|[a-z]:[/\\])/i.test(name) && !name.includes('\\'), {
-      message: 'must be a host/path or local:<id>, never a local path',
+    .superRefine((name, ctx) => {
+      const problem = repoNameProblem(name);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
     });
 const lines = z.number().int().nonnegative().max(MAX_LINES);
 export const EditLines = z
@@ -176,9 +178,13 @@ export const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /**
  * A commit that landed on a watched repository's default branch (docs/metrics.md §5 "Landed"): ids, the
- * committer time, line counts, and its agent lines by agent and model. Never a line, a path, a commit
- * message or a branch name. The author is the key's user. `id` is `<repo_id>:<commit>`.
+ * committer time, the author's address, line counts, and its agent lines by agent and model, and by
+ * agent session. Never a line, a path, a commit message or a branch name. The server takes it only from a
+ * key of the user who owns `author` (their e-mail or an alias). `id` is `<repo_id>:<commit>`.
  */
+/** Most sessions one commit record splits its agent lines by (past it the collector merges the smallest under ''). */
+export const MAX_COMMIT_SESSIONS = 200;
+
 export const WireLandedCommit = z
   .strictObject({
     kind: z.literal('commit'),
@@ -189,17 +195,31 @@ export const WireLandedCommit = z
     commit: z.string().regex(COMMIT_ID),
     /** Committer time. */
     ts: epochMs,
+    /** The commit's author address, lower case. */
+    author: wireString()
+      .min(3)
+      .max(320)
+      .regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address'),
     lines_added: lines,
     lines_deleted: lines,
     agent_lines: lines,
     by_agent: z.array(z.strictObject({ agent: AgentName, model: wireString().min(1).max(256), lines: lines.min(1) })).max(100),
+    /** The same agent lines by the agent session that wrote them ('' for lines the ledger kept without one). */
+    by_session: z
+      .array(z.strictObject({ agent: AgentName, session_id: wireString().max(256), lines: lines.min(1) }))
+      .max(MAX_COMMIT_SESSIONS)
+      .optional(),
   })
   .refine((c) => c.id === `${c.repo_id}:${c.commit}`, { message: 'id must be <repo_id>:<commit>', path: ['id'] })
   .refine((c) => c.agent_lines === c.by_agent.reduce((n, a) => n + a.lines, 0), {
     message: 'agent_lines must be the sum of by_agent lines',
     path: ['agent_lines'],
   })
-  .refine((c) => c.agent_lines <= c.lines_added, { message: 'agent_lines cannot exceed lines_added', path: ['agent_lines'] });
+  .refine((c) => c.agent_lines <= c.lines_added, { message: 'agent_lines cannot exceed lines_added', path: ['agent_lines'] })
+  .refine((c) => c.by_session === undefined || c.agent_lines === c.by_session.reduce((n, s) => n + s.lines, 0), {
+    message: 'agent_lines must be the sum of by_session lines',
+    path: ['by_session'],
+  });
 export type WireLandedCommit = z.infer<typeof WireLandedCommit>;
 
 export const WireRecord = z.discriminatedUnion('kind', [WireHookEvent, WireUsage, WireMessage, WireLandedCommit]);

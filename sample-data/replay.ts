@@ -13,6 +13,7 @@ import { install, installedScriptPath } from '../collector/install/installer.ts'
 import { userSettingsLocation } from '../collector/install/settings.ts';
 import type { Logger } from '../common/logger.ts';
 import type { PlannedEvent, SamplePlan } from './generator.ts';
+import { ProjectRepos, projectsOf } from './project-repos.ts';
 
 export interface ReplayOptions {
   server: string;
@@ -188,6 +189,10 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
     const folders = new Set<string>();
     for (const event of plan.events[u]!) for (const op of event.before) folders.add(dirname(join(home, op.path)));
     for (const folder of folders) mkdirSync(folder, { recursive: true });
+    // The projects are real repositories, and each day's work lands on their default branch.
+    const repos = new ProjectRepos(home, options.workDir, u, user.email);
+    const first = plan.events[u]![0];
+    if (first) repos.create(projectsOf(plan.events[u]!), first.at - 3_600_000);
     const collector = new Collector({
       server: options.server,
       apiKey: options.keys[u]!,
@@ -198,7 +203,8 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
     });
     try {
       await driver.useHome(home);
-      for (const segment of segments(plan.events[u]!)) {
+      const parts = segments(plan.events[u]!);
+      for (const [k, segment] of parts.entries()) {
         // Written to the driver in parts, so progress shows while a long segment runs.
         for (let i = 0; i < segment.length; i += PROGRESS_STEP) {
           const part = segment.slice(i, i + PROGRESS_STEP);
@@ -207,6 +213,7 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
           done += part.length;
           if (Math.floor(done / 2000) > before) options.onProgress?.(done, total);
         }
+        if (repos.commitDay(segment, segment.at(-1)!.at + 600_000, k === parts.length - 1) > 0) collector.scanSoon();
         const result = await collector.drain();
         if (result.error) throw new Error(`sample replay: shipping ${user.email}'s events failed: ${result.error}`);
         shipped += result.shipped;

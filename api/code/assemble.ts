@@ -62,9 +62,10 @@ export function codeRecords(days: string[], edits: EditRow[], landed: LandedRow[
           (r) => r.model,
           (r) => r,
         ).map(([model_id, s]) => ({ model_id, ...s })),
+        // A file whose extension names no known language counts under `other` (docs/metrics.md §5).
         by_language: sumBy(
-          e.filter((r) => r.language !== ''),
-          (r) => r.language,
+          e,
+          (r) => r.language || 'other',
           (r) => r,
         ).map(([language, s]) => ({ language, ...s })),
       },

@@ -43,7 +43,10 @@ function parseCommitsQuery(raw: unknown, now: Date) {
   }
   const checked = CommitsQuery.safeParse(query);
   if (!checked.success) throw badRequest(checked.error.issues[0]!.message);
-  const dates = parseAnalyticsQuery('productivity', { startDate: checked.data.startDate, endDate: checked.data.endDate }, now);
+  // Commits are read as stored, so today is listed too (docs/metrics.md §5): the date rules are those of
+  // the daily endpoints as they stand tomorrow.
+  const tomorrow = new Date(now.getTime() + 86_400_000);
+  const dates = parseAnalyticsQuery('productivity', { startDate: checked.data.startDate, endDate: checked.data.endDate }, tomorrow);
   const match = checked.data.cursor ? COMMIT_CURSOR.exec(checked.data.cursor) : null;
   const cursor: CommitCursor | undefined = match ? { ts: Number(match[1]), repoId: match[2]!, commit: match[3]! } : undefined;
   return {
@@ -126,7 +129,7 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
       tag: 'Analytics',
       summary: 'Landed commits with their lines and agent lines by agent and model, newest first, paged',
       description:
-        'Commits dated by committer time from startDate to endDate. next_cursor is the last commit of the page. A member sees only their own commits.',
+        'Commits dated by committer time from startDate to endDate (today included: a commit is listed as soon as the server has it). next_cursor is the last commit of the page. A member sees only their own commits.',
       action: 'The landed commits',
       access: { kind: 'user', roles: CODE_ROLES },
       query: CommitsQuery,
@@ -156,6 +159,10 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
         by_agent: r.by_agent
           .map((a) => ({ agent: a.agent as LandedCommit['by_agent'][number]['agent'], model_id: a.model, lines: a.lines }))
           .sort((a, b) => b.lines - a.lines || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : a.model_id < b.model_id ? -1 : 1)),
+        author: r.author,
+        by_session: r.by_session
+          .map((s) => ({ agent: s.agent as LandedCommit['by_agent'][number]['agent'], session_id: s.session_id, lines: s.lines }))
+          .sort((a, b) => b.lines - a.lines || (a.session_id < b.session_id ? -1 : 1)),
       }));
       return {
         data,

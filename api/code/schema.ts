@@ -38,7 +38,9 @@ export type CodeRecord = z.infer<typeof CodeRecord>;
 export const CodeGroupedRow = z.strictObject({
   date: Day,
   group_key: z.string().describe("the agent, the model id, the repository (normalized host/path), or the team's name"),
-  edit_lines_added: count.describe('0 for group_by=repo: edits are not tied to a repository on the server'),
+  edit_lines_added: count.describe(
+    'edit lines added; for group_by=repo, those of files inside a work tree of that repository (edits outside any repository belong to no row)',
+  ),
   landed_lines_added: count.describe('0 for group_by=agent and model'),
   landed_agent_lines: count,
 });
@@ -60,6 +62,10 @@ export const LandedCommit = z.strictObject({
   lines_deleted: count,
   agent_lines: count,
   by_agent: z.array(z.strictObject({ agent: AgentName, model_id: z.string(), lines: count })),
+  author: z.string().describe("the commit's author address, one of the user's addresses ('' for commits stored before records named it)"),
+  by_session: z
+    .array(z.strictObject({ agent: AgentName, session_id: z.string(), lines: count }))
+    .describe('the agent lines by the agent session that wrote them (empty for commits stored before the ledger kept sessions)'),
 });
 export type LandedCommit = z.infer<typeof LandedCommit>;
 

@@ -15,7 +15,7 @@ export const CODE_SQL = {
                  FROM agg_code_landed_agent_day WHERE ${RANGE} GROUP BY ALL`,
   /** Newest first: committer time, then repository and commit id, so the order is total and the cursor exact. */
   commits: `SELECT c.repo_id, c.repo, c.commit_id AS commit, c.user_id, u.email AS user_email, epoch_ms(c.ts) AS ts_ms,
-                   c.lines_added, c.lines_deleted, c.agent_lines, c.by_agent
+                   c.lines_added, c.lines_deleted, c.agent_lines, c.by_agent, c.author, c.by_session
             FROM landed_commits c LEFT JOIN users u ON u.id = c.user_id AND u.org_id = c.org_id
             WHERE c.org_id = $org AND c.ts >= CAST($from AS TIMESTAMP) AND c.ts < CAST($to AS TIMESTAMP) + INTERVAL 1 DAY
               AND ($user IS NULL OR c.user_id = $user)
@@ -37,6 +37,36 @@ export const CODE_USER_SQL = {
   landed: `SELECT CAST(day AS VARCHAR) AS day, user_id, repo, commits, commits_with_agent_lines, lines_added, lines_deleted, agent_lines
            FROM agg_code_landed_day WHERE ${USERS_RANGE}`,
   landedAgents: `SELECT CAST(day AS VARCHAR) AS day, user_id, repo, agent, model, lines FROM agg_code_landed_agent_day WHERE ${USERS_RANGE}`,
+} as const;
+
+/**
+ * Today's rows, read from the stored records themselves (docs/metrics.md §5: a commit counts in /today within
+ * 60 s of reaching the server): the same derivations as pipeline/sql/46_code.sql over one day. `$users`:
+ * comma-separated user ids, or NULL for the whole organization.
+ */
+const TODAY_USERS = "($users IS NULL OR user_id IN (SELECT unnest(string_split($users, ','))))";
+const TODAY_RANGE = `org_id = $org AND ts >= CAST($day AS TIMESTAMP) AND ts < CAST($day AS TIMESTAMP) + INTERVAL 1 DAY AND ${TODAY_USERS}`;
+export const CODE_TODAY_SQL = {
+  edits: `WITH e AS (
+            SELECT org_id, ts, agent, session_id, unnest(edits) AS f FROM events
+            WHERE ${TODAY_RANGE} AND edits IS NOT NULL AND tool_success AND event = 'PostToolUse'
+          ),
+          m AS (
+            SELECT org_id, session_id, ts, model FROM assistant_messages
+            WHERE org_id = $org AND model IS NOT NULL AND model <> '' AND model <> '<synthetic>'
+              AND ts < CAST($day AS TIMESTAMP) + INTERVAL 1 DAY AND session_id IN (SELECT session_id FROM e)
+          )
+          SELECT CAST($day AS VARCHAR) AS day, e.agent, coalesce(m.model, 'unknown') AS model, coalesce(l.language, '') AS language,
+                 coalesce(e.f.repo, '') AS repo, sum(e.f.lines_added)::BIGINT AS lines_added, sum(e.f.lines_deleted)::BIGINT AS lines_deleted
+          FROM e ASOF LEFT JOIN m ON e.org_id = m.org_id AND e.session_id = m.session_id AND m.ts <= e.ts
+          LEFT JOIN languages l
+            ON l.kind || ':' || l.key = CASE WHEN e.f.ext <> '' THEN 'ext:' || e.f.ext ELSE 'name:' || coalesce(e.f.name, '') END
+          GROUP BY ALL`,
+  landed: `SELECT CAST($day AS VARCHAR) AS day, repo, count(*)::BIGINT AS commits, count(*) FILTER (WHERE agent_lines > 0)::BIGINT AS commits_with_agent_lines,
+                  sum(lines_added)::BIGINT AS lines_added, sum(lines_deleted)::BIGINT AS lines_deleted, sum(agent_lines)::BIGINT AS agent_lines
+           FROM landed_commits WHERE ${TODAY_RANGE} GROUP BY ALL`,
+  landedAgents: `SELECT CAST($day AS VARCHAR) AS day, repo, a.agent, a.model, sum(a.lines)::BIGINT AS lines
+                 FROM (SELECT repo, unnest(by_agent) AS a FROM landed_commits WHERE ${TODAY_RANGE}) GROUP BY ALL`,
 } as const;
 
 /** A row of one user. */
@@ -80,6 +110,9 @@ export interface CommitRow {
   lines_deleted: number;
   agent_lines: number;
   by_agent: { agent: string; model: string; lines: number }[];
+  /** The author address ('' for records stored before commits named it). */
+  author: string;
+  by_session: { agent: string; session_id: string; lines: number }[];
 }
 export interface CommitCursor {
   ts: number;
@@ -116,6 +149,32 @@ export class CodeStore {
   async landedAgents(org: string, from: string, to: string, user: string | null): Promise<LandedAgentRow[]> {
     const rows = await this.db.all<LandedAgentRow & Record<string, unknown>>(CODE_SQL.landedAgents, this.params(org, from, to, user));
     return rows.map((r) => ({ ...r, lines: num(r.lines) }));
+  }
+
+  /** Today's rows over what has arrived (`users`: those users only; null: the whole organization). */
+  async today(
+    org: string,
+    day: string,
+    users: readonly string[] | null,
+  ): Promise<{ edits: EditRow[]; landed: LandedRow[]; agents: LandedAgentRow[] }> {
+    const p = { org, day, users: users === null ? null : users.join(',') };
+    const [edits, landed, agents] = await Promise.all([
+      this.db.all<EditRow & Record<string, unknown>>(CODE_TODAY_SQL.edits, p),
+      this.db.all<LandedRow & Record<string, unknown>>(CODE_TODAY_SQL.landed, p),
+      this.db.all<LandedAgentRow & Record<string, unknown>>(CODE_TODAY_SQL.landedAgents, p),
+    ]);
+    return {
+      edits: edits.map((r) => ({ ...r, lines_added: num(r.lines_added), lines_deleted: num(r.lines_deleted) })),
+      landed: landed.map((r) => ({
+        ...r,
+        commits: num(r.commits),
+        commits_with_agent_lines: num(r.commits_with_agent_lines),
+        lines_added: num(r.lines_added),
+        lines_deleted: num(r.lines_deleted),
+        agent_lines: num(r.agent_lines),
+      })),
+      agents: agents.map((r) => ({ ...r, lines: num(r.lines) })),
+    };
   }
 
   /** The code rows of each of `users` (user ids) from `from` to `to`, per user. */
@@ -172,6 +231,8 @@ export class CodeStore {
       lines_deleted: num(r.lines_deleted),
       agent_lines: num(r.agent_lines),
       by_agent: (r.by_agent ?? []).map((a) => ({ agent: a.agent, model: a.model, lines: num(a.lines) })),
+      author: r.author ?? '',
+      by_session: (r.by_session ?? []).map((a) => ({ agent: a.agent, session_id: a.session_id, lines: num(a.lines) })),
     }));
   }
 }

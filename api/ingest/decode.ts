@@ -75,8 +75,8 @@ export interface DecodedBatch {
   events: NdjsonRows;
   messages: NdjsonRows;
   usage: WireUsage[];
-  /** Landed commits (docs/metrics.md §5), first delivery of an id wins. */
-  commits: NdjsonRows;
+  /** Landed commits (docs/metrics.md §5): of several records of an id, the one with the most agent lines. */
+  commits: NdjsonRows & { items: { index: number; id: string; author: string; ndjson: string }[] };
   /** Valid records that repeat an id earlier in the same batch. */
   inBatchDuplicates: number;
   /**
@@ -225,6 +225,16 @@ export class TooManyRecords extends Error {
   }
 }
 
+function commitRows(rows: { index: number; record: WireLandedCommit }[]): DecodedBatch['commits'] {
+  const items = rows.map(({ index, record }) => ({
+    index,
+    id: record.id,
+    author: record.author.toLowerCase(),
+    ndjson: `${JSON.stringify({ ...record, author: record.author.toLowerCase(), by_session: record.by_session ?? [] })}\n`,
+  }));
+  return { ndjson: items.map((i) => i.ndjson).join(''), count: items.length, items };
+}
+
 /** Accumulates a batch record by record. */
 export class BatchDecoder {
   private received = 0;
@@ -236,7 +246,7 @@ export class BatchDecoder {
   private readonly repeats: RecordPositions['repeats'] = [];
   private readonly messages = new Map<string, WireMessage>();
   private readonly usage = new Map<string, WireUsage>();
-  private readonly commits = new Map<string, WireLandedCommit>();
+  private readonly commits = new Map<string, { index: number; record: WireLandedCommit }>();
   private inBatchDuplicates = 0;
 
   /** `text`: the NDJSON the records' lines are cut from ('' when the records came as a JSON array). */
@@ -268,9 +278,10 @@ export class BatchDecoder {
     }
     const record = parsed.data;
     if (record.kind === 'commit') {
-      // Keyed by (organization, repository, commit) whoever sends it: the first delivery is kept.
-      if (this.commits.has(record.id)) this.inBatchDuplicates++;
-      else this.commits.set(record.id, record);
+      // Keyed by (organization, repository, commit): of two records the one with more agent lines stands.
+      const prev = this.commits.get(record.id);
+      if (prev) this.inBatchDuplicates++;
+      if (!prev || record.agent_lines > prev.record.agent_lines) this.commits.set(record.id, { index, record });
       return;
     }
     const kind: RecordKind = record.kind === 'usage' || record.kind === 'message' ? record.kind : 'event';
@@ -306,7 +317,7 @@ export class BatchDecoder {
       events: this.events.finish(),
       messages: { ndjson: [...this.messages.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.messages.size },
       usage: [...this.usage.values()],
-      commits: { ndjson: [...this.commits.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.commits.size },
+      commits: commitRows([...this.commits.values()]),
       inBatchDuplicates: this.inBatchDuplicates,
       positions: {
         rows: {

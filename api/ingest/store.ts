@@ -103,13 +103,32 @@ WHERE t.user_id <> $user`;
 const isKeyConflict = (error: unknown) =>
   error instanceof Error && (/Constraint Error: Duplicate key/i.test(error.message) || error.message.includes(OTHER_USERS_ID));
 
-const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', repo: 'VARCHAR', lines_added: 'BIGINT', lines_deleted: 'BIGINT',
-  agent_lines: 'BIGINT', by_agent: 'STRUCT(agent VARCHAR, model VARCHAR, lines BIGINT)[]'}`;
+const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', repo: 'VARCHAR', author: 'VARCHAR', lines_added: 'BIGINT',
+  lines_deleted: 'BIGINT', agent_lines: 'BIGINT', by_agent: 'STRUCT(agent VARCHAR, model VARCHAR, lines BIGINT)[]',
+  by_session: 'STRUCT(agent VARCHAR, session_id VARCHAR, lines BIGINT)[]'}`;
 
-/** A landed commit counts once per (organization, repository, commit): a repeat is ignored (docs/metrics.md §5). */
-const INSERT_COMMITS = `INSERT OR IGNORE INTO landed_commits
-SELECT $org, repo_id, commit, $user, now()::TIMESTAMP, epoch_ms(ts), repo, lines_added, lines_deleted, agent_lines, by_agent
-FROM read_json($file, format = 'newline_delimited', columns = ${COMMIT_COLUMNS})`;
+/**
+ * A landed commit counts once per (organization, repository, commit) (docs/metrics.md §5): when several
+ * machines of its author report it, the record with the most agent lines stands (never a sum); a repeat
+ * with no more is ignored. received_at moves with a replacement, so the next batch rebuilds its day.
+ */
+const INSERT_COMMITS = `INSERT INTO landed_commits
+  (org_id, repo_id, commit_id, user_id, received_at, ts, repo, lines_added, lines_deleted, agent_lines, by_agent, author, by_session)
+SELECT $org, repo_id, commit, $user, now()::TIMESTAMP, epoch_ms(ts), repo, lines_added, lines_deleted, agent_lines, by_agent, author, by_session
+FROM read_json($file, format = 'newline_delimited', columns = ${COMMIT_COLUMNS})
+ON CONFLICT (org_id, repo_id, commit_id) DO UPDATE SET
+  user_id = excluded.user_id, received_at = excluded.received_at, ts = excluded.ts, repo = excluded.repo,
+  lines_added = excluded.lines_added, lines_deleted = excluded.lines_deleted, agent_lines = excluded.agent_lines,
+  by_agent = excluded.by_agent, author = excluded.author, by_session = excluded.by_session
+WHERE excluded.agent_lines > landed_commits.agent_lines`;
+
+/** The addresses a user owns: their e-mail and their aliases (lower case). */
+const OWN_ADDRESSES = `SELECT lower(email) AS email FROM users WHERE org_id = $org AND id = $user
+UNION SELECT email FROM user_aliases WHERE org_id = $org AND user_id = $user`;
+
+/** Why a commit record of another person's address is refused (docs/metrics.md §5). */
+export const NOT_YOUR_COMMIT =
+  "the commit's author address is not yours: a landed commit is taken only from a key of the user who owns its author address (their e-mail or an alias)";
 
 /**
  * DuckDB's errors that are about the rows it was given (a value it cannot read or convert, a NOT NULL
@@ -206,13 +225,23 @@ export class IngestStore {
 
   async store(orgId: OrgId, userId: UserId, batch: DecodedBatch): Promise<StoreResult> {
     const n = ++this.sequence;
+    // Commits of an address the key's user does not own are refused before anything is written.
+    const notYours: IngestResponse['rejected'] = [];
+    let commitRows = batch.commits.ndjson;
+    if (batch.commits.items.length) {
+      const own = new Set((await this.db.all<{ email: string }>(OWN_ADDRESSES, { org: orgId, user: userId })).map((r) => r.email));
+      const kept = batch.commits.items.filter((c) => own.has(c.author));
+      for (const c of batch.commits.items)
+        if (!own.has(c.author)) notYours.push({ index: c.index, id: c.id.slice(0, 256), reason: NOT_YOUR_COMMIT });
+      commitRows = kept.map((c) => c.ndjson).join('');
+    }
     const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit'; table: string }[] = [];
     const usage = batch.usage.map((row) => `${JSON.stringify(row)}\n`).join('');
     for (const [sql, fallback, ndjson, kind, table] of [
       [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'event', 'events'],
       [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, usage, 'usage', 'usage'],
       [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'message', 'assistant_messages'],
-      [INSERT_COMMITS, INSERT_COMMITS, batch.commits.ndjson, 'commit', 'landed_commits'],
+      [INSERT_COMMITS, INSERT_COMMITS, commitRows, 'commit', 'landed_commits'],
     ] as const) {
       if (ndjson === '') continue;
       const file = join(this.dir, `${n}-${kind === 'message' ? 'messages' : table}.ndjson`);
@@ -227,7 +256,7 @@ export class IngestStore {
         const refused: IngestResponse['rejected'] = [];
         for (const { sql, fallback, file, kind, table } of files) {
           stored += await tx.run(fast ? sql : fallback, params(file));
-          // A commit is anyone's to report once (first delivery kept): there is no owner to refuse for.
+          // Commits were sorted by their author's owner above.
           if (fast || kind === 'commit') continue;
           const held = await tx.all<{ id: string }>(otherUsersIds(table), params(file));
           for (const { index, id } of indicesOf(batch, kind, new Set(held.map((r) => r.id))))
@@ -246,6 +275,7 @@ export class IngestStore {
             throw new BatchRefused(refusalReason(error.message));
           throw error;
         });
+      refused.push(...notYours);
       refused.sort((a, b) => a.index - b.index);
       return { stored, duplicates: batch.received - batch.rejected.length - refused.length - stored, refused };
     } finally {

@@ -10,6 +10,8 @@ import { forbidden, HttpError, notFound } from '../../common/errors.ts';
 import { isUserId, type OrgId } from '../../common/ids.ts';
 import { describeZodError } from '../../common/wire.ts';
 import type { AccountStore } from '../accounts/store.ts';
+import { Address } from '../aliases/schema.ts';
+import { AliasStore } from '../aliases/store.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { OWNERS } from '../auth/principal.ts';
 import { boundDetail } from '../http/errors.ts';
@@ -111,6 +113,21 @@ async function foundUser(users: ScimUserStore, orgId: string, id: string): Promi
   return row;
 }
 
+/**
+ * The directory's other e-mails of a User body (`emails[].value` other than `userName`), lower case, or
+ * undefined when the body has no `emails`: they become the user's aliases (docs/metrics.md §5).
+ */
+function extraEmails(body: UserBody): string[] | undefined {
+  const emails = (body as { emails?: unknown }).emails;
+  if (!Array.isArray(emails)) return undefined;
+  const out = new Set<string>();
+  for (const e of emails) {
+    const value = Address.safeParse((e as { value?: unknown } | null)?.value);
+    if (value.success && value.data !== body.userName.toLowerCase()) out.add(value.data);
+  }
+  return [...out].slice(0, 20);
+}
+
 const bodyFields = (body: UserBody, active: boolean): UserFields => ({
   userName: body.userName.toLowerCase(),
   externalId: body.externalId ?? null,
@@ -123,6 +140,7 @@ const bodyFields = (body: UserBody, active: boolean): UserFields => ({
 export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
   const tokens = new ScimTokenStore(deps.db);
   const users = new ScimUserStore(deps.db, deps.accounts);
+  const aliases = new AliasStore(deps.db);
   const groups = new ScimGroupStore(deps.db);
   const touched = new Map<string, number>();
   const today = () => (deps.now ?? (() => new Date()))().toISOString().slice(0, 10);
@@ -198,7 +216,8 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
 
       scim.post('/Users', pub, async (request, reply) => {
         const { orgId } = scimCaller(request);
-        const fields = bodyFields(UserBody.parse(request.body), true);
+        const body = UserBody.parse(request.body);
+        const fields = bodyFields(body, true);
         if (await users.byEmail(orgId, fields.userName))
           throw new ScimError(
             409,
@@ -206,6 +225,8 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
             'uniqueness',
           );
         const row = await users.create(orgId, fields);
+        const extra = extraEmails(body);
+        if (extra) await aliases.setDirectory(orgId, row.id, extra);
         request.log.info({ user: row.id, active: row.active }, 'scim user created');
         return reply
           .status(201)
@@ -244,7 +265,11 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
         const { id } = IdParams.parse(request.params);
         const before = await foundUser(users, orgId, id);
         // A replace without `active` keeps the person as they are (Okta sends it; some directories do not).
-        return write(request, before, bodyFields(UserBody.parse(request.body), before.active));
+        const body = UserBody.parse(request.body);
+        const answer = await write(request, before, bodyFields(body, before.active));
+        const extra = extraEmails(body);
+        if (extra) await aliases.setDirectory(orgId, before.id, extra);
+        return answer;
       });
 
       scim.patch('/Users/:id', pub, async (request) => {

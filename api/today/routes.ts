@@ -7,13 +7,15 @@ import { badRequest, forbidden } from '../../common/errors.ts';
 import { activityRecords, productivityRecords, tokenRecords, toolRecords } from '../analytics/assemble.ts';
 import { RawQuery } from '../analytics/schema.ts';
 import { ANALYTICS_ROLES, PEOPLE } from '../auth/principal.ts';
+import { codeRecords } from '../code/assemble.ts';
+import type { CodeStore } from '../code/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { TODAY_PATH, TodayQuery, TodayResponse } from './schema.ts';
 import type { LiveFigures, LiveFiguresStore } from './store.ts';
 
-/** Pure: live figures → the answer's data. */
-export function todayData(f: LiveFigures): TodayResponse['data'] {
+/** Pure: live figures and today's code rows → the answer's data. */
+export function todayData(f: LiveFigures, code: Awaited<ReturnType<CodeStore['today']>>): TodayResponse['data'] {
   const days = [f.date];
   return {
     date: f.date,
@@ -23,7 +25,7 @@ export function todayData(f: LiveFigures): TodayResponse['data'] {
     tools: toolRecords(days, f.orgDays, f.breakdowns, f.hooks)[0]!,
     activity: activityRecords(days, f.orgDays, f.breakdowns)[0]!,
     productivity: productivityRecords(days, f.orgDays, f.breakdowns)[0]!,
-    code: null,
+    code: codeRecords(days, code.edits, code.landed, code.agents)[0]!,
   };
 }
 
@@ -39,7 +41,10 @@ function parseTodayQuery(raw: unknown): { team?: string } {
   return checked.data.team === undefined ? {} : { team: checked.data.team };
 }
 
-export function registerTodayRoutes(app: FastifyInstance, deps: { live: LiveFiguresStore; teams: TeamAnalytics; now?: () => Date }): void {
+export function registerTodayRoutes(
+  app: FastifyInstance,
+  deps: { live: LiveFiguresStore; teams: TeamAnalytics; code: CodeStore; now?: () => Date },
+): void {
   const now = deps.now ?? (() => new Date());
   declareRoute(
     app,
@@ -49,7 +54,7 @@ export function registerTodayRoutes(app: FastifyInstance, deps: { live: LiveFigu
       tag: 'Analytics',
       summary: "Today so far: the current UTC day's tokens, tools, activity and productivity records, provisional",
       description:
-        "The records of /tokens, /tools, /activity and /productivity for the current UTC day, computed by the same rules (the nightly batch's own build steps) over what has arrived; an event is counted within seconds of reaching the server (at most 60 s). Owners and managers get the organization's figures; a member gets the same records over their own records only. With team=NAME (owners and managers), the records over today's members of that team and the teams below it (400 for an unknown team, 403 below the minimum team size). `code` is null until the code-impact figures (/code) are served. The daily endpoints keep refusing today.",
+        "The records of /tokens, /tools, /activity and /productivity for the current UTC day, computed by the same rules (the nightly batch's own build steps) over what has arrived; an event is counted within seconds of reaching the server (at most 60 s). Owners and managers get the organization's figures; a member gets the same records over their own records only. With team=NAME (owners and managers), the records over today's members of that team and the teams below it (400 for an unknown team, 403 below the minimum team size). `code` is the /code record of today: its landed commits count as soon as the server has them. The daily endpoints keep refusing today.",
       action: "Reading today's figures",
       access: { kind: 'user', roles: PEOPLE },
       query: TodayQuery,
@@ -72,7 +77,8 @@ export function registerTodayRoutes(app: FastifyInstance, deps: { live: LiveFigu
         userId: whole ? undefined : principal.userId,
         ...(userIds ? { userIds } : {}),
       });
-      return { data: todayData(figures), meta: { org_id: principal.orgId } };
+      const code = await deps.code.today(principal.orgId, figures.date, userIds ?? (whole ? null : [principal.userId]));
+      return { data: todayData(figures, code), meta: { org_id: principal.orgId } };
     },
   );
 }

@@ -2,6 +2,7 @@
 // UTC day, over what has arrived so far.
 import { z } from 'zod';
 import { ActivityRecord, ProductivityRecord, TokenRecord, ToolRecord } from '../analytics/schema.ts';
+import { CodeRecord } from '../code/schema.ts';
 
 export const TODAY_PATH = '/api/v1/analytics/today';
 
@@ -17,7 +18,9 @@ export const TodayResponse = z.strictObject({
     tools: ToolRecord,
     activity: ActivityRecord,
     productivity: ProductivityRecord,
-    code: z.null().describe('the /code record of today: null until the code-impact figures are served'),
+    code: CodeRecord.describe(
+      'the /code record of today over what has arrived: edits, and landed commits counted as soon as the server has them (docs/metrics.md §5)',
+    ),
   }),
   meta: z.strictObject({ org_id: z.string() }),
 });

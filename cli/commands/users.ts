@@ -37,6 +37,33 @@ export const usersCommand: CommandModule = {
           }
         },
       )
+      .command<TargetArgs & { change: string; user: string; email: string }>(
+        'alias <change>',
+        'Give a user another address (add) or take one away (remove): commits it authored land for them (owners)',
+        (c) =>
+          targetOptions(c)
+            .positional('change', { choices: ['add', 'remove'] as const, demandOption: true })
+            .option('user', { type: 'string', demandOption: true, describe: 'The user: an id or their e-mail' })
+            .option('email', { type: 'string', demandOption: true, describe: 'The other address, e.g. a code host no-reply address' })
+            .example(
+              '$0 users alias add --server http://127.0.0.1:8080 --key am_OWNER --user ana@example.com --email 123+ana@users.noreply.github.com',
+              'A GitHub squash merge authored by the no-reply address lands for ana',
+            ) as never,
+        async (args) => {
+          const backend = await adminBackend(args);
+          try {
+            const addresses = await backend.alias({
+              user: args.user,
+              email: args.email,
+              remove: args.change === 'remove',
+              ...(args.org ? { org: args.org } : {}),
+            });
+            process.stdout.write(`aliases of ${args.user}: ${addresses.length ? addresses.join(', ') : 'none'}\n`);
+          } finally {
+            await backend.close();
+          }
+        },
+      )
       .command<TargetArgs & { json?: boolean }>(
         'list',
         'List the users of the organization with their roles and active keys',

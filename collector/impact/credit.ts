@@ -14,6 +14,8 @@ export interface LedgerLine {
   ts: number;
   agent: string;
   model: string;
+  /** The agent session that wrote it ('' for lines kept before sessions were). */
+  session: string;
 }
 
 /** A commit's added lines: key (as the ledger spells it) → how many times the commit adds it. */
@@ -24,6 +26,8 @@ export interface Credit {
   lines: number;
   /** agent → model → lines. */
   byAgentModel: Map<string, Map<string, number>>;
+  /** `agent\0model\0session` → lines: the split by session the cost work divides by. */
+  bySource: Map<string, number>;
   /** The ledger lines now credited (seq), to be marked so they never count again. */
   credited: number[];
 }
@@ -38,7 +42,7 @@ export function creditCommit(
   committerTs: number,
   isCredited: (seq: number) => boolean,
 ): Credit {
-  const credit: Credit = { lines: 0, byAgentModel: new Map(), credited: [] };
+  const credit: Credit = { lines: 0, byAgentModel: new Map(), bySource: new Map(), credited: [] };
   const from = committerTs - CREDIT_WINDOW_MS;
   for (const [key, count] of adds) {
     const lines = ledger.get(key);
@@ -53,6 +57,8 @@ export function creditCommit(
       const models = credit.byAgentModel.get(line.agent) ?? new Map<string, number>();
       models.set(line.model, (models.get(line.model) ?? 0) + 1);
       credit.byAgentModel.set(line.agent, models);
+      const source = `${line.agent}\0${line.model}\0${line.session}`;
+      credit.bySource.set(source, (credit.bySource.get(source) ?? 0) + 1);
     }
   }
   return credit;

@@ -7,6 +7,18 @@ import { fileFacts } from '../derive.ts';
 import type { FileEdit } from './edit-lines.ts';
 import type { EditRepos } from './edit-repo.ts';
 import { isExcludedPath } from './exclude.ts';
+import { absolutePath } from './git.ts';
+
+/**
+ * Pure: the path exclusions are matched on for a file outside any work tree: relative to the session's
+ * folder when inside it, else its base name (a folder above the work is never taken for a build folder).
+ */
+export function outsideTreePath(path: string, cwd: string | undefined): string {
+  const absolute = absolutePath(path, cwd);
+  if (!absolute) return path;
+  if (cwd && absolute.startsWith(`${cwd.replace(/\/+$/, '')}/`)) return absolute.slice(cwd.replace(/\/+$/, '').length + 1);
+  return absolute.slice(absolute.lastIndexOf('/') + 1);
+}
 
 export interface CallEdits {
   /** What ships: one entry per file with lines added or removed. */
@@ -24,9 +36,10 @@ export function callEdits(edits: FileEdit[], repos?: EditRepos, cwd?: string): C
   const wire: EditLines[] = [];
   const files: FileEdit[] = [];
   for (const file of edits) {
-    if (file.binary || isExcludedPath(file.path)) continue;
+    if (file.binary) continue;
+    // Matched on the path inside the work tree: a clone under ~/build/ is not a build folder (docs/metrics.md §5).
     const place = repos?.place(file.path, cwd);
-    if (place && isExcludedPath(place.relPath, place.rules)) continue;
+    if (place ? isExcludedPath(place.relPath, place.rules) : isExcludedPath(outsideTreePath(file.path, cwd))) continue;
     files.push(file);
     if (file.added.length === 0 && file.deleted === 0) continue;
     const facts = fileFacts(file.path, 'edit');

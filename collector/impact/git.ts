@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { lstatSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 
 /** Longest one git run may take. */
 export const GIT_TIMEOUT_MS = 15_000;
@@ -46,14 +46,27 @@ export function gitLines(root: string, args: string[], onLine: (line: string) =>
       child.kill('SIGKILL');
       reject(new GitError(`git ${args[0]} took longer than ${timeoutMs} ms`));
     }, timeoutMs);
-    const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
-    lines.on('line', onLine);
+    // Lines end at LF only (docs/metrics.md §5): a lone CR inside a line is text, not a break, as in git.
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const text = rest + decoder.write(chunk);
+      let start = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+        onLine(text.slice(start, nl));
+        start = nl + 1;
+      }
+      rest = text.slice(start);
+    });
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(new GitError(`git could not run: ${error.message}`));
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      const last = rest + decoder.end();
+      if (last !== '') onLine(last);
+      rest = '';
       resolvePromise(code ?? 1);
     });
   });

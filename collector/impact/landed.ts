@@ -1,7 +1,8 @@
 // Which commits of a watched repository landed, and their lines (docs/metrics.md §5 "Landed"): reachable from
 // the remote's default branch as this machine's own fetches and pushes show it (origin/HEAD, else
-// origin/main, else origin/master), authored by the repository's user.email, committed at or after
-// watching started. A commit's lines are the non-blank lines `git diff <first parent> <commit>` adds and
+// origin/main, else origin/master), authored by one of the user's addresses, committed at or after
+// watching started. Found by reachability (the commits of the ref not reachable from the tip walked last),
+// never by a `--since` walk, which stops at a commit whose committer time is older than its parent's. A commit's lines are the non-blank lines `git diff <first parent> <commit>` adds and
 // removes outside excluded files (a root commit: against the empty tree; a merge commit: none).
 import { repoIdentity } from '../../common/repo-id.ts';
 import { isExcludedPath, type LinguistRule, parseLinguistRules } from './exclude.ts';
@@ -42,22 +43,36 @@ export interface CandidateCommit {
   /** Committer time, epoch ms. */
   ts: number;
   parents: string[];
+  /** The author's address, lower case. */
+  author: string;
 }
 
-/** The commits on `ref` authored by `email` and committed at or after `since` (newest first). */
-export async function landedCandidates(root: string, ref: string, email: string, since: number): Promise<CandidateCommit[]> {
+/**
+ * The commits reachable from `ref` (and not from `from`, the tip walked before, when given) authored by
+ * one of `addresses` (lower case) and committed at or after `since`, newest first. Every reachable commit
+ * is looked at: committer times are filtered here, not by git's walk.
+ */
+export async function landedCandidates(
+  root: string,
+  ref: string,
+  addresses: ReadonlySet<string>,
+  since: number,
+  from?: string,
+  timeoutMs?: number,
+): Promise<CandidateCommit[]> {
   const out: CandidateCommit[] = [];
-  const wanted = email.toLowerCase();
   const code = await gitLines(
     root,
-    ['log', '--format=%H%x09%ct%x09%ae%x09%P', `--since=${new Date(since - 1000).toISOString()}`, ref, '--'],
+    ['log', '--format=%H%x09%ct%x09%ae%x09%P', ref, ...(from ? ['--not', from] : []), '--'],
     (line) => {
-      const [sha, ct, author, parents] = line.split('\t');
-      if (!sha || !ct || author?.toLowerCase() !== wanted) return;
+      const [sha, ct, rawAuthor, parents] = line.split('\t');
+      const author = rawAuthor?.toLowerCase();
+      if (!sha || !ct || !author || !addresses.has(author)) return;
       const ts = Number(ct) * 1000;
       if (ts < since) return;
-      out.push({ sha, ts, parents: parents ? parents.split(' ').filter(Boolean) : [] });
+      out.push({ sha, ts, author, parents: parents ? parents.split(' ').filter(Boolean) : [] });
     },
+    timeoutMs,
   );
   return code === 0 ? out : [];
 }
@@ -130,8 +145,10 @@ export class DiffCounter {
 }
 
 /** Pure: a diff header's path, with git's C-style quoting undone (quotePath is off, but a tab or quote is still quoted). */
-export function unquote(path: string): string {
-  if (!path.startsWith('"') || !path.endsWith('"')) return path.trimEnd();
+export function unquote(raw: string): string {
+  // git ends a ---/+++ name holding a space with a tab (for GNU patch), after the quotes when it quotes.
+  const path = raw.replace(/\t$/, '');
+  if (!path.startsWith('"') || !path.endsWith('"')) return path;
   const bytes: number[] = [];
   const inner = path.slice(1, -1);
   for (let i = 0; i < inner.length; i++) {

@@ -1,7 +1,7 @@
 // The private ledger of agent-written lines (docs/metrics.md §5 "Ledger"), under $AGENTMETER_HOME/impact:
 // per repository, one line per added line of an edit: its keyed hash (HMAC-SHA256 of the file's path in
 // the work tree and the line's fingerprint, under a random per-machine key: never the line's text), the
-// time, the agent and the model. Lines credited to a landed commit are listed beside it. Files are 0600
+// time, the agent, the model and the agent session. Lines credited to a landed commit are listed beside it. Files are 0600
 // in 0700 folders, opened without following a link. Bounded: lines older than 30 days and credited lines
 // are dropped when the file is compacted, and past MAX_LEDGER_LINES the oldest go, logged and counted.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
@@ -33,6 +33,8 @@ export interface LedgerWrite {
   ts: number;
   agent: string;
   model: string;
+  /** The agent session that wrote the lines. */
+  session?: string;
 }
 
 /**
@@ -211,9 +213,9 @@ export class Ledger {
     const prefixes = keep ? new Set([...keep].map((k) => keyPrefix(Buffer.from(k, 'latin1'), 0))) : undefined;
     out.gen = eachLine(paths.lines, (bytes, start, end, seq) => {
       if (prefixes && !prefixes.has(keyPrefix(bytes, start))) return;
-      const [key, ts, agent, model] = bytes.toString('utf8', start, end).split('\t');
+      const [key, ts, agent, model, session] = bytes.toString('utf8', start, end).split('\t');
       if (keep && !keep.has(key!)) return;
-      out.lines.push({ seq, key: key!, ts: Number(ts), agent: agent!, model: model! });
+      out.lines.push({ seq, key: key!, ts: Number(ts), agent: agent!, model: model!, session: session ?? '' });
     });
     if (!out.gen) return out;
     const credited = readPrivate(paths.credited).split('\n');
@@ -232,8 +234,9 @@ export class Ledger {
     for (const w of writes) {
       const agent = w.agent.replace(/[\t\n]/g, ' ');
       const model = w.model.replace(/[\t\n]/g, ' ');
+      const session = (w.session ?? '').replace(/[\t\n]/g, ' ');
       for (const fp of w.fingerprints) {
-        text += `${this.lineKey(w.relPath, fp)}\t${w.ts}\t${agent}\t${model}\n`;
+        text += `${this.lineKey(w.relPath, fp)}\t${w.ts}\t${agent}\t${model}\t${session}\n`;
         n++;
       }
     }
@@ -254,14 +257,34 @@ export class Ledger {
     return { index, credited: file.credited };
   }
 
-  /** Records ledger lines as credited: they never count again. */
-  markCredited(root: string, seqs: number[]): void {
+  /**
+   * Moves the ledger kept under an old name (a work tree's root, before repositories were keyed by their
+   * common folder) to a repository's key, when that key has none yet.
+   */
+  adopt(oldKey: string, newKey: string): void {
+    const from = this.paths(oldKey);
+    const to = this.paths(newKey);
+    if (oldKey === newKey || sizeOf(from.lines) === 0 || sizeOf(to.lines) > 0) return;
+    renameSync(from.lines, to.lines);
+    if (sizeOf(from.credited) > 0) renameSync(from.credited, to.credited);
+  }
+
+  /** The generation of a repository's ledger file ('' when it has none): what credited line numbers refer to. */
+  generation(root: string): string {
+    return headerGen(this.paths(root).lines);
+  }
+
+  /**
+   * Records ledger lines as credited: they never count again. `gen`, when given, is the generation the
+   * numbers were read from: a list for another one (the file was compacted since) is not applied.
+   */
+  markCredited(root: string, seqs: number[], gen?: string): void {
     if (!seqs.length) return;
     const paths = this.paths(root);
-    const gen = headerGen(paths.lines);
-    if (!gen) return;
+    const current = headerGen(paths.lines);
+    if (!current || (gen !== undefined && gen !== current)) return;
     const existing = readPrivate(paths.credited);
-    const header = `#gen ${gen}\n`;
+    const header = `#gen ${current}\n`;
     appendPrivate(paths.credited, `${existing.startsWith(header) ? '' : header}${seqs.join('\n')}\n`);
   }
 

@@ -28,7 +28,14 @@ let base: string;
 const keys = {} as Record<'manager' | 'member' | 'guest', { id: string; key: string }>;
 const problems: string[] = [];
 
-function commit(url: string, sha: string, when: string, lines: number, by: WireLandedCommit['by_agent']): WireLandedCommit {
+function commit(
+  url: string,
+  sha: string,
+  when: string,
+  lines: number,
+  by: WireLandedCommit['by_agent'],
+  author = 'member@impact.example.com',
+): WireLandedCommit {
   const repo = repoId(url);
   return {
     kind: 'commit',
@@ -37,6 +44,7 @@ function commit(url: string, sha: string, when: string, lines: number, by: WireL
     repo: url.replace(/^https:\/\//, '').replace(/\.git$/, ''),
     commit: sha,
     ts: at(when),
+    author,
     lines_added: lines,
     lines_deleted: 1,
     agent_lines: by.reduce((n, a) => n + a.lines, 0),
@@ -108,7 +116,9 @@ beforeAll(async () => {
     ]),
     commit('https://github.com/acme/api.git', 'b'.repeat(40), `${ago(1)}T12:00:00Z`, 12, [{ agent: 'codex', model: 'unknown', lines: 8 }]),
   ]);
-  await store('manager', [commit('https://github.com/acme/shop.git', 'c'.repeat(40), `${ago(1)}T15:00:00Z`, 20, [])]);
+  await store('manager', [
+    commit('https://github.com/acme/shop.git', 'c'.repeat(40), `${ago(1)}T15:00:00Z`, 20, [], 'manager@impact.example.com'),
+  ]);
   await server.services.runBatch({ trigger: 'cli', log });
   browser = await launchChromium();
 }, 120_000);

@@ -60,6 +60,7 @@ beforeAll(async () => {
       repo: 'github.com/acme/web',
       commit: 'e'.repeat(40),
       ts: at(ago(1)),
+      author: 'ana@teams.example.com',
       lines_added: 10,
       lines_deleted: 0,
       agent_lines: 7,

@@ -32,6 +32,7 @@ function commit(
   lines: number,
   deleted: number,
   by: WireLandedCommit['by_agent'],
+  author = 'member@impact.example.com',
 ): WireLandedCommit {
   const repo = repoId(url);
   return {
@@ -41,6 +42,7 @@ function commit(
     repo: url.includes('shop') ? 'github.com/acme/shop' : 'github.com/acme/api',
     commit: sha,
     ts: at(when),
+    author,
     lines_added: lines,
     lines_deleted: deleted,
     agent_lines: by.reduce((n, a) => n + a.lines, 0),
@@ -113,7 +115,9 @@ beforeAll(async () => {
     commit(SHOP, hex('2'), `${D1}T16:00:00Z`, 3, 0, []),
   ]);
   expect(stored.rejected).toEqual([]);
-  await post(org.users.manager.key, [commit(API, hex('3'), `${D2}T10:00:00Z`, 10, 1, [{ agent: 'codex', model: 'unknown', lines: 6 }])]);
+  await post(org.users.manager.key, [
+    commit(API, hex('3'), `${D2}T10:00:00Z`, 10, 1, [{ agent: 'codex', model: 'unknown', lines: 6 }], 'manager@impact.example.com'),
+  ]);
   await server.services.runBatch({ trigger: 'cli', log, now: NOW });
 }, 60_000);
 afterAll(async () => {

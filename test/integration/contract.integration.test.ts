@@ -102,6 +102,7 @@ describe('the API answers as its OpenAPI document says', () => {
           repo: 'github.com/acme/shop',
           commit: sha,
           ts: Date.parse(`${D}T15:00:00Z`),
+          author: 'member@contract.example.com',
           lines_added: 4,
           lines_deleted: 1,
           agent_lines: 3,
@@ -271,6 +272,13 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await ok('DELETE', `/api/v0/admin/keys/${key.key.id}`, { key: owner.key })).revoked).toBe(true);
     expect((await call('DELETE', '/api/v0/admin/keys/key_unknown', { key: owner.key })).status).toBe(404);
     expect((await ok('GET', '/api/v0/admin/whoami', { key: member.key })).role).toBe('member');
+    // Aliases: a user's other addresses (docs/metrics.md §5), owners only; the collector reads its own.
+    const aliases = `/api/v0/admin/users/${userId}/aliases`;
+    expect((await ok('POST', aliases, { key: owner.key, body: { email: '1+new@users.noreply.github.com' } }, 201)).data).toHaveLength(1);
+    expect((await ok('GET', aliases, { key: owner.key })).data[0].source).toBe('owner');
+    expect((await call('POST', aliases, { key: owner.key, body: { email: 'member@contract.example.com' } })).status).toBe(409);
+    expect((await ok('DELETE', `${aliases}/1%2Bnew%40users.noreply.github.com`, { key: owner.key })).data).toEqual([]);
+    expect((await ok('GET', '/api/v0/me/addresses', { key: member.key })).data.addresses).toEqual(['member@contract.example.com']);
 
     const listed = await ok('GET', '/api/v0/admin/users', { key: owner.key });
     expect(listed.users.find((u: { id: string }) => u.id === userId)).toMatchObject({ role: 'member', activeKeys: 1 });

@@ -21,7 +21,7 @@ const RANGE = `startDate=${D1}&endDate=${D3}`;
 const log = createLogger({ name: 'test', level: 'silent' });
 
 let server: TestServer;
-type Org = Awaited<ReturnType<TestServer['seedOrg']>> & { u: Record<string, UserId> };
+type Org = Awaited<ReturnType<TestServer['seedOrg']>> & { u: Record<string, UserId>; name: string };
 let acme: Org;
 let other: Org;
 
@@ -30,10 +30,17 @@ async function org(name: string, people: string[]): Promise<Org> {
   const u: Record<string, UserId> = {};
   for (const p of people)
     u[p] = (await server.services.accounts.createUser({ orgId: o.orgId as OrgId, email: `${p}@${name}.example.com`, role: 'member' })).id;
-  return { ...o, u };
+  return { ...o, u, name };
 }
-const ingest = async (o: Org, user: string, records: WireRecord[]) =>
-  server.services.ingest.storeRecords(o.orgId as OrgId, o.u[user] as UserId, records);
+/** Stores records as `user`'s collector sends them: a landed commit names its author, that user. */
+const ingest = async (o: Org, user: string, records: WireRecord[]) => {
+  const email = `${user}@${o.name}.example.com`;
+  return server.services.ingest.storeRecords(
+    o.orgId as OrgId,
+    o.u[user] as UserId,
+    records.map((r) => (r.kind === 'commit' ? { ...r, author: email } : r)),
+  );
+};
 
 let sha = 0;
 /** A commit landed on `when` with `lines` added, `agent` of them by Claude Code. */
@@ -47,6 +54,7 @@ function landed(when: string, lines: number, agent: number): WireLandedCommit {
     repo: 'github.com/acme/shop',
     commit,
     ts: at(`${when}T15:00:00Z`),
+    author: 'set@by.ingest',
     lines_added: lines,
     lines_deleted: 0,
     agent_lines: agent,

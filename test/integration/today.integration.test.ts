@@ -67,7 +67,9 @@ describe('today so far', () => {
     const body = await today(acme.users.manager.key);
     expect(body.meta).toEqual({ org_id: acme.orgId });
     const d = body.data;
-    expect(d).toMatchObject({ date: '2026-03-20', provisional: true, as_of: '2026-03-20T09:31:00.000Z', code: null });
+    expect(d).toMatchObject({ date: '2026-03-20', provisional: true, as_of: '2026-03-20T09:31:00.000Z' });
+    // No edit and no landed commit today: the code record of the day, zeros.
+    expect(d.code).toMatchObject({ date: '2026-03-20', edits: { lines_added: 0 }, landed: { commits: 0, agent_share: 0 } });
     expect(d.tokens).toMatchObject({ date: '2026-03-20', billable_tokens: 2200, input_tokens: 1000, output_tokens: 500 });
     expect(d.tokens.by_user.map((u) => [u.user_email, u.billable_tokens])).toEqual([
       ['member@acme.example.com', 1200],

@@ -5,6 +5,7 @@ import {
   creditsByModel,
   daysOf,
   defaultRange,
+  landedShareByDay,
   meanOfActiveDays,
   peopleTotals,
   rangeOf,
@@ -144,5 +145,18 @@ describe('dashboard figures', () => {
         ],
       ),
     ).toBe('a,b\r\n"x,y","say ""hi"""\r\n\'=SUM(A1),3\r\n');
+  });
+});
+
+describe('the Impact chart of agent share', () => {
+  it('leaves a gap on a day without landed lines, never a 0% the team did not earn', () => {
+    const landed = (lines_added: number, agent_share: number) => ({ lines_added, agent_share });
+    const rows = [
+      { date: '2026-03-01', landed: landed(10, 0.5) },
+      { date: '2026-03-02', landed: landed(0, 0) },
+      { date: '2026-03-04', landed: landed(4, 0) },
+    ];
+    // 03-02: a commit without lines; 03-03: no record; 03-04: lines, none by an agent (a real 0%).
+    expect(landedShareByDay(daysOf('2026-03-01', '2026-03-04'), rows)).toEqual([0.5, null, null, 0]);
   });
 });

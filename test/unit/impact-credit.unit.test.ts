@@ -5,7 +5,7 @@ import { type CommitAdds, CREDIT_WINDOW_MS, creditCommit, type LedgerLine } from
 const DAY = 24 * 60 * 60 * 1000;
 const T = Date.UTC(2026, 10, 20, 12);
 let seq = 0;
-const line = (key: string, ts: number, agent = 'claude', model = 'm1'): LedgerLine => ({ seq: ++seq, key, ts, agent, model });
+const line = (key: string, ts: number, agent = 'claude', model = 'm1'): LedgerLine => ({ seq: ++seq, key, ts, agent, model, session: '' });
 const index = (lines: LedgerLine[]) => {
   const map = new Map<string, LedgerLine[]>();
   for (const l of [...lines].sort((a, b) => a.ts - b.ts)) map.set(l.key, [...(map.get(l.key) ?? []), l]);

@@ -97,7 +97,8 @@ const COLORS = ['#1f4e8c', '#c0392b', '#1e8449', '#b9770e', '#6c3483', '#117a8b'
 
 export interface Series {
   label: string;
-  values: number[];
+  /** One value a day; null where the day has none (a gap in the line, '–' in the table). */
+  values: (number | null)[];
 }
 
 /**
@@ -173,7 +174,7 @@ export function Chart(props: { id: string; title: string; days: string[]; series
                   <th scope="row">{d}</th>
                   {props.series.map((s) => (
                     <td key={s.label} class="num">
-                      {format(s.values[i] ?? 0)}
+                      {s.values[i] === null ? '–' : format(s.values[i] ?? 0)}
                     </td>
                   ))}
                 </tr>
@@ -183,7 +184,8 @@ export function Chart(props: { id: string; title: string; days: string[]; series
         </div>
       ) : (
         <p class="sr-only">
-          {props.title}: {props.series.map((s) => `${s.label} ${format(s.values.reduce((a, b) => a + b, 0))} in total`).join('; ')}. Use the
+          {props.title}:{' '}
+          {props.series.map((s) => `${s.label} ${format(s.values.reduce<number>((a, b) => a + (b ?? 0), 0))} in total`).join('; ')}. Use the
           Table button for each day.
         </p>
       )}

@@ -163,3 +163,18 @@ export const formatDecimal = (n: number, digits = 2) =>
   n.toLocaleString(DISPLAY_LOCALE, { minimumFractionDigits: digits, maximumFractionDigits: digits });
 export const formatCompact = (n: number) => n.toLocaleString(DISPLAY_LOCALE, { notation: 'compact', maximumFractionDigits: 1 });
 export const formatPercent = (share: number) => `${(share * 100).toLocaleString(DISPLAY_LOCALE, { maximumFractionDigits: 1 })}%`;
+
+/**
+ * Pure: the agent share of landed lines on each day, null on a day without landed lines (no commit, or
+ * commits without lines): a gap in the chart, not a 0% the team did not earn.
+ */
+export function landedShareByDay(
+  days: string[],
+  rows: readonly { date: string; landed: { lines_added: number; agent_share: number } }[],
+): (number | null)[] {
+  const byDay = new Map(rows.map((r) => [r.date, r.landed]));
+  return days.map((d) => {
+    const landed = byDay.get(d);
+    return landed && landed.lines_added > 0 ? landed.agent_share : null;
+  });
+}

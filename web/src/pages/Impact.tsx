@@ -5,7 +5,7 @@
 import { api } from '../api.ts';
 import type { Code, CodeDay, CodeGrouped, Commits } from '../api-types.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
-import { daysOf, formatNumber, formatPercent } from '../figures.ts';
+import { daysOf, formatNumber, formatPercent, landedShareByDay } from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
 
 /** Pure: totals of a name → count list over days, by count descending then name. */
@@ -68,7 +68,7 @@ export function Impact(props: { path: string; query: URLSearchParams; from: stri
               title="Agent share of landed lines per day"
               days={days}
               format={formatPercent}
-              series={[{ label: 'Agent share', values: days.map((d) => rows.find((r) => r.date === d)?.landed.agent_share ?? 0) }]}
+              series={[{ label: 'Agent share', values: landedShareByDay(days, rows) }]}
             />
             <Chart
               id="impact-lines"

@@ -1,0 +1,218 @@
+// Landed commits on the server (docs/metrics.md §5, issues #30 and #28 item 9): a commit is taken only from a
+// key of the user who owns its author address (their e-mail, or an alias an owner gave them); when several
+// machines of the author report it the record with the most agent lines stands; repository names pass the
+// readiness reports' rules; a commit is listed and counted in /today's `code` as soon as the server has
+// it, today included; the OpenAPI text of group_by=repo says what is returned.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommitPage } from '../../api/code/schema.ts';
+import { createLogger } from '../../common/logger.ts';
+import { repoId } from '../../common/repo-id.ts';
+import type { WireLandedCommit } from '../../common/wire.ts';
+import { at, call } from '../helpers/records.ts';
+import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+
+const NOW = new Date('2026-03-20T12:00:00Z');
+const TODAY = '2026-03-20';
+const D1 = '2026-03-10';
+const log = createLogger({ name: 'test', level: 'silent' });
+const SHOP = repoId('https://github.com/acme/shop.git');
+
+let server: TestServer;
+let org: Awaited<ReturnType<TestServer['seedOrg']>>;
+let other: Awaited<ReturnType<TestServer['seedOrg']>>;
+const MEMBER = 'member@impact.example.com';
+const OWNER = 'owner@impact.example.com';
+
+const hex = (c: string) => c.repeat(40);
+function commit(
+  sha: string,
+  when: string,
+  author: string,
+  agent: number,
+  session = 's1',
+  o: Partial<WireLandedCommit> = {},
+): WireLandedCommit {
+  return {
+    kind: 'commit',
+    id: `${SHOP}:${sha}`,
+    repo_id: SHOP,
+    repo: 'github.com/acme/shop',
+    commit: sha,
+    ts: at(when),
+    author,
+    lines_added: 10,
+    lines_deleted: 1,
+    agent_lines: agent,
+    by_agent: agent ? [{ agent: 'claude', model: 'claude-sonnet-4-5', lines: agent }] : [],
+    by_session: agent ? [{ agent: 'claude', session_id: session, lines: agent }] : [],
+    ...o,
+  };
+}
+
+async function post(key: string, records: unknown[]) {
+  const res = await server.app.inject({
+    method: 'POST',
+    url: '/api/v1/ingest/events',
+    headers: { ...bearer(key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+    payload: gzipNdjson(records),
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as { received: number; stored: number; duplicates: number; rejected: { index: number; reason: string }[] };
+}
+async function request(method: 'GET' | 'POST' | 'DELETE', url: string, key: string, status: number, payload?: unknown) {
+  const res = await server.app.inject({ method, url, headers: bearer(key), ...(payload ? { payload: payload as object } : {}) });
+  expect(res.statusCode, res.body).toBe(status);
+  return res.json();
+}
+const commits = async (key: string, from = D1, to = TODAY) =>
+  CommitPage.parse(await request('GET', `/api/v0/code/commits?startDate=${from}&endDate=${to}&limit=100`, key, 200)).data;
+
+beforeAll(async () => {
+  server = await testServer({ now: () => NOW });
+  org = await server.seedOrg('Impact');
+  other = await server.seedOrg('Other');
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('who may report a landed commit', () => {
+  it("refuses a member's record of a colleague's commit, and takes the author's own", async () => {
+    const claim = await post(org.users.member.key, [commit(hex('a'), `${D1}T10:00:00Z`, OWNER, 0)]);
+    expect(claim.stored).toBe(0);
+    expect(claim.rejected).toEqual([expect.objectContaining({ index: 0, reason: expect.stringMatching(/author address is not yours/) })]);
+    const own = await post(org.users.owner.key, [commit(hex('a'), `${D1}T10:00:00Z`, OWNER, 7)]);
+    expect(own).toMatchObject({ stored: 1, rejected: [] });
+    const listed = (await commits(org.users.owner.key)).find((c) => c.commit === hex('a'));
+    expect(listed).toMatchObject({ user_id: org.users.owner.id, author: OWNER, agent_lines: 7 });
+    // Another organization's owner with the same address form cannot put it into this organization.
+    const elsewhere = await post(other.users.owner.key, [commit(hex('a'), `${D1}T10:00:00Z`, OWNER, 9)]);
+    expect(elsewhere.rejected).toHaveLength(1);
+  });
+
+  it('takes the commits of an alias an owner gave (a code host no-reply address), and no longer once removed', async () => {
+    const noreply = '12345+member@users.noreply.github.com';
+    const url = `/api/v0/admin/users/${org.users.member.id}/aliases`;
+    // Only an owner gives aliases; an address of another user is refused.
+    await request('POST', url, org.users.manager.key, 403, { email: noreply });
+    await request('POST', url, org.users.owner.key, 409, { email: OWNER.toUpperCase() });
+    const added = await request('POST', url, org.users.owner.key, 201, { email: `  ${noreply.toUpperCase()} ` });
+    expect(added.data.map((a: { email: string }) => a.email)).toEqual([noreply]);
+    await request('POST', `/api/v0/admin/users/${org.users.owner.id}/aliases`, org.users.owner.key, 409, { email: noreply });
+    // The member's collector learns its addresses.
+    expect((await request('GET', '/api/v0/me/addresses', org.users.member.key, 200)).data.addresses).toEqual([MEMBER, noreply]);
+    // A squash merge GitHub authored with the no-reply address lands for the member.
+    expect(await post(org.users.member.key, [commit(hex('b'), `${D1}T11:00:00Z`, noreply, 4)])).toMatchObject({ stored: 1 });
+    expect((await commits(org.users.member.key)).map((c) => c.commit)).toContain(hex('b'));
+    await request('DELETE', `${url}/${encodeURIComponent(noreply)}`, org.users.owner.key, 200);
+    expect((await post(org.users.member.key, [commit(hex('c'), `${D1}T12:00:00Z`, noreply, 4)])).rejected).toHaveLength(1);
+    await request('DELETE', `${url}/${encodeURIComponent(noreply)}`, org.users.owner.key, 404);
+  });
+
+  it("takes the directory's extra e-mails (SCIM emails) as the user's aliases", async () => {
+    const minted = await server.app.inject({
+      method: 'POST',
+      url: '/api/v0/admin/scim/tokens',
+      headers: bearer(org.users.owner.key),
+      payload: {},
+    });
+    const token = minted.json().token as string;
+    const scim = (method: 'POST' | 'PUT', url: string, body: unknown) =>
+      server.app.inject({
+        method,
+        url: `/scim/v2${url}`,
+        headers: { ...bearer(token), 'content-type': 'application/scim+json' },
+        payload: JSON.stringify(body),
+      });
+    const user = (emails: string[]) => ({
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: 'dee@impact.example.com',
+      emails: emails.map((value, i) => ({ value, primary: i === 0 })),
+    });
+    const created = await scim('POST', '/Users', user(['dee@impact.example.com', 'Dee@Users.NoReply.GitHub.com', MEMBER]));
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().id as string;
+    const listed = await request('GET', `/api/v0/admin/users/${id}/aliases`, org.users.owner.key, 200);
+    // The member's address stays the member's.
+    expect(listed.data).toEqual([expect.objectContaining({ email: 'dee@users.noreply.github.com', source: 'directory' })]);
+    expect((await scim('PUT', `/Users/${id}`, user(['dee@impact.example.com']))).statusCode).toBe(200);
+    expect((await request('GET', `/api/v0/admin/users/${id}/aliases`, org.users.owner.key, 200)).data).toEqual([]);
+  });
+
+  it('refuses repository names the readiness reports refuse: file://, local paths, credentials, control characters', async () => {
+    const names = [
+      'file:///home/dev/shop',
+      '/home/dev/shop',
+      '~/src/shop',
+      'tok:secret@github.com/acme/shop',
+      'github.com/acme/sh\u0007op',
+      'https://github.com/acme/shop',
+    ];
+    const res = await post(
+      org.users.member.key,
+      names.map((repo, i) => commit(hex(String(i)), `${D1}T09:00:00Z`, MEMBER, 0, 's1', { repo })),
+    );
+    expect(res.stored).toBe(0);
+    expect(res.rejected.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
+
+describe('several machines of the author', () => {
+  it('keeps the record with the most agent lines, whichever arrives first (never a sum)', async () => {
+    // The second machine, without the ledger, reports first.
+    await post(org.users.member.key, [commit(hex('d'), `${D1}T13:00:00Z`, MEMBER, 0)]);
+    await post(org.users.member.key, [commit(hex('d'), `${D1}T13:00:00Z`, MEMBER, 6, 's9')]);
+    await post(org.users.member.key, [commit(hex('d'), `${D1}T13:00:00Z`, MEMBER, 3, 's8')]);
+    // Two in one batch: the larger stands too.
+    await post(org.users.member.key, [commit(hex('e'), `${D1}T14:00:00Z`, MEMBER, 2), commit(hex('e'), `${D1}T14:00:00Z`, MEMBER, 5)]);
+    const listed = await commits(org.users.member.key);
+    expect(listed.find((c) => c.commit === hex('d'))).toMatchObject({
+      agent_lines: 6,
+      by_session: [{ agent: 'claude', session_id: 's9', lines: 6 }],
+    });
+    expect(listed.find((c) => c.commit === hex('e'))).toMatchObject({ agent_lines: 5 });
+    await server.services.runBatch({ trigger: 'cli', log, now: NOW });
+    const day = await request('GET', `/api/v1/analytics/code?startDate=${D1}&endDate=${D1}`, org.users.member.key, 200);
+    // The member's commits of D1: b (4), d (6), e (5).
+    expect(day.data[0].landed).toMatchObject({ commits: 3, agent_lines_added: 15 });
+  });
+});
+
+describe('today', () => {
+  it('lists a commit and counts it in /today as soon as the server has it', async () => {
+    await post(org.users.member.key, [
+      call('Edit', `${TODAY}T09:00:00Z`, {
+        edits: [{ ext: 'ts', lines_added: 8, lines_deleted: 0, repo_id: SHOP, repo: 'github.com/acme/shop' }],
+      }),
+      commit(hex('f'), `${TODAY}T10:00:00Z`, MEMBER, 6),
+    ]);
+    expect((await commits(org.users.member.key, TODAY, TODAY)).map((c) => c.commit)).toEqual([hex('f')]);
+    const today = await request('GET', '/api/v1/analytics/today', org.users.manager.key, 200);
+    expect(today.data.code).toMatchObject({
+      date: TODAY,
+      edits: { lines_added: 8, by_language: [{ language: 'TypeScript', lines_added: 8 }] },
+      landed: { commits: 1, lines_added: 10, agent_lines_added: 6, agent_share: 0.6 },
+    });
+    // A member's /today counts their own only; another organization sees none of it.
+    expect((await request('GET', '/api/v1/analytics/today', org.users.owner.key, 200)).data.code.landed.commits).toBe(1);
+    expect((await request('GET', '/api/v1/analytics/today', other.users.owner.key, 200)).data.code.landed.commits).toBe(0);
+    // Tomorrow is still refused.
+    await request('GET', '/api/v0/code/commits?startDate=2026-03-21&endDate=2026-03-21', org.users.member.key, 400);
+  });
+});
+
+describe('the OpenAPI description of group_by=repo', () => {
+  it('says edit_lines_added is the edits of that repository, which is what is returned', async () => {
+    const doc = JSON.stringify((await server.app.inject({ method: 'GET', url: '/openapi.json' })).json());
+    expect(doc).not.toMatch(/0 for group_by=repo/);
+    expect(doc).toMatch(/for group_by=repo, those of files inside a work tree of that repository/);
+    await post(org.users.member.key, [
+      call('Edit', `${D1}T08:00:00Z`, {
+        edits: [{ ext: 'ts', lines_added: 3, lines_deleted: 0, repo_id: SHOP, repo: 'github.com/acme/shop' }],
+      }),
+    ]);
+    await server.services.runBatch({ trigger: 'cli', log, now: NOW });
+    const grouped = await request('GET', `/api/v1/analytics/code?startDate=${D1}&endDate=${D1}&group_by=repo`, org.users.owner.key, 200);
+    expect(grouped.data).toEqual([expect.objectContaining({ group_key: 'github.com/acme/shop', edit_lines_added: 3 })]);
+  });
+});
