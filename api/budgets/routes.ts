@@ -109,7 +109,12 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
           );
         seen.add(key);
         const destinations: StoredDestination[] = [];
-        for (const [j, d] of b.destinations.entries()) {
+        for (const [j, given] of b.destinations.entries()) {
+          // A URL put back as it was shown (masked) stands for the stored one it was shown for.
+          const stored = before
+            .get(key)
+            ?.destinations.find((o) => o.type === given.type && o.url !== given.url && shownUrl(o.type, o.url) === given.url);
+          const d = stored ? { ...given, url: stored.url } : given;
           try {
             await resolveDestination(d.url, deps.alerts.allowPrivate);
           } catch (error) {

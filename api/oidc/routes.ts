@@ -331,12 +331,13 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
         await idTokens.verify(tokens.id_token!);
         const idToken = tokens.claims()! as Record<string, unknown>;
         // The e-mail (and the groups claim) may come only from UserInfo (OpenID Connect Core 5.4).
-        const wanted = ['email', ...(provider.groupsClaim ? [provider.groupsClaim] : [])];
+        const needed = ['email', ...(provider.groupsClaim ? [provider.groupsClaim] : [])];
         const userInfo =
-          needsUserInfo(idToken, wanted) && tokens.access_token && config.serverMetadata().userinfo_endpoint
+          needsUserInfo(idToken, needed) && tokens.access_token && config.serverMetadata().userinfo_endpoint
             ? ((await client.fetchUserInfo(config, tokens.access_token, String(idToken['sub']))) as Record<string, unknown>)
             : undefined;
-        claims = personClaims(idToken, userInfo, wanted);
+        // The names a new member is created with come along when UserInfo is read anyway.
+        claims = personClaims(idToken, userInfo, [...needed, 'given_name', 'family_name']);
       } catch (error) {
         request.log.warn({ org: provider.orgId, error: String(error) }, 'oidc token refused');
         return refuse(401, 'Sign-in refused', `The identity provider's answer was not accepted: ${reasonOf(error)}`);

@@ -136,6 +136,14 @@ describe('budgets', () => {
         `${new URL(receiverUrl).origin}/…`,
       ]);
     }
+    // Put back as answered (masked), the destinations keep the URLs stored.
+    const answered = BudgetList.parse(res.json()).budgets[0]!;
+    const putBack = await put(acme.users.owner.key, {
+      budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: answered.destinations.map(({ type, url }) => ({ type, url })) }],
+    });
+    expect(putBack.statusCode, putBack.body).toBe(200);
+    const stored = (await new BudgetStore(server.db).list(acme.orgId))[0]!.destinations.map((d) => d.url);
+    expect(stored).toEqual([`${receiverUrl}?token=${token}`, `${receiverUrl}/T000/B000/XXXX`]);
     // Back to the list the alert tests below expect.
     const back = await put(acme.users.owner.key, {
       budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }] }],

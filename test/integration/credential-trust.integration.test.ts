@@ -3,12 +3,18 @@
 // and with its minter; a directory rename of an owner waits for an owner's confirmation; no path leaves an
 // organization without an active owner, two deactivations at once included; a deactivated user's keys
 // refuse, and keys a removed or deactivated person minted for others end with them.
+import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountStore } from '../../api/accounts/store.ts';
 import { ErrorBodySchema } from '../../api/http/errors.ts';
+import { holdRename } from '../../api/scim/renames.ts';
 import { SCIM } from '../../api/scim/schema.ts';
+import { adminBackend } from '../../cli/admin-backend.ts';
+import { openDb } from '../../common/db/duckdb.ts';
 import { call as recordCall } from '../helpers/records.ts';
 import { bearer, gzipNdjson, JWT_SECRET, type TestServer, testServer } from '../helpers/server.ts';
+import { tempDir } from '../helpers/tmp.ts';
 
 let server: TestServer;
 type Org = Awaited<ReturnType<TestServer['seedOrg']>>;
@@ -153,6 +159,29 @@ describe("a directory's rename of an owner", () => {
     const member = await rename(org.users.member.id, 'member-renamed@rename.example.com');
     expect(member.statusCode, member.body).toBe(200);
     expect(member.json().userName).toBe('member-renamed@rename.example.com');
+  });
+});
+
+describe('users confirm-rename on the database file', () => {
+  it('applies the held rename as the operator; a user with none held is told so', async () => {
+    const path = join(tempDir(), 'renames.duckdb');
+    const db = await openDb(path);
+    const accounts = new AccountStore(db);
+    const org = await accounts.createOrg('File');
+    const owner = await accounts.createUser({ orgId: org.id, email: 'owner@file.example.com', role: 'owner' });
+    await holdRename(db, org.id, owner.id, 'Owner.New@file.example.com');
+    await db.close();
+    const backend = await adminBackend({ db: path });
+    try {
+      expect(await backend.confirmRename({ org: org.id, user: 'owner@file.example.com' })).toMatchObject({
+        userId: owner.id,
+        from: 'owner@file.example.com',
+        to: 'owner.new@file.example.com',
+      });
+      await expect(backend.confirmRename({ org: org.id, user: owner.id })).rejects.toThrow(/no directory rename/);
+    } finally {
+      await backend.close();
+    }
   });
 });
 
