@@ -343,6 +343,8 @@ describe('GET /api/v0/code/commits', () => {
       lines_deleted: 1,
       agent_lines: 6,
       by_agent: [{ agent: 'codex', model_id: 'unknown', lines: 6 }],
+      author: 'manager@impact.example.com',
+      by_session: [],
     });
     const second = CommitPage.parse(
       await get(`/api/v0/code/commits?${range}&limit=2&cursor=${encodeURIComponent(first.meta.next_cursor!)}`, org.users.manager.key),

@@ -279,7 +279,7 @@ describe('a collector killed mid-scan', () => {
     const clone = w.clone(join(w.home, 'src', 'shop'));
     const repos = new EditRepos();
     const impact = collector(w);
-    const N = 30;
+    const N = 60;
     for (let i = 0; i < N; i++) {
       impact.record([write(repos, join(clone, `f${i}.ts`), code(`f${i}x`, 3), T0 + i * 60_000, clone)], []);
       w.git(clone, ['add', '-A'], T0 + HOUR + i * 60_000);

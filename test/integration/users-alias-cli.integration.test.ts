@@ -9,7 +9,7 @@ import { lastLine, runCli } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 describe('agentmeter users alias', () => {
-  it("adds and removes an address, refuses another user's, and the store answers the same", async () => {
+  it("adds and removes an address, refuses another user's, and the store answers the same", { timeout: 300_000 }, async () => {
     const db = join(tempDir(), 'a.duckdb');
     const org = lastLine(runCli(['orgs', 'add', '--db', db, '--name', 'Acme']).stdout).match(/org_[A-Za-z0-9_]+/)![0];
     for (const email of ['ana@example.com', 'bo@example.com'])
