@@ -13,7 +13,7 @@ import { type AlertEngine, budgetUsage } from './alerts.ts';
 import { resolveDestination, shownUrl } from './destination.ts';
 import { percentage } from './messages.ts';
 import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody, DEFAULT_THRESHOLDS } from './schema.ts';
-import type { BudgetStore, StoredBudget, StoredDestination } from './store.ts';
+import { type BudgetStore, budgetLimit, type StoredBudget, type StoredDestination } from './store.ts';
 
 export interface BudgetDeps {
   budgets: BudgetStore;
@@ -34,11 +34,13 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       month: figures.month.start.slice(0, 7),
       budgets: budgets.map((b) => {
         const usage = budgetUsage(b, figures.month, teams) ?? 0;
+        const { unit, limit } = budgetLimit(b);
         return {
           scope: b.scope,
           ...(b.team ? { team: b.team } : {}),
           ...(b.scope === 'user' && b.email ? { email: b.email } : {}),
-          monthlyCredits: b.monthlyCredits,
+          ...(unit === 'usd' ? { monthlyUsd: limit } : { monthlyCredits: limit }),
+          unit,
           thresholds: b.thresholds,
           destinations: b.destinations.map((d) => ({
             type: d.type,
@@ -46,7 +48,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
             ...(d.secret ? { secret: 'set' as const } : {}),
           })),
           usage,
-          percentage: percentage(usage, b.monthlyCredits),
+          percentage: percentage(usage, limit),
         };
       }),
     };
@@ -75,7 +77,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       tag: 'Budgets',
       summary: 'Replace the whole list of budgets (organization, team or user)',
       description:
-        'A budget counts Standard Credits per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
+        'A budget counts Standard Credits (monthlyCredits) or US dollars (monthlyUsd, docs/metrics.md §8) per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
       action: 'Setting budgets',
       access: { kind: 'user', roles: OWNERS },
       body: BudgetsBody,
@@ -126,7 +128,8 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
           team,
           userId,
           email: b.email?.toLowerCase() ?? null,
-          monthlyCredits: b.monthlyCredits,
+          monthlyCredits: b.monthlyCredits ?? null,
+          monthlyUsd: b.monthlyUsd ?? null,
           thresholds: [...(b.thresholds ?? DEFAULT_THRESHOLDS)].sort((x, y) => x - y),
           destinations,
         });
@@ -159,8 +162,9 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
           budget: JSON.parse(r.budget),
           month: r.month,
           threshold: r.threshold,
-          usage: r.usage,
-          limit: r.credit_limit,
+          unit: r.unit,
+          usage: Number(r.usage),
+          limit: Number(r.credit_limit),
           fired_at: r.fired_at,
           deliveries: r.deliveries,
         })),

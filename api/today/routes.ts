@@ -4,7 +4,7 @@
 // below it, with the rules of the daily endpoints' team= (api/teams/analytics.ts).
 import type { FastifyInstance } from 'fastify';
 import { badRequest, forbidden } from '../../common/errors.ts';
-import { activityRecords, productivityRecords, tokenRecords, toolRecords } from '../analytics/assemble.ts';
+import { activityRecords, productivityRecords, tokenRecords, toolRecords, unpricedModels } from '../analytics/assemble.ts';
 import { RawQuery } from '../analytics/schema.ts';
 import { ANALYTICS_ROLES, PEOPLE } from '../auth/principal.ts';
 import { declareRoute } from '../openapi/declare.ts';
@@ -72,7 +72,7 @@ export function registerTodayRoutes(app: FastifyInstance, deps: { live: LiveFigu
         userId: whole ? undefined : principal.userId,
         ...(userIds ? { userIds } : {}),
       });
-      return { data: todayData(figures), meta: { org_id: principal.orgId } };
+      return { data: todayData(figures), meta: { org_id: principal.orgId, unpriced_models: unpricedModels(figures.tokens) } };
     },
   );
 }

@@ -19,7 +19,10 @@ export const TodayResponse = z.strictObject({
     productivity: ProductivityRecord,
     code: z.null().describe('the /code record of today: null until the code-impact figures are served'),
   }),
-  meta: z.strictObject({ org_id: z.string() }),
+  meta: z.strictObject({
+    org_id: z.string(),
+    unpriced_models: z.array(z.string()).describe("today's models without a dollar price: their cost_usd is null (docs/metrics.md §8)"),
+  }),
 });
 export type TodayResponse = z.infer<typeof TodayResponse>;
 

@@ -161,5 +161,12 @@ export function toCsv(header: readonly string[], rows: readonly (readonly (strin
 export const formatNumber = (n: number) => n.toLocaleString(DISPLAY_LOCALE, { maximumFractionDigits: 0 });
 export const formatDecimal = (n: number, digits = 2) =>
   n.toLocaleString(DISPLAY_LOCALE, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** US dollars with cents ($1,234.56); "—" for no price (null), never $0.00. */
+export const formatUsd = (n: number | null | undefined) =>
+  n === null || n === undefined
+    ? '—'
+    : n.toLocaleString(DISPLAY_LOCALE, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** An amount in a budget's unit: dollars, or Standard Credits. */
+export const formatAmount = (n: number, unit: 'credits' | 'usd') => (unit === 'usd' ? formatUsd(n) : `${formatNumber(n)} Standard Credits`);
 export const formatCompact = (n: number) => n.toLocaleString(DISPLAY_LOCALE, { notation: 'compact', maximumFractionDigits: 1 });
 export const formatPercent = (share: number) => `${(share * 100).toLocaleString(DISPLAY_LOCALE, { maximumFractionDigits: 1 })}%`;

@@ -3,7 +3,7 @@
 import { api } from '../api.ts';
 import type { Alerts, Budget, Budgets as BudgetList } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
-import { formatNumber } from '../figures.ts';
+import { formatAmount } from '../figures.ts';
 
 const whose = (b: { scope: string; team?: string; email?: string }) =>
   b.scope === 'org' ? 'Organization' : b.scope === 'team' ? `Team ${b.team}` : (b.email ?? 'user');
@@ -50,7 +50,8 @@ export function Budgets() {
                     <div class="budget-head">
                       <strong>{whose(b)}</strong>
                       <span>
-                        {formatNumber(b.usage)} of {formatNumber(b.monthlyCredits)} Standard Credits ({b.percentage}%) · alerts at{' '}
+                        {formatAmount(b.usage, b.unit).replace(' Standard Credits', '')} of{' '}
+                        {formatAmount(b.monthlyUsd ?? b.monthlyCredits ?? 0, b.unit)} ({b.percentage}%) · alerts at{' '}
                         {b.thresholds.map((t) => `${t}%`).join(', ')}
                         {b.destinations.length ? ` → ${b.destinations.map((d) => d.type).join(', ')}` : ' (no destination)'}
                       </span>
@@ -83,7 +84,7 @@ export function Budgets() {
                       <td>{whose(a.budget)}</td>
                       <td class="num">{a.threshold}%</td>
                       <td class="num">
-                        {formatNumber(a.usage)} / {formatNumber(a.limit)}
+                        {formatAmount(a.usage, a.unit)} / {formatAmount(a.limit, a.unit)}
                       </td>
                       <td>
                         {a.deliveries.length === 0
