@@ -59,6 +59,16 @@ export type Budget = z.infer<typeof Budget>;
 
 export const BudgetsBody = z.strictObject({ budgets: z.array(Budget).max(500) });
 
+/** PATCH: one budget set, or one removed (by its scope and team or e-mail). */
+export const BudgetPatch = z
+  .strictObject({
+    budget: Budget.optional(),
+    remove: z
+      .strictObject({ scope: z.enum(['org', 'team', 'user']), team: z.string().min(1).max(200).optional(), email: z.email().optional() })
+      .optional(),
+  })
+  .refine((p) => (p.budget === undefined) !== (p.remove === undefined), { message: 'give either budget or remove' });
+
 const DestinationView = z.strictObject({
   type: z.enum(['webhook', 'slack']),
   url: z.string().describe("a Slack URL is shown without its path (the path is the Slack webhook's secret)"),

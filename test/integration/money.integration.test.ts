@@ -8,10 +8,12 @@
 //   claude-opus-4-1     input 15, output 75, cache read 1.50, 5-min write 18.75
 //   qwen3-coder-plus    no list price (Alibaba's models are not in the table): null until the org sets one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRICING_PATH } from '../../api/pricing/schema.ts';
+import type { BudgetList } from '../../api/budgets/schema.ts';
+import { PRICING_PATH, type PriceList } from '../../api/pricing/schema.ts';
 import type { OrgId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import type { AgentName } from '../../common/wire.ts';
+import { runCliAsync } from '../helpers/processes.ts';
 import { usage, type WireRecord } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
 
@@ -249,5 +251,72 @@ describe("the organization's own prices", () => {
     });
     expect(del.statusCode, del.body).toBe(200);
     expect((await tokens('&group_by=agent')).data.find((r) => r['group_key'] === 'codex')?.['cost_usd']).toBe(0.0475);
+  });
+});
+
+describe('the CLI: agentmeter pricing and agentmeter budgets, through a running server', () => {
+  let address: string;
+  beforeAll(async () => {
+    address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  const cli = (args: string[], key = org.users.owner.key) => runCliAsync([...args, '--server', address, '--key', key]);
+
+  it('pricing set and list: the price applies and is listed', async () => {
+    const set = await cli([
+      'pricing',
+      'set',
+      'glm-4.6',
+      '--from',
+      '2026-03-01',
+      '--input',
+      '0.6',
+      '--output',
+      '2.2',
+      '--note',
+      'Z.ai list',
+    ]);
+    expect(set.stderr).toBe('');
+    expect(set.status).toBe(0);
+    expect(set.stdout).toContain('glm-4.6\tfrom 2026-03-01\tinput $0.6\toutput $2.2');
+    const list = await cli(['pricing', 'list', '--json'], org.users.manager.key);
+    expect(list.status).toBe(0);
+    expect((JSON.parse(list.stdout) as PriceList).prices.map((p) => p.model)).toContain('glm-4.6');
+    const refused = await cli(['pricing', 'set', 'x', '--from', '2026-03-01', '--input', '1', '--output', '1'], org.users.manager.key);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('403');
+  });
+
+  it('budgets set adds or replaces one budget and keeps the others; remove takes one away', async () => {
+    const team = await cli([
+      'budgets',
+      'set',
+      '--scope',
+      'user',
+      '--email',
+      'b@money.example.com',
+      '--credits',
+      '5000',
+      '--thresholds',
+      '80,100',
+    ]);
+    expect(team.stderr).toBe('');
+    const set = await cli(['budgets', 'set', '--usd', '3', '--thresholds', '90']);
+    expect(set.status).toBe(0);
+    // The organization's $2 budget of the earlier test is replaced; B's stays. The month so far: $1.158 + the
+    // price changes' effects (codex back at list), here only read back.
+    const list = JSON.parse((await cli(['budgets', 'list', '--json'], org.users.manager.key)).stdout) as BudgetList;
+    expect(list.budgets.map((b) => [b.scope, b.unit, b.monthlyUsd ?? b.monthlyCredits, b.thresholds])).toEqual([
+      ['org', 'usd', 3, [90]],
+      ['user', 'credits', 5000, [80, 100]],
+    ]);
+    expect(set.stdout).toMatch(/^organization: \$[\d.]+ of \$3 in 2026-03 \([\d.]+%\), alerts at 90%/m);
+    const removed = await cli(['budgets', 'remove', '--scope', 'user', '--email', 'B@money.example.com']);
+    expect(removed.status).toBe(0);
+    expect(removed.stdout).not.toContain('b@money.example.com');
+    const none = await cli(['budgets', 'remove', '--scope', 'team', '--team', 'nobody']);
+    expect(none.status).not.toBe(0);
+    expect(none.stderr).toContain('404');
+    const neither = await cli(['budgets', 'set', '--scope', 'org']);
+    expect(neither.stderr).toContain('either --usd N or --credits N');
   });
 });
