@@ -50,6 +50,8 @@ import { registerOidcRoutes } from './oidc/routes.ts';
 import { checkAnswers } from './openapi/declare.ts';
 import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
+import { registerPricingRoutes } from './pricing/routes.ts';
+import { PricingStore } from './pricing/store.ts';
 import { registerReadinessRoutes } from './readiness/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
 import { registerScimRoutes } from './scim/routes.ts';
@@ -308,6 +310,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     afterScheduledRun: retention,
   });
   registerBatchRoutes(app, { runner: batch, store: new BatchStore(options.db) });
+  registerPricingRoutes(app, { pricing: new PricingStore(options.db), runner: batch, live });
   // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
   registerKeyRoutes(app, { accounts, auth });
   registerUserRoutes(app, {

@@ -9,6 +9,7 @@ import { exportCommand } from './commands/export.ts';
 import { hooksCommand } from './commands/hooks.ts';
 import { keysCommand } from './commands/keys.ts';
 import { meCommand, statuslineCommand } from './commands/me.ts';
+import { budgetsCommand, pricingCommand } from './commands/money.ts';
 import { orgsCommand } from './commands/orgs.ts';
 import { readinessCommand } from './commands/readiness.ts';
 import { scimCommand } from './commands/scim.ts';
@@ -26,6 +27,8 @@ export const COMMANDS = [
   usersCommand,
   keysCommand,
   teamsCommand,
+  budgetsCommand,
+  pricingCommand,
   scimCommand,
   hooksCommand,
   collectCommand,

@@ -159,6 +159,8 @@ export const WireUsage = z.strictObject({
   output_tokens: tokens,
   cache_read_tokens: tokens,
   cache_write_tokens: tokens,
+  /** The part of cache_write_tokens written for one hour, where the agent reports it (priced apart, §8). */
+  cache_write_1h_tokens: tokens.optional(),
   thinking_tokens: tokens,
   /** The usage included reasoning (a thinking block or thinking tokens). */
   thinking: z.boolean(),

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Db, Params } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
 import { EARLIEST_DATE, parseDay } from '../common/time.ts';
+import { priceUsage } from './cost.ts';
 import { languageTable } from './languages.ts';
 
 const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), 'sql');
@@ -73,6 +74,8 @@ export interface BatchReport {
   firstDay: string | null;
   lastDay: string | null;
   unpricedModels: string[];
+  /** Models with no dollar price (list or the organization's): their cost is null (docs/metrics.md §8). */
+  unpricedUsdModels: string[];
   ms: number;
 }
 
@@ -129,7 +132,11 @@ export async function runBuildSteps(
   log: Logger,
   steps: readonly BuildStep[] = BUILD_STEPS,
 ): Promise<void> {
-  for (const step of steps) await runFile(db, step, { chunk_first: first, chunk_last: last }, log);
+  for (const step of steps) {
+    // The tokens step sums each record's dollars, which are priced here, in code (pipeline/cost.ts).
+    if (step === '30_tokens') await priceUsage(db, first, last, log);
+    await runFile(db, step, { chunk_first: first, chunk_last: last }, log);
+  }
 }
 
 export type BuildStep = (typeof BUILD_STEPS)[number];
@@ -319,6 +326,7 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
   );
   const chunk = options.chunkDays ?? 15;
   const unpriced = new Set<string>();
+  const unpricedUsd = new Set<string>();
   log.info({ runId, mode, days: days.length, first: days[0], last: days.at(-1) }, 'batch started');
   for (let i = 0; i < days.length; i += chunk) {
     const slice = days.slice(i, i + chunk);
@@ -331,6 +339,8 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
       await runBuildSteps(tx, slice[0]!, slice.at(-1)!, log);
       for (const row of await tx.all<{ model: string }>('SELECT DISTINCT model FROM usage_priced WHERE unpriced ORDER BY model'))
         unpriced.add(row.model);
+      for (const row of await tx.all<{ model: string }>('SELECT DISTINCT model FROM usage_raw WHERE cost_usd IS NULL ORDER BY model'))
+        unpricedUsd.add(row.model);
     });
     log.info(
       {
@@ -344,18 +354,28 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
     );
   }
   const unpricedModels = [...unpriced].sort();
+  const unpricedUsdModels = [...unpricedUsd].sort();
   // Only a run of every organization moves the watermark: one organization's run leaves the others' new
   // records for the next.
   const newWatermark = mode === 'incremental' && !orgId ? watermark : (last?.watermark ?? null);
   await db.transaction(async (tx) => {
     await tx.run(BATCH_SQL.runOrgs, { run: runId, org: orgId, watermark: newWatermark });
     await tx.run(
-      `UPDATE batch_runs SET finished_at = now()::TIMESTAMP, watermark = CAST($watermark AS TIMESTAMP), days_rebuilt = $days, unpriced_models = $unpriced WHERE id = $id`,
-      { id: runId, watermark: newWatermark, days: days.length, unpriced: JSON.stringify(unpricedModels) },
+      `UPDATE batch_runs SET finished_at = now()::TIMESTAMP, watermark = CAST($watermark AS TIMESTAMP), days_rebuilt = $days, unpriced_models = $unpriced,
+           unpriced_usd_models = $unpriced_usd WHERE id = $id`,
+      {
+        id: runId,
+        watermark: newWatermark,
+        days: days.length,
+        unpriced: JSON.stringify(unpricedModels),
+        unpriced_usd: JSON.stringify(unpricedUsdModels),
+      },
     );
   });
   if (unpricedModels.length)
     log.warn({ runId, models: unpricedModels }, 'models without a price counted at 1x: add them to the pricing file');
+  if (unpricedUsdModels.length)
+    log.warn({ runId, models: unpricedUsdModels }, 'models without a dollar price have no cost: set one with agentmeter pricing set');
   const report: BatchReport = {
     runId,
     mode,
@@ -363,6 +383,7 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
     firstDay: days[0] ?? null,
     lastDay: days.at(-1) ?? null,
     unpricedModels,
+    unpricedUsdModels,
     ms: Math.round(performance.now() - started),
   };
   log.info(report, 'batch finished');

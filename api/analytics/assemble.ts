@@ -1,6 +1,7 @@
 // Pure: aggregate rows → the response records of the reference (service-api.md) and docs/metrics.md §4.
 // Ungrouped: exactly one row per day, zeros and empty breakdowns on quiet days. Grouped: only non-zero
 // groups, ordered by date then group_key. Breakdown arrays: count descending, then name.
+import { usd4 } from '../../common/money.ts';
 import type { BreakdownRow, HookRow, OrgDayRow, TokenRow, UserDayRow } from './store.ts';
 
 const byCountThenName =
@@ -73,18 +74,44 @@ interface ModelTotals {
   billable_tokens: number;
   input_tokens: number;
   output_tokens: number;
+  cost_usd: number | null;
+}
+
+/**
+ * The dollars of a set of token rows (docs/metrics.md §8): the sum of the priced rows, to 4 decimals; null
+ * when none has a price. A row without a price adds nothing and its model is named in the answer's
+ * meta.unpriced_models, so a sum is never silently short.
+ */
+export function costOf(rows: readonly { cost_usd: number | null }[]): number | null {
+  let total: number | null = null;
+  for (const r of rows) if (r.cost_usd !== null && r.cost_usd !== undefined) total = (total ?? 0) + r.cost_usd;
+  return usd4(total);
+}
+
+/** The models of token rows that had no dollar price, sorted (meta.unpriced_models). */
+export function unpricedModels(rows: readonly { model: string; cost_usd: number | null }[]): string[] {
+  return [...new Set(rows.filter((r) => r.cost_usd === null || r.cost_usd === undefined).map((r) => r.model))].sort();
 }
 
 function byModel(rows: TokenRow[]): ModelTotals[] {
   const models = new Map<string, ModelTotals>();
   for (const r of rows) {
-    const m = models.get(r.model) ?? { model_id: r.model, model_tier: 'standard', billable_tokens: 0, input_tokens: 0, output_tokens: 0 };
+    const m = models.get(r.model) ?? {
+      model_id: r.model,
+      model_tier: 'standard',
+      billable_tokens: 0,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_usd: null,
+    };
     if (r.thinking) m.model_tier = 'thinking';
     m.billable_tokens += r.billable_tokens;
     m.input_tokens += r.input_tokens;
     m.output_tokens += r.output_tokens;
+    if (r.cost_usd !== null && r.cost_usd !== undefined) m.cost_usd = (m.cost_usd ?? 0) + r.cost_usd;
     models.set(r.model, m);
   }
+  for (const m of models.values()) m.cost_usd = usd4(m.cost_usd);
   return [...models.values()].sort(
     byCountThenName(
       (m) => m.billable_tokens,
@@ -102,6 +129,7 @@ export function tokenRecords(days: string[], rows: TokenRow[]) {
       user_id,
       user_email: userRows[0]!.user_email,
       billable_tokens: userRows.reduce((acc, r) => acc + r.billable_tokens, 0),
+      cost_usd: costOf(userRows),
       by_model: byModel(userRows),
     }));
     return {
@@ -111,6 +139,7 @@ export function tokenRecords(days: string[], rows: TokenRow[]) {
       output_tokens: sum((r) => r.output_tokens),
       cache_read_tokens: sum((r) => r.cache_read_tokens),
       cache_write_tokens: sum((r) => r.cache_write_tokens),
+      cost_usd: costOf(dayRows),
       by_model: byModel(dayRows),
       by_user: users.sort(
         byCountThenName(
@@ -133,6 +162,7 @@ export function tokenGroupedByAgent(days: string[], rows: TokenRow[]) {
         billable_tokens: agentRows.reduce((acc, r) => acc + r.billable_tokens, 0),
         input_tokens: agentRows.reduce((acc, r) => acc + r.input_tokens, 0),
         output_tokens: agentRows.reduce((acc, r) => acc + r.output_tokens, 0),
+        cost_usd: costOf(agentRows),
       }))
       .filter((a) => a.billable_tokens || a.input_tokens || a.output_tokens)
       .sort((a, b) => (a.group_key < b.group_key ? -1 : 1)),
@@ -151,6 +181,7 @@ export function tokenGroupedByModel(days: string[], rows: TokenRow[]) {
         billable_tokens: m.billable_tokens,
         input_tokens: m.input_tokens,
         output_tokens: m.output_tokens,
+        cost_usd: m.cost_usd,
       })),
   );
 }
@@ -296,5 +327,6 @@ export function userRecords(rows: UserDayRow[]) {
     languages: r.languages,
     lines_added: r.lines_added ?? 0,
     landed_agent_lines: r.landed_agent_lines ?? 0,
+    cost_usd: usd4(r.cost_usd),
   }));
 }

@@ -41,14 +41,14 @@ export const READ_MODEL_SQL = {
   breakdown: `SELECT CAST(day AS VARCHAR) AS day, kind, key, count FROM agg_breakdown_day WHERE ${WINDOW} ORDER BY day`,
   hooks: `SELECT CAST(day AS VARCHAR) AS day, event, matcher, command, count FROM agg_hooks_day WHERE ${WINDOW} ORDER BY day`,
   tokens: `SELECT CAST(t.day AS VARCHAR) AS day, t.user_id, u.email AS user_email, t.agent, t.model, t.thinking, t.input_tokens, t.output_tokens,
-                  t.cache_read_tokens, t.cache_write_tokens, t.billable_tokens
+                  t.cache_read_tokens, t.cache_write_tokens, t.billable_tokens, t.cost_usd
            FROM agg_tokens_day t LEFT JOIN users u ON u.id = t.user_id AND u.org_id = t.org_id
            WHERE t.org_id = $org AND t.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) ORDER BY t.day`,
   // The columns of UserDayRow (what userRecords reads), not the bookkeeping columns of the batch.
   userRows: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, u.email AS user_email, a.active, a.tool_calls, a.user_turns, a.mcp_calls,
                     a.skill_calls, a.slash_commands, a.hooks, a.sessions, a.user_messages, a.assistant_messages, a.files_created,
                     a.files_edited, a.git_commits, a.git_prs_created, a.billable_tokens, a.primary_model, a.primary_model_tier,
-                    a.autonomy_ratio, a.delegation_level, a.languages, a.clients, a.lines_added, a.landed_agent_lines
+                    a.autonomy_ratio, a.delegation_level, a.languages, a.clients, a.lines_added, a.landed_agent_lines, a.cost_usd
              FROM agg_user_day a LEFT JOIN users u ON u.id = a.user_id AND u.org_id = a.org_id
              WHERE a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) ORDER BY a.day, a.user_id`,
 } as const;

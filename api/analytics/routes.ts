@@ -20,6 +20,7 @@ import {
   toolGroupedByAgent,
   toolGroupedByName,
   toolRecords,
+  unpricedModels,
   userRecords,
 } from './assemble.ts';
 import { acceptsGzip, type ResponseCache } from './cache.ts';
@@ -113,7 +114,12 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
         const q = parseAnalyticsQuery(endpoint, request.query, today);
         if (q.groupBy === 'team') {
           const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
-          return serialize({ data, meta: meta(principal, q) });
+          // /tokens names the range's models without a dollar price (docs/metrics.md §8).
+          const unpriced =
+            endpoint === 'tokens'
+              ? { unpriced_models: unpricedModels(await deps.analytics.tokens(principal.orgId, q.startDate, q.endDate)) }
+              : {};
+          return serialize({ data, meta: { ...meta(principal, q), ...unpriced } });
         }
         // team=: the same answer computed over the team's members on each day.
         const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
@@ -133,7 +139,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
         : q.groupBy === 'model'
           ? tokenGroupedByModel(q.days, rows)
           : tokenRecords(q.days, rows);
-    return { data, meta: meta(principal, q) };
+    return { data, meta: { ...meta(principal, q), unpriced_models: unpricedModels(rows) } };
   });
 
   route('tools', async (principal, q, analytics) => {

@@ -103,12 +103,21 @@ const ModelTier = z.enum(['standard', 'thinking']);
 /** group_by=agent is an agentmeter extension: the reference's grouped row with the agent as group_key. */
 const AgentKey = AgentName.describe('the agent (group_by=agent, an agentmeter extension)');
 
+/** US dollars (docs/metrics.md §8, an agentmeter extension): 4 decimals; null when nothing of it has a price. */
+export const CostUsd = z
+  .number()
+  .nullable()
+  .describe(
+    'US dollars at list price (or the organization’s own price), 4 decimals; an agentmeter extension. The sum of the priced usage; null when none of it has a price (the models without one are in meta.unpriced_models)',
+  );
+
 const ModelTotals = z.strictObject({
   model_id: z.string(),
   model_tier: ModelTier,
   billable_tokens: z.number(),
   input_tokens: z.number(),
   output_tokens: z.number(),
+  cost_usd: CostUsd,
 });
 
 export const TokenRecord = z.strictObject({
@@ -118,9 +127,16 @@ export const TokenRecord = z.strictObject({
   output_tokens: z.number(),
   cache_read_tokens: z.number(),
   cache_write_tokens: z.number(),
+  cost_usd: CostUsd,
   by_model: z.array(ModelTotals),
   by_user: z.array(
-    z.strictObject({ user_id: z.string(), user_email: z.string().nullable(), billable_tokens: z.number(), by_model: z.array(ModelTotals) }),
+    z.strictObject({
+      user_id: z.string(),
+      user_email: z.string().nullable(),
+      billable_tokens: z.number(),
+      cost_usd: CostUsd,
+      by_model: z.array(ModelTotals),
+    }),
   ),
 });
 export const TokenGroupedRow = z.strictObject({
@@ -129,6 +145,7 @@ export const TokenGroupedRow = z.strictObject({
   billable_tokens: z.number(),
   input_tokens: z.number(),
   output_tokens: z.number(),
+  cost_usd: CostUsd,
 });
 export const TokenAgentRow = TokenGroupedRow.extend({ group_key: AgentKey });
 
@@ -208,21 +225,31 @@ export const UserRecord = z.strictObject({
   languages: z.array(z.string()),
   lines_added: count.describe('lines the agents added in edits this day (docs/metrics.md §5, an agentmeter extension)'),
   landed_agent_lines: count.describe("agent-written lines of this user's commits that landed this day (docs/metrics.md §5)"),
+  cost_usd: CostUsd,
 });
 
 const Meta = z.strictObject({ org_id: z.string(), start_date: Day, end_date: Day });
+/** /tokens names the models its rows could not price (docs/metrics.md §8). */
+const TokensMeta = Meta.extend({
+  unpriced_models: z
+    .array(z.string())
+    .describe('models in the range without a dollar price (list or the organization’s): their cost_usd is null and adds nothing to a sum'),
+});
 /**
  * `data` is one record per day, or with group_by one row per day and group (only non-zero groups). Typed
  * as an array of one of those kinds, so a client naming the rows it asked for (web/src/api-types.ts) is
  * checked against the kinds the answer may hold.
  */
-const envelope = <R extends z.ZodType, G extends z.ZodType[]>(record: R, ...grouped: G) =>
-  z.strictObject({
-    data: (grouped.length ? z.union([z.array(record), ...grouped.map((g) => z.array(g))]) : z.array(record)) as z.ZodType<
-      z.output<R>[] | { [K in keyof G]: z.output<G[K]>[] }[number]
-    >,
-    meta: Meta,
-  });
+const envelopeWith =
+  <M extends z.ZodType>(meta: M) =>
+  <R extends z.ZodType, G extends z.ZodType[]>(record: R, ...grouped: G) =>
+    z.strictObject({
+      data: (grouped.length ? z.union([z.array(record), ...grouped.map((g) => z.array(g))]) : z.array(record)) as z.ZodType<
+        z.output<R>[] | { [K in keyof G]: z.output<G[K]>[] }[number]
+      >,
+      meta,
+    });
+const envelope = envelopeWith(Meta);
 
 /** group_by=team (an agentmeter extension, docs/metrics.md §6): the team's name as group_key. */
 const TeamKey = z.string().describe("the team's name (group_by=team, an agentmeter extension)");
@@ -238,7 +265,7 @@ export const ProductivityTeamRow = z.strictObject({
   git_prs_created: count,
 });
 
-export const TokensResponse = envelope(TokenRecord, TokenGroupedRow, TokenAgentRow, TokenTeamRow);
+export const TokensResponse = envelopeWith(TokensMeta)(TokenRecord, TokenGroupedRow, TokenAgentRow, TokenTeamRow);
 export const ToolsResponse = envelope(ToolRecord, ToolGroupedRow, ToolAgentRow, ToolTeamRow);
 export const ActivityResponse = envelope(ActivityRecord, ActivityGroupedRow, ActivityAgentRow, ActivityTeamRow);
 export const ProductivityResponse = envelope(ProductivityRecord, ProductivityTeamRow);

@@ -8,7 +8,7 @@ export const ANALYTICS_SQL = {
   breakdown: `SELECT CAST(day AS VARCHAR) AS day, kind, key, count FROM agg_breakdown_day WHERE ${RANGE} AND kind IN (SELECT unnest(string_split($kinds, ',')))`,
   hooks: `SELECT CAST(day AS VARCHAR) AS day, event, matcher, command, count FROM agg_hooks_day WHERE ${RANGE}`,
   tokens: `SELECT CAST(t.day AS VARCHAR) AS day, t.user_id, u.email AS user_email, t.agent, t.model, t.thinking, t.input_tokens, t.output_tokens,
-                  t.cache_read_tokens, t.cache_write_tokens, t.billable_tokens
+                  t.cache_read_tokens, t.cache_write_tokens, t.billable_tokens, t.cost_usd
            FROM agg_tokens_day t LEFT JOIN users u ON u.id = t.user_id AND u.org_id = t.org_id
            WHERE t.org_id = $org AND t.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)`,
   userPage: `SELECT DISTINCT user_id FROM agg_user_day WHERE ${RANGE} AND ($cursor IS NULL OR user_id > $cursor) ORDER BY user_id LIMIT $limit`,
@@ -74,6 +74,8 @@ export interface TokenRow {
   cache_read_tokens: number;
   cache_write_tokens: number;
   billable_tokens: number;
+  /** US dollars (docs/metrics.md §8); null when the model had no price. */
+  cost_usd: number | null;
 }
 export interface UserDayRow {
   day: string;
@@ -103,6 +105,8 @@ export interface UserDayRow {
   /** Code the agents wrote (docs/metrics.md §5): edit lines added, and landed agent lines (null on rows built before). */
   lines_added: number | null;
   landed_agent_lines: number | null;
+  /** US dollars of the user's priced usage (null: none priced, or a row built before dollars). */
+  cost_usd: number | null;
 }
 
 /** What the analytics routes read: the rows of a range of days (AnalyticsStore in SQL, or the read model). */

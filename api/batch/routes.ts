@@ -46,7 +46,12 @@ export function registerBatchRoutes(app: FastifyInstance, deps: BatchDeps): void
       const report = await deps.runner.runForOrganization(principal.orgId, { ...body, now, trigger: 'api', log: request.log as Logger });
       // Models priced in one pass for everyone: the report names only this organization's unpriced models
       // (the same rule as GET /api/v0/admin/batch/runs), never another's model ids.
-      return { ...report, unpricedModels: ownModels(report.unpricedModels, await deps.store.orgModels(principal.orgId)) };
+      const own = await deps.store.orgModels(principal.orgId);
+      return {
+        ...report,
+        unpricedModels: ownModels(report.unpricedModels, own),
+        unpricedUsdModels: ownModels(report.unpricedUsdModels, own),
+      };
     },
   );
 

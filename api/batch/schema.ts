@@ -17,6 +17,7 @@ export const BatchReportAnswer = z.strictObject({
   firstDay: z.string().nullable(),
   lastDay: z.string().nullable(),
   unpricedModels: z.array(z.string()),
+  unpricedUsdModels: z.array(z.string()).describe('models without a dollar price: their cost_usd is null (docs/metrics.md §8)'),
   ms: z.number(),
 });
 
@@ -39,6 +40,8 @@ export const BatchRun = z.strictObject({
   daysRebuilt: z.number().int().nullable().describe("this organization's days the run rebuilt (null: as for watermark)"),
   /** Models of this organization the batch found no price for. */
   unpricedModels: z.array(z.string()),
+  /** Models of this organization with no dollar price (list or its own): cost null. */
+  unpricedUsdModels: z.array(z.string()),
 });
 export type BatchRun = z.infer<typeof BatchRun>;
 export const BatchRunList = z.strictObject({ runs: z.array(BatchRun) });

@@ -9,7 +9,8 @@ import type { BatchRun } from './schema.ts';
 export const BATCH_RUNS_SQL = `
 SELECT r.id, r.trigger, strftime(r.started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS started_at,
        strftime(r.finished_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS finished_at,
-       strftime(o.newest_received, '%Y-%m-%dT%H:%M:%S.%gZ') AS watermark, o.days_rebuilt, r.unpriced_models
+       strftime(o.newest_received, '%Y-%m-%dT%H:%M:%S.%gZ') AS watermark, o.days_rebuilt, r.unpriced_models,
+       r.unpriced_usd_models
 FROM batch_runs r LEFT JOIN batch_run_orgs o ON o.run_id = r.id AND o.org_id = $org
 WHERE r.org_id = $org OR (r.org_id IS NULL AND r.trigger NOT IN ('api', 'erase'))
 ORDER BY r.id DESC LIMIT $limit`;
@@ -25,6 +26,7 @@ interface RunRow {
   watermark: string | null;
   days_rebuilt: number | null;
   unpriced_models: string | null;
+  unpriced_usd_models: string | null;
 }
 
 export class BatchStore {
@@ -43,6 +45,7 @@ export class BatchStore {
       watermark: r.watermark,
       daysRebuilt: r.days_rebuilt,
       unpricedModels: r.unpriced_models ? ownModels(JSON.parse(r.unpriced_models) as string[], own) : [],
+      unpricedUsdModels: r.unpriced_usd_models ? ownModels(JSON.parse(r.unpriced_usd_models) as string[], own) : [],
     }));
   }
 

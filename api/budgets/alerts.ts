@@ -5,12 +5,13 @@
 // webhook's body is signed with its secret. A failed send is retried with doubling delays, a bounded
 // number of times, then kept as undelivered with its last error.
 import type { Logger } from '../../common/logger.ts';
+import { usd4 } from '../../common/money.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import type { LiveFiguresStore, MonthCredits } from '../today/store.ts';
 import { postJson, resolveDestination } from './destination.ts';
 import { reachedThresholds, signature, slackBody, timestampedSignature } from './messages.ts';
 import type { ThresholdEvent } from './schema.ts';
-import type { BudgetStore, Delivery, StoredBudget } from './store.ts';
+import { type BudgetStore, budgetLimit, type Delivery, type StoredBudget } from './store.ts';
 
 export interface AlertOptions {
   /** Let destinations resolve to private and loopback addresses (serve --allow-private-webhooks). */
@@ -29,27 +30,30 @@ export interface AlertOptions {
 export type TeamMembers = (teamKey: string) => ((day: string) => ReadonlySet<string>) | undefined;
 
 /**
- * What a budget counts this month, from the live figures: the organization's credits, the user's, or the
- * credits of each day of the team's members that day (teams below it included, as a team= filter does).
- * Undefined for a budget whose user or team no longer exists.
+ * What a budget counts this month, from the live figures, in its unit (credits, or dollars to 4 decimals):
+ * the organization's, the user's, or each day's of the team's members that day (teams below it included,
+ * as a team= filter does). Undefined for a budget whose user or team no longer exists.
  */
 export function budgetUsage(
   budget: StoredBudget,
-  month: Pick<MonthCredits, 'credits' | 'byUser' | 'byUserDay'>,
+  month: Pick<MonthCredits, 'credits' | 'byUser' | 'byUserDay' | 'usd' | 'usdByUser'>,
   teams: TeamMembers,
 ): number | undefined {
-  if (budget.scope === 'org') return month.credits;
-  if (budget.scope === 'user') return budget.userId ? (month.byUser.get(budget.userId) ?? 0) : undefined;
+  const dollars = budgetLimit(budget).unit === 'usd';
+  const amount = (value: number) => (dollars ? (usd4(value) ?? 0) : value);
+  if (budget.scope === 'org') return amount(dollars ? month.usd : month.credits);
+  if (budget.scope === 'user')
+    return budget.userId ? amount((dollars ? month.usdByUser : month.byUser).get(budget.userId) ?? 0) : undefined;
   const members = teams(budget.target);
   if (!members) return undefined;
-  return month.byUserDay.reduce((sum, r) => (members(r.day).has(r.user_id) ? sum + r.credits : sum), 0);
+  return amount(month.byUserDay.reduce((sum, r) => (members(r.day).has(r.user_id) ? sum + (dollars ? r.usd : r.credits) : sum), 0));
 }
 
 export const budgetObject = (b: StoredBudget): ThresholdEvent['budget'] => ({
   scope: b.scope,
   ...(b.team ? { team: b.team } : {}),
   ...(b.scope === 'user' && b.email ? { email: b.email } : {}),
-  monthlyCredits: b.monthlyCredits,
+  ...(b.monthlyUsd !== null ? { monthlyUsd: b.monthlyUsd } : { monthlyCredits: b.monthlyCredits ?? 0 }),
 });
 
 export class AlertEngine {
@@ -125,13 +129,15 @@ export class AlertEngine {
     for (const budget of budgets) {
       const usage = budgetUsage(budget, figures.month, teams);
       if (usage === undefined) continue;
-      for (const threshold of reachedThresholds(usage, budget.monthlyCredits, budget.thresholds)) {
+      const { unit, limit } = budgetLimit(budget);
+      for (const threshold of reachedThresholds(usage, limit, budget.thresholds)) {
         const id = await this.store.fire(budget, {
           org_id: orgId,
           budget: budgetObject(budget),
           threshold,
+          unit,
           usage,
-          limit: budget.monthlyCredits,
+          limit,
           month,
           fired_at: new Date(this.now()).toISOString(),
         });
@@ -144,8 +150,9 @@ export class AlertEngine {
               scope: budget.scope,
               ...(budget.team ? { team: budget.team } : {}),
               threshold,
+              unit,
               usage,
-              limit: budget.monthlyCredits,
+              limit,
               month,
             },
             'budget alert fired',

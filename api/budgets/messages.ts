@@ -2,10 +2,15 @@
 import { createHmac } from 'node:crypto';
 import type { ThresholdEvent } from './schema.ts';
 
-/** The thresholds (percentages) that `usage` has reached out of `limit`, in whole credits. */
+/**
+ * The thresholds (percentages) that `usage` has reached out of `limit`: whole credits, or dollars compared
+ * in hundredths of a cent (the 4 decimals the answers show).
+ */
 export function reachedThresholds(usage: number, limit: number, thresholds: readonly number[]): number[] {
   // usage / limit ≥ t / 100, in integers: no rounding decides whether 90% is reached.
-  return thresholds.filter((t) => usage * 100 >= t * limit).sort((a, b) => a - b);
+  const u = Math.round(usage * 10_000);
+  const l = Math.round(limit * 10_000);
+  return thresholds.filter((t) => u * 100 >= t * l).sort((a, b) => a - b);
 }
 
 /** usage / limit × 100 to 2 decimals. */
@@ -31,7 +36,7 @@ const whose = (e: ThresholdEvent) =>
 /** A Slack incoming-webhook body. */
 export function slackBody(e: ThresholdEvent): { text: string } {
   const n = (x: number) => x.toLocaleString('en-US');
-  return {
-    text: `agentmeter: ${whose(e)} reached ${e.threshold}% of its ${e.month} budget: ${n(e.usage)} of ${n(e.limit)} Standard Credits.`,
-  };
+  const usd = (x: number) => `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  const amounts = e.unit === 'usd' ? `${usd(e.usage)} of ${usd(e.limit)}` : `${n(e.usage)} of ${n(e.limit)} Standard Credits`;
+  return { text: `agentmeter: ${whose(e)} reached ${e.threshold}% of its ${e.month} budget: ${amounts}.` };
 }

@@ -3,7 +3,7 @@
 // /api/v0/organization/alerts lists fired alerts with each delivery's state (owners and managers).
 // A team budget counts the team's members on each day, the teams below it included (api/teams/).
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from '../../common/errors.ts';
+import { badRequest, notFound } from '../../common/errors.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
@@ -12,8 +12,18 @@ import type { LiveFiguresStore } from '../today/store.ts';
 import { type AlertEngine, budgetUsage } from './alerts.ts';
 import { resolveDestination, shownUrl } from './destination.ts';
 import { percentage } from './messages.ts';
-import { ALERTS_PATH, AlertList, AlertsQuery, BUDGETS_PATH, BudgetList, BudgetsBody, DEFAULT_THRESHOLDS } from './schema.ts';
-import type { BudgetStore, StoredBudget, StoredDestination } from './store.ts';
+import {
+  ALERTS_PATH,
+  AlertList,
+  AlertsQuery,
+  BUDGETS_PATH,
+  type Budget,
+  BudgetList,
+  BudgetPatch,
+  BudgetsBody,
+  DEFAULT_THRESHOLDS,
+} from './schema.ts';
+import { type BudgetStore, budgetLimit, type StoredBudget, type StoredDestination } from './store.ts';
 
 export interface BudgetDeps {
   budgets: BudgetStore;
@@ -34,11 +44,13 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       month: figures.month.start.slice(0, 7),
       budgets: budgets.map((b) => {
         const usage = budgetUsage(b, figures.month, teams) ?? 0;
+        const { unit, limit } = budgetLimit(b);
         return {
           scope: b.scope,
           ...(b.team ? { team: b.team } : {}),
           ...(b.scope === 'user' && b.email ? { email: b.email } : {}),
-          monthlyCredits: b.monthlyCredits,
+          ...(unit === 'usd' ? { monthlyUsd: limit } : { monthlyCredits: limit }),
+          unit,
           thresholds: b.thresholds,
           destinations: b.destinations.map((d) => ({
             type: d.type,
@@ -46,9 +58,64 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
             ...(d.secret ? { secret: 'set' as const } : {}),
           })),
           usage,
-          percentage: percentage(usage, b.monthlyCredits),
+          percentage: percentage(usage, limit),
         };
       }),
+    };
+  };
+
+  /**
+   * A budget of a request as stored: its team or user found in the organization, its destinations checked
+   * (the SSRF guard), a webhook URL it already had keeping its secret when given without one. `at` names it
+   * in a 400.
+   */
+  const resolver = async (orgId: string) => {
+    const users = await deps.budgets.usersByEmail(orgId);
+    const before = new Map((await deps.budgets.list(orgId)).map((b) => [`${b.scope}|${b.target}`, b]));
+    return async (b: Budget, at: string): Promise<StoredBudget> => {
+      let userId: string | null = null;
+      let team: string | null = null;
+      if (b.scope === 'team') {
+        team = (await deps.teams.teamByName(orgId, b.team!))?.name ?? null;
+        if (!team) throw badRequest(`${at}.team: no team named "${b.team!.slice(0, 100)}" in the organization`);
+      }
+      if (b.scope === 'user') {
+        userId = users.get(b.email!.toLowerCase()) ?? null;
+        // The same answer whether the address is unknown or belongs to another organization.
+        if (!userId) throw badRequest(`${at}.email: no user with this email in the organization`);
+      }
+      // A team budget is known by its team's name in lower case (migration 030).
+      const target = b.scope === 'org' ? 'org' : b.scope === 'team' ? teamNameKey(team!) : userId!;
+      const key = `${b.scope}|${target}`;
+      const destinations: StoredDestination[] = [];
+      for (const [j, given] of b.destinations.entries()) {
+        // A URL put back as it was shown (masked) stands for the stored one it was shown for.
+        const shown = before
+          .get(key)
+          ?.destinations.find((o) => o.type === given.type && o.url !== given.url && shownUrl(o.type, o.url) === given.url);
+        const d = shown ? { ...given, url: shown.url } : given;
+        try {
+          await resolveDestination(d.url, deps.alerts.allowPrivate);
+        } catch (error) {
+          throw badRequest(`${at}.destinations[${j}].url: ${(error as Error).message}`);
+        }
+        if (d.type === 'webhook') {
+          // A URL the budget already had keeps its secret when the list is put again without it.
+          const kept = d.secret ?? before.get(key)?.destinations.find((o) => o.type === 'webhook' && o.url === d.url)?.secret;
+          destinations.push({ type: 'webhook', url: d.url, ...(kept ? { secret: kept } : {}) });
+        } else destinations.push({ type: 'slack', url: d.url });
+      }
+      return {
+        scope: b.scope,
+        target,
+        team,
+        userId,
+        email: b.email?.toLowerCase() ?? null,
+        monthlyCredits: b.monthlyCredits ?? null,
+        monthlyUsd: b.monthlyUsd ?? null,
+        thresholds: [...(b.thresholds ?? DEFAULT_THRESHOLDS)].sort((x, y) => x - y),
+        destinations,
+      };
     };
   };
 
@@ -76,70 +143,68 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       tag: 'Budgets',
       summary: 'Replace the whole list of budgets (organization, team or user)',
       description:
-        'A budget counts Standard Credits per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature-V1: t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>">` (a receiver refuses one older than 5 minutes: docs/budgets.md), `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` (kept for one release), and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
+        'A budget counts Standard Credits (monthlyCredits) or US dollars (monthlyUsd, docs/metrics.md §8) per UTC month. Each threshold (percent, default 50, 75, 90, 100) fires one alert per month, delivered to every destination: `webhook` POSTs the `budget.threshold` event signed with `X-Agentmeter-Signature-V1: t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>">` (a receiver refuses one older than 5 minutes: docs/budgets.md), `X-Agentmeter-Signature: sha256=<HMAC-SHA256 of the body>` (kept for one release), and `X-Agentmeter-Event-Id` (the alert id, an idempotency key); `slack` POSTs `{"text": …}`. Destinations resolving to private, loopback or link-local addresses are refused (400) unless the server runs with `--allow-private-webhooks`; redirects are not followed. Answers as GET.',
       action: 'Setting budgets',
       access: { kind: 'user', roles: OWNERS },
       body: BudgetsBody,
       responses: { 200: BudgetList },
     },
     async ({ principal, body }, request) => {
-      const users = await deps.budgets.usersByEmail(principal.orgId);
-      const before = new Map((await deps.budgets.list(principal.orgId)).map((b) => [`${b.scope}|${b.target}`, b]));
+      const resolve = await resolver(principal.orgId);
       const seen = new Set<string>();
       const budgets: StoredBudget[] = [];
       for (const [i, b] of body.budgets.entries()) {
         const at = `budgets[${i}]`;
-        let userId: string | null = null;
-        let team: string | null = null;
-        if (b.scope === 'team') {
-          team = (await deps.teams.teamByName(principal.orgId, b.team!))?.name ?? null;
-          if (!team) throw badRequest(`${at}.team: no team named "${b.team!.slice(0, 100)}" in the organization`);
-        }
-        if (b.scope === 'user') {
-          userId = users.get(b.email!.toLowerCase()) ?? null;
-          // The same answer whether the address is unknown or belongs to another organization.
-          if (!userId) throw badRequest(`${at}.email: no user with this email in the organization`);
-        }
-        // A team budget is known by its team's name in lower case (migration 030).
-        const target = b.scope === 'org' ? 'org' : b.scope === 'team' ? teamNameKey(team!) : userId!;
-        const key = `${b.scope}|${target}`;
+        const stored = await resolve(b, at);
+        const key = `${stored.scope}|${stored.target}`;
         if (seen.has(key))
           throw badRequest(
             `${at}: a second budget for the same ${b.scope === 'org' ? 'organization' : b.scope === 'team' ? 'team' : 'user'}`,
           );
         seen.add(key);
-        const destinations: StoredDestination[] = [];
-        for (const [j, given] of b.destinations.entries()) {
-          // A URL put back as it was shown (masked) stands for the stored one it was shown for.
-          const stored = before
-            .get(key)
-            ?.destinations.find((o) => o.type === given.type && o.url !== given.url && shownUrl(o.type, o.url) === given.url);
-          const d = stored ? { ...given, url: stored.url } : given;
-          try {
-            await resolveDestination(d.url, deps.alerts.allowPrivate);
-          } catch (error) {
-            throw badRequest(`${at}.destinations[${j}].url: ${(error as Error).message}`);
-          }
-          if (d.type === 'webhook') {
-            // A URL the budget already had keeps its secret when the list is put again without it.
-            const kept = d.secret ?? before.get(key)?.destinations.find((o) => o.type === 'webhook' && o.url === d.url)?.secret;
-            destinations.push({ type: 'webhook', url: d.url, ...(kept ? { secret: kept } : {}) });
-          } else destinations.push({ type: 'slack', url: d.url });
-        }
-        budgets.push({
-          scope: b.scope,
-          target,
-          team,
-          userId,
-          email: b.email?.toLowerCase() ?? null,
-          monthlyCredits: b.monthlyCredits,
-          thresholds: [...(b.thresholds ?? DEFAULT_THRESHOLDS)].sort((x, y) => x - y),
-          destinations,
-        });
+        budgets.push(stored);
       }
       await deps.budgets.replace(principal.orgId, budgets, principal.userId);
       request.log.info({ budgets: budgets.length }, 'budgets replaced');
       // A budget already past a threshold fires it now, not at the next record.
+      deps.alerts.touch(principal.orgId);
+      return answer(principal.orgId);
+    },
+  );
+
+  declareRoute(
+    app,
+    {
+      method: 'PATCH',
+      path: BUDGETS_PATH,
+      tag: 'Budgets',
+      summary: 'Set one budget, or remove one, leaving the others as they are',
+      description:
+        '`{"budget": …}` adds the budget or replaces the one of the same organization, team or user (its destinations as given; a webhook URL it had keeps its secret); `{"remove": {"scope", "team"?, "email"?}}` removes one (404 when there is none). What `agentmeter budgets set` and the Budgets page send. Answers as GET.',
+      action: 'Setting a budget',
+      access: { kind: 'user', roles: OWNERS },
+      body: BudgetPatch,
+      responses: { 200: BudgetList },
+    },
+    async ({ principal, body }, request) => {
+      const current = await deps.budgets.list(principal.orgId);
+      let budgets: StoredBudget[];
+      if (body.budget) {
+        const stored = await (await resolver(principal.orgId))(body.budget, 'budget');
+        const at = current.findIndex((b) => b.scope === stored.scope && b.target === stored.target);
+        budgets = at < 0 ? [...current, stored] : current.map((b, i) => (i === at ? stored : b));
+      } else {
+        const r = body.remove!;
+        const same = (b: StoredBudget) =>
+          b.scope === r.scope &&
+          (r.scope === 'org' ||
+            (r.scope === 'team' && b.target === teamNameKey(r.team ?? '')) ||
+            (r.scope === 'user' && (b.email ?? '').toLowerCase() === (r.email ?? '').toLowerCase()));
+        if (!current.some(same)) throw notFound('no such budget in the organization');
+        budgets = current.filter((b) => !same(b));
+      }
+      await deps.budgets.replace(principal.orgId, budgets, principal.userId);
+      request.log.info({ budgets: budgets.length, change: body.budget ? 'set' : 'remove' }, 'budget changed');
       deps.alerts.touch(principal.orgId);
       return answer(principal.orgId);
     },
@@ -165,8 +230,9 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
           budget: JSON.parse(r.budget),
           month: r.month,
           threshold: r.threshold,
-          usage: r.usage,
-          limit: r.credit_limit,
+          unit: r.unit,
+          usage: Number(r.usage),
+          limit: Number(r.credit_limit),
           fired_at: r.fired_at,
           deliveries: r.deliveries,
         })),

@@ -4,6 +4,9 @@ import { z } from 'zod';
 export const BUDGETS_PATH = '/api/v0/organization/budgets';
 export const ALERTS_PATH = '/api/v0/organization/alerts';
 export const DEFAULT_THRESHOLDS = [50, 75, 90, 100] as const;
+/** What a budget counts: Standard Credits or US dollars (docs/metrics.md §8). */
+export const BudgetUnit = z.enum(['credits', 'usd']);
+export type BudgetUnit = z.infer<typeof BudgetUnit>;
 
 const Url = z.string().max(2048).describe('an http(s) URL; private, loopback and link-local addresses are refused');
 
@@ -27,13 +30,19 @@ export const Budget = z
     scope: z.enum(['org', 'team', 'user']),
     team: z.string().min(1).max(200).optional(),
     email: z.email().optional(),
-    monthlyCredits: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+    monthlyCredits: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().describe('Standard Credits per UTC month'),
+    monthlyUsd: z
+      .number()
+      .positive()
+      .max(1e12)
+      .optional()
+      .describe('US dollars per UTC month (docs/metrics.md §8): the alerts compare the month’s dollars. Give this or monthlyCredits'),
     thresholds: z
       .array(z.number().int().min(1).max(1000))
       .min(1)
       .max(10)
       .optional()
-      .describe('percentages of monthlyCredits (default 50, 75, 90, 100)'),
+      .describe('percentages of the monthly amount (default 50, 75, 90, 100)'),
     destinations: z.array(Destination).max(5).default([]),
   })
   .superRefine((b, ctx) => {
@@ -41,12 +50,24 @@ export const Budget = z
     if (b.scope === 'user' && !b.email) ctx.addIssue({ code: 'custom', message: 'a user budget names its user by email', path: ['email'] });
     if (b.scope !== 'team' && b.team) ctx.addIssue({ code: 'custom', message: 'team is only for scope "team"', path: ['team'] });
     if (b.scope !== 'user' && b.email) ctx.addIssue({ code: 'custom', message: 'email is only for scope "user"', path: ['email'] });
+    if ((b.monthlyCredits === undefined) === (b.monthlyUsd === undefined))
+      ctx.addIssue({ code: 'custom', message: 'a budget has either monthlyCredits or monthlyUsd (one of them)', path: ['monthlyCredits'] });
     if (b.thresholds && new Set(b.thresholds).size !== b.thresholds.length)
       ctx.addIssue({ code: 'custom', message: 'thresholds must not repeat', path: ['thresholds'] });
   });
 export type Budget = z.infer<typeof Budget>;
 
 export const BudgetsBody = z.strictObject({ budgets: z.array(Budget).max(500) });
+
+/** PATCH: one budget set, or one removed (by its scope and team or e-mail). */
+export const BudgetPatch = z
+  .strictObject({
+    budget: Budget.optional(),
+    remove: z
+      .strictObject({ scope: z.enum(['org', 'team', 'user']), team: z.string().min(1).max(200).optional(), email: z.email().optional() })
+      .optional(),
+  })
+  .refine((p) => (p.budget === undefined) !== (p.remove === undefined), { message: 'give either budget or remove' });
 
 const DestinationView = z.strictObject({
   type: z.enum(['webhook', 'slack']),
@@ -58,21 +79,36 @@ export const BudgetView = z.strictObject({
   scope: z.enum(['org', 'team', 'user']),
   team: z.string().optional(),
   email: z.string().optional(),
-  monthlyCredits: z.number(),
+  monthlyCredits: z.number().optional(),
+  monthlyUsd: z.number().optional(),
+  unit: BudgetUnit,
   thresholds: z.array(z.number()),
   destinations: z.array(DestinationView),
-  usage: z.number().describe("billable tokens (Standard Credits) of the UTC month so far, today's included"),
-  percentage: z.number().describe('usage / monthlyCredits × 100, to 2 decimals'),
+  usage: z
+    .number()
+    .describe(
+      "the UTC month so far, today's included, in the budget's unit: billable tokens (Standard Credits), or US dollars to 4 decimals",
+    ),
+  percentage: z.number().describe('usage / the monthly amount × 100, to 2 decimals'),
 });
 
 export const BudgetList = z.strictObject({ month: z.string(), budgets: z.array(BudgetView) });
 export type BudgetList = z.infer<typeof BudgetList>;
 
+const BudgetObject = z.strictObject({
+  scope: z.string(),
+  team: z.string().optional(),
+  email: z.string().optional(),
+  monthlyCredits: z.number().optional(),
+  monthlyUsd: z.number().optional(),
+});
+
 export const AlertView = z.strictObject({
   id: z.string(),
-  budget: z.strictObject({ scope: z.string(), team: z.string().optional(), email: z.string().optional(), monthlyCredits: z.number() }),
+  budget: BudgetObject,
   month: z.string(),
   threshold: z.number(),
+  unit: BudgetUnit,
   usage: z.number(),
   limit: z.number(),
   fired_at: z.string(),
@@ -101,8 +137,9 @@ export const ThresholdEvent = z.strictObject({
   id: z.string(),
   type: z.literal('budget.threshold'),
   org_id: z.string(),
-  budget: z.strictObject({ scope: z.string(), team: z.string().optional(), email: z.string().optional(), monthlyCredits: z.number() }),
+  budget: BudgetObject,
   threshold: z.number(),
+  unit: BudgetUnit.describe('what usage and limit count: Standard Credits, or US dollars'),
   usage: z.number(),
   limit: z.number(),
   month: z.string(),

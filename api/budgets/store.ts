@@ -3,7 +3,7 @@
 // pending delivery per destination, in one transaction: stored before anything is sent.
 import type { Db } from '../../common/db/duckdb.ts';
 import { newRequestId } from '../../common/ids.ts';
-import type { ThresholdEvent } from './schema.ts';
+import type { BudgetUnit, ThresholdEvent } from './schema.ts';
 
 export interface StoredDestination {
   type: 'webhook' | 'slack';
@@ -17,10 +17,16 @@ export interface StoredBudget {
   team: string | null;
   userId: string | null;
   email: string | null;
-  monthlyCredits: number;
+  /** Exactly one of monthlyCredits and monthlyUsd is set. */
+  monthlyCredits: number | null;
+  monthlyUsd: number | null;
   thresholds: number[];
   destinations: StoredDestination[];
 }
+
+/** A budget's unit and monthly amount. */
+export const budgetLimit = (b: Pick<StoredBudget, 'monthlyCredits' | 'monthlyUsd'>): { unit: BudgetUnit; limit: number } =>
+  b.monthlyUsd !== null ? { unit: 'usd', limit: b.monthlyUsd } : { unit: 'credits', limit: b.monthlyCredits ?? 0 };
 
 export interface Delivery {
   alert_id: string;
@@ -33,28 +39,37 @@ export interface Delivery {
 }
 
 const SQL = {
-  list: `SELECT b.scope, b.target, b.team, b.user_id, u.email, b.monthly_credits, b.thresholds, CAST(b.destinations AS VARCHAR) AS destinations
+  list: `SELECT b.scope, b.target, b.team, b.user_id, u.email, b.monthly_credits, b.monthly_usd, b.thresholds, CAST(b.destinations AS VARCHAR) AS destinations
          FROM budgets b LEFT JOIN users u ON u.org_id = b.org_id AND u.id = b.user_id
          WHERE b.org_id = $org ORDER BY b.position`,
   orgsWithBudgets: 'SELECT DISTINCT org_id FROM budgets',
   usersByEmail: 'SELECT id, lower(email) AS email FROM users WHERE org_id = $org',
   clear: 'DELETE FROM budgets WHERE org_id = $org',
-  insert: `INSERT INTO budgets VALUES ($org, $scope, $target, $position, $team, $user, $credits,
+  insert: `INSERT INTO budgets (org_id, scope, target, position, team, user_id, monthly_credits, monthly_usd, thresholds, destinations,
+                               updated_at, updated_by)
+           VALUES ($org, $scope, $target, $position, $team, $user, $credits, $usd,
            CAST($thresholds AS INTEGER[]), CAST($destinations AS JSON), now()::TIMESTAMP, $by)`,
-  fire: `INSERT INTO budget_alerts VALUES ($id, $org, $scope, $target, $month, $threshold, $usage, $limit, CAST($budget AS JSON), CAST($fired_at AS TIMESTAMP))
+  // A dollar budget's alert keeps its figures in usage_usd and limit_usd (migration 060).
+  fire: `INSERT INTO budget_alerts (id, org_id, scope, target, month, threshold, usage, credit_limit, budget, fired_at, unit, usage_usd, limit_usd)
+         VALUES ($id, $org, $scope, $target, $month, $threshold,
+                 CASE WHEN $unit = 'usd' THEN 0 ELSE CAST($usage AS BIGINT) END, CASE WHEN $unit = 'usd' THEN 0 ELSE CAST($limit AS BIGINT) END,
+                 CAST($budget AS JSON), CAST($fired_at AS TIMESTAMP), $unit,
+                 CASE WHEN $unit = 'usd' THEN CAST($usage AS DOUBLE) END, CASE WHEN $unit = 'usd' THEN CAST($limit AS DOUBLE) END)
          ON CONFLICT DO NOTHING`,
   addDelivery: `INSERT INTO alert_deliveries VALUES ($alert, $position, $org, $kind, $url, $secret, 'pending', 0, CAST($fired_at AS TIMESTAMP), NULL, NULL)`,
   due: `SELECT alert_id, position, org_id, kind, url, secret, attempts FROM alert_deliveries
         WHERE state = 'pending' AND next_attempt_at <= CAST($now AS TIMESTAMP) ORDER BY next_attempt_at LIMIT 100`,
   nextDue: `SELECT CAST(min(next_attempt_at) AS VARCHAR) AS at FROM alert_deliveries WHERE state = 'pending'`,
-  alert: `SELECT id, org_id, month, threshold, usage, credit_limit, CAST(budget AS VARCHAR) AS budget, fired_at FROM budget_alerts WHERE id = $id`,
+  alert: `SELECT id, org_id, month, threshold, coalesce(unit, 'credits') AS unit, coalesce(usage_usd, usage) AS usage,
+                 coalesce(limit_usd, credit_limit) AS credit_limit, CAST(budget AS VARCHAR) AS budget, fired_at FROM budget_alerts WHERE id = $id`,
   delivered: `UPDATE alert_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at = CAST($now AS TIMESTAMP), last_error = NULL, next_attempt_at = NULL
               WHERE alert_id = $alert AND position = $position`,
   retry: `UPDATE alert_deliveries SET attempts = attempts + 1, last_error = $error, next_attempt_at = CAST($next AS TIMESTAMP)
           WHERE alert_id = $alert AND position = $position`,
   giveUp: `UPDATE alert_deliveries SET state = 'undelivered', attempts = attempts + 1, last_error = $error, next_attempt_at = NULL
            WHERE alert_id = $alert AND position = $position`,
-  alerts: `SELECT a.id, CAST(a.budget AS VARCHAR) AS budget, a.month, a.threshold, a.usage, a.credit_limit, a.fired_at,
+  alerts: `SELECT a.id, CAST(a.budget AS VARCHAR) AS budget, a.month, a.threshold, coalesce(a.unit, 'credits') AS unit,
+                  coalesce(a.usage_usd, a.usage) AS usage, coalesce(a.limit_usd, a.credit_limit) AS credit_limit, a.fired_at,
                   coalesce(list({type: d.kind, state: d.state, attempts: d.attempts, last_error: d.last_error, delivered_at: d.delivered_at} ORDER BY d.position)
                            FILTER (WHERE d.alert_id IS NOT NULL), []) AS deliveries
            FROM budget_alerts a LEFT JOIN alert_deliveries d ON d.alert_id = a.id
@@ -80,7 +95,8 @@ export class BudgetStore {
       team: string | null;
       user_id: string | null;
       email: string | null;
-      monthly_credits: number;
+      monthly_credits: number | null;
+      monthly_usd: number | null;
       thresholds: number[];
       destinations: string;
     }>(SQL.list, { org: orgId });
@@ -90,7 +106,8 @@ export class BudgetStore {
       team: r.team,
       userId: r.user_id,
       email: r.email,
-      monthlyCredits: r.monthly_credits,
+      monthlyCredits: r.monthly_credits === null ? null : Number(r.monthly_credits),
+      monthlyUsd: r.monthly_usd,
       thresholds: r.thresholds,
       destinations: JSON.parse(r.destinations) as StoredDestination[],
     }));
@@ -112,6 +129,7 @@ export class BudgetStore {
           team: b.team,
           user: b.userId,
           credits: b.monthlyCredits,
+          usd: b.monthlyUsd,
           thresholds: `[${b.thresholds.join(',')}]`,
           destinations: JSON.stringify(b.destinations),
           by,
@@ -133,6 +151,7 @@ export class BudgetStore {
         target: budget.target,
         month: event.month,
         threshold: event.threshold,
+        unit: event.unit,
         usage: event.usage,
         limit: event.limit,
         budget: JSON.stringify(event.budget),
@@ -168,6 +187,7 @@ export class BudgetStore {
       org_id: string;
       month: string;
       threshold: number;
+      unit: BudgetUnit;
       usage: number;
       credit_limit: number;
       budget: string;
@@ -180,8 +200,9 @@ export class BudgetStore {
       org_id: a.org_id,
       budget: JSON.parse(a.budget) as ThresholdEvent['budget'],
       threshold: a.threshold,
-      usage: a.usage,
-      limit: a.credit_limit,
+      unit: a.unit,
+      usage: Number(a.usage),
+      limit: Number(a.credit_limit),
       month: a.month,
       fired_at: new Date(`${a.fired_at.replace(' ', 'T')}${a.fired_at.endsWith('Z') ? '' : 'Z'}`).toISOString(),
     };
@@ -205,6 +226,7 @@ export class BudgetStore {
       budget: string;
       month: string;
       threshold: number;
+      unit: BudgetUnit;
       usage: number;
       credit_limit: number;
       fired_at: string;

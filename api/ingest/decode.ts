@@ -134,6 +134,9 @@ export function combineUsage(first: WireUsage, next: WireUsage): WireUsage {
     output_tokens: Math.max(first.output_tokens, next.output_tokens),
     cache_read_tokens: Math.max(first.cache_read_tokens, next.cache_read_tokens),
     cache_write_tokens: Math.max(first.cache_write_tokens, next.cache_write_tokens),
+    ...(first.cache_write_1h_tokens !== undefined || next.cache_write_1h_tokens !== undefined
+      ? { cache_write_1h_tokens: Math.max(first.cache_write_1h_tokens ?? 0, next.cache_write_1h_tokens ?? 0) }
+      : {}),
     thinking_tokens: Math.max(first.thinking_tokens, next.thinking_tokens),
     thinking: first.thinking || next.thinking,
   };

@@ -33,7 +33,8 @@ const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'V
   edits: 'STRUCT(ext VARCHAR, name VARCHAR, lines_added BIGINT, lines_deleted BIGINT, repo_id VARCHAR, repo VARCHAR)[]'}`;
 
 const USAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR', input_tokens: 'BIGINT',
-  output_tokens: 'BIGINT', cache_read_tokens: 'BIGINT', cache_write_tokens: 'BIGINT', thinking_tokens: 'BIGINT', thinking: 'BOOLEAN'}`;
+  output_tokens: 'BIGINT', cache_read_tokens: 'BIGINT', cache_write_tokens: 'BIGINT', thinking_tokens: 'BIGINT', thinking: 'BOOLEAN',
+  cache_write_1h_tokens: 'BIGINT'}`;
 
 const MESSAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR'}`;
 
@@ -55,7 +56,7 @@ const INSERT_EVENTS_OR_IGNORE = `INSERT OR IGNORE INTO events ${SELECT_EVENTS}`;
 const upsertUsage = (onOtherUser: string) => `
 INSERT INTO usage
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model, input_tokens, output_tokens,
-       cache_read_tokens, cache_write_tokens, thinking_tokens, thinking
+       cache_read_tokens, cache_write_tokens, thinking_tokens, thinking, coalesce(cache_write_1h_tokens, 0)
 FROM read_json($file, format = 'newline_delimited', columns = ${USAGE_COLUMNS})
 ON CONFLICT (org_id, id) DO UPDATE SET
   received_at = excluded.received_at, ts = least(excluded.ts, usage.ts),
@@ -66,11 +67,12 @@ ON CONFLICT (org_id, id) DO UPDATE SET
   cache_read_tokens = greatest(excluded.cache_read_tokens, usage.cache_read_tokens),
   cache_write_tokens = greatest(excluded.cache_write_tokens, usage.cache_write_tokens),
   thinking_tokens = greatest(excluded.thinking_tokens, usage.thinking_tokens),
+  cache_write_1h_tokens = greatest(excluded.cache_write_1h_tokens, usage.cache_write_1h_tokens),
   thinking = excluded.thinking OR usage.thinking
 WHERE CASE WHEN usage.user_id <> excluded.user_id THEN ${onOtherUser} ELSE
      excluded.ts < usage.ts OR excluded.input_tokens > usage.input_tokens OR excluded.output_tokens > usage.output_tokens
    OR excluded.cache_read_tokens > usage.cache_read_tokens OR excluded.cache_write_tokens > usage.cache_write_tokens
-   OR excluded.thinking_tokens > usage.thinking_tokens OR (excluded.thinking AND NOT usage.thinking) END`;
+   OR excluded.thinking_tokens > usage.thinking_tokens OR excluded.cache_write_1h_tokens > usage.cache_write_1h_tokens OR (excluded.thinking AND NOT usage.thinking) END`;
 
 /** What the fast path's usage upsert fails with when an id is another user's. */
 const OTHER_USERS_ID = 'agentmeter: a record id held by another user';

@@ -38,14 +38,14 @@ export const TEAM_ANALYTICS_SQL = {
                     a.skill_calls, a.slash_commands, a.hooks, a.sessions, a.user_messages, a.assistant_messages, a.files_created,
                     a.files_edited, a.git_commits, a.git_prs_created, a.billable_tokens, a.primary_model, a.primary_model_tier,
                     a.autonomy_ratio, a.delegation_level, a.languages, a.clients, a.sessions_with_events, a.calls_auto_high,
-                    a.calls_auto_medium, a.calls_auto_low, a.calls_manual, a.lines_added, a.landed_agent_lines
+                    a.calls_auto_medium, a.calls_auto_low, a.calls_manual, a.lines_added, a.landed_agent_lines, a.cost_usd
              FROM agg_user_day a LEFT JOIN users u ON u.id = a.user_id AND u.org_id = a.org_id
              WHERE ${RANGE} ORDER BY a.user_id, a.day`,
   breakdown: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, a.kind, a.key, a.count FROM agg_user_breakdown_day a
               WHERE ${RANGE} AND a.kind IN (SELECT unnest(string_split($kinds, ',')))`,
   hooks: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, a.event, a.matcher, a.command, a.count FROM agg_user_hooks_day a WHERE ${RANGE}`,
   tokens: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, u.email AS user_email, a.agent, a.model, a.thinking, a.input_tokens, a.output_tokens,
-                  a.cache_read_tokens, a.cache_write_tokens, a.billable_tokens
+                  a.cache_read_tokens, a.cache_write_tokens, a.billable_tokens, a.cost_usd
            FROM agg_tokens_day a LEFT JOIN users u ON u.id = a.user_id AND u.org_id = a.org_id WHERE ${RANGE}`,
   rawBillable: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, a.model, a.raw_billable FROM agg_user_model_day a WHERE ${RANGE}`,
 } as const;

@@ -6,6 +6,7 @@
 // - `group_by=team` gives one row per day and team with a non-zero figure, over the team's direct members.
 // - Billable tokens are rounded per day, team and model, from the users' unrounded figures; the users'
 //   shares (by_user) are then split by largest remainder, as the organization's are (30_tokens.sql).
+import { costOf } from '../analytics/assemble.ts';
 import type { BreakdownRow, HookRow, OrgDayRow, TokenRow, UserDayRow } from '../analytics/store.ts';
 import type { Membership } from './store.ts';
 
@@ -232,7 +233,7 @@ export function teamsOnDays(days: readonly string[], teams: readonly TeamRef[], 
   return out;
 }
 
-/** group_by=team on /tokens: `{date, group_key, billable_tokens, input_tokens, output_tokens}`. */
+/** group_by=team on /tokens: `{date, group_key, billable_tokens, input_tokens, output_tokens, cost_usd}`. */
 export function tokensByTeam(
   days: readonly string[],
   teams: readonly TeamRef[],
@@ -250,7 +251,14 @@ export function tokensByTeam(
     const input = mine.reduce((a, t) => a + t.input_tokens, 0);
     const output = mine.reduce((a, t) => a + t.output_tokens, 0);
     if (billable || input || output)
-      rows.push({ date: day, group_key: team.name, billable_tokens: billable, input_tokens: input, output_tokens: output });
+      rows.push({
+        date: day,
+        group_key: team.name,
+        billable_tokens: billable,
+        input_tokens: input,
+        output_tokens: output,
+        cost_usd: costOf(mine),
+      });
   }
   return sortRows(rows);
 }

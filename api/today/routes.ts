@@ -4,7 +4,7 @@
 // below it, with the rules of the daily endpoints' team= (api/teams/analytics.ts).
 import type { FastifyInstance } from 'fastify';
 import { badRequest, forbidden } from '../../common/errors.ts';
-import { activityRecords, productivityRecords, tokenRecords, toolRecords } from '../analytics/assemble.ts';
+import { activityRecords, productivityRecords, tokenRecords, toolRecords, unpricedModels } from '../analytics/assemble.ts';
 import { RawQuery } from '../analytics/schema.ts';
 import { ANALYTICS_ROLES, PEOPLE } from '../auth/principal.ts';
 import { codeRecords } from '../code/assemble.ts';
@@ -78,7 +78,7 @@ export function registerTodayRoutes(
         ...(userIds ? { userIds } : {}),
       });
       const code = await deps.code.today(principal.orgId, figures.date, userIds ?? (whole ? null : [principal.userId]));
-      return { data: todayData(figures, code), meta: { org_id: principal.orgId } };
+      return { data: todayData(figures, code), meta: { org_id: principal.orgId, unpriced_models: unpricedModels(figures.tokens) } };
     },
   );
 }

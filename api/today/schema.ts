@@ -22,7 +22,10 @@ export const TodayResponse = z.strictObject({
       'the /code record of today over what has arrived: edits, and landed commits counted as soon as the server has them (docs/metrics.md §5)',
     ),
   }),
-  meta: z.strictObject({ org_id: z.string() }),
+  meta: z.strictObject({
+    org_id: z.string(),
+    unpriced_models: z.array(z.string()).describe("today's models without a dollar price: their cost_usd is null (docs/metrics.md §8)"),
+  }),
 });
 export type TodayResponse = z.infer<typeof TodayResponse>;
 

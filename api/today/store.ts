@@ -36,13 +36,16 @@ const scopeUsers = (scope: LiveScope): string | null =>
 
 export type BuildKind = 'all' | 'credits';
 
-/** Billable tokens of the UTC month so far, today included. */
+/** Billable tokens, and US dollars (docs/metrics.md §8), of the UTC month so far, today included. */
 export interface MonthCredits {
   start: string;
   credits: number;
   byUser: Map<string, number>;
-  /** Each user's credits of each day of the month (team budgets count members on each day). */
-  byUserDay: { user_id: string; day: string; credits: number }[];
+  /** Each user's credits and dollars of each day of the month (team budgets count members on each day). */
+  byUserDay: { user_id: string; day: string; credits: number; usd: number }[];
+  /** Dollars of the priced usage (usage without a price adds nothing). */
+  usd: number;
+  usdByUser: Map<string, number>;
 }
 const CREDIT_STEPS: readonly BuildStep[] = ['30_tokens'];
 /** A new build waits until PACE × the last build's duration has passed since it ended. */
@@ -108,7 +111,8 @@ SELECT DISTINCT org_id, day FROM (
   UNION ALL SELECT CAST($org AS VARCHAR), CAST($today AS DATE)
 )`,
   firstDay: 'SELECT CAST(min(day) AS VARCHAR) AS day FROM rebuild',
-  monthByUserDay: `SELECT user_id, CAST(day AS VARCHAR) AS day, CAST(sum(billable_tokens) AS BIGINT) AS credits FROM agg_tokens_day
+  monthByUserDay: `SELECT user_id, CAST(day AS VARCHAR) AS day, CAST(sum(billable_tokens) AS BIGINT) AS credits,
+                          coalesce(sum(cost_usd), 0) AS usd FROM agg_tokens_day
                    WHERE org_id = $org AND day >= CAST($month AS DATE) GROUP BY user_id, day`,
   asOfUsage: 'SELECT max(ts) AS as_of FROM usage WHERE ts >= CAST($today AS TIMESTAMP)',
   asOf: `SELECT greatest(
@@ -165,10 +169,17 @@ export async function buildLiveFigures(
     const hooks = all ? await tx.all<HookRow & Record<string, unknown>>(ANALYTICS_SQL.hooks, range) : [];
     const tokens = await tx.all<TokenRow & Record<string, unknown>>(ANALYTICS_SQL.tokens, range);
     const byUserDay = (
-      await tx.all<{ user_id: string; day: string; credits: number }>(LIVE_SQL.monthByUserDay, { org: scope.orgId, month: monthStart })
-    ).map((r) => ({ user_id: r.user_id, day: r.day, credits: Number(r.credits) }));
+      await tx.all<{ user_id: string; day: string; credits: number; usd: number }>(LIVE_SQL.monthByUserDay, {
+        org: scope.orgId,
+        month: monthStart,
+      })
+    ).map((r) => ({ user_id: r.user_id, day: r.day, credits: Number(r.credits), usd: Number(r.usd) }));
     const byUser = new Map<string, number>();
-    for (const r of byUserDay) byUser.set(r.user_id, (byUser.get(r.user_id) ?? 0) + r.credits);
+    const usdByUser = new Map<string, number>();
+    for (const r of byUserDay) {
+      byUser.set(r.user_id, (byUser.get(r.user_id) ?? 0) + r.credits);
+      usdByUser.set(r.user_id, (usdByUser.get(r.user_id) ?? 0) + r.usd);
+    }
     const [asOf] = await tx.all<{ as_of: string | null }>(all ? LIVE_SQL.asOf : LIVE_SQL.asOfUsage, { today });
     log.debug(
       { org: scope.orgId, user: scope.userId, team: scope.userIds?.length, kind, ms: Math.round(performance.now() - started) },
@@ -182,7 +193,14 @@ export async function buildLiveFigures(
       breakdowns,
       hooks,
       tokens,
-      month: { start: monthStart, credits: [...byUser.values()].reduce((a, b) => a + b, 0), byUser, byUserDay },
+      month: {
+        start: monthStart,
+        credits: [...byUser.values()].reduce((a, b) => a + b, 0),
+        byUser,
+        byUserDay,
+        usd: [...usdByUser.values()].reduce((a, b) => a + b, 0),
+        usdByUser,
+      },
       builtAt: now,
     };
   });

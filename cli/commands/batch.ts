@@ -22,6 +22,7 @@ const Report = z.object({
   firstDay: z.string().nullable(),
   lastDay: z.string().nullable(),
   unpricedModels: z.array(z.string()),
+  unpricedUsdModels: z.array(z.string()),
   ms: z.number(),
 });
 
@@ -91,6 +92,10 @@ export const batchCommand: CommandModule<object, BatchArgs> = {
       );
       if (report.unpricedModels.length)
         process.stdout.write(`unpriced models (counted at 1x; add them to the pricing file): ${report.unpricedModels.join(', ')}\n`);
+      if (report.unpricedUsdModels.length)
+        process.stdout.write(
+          `models without a dollar price (cost null; set one with agentmeter pricing set): ${report.unpricedUsdModels.join(', ')}\n`,
+        );
     }
   },
 };

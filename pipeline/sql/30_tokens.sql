@@ -5,13 +5,17 @@
 -- it (largest-remainder), so per-user figures always add up to the organization's. A user's share is then
 -- split between the agents that used the model (group_by=agent) in the same way, so agents add up to it
 -- too, and a user of one agent (nearly everyone) has the whole share under that agent.
+-- Dollars (docs/metrics.md §8) are each record's cost (usage_cost, priced in pipeline/cost.ts) summed, not
+-- shared out: NULL when a record of the row has no price.
 CREATE OR REPLACE TEMP TABLE usage_raw AS
 SELECT u.org_id, CAST(u.ts AS DATE) AS day, u.user_id, u.agent, u.model,
        bool_or(u.thinking) AS thinking,
        sum(u.input_tokens) AS input_tokens, sum(u.output_tokens) AS output_tokens,
-       sum(u.cache_read_tokens) AS cache_read_tokens, sum(u.cache_write_tokens) AS cache_write_tokens
+       sum(u.cache_read_tokens) AS cache_read_tokens, sum(u.cache_write_tokens) AS cache_write_tokens,
+       CASE WHEN bool_or(c.cost_usd IS NULL) THEN NULL ELSE sum(c.cost_usd) END AS cost_usd
 FROM usage u
 JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
+LEFT JOIN usage_cost c ON c.org_id = u.org_id AND c.id = u.id
 WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
 GROUP BY ALL;
 
@@ -29,7 +33,7 @@ SELECT r.*, (mp.multiplier IS NULL) AS unpriced,
 FROM (
   SELECT org_id, day, user_id, model, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
          sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens
-  FROM usage_raw GROUP BY ALL
+  FROM usage_raw GROUP BY org_id, day, user_id, model
 ) r JOIN model_price mp USING (model, day);
 
 CREATE OR REPLACE TEMP TABLE user_share AS
@@ -49,11 +53,12 @@ DELETE FROM agg_tokens_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebui
 -- day), in whole numbers so the parts never drift from the share; the units left go to the largest
 -- remainders (equal ones to the agent name first).
 INSERT INTO agg_tokens_day (org_id, day, user_id, agent, model, thinking, input_tokens, output_tokens, cache_read_tokens,
-                            cache_write_tokens, billable_tokens)
+                            cache_write_tokens, billable_tokens, cost_usd)
 SELECT org_id, day, user_id, agent, model, thinking, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
        part + CASE WHEN row_number() OVER (PARTITION BY org_id, day, user_id, model ORDER BY rest DESC, agent)
                         <= billable - sum(part) OVER (PARTITION BY org_id, day, user_id, model)
-                   THEN 1 ELSE 0 END
+                   THEN 1 ELSE 0 END,
+       cost_usd
 FROM (
   SELECT a.*, s.billable,
          CASE WHEN a.total > 0 THEN (s.billable * a.weight) // a.total ELSE 0 END AS part,

@@ -6,7 +6,7 @@ INSERT INTO agg_user_day (
   org_id, day, user_id, active, tool_calls, user_turns, mcp_calls, skill_calls, slash_commands, hooks, sessions,
   user_messages, assistant_messages, files_created, files_edited, git_commits, git_prs_created, billable_tokens,
   primary_model, primary_model_tier, autonomy_ratio, delegation_level, languages, clients,
-  sessions_with_events, calls_auto_high, calls_auto_medium, calls_auto_low, calls_manual)
+  sessions_with_events, calls_auto_high, calls_auto_medium, calls_auto_low, calls_manual, cost_usd)
 -- The event counts per user, from the per-session groups of 20_normalized_events (sums of counts).
 WITH hook AS (
   SELECT org_id, day, user_id,
@@ -60,11 +60,12 @@ files AS (
 tokens AS (
   -- Primary model: most billable tokens; equal totals go to the alphabetically first model. A model used
   -- through two agents has a row per agent: summed first.
-  SELECT org_id, day, user_id, sum(billable_tokens) AS billable_tokens,
+  SELECT org_id, day, user_id, sum(billable_tokens) AS billable_tokens, sum(cost_usd) AS cost_usd,
          list(model ORDER BY billable_tokens DESC, model)[1] AS primary_model,
          list(thinking ORDER BY billable_tokens DESC, model)[1] AS primary_thinking
   FROM (
-    SELECT org_id, day, user_id, model, sum(billable_tokens) AS billable_tokens, bool_or(thinking) AS thinking
+    SELECT org_id, day, user_id, model, sum(billable_tokens) AS billable_tokens, bool_or(thinking) AS thinking,
+           sum(cost_usd) AS cost_usd
     FROM agg_tokens_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild)
     GROUP BY ALL
   )
@@ -91,7 +92,9 @@ SELECT w.org_id, w.day, w.user_id,
        coalesce(f.languages, []),
        coalesce(x.clients, []),
        coalesce(x.sessions_with_events, 0), coalesce(h.calls_auto_high, 0), coalesce(h.calls_auto_medium, 0),
-       coalesce(h.calls_auto_low, 0), coalesce(h.calls_manual, 0)
+       coalesce(h.calls_auto_low, 0), coalesce(h.calls_manual, 0),
+       -- The user's priced usage (NULL when none of it has a price).
+       t.cost_usd
 FROM who w
 LEFT JOIN hook h USING (org_id, day, user_id)
 LEFT JOIN active_sessions x USING (org_id, day, user_id)

@@ -417,6 +417,27 @@ describe('dashboard in Chromium', () => {
     expect(budgets.budgets[1]!.percentage).toBeGreaterThan(0);
     expect(await page.getByTestId('alerts').locator('tbody tr').count()).toBe(1);
     expect(await page.getByTestId('alerts').locator('tbody tr td').nth(2).textContent()).toBe('50%');
+    // A manager sees no form; an owner sets a person's budget in dollars with it, and it shows.
+    expect(await page.getByTestId('budget-form').count()).toBe(0);
+    const owner = await signedIn('owner');
+    await owner.getByRole('link', { name: 'Budgets' }).click();
+    const form = owner.getByTestId('budget-form');
+    await form.waitFor();
+    await form.locator('select[name="scope"]').selectOption('user');
+    await form.locator('input[name="who"]').fill(keys.member.email);
+    await form.locator('input[name="amount"]').fill('250');
+    await form.locator('input[name="thresholds"]').fill('80, 100');
+    await form.getByRole('button', { name: 'Save' }).click();
+    const mine = owner.locator(`li[data-budget="${keys.member.email}"]`);
+    await mine.waitFor();
+    expect(await mine.textContent()).toContain('of $250.00');
+    expect(await owner.getByTestId('budget-message').textContent()).toBe('Budget saved');
+    const saved = await api<{ budgets: { scope: string; unit: string; monthlyUsd?: number; thresholds: number[] }[] }>(
+      keys.manager.key,
+      '/api/v0/organization/budgets',
+    );
+    expect(saved.budgets.map((b) => [b.scope, b.unit, b.monthlyUsd ?? null, b.thresholds])).toContainEqual(['user', 'usd', 250, [80, 100]]);
+    expect(saved.budgets).toHaveLength(3);
   });
 
   it('no console errors and no request to another origin', () => {

@@ -132,19 +132,23 @@ describe('group_by=agent', () => {
   it('/tokens: per agent, in the shape of the model rows; a user’s share split between their agents', async () => {
     const body = await get(`/api/v1/analytics/tokens?startDate=${D}&endDate=${D2}&group_by=agent`);
     TokensResponse.parse(body);
-    expect(body.meta).toEqual({ org_id: orgId, start_date: D, end_date: D2 });
+    expect(body.meta).toEqual({ org_id: orgId, start_date: D, end_date: D2, unpriced_models: ['qwen3-coder-plus'] });
     // Sonnet on D: A 1440 + C 4.2 = 1444.2 → 1444; floors 1440 + 4, nothing left over. C's 4 goes to Droid
     // (weight 10 × 1 + 5 = 15) and Claude Code (10 × 2 = 20): 4 × 15 // 35 = 1 rest 25, 4 × 20 // 35 = 2
     // rest 10; the unit left goes to Droid's larger rest: Droid 2, Claude Code 2 (1.8 and 2.4 each rounded).
     // Claude Code: A 1440 + C 2 = 1442, input 1000 + 2, output 200.
+    // Dollars at list price (docs/metrics.md §8, money.integration.test.ts has larger figures): sonnet $3/$15
+    // per million: 1002 × 3 + 200 × 15 = $0.006006 → 0.006; gpt-5 $1.25/$10/$0.125 cached: 0.0025 + 0.005 +
+    // 0.000125 = 0.0076; sonnet 1 + 5 cached: $0.0000045 → 0; gemini-2.5-pro $1.25: 301 → 0.0004, 100 → 0.0001;
+    // qwen3-coder-plus has no list price: null.
     expect(body.data).toEqual([
-      { date: D, group_key: 'claude', billable_tokens: 1442, input_tokens: 1002, output_tokens: 200 },
-      { date: D, group_key: 'codex', billable_tokens: 2600, input_tokens: 2000, output_tokens: 500 },
-      { date: D, group_key: 'droid', billable_tokens: 2, input_tokens: 1, output_tokens: 0 },
-      { date: D, group_key: 'gemini', billable_tokens: 151, input_tokens: 301, output_tokens: 0 },
-      { date: D, group_key: 'qwen', billable_tokens: 3, input_tokens: 10, output_tokens: 0 },
+      { date: D, group_key: 'claude', billable_tokens: 1442, input_tokens: 1002, output_tokens: 200, cost_usd: 0.006 },
+      { date: D, group_key: 'codex', billable_tokens: 2600, input_tokens: 2000, output_tokens: 500, cost_usd: 0.0076 },
+      { date: D, group_key: 'droid', billable_tokens: 2, input_tokens: 1, output_tokens: 0, cost_usd: 0 },
+      { date: D, group_key: 'gemini', billable_tokens: 151, input_tokens: 301, output_tokens: 0, cost_usd: 0.0004 },
+      { date: D, group_key: 'qwen', billable_tokens: 3, input_tokens: 10, output_tokens: 0, cost_usd: null },
       // D2: only Gemini; Qwen's record of no tokens is a group of zeros, left out.
-      { date: D2, group_key: 'gemini', billable_tokens: 50, input_tokens: 100, output_tokens: 0 },
+      { date: D2, group_key: 'gemini', billable_tokens: 50, input_tokens: 100, output_tokens: 0, cost_usd: 0.0001 },
     ]);
   });
 
@@ -163,11 +167,21 @@ describe('group_by=agent', () => {
       [keys.c.id, 7], // sonnet 4 (through two agents: one model row) + qwen 3
     ]);
     expect(users[2]!.by_model).toEqual([
-      { model_id: 'claude-sonnet-4-5', model_tier: 'standard', billable_tokens: 4, input_tokens: 3, output_tokens: 0 },
-      { model_id: 'qwen3-coder-plus', model_tier: 'standard', billable_tokens: 3, input_tokens: 10, output_tokens: 0 },
+      { model_id: 'claude-sonnet-4-5', model_tier: 'standard', billable_tokens: 4, input_tokens: 3, output_tokens: 0, cost_usd: 0 },
+      { model_id: 'qwen3-coder-plus', model_tier: 'standard', billable_tokens: 3, input_tokens: 10, output_tokens: 0, cost_usd: null },
     ]);
     expect(Object.keys(day).sort()).toEqual(
-      ['billable_tokens', 'by_model', 'by_user', 'cache_read_tokens', 'cache_write_tokens', 'date', 'input_tokens', 'output_tokens'].sort(),
+      [
+        'billable_tokens',
+        'by_model',
+        'by_user',
+        'cache_read_tokens',
+        'cache_write_tokens',
+        'cost_usd',
+        'date',
+        'input_tokens',
+        'output_tokens',
+      ].sort(),
     );
     // The users endpoint: C's primary model sums its two agents' rows (sonnet 4 beats qwen 3).
     const perUser = await get(`/api/v1/analytics/users?startDate=${D}&endDate=${D}`);
@@ -268,7 +282,8 @@ describe('migration 014 on a database built before it', () => {
         PRIMARY KEY (org_id, day, user_id, model))`);
       await db.run(`INSERT INTO orgs (id, name) VALUES ('org_m', 'M')`);
       // u1 used sonnet through Claude Code only; u2 through Claude Code and Droid on the same day.
-      await db.run(`INSERT INTO usage VALUES
+      await db.run(`INSERT INTO usage (org_id, id, user_id, received_at, ts, agent, session_id, model, input_tokens, output_tokens,
+          cache_read_tokens, cache_write_tokens, thinking_tokens, thinking) VALUES
         ('org_m', 'x1', 'usr_1', TIMESTAMP '2026-03-05 10:00:00', TIMESTAMP '2026-03-02 10:00:00', 'claude', 's1', 'claude-sonnet-4-5', 100, 0, 0, 0, 0, false),
         ('org_m', 'x2', 'usr_2', TIMESTAMP '2026-03-05 10:00:00', TIMESTAMP '2026-03-02 11:00:00', 'claude', 's2', 'claude-sonnet-4-5', 10, 0, 0, 0, 0, false),
         ('org_m', 'x3', 'usr_2', TIMESTAMP '2026-03-05 10:00:00', TIMESTAMP '2026-03-02 12:00:00', 'droid', 's3', 'claude-sonnet-4-5', 20, 0, 0, 0, 0, false)`);
@@ -280,6 +295,8 @@ describe('migration 014 on a database built before it', () => {
         TIMESTAMP '2026-03-05 10:00:00', 30, '[]', 'schedule')`);
 
       expect(await migrate(db)).toEqual(['014_agent_dimension.sql']);
+      // The table 014 made again lacks what later migrations added to it (060: the dollars).
+      await db.run('ALTER TABLE agg_tokens_day ADD COLUMN cost_usd DOUBLE');
       const rows = await db.all('SELECT user_id, agent, billable_tokens FROM agg_tokens_day ORDER BY user_id');
       expect(rows).toEqual([
         { user_id: 'usr_1', agent: 'claude', billable_tokens: 120 },

@@ -204,10 +204,21 @@ describe('tokens family (2026-03-03)', () => {
       cache_read_tokens: 3010,
       cache_write_tokens: 100,
     });
+    // Dollars at list price (docs/metrics.md §8): sonnet A 1000 × 3 + 200 × 15 + 3000 × 0.30 + 100 × 3.75 per
+    // million = $0.007275, B and C 1 × 3 + 5 × 0.30 = $0.0000045 each: $0.007284 → 0.0073; opus 4.1 10 × 15 +
+    // 5 × 75 = $0.000525 → 0.0005; mystery-1 has no price: null, and named.
+    expect(day['cost_usd']).toBe(0.0078);
     expect(day['by_model']).toEqual([
-      { model_id: 'claude-sonnet-4-5', model_tier: 'thinking', billable_tokens: 1924, input_tokens: 1002, output_tokens: 200 },
-      { model_id: 'claude-opus-4-1', model_tier: 'standard', billable_tokens: 30, input_tokens: 10, output_tokens: 5 },
-      { model_id: 'mystery-1', model_tier: 'standard', billable_tokens: 10, input_tokens: 7, output_tokens: 3 },
+      {
+        model_id: 'claude-sonnet-4-5',
+        model_tier: 'thinking',
+        billable_tokens: 1924,
+        input_tokens: 1002,
+        output_tokens: 200,
+        cost_usd: 0.0073,
+      },
+      { model_id: 'claude-opus-4-1', model_tier: 'standard', billable_tokens: 30, input_tokens: 10, output_tokens: 5, cost_usd: 0.0005 },
+      { model_id: 'mystery-1', model_tier: 'standard', billable_tokens: 10, input_tokens: 7, output_tokens: 3, cost_usd: null },
     ]);
     // Floors 1920 + 1 + 1 = 1922; two more units go to B and C (remainders .8 beat A's ~0).
     const users = day['by_user'] as {
@@ -221,8 +232,8 @@ describe('tokens family (2026-03-03)', () => {
       [o.u['b']!, 2],
     ]);
     expect(users.find((u) => u.user_id === o.u['c'])!.by_model).toEqual([
-      { model_id: 'mystery-1', model_tier: 'standard', billable_tokens: 10, input_tokens: 7, output_tokens: 3 },
-      { model_id: 'claude-sonnet-4-5', model_tier: 'standard', billable_tokens: 2, input_tokens: 1, output_tokens: 0 },
+      { model_id: 'mystery-1', model_tier: 'standard', billable_tokens: 10, input_tokens: 7, output_tokens: 3, cost_usd: null },
+      { model_id: 'claude-sonnet-4-5', model_tier: 'standard', billable_tokens: 2, input_tokens: 1, output_tokens: 0, cost_usd: 0 },
     ]);
   });
 
@@ -236,9 +247,9 @@ describe('tokens family (2026-03-03)', () => {
   it('grouped by model', async () => {
     const { data } = await get(o.manager, `/api/v1/analytics/tokens?startDate=${D}&endDate=${D}&group_by=model`);
     expect(data).toEqual([
-      { date: D, group_key: 'claude-opus-4-1', billable_tokens: 30, input_tokens: 10, output_tokens: 5 },
-      { date: D, group_key: 'claude-sonnet-4-5', billable_tokens: 1924, input_tokens: 1002, output_tokens: 200 },
-      { date: D, group_key: 'mystery-1', billable_tokens: 10, input_tokens: 7, output_tokens: 3 },
+      { date: D, group_key: 'claude-opus-4-1', billable_tokens: 30, input_tokens: 10, output_tokens: 5, cost_usd: 0.0005 },
+      { date: D, group_key: 'claude-sonnet-4-5', billable_tokens: 1924, input_tokens: 1002, output_tokens: 200, cost_usd: 0.0073 },
+      { date: D, group_key: 'mystery-1', billable_tokens: 10, input_tokens: 7, output_tokens: 3, cost_usd: null },
     ]);
   });
 

@@ -48,6 +48,7 @@ const report = (runId: number): BatchReport => ({
   firstDay: null,
   lastDay: null,
   unpricedModels: [],
+  unpricedUsdModels: [],
   ms: 1,
 });
 

@@ -103,6 +103,7 @@ describe('budgets', () => {
         {
           scope: 'org',
           monthlyCredits: 1000,
+          unit: 'credits',
           thresholds: [50, 75, 90, 100],
           destinations: [{ type: 'webhook', url: receiverUrl, secret: 'set' }],
           usage: 0,
@@ -276,6 +277,7 @@ describe('alerts', () => {
         userId: null,
         email: null,
         monthlyCredits: 1000,
+        monthlyUsd: null,
         thresholds: [150],
         destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }],
       },
@@ -283,6 +285,7 @@ describe('alerts', () => {
         org_id: acme.orgId,
         budget: { scope: 'org', monthlyCredits: 1000 },
         threshold: 150,
+        unit: 'credits',
         usage: 1700,
         limit: 1000,
         month: '2026-03',

@@ -248,6 +248,14 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await ok('GET', '/api/v0/organization/alerts?month=2026-03', { key: manager.key })).alerts).toBeInstanceOf(Array);
     expect((await call('GET', '/api/v0/organization/alerts?month=March', { key: manager.key })).status).toBe(400);
     expect((await ok('GET', '/api/v0/me/status', { key: member.key })).limit).toBe(100);
+    const price = { model: 'local-coder', effectiveFrom: '2026-03-01', inputMtok: 0.5, outputMtok: 1 };
+    expect((await ok('PUT', '/api/v0/organization/pricing', { key: owner.key, body: price })).prices).toHaveLength(1);
+    expect((await call('PUT', '/api/v0/organization/pricing', { key: manager.key, body: price })).status).toBe(403);
+    expect((await ok('GET', '/api/v0/organization/pricing', { key: manager.key })).prices[0].model).toBe('local-coder');
+    expect((await call('GET', '/api/v0/organization/pricing', { key: member.key })).status).toBe(403);
+    expect(
+      (await ok('DELETE', '/api/v0/organization/pricing?model=local-coder&effectiveFrom=2026-03-01', { key: owner.key })).prices,
+    ).toEqual([]);
     expect((await call('GET', '/api/v0/me/status', { key: guest.key })).status).toBe(403);
   });
 

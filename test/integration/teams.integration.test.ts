@@ -230,12 +230,12 @@ describe('team figures (docs/metrics.md §6)', () => {
     ]);
     // Billable, rounded per day, team and model: D1 Sonnet Data = round(2.4) = 2; Engineering = round(2.4) = 2;
     // Web = round(2.4 + 2.4) = round(4.8) = 5 (the sum of Ana's and Bo's rounded shares would be 4 or 5);
-    // D3 Opus Data = Ana's 2.0 = 2.
+    // D3 Opus Data = Ana's 2.0 = 2. Dollars: a few tokens cost under $0.00005 (0 to 4 decimals).
     expect((await get(acme.users.manager.key, `/api/v1/analytics/tokens?${RANGE}&group_by=team`)).data).toEqual([
-      { date: D1, group_key: 'Data', billable_tokens: 2, input_tokens: 2, output_tokens: 0 },
-      { date: D1, group_key: 'Engineering', billable_tokens: 2, input_tokens: 2, output_tokens: 0 },
-      { date: D1, group_key: 'Web', billable_tokens: 5, input_tokens: 4, output_tokens: 0 },
-      { date: D3, group_key: 'Data', billable_tokens: 2, input_tokens: 1, output_tokens: 0 },
+      { date: D1, group_key: 'Data', billable_tokens: 2, input_tokens: 2, output_tokens: 0, cost_usd: 0 },
+      { date: D1, group_key: 'Engineering', billable_tokens: 2, input_tokens: 2, output_tokens: 0, cost_usd: 0 },
+      { date: D1, group_key: 'Web', billable_tokens: 5, input_tokens: 4, output_tokens: 0, cost_usd: 0 },
+      { date: D3, group_key: 'Data', billable_tokens: 2, input_tokens: 1, output_tokens: 0, cost_usd: 0 },
     ]);
     // D1 Data: Bo's edit; Web: Ana's commit and Bo's edit; D2 Web: Ana's new file. Engineering (Cy's Read) is all 0.
     expect((await get(acme.users.manager.key, `/api/v1/analytics/productivity?${RANGE}&group_by=team`)).data).toEqual([

@@ -27,6 +27,7 @@ describe('budget thresholds', () => {
         org_id: 'org_1',
         budget: { scope: 'user', email: 'dev@example.com', monthlyCredits: 10000 },
         threshold: 90,
+        unit: 'credits',
         usage: 9100,
         limit: 10000,
         month: '2026-03',

@@ -40,6 +40,7 @@ const day = (user: string, date: string, credits: number, model: string | null, 
   languages: [],
   lines_added: 0,
   landed_agent_lines: 0,
+  cost_usd: null,
   ...extra,
 });
 
@@ -57,9 +58,9 @@ describe('dashboard figures', () => {
 
   it('credits by model: one series per model, largest total first, zeros on quiet days', () => {
     const rows = [
-      { date: '2026-03-01', group_key: 'b', billable_tokens: 5, input_tokens: 0, output_tokens: 0 },
-      { date: '2026-03-01', group_key: 'a', billable_tokens: 2, input_tokens: 0, output_tokens: 0 },
-      { date: '2026-03-03', group_key: 'a', billable_tokens: 4, input_tokens: 0, output_tokens: 0 },
+      { date: '2026-03-01', group_key: 'b', billable_tokens: 5, input_tokens: 0, output_tokens: 0, cost_usd: null },
+      { date: '2026-03-01', group_key: 'a', billable_tokens: 2, input_tokens: 0, output_tokens: 0, cost_usd: null },
+      { date: '2026-03-03', group_key: 'a', billable_tokens: 4, input_tokens: 0, output_tokens: 0, cost_usd: null },
     ];
     expect(creditsByModel(daysOf('2026-03-01', '2026-03-03'), rows)).toEqual({
       models: ['a', 'b'],

@@ -58,6 +58,7 @@ describe('budgetUsage of a team', () => {
     userId: scope === 'user' ? target : null,
     email: null,
     monthlyCredits: 100,
+    monthlyUsd: null,
     thresholds: [100],
     destinations: [],
   });
@@ -72,12 +73,18 @@ describe('budgetUsage of a team', () => {
       ['cy', 200],
     ]),
     byUserDay: [
-      { user_id: 'ana', day: '2026-03-02', credits: 100 },
-      { user_id: 'ana', day: '2026-03-20', credits: 200 },
-      { user_id: 'bo', day: '2026-03-05', credits: 120 },
-      { user_id: 'bo', day: '2026-03-15', credits: 380 },
-      { user_id: 'cy', day: '2026-03-15', credits: 200 },
+      { user_id: 'ana', day: '2026-03-02', credits: 100, usd: 1 },
+      { user_id: 'ana', day: '2026-03-20', credits: 200, usd: 2 },
+      { user_id: 'bo', day: '2026-03-05', credits: 120, usd: 1.2 },
+      { user_id: 'bo', day: '2026-03-15', credits: 380, usd: 3.8 },
+      { user_id: 'cy', day: '2026-03-15', credits: 200, usd: 2 },
     ],
+    usd: 10,
+    usdByUser: new Map([
+      ['ana', 3],
+      ['bo', 5],
+      ['cy', 2],
+    ]),
   };
 
   it("counts each member's credits of the days they were members", () => {
@@ -86,5 +93,17 @@ describe('budgetUsage of a team', () => {
     expect(budgetUsage(budget('team', 'gone'), month, teams)).toBeUndefined();
     expect(budgetUsage(budget('org', 'org'), month, teams)).toBe(1000);
     expect(budgetUsage(budget('user', 'bo'), month, teams)).toBe(500);
+  });
+
+  it('a dollar budget counts the same days in dollars', () => {
+    const dollars = (scope: StoredBudget['scope'], target: string): StoredBudget => ({
+      ...budget(scope, target),
+      monthlyCredits: null,
+      monthlyUsd: 10,
+    });
+    // Ana $1 + $2, Bo's $3.80 from 03-15: $6.80.
+    expect(budgetUsage(dollars('team', 'platform'), month, teams)).toBe(6.8);
+    expect(budgetUsage(dollars('org', 'org'), month, teams)).toBe(10);
+    expect(budgetUsage(dollars('user', 'bo'), month, teams)).toBe(5);
   });
 });

@@ -120,6 +120,7 @@ describe('team figures', () => {
       cache_read_tokens: 0,
       cache_write_tokens: 0,
       billable_tokens: billable,
+      cost_usd: null,
     });
     // The organization gave u1 and u2 2 each of m (a third user took the extra unit): the team shares 5 as 3 + 2
     // (equal remainders: u1 first), the extra unit on u1's agent with the most tokens.
@@ -180,6 +181,7 @@ describe('team figures', () => {
       calls_manual: 0,
       lines_added: 0,
       landed_agent_lines: 0,
+      cost_usd: null,
     };
     const rows: TeamUserDayRow[] = [
       // a: active 2026-02-20 (in the month before), b: active on D with 4 calls (3 auto-high) over 2 turns, 1 session.

@@ -38,6 +38,7 @@ describe('Claude Code transcript usage', () => {
         output: 250,
         cacheRead: 1000,
         cacheWrite: 0,
+        cacheWrite1h: 0,
         thinking: true,
       },
       {
@@ -48,9 +49,32 @@ describe('Claude Code transcript usage', () => {
         output: 3,
         cacheRead: 0,
         cacheWrite: 500,
+        cacheWrite1h: 0,
         thinking: false,
       },
     ]);
+  });
+
+  it('keeps the one-hour part of the cache writes, which is priced apart (docs/metrics.md §8)', () => {
+    const line = JSON.stringify({
+      type: 'assistant',
+      timestamp: '2026-03-01T10:00:00Z',
+      requestId: 'req_9',
+      message: {
+        id: 'msg_9',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [],
+        usage: {
+          input_tokens: 3,
+          output_tokens: 10,
+          cache_creation_input_tokens: 7000,
+          cache_creation: { ephemeral_5m_input_tokens: 5000, ephemeral_1h_input_tokens: 2000 },
+        },
+      },
+    });
+    const { messages } = claudeMessagesFromLines([line]);
+    expect(messages[0]).toMatchObject({ cacheWrite: 7000, cacheWrite1h: 2000 });
+    expect(claudeRecords('s', messages)[0]).toMatchObject({ cache_write_tokens: 7000, cache_write_1h_tokens: 2000 });
   });
 
   it('names a model call by (message.id, requestId) across sessions, by session and message.id without a requestId', () => {

@@ -150,7 +150,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/teams') return <Teams {...common} />;
   if (path === '/readiness') return <Readiness />;
   if (path === '/sessions') return <Sessions />;
-  if (path === '/budgets') return <Budgets />;
+  if (path === '/budgets') return <Budgets me={me} />;
   if (path === '/organization') return <Organization me={me} />;
   if (path === '/pipeline') return <Pipeline />;
   return (

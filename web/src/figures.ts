@@ -161,6 +161,13 @@ export function toCsv(header: readonly string[], rows: readonly (readonly (strin
 export const formatNumber = (n: number) => n.toLocaleString(DISPLAY_LOCALE, { maximumFractionDigits: 0 });
 export const formatDecimal = (n: number, digits = 2) =>
   n.toLocaleString(DISPLAY_LOCALE, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** US dollars with cents ($1,234.56); "—" for no price (null), never $0.00. */
+export const formatUsd = (n: number | null | undefined) =>
+  n === null || n === undefined
+    ? '—'
+    : n.toLocaleString(DISPLAY_LOCALE, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** An amount in a budget's unit: dollars, or Standard Credits. */
+export const formatAmount = (n: number, unit: 'credits' | 'usd') => (unit === 'usd' ? formatUsd(n) : `${formatNumber(n)} Standard Credits`);
 export const formatCompact = (n: number) => n.toLocaleString(DISPLAY_LOCALE, { notation: 'compact', maximumFractionDigits: 1 });
 export const formatPercent = (share: number) => `${(share * 100).toLocaleString(DISPLAY_LOCALE, { maximumFractionDigits: 1 })}%`;
 
@@ -177,4 +184,51 @@ export function landedShareByDay(
     const landed = byDay.get(d);
     return landed && landed.lines_added > 0 ? landed.agent_share : null;
   });
+}
+
+/** The Budgets form's fields (web/src/pages/Budgets.tsx). */
+export interface BudgetFields {
+  scope: 'org' | 'team' | 'user';
+  who: string;
+  unit: 'usd' | 'credits';
+  amount: string;
+  thresholds: string;
+  slack: string;
+  webhook: string;
+  secret: string;
+}
+
+/**
+ * Pure: the PATCH body of the Budgets form, or what is wrong with it in words. `remove`: the body that
+ * removes the budget the form names.
+ */
+export function budgetRequest(f: BudgetFields, remove: boolean): { body: Record<string, unknown> } | { problem: string } {
+  const who = f.who.trim();
+  if (f.scope !== 'org' && !who) return { problem: f.scope === 'team' ? 'Name the team' : 'Give the person’s e-mail' };
+  const named = { scope: f.scope, ...(f.scope === 'team' ? { team: who } : f.scope === 'user' ? { email: who } : {}) };
+  if (remove) return { body: { remove: named } };
+  const amount = Number(f.amount.trim().replace(/^\$/, '').replaceAll(',', ''));
+  if (!f.amount.trim() || !Number.isFinite(amount) || amount <= 0)
+    return { problem: `The monthly amount must be a number above 0; got "${f.amount}"` };
+  if (f.unit === 'credits' && !Number.isInteger(amount)) return { problem: 'Standard Credits are whole numbers' };
+  const parts = f.thresholds
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+  if (parts.some((t) => !/^\d+$/.test(t) || Number(t) < 1 || Number(t) > 1000))
+    return { problem: 'Alert thresholds are whole percentages from 1 to 1000, separated by commas' };
+  const destinations = [
+    ...(f.slack.trim() ? [{ type: 'slack', url: f.slack.trim() }] : []),
+    ...(f.webhook.trim() ? [{ type: 'webhook', url: f.webhook.trim(), ...(f.secret ? { secret: f.secret } : {}) }] : []),
+  ];
+  return {
+    body: {
+      budget: {
+        ...named,
+        ...(f.unit === 'usd' ? { monthlyUsd: amount } : { monthlyCredits: amount }),
+        ...(parts.length ? { thresholds: parts.map(Number) } : {}),
+        destinations,
+      },
+    },
+  };
 }

@@ -6,6 +6,8 @@ export const ClaudeUsage = z.looseObject({
   output_tokens: z.number().nonnegative().default(0),
   cache_creation_input_tokens: z.number().nonnegative().nullish(),
   cache_read_input_tokens: z.number().nonnegative().nullish(),
+  /** Cache writes by lifetime (five minutes, one hour); the one-hour ones are priced apart (docs/metrics.md §8). */
+  cache_creation: z.looseObject({ ephemeral_1h_input_tokens: z.number().nonnegative().nullish() }).nullish().catch(undefined),
 });
 
 export const ClaudeAssistantLine = z.looseObject({

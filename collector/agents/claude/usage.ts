@@ -24,6 +24,8 @@ export interface ClaudeMessageUsage {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** The part of cacheWrite written for one hour (usage.cache_creation.ephemeral_1h_input_tokens). */
+  cacheWrite1h: number;
   thinking: boolean;
 }
 
@@ -44,6 +46,7 @@ function combineLines(a: ClaudeMessageUsage, b: ClaudeMessageUsage): ClaudeMessa
     output: Math.max(a.output, b.output),
     cacheRead: Math.max(a.cacheRead, b.cacheRead),
     cacheWrite: Math.max(a.cacheWrite, b.cacheWrite),
+    cacheWrite1h: Math.max(a.cacheWrite1h, b.cacheWrite1h),
     thinking: a.thinking || b.thinking,
   };
 }
@@ -79,6 +82,7 @@ export function claudeMessagesFromLines(lines: string[]): { messages: ClaudeMess
       output: message.usage.output_tokens,
       cacheRead: message.usage.cache_read_input_tokens ?? 0,
       cacheWrite: message.usage.cache_creation_input_tokens ?? 0,
+      cacheWrite1h: message.usage.cache_creation?.ephemeral_1h_input_tokens ?? 0,
       thinking,
     };
     // The session is the same for every line here: the key only has to tell calls apart.
@@ -104,6 +108,7 @@ export function claudeRecords(sessionId: string, messages: ClaudeMessageUsage[])
       output_tokens: m.output,
       cache_read_tokens: m.cacheRead,
       cache_write_tokens: m.cacheWrite,
+      ...(m.cacheWrite1h > 0 ? { cache_write_1h_tokens: Math.min(m.cacheWrite1h, m.cacheWrite) } : {}),
       thinking_tokens: 0,
       thinking: m.thinking,
     });

@@ -1,9 +1,11 @@
-// Budgets: each budget's credits this month as a bar with its thresholds marked, and the alerts fired
-// with the state of each delivery. Read-only: owners put the list through the API (docs/budgets.md).
+// Budgets: each budget's usage this month (US dollars or Standard Credits) as a bar with its thresholds
+// marked, the alerts fired with the state of each delivery, and for owners a form that sets or removes one
+// budget (PATCH /api/v0/organization/budgets, as `agentmeter budgets set` does; docs/budgets.md).
+import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import type { Alerts, Budget, Budgets as BudgetList } from '../api-types.ts';
+import type { Alerts, Budget, Budgets as BudgetList, Me } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
-import { formatNumber } from '../figures.ts';
+import { type BudgetFields, budgetRequest, formatAmount } from '../figures.ts';
 
 const whose = (b: { scope: string; team?: string; email?: string }) =>
   b.scope === 'org' ? 'Organization' : b.scope === 'team' ? `Team ${b.team}` : (b.email ?? 'user');
@@ -25,8 +27,104 @@ function BudgetBar({ b }: { b: Budget }) {
   );
 }
 
-export function Budgets() {
-  const { data, error, loading } = useData('budgets', async () => {
+/** The form's fields, as typed (budgetRequest in figures.ts checks them and makes the request). */
+type BudgetDraft = BudgetFields;
+const EMPTY: BudgetDraft = {
+  scope: 'org',
+  who: '',
+  unit: 'usd',
+  amount: '',
+  thresholds: '50, 75, 90, 100',
+  slack: '',
+  webhook: '',
+  secret: '',
+};
+
+function BudgetForm(props: { onSaved: () => void }) {
+  const [draft, setDraft] = useState<BudgetDraft>(EMPTY);
+  const [message, setMessage] = useState<{ text: string; error: boolean } | undefined>();
+  const field =
+    <K extends keyof BudgetDraft>(key: K) =>
+    (e: Event) =>
+      setDraft({ ...draft, [key]: (e.currentTarget as HTMLInputElement).value as BudgetDraft[K] });
+  const send = async (remove: boolean) => {
+    const request = budgetRequest(draft, remove);
+    if ('problem' in request) {
+      setMessage({ text: request.problem, error: true });
+      return;
+    }
+    try {
+      await api('/api/v0/organization/budgets', { method: 'PATCH', body: request.body });
+      setMessage({ text: remove ? 'Budget removed' : 'Budget saved', error: false });
+      setDraft(EMPTY);
+      props.onSaved();
+    } catch (error) {
+      setMessage({ text: (error as Error).message, error: true });
+    }
+  };
+  return (
+    <section aria-labelledby="budget-form-h">
+      <h2 id="budget-form-h">Set a budget</h2>
+      <form
+        class="budget-form"
+        data-testid="budget-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send(false);
+        }}
+      >
+        <label>
+          For{' '}
+          <select value={draft.scope} onChange={field('scope')} name="scope">
+            <option value="org">the organization</option>
+            <option value="team">a team</option>
+            <option value="user">a person</option>
+          </select>
+        </label>
+        {draft.scope !== 'org' ? (
+          <label>
+            {draft.scope === 'team' ? 'Team' : 'E-mail'} <input name="who" value={draft.who} onInput={field('who')} required />
+          </label>
+        ) : null}
+        <label>
+          Per month <input name="amount" inputMode="decimal" value={draft.amount} onInput={field('amount')} required size={10} />
+        </label>
+        <label>
+          in{' '}
+          <select value={draft.unit} onChange={field('unit')} name="unit">
+            <option value="usd">US dollars</option>
+            <option value="credits">Standard Credits</option>
+          </select>
+        </label>
+        <label>
+          Alerts at (%) <input name="thresholds" value={draft.thresholds} onInput={field('thresholds')} size={16} />
+        </label>
+        <label>
+          Slack webhook URL <input name="slack" type="url" value={draft.slack} onInput={field('slack')} size={30} />
+        </label>
+        <label>
+          Webhook URL <input name="webhook" type="url" value={draft.webhook} onInput={field('webhook')} size={30} />
+        </label>
+        {draft.webhook ? (
+          <label>
+            Webhook secret <input name="secret" type="password" value={draft.secret} onInput={field('secret')} autoComplete="off" />
+          </label>
+        ) : null}
+        <button type="submit">Save</button>{' '}
+        <button type="button" onClick={() => void send(true)}>
+          Remove this budget
+        </button>
+      </form>
+      <p role="status" class={message?.error ? 'error' : 'ok'} data-testid="budget-message">
+        {message?.text ?? ''}
+      </p>
+    </section>
+  );
+}
+
+export function Budgets(props: { me: Me }) {
+  const [version, setVersion] = useState(0);
+  const { data, error, loading } = useData(`budgets|${version}`, async () => {
     const [budgets, alerts] = await Promise.all([
       api<BudgetList>('/api/v0/organization/budgets'),
       api<Alerts>('/api/v0/organization/alerts'),
@@ -40,9 +138,9 @@ export function Budgets() {
       {data ? (
         <div data-ready="true">
           <section aria-labelledby="budgets-h">
-            <h2 id="budgets-h">This month ({data.month}, UTC; today's credits included)</h2>
+            <h2 id="budgets-h">This month ({data.month}, UTC; today's usage included)</h2>
             {data.budgets.length === 0 ? (
-              <p class="muted">No budgets yet. An owner sets them with PUT /api/v0/organization/budgets (see docs/budgets.md).</p>
+              <p class="muted">No budgets yet. An owner sets them below, or with `agentmeter budgets set` (see docs/budgets.md).</p>
             ) : (
               <ul class="budgets">
                 {data.budgets.map((b) => (
@@ -50,7 +148,8 @@ export function Budgets() {
                     <div class="budget-head">
                       <strong>{whose(b)}</strong>
                       <span>
-                        {formatNumber(b.usage)} of {formatNumber(b.monthlyCredits)} Standard Credits ({b.percentage}%) · alerts at{' '}
+                        {formatAmount(b.usage, b.unit).replace(' Standard Credits', '')} of{' '}
+                        {formatAmount(b.monthlyUsd ?? b.monthlyCredits ?? 0, b.unit)} ({b.percentage}%) · alerts at{' '}
                         {b.thresholds.map((t) => `${t}%`).join(', ')}
                         {b.destinations.length ? ` → ${b.destinations.map((d) => d.type).join(', ')}` : ' (no destination)'}
                       </span>
@@ -83,7 +182,7 @@ export function Budgets() {
                       <td>{whose(a.budget)}</td>
                       <td class="num">{a.threshold}%</td>
                       <td class="num">
-                        {formatNumber(a.usage)} / {formatNumber(a.limit)}
+                        {formatAmount(a.usage, a.unit)} / {formatAmount(a.limit, a.unit)}
                       </td>
                       <td>
                         {a.deliveries.length === 0
@@ -100,6 +199,8 @@ export function Budgets() {
           </section>
         </div>
       ) : null}
+      {/* Outside the answer's block: it stays (with its message) while the list loads again. */}
+      {props.me.role === 'owner' ? <BudgetForm onSaved={() => setVersion((v) => v + 1)} /> : null}
     </>
   );
 }

@@ -16,12 +16,24 @@ import type {
   Tools,
 } from '../api-types.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
-import { creditsByModel, daysOf, formatDecimal, formatPercent, meanOfActiveDays, seriesByGroup, sum, topOf } from '../figures.ts';
+import {
+  creditsByModel,
+  daysOf,
+  formatDecimal,
+  formatPercent,
+  formatUsd,
+  meanOfActiveDays,
+  seriesByGroup,
+  sum,
+  topOf,
+} from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
 import { TodayTiles } from './Today.tsx';
 
 interface OverviewData {
   tokens: TokenGroupRow[];
+  /** Models without a dollar price in the range (docs/metrics.md §8): their cost is not in the dollars. */
+  unpricedModels: string[];
   /** group_by=agent, agentmeter's extension of the reference: credits and active users per agent. */
   tokensByAgent: TokenAgentGroupRow[];
   activityByAgent: ActivityAgentGroupRow[];
@@ -43,6 +55,7 @@ async function load(from: string, to: string, team: string | null): Promise<Over
   ]);
   return {
     tokens: tokens.data,
+    unpricedModels: tokens.meta.unpriced_models,
     tokensByAgent: tokensByAgent.data,
     activity: activity.data,
     activityByAgent: activityByAgent.data,
@@ -69,6 +82,9 @@ export function Overview(props: { path: string; query: URLSearchParams; from: st
 function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to: string }) {
   const days = daysOf(from, to);
   const credits = creditsByModel(days, data.tokens);
+  const dollars = seriesByGroup(days, data.tokens, (r) => r.cost_usd ?? 0);
+  const agentDollars = seriesByGroup(days, data.tokensByAgent, (r) => r.cost_usd ?? 0);
+  const unpriced = data.unpricedModels.length ? `without ${data.unpricedModels.join(', ')} (no price)` : undefined;
   const agentCredits = seriesByGroup(days, data.tokensByAgent, (r) => r.billable_tokens);
   const agentUsers = seriesByGroup(days, data.activityByAgent, (r) => r.daily_active_users);
   const { activity, tools, productivity } = data;
@@ -86,6 +102,13 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
           Totals for {from} to {to}
         </h2>
         <dl class="figures">
+          <Figure
+            id="cost"
+            label="Cost (US dollars, list or own prices)"
+            value={sum(data.tokens, (r) => r.cost_usd ?? 0)}
+            format={formatUsd}
+            {...(unpriced ? { note: unpriced } : {})}
+          />
           <Figure id="credits" label="Standard Credits" value={sum(data.tokens, (r) => r.billable_tokens)} />
           <Figure id="sessions" label="Sessions" value={sum(activity, (r) => r.sessions)} />
           <Figure id="messages" label="Messages" value={sum(activity, (r) => r.messages)} />
@@ -102,6 +125,12 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
       <section aria-labelledby="usage-h">
         <h2 id="usage-h">Usage</h2>
         <div class="grid">
+          <Chart
+            id="dollars-by-model"
+            title="US dollars per day, by model"
+            days={days}
+            series={dollars.groups.map((m, i) => ({ label: m, values: dollars.values[i]! }))}
+          />
           <Chart
             id="credits-by-model"
             title="Standard Credits per day, by model"
@@ -153,6 +182,12 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
           />
         </div>
         <div class="grid lists">
+          <TopList
+            id="agents-dollars"
+            title="US dollars by agent"
+            unit="$"
+            rows={agentDollars.groups.map((name, i) => ({ name, count: Math.round(sum(agentDollars.values[i]!, (v) => v) * 100) / 100 }))}
+          />
           <TopList
             id="agents"
             title="Standard Credits by agent"

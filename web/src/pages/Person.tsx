@@ -3,7 +3,7 @@
 import { api } from '../api.ts';
 import type { PersonUsage, UserDay } from '../api-types.ts';
 import { Chart, Figure, Link, RangeForm, Status, useData } from '../components.tsx';
-import { daysOf, formatDecimal, formatNumber, sum } from '../figures.ts';
+import { daysOf, formatDecimal, formatNumber, formatUsd, sum } from '../figures.ts';
 import { carryRange } from '../router.ts';
 
 export function Person(props: { path: string; query: URLSearchParams; from: string; to: string; userId: string; mine: boolean }) {
@@ -29,6 +29,7 @@ export function Person(props: { path: string; query: URLSearchParams; from: stri
         <div data-ready="true">
           <dl class="figures">
             <Figure id="active-days" label="Active days" value={rows.length} />
+            <Figure id="cost" label="Cost (US dollars)" value={sum(rows, (r) => r.cost_usd ?? 0)} format={formatUsd} />
             <Figure id="credits" label="Standard Credits" value={sum(rows, (r) => r.billable_tokens)} />
             <Figure id="sessions" label="Sessions" value={sum(rows, (r) => r.sessions)} />
             <Figure id="messages" label="Messages" value={sum(rows, (r) => r.messages)} />

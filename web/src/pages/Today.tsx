@@ -5,11 +5,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import type { Today } from '../api-types.ts';
 import { Figure } from '../components.tsx';
+import { formatUsd } from '../figures.ts';
 
 export const TODAY_REFRESH_MS = 60_000;
 
 export function TodayTiles() {
   const [today, setToday] = useState<Today['data'] | undefined>();
+  const [unpriced, setUnpriced] = useState<string[]>([]);
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
     let live = true;
@@ -18,6 +20,7 @@ export function TodayTiles() {
         (t) => {
           if (!live) return;
           setToday(t.data);
+          setUnpriced(t.meta.unpriced_models);
           setError(undefined);
         },
         (e: Error) => live && setError(e.message),
@@ -40,6 +43,13 @@ export function TodayTiles() {
         </span>
       </h2>
       <dl class="figures">
+        <Figure
+          id="today-cost"
+          label="Cost today (US dollars)"
+          value={today.tokens.cost_usd ?? 0}
+          format={formatUsd}
+          {...(unpriced.length ? { note: `without ${unpriced.join(', ')} (no price)` } : {})}
+        />
         <Figure id="today-credits" label="Standard Credits today" value={today.tokens.billable_tokens} />
         <Figure id="today-active" label="Active people today" value={today.activity.daily_active_users} />
         <Figure id="today-tool-calls" label="Tool calls today" value={today.tools.tool_calls} />
