@@ -184,13 +184,21 @@ describe('today', () => {
       call('Edit', `${TODAY}T09:00:00Z`, {
         edits: [{ ext: 'ts', lines_added: 8, lines_deleted: 0, repo_id: SHOP, repo: 'github.com/acme/shop' }],
       }),
+      // A file whose extension names no known language (the collector ships ext ''): language `other`.
+      call('Edit', `${TODAY}T09:05:00Z`, { edits: [{ ext: '', lines_added: 2, lines_deleted: 1 }] }),
       commit(hex('f'), `${TODAY}T10:00:00Z`, MEMBER, 6),
     ]);
     expect((await commits(org.users.member.key, TODAY, TODAY)).map((c) => c.commit)).toEqual([hex('f')]);
     const today = await request('GET', '/api/v1/analytics/today', org.users.manager.key, 200);
     expect(today.data.code).toMatchObject({
       date: TODAY,
-      edits: { lines_added: 8, by_language: [{ language: 'TypeScript', lines_added: 8 }] },
+      edits: {
+        lines_added: 10,
+        by_language: [
+          { language: 'TypeScript', lines_added: 8, lines_deleted: 0 },
+          { language: 'other', lines_added: 2, lines_deleted: 1 },
+        ],
+      },
       landed: { commits: 1, lines_added: 10, agent_lines_added: 6, agent_share: 0.6 },
     });
     // A member's /today counts their own only; another organization sees none of it.
