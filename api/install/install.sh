@@ -258,7 +258,9 @@ EOF
   "$bin/agentmeter" hooks install --all-found </dev/null || die "installing the hooks failed (see above); run the installer again once fixed"
 
   if [ "$service" = 1 ]; then
-    "$bin/agentmeter" service install </dev/null || die "installing the collector service failed (see above)"
+    # Where no service manager can be used (a container, WSL, a minimal Linux), it says how the collector
+    # runs instead and the install still succeeds: hooks and settings are in place, events wait in the spool.
+    "$bin/agentmeter" service install --if-available </dev/null || die "installing the collector service failed (see above)"
   else
     say "no service installed (--no-service): run the collector with $bin/agentmeter collect"
   fi
