@@ -30,6 +30,8 @@ import { registerComputerRoutes } from './computers/routes.ts';
 import { ComputerStore } from './computers/store.ts';
 import { registerControlRoutes } from './controls/routes.ts';
 import { registerDashboard } from './dashboard/routes.ts';
+import { registerDeviceRoutes } from './device/routes.ts';
+import { DeviceCodeStore } from './device/store.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
@@ -225,6 +227,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerMachineRoutes(app, { machines, accounts });
   // What a developer's machine downloads to enrol: the installer, the laptop bundle and the hook.
   registerInstallRoutes(app, { dir: options.laptopDist, publicUrl: options.publicUrl });
+  registerDeviceRoutes(app, { accounts, codes: new DeviceCodeStore(options.db), now: clock, publicUrl: options.publicUrl });
 
   registerLivenessRoutes(app, { db: options.db });
   const live = new LiveFiguresStore(options.db, options.log, clock);

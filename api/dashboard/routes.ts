@@ -27,6 +27,7 @@ export const CLIENT_ROUTES = [
   '/organization',
   '/pipeline',
   '/machines',
+  '/device',
   '/me',
   '/impact',
 ];

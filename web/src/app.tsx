@@ -7,6 +7,7 @@ import { Link } from './components.tsx';
 import { ErrorBoundary } from './error-boundary.tsx';
 import { rangeOf } from './figures.ts';
 import { Budgets } from './pages/Budgets.tsx';
+import { Device } from './pages/Device.tsx';
 import { Impact } from './pages/Impact.tsx';
 import { Machines } from './pages/Machines.tsx';
 import { Organization } from './pages/Organization.tsx';
@@ -119,6 +120,8 @@ export function App() {
 }
 
 function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParams }) {
+  // Every role may enroll a machine of their own.
+  if (path === '/device') return <Device me={me} query={query} />;
   if (me.role === 'guest')
     return (
       <section class="notice" data-testid="guest">
