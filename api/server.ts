@@ -11,6 +11,8 @@ import type { Logger } from '../common/logger.ts';
 import { SHUTDOWN_GRACE_MS } from '../common/serve-defaults.ts';
 import { type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline/batch.ts';
 import { AccountStore } from './accounts/store.ts';
+import { registerAdoptionRoutes } from './adoption/routes.ts';
+import { AdoptionStore } from './adoption/store.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { registerAnalyticsRoutes } from './analytics/routes.ts';
@@ -280,6 +282,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
   registerTeamRoutes(app, { db: options.db });
+  registerAdoptionRoutes(app, { store: new AdoptionStore(options.db), now: () => new Date(clock()) });
   registerCodeRoutes(app, {
     cache,
     teams: teamAnalytics,

@@ -21,6 +21,7 @@ export const CLIENT_ROUTES = [
   '/people',
   '/people/:userId',
   '/teams',
+  '/adoption',
   '/readiness',
   '/sessions',
   '/budgets',

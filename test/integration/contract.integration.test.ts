@@ -320,6 +320,12 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await call('GET', '/api/v0/auth/me', { headers: { cookie } })).status).toBe(401);
   });
 
+  it('adoption', async () => {
+    const { owner, member } = org.users;
+    expect((await ok('GET', '/api/v0/organization/adoption', { key: owner.key })).totals.people).toBeGreaterThan(0);
+    expect((await call('GET', '/api/v0/organization/adoption', { key: member.key })).status).toBe(403);
+  });
+
   it('enrollment by device code', async () => {
     const { member } = org.users;
     const started = await ok('POST', '/api/v0/auth/device', { body: { name: 'contract laptop' } }, 201);

@@ -3,6 +3,7 @@
 // module, so a schema that moves changes one import here. Type-only imports: Vite erases them, and no
 // server code reaches the bundle (test/unit/boundaries.unit.test.ts refuses a value import from api/).
 import type { z } from 'zod';
+import type { Adoption as AdoptionSchema } from '../../api/adoption/schema.ts';
 import type {
   ActivityAgentRow,
   ActivityRecord,
@@ -87,6 +88,7 @@ export type Limits = z.output<typeof LimitStatus>;
 export type LimitsSaved = z.output<typeof LimitsUpdate>;
 export type ControlChanges = z.output<typeof ControlHistory>;
 export type ControlChange = ControlChanges['changes'][number];
+export type Adoption = z.output<typeof AdoptionSchema>;
 export type Budgets = z.output<typeof BudgetList>;
 export type Budget = Budgets['budgets'][number];
 export type Alerts = z.output<typeof AlertList>;

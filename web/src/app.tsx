@@ -6,6 +6,7 @@ import type { Me, SignInState } from './api-types.ts';
 import { Link } from './components.tsx';
 import { ErrorBoundary } from './error-boundary.tsx';
 import { rangeOf } from './figures.ts';
+import { Adoption } from './pages/Adoption.tsx';
 import { Budgets } from './pages/Budgets.tsx';
 import { Device } from './pages/Device.tsx';
 import { Impact } from './pages/Impact.tsx';
@@ -27,6 +28,7 @@ const ADMIN_PAGES = [
   { path: '/overview', label: 'Overview' },
   { path: '/people', label: 'People' },
   { path: '/teams', label: 'Teams' },
+  { path: '/adoption', label: 'Adoption' },
   { path: '/impact', label: 'Impact' },
   { path: '/readiness', label: 'Readiness' },
   { path: '/sessions', label: 'Sessions' },
@@ -151,6 +153,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   const person = /^\/people\/([^/]+)$/.exec(path);
   if (person) return <Person {...common} userId={decodeURIComponent(person[1]!)} mine={false} />;
   if (path === '/teams') return <Teams {...common} />;
+  if (path === '/adoption') return <Adoption />;
   if (path === '/readiness') return <Readiness />;
   if (path === '/sessions') return <Sessions />;
   if (path === '/budgets') return <Budgets />;

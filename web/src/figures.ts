@@ -3,7 +3,7 @@
 // the API's own numbers for the same range, so what the page shows equals what the API answers.
 import { guardCsvText } from '../../common/csv-cells.ts';
 import { EARLIEST_DATE } from '../../common/time.ts';
-import type { TokenGroupRow, UserDay } from './api-types.ts';
+import type { Adoption, TokenGroupRow, UserDay } from './api-types.ts';
 
 /** The dashboard's formatting locale, whatever the browser's: figures read as the API's docs write them. */
 export const DISPLAY_LOCALE = 'en-US';
@@ -163,3 +163,22 @@ export const formatDecimal = (n: number, digits = 2) =>
   n.toLocaleString(DISPLAY_LOCALE, { minimumFractionDigits: digits, maximumFractionDigits: digits });
 export const formatCompact = (n: number) => n.toLocaleString(DISPLAY_LOCALE, { notation: 'compact', maximumFractionDigits: 1 });
 export const formatPercent = (share: number) => `${(share * 100).toLocaleString(DISPLAY_LOCALE, { maximumFractionDigits: 1 })}%`;
+
+/** The adoption page's CSV: one line per person on the roster, as GET /api/v0/organization/adoption names them. */
+export function adoptionCsv(people: readonly Adoption['people'][number][]): string {
+  return toCsv(
+    ['user_id', 'email', 'role', 'teams', 'agents', 'state', 'first_event_at', 'last_event_at', 'active_7_days', 'active_28_days'],
+    people.map((p) => [
+      p.userId,
+      p.email,
+      p.role,
+      p.teams.join('; '),
+      p.agents.join('; '),
+      p.state,
+      p.firstEventAt ?? '',
+      p.lastEventAt ?? '',
+      p.active7 ? 'yes' : 'no',
+      p.active28 ? 'yes' : 'no',
+    ]),
+  );
+}
