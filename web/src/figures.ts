@@ -182,3 +182,15 @@ export function adoptionCsv(people: readonly Adoption['people'][number][]): stri
     ]),
   );
 }
+
+/**
+ * The tick steps a chart of people (or any count) may use: whole numbers only, so an axis never reads
+ * 0.5 users. uPlot picks the smallest step that leaves room between ticks.
+ */
+export const WHOLE_INCRS = [
+  1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1_000, 2_000, 2_500, 5_000, 10_000, 20_000, 50_000, 100_000, 1e6, 1e7,
+];
+
+/** Pure: an axis's labels when it counts whole things: a split that is not whole (the range's edge) is left blank. */
+export const wholeAxisLabels = (splits: readonly number[], format: (n: number) => string) =>
+  splits.map((v) => (Number.isInteger(v) ? format(v) : ''));

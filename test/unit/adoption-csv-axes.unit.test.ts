@@ -1,7 +1,7 @@
-// The adoption page's CSV (web/src/figures.ts adoptionCsv): one line per person, lists joined, and the
-// formula guard of common/csv-cells.ts on every text cell (an e-mail a directory lets start with "=").
+// Dashboard figures of issue #32 (web/src/figures.ts): the adoption CSV (one line per person, lists joined,
+// the formula guard of common/csv-cells.ts on every text cell) and whole-number axes for counts.
 import { describe, expect, it } from 'vitest';
-import { adoptionCsv } from '../../web/src/figures.ts';
+import { adoptionCsv, WHOLE_INCRS, wholeAxisLabels } from '../../web/src/figures.ts';
 
 describe('adoption CSV', () => {
   it('writes one line per person, with the formula guard', () => {
@@ -37,5 +37,12 @@ describe('adoption CSV', () => {
       'usr_2,b@x.com,owner,,,never,,,no,no',
       '',
     ]);
+  });
+});
+
+describe('axes that count', () => {
+  it('use whole steps only, and leave a split that is not whole unlabelled', () => {
+    expect(WHOLE_INCRS.every((step) => Number.isInteger(step))).toBe(true);
+    expect(wholeAxisLabels([0, 0.5, 1, 1.5, 2], String)).toEqual(['0', '', '1', '', '2']);
   });
 });
