@@ -17,7 +17,9 @@ afterAll(() => server.close());
 const lastSignIn = async (email: string) => {
   const res = await server.app.inject({ method: 'GET', url: '/api/v0/organization/users', headers: bearer(acme.users.owner.key) });
   expect(res.statusCode, res.body).toBe(200);
-  return (res.json() as { users: { email: string; lastSignInAt?: string | null }[] }).users.find((u) => u.email === email)!.lastSignInAt ?? null;
+  return (
+    (res.json() as { users: { email: string; lastSignInAt?: string | null }[] }).users.find((u) => u.email === email)!.lastSignInAt ?? null
+  );
 };
 
 describe('last signed in', () => {
