@@ -59,6 +59,8 @@ describe('curl -fsSL SERVER/install.sh | sh, with no key', { timeout: 240_000 },
     page.on('pageerror', (e) => problems.push(e.message));
     await page.goto(url);
     await page.getByLabel('API key or token').fill(key);
+    // Not signed in yet: the page says how a person of an identity-provider organization gets here.
+    expect(await page.getByTestId('device-signin-hint').textContent()).toContain('open this code');
     await page.getByRole('button', { name: 'Sign in' }).click();
     const request = page.getByTestId('device-request');
     await request.waitFor();
