@@ -12,6 +12,8 @@ import { SHUTDOWN_GRACE_MS } from '../common/serve-defaults.ts';
 import { type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline/batch.ts';
 import { AccountStore } from './accounts/store.ts';
 import { registerAliasRoutes } from './aliases/routes.ts';
+import { registerAdoptionRoutes } from './adoption/routes.ts';
+import { AdoptionStore } from './adoption/store.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { registerAnalyticsRoutes } from './analytics/routes.ts';
@@ -31,6 +33,8 @@ import { registerComputerRoutes } from './computers/routes.ts';
 import { ComputerStore } from './computers/store.ts';
 import { registerControlRoutes } from './controls/routes.ts';
 import { registerDashboard } from './dashboard/routes.ts';
+import { registerDeviceRoutes } from './device/routes.ts';
+import { DeviceCodeStore } from './device/store.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { requestSerializer } from './http/request-log.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
@@ -238,6 +242,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerMachineRoutes(app, { machines, accounts });
   // What a developer's machine downloads to enrol: the installer, the laptop bundle and the hook.
   registerInstallRoutes(app, { dir: options.laptopDist, publicUrl: options.publicUrl });
+  registerDeviceRoutes(app, { accounts, codes: new DeviceCodeStore(options.db), now: clock, publicUrl: options.publicUrl });
 
   registerLivenessRoutes(app, { db: options.db });
   const live = new LiveFiguresStore(options.db, options.log, clock);
@@ -291,6 +296,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
   registerTeamRoutes(app, { db: options.db });
+  registerAdoptionRoutes(app, { store: new AdoptionStore(options.db), now: () => new Date(clock()) });
   registerCodeRoutes(app, {
     cache,
     teams: teamAnalytics,

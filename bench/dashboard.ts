@@ -3,7 +3,9 @@
 // empty), and the size of its assets as the server sends them (gzip). Used by `npm run bench` (the
 // "dashboard" section) and by hand for the README's screenshots:
 //   npx tsx bench/dashboard.ts --url http://127.0.0.1:8080 --key am_… [--shots docs] [--runs 5] [--end YYYY-MM-DD]
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// With --shots, every page of the dashboard is shot too (DASHBOARD_PAGES), and one sheet of them all
+// (docs/dashboard-pages.jpg, the README's picture); the key must be a manager's or an owner's.
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext } from 'playwright-core';
@@ -43,6 +45,59 @@ async function signedInContext(browser: Browser, base: string, key: string, widt
   });
   if (res.status() !== 201) throw new Error(`sign-in failed: ${res.status()} ${await res.text()}`);
   return context;
+}
+
+/** Every page of the dashboard as a manager sees it: the file name of its shot, its path and its title. */
+export const DASHBOARD_PAGES = [
+  { file: 'screens/overview.jpg', path: '/overview', title: 'Overview' },
+  { file: 'screens/people.jpg', path: '/people', title: 'People' },
+  { file: 'screens/person.jpg', path: '/people/:first', title: 'A person' },
+  { file: 'screens/teams.jpg', path: '/teams', title: 'Teams' },
+  { file: 'screens/adoption.jpg', path: '/adoption', title: 'Adoption' },
+  { file: 'screens/impact.jpg', path: '/impact', title: 'Impact' },
+  { file: 'screens/readiness.jpg', path: '/readiness', title: 'Readiness' },
+  { file: 'screens/sessions.jpg', path: '/sessions', title: 'Sessions' },
+  { file: 'screens/budgets.jpg', path: '/budgets', title: 'Budgets' },
+  { file: 'screens/organization.jpg', path: '/organization', title: 'Organization' },
+  { file: 'screens/pipeline.jpg', path: '/pipeline', title: 'Pipeline' },
+  { file: 'screens/machines.jpg', path: '/machines', title: 'Machines' },
+  { file: 'screens/me.jpg', path: '/me', title: 'My usage' },
+  { file: 'screens/device.jpg', path: '/device?code=:code', title: 'Enroll a machine' },
+] as const;
+
+/**
+ * A shot of each page into `out`/screens (the first 1280 × 900 pixels, once its requests are done and its
+ * charts drawn), and a sheet of them all into `out`, laid out and shot in the same Chromium
+ * (dashboard-pages.jpg). The device page shows a code the walk asks for, as install.sh would.
+ */
+async function shootEveryPage(browser: Browser, base: string, key: string, out: string, range: string): Promise<void> {
+  const context = await signedInContext(browser, base, key);
+  const people = await context.request.get(`${base}/api/v1/analytics/users?${range.replace('from', 'startDate').replace('to', 'endDate')}`);
+  const first = ((await people.json()) as { data: { user_id: string }[] }).data[0]?.user_id ?? 'me';
+  const device = await context.request.post(`${base}/api/v0/auth/device`, { data: { name: 'install.sh on ana-laptop' } });
+  const code = ((await device.json()) as { userCode: string }).userCode;
+  const page = await context.newPage();
+  mkdirSync(join(out, 'screens'), { recursive: true });
+  const shots: { title: string; image: Buffer }[] = [];
+  for (const p of DASHBOARD_PAGES) {
+    const path = p.path.replace(':first', encodeURIComponent(first)).replace(':code', code);
+    await page.goto(`${base}${path}${path.includes('?') ? '&' : '?'}${range}`);
+    await page.waitForLoadState('networkidle');
+    await page.waitForFunction("[...document.querySelectorAll('[data-chart]')].every((c) => c.querySelector('canvas'))");
+    // JPEG: fourteen pages of text and charts, a fifth of the bytes of PNG, still sharp enough to read.
+    const image = await page.screenshot({ path: join(out, p.file), type: 'jpeg', quality: 80 });
+    shots.push({ title: p.title, image });
+  }
+  const cells = shots
+    .map((s) => `<figure><img src="data:image/jpeg;base64,${s.image.toString('base64')}"><figcaption>${s.title}</figcaption></figure>`)
+    .join('');
+  const sheet = await context.newPage();
+  await sheet.setViewportSize({ width: 1600, height: 900 });
+  await sheet.setContent(
+    `<style>body{margin:12px;font:15px system-ui,sans-serif;background:#fff}main{display:grid;grid-template-columns:repeat(4,1fr);gap:12px}figure{margin:0}img{width:100%;border:1px solid #ccc}figcaption{text-align:center;padding:2px}</style><main>${cells}</main>`,
+  );
+  await sheet.screenshot({ path: join(out, 'dashboard-pages.jpg'), fullPage: true, type: 'jpeg', quality: 85 });
+  await context.close();
 }
 
 /** Milliseconds from navigation start until the overview shows its figures and has drawn every chart. */
@@ -102,6 +157,7 @@ export async function measureDashboard(
       await small.locator('.overview[data-ready]').waitFor({ timeout: 60_000 });
       await small.screenshot({ path: join(options.shots, 'dashboard-phone.png'), fullPage: false });
       await phone.close();
+      await shootEveryPage(browser, base, key, options.shots, range);
     }
     return { completeMs, assets: assetBytes() };
   } finally {

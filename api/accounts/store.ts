@@ -104,9 +104,8 @@ export class AccountStore {
     return this.keys.principalForKey(key);
   }
 
-  /** A key was used: its last use, and its user's last sign-in. */
-  async touchKey(keyId: string, userId: string): Promise<void> {
+  /** A key was used: its last use (its user's sign-in is a dashboard session's, api/signin/store.ts). */
+  async touchKey(keyId: string): Promise<void> {
     await this.keys.touchKey(keyId);
-    await this.users.touchSignIn(userId);
   }
 }

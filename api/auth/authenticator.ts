@@ -139,9 +139,7 @@ export class Authenticator {
     if (Date.now() - last < TOUCH_INTERVAL_MS) return;
     this.touched.set(principal.keyId, Date.now());
     // Not awaited: a request does not wait for bookkeeping. A failure (the database closing) is logged.
-    this.accounts
-      .touchKey(principal.keyId, principal.userId)
-      .catch((error) => this.log.warn({ error: String(error) }, 'could not record key use'));
+    this.accounts.touchKey(principal.keyId).catch((error) => this.log.warn({ error: String(error) }, 'could not record key use'));
   }
 
   /** Forgets cached principals (after a revocation or a role change). */

@@ -2,12 +2,15 @@
 # agentmeter installer for a developer's machine, served by an agentmeter server at GET /install.sh with
 # the server's URL, the version and the files' SHA-256 sums filled in (api/install/routes.ts).
 #
+#   curl -fsSL @@SERVER@@/install.sh | sh                         (no key: a device sign-in in the dashboard)
 #   curl -fsSL @@SERVER@@/install.sh | sh -s -- --key am_… [--no-service] [--home DIR]
 #
 # Puts the collector (one JavaScript file run by Node.js) and the hook script in ~/.agentmeter/bin, writes
 # the server URL and a collector key to ~/.agentmeter/collector.env (0600): the key given when it is a
 # collector key (the dashboard's "Enroll this machine"), else one minted with it for this machine, which
-# only sends events and reads its own user's limits and usage (docs/keys.md). Installs the hook for every supported
+# only sends events and reads its own user's limits and usage (docs/keys.md). Without a key it starts a
+# device sign-in (RFC 8628's shape): it prints a short code and a dashboard URL, and polls until a person
+# signed in to the dashboard approves that code, then receives a collector key of that person. Installs the hook for every supported
 # agent found on the machine and the collector as a user service. Running it again upgrades in place and
 # changes nothing else. The key may come from AGENTMETER_API_KEY instead of --key, which keeps it out of
 # the process list. POSIX sh (dash, bash, zsh's sh); needs Node.js @@MIN_NODE@@ or newer, curl or wget, and
@@ -28,9 +31,10 @@ die() {
 
 usage() {
   cat <<EOF
-Usage: curl -fsSL $SERVER/install.sh | sh -s -- --key am_... [--no-service] [--home DIR]
+Usage: curl -fsSL $SERVER/install.sh | sh -s -- [--key am_...] [--no-service] [--home DIR]
   --key KEY       your agentmeter API key (or AGENTMETER_API_KEY in the environment): a collector key
-                  is used as is; a personal key mints a collector key for this machine
+                  is used as is; a personal key mints a collector key for this machine. Without a key,
+                  a device sign-in: approve the code it prints in the dashboard
   --no-service    do not install the collector as a user service; print how to run it instead
   --home DIR      install into DIR instead of ~/.agentmeter
 EOF
@@ -139,6 +143,68 @@ key_scope() {
   rm -f "$answer"
 }
 
+# The value of the JSON string field $1 in file $2 (the server's answers are flat enough for sed).
+json_field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" "$2"; }
+json_number() { sed -n "s/.*\"$1\":\([0-9][0-9]*\).*/\1/p" "$2"; }
+
+# POST $2 (JSON, on curl's standard input: the device code is in no process's arguments) to path $1;
+# the answer body in file $3; prints the answer code.
+post_json() {
+  printf '%s' "$2" | curl -sS -o "$3" -w '%{http_code}' -H 'content-type: application/json' -X POST --data-binary @- "$SERVER$1" 2>/dev/null || true
+}
+
+# Sets $key to a collector key received by a device sign-in: a code to approve in the dashboard, then
+# polls until a person approves it (or denies it, or it expires after 10 minutes).
+device_login() {
+  command -v curl >/dev/null 2>&1 || die "signing in without a key needs curl; or pass --key am_... (the dashboard's Machines page)"
+  host=$(uname -n 2>/dev/null | tr -cd 'A-Za-z0-9.-' | cut -c 1-100)
+  answer="$dir/.answer-$$"
+  code=$(post_json /api/v0/auth/device "{\"name\":\"install.sh on ${host:-a machine}\"}" "$answer")
+  if [ "$code" != 201 ]; then
+    detail=$(json_field detail "$answer")
+    rm -f "$answer"
+    die "the server did not start a device sign-in (HTTP $code${detail:+: $detail}); or pass --key am_..."
+  fi
+  device=$(json_field deviceCode "$answer")
+  user_code=$(json_field userCode "$answer")
+  page=$(json_field verificationUriComplete "$answer")
+  interval=$(json_number interval "$answer")
+  rm -f "$answer"
+  [ -n "$device" ] && [ -n "$user_code" ] && [ -n "$page" ] || die "the server's device sign-in answer was not understood"
+  say "no key given: sign in to enroll this machine."
+  say "open $page"
+  say "and approve the code $user_code (it expires in 10 minutes). Waiting..."
+  while :; do
+    sleep "${interval:-5}"
+    code=$(post_json /api/v0/auth/device/token "{\"deviceCode\":\"$device\"}" "$answer")
+    status=$(json_field status "$answer")
+    case "$code/$status" in
+      200/approved)
+        key=$(json_field apiKey "$answer")
+        rm -f "$answer"
+        [ -n "$key" ] || die "the server approved the sign-in but sent no key; run the installer again"
+        say "approved: this machine has a collector key of its own (the dashboard's Machines page lists and revokes it)"
+        return 0
+        ;;
+      200/authorization_pending) ;;
+      200/slow_down) interval=$(json_number interval "$answer") ;;
+      200/access_denied)
+        rm -f "$answer"
+        die "the sign-in was denied in the dashboard; nothing was installed"
+        ;;
+      200/expired_token)
+        rm -f "$answer"
+        die "the code expired before it was approved; run the installer again for a new one"
+        ;;
+      *)
+        detail=$(json_field detail "$answer")
+        rm -f "$answer"
+        die "the server refused the device sign-in (HTTP $code${detail:+: $detail}); run the installer again"
+        ;;
+    esac
+  done
+}
+
 # Sets $key to the collector key this machine keeps (docs/keys.md):
 # - a collector key given is used as is;
 # - with a personal key given, the collector key written by an earlier run is kept while the server still
@@ -146,6 +212,17 @@ key_scope() {
 #   machine;
 # - without curl, or when the server cannot tell (an older server), the key given is written, with a warning.
 collector_key() {
+  if [ -z "$key" ]; then
+    # Run again without a key: the collector key of an earlier run is kept while the server accepts it.
+    old=
+    [ -f "$dir/collector.env" ] && old=$(sed -n 's/^AGENTMETER_API_KEY=//p' "$dir/collector.env")
+    if [ -n "$old" ] && command -v curl >/dev/null 2>&1 && [ "$(key_scope "$old")" = collector ]; then
+      key=$old
+      return 0
+    fi
+    device_login
+    return 0
+  fi
   if ! command -v curl >/dev/null 2>&1; then
     say "warning: without curl the key is written as given; give a collector key (the dashboard's Machines page, Enroll this machine)"
     return 0
@@ -208,7 +285,6 @@ main() {
       *) die "unknown option $1 (see --help)" ;;
     esac
   done
-  [ -n "$key" ] || die "an API key is required: --key am_... (the dashboard's Machines page, Enroll this machine, shows the command)"
   case "$key" in *[!A-Za-z0-9_.-]*) die "the key holds characters an agentmeter key never has; copy it again" ;; esac
   if [ -z "$dir" ]; then
     [ -n "${HOME:-}" ] || die "HOME is not set; pass --home DIR"
@@ -258,7 +334,9 @@ EOF
   "$bin/agentmeter" hooks install --all-found </dev/null || die "installing the hooks failed (see above); run the installer again once fixed"
 
   if [ "$service" = 1 ]; then
-    "$bin/agentmeter" service install </dev/null || die "installing the collector service failed (see above)"
+    # Where no service manager can be used (a container, WSL, a minimal Linux), it says how the collector
+    # runs instead and the install still succeeds: hooks and settings are in place, events wait in the spool.
+    "$bin/agentmeter" service install --if-available </dev/null || die "installing the collector service failed (see above)"
   else
     say "no service installed (--no-service): run the collector with $bin/agentmeter collect"
   fi

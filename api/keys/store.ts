@@ -248,7 +248,7 @@ export class KeyStore {
     };
   }
 
-  /** Records the key's use (its user's sign-in is recorded by the caller, AccountStore.touchKey). */
+  /** Records the key's use (not its user's sign-in: a dashboard session records that, api/signin/store.ts). */
   async touchKey(keyId: string): Promise<void> {
     await this.db.run(SQL.touchKey, { id: keyId });
   }

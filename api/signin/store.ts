@@ -1,6 +1,6 @@
 // Dashboard sessions (migration 012): a random token in the cookie, its SHA-256 in the table. A lookup
 // joins the user (their current role, never more than the role granted at sign-in) and, for a session
-// made from an API key, the key: revoking the key ends the session.
+// made from an API key, the key: revoking the key ends the session. Making one is its user's sign-in.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
@@ -18,6 +18,10 @@ const SQL = {
            WHERE s.token_hash = $hash AND s.expires_at > now()::TIMESTAMP
              AND (s.key_id IS NULL OR (k.id IS NOT NULL AND k.revoked_at IS NULL))`,
   remove: 'DELETE FROM dashboard_sessions WHERE token_hash = $hash',
+  // "Last signed in" is a person opening the dashboard (a key or JWT in the form, or the identity
+  // provider): the one place both make a session. A key's other uses (a collector's deliveries, scripts)
+  // are its own last use, not its user's sign-in.
+  signedIn: 'UPDATE users SET last_sign_in_at = now() WHERE id = $user AND org_id = $org',
 } as const;
 
 interface LookupRow {
@@ -45,6 +49,7 @@ export class SignInStore {
       role: principal.role,
       expires: expiresAt,
     });
+    await this.db.run(SQL.signedIn, { user: principal.userId, org: principal.orgId });
     return token;
   }
 

@@ -34,7 +34,10 @@ export const UserListing = z.strictObject({
   email: z.string(),
   role: Role,
   createdAt: z.string(),
-  lastSignInAt: z.string().nullable(),
+  lastSignInAt: z
+    .string()
+    .nullable()
+    .describe("The last dashboard sign-in (a key or JWT in its form, or the identity provider); a collector's deliveries do not count"),
   activeKeys: z.number().int(),
 });
 export type UserListing = z.infer<typeof UserListing>;
@@ -76,7 +79,7 @@ export const OrganizationUser = z.object({
   metadata: z.record(z.string(), z.unknown()),
   firstName: z.string().optional(),
   lastName: z.string().optional(),
-  lastSignInAt: z.string().optional(),
+  lastSignInAt: z.string().optional().describe('The last dashboard sign-in (form or identity provider); absent: never'),
 });
 export const UserList = z.strictObject({
   users: z.array(OrganizationUser),

@@ -33,7 +33,6 @@ const SQL = {
   insertUser: 'INSERT INTO users (id, org_id, email, role, first_name, last_name) VALUES ($id, $org, $email, $role, $first, $last)',
   userColumns:
     'SELECT id, org_id, email, role, first_name, last_name, CAST(created_at AS VARCHAR) AS created_at, CAST(last_sign_in_at AS VARCHAR) AS last_sign_in_at FROM users',
-  touchUser: 'UPDATE users SET last_sign_in_at = now() WHERE id = $id',
   deactivated: 'SELECT NOT active AS inactive FROM scim_users WHERE org_id = $org AND user_id = $id',
   list: `SELECT u.id, u.email, u.role, strftime(u.created_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "createdAt",
            strftime(u.last_sign_in_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "lastSignInAt",
@@ -84,11 +83,6 @@ export class UserStore {
         email: email.toLowerCase(),
       })
     )[0];
-  }
-
-  /** Records that the user just used a credential (their last sign-in). */
-  async touchSignIn(userId: string): Promise<void> {
-    await this.db.run(SQL.touchUser, { id: userId });
   }
 }
 

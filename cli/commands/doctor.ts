@@ -5,6 +5,7 @@ import { type Config, loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import { type MachineConfig, machineConfigPath, machineSettings } from '../../common/machine-config.ts';
 import { serverAndKeyOptions } from '../machine-options.ts';
+import { programLine } from '../program.ts';
 
 /** The settings, or none and the reason collector.env is refused: the doctor reports it rather than stopping. */
 function settingsOrProblem(config: Config): MachineConfig & { problem?: string } {
@@ -44,6 +45,7 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
     // "From env": the fix commands need not name it (the environment or collector.env supplies it).
     const settings = settingsOrProblem(config);
     const connection = {
+      program: programLine(config.agentmeterHome),
       ...(args.server ? { server: args.server } : {}),
       serverFromEnv: args.server !== undefined && args.server === settings.AGENTMETER_SERVER,
       hasKey: Boolean(args.key),
@@ -60,7 +62,7 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
     const result = checks.report(
       [
         // Every agent we support; one whose settings folder is absent is reported as not used here.
-        ...AGENTS.map((agent) => checks.checkHook(probe.probeHook(agent, options))),
+        ...AGENTS.map((agent) => checks.checkHook(probe.probeHook(agent, options), connection.program)),
         checks.checkCollector(collector, connection),
         checks.checkService(collector, connection),
         checks.checkSpool(spool, checks.collectorRunning(collector), connection, now),

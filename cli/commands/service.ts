@@ -1,9 +1,9 @@
-import { existsSync, realpathSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { type Config, loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import { machineSettings } from '../../common/machine-config.ts';
+import { agentmeterProgram, shellLine } from '../program.ts';
 import type { ServiceContext, ServiceManager } from '../service/manager.ts';
 import type { ServiceSpec } from '../service/units.ts';
 
@@ -13,6 +13,7 @@ interface ServiceArgs {
   exec?: string;
   'dry-run'?: boolean;
   force?: boolean;
+  'if-available'?: boolean;
   json?: boolean;
   manager?: ServiceManager;
 }
@@ -39,12 +40,7 @@ export function collectorSpec(
   args: { server?: string | undefined; key?: string | undefined; exec?: string },
   env: NodeJS.ProcessEnv = process.env,
 ): ServiceSpec {
-  const installed = join(config.agentmeterHome, 'bin', 'agentmeter');
-  const program = args.exec
-    ? [resolve(args.exec)]
-    : existsSync(installed)
-      ? [installed]
-      : [process.execPath, realpathSync(process.argv[1] ?? '')];
+  const program = args.exec ? [resolve(args.exec)] : agentmeterProgram(config.agentmeterHome);
   const path = [...new Set([dirname(process.execPath), ...SYSTEM_PATH])].join(delimiter);
   return {
     program,
@@ -59,17 +55,34 @@ export function collectorSpec(
   };
 }
 
+/** Why this platform has no service of ours. */
+const noManager = () => `agentmeter has no service for ${process.platform} (systemd on Linux and launchd on macOS only)`;
+
 async function context(args: ServiceArgs, config: Config): Promise<ServiceContext> {
   const { localContext } = await import('../service/manager.ts');
   const ctx = localContext(config.home, args.manager);
   if (!ctx)
     throw new UserError(
-      `agentmeter has no service for ${process.platform} (systemd on Linux and launchd on macOS only): run \`agentmeter collect\` under your own supervisor`,
+      `${noManager()}: run \`${shellLine([...agentmeterProgram(config.agentmeterHome), 'collect'])}\` under your own supervisor`,
     );
   return ctx;
 }
 
-const shown = (command: string[]) => command.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`)).join(' ');
+/**
+ * What `service install --if-available` says where no service manager can be used: why, that the
+ * collector is not running, and the full command that runs it (collector.env gives it the server and
+ * key, so the command needs no flags when install.sh wrote that file).
+ */
+export function withoutServiceManager(reason: string, collect: string, flagsNeeded: boolean): string[] {
+  return [
+    `no collector service: ${reason}.`,
+    `The collector is not running. Run it with: ${collect}${flagsNeeded ? ' --server <server URL> --key <your key>' : ''}`,
+    `  at every login: add this line to your ~/.profile: ${collect} >/dev/null 2>&1 &`,
+    '  or under a supervisor of your own (a container entrypoint, supervisord, runit, tmux).',
+  ];
+}
+
+const shown = shellLine;
 
 const KEY_SHOWN = '<your key>';
 
@@ -97,6 +110,12 @@ export const serviceCommand: CommandModule = {
             })
             .option('dry-run', { type: 'boolean', default: false, describe: 'Print the file and the commands; write and run nothing' })
             .option('force', { type: 'boolean', default: false, describe: 'Replace a service file agentmeter did not write' })
+            .option('if-available', {
+              type: 'boolean',
+              default: false,
+              describe:
+                'Where no service manager can be used (no systemd user instance, no launchd session), print how to run the collector instead and exit 0',
+            })
             .example('$0 service install --server https://agentmeter.internal --key am_…', 'Start the collector now and at every login')
             .example('$0 service install --dry-run', 'What would be written and run') as never;
         },
@@ -113,8 +132,18 @@ export const serviceCommand: CommandModule = {
           if (!key && !settings.fromFile.key)
             throw new UserError('--key (or AGENTMETER_API_KEY, or collector.env) is required: the service runs the collector with it');
           const manager = await import('../service/manager.ts');
-          const ctx = await context(args, config);
           const spec = collectorSpec(config, { server, key, ...(args.exec ? { exec: args.exec } : {}) });
+          if (args['if-available'] && !args['dry-run']) {
+            const local = manager.localContext(config.home, args.manager);
+            const reason = local ? manager.unreachableReason(local) : noManager();
+            if (reason) {
+              // The key is not printed: collector.env or the environment gives it to the command.
+              const fromFile = settings.fromFile.server && settings.fromFile.key;
+              process.stdout.write(`${withoutServiceManager(reason, shellLine([...spec.program, 'collect']), !fromFile).join('\n')}\n`);
+              return;
+            }
+          }
+          const ctx = await context(args, config);
           if (args['dry-run']) {
             // Printed with the key masked: a terminal's scrollback or a CI log is no place for it.
             const masked = {

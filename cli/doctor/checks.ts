@@ -37,6 +37,8 @@ export const MAX_SKEW_MS = 5 * 60_000;
 
 /** How the doctor was told where the server is and which key to use, to print fixes that work as typed. */
 export interface Connection {
+  /** The agentmeter program as typed, an absolute path (cli/program.ts): `agentmeter` is rarely on PATH. */
+  program: string;
   server?: string;
   serverFromEnv: boolean;
   hasKey: boolean;
@@ -48,7 +50,7 @@ export function collectCommand(connection: Connection, once: boolean): string {
   const server = connection.serverFromEnv || !connection.server ? '' : ` --server ${connection.server}`;
   const key = connection.keyFromEnv && connection.hasKey ? '' : ' --key <your key>';
   const missingServer = connection.server ? '' : ' --server <server URL>';
-  return `agentmeter collect${once ? ' --once' : ''}${server}${missingServer}${key}`;
+  return `${connection.program} collect${once ? ' --once' : ''}${server}${missingServer}${key}`;
 }
 
 export interface HookPlace {
@@ -75,9 +77,10 @@ export interface AgentHookFacts {
   places: HookPlace[];
 }
 
-export function checkHook(f: AgentHookFacts): Check {
+/** `program`: the agentmeter command line the fix starts with (Connection.program). */
+export function checkHook(f: AgentHookFacts, program: string): Check {
   const name = `hook: ${f.agent}`;
-  const install = `agentmeter hooks install --agent ${f.agent}`;
+  const install = `${program} hooks install --agent ${f.agent}`;
   const broken = f.places.find((p) => p.error);
   if (broken) {
     return {
@@ -123,7 +126,7 @@ export function checkHook(f: AgentHookFacts): Check {
       name,
       ok: false,
       detail: `installed in ${blocked.file}, but the agent will not run it: ${blocked.blockers.join('; ')}`,
-      fix: blocked.blockerFix ?? `turn the agent's hooks back on in ${blocked.file} (see agentmeter hooks status --agent ${f.agent})`,
+      fix: blocked.blockerFix ?? `turn the agent's hooks back on in ${blocked.file} (see ${program} hooks status --agent ${f.agent})`,
     };
   }
   return { name, ok: true, detail: `installed in ${installed.map((p) => `${p.file} (${p.kind})`).join(' and ')}; the hook script runs` };
@@ -161,7 +164,7 @@ export const collectorRunning = (f: CollectorFacts) => f.service?.state === 'run
 
 /** The service install command line for this machine (the key never in it, as collectCommand). */
 export function serviceInstallCommand(connection: Connection): string {
-  return collectCommand(connection, false).replace('agentmeter collect', 'agentmeter service install');
+  return collectCommand(connection, false).replace(`${connection.program} collect`, `${connection.program} service install`);
 }
 
 /** How to get a collector running: the user service where one can be installed, else `collect` by hand. */

@@ -17,13 +17,14 @@ import { listNew, newEntryProblem, spoolDirs, spoolProblem, spoolWriteProblem, t
 import { parseShipFields, statePath } from '../../collector/state.ts';
 import type { Agent } from '../../common/agents.ts';
 import { splitShellWords } from '../../common/shell-words.ts';
+import { programLine } from '../program.ts';
 import {
-  assertReachable,
   restartCommand,
   type ServiceContext,
   type ServiceStatus,
   serviceFile,
   serviceStatus,
+  unreachableReason,
 } from '../service/manager.ts';
 import type { AgentHookFacts, CollectorFacts, HookPlace, ServerFacts, ServiceFacts, ShipFacts, SpoolFacts } from './checks.ts';
 
@@ -107,15 +108,18 @@ export function probeHook(agent: Agent, options: ProbeOptions, managedFile?: str
 export function probeCollector(options: ProbeOptions & { service?: ServiceContext }): CollectorFacts {
   const pidFile = readPidFile(options.agentmeterHome);
   const pidAlive = pidFile !== undefined && collectorAlive(pidFile);
-  const service = options.service ? probeService(options.service, join(options.agentmeterHome, 'logs'), pidAlive) : undefined;
+  const service = options.service
+    ? probeService(options.service, join(options.agentmeterHome, 'logs'), pidAlive, programLine(options.agentmeterHome))
+    : undefined;
   return { pidAlive, ...(pidFile !== undefined ? { pidFile } : {}), ...(service ? { service } : {}) };
 }
 
 /**
  * The service as its manager describes it. The manager is asked only about a file that exists, and
  * whether it can be reached only when nothing runs (to know whether `service install` would work).
+ * `program` is the agentmeter command line the fixes start with.
  */
-export function probeService(ctx: ServiceContext, logDir: string, pidAlive: boolean): ServiceFacts {
+export function probeService(ctx: ServiceContext, logDir: string, pidAlive: boolean, program: string): ServiceFacts {
   let status: ServiceStatus;
   try {
     status = serviceStatus(ctx, logDir);
@@ -130,17 +134,12 @@ export function probeService(ctx: ServiceContext, logDir: string, pidAlive: bool
       state: 'unknown',
       detail: (error as Error).message,
       logs: '',
-      restart: `move ${file} aside, then: agentmeter service install`,
+      restart: `move ${file} aside, then: ${program} service install`,
     };
   }
   let reachable: boolean | undefined;
   if (!status.installed && !pidAlive) {
-    try {
-      assertReachable(ctx);
-      reachable = true;
-    } catch {
-      reachable = false;
-    }
+    reachable = unreachableReason(ctx) === undefined;
   }
   return { ...status, restart: restartCommand(ctx.manager, ctx.uid), ...(reachable !== undefined ? { reachable } : {}) };
 }

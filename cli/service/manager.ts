@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { sleepSync } from '../../common/backoff.ts';
 import { UserError } from '../../common/errors.ts';
 import { ensurePrivateDir, ownDirProblem, PRIVATE_DIR_MODE, writePrivateFile } from '../../common/private-files.ts';
+import { shellLine } from '../program.ts';
 import {
   LAUNCHD_LABEL,
   launchdLogPaths,
@@ -73,31 +74,37 @@ export const renderService = (manager: ServiceManager, spec: ServiceSpec) =>
 const launchdDomain = (uid: number) => `gui/${uid}`;
 const launchdService = (uid: number) => `${launchdDomain(uid)}/${LAUNCHD_LABEL}`;
 
-/** How to run the collector without a service, for every message that gives up on one. */
-const OWN_SUPERVISOR = 'run `agentmeter collect` under your own supervisor instead (a container entrypoint, supervisord, runit, tmux)';
-
 const firstLine = (r: RunResult) => (r.stderr.trim() || r.stdout.trim()).split('\n')[0] ?? '';
 
 /**
- * Throws one clear line when the service manager cannot be used here: systemd missing or without a user
- * instance for us (containers, WSL without systemd, `su` or `sudo` without a login session), launchd
- * without a GUI session for this user.
+ * Why the service manager cannot be used here, or undefined when it can: systemd missing or without a
+ * user instance for us (containers, WSL without systemd, `su` or `sudo` without a login session),
+ * launchd without a GUI session for this user.
  */
-export function assertReachable(ctx: ServiceContext): void {
+export function unreachableReason(ctx: ServiceContext): string | undefined {
   if (ctx.manager === 'systemd') {
     const r = ctx.run('systemctl', ['--user', 'show-environment']);
-    if (r.missing) throw new UserError(`systemd is not on this machine (no systemctl): ${OWN_SUPERVISOR}`);
+    if (r.missing) return 'systemd is not on this machine (no systemctl)';
     if (r.status !== 0)
-      throw new UserError(
-        `systemctl cannot reach your systemd user instance (${firstLine(r) || `exit ${r.status}`}); without one (a container, WSL without systemd, a shell from su or sudo), ${OWN_SUPERVISOR}`,
-      );
-    return;
+      return `systemctl cannot reach your systemd user instance (${firstLine(r) || `exit ${r.status}`}); there is none in a container, WSL without systemd, or a shell from su or sudo`;
+    return undefined;
   }
   const r = ctx.run('launchctl', ['print', launchdDomain(ctx.uid)]);
-  if (r.missing) throw new UserError(`launchd is not on this machine (no launchctl): ${OWN_SUPERVISOR}`);
+  if (r.missing) return 'launchd is not on this machine (no launchctl)';
   if (r.status !== 0)
+    return `launchd has no session of yours to run the collector in (${launchdDomain(ctx.uid)}: ${firstLine(r) || `exit ${r.status}`}); log in at the Mac`;
+  return undefined;
+}
+
+/**
+ * Throws one clear line when the service manager cannot be used here, naming the full command that runs
+ * the collector instead (`collect` is the collector's command line, program path first).
+ */
+export function assertReachable(ctx: ServiceContext, collect: string): void {
+  const reason = unreachableReason(ctx);
+  if (reason)
     throw new UserError(
-      `launchd has no session of yours to run the collector in (${launchdDomain(ctx.uid)}: ${firstLine(r) || `exit ${r.status}`}); log in at the Mac, or ${OWN_SUPERVISOR}`,
+      `${reason}: run \`${collect}\` under your own supervisor instead (a login script, a container entrypoint, supervisord, runit, tmux)`,
     );
 }
 
@@ -202,7 +209,7 @@ function runChecked(ctx: ServiceContext, command: string[]): RunResult {
 }
 
 export function installService(ctx: ServiceContext, spec: ServiceSpec, options: { force?: boolean } = {}): InstallResult {
-  assertReachable(ctx);
+  assertReachable(ctx, shellLine([...spec.program, 'collect']));
   const plan = planInstall(ctx, spec, options);
   if (plan.changed) {
     ensureServiceDir(plan.file);

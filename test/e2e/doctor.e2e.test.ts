@@ -22,6 +22,8 @@ const readPidFileText = () => (existsSync(collectorPidPath(amHome)) ? readFileSy
 // A service manager that cannot be reached (as in a container), whatever this machine has: the doctor's
 // fixes then start the collector by hand. test/integration/service.integration.test.ts covers a service.
 const noServiceBin = join(dir, 'bin');
+/** How the doctor names the checkout's command in its fixes: this Node on bin/agentmeter.js, by full path. */
+const PROGRAM = `${process.execPath} ${CLI}`;
 const env = () => ({
   HOME: home,
   AGENTMETER_SERVER: server.url,
@@ -94,8 +96,8 @@ describe('agentmeter doctor', { timeout: 120_000 }, () => {
     const { status, report, byName } = doctor();
     expect(status).toBe(1);
     expect(report.ok).toBe(false);
-    expect(byName.get('collector')).toMatchObject({ ok: false, fix: 'agentmeter collect' });
-    expect(byName.get('spool')).toMatchObject({ ok: false, fix: 'agentmeter collect --once' });
+    expect(byName.get('collector')).toMatchObject({ ok: false, fix: `${PROGRAM} collect` });
+    expect(byName.get('spool')).toMatchObject({ ok: false, fix: `${PROGRAM} collect --once` });
     expect(byName.get('spool')!.detail).toMatch(/^2 events waiting in .* and no collector ships them$/);
     expect(byName.get('hook: claude')!.ok).toBe(true);
   });
@@ -126,7 +128,7 @@ describe('agentmeter doctor', { timeout: 120_000 }, () => {
     try {
       const { status, byName } = doctor();
       expect(status).toBe(1);
-      expect(byName.get('hook: claude')).toMatchObject({ ok: false, fix: 'agentmeter hooks install --agent claude' });
+      expect(byName.get('hook: claude')).toMatchObject({ ok: false, fix: `${PROGRAM} hooks install --agent claude` });
       expect(byName.get('hook: claude')!.detail).toContain(`runs ${script}, which is missing or not executable`);
     } finally {
       chmodSync(script, 0o700);
@@ -138,6 +140,6 @@ describe('agentmeter doctor', { timeout: 120_000 }, () => {
     expect(removed.status, removed.stderr).toBe(0);
     const { status, byName } = doctor();
     expect(status).toBe(1);
-    expect(byName.get('hook: claude')).toMatchObject({ ok: false, fix: 'agentmeter hooks install --agent claude' });
+    expect(byName.get('hook: claude')).toMatchObject({ ok: false, fix: `${PROGRAM} hooks install --agent claude` });
   });
 });

@@ -98,6 +98,11 @@ describe('OIDC sign-in in Chromium', { timeout: 120_000 }, () => {
     const me = await page.request.get(`${base}/api/v0/auth/me`);
     expect(me.status()).toBe(200);
     expect(await me.json()).toMatchObject({ email: 'ana@corp.example.com', role: 'manager', orgId });
+    // The identity provider's sign-in is the person's last sign-in (the Organization page shows it).
+    const [signIn] = await db.all<{ at: string | null }>(
+      "SELECT CAST(last_sign_in_at AS VARCHAR) AS at FROM users WHERE email = 'ana@corp.example.com'",
+    );
+    expect(signIn?.at).toMatch(/^\d{4}-\d\d-\d\d /);
     const today = new Date().toISOString().slice(0, 10);
     const teams = await db.all<{ name: string; first: string; last: string | null }>(
       `SELECT t.name, CAST(m.first_day AS VARCHAR) AS first, CAST(m.last_day AS VARCHAR) AS last

@@ -336,6 +336,27 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await call('GET', '/api/v0/auth/me', { headers: { cookie } })).status).toBe(401);
   });
 
+  it('adoption', async () => {
+    const { owner, member } = org.users;
+    expect((await ok('GET', '/api/v0/organization/adoption', { key: owner.key })).totals.people).toBeGreaterThan(0);
+    expect((await call('GET', '/api/v0/organization/adoption', { key: member.key })).status).toBe(403);
+  });
+
+  it('enrollment by device code', async () => {
+    const { member } = org.users;
+    const started = await ok('POST', '/api/v0/auth/device', { body: { name: 'contract laptop' } }, 201);
+    expect(await ok('POST', '/api/v0/auth/device/token', { body: { deviceCode: started.deviceCode } })).toMatchObject({
+      status: 'authorization_pending',
+    });
+    expect((await call('POST', '/api/v0/auth/device/token', { body: { deviceCode: 'amd_unknown' } })).status).toBe(400);
+    const path = `/api/v0/auth/device/requests/${started.userCode}`;
+    expect(await ok('GET', path, { key: member.key })).toMatchObject({ state: 'pending', machineName: 'contract laptop' });
+    expect((await call('GET', '/api/v0/auth/device/requests/BCDF-GHJK', { key: member.key })).status).toBe(404);
+    expect(await ok('POST', path, { key: member.key, body: { decision: 'deny' } })).toMatchObject({ state: 'denied' });
+    expect((await call('POST', path, { key: member.key, body: { decision: 'approve' } })).status).toBe(409);
+    expect((await call('POST', path, { key: member.key, body: { decision: 'maybe' } })).status).toBe(400);
+  });
+
   it('computers, the computer agent protocol and sessions', async () => {
     const { member, manager, guest } = org.users;
     const registered = await ok('POST', '/api/v0/computers', { key: member.key, body: { name: 'laptop', hostname: 'dev-box' } }, 201);

@@ -77,16 +77,19 @@ describe('GET /openapi.json', () => {
 
   it('gives each operation the error body under its error statuses and a security requirement', () => {
     const ops = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => ({ id: `${m} ${path}`, ...op })));
-    // The only API operations anyone may call are the dashboard's sign-in session ones.
+    // The only API operations anyone may call are the dashboard's sign-in session ones, and a machine's
+    // device sign-in, which needs no security at all (it has no credential yet: that is what it asks for).
     const anonymous = (op: { security: unknown[] }) => op.security.some((s) => Object.keys(s as object).length === 0);
     expect(ops.filter((op) => op.id.includes('/api/') && anonymous(op)).map((op) => op.id)).toEqual([
       'post /api/v0/auth/session',
       'get /api/v0/auth/session',
       'delete /api/v0/auth/session',
     ]);
+    const DEVICE = ['post /api/v0/auth/device', 'post /api/v0/auth/device/token'];
+    expect(ops.filter((op) => op.id.includes('/api/') && op.security.length === 0).map((op) => op.id)).toEqual(DEVICE);
     for (const op of ops) {
       expect(op.responses['500'], op.id).toEqual({ $ref: '#/components/responses/Error500' });
-      if (op.id.includes('/api/')) {
+      if (op.id.includes('/api/') && !DEVICE.includes(op.id)) {
         // GET and DELETE of the sign-in session never refuse a credential: there is none to refuse.
         if (!op.id.endsWith(' /api/v0/auth/session') || op.id.startsWith('post')) expect(op.responses['401'], op.id).toBeDefined();
         expect(op.security.length, op.id).toBeGreaterThan(0);

@@ -6,6 +6,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { delimiter, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DoctorReport } from '../../cli/doctor/checks.ts';
+import { shellLine } from '../../cli/program.ts';
 import { runCli } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -163,26 +164,50 @@ describe('agentmeter service on Linux (systemd user unit)', { timeout: 300_000 }
     expect(text).toContain(`Environment="AGENTMETER_HOME=${amHome.replaceAll('"', '\\"').replaceAll('%', '%%')}"\n`);
   });
 
-  it('without a systemd user instance: one clear line, exit 1, nothing written; the doctor suggests collect', () => {
+  it('without a systemd user instance: one clear line naming the full command, exit 1, nothing written; the doctor suggests collect', () => {
     const m = machine('down');
+    const collect = `${shellLine([m.exe])} collect`;
     const r = m.run(['service', 'install', '--manager', 'systemd']);
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(
-        /^agentmeter: systemctl cannot reach your systemd user instance \(Failed to connect to bus: No medium found\);.*run `agentmeter collect` under your own supervisor/,
+        /^agentmeter: systemctl cannot reach your systemd user instance \(Failed to connect to bus: No medium found\);/,
       ),
     ]);
+    expect(r.stderr).toContain(`run \`${collect}\` under your own supervisor`);
     expect(existsSync(join(m.home, '.config'))).toBe(false);
     const report = DoctorReport.parse(JSON.parse(m.run(['doctor', '--json']).stdout));
-    expect(report.checks.find((c) => c.name === 'collector')!.fix).toBe('agentmeter collect');
+    expect(report.checks.find((c) => c.name === 'collector')!.fix).toBe(collect);
     expect(report.checks.find((c) => c.name === 'service')).toMatchObject({ ok: true });
   });
 
-  it('with a user instance and nothing running, the doctor names service install as the fix', () => {
+  it('--if-available without a systemd user instance: exit 0, why, and the full command to run at login or by hand', () => {
+    const m = machine('down');
+    const collect = `${shellLine([m.exe])} collect`;
+    const r = m.run(['service', 'install', '--if-available', '--manager', 'systemd']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual([
+      'no collector service: systemctl cannot reach your systemd user instance (Failed to connect to bus: No medium found); there is none in a container, WSL without systemd, or a shell from su or sudo.',
+      // The server and key come from the environment here, not collector.env: the command says they are needed.
+      `The collector is not running. Run it with: ${collect} --server <server URL> --key <your key>`,
+      `  at every login: add this line to your ~/.profile: ${collect} >/dev/null 2>&1 &`,
+      '  or under a supervisor of your own (a container entrypoint, supervisord, runit, tmux).',
+    ]);
+    expect(r.stdout).not.toContain('am_secret_key_1');
+    expect(existsSync(join(m.home, '.config'))).toBe(false);
+    // With a user instance, --if-available installs as before.
+    const up = machine();
+    const installed = up.run(['service', 'install', '--if-available', '--manager', 'systemd']);
+    expect(installed.status, installed.stderr).toBe(0);
+    expect(existsSync(join(up.home, '.config', 'systemd', 'user', 'agentmeter-collector.service'))).toBe(true);
+  });
+
+  it('with a user instance and nothing running, the doctor names service install as the fix, by full path', () => {
     const m = machine();
+    const program = shellLine([m.exe]);
     const report = DoctorReport.parse(JSON.parse(m.run(['doctor', '--json']).stdout));
     expect(report.checks.find((c) => c.name === 'collector')!.fix).toBe(
-      'agentmeter service install (or, under your own supervisor: agentmeter collect)',
+      `${program} service install (or, under your own supervisor: ${program} collect)`,
     );
   });
 

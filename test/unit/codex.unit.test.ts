@@ -319,7 +319,10 @@ describe('Codex hook installer and trust', () => {
     expect(new Set(Object.values(untrusted.trust!.byEvent))).toEqual(new Set(['untrusted']));
     expect(untrusted.trust!.hint).toMatch(/\/hooks/);
     // The doctor says so too, with how to trust them: an installed hook Codex skips loses every event.
-    const doctor = checkHook(probeHook('codex', { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: true }));
+    const doctor = checkHook(
+      probeHook('codex', { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: true }),
+      'agentmeter',
+    );
     expect(doctor.ok).toBe(false);
     expect(doctor.detail).toContain('Codex skips the agentmeter hook where it is not trusted');
     expect(doctor.fix).toBe(untrusted.trust!.hint);
@@ -332,7 +335,10 @@ describe('Codex hook installer and trust', () => {
     appendFileSync(join(dir, 'config.toml'), entries);
     expect(new Set(Object.values(status(target).trust!.byEvent))).toEqual(new Set(['trusted']));
     expect(
-      checkHook(probeHook('codex', { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: true })),
+      checkHook(
+        probeHook('codex', { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: true }),
+        'agentmeter',
+      ),
     ).toMatchObject({
       ok: true,
     });

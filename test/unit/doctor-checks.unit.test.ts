@@ -24,8 +24,16 @@ import {
 } from '../../cli/doctor/checks.ts';
 
 const NOW = Date.parse('2026-11-23T10:00:00Z');
-const fromEnv: Connection = { server: 'http://am.internal:8080', serverFromEnv: true, hasKey: true, keyFromEnv: true };
-const fromFlags: Connection = { server: 'http://am.internal:8080', serverFromEnv: false, hasKey: true, keyFromEnv: false };
+/** The installed program: every fix starts with its absolute path, since `agentmeter` is not on PATH. */
+const PROGRAM = '/h/.agentmeter/bin/agentmeter';
+const fromEnv: Connection = { program: PROGRAM, server: 'http://am.internal:8080', serverFromEnv: true, hasKey: true, keyFromEnv: true };
+const fromFlags: Connection = {
+  program: PROGRAM,
+  server: 'http://am.internal:8080',
+  serverFromEnv: false,
+  hasKey: true,
+  keyFromEnv: false,
+};
 const user = (over: Partial<HookPlace> = {}): HookPlace => ({
   kind: 'user',
   file: '/h/.claude/settings.json',
@@ -65,76 +73,98 @@ const notInstalled = (reachable: boolean) =>
 
 describe('collect command in fixes', () => {
   it('repeats the flags the doctor was given, never the key', () => {
-    expect(collectCommand(fromEnv, true)).toBe('agentmeter collect --once');
-    expect(collectCommand(fromFlags, false)).toBe('agentmeter collect --server http://am.internal:8080 --key <your key>');
-    expect(collectCommand({ serverFromEnv: false, hasKey: false, keyFromEnv: false }, false)).toBe(
-      'agentmeter collect --server <server URL> --key <your key>',
+    expect(collectCommand(fromEnv, true)).toBe('/h/.agentmeter/bin/agentmeter collect --once');
+    expect(collectCommand(fromFlags, false)).toBe(
+      '/h/.agentmeter/bin/agentmeter collect --server http://am.internal:8080 --key <your key>',
+    );
+    expect(collectCommand({ program: PROGRAM, serverFromEnv: false, hasKey: false, keyFromEnv: false }, false)).toBe(
+      '/h/.agentmeter/bin/agentmeter collect --server <server URL> --key <your key>',
     );
   });
 });
 
 describe('hook check', () => {
   it('passes with the hook in user or managed settings and its script runnable', () => {
-    expect(checkHook({ agent: 'claude', present: true, places: [user()] }).ok).toBe(true);
-    const onlyManaged = checkHook({ agent: 'claude', present: true, places: [user({ installed: false, partial: false }), managed()] });
+    expect(checkHook({ agent: 'claude', present: true, places: [user()] }, PROGRAM).ok).toBe(true);
+    const onlyManaged = checkHook(
+      { agent: 'claude', present: true, places: [user({ installed: false, partial: false }), managed()] },
+      PROGRAM,
+    );
     expect(onlyManaged).toMatchObject({ ok: true });
     expect(onlyManaged.detail).toContain('/etc/claude-code/managed-settings.json (managed)');
   });
 
   it('fails when the file has the hook but the agent will not run it (a switch, or Codex trust), with what turns it on', () => {
-    const codex = checkHook({
-      agent: 'codex',
-      present: true,
-      places: [
-        user({
-          file: '/h/.codex/hooks.json',
-          blockers: ['Codex skips the agentmeter hook where it is not trusted: Stop (untrusted)'],
-          blockerFix: 'trust them in /hooks',
-        }),
-      ],
-    });
+    const codex = checkHook(
+      {
+        agent: 'codex',
+        present: true,
+        places: [
+          user({
+            file: '/h/.codex/hooks.json',
+            blockers: ['Codex skips the agentmeter hook where it is not trusted: Stop (untrusted)'],
+            blockerFix: 'trust them in /hooks',
+          }),
+        ],
+      },
+      PROGRAM,
+    );
     expect(codex).toMatchObject({ ok: false, fix: 'trust them in /hooks' });
     expect(codex.detail).toBe(
       'installed in /h/.codex/hooks.json, but the agent will not run it: Codex skips the agentmeter hook where it is not trusted: Stop (untrusted)',
     );
-    const qwen = checkHook({
-      agent: 'qwen',
-      present: true,
-      places: [user({ file: '/h/.qwen/settings.json', blockers: ['"hooks.enabled": false turns every hook off'] })],
-    });
+    const qwen = checkHook(
+      {
+        agent: 'qwen',
+        present: true,
+        places: [user({ file: '/h/.qwen/settings.json', blockers: ['"hooks.enabled": false turns every hook off'] })],
+      },
+      PROGRAM,
+    );
     expect(qwen).toMatchObject({
       ok: false,
-      fix: "turn the agent's hooks back on in /h/.qwen/settings.json (see agentmeter hooks status --agent qwen)",
+      fix: "turn the agent's hooks back on in /h/.qwen/settings.json (see /h/.agentmeter/bin/agentmeter hooks status --agent qwen)",
     });
   });
 
   it('fails when missing, partly installed, not runnable or in a malformed file, with the fix for each', () => {
-    expect(checkHook({ agent: 'droid', present: true, places: [user({ installed: false, partial: false })] })).toMatchObject({
+    expect(checkHook({ agent: 'droid', present: true, places: [user({ installed: false, partial: false })] }, PROGRAM)).toMatchObject({
       ok: false,
-      fix: 'agentmeter hooks install --agent droid',
+      fix: '/h/.agentmeter/bin/agentmeter hooks install --agent droid',
     });
     expect(
-      checkHook({ agent: 'claude', present: true, places: [user({ installed: false }), managed({ installed: false, partial: false })] }),
+      checkHook(
+        { agent: 'claude', present: true, places: [user({ installed: false }), managed({ installed: false, partial: false })] },
+        PROGRAM,
+      ),
     ).toMatchObject({
       ok: false,
-      fix: 'agentmeter hooks install --agent claude',
+      fix: '/h/.agentmeter/bin/agentmeter hooks install --agent claude',
     });
-    const gone = checkHook({
-      agent: 'claude',
-      present: true,
-      places: [managed({ scripts: [{ path: '/usr/local/lib/agentmeter/agentmeter-hook.sh', runnable: false }] })],
-    });
+    const gone = checkHook(
+      {
+        agent: 'claude',
+        present: true,
+        places: [managed({ scripts: [{ path: '/usr/local/lib/agentmeter/agentmeter-hook.sh', runnable: false }] })],
+      },
+      PROGRAM,
+    );
     expect(gone).toMatchObject({
       ok: false,
-      fix: 'sudo agentmeter hooks install --agent claude --managed --hook-path /usr/local/lib/agentmeter/agentmeter-hook.sh',
+      fix: 'sudo /h/.agentmeter/bin/agentmeter hooks install --agent claude --managed --hook-path /usr/local/lib/agentmeter/agentmeter-hook.sh',
     });
     expect(gone.detail).toContain('missing or not executable');
-    const malformed = checkHook({ agent: 'claude', present: true, places: [user({ error: 'x is not valid JSON', installed: false })] });
+    const malformed = checkHook(
+      { agent: 'claude', present: true, places: [user({ error: 'x is not valid JSON', installed: false })] },
+      PROGRAM,
+    );
     expect(malformed).toMatchObject({ ok: false, detail: 'x is not valid JSON' });
   });
 
   it('skips an agent this machine does not use', () => {
-    expect(checkHook({ agent: 'droid', present: false, places: [user({ installed: false, partial: false, scripts: [] })] }).ok).toBe(true);
+    expect(
+      checkHook({ agent: 'droid', present: false, places: [user({ installed: false, partial: false, scripts: [] })] }, PROGRAM).ok,
+    ).toBe(true);
   });
 });
 
@@ -155,13 +185,13 @@ describe('collector and spool checks', () => {
     // No service manager here: the collector by hand.
     expect(checkCollector({ pidFile: 42, pidAlive: false }, fromFlags)).toMatchObject({
       ok: false,
-      fix: 'agentmeter collect --server http://am.internal:8080 --key <your key>',
+      fix: '/h/.agentmeter/bin/agentmeter collect --server http://am.internal:8080 --key <your key>',
     });
     // A reachable service manager and no service: install it (or run the collector by hand).
     expect(checkCollector({ service: notInstalled(true), pidAlive: false }, fromFlags).fix).toBe(
-      'agentmeter service install --server http://am.internal:8080 --key <your key> (or, under your own supervisor: agentmeter collect --server http://am.internal:8080 --key <your key>)',
+      '/h/.agentmeter/bin/agentmeter service install --server http://am.internal:8080 --key <your key> (or, under your own supervisor: /h/.agentmeter/bin/agentmeter collect --server http://am.internal:8080 --key <your key>)',
     );
-    expect(checkCollector({ service: notInstalled(false), pidAlive: false }, fromEnv).fix).toBe('agentmeter collect');
+    expect(checkCollector({ service: notInstalled(false), pidAlive: false }, fromEnv).fix).toBe('/h/.agentmeter/bin/agentmeter collect');
   });
 
   it('the service: fine when not installed or when a collector runs without it; an installed one that is down is a problem', () => {
@@ -174,7 +204,7 @@ describe('collector and spool checks', () => {
     expect(checkService({ service: notInstalled(true), pidAlive: false }, fromEnv)).toMatchObject({
       ok: true,
       detail:
-        'not installed (/h/.config/systemd/user/agentmeter-collector.service); to start it at every login: agentmeter service install',
+        'not installed (/h/.config/systemd/user/agentmeter-collector.service); to start it at every login: /h/.agentmeter/bin/agentmeter service install',
     });
     expect(checkService({ service: unit({ state: 'running', detail: 'active (running), enabled' }), pidAlive: false }, fromEnv)).toEqual({
       name: 'service',
@@ -210,7 +240,7 @@ describe('collector and spool checks', () => {
   it('a backlog is a problem when nothing ships it, or when it is older than the collector would let it be', () => {
     const spool = { dir: '/h/.agentmeter/spool/new', pending: 3, oldestMs: NOW - 60_000 };
     expect(checkSpool(spool, true, fromEnv, NOW).ok).toBe(true);
-    expect(checkSpool(spool, false, fromEnv, NOW)).toMatchObject({ ok: false, fix: 'agentmeter collect --once' });
+    expect(checkSpool(spool, false, fromEnv, NOW)).toMatchObject({ ok: false, fix: '/h/.agentmeter/bin/agentmeter collect --once' });
     expect(checkSpool(spool, false, fromEnv, NOW).detail).toContain('the oldest from 2026-11-23T09:59:00.000Z (60 s ago)');
     const stale = checkSpool({ ...spool, oldestMs: NOW - BACKLOG_AGE_MS - 1 }, true, fromEnv, NOW);
     expect(stale).toMatchObject({ ok: false });
@@ -301,6 +331,9 @@ describe('server, key, last ship and clock checks', () => {
       detail: '2026-11-23T09:58:00.000Z (2 min ago, 7 records); 70 records shipped in total',
     });
     expect(checkLastShip({ ...state, lastError: 'server answered 503', lastErrorAt: NOW }, 0, fromEnv, NOW).ok).toBe(false);
-    expect(checkLastShip({ ...state, lastShipAt: null }, 4, fromEnv, NOW)).toMatchObject({ ok: false, fix: 'agentmeter collect --once' });
+    expect(checkLastShip({ ...state, lastShipAt: null }, 4, fromEnv, NOW)).toMatchObject({
+      ok: false,
+      fix: '/h/.agentmeter/bin/agentmeter collect --once',
+    });
   });
 });

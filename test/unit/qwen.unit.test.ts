@@ -93,11 +93,14 @@ describe('Qwen Code installer', () => {
     const t = target();
     const options = { home: t.home, agentmeterHome: t.agentmeterHome, defaultAgentmeterHome: true };
     const managed = join(t.home, 'no-managed-settings.json');
-    expect(checkHook(probeHook('qwen', options, managed)).ok).toBe(true);
+    expect(checkHook(probeHook('qwen', options, managed), '/usr/bin/agentmeter').ok).toBe(true);
     mkdirSync(join(t.home, '.qwen'));
-    expect(checkHook(probeHook('qwen', options, managed))).toMatchObject({ ok: false, fix: 'agentmeter hooks install --agent qwen' });
+    expect(checkHook(probeHook('qwen', options, managed), '/usr/bin/agentmeter')).toMatchObject({
+      ok: false,
+      fix: '/usr/bin/agentmeter hooks install --agent qwen',
+    });
     install(t);
-    expect(checkHook(probeHook('qwen', options, managed)).ok).toBe(true);
+    expect(checkHook(probeHook('qwen', options, managed), '/usr/bin/agentmeter').ok).toBe(true);
   });
 
   it('agentPresent: Qwen Code is present when ~/.qwen is a folder', () => {

@@ -242,7 +242,7 @@ describe('install, uninstall and status', () => {
       { status: null, missing: true, stderr: 'spawnSync systemctl ENOENT' },
     ]) {
       const { ctx, spec: s } = context('systemd', [['systemctl --user show-environment', answer]]);
-      expect(() => installService(ctx, s)).toThrow(/run `agentmeter collect` under your own supervisor/);
+      expect(() => installService(ctx, s)).toThrow(`run \`${s.program[0]} collect\` under your own supervisor`);
       expect(() => lstatSync(join(ctx.configHome, 'systemd'))).toThrow();
     }
   });

@@ -3,6 +3,7 @@
 // module, so a schema that moves changes one import here. Type-only imports: Vite erases them, and no
 // server code reaches the bundle (test/unit/boundaries.unit.test.ts refuses a value import from api/).
 import type { z } from 'zod';
+import type { Adoption as AdoptionSchema } from '../../api/adoption/schema.ts';
 import type {
   ActivityAgentRow,
   ActivityRecord,
@@ -26,6 +27,7 @@ import type { AlertList, BudgetList } from '../../api/budgets/schema.ts';
 import type { CodeGroupedRow, CodeRecord, CodeResponse, CommitPage } from '../../api/code/schema.ts';
 import type { ComputerPage } from '../../api/computers/schema.ts';
 import type { ControlHistory } from '../../api/controls/schema.ts';
+import type { DeviceRequest as DeviceRequestSchema } from '../../api/device/schema.ts';
 import type { CreatedKey, KeyList } from '../../api/keys/schema.ts';
 import type { LimitStatus, LimitsUpdate } from '../../api/limits/schema.ts';
 import type { MachineList } from '../../api/machines/schema.ts';
@@ -86,6 +88,7 @@ export type Limits = z.output<typeof LimitStatus>;
 export type LimitsSaved = z.output<typeof LimitsUpdate>;
 export type ControlChanges = z.output<typeof ControlHistory>;
 export type ControlChange = ControlChanges['changes'][number];
+export type Adoption = z.output<typeof AdoptionSchema>;
 export type Budgets = z.output<typeof BudgetList>;
 export type Budget = Budgets['budgets'][number];
 export type Alerts = z.output<typeof AlertList>;
@@ -95,6 +98,7 @@ export type Alert = Alerts['alerts'][number];
 export type Keys = z.output<typeof KeyList>;
 export type Key = Keys['keys'][number];
 export type NewKey = z.output<typeof CreatedKey>;
+export type DeviceRequest = z.output<typeof DeviceRequestSchema>;
 export type Machines = z.output<typeof MachineList>;
 export type Machine = Machines['machines'][number];
 export type BatchRuns = z.output<typeof BatchRunList>;

@@ -6,7 +6,9 @@ import type { Me, SignInState } from './api-types.ts';
 import { Link } from './components.tsx';
 import { ErrorBoundary } from './error-boundary.tsx';
 import { rangeOf } from './figures.ts';
+import { Adoption } from './pages/Adoption.tsx';
 import { Budgets } from './pages/Budgets.tsx';
+import { Device } from './pages/Device.tsx';
 import { Impact } from './pages/Impact.tsx';
 import { Machines } from './pages/Machines.tsx';
 import { Organization } from './pages/Organization.tsx';
@@ -26,6 +28,7 @@ const ADMIN_PAGES = [
   { path: '/overview', label: 'Overview' },
   { path: '/people', label: 'People' },
   { path: '/teams', label: 'Teams' },
+  { path: '/adoption', label: 'Adoption' },
   { path: '/impact', label: 'Impact' },
   { path: '/readiness', label: 'Readiness' },
   { path: '/sessions', label: 'Sessions' },
@@ -119,6 +122,8 @@ export function App() {
 }
 
 function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParams }) {
+  // Every role may enroll a machine of their own.
+  if (path === '/device') return <Device me={me} query={query} />;
   if (me.role === 'guest')
     return (
       <section class="notice" data-testid="guest">
@@ -148,6 +153,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   const person = /^\/people\/([^/]+)$/.exec(path);
   if (person) return <Person {...common} userId={decodeURIComponent(person[1]!)} mine={false} />;
   if (path === '/teams') return <Teams {...common} />;
+  if (path === '/adoption') return <Adoption />;
   if (path === '/readiness') return <Readiness />;
   if (path === '/sessions') return <Sessions />;
   if (path === '/budgets') return <Budgets me={me} />;

@@ -3,7 +3,7 @@
 import type { ComponentChildren, TargetedMouseEvent } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { formatCompact, formatNumber } from './figures.ts';
+import { formatCompact, formatNumber, WHOLE_INCRS, wholeAxisLabels } from './figures.ts';
 import { navigate, withQuery } from './router.ts';
 
 export function Link(props: { href: string; children: ComponentChildren; class?: string; current?: boolean }) {
@@ -106,7 +106,15 @@ export interface Series {
  * each series' value for the day in the legend; the "Table" button shows every number as a table, which
  * is also what a screen reader reads (the canvas is hidden from it).
  */
-export function Chart(props: { id: string; title: string; days: string[]; series: Series[]; format?: (n: number) => string }) {
+/** `whole`: the series count people or things, so the axis shows whole numbers only. */
+export function Chart(props: {
+  id: string;
+  title: string;
+  days: string[];
+  series: Series[];
+  format?: (n: number) => string;
+  whole?: boolean;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const [table, setTable] = useState(false);
   const format = props.format ?? formatNumber;
@@ -132,7 +140,21 @@ export function Chart(props: { id: string; title: string; days: string[]; series
           })),
         ],
         // Axis labels short (1.2M), the exact numbers in the legend and the table.
-        axes: [{}, { values: (_u, splits) => splits.map((v) => (format === formatNumber ? formatCompact(v) : format(v))), size: 56 }],
+        axes: [
+          {},
+          props.whole
+            ? { values: (_u, splits) => wholeAxisLabels(splits, formatCompact), incrs: WHOLE_INCRS, size: 56 }
+            : { values: (_u, splits) => splits.map((v) => (format === formatNumber ? formatCompact(v) : format(v))), size: 56 },
+        ],
+        // A count's axis starts at 0 and never ends below 1, so a flat line of 1 user has a tick at 1.
+        ...(props.whole
+          ? {
+              scales: {
+                x: { time: true },
+                y: { range: (_u: uPlot, _min: number, max: number) => [0, Math.max(1, Math.ceil(max * 1.1))] as [number, number] },
+              },
+            }
+          : {}),
       },
       [xs, ...props.series.map((s) => s.values)],
       el,

@@ -3,7 +3,7 @@
 // the API's own numbers for the same range, so what the page shows equals what the API answers.
 import { guardCsvText } from '../../common/csv-cells.ts';
 import { EARLIEST_DATE } from '../../common/time.ts';
-import type { TokenGroupRow, UserDay } from './api-types.ts';
+import type { Adoption, TokenGroupRow, UserDay } from './api-types.ts';
 
 /** The dashboard's formatting locale, whatever the browser's: figures read as the API's docs write them. */
 export const DISPLAY_LOCALE = 'en-US';
@@ -232,3 +232,34 @@ export function budgetRequest(f: BudgetFields, remove: boolean): { body: Record<
     },
   };
 }
+
+/** The adoption page's CSV: one line per person on the roster, as GET /api/v0/organization/adoption names them. */
+export function adoptionCsv(people: readonly Adoption['people'][number][]): string {
+  return toCsv(
+    ['user_id', 'email', 'role', 'teams', 'agents', 'state', 'first_event_at', 'last_event_at', 'active_7_days', 'active_28_days'],
+    people.map((p) => [
+      p.userId,
+      p.email,
+      p.role,
+      p.teams.join('; '),
+      p.agents.join('; '),
+      p.state,
+      p.firstEventAt ?? '',
+      p.lastEventAt ?? '',
+      p.active7 ? 'yes' : 'no',
+      p.active28 ? 'yes' : 'no',
+    ]),
+  );
+}
+
+/**
+ * The tick steps a chart of people (or any count) may use: whole numbers only, so an axis never reads
+ * 0.5 users. uPlot picks the smallest step that leaves room between ticks.
+ */
+export const WHOLE_INCRS = [
+  1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1_000, 2_000, 2_500, 5_000, 10_000, 20_000, 50_000, 100_000, 1e6, 1e7,
+];
+
+/** Pure: an axis's labels when it counts whole things: a split that is not whole (the range's edge) is left blank. */
+export const wholeAxisLabels = (splits: readonly number[], format: (n: number) => string) =>
+  splits.map((v) => (Number.isInteger(v) ? format(v) : ''));

@@ -139,6 +139,7 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
           />
           <Chart
             id="active-users"
+            whole
             title="Active users (DAU, WAU, MAU)"
             days={days}
             series={[
@@ -149,12 +150,14 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
           />
           <Chart
             id="dau-by-client"
+            whole
             title="Daily active users by client"
             days={days}
             series={clients.map((c) => ({ label: c, values: activity.map((r) => r.daily_active_users_by_client[c]) }))}
           />
           <Chart
             id="sessions-messages"
+            whole
             title="Sessions and messages"
             days={days}
             series={[
@@ -176,6 +179,7 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
           />
           <Chart
             id="dau-by-agent"
+            whole
             title="Daily active users by agent (a user of two agents counts under each)"
             days={days}
             series={agentUsers.groups.map((a, i) => ({ label: a, values: agentUsers.values[i]! }))}
@@ -202,6 +206,7 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
         <div class="grid">
           <Chart
             id="tool-calls"
+            whole
             title="Tool calls per day"
             days={days}
             series={[{ label: 'Tool calls', values: tools.map((r) => r.tool_calls) }]}

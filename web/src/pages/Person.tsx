@@ -47,6 +47,7 @@ export function Person(props: { path: string; query: URLSearchParams; from: stri
             />
             <Chart
               id="person-activity"
+              whole
               title="Sessions, messages and tool calls"
               days={days}
               series={[

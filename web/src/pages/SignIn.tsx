@@ -46,6 +46,12 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     <main id="main" class="signin">
       <h1>agentmeter</h1>
       <p>Usage analytics for AI coding agents. Sign in with your API key (am_…) or a JWT.</p>
+      {window.location.pathname === '/device' && !providerLogin ? (
+        <p class="notice" data-testid="device-signin-hint">
+          To approve a machine's code, sign in first. Your organization signs in with its identity provider? Sign in at its link (an owner
+          shares it), then open this code's link again: it finds you signed in.
+        </p>
+      ) : null}
       {providerLogin ? (
         <p>
           <a class="provider-signin" id="oidc-signin" href={providerLogin}>
