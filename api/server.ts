@@ -56,6 +56,8 @@ import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
 import { registerPricingRoutes } from './pricing/routes.ts';
 import { PricingStore } from './pricing/store.ts';
+import { registerPullRequestRoutes } from './pull-requests/routes.ts';
+import { PullRequestStore } from './pull-requests/store.ts';
 import { registerReadinessRoutes } from './readiness/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
 import { registerScimRoutes } from './scim/routes.ts';
@@ -303,6 +305,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     code: new CodeStore(options.db),
     ...(options.now ? { now: options.now } : {}),
   });
+  // The code hosts' pull request webhooks and their secrets (docs/pull-requests.md).
+  registerPullRequestRoutes(app, { store: new PullRequestStore(options.db), dbPath: options.db.path });
   const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);
   // Every batch run in this process goes through the runner: one at a time, with the server's options,
   // dropping the answers it made stale (api/batch/runner.ts).

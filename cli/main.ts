@@ -1,6 +1,7 @@
 // The `agentmeter` command. Each subcommand lives in cli/commands/; this file only lists them (the
 // runner, with its error handling, is cli/run.ts). The laptop bundle has its own, shorter list: cli/laptop.ts.
 import { batchCommand } from './commands/batch.ts';
+import { codehostCommand } from './commands/codehost.ts';
 import { collectCommand } from './commands/collect.ts';
 import { computerCommand } from './commands/computer.ts';
 import { demoCommand } from './commands/demo.ts';
@@ -30,6 +31,7 @@ export const COMMANDS = [
   budgetsCommand,
   pricingCommand,
   scimCommand,
+  codehostCommand,
   hooksCommand,
   collectCommand,
   statuslineCommand,

@@ -105,6 +105,8 @@ function security(route: RouteDoc): Json[] {
     // The cookie when the browser has one, anonymous otherwise.
     case 'session':
       return [{ sessionCookie: [] }, {}];
+    case 'codehost':
+      return [{ [route.access.host === 'github' ? 'githubSignature' : 'gitlabToken']: [] }];
     case 'none':
       return [];
   }
@@ -203,6 +205,18 @@ export function buildDocument(options: DocumentOptions): Json {
           type: 'http',
           scheme: 'bearer',
           description: 'The token given to serve --metrics-token (or AGENTMETER_METRICS_TOKEN)',
+        },
+        githubSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Hub-Signature-256',
+          description: "GitHub's signature of the body: sha256= and the hex HMAC-SHA256 under the secret an owner set",
+        },
+        gitlabToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Gitlab-Token',
+          description: 'The secret token an owner set for the GitLab webhook',
         },
       },
     },

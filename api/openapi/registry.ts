@@ -24,6 +24,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - signin: anyone, with an API key or JWT in the JSON body (the dashboard's sign-in), 401 when it is not
  *   valid and 403 without the dashboard header;
  * - session: anyone; the dashboard's session cookie when the browser sends one;
+ * - codehost: a code host's webhook delivery, signed with the secret the organization's owner set for
+ *   that host (the route checks it; api/pull-requests/verify.ts);
  * - none: anyone.
  */
 export type Access =
@@ -32,6 +34,7 @@ export type Access =
   | { kind: 'metrics' }
   | { kind: 'signin' }
   | { kind: 'session' }
+  | { kind: 'codehost'; host: 'github' | 'gitlab' }
   | { kind: 'none' };
 
 /** A response other than JSON described by a zod schema (plain text, HTML), or none (204). */

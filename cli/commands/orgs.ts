@@ -1,25 +1,6 @@
-import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { UserError } from '../../common/errors.ts';
+import { readSecretFile } from '../secret-file.ts';
 import { type TargetArgs, targetOptions } from './target.ts';
-
-/** The client secret from its file (never from the command line, where `ps` and shell history see it); a link is not followed. */
-function readSecretFile(path: string): string {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UserError(code === 'ELOOP' ? `${path} is a symbolic link; give the file itself` : `cannot read ${path}: ${code ?? error}`);
-  }
-  try {
-    const secret = readFileSync(fd, 'utf8').trim();
-    if (!secret) throw new UserError(`${path} is empty; it must hold the client secret`);
-    return secret;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 interface OidcArgs extends TargetArgs {
   issuer: string;
@@ -111,7 +92,7 @@ export const orgsCommand: CommandModule = {
               '',
             ) as never,
         async (args) => {
-          const clientSecret = readSecretFile(args['client-secret-file']);
+          const clientSecret = readSecretFile(args['client-secret-file'], 'the client secret');
           const { identityBackend } = await import('../identity-backend.ts');
           const backend = await identityBackend(args);
           try {

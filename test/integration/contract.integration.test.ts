@@ -2,6 +2,7 @@
 // the OpenAPI document the server serves: the status must be documented for the operation, and the body
 // must match its JSON Schema (Ajv, JSON Schema 2020-12). The walk must touch every operation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { githubSignature } from '../../api/pull-requests/verify.ts';
 import { READINESS_PATHS } from '../../api/readiness/schema.ts';
 import { VERSION } from '../../common/version.ts';
 import { Contract, type OpenApiDocument } from '../helpers/openapi.ts';
@@ -450,6 +451,31 @@ describe('the API answers as its OpenAPI document says', () => {
     expect((await call('GET', '/auth/oidc/callback?code=c&state=s')).status).toBe(400);
     await ok('DELETE', '/api/v0/organization/oidc', { key: owner });
     expect((await call('GET', `/auth/oidc/${org.orgId}/login`)).status).toBe(404);
+  });
+
+  it("pull requests: the code hosts' secrets and their webhooks", async () => {
+    const owner = org.users.owner.key;
+    const secret = 'contract-webhook-secret-01';
+    await ok('PUT', '/api/v0/organization/codehosts/github', { key: owner, body: { secret } });
+    await ok('PUT', '/api/v0/organization/codehosts/gitlab', { key: owner, body: { secret } });
+    expect((await ok('GET', '/api/v0/organization/codehosts', { key: owner })).codehosts).toHaveLength(2);
+    const ping = JSON.stringify({ zen: 'Design for failure.' });
+    const github = (signature: string) => ({
+      body: ping,
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'ping',
+        'x-github-delivery': 'contract-1',
+        'x-hub-signature-256': signature,
+      },
+    });
+    await ok('POST', `/api/v1/hooks/github/${org.orgId}`, github(githubSignature(secret, ping)), 202);
+    await ok('POST', `/api/v1/hooks/github/${org.orgId}`, github(githubSignature(secret, ping)), 200);
+    expect((await call('POST', `/api/v1/hooks/github/${org.orgId}`, github('sha256=00'))).status).toBe(401);
+    const gitlab = { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-event-uuid': 'contract-2' };
+    await ok('POST', `/api/v1/hooks/gitlab/${org.orgId}`, { body: '{}', headers: { ...gitlab, 'x-gitlab-token': secret } }, 202);
+    expect((await call('POST', `/api/v1/hooks/gitlab/${org.orgId}`, { body: '{}', headers: gitlab })).status).toBe(401);
+    await ok('DELETE', '/api/v0/organization/codehosts/gitlab', { key: owner });
   });
 
   it('every answer conformed, and every operation of the document was exercised', () => {

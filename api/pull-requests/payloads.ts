@@ -1,0 +1,137 @@
+// The code hosts' pull request events, reduced to the facts docs/metrics.md §10 keeps. The schemas read
+// only those fields (zod drops every other key), so a title, a body or a branch name never gets past this
+// module. A delivery that is not a pull request event, or lacks what a pull request needs, is dropped with
+// its reason (the route answers 202 and says why).
+import { z } from 'zod';
+import { normalizeRepoUrl } from '../../common/repo-id.ts';
+import { drop, ok, type StepResult } from '../../common/result.ts';
+
+export type CodeHost = 'github' | 'gitlab';
+export const CODE_HOSTS = ['github', 'gitlab'] as const satisfies readonly CodeHost[];
+
+/** A pull request as stored: what one delivery says of it. */
+export interface PullRequestFact {
+  repo: string;
+  number: number;
+  host: CodeHost;
+  hostId: string;
+  /** The author's address: GitHub's no-reply address of the account, GitLab's head commit author. */
+  author: string | null;
+  state: 'open' | 'closed' | 'merged';
+  openedAt: Date;
+  mergedAt: Date | null;
+  /** The delivery's own time: a later one replaces an earlier one, never the other way round. */
+  updatedAt: Date;
+  mergeCommitId: string | null;
+  squashCommitId: string | null;
+  headCommitId: string | null;
+  /** How many commits the pull request had (GitHub says; GitLab does not). */
+  commitCount: number | null;
+}
+
+const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
+const time = z.string().transform((s, ctx) => {
+  // GitLab writes "2013-12-03 17:23:34 UTC" in some events and ISO-8601 in others.
+  const d = new Date(s.replace(/^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d) UTC$/, '$1T$2Z'));
+  if (Number.isNaN(d.getTime())) {
+    ctx.addIssue({ code: 'custom', message: `not a time: ${s.slice(0, 40)}` });
+    return z.NEVER;
+  }
+  return d;
+});
+const EMAIL = /^[^\s@<>()",;:]+@[^\s@<>()",;:]+\.[^\s@<>()",;:]+$/;
+const address = (value: string | null | undefined) => {
+  const v = value?.trim().toLowerCase();
+  return v && EMAIL.test(v) && v.length <= 320 ? v : null;
+};
+
+const GithubPullRequestEvent = z.object({
+  action: z.string(),
+  pull_request: z.object({
+    id: z.number().int(),
+    number: z.number().int().positive(),
+    user: z.object({ login: z.string().regex(/^[A-Za-z0-9-]{1,39}(\[bot\])?$/), id: z.number().int() }).nullable(),
+    created_at: time,
+    updated_at: time,
+    merged: z.boolean().nullish(),
+    merged_at: time.nullable(),
+    state: z.enum(['open', 'closed']),
+    merge_commit_sha: sha.nullable(),
+    head: z.object({ sha }),
+    commits: z.number().int().nonnegative().optional(),
+  }),
+  repository: z.object({ html_url: z.string().url() }),
+});
+
+/**
+ * GitHub's no-reply address of an account (`<id>+<login>@users.noreply.github.com`): the address the
+ * commits of a person who keeps their e-mail private carry, and an alias a person can be given (§5).
+ */
+export const githubNoReplyAddress = (user: { id: number; login: string }) =>
+  `${user.id}+${user.login.toLowerCase()}@users.noreply.github.com`;
+
+/** Pure: a GitHub delivery (X-GitHub-Event `event`) as a pull request fact. */
+export function githubPullRequest(event: string, body: unknown): StepResult<PullRequestFact> {
+  if (event === 'ping') return drop('a ping: the webhook reaches agentmeter');
+  if (event !== 'pull_request') return drop(`event ${event.slice(0, 40)} is not kept (only pull_request)`);
+  const parsed = GithubPullRequestEvent.safeParse(body);
+  if (!parsed.success) return drop(`not a pull_request event agentmeter can read: ${parsed.error.issues[0]?.path.join('.')}`);
+  const pr = parsed.data.pull_request;
+  const merged = pr.merged_at !== null;
+  return ok({
+    repo: normalizeRepoUrl(parsed.data.repository.html_url),
+    number: pr.number,
+    host: 'github',
+    hostId: String(pr.id),
+    author: pr.user ? githubNoReplyAddress(pr.user) : null,
+    state: merged ? 'merged' : pr.state,
+    openedAt: pr.created_at,
+    mergedAt: pr.merged_at,
+    updatedAt: pr.updated_at,
+    mergeCommitId: merged ? pr.merge_commit_sha : null,
+    squashCommitId: null,
+    headCommitId: pr.head.sha,
+    commitCount: pr.commits ?? null,
+  });
+}
+
+const GitlabMergeRequestEvent = z.object({
+  object_kind: z.literal('merge_request'),
+  project: z.object({ web_url: z.string().url() }),
+  object_attributes: z.object({
+    id: z.number().int(),
+    iid: z.number().int().positive(),
+    state: z.string(),
+    action: z.string().optional(),
+    created_at: time,
+    updated_at: time,
+    merge_commit_sha: sha.nullish(),
+    squash_commit_sha: sha.nullish(),
+    last_commit: z.object({ id: sha, author: z.object({ email: z.string().nullish() }).optional() }).nullish(),
+  }),
+});
+
+/** Pure: a GitLab delivery (X-Gitlab-Event `event`) as a pull request fact. */
+export function gitlabMergeRequest(event: string, body: unknown): StepResult<PullRequestFact> {
+  if (event !== 'Merge Request Hook') return drop(`event ${event.slice(0, 40)} is not kept (only Merge Request Hook)`);
+  const parsed = GitlabMergeRequestEvent.safeParse(body);
+  if (!parsed.success) return drop(`not a merge request event agentmeter can read: ${parsed.error.issues[0]?.path.join('.')}`);
+  const mr = parsed.data.object_attributes;
+  const merged = mr.state === 'merged';
+  // GitLab's event has no merge time of its own: the merge event's updated_at is the moment it merged.
+  return ok({
+    repo: normalizeRepoUrl(parsed.data.project.web_url),
+    number: mr.iid,
+    host: 'gitlab',
+    hostId: String(mr.id),
+    author: address(mr.last_commit?.author?.email),
+    state: merged ? 'merged' : mr.state === 'opened' ? 'open' : 'closed',
+    openedAt: mr.created_at,
+    mergedAt: merged ? mr.updated_at : null,
+    updatedAt: mr.updated_at,
+    mergeCommitId: merged ? (mr.merge_commit_sha ?? null) : null,
+    squashCommitId: merged ? (mr.squash_commit_sha ?? null) : null,
+    headCommitId: mr.last_commit?.id ?? null,
+    commitCount: null,
+  });
+}

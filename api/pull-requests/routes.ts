@@ -1,0 +1,210 @@
+// The code hosts' webhooks and the owners' routes that set their secrets (docs/pull-requests.md). A
+// delivery is checked with the host's own scheme against the secret the organization's owner set, taken
+// once by its delivery id, stored as the few facts docs/metrics.md §10 keeps, and answered at once; the
+// linking to landed commits runs after the answer.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HttpError, unauthorized } from '../../common/errors.ts';
+import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
+import { seal, secretKey, unseal } from '../oidc/secret.ts';
+import { declareRoute } from '../openapi/declare.ts';
+import { type CodeHost, githubPullRequest, gitlabMergeRequest, type PullRequestFact } from './payloads.ts';
+import {
+  CODEHOST_PATH,
+  CODEHOSTS_PATH,
+  CodeHostList,
+  CodeHostView,
+  DeliveryAnswer,
+  GITHUB_HOOK_PATH,
+  GITLAB_HOOK_PATH,
+  HOOK_BODY_LIMIT,
+  HookParams,
+  HostParams,
+  hookPath,
+  RemovedAnswer,
+  SetSecretBody,
+} from './schema.ts';
+import type { PullRequestStore } from './store.ts';
+import { githubSignatureValid, gitlabTokenHash, gitlabTokenValid } from './verify.ts';
+
+export interface PullRequestDeps {
+  store: PullRequestStore;
+  dbPath: string;
+  /** Runs after a delivery changed a pull request: links it to the landed commits it brought. */
+  onStored?: (orgId: string, repo: string) => void;
+}
+
+const TAG = 'Pull requests';
+const NOT_SIGNED = 'The delivery is not signed with the secret this organization set for the host';
+
+const header = (request: FastifyRequest, name: string) => {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+interface HostScheme {
+  host: CodeHost;
+  path: string;
+  summary: string;
+  description: string;
+  headers: { name: string; description: string }[];
+  verify: (secret: { sealed: string | null; hash: string | null }, body: Buffer, request: FastifyRequest) => boolean;
+  deliveryId: (request: FastifyRequest) => string | undefined;
+  event: (request: FastifyRequest) => string | undefined;
+  read: (event: string, body: unknown) => ReturnType<typeof githubPullRequest>;
+}
+
+export function registerPullRequestRoutes(app: FastifyInstance, deps: PullRequestDeps): void {
+  const key = () => secretKey(deps.dbPath, true)!;
+  const schemes: HostScheme[] = [
+    {
+      host: 'github',
+      path: GITHUB_HOOK_PATH,
+      summary: "GitHub's webhook: pull_request events of the organization's repositories",
+      description:
+        'Signed by GitHub with the secret an owner set (X-Hub-Signature-256, HMAC-SHA256 of the body); content type application/json. A delivery id taken before changes nothing.',
+      headers: [
+        { name: 'X-Hub-Signature-256', description: 'sha256=<hex HMAC-SHA256 of the body under the secret>' },
+        { name: 'X-GitHub-Event', description: 'The event; only pull_request is kept (ping is answered)' },
+        { name: 'X-GitHub-Delivery', description: "The delivery's id" },
+      ],
+      verify: (secret, body, request) =>
+        secret.sealed !== null && githubSignatureValid(unseal(key(), secret.sealed), body, header(request, 'x-hub-signature-256')),
+      deliveryId: (request) => header(request, 'x-github-delivery'),
+      event: (request) => header(request, 'x-github-event'),
+      read: githubPullRequest,
+    },
+    {
+      host: 'gitlab',
+      path: GITLAB_HOOK_PATH,
+      summary: "GitLab's webhook: merge request events of the organization's projects",
+      description:
+        'Carries the secret token an owner set (X-Gitlab-Token); content type application/json. A delivery id (X-Gitlab-Event-UUID, or Idempotency-Key) taken before changes nothing.',
+      headers: [
+        { name: 'X-Gitlab-Token', description: 'The secret token set for the webhook' },
+        { name: 'X-Gitlab-Event', description: 'The event; only Merge Request Hook is kept' },
+        { name: 'X-Gitlab-Event-UUID', description: "The delivery's id (Idempotency-Key is read when it is absent)" },
+      ],
+      verify: (secret, _body, request) => secret.hash !== null && gitlabTokenValid(secret.hash, header(request, 'x-gitlab-token')),
+      deliveryId: (request) => header(request, 'x-gitlab-event-uuid') ?? header(request, 'idempotency-key'),
+      event: (request) => header(request, 'x-gitlab-event'),
+      read: gitlabMergeRequest,
+    },
+  ];
+
+  // The hooks' own scope: the body is kept as the bytes the host signed, parsed only once they are checked.
+  void app.register(async (scope) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: HOOK_BODY_LIMIT }, (_request, body, done) =>
+      done(null, body),
+    );
+    for (const scheme of schemes) {
+      declareRoute(
+        scope,
+        {
+          method: 'POST',
+          path: scheme.path,
+          tag: TAG,
+          summary: scheme.summary,
+          description: scheme.description,
+          access: { kind: 'codehost', host: scheme.host },
+          params: HookParams,
+          bodyContent: { 'application/json': { schema: { type: 'object', description: "The host's event, as it sends it" } } },
+          headers: scheme.headers.slice(1).map((h) => ({ ...h, schema: { type: 'string' } })),
+          responses: { 200: DeliveryAnswer, 202: DeliveryAnswer },
+          options: { bodyLimit: HOOK_BODY_LIMIT },
+        },
+        async ({ params }, request, reply): Promise<DeliveryAnswer> => {
+          const body = request.body;
+          if (!Buffer.isBuffer(body)) throw new HttpError(415, 'a delivery is JSON: send it with Content-Type: application/json');
+          const secret = await deps.store.secret(params.orgId, scheme.host);
+          // An unknown organization and a wrong signature answer alike: the URL tells nothing by itself.
+          if (!secret || !scheme.verify(secret, body, request)) throw unauthorized(NOT_SIGNED);
+          const deliveryId = scheme.deliveryId(request);
+          if (!deliveryId || deliveryId.length > 200) throw new HttpError(400, `the delivery has no id (${scheme.headers[2]!.name})`);
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(body.toString('utf8'));
+          } catch {
+            throw new HttpError(400, 'the delivery is not JSON');
+          }
+          const result = scheme.read(scheme.event(request) ?? '', parsed);
+          const fact: PullRequestFact | undefined = result.kind === 'ok' ? result.value : undefined;
+          const taken = await deps.store.take(params.orgId, scheme.host, deliveryId, fact);
+          const log = { org: params.orgId, host: scheme.host, delivery: deliveryId };
+          if (!taken) {
+            request.log.info(log, 'code host delivery taken before: ignored');
+            return { status: 'duplicate', detail: 'this delivery id was taken before; nothing changed' };
+          }
+          reply.status(202);
+          if (!fact) {
+            const reason = result.kind === 'ok' ? '' : result.reason;
+            request.log.info({ ...log, reason }, 'code host delivery ignored');
+            return { status: 'ignored', detail: reason };
+          }
+          request.log.info({ ...log, repo: fact.repo, number: fact.number, state: fact.state }, 'pull request stored');
+          if (deps.onStored) setImmediate(() => deps.onStored?.(params.orgId, fact.repo));
+          return { status: 'accepted', detail: `${fact.repo} #${fact.number} (${fact.state})` };
+        },
+      );
+    }
+  });
+
+  const view = (v: { host: CodeHost; setBy: string; setAt: string }, orgId: string) => ({ ...v, webhookPath: hookPath(v.host, orgId) });
+
+  declareRoute(
+    app,
+    {
+      method: 'PUT',
+      path: CODEHOST_PATH,
+      tag: TAG,
+      summary: "Set the secret a code host signs this organization's webhook deliveries with",
+      description:
+        "GitHub's secret is kept sealed (it is needed to check each signature); GitLab's token only as its SHA-256. The answer names the webhook path to give the host.",
+      action: "Setting a code host's webhook secret",
+      access: { kind: 'user', roles: OWNERS },
+      params: HostParams,
+      body: SetSecretBody,
+      responses: { 200: CodeHostView },
+    },
+    async ({ principal, params, body }, request) => {
+      const stored =
+        params.host === 'github' ? { sealed: seal(key(), body.secret), hash: null } : { sealed: null, hash: gitlabTokenHash(body.secret) };
+      await deps.store.setSecret(principal.orgId, params.host, stored, principal.email);
+      request.log.info({ org: principal.orgId, host: params.host }, 'code host secret set');
+      const found = (await deps.store.hosts(principal.orgId)).find((h) => h.host === params.host)!;
+      return view(found, principal.orgId);
+    },
+  );
+
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: CODEHOSTS_PATH,
+      tag: TAG,
+      summary: 'The code hosts whose webhooks this organization takes (never their secrets)',
+      action: 'Reading the code hosts',
+      access: { kind: 'user', roles: ADMIN_ROLES },
+      responses: { 200: CodeHostList },
+    },
+    async ({ principal }) => ({ codehosts: (await deps.store.hosts(principal.orgId)).map((h) => view(h, principal.orgId)) }),
+  );
+
+  declareRoute(
+    app,
+    {
+      method: 'DELETE',
+      path: CODEHOST_PATH,
+      tag: TAG,
+      summary: "Remove a code host's secret: its deliveries are refused from then on",
+      action: "Removing a code host's webhook secret",
+      access: { kind: 'user', roles: OWNERS },
+      params: HostParams,
+      responses: { 200: RemovedAnswer },
+    },
+    async ({ principal, params }, request) => {
+      const removed = await deps.store.removeSecret(principal.orgId, params.host);
+      request.log.info({ org: principal.orgId, host: params.host, removed }, 'code host secret removed');
+      return { removed };
+    },
+  );
+}
