@@ -11,9 +11,9 @@ import type { Logger } from '../common/logger.ts';
 import { SHUTDOWN_GRACE_MS } from '../common/serve-defaults.ts';
 import { type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline/batch.ts';
 import { AccountStore } from './accounts/store.ts';
-import { registerAliasRoutes } from './aliases/routes.ts';
 import { registerAdoptionRoutes } from './adoption/routes.ts';
 import { AdoptionStore } from './adoption/store.ts';
+import { registerAliasRoutes } from './aliases/routes.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { registerAnalyticsRoutes } from './analytics/routes.ts';
@@ -56,8 +56,8 @@ import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
 import { registerPricingRoutes } from './pricing/routes.ts';
 import { PricingStore } from './pricing/store.ts';
-import { registerPullRequestRoutes } from './pull-requests/routes.ts';
-import { PullRequestStore } from './pull-requests/store.ts';
+import { registerPullRequestReadRoutes, registerPullRequestRoutes } from './pull-requests/routes.ts';
+import { PullRequestReads, PullRequestStore } from './pull-requests/store.ts';
 import { registerReadinessRoutes } from './readiness/routes.ts';
 import { ReadinessStore } from './readiness/store.ts';
 import { registerScimRoutes } from './scim/routes.ts';
@@ -307,6 +307,11 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   });
   // The code hosts' pull request webhooks and their secrets (docs/pull-requests.md).
   registerPullRequestRoutes(app, { store: new PullRequestStore(options.db), dbPath: options.db.path });
+  registerPullRequestReadRoutes(app, {
+    reads: new PullRequestReads(options.db),
+    teams: teamAnalytics,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);
   // Every batch run in this process goes through the runner: one at a time, with the server's options,
   // dropping the answers it made stale (api/batch/runner.ts).

@@ -186,6 +186,8 @@ export const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
  */
 /** Most sessions one commit record splits its agent lines by (past it the collector merges the smallest under ''). */
 export const MAX_COMMIT_SESSIONS = 200;
+/** Most parents one commit record names (an octopus merge past it keeps its first ones). */
+export const MAX_COMMIT_PARENTS = 16;
 
 export const WireLandedCommit = z
   .strictObject({
@@ -206,6 +208,8 @@ export const WireLandedCommit = z
     lines_deleted: lines,
     agent_lines: lines,
     by_agent: z.array(z.strictObject({ agent: AgentName, model: wireString().min(1).max(256), lines: lines.min(1) })).max(100),
+    /** Its parents, first parent first: how a pull request's commits are found (docs/metrics.md §10). */
+    parents: z.array(z.string().regex(COMMIT_ID)).max(MAX_COMMIT_PARENTS).optional(),
     /** The same agent lines by the agent session that wrote them ('' for lines the ledger kept without one). */
     by_session: z
       .array(z.strictObject({ agent: AgentName, session_id: wireString().max(256), lines: lines.min(1) }))

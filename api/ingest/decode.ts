@@ -233,7 +233,7 @@ function commitRows(rows: { index: number; record: WireLandedCommit }[]): Decode
     index,
     id: record.id,
     author: record.author.toLowerCase(),
-    ndjson: `${JSON.stringify({ ...record, author: record.author.toLowerCase(), by_session: record.by_session ?? [] })}\n`,
+    ndjson: `${JSON.stringify({ ...record, author: record.author.toLowerCase(), by_session: record.by_session ?? [], parents: record.parents ?? [] })}\n`,
   }));
   return { ndjson: items.map((i) => i.ndjson).join(''), count: items.length, items };
 }

@@ -107,7 +107,7 @@ const isKeyConflict = (error: unknown) =>
 
 const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', repo: 'VARCHAR', author: 'VARCHAR', lines_added: 'BIGINT',
   lines_deleted: 'BIGINT', agent_lines: 'BIGINT', by_agent: 'STRUCT(agent VARCHAR, model VARCHAR, lines BIGINT)[]',
-  by_session: 'STRUCT(agent VARCHAR, session_id VARCHAR, lines BIGINT)[]'}`;
+  by_session: 'STRUCT(agent VARCHAR, session_id VARCHAR, lines BIGINT)[]', parents: 'VARCHAR[]'}`;
 
 /**
  * A landed commit counts once per (organization, repository, commit) (docs/metrics.md §5): when several
@@ -115,13 +115,13 @@ const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', re
  * with no more is ignored. received_at moves with a replacement, so the next batch rebuilds its day.
  */
 const INSERT_COMMITS = `INSERT INTO landed_commits
-  (org_id, repo_id, commit_id, user_id, received_at, ts, repo, lines_added, lines_deleted, agent_lines, by_agent, author, by_session)
-SELECT $org, repo_id, commit, $user, now()::TIMESTAMP, epoch_ms(ts), repo, lines_added, lines_deleted, agent_lines, by_agent, author, by_session
+  (org_id, repo_id, commit_id, user_id, received_at, ts, repo, lines_added, lines_deleted, agent_lines, by_agent, author, by_session, parents)
+SELECT $org, repo_id, commit, $user, now()::TIMESTAMP, epoch_ms(ts), repo, lines_added, lines_deleted, agent_lines, by_agent, author, by_session, parents
 FROM read_json($file, format = 'newline_delimited', columns = ${COMMIT_COLUMNS})
 ON CONFLICT (org_id, repo_id, commit_id) DO UPDATE SET
   user_id = excluded.user_id, received_at = excluded.received_at, ts = excluded.ts, repo = excluded.repo,
   lines_added = excluded.lines_added, lines_deleted = excluded.lines_deleted, agent_lines = excluded.agent_lines,
-  by_agent = excluded.by_agent, author = excluded.author, by_session = excluded.by_session
+  by_agent = excluded.by_agent, author = excluded.author, by_session = excluded.by_session, parents = excluded.parents
 WHERE excluded.agent_lines > landed_commits.agent_lines`;
 
 /** The addresses a user owns: their e-mail and their aliases (lower case). */

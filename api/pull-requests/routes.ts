@@ -3,11 +3,15 @@
 // once by its delivery id, stored as the few facts docs/metrics.md §10 keeps, and answered at once; the
 // linking to landed commits runs after the answer.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpError, unauthorized } from '../../common/errors.ts';
+import { forbidden, HttpError, unauthorized } from '../../common/errors.ts';
+import { parseAnalyticsQuery } from '../analytics/query.ts';
+import type { Principal } from '../auth/principal.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import { seal, secretKey, unseal } from '../oidc/secret.ts';
 import { declareRoute } from '../openapi/declare.ts';
+import type { TeamAnalytics } from '../teams/analytics.ts';
 import { type CodeHost, githubPullRequest, gitlabMergeRequest, type PullRequestFact } from './payloads.ts';
+import { type PullRequestFigures, pullRequestDays, pullRequestFigures, pullRequestGroups, shippedSessions } from './report.ts';
 import {
   CODEHOST_PATH,
   CODEHOSTS_PATH,
@@ -20,10 +24,17 @@ import {
   HookParams,
   HostParams,
   hookPath,
+  PR_ANALYTICS_PATH,
+  PR_CURSOR,
+  PR_LIST_PATH,
+  PullRequestAnalytics,
+  PullRequestAnalyticsQuery,
+  PullRequestListQuery,
+  PullRequestPage,
   RemovedAnswer,
   SetSecretBody,
 } from './schema.ts';
-import type { PullRequestStore } from './store.ts';
+import type { PullRequestReads, PullRequestStore } from './store.ts';
 import { githubSignatureValid, gitlabTokenHash, gitlabTokenValid } from './verify.ts';
 
 export interface PullRequestDeps {
@@ -205,6 +216,120 @@ export function registerPullRequestRoutes(app: FastifyInstance, deps: PullReques
       const removed = await deps.store.removeSecret(principal.orgId, params.host);
       request.log.info({ org: principal.orgId, host: params.host, removed }, 'code host secret removed');
       return { removed };
+    },
+  );
+}
+
+export interface PullRequestReadDeps {
+  reads: PullRequestReads;
+  teams: TeamAnalytics;
+  now?: () => Date;
+}
+
+/** Who may read pull request figures: members too, restricted to the pull requests holding their commits. */
+const PR_ROLES = ['owner', 'manager', 'member'] as const;
+const ownOnly = (principal: Principal): string | null => (ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
+const utcDays = (first: string, last: string) => {
+  const out: string[] = [];
+  for (let t = Date.parse(`${first}T00:00:00Z`); t <= Date.parse(`${last}T00:00:00Z`); t += 86_400_000)
+    out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
+};
+
+/** The dates of a query by the analytics rules; `through` is the day after the last that may be asked. */
+function checkedDates(startDate: string, endDate: string, through: Date) {
+  return parseAnalyticsQuery('productivity', { startDate, endDate }, through);
+}
+
+export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRequestReadDeps): void {
+  const now = deps.now ?? (() => new Date());
+
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: PR_ANALYTICS_PATH,
+      tag: 'Analytics',
+      summary: 'Merged pull requests per UTC day of merge: agent lines, time to merge, cost (an agentmeter extension)',
+      description:
+        'docs/metrics.md §10. Ungrouped: one record per day with zeros, with the cost of agent sessions whose lines reached no merged pull request (not_shipped_cost_usd). group_by=repo, team or agent: rows per day and non-zero group. Owners and managers see the organization; a member sees the pull requests holding their commits (meta.user_id).',
+      action: 'The pull request figures',
+      access: { kind: 'user', roles: PR_ROLES },
+      query: PullRequestAnalyticsQuery,
+      responses: { 200: PullRequestAnalytics },
+    },
+    async ({ principal, query }): Promise<PullRequestAnalytics> => {
+      const user = ownOnly(principal);
+      if (query.group_by === 'team' && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
+      const q = checkedDates(query.startDate, query.endDate, now());
+      const prs = await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user);
+      const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
+      if (query.group_by) {
+        const days = utcDays(q.startDate, q.endDate);
+        const teams = query.group_by === 'team' ? await deps.teams.teamDays(principal.orgId, days, q.startDate, q.endDate) : undefined;
+        const teamsOf = (day: string, member: string) =>
+          (teams?.days ?? []).filter((t) => t.day === day && t.members.has(member)).map((t) => t.team.name);
+        return { data: pullRequestGroups(query.group_by, prs, teamsOf), meta };
+      }
+      const shipped = await shippedSessions(deps.reads, principal.orgId);
+      const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user);
+      return { data: pullRequestDays(utcDays(q.startDate, q.endDate), prs, notShipped), meta };
+    },
+  );
+
+  declareRoute(
+    app,
+    {
+      method: 'GET',
+      path: PR_LIST_PATH,
+      tag: 'Analytics',
+      summary: 'Merged pull requests with their commits, agent lines and cost, newest first, paged',
+      description:
+        'Pull requests merged from startDate to endDate (today included). next_cursor is the last of the page. A member sees the pull requests holding their commits or authored by one of their addresses.',
+      action: 'The merged pull requests',
+      access: { kind: 'user', roles: PR_ROLES },
+      query: PullRequestListQuery,
+      responses: { 200: PullRequestPage },
+    },
+    async ({ principal, query }): Promise<PullRequestPage> => {
+      const user = ownOnly(principal);
+      const q = checkedDates(query.startDate, query.endDate, new Date(now().getTime() + 86_400_000));
+      const limit = query.limit ? Number(query.limit) : 20;
+      const match = query.cursor ? PR_CURSOR.exec(query.cursor) : null;
+      const after = (p: PullRequestFigures) =>
+        !match ||
+        p.mergedAt < Number(match[1]) ||
+        (p.mergedAt === Number(match[1]) && (p.number < Number(match[2]) || (p.number === Number(match[2]) && p.repo < match[3]!)));
+      const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user))
+        .sort((a, b) => b.mergedAt - a.mergedAt || b.number - a.number || (a.repo < b.repo ? 1 : a.repo > b.repo ? -1 : 0))
+        .filter(after);
+      const page = all.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        data: page.map((p) => ({
+          repo: p.repo,
+          number: p.number,
+          host: p.host,
+          author: p.author,
+          opened_at: new Date(p.openedAt).toISOString(),
+          merged_at: new Date(p.mergedAt).toISOString(),
+          hours_to_merge: p.hoursToMerge,
+          commits: p.commits,
+          lines_added: p.linesAdded,
+          agent_lines: p.agentLines,
+          agent_share: p.linesAdded > 0 ? Math.round((p.agentLines / p.linesAdded) * 10_000) / 10_000 : 0,
+          by_agent: p.byAgent.map((a) => ({ agent: a.agent, model_id: a.model, lines: a.lines })),
+          cost_usd: p.costUsd,
+        })),
+        meta: {
+          org_id: principal.orgId,
+          start_date: q.startDate,
+          end_date: q.endDate,
+          has_more: all.length > limit,
+          next_cursor: all.length > limit && last ? `${last.mergedAt}.${last.number}.${last.repo}` : null,
+          ...(user ? { user_id: user } : {}),
+        },
+      };
     },
   );
 }

@@ -42,3 +42,93 @@ export const CodeHostView = z.object({
 });
 export const CodeHostList = z.object({ codehosts: z.array(CodeHostView) });
 export const RemovedAnswer = z.object({ removed: z.boolean() });
+
+export const PR_ANALYTICS_PATH = '/api/v1/analytics/pull_requests';
+export const PR_LIST_PATH = '/api/v0/code/pull_requests';
+
+const usd = z.number().nullable().describe('US dollars, 4 decimals; null when a session it holds used a model without a price');
+const dateParam = (what: string) => z.string({ error: `${what} is required (YYYY-MM-DD)` }).describe(`YYYY-MM-DD (UTC), ${what}`);
+
+export const PullRequestAnalyticsQuery = z.strictObject({
+  startDate: dateParam('the first day of merge'),
+  endDate: dateParam('the last day of merge, before today'),
+  group_by: z
+    .enum(['repo', 'team', 'agent'], { error: 'group_by must be one of repo, team, agent' })
+    .optional()
+    .describe(
+      "repo: the pull request's repository (host/path); team: the teams of the people whose commits it holds; agent: each agent with lines in it",
+    ),
+});
+
+export const PullRequestDay = z.strictObject({
+  date: z.string(),
+  merged: z.number().int(),
+  merged_with_agent_lines: z.number().int(),
+  lines_added: z.number().int(),
+  agent_lines: z.number().int(),
+  agent_share: z.number().describe('agent_lines / lines_added, 4 decimals (0 without lines)'),
+  median_hours_to_merge: z.number().nullable(),
+  cost_usd: usd,
+  cost_per_merged_usd: usd.describe('cost_usd / merged; null without merged pull requests'),
+  not_shipped_cost_usd: usd.describe("the day's cost of agent sessions whose lines reached no merged pull request"),
+});
+export const PullRequestGroupRow = z.strictObject({
+  date: z.string(),
+  group_key: z.string(),
+  merged: z.number().int(),
+  merged_with_agent_lines: z.number().int(),
+  agent_lines: z.number().int(),
+  median_hours_to_merge: z.number().nullable(),
+  cost_usd: usd,
+  cost_per_merged_usd: usd,
+});
+export const PullRequestAnalytics = z.strictObject({
+  data: z.union([z.array(PullRequestDay), z.array(PullRequestGroupRow)]),
+  meta: z.strictObject({ org_id: z.string(), start_date: z.string(), end_date: z.string(), user_id: z.string().optional() }),
+});
+export type PullRequestAnalytics = z.infer<typeof PullRequestAnalytics>;
+
+/** `cursor`: meta.next_cursor of the page before: `<merged epoch ms>.<number>.<repo>`. */
+export const PR_CURSOR = /^(\d{1,15})\.(\d{1,12})\.([a-z0-9._~:/-]{1,512})$/;
+
+export const PullRequestListQuery = z.strictObject({
+  startDate: dateParam('the first day of merge'),
+  endDate: dateParam('the last day of merge (today included)'),
+  limit: z
+    .string()
+    .regex(/^\d+$/, { error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"` })
+    .refine((v) => Number(v) >= 1 && Number(v) <= 100, {
+      error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"`,
+    })
+    .optional()
+    .describe('page size, 1-100 (default 20)'),
+  cursor: z.string().regex(PR_CURSOR, 'cursor must be meta.next_cursor of the previous page').optional(),
+});
+
+export const PullRequestItem = z.strictObject({
+  repo: z.string(),
+  number: z.number().int(),
+  host: z.enum(CODE_HOSTS),
+  author: z.string().nullable().describe("the author's address as the host gives it (GitHub: the account's no-reply address)"),
+  opened_at: z.string(),
+  merged_at: z.string(),
+  hours_to_merge: z.number(),
+  commits: z.array(z.string()).describe('the landed commits it brought that agentmeter knows'),
+  lines_added: z.number().int(),
+  agent_lines: z.number().int(),
+  agent_share: z.number(),
+  by_agent: z.array(z.strictObject({ agent: z.string(), model_id: z.string(), lines: z.number().int() })),
+  cost_usd: usd,
+});
+export const PullRequestPage = z.strictObject({
+  data: z.array(PullRequestItem),
+  meta: z.strictObject({
+    org_id: z.string(),
+    start_date: z.string(),
+    end_date: z.string(),
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable(),
+    user_id: z.string().optional(),
+  }),
+});
+export type PullRequestPage = z.infer<typeof PullRequestPage>;

@@ -81,3 +81,131 @@ export class PullRequestStore {
     });
   }
 }
+
+/** A merged pull request as the figures read it (times in epoch milliseconds). */
+export interface MergedRow {
+  repo: string;
+  number: number;
+  host: CodeHost;
+  author: string | null;
+  opened_ms: number;
+  merged_ms: number;
+  merge_commit_id: string | null;
+  squash_commit_id: string | null;
+  head_commit_id: string | null;
+  commit_count: number | null;
+}
+
+/** A landed commit as linking and the figures read it. */
+export interface CommitRow {
+  repo: string;
+  commit_id: string;
+  user_id: string;
+  ts_ms: number;
+  parents: string[];
+  lines_added: number;
+  agent_lines: number;
+  by_agent: { agent: string; model: string; lines: number }[];
+  by_session: { agent: string; session_id: string; lines: number }[];
+}
+
+const READ_SQL = {
+  merged: `SELECT repo, number, host, author, epoch_ms(opened_at) AS opened_ms, epoch_ms(merged_at) AS merged_ms,
+             merge_commit_id, squash_commit_id, head_commit_id, commit_count
+           FROM pull_requests
+           WHERE org_id = $org AND state = 'merged' AND merged_at >= CAST($from AS TIMESTAMP) AND merged_at < CAST($to AS TIMESTAMP)
+           ORDER BY merged_at DESC, repo DESC, number DESC`,
+  // The commits a pull request can hold: its repository's, committed before its merge and not long before
+  // it opened (a branch older than LINK_WINDOW_DAYS errs low).
+  commits: `SELECT repo, commit_id, user_id, epoch_ms(ts) AS ts_ms, coalesce(parents, []) AS parents, lines_added, agent_lines,
+              by_agent, coalesce(by_session, []) AS by_session
+            FROM landed_commits
+            WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
+              AND ts >= CAST($from AS TIMESTAMP) AND ts < CAST($to AS TIMESTAMP)`,
+  // Every session's credited lines, over all its landed commits (the denominator of its split).
+  credited: `SELECT s.session_id, sum(s.lines) AS lines
+             FROM (SELECT unnest(by_session) AS s FROM landed_commits WHERE org_id = $org)
+             WHERE list_contains(string_split($sessions, '\n'), s.session_id)
+             GROUP BY s.session_id`,
+  sessionCost: `SELECT session_id, CASE WHEN bool_or(cost_usd IS NULL) THEN NULL ELSE sum(cost_usd) END AS cost_usd
+                FROM agg_session_cost_day
+                WHERE org_id = $org AND list_contains(string_split($sessions, '\n'), session_id)
+                GROUP BY session_id`,
+  // The cost, per day, of the sessions none of whose lines reached a merged pull request.
+  notShipped: `SELECT CAST(day AS VARCHAR) AS day, sum(cost_usd) AS cost_usd, bool_or(cost_usd IS NULL) AS unpriced
+               FROM agg_session_cost_day
+               WHERE org_id = $org AND day >= CAST($from AS DATE) AND day <= CAST($to AS DATE)
+                 AND ($user IS NULL OR user_id = $user)
+                 AND NOT list_contains(string_split($shipped, '\n'), session_id)
+               GROUP BY day`,
+  allMerged: `SELECT repo, number, host, author, epoch_ms(opened_at) AS opened_ms, epoch_ms(merged_at) AS merged_ms,
+                merge_commit_id, squash_commit_id, head_commit_id, commit_count
+              FROM pull_requests WHERE org_id = $org AND state = 'merged'`,
+  addresses: `SELECT lower(email) AS email FROM users WHERE org_id = $org AND id = $user
+              UNION SELECT email FROM user_aliases WHERE org_id = $org AND user_id = $user`,
+} as const;
+
+/** How far before a pull request opened its commits may be (a long-lived branch errs low past it). */
+export const LINK_WINDOW_DAYS = 90;
+const DAY_MS = 86_400_000;
+const lines = (list: readonly string[]) => list.join('\n');
+
+/** The reads of the pull request figures. */
+export class PullRequestReads {
+  constructor(private readonly db: Db) {}
+
+  /** Pull requests merged from `first` to `last` (UTC days, inclusive), newest first. */
+  merged(orgId: string, first: string, last: string): Promise<MergedRow[]> {
+    const to = new Date(Date.parse(`${last}T00:00:00Z`) + DAY_MS).toISOString();
+    return this.db.all<MergedRow & Record<string, unknown>>(READ_SQL.merged, { org: orgId, from: `${first}T00:00:00Z`, to });
+  }
+
+  /** Every merged pull request of the organization (the sessions whose lines shipped). */
+  allMerged(orgId: string): Promise<MergedRow[]> {
+    return this.db.all<MergedRow & Record<string, unknown>>(READ_SQL.allMerged, { org: orgId });
+  }
+
+  /** The landed commits the pull requests can hold. */
+  async commitsFor(orgId: string, prs: readonly MergedRow[]): Promise<CommitRow[]> {
+    if (prs.length === 0) return [];
+    const from = Math.min(...prs.map((p) => p.opened_ms)) - LINK_WINDOW_DAYS * DAY_MS;
+    const to = Math.max(...prs.map((p) => p.merged_ms)) + DAY_MS;
+    return this.db.all<CommitRow & Record<string, unknown>>(READ_SQL.commits, {
+      org: orgId,
+      repos: lines([...new Set(prs.map((p) => p.repo))]),
+      from: new Date(from).toISOString(),
+      to: new Date(to).toISOString(),
+    });
+  }
+
+  async credited(orgId: string, sessions: readonly string[]): Promise<Map<string, number>> {
+    if (sessions.length === 0) return new Map();
+    const rows = await this.db.all<{ session_id: string; lines: number }>(READ_SQL.credited, { org: orgId, sessions: lines(sessions) });
+    return new Map(rows.map((r) => [r.session_id, Number(r.lines)]));
+  }
+
+  async sessionCosts(orgId: string, sessions: readonly string[]): Promise<Map<string, number | null>> {
+    if (sessions.length === 0) return new Map();
+    const rows = await this.db.all<{ session_id: string; cost_usd: number | null }>(READ_SQL.sessionCost, {
+      org: orgId,
+      sessions: lines(sessions),
+    });
+    return new Map(rows.map((r) => [r.session_id, r.cost_usd]));
+  }
+
+  /** Per day, the cost of sessions whose lines reached no merged pull request (null where one is unpriced). */
+  async notShipped(orgId: string, first: string, last: string, shipped: readonly string[], user: string | null) {
+    const rows = await this.db.all<{ day: string; cost_usd: number | null; unpriced: boolean }>(READ_SQL.notShipped, {
+      org: orgId,
+      from: first,
+      to: last,
+      shipped: lines(shipped),
+      user,
+    });
+    return new Map(rows.map((r) => [r.day, r.unpriced ? null : (r.cost_usd ?? 0)]));
+  }
+
+  async addresses(orgId: string, userId: string): Promise<Set<string>> {
+    return new Set((await this.db.all<{ email: string }>(READ_SQL.addresses, { org: orgId, user: userId })).map((r) => r.email));
+  }
+}

@@ -11,7 +11,13 @@ import { z } from 'zod';
 import { AGENTS } from '../../common/agents.ts';
 import type { Logger } from '../../common/logger.ts';
 import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
-import { AgentName, MAX_COMMIT_SESSIONS, type WireLandedCommit, WireLandedCommit as WireLandedCommitSchema } from '../../common/wire.ts';
+import {
+  AgentName,
+  MAX_COMMIT_PARENTS,
+  MAX_COMMIT_SESSIONS,
+  type WireLandedCommit,
+  WireLandedCommit as WireLandedCommitSchema,
+} from '../../common/wire.ts';
 import { type CommitAdds, type Credit, creditCommit } from './credit.ts';
 import type { FileEdit } from './edit-lines.ts';
 import { absolutePath, gitOutput } from './git.ts';
@@ -432,6 +438,7 @@ export class Impact {
         commit: commit.sha,
         ts: commit.ts,
         author: commit.author,
+        parents: commit.parents.slice(0, MAX_COMMIT_PARENTS),
         lines_added: lines.linesAdded,
         lines_deleted: lines.linesDeleted,
         agent_lines: credit.lines,

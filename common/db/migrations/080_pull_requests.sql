@@ -42,13 +42,3 @@ CREATE TABLE pull_requests (
   commit_count      INTEGER,
   PRIMARY KEY (org_id, repo, number)
 );
-
--- The landed commits a merged pull request brought (api/pull-requests/link.ts), made again whenever
--- either side arrives.
-CREATE TABLE pull_request_commits (
-  org_id     VARCHAR NOT NULL,
-  repo       VARCHAR NOT NULL,
-  number     BIGINT NOT NULL,
-  commit_id  VARCHAR NOT NULL,
-  PRIMARY KEY (org_id, repo, number, commit_id)
-);

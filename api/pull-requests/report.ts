@@ -1,0 +1,210 @@
+// Each merged pull request with its commits, lines, agent lines and cost (docs/metrics.md §10), from the
+// stored pull requests and landed commits: the link is made when both are known, so a commit that lands
+// after its webhook is counted from then on.
+
+import { hoursToMerge, median, pullRequestCosts, round4, type SessionLines } from './figures.ts';
+import { type CommitNode, linkedCommits } from './link.ts';
+import type { CommitRow, MergedRow, PullRequestReads } from './store.ts';
+
+export interface PullRequestFigures {
+  repo: string;
+  number: number;
+  host: 'github' | 'gitlab';
+  author: string | null;
+  openedAt: number;
+  mergedAt: number;
+  hoursToMerge: number;
+  /** The users whose landed commits it holds. */
+  users: string[];
+  commits: string[];
+  linesAdded: number;
+  agentLines: number;
+  byAgent: { agent: string; model: string; lines: number }[];
+  sessions: SessionLines[];
+  costUsd: number | null;
+}
+
+const prKey = (p: { repo: string; number: number }) => `${p.repo}#${p.number}`;
+
+/** Pure: the figures of each pull request, given the commits it can hold and the sessions' costs. */
+export function assemblePullRequests(
+  prs: readonly MergedRow[],
+  commits: readonly CommitRow[],
+  credited: ReadonlyMap<string, number>,
+  costs: ReadonlyMap<string, number | null>,
+): PullRequestFigures[] {
+  const byRepo = new Map<string, Map<string, CommitRow>>();
+  for (const c of commits) {
+    const repo = byRepo.get(c.repo) ?? new Map<string, CommitRow>();
+    repo.set(c.commit_id, c);
+    byRepo.set(c.repo, repo);
+  }
+  const out: PullRequestFigures[] = prs.map((p) => {
+    const repoCommits = byRepo.get(p.repo) ?? new Map<string, CommitRow>();
+    const graph = new Map<string, CommitNode>();
+    for (const [id, c] of repoCommits) if (c.ts_ms <= p.merged_ms + 86_400_000) graph.set(id, { parents: c.parents, ts: c.ts_ms });
+    const ids = linkedCommits(
+      {
+        host: p.host,
+        mergeCommitId: p.merge_commit_id,
+        squashCommitId: p.squash_commit_id,
+        headCommitId: p.head_commit_id,
+        commitCount: p.commit_count,
+        openedAt: p.opened_ms,
+      },
+      graph,
+    ).sort();
+    const held = ids.map((id) => repoCommits.get(id)!);
+    const agents = new Map<string, number>();
+    const sessions = new Map<string, number>();
+    for (const c of held) {
+      for (const a of c.by_agent) agents.set(`${a.agent}\n${a.model}`, (agents.get(`${a.agent}\n${a.model}`) ?? 0) + a.lines);
+      for (const s of c.by_session) if (s.session_id) sessions.set(s.session_id, (sessions.get(s.session_id) ?? 0) + s.lines);
+    }
+    return {
+      repo: p.repo,
+      number: p.number,
+      host: p.host,
+      author: p.author,
+      openedAt: p.opened_ms,
+      mergedAt: p.merged_ms,
+      hoursToMerge: hoursToMerge(p.opened_ms, p.merged_ms),
+      users: [...new Set(held.map((c) => c.user_id))].sort(),
+      commits: ids,
+      linesAdded: held.reduce((n, c) => n + c.lines_added, 0),
+      agentLines: held.reduce((n, c) => n + c.agent_lines, 0),
+      byAgent: [...agents]
+        .map(([k, lines]) => {
+          const [agent, model] = k.split('\n') as [string, string];
+          return { agent, model, lines };
+        })
+        .sort((a, b) => b.lines - a.lines || a.agent.localeCompare(b.agent) || a.model.localeCompare(b.model)),
+      sessions: [...sessions].map(([sessionId, lines]) => ({ sessionId, lines })).sort((a, b) => a.sessionId.localeCompare(b.sessionId)),
+      costUsd: 0,
+    };
+  });
+  const prCosts = pullRequestCosts(new Map(out.map((p) => [prKey(p), p.sessions])), credited, costs);
+  for (const p of out) p.costUsd = prCosts.get(prKey(p)) ?? 0;
+  return out;
+}
+
+/** The pull requests merged from `first` to `last`, with their figures; `user` keeps a member's own. */
+export async function pullRequestFigures(
+  reads: PullRequestReads,
+  orgId: string,
+  first: string,
+  last: string,
+  user: string | null,
+): Promise<PullRequestFigures[]> {
+  const prs = await reads.merged(orgId, first, last);
+  const commits = await reads.commitsFor(orgId, prs);
+  const sessions = [...new Set(commits.flatMap((c) => c.by_session.map((s) => s.session_id)).filter(Boolean))];
+  const [credited, costs] = await Promise.all([reads.credited(orgId, sessions), reads.sessionCosts(orgId, sessions)]);
+  const all = assemblePullRequests(prs, commits, credited, costs);
+  if (!user) return all;
+  const mine = await reads.addresses(orgId, user);
+  return all.filter((p) => p.users.includes(user) || (p.author !== null && mine.has(p.author)));
+}
+
+/** The sessions whose lines reached a merged pull request (any merged one of the organization). */
+export async function shippedSessions(reads: PullRequestReads, orgId: string): Promise<string[]> {
+  const prs = await reads.allMerged(orgId);
+  const commits = await reads.commitsFor(orgId, prs);
+  const figures = assemblePullRequests(prs, commits, new Map(), new Map());
+  return [...new Set(figures.flatMap((p) => p.sessions.map((s) => s.sessionId)))];
+}
+
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const share = (agent: number, all: number) => (all > 0 ? round4(agent / all) : 0);
+
+interface Tally {
+  merged: number;
+  withAgent: number;
+  linesAdded: number;
+  agentLines: number;
+  hours: number[];
+  cost: number | null;
+}
+const emptyTally = (): Tally => ({ merged: 0, withAgent: 0, linesAdded: 0, agentLines: 0, hours: [], cost: 0 });
+function add(t: Tally, p: PullRequestFigures, agentLines = p.agentLines, cost = p.costUsd) {
+  t.merged++;
+  if (agentLines > 0) t.withAgent++;
+  t.linesAdded += p.linesAdded;
+  t.agentLines += agentLines;
+  t.hours.push(p.hoursToMerge);
+  t.cost = t.cost === null || cost === null ? null : t.cost + cost;
+}
+const costs = (t: Tally) => ({
+  cost_usd: t.cost === null ? null : round4(t.cost),
+  cost_per_merged_usd: t.cost === null || t.merged === 0 ? null : round4(t.cost / t.merged),
+});
+
+/** Pure: one record per day (zeros included) of the pull requests merged on it. */
+export function pullRequestDays(
+  days: readonly string[],
+  prs: readonly PullRequestFigures[],
+  notShipped: ReadonlyMap<string, number | null>,
+) {
+  const byDay = new Map(days.map((d) => [d, emptyTally()]));
+  for (const p of prs) {
+    const t = byDay.get(dayOf(p.mergedAt));
+    if (t) add(t, p);
+  }
+  return days.map((date) => {
+    const t = byDay.get(date)!;
+    const left = notShipped.get(date);
+    return {
+      date,
+      merged: t.merged,
+      merged_with_agent_lines: t.withAgent,
+      lines_added: t.linesAdded,
+      agent_lines: t.agentLines,
+      agent_share: share(t.agentLines, t.linesAdded),
+      median_hours_to_merge: median(t.hours),
+      ...costs(t),
+      not_shipped_cost_usd: left === undefined ? 0 : left === null ? null : round4(left),
+    };
+  });
+}
+
+/**
+ * Pure: rows per day and group with a merged pull request. repo: its repository; agent: each agent with
+ * lines in it (its lines; cost not split by agent, so the pull request's whole cost); team: each team of
+ * the people whose commits it holds on the day of merge (`teamsOf(day, user)`).
+ */
+export function pullRequestGroups(
+  groupBy: 'repo' | 'agent' | 'team',
+  prs: readonly PullRequestFigures[],
+  teamsOf: (day: string, user: string) => readonly string[],
+) {
+  const rows = new Map<string, Tally>();
+  const tally = (date: string, key: string) => {
+    const k = `${date}\n${key}`;
+    const t = rows.get(k) ?? emptyTally();
+    rows.set(k, t);
+    return t;
+  };
+  for (const p of prs) {
+    const date = dayOf(p.mergedAt);
+    if (groupBy === 'repo') add(tally(date, p.repo), p);
+    else if (groupBy === 'agent') {
+      const lines = new Map<string, number>();
+      for (const a of p.byAgent) lines.set(a.agent, (lines.get(a.agent) ?? 0) + a.lines);
+      for (const [agent, n] of lines) add(tally(date, agent), p, n);
+    } else for (const team of new Set(p.users.flatMap((u) => teamsOf(date, u)))) add(tally(date, team), p);
+  }
+  return [...rows]
+    .map(([k, t]) => {
+      const [date, group_key] = k.split('\n') as [string, string];
+      return {
+        date,
+        group_key,
+        merged: t.merged,
+        merged_with_agent_lines: t.withAgent,
+        agent_lines: t.agentLines,
+        median_hours_to_merge: median(t.hours),
+        ...costs(t),
+      };
+    })
+    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.group_key < b.group_key ? -1 : a.group_key > b.group_key ? 1 : 0));
+}
