@@ -32,6 +32,7 @@ import type { CreatedKey, KeyList } from '../../api/keys/schema.ts';
 import type { LimitStatus, LimitsUpdate } from '../../api/limits/schema.ts';
 import type { MachineList } from '../../api/machines/schema.ts';
 import type { SignInOptions } from '../../api/oidc/schema.ts';
+import type { PullRequestAnalytics, PullRequestDay, PullRequestGroupRow } from '../../api/pull-requests/schema.ts';
 import type { SessionPage } from '../../api/sessions/schema.ts';
 import type { Me as MeSchema, SignInState as SignInStateSchema } from '../../api/signin/schema.ts';
 import type { TeamList } from '../../api/teams/schema.ts';
@@ -78,6 +79,9 @@ export type CodeGrouped = Rows<z.output<typeof CodeResponse>, CodeGroupRow>;
 export type UsersPage = z.output<typeof UsersResponse>;
 export type Today = z.output<typeof TodayResponse>;
 export type Commits = z.output<typeof CommitPage>;
+export type PullRequestDays = Rows<z.output<typeof PullRequestAnalytics>, z.output<typeof PullRequestDay>>;
+/** group_by=repo|team|agent of /api/v1/analytics/pull_requests. */
+export type PullRequestGroups = Rows<z.output<typeof PullRequestAnalytics>, z.output<typeof PullRequestGroupRow>>;
 
 // ------------------------------------------------------------------ people, teams, the organization
 export type PersonUsage = z.output<typeof UserUsage>;

@@ -263,3 +263,14 @@ export const WHOLE_INCRS = [
 /** Pure: an axis's labels when it counts whole things: a split that is not whole (the range's edge) is left blank. */
 export const wholeAxisLabels = (splits: readonly number[], format: (n: number) => string) =>
   splits.map((v) => (Number.isInteger(v) ? format(v) : ''));
+
+/**
+ * Pure: a range's pull request figures from the server's daily records: merged, with agent lines, and
+ * the cost per merged pull request (null when a day's cost is unknown or nothing merged).
+ */
+export function pullRequestTotals(rows: readonly { merged: number; merged_with_agent_lines: number; cost_usd: number | null }[]) {
+  const merged = rows.reduce((n, r) => n + r.merged, 0);
+  const withAgent = rows.reduce((n, r) => n + r.merged_with_agent_lines, 0);
+  const cost = rows.some((r) => r.cost_usd === null) ? null : rows.reduce((n, r) => n + (r.cost_usd ?? 0), 0);
+  return { merged, withAgent, costPerMerged: cost === null || merged === 0 ? null : Math.round((cost / merged) * 10_000) / 10_000 };
+}

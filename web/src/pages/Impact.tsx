@@ -3,9 +3,9 @@
 // the organization; a member sees their own figures: the server restricts the answers. The team picker
 // (owners and managers) sets team=: every figure and the commit list over that team's members.
 import { api } from '../api.ts';
-import type { Code, CodeDay, CodeGrouped, Commits } from '../api-types.ts';
+import type { Code, CodeDay, CodeGrouped, Commits, PullRequestDays, PullRequestGroups } from '../api-types.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
-import { daysOf, formatNumber, formatPercent, landedShareByDay } from '../figures.ts';
+import { daysOf, formatDecimal, formatNumber, formatPercent, formatUsd, landedShareByDay, pullRequestTotals } from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
 
 /** Pure: totals of a name → count list over days, by count descending then name. */
@@ -23,12 +23,25 @@ export function Impact(props: { path: string; query: URLSearchParams; from: stri
   const team = props.teams ? props.query.get('team') : null;
   const range = `startDate=${props.from}&endDate=${props.to}${team ? `&team=${encodeURIComponent(team)}` : ''}`;
   const { data, error, loading } = useData(`impact|${props.from}|${props.to}|${team ?? ''}`, async () => {
-    const [days, repos, commits] = await Promise.all([
+    // Pull requests are of the whole organization (or the member's own); by team for owners and managers.
+    const dates = `startDate=${props.from}&endDate=${props.to}`;
+    const [days, repos, commits, prs, prRepos, prTeams] = await Promise.all([
       api<Code>(`/api/v1/analytics/code?${range}`),
       api<CodeGrouped>(`/api/v1/analytics/code?${range}&group_by=repo`),
       api<Commits>(`/api/v0/code/commits?${range}&limit=100`),
+      api<PullRequestDays>(`/api/v1/analytics/pull_requests?${dates}`),
+      api<PullRequestGroups>(`/api/v1/analytics/pull_requests?${dates}&group_by=repo`),
+      props.teams ? api<PullRequestGroups>(`/api/v1/analytics/pull_requests?${dates}&group_by=team`) : Promise.resolve({ data: [] }),
     ]);
-    return { days: days.data, repos: repos.data, commits: commits.data, more: commits.meta.has_more };
+    return {
+      days: days.data,
+      repos: repos.data,
+      commits: commits.data,
+      more: commits.meta.has_more,
+      prs: prs.data,
+      prRepos: prRepos.data,
+      prTeams: prTeams.data,
+    };
   });
   const days = daysOf(props.from, props.to);
   const rows = data?.days ?? [];
@@ -106,6 +119,90 @@ export function Impact(props: { path: string; query: URLSearchParams; from: stri
               unit="Lines"
               rows={totals(data.repos.map((r) => [r.group_key, r.edit_lines_added] as [string, number]))}
             />
+          </div>
+          <h2>Pull requests</h2>
+          <p class="muted">
+            Merged pull requests from the code host's webhooks (docs/pull-requests.md): their agent lines, what the agent sessions behind
+            them cost, and how long they took to merge.
+          </p>
+          <dl class="figures" data-testid="pull-requests">
+            <Figure id="prs-merged" label="Pull requests merged" value={pullRequestTotals(data.prs).merged} />
+            <Figure id="prs-agent" label="With agent lines" value={pullRequestTotals(data.prs).withAgent} />
+            {pullRequestTotals(data.prs).costPerMerged === null ? null : (
+              <Figure
+                id="prs-cost"
+                label="Cost per merged pull request"
+                value={pullRequestTotals(data.prs).costPerMerged ?? 0}
+                format={formatUsd}
+              />
+            )}
+          </dl>
+          <div class="grid">
+            <Chart
+              id="prs-per-day"
+              title="Pull requests merged per day"
+              days={days}
+              whole
+              series={[
+                { label: 'Merged', values: days.map((d) => data.prs.find((r) => r.date === d)?.merged ?? 0) },
+                { label: 'With agent lines', values: days.map((d) => data.prs.find((r) => r.date === d)?.merged_with_agent_lines ?? 0) },
+              ]}
+            />
+            <Chart
+              id="prs-share"
+              title="Agent share of merged lines per day"
+              days={days}
+              format={formatPercent}
+              series={[
+                {
+                  label: 'Agent share',
+                  values: days.map((d) => {
+                    const r = data.prs.find((p) => p.date === d);
+                    return r && r.lines_added > 0 ? r.agent_share : null;
+                  }),
+                },
+              ]}
+            />
+            <Chart
+              id="prs-cost"
+              title="Cost per merged pull request per day"
+              days={days}
+              format={formatUsd}
+              series={[
+                {
+                  label: 'Cost per merged pull request',
+                  values: days.map((d) => data.prs.find((r) => r.date === d)?.cost_per_merged_usd ?? null),
+                },
+              ]}
+            />
+            <Chart
+              id="prs-hours"
+              title="Median hours to merge per day"
+              days={days}
+              format={(n) => formatDecimal(n, 1)}
+              series={[
+                {
+                  label: 'Median hours to merge',
+                  values: days.map((d) => data.prs.find((r) => r.date === d)?.median_hours_to_merge ?? null),
+                },
+              ]}
+            />
+          </div>
+          <div class="grid">
+            <TopList
+              id="prs-repos"
+              title="Pull requests merged by repository"
+              unit="Pull requests"
+              rows={totals(data.prRepos.map((r) => [r.group_key, r.merged] as [string, number]))}
+            />
+            {props.teams ? (
+              <TopList
+                id="prs-teams"
+                title="Pull requests merged by team"
+                unit="Pull requests"
+                rows={totals(data.prTeams.map((r) => [r.group_key, r.merged] as [string, number]))}
+              />
+            ) : null}
           </div>
           <h2>Landed commits</h2>
           {data.commits.length === 0 ? (
