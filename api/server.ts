@@ -274,6 +274,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerAnalyticsRoutes(app, {
     cache,
     analytics: readModel,
+    repos: new AnalyticsStore(options.db),
     teams: teamAnalytics,
     ...(options.now ? { now: options.now } : {}),
   });
