@@ -30,6 +30,7 @@ import { registerComputerRoutes } from './computers/routes.ts';
 import { ComputerStore } from './computers/store.ts';
 import { registerControlRoutes } from './controls/routes.ts';
 import { registerDashboard } from './dashboard/routes.ts';
+import { registerForecastRoutes } from './forecast/routes.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
@@ -236,6 +237,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const budgets = new BudgetStore(options.db);
   const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
   registerBudgetRoutes(app, { budgets, live, alerts, teams: teamAnalytics });
+  registerForecastRoutes(app, { db: options.db, live, budgets, teams: teamAnalytics, clock });
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
   const decoders = workers > 0 ? new DecodePool(workers, ingestLimits.maxDecodeQueue) : undefined;

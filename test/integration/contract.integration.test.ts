@@ -244,6 +244,8 @@ describe('the API answers as its OpenAPI document says', () => {
       ).status,
     ).toBe(400);
     expect((await ok('GET', '/api/v0/organization/budgets', { key: manager.key })).month).toBe('2026-03');
+    expect((await ok('GET', '/api/v0/organization/forecast', { key: manager.key })).month).toBe('2026-03');
+    expect((await call('GET', '/api/v0/organization/forecast', { key: member.key })).status).toBe(403);
     const patched = await ok('PATCH', '/api/v0/organization/budgets', {
       key: owner.key,
       body: { budget: { scope: 'org', monthlyUsd: 50 } },
