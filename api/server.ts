@@ -35,6 +35,7 @@ import { registerControlRoutes } from './controls/routes.ts';
 import { registerDashboard } from './dashboard/routes.ts';
 import { registerDeviceRoutes } from './device/routes.ts';
 import { DeviceCodeStore } from './device/store.ts';
+import { registerForecastRoutes } from './forecast/routes.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { requestSerializer } from './http/request-log.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
@@ -255,6 +256,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const budgets = new BudgetStore(options.db);
   const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
   registerBudgetRoutes(app, { budgets, live, alerts, teams: teamAnalytics });
+  registerForecastRoutes(app, { db: options.db, live, budgets, teams: teamAnalytics, clock });
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
   const decoders = workers > 0 ? new DecodePool(workers, ingestLimits.maxDecodeQueue) : undefined;
@@ -293,6 +295,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerAnalyticsRoutes(app, {
     cache,
     analytics: readModel,
+    repos: new AnalyticsStore(options.db),
     teams: teamAnalytics,
     ...(options.now ? { now: options.now } : {}),
   });

@@ -138,6 +138,15 @@ export function toWireEvent(
   if (p.reason !== undefined) record.reason = p.reason.slice(0, 512);
   if (p.agent_id !== undefined) record.agent_id = p.agent_id.slice(0, 512);
   if (p.agent_type !== undefined) record.agent_type = p.agent_type.slice(0, 512);
+  // The session's repository (docs/metrics.md §8 "spend by repository"): its working directory's, named
+  // as edits and landed commits name theirs (the same resolver, cached per folder).
+  if (editRepos && typeof p.cwd === 'string' && p.cwd.startsWith('/')) {
+    const where = editRepos.repoOf(p.cwd);
+    if (where) {
+      record.repo = where.repo;
+      record.repo_id = where.repoId;
+    }
+  }
   const apiSession = entry.header['session'];
   const apiMessage = entry.header['message'];
   if (apiSession && API_ID.test(apiSession)) record.api_session_id = apiSession;

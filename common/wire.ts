@@ -141,6 +141,12 @@ export const WireHookEvent = z.strictObject({
   agent_type: shortText.optional(),
   truncated: z.boolean().optional(),
   hooks: z.array(HookRun).max(MAX_HOOK_RUNS).optional(),
+  /**
+   * The repository of the session's working directory (its normalized host/path and id, as edits and
+   * landed commits name it; absent outside a git work tree or without an origin): spend by repository.
+   */
+  repo_id: z.string().regex(REPO_ID).optional(),
+  repo: repoName().optional(),
   /** The API session and message this agent run serves (set by `agentmeter computer run`). */
   api_session_id: z.string().regex(API_ID).optional(),
   api_message_id: z.string().regex(API_ID).optional(),

@@ -21,6 +21,7 @@ const BUILD_STEPS = [
   '21_session_starts',
   '22_file_touches',
   '30_tokens',
+  '31_tokens_repo',
   '32_session_cost',
   '40_user_day',
   '45_user_breakdowns',

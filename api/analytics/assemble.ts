@@ -2,7 +2,7 @@
 // Ungrouped: exactly one row per day, zeros and empty breakdowns on quiet days. Grouped: only non-zero
 // groups, ordered by date then group_key. Breakdown arrays: count descending, then name.
 import { usd4 } from '../../common/money.ts';
-import type { BreakdownRow, HookRow, OrgDayRow, TokenRow, UserDayRow } from './store.ts';
+import type { BreakdownRow, HookRow, OrgDayRow, RepoTokenRow, TokenRow, UserDayRow } from './store.ts';
 
 const byCountThenName =
   <T>(count: (t: T) => number, name: (t: T) => string) =>
@@ -165,6 +165,31 @@ export function tokenGroupedByAgent(days: string[], rows: TokenRow[]) {
         cost_usd: costOf(agentRows),
       }))
       .filter((a) => a.billable_tokens || a.input_tokens || a.output_tokens)
+      .sort((a, b) => (a.group_key < b.group_key ? -1 : 1)),
+  );
+}
+
+/**
+ * group_by=repo (ours): per day and repository of the sessions' working directory, over the users `member`
+ * lets in on each day (a team= filter; all without one). Credits are the rows' weighted tokens rounded per
+ * day and repository; usage of sessions in no repository is in no row.
+ */
+export function tokenGroupedByRepo(days: string[], rows: RepoTokenRow[], member?: (day: string, user: string) => boolean) {
+  const perDay = group(
+    rows.filter((r) => !member || member(r.day, r.user_id)),
+    (r) => r.day,
+  );
+  return days.flatMap((date) =>
+    [...group(perDay.get(date) ?? [], (r) => r.repo).entries()]
+      .map(([repo, repoRows]) => ({
+        date,
+        group_key: repo,
+        billable_tokens: Math.round(repoRows.reduce((acc, r) => acc + r.raw_billable, 0)),
+        input_tokens: repoRows.reduce((acc, r) => acc + r.input_tokens, 0),
+        output_tokens: repoRows.reduce((acc, r) => acc + r.output_tokens, 0),
+        cost_usd: costOf(repoRows),
+      }))
+      .filter((r) => r.billable_tokens || r.input_tokens || r.output_tokens)
       .sort((a, b) => (a.group_key < b.group_key ? -1 : 1)),
   );
 }

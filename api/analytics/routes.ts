@@ -16,6 +16,7 @@ import {
   productivityRecords,
   tokenGroupedByAgent,
   tokenGroupedByModel,
+  tokenGroupedByRepo,
   tokenRecords,
   toolGroupedByAgent,
   toolGroupedByName,
@@ -35,7 +36,7 @@ import {
   ToolsResponse,
   UsersResponse,
 } from './schema.ts';
-import type { AnalyticsReader } from './store.ts';
+import type { AnalyticsReader, AnalyticsStore } from './store.ts';
 
 export interface AnalyticsDeps {
   /** The aggregate rows: the read model (api/analytics/memory.ts), or AnalyticsStore's SQL. */
@@ -46,6 +47,8 @@ export interface AnalyticsDeps {
   cache: ResponseCache;
   /** team= and group_by=team. */
   teams: TeamAnalytics;
+  /** group_by=repo on /tokens (SQL). */
+  repos: Pick<AnalyticsStore, 'tokensByRepo'>;
 }
 
 const DESCRIPTION =
@@ -133,6 +136,13 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
 
   route('tokens', async (principal, q, analytics) => {
     const rows = await analytics.tokens(principal.orgId, q.startDate, q.endDate);
+    if (q.groupBy === 'repo') {
+      // team= (checked when its reader was made): the team's members on each day.
+      const scope = q.team ? await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate) : undefined;
+      const repoRows = await deps.repos.tokensByRepo(principal.orgId, q.startDate, q.endDate);
+      const data = tokenGroupedByRepo(q.days, repoRows, scope ? (day, user) => scope.members(day).has(user) : undefined);
+      return { data, meta: { ...meta(principal, q), unpriced_models: unpricedModels(rows) } };
+    }
     const data =
       q.groupBy === 'agent'
         ? tokenGroupedByAgent(q.days, rows)

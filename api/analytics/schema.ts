@@ -19,7 +19,7 @@ export const MAX_SPAN_DAYS = 366;
  * agentmeter extensions.
  */
 export const GROUP_BY = {
-  tokens: ['model', 'agent', 'team'],
+  tokens: ['model', 'agent', 'team', 'repo'],
   tools: ['tool_name', 'agent', 'team'],
   activity: ['client', 'agent', 'team'],
   productivity: ['team'],
@@ -29,7 +29,8 @@ export const GROUP_BY = {
 export type Endpoint = keyof typeof GROUP_BY;
 
 const GROUP_BY_DESCRIPTION: Partial<Record<Endpoint, string>> = {
-  tokens: 'model: one row per day and model',
+  tokens:
+    'model: one row per day and model; repo (ours): one row per day and repository of the sessions’ working directory (its normalized host/path, as /code names it; sessions outside a repository are in no row)',
   tools: 'tool_name: one row per day and tool (its tool_calls)',
   activity: 'client: one row per day and client type (its daily_active_users; a user of two clients counts under each)',
   code: 'model: one row per day and model (docs/metrics.md §5); repo: one row per day and repository (its normalized host/path)',
@@ -254,6 +255,10 @@ const envelope = envelopeWith(Meta);
 /** group_by=team (an agentmeter extension, docs/metrics.md §6): the team's name as group_key. */
 const TeamKey = z.string().describe("the team's name (group_by=team, an agentmeter extension)");
 export const TokenTeamRow = TokenGroupedRow.extend({ group_key: TeamKey });
+/** group_by=repo (ours): the repository's normalized host/path as group_key. */
+export const TokenRepoRow = TokenGroupedRow.extend({
+  group_key: z.string().describe("the repository of the sessions' working directory, host/path (group_by=repo, an agentmeter extension)"),
+});
 export const ToolTeamRow = ToolGroupedRow.extend({ group_key: TeamKey });
 export const ActivityTeamRow = ActivityGroupedRow.extend({ group_key: TeamKey });
 export const ProductivityTeamRow = z.strictObject({
@@ -265,7 +270,7 @@ export const ProductivityTeamRow = z.strictObject({
   git_prs_created: count,
 });
 
-export const TokensResponse = envelopeWith(TokensMeta)(TokenRecord, TokenGroupedRow, TokenAgentRow, TokenTeamRow);
+export const TokensResponse = envelopeWith(TokensMeta)(TokenRecord, TokenGroupedRow, TokenAgentRow, TokenTeamRow, TokenRepoRow);
 export const ToolsResponse = envelope(ToolRecord, ToolGroupedRow, ToolAgentRow, ToolTeamRow);
 export const ActivityResponse = envelope(ActivityRecord, ActivityGroupedRow, ActivityAgentRow, ActivityTeamRow);
 export const ProductivityResponse = envelope(ProductivityRecord, ProductivityTeamRow);

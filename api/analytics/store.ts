@@ -11,6 +11,9 @@ export const ANALYTICS_SQL = {
                   t.cache_read_tokens, t.cache_write_tokens, t.billable_tokens, t.cost_usd
            FROM agg_tokens_day t LEFT JOIN users u ON u.id = t.user_id AND u.org_id = t.org_id
            WHERE t.org_id = $org AND t.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)`,
+  // Spend by repository (group_by=repo): per day, user and repository of the sessions' working directory.
+  tokensByRepo: `SELECT CAST(day AS VARCHAR) AS day, user_id, repo, input_tokens, output_tokens, raw_billable, cost_usd
+                 FROM agg_tokens_repo_day WHERE ${RANGE}`,
   userPage: `SELECT DISTINCT user_id FROM agg_user_day WHERE ${RANGE} AND ($cursor IS NULL OR user_id > $cursor) ORDER BY user_id LIMIT $limit`,
   userRows: `SELECT CAST(a.day AS VARCHAR) AS day, a.* EXCLUDE (org_id, day), u.email AS user_email
              FROM agg_user_day a LEFT JOIN users u ON u.id = a.user_id AND u.org_id = a.org_id
@@ -75,6 +78,16 @@ export interface TokenRow {
   cache_write_tokens: number;
   billable_tokens: number;
   /** US dollars (docs/metrics.md §8); null when the model had no price. */
+  cost_usd: number | null;
+}
+/** One user's usage in one repository on a day (group_by=repo). */
+export interface RepoTokenRow {
+  day: string;
+  user_id: string;
+  repo: string;
+  input_tokens: number;
+  output_tokens: number;
+  raw_billable: number;
   cost_usd: number | null;
 }
 export interface UserDayRow {
@@ -144,6 +157,11 @@ export class AnalyticsStore implements AnalyticsReader {
 
   tokens(org: string, from: string, to: string): Promise<TokenRow[]> {
     return this.db.all<TokenRow & Record<string, unknown>>(ANALYTICS_SQL.tokens, this.range(org, from, to));
+  }
+
+  /** group_by=repo's rows (read from SQL: the read model does not hold them). */
+  tokensByRepo(org: string, from: string, to: string): Promise<RepoTokenRow[]> {
+    return this.db.all<RepoTokenRow & Record<string, unknown>>(ANALYTICS_SQL.tokensByRepo, this.range(org, from, to));
   }
 
   /** One page of user ids (limit + 1 fetched to know whether more follow). */

@@ -30,7 +30,8 @@ const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'V
   files: 'STRUCT(ext VARCHAR, name VARCHAR, op VARCHAR)[]', git_commit: 'BOOLEAN', pr_created: 'BOOLEAN', slash_command: 'VARCHAR', reason: 'VARCHAR', agent_id: 'VARCHAR',
   agent_type: 'VARCHAR', truncated: 'BOOLEAN', hooks: 'STRUCT(event VARCHAR, matcher VARCHAR, command VARCHAR)[]',
   api_session_id: 'VARCHAR', api_message_id: 'VARCHAR',
-  edits: 'STRUCT(ext VARCHAR, name VARCHAR, lines_added BIGINT, lines_deleted BIGINT, repo_id VARCHAR, repo VARCHAR)[]'}`;
+  edits: 'STRUCT(ext VARCHAR, name VARCHAR, lines_added BIGINT, lines_deleted BIGINT, repo_id VARCHAR, repo VARCHAR)[]',
+  repo: 'VARCHAR', repo_id: 'VARCHAR'}`;
 
 const USAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR', input_tokens: 'BIGINT',
   output_tokens: 'BIGINT', cache_read_tokens: 'BIGINT', cache_write_tokens: 'BIGINT', thinking_tokens: 'BIGINT', thinking: 'BOOLEAN',
@@ -41,7 +42,7 @@ const MESSAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session
 const SELECT_EVENTS = `
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, event, session_id, client, autonomy, tool_name, tool_success,
        mcp_server, skill, is_shell, files, git_commit, pr_created, slash_command, reason, agent_id, agent_type, truncated, hooks,
-       api_session_id, api_message_id, edits
+       api_session_id, api_message_id, edits, repo, repo_id
 FROM read_json($file, format = 'newline_delimited', columns = ${EVENT_COLUMNS}) r`;
 
 const INSERT_EVENTS = `INSERT INTO events ${SELECT_EVENTS}`;

@@ -91,6 +91,15 @@ export class EditRepos {
     return facts;
   }
 
+  /** The repository of a working directory (its work tree's origin); undefined outside a work tree or without one. */
+  repoOf(dir: string): { repo: string; repoId: string } | undefined {
+    if (this.trees.size >= MAX_CACHED) this.trees.clear();
+    const root = workTreeOf(dir, this.trees);
+    if (!root) return undefined;
+    const { repo, repoId } = this.factsOf(root);
+    return repo && repoId ? { repo, repoId } : undefined;
+  }
+
   /** Where an edited file lies: its work tree's facts and its path there; undefined outside any work tree. */
   place(path: string, cwd: string | undefined): EditPlace | undefined {
     const absolute = absolutePath(path, cwd);

@@ -417,6 +417,13 @@ describe('dashboard in Chromium', () => {
     expect(budgets.budgets[1]!.percentage).toBeGreaterThan(0);
     expect(await page.getByTestId('alerts').locator('tbody tr').count()).toBe(1);
     expect(await page.getByTestId('alerts').locator('tbody tr td').nth(2).textContent()).toBe('50%');
+    // The month-end forecast of the organization (and the team with a budget), as the API answers it.
+    const forecast = await api<{ organization: { usd: { forecast: number } } }>(keys.manager.key, '/api/v0/organization/forecast');
+    const orgRow = page.getByTestId('forecast').locator('tr[data-forecast="Organization"]');
+    expect(await orgRow.locator('td').nth(2).textContent()).toContain(
+      forecast.organization.usd.forecast.toLocaleString('en-US', { style: 'currency', currency: 'USD' }),
+    );
+    expect(await page.getByTestId('forecast').locator('tr[data-forecast="Team Core"]').count()).toBe(1);
     // A manager sees no form; an owner sets a person's budget in dollars with it, and it shows.
     expect(await page.getByTestId('budget-form').count()).toBe(0);
     const owner = await signedIn('owner');

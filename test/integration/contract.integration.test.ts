@@ -246,6 +246,19 @@ describe('the API answers as its OpenAPI document says', () => {
       ).status,
     ).toBe(400);
     expect((await ok('GET', '/api/v0/organization/budgets', { key: manager.key })).month).toBe('2026-03');
+    expect((await ok('GET', '/api/v0/organization/forecast', { key: manager.key })).month).toBe('2026-03');
+    expect((await call('GET', '/api/v0/organization/forecast', { key: member.key })).status).toBe(403);
+    const patched = await ok('PATCH', '/api/v0/organization/budgets', {
+      key: owner.key,
+      body: { budget: { scope: 'org', monthlyUsd: 50 } },
+    });
+    expect(patched.budgets).toHaveLength(2);
+    expect((await call('PATCH', '/api/v0/organization/budgets', { key: manager.key, body: { remove: { scope: 'org' } } })).status).toBe(
+      403,
+    );
+    expect(
+      (await ok('PATCH', '/api/v0/organization/budgets', { key: owner.key, body: { remove: { scope: 'org' } } })).budgets,
+    ).toHaveLength(1);
     expect((await ok('GET', '/api/v0/organization/alerts?month=2026-03', { key: manager.key })).alerts).toBeInstanceOf(Array);
     expect((await call('GET', '/api/v0/organization/alerts?month=March', { key: manager.key })).status).toBe(400);
     expect((await ok('GET', '/api/v0/me/status', { key: member.key })).limit).toBe(100);

@@ -34,6 +34,18 @@ function workTrees() {
   return { base, shop, bare, outside };
 }
 
+describe("the repository of a session's working directory (spend by repository)", () => {
+  it('is the work tree origin as /code names it, from any folder inside; none outside a work tree or without a remote', () => {
+    const { shop, bare, outside } = workTrees();
+    const repos = new EditRepos();
+    const named = { repo: 'github.com/acme/shop', repoId: repoId('https://github.com/acme/shop') };
+    expect(repos.repoOf(shop)).toEqual(named);
+    expect(repos.repoOf(join(shop, 'src', 'gen'))).toEqual(named);
+    expect(repos.repoOf(bare)).toBeUndefined();
+    expect(repos.repoOf(outside)).toBeUndefined();
+  });
+});
+
 describe('the repository of an edit', () => {
   it('ships the origin as landed commits name it, never a path; no repository outside a work tree or without a remote', () => {
     const { shop, bare, outside } = workTrees();

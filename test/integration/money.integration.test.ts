@@ -12,9 +12,10 @@ import type { BudgetList } from '../../api/budgets/schema.ts';
 import { PRICING_PATH, type PriceList } from '../../api/pricing/schema.ts';
 import type { OrgId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
+import { repoIdentity } from '../../common/repo-id.ts';
 import type { AgentName } from '../../common/wire.ts';
 import { runCliAsync } from '../helpers/processes.ts';
-import { usage, type WireRecord } from '../helpers/records.ts';
+import { ev, usage, type WireRecord } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
@@ -318,5 +319,39 @@ describe('the CLI: agentmeter pricing and agentmeter budgets, through a running 
     expect(none.stderr).toContain('404');
     const neither = await cli(['budgets', 'set', '--scope', 'org']);
     expect(neither.stderr).toContain('either --usd N or --credits N');
+  });
+});
+
+describe('spend by repository (group_by=repo)', () => {
+  it('tokens, credits and dollars by the repository of each session’s working directory; sessions in none in no row', async () => {
+    const D2 = '2026-03-05';
+    const shop = repoIdentity('https://github.com/acme/shop.git');
+    const api = repoIdentity('git@github.com:acme/api.git');
+    // Shop: sonnet 1000 × 3 + 1000 × 15 = $0.018, 1.2 × 2000 = 2400 credits. Api: gpt-5-codex at the
+    // organization's own gpt-5* price from 2026-03-04 (set above: $2 input, $10 output): 10000 × 2 + 1000 × 10 =
+    // $0.03, 0.5 × 11000 = 5500 credits (a session whose first event came the day before).
+    // r3's session has no repository (outside a work tree): in no row.
+    await post(people.a.key, [
+      ev('UserPromptSubmit', D2, { session_id: 'r1', repo: shop.repo, repo_id: shop.repoId }),
+      by('claude', usage('claude-sonnet-4-5-20250929', D2, { input_tokens: 1000, output_tokens: 1000 }, false, 'r1')),
+      by('codex', ev('UserPromptSubmit', '2026-03-04', { session_id: 'r2', repo: api.repo, repo_id: api.repoId })),
+      by('codex', usage('gpt-5-codex', D2, { input_tokens: 10_000, output_tokens: 1000 }, false, 'r2')),
+      ev('UserPromptSubmit', D2, { session_id: 'r3' }),
+      by('claude', usage('claude-sonnet-4-5-20250929', D2, { input_tokens: 5000 }, false, 'r3')),
+    ]);
+    await server.services.runBatch({ trigger: 'cli', log, now: NOW });
+    const body = await get(`/api/v1/analytics/tokens?startDate=${D2}&endDate=${D2}&group_by=repo`);
+    expect(body.data).toEqual([
+      { date: D2, group_key: 'github.com/acme/api', billable_tokens: 5500, input_tokens: 10_000, output_tokens: 1000, cost_usd: 0.03 },
+      { date: D2, group_key: 'github.com/acme/shop', billable_tokens: 2400, input_tokens: 1000, output_tokens: 1000, cost_usd: 0.018 },
+    ]);
+    // The same host/path as /code's group_by=repo names repositories by.
+    expect(shop.repo).toBe('github.com/acme/shop');
+    const elsewhere = await server.app.inject({
+      method: 'GET',
+      url: `/api/v1/analytics/tokens?startDate=${D2}&endDate=${D2}&group_by=repo`,
+      headers: bearer(other.users.manager.key),
+    });
+    expect(elsewhere.json().data).toEqual([]);
   });
 });

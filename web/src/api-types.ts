@@ -28,6 +28,7 @@ import type { CodeGroupedRow, CodeRecord, CodeResponse, CommitPage } from '../..
 import type { ComputerPage } from '../../api/computers/schema.ts';
 import type { ControlHistory } from '../../api/controls/schema.ts';
 import type { DeviceRequest as DeviceRequestSchema } from '../../api/device/schema.ts';
+import type { ForecastAnswer } from '../../api/forecast/schema.ts';
 import type { CreatedKey, KeyList } from '../../api/keys/schema.ts';
 import type { LimitStatus, LimitsUpdate } from '../../api/limits/schema.ts';
 import type { MachineList } from '../../api/machines/schema.ts';
@@ -96,6 +97,7 @@ export type Adoption = z.output<typeof AdoptionSchema>;
 export type Budgets = z.output<typeof BudgetList>;
 export type Budget = Budgets['budgets'][number];
 export type Alerts = z.output<typeof AlertList>;
+export type Forecast = z.output<typeof ForecastAnswer>;
 export type Alert = Alerts['alerts'][number];
 
 // ------------------------------------------------------------------ machines, keys, pipeline, sessions

@@ -3,9 +3,9 @@
 // budget (PATCH /api/v0/organization/budgets, as `agentmeter budgets set` does; docs/budgets.md).
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import type { Alerts, Budget, Budgets as BudgetList, Me } from '../api-types.ts';
+import type { Alerts, Budget, Budgets as BudgetList, Forecast, Me } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
-import { type BudgetFields, budgetRequest, formatAmount } from '../figures.ts';
+import { type BudgetFields, budgetRequest, formatAmount, formatNumber, formatUsd } from '../figures.ts';
 
 const whose = (b: { scope: string; team?: string; email?: string }) =>
   b.scope === 'org' ? 'Organization' : b.scope === 'team' ? `Team ${b.team}` : (b.email ?? 'user');
@@ -122,14 +122,66 @@ function BudgetForm(props: { onSaved: () => void }) {
   );
 }
 
+/** The month-end forecast (docs/metrics.md §9): the organization, then each team and person with a budget. */
+function ForecastTable({ forecast }: { forecast: Forecast }) {
+  const rows = [
+    { name: 'Organization', p: forecast.organization },
+    ...forecast.teams.map((t) => ({ name: `Team ${t.team}`, p: t })),
+    ...forecast.users.map((u) => ({ name: u.email, p: u })),
+  ];
+  return (
+    <section aria-labelledby="forecast-h">
+      <h2 id="forecast-h">
+        Month-end forecast{' '}
+        <span class="muted">
+          ({forecast.days_left} days left; from the mean, lowest and highest of {forecast.window.from} to {forecast.window.to})
+        </span>
+      </h2>
+      <div class="scroll">
+        <table data-testid="forecast">
+          <thead>
+            <tr>
+              <th scope="col">Who</th>
+              <th scope="col" class="num">
+                So far
+              </th>
+              <th scope="col" class="num">
+                Forecast (low–high)
+              </th>
+              <th scope="col" class="num">
+                Credits forecast
+              </th>
+              <th scope="col">Budget</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ name, p }) => (
+              <tr key={name} data-forecast={name} data-at-risk={String(p.budget?.at_risk ?? false)}>
+                <td>{name}</td>
+                <td class="num">{formatUsd(p.usd.month_to_date)}</td>
+                <td class="num">
+                  {formatUsd(p.usd.forecast)} ({formatUsd(p.usd.low)}–{formatUsd(p.usd.high)})
+                </td>
+                <td class="num">{formatNumber(p.credits.forecast)}</td>
+                <td>{p.budget ? `${formatAmount(p.budget.limit, p.budget.unit)}${p.budget.at_risk ? ' — at risk' : ''}` : 'none'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
 export function Budgets(props: { me: Me }) {
   const [version, setVersion] = useState(0);
   const { data, error, loading } = useData(`budgets|${version}`, async () => {
-    const [budgets, alerts] = await Promise.all([
+    const [budgets, alerts, forecast] = await Promise.all([
       api<BudgetList>('/api/v0/organization/budgets'),
       api<Alerts>('/api/v0/organization/alerts'),
+      api<Forecast>('/api/v0/organization/forecast'),
     ]);
-    return { ...budgets, alerts: alerts.alerts };
+    return { ...budgets, alerts: alerts.alerts, forecast };
   });
   return (
     <>
@@ -160,6 +212,7 @@ export function Budgets(props: { me: Me }) {
               </ul>
             )}
           </section>
+          <ForecastTable forecast={data.forecast} />
           <section aria-labelledby="alerts-h">
             <h2 id="alerts-h">Alerts</h2>
             {data.alerts.length === 0 ? (
