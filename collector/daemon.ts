@@ -376,7 +376,8 @@ export class Collector {
         log.warn({ error: (error as Error).message }, 'impact ledger not updated');
       }
     }
-    const shipped = batch.sources.filter((s): s is string => s !== undefined && !rejectedSources.has(s));
+    // A receiver's file holds several records: it goes once, and only when none of them was rejected.
+    const shipped = [...new Set(batch.sources)].filter((s): s is string => s !== undefined && !rejectedSources.has(s));
     const removal = this.unlinker
       .remove(shipped.flatMap((name) => shippedPaths(this.dirs, name, batch.twins.has(name))))
       .catch((error: unknown) =>

@@ -33,7 +33,8 @@ const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'V
   edits: 'STRUCT(ext VARCHAR, name VARCHAR, lines_added BIGINT, lines_deleted BIGINT, repo_id VARCHAR, repo VARCHAR)[]'}`;
 
 const USAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR', input_tokens: 'BIGINT',
-  output_tokens: 'BIGINT', cache_read_tokens: 'BIGINT', cache_write_tokens: 'BIGINT', thinking_tokens: 'BIGINT', thinking: 'BOOLEAN'}`;
+  output_tokens: 'BIGINT', cache_read_tokens: 'BIGINT', cache_write_tokens: 'BIGINT', thinking_tokens: 'BIGINT', thinking: 'BOOLEAN',
+  source: 'VARCHAR'}`;
 
 const MESSAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR'}`;
 
@@ -55,7 +56,7 @@ const INSERT_EVENTS_OR_IGNORE = `INSERT OR IGNORE INTO events ${SELECT_EVENTS}`;
 const upsertUsage = (onOtherUser: string) => `
 INSERT INTO usage
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model, input_tokens, output_tokens,
-       cache_read_tokens, cache_write_tokens, thinking_tokens, thinking
+       cache_read_tokens, cache_write_tokens, thinking_tokens, thinking, source
 FROM read_json($file, format = 'newline_delimited', columns = ${USAGE_COLUMNS})
 ON CONFLICT (org_id, id) DO UPDATE SET
   received_at = excluded.received_at, ts = least(excluded.ts, usage.ts),
@@ -110,6 +111,14 @@ const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', re
 const INSERT_COMMITS = `INSERT OR IGNORE INTO landed_commits
 SELECT $org, repo_id, commit, $user, now()::TIMESTAMP, epoch_ms(ts), repo, lines_added, lines_deleted, agent_lines, by_agent
 FROM read_json($file, format = 'newline_delimited', columns = ${COMMIT_COLUMNS})`;
+
+const DECISION_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', decision: 'VARCHAR', count: 'BIGINT',
+  tool_name: 'VARCHAR', language: 'VARCHAR'}`;
+
+/** An edit decision record counts once per (organization, id): a repeat is ignored (docs/metrics.md §11). */
+const INSERT_DECISIONS = `INSERT OR IGNORE INTO edit_decisions
+SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, decision, count, tool_name, language
+FROM read_json($file, format = 'newline_delimited', columns = ${DECISION_COLUMNS})`;
 
 /**
  * DuckDB's errors that are about the rows it was given (a value it cannot read or convert, a NOT NULL
@@ -206,13 +215,14 @@ export class IngestStore {
 
   async store(orgId: OrgId, userId: UserId, batch: DecodedBatch): Promise<StoreResult> {
     const n = ++this.sequence;
-    const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit'; table: string }[] = [];
+    const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit' | 'decision'; table: string }[] = [];
     const usage = batch.usage.map((row) => `${JSON.stringify(row)}\n`).join('');
     for (const [sql, fallback, ndjson, kind, table] of [
       [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'event', 'events'],
       [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, usage, 'usage', 'usage'],
       [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'message', 'assistant_messages'],
       [INSERT_COMMITS, INSERT_COMMITS, batch.commits.ndjson, 'commit', 'landed_commits'],
+      [INSERT_DECISIONS, INSERT_DECISIONS, batch.decisions.ndjson, 'decision', 'edit_decisions'],
     ] as const) {
       if (ndjson === '') continue;
       const file = join(this.dir, `${n}-${kind === 'message' ? 'messages' : table}.ndjson`);
@@ -228,7 +238,7 @@ export class IngestStore {
         for (const { sql, fallback, file, kind, table } of files) {
           stored += await tx.run(fast ? sql : fallback, params(file));
           // A commit is anyone's to report once (first delivery kept): there is no owner to refuse for.
-          if (fast || kind === 'commit') continue;
+          if (fast || kind === 'commit' || kind === 'decision') continue;
           const held = await tx.all<{ id: string }>(otherUsersIds(table), params(file));
           for (const { index, id } of indicesOf(batch, kind, new Set(held.map((r) => r.id))))
             refused.push({ index, id: id.slice(0, 256), reason: REFUSED_REASON });

@@ -13,6 +13,12 @@ SELECT u.org_id, CAST(u.ts AS DATE) AS day, u.user_id, u.agent, u.model,
 FROM usage u
 JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
 WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+  -- One fact, one count (docs/metrics.md §11): usage from an agent's OpenTelemetry export counts only for a
+  -- session whose usage no file of the agent gave.
+  AND (u.source IS DISTINCT FROM 'otel' OR NOT EXISTS (
+        SELECT 1 FROM usage f
+        WHERE f.org_id = u.org_id AND f.user_id = u.user_id AND f.agent = u.agent AND f.session_id = u.session_id
+          AND f.source IS DISTINCT FROM 'otel'))
 GROUP BY ALL;
 
 CREATE OR REPLACE TEMP TABLE model_price AS
