@@ -279,13 +279,11 @@ export function productivityDecisionRows(days: string[], breakdowns: BreakdownRo
   );
   return days.flatMap((date) => {
     const perKey = group(perDay.get(date) ?? [], (r) => r.key);
-    return [...perKey.keys()]
-      .sort()
-      .map((key) => ({
-        date,
-        group_key: key,
-        ...decisionFigures(sumCounts(perKey.get(key), `edits_accepted_${by}`), sumCounts(perKey.get(key), `edits_rejected_${by}`)),
-      }));
+    return [...perKey.keys()].sort().map((key) => ({
+      date,
+      group_key: key,
+      ...decisionFigures(sumCounts(perKey.get(key), `edits_accepted_${by}`), sumCounts(perKey.get(key), `edits_rejected_${by}`)),
+    }));
   });
 }
 

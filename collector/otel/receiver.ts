@@ -11,10 +11,10 @@ import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { UserError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
+import { CumulativeTotals, mapSignals } from '../../common/otel/map.ts';
+import { decodeOtlp, encodingOf, OTLP_SIGNALS, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
 import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
 import type { SpoolDirs } from '../spool.ts';
-import { CumulativeTotals, mapSignals } from './map.ts';
-import { decodeOtlp, encodingOf, OTLP_SIGNALS, OtlpDecodeError, type OtlpSignal } from './otlp.ts';
 import { spoolFacts } from './spooled.ts';
 
 export const DEFAULT_OTLP_LISTEN = '127.0.0.1:4318';

@@ -11,12 +11,12 @@
 import { closeSync, constants, fchmodSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { factRecord, type OtelFact } from '../../common/otel/map.ts';
 import { PRIVATE_FILE_MODE } from '../../common/private-files.ts';
 import { ok, quarantine, type StepResult } from '../../common/result.ts';
 import { describeZodError, EditDecision, MAX_DECISIONS, MAX_TOKENS, type WireRecord } from '../../common/wire.ts';
 import { adapterFor } from '../agents/index.ts';
 import { HOOK_BODY_CAP, type SpoolDirs, type SpoolEntry } from '../spool.ts';
-import type { OtelFact } from './map.ts';
 
 export const OTEL_SOURCE = 'otel';
 /** Facts in one spool file: a file stays far below the hook's cap (a fact is ~200 bytes). */
@@ -99,24 +99,5 @@ export function otelWireRecords(entry: SpoolEntry, machineId: string): StepResul
   const parsed = SpooledBody.safeParse(json);
   if (!parsed.success) return quarantine(`OpenTelemetry facts do not look like the receiver's: ${describeZodError(parsed.error)}`);
   const agent = adapter.name;
-  return ok(
-    parsed.data.facts.map((fact, i): WireRecord => {
-      if (fact.kind === 'decision') return { ...fact, id: `${machineId}.${entry.name}.${i}`, agent };
-      return {
-        kind: 'usage',
-        id: `otel:${agent}:${fact.request_id}`,
-        agent,
-        session_id: fact.session_id,
-        ts: fact.ts,
-        model: fact.model,
-        input_tokens: fact.input_tokens,
-        output_tokens: fact.output_tokens,
-        cache_read_tokens: fact.cache_read_tokens,
-        cache_write_tokens: fact.cache_write_tokens,
-        thinking_tokens: 0,
-        thinking: false,
-        source: 'otel',
-      };
-    }),
-  );
+  return ok(parsed.data.facts.map((fact, i) => factRecord(fact, agent, `${machineId}.${entry.name}.${i}`)));
 }

@@ -2,16 +2,17 @@
 // protobuf (encoded with the same generated types the receiver decodes with), and the facts expected of them.
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { CumulativeTotals, mapSignals } from '../../collector/otel/map.ts';
-import { decodeOtlp, encodingOf, nanosToMs, OtlpDecodeError } from '../../collector/otel/otlp.ts';
 import { parseListen } from '../../collector/otel/receiver.ts';
+import { CumulativeTotals, mapSignals } from '../../common/otel/map.ts';
+import { decodeOtlp, encodingOf, nanosToMs, OtlpDecodeError } from '../../common/otel/otlp.ts';
 
 const NOW = Date.parse('2026-11-20T12:00:00Z');
 const T = '1763640000000000000'; // 2025-11-20T12:00:00Z in ns
 const T_MS = 1_763_640_000_000;
 
-const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
-const int = (key: string, value: number) => ({ key, value: { intValue: String(value) } });
+type Kv = { key: string; value: { stringValue?: string; intValue?: string } };
+const str = (key: string, value: string): Kv => ({ key, value: { stringValue: value } });
+const int = (key: string, value: number): Kv => ({ key, value: { intValue: String(value) } });
 
 const claudeMetrics = (
   points: { decision: string; tool: string; language?: string; value: number; start?: string }[],
@@ -170,7 +171,7 @@ describe('mapSignals', () => {
     ).toEqual([3]);
   });
 
-  const logs = (service: string, records: { name: string; attributes: ReturnType<typeof str>[] }[]) =>
+  const logs = (service: string, records: { name: string; attributes: Kv[] }[]) =>
     decodeOtlp(
       'logs',
       'json',

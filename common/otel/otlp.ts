@@ -5,7 +5,7 @@
 // any array or map attribute are never read (prompts and tool arguments stay out of every signal).
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { describeZodError } from '../../common/wire.ts';
+import { describeZodError } from '../wire.ts';
 
 export const OTLP_SIGNALS = ['metrics', 'logs', 'traces'] as const;
 export type OtlpSignal = (typeof OTLP_SIGNALS)[number];

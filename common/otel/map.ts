@@ -2,8 +2,8 @@
 // each agent's names (agents.ts). Identity attributes (`user.email`, `user.account_uuid`, `organization.id`…)
 // are never read: the server takes identity from the collector's key. Of a log event only the attributes
 // named in agents.ts are read, so prompt text and tool arguments never reach a fact.
-import type { Agent } from '../../common/agents.ts';
-import type { EditDecision } from '../../common/wire.ts';
+import type { Agent } from '../agents.ts';
+import type { AgentName, EditDecision, WireRecord } from '../wire.ts';
 import { type DecisionSignal, OTEL_AGENTS, type OtelAgent, otelAgentOf, sameSignal, type UsageSignal } from './agents.ts';
 import type { Attributes, MetricPoint, Signal } from './otlp.ts';
 
@@ -196,4 +196,28 @@ export function mapSignals(signals: readonly Signal[], totals: CumulativeTotals,
     else add(result.unmapped, signal.name || '(unnamed)');
   }
   return result;
+}
+
+/**
+ * Pure: a fact → its wire record. A decision's id is the sender's (`decisionId`: stable across deliveries of
+ * the same request); a usage record's is the agent's request id, so the same call sent twice is one call.
+ * Usage says `source: 'otel'`: the daily batch counts it only for a session no file of the agent gave usage for.
+ */
+export function factRecord(fact: OtelFact, agent: AgentName, decisionId: string): WireRecord {
+  if (fact.kind === 'decision') return { ...fact, id: decisionId, agent };
+  return {
+    kind: 'usage',
+    id: `otel:${agent}:${fact.request_id}`,
+    agent,
+    session_id: fact.session_id,
+    ts: fact.ts,
+    model: fact.model,
+    input_tokens: fact.input_tokens,
+    output_tokens: fact.output_tokens,
+    cache_read_tokens: fact.cache_read_tokens,
+    cache_write_tokens: fact.cache_write_tokens,
+    thinking_tokens: 0,
+    thinking: false,
+    source: 'otel',
+  };
 }

@@ -2,8 +2,8 @@
 // them with the fact each feeds): how the receiver knows the agent of a signal, which signals carry edit
 // decisions or token usage, and which it leaves on purpose (with the reason). Keyed by agent name, one entry
 // an agent: an agent's entry can move into its own folder under collector/agents/ unchanged.
-import type { Agent } from '../../common/agents.ts';
-import type { EditDecision } from '../../common/wire.ts';
+import type { Agent } from '../agents.ts';
+import type { EditDecision } from '../wire.ts';
 
 /** A signal that carries edit decisions: a counter (one data point = `value` decisions) or a log event (one). */
 export interface DecisionSignal {
