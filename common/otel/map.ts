@@ -125,7 +125,8 @@ function decisionFact(
   if (spec.editTools && (!tool || !spec.editTools.includes(tool))) return `${spec.name} (a tool that proposes no edit)`;
   const fact: DecisionFact = {
     kind: 'decision',
-    session_id: firstText(attributes, agent.sessionAttributes) ?? UNKNOWN_SESSION,
+    // Gemini CLI names the session on the resource; a session id is no identity.
+    session_id: firstText(attributes, agent.sessionAttributes) ?? firstText(signal.resource, agent.sessionAttributes) ?? UNKNOWN_SESSION,
     ts: timeOf(signal.timeMs, now),
     decision,
     count,
@@ -136,7 +137,14 @@ function decisionFact(
   return fact;
 }
 
-function usageFact(spec: UsageSignal, attributes: Attributes, agent: OtelAgent, timeMs: number, now: number): UsageFact | undefined {
+function usageFact(
+  spec: UsageSignal,
+  attributes: Attributes,
+  resource: Attributes,
+  agent: OtelAgent,
+  timeMs: number,
+  now: number,
+): UsageFact | undefined {
   const requestId = text(attributes[spec.requestId]);
   const model = text(attributes[spec.model]);
   const counts = [spec.input, spec.output, spec.cacheRead, spec.cacheWrite].map((name) => tokens(attributes, name));
@@ -144,7 +152,7 @@ function usageFact(spec: UsageSignal, attributes: Attributes, agent: OtelAgent, 
   const [input, output, cacheRead, cacheWrite] = counts as number[];
   return {
     kind: 'usage',
-    session_id: firstText(attributes, agent.sessionAttributes) ?? UNKNOWN_SESSION,
+    session_id: firstText(attributes, agent.sessionAttributes) ?? firstText(resource, agent.sessionAttributes) ?? UNKNOWN_SESSION,
     ts: timeOf(timeMs, now),
     request_id: requestId,
     model,
@@ -186,7 +194,7 @@ export function mapSignals(signals: readonly Signal[], totals: CumulativeTotals,
     }
     const usage = signal.kind === 'log' ? agent.usage.find((u) => same(u.name)) : undefined;
     if (usage && signal.kind === 'log') {
-      const fact = usageFact(usage, signal.attributes, agent, signal.timeMs, now);
+      const fact = usageFact(usage, signal.attributes, signal.resource, agent, signal.timeMs, now);
       if (fact) keep(agentName, fact);
       else add(result.unmapped, `${usage.name} (without a request id, model or token counts)`);
       continue;

@@ -229,6 +229,28 @@ describe('mapSignals', () => {
       'reject',
     ]);
     expect(JSON.stringify([...gemini.facts])).not.toContain('SECRET');
+    // Gemini CLI puts session.id on the resource.
+    const onResource = decodeOtlp(
+      'logs',
+      'json',
+      json({
+        resourceLogs: [
+          {
+            resource: { attributes: [str('service.name', 'gemini-cli'), str('session.id', 's-res')] },
+            scopeLogs: [
+              {
+                logRecords: [
+                  { eventName: 'gemini_cli.tool_call', attributes: [str('function_name', 'replace'), str('decision', 'reject')] },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    ).signals;
+    expect(mapSignals(onResource, new CumulativeTotals(), NOW).facts.get('gemini')).toMatchObject([
+      { session_id: 's-res', decision: 'reject' },
+    ]);
     const qwen = mapSignals(
       logs('qwen-code', [{ name: 'qwen-code.tool_call', attributes: call('edit', 'reject') }]),
       new CumulativeTotals(),
