@@ -4,6 +4,7 @@ import type { UserDay } from '../../web/src/api-types.ts';
 import {
   creditsByModel,
   daysOf,
+  decisionsByAgent,
   defaultRange,
   meanOfActiveDays,
   peopleTotals,
@@ -144,5 +145,22 @@ describe('dashboard figures', () => {
         ],
       ),
     ).toBe('a,b\r\n"x,y","say ""hi"""\r\n\'=SUM(A1),3\r\n');
+  });
+});
+
+describe('decisionsByAgent', () => {
+  it('sums each agent over the days, and an agent that reports no decision reads null (not reported)', () => {
+    const active = [{ group_key: 'droid' }, { group_key: 'claude' }, { group_key: 'claude' }];
+    const decisions = [
+      { group_key: 'claude', edits_accepted: 3, edits_rejected: 1 },
+      { group_key: 'claude', edits_accepted: 5, edits_rejected: 1 },
+      // Decisions of an agent with no hook event in the range (OpenTelemetry only): still listed.
+      { group_key: 'codex', edits_accepted: 0, edits_rejected: 2 },
+    ];
+    expect(decisionsByAgent(active, decisions)).toEqual([
+      { agent: 'claude', accepted: 8, rejected: 2, rate: 0.8 },
+      { agent: 'codex', accepted: 0, rejected: 2, rate: 0 },
+      { agent: 'droid', accepted: 0, rejected: 0, rate: null },
+    ]);
   });
 });

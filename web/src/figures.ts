@@ -163,3 +163,33 @@ export const formatDecimal = (n: number, digits = 2) =>
   n.toLocaleString(DISPLAY_LOCALE, { minimumFractionDigits: digits, maximumFractionDigits: digits });
 export const formatCompact = (n: number) => n.toLocaleString(DISPLAY_LOCALE, { notation: 'compact', maximumFractionDigits: 1 });
 export const formatPercent = (share: number) => `${(share * 100).toLocaleString(DISPLAY_LOCALE, { maximumFractionDigits: 1 })}%`;
+
+/** One agent's edit decisions over a range; `rate` null when the agent reported none ("not reported"). */
+export interface AgentDecisions {
+  agent: string;
+  accepted: number;
+  rejected: number;
+  rate: number | null;
+}
+
+/**
+ * Pure: each agent that was active or reported a decision in the range, with its edit decisions summed over
+ * the days and its acceptance rate accepted / (accepted + rejected) (docs/metrics.md §11). An agent with no
+ * decision gets a null rate: it does not report them, which is not 0%.
+ */
+export function decisionsByAgent(
+  active: readonly { group_key: string }[],
+  decisions: readonly { group_key: string; edits_accepted: number; edits_rejected: number }[],
+): AgentDecisions[] {
+  const byAgent = new Map<string, { accepted: number; rejected: number }>();
+  for (const row of active) if (!byAgent.has(row.group_key)) byAgent.set(row.group_key, { accepted: 0, rejected: 0 });
+  for (const row of decisions) {
+    const totals = byAgent.get(row.group_key) ?? { accepted: 0, rejected: 0 };
+    totals.accepted += row.edits_accepted;
+    totals.rejected += row.edits_rejected;
+    byAgent.set(row.group_key, totals);
+  }
+  return [...byAgent.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([agent, t]) => ({ agent, ...t, rate: t.accepted + t.rejected > 0 ? t.accepted / (t.accepted + t.rejected) : null }));
+}
