@@ -107,7 +107,6 @@ const TracesRequest = z.looseObject({
 
 interface ProtoType {
   decode(bytes: Uint8Array): unknown;
-  toObject(message: unknown, options: { longs: StringConstructor; enums: NumberConstructor; defaults: false }): unknown;
 }
 interface ProtoRoot {
   opentelemetry: { proto: { collector: Record<OtlpSignal, { v1: Record<string, ProtoType> }> } };
@@ -128,16 +127,17 @@ const REQUEST_TYPE: Record<OtlpSignal, string> = {
 
 export class OtlpDecodeError extends Error {}
 
-/** Protobuf bytes → the request in OTLP/JSON's shape (int64 as strings, enums as numbers). */
+/**
+ * Protobuf bytes → the decoded request: OTLP/JSON's field names, int64 as Long, unset fields null. The
+ * decoder checked every field's type, so it needs no second check (flatten reads it as the JSON shape).
+ */
 function fromProtobuf(signal: OtlpSignal, body: Uint8Array): unknown {
   const type = protoRoot().opentelemetry.proto.collector[signal].v1[REQUEST_TYPE[signal]]!;
-  let message: unknown;
   try {
-    message = type.decode(body);
+    return type.decode(body);
   } catch (error) {
     throw new OtlpDecodeError(`not an OTLP ${signal} protobuf message (${(error as Error).message.slice(0, 120)})`);
   }
-  return type.toObject(message, { longs: String, enums: Number, defaults: false });
 }
 
 function fromJson(signal: OtlpSignal, body: Uint8Array): unknown {
@@ -150,11 +150,26 @@ function fromJson(signal: OtlpSignal, body: Uint8Array): unknown {
 
 // ------------------------------------------------------------------------------------------- flattening
 
-/** Pure: nanoseconds (a decimal string or number) → whole milliseconds; 0 when absent. */
-export function nanosToMs(value: string | number | null | undefined): number {
+/** An int64 as protobufjs decodes it (a Long of the `long` package). */
+interface LongLike {
+  toNumber(): number;
+}
+type Int64 = string | number | LongLike;
+const isLong = (value: unknown): value is LongLike =>
+  typeof value === 'object' && value !== null && typeof (value as LongLike).toNumber === 'function';
+
+/** Pure: an int64 (decimal string, number or Long) as a number (exact below 2^53). */
+export function int64ToNumber(value: Int64): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string') return Number(value);
+  return value.toNumber();
+}
+
+/** Pure: nanoseconds (a decimal string, number or Long) → whole milliseconds; 0 when absent. */
+export function nanosToMs(value: Int64 | null | undefined): number {
   if (value === null || value === undefined) return 0;
-  if (typeof value === 'number') return Math.trunc(value / 1e6);
-  return value.length > 6 ? Number(value.slice(0, -6)) : 0;
+  if (typeof value === 'string') return value.length > 6 ? Number(value.slice(0, -6)) : 0;
+  return Math.trunc(int64ToNumber(value) / 1e6);
 }
 
 /** Pure: the scalar attributes of an OTLP attribute list (later keys win, as in the SDKs). */
@@ -162,10 +177,12 @@ export function scalarAttributes(list: z.infer<typeof attributesOf>): Attributes
   const out: Attributes = {};
   for (const { key, value } of list ?? []) {
     if (!value) continue;
-    if (value.stringValue !== undefined) out[key] = value.stringValue;
-    else if (value.intValue !== undefined) out[key] = Number(value.intValue);
+    // Decoded protobuf leaves unset fields null, JSON absent: only a value of the field's type counts.
+    const int = value.intValue as Int64 | null | undefined;
+    if (typeof value.stringValue === 'string') out[key] = value.stringValue;
+    else if (typeof int === 'string' || typeof int === 'number' || isLong(int)) out[key] = int64ToNumber(int);
     else if (typeof value.doubleValue === 'number') out[key] = value.doubleValue;
-    else if (value.boolValue !== undefined) out[key] = value.boolValue;
+    else if (typeof value.boolValue === 'boolean') out[key] = value.boolValue;
   }
   return out;
 }
@@ -173,7 +190,8 @@ export function scalarAttributes(list: z.infer<typeof attributesOf>): Attributes
 const CUMULATIVE = new Set<number | string>([2, 'AGGREGATION_TEMPORALITY_CUMULATIVE']);
 
 function pointValue(point: z.infer<typeof NumberDataPoint>): number | undefined {
-  if (point.asInt !== undefined && point.asInt !== null) return Number(point.asInt);
+  const int = point.asInt as Int64 | null | undefined;
+  if (typeof int === 'string' || typeof int === 'number' || isLong(int)) return int64ToNumber(int);
   if (typeof point.asDouble === 'number') return point.asDouble;
   return undefined;
 }
@@ -189,10 +207,12 @@ function count(map: Map<string, number>, key: string, n = 1): void {
   map.set(key, (map.get(key) ?? 0) + n);
 }
 
-function flatten(signal: OtlpSignal, request: unknown): DecodedRequest {
+function flatten(signal: OtlpSignal, request: unknown, decoded: boolean): DecodedRequest {
   const signals: Signal[] = [];
   const unreadable = new Map<string, number>();
   const check = <T>(schema: z.ZodType<T>): T => {
+    // A decoded protobuf message has the schema's shape by construction (its types are the .proto's).
+    if (decoded) return request as T;
     const parsed = schema.safeParse(request);
     if (!parsed.success) throw new OtlpDecodeError(`not an OTLP ${signal} request: ${describeZodError(parsed.error)}`);
     return parsed.data;
@@ -209,6 +229,10 @@ function flatten(signal: OtlpSignal, request: unknown): DecodedRequest {
             continue;
           }
           const cumulative = metric.sum ? CUMULATIVE.has(metric.sum.aggregationTemporality ?? 0) : false;
+          if (!metric.name) {
+            count(unreadable, '(unnamed)', numeric.dataPoints?.length ?? 1);
+            continue;
+          }
           for (const point of numeric.dataPoints ?? []) {
             const value = pointValue(point);
             if (value === undefined || !Number.isFinite(value)) {
@@ -265,5 +289,5 @@ export function encodingOf(contentType: string | undefined): 'protobuf' | 'json'
 
 /** An OTLP/HTTP request body → its signals. Throws OtlpDecodeError for a body that is not one. */
 export function decodeOtlp(signal: OtlpSignal, encoding: 'protobuf' | 'json', body: Uint8Array): DecodedRequest {
-  return flatten(signal, encoding === 'protobuf' ? fromProtobuf(signal, body) : fromJson(signal, body));
+  return encoding === 'protobuf' ? flatten(signal, fromProtobuf(signal, body), true) : flatten(signal, fromJson(signal, body), false);
 }
