@@ -220,8 +220,8 @@ describe('group_by=agent', () => {
 
 describe('group_by=agent where it does not belong → 400 with the documented body', () => {
   it.each([
-    // productivity takes group_by=team only (docs/metrics.md §6).
-    ['productivity', 'group_by=agent', 'group_by "agent" is not supported here; use "team"'],
+    // productivity's groupings are the edit decisions' and team (docs/metrics.md §6, §11).
+    ['productivity', 'group_by=model', 'group_by "model" is not supported here; use "agent" or "tool_name" or "language" or "team"'],
     ['users', 'group_by=agent', 'unknown query parameter "group_by"'],
     ['tokens', 'group_by=agents', 'group_by "agents" is not supported here; use "model" or "agent"'],
     ['tools', 'group_by=client', 'group_by "client" is not supported here; use "tool_name" or "agent"'],
@@ -240,7 +240,7 @@ describe('group_by=agent where it does not belong → 400 with the documented bo
 });
 
 describe('the OpenAPI document', () => {
-  it('offers agent on exactly /tokens, /tools and /activity, and says it is an agentmeter extension', async () => {
+  it('offers agent on exactly /tokens, /tools, /activity and /productivity, and says it is an agentmeter extension', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
       paths: Record<string, { get: { parameters?: { name: string; description?: string; schema: { enum?: string[] } }[] } }>;
     };
@@ -250,7 +250,8 @@ describe('the OpenAPI document', () => {
     expect(groupBy('tools')!.schema.enum).toEqual(['tool_name', 'agent', 'team']);
     expect(groupBy('activity')!.schema.enum).toEqual(['client', 'agent', 'team']);
     for (const endpoint of ['tokens', 'tools', 'activity']) expect(groupBy(endpoint)!.description).toContain('agentmeter extension');
-    expect(groupBy('productivity')!.schema.enum).toEqual(['team']);
+    // Productivity's agent, tool_name and language rows are the edit decisions (docs/metrics.md §11).
+    expect(groupBy('productivity')!.schema.enum).toEqual(['agent', 'tool_name', 'language', 'team']);
     expect(groupBy('users')).toBeUndefined();
   });
 });
@@ -268,7 +269,8 @@ describe('migration 014 on a database built before it', () => {
         PRIMARY KEY (org_id, day, user_id, model))`);
       await db.run(`INSERT INTO orgs (id, name) VALUES ('org_m', 'M')`);
       // u1 used sonnet through Claude Code only; u2 through Claude Code and Droid on the same day.
-      await db.run(`INSERT INTO usage VALUES
+      await db.run(`INSERT INTO usage (org_id, id, user_id, received_at, ts, agent, session_id, model, input_tokens, output_tokens,
+        cache_read_tokens, cache_write_tokens, thinking_tokens, thinking) VALUES
         ('org_m', 'x1', 'usr_1', TIMESTAMP '2026-03-05 10:00:00', TIMESTAMP '2026-03-02 10:00:00', 'claude', 's1', 'claude-sonnet-4-5', 100, 0, 0, 0, 0, false),
         ('org_m', 'x2', 'usr_2', TIMESTAMP '2026-03-05 10:00:00', TIMESTAMP '2026-03-02 11:00:00', 'claude', 's2', 'claude-sonnet-4-5', 10, 0, 0, 0, 0, false),
         ('org_m', 'x3', 'usr_2', TIMESTAMP '2026-03-05 10:00:00', TIMESTAMP '2026-03-02 12:00:00', 'droid', 's3', 'claude-sonnet-4-5', 20, 0, 0, 0, 0, false)`);
