@@ -14,7 +14,8 @@ import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-log
 import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Collector } from '../../collector/daemon.ts';
-import { OtlpReceiver } from '../../collector/otel/receiver.ts';
+import { describeReceiver } from '../../collector/otel/describe.ts';
+import { OtlpReceiver, readReceiverStatus } from '../../collector/otel/receiver.ts';
 import { ensureSpool, spoolDirs } from '../../collector/spool.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -241,6 +242,16 @@ describe('the collector receiver, with the SDK exporters', () => {
     // Another organization sees none of it.
     const [theirs] = (await get(`/api/v1/analytics/productivity?${q}`, other.users.manager.key)).data;
     expect(theirs).toMatchObject({ edits_accepted: 0, edits_rejected: 0, edit_acceptance_rate: null });
+  });
+
+  it('says what it received in `collect status`: facts spooled, signals left, unmapped names', async () => {
+    await receiver.stop();
+    const status = readReceiverStatus(home);
+    expect(status).toMatchObject({ listen: '127.0.0.1:0', unmapped: 1, ignored: 2, refused: 0 });
+    const text = describeReceiver(status);
+    expect(text).toContain('unmapped and dropped: 1 (some.unknown_event ×1)');
+    expect(text).toMatch(/otlp facts spooled: [1-9]/);
+    base = `http://127.0.0.1:${await receiver.start()}`;
   });
 
   it('refuses a body past the cap (413), a wrong type (415) and a body that is not OTLP (400)', async () => {
