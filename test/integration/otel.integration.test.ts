@@ -335,6 +335,19 @@ describe("the server's /v1 routes, with the SDK exporters", () => {
     const [acmeDay] = (await get(`/api/v1/analytics/productivity?startDate=${DAY}&endDate=${DAY}`)).data;
     expect(acmeDay).toMatchObject({ edits_accepted: 4, edits_rejected: 1 });
 
+    // Today so far (docs/metrics.md §7) counts a decision of the server's today within the same build steps.
+    const today = SERVER_NOW.toISOString().slice(0, 10);
+    const todays = await server.app.inject({
+      method: 'POST',
+      url: '/v1/metrics',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: body.replace(/"timeUnixNano":"\d+"/, `"timeUnixNano":"${Date.parse(`${today}T09:00:00Z`)}000000"`).replace('"2"', '"5"'),
+    });
+    expect(todays.statusCode, todays.body).toBe(200);
+    const live = await server.app.inject({ method: 'GET', url: '/api/v1/analytics/today', headers: bearer(other.users.manager.key) });
+    expect(live.statusCode, live.body).toBe(200);
+    expect(live.json().data.productivity).toMatchObject({ date: today, edits_accepted: 5, edits_rejected: 0, edit_acceptance_rate: 1 });
+
     const anonymous = await server.app.inject({
       method: 'POST',
       url: '/v1/logs',
