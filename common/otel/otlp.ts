@@ -3,7 +3,7 @@
 // @opentelemetry/otlp-transformer and turned into the OTLP/JSON shape, so one zod schema checks both
 // encodings. Only names, attributes of scalar values, numbers and times come out: a log record's body and
 // any array or map attribute are never read (prompts and tool arguments stay out of every signal).
-import { createRequire } from 'node:module';
+import generated from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import { z } from 'zod';
 import { describeZodError } from '../wire.ts';
 
@@ -112,12 +112,11 @@ interface ProtoRoot {
   opentelemetry: { proto: { collector: Record<OtlpSignal, { v1: Record<string, ProtoType> }> } };
 }
 
-let root: ProtoRoot | undefined;
-/** The generated types, loaded at the first protobuf request (the collector without a receiver never pays for them). */
-function protoRoot(): ProtoRoot {
-  root ??= createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js') as ProtoRoot;
-  return root;
-}
+/**
+ * The generated types, imported statically so the laptop bundle carries them (its one file has no
+ * node_modules beside it); the collector loads this module only with its receiver (collect's dynamic import).
+ */
+const protoRoot = (): ProtoRoot => generated as unknown as ProtoRoot;
 
 const REQUEST_TYPE: Record<OtlpSignal, string> = {
   metrics: 'ExportMetricsServiceRequest',
