@@ -272,10 +272,6 @@ function settingsRoot(loc: SettingsLocation, loaded: LoadedSettings, hooks: Hook
   return root;
 }
 
-function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): string | undefined {
-  return writeRoot(loc, loaded, settingsRoot(loc, loaded, hooks));
-}
-
 /**
  * Copies a settings file to a backup named by the time. Exclusive: a link planted at the name is never
  * written through, and a second backup in the same millisecond (an install and an uninstall in a row)
@@ -294,7 +290,7 @@ function backUp(file: string): string {
   }
 }
 
-/** Writes a settings file's new content, backing the old one up (see writeSettings). */
+/** Writes a settings file's new content (settingsRoot's, with the agent's telemetry), backing the old one up. */
 function writeRoot(loc: SettingsLocation, loaded: LoadedSettings, root: Record<string, unknown>): string | undefined {
   mkdirSync(dirname(loc.file), { recursive: true });
   let backup: string | undefined;
