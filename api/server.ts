@@ -55,6 +55,7 @@ import { registerOidcRoutes } from './oidc/routes.ts';
 import { checkAnswers } from './openapi/declare.ts';
 import { trackRoutes } from './openapi/registry.ts';
 import { registerOpenApiRoutes } from './openapi/routes.ts';
+import { registerOtlpRoutes } from './otlp/routes.ts';
 import { registerPricingRoutes } from './pricing/routes.ts';
 import { PricingStore } from './pricing/store.ts';
 import { registerPullRequestReadRoutes, registerPullRequestRoutes } from './pull-requests/routes.ts';
@@ -268,6 +269,13 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       live.touch(principal.orgId);
       alerts.touch(principal.orgId);
       machines.recordDelivery(principal, r.headers);
+    },
+  });
+  registerOtlpRoutes(app, {
+    ingest,
+    onStored: (principal) => {
+      live.touch(principal.orgId);
+      alerts.touch(principal.orgId);
     },
   });
   registerReadinessRoutes(app, { readiness: new ReadinessStore(options.db) });

@@ -12,6 +12,9 @@
 //                1M-line 30-day ledger (both scale with BENCH_SCALE); the batch's rows include landed commits
 //   live       — today so far: the lag from `collect` to /api/v1/analytics/today (20 events), ingest with
 //                the live figures on (a dashboard polling /today, a budget being compared), a live build's cost
+//   otel       — the collector's OTLP receiver: data points per second decoded, mapped and spooled on one
+//                core (protobuf and JSON metrics of Claude Code's names, over HTTP and through its request
+//                path alone), target 20,000/s
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
 import { spawn, spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -22,6 +25,8 @@ import { AccountStore } from '../api/accounts/store.ts';
 import { Collector } from '../collector/daemon.ts';
 import { creditCommit } from '../collector/impact/credit.ts';
 import { Ledger, type LedgerWrite } from '../collector/impact/ledger.ts';
+import { OtlpReceiver } from '../collector/otel/receiver.ts';
+import { ensureSpool, spoolDirs } from '../collector/spool.ts';
 import { openDb } from '../common/db/duckdb.ts';
 import { createLogger } from '../common/logger.ts';
 import type { WireRecord } from '../common/wire.ts';
@@ -727,6 +732,91 @@ async function benchLive(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * The OTLP receiver on this process's one event loop: requests of 500 data points (400 of Claude Code's
+ * edit decisions over 20 sessions, tools and languages, 100 of a metric it leaves), protobuf and JSON, sent
+ * one after the other over HTTP from this process (the client's cost counts too), then the same bodies
+ * through the request path alone (decode, map, spool; no HTTP).
+ */
+async function benchOtel(): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'am-bench-otel-'));
+  const dirs = spoolDirs(home);
+  ensureSpool(dirs);
+  const receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log: createLogger({ name: 'bench-otel', level: 'silent' }) });
+  const port = await receiver.start();
+  const requests = Math.max(10, Math.round(100 * SCALE));
+  const perRequest = 500;
+  const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
+  const request = (r: number) => {
+    const time = `${Date.now()}000000`;
+    const points = Array.from({ length: 400 }, (_, i) => ({
+      attributes: [
+        str('session.id', `s-${r}-${i % 20}`),
+        str('decision', i % 5 === 0 ? 'reject' : 'accept'),
+        str('tool_name', ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'][i % 4]!),
+        str('language', ['TypeScript', 'Python', 'Go', 'Rust', 'Markdown'][i % 5]!),
+        str('source', 'user_temporary'),
+      ],
+      timeUnixNano: time,
+      asInt: String(1 + (i % 3)),
+    }));
+    const left = Array.from({ length: 100 }, (_, i) => ({
+      attributes: [str('type', 'input'), str('model', `m-${i}`)],
+      timeUnixNano: time,
+      asDouble: 120,
+    }));
+    return {
+      resourceMetrics: [
+        {
+          resource: { attributes: [str('service.name', 'claude-code'), str('user.email', 'dev@example.com')] },
+          scopeMetrics: [
+            {
+              metrics: [
+                { name: 'claude_code.code_edit_tool.decision', sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: points } },
+                { name: 'claude_code.token.usage', sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: left } },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+  };
+  const { createRequire } = await import('node:module');
+  const root = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js');
+  const type = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+  const bodies = {
+    protobuf: Array.from({ length: requests }, (_, r) => Buffer.from(type.encode(type.fromObject(request(r))).finish() as Uint8Array)),
+    json: Array.from({ length: requests }, (_, r) => Buffer.from(JSON.stringify(request(r)))),
+  };
+  const out: Record<string, unknown> = { requests, pointsPerRequest: perRequest };
+  console.log('');
+  for (const encoding of ['protobuf', 'json'] as const) {
+    const contentType = encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json';
+    const post = async (body: Buffer) => {
+      const res = await fetch(`http://127.0.0.1:${port}/v1/metrics`, { method: 'POST', headers: { 'content-type': contentType }, body });
+      if (!res.ok) throw new Error(`otlp ${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    };
+    // Warm-up: the decoder's and the client's code hot before the clock starts.
+    for (const body of bodies[encoding].slice(0, 5)) await post(body);
+    const start = performance.now();
+    for (const body of bodies[encoding]) await post(body);
+    const http = (requests * perRequest) / ((performance.now() - start) / 1000);
+    const startDirect = performance.now();
+    for (const body of bodies[encoding]) receiver.handle('metrics', encoding, body);
+    const direct = (requests * perRequest) / ((performance.now() - startDirect) / 1000);
+    console.log(
+      `otel receiver, ${encoding}: ${requests} requests of ${perRequest} data points: ${Math.round(http)} points/s over HTTP, ${Math.round(direct)} points/s through the request path   target: >= 20000`,
+    );
+    out[encoding] = { httpPointsPerSecond: http, requestPathPointsPerSecond: direct };
+  }
+  const status = receiver.snapshot();
+  console.log(`  spooled ${status.facts} facts in ${readdirSync(dirs.new).length} spool files; ${status.ignored} points left on purpose`);
+  results['otel'] = out;
+  await receiver.stop();
+  rmSync(home, { recursive: true, force: true });
+}
+
 const wanted = new Set(process.argv.slice(2));
 const all = wanted.size === 0;
 if (all || wanted.has('hook')) benchHook();
@@ -736,6 +826,7 @@ if (all || wanted.has('bundle')) await benchBundle();
 if (all || wanted.has('bombs')) await benchBombs();
 if (all || wanted.has('impact')) await benchImpact();
 if (all || wanted.has('live')) await benchLive();
+if (all || wanted.has('otel')) await benchOtel();
 if (all || wanted.has('batch') || wanted.has('api') || wanted.has('dashboard')) {
   const dir = mkdtempSync(join(tmpdir(), 'am-bench-data-'));
   const data = await benchDatabase(dir);

@@ -10,12 +10,13 @@ import { toWireEvent } from './events.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
 import type { EditRepos } from './impact/edit-repo.ts';
 import type { ImpactTouch, ModelSeen } from './impact/impact.ts';
+import { isOtelEntry, otelWireRecords } from './otel/spooled.ts';
 import { quarantineFile, readEntry, type SpoolDirs } from './spool.ts';
 import type { CollectorState } from './state.ts';
 
 export interface Batch {
   records: WireRecord[];
-  /** records[i] came from spool file sources[i]; undefined for usage and message records. */
+  /** records[i] came from spool file sources[i] (one file can hold several, the receiver's); undefined for usage and message records read from transcripts. */
   sources: (string | undefined)[];
   /** The sources whose tmp/ twin (the hook's second link to the file) is removed with them. */
   twins: Set<string>;
@@ -79,6 +80,21 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
         if (ctx.reported.size > 10_000) ctx.reported.clear();
         ctx.reported.add(key);
         ctx.log.warn({ file: name, reason: entry.reason }, 'spool entry is not a file of the hook; left where it is');
+      }
+      continue;
+    }
+    if (entry.kind === 'ok' && isOtelEntry(entry.value)) {
+      // The OTLP receiver's facts (collector/otel/): several records from one file, no transcript to read.
+      const facts = otelWireRecords(entry.value, ctx.machineId);
+      if (facts.kind !== 'ok') {
+        quarantineFile(ctx.dirs, name, facts.reason);
+        ctx.log.warn({ file: name, reason: facts.reason }, 'spool file quarantined');
+        quarantined++;
+        continue;
+      }
+      for (const record of facts.value) {
+        records.push(record);
+        sources.push(name);
       }
       continue;
     }

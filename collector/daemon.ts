@@ -405,8 +405,9 @@ export class Collector {
         log.warn({ error: (error as Error).message }, 'impact ledger not updated');
       }
     }
+    // A receiver's file holds several records: it goes once, and only when none of them was rejected.
     const shipped = [
-      ...batch.sources.filter((s): s is string => s !== undefined && !rejectedSources.has(s)),
+      ...[...new Set(batch.sources)].filter((s): s is string => s !== undefined && !rejectedSources.has(s)),
       ...batch.dropped.map((d) => d.name),
     ];
     const removal = this.unlinker

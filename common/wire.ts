@@ -170,6 +170,11 @@ export const WireUsage = z.strictObject({
   thinking_tokens: tokens,
   /** The usage included reasoning (a thinking block or thinking tokens). */
   thinking: z.boolean(),
+  /**
+   * Where the counts came from: the agent's own files (absent) or its OpenTelemetry export, which the
+   * daily batch counts only for a session with no usage from files (docs/metrics.md §11, one fact, one count).
+   */
+  source: z.literal('otel').optional(),
 });
 export type WireUsage = z.infer<typeof WireUsage>;
 
@@ -234,7 +239,30 @@ export const WireLandedCommit = z
   });
 export type WireLandedCommit = z.infer<typeof WireLandedCommit>;
 
-export const WireRecord = z.discriminatedUnion('kind', [WireHookEvent, WireUsage, WireMessage, WireLandedCommit]);
+/** How a person answered an agent's proposed edit (docs/metrics.md §11). */
+export const EDIT_DECISIONS = ['accept', 'reject'] as const;
+export const EditDecision = z.enum(EDIT_DECISIONS);
+export type EditDecision = z.infer<typeof EditDecision>;
+/** Most decisions one record counts (a metric data point of one export interval). */
+export const MAX_DECISIONS = 1_000_000;
+
+/**
+ * Edit decisions the agent reported through OpenTelemetry (docs/metrics.md §11): how many proposed edits of
+ * one tool (and language, where the agent says it) the person accepted or rejected. Counts and names only:
+ * never the edit, a path or a prompt. `id` is the collector's (machine, spool file, position), so a
+ * delivery repeated after a lost acknowledgement counts once.
+ */
+export const WireEditDecision = z.strictObject({
+  kind: z.literal('decision'),
+  ...transcriptRecord,
+  decision: EditDecision,
+  count: z.number().int().min(1).max(MAX_DECISIONS),
+  tool_name: wireString().min(1).max(256).optional(),
+  language: wireString().min(1).max(128).optional(),
+});
+export type WireEditDecision = z.infer<typeof WireEditDecision>;
+
+export const WireRecord = z.discriminatedUnion('kind', [WireHookEvent, WireUsage, WireMessage, WireLandedCommit, WireEditDecision]);
 export type WireRecord = z.infer<typeof WireRecord>;
 
 export const IngestResponse = z.strictObject({

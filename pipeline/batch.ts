@@ -260,7 +260,8 @@ const BATCH_SQL = {
                    (SELECT max(received_at) FROM (
                       SELECT received_at FROM events WHERE org_id = o.id AND received_at <= CAST($watermark AS TIMESTAMP)
                       UNION ALL SELECT received_at FROM usage WHERE org_id = o.id AND received_at <= CAST($watermark AS TIMESTAMP)
-                      UNION ALL SELECT received_at FROM assistant_messages WHERE org_id = o.id AND received_at <= CAST($watermark AS TIMESTAMP)))
+                      UNION ALL SELECT received_at FROM assistant_messages WHERE org_id = o.id AND received_at <= CAST($watermark AS TIMESTAMP)
+                      UNION ALL SELECT received_at FROM edit_decisions WHERE org_id = o.id AND received_at <= CAST($watermark AS TIMESTAMP)))
             FROM orgs o LEFT JOIN rebuild_all r ON r.org_id = o.id
             WHERE $org IS NULL OR o.id = $org
             GROUP BY o.id`,
@@ -290,7 +291,7 @@ export async function runBatch(db: Db, options: BatchOptions): Promise<BatchRepo
   );
   // Everything received up to this moment is covered by this run; later arrivals wait for the next.
   const [{ watermark } = { watermark: null }] = await db.all<{ watermark: string | null }>(
-    `SELECT CAST(greatest((SELECT max(received_at) FROM events), (SELECT max(received_at) FROM usage), (SELECT max(received_at) FROM assistant_messages), (SELECT max(received_at) FROM landed_commits)) AS VARCHAR) AS watermark`,
+    `SELECT CAST(greatest((SELECT max(received_at) FROM events), (SELECT max(received_at) FROM usage), (SELECT max(received_at) FROM assistant_messages), (SELECT max(received_at) FROM landed_commits), (SELECT max(received_at) FROM edit_decisions)) AS VARCHAR) AS watermark`,
   );
   await db.run('INSERT INTO batch_runs (id, started_at, trigger, org_id) VALUES ($id, now()::TIMESTAMP, $trigger, $org)', {
     id: runId,

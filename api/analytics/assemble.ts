@@ -306,6 +306,43 @@ export const activityGroupedByAgent = (days: string[], breakdowns: BreakdownRow[
 
 // ---------------------------------------------------------------- productivity
 
+/** What an edit decisions grouping reads: group_by's name → the breakdown's dimension. */
+export const DECISION_GROUPS = { agent: 'agent', tool_name: 'tool', language: 'language' } as const;
+export type DecisionGroup = keyof typeof DECISION_GROUPS;
+/** The breakdown kinds of edit decisions (pipeline/sql/45_user_breakdowns.sql). */
+export const EDIT_DECISION_KINDS = Object.values(DECISION_GROUPS).flatMap((by) => [`edits_accepted_${by}`, `edits_rejected_${by}`]);
+
+/** Pure: accepted / (accepted + rejected) to 4 decimals; null when nothing was decided (docs/metrics.md §11). */
+export function acceptanceRate(accepted: number, rejected: number): number | null {
+  const decided = accepted + rejected;
+  return decided > 0 ? Math.round((accepted / decided) * 10_000) / 10_000 : null;
+}
+
+const decisionFigures = (accepted: number, rejected: number) => ({
+  edits_accepted: accepted,
+  edits_rejected: rejected,
+  edit_acceptance_rate: acceptanceRate(accepted, rejected),
+});
+
+const sumCounts = (rows: BreakdownRow[] | undefined, kind: string) => (rows ?? []).reduce((n, r) => (r.kind === kind ? n + r.count : n), 0);
+
+/** group_by=agent|tool_name|language: each group's edit decisions, only groups with a decision. */
+export function productivityDecisionRows(days: string[], breakdowns: BreakdownRow[], groupBy: DecisionGroup) {
+  const by = DECISION_GROUPS[groupBy];
+  const perDay = group(
+    breakdowns.filter((r) => r.count > 0 && (r.kind === `edits_accepted_${by}` || r.kind === `edits_rejected_${by}`)),
+    (r) => r.day,
+  );
+  return days.flatMap((date) => {
+    const perKey = group(perDay.get(date) ?? [], (r) => r.key);
+    return [...perKey.keys()].sort().map((key) => ({
+      date,
+      group_key: key,
+      ...decisionFigures(sumCounts(perKey.get(key), `edits_accepted_${by}`), sumCounts(perKey.get(key), `edits_rejected_${by}`)),
+    }));
+  });
+}
+
 export function productivityRecords(days: string[], orgRows: OrgDayRow[], breakdowns: BreakdownRow[]) {
   const org = orgDayMap(orgRows);
   const perDay = group(breakdowns, (r) => r.day);
@@ -320,6 +357,7 @@ export function productivityRecords(days: string[], orgRows: OrgDayRow[], breakd
       by_language: breakdownOf(b, 'language').map((r) => ({ language: r.key, count: r.count })),
       git_commits: o.git_commits,
       git_prs_created: o.git_prs_created,
+      ...decisionFigures(sumCounts(b, 'edits_accepted_agent'), sumCounts(b, 'edits_rejected_agent')),
     };
   });
 }

@@ -13,6 +13,8 @@ import {
   activityGroupedByAgent,
   activityGroupedByClient,
   activityRecords,
+  DECISION_GROUPS,
+  productivityDecisionRows,
   productivityRecords,
   tokenGroupedByAgent,
   tokenGroupedByModel,
@@ -181,9 +183,22 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   });
 
   route('productivity', async (principal, q, analytics) => {
+    if (q.groupBy === 'agent' || q.groupBy === 'tool_name' || q.groupBy === 'language') {
+      const by = DECISION_GROUPS[q.groupBy];
+      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, [
+        `edits_accepted_${by}`,
+        `edits_rejected_${by}`,
+      ]);
+      return { data: productivityDecisionRows(q.days, breakdowns, q.groupBy), meta: meta(principal, q) };
+    }
     const [orgRows, breakdowns] = await Promise.all([
       analytics.orgDays(principal.orgId, q.startDate, q.endDate),
-      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['extension', 'language']),
+      analytics.breakdown(principal.orgId, q.startDate, q.endDate, [
+        'extension',
+        'language',
+        'edits_accepted_agent',
+        'edits_rejected_agent',
+      ]),
     ]);
     return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
   });

@@ -22,7 +22,7 @@ export const GROUP_BY = {
   tokens: ['model', 'agent', 'team', 'repo'],
   tools: ['tool_name', 'agent', 'team'],
   activity: ['client', 'agent', 'team'],
-  productivity: ['team'],
+  productivity: ['agent', 'tool_name', 'language', 'team'],
   users: [],
   code: ['agent', 'model', 'repo', 'team'],
 } as const;
@@ -34,6 +34,8 @@ const GROUP_BY_DESCRIPTION: Partial<Record<Endpoint, string>> = {
   tools: 'tool_name: one row per day and tool (its tool_calls)',
   activity: 'client: one row per day and client type (its daily_active_users; a user of two clients counts under each)',
   code: 'model: one row per day and model (docs/metrics.md §5); repo: one row per day and repository (its normalized host/path)',
+  productivity:
+    'tool_name, language: one row per day and edit tool or language with its edit decisions (docs/metrics.md §11); agent rows carry the edit decisions too',
 };
 const AGENT_DESCRIPTION =
   'agent, an agentmeter extension (not in the reference): one row per day and agent (droid, claude, codex, gemini, qwen) with the same fields';
@@ -191,6 +193,18 @@ export const ActivityRecord = z.strictObject({
 export const ActivityGroupedRow = z.strictObject({ date: Day, group_key: z.enum(CLIENTS), daily_active_users: count });
 export const ActivityAgentRow = ActivityGroupedRow.extend({ group_key: AgentKey });
 
+/** Edit decisions an agent reported (docs/metrics.md §11, an agentmeter extension). */
+const editDecisions = {
+  edits_accepted: count.describe('proposed edits the person accepted, as the agents reported them through OpenTelemetry'),
+  edits_rejected: count.describe('proposed edits the person rejected'),
+  edit_acceptance_rate: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .describe('edits_accepted / (edits_accepted + edits_rejected), to 4 decimals; null when no decision was reported'),
+};
+
 export const ProductivityRecord = z.strictObject({
   date: Day,
   files_created: count,
@@ -199,7 +213,11 @@ export const ProductivityRecord = z.strictObject({
   by_language: z.array(named('language', 'count')),
   git_commits: count,
   git_prs_created: count,
+  ...editDecisions,
 });
+
+/** group_by=agent|tool_name|language on /productivity: the edit decisions of one agent, edit tool or language. */
+export const ProductivityDecisionRow = z.strictObject({ date: Day, group_key: z.string(), ...editDecisions });
 
 export const UserRecord = z.strictObject({
   user_id: z.string(),
@@ -273,7 +291,7 @@ export const ProductivityTeamRow = z.strictObject({
 export const TokensResponse = envelopeWith(TokensMeta)(TokenRecord, TokenGroupedRow, TokenAgentRow, TokenTeamRow, TokenRepoRow);
 export const ToolsResponse = envelope(ToolRecord, ToolGroupedRow, ToolAgentRow, ToolTeamRow);
 export const ActivityResponse = envelope(ActivityRecord, ActivityGroupedRow, ActivityAgentRow, ActivityTeamRow);
-export const ProductivityResponse = envelope(ProductivityRecord, ProductivityTeamRow);
+export const ProductivityResponse = envelope(ProductivityRecord, ProductivityDecisionRow, ProductivityTeamRow);
 export const UsersResponse = z.strictObject({
   data: z.array(UserRecord),
   meta: Meta.extend({ has_more: z.boolean(), next_cursor: z.string().nullable() }),

@@ -14,6 +14,7 @@ import { redactCommand } from '../../common/redact.ts';
 import {
   describeZodError,
   type IngestResponse,
+  type WireEditDecision,
   type WireHookEvent,
   type WireLandedCommit,
   type WireMessage,
@@ -77,6 +78,8 @@ export interface DecodedBatch {
   usage: WireUsage[];
   /** Landed commits (docs/metrics.md §5): of several records of an id, the one with the most agent lines. */
   commits: NdjsonRows & { items: { index: number; id: string; author: string; ndjson: string }[] };
+  /** Edit decisions (docs/metrics.md §11), first delivery of an id wins. */
+  decisions: NdjsonRows;
   /** Valid records that repeat an id earlier in the same batch. */
   inBatchDuplicates: number;
   /**
@@ -250,6 +253,7 @@ export class BatchDecoder {
   private readonly messages = new Map<string, WireMessage>();
   private readonly usage = new Map<string, WireUsage>();
   private readonly commits = new Map<string, { index: number; record: WireLandedCommit }>();
+  private readonly decisions = new Map<string, WireEditDecision>();
   private inBatchDuplicates = 0;
 
   /** `text`: the NDJSON the records' lines are cut from ('' when the records came as a JSON array). */
@@ -287,6 +291,12 @@ export class BatchDecoder {
       if (!prev || record.agent_lines > prev.record.agent_lines) this.commits.set(record.id, { index, record });
       return;
     }
+    if (record.kind === 'decision') {
+      // A decision's id is its collector's (machine, spool file, position): the first delivery is kept.
+      if (this.decisions.has(record.id)) this.inBatchDuplicates++;
+      else this.decisions.set(record.id, record);
+      return;
+    }
     const kind: RecordKind = record.kind === 'usage' || record.kind === 'message' ? record.kind : 'event';
     const repeated = this.seen[kind].has(record.id);
     if (repeated) {
@@ -321,6 +331,7 @@ export class BatchDecoder {
       messages: { ndjson: [...this.messages.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.messages.size },
       usage: [...this.usage.values()],
       commits: commitRows([...this.commits.values()]),
+      decisions: { ndjson: [...this.decisions.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.decisions.size },
       inBatchDuplicates: this.inBatchDuplicates,
       positions: {
         rows: {

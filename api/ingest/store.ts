@@ -35,7 +35,7 @@ const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'V
 
 const USAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR', input_tokens: 'BIGINT',
   output_tokens: 'BIGINT', cache_read_tokens: 'BIGINT', cache_write_tokens: 'BIGINT', thinking_tokens: 'BIGINT', thinking: 'BOOLEAN',
-  cache_write_1h_tokens: 'BIGINT'}`;
+  cache_write_1h_tokens: 'BIGINT', source: 'VARCHAR'}`;
 
 const MESSAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR'}`;
 
@@ -57,7 +57,7 @@ const INSERT_EVENTS_OR_IGNORE = `INSERT OR IGNORE INTO events ${SELECT_EVENTS}`;
 const upsertUsage = (onOtherUser: string) => `
 INSERT INTO usage
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model, input_tokens, output_tokens,
-       cache_read_tokens, cache_write_tokens, thinking_tokens, thinking, coalesce(cache_write_1h_tokens, 0)
+       cache_read_tokens, cache_write_tokens, thinking_tokens, thinking, coalesce(cache_write_1h_tokens, 0), source
 FROM read_json($file, format = 'newline_delimited', columns = ${USAGE_COLUMNS})
 ON CONFLICT (org_id, id) DO UPDATE SET
   received_at = excluded.received_at, ts = least(excluded.ts, usage.ts),
@@ -132,6 +132,14 @@ UNION SELECT email FROM user_aliases WHERE org_id = $org AND user_id = $user`;
 /** Why a commit record of another person's address is refused (docs/metrics.md §5). */
 export const NOT_YOUR_COMMIT =
   "the commit's author address is not yours: a landed commit is taken only from a key of the user who owns its author address (their e-mail or an alias)";
+
+const DECISION_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', decision: 'VARCHAR', count: 'BIGINT',
+  tool_name: 'VARCHAR', language: 'VARCHAR'}`;
+
+/** An edit decision record counts once per (organization, id): a repeat is ignored (docs/metrics.md §11). */
+const INSERT_DECISIONS = `INSERT OR IGNORE INTO edit_decisions
+SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, decision, count, tool_name, language
+FROM read_json($file, format = 'newline_delimited', columns = ${DECISION_COLUMNS})`;
 
 /**
  * DuckDB's errors that are about the rows it was given (a value it cannot read or convert, a NOT NULL
@@ -238,13 +246,14 @@ export class IngestStore {
         if (!own.has(c.author)) notYours.push({ index: c.index, id: c.id.slice(0, 256), reason: NOT_YOUR_COMMIT });
       commitRows = kept.map((c) => c.ndjson).join('');
     }
-    const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit'; table: string }[] = [];
+    const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit' | 'decision'; table: string }[] = [];
     const usage = batch.usage.map((row) => `${JSON.stringify(row)}\n`).join('');
     for (const [sql, fallback, ndjson, kind, table] of [
       [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'event', 'events'],
       [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, usage, 'usage', 'usage'],
       [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'message', 'assistant_messages'],
       [INSERT_COMMITS, INSERT_COMMITS, commitRows, 'commit', 'landed_commits'],
+      [INSERT_DECISIONS, INSERT_DECISIONS, batch.decisions.ndjson, 'decision', 'edit_decisions'],
     ] as const) {
       if (ndjson === '') continue;
       const file = join(this.dir, `${n}-${kind === 'message' ? 'messages' : table}.ndjson`);
@@ -259,8 +268,8 @@ export class IngestStore {
         const refused: IngestResponse['rejected'] = [];
         for (const { sql, fallback, file, kind, table } of files) {
           stored += await tx.run(fast ? sql : fallback, params(file));
-          // Commits were sorted by their author's owner above.
-          if (fast || kind === 'commit') continue;
+          // Commits were sorted by their author's owner above; a decision has no owner to refuse for.
+          if (fast || kind === 'commit' || kind === 'decision') continue;
           const held = await tx.all<{ id: string }>(otherUsersIds(table), params(file));
           for (const { index, id } of indicesOf(batch, kind, new Set(held.map((r) => r.id))))
             refused.push({ index, id: id.slice(0, 256), reason: REFUSED_REASON });

@@ -20,6 +20,7 @@
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Logger } from '../../common/logger.ts';
 import { type BuildStep, buildStepTargets, loadLanguageTable, runBuildSteps } from '../../pipeline/batch.ts';
+import { EDIT_DECISION_KINDS } from '../analytics/assemble.ts';
 import { ANALYTICS_SQL, type BreakdownRow, type HookRow, type OrgDayRow, type TokenRow } from '../analytics/store.ts';
 
 /** Whose records a build counts: an organization's, one of its users', or a set of its users' (a team's). */
@@ -68,8 +69,8 @@ export interface LiveFigures {
 }
 
 /** Every breakdown kind the four records read. */
-const ALL_KINDS = ['tool', 'mcp_server', 'skill', 'slash_command', 'client', 'extension', 'language'];
-const RAW_TABLES = ['events', 'usage', 'assistant_messages'] as const;
+const ALL_KINDS = ['tool', 'mcp_server', 'skill', 'slash_command', 'client', 'extension', 'language', ...EDIT_DECISION_KINDS];
+const RAW_TABLES = ['events', 'usage', 'assistant_messages', 'edit_decisions'] as const;
 /** Every table the build steps write, each shadowed by a temp table of the same name (read from the SQL). */
 const AGG_TABLES = buildStepTargets();
 
@@ -104,7 +105,8 @@ SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM usage WHERE received_at > $
   touched: `CREATE OR REPLACE TEMP TABLE touched AS
 SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM events WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
 UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM usage WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
-UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM assistant_messages WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)`,
+UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM assistant_messages WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
+UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM edit_decisions WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)`,
   rebuild: `CREATE OR REPLACE TEMP TABLE rebuild AS
 SELECT DISTINCT org_id, day FROM (
   SELECT org_id, day FROM touched WHERE day < CAST($today AS DATE)

@@ -33,6 +33,7 @@ const SQL = {
            UNION ALL SELECT ts FROM usage WHERE org_id = $org AND user_id = $user
            UNION ALL SELECT ts FROM assistant_messages WHERE org_id = $org AND user_id = $user
            UNION ALL SELECT ts FROM landed_commits WHERE org_id = $org AND user_id = $user
+           UNION ALL SELECT ts FROM edit_decisions WHERE org_id = $org AND user_id = $user
          ) ORDER BY day`,
   revokeKeys: 'UPDATE api_keys SET revoked_at = now() WHERE org_id = $org AND user_id = $user AND revoked_at IS NULL',
   // No computer token hashes to this value (a SHA-256 hex digest never contains ':').
@@ -51,6 +52,7 @@ const SQL = {
   eraseUsage: 'DELETE FROM usage WHERE org_id = $org AND user_id = $user',
   eraseMessages: 'DELETE FROM assistant_messages WHERE org_id = $org AND user_id = $user',
   eraseLandedCommits: 'DELETE FROM landed_commits WHERE org_id = $org AND user_id = $user',
+  eraseEditDecisions: 'DELETE FROM edit_decisions WHERE org_id = $org AND user_id = $user',
   eraseSessionMessages:
     'DELETE FROM session_messages WHERE org_id = $org AND session_id IN (SELECT id FROM sessions WHERE org_id = $org AND user_id = $user)',
   eraseSessions: 'DELETE FROM sessions WHERE org_id = $org AND user_id = $user',
@@ -143,6 +145,7 @@ export async function removeUser(db: Db, target: Pick<User, 'id' | 'org_id'>, er
       const assistantMessages = await tx.run(SQL.eraseMessages, p);
       // Landed commits are the user's records too (their days are among erasureDays, rebuilt after).
       await tx.run(SQL.eraseLandedCommits, p);
+      await tx.run(SQL.eraseEditDecisions, p);
       const sessionMessages = await tx.run(SQL.eraseSessionMessages, p);
       const sessions = await tx.run(SQL.eraseSessions, p);
       await tx.run(SQL.eraseComputers, p);

@@ -129,12 +129,10 @@ export const codehostCommand: CommandModule = {
         'list',
         'List the code hosts whose webhooks are taken (never their secrets)',
         (c) =>
-          targetOptions(c)
-            .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
-            .option('public-url', {
-              type: 'string',
-              describe: 'The URL the code host reaches this server at (default: --server)',
-            }) as never,
+          targetOptions(c).option('json', { type: 'boolean', default: false, describe: 'Print JSON' }).option('public-url', {
+            type: 'string',
+            describe: 'The URL the code host reaches this server at (default: --server)',
+          }) as never,
         async (args) => {
           const b = await backend(args);
           try {

@@ -11,6 +11,23 @@ interface CollectArgs {
   'batch-size': number;
   'max-age-ms': number;
   'retry-max-ms': number;
+  'otlp-listen': string;
+}
+
+async function startReceiver(listen: string, agentmeterHome: string, log: import('../../common/logger.ts').Logger) {
+  const { OtlpReceiver } = await import('../../collector/otel/receiver.ts');
+  const { ensureSpool, spoolDirs } = await import('../../collector/spool.ts');
+  const dirs = spoolDirs(agentmeterHome);
+  ensureSpool(dirs);
+  const receiver = new OtlpReceiver({ listen, dirs, log });
+  try {
+    await receiver.start();
+  } catch (error) {
+    // Another collector (or program) holds the port: hooks and transcripts still work without it.
+    log.error({ listen, error: (error as Error).message }, "OTLP receiver not started; the agents' OpenTelemetry is not received");
+    return undefined;
+  }
+  return receiver;
 }
 
 export const collectCommand: CommandModule<object, CollectArgs> = {
@@ -29,6 +46,12 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       .option('batch-size', { type: 'number', default: 5000, describe: 'Most events per request' })
       .option('max-age-ms', { type: 'number', default: 1000, describe: 'Longest an event waits for a fuller batch' })
       .option('retry-max-ms', { type: 'number', default: 30_000, describe: 'Longest wait between retries while the server is down' })
+      .option('otlp-listen', {
+        type: 'string',
+        default: process.env['AGENTMETER_OTLP_LISTEN'] || '127.0.0.1:4318',
+        describe:
+          'Where the OTLP/HTTP receiver listens for the agents\' OpenTelemetry (a loopback host:port; "off": no receiver). Env: AGENTMETER_OTLP_LISTEN',
+      })
       .example('$0 collect --server http://agentmeter.internal:8080 --key am_…', 'Run the collector')
       .example('$0 collect --once', 'Ship what is spooled now (server and key from the environment)')
       .example('$0 collect status', 'Spool depth and last successful ship') as never;
@@ -50,6 +73,8 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       const { readImpactStatus } = await import('../../collector/impact/impact.ts');
       const impact = readImpactStatus(config.agentmeterHome);
       const unwritable = spoolWriteProblem(dirs);
+      const { describeReceiver } = await import('../../collector/otel/describe.ts');
+      const { readReceiverStatus } = await import('../../collector/otel/receiver.ts');
       process.stdout.write(
         `${[
           `spool: ${dirs.root}`,
@@ -68,6 +93,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
           ...Object.entries(state.dropped).map(([reason, count]) => `dropped: ${count} (${reason})`),
           ...(state.lastError ? [`last error: ${state.lastError} at ${new Date(state.lastErrorAt ?? 0).toISOString()}`] : []),
           `impact: watching ${impact.watched} repositories; ${impact.pending} landed commits waiting to ship; ${impact.droppedLines} ledger lines dropped by the size cap`,
+          describeReceiver(readReceiverStatus(config.agentmeterHome)),
         ].join('\n')}\n`,
       );
       return;
@@ -99,7 +125,10 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     // Tells `agentmeter doctor` a collector runs; removed at exit.
     const { holdPidFile } = await import('../../collector/pidfile.ts');
     holdPidFile(config.agentmeterHome);
+    // The agents' OpenTelemetry: facts go into the spool the collector drains (collector/otel/).
+    const receiver = args['otlp-listen'] === 'off' ? undefined : await startReceiver(args['otlp-listen'], config.agentmeterHome, log);
     const ended = await collector.run();
+    await receiver?.stop();
     // The spool keeps every event; the collector exits non-zero so its service manager shows why.
     if (ended.refused) throw new UserError(`collector stopped: ${ended.refused}`, { exitCode: EXIT_CREDENTIALS_REFUSED });
     // Stopped in order (the last batch acknowledged, the state saved): exit now. chokidar can leave a

@@ -19,6 +19,7 @@ import {
   managedSettingsLocation,
   trustHint,
 } from '../../collector/install/settings.ts';
+import { DEFAULT_OTLP_ENDPOINT, type TelemetryOutcome } from '../../collector/install/telemetry.ts';
 import { AGENTS, type Agent } from '../../common/agents.ts';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
@@ -31,6 +32,8 @@ interface HookArgs {
   managed?: boolean;
   'hook-path'?: string;
   'dry-run'?: boolean;
+  otel?: boolean;
+  'otlp-endpoint'?: string;
 }
 
 function target(args: HookArgs, agent: Agent = args.agent): InstallTarget {
@@ -40,6 +43,7 @@ function target(args: HookArgs, agent: Agent = args.agent): InstallTarget {
     home: config.home,
     agentmeterHome: config.agentmeterHome,
     defaultAgentmeterHome: config.defaultAgentmeterHome,
+    ...(args.otel ? { otlpEndpoint: args['otlp-endpoint'] ?? DEFAULT_OTLP_ENDPOINT } : {}),
   };
   const managed = managedSettings(agent);
   if (args.managed && 'refused' in managed) throw new UserError(managed.refused);
@@ -71,6 +75,20 @@ const common = <T>(y: Argv<T>, agentRequired = true) =>
     })
     .option('dry-run', { type: 'boolean', default: false, describe: 'Print the change without writing' });
 
+/** The line saying what happened to the agent's own OpenTelemetry export (nothing when nothing was tried). */
+function telemetryLine(agent: Agent, telemetry: { file: string; outcome: TelemetryOutcome } | undefined): string {
+  if (!telemetry) return '';
+  const said: Partial<Record<TelemetryOutcome, string>> = {
+    added: `${agent}: OpenTelemetry export to the collector turned on in ${telemetry.file}`,
+    already: `${agent}: OpenTelemetry export to the collector is on already`,
+    'kept-yours': `${agent}: you export OpenTelemetry elsewhere (${telemetry.file}); kept, so edit decisions are not received`,
+    removed: `${agent}: OpenTelemetry export to the collector removed from ${telemetry.file}`,
+    unsupported: `${agent}: no OpenTelemetry export agentmeter can turn on`,
+  };
+  const line = said[telemetry.outcome];
+  return line ? `${line}\n` : '';
+}
+
 function guard<T>(fn: () => T): T {
   try {
     return fn();
@@ -94,6 +112,17 @@ export const hooksCommand: CommandModule = {
               type: 'boolean',
               default: false,
               describe: "Also set `agentmeter statusline` as the agent's status line (Claude Code), unless you have one",
+            })
+            .option('otel', {
+              type: 'boolean',
+              default: true,
+              describe:
+                "Also turn on the agent's own OpenTelemetry export to the collector's receiver, unless you export elsewhere (--no-otel: hooks only)",
+            })
+            .option('otlp-endpoint', {
+              type: 'string',
+              default: process.env['AGENTMETER_OTLP_LISTEN'] ? `http://${process.env['AGENTMETER_OTLP_LISTEN']}` : DEFAULT_OTLP_ENDPOINT,
+              describe: "Where the agents send it: the collector's receiver (collect --otlp-listen)",
             })
             .option('all-found', {
               type: 'boolean',
@@ -127,6 +156,7 @@ export const hooksCommand: CommandModule = {
               const result = guard(() => install(target(args, agent), { dryRun: args['dry-run'] ?? false }));
               for (const line of describeChanges(result)) process.stdout.write(`${line}\n`);
               if (result.backup) process.stdout.write(`backup: ${result.backup}\n`);
+              process.stdout.write(telemetryLine(agent, result.telemetry));
               if (args.statusline) {
                 const t = target(args, agent);
                 const command = statusLineCommand(t, process.execPath, process.argv[1]!);
@@ -161,6 +191,7 @@ export const hooksCommand: CommandModule = {
           const result = guard(() => uninstall(target(args), { dryRun: args['dry-run'] ?? false }));
           for (const line of describeChanges(result)) process.stdout.write(`${line}\n`);
           if (result.backup) process.stdout.write(`backup: ${result.backup}\n`);
+          process.stdout.write(telemetryLine(args.agent, result.telemetry));
         },
       )
       .command<HookArgs & { json?: boolean }>(

@@ -34,6 +34,15 @@ import {
   TOOL_EVENTS,
   userSettingsLocation,
 } from './settings.ts';
+import {
+  codexConfigPath,
+  TelemetryConfigError,
+  type TelemetryOutcome,
+  withCodexOtel,
+  withOurTelemetry,
+  withoutCodexOtel,
+  withoutOurTelemetry,
+} from './telemetry.ts';
 
 export const HOOK_SCRIPT_NAME = 'agentmeter-hook.sh';
 /**
@@ -62,6 +71,11 @@ export interface InstallTarget {
    * and the command names it without AGENTMETER_HOME, so each user's hook spools under their own $HOME.
    */
   hookPath?: string;
+  /**
+   * Also turn the agent's own OpenTelemetry export on, to this receiver (docs/metrics.md §11): install
+   * adds it where the user has none, uninstall takes ours out whatever this says.
+   */
+  otlpEndpoint?: string;
 }
 
 /** Where a managed install puts the hook script: a system path every user of the machine can run. */
@@ -79,6 +93,8 @@ export interface InstallResult {
   changes: HookChange[];
   written: boolean;
   backup?: string;
+  /** The agent's OpenTelemetry export: what was done, in which file. */
+  telemetry?: { file: string; outcome: TelemetryOutcome };
 }
 
 export interface HookStatus {
@@ -256,10 +272,6 @@ function settingsRoot(loc: SettingsLocation, loaded: LoadedSettings, hooks: Hook
   return root;
 }
 
-function writeSettings(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): string | undefined {
-  return writeRoot(loc, loaded, settingsRoot(loc, loaded, hooks));
-}
-
 /**
  * Copies a settings file to a backup named by the time. Exclusive: a link planted at the name is never
  * written through, and a second backup in the same millisecond (an install and an uninstall in a row)
@@ -278,7 +290,7 @@ function backUp(file: string): string {
   }
 }
 
-/** Writes a settings file's new content, backing the old one up (see writeSettings). */
+/** Writes a settings file's new content (settingsRoot's, with the agent's telemetry), backing the old one up. */
 function writeRoot(loc: SettingsLocation, loaded: LoadedSettings, root: Record<string, unknown>): string | undefined {
   mkdirSync(dirname(loc.file), { recursive: true });
   let backup: string | undefined;
@@ -329,12 +341,53 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
   const loc = location(target);
   const loaded = loadSettings(loc);
   const { hooks, changes } = withOurHook(loaded.hooks, target);
-  if (options.dryRun) return { file: loc.file, changes, written: false };
+  // The agent's telemetry goes in the same file (Claude Code, Gemini CLI, Qwen Code) or Codex's config.toml.
+  let root = settingsRoot(loc, loaded, hooks);
+  let telemetry: InstallResult['telemetry'];
+  if (target.otlpEndpoint && !loc.topLevel && target.agent !== 'codex') {
+    const added = withOurTelemetry(target.agent, root, target.otlpEndpoint);
+    root = added.root;
+    telemetry = { file: loc.file, outcome: added.outcome };
+  }
+  if (target.otlpEndpoint && target.agent === 'codex') {
+    const endpoint = target.otlpEndpoint;
+    telemetry = updateCodexConfig(target.home, (text) => withCodexOtel(text, endpoint), options.dryRun ?? false);
+  }
+  const withTelemetry = telemetry ? { telemetry } : {};
+  if (options.dryRun) return { file: loc.file, changes, written: false, ...withTelemetry };
   if (target.hookPath) installSharedScript(target.hookPath);
   else installScript(target.agentmeterHome);
-  if (changes.length === 0) return { file: loc.file, changes, written: false };
-  const backup = writeSettings(loc, loaded, hooks);
-  return { file: loc.file, changes, written: true, ...(backup ? { backup } : {}) };
+  const telemetryAdded = telemetry?.file === loc.file && telemetry.outcome === 'added';
+  if (changes.length === 0 && !telemetryAdded) return { file: loc.file, changes, written: false, ...withTelemetry };
+  const backup = writeRoot(loc, loaded, root);
+  return { file: loc.file, changes, written: true, ...(backup ? { backup } : {}), ...withTelemetry };
+}
+
+/**
+ * Codex's config.toml with `change` applied (our [otel] block added or taken out), written through a new
+ * temporary file (never through a link) with the file's own mode; nothing is written when nothing changes.
+ */
+function updateCodexConfig(
+  home: string,
+  change: (text: string) => { text: string; outcome: TelemetryOutcome },
+  dryRun: boolean,
+): { file: string; outcome: TelemetryOutcome } {
+  const file = codexConfigPath(home);
+  const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  let next: { text: string; outcome: TelemetryOutcome };
+  try {
+    next = change(before);
+  } catch (error) {
+    if (error instanceof TelemetryConfigError) throw new SettingsError(error.message);
+    throw error;
+  }
+  if (dryRun || next.text === before) return { file, outcome: next.outcome };
+  mkdirSync(dirname(file), { recursive: true });
+  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
+  const tmp = `${file}.agentmeter-tmp-${process.pid}`;
+  writeNewFile(tmp, next.text, mode);
+  renameSync(tmp, file);
+  return { file, outcome: next.outcome };
 }
 
 /** The agents whose settings take a status line command: Claude Code's `statusLine`. */
@@ -412,22 +465,31 @@ function restoredText(loc: SettingsLocation, root: unknown): { text: string; res
 
 export function uninstall(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
   const loc = location(target);
-  if (!existsSync(loc.file)) return { file: loc.file, changes: [], written: false };
+  const codex = target.agent === 'codex' ? { telemetry: updateCodexConfig(target.home, withoutCodexOtel, options.dryRun ?? false) } : {};
+  if (!existsSync(loc.file)) return { file: loc.file, changes: [], written: false, ...codex };
   const loaded = loadSettings(loc);
   const { hooks, changes } = withoutOurHook(loaded.hooks);
-  if (options.dryRun || changes.length === 0) return { file: loc.file, changes, written: false };
-  const root = settingsRoot(loc, loaded, hooks);
+  let root = settingsRoot(loc, loaded, hooks);
+  let telemetry: InstallResult['telemetry'] = codex.telemetry;
+  if (!loc.topLevel && target.agent !== 'codex') {
+    const removed = withoutOurTelemetry(target.agent, root);
+    root = removed.root;
+    telemetry = { file: loc.file, outcome: removed.outcome };
+  }
+  const withTelemetry = telemetry ? { telemetry } : {};
+  const telemetryRemoved = telemetry?.file === loc.file && telemetry.outcome === 'removed';
+  if (options.dryRun || (changes.length === 0 && !telemetryRemoved)) return { file: loc.file, changes, written: false, ...withTelemetry };
   const restored = restoredText(loc, root);
   const backup = backUp(loc.file);
   if (Object.keys(root).length === 0 && !restored.restoredFrom) {
     // Nothing but our hooks, and no backup of an earlier file: the install created it, so it goes.
     rmSync(loc.file);
-    return { file: loc.file, changes, written: true, backup };
+    return { file: loc.file, changes, written: true, backup, ...withTelemetry };
   }
   const tmp = `${loc.file}.agentmeter-tmp-${process.pid}`;
   writeNewFile(tmp, restored.text, statSync(loc.file).mode & 0o777);
   renameSync(tmp, loc.file);
-  return { file: loc.file, changes, written: true, backup };
+  return { file: loc.file, changes, written: true, backup, ...withTelemetry };
 }
 
 export function status(target: InstallTarget): HookStatus {

@@ -5,6 +5,7 @@ SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM events WHERE received_at > 
 UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM usage WHERE received_at > $watermark
 UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM assistant_messages WHERE received_at > $watermark
 UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM landed_commits WHERE received_at > $watermark
+UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM edit_decisions WHERE received_at > $watermark
 UNION
 SELECT DISTINCT e.org_id, CAST(e.ts AS DATE)
 FROM events e

@@ -7,6 +7,15 @@
 -- too, and a user of one agent (nearly everyone) has the whole share under that agent.
 -- Dollars (docs/metrics.md §8) are each record's cost (usage_cost, priced in pipeline/cost.ts) summed, not
 -- shared out: NULL when a record of the row has no price.
+-- Sessions with usage both from OpenTelemetry and from the agent's files: their OpenTelemetry usage is not
+-- counted (docs/metrics.md §11). Found from the OpenTelemetry rows, which are few (none for most
+-- organizations), so the usage table is not joined with itself.
+CREATE OR REPLACE TEMP TABLE otel_shadowed AS
+SELECT DISTINCT o.org_id, o.user_id, o.agent, o.session_id
+FROM (SELECT DISTINCT org_id, user_id, agent, session_id FROM usage WHERE source = 'otel') o
+SEMI JOIN usage f
+  ON f.org_id = o.org_id AND f.user_id = o.user_id AND f.agent = o.agent AND f.session_id = o.session_id AND f.source IS NULL;
+
 CREATE OR REPLACE TEMP TABLE usage_raw AS
 SELECT u.org_id, CAST(u.ts AS DATE) AS day, u.user_id, u.agent, u.model,
        bool_or(u.thinking) AS thinking,
@@ -17,6 +26,9 @@ FROM usage u
 JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
 LEFT JOIN usage_cost c ON c.org_id = u.org_id AND c.id = u.id
 WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+  -- One fact, one count (docs/metrics.md §11): usage from an agent's OpenTelemetry export counts only for a
+  -- session whose usage no file of the agent gave.
+  AND NOT (u.source IS NOT DISTINCT FROM 'otel' AND (u.org_id, u.user_id, u.agent, u.session_id) IN (SELECT org_id, user_id, agent, session_id FROM otel_shadowed))
 GROUP BY ALL;
 
 CREATE OR REPLACE TEMP TABLE model_price AS

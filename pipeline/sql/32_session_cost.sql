@@ -9,4 +9,6 @@ FROM usage u
 JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
 LEFT JOIN usage_cost c ON c.org_id = u.org_id AND c.id = u.id
 WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+  -- One fact, one count (docs/metrics.md §11), as the tokens step counts it.
+  AND NOT (u.source IS NOT DISTINCT FROM 'otel' AND (u.org_id, u.user_id, u.agent, u.session_id) IN (SELECT org_id, user_id, agent, session_id FROM otel_shadowed))
 GROUP BY ALL;

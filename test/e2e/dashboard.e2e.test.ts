@@ -85,6 +85,28 @@ beforeAll(async () => {
     turn(ago(2), { id: 'lap-1.b1', session_id: 'b2' }),
     call('Read', ago(2), { id: 'lap-1.b2', session_id: 'b2' }),
     usage('claude-sonnet-4-5', ago(2), { input_tokens: 200, output_tokens: 20 }, false, 'b2'),
+    // Edit decisions Claude Code reported through OpenTelemetry (docs/metrics.md §11): 3 accepted, 1 rejected.
+    {
+      kind: 'decision',
+      id: 'lap-1.otel.0',
+      agent: 'claude',
+      session_id: 'b1',
+      ts: Date.parse(`${ago(1)}T10:00:00Z`),
+      decision: 'accept',
+      count: 3,
+      tool_name: 'Edit',
+      language: 'TypeScript',
+    },
+    {
+      kind: 'decision',
+      id: 'lap-1.otel.1',
+      agent: 'claude',
+      session_id: 'b1',
+      ts: Date.parse(`${ago(1)}T10:00:00Z`),
+      decision: 'reject',
+      count: 1,
+      tool_name: 'Write',
+    },
   ]);
   await store('manager', [
     turn(ago(1), { id: 'desk-9.a1', session_id: 'm1', agent: 'droid' }),
@@ -192,6 +214,30 @@ describe('dashboard in Chromium', () => {
     expect([dau('claude'), dau('droid')]).toEqual([2, 1]);
     expect(await cell('claude')).toBe(String(dau('claude')));
     expect(await cell('droid')).toBe(String(dau('droid')));
+  });
+
+  it('edit decisions by agent: the API\'s figures, and "not reported" for an agent that reports none', async () => {
+    await manager.goto(`${base}/overview`);
+    await manager.locator('.overview[data-ready]').waitFor();
+    const decisions = await api<{ data: unknown[] }>(
+      keys.manager.key,
+      `/api/v1/analytics/productivity?startDate=${FROM}&endDate=${TO}&group_by=agent`,
+    );
+    expect(decisions.data).toEqual([
+      { date: ago(1), group_key: 'claude', edits_accepted: 3, edits_rejected: 1, edit_acceptance_rate: 0.75 },
+    ]);
+    const table = manager.locator('[data-testid="edit-decisions"]');
+    const cells = async (agent: string) =>
+      (
+        await table
+          .locator('tbody tr', { has: manager.locator(`th:text-is("${agent}")`) })
+          .locator('td')
+          .allTextContents()
+      ).map((t) => t.trim());
+    expect(await cells('claude')).toEqual(['3', '1', '75%']);
+    expect(await cells('droid')).toEqual(['not reported', 'not reported', 'not reported']);
+    expect(await cells('gemini')).toEqual(['not reported', 'not reported', 'not reported']);
+    expect((await table.locator('caption').textContent())!).toContain('75%');
   });
 
   it("a range in the URL is the range shown, and equals the API's for it", async () => {

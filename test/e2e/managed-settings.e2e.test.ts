@@ -38,7 +38,10 @@ describe('hooks --managed', { timeout: 120_000 }, () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ file, missingEvents: [], outdatedEvents: [], scriptInstalled: true });
 
     const again = runCli(['hooks', 'install', ...flags], env);
-    expect(again.stdout).toBe(`${file}: nothing to change\n`);
+    // The policy exports OpenTelemetry to the company's own endpoint: kept (docs/metrics.md §11).
+    expect(again.stdout).toBe(
+      `${file}: nothing to change\nclaude: you export OpenTelemetry elsewhere (${file}); kept, so edit decisions are not received\n`,
+    );
 
     const removed = runCli(['hooks', 'uninstall', ...flags], env);
     expect(removed.status, removed.stderr).toBe(0);

@@ -234,8 +234,8 @@ describe('group_by=agent', () => {
 
 describe('group_by=agent where it does not belong → 400 with the documented body', () => {
   it.each([
-    // productivity takes group_by=team only (docs/metrics.md §6).
-    ['productivity', 'group_by=agent', 'group_by "agent" is not supported here; use "team"'],
+    // productivity's groupings are the edit decisions' and team (docs/metrics.md §6, §11).
+    ['productivity', 'group_by=model', 'group_by "model" is not supported here; use "agent" or "tool_name" or "language" or "team"'],
     ['users', 'group_by=agent', 'unknown query parameter "group_by"'],
     ['tokens', 'group_by=agents', 'group_by "agents" is not supported here; use "model" or "agent"'],
     ['tools', 'group_by=client', 'group_by "client" is not supported here; use "tool_name" or "agent"'],
@@ -254,7 +254,7 @@ describe('group_by=agent where it does not belong → 400 with the documented bo
 });
 
 describe('the OpenAPI document', () => {
-  it('offers agent on exactly /tokens, /tools and /activity, and says it is an agentmeter extension', async () => {
+  it('offers agent on exactly /tokens, /tools, /activity and /productivity, and says it is an agentmeter extension', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
       paths: Record<string, { get: { parameters?: { name: string; description?: string; schema: { enum?: string[] } }[] } }>;
     };
@@ -264,7 +264,8 @@ describe('the OpenAPI document', () => {
     expect(groupBy('tools')!.schema.enum).toEqual(['tool_name', 'agent', 'team']);
     expect(groupBy('activity')!.schema.enum).toEqual(['client', 'agent', 'team']);
     for (const endpoint of ['tokens', 'tools', 'activity']) expect(groupBy(endpoint)!.description).toContain('agentmeter extension');
-    expect(groupBy('productivity')!.schema.enum).toEqual(['team']);
+    // Productivity's agent, tool_name and language rows are the edit decisions (docs/metrics.md §11).
+    expect(groupBy('productivity')!.schema.enum).toEqual(['agent', 'tool_name', 'language', 'team']);
     expect(groupBy('users')).toBeUndefined();
   });
 });

@@ -390,8 +390,23 @@ describe('productivity family (2026-03-06)', () => {
         ],
         git_commits: 1,
         git_prs_created: 2,
+        // No agent reported an edit decision (docs/metrics.md §11): none, and no rate.
+        edits_accepted: 0,
+        edits_rejected: 0,
+        edit_acceptance_rate: null,
       },
-      { date: '2026-03-07', files_created: 0, files_edited: 0, by_extension: [], by_language: [], git_commits: 0, git_prs_created: 0 },
+      {
+        date: '2026-03-07',
+        files_created: 0,
+        files_edited: 0,
+        by_extension: [],
+        by_language: [],
+        git_commits: 0,
+        git_prs_created: 0,
+        edits_accepted: 0,
+        edits_rejected: 0,
+        edit_acceptance_rate: null,
+      },
     ]);
     const users = await get(o.manager, `/api/v1/analytics/users?startDate=${D}&endDate=${D}`);
     expect(users.data[0]).toMatchObject({

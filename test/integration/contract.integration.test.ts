@@ -89,6 +89,52 @@ describe('the API answers as its OpenAPI document says', () => {
       (await call('POST', '/api/v1/ingest/events', { key: manager, headers: { 'content-type': 'text/csv' }, body: 'a,b' })).status,
     ).toBe(415);
 
+    // OpenTelemetry in (docs/metrics.md §11): OTLP/JSON on the server's /v1 routes.
+    const resource = { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] };
+    const attr = (key: string, value: string) => ({ key, value: { stringValue: value } });
+    await ok('POST', '/v1/metrics', {
+      key: org.users.member.key,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        resourceMetrics: [
+          {
+            resource,
+            scopeMetrics: [
+              {
+                metrics: [
+                  {
+                    name: 'claude_code.code_edit_tool.decision',
+                    sum: {
+                      aggregationTemporality: 1,
+                      dataPoints: [
+                        {
+                          asInt: '1',
+                          timeUnixNano: `${Date.parse(`${D}T10:00:00Z`)}000000`,
+                          attributes: [attr('decision', 'accept'), attr('tool_name', 'Edit')],
+                        },
+                      ],
+                    },
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    });
+    await ok('POST', '/v1/logs', {
+      key: org.users.member.key,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resourceLogs: [{ resource, scopeLogs: [{ logRecords: [{ eventName: 'claude_code.user_prompt' }] }] }] }),
+    });
+    await ok('POST', '/v1/traces', {
+      key: org.users.member.key,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resourceSpans: [{ resource, scopeSpans: [{ spans: [{ name: 'chat' }] }] }] }),
+    });
+    expect((await call('POST', '/v1/logs', { headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    expect((await call('POST', '/v1/logs', { key: manager, headers: { 'content-type': 'text/csv' }, body: 'a' })).status).toBe(415);
+
     // Code the agents wrote (docs/metrics.md §5): an edit with its lines and a landed commit.
     const sha = 'a'.repeat(40);
     await ok('POST', '/api/v1/ingest/events', {

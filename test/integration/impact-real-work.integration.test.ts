@@ -11,11 +11,11 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EditRepos } from '../../collector/impact/edit-repo.ts';
-import { callEditsOf } from '../helpers/writes.ts';
 import { Impact, type ImpactTouch } from '../../collector/impact/impact.ts';
 import { createLogger } from '../../common/logger.ts';
 import type { WireLandedCommit } from '../../common/wire.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { callEditsOf } from '../helpers/writes.ts';
 
 const log = createLogger({ name: 'test', level: 'silent' });
 const HOUR = 3_600_000;

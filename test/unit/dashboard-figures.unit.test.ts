@@ -4,6 +4,7 @@ import type { UserDay } from '../../web/src/api-types.ts';
 import {
   creditsByModel,
   daysOf,
+  decisionsByAgent,
   defaultRange,
   landedShareByDay,
   meanOfActiveDays,
@@ -159,5 +160,22 @@ describe('the Impact chart of agent share', () => {
     ];
     // 03-02: a commit without lines; 03-03: no record; 03-04: lines, none by an agent (a real 0%).
     expect(landedShareByDay(daysOf('2026-03-01', '2026-03-04'), rows)).toEqual([0.5, null, null, 0]);
+  });
+});
+
+describe('decisionsByAgent', () => {
+  it('sums each agent over the days, and an agent that reports no decision reads null (not reported)', () => {
+    const active = [{ group_key: 'droid' }, { group_key: 'claude' }, { group_key: 'claude' }];
+    const decisions = [
+      { group_key: 'claude', edits_accepted: 3, edits_rejected: 1 },
+      { group_key: 'claude', edits_accepted: 5, edits_rejected: 1 },
+      // Decisions of an agent with no hook event in the range (OpenTelemetry only): still listed.
+      { group_key: 'codex', edits_accepted: 0, edits_rejected: 2 },
+    ];
+    expect(decisionsByAgent(active, decisions)).toEqual([
+      { agent: 'claude', accepted: 8, rejected: 2, rate: 0.8 },
+      { agent: 'codex', accepted: 0, rejected: 2, rate: 0 },
+      { agent: 'droid', accepted: 0, rejected: 0, rate: null },
+    ]);
   });
 });

@@ -9,6 +9,7 @@ import type {
   ActivityRecord,
   ActivityResponse,
   ActivityTeamRow,
+  ProductivityDecisionRow,
   ProductivityRecord,
   ProductivityResponse,
   ProductivityTeamRow,
@@ -61,6 +62,8 @@ export type TokenTeamGroupRow = z.output<typeof TokenTeamRow>;
 export type ToolTeamGroupRow = z.output<typeof ToolTeamRow>;
 export type ActivityTeamGroupRow = z.output<typeof ActivityTeamRow>;
 export type ProductivityTeamGroupRow = z.output<typeof ProductivityTeamRow>;
+/** group_by=agent|tool_name|language of /productivity: edit decisions (docs/metrics.md §11). */
+export type EditDecisionGroupRow = z.output<typeof ProductivityDecisionRow>;
 export type CodeDay = z.output<typeof CodeRecord>;
 export type CodeGroupRow = z.output<typeof CodeGroupedRow>;
 
@@ -74,6 +77,7 @@ export type Tools = Rows<z.output<typeof ToolsResponse>, ToolDay>;
 export type ToolsByTeam = Rows<z.output<typeof ToolsResponse>, ToolTeamGroupRow>;
 export type Productivity = Rows<z.output<typeof ProductivityResponse>, ProductivityDay>;
 export type ProductivityByTeam = Rows<z.output<typeof ProductivityResponse>, ProductivityTeamGroupRow>;
+export type EditDecisionsByAgent = Rows<z.output<typeof ProductivityResponse>, EditDecisionGroupRow>;
 export type Code = Rows<z.output<typeof CodeResponse>, CodeDay>;
 /** group_by=repo and group_by=team of /api/v1/analytics/code. */
 export type CodeGrouped = Rows<z.output<typeof CodeResponse>, CodeGroupRow>;

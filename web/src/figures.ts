@@ -274,3 +274,33 @@ export function pullRequestTotals(rows: readonly { merged: number; merged_with_a
   const cost = rows.some((r) => r.cost_usd === null) ? null : rows.reduce((n, r) => n + (r.cost_usd ?? 0), 0);
   return { merged, withAgent, costPerMerged: cost === null || merged === 0 ? null : Math.round((cost / merged) * 10_000) / 10_000 };
 }
+
+/** One agent's edit decisions over a range; `rate` null when the agent reported none ("not reported"). */
+export interface AgentDecisions {
+  agent: string;
+  accepted: number;
+  rejected: number;
+  rate: number | null;
+}
+
+/**
+ * Pure: each agent that was active or reported a decision in the range, with its edit decisions summed over
+ * the days and its acceptance rate accepted / (accepted + rejected) (docs/metrics.md §11). An agent with no
+ * decision gets a null rate: it does not report them, which is not 0%.
+ */
+export function decisionsByAgent(
+  active: readonly { group_key: string }[],
+  decisions: readonly { group_key: string; edits_accepted: number; edits_rejected: number }[],
+): AgentDecisions[] {
+  const byAgent = new Map<string, { accepted: number; rejected: number }>();
+  for (const row of active) if (!byAgent.has(row.group_key)) byAgent.set(row.group_key, { accepted: 0, rejected: 0 });
+  for (const row of decisions) {
+    const totals = byAgent.get(row.group_key) ?? { accepted: 0, rejected: 0 };
+    totals.accepted += row.edits_accepted;
+    totals.rejected += row.edits_rejected;
+    byAgent.set(row.group_key, totals);
+  }
+  return [...byAgent.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([agent, t]) => ({ agent, ...t, rate: t.accepted + t.rejected > 0 ? t.accepted / (t.accepted + t.rejected) : null }));
+}

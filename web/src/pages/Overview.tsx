@@ -6,6 +6,8 @@ import type {
   ActivityAgentGroupRow,
   ActivityByAgent,
   ActivityDay,
+  EditDecisionGroupRow,
+  EditDecisionsByAgent,
   Productivity,
   ProductivityDay,
   TokenAgentGroupRow,
@@ -19,7 +21,9 @@ import { Chart, Figure, RangeForm, Status, TopList, useData } from '../component
 import {
   creditsByModel,
   daysOf,
+  decisionsByAgent,
   formatDecimal,
+  formatNumber,
   formatPercent,
   formatUsd,
   meanOfActiveDays,
@@ -40,18 +44,22 @@ interface OverviewData {
   activity: ActivityDay[];
   tools: ToolDay[];
   productivity: ProductivityDay[];
+  /** Edit decisions per agent and day (OpenTelemetry, docs/metrics.md §11). */
+  decisionsByAgent: EditDecisionGroupRow[];
 }
 
 async function load(from: string, to: string, team: string | null): Promise<OverviewData> {
   // team=: every figure over the members of the team and of the teams below it (docs/metrics.md §6).
   const range = `startDate=${from}&endDate=${to}${team ? `&team=${encodeURIComponent(team)}` : ''}`;
-  const [tokens, tokensByAgent, activity, activityByAgent, tools, productivity] = await Promise.all([
+  const [tokens, tokensByAgent, activity, activityByAgent, tools, productivity, decisions] = await Promise.all([
     api<TokensByModel>(`/api/v1/analytics/tokens?${range}&group_by=model`),
     api<TokensByAgent>(`/api/v1/analytics/tokens?${range}&group_by=agent`),
     api<Activity>(`/api/v1/analytics/activity?${range}`),
     api<ActivityByAgent>(`/api/v1/analytics/activity?${range}&group_by=agent`),
     api<Tools>(`/api/v1/analytics/tools?${range}`),
     api<Productivity>(`/api/v1/analytics/productivity?${range}`),
+    // group_by=team cannot be combined with another grouping; with team= the rows are the team's.
+    api<EditDecisionsByAgent>(`/api/v1/analytics/productivity?${range}&group_by=agent`),
   ]);
   return {
     tokens: tokens.data,
@@ -61,6 +69,7 @@ async function load(from: string, to: string, team: string | null): Promise<Over
     activityByAgent: activityByAgent.data,
     tools: tools.data,
     productivity: productivity.data,
+    decisionsByAgent: decisions.data,
   };
 }
 
@@ -282,6 +291,7 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             ]}
           />
         </div>
+        <EditDecisions rows={decisionsByAgent(data.activityByAgent, data.decisionsByAgent)} />
         <div class="grid lists">
           <TopList
             id="languages"
@@ -297,6 +307,46 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
           />
         </div>
       </section>
+    </div>
+  );
+}
+
+/** Edit decisions and the acceptance rate by agent; an agent that reports none reads "not reported". */
+function EditDecisions({ rows }: { rows: ReturnType<typeof decisionsByAgent> }) {
+  const accepted = sum(rows, (r) => r.accepted);
+  const rejected = sum(rows, (r) => r.rejected);
+  return (
+    <div id="edit-decisions" data-testid="edit-decisions" class="scroll">
+      <table>
+        <caption>
+          Edit decisions by agent (accepted / decided):{' '}
+          {accepted + rejected > 0 ? formatPercent(accepted / (accepted + rejected)) : 'not reported'}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Agent</th>
+            <th scope="col" class="num">
+              Accepted
+            </th>
+            <th scope="col" class="num">
+              Rejected
+            </th>
+            <th scope="col" class="num">
+              Acceptance rate
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.agent}>
+              <th scope="row">{r.agent}</th>
+              <td class="num">{r.rate === null ? 'not reported' : formatNumber(r.accepted)}</td>
+              <td class="num">{r.rate === null ? 'not reported' : formatNumber(r.rejected)}</td>
+              <td class="num">{r.rate === null ? 'not reported' : formatPercent(r.rate)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </div>
   );
 }

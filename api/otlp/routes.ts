@@ -1,0 +1,151 @@
+// The server's OTLP/HTTP routes (schema.ts): the body is decoded and mapped exactly as the collector's
+// receiver does (common/otel/), and the facts stored like a collector's batch (api/ingest/store.ts) for
+// the key's user and organization: identity attributes in the request are never read. The key must be a
+// collector key or a personal key (a JWT or the dashboard's session is refused like on ingest: access
+// collectorKey). A decision's id is the request's digest and its position, so an exporter's retry of the
+// same request counts once.
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { badRequest, HttpError } from '../../common/errors.ts';
+import { CumulativeTotals, factRecord, mapSignals } from '../../common/otel/map.ts';
+import { decodeOtlp, encodingOf, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
+import { MAX_BATCH_RECORDS, type WireRecord } from '../../common/wire.ts';
+import type { Principal } from '../auth/principal.ts';
+import { decodeItems } from '../ingest/decode.ts';
+import { tooLarge } from '../ingest/limits.ts';
+import { ContentEncodingHeader } from '../ingest/schema.ts';
+import type { IngestStore } from '../ingest/store.ts';
+import { declareRoute } from '../openapi/declare.ts';
+import { JsonBody, MAX_OTLP_BODY_BYTES, MAX_OTLP_INFLATED_BYTES, OTLP_SIGNALS, OtlpJsonAnswer, otlpPath, ProtobufBody } from './schema.ts';
+
+const gunzipAsync = promisify(gunzip);
+
+export interface OtlpDeps {
+  ingest: IngestStore;
+  /** Told of every stored request (today's figures and alerts). */
+  onStored?: (principal: Principal, request: FastifyRequest) => void;
+  now?: () => number;
+}
+
+class OtlpBody {
+  constructor(
+    readonly bytes: Buffer,
+    readonly type: string | undefined,
+    readonly encoding: string | undefined,
+  ) {}
+}
+
+/** Running totals of cumulative counters, per user (bounded), since a collector-less agent may export them. */
+const MAX_USERS = 10_000;
+
+export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
+  const totals = new Map<string, CumulativeTotals>();
+  const totalsOf = (principal: Principal) => {
+    const key = `${principal.orgId}/${principal.userId}`;
+    let t = totals.get(key);
+    if (!t) {
+      if (totals.size >= MAX_USERS) totals.delete(totals.keys().next().value!);
+      t = new CumulativeTotals([], 5_000);
+      totals.set(key, t);
+    }
+    return t;
+  };
+
+  app.register(async (scope) => {
+    scope.removeContentTypeParser(['application/json']);
+    scope.addContentTypeParser(
+      ['application/x-protobuf', 'application/protobuf', 'application/json'],
+      { parseAs: 'buffer', bodyLimit: MAX_OTLP_BODY_BYTES },
+      async (request: FastifyRequest, body: Buffer) =>
+        new OtlpBody(body, request.headers['content-type'], request.headers['content-encoding'] as string | undefined),
+    );
+
+    for (const signal of OTLP_SIGNALS)
+      declareRoute(
+        scope,
+        {
+          method: 'POST',
+          path: otlpPath(signal),
+          tag: 'OpenTelemetry',
+          summary: `Take an agent's OpenTelemetry ${signal} (OTLP/HTTP, protobuf or JSON)`,
+          description:
+            "For agents that run where no collector is (docs/metrics.md §11): edit decisions and, for sessions whose agent keeps no usage files, token usage are stored for the key's user; every other signal is counted and dropped, and identity attributes in the request are never read. At most 4 MiB as sent and 16 MiB unzipped (413). A protobuf request is answered with an empty protobuf ExportServiceResponse.",
+          access: { kind: 'user', collectorKey: true },
+          bodyContent: { 'application/x-protobuf': { schema: ProtobufBody }, 'application/json': { schema: JsonBody } },
+          headers: [ContentEncodingHeader],
+          responses: {
+            200: OtlpJsonAnswer,
+          },
+          options: { bodyLimit: MAX_OTLP_BODY_BYTES },
+        },
+        async ({ principal }, request, reply) => {
+          const body = request.body;
+          if (!(body instanceof OtlpBody)) throw badRequest('body must be an OTLP request (application/x-protobuf or application/json)');
+          const encoding = encodingOf(body.type);
+          if (!encoding) throw new HttpError(415, 'Content-Type must be application/x-protobuf or application/json');
+          const bytes = await inflate(body);
+          const answer = await store(signal, encoding, bytes, principal, request);
+          if (encoding === 'protobuf') {
+            // An empty Export*ServiceResponse (full success; OTLP/HTTP's partial success is not sent in protobuf).
+            reply.header('content-type', 'application/x-protobuf').send(Buffer.alloc(0));
+            return reply;
+          }
+          return answer;
+        },
+      );
+  });
+
+  async function inflate(body: OtlpBody): Promise<Buffer> {
+    const coding = (body.encoding ?? 'identity').trim().toLowerCase();
+    if (coding === 'identity' || coding === '') return body.bytes;
+    if (coding !== 'gzip') throw new HttpError(415, `Content-Encoding ${coding} is not supported (use gzip or none)`);
+    try {
+      return await gunzipAsync(body.bytes, { maxOutputLength: MAX_OTLP_INFLATED_BYTES });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        throw tooLarge(`the body inflates past ${MAX_OTLP_INFLATED_BYTES} bytes`);
+      throw badRequest('gzip body could not be decompressed');
+    }
+  }
+
+  async function store(
+    signal: OtlpSignal,
+    encoding: 'protobuf' | 'json',
+    bytes: Buffer,
+    principal: Principal,
+    request: FastifyRequest,
+  ): Promise<OtlpJsonAnswer> {
+    let decoded: ReturnType<typeof decodeOtlp>;
+    try {
+      decoded = decodeOtlp(signal, encoding, bytes);
+    } catch (error) {
+      if (error instanceof OtlpDecodeError) throw badRequest(error.message);
+      throw error;
+    }
+    const now = (deps.now ?? Date.now)();
+    const mapped = mapSignals(decoded.signals, totalsOf(principal), now);
+    const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+    const records: WireRecord[] = [...mapped.facts].flatMap(([agent, facts]) =>
+      facts.map((fact, i) => factRecord(fact, agent, `otlp.${signal}.${digest}.${agent}.${i}`)),
+    );
+    if (records.length > MAX_BATCH_RECORDS) throw tooLarge(`a request maps to at most ${MAX_BATCH_RECORDS} records; this one to more`);
+    const unmapped = [...mapped.unmapped.values(), ...decoded.unreadable.values()].reduce((a, b) => a + b, 0);
+    let rejected = 0;
+    if (records.length) {
+      const batch = await decodeItems(records, MAX_BATCH_RECORDS);
+      const result = await deps.ingest.store(principal.orgId, principal.userId, batch);
+      rejected = batch.rejected.length + result.refused.length;
+      deps.onStored?.(principal, request);
+    }
+    request.log.info({ user: principal.userId, signal, facts: records.length, rejected, unmapped }, 'otlp request');
+    if (!rejected) return {};
+    return {
+      partialSuccess: {
+        ...(signal === 'metrics' ? { rejectedDataPoints: rejected } : { rejectedLogRecords: rejected }),
+        errorMessage: `${rejected} mapped records were refused (an id another user sent, or a value out of range)`,
+      },
+    };
+  }
+}

@@ -1,0 +1,273 @@
+// The collector's OTLP/HTTP receiver (docs/metrics.md §11): POST /v1/metrics, /v1/logs and /v1/traces on a
+// loopback address only (127.0.0.1:4318 unless told otherwise), protobuf or JSON, gzip allowed. Each request
+// is decoded (otlp.ts), mapped (map.ts, agents.ts) and its facts spooled (spooled.ts) before the answer, so
+// an exporter that got 200 has its data in the spool. Bodies are bounded (413); a body that is not OTLP is a
+// 400 with the reason. What is not mapped is counted (status file, `collect status`) and dropped.
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { z } from 'zod';
+import { UserError } from '../../common/errors.ts';
+import type { Logger } from '../../common/logger.ts';
+import { CumulativeTotals, mapSignals } from '../../common/otel/map.ts';
+import { decodeOtlp, encodingOf, OTLP_SIGNALS, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
+import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
+import type { SpoolDirs } from '../spool.ts';
+import { spoolFacts } from './spooled.ts';
+
+export const DEFAULT_OTLP_LISTEN = '127.0.0.1:4318';
+/** The most a request body may be as sent, and once unzipped. */
+export const MAX_OTLP_BODY = 4 * 1024 * 1024;
+export const MAX_OTLP_UNZIPPED = 16 * 1024 * 1024;
+
+/** Pure: "host:port" → where to listen; only a loopback address (the receiver takes no key). */
+export function parseListen(value: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value.trim());
+  const host = m ? (m[1] ?? m[2])! : '';
+  const port = m ? Number(m[3]) : Number.NaN;
+  if (!m || port > 65_535) throw new UserError(`--otlp-listen "${value}" is not host:port (for instance ${DEFAULT_OTLP_LISTEN})`);
+  const loopback = host === 'localhost' || (isIP(host) === 4 && host.startsWith('127.')) || host === '::1';
+  if (!loopback)
+    throw new UserError(
+      `--otlp-listen "${value}": the OTLP receiver takes no key, so it listens on a loopback address only (127.0.0.1, ::1 or localhost)`,
+    );
+  return { host, port };
+}
+
+/** What the receiver has seen since it started: in its status file and `agentmeter collect status`. */
+export const ReceiverStatus = z.object({
+  listen: z.string(),
+  startedAt: z.number(),
+  requests: z.number(),
+  refused: z.number(),
+  facts: z.number(),
+  ignored: z.number(),
+  unmapped: z.number(),
+  /** Unmapped signals by name, the most frequent first (at most 20). */
+  unmappedNames: z.array(z.tuple([z.string(), z.number()])),
+});
+export type ReceiverStatus = z.infer<typeof ReceiverStatus>;
+
+export const receiverStatusPath = (agentmeterHome: string) => join(agentmeterHome, 'collector', 'otlp-status.json');
+const totalsPath = (agentmeterHome: string) => join(agentmeterHome, 'collector', 'otlp-cumulative.json');
+
+export function readReceiverStatus(agentmeterHome: string): ReceiverStatus | undefined {
+  try {
+    const parsed = ReceiverStatus.safeParse(JSON.parse(readFileSync(receiverStatusPath(agentmeterHome), 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const CumulativeFile = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number() })]));
+
+function loadTotals(agentmeterHome: string): CumulativeTotals {
+  try {
+    const parsed = CumulativeFile.safeParse(JSON.parse(readFileSync(totalsPath(agentmeterHome), 'utf8')));
+    return new CumulativeTotals(parsed.success ? parsed.data : []);
+  } catch {
+    return new CumulativeTotals();
+  }
+}
+
+export interface ReceiverOptions {
+  listen: string;
+  dirs: SpoolDirs;
+  log: Logger;
+  /** Called after facts were spooled (the collector drains sooner). */
+  onSpooled?: () => void;
+  now?: () => number;
+}
+
+class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length']);
+    if (declared > MAX_OTLP_BODY) {
+      reject(new HttpProblem(413, `body over ${MAX_OTLP_BODY} bytes`));
+      request.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_OTLP_BODY) {
+        reject(new HttpProblem(413, `body over ${MAX_OTLP_BODY} bytes`));
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function unzip(body: Buffer, encoding: string | undefined): Buffer {
+  const coding = (encoding ?? 'identity').trim().toLowerCase();
+  if (coding === 'identity' || coding === '') return body;
+  if (coding !== 'gzip') throw new HttpProblem(415, `Content-Encoding "${coding}" is not supported (gzip or none)`);
+  try {
+    return gunzipSync(body, { maxOutputLength: MAX_OTLP_UNZIPPED });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new HttpProblem(413, `body over ${MAX_OTLP_UNZIPPED} bytes unzipped`);
+    throw new HttpProblem(400, 'body is not gzip');
+  }
+}
+
+/** The receiver: start() listens, stop() closes; handle() is the request path (tests and the bench call it). */
+export class OtlpReceiver {
+  private server: Server | undefined;
+  private readonly totals: CumulativeTotals;
+  private readonly status: ReceiverStatus;
+  private readonly unmappedNames = new Map<string, number>();
+  private saveTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: ReceiverOptions) {
+    parseListen(options.listen);
+    this.totals = loadTotals(options.dirs.home);
+    this.status = {
+      listen: options.listen,
+      startedAt: Date.now(),
+      requests: 0,
+      refused: 0,
+      facts: 0,
+      ignored: 0,
+      unmapped: 0,
+      unmappedNames: [],
+    };
+  }
+
+  /** Listens; resolves with the port (0 in --otlp-listen picks a free one). */
+  async start(): Promise<number> {
+    const { host, port } = parseListen(this.options.listen);
+    ensurePrivateDir(join(this.options.dirs.home, 'collector'));
+    const server = createServer((request, response) => {
+      this.serve(request, response).catch((error: unknown) => {
+        this.options.log.error({ error: String(error) }, 'OTLP request failed');
+        if (!response.headersSent) this.answer(response, 500, 'application/json', JSON.stringify({ message: 'internal error' }));
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    const address = server.address();
+    const bound = typeof address === 'object' && address ? address.port : port;
+    this.options.log.info({ listen: `${host}:${bound}` }, 'OTLP receiver listening');
+    this.saveStatus();
+    return bound;
+  }
+
+  async stop(): Promise<void> {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveNow();
+    const server = this.server;
+    this.server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private answer(response: ServerResponse, status: number, type: string, body: string | Buffer): void {
+    response.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+    response.end(body);
+  }
+
+  private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = (request.url ?? '').split('?')[0]!;
+    const signal = OTLP_SIGNALS.find((s) => path === `/v1/${s}`);
+    const encoding = encodingOf(request.headers['content-type']);
+    try {
+      if (!signal) throw new HttpProblem(404, 'the OTLP receiver serves POST /v1/metrics, /v1/logs and /v1/traces');
+      if (request.method !== 'POST') throw new HttpProblem(405, 'OTLP requests are POST');
+      if (!encoding) throw new HttpProblem(415, 'Content-Type must be application/x-protobuf or application/json');
+      const body = unzip(await readBody(request), request.headers['content-encoding'] as string | undefined);
+      this.handle(signal, encoding, body);
+      // An empty Export*ServiceResponse: full success.
+      if (encoding === 'json') this.answer(response, 200, 'application/json', '{}');
+      else this.answer(response, 200, 'application/x-protobuf', Buffer.alloc(0));
+    } catch (error) {
+      const problem =
+        error instanceof HttpProblem ? error : error instanceof OtlpDecodeError ? new HttpProblem(400, error.message) : undefined;
+      if (!problem) throw error;
+      this.status.refused++;
+      this.options.log.warn({ path, status: problem.status, reason: problem.message }, 'OTLP request refused');
+      // A google.rpc.Status-like body, as OTLP/HTTP answers a failure.
+      this.answer(response, problem.status, 'application/json', JSON.stringify({ code: problem.status, message: problem.message }));
+    }
+  }
+
+  /** One request body → its facts in the spool. Throws OtlpDecodeError for a body that is not OTLP. */
+  handle(signal: OtlpSignal, encoding: 'protobuf' | 'json', body: Uint8Array): { facts: number; unmapped: number } {
+    const now = (this.options.now ?? Date.now)();
+    const decoded = decodeOtlp(signal, encoding, body);
+    const mapped = mapSignals(decoded.signals, this.totals, now);
+    for (const [name, n] of decoded.unreadable) mapped.unmapped.set(name, (mapped.unmapped.get(name) ?? 0) + n);
+    let facts = 0;
+    for (const [agent, list] of mapped.facts) {
+      spoolFacts(this.options.dirs, agent, list, now);
+      facts += list.length;
+    }
+    let unmapped = 0;
+    for (const [name, n] of mapped.unmapped) {
+      unmapped += n;
+      if (this.unmappedNames.size < 1000 || this.unmappedNames.has(name))
+        this.unmappedNames.set(name, (this.unmappedNames.get(name) ?? 0) + n);
+    }
+    const ignored = [...mapped.ignored.values()].reduce((a, b) => a + b, 0);
+    this.status.requests++;
+    this.status.facts += facts;
+    this.status.unmapped += unmapped;
+    this.status.ignored += ignored;
+    this.options.log.debug({ signal, facts, unmapped, ignored }, 'OTLP request mapped');
+    if (facts) this.options.onSpooled?.();
+    this.saveSoon();
+    return { facts, unmapped };
+  }
+
+  snapshot(): ReceiverStatus {
+    return {
+      ...this.status,
+      unmappedNames: [...this.unmappedNames.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 20),
+    };
+  }
+
+  /** The status file and the cumulative totals are written at most once a second. */
+  private saveSoon(): void {
+    if (this.saveTimer) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      this.saveNow();
+    }, 1000);
+    this.saveTimer.unref();
+  }
+
+  private saveNow(): void {
+    try {
+      this.saveStatus();
+      if (this.totals.changed) {
+        writePrivateFile(totalsPath(this.options.dirs.home), JSON.stringify(this.totals.entries()));
+        this.totals.changed = false;
+      }
+    } catch (error) {
+      this.options.log.warn({ error: (error as Error).message }, 'OTLP receiver status not saved');
+    }
+  }
+
+  private saveStatus(): void {
+    writePrivateFile(receiverStatusPath(this.options.dirs.home), JSON.stringify(this.snapshot()));
+  }
+}

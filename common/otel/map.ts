@@ -1,0 +1,231 @@
+// Pure: decoded OTLP signals → the facts agentmeter keeps (edit decisions, token usage), by agent, using
+// each agent's names (agents.ts). Identity attributes (`user.email`, `user.account_uuid`, `organization.id`…)
+// are never read: the server takes identity from the collector's key. Of a log event only the attributes
+// named in agents.ts are read, so prompt text and tool arguments never reach a fact.
+import type { Agent } from '../agents.ts';
+import type { AgentName, EditDecision, WireRecord } from '../wire.ts';
+import { type DecisionSignal, OTEL_AGENTS, type OtelAgent, otelAgentOf, sameSignal, type UsageSignal } from './agents.ts';
+import type { Attributes, MetricPoint, Signal } from './otlp.ts';
+
+export interface DecisionFact {
+  kind: 'decision';
+  session_id: string;
+  ts: number;
+  decision: EditDecision;
+  count: number;
+  tool_name?: string;
+  language?: string;
+}
+
+export interface UsageFact {
+  kind: 'usage';
+  session_id: string;
+  ts: number;
+  /** The model call's id as the agent names it: the same call exported again is one call. */
+  request_id: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+}
+
+export type OtelFact = DecisionFact | UsageFact;
+
+export interface MapResult {
+  facts: Map<Agent, OtelFact[]>;
+  /** Signals of no agent we know, or of a name we do not map, by name ("span" for every span). */
+  unmapped: Map<string, number>;
+  /** Signals known and left on purpose (agents.ts `ignored`, or a decision of a tool that proposes no edit). */
+  ignored: Map<string, number>;
+}
+
+/** Session id when the signal names none: the facts still count for the day, agent and tool. */
+export const UNKNOWN_SESSION = 'unknown';
+const MAX_TEXT = 256;
+const EARLIEST = 946_684_800_000;
+const LATEST = 4_102_444_800_000;
+
+/**
+ * Running totals of cumulative counters, so each data point counts what is new since the one before it
+ * (an agent exporting cumulative sums repeats the whole total every interval). Keyed by the series (agent,
+ * metric, point attributes) and its start time: a new start is a new process, counted from zero.
+ */
+export class CumulativeTotals {
+  private readonly last = new Map<string, { startMs: number; value: number }>();
+  changed = false;
+
+  constructor(
+    entries: [string, { startMs: number; value: number }][] = [],
+    private readonly max = 50_000,
+  ) {
+    for (const [key, value] of entries) this.last.set(key, value);
+  }
+
+  /** The part of `point` not counted before. */
+  delta(agent: Agent, point: MetricPoint): number {
+    if (!point.cumulative) return point.value;
+    const key = `${agent}\0${point.name}\0${JSON.stringify(Object.entries(point.attributes).sort(([a], [b]) => (a < b ? -1 : 1)))}`;
+    const before = this.last.get(key);
+    this.last.delete(key);
+    // The oldest series goes first when full: a series not seen for that long is over.
+    if (this.last.size >= this.max) this.last.delete(this.last.keys().next().value!);
+    this.last.set(key, { startMs: point.startMs, value: point.value });
+    this.changed = true;
+    if (!before || before.startMs !== point.startMs || point.value < before.value) return point.value;
+    return point.value - before.value;
+  }
+
+  entries(): [string, { startMs: number; value: number }][] {
+    return [...this.last.entries()];
+  }
+}
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== ''
+    ? value.trim().slice(0, MAX_TEXT)
+    : typeof value === 'number'
+      ? String(value)
+      : undefined;
+
+function firstText(attributes: Attributes, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const value = text(attributes[name]);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** A token count an attribute holds (agents send numbers or decimal strings); 0 when absent. */
+function tokens(attributes: Attributes, name: string | undefined): number | undefined {
+  if (!name) return 0;
+  const value = attributes[name];
+  if (value === undefined) return 0;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,15}$/.test(value.trim()) ? Number(value) : Number.NaN;
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+const timeOf = (ms: number, now: number) => (ms >= EARLIEST && ms <= LATEST ? ms : now);
+
+function add(map: Map<string, number>, key: string, n = 1): void {
+  map.set(key, (map.get(key) ?? 0) + n);
+}
+
+function decisionFact(
+  spec: DecisionSignal,
+  signal: MetricPoint | Extract<Signal, { kind: 'log' }>,
+  agent: OtelAgent,
+  count: number,
+  now: number,
+): DecisionFact | string {
+  const attributes = signal.attributes;
+  const decision = spec.decisions[String(attributes[spec.decisionAttribute] ?? '')];
+  if (!decision) return `${spec.name} (no accept or reject decision)`;
+  const tool = firstText(attributes, spec.toolAttributes);
+  if (spec.editTools && (!tool || !spec.editTools.includes(tool))) return `${spec.name} (a tool that proposes no edit)`;
+  const fact: DecisionFact = {
+    kind: 'decision',
+    // Gemini CLI names the session on the resource; a session id is no identity.
+    session_id: firstText(attributes, agent.sessionAttributes) ?? firstText(signal.resource, agent.sessionAttributes) ?? UNKNOWN_SESSION,
+    ts: timeOf(signal.timeMs, now),
+    decision,
+    count,
+  };
+  if (tool) fact.tool_name = tool;
+  const language = spec.languageAttribute ? text(attributes[spec.languageAttribute]) : undefined;
+  if (language) fact.language = language.slice(0, 128);
+  return fact;
+}
+
+function usageFact(
+  spec: UsageSignal,
+  attributes: Attributes,
+  resource: Attributes,
+  agent: OtelAgent,
+  timeMs: number,
+  now: number,
+): UsageFact | undefined {
+  const requestId = text(attributes[spec.requestId]);
+  const model = text(attributes[spec.model]);
+  const counts = [spec.input, spec.output, spec.cacheRead, spec.cacheWrite].map((name) => tokens(attributes, name));
+  if (!requestId || !model || counts.some((n) => n === undefined)) return undefined;
+  const [input, output, cacheRead, cacheWrite] = counts as number[];
+  return {
+    kind: 'usage',
+    session_id: firstText(attributes, agent.sessionAttributes) ?? firstText(resource, agent.sessionAttributes) ?? UNKNOWN_SESSION,
+    ts: timeOf(timeMs, now),
+    request_id: requestId,
+    model,
+    input_tokens: input!,
+    output_tokens: output!,
+    cache_read_tokens: cacheRead!,
+    cache_write_tokens: cacheWrite!,
+  };
+}
+
+/** Maps one request's signals. `now` dates a signal without a usable time. */
+export function mapSignals(signals: readonly Signal[], totals: CumulativeTotals, now: number): MapResult {
+  const result: MapResult = { facts: new Map(), unmapped: new Map(), ignored: new Map() };
+  const keep = (agent: Agent, fact: OtelFact) => {
+    const list = result.facts.get(agent);
+    if (list) list.push(fact);
+    else result.facts.set(agent, [fact]);
+  };
+  for (const signal of signals) {
+    if (signal.kind === 'span') {
+      add(result.unmapped, 'span');
+      continue;
+    }
+    const agentName = otelAgentOf(signal.resource['service.name'], signal.name);
+    const agent = agentName ? OTEL_AGENTS[agentName] : undefined;
+    if (!agentName || !agent) {
+      add(result.unmapped, signal.name || '(unnamed)');
+      continue;
+    }
+    const same = (full: string) => (signal.kind === 'log' ? sameSignal(signal.name, full, agent.prefix) : signal.name === full);
+    const decision = agent.decisions.find((d) => d.kind === signal.kind && same(d.name));
+    if (decision) {
+      const count = signal.kind === 'metric' ? Math.round(totals.delta(agentName, signal)) : 1;
+      if (count <= 0) continue;
+      const fact = decisionFact(decision, signal, agent, count, now);
+      if (typeof fact === 'string') add(result.ignored, fact);
+      else keep(agentName, fact);
+      continue;
+    }
+    const usage = signal.kind === 'log' ? agent.usage.find((u) => same(u.name)) : undefined;
+    if (usage && signal.kind === 'log') {
+      const fact = usageFact(usage, signal.attributes, signal.resource, agent, signal.timeMs, now);
+      if (fact) keep(agentName, fact);
+      else add(result.unmapped, `${usage.name} (without a request id, model or token counts)`);
+      continue;
+    }
+    const ignored = Object.keys(agent.ignored).find(same);
+    if (ignored) add(result.ignored, ignored);
+    else add(result.unmapped, signal.name || '(unnamed)');
+  }
+  return result;
+}
+
+/**
+ * Pure: a fact → its wire record. A decision's id is the sender's (`decisionId`: stable across deliveries of
+ * the same request); a usage record's is the agent's request id, so the same call sent twice is one call.
+ * Usage says `source: 'otel'`: the daily batch counts it only for a session no file of the agent gave usage for.
+ */
+export function factRecord(fact: OtelFact, agent: AgentName, decisionId: string): WireRecord {
+  if (fact.kind === 'decision') return { ...fact, id: decisionId, agent };
+  return {
+    kind: 'usage',
+    id: `otel:${agent}:${fact.request_id}`,
+    agent,
+    session_id: fact.session_id,
+    ts: fact.ts,
+    model: fact.model,
+    input_tokens: fact.input_tokens,
+    output_tokens: fact.output_tokens,
+    cache_read_tokens: fact.cache_read_tokens,
+    cache_write_tokens: fact.cache_write_tokens,
+    thinking_tokens: 0,
+    thinking: false,
+    source: 'otel',
+  };
+}

@@ -1,0 +1,292 @@
+// OTLP request bodies (/v1/metrics, /v1/logs, /v1/traces; protobuf or JSON) → flat signals: each metric data
+// point, log record and span with its resource's attributes. Protobuf is decoded with the generated types of
+// @opentelemetry/otlp-transformer and turned into the OTLP/JSON shape, so one zod schema checks both
+// encodings. Only names, attributes of scalar values, numbers and times come out: a log record's body and
+// any array or map attribute are never read (prompts and tool arguments stay out of every signal).
+import generated from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
+import { z } from 'zod';
+import { describeZodError } from '../wire.ts';
+
+export const OTLP_SIGNALS = ['metrics', 'logs', 'traces'] as const;
+export type OtlpSignal = (typeof OTLP_SIGNALS)[number];
+
+/** Scalar attribute values; arrays, maps and bytes are left out. */
+export type Attributes = Record<string, string | number | boolean>;
+
+export interface MetricPoint {
+  kind: 'metric';
+  name: string;
+  resource: Attributes;
+  attributes: Attributes;
+  value: number;
+  /** Cumulative temporality: the value is a running total since startNs (deltas are computed by the receiver). */
+  cumulative: boolean;
+  /** Start and point time, in ms since the epoch (0 when absent). */
+  startMs: number;
+  timeMs: number;
+}
+
+export interface LogEvent {
+  kind: 'log';
+  /** The event's name: the record's event_name, else its `event.name` attribute (its body is never read). */
+  name: string;
+  resource: Attributes;
+  attributes: Attributes;
+  timeMs: number;
+}
+
+export interface SpanSignal {
+  kind: 'span';
+  name: string;
+  resource: Attributes;
+}
+
+export type Signal = MetricPoint | LogEvent | SpanSignal;
+
+// ------------------------------------------------------------------------------------------- schema (JSON)
+
+/** int64 and fixed64 in OTLP/JSON are decimal strings (numbers are accepted too). */
+const int64 = z.union([z.string().regex(/^-?\d{1,20}$/), z.number().int()]);
+const AnyValue = z.looseObject({
+  stringValue: z.string().optional(),
+  boolValue: z.boolean().optional(),
+  intValue: int64.optional(),
+  doubleValue: z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])]).optional(),
+});
+const KeyValue = z.looseObject({ key: z.string(), value: AnyValue.nullish() });
+const attributesOf = z.array(KeyValue).nullish();
+const Resource = z.looseObject({ attributes: attributesOf }).nullish();
+
+const NumberDataPoint = z.looseObject({
+  attributes: attributesOf,
+  startTimeUnixNano: int64.nullish(),
+  timeUnixNano: int64.nullish(),
+  asDouble: z.union([z.number(), z.string()]).nullish(),
+  asInt: int64.nullish(),
+});
+/** AGGREGATION_TEMPORALITY_CUMULATIVE; enums arrive as numbers (or, from some JSON encoders, names). */
+const temporality = z.union([z.number().int(), z.string()]).nullish();
+const Metric = z.looseObject({
+  name: z.string(),
+  gauge: z.looseObject({ dataPoints: z.array(NumberDataPoint).nullish() }).nullish(),
+  sum: z
+    .looseObject({
+      dataPoints: z.array(NumberDataPoint).nullish(),
+      aggregationTemporality: temporality,
+      isMonotonic: z.boolean().nullish(),
+    })
+    .nullish(),
+  histogram: z.looseObject({ dataPoints: z.array(z.unknown()).nullish() }).nullish(),
+  exponentialHistogram: z.looseObject({ dataPoints: z.array(z.unknown()).nullish() }).nullish(),
+  summary: z.looseObject({ dataPoints: z.array(z.unknown()).nullish() }).nullish(),
+});
+const MetricsRequest = z.looseObject({
+  resourceMetrics: z
+    .array(z.looseObject({ resource: Resource, scopeMetrics: z.array(z.looseObject({ metrics: z.array(Metric).nullish() })).nullish() }))
+    .nullish(),
+});
+const LogRecord = z.looseObject({
+  timeUnixNano: int64.nullish(),
+  observedTimeUnixNano: int64.nullish(),
+  eventName: z.string().nullish(),
+  attributes: attributesOf,
+});
+const LogsRequest = z.looseObject({
+  resourceLogs: z
+    .array(z.looseObject({ resource: Resource, scopeLogs: z.array(z.looseObject({ logRecords: z.array(LogRecord).nullish() })).nullish() }))
+    .nullish(),
+});
+const Span = z.looseObject({ name: z.string().nullish() });
+const TracesRequest = z.looseObject({
+  resourceSpans: z
+    .array(z.looseObject({ resource: Resource, scopeSpans: z.array(z.looseObject({ spans: z.array(Span).nullish() })).nullish() }))
+    .nullish(),
+});
+
+// ------------------------------------------------------------------------------------------- protobuf
+
+interface ProtoType {
+  decode(bytes: Uint8Array): unknown;
+}
+interface ProtoRoot {
+  opentelemetry: { proto: { collector: Record<OtlpSignal, { v1: Record<string, ProtoType> }> } };
+}
+
+/**
+ * The generated types, imported statically so the laptop bundle carries them (its one file has no
+ * node_modules beside it); the collector loads this module only with its receiver (collect's dynamic import).
+ */
+const protoRoot = (): ProtoRoot => generated as unknown as ProtoRoot;
+
+const REQUEST_TYPE: Record<OtlpSignal, string> = {
+  metrics: 'ExportMetricsServiceRequest',
+  logs: 'ExportLogsServiceRequest',
+  traces: 'ExportTraceServiceRequest',
+};
+
+export class OtlpDecodeError extends Error {}
+
+/**
+ * Protobuf bytes → the decoded request: OTLP/JSON's field names, int64 as Long, unset fields null. The
+ * decoder checked every field's type, so it needs no second check (flatten reads it as the JSON shape).
+ */
+function fromProtobuf(signal: OtlpSignal, body: Uint8Array): unknown {
+  const type = protoRoot().opentelemetry.proto.collector[signal].v1[REQUEST_TYPE[signal]]!;
+  try {
+    return type.decode(body);
+  } catch (error) {
+    throw new OtlpDecodeError(`not an OTLP ${signal} protobuf message (${(error as Error).message.slice(0, 120)})`);
+  }
+}
+
+function fromJson(signal: OtlpSignal, body: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  } catch {
+    throw new OtlpDecodeError(`not an OTLP ${signal} JSON message (the body is not JSON)`);
+  }
+}
+
+// ------------------------------------------------------------------------------------------- flattening
+
+/** An int64 as protobufjs decodes it (a Long of the `long` package). */
+interface LongLike {
+  toNumber(): number;
+}
+type Int64 = string | number | LongLike;
+const isLong = (value: unknown): value is LongLike =>
+  typeof value === 'object' && value !== null && typeof (value as LongLike).toNumber === 'function';
+
+/** Pure: an int64 (decimal string, number or Long) as a number (exact below 2^53). */
+export function int64ToNumber(value: Int64): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string') return Number(value);
+  return value.toNumber();
+}
+
+/** Pure: nanoseconds (a decimal string, number or Long) → whole milliseconds; 0 when absent. */
+export function nanosToMs(value: Int64 | null | undefined): number {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === 'string') return value.length > 6 ? Number(value.slice(0, -6)) : 0;
+  return Math.trunc(int64ToNumber(value) / 1e6);
+}
+
+/** Pure: the scalar attributes of an OTLP attribute list (later keys win, as in the SDKs). */
+export function scalarAttributes(list: z.infer<typeof attributesOf>): Attributes {
+  const out: Attributes = {};
+  for (const { key, value } of list ?? []) {
+    if (!value) continue;
+    // Decoded protobuf leaves unset fields null, JSON absent: only a value of the field's type counts.
+    const int = value.intValue as Int64 | null | undefined;
+    if (typeof value.stringValue === 'string') out[key] = value.stringValue;
+    else if (typeof int === 'string' || typeof int === 'number' || isLong(int)) out[key] = int64ToNumber(int);
+    else if (typeof value.doubleValue === 'number') out[key] = value.doubleValue;
+    else if (typeof value.boolValue === 'boolean') out[key] = value.boolValue;
+  }
+  return out;
+}
+
+const CUMULATIVE = new Set<number | string>([2, 'AGGREGATION_TEMPORALITY_CUMULATIVE']);
+
+function pointValue(point: z.infer<typeof NumberDataPoint>): number | undefined {
+  const int = point.asInt as Int64 | null | undefined;
+  if (typeof int === 'string' || typeof int === 'number' || isLong(int)) return int64ToNumber(int);
+  if (typeof point.asDouble === 'number') return point.asDouble;
+  return undefined;
+}
+
+/** What a request held: its signals, and the data points or records that carry nothing we read. */
+export interface DecodedRequest {
+  signals: Signal[];
+  /** Histogram, summary and exponential-histogram points, by metric name: never mapped. */
+  unreadable: Map<string, number>;
+}
+
+function count(map: Map<string, number>, key: string, n = 1): void {
+  map.set(key, (map.get(key) ?? 0) + n);
+}
+
+function flatten(signal: OtlpSignal, request: unknown, decoded: boolean): DecodedRequest {
+  const signals: Signal[] = [];
+  const unreadable = new Map<string, number>();
+  const check = <T>(schema: z.ZodType<T>): T => {
+    // A decoded protobuf message has the schema's shape by construction (its types are the .proto's).
+    if (decoded) return request as T;
+    const parsed = schema.safeParse(request);
+    if (!parsed.success) throw new OtlpDecodeError(`not an OTLP ${signal} request: ${describeZodError(parsed.error)}`);
+    return parsed.data;
+  };
+  if (signal === 'metrics') {
+    for (const rm of check(MetricsRequest).resourceMetrics ?? []) {
+      const resource = scalarAttributes(rm.resource?.attributes);
+      for (const sm of rm.scopeMetrics ?? [])
+        for (const metric of sm.metrics ?? []) {
+          const numeric = metric.sum ?? metric.gauge;
+          if (!numeric) {
+            const other = metric.histogram ?? metric.exponentialHistogram ?? metric.summary;
+            count(unreadable, metric.name, other?.dataPoints?.length ?? 1);
+            continue;
+          }
+          const cumulative = metric.sum ? CUMULATIVE.has(metric.sum.aggregationTemporality ?? 0) : false;
+          if (!metric.name) {
+            count(unreadable, '(unnamed)', numeric.dataPoints?.length ?? 1);
+            continue;
+          }
+          for (const point of numeric.dataPoints ?? []) {
+            const value = pointValue(point);
+            if (value === undefined || !Number.isFinite(value)) {
+              count(unreadable, metric.name);
+              continue;
+            }
+            signals.push({
+              kind: 'metric',
+              name: metric.name,
+              resource,
+              attributes: scalarAttributes(point.attributes),
+              value,
+              cumulative,
+              startMs: nanosToMs(point.startTimeUnixNano),
+              timeMs: nanosToMs(point.timeUnixNano),
+            });
+          }
+        }
+    }
+  } else if (signal === 'logs') {
+    for (const rl of check(LogsRequest).resourceLogs ?? []) {
+      const resource = scalarAttributes(rl.resource?.attributes);
+      for (const sl of rl.scopeLogs ?? [])
+        for (const record of sl.logRecords ?? []) {
+          const attributes = scalarAttributes(record.attributes);
+          const named = attributes['event.name'];
+          const name = record.eventName || (typeof named === 'string' ? named : '');
+          signals.push({
+            kind: 'log',
+            name,
+            resource,
+            attributes,
+            timeMs: nanosToMs(record.timeUnixNano) || nanosToMs(record.observedTimeUnixNano),
+          });
+        }
+    }
+  } else {
+    for (const rs of check(TracesRequest).resourceSpans ?? []) {
+      const resource = scalarAttributes(rs.resource?.attributes);
+      for (const ss of rs.scopeSpans ?? [])
+        for (const span of ss.spans ?? []) signals.push({ kind: 'span', name: span.name ?? '', resource });
+    }
+  }
+  return { signals, unreadable };
+}
+
+/** The encodings OTLP/HTTP allows, by the request's Content-Type (parameters ignored). */
+export function encodingOf(contentType: string | undefined): 'protobuf' | 'json' | undefined {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-protobuf' || type === 'application/protobuf') return 'protobuf';
+  if (type === 'application/json') return 'json';
+  return undefined;
+}
+
+/** An OTLP/HTTP request body → its signals. Throws OtlpDecodeError for a body that is not one. */
+export function decodeOtlp(signal: OtlpSignal, encoding: 'protobuf' | 'json', body: Uint8Array): DecodedRequest {
+  return encoding === 'protobuf' ? flatten(signal, fromProtobuf(signal, body), true) : flatten(signal, fromJson(signal, body), false);
+}
