@@ -4,7 +4,6 @@ import { basename, extname } from 'node:path';
 import { splitShellWords } from '../common/shell-words.ts';
 import type { AutonomyLevel, ClientType, FileTouch } from '../common/wire.ts';
 import { CLIENT_TYPES } from '../common/wire.ts';
-import { languageMap } from '../pipeline/languages.ts';
 
 /** Client type: AGENTMETER_CLIENT wins; else headless → non-interactive-cli; else terminal-ui. */
 export function clientType(explicit: string | undefined, headless: boolean): ClientType {
@@ -118,22 +117,4 @@ export function runsPrCreate(command: string): boolean {
     }
     return rest[0] === 'pr' && rest[1] === 'create';
   });
-}
-
-/** Extension (lower case, no dot) and, for extension-less files, the base name (Makefile, Dockerfile). */
-let knownFiles: Map<string, string> | undefined;
-
-/**
- * Pure: what a touched file ships: its lower-case extension when the language table (linguist-languages)
- * knows it, or its name when the table knows that exact name (Makefile, .bashrc), else nothing but
- * `ext: ''` (language `other`). No other part of a file name leaves the machine (docs/metrics.md §5).
- */
-export function fileFacts(path: string, op: FileTouch['op']): FileTouch {
-  knownFiles ??= languageMap();
-  const base = basename(path.trim());
-  const ext = extname(base).slice(1).toLowerCase();
-  // ".bashrc" has no extension in Linguist's sense: it is a file name.
-  if (ext && `.${ext}` !== base.toLowerCase() && knownFiles.has(`ext:${ext}`)) return { ext, op };
-  if (knownFiles.has(`name:${base}`)) return { ext: '', name: base, op };
-  return { ext: '', op };
 }

@@ -15,6 +15,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'Unauthorized: the credential is missing or invalid',
   403: "Forbidden: the credential's role may not do this",
   404: 'Not Found: no such resource in this organization (other organizations’ ids answer 404 too)',
+  408: 'Request Timeout: the body did not arrive fast enough (the connection is closed; send it again)',
   409: 'Conflict: the resource is in a state that forbids this',
   413: 'Payload Too Large: the body is over the route’s limit',
   415: 'Unsupported Media Type: the Content-Type or Content-Encoding is not accepted',

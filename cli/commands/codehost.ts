@@ -129,10 +129,11 @@ export const codehostCommand: CommandModule = {
         'list',
         'List the code hosts whose webhooks are taken (never their secrets)',
         (c) =>
-          targetOptions(c).option('json', { type: 'boolean', default: false, describe: 'Print JSON' }).option('public-url', {
-            type: 'string',
-            describe: 'The URL the code host reaches this server at (default: --server)',
-          }) as never,
+          targetOptions(c)
+            .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
+            .option('public-url', { type: 'string', describe: 'The URL the code host reaches this server at (default: --server)' })
+            .example('$0 codehost list --server https://agentmeter.acme.com --key am_OWNER', '')
+            .example('$0 codehost list --db a.duckdb --org org_123 --json', '') as never,
         async (args) => {
           const b = await backend(args);
           try {
@@ -149,7 +150,10 @@ export const codehostCommand: CommandModule = {
       .command<TargetArgs & { host: Host }>(
         'remove',
         "Remove a code host's secret: its deliveries are refused from then on",
-        (c) => targetOptions(c).option('host', { choices: HOSTS, demandOption: true, describe: 'The code host' }) as never,
+        (c) =>
+          targetOptions(c)
+            .option('host', { choices: HOSTS, demandOption: true, describe: 'The code host' })
+            .example('$0 codehost remove --host gitlab --server https://agentmeter.acme.com --key am_OWNER', '') as never,
         async (args) => {
           const b = await backend(args);
           try {

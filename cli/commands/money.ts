@@ -3,8 +3,13 @@
 // (listing: an owner's or a manager's), so a price change re-prices its days and every budget is checked
 // as the dashboard's are.
 import type { Argv, CommandModule } from 'yargs';
-import { BudgetList } from '../../api/budgets/schema.ts';
-import { PriceList } from '../../api/pricing/schema.ts';
+import type { BudgetList } from '../../api/budgets/schema.ts';
+import type { PriceList } from '../../api/pricing/schema.ts';
+
+// The answers' schemas are loaded when a command runs: --help and the other commands start without them.
+const priceList = async () => (await import('../../api/pricing/schema.ts')).PriceList;
+const budgetList = async () => (await import('../../api/budgets/schema.ts')).BudgetList;
+
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import { callServer } from '../server-call.ts';
@@ -116,7 +121,7 @@ export const pricingCommand: CommandModule = {
             ...(args.cacheWrite1h !== undefined ? { cacheWrite1hMtok: args.cacheWrite1h } : {}),
             ...(args.note !== undefined ? { note: args.note } : {}),
           };
-          printPrices(await callServer(server, key, 'PUT', '/api/v0/organization/pricing', PriceList, body), args.json);
+          printPrices(await callServer(server, key, 'PUT', '/api/v0/organization/pricing', await priceList(), body), args.json);
         },
       )
       .command<ServerArgs & { model: string; from: string }>(
@@ -133,7 +138,7 @@ export const pricingCommand: CommandModule = {
         async (args) => {
           const { server, key } = target(args);
           const query = new URLSearchParams({ model: args.model, effectiveFrom: args.from });
-          printPrices(await callServer(server, key, 'DELETE', `/api/v0/organization/pricing?${query}`, PriceList), args.json);
+          printPrices(await callServer(server, key, 'DELETE', `/api/v0/organization/pricing?${query}`, await priceList()), args.json);
         },
       )
       .command<ServerArgs>(
@@ -142,7 +147,7 @@ export const pricingCommand: CommandModule = {
         (c) => serverOptions(c).example('$0 pricing list --server URL --key am_MANAGER', 'Model, day, dollars per million tokens') as never,
         async (args) => {
           const { server, key } = target(args);
-          printPrices(await callServer(server, key, 'GET', '/api/v0/organization/pricing', PriceList), args.json);
+          printPrices(await callServer(server, key, 'GET', '/api/v0/organization/pricing', await priceList()), args.json);
         },
       )
       .demandCommand(1, 'name an action: set, remove or list'),
@@ -213,7 +218,7 @@ export const budgetsCommand: CommandModule = {
               ...(args.webhook ?? []).map((url) => ({ type: 'webhook' as const, url, ...(args.secret ? { secret: args.secret } : {}) })),
             ],
           };
-          printBudgets(await callServer(server, key, 'PATCH', '/api/v0/organization/budgets', BudgetList, { budget }), args.json);
+          printBudgets(await callServer(server, key, 'PATCH', '/api/v0/organization/budgets', await budgetList(), { budget }), args.json);
         },
       )
       .command<BudgetArgs>(
@@ -231,7 +236,7 @@ export const budgetsCommand: CommandModule = {
             ...(args.team !== undefined ? { team: args.team } : {}),
             ...(args.email !== undefined ? { email: args.email } : {}),
           };
-          printBudgets(await callServer(server, key, 'PATCH', '/api/v0/organization/budgets', BudgetList, { remove }), args.json);
+          printBudgets(await callServer(server, key, 'PATCH', '/api/v0/organization/budgets', await budgetList(), { remove }), args.json);
         },
       )
       .command<ServerArgs>(
@@ -240,7 +245,7 @@ export const budgetsCommand: CommandModule = {
         (c) => serverOptions(c).example('$0 budgets list --server URL --key am_MANAGER', 'Each budget, its usage and share') as never,
         async (args) => {
           const { server, key } = target(args);
-          printBudgets(await callServer(server, key, 'GET', '/api/v0/organization/budgets', BudgetList), args.json);
+          printBudgets(await callServer(server, key, 'GET', '/api/v0/organization/budgets', await budgetList()), args.json);
         },
       )
       .demandCommand(1, 'name an action: set, remove or list'),

@@ -3,7 +3,7 @@
 // by name (lock files, minified, node_modules/vendor/dist/build) or binary count nowhere; exclusion by a
 // repository's .gitattributes needs the repository and is applied by the ledger (collector/impact/ledger.ts).
 import type { EditLines } from '../../common/wire.ts';
-import { fileFacts } from '../derive.ts';
+import { fileFacts } from '../file-facts.ts';
 import type { FileEdit } from './edit-lines.ts';
 import type { EditRepos } from './edit-repo.ts';
 import { isExcludedPath } from './exclude.ts';

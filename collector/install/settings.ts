@@ -7,13 +7,13 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { AGENTS, type Agent } from '../../common/agents.ts';
 import { codexHome, codexHomeAsCodexNamesIt } from '../agents/codex/paths.ts';
-import { ADAPTERS } from '../agents/index.ts';
+import { AGENT_HOOKS } from '../agents/hooks-table.ts';
 import type { AgentHooks, HookTrust, ManagedSettings, SettingsLocation } from './locations.ts';
 
 export { type AgentHooks, type HookTrust, locationFor, type SettingsLocation } from './locations.ts';
 export { codexHome, codexHomeAsCodexNamesIt };
 
-const hooksOf = (agent: Agent): AgentHooks => ADAPTERS[agent].hooks;
+const hooksOf = (agent: Agent): AgentHooks => AGENT_HOOKS[agent];
 const byAgent = <T>(pick: (hooks: AgentHooks) => T): Record<Agent, T> =>
   Object.fromEntries(AGENTS.map((agent) => [agent, pick(hooksOf(agent))])) as Record<Agent, T>;
 

@@ -1,7 +1,7 @@
 // What an agent's vocabulary reads from one tool call, in the two forms the tests compare: the files
 // (FileTouch, as productivity counts them) and the file edits (lines, as the impact figures count them).
 import { adapterFor } from '../../collector/agents/index.ts';
-import { fileFacts } from '../../collector/derive.ts';
+import { fileFacts } from '../../collector/file-facts.ts';
 import type { FileEdit } from '../../collector/impact/edit-lines.ts';
 import type { EditRepos } from '../../collector/impact/edit-repo.ts';
 import { type CallEdits, callEdits } from '../../collector/impact/event-edits.ts';

@@ -100,7 +100,7 @@ describe('GET /openapi.json', () => {
     const analytics = doc.paths['/api/v1/analytics/tokens']!['get']!;
     expect(Object.keys(analytics.responses).sort()).toEqual(['200', '400', '401', '403', '500']);
     const ingest = doc.paths['/api/v1/ingest/events']!['post']!;
-    expect(Object.keys(ingest.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429', '500', '503']);
+    expect(Object.keys(ingest.responses).sort()).toEqual(['200', '400', '401', '408', '413', '415', '429', '500', '503']);
     const session = doc.paths['/api/v0/sessions/{sessionId}']!['get']!;
     expect(Object.keys(session.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '500']);
     const signIn = doc.paths['/api/v0/auth/session']!['post']!;

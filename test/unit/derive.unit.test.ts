@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   autonomyLevel,
   clientType,
-  fileFacts,
   mcpParts,
   runsGitCommit,
   runsPrCreate,
@@ -11,6 +10,7 @@ import {
   slashCommand,
   toolSucceeded,
 } from '../../collector/derive.ts';
+import { fileFacts } from '../../collector/file-facts.ts';
 import { filesOf } from '../helpers/writes.ts';
 
 describe('clientType (METRICS §1)', () => {

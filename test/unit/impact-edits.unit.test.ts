@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileFacts } from '../../collector/derive.ts';
+import { fileFacts } from '../../collector/file-facts.ts';
 import { applyPatchEdits, textDiffLines, unifiedDiffLines } from '../../collector/impact/edit-lines.ts';
 import { callEditsOf, editLines, filesOf } from '../helpers/writes.ts';
 
