@@ -1,15 +1,18 @@
 // Dollars against ccusage (docs/metrics.md §8): the Claude Code transcripts of test/fixtures/agents/claude
-// read by the collector and priced by pipeline/cost.ts, and ccusage 18 (`daily --json --offline`, its
-// bundled prices) on the same files. Same tokens cell by cell; the dollars agree to the cent per day and
-// model (the hand-worked figure is in the fixture's SOURCE.md).
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+// read by the collector and priced by pipeline/cost.ts, and ccusage 20 (`claude daily --json --offline`,
+// its bundled prices) on the same files. Same tokens cell by cell; the dollars agree to the cent per day
+// and model (the hand-worked figure is in the fixture's SOURCE.md). ccusage reads the transcript as Claude
+// Code writes it, without spaces after the JSON separators: the test lays it out so, the same data. Where
+// ccusage's native binary cannot run, its recorded report (ccusage-daily.json beside the fixture) stands in.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { claudeMessagesFromLines, claudeRecords } from '../../collector/agents/claude/usage.ts';
 import type { WireUsage } from '../../common/wire.ts';
 import { recordCost } from '../../pipeline/cost.ts';
+import { runCcusage } from '../helpers/oracle.ts';
+import { tempDir } from '../helpers/tmp.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'agents', 'claude');
@@ -29,12 +32,18 @@ interface CcusageDay {
 }
 
 function ccusage(): CcusageDay[] {
-  const out = execFileSync(
-    process.execPath,
-    [join(ROOT, 'node_modules', 'ccusage', 'dist', 'index.js'), 'daily', '--json', '--offline', '--timezone', 'UTC'],
-    { env: { ...process.env, CLAUDE_CONFIG_DIR: FIXTURES, NO_COLOR: '1' }, encoding: 'utf8' },
-  );
-  return (JSON.parse(out) as { daily: CcusageDay[] }).daily;
+  const home = tempDir();
+  const projects = join(home, 'projects', '-home-dev-shop');
+  mkdirSync(projects, { recursive: true });
+  const compact = readFileSync(TRANSCRIPT, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.stringify(JSON.parse(line)))
+    .join('\n');
+  writeFileSync(join(projects, `${SESSION}.jsonl`), `${compact}\n`);
+  const live = runCcusage('claude', { HOME: home, CLAUDE_CONFIG_DIR: home });
+  const report = live ?? JSON.parse(readFileSync(join(FIXTURES, 'ccusage-daily.json'), 'utf8'));
+  return (report as unknown as { daily: CcusageDay[] }).daily;
 }
 
 /** Ours: per "day|model", the tokens and the dollars of the collector's usage records. */

@@ -535,6 +535,13 @@ describe('the API answers as its OpenAPI document says', () => {
     await ok('POST', `/api/v1/hooks/gitlab/${org.orgId}`, { body: '{}', headers: { ...gitlab, 'x-gitlab-token': secret } }, 202);
     expect((await call('POST', `/api/v1/hooks/gitlab/${org.orgId}`, { body: '{}', headers: gitlab })).status).toBe(401);
     await ok('DELETE', '/api/v0/organization/codehosts/gitlab', { key: owner });
+    const prs = await ok('GET', '/api/v1/analytics/pull_requests?startDate=2026-03-01&endDate=2026-03-02', { key: owner });
+    expect(prs.data).toHaveLength(2);
+    await ok('GET', '/api/v1/analytics/pull_requests?startDate=2026-03-01&endDate=2026-03-02&group_by=repo', { key: owner });
+    expect((await call('GET', '/api/v1/analytics/pull_requests?startDate=2026-03-01', { key: owner })).status).toBe(400);
+    expect(
+      (await ok('GET', '/api/v0/code/pull_requests?startDate=2026-03-01&endDate=2026-03-20', { key: org.users.member.key })).data,
+    ).toEqual([]);
   });
 
   it('every answer conformed, and every operation of the document was exercised', () => {
