@@ -7,10 +7,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Db, Params } from '../common/db/duckdb.ts';
+import { languageTable } from '../common/languages.ts';
 import type { Logger } from '../common/logger.ts';
 import { EARLIEST_DATE, parseDay } from '../common/time.ts';
 import { priceUsage } from './cost.ts';
-import { languageTable } from '../common/languages.ts';
 
 const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), 'sql');
 export const DEFAULT_PRICING_FILE = join(dirname(fileURLToPath(import.meta.url)), 'pricing.json');

@@ -103,11 +103,25 @@ describe('Codex CLI: install, hook, collector, server, analytics', () => {
     });
     expect(tokens.by_model).toEqual(
       expect.arrayContaining([
-        { model_id: 'gpt-5.5', model_tier: 'thinking', billable_tokens: 7600, input_tokens: 11000, output_tokens: 1800 },
-        { model_id: 'gpt-5.4-mini', model_tier: 'standard', billable_tokens: 800, input_tokens: 1000, output_tokens: 200 },
+        expect.objectContaining({
+          model_id: 'gpt-5.5',
+          model_tier: 'thinking',
+          billable_tokens: 7600,
+          input_tokens: 11000,
+          output_tokens: 1800,
+        }),
+        expect.objectContaining({
+          model_id: 'gpt-5.4-mini',
+          model_tier: 'standard',
+          billable_tokens: 800,
+          input_tokens: 1000,
+          output_tokens: 200,
+        }),
       ]),
     );
     expect(tokens.by_model).toHaveLength(2);
+    // Both models have a list price (docs/metrics.md §8; the dollars are worked by hand in money.integration).
+    for (const m of tokens.by_model) expect(m.cost_usd).toBeGreaterThan(0);
 
     const [tools] = await api(`/api/v1/analytics/tools?${q}`);
     expect(tools.tool_calls).toBe(6);

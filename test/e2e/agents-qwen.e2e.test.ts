@@ -109,10 +109,25 @@ describe('Qwen Code: install → hook → collector → server → analytics →
     const byModel = [...tokens[0].by_model].sort((a: { model_id: string }, b: { model_id: string }) =>
       a.model_id.localeCompare(b.model_id),
     );
+    // Qwen's models have no list price: their dollars are null, never 0 (docs/metrics.md §8).
     expect(byModel).toEqual([
-      { model_id: 'qwen3-coder-flash', model_tier: 'standard', billable_tokens: 266, input_tokens: 2000, output_tokens: 120 },
-      { model_id: 'qwen3-coder-plus', model_tier: 'thinking', billable_tokens: 5200, input_tokens: 10000, output_tokens: 1100 },
-      { model_id: 'qwen3-max', model_tier: 'standard', billable_tokens: 504, input_tokens: 1000, output_tokens: 50 },
+      {
+        model_id: 'qwen3-coder-flash',
+        model_tier: 'standard',
+        billable_tokens: 266,
+        input_tokens: 2000,
+        output_tokens: 120,
+        cost_usd: null,
+      },
+      {
+        model_id: 'qwen3-coder-plus',
+        model_tier: 'thinking',
+        billable_tokens: 5200,
+        input_tokens: 10000,
+        output_tokens: 1100,
+        cost_usd: null,
+      },
+      { model_id: 'qwen3-max', model_tier: 'standard', billable_tokens: 504, input_tokens: 1000, output_tokens: 50, cost_usd: null },
     ]);
 
     const tools = (await api(`/api/v1/analytics/tools?${q}`)).data[0];

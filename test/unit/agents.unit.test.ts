@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { AGENT_HOOKS } from '../../collector/agents/hooks-table.ts';
 import { ADAPTERS } from '../../collector/agents/index.ts';
 import {
   AGENT_BINARY,
@@ -61,6 +62,10 @@ describe('the list of agents', () => {
       expect(tools.writes('NoSuchTool', {}, {}), agent).toEqual([]);
       expect(adapter.otherHost({}, { hook_event_name: 'SessionStart', session_id: 's' }), agent).toBeUndefined();
     }
+  });
+
+  it("the installer's light table of hooks descriptions is each adapter's own", () => {
+    for (const agent of AGENTS) expect(AGENT_HOOKS[agent], agent).toBe(ADAPTERS[agent].hooks);
   });
 
   it('is written in common/agents.ts only', () => {

@@ -63,7 +63,8 @@ async function load(from: string, to: string, team: string | null): Promise<Over
   ]);
   return {
     tokens: tokens.data,
-    unpricedModels: tokens.meta.unpriced_models,
+    // Read loosely: a page that cannot be drawn from its answers is the error boundary's, not the loader's.
+    unpricedModels: tokens.meta?.unpriced_models ?? [],
     tokensByAgent: tokensByAgent.data,
     activity: activity.data,
     activityByAgent: activityByAgent.data,
