@@ -259,8 +259,8 @@ describe('the OpenAPI document', () => {
       paths: Record<string, { get: { parameters?: { name: string; description?: string; schema: { enum?: string[] } }[] } }>;
     };
     const groupBy = (endpoint: string) => doc.paths[`/api/v1/analytics/${endpoint}`]!.get.parameters?.find((p) => p.name === 'group_by');
-    // team (docs/metrics.md §6) is offered on these and on /productivity.
-    expect(groupBy('tokens')!.schema.enum).toEqual(['model', 'agent', 'team']);
+    // team (docs/metrics.md §6) is offered on these and on /productivity; repo on /tokens (§8, spend by repository).
+    expect(groupBy('tokens')!.schema.enum).toEqual(['model', 'agent', 'team', 'repo']);
     expect(groupBy('tools')!.schema.enum).toEqual(['tool_name', 'agent', 'team']);
     expect(groupBy('activity')!.schema.enum).toEqual(['client', 'agent', 'team']);
     for (const endpoint of ['tokens', 'tools', 'activity']) expect(groupBy(endpoint)!.description).toContain('agentmeter extension');
