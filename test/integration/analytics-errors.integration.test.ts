@@ -41,7 +41,11 @@ describe('analytics parameter errors → 400 with the error body', () => {
     ['tokens', 'startDate=2026-01-14&endDate=2027-01-15', 'before today'],
     ['tokens', 'startDate=2026-01-14&endDate=2026-03-02&group_by=user', 'group_by "user" is not supported'],
     ['tools', 'startDate=2026-01-14&endDate=2026-03-02&group_by=model', 'group_by "model" is not supported'],
-    ['productivity', 'startDate=2026-01-14&endDate=2026-03-02&group_by=client', 'group_by "client" is not supported here; use "agent" or "tool_name" or "language" or "team"'],
+    [
+      'productivity',
+      'startDate=2026-01-14&endDate=2026-03-02&group_by=client',
+      'group_by "client" is not supported here; use "agent" or "tool_name" or "language" or "team"',
+    ],
     ['users', 'startDate=2026-03-01&endDate=2026-03-02&limit=0', 'limit must be a whole number from 1 to 100'],
     ['users', 'startDate=2026-03-01&endDate=2026-03-02&limit=101', 'limit must be'],
     ['users', 'startDate=2026-03-01&endDate=2026-03-02&limit=ten', 'limit must be'],
