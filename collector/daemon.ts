@@ -499,7 +499,9 @@ export class Collector {
     const poll = setInterval(() => schedule(true), 30_000);
     const limits = setInterval(() => void this.refreshLimits(), 60_000);
     const sweep = setInterval(() => sweepTmp(this.dirs), 3600_000);
-    await new Promise<void>((resolve) => this.abort.signal.addEventListener('abort', () => resolve(), { once: true }));
+    // A stop that came before this point (a signal while the process was starting) has already aborted.
+    if (!this.abort.signal.aborted)
+      await new Promise<void>((resolve) => this.abort.signal.addEventListener('abort', () => resolve(), { once: true }));
     clearInterval(poll);
     clearInterval(limits);
     clearInterval(sweep);

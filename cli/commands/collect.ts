@@ -121,12 +121,14 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       if (result.refused) process.stderr.write(`agentmeter: ${result.error}\n`);
       process.exit(result.refused ? EXIT_CREDENTIALS_REFUSED : result.error ? 1 : 0);
     }
+    // The agents' OpenTelemetry: facts go into the spool the collector drains (collector/otel/). Started
+    // before the signal handlers and the pid file, so a stop that comes once the pid file is there finds
+    // the collector running, with nothing left to await before it.
+    const receiver = args['otlp-listen'] === 'off' ? undefined : await startReceiver(args['otlp-listen'], config.agentmeterHome, log);
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => collector.stop());
     // Tells `agentmeter doctor` a collector runs; removed at exit.
     const { holdPidFile } = await import('../../collector/pidfile.ts');
     holdPidFile(config.agentmeterHome);
-    // The agents' OpenTelemetry: facts go into the spool the collector drains (collector/otel/).
-    const receiver = args['otlp-listen'] === 'off' ? undefined : await startReceiver(args['otlp-listen'], config.agentmeterHome, log);
     const ended = await collector.run();
     await receiver?.stop();
     // The spool keeps every event; the collector exits non-zero so its service manager shows why.

@@ -44,7 +44,7 @@ let ownerKey: string;
 let commits: WireLandedCommit[] = [];
 const shas: Record<string, string> = {};
 
-const git = (home: string, cwd: string, args: string[], when: number) =>
+const git = (home: string, cwd: string, args: string[], when: number, email = DEV) =>
   execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
@@ -53,10 +53,10 @@ const git = (home: string, cwd: string, args: string[], when: number) =>
       HOME: home,
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_AUTHOR_NAME: 'Dev',
-      GIT_AUTHOR_EMAIL: DEV,
+      GIT_AUTHOR_EMAIL: email,
       GIT_AUTHOR_DATE: iso(when),
       GIT_COMMITTER_NAME: 'Dev',
-      GIT_COMMITTER_EMAIL: DEV,
+      GIT_COMMITTER_EMAIL: email,
       GIT_COMMITTER_DATE: iso(when),
     },
   }).trim();
@@ -138,6 +138,75 @@ async function laptopDay(): Promise<WireLandedCommit[]> {
   git(home, clone, ['fetch', '--quiet', 'origin'], at('21:00'));
   await impact.scan(at('21:30'));
   return impact.pending();
+}
+
+const GITLAB_URL = 'https://gitlab.com/acme/api.git';
+const GITLAB_TOKEN = 'gitlab-webhook-token-0123';
+const at3 = (hhmm: string) => Date.parse(`2026-11-03T${hhmm}:00Z`);
+
+/**
+ * The next day on GitLab: session s4 (claude, model-a, 1,000,000 in = $1.00) writes api.ts (4 lines) on a
+ * branch, the merge request (!7, opened 09:30) is rebased onto main at 11:00 and fast-forwarded at 11:30
+ * (opened 09:30, merged 11:30: 2.0 h). Hand-worked: !7 holds 4 agent lines of 4, costs $1.00.
+ */
+async function gitlabDay(): Promise<{ records: WireLandedCommit[]; head: string }> {
+  const dir = tempDir();
+  const home = join(dir, 'home');
+  mkdirSync(home, { recursive: true });
+  const origin = join(dir, 'api.git');
+  execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin]);
+  const clone = join(home, 'src', 'api');
+  git(home, dir, ['clone', '--quiet', origin, clone], at3('08:00'));
+  git(home, clone, ['config', 'remote.origin.url', GITLAB_URL], at3('08:00'));
+  git(home, clone, ['config', `url.${origin}.insteadOf`, GITLAB_URL], at3('08:00'));
+  git(home, clone, ['config', 'user.email', DEV], at3('08:00'));
+  git(home, clone, ['config', 'user.name', 'Dev'], at3('08:00'));
+  writeFileSync(join(clone, 'README.md'), '# API\n');
+  git(home, clone, ['add', '.'], at3('08:00'));
+  git(home, clone, ['commit', '--quiet', '-m', 'seed'], at3('08:00'));
+  git(home, clone, ['push', '--quiet', 'origin', 'HEAD:main'], at3('08:00'));
+  git(home, clone, ['fetch', '--quiet', 'origin'], at3('08:00'));
+  git(home, clone, ['remote', 'set-head', 'origin', 'main'], at3('08:00'));
+  const repos = new EditRepos();
+  const impact = new Impact(join(home, '.agentmeter'), log);
+  impact.record([{ agent: 'claude', sessionId: 's4', ts: at3('09:00'), cwd: clone }], []);
+  git(home, clone, ['checkout', '--quiet', '-b', 'd'], at3('09:00'));
+  impact.record([write(repos, join(clone, 'api.ts'), code('api', 4), at3('09:00'), clone, 's4')], []);
+  git(home, clone, ['add', '-A'], at3('09:10'));
+  git(home, clone, ['commit', '--quiet', '-m', 'api'], at3('09:10'));
+  // Someone else's change (not this user's: no record of it) lands on main first; the merge request is
+  // rebased onto it, then fast-forwarded.
+  git(home, clone, ['checkout', '--quiet', 'main'], at3('10:00'));
+  writeFileSync(join(clone, 'CHANGES.md'), 'main moved\n');
+  git(home, clone, ['add', '-A'], at3('10:00'));
+  git(home, clone, ['commit', '--quiet', '-m', 'main moved'], at3('10:00'), 'other@example.com');
+  git(home, clone, ['push', '--quiet', 'origin', 'main'], at3('10:00'));
+  git(home, clone, ['checkout', '--quiet', 'd'], at3('11:00'));
+  git(home, clone, ['rebase', '--quiet', 'main'], at3('11:00'));
+  const head = git(home, clone, ['rev-parse', 'HEAD'], at3('11:00'));
+  git(home, clone, ['checkout', '--quiet', 'main'], at3('11:30'));
+  git(home, clone, ['merge', '--quiet', '--ff-only', 'd'], at3('11:30'));
+  git(home, clone, ['push', '--quiet', 'origin', 'main'], at3('11:30'));
+  await impact.scan(at3('12:00'));
+  return { records: impact.pending(), head };
+}
+
+/** GitLab's merge request event (the documented example) as !7 was merged by fast-forward. */
+function gitlabEvent(head: string) {
+  const event = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'codehost', 'gitlab-merge_request.json'), 'utf8'));
+  event.project.web_url = 'https://gitlab.com/acme/api';
+  Object.assign(event.object_attributes, {
+    iid: 7,
+    id: 7007,
+    state: 'merged',
+    action: 'merge',
+    created_at: iso(at3('09:30')),
+    updated_at: iso(at3('11:30')),
+    merge_commit_sha: null,
+    squash_commit_sha: null,
+    last_commit: { ...event.object_attributes.last_commit, id: head, author: { name: 'Dev', email: DEV } },
+  });
+  return JSON.stringify(event);
 }
 
 /** GitHub's pull_request event (the recorded example) as this pull request was merged. */
@@ -309,6 +378,62 @@ describe('pull requests from the laptop to the merged change', () => {
     ]);
     const byRepo = await get('/api/v1/analytics/pull_requests?startDate=2026-11-02&endDate=2026-11-02&group_by=repo');
     expect(byRepo.data).toMatchObject([{ group_key: 'github.com/acme/shop', merged: 3, cost_per_merged_usd: 1.3333 }]);
+  });
+
+  it('GitLab: a merge request rebased and fast-forwarded is linked by its head, with its token checked', async () => {
+    const set = await server.app.inject({
+      method: 'PUT',
+      url: '/api/v0/organization/codehosts/gitlab',
+      headers: bearer(ownerKey),
+      payload: { secret: GITLAB_TOKEN },
+    });
+    expect(set.statusCode, set.body).toBe(200);
+    const day = await gitlabDay();
+    const s4 = usage('model-a', '2026-11-03T09:00:00Z', { input_tokens: 1_000_000 }, false, 's4');
+    await ingest([s4, ...day.records]);
+    await server.services.runBatch({ trigger: 'cli', log, now: new Date('2026-11-05T12:00:00Z') });
+    const body = gitlabEvent(day.head);
+    const deliverGitlab = (token: string, id: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: `/api/v1/hooks/gitlab/${orgId}`,
+        headers: {
+          'content-type': 'application/json',
+          'x-gitlab-event': 'Merge Request Hook',
+          'x-gitlab-event-uuid': id,
+          'x-gitlab-token': token,
+        },
+        payload: body,
+      });
+    expect((await deliverGitlab('not-the-token-0123456789', 'g-0')).statusCode).toBe(401);
+    expect((await deliverGitlab(GITLAB_TOKEN, 'g-1')).statusCode).toBe(202);
+    const mr = (await get('/api/v0/code/pull_requests?startDate=2026-11-03&endDate=2026-11-03')).data;
+    expect(mr).toMatchObject([
+      {
+        repo: 'gitlab.com/acme/api',
+        number: 7,
+        host: 'gitlab',
+        commits: [day.head],
+        lines_added: 4,
+        agent_lines: 4,
+        cost_usd: 1,
+        hours_to_merge: 2,
+      },
+    ]);
+  });
+
+  it('group_by=team counts a pull request under the teams of the people whose commits it holds', async () => {
+    const roster = await server.app.inject({
+      method: 'PUT',
+      url: '/api/v0/organization/teams',
+      headers: { ...bearer(ownerKey), 'content-type': 'text/csv' },
+      payload: `email,team,parent,from,to\n${DEV},Platform,,2026-11-01,\n`,
+    });
+    expect(roster.statusCode, roster.body).toBe(200);
+    const byTeam = await get('/api/v1/analytics/pull_requests?startDate=2026-11-02&endDate=2026-11-02&group_by=team');
+    expect(byTeam.data).toMatchObject([
+      { date: '2026-11-02', group_key: 'Platform', merged: 3, agent_lines: 15, cost_per_merged_usd: 1.3333 },
+    ]);
   });
 
   it('a member sees the pull requests holding their commits; another member sees none; a guest is refused', async () => {
