@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PullRequestStore } from '../../api/pull-requests/store.ts';
 import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
 import { importRosterText } from '../../api/teams/service.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
@@ -120,6 +121,22 @@ beforeAll(async () => {
     commit('https://github.com/acme/shop.git', 'c'.repeat(40), `${ago(1)}T15:00:00Z`, 20, [], 'manager@impact.example.com'),
   ]);
   await server.services.runBatch({ trigger: 'cli', log });
+  // A pull request squash-merged as the shop's first commit (GitHub names the squash commit), opened 2 h before.
+  await new PullRequestStore(db).take(org.id, 'github', 'dash-1', {
+    repo: 'github.com/acme/shop',
+    number: 12,
+    host: 'github',
+    hostId: '12',
+    author: null,
+    state: 'merged',
+    openedAt: new Date(`${ago(2)}T10:00:00Z`),
+    mergedAt: new Date(`${ago(2)}T12:00:00Z`),
+    updatedAt: new Date(`${ago(2)}T12:00:00Z`),
+    mergeCommitId: 'a'.repeat(40),
+    squashCommitId: null,
+    headCommitId: null,
+    commitCount: 1,
+  });
   browser = await launchChromium();
 }, 120_000);
 
@@ -153,6 +170,10 @@ describe('Impact page in Chromium', () => {
       ['github.com/acme/shop', 30],
       ['github.com/acme/api', 8],
     ]);
+    // The pull request holds the shop's first commit: merged 1, with agent lines 1, in the shop.
+    expect(await figure(page, 'prs-merged')).toBe(1);
+    expect(await figure(page, 'prs-agent')).toBe(1);
+    expect(await top(page, 'prs-repos')).toEqual([['github.com/acme/shop', 1]]);
     // The shop's 40 edit lines; the codex edit was in no repository.
     expect(await top(page, 'impact-repo-edits')).toEqual([['github.com/acme/shop', 40]]);
     const commits = (
