@@ -2,6 +2,7 @@
 // stored pull requests and landed commits: the link is made when both are known, so a commit that lands
 // after its webhook is counted from then on.
 
+import { utcDay } from '../../common/time.ts';
 import { hoursToMerge, median, pullRequestCosts, round4, type SessionLines } from './figures.ts';
 import { type CommitNode, linkedCommits } from './link.ts';
 import type { CommitRow, MergedRow, PullRequestReads } from './store.ts';
@@ -114,7 +115,6 @@ export async function shippedSessions(reads: PullRequestReads, orgId: string): P
   return [...new Set(figures.flatMap((p) => p.sessions.map((s) => s.sessionId)))];
 }
 
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const share = (agent: number, all: number) => (all > 0 ? round4(agent / all) : 0);
 
 interface Tally {
@@ -147,7 +147,7 @@ export function pullRequestDays(
 ) {
   const byDay = new Map(days.map((d) => [d, emptyTally()]));
   for (const p of prs) {
-    const t = byDay.get(dayOf(p.mergedAt));
+    const t = byDay.get(utcDay(p.mergedAt));
     if (t) add(t, p);
   }
   return days.map((date) => {
@@ -185,7 +185,7 @@ export function pullRequestGroups(
     return t;
   };
   for (const p of prs) {
-    const date = dayOf(p.mergedAt);
+    const date = utcDay(p.mergedAt);
     if (groupBy === 'repo') add(tally(date, p.repo), p);
     else if (groupBy === 'agent') {
       const lines = new Map<string, number>();

@@ -229,12 +229,6 @@ export interface PullRequestReadDeps {
 /** Who may read pull request figures: members too, restricted to the pull requests holding their commits. */
 const PR_ROLES = ['owner', 'manager', 'member'] as const;
 const ownOnly = (principal: Principal): string | null => (ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
-const utcDays = (first: string, last: string) => {
-  const out: string[] = [];
-  for (let t = Date.parse(`${first}T00:00:00Z`); t <= Date.parse(`${last}T00:00:00Z`); t += 86_400_000)
-    out.push(new Date(t).toISOString().slice(0, 10));
-  return out;
-};
 
 /** The dates of a query by the analytics rules; `through` is the day after the last that may be asked. */
 function checkedDates(startDate: string, endDate: string, through: Date) {
@@ -265,7 +259,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
       const prs = await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user);
       const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
       if (query.group_by) {
-        const days = utcDays(q.startDate, q.endDate);
+        const days = q.days;
         const teams = query.group_by === 'team' ? await deps.teams.teamDays(principal.orgId, days, q.startDate, q.endDate) : undefined;
         const teamsOf = (day: string, member: string) =>
           (teams?.days ?? []).filter((t) => t.day === day && t.members.has(member)).map((t) => t.team.name);
@@ -273,7 +267,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
       }
       const shipped = await shippedSessions(deps.reads, principal.orgId);
       const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user);
-      return { data: pullRequestDays(utcDays(q.startDate, q.endDate), prs, notShipped), meta };
+      return { data: pullRequestDays(q.days, prs, notShipped), meta };
     },
   );
 

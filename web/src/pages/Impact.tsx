@@ -51,6 +51,7 @@ export function Impact(props: { path: string; query: URLSearchParams; from: stri
   const written = sum((d) => d.edits.lines_added);
   const share = landed > 0 ? Math.round((agentLanded / landed) * 10_000) / 10_000 : 0;
   const landedRate = written > 0 ? Math.round((agentLanded / written) * 10_000) / 10_000 : 0;
+  const prTotals = pullRequestTotals(data?.prs ?? []);
   return (
     <>
       <h1>Impact{team ? `: ${team}` : ''}</h1>
@@ -126,15 +127,10 @@ export function Impact(props: { path: string; query: URLSearchParams; from: stri
             them cost, and how long they took to merge.
           </p>
           <dl class="figures" data-testid="pull-requests">
-            <Figure id="prs-merged" label="Pull requests merged" value={pullRequestTotals(data.prs).merged} />
-            <Figure id="prs-agent" label="With agent lines" value={pullRequestTotals(data.prs).withAgent} />
-            {pullRequestTotals(data.prs).costPerMerged === null ? null : (
-              <Figure
-                id="prs-cost"
-                label="Cost per merged pull request"
-                value={pullRequestTotals(data.prs).costPerMerged ?? 0}
-                format={formatUsd}
-              />
+            <Figure id="prs-merged" label="Pull requests merged" value={prTotals.merged} />
+            <Figure id="prs-agent" label="With agent lines" value={prTotals.withAgent} />
+            {prTotals.costPerMerged === null ? null : (
+              <Figure id="prs-cost" label="Cost per merged pull request" value={prTotals.costPerMerged} format={formatUsd} />
             )}
           </dl>
           <div class="grid">
