@@ -24,7 +24,7 @@ import { absolutePath, gitOutput } from './git.ts';
 import { type CandidateCommit, commitLines, landedCandidates, type RepoFacts, repoFacts } from './landed.ts';
 import { Ledger, readPrivate } from './ledger.ts';
 import { fingerprint } from './lines.ts';
-import { Repositories } from './repository.ts';
+import { type RepoPlace, Repositories } from './repository.ts';
 
 /** An event of a batch, as far as watching and the ledger need it. */
 export interface ImpactTouch {
@@ -307,9 +307,18 @@ export class Impact {
   /** Takes an acknowledged batch: watched repositories, the ledger's new lines, the sessions' latest models. */
   record(touches: readonly ImpactTouch[], seen: readonly ModelSeen[]): number {
     const writes = new Map<string, Parameters<Ledger['append']>[1]>();
+    // A batch names the same few folders and files thousands of times: each is resolved once per batch
+    // (a link changed between two batches is still seen).
+    const placed = new Map<string, RepoPlace | undefined>();
+    const placeOf = (path: string): RepoPlace | undefined => {
+      if (placed.has(path)) return placed.get(path);
+      const place = this.places.place(path);
+      placed.set(path, place);
+      return place;
+    };
     for (const touch of touches) {
       if (touch.cwd && isAbsolute(touch.cwd)) {
-        const place = this.places.place(touch.cwd);
+        const place = placeOf(touch.cwd);
         if (place) this.watch(place.key, place.commonDir, touch.ts);
       }
       if (!touch.edits?.length) continue;
@@ -317,7 +326,7 @@ export class Impact {
       for (const edit of touch.edits) {
         const path = absolutePath(edit.path, touch.cwd);
         if (!path) continue;
-        const place = this.places.place(path);
+        const place = placeOf(path);
         if (!place) continue;
         this.watch(place.key, place.commonDir, touch.ts);
         if (!edit.added.length || place.relPath === '') continue;
