@@ -1,5 +1,5 @@
 // Gemini CLI sessions for the sample organization: hook payloads with Gemini's event and tool names
-// (test/fixtures/agents/gemini/SOURCE.md says where each shape comes from) and the chat JSONL the
+// (collector/agents/gemini/fixtures/SOURCE.md says where each shape comes from) and the chat JSONL the
 // collector reads usage from, each answer appended twice as Gemini does (first without, then with tokens).
 // The approval mode and the client go through the hook's environment (AGENTMETER_GEMINI_MODE,
 // AGENTMETER_CLIENT): the replay has no gemini process for the hook to read them from.

@@ -1,7 +1,7 @@
 // Qwen Code sessions for the sample organization: hook payloads as Qwen Code sends them (its tool ids,
 // approval modes, the UserPromptSubmit it fires before tool-result sends) and the chat JSONL the collector
 // reads usage from (one assistant record per model call, Gemini-style usageMetadata). Same shapes as the
-// fixtures of test/fixtures/agents/qwen. Pure: draws only from the generator's random stream.
+// fixtures of collector/agents/qwen/fixtures. Pure: draws only from the generator's random stream.
 import type { FileOp, PlannedEvent } from '../generator.ts';
 import { pick, uuid, weighted } from '../random.ts';
 

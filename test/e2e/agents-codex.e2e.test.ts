@@ -2,15 +2,16 @@
 // CODEX_HOME holding a user's own hooks.json and config.toml, the fixture payloads replayed through the
 // installed command (the real hook script), `agentmeter collect --once` reading the rollouts, a real server
 // and its batch, then the analytics API. Every figure is the hand-worked one of
-// test/fixtures/agents/codex/SOURCE.md. Uninstall gives back the user's hooks.json byte for byte.
+// collector/agents/codex/fixtures/SOURCE.md. Uninstall gives back the user's hooks.json byte for byte.
 import { execSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentFixtures } from '../helpers/agent-fixtures.ts';
 import { ROOT, runCli, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-const FIXTURES = join(ROOT, 'test', 'fixtures', 'agents', 'codex');
+const FIXTURES = agentFixtures('codex');
 const dir = tempDir();
 const db = join(dir, 'agentmeter.duckdb');
 const home = join(dir, 'home');

@@ -1,5 +1,5 @@
 // Gemini CLI end to end, with real processes: `agentmeter hooks install --agent gemini` into a temporary
-// HOME's realistic ~/.gemini/settings.json, the fixture payloads (test/fixtures/agents/gemini) run through
+// HOME's realistic ~/.gemini/settings.json, the fixture payloads (collector/agents/gemini/fixtures) run through
 // the installed command by a stand-in `gemini` process (the hook reads its arguments from /proc, as it
 // would Gemini CLI's), `agentmeter collect --once` reading the fixture chats, a real server and its batch,
 // and the analytics API's figures against the ones worked out by hand below. Uninstall then restores the

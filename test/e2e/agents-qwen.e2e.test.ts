@@ -1,5 +1,5 @@
 // Qwen Code end to end: `agentmeter hooks install --agent qwen` into a temporary HOME holding a user's real
-// ~/.qwen/settings.json, the fixture payloads (test/fixtures/agents/qwen) fired through the installed
+// ~/.qwen/settings.json, the fixture payloads (collector/agents/qwen/fixtures) fired through the installed
 // command by a shell as Qwen Code would, the chats read by `collect --once`, a real server and the batch;
 // the analytics API's figures equal the hand-worked ones of the fixtures' SOURCE.md, and uninstall gives
 // the settings file back byte for byte.
@@ -7,10 +7,11 @@ import { execSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentFixtures } from '../helpers/agent-fixtures.ts';
 import { runCli, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'agents', 'qwen');
+const FIXTURES = agentFixtures('qwen');
 const DAY = '2026-11-10';
 const dir = tempDir();
 const db = join(dir, 'agentmeter.duckdb');

@@ -1,4 +1,4 @@
-// Claude Code against an outside oracle: a real transcript (test/fixtures/oracle/claude, SOURCE.md: a
+// Claude Code against an outside oracle: a real transcript (collector/agents/claude/fixtures/oracle, SOURCE.md: a
 // session resumed into a second one, 42 assistant lines streamed over several lines each) through the
 // installed hook, `collect --once`, a real server and the batch, once whole and once as it grew (a third,
 // two thirds, all), and the analytics API compared with ccusage's daily report of the same file on every

@@ -1,4 +1,4 @@
-// Codex CLI against an outside oracle: six real rollouts (test/fixtures/oracle/codex, SOURCE.md) through the
+// Codex CLI against an outside oracle: six real rollouts (collector/agents/codex/fixtures/oracle, SOURCE.md) through the
 // installed hook, `collect --once`, a real server and the batch, once whole and once as they grew (a third,
 // two thirds, all: a laptop's collector drains while a session runs), and the analytics API compared with
 // ccusage's daily report of the same files on every cell: per day and model input and output, per day

@@ -1,4 +1,4 @@
-// Droid, no outside oracle: two sessions made to Droid's format (test/fixtures/oracle/droid, SOURCE.md
+// Droid, no outside oracle: two sessions made to Droid's format (collector/agents/droid/fixtures/oracle, SOURCE.md
 // says where we looked for real ones) through the installed hook, `collect --once`, a real server and the
 // batch, once at their end and once as they grew (the session settings file's cumulative tokenUsage read
 // at three turns, the transcript growing), and the analytics API compared with the totals worked out by
@@ -8,11 +8,12 @@
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCells, apiShape, type Cells, collectOnce, fireHook, installedCommand, layFile, ORACLE_FIXTURES } from '../helpers/oracle.ts';
+import { oracleFixtures } from '../helpers/agent-fixtures.ts';
+import { apiCells, apiShape, type Cells, collectOnce, fireHook, installedCommand, layFile } from '../helpers/oracle.ts';
 import { runCli, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-const FIXTURES = join(ORACLE_FIXTURES, 'droid');
+const FIXTURES = oracleFixtures('droid');
 const FIRST_DAY = '2026-11-24';
 const LAST_DAY = '2026-11-25';
 const SONNET = 'claude-sonnet-4-5-20250929';

@@ -1,4 +1,4 @@
-// Gemini CLI against an outside oracle: two real chats (test/fixtures/oracle/gemini, SOURCE.md: a legacy
+// Gemini CLI against an outside oracle: two real chats (collector/agents/gemini/fixtures/oracle, SOURCE.md: a legacy
 // whole-file JSON chat and a JSONL chat, three models over two days) through the installed hook,
 // `collect --once`, a real server and the batch, once whole and once as they grew (a third, two thirds,
 // all), and the analytics API compared with ccusage's daily report of the same files on every cell: per

@@ -1,4 +1,4 @@
-// Qwen Code, no outside oracle: two chats made to Qwen's documented format (test/fixtures/oracle/qwen,
+// Qwen Code, no outside oracle: two chats made to Qwen's documented format (collector/agents/qwen/fixtures/oracle,
 // SOURCE.md says where we looked for real ones) through the installed hook, `collect --once`, a real
 // server and the batch, once whole and once as they grew (a third, two thirds, all), and the analytics
 // API compared with the totals worked out by hand in SOURCE.md on every cell: per day and model input and
@@ -6,21 +6,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  apiCells,
-  apiShape,
-  type Cells,
-  collectOnce,
-  fireHook,
-  grownText,
-  installedCommand,
-  layFile,
-  ORACLE_FIXTURES,
-} from '../helpers/oracle.ts';
+import { oracleFixtures } from '../helpers/agent-fixtures.ts';
+import { apiCells, apiShape, type Cells, collectOnce, fireHook, grownText, installedCommand, layFile } from '../helpers/oracle.ts';
 import { runCli, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-const FIXTURES = join(ORACLE_FIXTURES, 'qwen');
+const FIXTURES = oracleFixtures('qwen');
 const FIRST_DAY = '2026-11-24';
 const LAST_DAY = '2026-11-25';
 /** SOURCE.md's hand-worked cells. */

@@ -1,9 +1,10 @@
-// The Gemini CLI fixtures (test/fixtures/agents/gemini, see its SOURCE.md) with their placeholders filled:
+// The Gemini CLI fixtures (collector/agents/gemini/fixtures, see its SOURCE.md) with their placeholders filled:
 // payloads by name, and the chat files copied into a folder where Gemini would keep them.
 import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { agentFixtures } from './agent-fixtures.ts';
 
-export const GEMINI_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'agents', 'gemini');
+export const GEMINI_FIXTURES = agentFixtures('gemini');
 
 const fill = (text: string, cwd: string, chats: string) => text.replaceAll('{{cwd}}', cwd).replaceAll('{{chats}}', chats);
 

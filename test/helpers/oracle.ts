@@ -7,9 +7,9 @@ import { execSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
+import { oracleFixtures } from './agent-fixtures.ts';
 import { ROOT, runCli } from './processes.ts';
 
-export const ORACLE_FIXTURES = join(ROOT, 'test', 'fixtures', 'oracle');
 const CCUSAGE = join(ROOT, 'node_modules', 'ccusage', 'src', 'cli.js');
 
 /** One compared cell: a day and a model's tokens, in agentmeter's terms (docs/metrics.md §1). */
@@ -68,7 +68,7 @@ export function layFile(file: SessionFile, step: number, steps: number): void {
 
 /** The Codex rollouts of the fixtures, each with its session id (its session_meta), under CODEX_HOME. */
 export function codexRollouts(codexHome: string): (SessionFile & { sessionId: string })[] {
-  const dir = join(ORACLE_FIXTURES, 'codex');
+  const dir = oracleFixtures('codex');
   return readdirSync(dir)
     .filter((f) => f.startsWith('rollout-') && f.endsWith('.jsonl'))
     .sort()
@@ -86,7 +86,7 @@ export const CLAUDE_SHIFT_DAYS = 210;
 
 /** The Claude Code transcripts of the fixtures in ~/.claude/projects/<project>/<sessionId>.jsonl, moved forward. */
 export function claudeTranscripts(home: string): (SessionFile & { sessionId: string })[] {
-  const dir = join(ORACLE_FIXTURES, 'claude');
+  const dir = oracleFixtures('claude');
   return readdirSync(dir)
     .filter((f) => f.endsWith('.jsonl'))
     .sort()
@@ -100,7 +100,7 @@ export function claudeTranscripts(home: string): (SessionFile & { sessionId: str
 
 /** The Gemini chats of the fixtures, each with its session id, in ~/.gemini/tmp/<projectHash>/chats. */
 export function geminiChats(home: string): (SessionFile & { sessionId: string })[] {
-  const dir = join(ORACLE_FIXTURES, 'gemini');
+  const dir = oracleFixtures('gemini');
   return readdirSync(dir)
     .filter((f) => f.startsWith('session-'))
     .sort()
@@ -216,7 +216,7 @@ export interface CcusageDaily {
   daily: CcusageDay[];
 }
 
-export const recordingPath = (agent: CcusageAgent) => join(ORACLE_FIXTURES, agent, 'ccusage-daily.json');
+export const recordingPath = (agent: CcusageAgent) => oracleFixtures(agent, 'ccusage-daily.json');
 
 /**
  * Runs `ccusage <agent> daily --json --offline` (UTC days) with only the given home's files in sight:

@@ -1,4 +1,4 @@
-// Dollars against ccusage (docs/metrics.md §8): the Claude Code transcripts of test/fixtures/agents/claude
+// Dollars against ccusage (docs/metrics.md §8): the Claude Code transcripts of collector/agents/claude/fixtures
 // read by the collector and priced by pipeline/cost.ts, and ccusage 20 (`claude daily --json --offline`,
 // its bundled prices) on the same files. Same tokens cell by cell; the dollars agree to the cent per day
 // and model (the hand-worked figure is in the fixture's SOURCE.md). ccusage reads the transcript as Claude
@@ -11,11 +11,12 @@ import { describe, expect, it } from 'vitest';
 import { claudeMessagesFromLines, claudeRecords } from '../../collector/agents/claude/usage.ts';
 import type { WireUsage } from '../../common/wire.ts';
 import { recordCost } from '../../pipeline/cost.ts';
+import { agentFixtures } from '../helpers/agent-fixtures.ts';
 import { runCcusage } from '../helpers/oracle.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const FIXTURES = join(ROOT, 'test', 'fixtures', 'agents', 'claude');
+const FIXTURES = agentFixtures('claude');
 const SESSION = '7d3c2a1e-5b4f-4c8d-9e0a-1b2c3d4e5f60';
 const TRANSCRIPT = join(FIXTURES, 'projects', '-home-dev-shop', `${SESSION}.jsonl`);
 

@@ -1,5 +1,5 @@
 // VS Code's Copilot agent and Cursor run the Claude Code hook too (~/.claude/settings.json is theirs to
-// load). Their payloads, from the vendors' documented shapes (test/fixtures/agents/claude/hosts/SOURCE.md),
+// load). Their payloads, from the vendors' documented shapes (collector/agents/claude/fixtures/hosts/SOURCE.md),
 // go through the hook our installer registered and the collector: none is counted as Claude Code, each is
 // dropped with a reason that is counted, and a Claude Code event beside them still ships.
 import { execSync } from 'node:child_process';
@@ -14,10 +14,11 @@ import { Collector } from '../../collector/daemon.ts';
 import { loadState } from '../../collector/state.ts';
 import { createLogger } from '../../common/logger.ts';
 import type { WireRecord } from '../../common/wire.ts';
+import { agentFixtures } from '../helpers/agent-fixtures.ts';
 import { ROOT, runCli } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-const FIXTURES = join(ROOT, 'test', 'fixtures', 'agents', 'claude', 'hosts');
+const FIXTURES = join(agentFixtures('claude'), 'hosts');
 const log = createLogger({ name: 'test-hosts', level: 'silent' });
 const lines = (file: string) =>
   readFileSync(join(FIXTURES, file), 'utf8')

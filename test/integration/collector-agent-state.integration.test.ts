@@ -15,6 +15,7 @@ import { committedState, emptyState, loadState, saveState, statePath } from '../
 import { AGENTS } from '../../common/agents.ts';
 import { createLogger } from '../../common/logger.ts';
 import type { WireRecord } from '../../common/wire.ts';
+import { agentFixtures } from '../helpers/agent-fixtures.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -63,7 +64,7 @@ async function recordingServer(): Promise<{ url: string; records: WireRecord[] }
  * output 100 (reasoning 50).
  */
 function growingRollout(home: string): string[] {
-  const fixture = readFileSync(join(ROOT, 'test', 'fixtures', 'agents', 'codex', R1), 'utf8').replaceAll('/home/dev', home);
+  const fixture = readFileSync(join(agentFixtures('codex'), R1), 'utf8').replaceAll('/home/dev', home);
   const lines = fixture.trim().split('\n');
   let total = { input: 35000, cached: 28000, output: 1700, reasoning: 500 };
   for (let turn = 1; turn <= 3; turn++) {

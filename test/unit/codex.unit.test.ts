@@ -1,4 +1,4 @@
-// Codex CLI adapter on the fixtures of test/fixtures/agents/codex (see SOURCE.md there for the shapes and
+// Codex CLI adapter on the fixtures of collector/agents/codex/fixtures (see SOURCE.md there for the shapes and
 // the hand-worked figures): rollout usage as per-call deltas, the tool vocabulary, headless from the
 // rollout, the installer on a real-looking hooks.json, and the trust status read from config.toml.
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -17,11 +17,12 @@ import { install, isOurCommand, SettingsError, status, uninstall } from '../../c
 import { AGENT_EVENTS, agentPresent, userSettingsLocation } from '../../collector/install/settings.ts';
 import { emptyState } from '../../collector/state.ts';
 import type { WireHookEvent } from '../../common/wire.ts';
+import { agentFixtures } from '../helpers/agent-fixtures.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { filesOf } from '../helpers/writes.ts';
 
-const FIXTURES = join(ROOT, 'test', 'fixtures', 'agents', 'codex');
+const FIXTURES = agentFixtures('codex');
 const S1 = '019aa1b2-7c3e-7d41-9b5e-3f2a6c8d9e01';
 const S2 = '019aa1c4-0b6f-7a22-8e1d-5c7b9a0f1d22';
 const R1 = `rollout-2026-11-20T10-00-00-${S1}.jsonl`;

@@ -1,4 +1,4 @@
-// The Gemini CLI adapter on its fixtures (test/fixtures/agents/gemini/SOURCE.md), with figures worked out
+// The Gemini CLI adapter on its fixtures (collector/agents/gemini/fixtures/SOURCE.md), with figures worked out
 // by hand from the fixture files.
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,13 +1,15 @@
 // Edit line counting for every payload shape of the five agents (docs/metrics.md §5 "Edits"), on fixtures whose
-// numbers were worked out by hand (test/fixtures/agents/impact/SOURCE.md says where each shape comes from).
+// numbers were worked out by hand (test/fixtures/impact/edits/SOURCE.md says where each shape comes from).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileFacts } from '../../collector/file-facts.ts';
 import { applyPatchEdits, textDiffLines, unifiedDiffLines } from '../../collector/impact/edit-lines.ts';
+import type { Agent } from '../../common/agents.ts';
+import { agentFixtures } from '../helpers/agent-fixtures.ts';
 import { callEditsOf, editLines, filesOf } from '../helpers/writes.ts';
 
-const fixtures = join(import.meta.dirname, '..', 'fixtures', 'agents');
+const editCases = join(import.meta.dirname, '..', 'fixtures', 'impact', 'edits');
 const counts = (edits: ReturnType<typeof editLines>) => edits.map((e) => ({ path: e.path, added: e.added.length, deleted: e.deleted }));
 
 interface Case {
@@ -18,12 +20,15 @@ interface Case {
   tool_response: unknown;
   expected: { path: string; added: number; deleted: number }[];
 }
-const cases = JSON.parse(readFileSync(join(fixtures, 'impact', 'claude-droid-edits.json'), 'utf8')) as Case[];
+const cases = JSON.parse(readFileSync(join(editCases, 'claude-droid-edits.json'), 'utf8')) as Case[];
 
-/** A fixture payload of another agent, with its {{placeholders}} filled as its own tests fill them. */
+/** A fixture payload of another agent (`<agent>/<path in its fixtures>`), with its {{placeholders}} filled as its own tests fill them. */
 function payload(path: string): { tool_name: string; tool_input: unknown; tool_response: unknown } {
+  const [agent, ...rest] = path.split('/');
   return JSON.parse(
-    readFileSync(join(fixtures, path), 'utf8').replaceAll('{{cwd}}', '/home/dev/app').replaceAll('{{chats}}', '/home/dev/chats'),
+    readFileSync(agentFixtures(agent as Agent, ...rest), 'utf8')
+      .replaceAll('{{cwd}}', '/home/dev/app')
+      .replaceAll('{{chats}}', '/home/dev/chats'),
   );
 }
 
@@ -50,9 +55,7 @@ describe('edit lines: Claude Code and Droid', () => {
 });
 
 describe('edit lines: Codex apply_patch (real hook payload)', () => {
-  const lines = readFileSync(join(fixtures, 'codex', 'hooks-interactive.jsonl'), 'utf8')
-    .trim()
-    .split('\n');
+  const lines = readFileSync(agentFixtures('codex', 'hooks-interactive.jsonl'), 'utf8').trim().split('\n');
   const post = lines
     .map((l) => JSON.parse(l).payload)
     .find((p: { hook_event_name: string; tool_name: string }) => p.hook_event_name === 'PostToolUse' && p.tool_name === 'apply_patch');

@@ -1,4 +1,4 @@
-// The recordings of ccusage beside the oracle fixtures (test/fixtures/oracle/<agent>/ccusage-daily.json) are
+// The recordings of ccusage beside the oracle fixtures (collector/agents/<agent>/fixtures/oracle/ccusage-daily.json) are
 // what the oracle tests compare with where ccusage cannot run. Here ccusage runs offline on the fixtures,
 // laid out as the agents keep them, and its report must still equal the recording: a ccusage upgrade that
 // reads these files differently, or a fixture changed without its recording, fails here.

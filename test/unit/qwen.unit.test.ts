@@ -1,5 +1,5 @@
 // Qwen Code: installer shape, event derivation and usage reading, on the fixtures of
-// test/fixtures/agents/qwen/ (SOURCE.md names where each shape comes from and works the figures out).
+// collector/agents/qwen/fixtures/ (SOURCE.md names where each shape comes from and works the figures out).
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,10 +14,11 @@ import { type InstallTarget, install, isOurCommand, status, uninstall } from '..
 import { AGENT_EVENTS, agentPresent, HookCommand } from '../../collector/install/settings.ts';
 import { emptyState } from '../../collector/state.ts';
 import type { WireRecord } from '../../common/wire.ts';
+import { agentFixtures } from '../helpers/agent-fixtures.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { filesOf } from '../helpers/writes.ts';
 
-const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'agents', 'qwen');
+const FIXTURES = agentFixtures('qwen');
 const chatLines = (name: string) =>
   readFileSync(join(FIXTURES, 'chats', `${name}.jsonl`), 'utf8')
     .split('\n')

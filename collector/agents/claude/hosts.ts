@@ -1,6 +1,6 @@
 // Other hosts that run Claude Code's hook. VS Code's Copilot agent loads ~/.claude/settings.json by default
 // and Cursor loads it when its third-party hooks are on, so our `agentmeter-hook.sh claude` also runs for
-// their sessions, with their own payloads (test/fixtures/agents/claude/hosts/SOURCE.md). The hook stays the
+// their sessions, with their own payloads (collector/agents/claude/fixtures/hosts/SOURCE.md). The hook stays the
 // bare writer: it is the collector that tells them apart, from the payload's dialect and, where the payload
 // could pass for Claude Code's, from the hook's environment (Claude Code sets CLAUDE_CODE_ENTRYPOINT, which
 // the hook records as entrypoint=; neither other host does).
