@@ -3,6 +3,7 @@
 // is decoded (otlp.ts), mapped (map.ts, agents.ts) and its facts spooled (spooled.ts) before the answer, so
 // an exporter that got 200 has its data in the spool. Bodies are bounded (413); a body that is not OTLP is a
 // 400 with the reason. What is not mapped is counted (status file, `collect status`) and dropped.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
@@ -215,10 +216,11 @@ export class OtlpReceiver {
     const now = (this.options.now ?? Date.now)();
     const decoded = decodeOtlp(signal, encoding, body);
     const mapped = mapSignals(decoded.signals, this.totals, now);
+    const request = createHash('sha256').update(signal).update('\0').update(body).digest('hex').slice(0, 32);
     for (const [name, n] of decoded.unreadable) mapped.unmapped.set(name, (mapped.unmapped.get(name) ?? 0) + n);
     let facts = 0;
     for (const [agent, list] of mapped.facts) {
-      spoolFacts(this.options.dirs, agent, list, now);
+      spoolFacts(this.options.dirs, agent, list, now, request);
       facts += list.length;
     }
     let unmapped = 0;

@@ -55,11 +55,12 @@ let sequence = 0;
  * Writes an agent's facts into the spool (several files past FACTS_PER_FILE). Private files, created anew
  * (never through a link), given their name in new/ only once whole. Returns the files' names.
  */
-export function spoolFacts(dirs: SpoolDirs, agent: string, facts: readonly OtelFact[], now: number): string[] {
+export function spoolFacts(dirs: SpoolDirs, agent: string, facts: readonly OtelFact[], now: number, request?: string): string[] {
   const names: string[] = [];
   for (let start = 0; start < facts.length; start += FACTS_PER_FILE) {
     const body = JSON.stringify({ facts: facts.slice(start, start + FACTS_PER_FILE) });
-    const content = Buffer.from(`agentmeter-spool=1\nagent=${agent}\nsource=${OTEL_SOURCE}\n\n${body}`);
+    const from = request ? `request=${request}\nfirst=${start}\n` : '';
+    const content = Buffer.from(`agentmeter-spool=1\nagent=${agent}\nsource=${OTEL_SOURCE}\n${from}\n${body}`);
     if (content.length > HOOK_BODY_CAP) throw new Error('OTel facts exceed a spool file');
     const name = `otel.${now}.${process.pid}.${++sequence}`;
     const tmp = join(dirs.tmp, name);
@@ -83,9 +84,15 @@ export function spoolFacts(dirs: SpoolDirs, agent: string, facts: readonly OtelF
 /** Whether a spool file is the receiver's (its facts) rather than a hook's event. */
 export const isOtelEntry = (entry: SpoolEntry) => entry.header['source'] === OTEL_SOURCE;
 
+/** The digest of one OTLP request (signal and body) as the receiver names it in its spool files' `request=`. */
+const REQUEST_DIGEST = /^[0-9a-f]{32}$/;
+
 /**
- * One receiver spool file → its wire records, or a quarantine reason. Ids are the collector's (machine,
- * file, position) for decisions, and the agent's request id for usage (one call, one count).
+ * One receiver spool file → its wire records, or a quarantine reason. A decision's id is the OTLP request's
+ * digest and the fact's place in it (machine, request, agent, position), so an export the agent sends again
+ * (its retry after a lost answer, the same bytes) is the same records, not a second count; a file without
+ * a digest (an older receiver's) is named by its file and position. Usage is named by the agent's request
+ * id (one call, one count).
  */
 export function otelWireRecords(entry: SpoolEntry, machineId: string): StepResult<WireRecord[]> {
   const adapter = adapterFor(entry.header['agent']);
@@ -99,5 +106,10 @@ export function otelWireRecords(entry: SpoolEntry, machineId: string): StepResul
   const parsed = SpooledBody.safeParse(json);
   if (!parsed.success) return quarantine(`OpenTelemetry facts do not look like the receiver's: ${describeZodError(parsed.error)}`);
   const agent = adapter.name;
-  return ok(parsed.data.facts.map((fact, i) => factRecord(fact, agent, `${machineId}.${entry.name}.${i}`)));
+  const request = entry.header['request'];
+  const first = Number(entry.header['first'] ?? '0');
+  if (request !== undefined && (!REQUEST_DIGEST.test(request) || !Number.isSafeInteger(first) || first < 0))
+    return quarantine('OpenTelemetry facts with an unreadable request digest (request=, first=)');
+  const idOf = (i: number) => (request ? `${machineId}.otel.${request}.${agent}.${first + i}` : `${machineId}.${entry.name}.${i}`);
+  return ok(parsed.data.facts.map((fact, i) => factRecord(fact, agent, idOf(i))));
 }

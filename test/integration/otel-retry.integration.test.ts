@@ -1,0 +1,84 @@
+// An OTLP exporter sends a request again when it did not get the answer (a timeout after the receiver had
+// spooled it): the same bytes must be the same records, so the server's dedup by id counts a decision once.
+// A different request (a later export of the same kind) stays its own records.
+import { readdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OtlpReceiver } from '../../collector/otel/receiver.ts';
+import { otelWireRecords } from '../../collector/otel/spooled.ts';
+import { ensureSpool, readEntry, type SpoolDirs, spoolDirs } from '../../collector/spool.ts';
+import { createLogger } from '../../common/logger.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const log = createLogger({ name: 'test-otel-retry', level: 'silent' });
+const T = '1795000000000000000';
+
+/** Codex CLI's approval of an apply_patch edit as one OTLP/JSON log record. */
+const decisionLogs = (decision: string, time = T) =>
+  JSON.stringify({
+    resourceLogs: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'codex_cli_rs' } }] },
+        scopeLogs: [
+          {
+            logRecords: [
+              {
+                eventName: 'codex.tool_decision',
+                timeUnixNano: time,
+                attributes: [
+                  { key: 'conversation.id', value: { stringValue: 'c-1' } },
+                  { key: 'decision', value: { stringValue: decision } },
+                  { key: 'tool_name', value: { stringValue: 'apply_patch' } },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+
+let dirs: SpoolDirs;
+let receiver: OtlpReceiver;
+let base: string;
+
+beforeAll(async () => {
+  dirs = spoolDirs(tempDir());
+  ensureSpool(dirs);
+  receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log });
+  base = `http://127.0.0.1:${await receiver.start()}`;
+});
+afterAll(async () => {
+  await receiver.stop();
+});
+
+async function post(body: string): Promise<void> {
+  const res = await fetch(`${base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  expect(res.status).toBe(200);
+}
+
+/** The ids of the decision records in the spool's new/, by file. */
+function spooledIds(): string[][] {
+  return readdirSync(dirs.new)
+    .sort()
+    .map((name) => {
+      const entry = readEntry(dirs, name);
+      if (entry.kind !== 'ok') throw new Error(`unreadable spool file ${name}`);
+      const records = otelWireRecords(entry.value, 'machine-1');
+      if (records.kind !== 'ok') throw new Error(records.reason);
+      return records.value.filter((r) => r.kind === 'decision').map((r) => r.id);
+    });
+}
+
+describe('a retried OTLP export', () => {
+  it('is the same records, and a new export new ones', async () => {
+    const body = decisionLogs('approved');
+    await post(body);
+    await post(body);
+    const [first, retried] = spooledIds();
+    expect(first).toHaveLength(1);
+    expect(retried).toEqual(first);
+    await post(decisionLogs('approved', '1795000000500000000'));
+    const ids = new Set(spooledIds().flat());
+    expect(ids.size).toBe(2);
+  });
+});
