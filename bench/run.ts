@@ -22,9 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { AccountStore } from '../api/accounts/store.ts';
+import { creditCommit } from '../collector/code/credit.ts';
+import { Ledger, type LedgerWrite } from '../collector/code/ledger.ts';
 import { Collector } from '../collector/daemon.ts';
-import { creditCommit } from '../collector/impact/credit.ts';
-import { Ledger, type LedgerWrite } from '../collector/impact/ledger.ts';
 import { OtlpReceiver } from '../collector/otel/receiver.ts';
 import { ensureSpool, spoolDirs } from '../collector/spool.ts';
 import { openDb } from '../common/db/duckdb.ts';
@@ -584,7 +584,7 @@ impact: crediting a 1,000-line commit against a ${ledgerLines}-line ledger: medi
   const rss = (impactDir: string) => {
     const out = spawnSync(
       process.execPath,
-      [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'impact-rss.ts'), impactDir, '/bench/repo', String(now)],
+      [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'code-rss.ts'), impactDir, '/bench/repo', String(now)],
       { encoding: 'utf8' },
     );
     if (out.status !== 0) throw new Error(`impact-rss failed: ${out.stderr}`);

@@ -7,10 +7,10 @@ import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from '../common/ba
 import type { Logger } from '../common/logger.ts';
 import { type IngestResponse, MAX_BATCH_RECORDS } from '../common/wire.ts';
 import { type Batch, buildBatch } from './batch.ts';
+import { ADDRESSES_REFRESH_MS, fetchAddresses } from './code/addresses.ts';
+import { EditRepos } from './code/edit-repo.ts';
+import { Impact } from './code/tracker.ts';
 import { HookConfigCache } from './hooks-ran.ts';
-import { ADDRESSES_REFRESH_MS, fetchAddresses } from './impact/addresses.ts';
-import { EditRepos } from './impact/edit-repo.ts';
-import { Impact } from './impact/impact.ts';
 import { refreshLimitStatus } from './limits.ts';
 import { isBatchFault, isContentFault, narrowBatch } from './narrow.ts';
 import { encodeBatch, postBatch, REQUEST_TIMEOUT_MS, ShipError } from './shipper.ts';

@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import type { Agent } from '../../common/agents.ts';
 import type { AutonomyLevel, WireRecord } from '../../common/wire.ts';
-import type { FileWrite } from '../impact/edit-lines.ts';
+import type { FileWrite } from '../code/edit-lines.ts';
 import type { AgentHooks } from '../install/locations.ts';
 import type { HookPayload } from './hook-payload.ts';
 

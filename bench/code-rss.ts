@@ -1,8 +1,8 @@
 // Run by bench/run.ts (`impact` section) in a process of its own: the collector's memory while it credits
 // a commit against the ledger in argv[2] (repository argv[3]) and compacts it, as Impact.scan does.
 // Prints {baselineRss, peakRss} in bytes as JSON.
-import { creditCommit } from '../collector/impact/credit.ts';
-import { Ledger } from '../collector/impact/ledger.ts';
+import { creditCommit } from '../collector/code/credit.ts';
+import { Ledger } from '../collector/code/ledger.ts';
 
 const [impactDir, root, nowArg] = process.argv.slice(2) as [string, string, string];
 const now = Number(nowArg);

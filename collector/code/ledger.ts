@@ -28,7 +28,7 @@ export const MAX_LEDGER_LINES = 1_000_000;
 export interface LedgerWrite {
   /** Path of the file relative to the work tree, with `/`. */
   relPath: string;
-  /** Fingerprints of the added lines (collector/impact/lines.ts), duplicates kept. */
+  /** Fingerprints of the added lines (collector/code/lines.ts), duplicates kept. */
   fingerprints: string[];
   ts: number;
   agent: string;

@@ -2,7 +2,7 @@
 // through the real hook, a person changing some agent lines and adding others, commits on a branch, a
 // squash merge onto the origin's default branch authored by the developer, a fetch, a direct commit pushed
 // to main; `agentmeter collect --once`, a real server and its batch. The API's figures equal the
-// hand-worked ones of test/fixtures/impact/EXPECTED.md. Also: no line of the code reaches the server (every
+// hand-worked ones of test/fixtures/code/EXPECTED.md. Also: no line of the code reaches the server (every
 // stored text and the logs are searched), and the repository is left exactly as it was.
 import { execFileSync, execSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -4,9 +4,9 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { outsideTreePath } from '../../collector/impact/event-edits.ts';
-import { creditRecords } from '../../collector/impact/impact.ts';
-import { commonDirOf, realPathOf } from '../../collector/impact/repository.ts';
+import { outsideTreePath } from '../../collector/code/event-edits.ts';
+import { commonDirOf, realPathOf } from '../../collector/code/repository.ts';
+import { creditRecords } from '../../collector/code/tracker.ts';
 import { repoNameProblem } from '../../common/repo-id.ts';
 import { MAX_COMMIT_SESSIONS } from '../../common/wire.ts';
 import { tempDir } from '../helpers/tmp.ts';

@@ -1,5 +1,5 @@
 // An edit's repository and .gitattributes exclusions on the collector (docs/metrics.md §5 "Edits",
-// collector/impact/edit-repo.ts): real git work trees (one with an origin carrying a credential, one
+// collector/code/edit-repo.ts): real git work trees (one with an origin carrying a credential, one
 // without a remote, a folder outside any), the repository identity landed commits ship, files marked
 // linguist-generated / linguist-vendored left out of what ships and of the ledger, and the origin read
 // once per work tree and refresh period, not per event.
@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EditRepos, originUrl, REFRESH_MS } from '../../collector/impact/edit-repo.ts';
+import { EditRepos, originUrl, REFRESH_MS } from '../../collector/code/edit-repo.ts';
 import { repoId } from '../../common/repo-id.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { callEditsOf } from '../helpers/writes.ts';

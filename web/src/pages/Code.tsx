@@ -1,4 +1,4 @@
-// Impact: how much of the code that landed the agents wrote (docs/metrics.md §5, docs/impact.md). From
+// Impact: how much of the code that landed the agents wrote (docs/metrics.md §5, docs/code.md). From
 // /api/v1/analytics/code (per day, and group_by=repo) and /api/v0/code/commits. Owners and managers see
 // the organization; a member sees their own figures: the server restricts the answers. The team picker
 // (owners and managers) sets team=: every figure and the commit list over that team's members.

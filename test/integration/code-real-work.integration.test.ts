@@ -10,8 +10,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EditRepos } from '../../collector/impact/edit-repo.ts';
-import { Impact, type ImpactTouch } from '../../collector/impact/impact.ts';
+import { EditRepos } from '../../collector/code/edit-repo.ts';
+import { Impact, type ImpactTouch } from '../../collector/code/tracker.ts';
 import { createLogger } from '../../common/logger.ts';
 import type { WireLandedCommit } from '../../common/wire.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -290,7 +290,7 @@ describe('a collector killed mid-scan', () => {
     const script = join(w.dir, 'scan.mts');
     writeFileSync(
       script,
-      `import { Impact } from ${JSON.stringify(join(process.cwd(), 'collector/impact/impact.ts'))};\n` +
+      `import { Impact } from ${JSON.stringify(join(process.cwd(), 'collector/code/tracker.ts'))};\n` +
         `import { createLogger } from ${JSON.stringify(join(process.cwd(), 'common/logger.ts'))};\n` +
         `const impact = new Impact(${JSON.stringify(join(w.home, '.agentmeter'))}, createLogger({ name: 'scan', level: 'info', destination: 1 }));\n` +
         `await impact.scan(${T0 + 3 * HOUR});\n`,

@@ -3,7 +3,7 @@
 // message at or before the call, and the work trees its sessions ran in are watched; a scan then finds
 // the commits that landed on each watched repository's default branch, credits their lines from the
 // ledger, and keeps the commit records until the server acknowledges them. A repository is one per git
-// common folder and remote (collector/impact/repository.ts): its worktrees, clones and linked paths share
+// common folder and remote (collector/code/repository.ts): its worktrees, clones and linked paths share
 // one ledger and one watch. State lives in $AGENTMETER_HOME/impact (0700): repos.json (watched
 // repositories), models.json, pending.json, ledger/.
 import { isAbsolute, join } from 'node:path';
@@ -86,7 +86,7 @@ const RepoState = z.object({
 type RepoState = z.infer<typeof RepoState>;
 const ReposFile = z.object({
   version: z.literal(2),
-  /** Repository key (collector/impact/repository.ts) → state. */
+  /** Repository key (collector/code/repository.ts) → state. */
   repos: z.record(z.string(), RepoState),
   /** Ledger lines dropped by the size cap, in all. */
   droppedLines: z.number().default(0),

@@ -1,6 +1,6 @@
 // Crediting a landed commit's lines to the agents (docs/metrics.md §5 "Landed"), with hand-worked numbers.
 import { describe, expect, it } from 'vitest';
-import { type CommitAdds, CREDIT_WINDOW_MS, creditCommit, type LedgerLine } from '../../collector/impact/credit.ts';
+import { type CommitAdds, CREDIT_WINDOW_MS, creditCommit, type LedgerLine } from '../../collector/code/credit.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const T = Date.UTC(2026, 10, 20, 12);

@@ -2,10 +2,10 @@
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseLinguistRules } from '../../collector/impact/exclude.ts';
-import { modelAt } from '../../collector/impact/impact.ts';
-import { DiffCounter, unquote } from '../../collector/impact/landed.ts';
-import { Ledger, repoFileKey } from '../../collector/impact/ledger.ts';
+import { parseLinguistRules } from '../../collector/code/exclude.ts';
+import { DiffCounter, unquote } from '../../collector/code/landed.ts';
+import { Ledger, repoFileKey } from '../../collector/code/ledger.ts';
+import { modelAt } from '../../collector/code/tracker.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const DAY = 86_400_000;

@@ -1,10 +1,10 @@
 // Edit line counting for every payload shape of the five agents (docs/metrics.md §5 "Edits"), on fixtures whose
-// numbers were worked out by hand (test/fixtures/agents/impact/SOURCE.md says where each shape comes from).
+// numbers were worked out by hand (test/fixtures/agents/code/SOURCE.md says where each shape comes from).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { applyPatchEdits, textDiffLines, unifiedDiffLines } from '../../collector/code/edit-lines.ts';
 import { fileFacts } from '../../collector/file-facts.ts';
-import { applyPatchEdits, textDiffLines, unifiedDiffLines } from '../../collector/impact/edit-lines.ts';
 import { callEditsOf, editLines, filesOf } from '../helpers/writes.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'agents');
@@ -18,7 +18,7 @@ interface Case {
   tool_response: unknown;
   expected: { path: string; added: number; deleted: number }[];
 }
-const cases = JSON.parse(readFileSync(join(fixtures, 'impact', 'claude-droid-edits.json'), 'utf8')) as Case[];
+const cases = JSON.parse(readFileSync(join(fixtures, 'code', 'claude-droid-edits.json'), 'utf8')) as Case[];
 
 /** A fixture payload of another agent, with its {{placeholders}} filled as its own tests fill them. */
 function payload(path: string): { tool_name: string; tool_input: unknown; tool_response: unknown } {

@@ -1,7 +1,7 @@
 // The edit lines of one successful tool call as the wire carries them (counts per file, by extension or
 // name: common/wire.ts EditLines), and the file edits themselves for the private ledger. Files excluded
 // by name (lock files, minified, node_modules/vendor/dist/build) or binary count nowhere; exclusion by a
-// repository's .gitattributes needs the repository and is applied by the ledger (collector/impact/ledger.ts).
+// repository's .gitattributes needs the repository and is applied by the ledger (collector/code/ledger.ts).
 import type { EditLines } from '../../common/wire.ts';
 import { fileFacts } from '../file-facts.ts';
 import type { FileEdit } from './edit-lines.ts';

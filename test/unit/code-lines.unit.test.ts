@@ -1,7 +1,7 @@
 // Lines, fingerprints and excluded files (docs/metrics.md §5), on hand-written cases.
 import { describe, expect, it } from 'vitest';
-import { isExcludedPath, looksBinary, parseLinguistRules } from '../../collector/impact/exclude.ts';
-import { countNonBlank, fingerprint, isBlank, splitLines } from '../../collector/impact/lines.ts';
+import { isExcludedPath, looksBinary, parseLinguistRules } from '../../collector/code/exclude.ts';
+import { countNonBlank, fingerprint, isBlank, splitLines } from '../../collector/code/lines.ts';
 
 describe('lines and fingerprints', () => {
   it('a fingerprint trims the line and makes each inner run of whitespace one space, keeping case', () => {
