@@ -8,7 +8,7 @@
 //   bombs      — abusive ingest requests (gzip bombs, records naming 1,000 files, several at once): time to
 //                answer, the server's peak RSS growth, another organization's batch latency (bench/bombs.ts).
 //                BENCH_CLI=<path to another checkout's bin/agentmeter.js> runs them against that server.
-//   impact     — crediting a 1,000-line commit against a 100k-line ledger; the collector's memory with a
+//   code       — crediting a 1,000-line commit against a 100k-line ledger; the collector's memory with a
 //                1M-line 30-day ledger (both scale with BENCH_SCALE); the batch's rows include landed commits
 //   live       — today so far: the lag from `collect` to /api/v1/analytics/today (20 events), ingest with
 //                the live figures on (a dashboard polling /today, a budget being compared), a live build's cost
@@ -554,16 +554,16 @@ function fillLedger(ledger: Ledger, root: string, lines: number, now: number): v
   }
 }
 
-async function benchImpact(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'am-bench-impact-'));
+async function benchCode(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'am-bench-code-'));
   const now = Date.UTC(2026, 10, 20);
   const ledgerLines = Math.max(1000, Math.round(100_000 * SCALE));
-  const ledger = new Ledger(join(dir, 'impact'));
+  const ledger = new Ledger(join(dir, 'code'));
   fillLedger(ledger, '/bench/repo', ledgerLines, now);
   const times: number[] = [];
   for (let run = 0; run < 7; run++) {
     const started = performance.now();
-    // As Impact.scanRepo does for one commit: key each added line, read the ledger's matching lines, credit.
+    // As CodeTracker.scanRepo does for one commit: key each added line, read the ledger's matching lines, credit.
     const adds = new Map<string, number>();
     for (let i = 0; i < 1000; i++) {
       const key = ledger.lineKey(`src/f${i % 100}.ts`, `line ${(i * 7) % 5000}`);
@@ -576,18 +576,18 @@ async function benchImpact(): Promise<void> {
   times.sort((a, b) => a - b);
   const median = quantile(times, 0.5);
   console.log(`
-impact: crediting a 1,000-line commit against a ${ledgerLines}-line ledger: median ${fmt(median, 1)} ms (7 runs)   target: <= 50 ms`);
+code: crediting a 1,000-line commit against a ${ledgerLines}-line ledger: median ${fmt(median, 1)} ms (7 runs)   target: <= 50 ms`);
 
   const bigLines = Math.max(10_000, Math.round(1_000_000 * SCALE));
   const big = new Ledger(join(dir, 'big'));
   fillLedger(big, '/bench/repo', bigLines, now);
-  const rss = (impactDir: string) => {
+  const rss = (stateDir: string) => {
     const out = spawnSync(
       process.execPath,
-      [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'code-rss.ts'), impactDir, '/bench/repo', String(now)],
+      [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'code-rss.ts'), stateDir, '/bench/repo', String(now)],
       { encoding: 'utf8' },
     );
-    if (out.status !== 0) throw new Error(`impact-rss failed: ${out.stderr}`);
+    if (out.status !== 0) throw new Error(`code-rss failed: ${out.stderr}`);
     return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { baselineRss: number; peakRss: number };
   };
   const withLedger = rss(join(dir, 'big'));
@@ -596,7 +596,7 @@ impact: crediting a 1,000-line commit against a ${ledgerLines}-line ledger: medi
   console.log(
     `  collector peak RSS crediting and compacting with a ${bigLines}-line 30-day ledger: ${fmt(withLedger.peakRss / 1024 / 1024, 0)} MB, ${fmt(above, 0)} MB above an empty ledger   target: <= 100 MB above`,
   );
-  results['impact'] = {
+  results['code'] = {
     ledgerLines,
     creditMedianMs: median,
     bigLedgerLines: bigLines,
@@ -824,7 +824,7 @@ if (all || wanted.has('ingest')) await benchIngest();
 if (all || wanted.has('ship')) await benchShip();
 if (all || wanted.has('bundle')) await benchBundle();
 if (all || wanted.has('bombs')) await benchBombs();
-if (all || wanted.has('impact')) await benchImpact();
+if (all || wanted.has('code')) await benchCode();
 if (all || wanted.has('live')) await benchLive();
 if (all || wanted.has('otel')) await benchOtel();
 if (all || wanted.has('batch') || wanted.has('api') || wanted.has('dashboard')) {

@@ -20,7 +20,7 @@ import { CODE_PATH, COMMIT_CURSOR, COMMITS_PATH, CodeResponse, CommitPage, Commi
 import type { CodeStore, CommitCursor } from './store.ts';
 import { codeByTeam } from './teams.ts';
 
-/** Who may read the Impact figures: members too, restricted to their own. */
+/** Who may read the code figures: members too, restricted to their own. */
 export const CODE_ROLES = ['owner', 'manager', 'member'] as const;
 
 export interface CodeDeps {

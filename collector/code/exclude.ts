@@ -1,4 +1,4 @@
-// Which files the Impact figures leave out everywhere (docs/metrics.md §5): lock files, minified files, files
+// Which files the code figures leave out everywhere (docs/metrics.md §5): lock files, minified files, files
 // under node_modules/vendor/dist/build, files a repository's .gitattributes marks linguist-generated or
 // linguist-vendored, and binary files (decided by the caller: git's numstat, or a NUL in the text).
 
@@ -85,7 +85,7 @@ export function parseLinguistRules(gitattributes: string): LinguistRule[] {
 }
 
 /**
- * Pure: whether a work-tree-relative path is left out of every Impact figure. Later rules of
+ * Pure: whether a work-tree-relative path is left out of every code figure. Later rules of
  * .gitattributes win over earlier ones, as in git.
  */
 export function isExcludedPath(relPath: string, rules: readonly LinguistRule[] = []): boolean {

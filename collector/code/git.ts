@@ -1,4 +1,4 @@
-// Read-only git for the Impact figures (docs/metrics.md §5): every run is `nice`d, bounded by a timeout, and
+// Read-only git for the code figures (docs/metrics.md §5): every run is `nice`d, bounded by a timeout, and
 // told to take no optional lock, run no pager, ask for no credentials and use no external diff or
 // textconv; agentmeter never fetches, writes into a repository, or installs a hook. Work trees are found
 // by walking up to a `.git` entry without running git (a link named .git is not followed).

@@ -1,4 +1,4 @@
-// The private ledger of agent-written lines (docs/metrics.md §5 "Ledger"), under $AGENTMETER_HOME/impact:
+// The private ledger of agent-written lines (docs/metrics.md §5 "Ledger"), under $AGENTMETER_HOME/impact (CODE_STATE_DIR):
 // per repository, one line per added line of an edit: its keyed hash (HMAC-SHA256 of the file's path in
 // the work tree and the line's fingerprint, under a random per-machine key: never the line's text), the
 // time, the agent, the model and the agent session. Lines credited to a landed commit are listed beside it. Files are 0600
@@ -177,15 +177,15 @@ export class Ledger {
   private readonly dir: string;
   private machineKey: Buffer | undefined;
 
-  constructor(private readonly impactDir: string) {
-    this.dir = join(impactDir, 'ledger');
+  constructor(private readonly stateDir: string) {
+    this.dir = join(stateDir, 'ledger');
   }
 
   /** The per-machine key of the line hashes: 32 random bytes, made once. */
   private key(): Buffer {
     if (this.machineKey) return this.machineKey;
-    ensurePrivateDir(this.impactDir);
-    const path = join(this.impactDir, 'key');
+    ensurePrivateDir(this.stateDir);
+    const path = join(this.stateDir, 'key');
     const stored = readPrivate(path).trim();
     if (/^[0-9a-f]{64}$/.test(stored)) this.machineKey = Buffer.from(stored, 'hex');
     else {
@@ -225,7 +225,7 @@ export class Ledger {
 
   /** Appends the added lines of edits in the work tree `root`. Returns how many lines were written. */
   append(root: string, writes: LedgerWrite[]): number {
-    ensurePrivateDir(this.impactDir);
+    ensurePrivateDir(this.stateDir);
     ensurePrivateDir(this.dir);
     const paths = this.paths(root);
     let text = '';

@@ -1,4 +1,4 @@
-// What a line of code is for the Impact figures (docs/metrics.md §5): a line counts only when it is not blank,
+// What a line of code is for the code figures (docs/metrics.md §5): a line counts only when it is not blank,
 // and its fingerprint is the line with its outer whitespace removed and every inner run made one space,
 // so an agent's line re-indented by a formatter still matches the line that was committed.
 

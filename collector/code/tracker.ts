@@ -1,10 +1,10 @@
-// The collector's side of the Impact figures (docs/metrics.md §5): after each acknowledged batch, the added
+// The collector's side of the code figures (docs/metrics.md §5): after each acknowledged batch, the added
 // lines of its edits go into the private ledger, under the model of the session's latest assistant
 // message at or before the call, and the work trees its sessions ran in are watched; a scan then finds
 // the commits that landed on each watched repository's default branch, credits their lines from the
 // ledger, and keeps the commit records until the server acknowledges them. A repository is one per git
 // common folder and remote (collector/code/repository.ts): its worktrees, clones and linked paths share
-// one ledger and one watch. State lives in $AGENTMETER_HOME/impact (0700): repos.json (watched
+// one ledger and one watch. State lives in $AGENTMETER_HOME/impact (CODE_STATE_DIR, 0700): repos.json (watched
 // repositories), models.json, pending.json, ledger/.
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
@@ -26,8 +26,14 @@ import { Ledger, readPrivate } from './ledger.ts';
 import { fingerprint } from './lines.ts';
 import { Repositories } from './repository.ts';
 
+/**
+ * The collector's state folder under $AGENTMETER_HOME. It keeps the feature's former name: developers'
+ * machines hold their ledgers there, and a ledger lost to a rename would credit no line that lands later.
+ */
+export const CODE_STATE_DIR = 'impact';
+
 /** An event of a batch, as far as watching and the ledger need it. */
-export interface ImpactTouch {
+export interface CodeTouch {
   agent: string;
   sessionId: string;
   ts: number;
@@ -142,8 +148,8 @@ export function modelAt(
 }
 
 /** What `collect status` shows, read from the files alone: no logger, nothing written. */
-export function readImpactStatus(agentmeterHome: string): { watched: number; pending: number; droppedLines: number } {
-  const dir = join(agentmeterHome, 'impact');
+export function readCodeStatus(agentmeterHome: string): { watched: number; pending: number; droppedLines: number } {
+  const dir = join(agentmeterHome, CODE_STATE_DIR);
   const repos = loadJson(join(dir, 'repos.json'), z.union([ReposFile, ReposFileV1]), {
     version: 2,
     repos: {},
@@ -193,7 +199,7 @@ export function creditRecords(bySource: ReadonlyMap<string, number>): Pick<WireL
   };
 }
 
-export class Impact {
+export class CodeTracker {
   readonly dir: string;
   readonly ledger: Ledger;
   private repos: ReposFile;
@@ -206,7 +212,7 @@ export class Impact {
     private readonly log: Logger,
     places = new Repositories(),
   ) {
-    this.dir = join(agentmeterHome, 'impact');
+    this.dir = join(agentmeterHome, CODE_STATE_DIR);
     this.ledger = new Ledger(this.dir);
     this.places = places;
     this.repos = this.loadRepos();
@@ -305,7 +311,7 @@ export class Impact {
   }
 
   /** Takes an acknowledged batch: watched repositories, the ledger's new lines, the sessions' latest models. */
-  record(touches: readonly ImpactTouch[], seen: readonly ModelSeen[]): number {
+  record(touches: readonly CodeTouch[], seen: readonly ModelSeen[]): number {
     const writes = new Map<string, Parameters<Ledger['append']>[1]>();
     for (const touch of touches) {
       if (touch.cwd && isAbsolute(touch.cwd)) {

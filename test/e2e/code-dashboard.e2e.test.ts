@@ -1,4 +1,4 @@
-// The dashboard's Impact page in real Chromium against a real server: its figures, funnel, breakdowns and
+// The dashboard's Code page in real Chromium against a real server: its figures, funnel, breakdowns and
 // landed commits equal /api/v1/analytics/code and /api/v0/code/commits for the same range; a member sees
 // their own; no console error.
 import { join } from 'node:path';
@@ -88,7 +88,7 @@ interface CodeDay {
 }
 
 beforeAll(async () => {
-  db = await openDb(join(tempDir(), 'impact-dash.duckdb'), SERVER_DB_OPTIONS);
+  db = await openDb(join(tempDir(), 'code-dash.duckdb'), SERVER_DB_OPTIONS);
   server = await startServer({ db, log, host: '127.0.0.1', port: 0, handleSignals: false, decodeWorkers: 0 });
   base = server.url;
   const { accounts, ingest } = server.services;
@@ -145,10 +145,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe('Impact page in Chromium', () => {
+describe('Code page in Chromium', () => {
   it("a manager sees the organization's figures, equal to the API's", async () => {
     const page = await signedIn('manager');
-    await page.getByRole('link', { name: 'Impact' }).click();
+    await page.getByRole('link', { name: 'Code' }).click();
     await page.locator('[data-ready]').waitFor();
     const days = (await api<{ data: CodeDay[] }>(keys.manager.key, `/api/v1/analytics/code?startDate=${FROM}&endDate=${TO}`)).data;
     const sum = (f: (d: CodeDay) => number) => days.reduce((a, d) => a + f(d), 0);
@@ -162,11 +162,11 @@ describe('Impact page in Chromium', () => {
     expect(await figure(page, 'edit-lines')).toBe(sum((d) => d.edits.lines_added));
     expect(await figure(page, 'funnel-landed')).toBe(38);
     expect(await figure(page, 'landed-rate')).toBe(0.76);
-    expect(await top(page, 'impact-agents')).toEqual([
+    expect(await top(page, 'code-agents')).toEqual([
       ['claude', 30],
       ['codex', 8],
     ]);
-    expect(await top(page, 'impact-repos')).toEqual([
+    expect(await top(page, 'code-repos')).toEqual([
       ['github.com/acme/shop', 30],
       ['github.com/acme/api', 8],
     ]);
@@ -175,7 +175,7 @@ describe('Impact page in Chromium', () => {
     expect(await figure(page, 'prs-agent')).toBe(1);
     expect(await top(page, 'prs-repos')).toEqual([['github.com/acme/shop', 1]]);
     // The shop's 40 edit lines; the codex edit was in no repository.
-    expect(await top(page, 'impact-repo-edits')).toEqual([['github.com/acme/shop', 40]]);
+    expect(await top(page, 'code-repo-edits')).toEqual([['github.com/acme/shop', 40]]);
     const commits = (
       await api<{ data: { commit: string; agent_lines: number }[] }>(
         keys.manager.key,
@@ -193,10 +193,10 @@ describe('Impact page in Chromium', () => {
     const imported = await importRosterText(db, orgId, 'email,team,parent,from,to\nmember@impact.example.com,Core,,,\n');
     expect('ok' in imported).toBe(true);
     const page = await signedIn('manager');
-    await page.getByRole('link', { name: 'Impact' }).click();
+    await page.getByRole('link', { name: 'Code' }).click();
     await page.locator('[data-ready]').waitFor();
     await page.getByTestId('team-picker').selectOption('Core');
-    await page.getByRole('heading', { name: 'Impact: Core' }).waitFor();
+    await page.getByRole('heading', { name: 'Code the agents wrote: Core' }).waitFor();
     await page.locator('[data-ready]').waitFor();
     const days = (await api<{ data: CodeDay[] }>(keys.manager.key, `/api/v1/analytics/code?startDate=${FROM}&endDate=${TO}&team=Core`))
       .data;
@@ -209,15 +209,23 @@ describe('Impact page in Chromium', () => {
 
   it('a member sees their own; a guest nothing', async () => {
     const page = await signedIn('member');
-    await page.getByRole('link', { name: 'Impact' }).click();
+    await page.getByRole('link', { name: 'Code' }).click();
     await page.locator('[data-ready]').waitFor();
     expect(await figure(page, 'landed-lines')).toBe(62);
     expect(await figure(page, 'landed-commits')).toBe(2);
     expect(await page.locator('[data-testid="landed-commits"] tbody tr').count()).toBe(2);
     expect((await page.locator('main').textContent())!).not.toContain('manager@impact.example.com');
     const guest = await signedIn('guest');
-    await guest.goto(`${base}/impact`);
+    await guest.goto(`${base}/code`);
     await guest.getByTestId('guest').waitFor();
+  });
+
+  it('the former address /impact lands on the Code page, its query kept', async () => {
+    const page = await signedIn('manager');
+    await page.goto(`${base}/impact?team=Core`);
+    await page.getByRole('heading', { name: 'Code the agents wrote: Core' }).waitFor();
+    const url = new URL(page.url());
+    expect(`${url.pathname}${url.search}`).toBe('/code?team=Core');
   });
 
   it('no console errors', () => {

@@ -1,4 +1,4 @@
-// Impact end to end with real git (docs/metrics.md §5): a bare origin, a clone, Claude Code and Codex editing
+// The code figures end to end with real git (docs/metrics.md §5): a bare origin, a clone, Claude Code and Codex editing
 // through the real hook, a person changing some agent lines and adding others, commits on a branch, a
 // squash merge onto the origin's default branch authored by the developer, a fetch, a direct commit pushed
 // to main; `agentmeter collect --once`, a real server and its batch. The API's figures equal the
@@ -117,7 +117,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe('Impact: edit to landed, with real git', () => {
+describe('Code the agents wrote: edit to landed, with real git', () => {
   it('measures the agents’ share of what landed as worked out by hand, shipping no line of code', { timeout: 240_000 }, async () => {
     for (const agent of ['claude', 'codex']) expect(runCli(['hooks', 'install', '--agent', agent], env).status).toBe(0);
     const claudeSettings = join(home, '.claude', 'settings.json');
@@ -206,7 +206,7 @@ describe('Impact: edit to landed, with real git', () => {
     expect(readdirSync(join(work, '.git', 'hooks')).every((name) => name.endsWith('.sample'))).toBe(true);
     const status = runCli(['collect', 'status'], env).stdout;
     expect(status).toMatch(/quarantined: 0\n/);
-    expect(status).toContain('impact: watching 1 repositories; 0 landed commits waiting to ship; 0 ledger lines dropped by the size cap');
+    expect(status).toContain('code: watching 1 repositories; 0 landed commits waiting to ship; 0 ledger lines dropped by the size cap');
 
     const batch = runCli(['batch', '--server', server.url, '--key', manager]);
     expect(batch.status, batch.stderr).toBe(0);

@@ -1,5 +1,5 @@
 // What an agent's vocabulary reads from one tool call, in the two forms the tests compare: the files
-// (FileTouch, as productivity counts them) and the file edits (lines, as the impact figures count them).
+// (FileTouch, as productivity counts them) and the file edits (lines, as the code figures count them).
 import { adapterFor } from '../../collector/agents/index.ts';
 import type { FileEdit } from '../../collector/code/edit-lines.ts';
 import type { EditRepos } from '../../collector/code/edit-repo.ts';

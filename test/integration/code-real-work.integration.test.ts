@@ -1,17 +1,17 @@
-// Impact where developers really work (issue #30, docs/metrics.md §5), on real git repositories in temporary
+// The code figures where developers really work (issue #30, docs/metrics.md §5), on real git repositories in temporary
 // folders: a linked `git worktree`, a second clone of one bare remote, a path through a symbolic link, a
 // clone under ~/build/, a commit rebased with `--committer-date-is-author-date`, a file with lone-CR line
 // ends, a file name with a quote and a space, edits that reach the ledger after their commit was examined
 // (Codex's apply_patch + git commit in one shell call), and a collector killed with SIGKILL mid-scan.
-// The collector's side runs as the daemon runs it: callEdits over the agents' payloads, Impact.record of
-// the acknowledged batch, Impact.scan. Expected agent lines are the lines the agent wrote that the commit
+// The collector's side runs as the daemon runs it: callEdits over the agents' payloads, CodeTracker.record of
+// the acknowledged batch, CodeTracker.scan. Expected agent lines are the lines the agent wrote that the commit
 // adds; git's own numstat is the line-count oracle.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EditRepos } from '../../collector/code/edit-repo.ts';
-import { Impact, type ImpactTouch } from '../../collector/code/tracker.ts';
+import { CODE_STATE_DIR, type CodeTouch, CodeTracker } from '../../collector/code/tracker.ts';
 import { createLogger } from '../../common/logger.ts';
 import type { WireLandedCommit } from '../../common/wire.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -74,15 +74,15 @@ function world(): World {
 const code = (tag: string, n: number) => `${Array.from({ length: n }, (_, i) => `export const ${tag}${i} = ${i} * 7;`).join('\n')}\n`;
 
 /** Claude Code's Write of a new file (written to the disk), as the collector turns its PostToolUse into ledger edits. */
-function write(repos: EditRepos, path: string, content: string, ts: number, cwd: string, session = 's1'): ImpactTouch {
+function write(repos: EditRepos, path: string, content: string, ts: number, cwd: string, session = 's1'): CodeTouch {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content);
   const edits = callEditsOf('claude', 'Write', { file_path: path, content }, { type: 'create' }, repos, cwd);
   return { agent: 'claude', sessionId: session, ts, cwd, edits: edits.files };
 }
 
-function collector(w: World): Impact {
-  return new Impact(join(w.home, '.agentmeter'), log);
+function collector(w: World): CodeTracker {
+  return new CodeTracker(join(w.home, '.agentmeter'), log);
 }
 
 /** Commits and pushes everything of `clone` to origin/main, at `at`. */
@@ -93,7 +93,7 @@ function commitAndPush(w: World, clone: string, at: number, message = 'work'): s
   return w.git(clone, ['rev-parse', 'HEAD']).trim();
 }
 
-const recordsOf = (impact: Impact, sha: string): WireLandedCommit[] => impact.pending().filter((r) => r.commit === sha);
+const recordsOf = (tracker: CodeTracker, sha: string): WireLandedCommit[] => tracker.pending().filter((r) => r.commit === sha);
 
 describe('one repository per git common folder and remote', () => {
   it('a commit made in a linked worktree is credited with the lines the agent wrote there, once', async () => {
@@ -102,14 +102,14 @@ describe('one repository per git common folder and remote', () => {
     const tree = join(w.home, 'src', 'shop-feature');
     w.git(main, ['worktree', 'add', '--quiet', '-b', 'feature', tree]);
     const repos = new EditRepos();
-    const impact = collector(w);
+    const tracker = collector(w);
     // A session in the main clone first, then the agent writes 6 lines in the worktree.
-    impact.record([{ agent: 'claude', sessionId: 's0', ts: T0, cwd: main }], []);
-    impact.record([write(repos, join(tree, 'src', 'cart.ts'), code('cart', 6), T0 + HOUR, tree)], []);
-    expect(impact.watched).toHaveLength(1);
+    tracker.record([{ agent: 'claude', sessionId: 's0', ts: T0, cwd: main }], []);
+    tracker.record([write(repos, join(tree, 'src', 'cart.ts'), code('cart', 6), T0 + HOUR, tree)], []);
+    expect(tracker.watched).toHaveLength(1);
     const sha = commitAndPush(w, tree, T0 + 2 * HOUR);
-    await impact.scan(T0 + 3 * HOUR);
-    expect(recordsOf(impact, sha)).toMatchObject([{ lines_added: 6, agent_lines: 6, author: DEV }]);
+    await tracker.scan(T0 + 3 * HOUR);
+    expect(recordsOf(tracker, sha)).toMatchObject([{ lines_added: 6, agent_lines: 6, author: DEV }]);
   });
 
   it('a second clone of the same remote shares the ledger: lines written in one, committed in the other', async () => {
@@ -117,16 +117,16 @@ describe('one repository per git common folder and remote', () => {
     const first = w.clone(join(w.home, 'src', 'shop'));
     const second = w.clone(join(w.home, 'work', 'shop-again'));
     const repos = new EditRepos();
-    const impact = collector(w);
+    const tracker = collector(w);
     const content = code('pay', 6);
-    impact.record([write(repos, join(first, 'pay.ts'), content, T0, first)], []);
+    tracker.record([write(repos, join(first, 'pay.ts'), content, T0, first)], []);
     // A later session in the second clone; the developer copies the file there and pushes from it.
-    impact.record([{ agent: 'claude', sessionId: 's2', ts: T0 + HOUR, cwd: second }], []);
-    expect(impact.watched).toHaveLength(1);
+    tracker.record([{ agent: 'claude', sessionId: 's2', ts: T0 + HOUR, cwd: second }], []);
+    expect(tracker.watched).toHaveLength(1);
     writeFileSync(join(second, 'pay.ts'), content);
     const sha = commitAndPush(w, second, T0 + 2 * HOUR);
-    await impact.scan(T0 + 3 * HOUR);
-    expect(recordsOf(impact, sha)).toMatchObject([{ lines_added: 6, agent_lines: 6 }]);
+    await tracker.scan(T0 + 3 * HOUR);
+    expect(recordsOf(tracker, sha)).toMatchObject([{ lines_added: 6, agent_lines: 6 }]);
   });
 
   it('a path through a symbolic link and the real path are one repository (one ledger, one record)', async () => {
@@ -135,15 +135,15 @@ describe('one repository per git common folder and remote', () => {
     const link = join(w.home, 'shop-link');
     symlinkSync(real, link);
     const repos = new EditRepos();
-    const impact = collector(w);
-    impact.record(
+    const tracker = collector(w);
+    tracker.record(
       [write(repos, join(real, 'a.ts'), code('a', 6), T0, real), write(repos, join(link, 'b.ts'), code('b', 4), T0 + 60_000, link, 's2')],
       [],
     );
-    expect(impact.watched).toHaveLength(1);
+    expect(tracker.watched).toHaveLength(1);
     const sha = commitAndPush(w, real, T0 + HOUR);
-    await impact.scan(T0 + 2 * HOUR);
-    const records = recordsOf(impact, sha);
+    await tracker.scan(T0 + 2 * HOUR);
+    const records = recordsOf(tracker, sha);
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ lines_added: 10, agent_lines: 10 });
     // The ledger keeps each line's session: the record splits the agent lines by it.
@@ -157,7 +157,7 @@ describe('one repository per git common folder and remote', () => {
     const w = world();
     const clone = w.clone(join(w.home, 'build', 'shop'));
     const repos = new EditRepos();
-    const impact = collector(w);
+    const tracker = collector(w);
     const touch = write(repos, join(clone, 'src', 'app.ts'), code('app', 20), T0, clone);
     expect(touch.edits).toHaveLength(1);
     // What ships for the edit counts it too.
@@ -166,10 +166,10 @@ describe('one repository per git common folder and remote', () => {
     ).toMatchObject([{ ext: 'ts', lines_added: 20 }]);
     // A build folder inside the work tree still is one.
     expect(write(repos, join(clone, 'build', 'out.ts'), code('out', 3), T0, clone).edits).toEqual([]);
-    impact.record([touch], []);
+    tracker.record([touch], []);
     const sha = commitAndPush(w, clone, T0 + HOUR);
-    await impact.scan(T0 + 2 * HOUR);
-    expect(recordsOf(impact, sha)).toMatchObject([{ lines_added: 20, agent_lines: 20 }]);
+    await tracker.scan(T0 + 2 * HOUR);
+    expect(recordsOf(tracker, sha)).toMatchObject([{ lines_added: 20, agent_lines: 20 }]);
   });
 });
 
@@ -178,8 +178,8 @@ describe('commits and their lines', () => {
     const w = world();
     const clone = w.clone(join(w.home, 'src', 'shop'));
     const repos = new EditRepos();
-    const impact = collector(w);
-    impact.record([write(repos, join(clone, 'mine.ts'), code('mine', 5), T0 + HOUR, clone)], []);
+    const tracker = collector(w);
+    tracker.record([write(repos, join(clone, 'mine.ts'), code('mine', 5), T0 + HOUR, clone)], []);
     const mine = commitAndPush(w, clone, T0 + 2 * HOUR);
     // A colleague's branch, authored before watching started, rebased onto main keeping author dates as
     // committer dates: its commit is older than its parent (mine).
@@ -200,17 +200,17 @@ describe('commits and their lines', () => {
     commitAndPush(w, colleague, T0 + 4 * HOUR);
     w.git(clone, ['fetch', '--quiet', 'origin'], T0 + 5 * HOUR);
     // The first scan happens only now: the walk meets the rebased commit before mine.
-    await impact.scan(T0 + 6 * HOUR);
-    expect(recordsOf(impact, mine)).toMatchObject([{ lines_added: 5, agent_lines: 5 }]);
+    await tracker.scan(T0 + 6 * HOUR);
+    expect(recordsOf(tracker, mine)).toMatchObject([{ lines_added: 5, agent_lines: 5 }]);
   });
 
   it('splits lines on LF only: a file with lone-CR line ends counts as git counts it', async () => {
     const w = world();
     const clone = w.clone(join(w.home, 'src', 'shop'));
     const repos = new EditRepos();
-    const impact = collector(w);
+    const tracker = collector(w);
     const content = 'const a = 1;\rconst b = 2;\rconst c = 3;\nconst d = 4;\n';
-    impact.record([write(repos, join(clone, 'cr.js'), content, T0, clone)], []);
+    tracker.record([write(repos, join(clone, 'cr.js'), content, T0, clone)], []);
     const sha = commitAndPush(w, clone, T0 + HOUR);
     const [added, deleted] = w
       .git(clone, ['diff', '--numstat', `${sha}~1`, sha])
@@ -218,27 +218,27 @@ describe('commits and their lines', () => {
       .split('\t')
       .map(Number);
     expect([added, deleted]).toEqual([2, 0]);
-    await impact.scan(T0 + 2 * HOUR);
-    expect(recordsOf(impact, sha)).toMatchObject([{ lines_added: 2, lines_deleted: 0, agent_lines: 2 }]);
+    await tracker.scan(T0 + 2 * HOUR);
+    expect(recordsOf(tracker, sha)).toMatchObject([{ lines_added: 2, lines_deleted: 0, agent_lines: 2 }]);
   });
 
   it('credits a file whose name has a quote and a space', async () => {
     const w = world();
     const clone = w.clone(join(w.home, 'src', 'shop'));
     const repos = new EditRepos();
-    const impact = collector(w);
-    impact.record([write(repos, join(clone, 'src', 'say "hi" now.ts'), code('hi', 16), T0, clone)], []);
-    impact.record([write(repos, join(clone, "it's here.ts"), code('here', 4), T0, clone)], []);
+    const tracker = collector(w);
+    tracker.record([write(repos, join(clone, 'src', 'say "hi" now.ts'), code('hi', 16), T0, clone)], []);
+    tracker.record([write(repos, join(clone, "it's here.ts"), code('here', 4), T0, clone)], []);
     const sha = commitAndPush(w, clone, T0 + HOUR);
-    await impact.scan(T0 + 2 * HOUR);
-    expect(recordsOf(impact, sha)).toMatchObject([{ lines_added: 20, agent_lines: 20 }]);
+    await tracker.scan(T0 + 2 * HOUR);
+    expect(recordsOf(tracker, sha)).toMatchObject([{ lines_added: 20, agent_lines: 20 }]);
   });
 
   it('examines a recent commit again when edits for its files arrive after it (apply_patch + git commit in one call)', async () => {
     const w = world();
     const clone = w.clone(join(w.home, 'src', 'shop'));
-    const impact = collector(w);
-    impact.record([{ agent: 'codex', sessionId: 'c1', ts: T0, cwd: clone }], []);
+    const tracker = collector(w);
+    tracker.record([{ agent: 'codex', sessionId: 'c1', ts: T0, cwd: clone }], []);
     // One shell call: the patch is applied and committed; the scan runs before the call's edits are in.
     const patch = `*** Begin Patch\n*** Add File: lib.py\n${code('lib', 7)
       .trimEnd()
@@ -247,9 +247,9 @@ describe('commits and their lines', () => {
       .join('\n')}\n*** End Patch`;
     writeFileSync(join(clone, 'lib.py'), code('lib', 7));
     const sha = commitAndPush(w, clone, T0 + 2 * HOUR);
-    await impact.scan(T0 + 2 * HOUR + 1000);
-    expect(recordsOf(impact, sha)).toMatchObject([{ agent_lines: 0 }]);
-    impact.acknowledge(impact.pending().map((r) => r.id));
+    await tracker.scan(T0 + 2 * HOUR + 1000);
+    expect(recordsOf(tracker, sha)).toMatchObject([{ agent_lines: 0 }]);
+    tracker.acknowledge(tracker.pending().map((r) => r.id));
     const edits = callEditsOf(
       'codex',
       'Bash',
@@ -259,17 +259,17 @@ describe('commits and their lines', () => {
       clone,
     );
     expect(edits.files).toHaveLength(1);
-    impact.record([{ agent: 'codex', sessionId: 'c1', ts: T0 + 2 * HOUR - 1000, cwd: clone, edits: edits.files }], []);
-    expect(impact.recheckDue).toBe(true);
-    await impact.scan(T0 + 2 * HOUR + 5000);
+    tracker.record([{ agent: 'codex', sessionId: 'c1', ts: T0 + 2 * HOUR - 1000, cwd: clone, edits: edits.files }], []);
+    expect(tracker.recheckDue).toBe(true);
+    await tracker.scan(T0 + 2 * HOUR + 5000);
     // Sent again with its agent lines: the server keeps the record with the most.
-    expect(recordsOf(impact, sha)).toMatchObject([
+    expect(recordsOf(tracker, sha)).toMatchObject([
       { lines_added: 7, agent_lines: 7, by_session: [{ agent: 'codex', session_id: 'c1', lines: 7 }] },
     ]);
     // Examined once more with nothing new: no record.
-    impact.acknowledge(impact.pending().map((r) => r.id));
-    await impact.scan(T0 + 2 * HOUR + 9000);
-    expect(recordsOf(impact, sha)).toEqual([]);
+    tracker.acknowledge(tracker.pending().map((r) => r.id));
+    await tracker.scan(T0 + 2 * HOUR + 9000);
+    expect(recordsOf(tracker, sha)).toEqual([]);
   });
 });
 
@@ -278,10 +278,10 @@ describe('a collector killed mid-scan', () => {
     const w = world();
     const clone = w.clone(join(w.home, 'src', 'shop'));
     const repos = new EditRepos();
-    const impact = collector(w);
+    const tracker = collector(w);
     const N = 60;
     for (let i = 0; i < N; i++) {
-      impact.record([write(repos, join(clone, `f${i}.ts`), code(`f${i}x`, 3), T0 + i * 60_000, clone)], []);
+      tracker.record([write(repos, join(clone, `f${i}.ts`), code(`f${i}x`, 3), T0 + i * 60_000, clone)], []);
       w.git(clone, ['add', '-A'], T0 + HOUR + i * 60_000);
       w.git(clone, ['commit', '--quiet', '-m', `c${i}`], T0 + HOUR + i * 60_000);
     }
@@ -290,10 +290,10 @@ describe('a collector killed mid-scan', () => {
     const script = join(w.dir, 'scan.mts');
     writeFileSync(
       script,
-      `import { Impact } from ${JSON.stringify(join(process.cwd(), 'collector/code/tracker.ts'))};\n` +
+      `import { CodeTracker } from ${JSON.stringify(join(process.cwd(), 'collector/code/tracker.ts'))};\n` +
         `import { createLogger } from ${JSON.stringify(join(process.cwd(), 'common/logger.ts'))};\n` +
-        `const impact = new Impact(${JSON.stringify(join(w.home, '.agentmeter'))}, createLogger({ name: 'scan', level: 'info', destination: 1 }));\n` +
-        `await impact.scan(${T0 + 3 * HOUR});\n`,
+        `const tracker = new CodeTracker(${JSON.stringify(join(w.home, '.agentmeter'))}, createLogger({ name: 'scan', level: 'info', destination: 1 }));\n` +
+        `await tracker.scan(${T0 + 3 * HOUR});\n`,
     );
     const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
     let landed = 0;
@@ -317,6 +317,6 @@ describe('a collector killed mid-scan', () => {
     const records = again.pending();
     expect(records).toHaveLength(N);
     expect(records.every((r) => r.agent_lines === 3 && r.lines_added === 3)).toBe(true);
-    expect(readFileSync(join(w.home, '.agentmeter', 'impact', 'pending.json'), 'utf8')).not.toContain('export const');
+    expect(readFileSync(join(w.home, '.agentmeter', CODE_STATE_DIR, 'pending.json'), 'utf8')).not.toContain('export const');
   }, 120_000);
 });

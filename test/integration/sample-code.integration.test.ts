@@ -1,4 +1,4 @@
-// The sample organization's Impact figures are a real team's (issue #30): its users' project folders are real
+// The sample organization's code figures are a real team's (issue #30): its users' project folders are real
 // repositories (sample-data/project-repos.ts), so most agent edit lines are written inside a watched
 // repository, and each week's work lands on the default branch through the real hook and collector. A small
 // plan (3 users, 5 days) replayed against a real server.
@@ -21,7 +21,7 @@ const plan = generate({ seed: 7, lastDay, days: 6, users: 4 });
 const keys: string[] = [];
 
 beforeAll(async () => {
-  const db = await openDb(join(tempDir(), 'sample-impact.duckdb'), SERVER_DB_OPTIONS);
+  const db = await openDb(join(tempDir(), 'sample-code.duckdb'), SERVER_DB_OPTIONS);
   server = await startServer({ db, log, host: '127.0.0.1', port: 0, handleSignals: false, decodeWorkers: 0 });
   const { accounts } = server.services;
   const org = await accounts.createOrg('Sample');
@@ -39,7 +39,7 @@ const get = async (query: string) =>
     data: Record<string, never>[];
   };
 
-describe('the sample organization on the Impact page', () => {
+describe('the sample organization on the Code page', () => {
   it('writes most agent lines inside watched repositories, and most of them land', { timeout: 300_000 }, async () => {
     // The week's commit takes two writes out of three, each file with one line of the person's.
     expect(plan.events.flat().some(() => true)).toBe(true);

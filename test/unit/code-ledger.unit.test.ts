@@ -13,7 +13,7 @@ const NOW = Date.UTC(2026, 10, 20);
 
 describe('the ledger', () => {
   it('stores keyed hashes only, in 0600 files of 0700 folders', () => {
-    const dir = join(tempDir(), 'impact');
+    const dir = join(tempDir(), 'code');
     const ledger = new Ledger(dir);
     ledger.append('/repo', [
       { relPath: 'src/a.ts', fingerprints: ['const secret = 1;', 'const secret = 1;'], ts: NOW, agent: 'claude', model: 'm' },
@@ -28,11 +28,11 @@ describe('the ledger', () => {
     expect(lstatSync(join(dir, 'key')).mode & 0o777).toBe(0o600);
     // The same line of another file, or of another machine's key, is another key.
     expect(ledger.lineKey('src/a.ts', 'x')).not.toBe(ledger.lineKey('src/b.ts', 'x'));
-    expect(new Ledger(join(tempDir(), 'impact')).lineKey('src/a.ts', 'x')).not.toBe(ledger.lineKey('src/a.ts', 'x'));
+    expect(new Ledger(join(tempDir(), 'code')).lineKey('src/a.ts', 'x')).not.toBe(ledger.lineKey('src/a.ts', 'x'));
   });
 
   it('looks lines up by key, oldest first, and remembers what was credited', () => {
-    const ledger = new Ledger(join(tempDir(), 'impact'));
+    const ledger = new Ledger(join(tempDir(), 'code'));
     ledger.append('/r', [{ relPath: 'a', fingerprints: ['x'], ts: NOW - DAY, agent: 'codex', model: 'g' }]);
     ledger.append('/r', [{ relPath: 'a', fingerprints: ['x', 'y'], ts: NOW - 2 * DAY, agent: 'claude', model: 'c' }]);
     const key = ledger.lineKey('a', 'x');
@@ -43,7 +43,7 @@ describe('the ledger', () => {
   });
 
   it('compaction drops credited lines, lines past 30 days, and the oldest past the cap', () => {
-    const ledger = new Ledger(join(tempDir(), 'impact'));
+    const ledger = new Ledger(join(tempDir(), 'code'));
     const lines = (ts: number, n: number) => ({
       relPath: 'a',
       fingerprints: Array.from({ length: n }, (_, i) => `l${ts}-${i}`),
@@ -65,7 +65,7 @@ describe('the ledger', () => {
   });
 
   it('never writes through a link planted at its file', () => {
-    const dir = join(tempDir(), 'impact');
+    const dir = join(tempDir(), 'code');
     mkdirSync(join(dir, 'ledger'), { recursive: true, mode: 0o700 });
     const target = join(tempDir(), 'target');
     writeFileSync(target, 'mine\n');

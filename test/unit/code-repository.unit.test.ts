@@ -1,4 +1,4 @@
-// Pure parts of Impact's repositories, records and names (docs/metrics.md §5), on hand-worked fixtures: a
+// Pure parts of the code figures' repositories, records and names (docs/metrics.md §5), on hand-worked fixtures: a
 // commit record's split by agent, model and session; repository names the wire refuses; the path an
 // edit outside a work tree is excluded by; a path's real path and a work tree's common git folder.
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Impact: how much of the code that landed the agents wrote (docs/metrics.md §5, docs/code.md). From
+// Code the agents wrote: how much of the code that landed the agents wrote (docs/metrics.md §5, docs/code.md). From
 // /api/v1/analytics/code (per day, and group_by=repo) and /api/v0/code/commits. Owners and managers see
 // the organization; a member sees their own figures: the server restricts the answers. The team picker
 // (owners and managers) sets team=: every figure and the commit list over that team's members.
@@ -19,10 +19,10 @@ function totals(pairs: [string, number][]): { name: string; count: number }[] {
 }
 
 /** `teams`: the viewer may pick a team (owners and managers; a member sees only their own figures). */
-export function Impact(props: { path: string; query: URLSearchParams; from: string; to: string; teams: boolean }) {
+export function CodePage(props: { path: string; query: URLSearchParams; from: string; to: string; teams: boolean }) {
   const team = props.teams ? props.query.get('team') : null;
   const range = `startDate=${props.from}&endDate=${props.to}${team ? `&team=${encodeURIComponent(team)}` : ''}`;
-  const { data, error, loading } = useData(`impact|${props.from}|${props.to}|${team ?? ''}`, async () => {
+  const { data, error, loading } = useData(`code|${props.from}|${props.to}|${team ?? ''}`, async () => {
     // Pull requests are of the whole organization (or the member's own); by team for owners and managers.
     const dates = `startDate=${props.from}&endDate=${props.to}`;
     const [days, repos, commits, prs, prRepos, prTeams] = await Promise.all([
@@ -54,7 +54,7 @@ export function Impact(props: { path: string; query: URLSearchParams; from: stri
   const prTotals = pullRequestTotals(data?.prs ?? []);
   return (
     <>
-      <h1>Impact{team ? `: ${team}` : ''}</h1>
+      <h1>Code the agents wrote{team ? `: ${team}` : ''}</h1>
       <p class="muted">
         How much of the code that landed on the default branches the agents wrote. Counted on each developer's machine; no code leaves it.
       </p>
@@ -78,14 +78,14 @@ export function Impact(props: { path: string; query: URLSearchParams; from: stri
           </dl>
           <div class="grid">
             <Chart
-              id="impact-share"
+              id="code-share"
               title="Agent share of landed lines per day"
               days={days}
               format={formatPercent}
               series={[{ label: 'Agent share', values: landedShareByDay(days, rows) }]}
             />
             <Chart
-              id="impact-lines"
+              id="code-lines"
               title="Lines per day"
               days={days}
               series={[
@@ -97,25 +97,25 @@ export function Impact(props: { path: string; query: URLSearchParams; from: stri
           </div>
           <div class="grid">
             <TopList
-              id="impact-agents"
+              id="code-agents"
               title="Agent lines landed by agent"
               unit="Lines"
               rows={totals(rows.flatMap((d) => d.landed.by_agent.map((a) => [a.agent, a.lines] as [string, number])))}
             />
             <TopList
-              id="impact-models"
+              id="code-models"
               title="Agent lines landed by model"
               unit="Lines"
               rows={totals(rows.flatMap((d) => d.landed.by_model.map((m) => [m.model_id, m.lines] as [string, number])))}
             />
             <TopList
-              id="impact-repos"
+              id="code-repos"
               title="Agent lines landed by repository"
               unit="Lines"
               rows={totals(data.repos.map((r) => [r.group_key, r.landed_agent_lines] as [string, number]))}
             />
             <TopList
-              id="impact-repo-edits"
+              id="code-repo-edits"
               title="Lines the agents wrote by repository"
               unit="Lines"
               rows={totals(data.repos.map((r) => [r.group_key, r.edit_lines_added] as [string, number]))}
