@@ -27,8 +27,8 @@ export type { ServerOptions } from './options.ts';
  * - checkpointThreshold: ingest all day long rewrites the primary-key index at every checkpoint, so the
  *   server takes them less often (see OpenOptions.checkpointThreshold).
  * - threads: 1. The server's steady work is ingest batches and reads of small aggregates; DuckDB's
- *   parallel scan of a 10k-record batch only contends with the event loop for the same cores (measured
- *   on 2 cores: ~10% more ingest and ~15% less CPU with one thread). A batch run raises it to every core
+ *   parallel scan of a 10k-record batch only contends with the event loop for the same cores (on 2 cores
+ *   one thread ingests more for less CPU: docs/design/duckdb-threads.md). A batch run raises it to every core
  *   for its duration (withAllThreads, api/batch/runner.ts).
  */
 export const SERVER_DB_OPTIONS = { checkpointThreshold: '256MB', threads: 1 } as const satisfies OpenOptions;

@@ -2,6 +2,9 @@
 //   hook       — cost of one hook run vs `true` and vs a bare dash tmp→new writer, same run, interleaved
 //   ingest     — server ingest rate (gzip NDJSON batches posted to a real server process)
 //   ship       — collector ship rate (spool files → server, end to end)
+//   batch      — the daily batch over 10M generated events (60 days): all days, a first incremental run, a
+//                nightly run
+//   api        — the five analytics endpoints beside a bare Fastify route: cached and cold answers
 //   dashboard  — the dashboard overview's cold complete time in Chromium, and its gzip asset size
 //   bundle     — the laptop bundle's size, its cold start (`node dist/laptop/agentmeter.mjs --version`) and
 //                `agentmeter statusline` from a status cache
@@ -14,7 +17,7 @@
 //                the live figures on (a dashboard polling /today, a budget being compared), a live build's cost
 //   otel       — the collector's OTLP receiver: data points per second decoded, mapped and spooled on one
 //                core (protobuf and JSON metrics of Claude Code's names, over HTTP and through its request
-//                path alone), target 20,000/s
+//                path alone)
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
 import { spawn, spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
