@@ -54,7 +54,7 @@ export const DASHBOARD_PAGES = [
   { file: 'screens/person.jpg', path: '/people/:first', title: 'A person' },
   { file: 'screens/teams.jpg', path: '/teams', title: 'Teams' },
   { file: 'screens/adoption.jpg', path: '/adoption', title: 'Adoption' },
-  { file: 'screens/impact.jpg', path: '/impact', title: 'Impact' },
+  { file: 'screens/code.jpg', path: '/code', title: 'Code' },
   { file: 'screens/readiness.jpg', path: '/readiness', title: 'Readiness' },
   { file: 'screens/sessions.jpg', path: '/sessions', title: 'Sessions' },
   { file: 'screens/budgets.jpg', path: '/budgets', title: 'Budgets' },

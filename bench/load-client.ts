@@ -1,7 +1,7 @@
 // Closed-loop HTTP load, run as its own process by bench/run.ts: `concurrency` keep-alive connections,
 // each sending its next request when the last answered. A process of its own, because the bench process
-// has just generated 10M events and run the batch in DuckDB: a client sharing that process measured
-// every server (the bare route included) slower, and the servers that send more bytes the most.
+// has just generated 10M events and run the batch in DuckDB: a client sharing that process slows every
+// server it measures (the bare route included), and the servers that send more bytes the most.
 // Input: one JSON argument (LoadRequest). Output: one JSON line (LoadResult) on stdout.
 import { Agent, request as httpRequest } from 'node:http';
 import { z } from 'zod';

@@ -2,19 +2,22 @@
 //   hook       — cost of one hook run vs `true` and vs a bare dash tmp→new writer, same run, interleaved
 //   ingest     — server ingest rate (gzip NDJSON batches posted to a real server process)
 //   ship       — collector ship rate (spool files → server, end to end)
+//   batch      — the daily batch over 10M generated events (60 days): all days, a first incremental run, a
+//                nightly run
+//   api        — the five analytics endpoints beside a bare Fastify route: cached and cold answers
 //   dashboard  — the dashboard overview's cold complete time in Chromium, and its gzip asset size
 //   bundle     — the laptop bundle's size, its cold start (`node dist/laptop/agentmeter.mjs --version`) and
 //                `agentmeter statusline` from a status cache
 //   bombs      — abusive ingest requests (gzip bombs, records naming 1,000 files, several at once): time to
 //                answer, the server's peak RSS growth, another organization's batch latency (bench/bombs.ts).
 //                BENCH_CLI=<path to another checkout's bin/agentmeter.js> runs them against that server.
-//   impact     — crediting a 1,000-line commit against a 100k-line ledger; the collector's memory with a
+//   code       — crediting a 1,000-line commit against a 100k-line ledger; the collector's memory with a
 //                1M-line 30-day ledger (both scale with BENCH_SCALE); the batch's rows include landed commits
 //   live       — today so far: the lag from `collect` to /api/v1/analytics/today (20 events), ingest with
 //                the live figures on (a dashboard polling /today, a budget being compared), a live build's cost
 //   otel       — the collector's OTLP receiver: data points per second decoded, mapped and spooled on one
 //                core (protobuf and JSON metrics of Claude Code's names, over HTTP and through its request
-//                path alone), target 20,000/s
+//                path alone)
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
 import { spawn, spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -22,9 +25,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { AccountStore } from '../api/accounts/store.ts';
+import { creditCommit } from '../collector/code/credit.ts';
+import { Ledger, type LedgerWrite } from '../collector/code/ledger.ts';
 import { Collector } from '../collector/daemon.ts';
-import { creditCommit } from '../collector/impact/credit.ts';
-import { Ledger, type LedgerWrite } from '../collector/impact/ledger.ts';
 import { OtlpReceiver } from '../collector/otel/receiver.ts';
 import { ensureSpool, spoolDirs } from '../collector/spool.ts';
 import { openDb } from '../common/db/duckdb.ts';
@@ -554,16 +557,16 @@ function fillLedger(ledger: Ledger, root: string, lines: number, now: number): v
   }
 }
 
-async function benchImpact(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'am-bench-impact-'));
+async function benchCode(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'am-bench-code-'));
   const now = Date.UTC(2026, 10, 20);
   const ledgerLines = Math.max(1000, Math.round(100_000 * SCALE));
-  const ledger = new Ledger(join(dir, 'impact'));
+  const ledger = new Ledger(join(dir, 'code'));
   fillLedger(ledger, '/bench/repo', ledgerLines, now);
   const times: number[] = [];
   for (let run = 0; run < 7; run++) {
     const started = performance.now();
-    // As Impact.scanRepo does for one commit: key each added line, read the ledger's matching lines, credit.
+    // As CodeTracker.scanRepo does for one commit: key each added line, read the ledger's matching lines, credit.
     const adds = new Map<string, number>();
     for (let i = 0; i < 1000; i++) {
       const key = ledger.lineKey(`src/f${i % 100}.ts`, `line ${(i * 7) % 5000}`);
@@ -576,18 +579,18 @@ async function benchImpact(): Promise<void> {
   times.sort((a, b) => a - b);
   const median = quantile(times, 0.5);
   console.log(`
-impact: crediting a 1,000-line commit against a ${ledgerLines}-line ledger: median ${fmt(median, 1)} ms (7 runs)   target: <= 50 ms`);
+code: crediting a 1,000-line commit against a ${ledgerLines}-line ledger: median ${fmt(median, 1)} ms (7 runs)   target: <= 50 ms`);
 
   const bigLines = Math.max(10_000, Math.round(1_000_000 * SCALE));
   const big = new Ledger(join(dir, 'big'));
   fillLedger(big, '/bench/repo', bigLines, now);
-  const rss = (impactDir: string) => {
+  const rss = (stateDir: string) => {
     const out = spawnSync(
       process.execPath,
-      [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'impact-rss.ts'), impactDir, '/bench/repo', String(now)],
+      [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'code-rss.ts'), stateDir, '/bench/repo', String(now)],
       { encoding: 'utf8' },
     );
-    if (out.status !== 0) throw new Error(`impact-rss failed: ${out.stderr}`);
+    if (out.status !== 0) throw new Error(`code-rss failed: ${out.stderr}`);
     return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { baselineRss: number; peakRss: number };
   };
   const withLedger = rss(join(dir, 'big'));
@@ -596,7 +599,7 @@ impact: crediting a 1,000-line commit against a ${ledgerLines}-line ledger: medi
   console.log(
     `  collector peak RSS crediting and compacting with a ${bigLines}-line 30-day ledger: ${fmt(withLedger.peakRss / 1024 / 1024, 0)} MB, ${fmt(above, 0)} MB above an empty ledger   target: <= 100 MB above`,
   );
-  results['impact'] = {
+  results['code'] = {
     ledgerLines,
     creditMedianMs: median,
     bigLedgerLines: bigLines,
@@ -824,7 +827,7 @@ if (all || wanted.has('ingest')) await benchIngest();
 if (all || wanted.has('ship')) await benchShip();
 if (all || wanted.has('bundle')) await benchBundle();
 if (all || wanted.has('bombs')) await benchBombs();
-if (all || wanted.has('impact')) await benchImpact();
+if (all || wanted.has('code')) await benchCode();
 if (all || wanted.has('live')) await benchLive();
 if (all || wanted.has('otel')) await benchOtel();
 if (all || wanted.has('batch') || wanted.has('api') || wanted.has('dashboard')) {

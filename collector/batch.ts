@@ -6,10 +6,10 @@ import type { Logger } from '../common/logger.ts';
 import type { WireRecord } from '../common/wire.ts';
 import { adapterFor } from './agents/index.ts';
 import type { SessionTouch } from './agents/types.ts';
+import type { EditRepos } from './code/edit-repo.ts';
+import type { CodeTouch, ModelSeen } from './code/tracker.ts';
 import { toWireEvent } from './events.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
-import type { EditRepos } from './impact/edit-repo.ts';
-import type { ImpactTouch, ModelSeen } from './impact/impact.ts';
 import { isOtelEntry, otelWireRecords } from './otel/spooled.ts';
 import { quarantineFile, readEntry, type SpoolDirs } from './spool.ts';
 import type { CollectorState } from './state.ts';
@@ -30,8 +30,8 @@ export interface Batch {
    * batch once it is acknowledged, and counted by reason.
    */
   dropped: { name: string; reason: string }[];
-  /** For the Impact ledger, once acknowledged (never shipped): sessions' work trees and their edits. */
-  touches: ImpactTouch[];
+  /** For the code ledger, once acknowledged (never shipped): sessions' work trees and their edits. */
+  touches: CodeTouch[];
   /** Models the batch's usage and messages show, by session and time (the model of an edit). */
   models: ModelSeen[];
 }
@@ -64,7 +64,7 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
   let quarantined = 0;
   const leftAlone: string[] = [];
   const dropped: Batch['dropped'] = [];
-  const touches: ImpactTouch[] = [];
+  const touches: CodeTouch[] = [];
   const models: ModelSeen[] = [];
   const placed = new Set<string>();
   ctx.hooks.beginBatch();

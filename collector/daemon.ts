@@ -7,10 +7,10 @@ import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from '../common/ba
 import type { Logger } from '../common/logger.ts';
 import { type IngestResponse, MAX_BATCH_RECORDS } from '../common/wire.ts';
 import { type Batch, buildBatch } from './batch.ts';
+import { ADDRESSES_REFRESH_MS, fetchAddresses } from './code/addresses.ts';
+import { EditRepos } from './code/edit-repo.ts';
+import { CodeTracker } from './code/tracker.ts';
 import { HookConfigCache } from './hooks-ran.ts';
-import { ADDRESSES_REFRESH_MS, fetchAddresses } from './impact/addresses.ts';
-import { EditRepos } from './impact/edit-repo.ts';
-import { Impact } from './impact/impact.ts';
 import { refreshLimitStatus } from './limits.ts';
 import { isBatchFault, isContentFault, narrowBatch } from './narrow.ts';
 import { encodeBatch, postBatch, REQUEST_TIMEOUT_MS, ShipError } from './shipper.ts';
@@ -86,8 +86,8 @@ export class Collector {
   private readonly queue: SpoolQueue;
   private readonly unlinker = new Unlinker();
   private leftAlone = 0;
-  /** The Impact ledger and landed commits (docs/metrics.md §5). */
-  readonly impact: Impact;
+  /** The code ledger and landed commits (docs/metrics.md §5). */
+  readonly code: CodeTracker;
   /** When the user's addresses were last read from the server (0: never). */
   private addressesAt = 0;
   private refWatcher: FSWatcher | undefined;
@@ -107,7 +107,7 @@ export class Collector {
     // The server decodes at most MAX_BATCH_RECORDS records of one request (api/ingest/limits.ts).
     this.batchSize = Math.max(1, Math.min(options.batchSize ?? 5000, MAX_BATCH_RECORDS));
     this.maxAgeMs = options.maxAgeMs ?? 1000;
-    this.impact = new Impact(options.agentmeterHome, options.log);
+    this.code = new CodeTracker(options.agentmeterHome, options.log);
   }
 
   /** Ships every event in the spool now; resolves when the spool is empty or a batch failed for good. */
@@ -200,7 +200,7 @@ export class Collector {
 
   /**
    * Looks for commits that landed in the watched repositories and ships their records (they wait in
-   * $AGENTMETER_HOME/impact/pending.json until the server has them). A record the server rejects is
+   * $AGENTMETER_HOME/impact/pending.json (CODE_STATE_DIR) until the server has them). A record the server rejects is
    * quarantined with the reason, like a spool file.
    */
   private async shipLanded(maxAttempts: number): Promise<{ shipped?: number; error?: string }> {
@@ -211,16 +211,16 @@ export class Collector {
         if (Date.now() - this.addressesAt > ADDRESSES_REFRESH_MS) {
           const addresses = await fetchAddresses(this.options.server, this.options.apiKey);
           if (addresses) {
-            this.impact.setAddresses(addresses);
+            this.code.setAddresses(addresses);
             this.addressesAt = Date.now();
           }
         }
-        await this.impact.scan();
+        await this.code.scan();
       } catch (error) {
         log.warn({ error: (error as Error).message }, 'landed commits not looked for');
       }
     }
-    const records = this.impact.pending().slice(0, this.batchSize);
+    const records = this.code.pending().slice(0, this.batchSize);
     if (!records.length) return {};
     for (let attempt = 0; ; attempt++) {
       try {
@@ -238,7 +238,7 @@ export class Collector {
           quarantineRecord(this.dirs, record?.id ?? `index-${rejection.index}`, record, reason);
           log.warn({ index: rejection.index, reason }, 'landed commit rejected by server, quarantined');
         }
-        this.impact.acknowledge(records.map((r) => r.id));
+        this.code.acknowledge(records.map((r) => r.id));
         log.info({ records: records.length, stored: answer.stored, duplicates: answer.duplicates }, 'landed commits shipped');
         return { shipped: records.length - answer.rejected.length };
       } catch (error) {
@@ -256,7 +256,7 @@ export class Collector {
 
   /** Watches the refs of every watched repository: a fetch or push that moves them starts a drain (and a scan). */
   private async watchRefs(onChange: () => void): Promise<void> {
-    const paths = (await this.impact.refsToWatch()).filter((p) => !this.refsWatched.has(p));
+    const paths = (await this.code.refsToWatch()).filter((p) => !this.refsWatched.has(p));
     if (!paths.length || this.stopping) return;
     for (const p of paths) this.refsWatched.add(p);
     if (!this.refWatcher) {
@@ -396,13 +396,13 @@ export class Collector {
       log.info({ count, reason }, "events dropped: not the agent's own (see collect status)");
     if (batch.touches.length) {
       try {
-        const before = this.impact.watched.length;
-        this.impact.record(batch.touches, batch.models);
+        const before = this.code.watched.length;
+        this.code.record(batch.touches, batch.models);
         // A new repository, or edits after recent commits of one (examined again): a scan is due.
-        if (this.impact.watched.length > before || this.impact.recheckDue) this.scanDue = true;
+        if (this.code.watched.length > before || this.code.recheckDue) this.scanDue = true;
       } catch (error) {
         // The ledger is ours alone: a failure to write it loses agent credit, never an event.
-        log.warn({ error: (error as Error).message }, 'impact ledger not updated');
+        log.warn({ error: (error as Error).message }, 'code ledger not updated');
       }
     }
     // A receiver's file holds several records: it goes once, and only when none of them was rejected.

@@ -6,12 +6,12 @@ import { parseEventTime } from '../common/time.ts';
 import { API_ID, describeZodError, MAX_FILES_PER_EVENT, MAX_HOOK_RUNS, type WireHookEvent } from '../common/wire.ts';
 import { HookPayload } from './agents/hook-payload.ts';
 import { adapterFor } from './agents/index.ts';
+import type { FileEdit } from './code/edit-lines.ts';
+import type { EditRepos } from './code/edit-repo.ts';
+import { callEdits } from './code/event-edits.ts';
 import { clientType, runsGitCommit, runsPrCreate, slashCommand, toolSucceeded } from './derive.ts';
 import { fileFacts } from './file-facts.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
-import type { FileEdit } from './impact/edit-lines.ts';
-import type { EditRepos } from './impact/edit-repo.ts';
-import { callEdits } from './impact/event-edits.ts';
 import type { SpoolEntry } from './spool.ts';
 
 const TOOL_CALL_EVENTS = new Set(['PostToolUse', 'PostToolUseFailure']);

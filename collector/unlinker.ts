@@ -1,9 +1,9 @@
 // Removes shipped spool files on a worker thread. An unlink is the dearest step of shipping a spool file
-// (a directory update in the kernel, ~8 µs here); on the event loop thread it held up reading and
-// encoding the next batch, and through libuv's pool each one still cost the loop a request and a promise.
+// (a directory update in the kernel); on the event loop thread it would hold up reading and encoding the
+// next batch, and through libuv's pool each one still costs the loop a request and a promise.
 // The worker takes a whole batch's paths in one message and answers once.
 //
-// One worker serves every collector of the process: starting one costs ~0.1 s of CPU, and the sample
+// One worker serves every collector of the process: starting one is dear (a thread loading its module), and the sample
 // replay of `npm start` runs forty collectors, one per sample user. It is unreferenced while it owes no
 // answer, so it never keeps the process alive.
 import { Worker } from 'node:worker_threads';

@@ -1,4 +1,4 @@
-// Real git activity for the sample organization (the Impact page, docs/metrics.md §5): for a few sample users, a
+// Real git activity for the sample organization (the Code page, docs/metrics.md §5): for a few sample users, a
 // bare origin and a clone made with real `git`, Claude Code writing files through the real hook, the person
 // changing one line of each, commits on a branch, a squash merge onto the origin's default branch by the
 // hosting side (authored by the developer), a fetch; then the real collector ships the events, credits the
@@ -65,7 +65,7 @@ export async function replayGitActivity(options: GitActivityOptions): Promise<{ 
     execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin], { stdio: 'ignore' });
     git(options.workDir, ['clone', '--quiet', origin, work], first);
     git(work, ['config', 'user.email', user.email], first);
-    // The origin is a local folder; the Impact page shows it under a hosted name, as a real team's would
+    // The origin is a local folder; the Code page shows it under a hosted name, as a real team's would
     // be (a folder remote would show as local:<id>). git rewrites the name to the folder when it fetches
     // and pushes; agentmeter reads the remote's name only.
     const hosted = `https://git.example.com/sample/app-${u + 1}.git`;

@@ -147,8 +147,8 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
       onProgress: (done, total) =>
         progress(`sample data: ${done}/${total} hook events spooled and shipped (${Math.round((Date.now() - started) / 1000)} s)`),
     });
-    // Two Claude Code users also write code in real git repositories, so the Impact page has landed commits.
-    progress('sample data: git activity for the Impact page');
+    // Two Claude Code users also write code in real git repositories, so the Code page has landed commits.
+    progress('sample data: git activity for the Code page');
     const coders = plan.users
       .map((user, i) => ({ email: user.email, key: keys[i]!, claude: user.agents.includes('claude') }))
       .filter((u) => u.claude)

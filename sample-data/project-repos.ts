@@ -30,7 +30,7 @@ export function dayCommit(events: readonly PlannedEvent[]): Map<string, Map<stri
   for (const e of events) {
     if (e.payload['hook_event_name'] !== 'PostToolUse' || typeof e.payload['tool_name'] !== 'string') continue;
     const cwd = typeof e.payload['cwd'] === 'string' ? e.payload['cwd'] : '~';
-    // The lines as the collector reads them from the payload (collector/impact/edit-lines.ts).
+    // The lines as the collector reads them from the payload (collector/code/edit-lines.ts).
     const writes = adapterFor(e.agent)?.tools.writes(e.payload['tool_name'], e.payload['tool_input'], e.payload['tool_response']) ?? [];
     for (const { edit } of writes) {
       const path = edit.path.startsWith('~/') ? edit.path : `${cwd}/${edit.path}`;

@@ -1,8 +1,8 @@
 // The analytics read model: an organization's daily aggregate rows held in memory, so that a cold answer
 // (one the answer cache does not hold) costs a range lookup and the assembly, not four DuckDB statements.
-// Measured on the 10M-event bench (500 users): a statement over these small tables costs 1 to 3 ms of
-// planning and execution and the tokens rows another 2 to 4 ms of conversion to JS, on the single
-// connection every request queues behind; picking the same rows out of memory costs microseconds.
+// A statement over these small tables costs milliseconds of planning, execution and conversion to JS, on
+// the single connection every request queues behind; picking the same rows out of memory costs
+// microseconds (docs/performance.md has the cold answer's figures).
 //
 // The rows are the ones AnalyticsStore's statements return (the same columns and conversions, read once
 // per organization without the date filter, sorted by day), and the answers are assembled by the same
@@ -13,8 +13,8 @@
 // Loaded in the background at an organization's first request, a week of days per statement (no request
 // waits for it: until it is done, answers come from SQL). Kept until the aggregates or the users change:
 // a batch run (clear(), called where the answer cache is cleared) or a user removed (their e-mail is part
-// of the rows). Memory is bounded by a row budget over all organizations held (about 190 bytes of heap a
-// row, measured; the least recently asked organization goes first); an organization larger than the whole
+// of the rows). Memory is bounded by a row budget over all organizations held (the least recently
+// asked organization goes first); an organization larger than the whole
 // budget is answered by SQL.
 import type { Db } from '../../common/db/duckdb.ts';
 import { DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from '../../common/serve-defaults.ts';

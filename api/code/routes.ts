@@ -20,7 +20,7 @@ import { CODE_PATH, COMMIT_CURSOR, COMMITS_PATH, CodeResponse, CommitPage, Commi
 import type { CodeStore, CommitCursor } from './store.ts';
 import { codeByTeam } from './teams.ts';
 
-/** Who may read the Impact figures: members too, restricted to their own. */
+/** Who may read the code figures: members too, restricted to their own. */
 export const CODE_ROLES = ['owner', 'manager', 'member'] as const;
 
 export interface CodeDeps {
@@ -67,7 +67,7 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
     tag: 'Analytics',
     summary: 'Code the agents wrote: edit lines, landed lines and the agent share per day (an agentmeter extension)',
     description:
-      'docs/metrics.md §5. Ungrouped: one record per day with zeros; group_by=agent, model or repo: rows per day and non-zero group. Owners and managers see the organization; a member sees only their own figures (meta.user_id). docs/impact.md describes the method.',
+      'docs/metrics.md §5. Ungrouped: one record per day with zeros; group_by=agent, model or repo: rows per day and non-zero group. Owners and managers see the organization; a member sees only their own figures (meta.user_id). docs/code.md describes the method.',
     action: 'The code figures',
     access: { kind: 'user', roles: CODE_ROLES },
     query: ANALYTICS_QUERY.code,

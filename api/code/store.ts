@@ -1,4 +1,4 @@
-// Reads what the Impact figures need (docs/metrics.md §5): the daily code aggregates of a range of days, and the
+// Reads what the code figures need (docs/metrics.md §5): the daily code aggregates of a range of days, and the
 // landed commits themselves for the commit list. `user` restricts every read to one person (a member sees
 // only their own); null reads the whole organization.
 import type { Db } from '../../common/db/duckdb.ts';

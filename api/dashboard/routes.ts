@@ -30,6 +30,8 @@ export const CLIENT_ROUTES = [
   '/machines',
   '/device',
   '/me',
+  '/code',
+  // The Code page's former path: the dashboard sends old links and bookmarks on to /code.
   '/impact',
 ];
 

@@ -1,7 +1,7 @@
 // Decodes NDJSON ingest bodies (inflate, JSON.parse, zod, NDJSON for the store) on worker threads.
-// On the event loop, decoding was most of its time: at ~100k events/s the loop was the bottleneck while
-// DuckDB waited for the next batch. With the decoding on a worker, the loop only receives requests and
-// runs statements, and one request decodes while the one before it is stored.
+// Decoding is most of an ingest request's CPU: on the event loop it would leave DuckDB waiting for the next
+// batch. With the decoding on a worker, the loop only receives requests and runs statements, and one
+// request decodes while the one before it is stored.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { RUNS_BUILT } from '../../common/built.ts';
@@ -24,9 +24,9 @@ export class DecodeQueueFull extends Error {
 }
 
 /**
- * Workers by default: two, so two requests in flight decode at once (on 2 cores, two workers ingested
- * ~96k events/s, one ~92k, the event loop ~84k, over interleaved runs); one fewer than the cores on larger
- * machines, up to four.
+ * Workers by default: two, so two requests in flight decode at once (on 2 cores two workers ingest
+ * more than one or the event loop: `npm run bench -- ingest`); one fewer than the cores on larger machines,
+ * up to four.
  */
 export const defaultDecodeWorkers = () => Math.min(4, Math.max(2, availableParallelism() - 1));
 

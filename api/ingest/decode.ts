@@ -1,8 +1,7 @@
 // Turns an ingest request's records into what the store loads: each record is parsed, validated (zod)
 // and written out (kept as sent where that is exact, see lineSaysExactly) in one pass, so its objects
-// are garbage at once. Parsing every line first and serializing at the end kept a whole batch of objects
-// alive across collections; at 10k records a batch that promoted them all to the old generation, and
-// garbage collection cost as much as the parsing. Lines kept as sent are not copied one by one: runs of
+// are garbage at once: a whole batch of objects kept alive across collections would reach the old
+// generation, where collecting them costs as much as parsing them. Lines kept as sent are not copied one by one: runs of
 // them are cut from the request text (RowsBuilder).
 //
 // Events are kept as NDJSON text (first delivery of an id wins). Usage and assistant-message records stay

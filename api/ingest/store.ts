@@ -1,7 +1,7 @@
 // Stores validated wire records. The batch is written as NDJSON to a temporary file and loaded by
 // DuckDB's read_json: parsing and converting rows happens inside DuckDB, off the event loop, so the
 // server keeps validating the next request meanwhile (DuckDB's appender, row by row or by data chunk,
-// measured 10 to 48 µs a row on the main thread). Events are idempotent on (org_id, id). A usage or
+// costs the main thread several times more a row). Events are idempotent on (org_id, id). A usage or
 // assistant-message id names one model call (docs/metrics.md §1), which can arrive more than once: read while it
 // streamed, or copied into a continued session's transcript. A record belongs to the user who sent its id
 // first: the same id from another user of the organization is refused (the answer rejects it, the collector
@@ -11,12 +11,12 @@
 // new day and the 29 after it, which holds the old one unless the copy came more than 29 days later.
 //
 // Why events and messages are first stored with a plain INSERT: DuckDB's conflict-handling insert costs
-// ~7 µs a row against the primary-key index, a plain insert ~2 µs. A batch holds ids already stored only
+// several times a plain insert's time a row against the primary-key index. A batch holds ids already stored only
 // when it is delivered again (the collector lost an acknowledgement) or holds a continued session's copies,
 // which is rare; the primary key then makes the plain insert fail, the whole batch is rolled back and
 // stored again with INSERT OR IGNORE (events) and the upsert (messages).
-// Dropping the repeats first with an anti-join against the batch's time range cost ~2 µs an event on
-// every batch, to save the rare re-delivery a second pass.
+// Dropping the repeats first with an anti-join against the batch's time range would cost every batch what
+// only the rare re-delivery needs.
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -3,6 +3,8 @@
 // the callback is the end of a navigation that began at the provider (another site), and a browser does
 // not send a SameSite=Strict cookie on such a navigation's redirect; a refresh the page itself asks for is
 // a navigation from this site, which does.
+import type { FastifyReply } from 'fastify';
+
 const html = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -28,3 +30,12 @@ export function signedInPage(email: string): string {
     '<meta http-equiv="refresh" content="0;url=/">',
   );
 }
+
+/** Answers with one of these pages: never cached, under its own content security policy. */
+export const sendPage = (reply: FastifyReply, status: number, page: string) =>
+  reply
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .header('content-security-policy', PAGE_CSP)
+    .header('cache-control', 'no-store')
+    .send(page);

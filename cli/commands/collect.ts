@@ -70,8 +70,8 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       const counts = spoolCounts(dirs, now);
       const { describeAbandoned } = await import('../doctor/checks.ts');
       const { state } = loadState(config.agentmeterHome);
-      const { readImpactStatus } = await import('../../collector/impact/impact.ts');
-      const impact = readImpactStatus(config.agentmeterHome);
+      const { readCodeStatus } = await import('../../collector/code/tracker.ts');
+      const code = readCodeStatus(config.agentmeterHome);
       const unwritable = spoolWriteProblem(dirs);
       const { describeReceiver } = await import('../../collector/otel/describe.ts');
       const { readReceiverStatus } = await import('../../collector/otel/receiver.ts');
@@ -92,7 +92,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
           `shipped in total: ${state.totalShipped}`,
           ...Object.entries(state.dropped).map(([reason, count]) => `dropped: ${count} (${reason})`),
           ...(state.lastError ? [`last error: ${state.lastError} at ${new Date(state.lastErrorAt ?? 0).toISOString()}`] : []),
-          `impact: watching ${impact.watched} repositories; ${impact.pending} landed commits waiting to ship; ${impact.droppedLines} ledger lines dropped by the size cap`,
+          `code: watching ${code.watched} repositories; ${code.pending} landed commits waiting to ship; ${code.droppedLines} ledger lines dropped by the size cap`,
           describeReceiver(readReceiverStatus(config.agentmeterHome)),
         ].join('\n')}\n`,
       );

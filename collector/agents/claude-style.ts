@@ -1,8 +1,9 @@
 // The tool vocabulary Claude Code and Droid share: Bash/Execute as the shell, the Skill tool,
 // `mcp__<server>__<tool>`, and Write/Create/Edit/MultiEdit/ApplyPatch as file tools. Their event names
 // are already the pipeline's.
+
+import { type FileWrite, patchWrites, replaceWrite, wholeFileWrite } from '../code/edit-lines.ts';
 import { mcpParts, skillName } from '../derive.ts';
-import { type FileWrite, patchWrites, replaceWrite, wholeFileWrite } from '../impact/edit-lines.ts';
 import { patchText } from '../patch.ts';
 import type { ToolVocabulary } from './types.ts';
 

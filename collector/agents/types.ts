@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import type { Agent } from '../../common/agents.ts';
 import type { AutonomyLevel, WireRecord } from '../../common/wire.ts';
-import type { FileWrite } from '../impact/edit-lines.ts';
+import type { FileWrite } from '../code/edit-lines.ts';
 import type { AgentHooks } from '../install/locations.ts';
 import type { HookPayload } from './hook-payload.ts';
 
@@ -36,7 +36,7 @@ export interface ToolVocabulary {
   skill(toolName: string, toolInput: unknown): string | undefined;
   /**
    * The files a successful call created or edited, each with the lines it added and removed: one reading
-   * gives both the files counted in productivity and the edit lines (builders in impact/edit-lines.ts).
+   * gives both the files counted in productivity and the edit lines (builders in code/edit-lines.ts).
    * Tools that write no file give [].
    */
   writes(toolName: string, toolInput: unknown, toolResponse: unknown): FileWrite[];

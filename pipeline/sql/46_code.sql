@@ -53,7 +53,7 @@ SELECT org_id, day, user_id, repo, a.agent, a.model, sum(a.lines)
 FROM (SELECT org_id, day, user_id, repo, unnest(by_agent) AS a FROM code_landed)
 GROUP BY ALL;
 
--- A landed commit is a record of its user's day like an event (docs/impact.md "Per-user fields"): a day
+-- A landed commit is a record of its user's day like an event (docs/code.md "Per-user fields"): a day
 -- with landed commits and no other record still gets its per-user row, inactive (it counts in no active
 -- users) and otherwise zero, so that the users' landed_agent_lines add up to the organization's.
 INSERT INTO agg_user_day (

@@ -312,7 +312,7 @@ describe('dashboard in Chromium', () => {
     expect(new URL(member.url()).pathname).toBe('/me');
     expect(await member.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents()).toEqual([
       'My usage',
-      'Impact',
+      'Code',
       'Machines',
     ]);
     const users = await api<{ data: { user_id: string; billable_tokens: number; tool_calls: number }[] }>(

@@ -1,10 +1,10 @@
 // What an agent's vocabulary reads from one tool call, in the two forms the tests compare: the files
-// (FileTouch, as productivity counts them) and the file edits (lines, as the impact figures count them).
+// (FileTouch, as productivity counts them) and the file edits (lines, as the code figures count them).
 import { adapterFor } from '../../collector/agents/index.ts';
+import type { FileEdit } from '../../collector/code/edit-lines.ts';
+import type { EditRepos } from '../../collector/code/edit-repo.ts';
+import { type CallEdits, callEdits } from '../../collector/code/event-edits.ts';
 import { fileFacts } from '../../collector/file-facts.ts';
-import type { FileEdit } from '../../collector/impact/edit-lines.ts';
-import type { EditRepos } from '../../collector/impact/edit-repo.ts';
-import { type CallEdits, callEdits } from '../../collector/impact/event-edits.ts';
 import type { FileTouch } from '../../common/wire.ts';
 
 const writesOf = (agent: string, toolName: string, toolInput: unknown, toolResponse: unknown) =>

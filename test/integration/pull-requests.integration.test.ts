@@ -1,5 +1,5 @@
 // Pull requests end to end (docs/metrics.md §10): agent sessions write code in a real clone of a bare
-// remote (named by its GitHub URL), the collector's impact side credits the landed commits, the server
+// remote (named by its GitHub URL), the collector's code side credits the landed commits, the server
 // takes them and the sessions' usage, and GitHub's own pull_request payload (test/fixtures/codehost),
 // signed as GitHub signs it, names the merge, squash and rebase commits the test made. Each pull request
 // then shows its commits, agent lines, cost and time to merge, equal to the hand-worked figures below; a
@@ -20,8 +20,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubSignature } from '../../api/pull-requests/verify.ts';
-import { EditRepos } from '../../collector/impact/edit-repo.ts';
-import { Impact, type ImpactTouch } from '../../collector/impact/impact.ts';
+import { EditRepos } from '../../collector/code/edit-repo.ts';
+import { type CodeTouch, CodeTracker } from '../../collector/code/tracker.ts';
 import type { OrgId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { INGEST_PATH, type WireLandedCommit, type WireRecord } from '../../common/wire.ts';
@@ -63,7 +63,7 @@ const git = (home: string, cwd: string, args: string[], when: number, email = DE
 
 const code = (tag: string, n: number) => `${Array.from({ length: n }, (_, i) => `export const ${tag}${i} = ${i} * 3;`).join('\n')}\n`;
 
-function write(repos: EditRepos, path: string, content: string, when: number, cwd: string, session: string): ImpactTouch {
+function write(repos: EditRepos, path: string, content: string, when: number, cwd: string, session: string): CodeTouch {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content);
   const edits = callEditsOf('claude', 'Write', { file_path: path, content }, { type: 'create' }, repos, cwd);
@@ -92,12 +92,12 @@ async function laptopDay(): Promise<WireLandedCommit[]> {
   git(home, clone, ['remote', 'set-head', 'origin', 'main'], at('08:00'));
 
   const repos = new EditRepos();
-  const impact = new Impact(join(home, '.agentmeter'), log);
-  impact.record([{ agent: 'claude', sessionId: 's1', ts: at('09:00'), cwd: clone }], []);
+  const tracker = new CodeTracker(join(home, '.agentmeter'), log);
+  tracker.record([{ agent: 'claude', sessionId: 's1', ts: at('09:00'), cwd: clone }], []);
 
   // PR #1: branch a, one commit by the agent's lines, merged with a merge commit.
   git(home, clone, ['checkout', '--quiet', '-b', 'a'], at('10:00'));
-  impact.record([write(repos, join(clone, 'cart.ts'), code('cart', 6), at('10:00'), clone, 's1')], []);
+  tracker.record([write(repos, join(clone, 'cart.ts'), code('cart', 6), at('10:00'), clone, 's1')], []);
   git(home, clone, ['add', '-A'], at('10:15'));
   git(home, clone, ['commit', '--quiet', '-m', 'cart'], at('10:15'));
   shas['a1'] = git(home, clone, ['rev-parse', 'HEAD'], at('10:15'));
@@ -108,7 +108,7 @@ async function laptopDay(): Promise<WireLandedCommit[]> {
 
   // PR #2: branch b, the agent's pay.ts and the person's notes, squash-merged into one commit.
   git(home, clone, ['checkout', '--quiet', '-b', 'b'], at('14:00'));
-  impact.record([write(repos, join(clone, 'pay.ts'), code('pay', 4), at('14:00'), clone, 's1')], []);
+  tracker.record([write(repos, join(clone, 'pay.ts'), code('pay', 4), at('14:00'), clone, 's1')], []);
   git(home, clone, ['add', '-A'], at('14:10'));
   git(home, clone, ['commit', '--quiet', '-m', 'pay'], at('14:10'));
   writeFileSync(join(clone, 'notes.md'), 'Pay with care.\nReviewed by Dev.\n');
@@ -123,7 +123,7 @@ async function laptopDay(): Promise<WireLandedCommit[]> {
 
   // PR #3: branch c by the Codex session, rebased onto main at the merge (the host's committer time).
   git(home, clone, ['checkout', '--quiet', '-b', 'c', shas['m1']], at('18:00'));
-  impact.record([write(repos, join(clone, 'ship.ts'), code('ship', 5), at('18:00'), clone, 's2')], []);
+  tracker.record([write(repos, join(clone, 'ship.ts'), code('ship', 5), at('18:00'), clone, 's2')], []);
   git(home, clone, ['add', '-A'], at('18:10'));
   git(home, clone, ['commit', '--quiet', '-m', 'ship'], at('18:10'));
   shas['cHead'] = git(home, clone, ['rev-parse', 'HEAD'], at('18:10'));
@@ -134,10 +134,10 @@ async function laptopDay(): Promise<WireLandedCommit[]> {
   git(home, clone, ['push', '--quiet', 'origin', 'main'], at('20:00'));
 
   // Session s3 writes a file that never lands.
-  impact.record([write(repos, join(home, 'scratch', 'junk.ts'), code('junk', 3), at('21:00'), join(home, 'scratch'), 's3')], []);
+  tracker.record([write(repos, join(home, 'scratch', 'junk.ts'), code('junk', 3), at('21:00'), join(home, 'scratch'), 's3')], []);
   git(home, clone, ['fetch', '--quiet', 'origin'], at('21:00'));
-  await impact.scan(at('21:30'));
-  return impact.pending();
+  await tracker.scan(at('21:30'));
+  return tracker.pending();
 }
 
 const GITLAB_URL = 'https://gitlab.com/acme/api.git';
@@ -168,10 +168,10 @@ async function gitlabDay(): Promise<{ records: WireLandedCommit[]; head: string 
   git(home, clone, ['fetch', '--quiet', 'origin'], at3('08:00'));
   git(home, clone, ['remote', 'set-head', 'origin', 'main'], at3('08:00'));
   const repos = new EditRepos();
-  const impact = new Impact(join(home, '.agentmeter'), log);
-  impact.record([{ agent: 'claude', sessionId: 's4', ts: at3('09:00'), cwd: clone }], []);
+  const tracker = new CodeTracker(join(home, '.agentmeter'), log);
+  tracker.record([{ agent: 'claude', sessionId: 's4', ts: at3('09:00'), cwd: clone }], []);
   git(home, clone, ['checkout', '--quiet', '-b', 'd'], at3('09:00'));
-  impact.record([write(repos, join(clone, 'api.ts'), code('api', 4), at3('09:00'), clone, 's4')], []);
+  tracker.record([write(repos, join(clone, 'api.ts'), code('api', 4), at3('09:00'), clone, 's4')], []);
   git(home, clone, ['add', '-A'], at3('09:10'));
   git(home, clone, ['commit', '--quiet', '-m', 'api'], at3('09:10'));
   // Someone else's change (not this user's: no record of it) lands on main first; the merge request is
@@ -187,8 +187,8 @@ async function gitlabDay(): Promise<{ records: WireLandedCommit[]; head: string 
   git(home, clone, ['checkout', '--quiet', 'main'], at3('11:30'));
   git(home, clone, ['merge', '--quiet', '--ff-only', 'd'], at3('11:30'));
   git(home, clone, ['push', '--quiet', 'origin', 'main'], at3('11:30'));
-  await impact.scan(at3('12:00'));
-  return { records: impact.pending(), head };
+  await tracker.scan(at3('12:00'));
+  return { records: tracker.pending(), head };
 }
 
 /** GitLab's merge request event (the documented example) as !7 was merged by fast-forward. */

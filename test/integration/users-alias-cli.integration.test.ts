@@ -1,6 +1,6 @@
 // `agentmeter users alias add|remove` (docs/metrics.md §5 "Landed"): an owner gives a user another address
 // (a code host's no-reply address) so that commits it authored land for them; with the database file the
-// operator acts as an owner. The HTTP route it calls through a server is tested in impact-commits.
+// operator acts as an owner. The HTTP route it calls through a server is tested in code-commits.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AliasStore } from '../../api/aliases/store.ts';

@@ -150,7 +150,7 @@ describe('dashboard figures', () => {
   });
 });
 
-describe('the Impact chart of agent share', () => {
+describe('the agent share chart of the Code page', () => {
   it('leaves a gap on a day without landed lines, never a 0% the team did not earn', () => {
     const landed = (lines_added: number, agent_share: number) => ({ lines_added, agent_share });
     const rows = [

@@ -1,4 +1,4 @@
-// The Impact page's pull request figures over a range (web/src/figures.ts), from the server's daily records.
+// The Code page's pull request figures over a range (web/src/figures.ts), from the server's daily records.
 import { describe, expect, it } from 'vitest';
 import { pullRequestTotals } from '../../web/src/figures.ts';
 

@@ -8,8 +8,8 @@ import { ErrorBoundary } from './error-boundary.tsx';
 import { rangeOf } from './figures.ts';
 import { Adoption } from './pages/Adoption.tsx';
 import { Budgets } from './pages/Budgets.tsx';
+import { CodePage } from './pages/Code.tsx';
 import { Device } from './pages/Device.tsx';
-import { Impact } from './pages/Impact.tsx';
 import { Machines } from './pages/Machines.tsx';
 import { Organization } from './pages/Organization.tsx';
 import { Overview } from './pages/Overview.tsx';
@@ -29,7 +29,7 @@ const ADMIN_PAGES = [
   { path: '/people', label: 'People' },
   { path: '/teams', label: 'Teams' },
   { path: '/adoption', label: 'Adoption' },
-  { path: '/impact', label: 'Impact' },
+  { path: '/code', label: 'Code' },
   { path: '/readiness', label: 'Readiness' },
   { path: '/sessions', label: 'Sessions' },
   { path: '/budgets', label: 'Budgets' },
@@ -39,7 +39,7 @@ const ADMIN_PAGES = [
 ];
 const MEMBER_PAGES = [
   { path: '/me', label: 'My usage' },
-  { path: '/impact', label: 'Impact' },
+  { path: '/code', label: 'Code' },
   { path: '/machines', label: 'Machines' },
 ];
 
@@ -75,6 +75,12 @@ export function App() {
   const { me } = session;
   const pages = isAdmin(me) ? ADMIN_PAGES : me.role === 'member' ? MEMBER_PAGES : [];
   const home = pages[0]?.path ?? '/';
+  // The Code page was /impact: old links and bookmarks land on it.
+  if (loc.path === '/impact') {
+    const search = loc.query.toString();
+    navigate(`/code${search ? `?${search}` : ''}`, true);
+    return null;
+  }
   if (loc.path === '/' && home !== '/') {
     navigate(carryRange(home, loc.query), true);
     return null;
@@ -138,7 +144,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/me') return <Person {...common} userId="me" mine />;
   if (path === '/machines') return <Machines me={me} />;
   // Members too: the server answers them with their own figures only.
-  if (path === '/impact') return <Impact {...common} teams={isAdmin(me)} />;
+  if (path === '/code') return <CodePage {...common} teams={isAdmin(me)} />;
   if (!isAdmin(me))
     return (
       <section class="notice">

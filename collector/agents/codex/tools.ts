@@ -1,8 +1,9 @@
 // Codex CLI's tool vocabulary as its hooks name tools: the shell is `Bash` (tool_input {command}), files
 // change through `apply_patch` (tool_input {command: <patch text>}), MCP tools are `mcp__<server>__<tool>`.
 // Codex has no skill tool (its skills are instructions it reads, not calls), so no call is a skill.
+
+import { type FileWrite, patchWrites } from '../../code/edit-lines.ts';
 import { mcpParts } from '../../derive.ts';
-import { type FileWrite, patchWrites } from '../../impact/edit-lines.ts';
 import { patchText } from '../../patch.ts';
 import type { ToolVocabulary } from '../types.ts';
 

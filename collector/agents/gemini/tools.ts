@@ -1,8 +1,8 @@
 // Gemini CLI's tool vocabulary (packages/core/src/tools/tool-names.ts): run_shell_command is the shell,
 // activate_skill runs a skill ({name}), write_file creates or overwrites a file, replace edits one.
 
+import { type FileWrite, replaceWrite, wholeFileWrite } from '../../code/edit-lines.ts';
 import { mcpParts, skillName } from '../../derive.ts';
-import { type FileWrite, replaceWrite, wholeFileWrite } from '../../impact/edit-lines.ts';
 import type { HookPayload } from '../hook-payload.ts';
 import type { ToolVocabulary } from '../types.ts';
 

@@ -1,8 +1,9 @@
 // Qwen Code's tool vocabulary (tool ids as hook payloads carry them: docs/users/features/hooks.md, "Matcher
 // Patterns"): `run_shell_command` is the shell (input `{command}`), `skill` runs a skill (input `{skill}`),
 // `write_file` and `edit` write files, MCP tools are `mcp__<server>__<tool>`.
+
+import { type FileWrite, replaceWrite, wholeFileWrite } from '../../code/edit-lines.ts';
 import { mcpParts, skillName } from '../../derive.ts';
-import { type FileWrite, replaceWrite, wholeFileWrite } from '../../impact/edit-lines.ts';
 import type { ToolVocabulary } from '../types.ts';
 
 const SHELL = 'run_shell_command';

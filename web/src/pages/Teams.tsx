@@ -1,6 +1,6 @@
 // The Teams page: each team with its members (on the last day of the range) and its figures over the
 // range side by side, from the API's group_by=team rows (direct members). And the team picker of the
-// overview, people and impact pages, which sets team= in the URL (the figures of a team and the teams below it).
+// overview, people and code pages, which sets team= in the URL (the figures of a team and the teams below it).
 import { api } from '../api.ts';
 import type { ActivityByTeam, CodeGrouped, ProductivityByTeam, Teams as TeamList, TokensByTeam, ToolsByTeam } from '../api-types.ts';
 import { Link, RangeForm, Status, useData } from '../components.tsx';

@@ -1,0 +1,122 @@
+// What every feature of the server shares: the database, the logger, the clock, the stores more than one
+// feature writes or reads (accounts, live figures, teams, budgets), the answer cache and read model, the
+// batch runner, and the background work the server owns (decode workers, alerts, the work signal). Built
+// once by createContext; each feature in api/features.ts takes what it needs from it.
+
+import type { Db } from '../common/db/duckdb.ts';
+import type { Logger } from '../common/logger.ts';
+import { DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline/batch.ts';
+import { AccountStore } from './accounts/store.ts';
+import { ResponseCache } from './analytics/cache.ts';
+import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS } from './analytics/memory.ts';
+import { AnalyticsStore } from './analytics/store.ts';
+import { Authenticator } from './auth/authenticator.ts';
+import { BatchRunner } from './batch/runner.ts';
+import { AlertEngine } from './budgets/alerts.ts';
+import { BudgetStore } from './budgets/store.ts';
+import { ComputerStore } from './computers/store.ts';
+import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
+import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
+import { IngestStore } from './ingest/store.ts';
+import { MachineStore } from './machines/store.ts';
+import { ServerMetrics } from './metrics/metrics.ts';
+import type { ServerOptions } from './options.ts';
+import { applySessionRetention } from './sessions/retention.ts';
+import { SessionStore } from './sessions/store.ts';
+import { WorkSignal } from './sessions/work-signal.ts';
+import { SignInStore } from './signin/store.ts';
+import { TeamAnalytics } from './teams/analytics.ts';
+import { LiveFiguresStore } from './today/store.ts';
+
+export interface ServerContext {
+  options: ServerOptions;
+  db: Db;
+  log: Logger;
+  /** The server's clock in milliseconds: options.now when a test pins it, else the wall clock. */
+  clock: () => number;
+  /** The pinned clock as the routes take it: `{now}` when a test pinned one, else nothing. */
+  pinnedNow: { now?: () => Date };
+  accounts: AccountStore;
+  auth: Authenticator;
+  signIns: SignInStore;
+  machines: MachineStore;
+  computers: ComputerStore;
+  ingest: IngestStore;
+  ingestLimits: IngestLimits;
+  /** Worker threads decoding ingest bodies; none when options.decodeWorkers is 0. */
+  decoders: DecodePool | undefined;
+  /** Today's provisional figures and the month's credits (api/today/). */
+  live: LiveFiguresStore;
+  teams: TeamAnalytics;
+  budgets: BudgetStore;
+  alerts: AlertEngine;
+  /** Analytics and code answers, dropped by what made them stale. */
+  cache: ResponseCache;
+  /** The aggregate rows held in memory that cold analytics answers come from (api/analytics/memory.ts). */
+  readModel: AnalyticsReadModel;
+  metrics: ServerMetrics;
+  sessions: SessionStore;
+  /** Wakes computers' long-polls. */
+  workSignal: WorkSignal;
+  /** Every batch run of this process goes through it (api/batch/runner.ts). */
+  batch: BatchRunner;
+  /** Removes sessions past their organization's sessionRetentionDays. */
+  retention: () => Promise<number>;
+}
+
+export async function createContext(options: ServerOptions): Promise<ServerContext> {
+  const { db, log } = options;
+  const clock = () => (options.now ?? (() => new Date()))().getTime();
+  // Sessions price their token usage with the same table as the batch: load it now, not only at a batch
+  // (first, so a bad pricing file fails before a decode worker starts).
+  await loadPricingTable(db, loadPricing(options.pricingFile ?? DEFAULT_PRICING_FILE));
+  const accounts = new AccountStore(db);
+  const cache = new ResponseCache(options.cache);
+  // Cold answers come from the aggregate rows held in memory, refreshed after every batch (api/analytics/memory.ts).
+  const readModel = new AnalyticsReadModel(db, new AnalyticsStore(db), {
+    maxRows: options.readModel?.maxRows ?? DEFAULT_READ_MODEL_LIMITS.maxRows,
+  });
+  readModel.onLoadError = (error) => log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
+  const metrics = new ServerMetrics({ dbPath: db.path, cache: () => cache.stats, readModelRows: () => readModel.heldRows });
+  const live = new LiveFiguresStore(db, log, clock);
+  const teams = new TeamAnalytics(db);
+  const budgets = new BudgetStore(db);
+  const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
+  const workers = options.decodeWorkers ?? defaultDecodeWorkers();
+  const sessions = new SessionStore(db, clock);
+  const retention = () => applySessionRetention(db, sessions, log);
+  return {
+    options,
+    db,
+    log,
+    clock,
+    pinnedNow: options.now ? { now: options.now } : {},
+    accounts,
+    auth: new Authenticator(accounts, log, options.jwtSecret, options.jwtMaxLifetimeSeconds),
+    signIns: new SignInStore(db),
+    machines: new MachineStore(db, accounts),
+    computers: new ComputerStore(db, clock),
+    ingest: new IngestStore(db),
+    ingestLimits,
+    decoders: workers > 0 ? new DecodePool(workers, ingestLimits.maxDecodeQueue) : undefined,
+    live,
+    teams,
+    budgets,
+    alerts: new AlertEngine(budgets, live, teams, log, clock, options.alerts),
+    cache,
+    readModel,
+    metrics,
+    sessions,
+    workSignal: new WorkSignal(),
+    batch: new BatchRunner({
+      db,
+      log,
+      readers: { cache, readModel, live },
+      pricingFile: options.pricingFile,
+      now: options.now,
+      timeBatch: (run) => metrics.timeBatch(run),
+      afterScheduledRun: retention,
+    }),
+    retention,
+  };
+}
