@@ -72,11 +72,19 @@ const isSchemaModule = (module: string) => /^api\/(?:[^/]+\/)+schema\.ts$/.test(
 /** What a folder may import with `import type` only, beyond its rule. */
 const TYPE_ONLY: Record<string, (module: string) => boolean> = { web: isSchemaModule };
 
+// An agent's sample (collector/agents/<agent>/sample.ts, and the Claude-style one two agents share) is the
+// demo organization's part of its folder: it may draw on sample-data/ (the plan's shapes, the random
+// stream), and only the sample modules may import it, so the collector itself never loads one.
+const isAgentSample = (module: string) => /^collector\/agents\/(?:[^/]+\/sample|claude-style-sample)\.ts$/.test(module);
+
 /** A file's imports its folder's rule refuses, as `file → what`. */
 function offendersIn(folder: string, file: string, text?: string): string[] {
-  const allowed = RULES[folder] ?? [];
+  const sample = isAgentSample(relative(ROOT, file));
+  const allowed = sample ? [...(RULES[folder] ?? []), 'sample-data'] : (RULES[folder] ?? []);
   return ourImports(file, text).flatMap(({ module, typeOnly }) => {
     const top = module.split('/')[0]!;
+    if (folder === 'collector' && !sample && isAgentSample(module))
+      return [`${relative(ROOT, file)} → ${module} (only the sample loads it)`];
     if (allowed.includes(top) || (typeOnly && TYPE_ONLY[folder]?.(module))) return [];
     const why = TYPE_ONLY[folder]?.(module) ? ' (a value import: only `import type` is erased from the build)' : '';
     return [`${relative(ROOT, file)} → ${TYPE_ONLY[folder] && why ? module : `${top}/`}${why}`];
@@ -111,6 +119,17 @@ describe('module boundaries', () => {
     expect(check("import type { TokenRow } from '../../api/analytics/store.ts';")).toEqual(['web/src/probe.ts → api/']);
     expect(check("type Row = import('../../api/analytics/store.ts').TokenRow;")).toEqual(['web/src/probe.ts → api/']);
     expect(check("import type { Db } from '../../pipeline/batch.ts';")).toEqual(['web/src/probe.ts → pipeline/']);
+  });
+
+  it("an agent's sample may draw on sample-data/, and nothing of the collector loads a sample", () => {
+    const check = (file: string, text: string) => offendersIn('collector', join(ROOT, file), text);
+    expect(check('collector/agents/codex/sample.ts', "import { pick } from '../../../sample-data/random.ts';")).toEqual([]);
+    expect(check('collector/agents/codex/index.ts', "import { pick } from '../../../sample-data/random.ts';")).toEqual([
+      'collector/agents/codex/index.ts → sample-data/',
+    ]);
+    expect(check('collector/agents/codex/index.ts', "import { codexSample } from './sample.ts';")).toEqual([
+      'collector/agents/codex/index.ts → collector/agents/codex/sample.ts (only the sample loads it)',
+    ]);
   });
 
   it('every folder of sources has a rule', () => {

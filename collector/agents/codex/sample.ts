@@ -3,8 +3,8 @@
 // every event) and the session rollout the collector reads usage from: session_meta (source "exec" for
 // headless runs, which is how the collector tells `codex exec`), turn_context with the model, and
 // cumulative token_count totals, some written twice as Codex does. Pure and seeded like generator.ts.
-import type { FileOp, PlannedEvent } from '../generator.ts';
-import { hex, pick, weighted } from '../random.ts';
+import { type AgentSample, type FileOp, type PlannedEvent, TEAMS } from '../../../sample-data/plan.ts';
+import { hex, pick, weighted } from '../../../sample-data/random.ts';
 
 export interface CodexPersona {
   /** Share of sessions run headless (`codex exec`). */
@@ -164,3 +164,6 @@ function toolCall(r: () => number, p: CodexPersona, project: string): { tool: st
     response: `Success. Updated the following files in ~/src/${project}`,
   };
 }
+
+export const codexSample: AgentSample = ({ codexRandom, p }, start) =>
+  codexSession(codexRandom, { headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] }, start, p.webShare);

@@ -2,8 +2,8 @@
 // approval modes, the UserPromptSubmit it fires before tool-result sends) and the chat JSONL the collector
 // reads usage from (one assistant record per model call, Gemini-style usageMetadata). Same shapes as the
 // fixtures of collector/agents/qwen/fixtures. Pure: draws only from the generator's random stream.
-import type { FileOp, PlannedEvent } from '../generator.ts';
-import { pick, uuid, weighted } from '../random.ts';
+import { type AgentSample, type FileOp, type PlannedEvent, TEAMS } from '../../../sample-data/plan.ts';
+import { pick, uuid, weighted } from '../../../sample-data/random.ts';
 
 export interface QwenPersona {
   /** File extensions (or names) this user's team works on. */
@@ -166,3 +166,6 @@ function qwenToolCall(
       return { tool: 'skill', input: { skill: pick(r, SKILLS) }, response: { llmContent: '(skill loaded)' }, fail: false };
   }
 }
+
+export const qwenSample: AgentSample = ({ r, p }, start) =>
+  qwenSession(r, { exts: TEAMS[p.team], headlessShare: p.headlessShare, webShare: p.webShare, mcpLover: p.mcpLover }, start);

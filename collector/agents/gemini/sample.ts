@@ -3,8 +3,8 @@
 // collector reads usage from, each answer appended twice as Gemini does (first without, then with tokens).
 // The approval mode and the client go through the hook's environment (AGENTMETER_GEMINI_MODE,
 // AGENTMETER_CLIENT): the replay has no gemini process for the hook to read them from.
-import type { FileOp, PlannedEvent } from '../generator.ts';
-import { hex, pick, weighted } from '../random.ts';
+import { type AgentSample, type FileOp, type PlannedEvent, TEAMS } from '../../../sample-data/plan.ts';
+import { hex, pick, weighted } from '../../../sample-data/random.ts';
 
 export interface GeminiPersona {
   /** Gemini's approval mode: default, auto_edit, yolo or plan. */
@@ -167,3 +167,10 @@ function toolCall(r: () => number, p: GeminiPersona, project: string) {
       };
   }
 }
+
+export const geminiSample: AgentSample = ({ r, p, u }, start) =>
+  geminiSession(
+    r,
+    { mode: GEMINI_MODES[u % GEMINI_MODES.length]!, headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] },
+    start,
+  );
