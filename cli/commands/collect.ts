@@ -74,7 +74,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       const code = readCodeStatus(config.agentmeterHome);
       const unwritable = spoolWriteProblem(dirs);
       const { describeReceiver } = await import('../../collector/otel/describe.ts');
-      const { readReceiverStatus } = await import('../../collector/otel/receiver.ts');
+      const { readReceiverStatus } = await import('../../collector/otel/status.ts');
       process.stdout.write(
         `${[
           `spool: ${dirs.root}`,

@@ -68,6 +68,7 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
         checks.checkSpool(spool, checks.collectorRunning(collector), connection, now),
         checks.checkAbandoned(spool, now),
         checks.checkQuarantine(quarantine.dir, quarantine.files),
+        checks.checkReceiver(await probe.probeReceiver(config.agentmeterHome), checks.collectorRunning(collector), connection),
         checks.checkSettingsFile(
           machineConfigPath(config.agentmeterHome),
           existsSync(machineConfigPath(config.agentmeterHome)),

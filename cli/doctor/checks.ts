@@ -397,3 +397,49 @@ export function checkClock(f: ServerFacts, now: number): Check {
     fix: 'turn on network time: sudo timedatectl set-ntp true (Linux), sudo sntp -sS time.apple.com (macOS)',
   };
 }
+
+/** What answered a GET of the OTLP receiver's address: the collector's receiver, another program, or nothing. */
+export type ReceiverAnswer = { kind: 'ours' } | { kind: 'other'; status: number } | { kind: 'none'; reason: string };
+
+export interface ReceiverFacts {
+  /** Where the receiver listens: its status file's address, else the default the agents are pointed at. */
+  listen: string;
+  /** The counts of the receiver's status file (collector/otel/receiver.ts), when a collector started one. */
+  status?: { requests: number; facts: number; refused: number; unmapped: number };
+  answer: ReceiverAnswer;
+}
+
+/**
+ * The collector's OTLP receiver (docs/metrics.md §11). Another program on its address is a problem even
+ * when ours is off: the agents' exports, pointed there by `hooks install`, would reach it (on a shared
+ * machine, another user's collector, which would count them as that user's).
+ */
+export function checkReceiver(f: ReceiverFacts, running: boolean, connection: Connection): Check {
+  const name = 'otel receiver';
+  const elsewhere = `run the collector with --otlp-listen 127.0.0.1:<free port> and point the agents there: ${connection.program} hooks install --otlp-endpoint http://127.0.0.1:<free port>`;
+  if (f.answer.kind === 'other')
+    return {
+      name,
+      ok: false,
+      detail: `another program answers on ${f.listen} (HTTP ${f.answer.status}): the agents' OpenTelemetry goes to it, not to agentmeter`,
+      fix: `stop that program, or ${elsewhere}`,
+    };
+  if (!running) return { name, ok: true, detail: `not checked: it runs inside the collector, which is not running` };
+  if (f.answer.kind === 'ours') {
+    const s = f.status;
+    const counts = s ? `: ${s.requests} requests, ${s.facts} facts spooled, ${s.unmapped} unmapped, ${s.refused} refused` : '';
+    return { name, ok: true, detail: `listening on ${f.listen}${counts}` };
+  }
+  if (!f.status)
+    return {
+      name,
+      ok: true,
+      detail: `off (the collector runs with --otlp-listen off): agents' OpenTelemetry exports are not received (${f.answer.reason})`,
+    };
+  return {
+    name,
+    ok: false,
+    detail: `the collector's receiver does not answer on ${f.listen} (${f.answer.reason}): it did not start, so the agents' OpenTelemetry is lost`,
+    fix: `restart the collector and read its log for "OTLP receiver not started"; if the port is taken, ${elsewhere}`,
+  };
+}

@@ -12,6 +12,7 @@ import {
   type SettingsLocation,
   userSettingsLocation,
 } from '../../collector/install/settings.ts';
+import { DEFAULT_OTLP_LISTEN, readReceiverStatus } from '../../collector/otel/status.ts';
 import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
 import { listNew, newEntryProblem, spoolDirs, spoolProblem, spoolWriteProblem, tmpFiles } from '../../collector/spool.ts';
 import { parseShipFields, statePath } from '../../collector/state.ts';
@@ -26,7 +27,17 @@ import {
   serviceStatus,
   unreachableReason,
 } from '../service/manager.ts';
-import type { AgentHookFacts, CollectorFacts, HookPlace, ServerFacts, ServiceFacts, ShipFacts, SpoolFacts } from './checks.ts';
+import type {
+  AgentHookFacts,
+  CollectorFacts,
+  HookPlace,
+  ReceiverAnswer,
+  ReceiverFacts,
+  ServerFacts,
+  ServiceFacts,
+  ShipFacts,
+  SpoolFacts,
+} from './checks.ts';
 
 export interface ProbeOptions {
   home: string;
@@ -245,4 +256,27 @@ function describeFetchError(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if ((error as Error).name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
   return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+/** What the receiver answers to a GET of /v1/metrics: its own 405 names OTLP's POST; anything else is another program. */
+export async function probeReceiverAnswer(listen: string): Promise<ReceiverAnswer> {
+  try {
+    const res = await fetch(`http://${listen}/v1/metrics`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const body = await res.text();
+    return res.status === 405 && body.includes('OTLP requests are POST') ? { kind: 'ours' } : { kind: 'other', status: res.status };
+  } catch (error) {
+    return { kind: 'none', reason: describeFetchError(error) };
+  }
+}
+
+/** The receiver's status file and what answers on its address (the default one when no collector started it). */
+export async function probeReceiver(agentmeterHome: string): Promise<ReceiverFacts> {
+  const status = readReceiverStatus(agentmeterHome);
+  const listen = status && !status.listen.endsWith(':0') ? status.listen : DEFAULT_OTLP_LISTEN;
+  const answer = await probeReceiverAnswer(listen);
+  return {
+    listen,
+    ...(status ? { status: { requests: status.requests, facts: status.facts, refused: status.refused, unmapped: status.unmapped } } : {}),
+    answer,
+  };
 }

@@ -1,5 +1,5 @@
 // Pure: the OTLP receiver's line in `agentmeter collect status`.
-import type { ReceiverStatus } from './receiver.ts';
+import type { ReceiverStatus } from './status.ts';
 
 export function describeReceiver(status: ReceiverStatus | undefined): string {
   if (!status) return 'otlp receiver: not started';

@@ -17,8 +17,10 @@ import { decodeOtlp, encodingOf, OTLP_SIGNALS, OtlpDecodeError, type OtlpSignal 
 import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
 import type { SpoolDirs } from '../spool.ts';
 import { spoolFacts } from './spooled.ts';
+import { DEFAULT_OTLP_LISTEN, type ReceiverStatus, receiverStatusPath } from './status.ts';
 
-export const DEFAULT_OTLP_LISTEN = '127.0.0.1:4318';
+export { DEFAULT_OTLP_LISTEN };
+
 /** The most a request body may be as sent, and once unzipped. */
 export const MAX_OTLP_BODY = 4 * 1024 * 1024;
 export const MAX_OTLP_UNZIPPED = 16 * 1024 * 1024;
@@ -38,30 +40,7 @@ export function parseListen(value: string): { host: string; port: number } {
 }
 
 /** What the receiver has seen since it started: in its status file and `agentmeter collect status`. */
-export const ReceiverStatus = z.object({
-  listen: z.string(),
-  startedAt: z.number(),
-  requests: z.number(),
-  refused: z.number(),
-  facts: z.number(),
-  ignored: z.number(),
-  unmapped: z.number(),
-  /** Unmapped signals by name, the most frequent first (at most 20). */
-  unmappedNames: z.array(z.tuple([z.string(), z.number()])),
-});
-export type ReceiverStatus = z.infer<typeof ReceiverStatus>;
-
-export const receiverStatusPath = (agentmeterHome: string) => join(agentmeterHome, 'collector', 'otlp-status.json');
 const totalsPath = (agentmeterHome: string) => join(agentmeterHome, 'collector', 'otlp-cumulative.json');
-
-export function readReceiverStatus(agentmeterHome: string): ReceiverStatus | undefined {
-  try {
-    const parsed = ReceiverStatus.safeParse(JSON.parse(readFileSync(receiverStatusPath(agentmeterHome), 'utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const CumulativeFile = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number() })]));
 

@@ -15,7 +15,8 @@ import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader, t
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Collector } from '../../collector/daemon.ts';
 import { describeReceiver } from '../../collector/otel/describe.ts';
-import { OtlpReceiver, readReceiverStatus } from '../../collector/otel/receiver.ts';
+import { OtlpReceiver } from '../../collector/otel/receiver.ts';
+import { readReceiverStatus } from '../../collector/otel/status.ts';
 import { ensureSpool, spoolDirs } from '../../collector/spool.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';

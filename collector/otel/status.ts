@@ -1,0 +1,32 @@
+// The OTLP receiver's status as it leaves it on disk (written by collector/otel/receiver.ts), for `collect
+// status` and `doctor`, which read it without loading the receiver and its decoders.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/** Where the receiver listens unless told otherwise, and where `hooks install` points the agents. */
+export const DEFAULT_OTLP_LISTEN = '127.0.0.1:4318';
+
+export const ReceiverStatus = z.object({
+  listen: z.string(),
+  startedAt: z.number(),
+  requests: z.number(),
+  refused: z.number(),
+  facts: z.number(),
+  ignored: z.number(),
+  unmapped: z.number(),
+  /** Unmapped signals by name, the most frequent first (at most 20). */
+  unmappedNames: z.array(z.tuple([z.string(), z.number()])),
+});
+export type ReceiverStatus = z.infer<typeof ReceiverStatus>;
+
+export const receiverStatusPath = (agentmeterHome: string) => join(agentmeterHome, 'collector', 'otlp-status.json');
+
+export function readReceiverStatus(agentmeterHome: string): ReceiverStatus | undefined {
+  try {
+    const parsed = ReceiverStatus.safeParse(JSON.parse(readFileSync(receiverStatusPath(agentmeterHome), 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
