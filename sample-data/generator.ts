@@ -6,6 +6,7 @@
 
 import type { Agent } from '../common/agents.ts';
 import { codexSession } from './agents/codex.ts';
+import { cursorSession } from './agents/cursor.ts';
 import { GEMINI_MODES, geminiSession } from './agents/gemini.ts';
 import { qwenSession } from './agents/qwen.ts';
 import { hex, pick, rng, uuid, weighted } from './random.ts';
@@ -157,6 +158,9 @@ export function generate(options: SampleOptions): SamplePlan {
   // Every fourth user also runs Codex CLI; its sessions draw from their own stream (codexRandom).
   for (const [i, p] of personas.entries()) if (i % 4 === 3) p.user.agents.push('codex');
   const codexRandom = rng(options.seed ^ 0xc0de);
+  // Every fifth user also runs Cursor, from a stream of its own (cursorRandom).
+  for (const [i, p] of personas.entries()) if (i % 5 === 4) p.user.agents.push('cursor');
+  const cursorRandom = rng(options.seed ^ 0xc5);
   const extraHooks = personas.map((p) =>
     r() < 0.3 ? [{ agent: p.user.agents[0]!, event: 'PostToolUse', matcher: 'Edit|Write', command: 'npx prettier --write "$FILE"' }] : [],
   );
@@ -172,7 +176,7 @@ export function generate(options: SampleOptions): SamplePlan {
       let clock = day + (8 + r() * 3) * 3_600_000;
       for (let s = 0; s < sessions; s++) {
         const agent = pick(r, p.user.agents);
-        const planned = SESSIONS[agent]({ r, codexRandom, p, u }, clock);
+        const planned = SESSIONS[agent]({ r, codexRandom, cursorRandom, p, u }, clock);
         events[u]!.push(...planned.events);
         clock = planned.end + (20 + r() * 120) * 60_000;
       }
@@ -182,7 +186,7 @@ export function generate(options: SampleOptions): SamplePlan {
 }
 
 type SessionPlan = (
-  ctx: { r: () => number; codexRandom: () => number; p: Persona; u: number },
+  ctx: { r: () => number; codexRandom: () => number; cursorRandom: () => number; p: Persona; u: number },
   start: number,
 ) => { events: PlannedEvent[]; end: number };
 
@@ -203,6 +207,8 @@ const SESSIONS: Record<Agent, SessionPlan> = {
     ),
   qwen: ({ r, p }, start) =>
     qwenSession(r, { exts: TEAMS[p.team], headlessShare: p.headlessShare, webShare: p.webShare, mcpLover: p.mcpLover }, start),
+  cursor: ({ cursorRandom, p }, start) =>
+    cursorSession(cursorRandom, { email: p.user.email, exts: TEAMS[p.team], mcpLover: p.mcpLover }, start),
 };
 
 function session(r: () => number, p: Persona, agent: 'claude' | 'droid', start: number): { events: PlannedEvent[]; end: number } {
