@@ -1,5 +1,5 @@
 // A seeded, deterministic generator of realistic agent activity for an organization: raw hook payloads
-// exactly as Claude Code, Droid, Codex CLI, Gemini CLI and Qwen Code (agents/<agent>.ts) send them, and the transcripts, chats and
+// exactly as Claude Code, Droid, Codex CLI, Gemini CLI, Qwen Code and Cursor (agents/<agent>.ts) send them, and the transcripts, chats and
 // session files the collector reads token usage from. Pure: (seed, last day, size) → a plan; replay.ts feeds the plan through the real hook
 // and collector. Weekdays are busier than weekends; users differ in agent, client, autonomy, models,
 // languages and MCP habits; MCP server names come in several cases; a few tool names are malformed.

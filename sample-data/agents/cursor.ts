@@ -14,11 +14,12 @@ export interface CursorPersona {
   mcpLover: boolean;
 }
 
+// Model ids as the vendors spell them (Cursor's model_id), so the demo's models are the priced ones its
+// other agents use, although Cursor's usage is never counted (it keeps none on the machine).
 const MODELS = [
-  ['claude-4.5-sonnet', 45],
-  ['gpt-5', 25],
-  ['default', 20],
-  ['composer-1', 10],
+  ['claude-sonnet-4-5', 55],
+  ['gpt-5', 30],
+  ['claude-opus-4-1', 15],
 ] as const;
 const MCP = ['MCP:get_issue', 'MCP:search_code', 'MCP:list_issues'];
 const SHELL = [
