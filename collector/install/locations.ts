@@ -57,6 +57,11 @@ export interface AgentHooks {
   readonly timeoutUnit: 'seconds' | 'milliseconds';
   /** How a tool matcher is tested: against the whole tool name, or anywhere in it (Gemini CLI). */
   readonly matcher: 'whole' | 'anywhere';
+  /**
+   * Whether a configured matcher lets a hook run for an event, for an agent whose matchers are read per
+   * event otherwise than Claude Code's tool matchers (Cursor); absent: `matcher` above, on tool events.
+   */
+  matches?(event: string, matcher: string, toolName: string | undefined): boolean;
   /** The folder whose existence says the agent is used here. */
   settingsDir(home: string, env: NodeJS.ProcessEnv): string;
   /** The user-level settings file the installer writes. */

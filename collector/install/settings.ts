@@ -227,6 +227,8 @@ export function flattenHooks(map: HooksMap): ConfiguredHook[] {
  * sub-kinds the payload does not always carry).
  */
 export function matcherMatches(event: string, matcher: string, toolName: string | undefined, agent?: Agent): boolean {
+  const own = agent === undefined ? undefined : hooksOf(agent).matches;
+  if (own) return own(event, matcher, toolName);
   const anywhere = agent !== undefined && hooksOf(agent).matcher === 'anywhere';
   const m = anywhere ? matcher.trim() : matcher;
   if (!TOOL_EVENTS.has(event) || m === '' || m === '*') return true;

@@ -165,8 +165,10 @@ describe('Cursor: install → hook → collector → server → analytics → un
     expect(byTool).toEqual({ Shell: 4, Read: 1, Write: 2, 'MCP:get_issue': 1 });
     expect(tools.mcp_by_server).toEqual([{ server: 'unknown', invocations: 1 }]);
     expect(tools.slash_commands_by_name).toEqual([{ name: 'review', count: 1 }]);
-    // Ours on each of the 16 events; the user's formatter on the two afterFileEdit, their audit on the two stops.
-    expect(tools.hooks_invocations).toBe(20);
+    // Ours on each of the 16 events; the user's formatter on the two afterFileEdit, their shell audit on
+    // the three successful Shell calls (matcher Shell), their stop audit on the two stops.
+    expect(tools.hooks_invocations).toBe(23);
+    expect(tools.hooks_by_event).toContainEqual({ event: 'postToolUse', matcher: 'Shell', command: './hooks/audit-shell.sh', count: 3 });
     expect(tools.hooks_by_event).toContainEqual({ event: 'stop', matcher: '', command: './hooks/audit.sh', count: 2 });
     expect(tools.tool_autonomy_level_ratio).toEqual({ auto_high: 0, auto_medium: 0, auto_low: 0, manual: 1 });
     expect((await api(`/api/v1/analytics/tools?${q}&group_by=agent`)).data).toEqual([{ date: DAY, group_key: 'cursor', tool_calls: 8 }]);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { normalizeCursor } from '../../collector/agents/cursor/events.ts';
 import { CURSOR_HOOKS_FORMAT } from '../../collector/agents/cursor/format.ts';
+import { cursorMatches } from '../../collector/agents/cursor/hooks.ts';
 import { cursorWrites } from '../../collector/agents/cursor/tools.ts';
 import { toWireEvent } from '../../collector/events.ts';
 import { hookCommand, install, uninstall } from '../../collector/install/installer.ts';
@@ -214,5 +215,22 @@ describe("the installed command's answer", () => {
     expect([blocked.status, blocked.stdout, blocked.stderr]).toEqual([2, '', 'Over your monthly credit limit.\n']);
     // Other events are never blocked.
     expect(run('postToolUse').status).toBe(0);
+  });
+});
+
+describe("Cursor's matchers, for the hooks that ran", () => {
+  it('test the tool type on tool events, fixed names on the others; what the collector never sees does not match', () => {
+    expect(cursorMatches('postToolUse', 'Shell|Read', 'Read')).toBe(true);
+    expect(cursorMatches('postToolUse', 'Shell|Read', 'Write')).toBe(false);
+    expect(cursorMatches('afterFileEdit', 'Write', 'Write')).toBe(true);
+    expect(cursorMatches('afterFileEdit', 'TabWrite', 'Write')).toBe(false);
+    expect(cursorMatches('postToolUse', 'MCP:', 'MCP:get_issue')).toBe(true);
+    expect(cursorMatches('beforeSubmitPrompt', 'UserPromptSubmit', undefined)).toBe(true);
+    expect(cursorMatches('stop', 'Stop', undefined)).toBe(true);
+    expect(cursorMatches('stop', 'Other', undefined)).toBe(false);
+    expect(cursorMatches('beforeShellExecution', 'curl|wget', 'Shell')).toBe(false);
+    expect(cursorMatches('sessionStart', 'anything', undefined)).toBe(true);
+    expect(cursorMatches('postToolUse', '', 'Read')).toBe(true);
+    expect(cursorMatches('postToolUse', '(', '(')).toBe(true);
   });
 });

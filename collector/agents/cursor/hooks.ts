@@ -26,6 +26,43 @@ export const CURSOR_PROMPT_EVENT = 'beforeSubmitPrompt';
 /** Pure: the answer Cursor reads from our hook's stdout for an event: one that lets everything through unchanged. */
 export const cursorReply = (event: string): string => (event === CURSOR_PROMPT_EVENT ? '{"continue":true}' : '{}');
 
+/**
+ * What a matcher is tested against, by event (cursor.com/docs/hooks, "Matcher Configuration"): the tool
+ * type on the tool events, fixed names on the prompt, stop and response events. The shell events match the
+ * command and subagent events the subagent's type, neither of which reaches the collector (the command
+ * never does): a hook with a matcher there is not counted as run. Events not listed run every hook.
+ */
+const MATCHED: Record<string, 'tool' | 'unknown' | string> = {
+  preToolUse: 'tool',
+  postToolUse: 'tool',
+  postToolUseFailure: 'tool',
+  beforeReadFile: 'tool',
+  afterFileEdit: 'tool',
+  beforeMCPExecution: 'tool',
+  afterMCPExecution: 'tool',
+  beforeShellExecution: 'unknown',
+  afterShellExecution: 'unknown',
+  subagentStart: 'unknown',
+  subagentStop: 'unknown',
+  beforeSubmitPrompt: 'UserPromptSubmit',
+  stop: 'Stop',
+  afterAgentResponse: 'AgentResponse',
+  afterAgentThought: 'AgentThought',
+};
+
+/** Pure: whether a hook with this matcher ran for the event; a matcher is a pattern found in what it tests. */
+export function cursorMatches(event: string, matcher: string, toolName: string | undefined): boolean {
+  const m = matcher.trim();
+  if (m === '' || m === '*' || !Object.hasOwn(MATCHED, event)) return true;
+  const against = MATCHED[event] === 'tool' ? toolName : MATCHED[event] === 'unknown' ? undefined : MATCHED[event];
+  if (against === undefined) return false;
+  try {
+    return new RegExp(m).test(against);
+  } catch {
+    return m === against;
+  }
+}
+
 export const CURSOR_HOOKS: AgentHooks = {
   homeDir: '.cursor',
   binary: 'cursor-agent',
@@ -42,7 +79,8 @@ export const CURSOR_HOOKS: AgentHooks = {
   ],
   supportsAsync: false,
   timeoutUnit: 'seconds',
-  matcher: 'whole',
+  matcher: 'anywhere',
+  matches: cursorMatches,
   settingsDir: (home) => cursorDir(home),
   userSettings: (home) => ({ file: cursorHooksFile(home), topLevel: false }),
   managed: CURSOR_ENTERPRISE_HOOKS,
