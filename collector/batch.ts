@@ -115,6 +115,7 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
     const { record, context } = derived.value;
     records.push(record);
     sources.push(name);
+    if (context.model) models.push({ agent: record.agent, sessionId: context.sessionId, ts: context.ts, model: context.model });
     if (entry.kind === 'ok' && entry.value.twin) twins.add(name);
     const key = `${record.agent}\0${context.sessionId}`;
     const touch = sessions.get(key) ?? {

@@ -26,6 +26,8 @@ export interface EventContext {
   cwd?: string;
   /** What a successful file-writing call wrote, for the private ledger (never shipped). */
   edits?: FileEdit[];
+  /** The model the event itself names, for an agent whose files on the machine give none (Cursor). */
+  model?: string;
 }
 
 export interface DerivedEvent {
@@ -67,7 +69,7 @@ export function toWireEvent(
   // event is dropped with why, counted by the collector, never counted as this agent's.
   const other = adapter.otherHost(entry.header, json);
   if (other) return drop(other.reason);
-  const parsed = HookPayload.safeParse(json);
+  const parsed = HookPayload.safeParse(adapter.normalize ? adapter.normalize(json) : json);
   if (!parsed.success) return quarantine(`event does not look like a hook payload: ${describeZodError(parsed.error)}`);
   const p = parsed.data;
 
@@ -163,6 +165,8 @@ export function toWireEvent(
   const context: EventContext = { sessionId: p.session_id, ts, transcriptPaths };
   if (typeof p.cwd === 'string' && p.cwd !== '') context.cwd = p.cwd;
   if (fileEdits) context.edits = fileEdits;
+  const model = adapter.eventModel?.(p);
+  if (model) context.model = model.slice(0, 256);
   return ok({ record, context });
 }
 

@@ -1,11 +1,12 @@
 // A seeded, deterministic generator of realistic agent activity for an organization: raw hook payloads
-// exactly as Claude Code, Droid, Codex CLI, Gemini CLI and Qwen Code (collector/agents/<agent>/sample.ts) send them, and the transcripts, chats and
+// exactly as Claude Code, Droid, Codex CLI, Gemini CLI, Qwen Code and Cursor (collector/agents/<agent>/sample.ts) send them, and the transcripts, chats and
 // session files the collector reads token usage from. Pure: (seed, last day, size) → a plan; replay.ts feeds the plan through the real hook
 // and collector. Weekdays are busier than weekends; users differ in agent, client, autonomy, models,
 // languages and MCP habits; MCP server names come in several cases; a few tool names are malformed.
 
 import { claudeSample } from '../collector/agents/claude/sample.ts';
 import { codexSample } from '../collector/agents/codex/sample.ts';
+import { cursorSample } from '../collector/agents/cursor/sample.ts';
 import { droidSample } from '../collector/agents/droid/sample.ts';
 import { geminiSample } from '../collector/agents/gemini/sample.ts';
 import { qwenSample } from '../collector/agents/qwen/sample.ts';
@@ -87,6 +88,9 @@ export function generate(options: SampleOptions): SamplePlan {
   // Every fourth user also runs Codex CLI; its sessions draw from their own stream (codexRandom).
   for (const [i, p] of personas.entries()) if (i % 4 === 3) p.user.agents.push('codex');
   const codexRandom = rng(options.seed ^ 0xc0de);
+  // Every fifth user also runs Cursor, from a stream of its own (cursorRandom).
+  for (const [i, p] of personas.entries()) if (i % 5 === 4) p.user.agents.push('cursor');
+  const cursorRandom = rng(options.seed ^ 0xc5);
   const extraHooks = personas.map((p) =>
     r() < 0.3 ? [{ agent: p.user.agents[0]!, event: 'PostToolUse', matcher: 'Edit|Write', command: 'npx prettier --write "$FILE"' }] : [],
   );
@@ -102,7 +106,7 @@ export function generate(options: SampleOptions): SamplePlan {
       let clock = day + (8 + r() * 3) * 3_600_000;
       for (let s = 0; s < sessions; s++) {
         const agent = pick(r, p.user.agents);
-        const planned = SESSIONS[agent]({ r, codexRandom, p, u }, clock);
+        const planned = SESSIONS[agent]({ r, codexRandom, cursorRandom, p, u }, clock);
         events[u]!.push(...planned.events);
         clock = planned.end + (20 + r() * 120) * 60_000;
       }
@@ -121,4 +125,5 @@ const SESSIONS: Record<Agent, AgentSample> = {
   codex: codexSample,
   gemini: geminiSample,
   qwen: qwenSample,
+  cursor: cursorSample,
 };

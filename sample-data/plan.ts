@@ -70,10 +70,11 @@ export interface Persona {
   mcpLover: boolean;
 }
 
-/** What each session generator draws from: the plan's random stream, Codex's own one, the person and their index. */
+/** What each session generator draws from: the plan's random stream, Codex's and Cursor's own ones, the person and their index. */
 export interface SampleContext {
   r: () => number;
   codexRandom: () => number;
+  cursorRandom: () => number;
   p: Persona;
   u: number;
 }

@@ -151,6 +151,19 @@ export function tokenRecords(days: string[], rows: TokenRow[]) {
   });
 }
 
+/**
+ * Pure: the agents used in the range (a user with one of their events on a day, `agent_users`) that
+ * reported no token usage in it: Cursor keeps none on the machine, Copilot without its OpenTelemetry
+ * export sends none. Their tokens are "not reported", never zero (docs/metrics.md §1); sorted.
+ */
+export function tokensNotReported(rows: readonly TokenRow[], breakdowns: readonly BreakdownRow[]): string[] {
+  const reported = new Set(
+    rows.filter((r) => r.input_tokens + r.output_tokens + r.cache_read_tokens + r.cache_write_tokens > 0).map((r) => r.agent),
+  );
+  const used = new Set(breakdowns.filter((r) => r.kind === 'agent_users' && r.count > 0).map((r) => r.key));
+  return [...used].filter((agent) => !reported.has(agent)).sort();
+}
+
 /** group_by=agent (ours): the day's usage per agent, in the shape of the model rows; non-zero agents only. */
 export function tokenGroupedByAgent(days: string[], rows: TokenRow[]) {
   const perDay = group(rows, (r) => r.day);

@@ -20,6 +20,7 @@ import {
   tokenGroupedByModel,
   tokenGroupedByRepo,
   tokenRecords,
+  tokensNotReported,
   toolGroupedByAgent,
   toolGroupedByName,
   toolRecords,
@@ -76,6 +77,12 @@ const ENDPOINTS = {
   users: { response: UsersResponse, summary: 'One record per user and active day, paged by user' },
 } satisfies Partial<Record<Endpoint, { response: z.ZodType; summary: string }>>;
 
+/** What /tokens says beside its rows: the models without a price and the agents whose tokens are not reported. */
+async function tokensMeta(analytics: AnalyticsReader, org: string, from: string, to: string) {
+  const [rows, used] = await Promise.all([analytics.tokens(org, from, to), analytics.breakdown(org, from, to, ['agent_users'])]);
+  return { unpriced_models: unpricedModels(rows), tokens_not_reported: tokensNotReported(rows, used) };
+}
+
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDeps): void {
   const now = deps.now ?? (() => new Date());
 
@@ -120,10 +127,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
         if (q.groupBy === 'team') {
           const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
           // /tokens names the range's models without a dollar price (docs/metrics.md §8).
-          const unpriced =
-            endpoint === 'tokens'
-              ? { unpriced_models: unpricedModels(await deps.analytics.tokens(principal.orgId, q.startDate, q.endDate)) }
-              : {};
+          const unpriced = endpoint === 'tokens' ? await tokensMeta(deps.analytics, principal.orgId, q.startDate, q.endDate) : {};
           return serialize({ data, meta: { ...meta(principal, q), ...unpriced } });
         }
         // team=: the same answer computed over the team's members on each day.
@@ -137,13 +141,17 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   };
 
   route('tokens', async (principal, q, analytics) => {
-    const rows = await analytics.tokens(principal.orgId, q.startDate, q.endDate);
+    const [rows, used] = await Promise.all([
+      analytics.tokens(principal.orgId, q.startDate, q.endDate),
+      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']),
+    ]);
+    const tokensFacts = { unpriced_models: unpricedModels(rows), tokens_not_reported: tokensNotReported(rows, used) };
     if (q.groupBy === 'repo') {
       // team= (checked when its reader was made): the team's members on each day.
       const scope = q.team ? await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate) : undefined;
       const repoRows = await deps.repos.tokensByRepo(principal.orgId, q.startDate, q.endDate);
       const data = tokenGroupedByRepo(q.days, repoRows, scope ? (day, user) => scope.members(day).has(user) : undefined);
-      return { data, meta: { ...meta(principal, q), unpriced_models: unpricedModels(rows) } };
+      return { data, meta: { ...meta(principal, q), ...tokensFacts } };
     }
     const data =
       q.groupBy === 'agent'
@@ -151,7 +159,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
         : q.groupBy === 'model'
           ? tokenGroupedByModel(q.days, rows)
           : tokenRecords(q.days, rows);
-    return { data, meta: { ...meta(principal, q), unpriced_models: unpricedModels(rows) } };
+    return { data, meta: { ...meta(principal, q), ...tokensFacts } };
   });
 
   route('tools', async (principal, q, analytics) => {

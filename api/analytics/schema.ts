@@ -253,6 +253,11 @@ const TokensMeta = Meta.extend({
   unpriced_models: z
     .array(z.string())
     .describe('models in the range without a dollar price (list or the organization’s): their cost_usd is null and adds nothing to a sum'),
+  tokens_not_reported: z
+    .array(AgentName)
+    .describe(
+      'agents used in the range (an event of theirs) that reported no token usage in it, an agentmeter extension: Cursor keeps none on the machine. Their tokens are not reported, never zero: no row of theirs, and no part of any sum',
+    ),
 });
 /**
  * `data` is one record per day, or with group_by one row per day and group (only non-zero groups). Typed

@@ -82,6 +82,17 @@ export interface AgentAdapter<S = unknown> {
    * event is never counted as this agent's. Undefined: the event is this agent's.
    */
   otherHost(header: Record<string, string>, payload: unknown): OtherHost | undefined;
+  /**
+   * The payload (parsed JSON, not yet checked) in the common hook payload's fields (HookPayload), for an
+   * agent whose own dialect differs (Cursor: conversation_id, an event per kind of tool). Pure; absent:
+   * the payload is read as it is.
+   */
+  normalize?(payload: unknown): unknown;
+  /**
+   * The model an event names, for an agent whose payloads say it and whose files on the machine do not
+   * (Cursor): the model its edits are credited to in the ledger. Absent: the models come from its usage.
+   */
+  eventModel?(payload: HookPayload): string | undefined;
   /** The autonomy level of the event: from permission_mode, or the hook's header where the payload has none. */
   autonomy(permissionMode: unknown, header: Record<string, string>): AutonomyLevel;
   /**

@@ -24,11 +24,13 @@ import {
   HooksMap,
   type HookTrust,
   hookBlockers,
+  hookReply,
   hookTrust,
+  isPromptEvent,
   locationFor,
+  locationOf,
   type SettingsLocation,
   SUPPORTS_ASYNC,
-  SYNC_EVENTS,
   splitHooksObject,
   TIMEOUT_UNIT,
   TOOL_EVENTS,
@@ -129,16 +131,21 @@ export function installedScriptPath(agentmeterHome: string): string {
 
 /**
  * The exact command line the agent runs for our hook. On UserPromptSubmit it carries "prompt": the one
- * event where the hook may block (credit limits).
+ * event where the hook may block (credit limits). For an agent that reads every hook's stdout as its answer
+ * (Cursor), the hook's own output is set aside and the answer the agent needs is printed after it by the
+ * shell that runs the command (printf is a builtin: no process more); a hook that blocks (status 2) prints
+ * none, and the agent reads the status.
  */
 export function hookCommand(target: InstallTarget, event?: string): string {
   const script = shellQuote(target.hookPath ?? installedScriptPath(target.agentmeterHome));
   const env = target.defaultAgentmeterHome || target.hookPath ? '' : `AGENTMETER_HOME=${shellQuote(target.agentmeterHome)} `;
-  return `${env}${script} ${target.agent}${event && SYNC_EVENTS.has(event) ? ' prompt' : ''}`;
+  const command = `${env}${script} ${target.agent}${event && isPromptEvent(target.agent, event) ? ' prompt' : ''}`;
+  const reply = event === undefined ? undefined : hookReply(target.agent, event);
+  return reply === undefined ? command : `${command} >/dev/null && printf '%s\\n' ${shellQuote(reply)}`;
 }
 
 function location(target: InstallTarget): SettingsLocation {
-  return target.settingsFile ? locationFor(target.settingsFile) : userSettingsLocation(target.agent, target.home);
+  return target.settingsFile ? locationOf(target.agent, locationFor(target.settingsFile)) : userSettingsLocation(target.agent, target.home);
 }
 
 interface LoadedSettings {
@@ -162,7 +169,7 @@ function loadSettings(loc: SettingsLocation): LoadedSettings {
     throw new SettingsError(`${loc.file} does not hold a JSON object; it was left untouched.`);
   }
   const split = loc.topLevel ? { events: root, settings: {} } : splitHooksObject((root as Record<string, unknown>)['hooks'] ?? {});
-  const rawHooks = split.events;
+  const rawHooks = loc.format ? loc.format.toGroups(split.events) : split.events;
   const parsed = HooksMap.safeParse(rawHooks);
   if (!parsed.success) {
     throw new SettingsError(
@@ -181,7 +188,7 @@ export function hookTimeout(agent: Agent): number {
 
 function desiredEntry(target: InstallTarget, event: string): Record<string, unknown> {
   const entry: Record<string, unknown> = { type: 'command', command: hookCommand(target, event), timeout: hookTimeout(target.agent) };
-  if (SUPPORTS_ASYNC[target.agent] && !SYNC_EVENTS.has(event)) entry['async'] = true;
+  if (SUPPORTS_ASYNC[target.agent] && !isPromptEvent(target.agent, event)) entry['async'] = true;
   return entry;
 }
 
@@ -266,8 +273,10 @@ function writeNewFile(path: string, data: string | Uint8Array, mode: number): vo
  */
 function settingsRoot(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): Record<string, unknown> {
   if (loc.topLevel) return hooks;
-  const allHooks = { ...loaded.hookSettings, ...hooks };
-  const root: Record<string, unknown> = { ...loaded.root, hooks: allHooks };
+  const allHooks = { ...loaded.hookSettings, ...(loc.format ? loc.format.fromGroups(hooks) : hooks) };
+  // A file the install creates starts with the keys its format asks for (Cursor's `version`).
+  const start = loaded.existed ? {} : (loc.format?.newFile ?? {});
+  const root: Record<string, unknown> = { ...start, ...loaded.root, hooks: allHooks };
   if (Object.keys(allHooks).length === 0) delete root['hooks'];
   return root;
 }
@@ -481,7 +490,10 @@ export function uninstall(target: InstallTarget, options: { dryRun?: boolean } =
   if (options.dryRun || (changes.length === 0 && !telemetryRemoved)) return { file: loc.file, changes, written: false, ...withTelemetry };
   const restored = restoredText(loc, root);
   const backup = backUp(loc.file);
-  if (Object.keys(root).length === 0 && !restored.restoredFrom) {
+  // Keys the install's format started the file with (Cursor's `version`) are not the user's.
+  const newFile = loc.format?.newFile ?? {};
+  const left = Object.keys(root).filter((key) => !(Object.hasOwn(newFile, key) && root[key] === newFile[key]));
+  if (left.length === 0 && !restored.restoredFrom) {
     // Nothing but our hooks, and no backup of an earlier file: the install created it, so it goes.
     rmSync(loc.file);
     return { file: loc.file, changes, written: true, backup, ...withTelemetry };

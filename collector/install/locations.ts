@@ -12,6 +12,23 @@ export interface SettingsLocation {
   topLevel: boolean;
   /** A TOML file (Codex's config.toml, hooks under `[hooks]` beside its trust `state`); JSON otherwise. */
   toml?: boolean;
+  /** Entries shaped otherwise than Claude Code's matcher groups (the agent's `format`); absent: groups. */
+  format?: HooksFileFormat;
+}
+
+/**
+ * A hooks file whose entries per event are not Claude Code's matcher groups (`{matcher, hooks: [...]}`) but
+ * the handlers themselves (Cursor's `{command, matcher?, timeout?, ...}`): how its entries read as groups,
+ * which is what the installer, the doctor and the collector work on, and how groups are written back.
+ * Keys of an entry that groups do not know are kept through the round trip.
+ */
+export interface HooksFileFormat {
+  /** The file's `hooks` object as matcher groups (left as it is when it is not an object of lists). */
+  toGroups(events: unknown): unknown;
+  /** Matcher groups as the file's `hooks` object. */
+  fromGroups(hooks: HooksMap): Record<string, unknown>;
+  /** Top-level keys a file the installer creates starts with (Cursor's `version: 1`). */
+  readonly newFile?: Record<string, unknown>;
 }
 
 /** Whether the agent will run our hooks of a file it asks the user to trust first (Codex), and how to trust them. */
@@ -40,6 +57,11 @@ export interface AgentHooks {
   readonly timeoutUnit: 'seconds' | 'milliseconds';
   /** How a tool matcher is tested: against the whole tool name, or anywhere in it (Gemini CLI). */
   readonly matcher: 'whole' | 'anywhere';
+  /**
+   * Whether a configured matcher lets a hook run for an event, for an agent whose matchers are read per
+   * event otherwise than Claude Code's tool matchers (Cursor); absent: `matcher` above, on tool events.
+   */
+  matches?(event: string, matcher: string, toolName: string | undefined): boolean;
   /** The folder whose existence says the agent is used here. */
   settingsDir(home: string, env: NodeJS.ProcessEnv): string;
   /** The user-level settings file the installer writes. */
@@ -54,6 +76,16 @@ export interface AgentHooks {
   readonly trustHint?: string;
   /** For such an agent: whether it will run our hooks of `file`. */
   trust?(home: string, file: string, hooks: HooksMap, isOurs: (command: string | undefined) => boolean): HookTrust;
+  /** How its hooks files shape their entries, where not as Claude Code's matcher groups. */
+  readonly format?: HooksFileFormat;
+  /** The event that may block a prompt (credit limits: the hook gets "prompt" there), besides Claude Code's names. */
+  readonly promptEvent?: string;
+  /**
+   * What the agent needs on stdout from our hook for `event`, where it reads every hook's stdout as its
+   * answer (Cursor: JSON, or the hook failed): the installed command prints it after the hook, which stays
+   * the bare writer. Undefined: the hook's own (empty) output.
+   */
+  reply?(event: string): string | undefined;
 }
 
 /** For agents whose settings have no switch that turns hooks off beyond the common ones. */

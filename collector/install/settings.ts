@@ -61,6 +61,10 @@ export const TOOL_EVENTS = new Set([
  * supports it (Claude Code), so the agent does not wait for us at all.
  */
 export const SYNC_EVENTS = new Set(['UserPromptSubmit', 'BeforeAgent']);
+/** The event where a prompt can be blocked: Claude Code's and Gemini's names, or the agent's own (Cursor's). */
+export const isPromptEvent = (agent: Agent, event: string): boolean => SYNC_EVENTS.has(event) || hooksOf(agent).promptEvent === event;
+/** What the agent needs on stdout from our hook for an event (Cursor's JSON answer); undefined: nothing. */
+export const hookReply = (agent: Agent, event: string): string | undefined => hooksOf(agent).reply?.(event);
 export const SUPPORTS_ASYNC: Record<Agent, boolean> = byAgent((h) => h.supportsAsync);
 
 /** The unit of a command hook's `timeout`. */
@@ -138,9 +142,18 @@ export function hookTrust(
   return hooksOf(agent).trust?.(home, file, hooks, isOurs);
 }
 
+/**
+ * A settings file of the agent's with the agent's entry format (Cursor's flat entries), whoever named the
+ * file (the agent's description, a --settings-file, the managed path): its hooks map sits under `hooks`.
+ */
+export function locationOf(agent: Agent, location: SettingsLocation): SettingsLocation {
+  const format = hooksOf(agent).format;
+  return format && !location.toml ? { ...location, topLevel: false, format } : location;
+}
+
 /** The user-level settings file the installer writes for an agent. */
 export function userSettingsLocation(agent: Agent, home: string): SettingsLocation {
-  return hooksOf(agent).userSettings(home);
+  return locationOf(agent, hooksOf(agent).userSettings(home));
 }
 
 /** An agent's managed settings by system, or why it has none we can write. */
@@ -155,12 +168,14 @@ export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform 
   const managed = hooksOf(agent).managed;
   if ('refused' in managed) throw new Error(managed.refused);
   const file = platform === 'darwin' ? managed.darwin : platform === 'win32' ? managed.win32 : managed.linux;
-  return { file, topLevel: false };
+  return locationOf(agent, { file, topLevel: false });
 }
 
 /** Every settings file whose hooks apply to a session in `cwd`, user level first. */
 export function hookSettingsFiles(agent: Agent, home: string, cwd: string | undefined): SettingsLocation[] {
-  return hooksOf(agent).hookFiles(home, cwd);
+  return hooksOf(agent)
+    .hookFiles(home, cwd)
+    .map((location) => locationOf(agent, location));
 }
 
 /** Reads the hooks map of a settings location; undefined when the file is absent or unreadable. */
@@ -181,7 +196,8 @@ export function readHooksMap(location: SettingsLocation): HooksMap | undefined {
       return parsed.success ? parsed.data : undefined;
     }
     const json: unknown = JSON.parse(text);
-    const candidate = location.topLevel ? json : splitHooksObject((json as { hooks?: unknown } | null)?.hooks).events;
+    const raw = location.topLevel ? json : splitHooksObject((json as { hooks?: unknown } | null)?.hooks).events;
+    const candidate = location.format ? location.format.toGroups(raw ?? {}) : raw;
     const parsed = HooksMap.safeParse(candidate ?? {});
     return parsed.success ? parsed.data : undefined;
   } catch {
@@ -211,6 +227,8 @@ export function flattenHooks(map: HooksMap): ConfiguredHook[] {
  * sub-kinds the payload does not always carry).
  */
 export function matcherMatches(event: string, matcher: string, toolName: string | undefined, agent?: Agent): boolean {
+  const own = agent === undefined ? undefined : hooksOf(agent).matches;
+  if (own) return own(event, matcher, toolName);
   const anywhere = agent !== undefined && hooksOf(agent).matcher === 'anywhere';
   const m = anywhere ? matcher.trim() : matcher;
   if (!TOOL_EVENTS.has(event) || m === '' || m === '*') return true;

@@ -208,4 +208,20 @@ describe('sample data invariants', () => {
     expect(codex!.calls).toBeGreaterThan(0);
     expect(codex!.messages).toBeGreaterThan(0);
   });
+
+  it('Cursor sessions too: calls and edit lines from its hooks, its tokens not reported', async () => {
+    const [cursor] = await db.all<{ events: number; calls: number; edits: number; usage: number }>(
+      `SELECT (SELECT count(*) FROM events WHERE agent = 'cursor') AS events,
+              (SELECT count(*) FROM events WHERE agent = 'cursor' AND event = 'PostToolUse') AS calls,
+              (SELECT count(*) FROM events WHERE agent = 'cursor' AND edits IS NOT NULL) AS edits,
+              (SELECT count(*) FROM usage WHERE agent = 'cursor') AS usage`,
+    );
+    expect(cursor!.events).toBeGreaterThan(0);
+    expect(cursor!.calls).toBeGreaterThan(0);
+    expect(cursor!.edits).toBeGreaterThan(0);
+    expect(cursor!.usage).toBe(0);
+    const tokens = await get(`/api/v1/analytics/tokens?startDate=${START}&endDate=${END}&group_by=agent`);
+    expect(tokens.meta['tokens_not_reported']).toEqual(['cursor']);
+    expect(tokens.data.some((r) => r['group_key'] === 'cursor')).toBe(false);
+  });
 });

@@ -132,7 +132,13 @@ describe('group_by=agent', () => {
   it('/tokens: per agent, in the shape of the model rows; a user’s share split between their agents', async () => {
     const body = await get(`/api/v1/analytics/tokens?startDate=${D}&endDate=${D2}&group_by=agent`);
     TokensResponse.parse(body);
-    expect(body.meta).toEqual({ org_id: orgId, start_date: D, end_date: D2, unpriced_models: ['qwen3-coder-plus'] });
+    expect(body.meta).toEqual({
+      org_id: orgId,
+      start_date: D,
+      end_date: D2,
+      unpriced_models: ['qwen3-coder-plus'],
+      tokens_not_reported: [],
+    });
     // Sonnet on D: A 1440 + C 4.2 = 1444.2 → 1444; floors 1440 + 4, nothing left over. C's 4 goes to Droid
     // (weight 10 × 1 + 5 = 15) and Claude Code (10 × 2 = 20): 4 × 15 // 35 = 1 rest 25, 4 × 20 // 35 = 2
     // rest 10; the unit left goes to Droid's larger rest: Droid 2, Claude Code 2 (1.8 and 2.4 each rounded).

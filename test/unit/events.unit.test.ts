@@ -143,7 +143,7 @@ describe('raw event → wire event', () => {
     expect(q('')).toMatchObject({ kind: 'quarantine', reason: expect.stringContaining('empty') });
     expect(q('{not json')).toMatchObject({ kind: 'quarantine', reason: expect.stringContaining('not JSON') });
     expect(q({ session_id: 's' })).toMatchObject({ kind: 'quarantine', reason: expect.stringContaining('hook_event_name') });
-    expect(q({ hook_event_name: 'Stop', session_id: 's' }, { agent: 'cursor' })).toMatchObject({
+    expect(q({ hook_event_name: 'Stop', session_id: 's' }, { agent: 'windsurf' })).toMatchObject({
       kind: 'quarantine',
       reason: expect.stringContaining('agent'),
     });

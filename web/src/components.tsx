@@ -216,13 +216,25 @@ export function Chart(props: {
 }
 
 /** A ranked list as a table, with a share bar that is decoration only. */
-export function TopList(props: { id: string; title: string; rows: { name: string; count: number }[]; unit: string; limit?: number }) {
+/**
+ * The largest rows first, as bars. `notReported` names what had no figure to count (an agent that reports
+ * no tokens): listed after the rows as "not reported", never as zero.
+ */
+export function TopList(props: {
+  id: string;
+  title: string;
+  rows: { name: string; count: number }[];
+  unit: string;
+  limit?: number;
+  notReported?: readonly string[];
+}) {
   const rows = props.rows.slice(0, props.limit ?? 10);
   const max = rows[0]?.count ?? 0;
+  const notReported = props.notReported ?? [];
   return (
     <section class="card toplist" data-top={props.id} aria-labelledby={`${props.id}-h`}>
       <h3 id={`${props.id}-h`}>{props.title}</h3>
-      {rows.length === 0 ? (
+      {rows.length === 0 && notReported.length === 0 ? (
         <p class="muted">None in this range.</p>
       ) : (
         <table>
@@ -242,6 +254,14 @@ export function TopList(props: { id: string; title: string; rows: { name: string
                   <span class="label">{r.name}</span>
                 </th>
                 <td class="num">{formatNumber(r.count)}</td>
+              </tr>
+            ))}
+            {notReported.map((name) => (
+              <tr key={`not-reported-${name}`} data-name={name} data-value="not reported">
+                <th scope="row" class="name">
+                  <span class="label">{name}</span>
+                </th>
+                <td class="num muted">not reported</td>
               </tr>
             ))}
           </tbody>

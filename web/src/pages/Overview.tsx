@@ -40,6 +40,8 @@ interface OverviewData {
   unpricedModels: string[];
   /** group_by=agent, agentmeter's extension of the reference: credits and active users per agent. */
   tokensByAgent: TokenAgentGroupRow[];
+  /** Agents used in the range that report no tokens (Cursor): "not reported", never zero. */
+  tokensNotReported: string[];
   activityByAgent: ActivityAgentGroupRow[];
   activity: ActivityDay[];
   tools: ToolDay[];
@@ -66,6 +68,7 @@ async function load(from: string, to: string, team: string | null): Promise<Over
     // Read loosely: a page that cannot be drawn from its answers is the error boundary's, not the loader's.
     unpricedModels: tokens.meta?.unpriced_models ?? [],
     tokensByAgent: tokensByAgent.data,
+    tokensNotReported: tokensByAgent.meta?.tokens_not_reported ?? [],
     activity: activity.data,
     activityByAgent: activityByAgent.data,
     tools: tools.data,
@@ -201,12 +204,14 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             title="US dollars by agent"
             unit="$"
             rows={agentDollars.groups.map((name, i) => ({ name, count: Math.round(sum(agentDollars.values[i]!, (v) => v) * 100) / 100 }))}
+            notReported={data.tokensNotReported}
           />
           <TopList
             id="agents"
             title="Standard Credits by agent"
             unit="Credits"
             rows={agentCredits.groups.map((name, i) => ({ name, count: sum(agentCredits.values[i]!, (v) => v) }))}
+            notReported={data.tokensNotReported}
           />
         </div>
       </section>
