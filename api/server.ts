@@ -13,11 +13,15 @@ import { type BatchReport, DEFAULT_PRICING_FILE, loadPricing, loadPricingTable }
 import { AccountStore } from './accounts/store.ts';
 import { registerAdoptionRoutes } from './adoption/routes.ts';
 import { AdoptionStore } from './adoption/store.ts';
+import { registerAlertSettingsRoutes } from './alert-settings/routes.ts';
+import { AlertSettingsStore } from './alert-settings/store.ts';
 import { registerAliasRoutes } from './aliases/routes.ts';
 import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { registerAnalyticsRoutes } from './analytics/routes.ts';
 import { AnalyticsStore } from './analytics/store.ts';
+import { AnomalyCheck } from './anomalies/check.ts';
+import { AnomalyStore } from './anomalies/store.ts';
 import { Authenticator, bearerToken } from './auth/authenticator.ts';
 import { installAuthentication } from './auth/hook.ts';
 import { registerBatchRoutes } from './batch/routes.ts';
@@ -35,6 +39,9 @@ import { registerControlRoutes } from './controls/routes.ts';
 import { registerDashboard } from './dashboard/routes.ts';
 import { registerDeviceRoutes } from './device/routes.ts';
 import { DeviceCodeStore } from './device/store.ts';
+import { DigestCheck } from './digest/check.ts';
+import { registerDigestRoutes } from './digest/routes.ts';
+import { DigestStore } from './digest/store.ts';
 import { registerForecastRoutes } from './forecast/routes.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { requestSerializer } from './http/request-log.ts';
@@ -256,8 +263,39 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerAliasRoutes(app, { db: options.db, accounts });
   const budgets = new BudgetStore(options.db);
   const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
-  registerBudgetRoutes(app, { budgets, live, alerts, teams: teamAnalytics });
-  registerForecastRoutes(app, { db: options.db, live, budgets, teams: teamAnalytics, clock });
+  const forecastDeps = { db: options.db, live, budgets, teams: teamAnalytics, clock };
+  registerForecastRoutes(app, forecastDeps);
+  // Anomalies and the Monday digest: checks of the same engine, delivered through its queue (docs/metrics.md §9).
+  const alertSettings = new AlertSettingsStore(options.db);
+  const anomalies = new AnomalyStore(options.db);
+  const digests = new DigestStore(options.db);
+  alerts.add(
+    new AnomalyCheck({
+      db: options.db,
+      store: anomalies,
+      settings: alertSettings,
+      live,
+      teams: teamAnalytics,
+      log: options.log,
+      now: clock,
+    }),
+  );
+  const digestDeps = {
+    store: digests,
+    settings: alertSettings,
+    anomalies,
+    code: new CodeStore(options.db),
+    teams: teamAnalytics,
+    forecast: forecastDeps,
+    log: options.log,
+    now: clock,
+    // The runner is made below; a digest is only checked once the server is ready.
+    runBatch: (orgId: string) => batch.run({ trigger: 'server', orgId }),
+  };
+  alerts.add(new DigestCheck(digestDeps));
+  registerBudgetRoutes(app, { budgets, live, alerts, teams: teamAnalytics, anomalies, digests });
+  registerAlertSettingsRoutes(app, { settings: alertSettings, digests, alerts, now: clock });
+  registerDigestRoutes(app, digestDeps);
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
   const decoders = workers > 0 ? new DecodePool(workers, ingestLimits.maxDecodeQueue) : undefined;
