@@ -24,7 +24,7 @@ export interface DigestDeps {
   forecast: ForecastDeps;
   log: Logger;
   now: () => number;
-  /** Runs the daily batch (through the server's runner) when the week's rows may lack records. */
+  /** Runs the organization's batch through the server's runner (yesterday and the days with new records). */
   runBatch: (orgId: string) => Promise<unknown>;
 }
 
@@ -72,12 +72,10 @@ export class DigestCheck implements AlertCheck {
     const chosen = await settings.get(orgId);
     if (chosen.digestDestinations.length === 0 || (await store.dueSent(orgId, now, chosen.digestSince))) return 0;
     const { week } = dueDigest(now);
-    // The scheduled batch (00:15 by default) has usually built Sunday by now; if not, or records of the two
-    // weeks came after it, the batch runs first, so the digest's figures are the ones the API answers.
-    if (await store.stale(orgId, addDays(week.from, -7), week.to)) {
-      log.info({ org: orgId, week: week.from }, 'weekly digest: running the batch first (records since the last run)');
-      await this.deps.runBatch(orgId);
-    }
+    // The week's Sunday was today at the last scheduled batch's time only if that ran before midnight; the
+    // organization's batch (incremental: the days with records since, and yesterday) makes the week's rows
+    // the ones the API answers with, whatever the schedule did.
+    await this.deps.runBatch(orgId);
     const figures = await buildDigest(this.deps, orgId, week);
     const id = await store.fire(orgId, figures, chosen.digestDestinations, new Date(now).toISOString());
     if (!id) return 0;

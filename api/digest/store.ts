@@ -16,10 +16,6 @@ export const DIGEST_SQL = {
            WHERE a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) GROUP BY ALL`,
   cost: `SELECT coalesce(sum(cost_usd), 0) AS cost_usd FROM agg_tokens_day
          WHERE org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)`,
-  stale: `SELECT count(*) AS n FROM usage
-          WHERE org_id = $org AND ts >= CAST($from AS TIMESTAMP) AND ts < CAST($to AS TIMESTAMP) + INTERVAL 1 DAY
-            AND received_at > coalesce((SELECT watermark FROM batch_runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1),
-                                       TIMESTAMP '1970-01-01')`,
   fire: `INSERT INTO digests VALUES ($id, $org, CAST($week AS DATE), CAST($body AS JSON), CAST($sent_at AS TIMESTAMP)) ON CONFLICT DO NOTHING`,
   sent: 'SELECT id FROM digests WHERE org_id = $org AND week = CAST($week AS DATE)',
   one: `SELECT id, org_id, CAST(body AS VARCHAR) AS body, strftime(sent_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS sent_at FROM digests WHERE id = $id`,
@@ -70,15 +66,6 @@ export class DigestStore {
     const due = dueDigest(now);
     if (since === null || due.at < since) return true;
     return this.sent(orgId, due.week.from);
-  }
-
-  /**
-   * Whether the daily batch's rows of these days may lack records: usage of the days received after the
-   * last finished run's watermark (the rule the live figures rebuild by).
-   */
-  async stale(orgId: string, from: string, to: string): Promise<boolean> {
-    const [row] = await this.db.all<{ n: number | bigint }>(DIGEST_SQL.stale, { org: orgId, from, to });
-    return Number(row?.n ?? 0) > 0;
   }
 
   /** Stores the week's digest with its pending deliveries unless the week has one; its id when new. */
