@@ -26,7 +26,7 @@ import { AlertList } from '../../api/budgets/schema.ts';
 import { DIGEST_PREVIEW_PATH, DigestEvent, DigestPreview } from '../../api/digest/schema.ts';
 import { repoId } from '../../common/repo-id.ts';
 import { INGEST_PATH, type WireLandedCommit, type WireRecord } from '../../common/wire.ts';
-import { waitFor } from '../helpers/processes.ts';
+import { runCliAsync, waitFor } from '../helpers/processes.ts';
 import { at, usage } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -290,4 +290,31 @@ describe('anomaly alerts and the weekly digest', () => {
     const list = await alertList();
     expect([list.anomalies.length, list.digests.length]).toEqual([1, 1]);
   }, 60_000);
+
+  it('the CLI: agentmeter alerts settings, anomalies, digest, list and preview through the running server', async () => {
+    const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    const cli = (args: string[], key = acme.users.owner.key) => runCliAsync([...args, '--server', address, '--key', key]);
+    const floor = await cli(['alerts', 'anomalies', '--floor', '25', '--json']);
+    expect(floor.status, floor.stderr).toBe(0);
+    // The floor changed, the destinations were kept.
+    expect(AlertSettingsView.parse(JSON.parse(floor.stdout)).anomalies).toMatchObject({
+      floorUsd: 25,
+      destinations: [{ type: 'webhook', url: `${base}/anomalies`, secret: 'set' }],
+    });
+    const refused = await cli(['alerts', 'digest', '--off'], acme.users.manager.key);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('403');
+    const settings = await cli(['alerts', 'settings'], acme.users.manager.key);
+    expect(settings.stdout).toContain('above 3x the median of the days with usage of the 28 before (7 at least) and above $25.00');
+    expect(settings.stdout).toContain('digest: Mondays 09:00 UTC to webhook');
+    const list = await cli(['alerts', 'list'], acme.users.manager.key);
+    expect(list.stdout).toContain('anomaly\tmember@acme.example.com $25.00 on 2026-03-22 (median $2.00)\twebhook delivered');
+    expect(list.stdout).toContain('digest\t2026-03-16 to 2026-03-22: $65.00\twebhook delivered, slack delivered');
+    const preview = await cli(['alerts', 'preview'], acme.users.manager.key);
+    expect(preview.status, preview.stderr).toBe(0);
+    expect(preview.stdout).toContain('sent 2026-03-30T09:00:00.000Z to 2 destination(s); the week so far');
+    expect(preview.stdout).toContain('agentmeter weekly digest, 2026-03-23 to 2026-03-29 (UTC)');
+    const off = await cli(['alerts', 'digest', '--off']);
+    expect(off.stdout).toContain('digest: off (no destination)');
+  }, 90_000);
 });
