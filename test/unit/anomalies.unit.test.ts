@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { anomalies, byUser, history, median, teamDays, verdict } from '../../api/anomalies/figures.ts';
 import { anomalySlack } from '../../api/anomalies/messages.ts';
+import { alertSettingsRequest } from '../../web/src/figures.ts';
 
 describe('anomalies', () => {
   it('median: the middle value, or the mean of the two middle ones', () => {
@@ -103,5 +104,31 @@ describe('anomalies', () => {
     expect(slack.text).toBe(
       'agentmeter: dev@example.com spent $1,234.50 on 2026-03-22 (UTC), above 3× their median day of $2.00 (7 days with usage in the 28 before) and the $20.00 floor.',
     );
+  });
+});
+
+describe('the Budgets page’s anomaly and digest settings form', () => {
+  const fields = {
+    floor: '$1,250.5',
+    anomalySlack: 'https://hooks.slack.com/services/T/B/X',
+    anomalyWebhook: '',
+    anomalySecret: '',
+    digestSlack: '',
+    digestWebhook: 'https://example.com/digest',
+    digestSecret: 'whsec-0123456789abcdef',
+  };
+  it('makes the PATCH body: the floor in dollars, an empty URL no destination', () => {
+    expect(alertSettingsRequest(fields)).toEqual({
+      body: {
+        anomalies: { floorUsd: 1250.5, destinations: [{ type: 'slack', url: 'https://hooks.slack.com/services/T/B/X' }] },
+        digest: { destinations: [{ type: 'webhook', url: 'https://example.com/digest', secret: 'whsec-0123456789abcdef' }] },
+      },
+    });
+  });
+  it('says what is wrong with the floor', () => {
+    expect(alertSettingsRequest({ ...fields, floor: '-3' })).toEqual({
+      problem: 'The floor must be a number of dollars, 0 or more; got "-3"',
+    });
+    expect(alertSettingsRequest({ ...fields, floor: '' })).toHaveProperty('problem');
   });
 });
