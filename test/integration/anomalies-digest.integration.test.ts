@@ -1,7 +1,8 @@
 // Anomaly alerts and the Monday digest (docs/metrics.md §9) end to end on fixed clocks, a real DuckDB file and a
 // real local HTTP receiver: exactly one anomaly alert and one digest are delivered (signed webhooks, a Slack
 // body), nothing twice on a rerun, a second tick or a restart, and the digest goes out at the first start
-// after Monday 09:00 when the server was down then.
+// after Monday 09:00 when the server was down then. A second organization's team (one member with the same
+// days) gets a team anomaly beside its member's, listed and sent nowhere (no destination chosen).
 //
 // claude-opus-4-5 costs $5 per million input tokens: 200k input tokens = $1 (one record each).
 //   member:  $2 on 03-10, 03-11, 03-12, 03-13 (the week before: $8) and 03-16, 03-17, 03-18; $25 on Sunday 03-22
@@ -225,6 +226,32 @@ describe('anomaly alerts and the weekly digest', () => {
     expect(preview.digest.anomalies).toEqual([
       { scope: 'user', email: 'member@acme.example.com', day: '2026-03-22', cost_usd: 25, median_usd: 2 },
     ]);
+  }, 60_000);
+
+  it("a team's day is its members': one anomaly for the team and one for its member, listed, sent nowhere", async () => {
+    const squad = await server.seedOrg('Squad');
+    const roster = await server.app.inject({
+      method: 'PUT',
+      url: '/api/v0/organization/teams',
+      headers: { ...bearer(squad.users.owner.key), 'content-type': 'text/csv' },
+      payload: 'email,team,parent,from,to\nmember@squad.example.com,Web,,,\n',
+    });
+    expect(roster.statusCode, roster.body).toBe(200);
+    // The same days as Acme's member: $2 on 7 days, $25 on Sunday; no destination chosen.
+    await post(squad.users.member.key, [
+      ...['2026-03-10', '2026-03-11', '2026-03-12', '2026-03-13', '2026-03-16', '2026-03-17', '2026-03-18'].flatMap((d) => dollars(d, 2)),
+      ...dollars('2026-03-22', 25),
+    ]);
+    const mine = async () => (await alertList(squad.users.manager.key)).anomalies;
+    await waitFor(async () => (await mine()).length === 2, 30_000, "the squad's anomalies");
+    await server.services.alerts.idle();
+    expect((await mine()).map((a) => [a.scope, a.email ?? a.team, a.day, a.cost_usd, a.median_usd, a.deliveries]).sort()).toEqual([
+      ['team', 'Web', '2026-03-22', 25, 2, []],
+      ['user', 'member@squad.example.com', '2026-03-22', 25, 2, []],
+    ]);
+    // Acme's receiver got nothing more; Acme's list has only its own.
+    expect(at_('/anomalies')).toHaveLength(1);
+    expect((await alertList()).anomalies).toHaveLength(1);
   }, 60_000);
 
   it('the digest goes out once at the first start after Monday 09:00, to the webhook signed and to Slack', async () => {
