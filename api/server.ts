@@ -278,6 +278,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
       teams: teamAnalytics,
       log: options.log,
       now: clock,
+      intervalMs: alerts.options.anomalyIntervalMs,
     }),
   );
   const digestDeps = {

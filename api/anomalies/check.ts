@@ -3,6 +3,8 @@
 // can arrive late) are compared with their 28 days before, and each anomaly found is stored once, with its
 // deliveries to the destinations the organization chose for anomalies. The days come from the live figures
 // (this month, today included) and the batch's days before the month, as the forecast reads them.
+// While records keep arriving, an organization is compared at most every `intervalMs` (each comparison
+// builds its live figures): a check asked for sooner is deferred to the end of the interval, never lost.
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { AlertSettingsStore } from '../alert-settings/store.ts';
@@ -18,6 +20,10 @@ import { ANOMALY_PREFIX, type AnomalyStore } from './store.ts';
 export class AnomalyCheck implements AlertCheck {
   readonly prefix = ANOMALY_PREFIX;
   readonly onTick = false;
+  /** When each organization was last compared (wall clock), and the deferred checks. */
+  private readonly last = new Map<string, number>();
+  private readonly deferred = new Map<string, NodeJS.Timeout>();
+  private wake: ((orgId: string) => void) | undefined;
 
   constructor(
     private readonly deps: {
@@ -29,8 +35,41 @@ export class AnomalyCheck implements AlertCheck {
       log: Logger;
       /** The analytics clock: fired_at (the days come from the live figures' own clock). */
       now: () => number;
+      /** Compare an organization at most this often (ms); 0: every time. */
+      intervalMs: number;
     },
   ) {}
+
+  attach(wake: (orgId: string) => void): void {
+    this.wake = wake;
+  }
+
+  close(): void {
+    for (const t of this.deferred.values()) clearTimeout(t);
+    this.deferred.clear();
+  }
+
+  /** Whether to compare now; if not, a comparison is deferred to the end of the interval. */
+  private due(orgId: string): boolean {
+    const wall = Date.now();
+    const last = this.last.get(orgId);
+    if (last === undefined || wall - last >= this.deps.intervalMs) {
+      this.last.set(orgId, wall);
+      return true;
+    }
+    if (!this.deferred.has(orgId)) {
+      const timer = setTimeout(
+        () => {
+          this.deferred.delete(orgId);
+          this.wake?.(orgId);
+        },
+        this.deps.intervalMs - (wall - last),
+      );
+      timer.unref();
+      this.deferred.set(orgId, timer);
+    }
+    return false;
+  }
 
   /** At start: the organizations with usage since yesterday. */
   orgs(): Promise<string[]> {
@@ -49,6 +88,7 @@ export class AnomalyCheck implements AlertCheck {
   }
 
   async check(orgId: string): Promise<number> {
+    if (!this.due(orgId)) return 0;
     const { store, settings, teams, log } = this.deps;
     const [{ today, rows }, chosen] = await Promise.all([this.days(orgId), settings.get(orgId)]);
     const lookAt = [addDays(today, -1), today];

@@ -32,6 +32,11 @@ export interface AlertOptions {
   settleMs?: number;
   /** How often the checks that depend on the time alone (the Monday digest) run (default 60 s). */
   tickMs?: number;
+  /**
+   * Anomalies are compared at most this often per organization while records keep arriving (default 60 s):
+   * each comparison builds the organization's live figures, which budgets alone asked for before.
+   */
+  anomalyIntervalMs?: number;
 }
 
 /** What an alert says: the webhook's JSON body and the Slack body. */
@@ -55,6 +60,10 @@ export interface AlertCheck {
   orgs(): Promise<string[]>;
   check(orgId: string): Promise<number>;
   message(id: string): Promise<AlertMessage | undefined>;
+  /** Given by the engine: asks for the organization to be checked again soon (a deferred check). */
+  attach?(wake: (orgId: string) => void): void;
+  /** The engine closes: drop any timer. */
+  close?(): void;
 }
 
 /** Who a team counted on a day (the team and the teams below it), by the team's name in lower case. */
@@ -109,12 +118,27 @@ export class AlertEngine {
     private readonly now: () => number,
     options: AlertOptions = {},
   ) {
-    this.o = { allowPrivate: false, maxAttempts: 6, retryDelayMs: 2_000, timeoutMs: 10_000, settleMs: 1_000, tickMs: 60_000, ...options };
+    this.o = {
+      allowPrivate: false,
+      maxAttempts: 6,
+      retryDelayMs: 2_000,
+      timeoutMs: 10_000,
+      settleMs: 1_000,
+      tickMs: 60_000,
+      anomalyIntervalMs: 60_000,
+      ...options,
+    };
   }
 
   /** Adds a kind of alert (before start()). */
   add(check: AlertCheck): void {
     this.checks.push(check);
+    check.attach?.((orgId) => this.touch(orgId));
+  }
+
+  /** The options as set (the checks read their own). */
+  get options(): Readonly<Required<AlertOptions>> {
+    return this.o;
   }
 
   get allowPrivate(): boolean {
@@ -267,6 +291,7 @@ export class AlertEngine {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.ticker) clearTimeout(this.ticker);
+    for (const check of this.checks) check.close?.();
     for (const t of this.pending.values()) clearTimeout(t);
   }
 
