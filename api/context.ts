@@ -1,20 +1,28 @@
 // What every feature of the server shares: the database, the logger, the clock, the stores more than one
-// feature writes or reads (accounts, live figures, teams, budgets), the answer cache and read model, the
-// batch runner, and the background work the server owns (decode workers, alerts, the work signal). Built
+// feature writes or reads (accounts, live figures, teams, budgets, alert settings), the answer cache and read
+// model, the batch runner, and the background work the server owns (decode workers, alerts with their
+// anomaly and digest checks, the work signal). Built
 // once by createContext; each feature in api/features.ts takes what it needs from it.
 
 import type { Db } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
 import { DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline/batch.ts';
 import { AccountStore } from './accounts/store.ts';
+import { AlertSettingsStore } from './alert-settings/store.ts';
 import { ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS } from './analytics/memory.ts';
 import { AnalyticsStore } from './analytics/store.ts';
+import { AnomalyCheck } from './anomalies/check.ts';
+import { AnomalyStore } from './anomalies/store.ts';
 import { Authenticator } from './auth/authenticator.ts';
 import { BatchRunner } from './batch/runner.ts';
 import { AlertEngine } from './budgets/alerts.ts';
 import { BudgetStore } from './budgets/store.ts';
+import { CodeStore } from './code/store.ts';
 import { ComputerStore } from './computers/store.ts';
+import { DigestCheck, type DigestDeps } from './digest/check.ts';
+import { DigestStore } from './digest/store.ts';
+import type { ForecastDeps } from './forecast/routes.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
 import { IngestStore } from './ingest/store.ts';
@@ -50,6 +58,14 @@ export interface ServerContext {
   teams: TeamAnalytics;
   budgets: BudgetStore;
   alerts: AlertEngine;
+  /** Where anomalies and the Monday digest go, and the organization's anomaly floor (docs/metrics.md §9). */
+  alertSettings: AlertSettingsStore;
+  anomalies: AnomalyStore;
+  digests: DigestStore;
+  /** What the month-end forecast reads: the forecast route and the digest's budgets at risk. */
+  forecast: ForecastDeps;
+  /** What the weekly digest is built from, for its check and its preview route. */
+  digest: DigestDeps;
   /** Analytics and code answers, dropped by what made them stale. */
   cache: ResponseCache;
   /** The aggregate rows held in memory that cold analytics answers come from (api/analytics/memory.ts). */
@@ -85,6 +101,45 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
   const sessions = new SessionStore(db, clock);
   const retention = () => applySessionRetention(db, sessions, log);
+  const batch = new BatchRunner({
+    db,
+    log,
+    readers: { cache, readModel, live },
+    pricingFile: options.pricingFile,
+    now: options.now,
+    timeBatch: (run) => metrics.timeBatch(run),
+    afterScheduledRun: retention,
+  });
+  const alerts = new AlertEngine(budgets, live, teams, log, clock, options.alerts);
+  // Anomalies and the Monday digest: checks of the same engine, delivered through its queue (docs/metrics.md §9).
+  const alertSettings = new AlertSettingsStore(db);
+  const anomalies = new AnomalyStore(db);
+  const digests = new DigestStore(db);
+  alerts.add(
+    new AnomalyCheck({
+      db,
+      store: anomalies,
+      settings: alertSettings,
+      live,
+      teams,
+      log,
+      now: clock,
+      intervalMs: alerts.options.anomalyIntervalMs,
+    }),
+  );
+  const forecast: ForecastDeps = { db, live, budgets, teams, clock };
+  const digest: DigestDeps = {
+    store: digests,
+    settings: alertSettings,
+    anomalies,
+    code: new CodeStore(db),
+    teams,
+    forecast,
+    log,
+    now: clock,
+    runBatch: (orgId: string) => batch.run({ trigger: 'server', orgId }),
+  };
+  alerts.add(new DigestCheck(digest));
   return {
     options,
     db,
@@ -102,21 +157,18 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
     live,
     teams,
     budgets,
-    alerts: new AlertEngine(budgets, live, teams, log, clock, options.alerts),
+    alerts,
+    alertSettings,
+    anomalies,
+    digests,
+    forecast,
+    digest,
     cache,
     readModel,
     metrics,
     sessions,
     workSignal: new WorkSignal(),
-    batch: new BatchRunner({
-      db,
-      log,
-      readers: { cache, readModel, live },
-      pricingFile: options.pricingFile,
-      now: options.now,
-      timeBatch: (run) => metrics.timeBatch(run),
-      afterScheduledRun: retention,
-    }),
+    batch,
     retention,
   };
 }

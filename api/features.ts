@@ -7,6 +7,7 @@ import { COMPUTER_TOKEN_PREFIX } from '../common/computer-protocol.ts';
 import { unauthorized } from '../common/errors.ts';
 import { registerAdoptionRoutes } from './adoption/routes.ts';
 import { AdoptionStore } from './adoption/store.ts';
+import { registerAlertSettingsRoutes } from './alert-settings/routes.ts';
 import { registerAliasRoutes } from './aliases/routes.ts';
 import { registerAnalyticsRoutes } from './analytics/routes.ts';
 import { AnalyticsStore } from './analytics/store.ts';
@@ -24,6 +25,7 @@ import { registerControlRoutes } from './controls/routes.ts';
 import { registerDashboard } from './dashboard/routes.ts';
 import { registerDeviceRoutes } from './device/routes.ts';
 import { DeviceCodeStore } from './device/store.ts';
+import { registerDigestRoutes } from './digest/routes.ts';
 import { registerForecastRoutes } from './forecast/routes.ts';
 import { installAnswerHeaders } from './http/app.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
@@ -116,12 +118,16 @@ export const FEATURES: readonly Feature[] = [
   { name: 'aliases', register: (app, { db, accounts }) => registerAliasRoutes(app, { db, accounts }) },
   {
     name: 'budgets',
-    register: (app, { budgets, live, alerts, teams }) => registerBudgetRoutes(app, { budgets, live, alerts, teams }),
+    register: (app, { budgets, live, alerts, teams, anomalies, digests }) =>
+      registerBudgetRoutes(app, { budgets, live, alerts, teams, anomalies, digests }),
   },
+  { name: 'forecast', register: (app, { forecast }) => registerForecastRoutes(app, forecast) },
   {
-    name: 'forecast',
-    register: (app, { db, live, budgets, teams, clock }) => registerForecastRoutes(app, { db, live, budgets, teams, clock }),
+    name: 'alert-settings',
+    register: (app, { alertSettings, digests, alerts, clock }) =>
+      registerAlertSettingsRoutes(app, { settings: alertSettings, digests, alerts, now: clock }),
   },
+  { name: 'digest', register: (app, { digest }) => registerDigestRoutes(app, digest) },
   {
     name: 'ingest',
     register: (app, ctx) =>

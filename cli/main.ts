@@ -1,5 +1,7 @@
 // The `agentmeter` command. Each subcommand lives in cli/commands/; this file only lists them (the
 // runner, with its error handling, is cli/run.ts). The laptop bundle has its own, shorter list: cli/laptop.ts.
+
+import { alertsCommand } from './commands/alerts.ts';
 import { batchCommand } from './commands/batch.ts';
 import { codehostCommand } from './commands/codehost.ts';
 import { collectCommand } from './commands/collect.ts';
@@ -29,6 +31,7 @@ export const COMMANDS = [
   keysCommand,
   teamsCommand,
   budgetsCommand,
+  alertsCommand,
   pricingCommand,
   scimCommand,
   codehostCommand,

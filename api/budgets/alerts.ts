@@ -4,6 +4,12 @@
 // restart resumes them; each carries the alert id as its idempotency key (X-Agentmeter-Event-Id), and a
 // webhook's body is signed with its secret. A failed send is retried with doubling delays, a bounded
 // number of times, then kept as undelivered with its last error.
+//
+// The same engine runs the organization's other alerts (docs/metrics.md §9), given as checks: anomalies
+// (api/anomalies/) are compared with budgets after records arrive, and the weekly digest (api/digest/) at
+// every tick of a timer too. Each stores its alert and pending deliveries in its own table under an id
+// prefix of its own, and tells the engine how to say it (a JSON body, a Slack body): one delivery queue,
+// one signing, one address guard, one retry policy for all.
 import type { Logger } from '../../common/logger.ts';
 import { usd4 } from '../../common/money.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
@@ -24,6 +30,40 @@ export interface AlertOptions {
   timeoutMs?: number;
   /** How soon after records arrive their organization's budgets are compared (default 1 s). */
   settleMs?: number;
+  /** How often the checks that depend on the time alone (the Monday digest) run (default 60 s). */
+  tickMs?: number;
+  /**
+   * Anomalies are compared at most this often per organization while records keep arriving (default 60 s):
+   * each comparison builds the organization's live figures, which budgets alone asked for before.
+   */
+  anomalyIntervalMs?: number;
+}
+
+/** What an alert says: the webhook's JSON body and the Slack body. */
+export interface AlertMessage {
+  id: string;
+  /** The event type, for the log (budget.threshold, cost.anomaly, digest.weekly). */
+  type: string;
+  json: unknown;
+  slack: unknown;
+}
+
+/**
+ * One more kind of alert the engine fires and delivers. `prefix` starts its alerts' ids; `message` reads one
+ * back to send it; `check` fires what is due for an organization (returns how many it stored); `orgs` are
+ * the organizations to check at start and at each tick (`onTick`: checked at every tick, not only after
+ * records arrive).
+ */
+export interface AlertCheck {
+  prefix: string;
+  onTick: boolean;
+  orgs(): Promise<string[]>;
+  check(orgId: string): Promise<number>;
+  message(id: string): Promise<AlertMessage | undefined>;
+  /** Given by the engine: asks for the organization to be checked again soon (a deferred check). */
+  attach?(wake: (orgId: string) => void): void;
+  /** The engine closes: drop any timer. */
+  close?(): void;
 }
 
 /** Who a team counted on a day (the team and the teams below it), by the team's name in lower case. */
@@ -60,6 +100,8 @@ export class AlertEngine {
   private readonly pending = new Map<string, NodeJS.Timeout>();
   private readonly evaluating = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
+  private ticker: NodeJS.Timeout | undefined;
+  private readonly checks: AlertCheck[] = [];
   private starting: Promise<void> | undefined;
   private delivering: Promise<void> | undefined;
   private again = false;
@@ -76,7 +118,27 @@ export class AlertEngine {
     private readonly now: () => number,
     options: AlertOptions = {},
   ) {
-    this.o = { allowPrivate: false, maxAttempts: 6, retryDelayMs: 2_000, timeoutMs: 10_000, settleMs: 1_000, ...options };
+    this.o = {
+      allowPrivate: false,
+      maxAttempts: 6,
+      retryDelayMs: 2_000,
+      timeoutMs: 10_000,
+      settleMs: 1_000,
+      tickMs: 60_000,
+      anomalyIntervalMs: 60_000,
+      ...options,
+    };
+  }
+
+  /** Adds a kind of alert (before start()). */
+  add(check: AlertCheck): void {
+    this.checks.push(check);
+    check.attach?.((orgId) => this.touch(orgId));
+  }
+
+  /** The options as set (the checks read their own). */
+  get options(): Readonly<Required<AlertOptions>> {
+    return this.o;
   }
 
   get allowPrivate(): boolean {
@@ -86,10 +148,30 @@ export class AlertEngine {
   /** At start: compare every organization's budgets, and resume the deliveries a stop left pending. */
   start(): Promise<void> {
     this.starting = (async () => {
-      for (const org of await this.store.orgsWithBudgets()) if (!this.closed) await this.evaluate(org);
+      const orgs = new Set(await this.store.orgsWithBudgets());
+      for (const check of this.checks) for (const org of await check.orgs()) orgs.add(org);
+      for (const org of orgs) if (!this.closed) await this.evaluate(org);
       this.kick();
+      this.armTick();
     })();
     return this.starting;
+  }
+
+  /** Runs the checks that depend on the time alone for their organizations (the Monday digest). */
+  async tick(): Promise<void> {
+    const orgs = new Set<string>();
+    for (const check of this.checks.filter((c) => c.onTick)) for (const org of await check.orgs()) orgs.add(org);
+    for (const org of orgs) if (!this.closed) await this.evaluate(org, true);
+  }
+
+  private armTick(): void {
+    if (this.closed || !this.checks.some((c) => c.onTick)) return;
+    this.ticker = setTimeout(() => {
+      this.tick()
+        .catch((error) => this.log.error({ err: error }, 'alerts: tick failed'))
+        .finally(() => this.armTick());
+    }, this.o.tickMs);
+    this.ticker.unref();
   }
 
   /** Records reached the organization: compare its budgets shortly (several batches, one comparison). */
@@ -103,12 +185,27 @@ export class AlertEngine {
     this.pending.set(orgId, timer);
   }
 
-  /** Fires the alerts of every threshold the organization's budgets have newly reached. */
-  evaluate(orgId: string): Promise<void> {
+  /**
+   * Fires the alerts of every threshold the organization's budgets have newly reached, and what the other
+   * checks find due (`tickOnly`: only the checks run at every tick).
+   */
+  evaluate(orgId: string, tickOnly = false): Promise<void> {
     const running = this.evaluating.get(orgId);
     const next = (running ?? Promise.resolve())
       .catch(() => undefined)
-      .then(() => this.compare(orgId))
+      .then(async () => {
+        if (!tickOnly) await this.compare(orgId);
+        let fired = 0;
+        for (const check of this.checks) {
+          if (this.closed) return;
+          if (tickOnly && !check.onTick) continue;
+          fired += await check.check(orgId).catch((error: unknown) => {
+            this.log.error({ err: error, org: orgId, alerts: check.prefix }, 'alerts: a check failed');
+            return 0;
+          });
+        }
+        if (fired) this.kick();
+      })
       .finally(() => {
         if (this.evaluating.get(orgId) === next) this.evaluating.delete(orgId);
       });
@@ -193,6 +290,8 @@ export class AlertEngine {
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.ticker) clearTimeout(this.ticker);
+    for (const check of this.checks) check.close?.();
     for (const t of this.pending.values()) clearTimeout(t);
   }
 
@@ -212,8 +311,16 @@ export class AlertEngine {
     }
   }
 
+  /** What an alert says, by its id's prefix: a budget's alert, or one of the checks'. */
+  private async message(alertId: string): Promise<AlertMessage | undefined> {
+    const check = this.checks.find((c) => alertId.startsWith(c.prefix));
+    if (check) return check.message(alertId);
+    const event = await this.store.event(alertId);
+    return event && { id: event.id, type: event.type, json: event, slack: slackBody(event) };
+  }
+
   private async deliver(d: Delivery): Promise<void> {
-    const event = await this.store.event(d.alert_id);
+    const event = await this.message(d.alert_id);
     if (!event) return;
     const attempt = d.attempts + 1;
     let host = '?';
@@ -221,7 +328,7 @@ export class AlertEngine {
     try {
       const to = await resolveDestination(d.url, this.o.allowPrivate);
       host = to.url.host;
-      const body = JSON.stringify(d.kind === 'slack' ? slackBody(event) : event);
+      const body = JSON.stringify(d.kind === 'slack' ? event.slack : event.json);
       const headers: Record<string, string> = { 'x-agentmeter-event-id': event.id, 'user-agent': 'agentmeter-alerts' };
       if (d.kind === 'webhook' && d.secret) {
         headers['x-agentmeter-signature-v1'] = timestampedSignature(d.secret, body, Math.floor(Date.now() / 1000));
@@ -234,14 +341,20 @@ export class AlertEngine {
     }
     if (error === undefined) {
       await this.store.delivered(d, Date.now());
-      this.log.info({ alert: d.alert_id, kind: d.kind, host, attempt }, 'budget alert delivered');
+      this.log.info({ alert: d.alert_id, type: event.type, kind: d.kind, host, attempt }, 'alert delivered');
     } else if (attempt >= this.o.maxAttempts) {
       await this.store.giveUp(d, error);
-      this.log.warn({ alert: d.alert_id, kind: d.kind, host, attempts: attempt, error }, 'budget alert undelivered: retries exhausted');
+      this.log.warn(
+        { alert: d.alert_id, type: event.type, kind: d.kind, host, attempts: attempt, error },
+        'alert undelivered: retries exhausted',
+      );
     } else {
       const delay = this.o.retryDelayMs * 2 ** (attempt - 1);
       await this.store.retry(d, error, Date.now() + delay);
-      this.log.warn({ alert: d.alert_id, kind: d.kind, host, attempt, retryInMs: delay, error }, 'budget alert send failed; will retry');
+      this.log.warn(
+        { alert: d.alert_id, type: event.type, kind: d.kind, host, attempt, retryInMs: delay, error },
+        'alert send failed; will retry',
+      );
     }
   }
 }

@@ -110,3 +110,51 @@ export function shownUrl(kind: 'webhook' | 'slack', url: string): string {
   if (kind === 'slack') return `${parsed.origin}/…`;
   return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
 }
+
+/** A destination as given in a request (budgets, anomaly and digest settings: the Destination schema). */
+export interface GivenDestination {
+  type: 'webhook' | 'slack';
+  url: string;
+  secret?: string | undefined;
+}
+/** A destination as stored: the full URL, and a webhook's secret. */
+export interface KeptDestination {
+  type: 'webhook' | 'slack';
+  url: string;
+  secret?: string;
+}
+
+/**
+ * The destinations of a request as they are stored: each checked by the address guard (a refusal throws an
+ * Error naming `at[j].url`), a URL put back as it was shown (masked) standing for the stored one it was
+ * shown for, and a webhook URL already stored keeping its secret when given without one.
+ */
+export async function keptDestinations(
+  given: readonly GivenDestination[],
+  before: readonly KeptDestination[],
+  allowPrivate: boolean,
+  at: string,
+): Promise<KeptDestination[]> {
+  const out: KeptDestination[] = [];
+  for (const [j, g] of given.entries()) {
+    const shown = before.find((o) => o.type === g.type && o.url !== g.url && shownUrl(o.type, o.url) === g.url);
+    const d = shown ? { ...g, url: shown.url } : g;
+    try {
+      await resolveDestination(d.url, allowPrivate);
+    } catch (error) {
+      throw new Error(`${at}[${j}].url: ${(error as Error).message}`);
+    }
+    if (d.type === 'webhook') {
+      const kept = d.secret ?? before.find((o) => o.type === 'webhook' && o.url === d.url)?.secret;
+      out.push({ type: 'webhook', url: d.url, ...(kept ? { secret: kept } : {}) });
+    } else out.push({ type: 'slack', url: d.url });
+  }
+  return out;
+}
+
+/** A stored destination as answered: the URL shown (shownUrl), a secret only as "set". */
+export const destinationView = (d: KeptDestination) => ({
+  type: d.type,
+  url: shownUrl(d.type, d.url),
+  ...(d.secret ? { secret: 'set' as const } : {}),
+});

@@ -4,13 +4,15 @@
 // A team budget counts the team's members on each day, the teams below it included (api/teams/).
 import type { FastifyInstance } from 'fastify';
 import { badRequest, notFound } from '../../common/errors.ts';
+import type { AnomalyStore } from '../anomalies/store.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
+import type { DigestStore } from '../digest/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { teamNameKey } from '../teams/store.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { type AlertEngine, budgetUsage } from './alerts.ts';
-import { resolveDestination, shownUrl } from './destination.ts';
+import { destinationView, keptDestinations } from './destination.ts';
 import { percentage } from './messages.ts';
 import {
   ALERTS_PATH,
@@ -31,6 +33,9 @@ export interface BudgetDeps {
   alerts: AlertEngine;
   /** Team budgets: the team by name, and who it counts on each day. */
   teams: TeamAnalytics;
+  /** Listed with the alerts: cost anomalies and weekly digests. */
+  anomalies: AnomalyStore;
+  digests: DigestStore;
 }
 
 export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): void {
@@ -52,11 +57,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
           ...(unit === 'usd' ? { monthlyUsd: limit } : { monthlyCredits: limit }),
           unit,
           thresholds: b.thresholds,
-          destinations: b.destinations.map((d) => ({
-            type: d.type,
-            url: shownUrl(d.type, d.url),
-            ...(d.secret ? { secret: 'set' as const } : {}),
-          })),
+          destinations: b.destinations.map(destinationView),
           usage,
           percentage: percentage(usage, limit),
         };
@@ -87,23 +88,16 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       // A team budget is known by its team's name in lower case (migration 030).
       const target = b.scope === 'org' ? 'org' : b.scope === 'team' ? teamNameKey(team!) : userId!;
       const key = `${b.scope}|${target}`;
-      const destinations: StoredDestination[] = [];
-      for (const [j, given] of b.destinations.entries()) {
-        // A URL put back as it was shown (masked) stands for the stored one it was shown for.
-        const shown = before
-          .get(key)
-          ?.destinations.find((o) => o.type === given.type && o.url !== given.url && shownUrl(o.type, o.url) === given.url);
-        const d = shown ? { ...given, url: shown.url } : given;
-        try {
-          await resolveDestination(d.url, deps.alerts.allowPrivate);
-        } catch (error) {
-          throw badRequest(`${at}.destinations[${j}].url: ${(error as Error).message}`);
-        }
-        if (d.type === 'webhook') {
-          // A URL the budget already had keeps its secret when the list is put again without it.
-          const kept = d.secret ?? before.get(key)?.destinations.find((o) => o.type === 'webhook' && o.url === d.url)?.secret;
-          destinations.push({ type: 'webhook', url: d.url, ...(kept ? { secret: kept } : {}) });
-        } else destinations.push({ type: 'slack', url: d.url });
+      let destinations: StoredDestination[];
+      try {
+        destinations = await keptDestinations(
+          b.destinations,
+          before.get(key)?.destinations ?? [],
+          deps.alerts.allowPrivate,
+          `${at}.destinations`,
+        );
+      } catch (error) {
+        throw badRequest((error as Error).message);
       }
       return {
         scope: b.scope,
@@ -216,15 +210,21 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       method: 'GET',
       path: ALERTS_PATH,
       tag: 'Budgets',
-      summary: 'Fired budget alerts, newest first, with the state of each delivery',
+      summary: 'Fired budget alerts, cost anomalies and weekly digests, newest first, with the state of each delivery',
       action: 'Budget alerts',
       access: { kind: 'user', roles: ADMIN_ROLES },
       query: AlertsQuery,
       responses: { 200: AlertList },
     },
     async ({ principal, query }): Promise<AlertList> => {
-      const rows = await deps.budgets.alerts(principal.orgId, query.month);
+      const [rows, anomalies, digests] = await Promise.all([
+        deps.budgets.alerts(principal.orgId, query.month),
+        deps.anomalies.list(principal.orgId, query.month),
+        deps.digests.list(principal.orgId, query.month),
+      ]);
       return {
+        anomalies,
+        digests,
         alerts: rows.map((r) => ({
           id: r.id,
           budget: JSON.parse(r.budget),

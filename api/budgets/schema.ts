@@ -1,5 +1,7 @@
 // Budgets and alerts (docs/metrics.md §7) at the boundary: the PUT body, the GET answers, the webhook body.
 import { z } from 'zod';
+import { AnomalyView } from '../anomalies/schema.ts';
+import { DigestView } from '../digest/schema.ts';
 
 export const BUDGETS_PATH = '/api/v0/organization/budgets';
 export const ALERTS_PATH = '/api/v0/organization/alerts';
@@ -69,7 +71,7 @@ export const BudgetPatch = z
   })
   .refine((p) => (p.budget === undefined) !== (p.remove === undefined), { message: 'give either budget or remove' });
 
-const DestinationView = z.strictObject({
+export const DestinationView = z.strictObject({
   type: z.enum(['webhook', 'slack']),
   url: z.string().describe("a Slack URL is shown without its path (the path is the Slack webhook's secret)"),
   secret: z.literal('set').optional().describe('present when a webhook secret is stored; the secret itself is never answered'),
@@ -122,14 +124,20 @@ export const AlertView = z.strictObject({
     }),
   ),
 });
-export const AlertList = z.strictObject({ alerts: z.array(AlertView) });
+export const AlertList = z.strictObject({
+  alerts: z.array(AlertView).describe('budget alerts'),
+  anomalies: z.array(AnomalyView).describe('cost anomaly alerts (docs/metrics.md §9), newest first'),
+  digests: z.array(DigestView).describe('weekly digests sent, newest week first'),
+});
 export type AlertList = z.infer<typeof AlertList>;
 export const AlertsQuery = z.strictObject({
   month: z
     .string()
     .regex(/^\d{4}-\d{2}$/, 'month is YYYY-MM')
     .optional()
-    .describe('only the alerts of this UTC month (default: all, newest first, at most 500)'),
+    .describe(
+      'only the alerts of this UTC month (an anomaly: of its day; a digest: sent in it); default: all, newest first, at most 500 of each',
+    ),
 });
 
 /** The webhook's JSON body (type budget.threshold). */

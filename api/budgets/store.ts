@@ -79,6 +79,47 @@ const SQL = {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * Queues one pending delivery of an alert (a budget's, an anomaly's or a digest) per destination, in the
+ * caller's transaction: the one delivery queue AlertEngine sends from.
+ */
+export async function queueDeliveries(
+  tx: Db,
+  alertId: string,
+  orgId: string,
+  destinations: readonly StoredDestination[],
+  at: string,
+): Promise<void> {
+  for (const [position, d] of destinations.entries())
+    await tx.run(SQL.addDelivery, {
+      alert: alertId,
+      position,
+      org: orgId,
+      kind: d.type,
+      url: d.url,
+      secret: d.secret ?? null,
+      fired_at: at,
+    });
+}
+
+/** What one alert's deliveries look like in a list (budgets', anomalies' and digests' alike). */
+export interface DeliveryState {
+  type: 'webhook' | 'slack';
+  state: 'pending' | 'delivered' | 'undelivered';
+  attempts: number;
+  last_error: string | null;
+  delivered_at: string | null;
+}
+/** The deliveries of a list of alerts, each alert's in its destinations' order (`alerts`: comma-separated ids). */
+export const DELIVERIES_OF_SQL = `SELECT alert_id, list({type: kind, state: state, attempts: attempts, last_error: last_error, delivered_at: delivered_at} ORDER BY position) AS deliveries
+  FROM alert_deliveries WHERE alert_id IN (SELECT unnest(string_split($alerts, ','))) GROUP BY alert_id`;
+
+export async function deliveriesOf(db: Db, alertIds: readonly string[]): Promise<Map<string, DeliveryState[]>> {
+  if (alertIds.length === 0) return new Map();
+  const rows = await db.all<{ alert_id: string; deliveries: DeliveryState[] }>(DELIVERIES_OF_SQL, { alerts: alertIds.join(',') });
+  return new Map(rows.map((r) => [r.alert_id, r.deliveries]));
+}
+
 export class BudgetStore {
   constructor(private readonly db: Db) {}
 
@@ -158,16 +199,7 @@ export class BudgetStore {
         fired_at: event.fired_at,
       });
       if (inserted === 0) return undefined;
-      for (const [position, d] of budget.destinations.entries())
-        await tx.run(SQL.addDelivery, {
-          alert: id,
-          position,
-          org: event.org_id,
-          kind: d.type,
-          url: d.url,
-          secret: d.secret ?? null,
-          fired_at: event.fired_at,
-        });
+      await queueDeliveries(tx, id, event.org_id, budget.destinations, event.fired_at);
       return id;
     });
   }

@@ -22,6 +22,57 @@ export interface ForecastDeps {
 
 type DayRow = { user_id: string; day: string; credits: number; usd: number };
 
+/**
+ * The month-end forecast of an organization (docs/metrics.md §9) at the clock's time: what the forecast route
+ * answers and what the weekly digest's budgets at risk are read from.
+ */
+export async function monthEndForecast(deps: ForecastDeps, orgId: string): Promise<ForecastAnswer> {
+  const { today, month, daysLeft, window } = calendar(deps.clock());
+  const [figures, budgets, teamsOf] = await Promise.all([
+    deps.live.figures({ orgId }, 'credits'),
+    deps.budgets.list(orgId),
+    deps.teams.membersOfTeams(orgId),
+  ]);
+  const monthStart = figures.month.start;
+  const before = window.filter((d) => d < monthStart);
+  const older = before.length ? await daysBefore(deps.db, orgId, before[0]!, before.at(-1)!) : [];
+  const rows: DayRow[] = [...older, ...figures.month.byUserDay];
+  const project = (counts: (r: DayRow) => boolean, budget: StoredBudget | undefined): Projection => {
+    const mine = rows.filter(counts);
+    const of = (pick: (r: DayRow) => number) => {
+      const mtd = mine.filter((r) => r.day >= monthStart && r.day <= today).reduce((a, r) => a + pick(r), 0);
+      const days = window.map((d) => mine.filter((r) => r.day === d).reduce((a, r) => a + pick(r), 0));
+      return { mtd, days };
+    };
+    const usd = of((r) => r.usd);
+    const credits = of((r) => r.credits);
+    const amounts = {
+      usd: forecast(usd.mtd, usd.days, daysLeft, (n) => usd4(n) ?? 0),
+      credits: forecast(credits.mtd, credits.days, daysLeft, Math.round),
+    };
+    if (!budget) return { ...amounts, budget: null };
+    const { unit, limit } = budgetLimit(budget);
+    return { ...amounts, budget: { unit, limit, at_risk: amounts[unit].forecast > limit } };
+  };
+  const teamBudgets = budgets.filter((b) => b.scope === 'team');
+  const userBudgets = budgets.filter((b) => b.scope === 'user' && b.userId);
+  return {
+    date: today,
+    month,
+    days_left: daysLeft,
+    window: { from: window[0]!, to: window.at(-1)! },
+    organization: project(
+      () => true,
+      budgets.find((b) => b.scope === 'org'),
+    ),
+    teams: teamBudgets.flatMap((b) => {
+      const members = teamsOf(b.target);
+      return members ? [{ team: b.team ?? b.target, ...project((r) => members(r.day).has(r.user_id), b) }] : [];
+    }),
+    users: userBudgets.map((b) => ({ email: b.email ?? b.userId!, ...project((r) => r.user_id === b.userId, b) })),
+  };
+}
+
 export function registerForecastRoutes(app: FastifyInstance, deps: ForecastDeps): void {
   declareRoute(
     app,
@@ -36,52 +87,6 @@ export function registerForecastRoutes(app: FastifyInstance, deps: ForecastDeps)
       access: { kind: 'user', roles: ADMIN_ROLES },
       responses: { 200: ForecastAnswer },
     },
-    async ({ principal }): Promise<ForecastAnswer> => {
-      const orgId = principal.orgId;
-      const { today, month, daysLeft, window } = calendar(deps.clock());
-      const [figures, budgets, teamsOf] = await Promise.all([
-        deps.live.figures({ orgId }, 'credits'),
-        deps.budgets.list(orgId),
-        deps.teams.membersOfTeams(orgId),
-      ]);
-      const monthStart = figures.month.start;
-      const before = window.filter((d) => d < monthStart);
-      const older = before.length ? await daysBefore(deps.db, orgId, before[0]!, before.at(-1)!) : [];
-      const rows: DayRow[] = [...older, ...figures.month.byUserDay];
-      const project = (counts: (r: DayRow) => boolean, budget: StoredBudget | undefined): Projection => {
-        const mine = rows.filter(counts);
-        const of = (pick: (r: DayRow) => number) => {
-          const mtd = mine.filter((r) => r.day >= monthStart && r.day <= today).reduce((a, r) => a + pick(r), 0);
-          const days = window.map((d) => mine.filter((r) => r.day === d).reduce((a, r) => a + pick(r), 0));
-          return { mtd, days };
-        };
-        const usd = of((r) => r.usd);
-        const credits = of((r) => r.credits);
-        const amounts = {
-          usd: forecast(usd.mtd, usd.days, daysLeft, (n) => usd4(n) ?? 0),
-          credits: forecast(credits.mtd, credits.days, daysLeft, Math.round),
-        };
-        if (!budget) return { ...amounts, budget: null };
-        const { unit, limit } = budgetLimit(budget);
-        return { ...amounts, budget: { unit, limit, at_risk: amounts[unit].forecast > limit } };
-      };
-      const teamBudgets = budgets.filter((b) => b.scope === 'team');
-      const userBudgets = budgets.filter((b) => b.scope === 'user' && b.userId);
-      return {
-        date: today,
-        month,
-        days_left: daysLeft,
-        window: { from: window[0]!, to: window.at(-1)! },
-        organization: project(
-          () => true,
-          budgets.find((b) => b.scope === 'org'),
-        ),
-        teams: teamBudgets.flatMap((b) => {
-          const members = teamsOf(b.target);
-          return members ? [{ team: b.team ?? b.target, ...project((r) => members(r.day).has(r.user_id), b) }] : [];
-        }),
-        users: userBudgets.map((b) => ({ email: b.email ?? b.userId!, ...project((r) => r.user_id === b.userId, b) })),
-      };
-    },
+    async ({ principal }): Promise<ForecastAnswer> => monthEndForecast(deps, principal.orgId),
   );
 }

@@ -86,6 +86,12 @@ export class TeamAnalytics {
     return this.teams.revision(org);
   }
 
+  /** The organization's teams, and its minimum team size (the privacy setting of grouped figures). */
+  async teamsAndMinSize(org: string): Promise<{ teams: { name: string; key: string }[]; minSize: number }> {
+    const [teams, minSize] = await Promise.all([this.teams.listTeams(org), this.teams.minTeamSize(org)]);
+    return { teams: teams.map((t) => ({ name: t.name, key: teamNameKey(t.name) })), minSize };
+  }
+
   /** The organization's team of that name (compared case-insensitively). */
   teamByName(org: string, name: string) {
     return this.teams.teamByName(org, name);

@@ -14,13 +14,13 @@ import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import { callServer } from '../server-call.ts';
 
-interface ServerArgs {
+export interface ServerArgs {
   server?: string;
   key?: string;
   json?: boolean;
 }
 
-function serverOptions<T>(y: Argv<T>): Argv<T & ServerArgs> {
+export function serverOptions<T>(y: Argv<T>): Argv<T & ServerArgs> {
   const env = loadConfig().env;
   return y
     .option('server', { type: 'string', describe: 'Running server URL (env AGENTMETER_SERVER)', default: env.AGENTMETER_SERVER })
@@ -32,7 +32,7 @@ function serverOptions<T>(y: Argv<T>): Argv<T & ServerArgs> {
     .option('json', { type: 'boolean', default: false, describe: 'Print the answer as JSON' }) as Argv<T & ServerArgs>;
 }
 
-function target(args: ServerArgs): { server: string; key: string } {
+export function target(args: ServerArgs): { server: string; key: string } {
   if (!args.server || !args.key) throw new UserError('give --server URL and --key KEY (or AGENTMETER_SERVER and AGENTMETER_API_KEY)');
   return { server: args.server, key: args.key };
 }

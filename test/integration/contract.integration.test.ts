@@ -307,6 +307,14 @@ describe('the API answers as its OpenAPI document says', () => {
     ).toHaveLength(1);
     expect((await ok('GET', '/api/v0/organization/alerts?month=2026-03', { key: manager.key })).alerts).toBeInstanceOf(Array);
     expect((await call('GET', '/api/v0/organization/alerts?month=March', { key: manager.key })).status).toBe(400);
+    const settings = '/api/v0/organization/alert-settings';
+    expect((await ok('PATCH', settings, { key: owner.key, body: { anomalies: { floorUsd: 35 } } })).anomalies.floorUsd).toBe(35);
+    expect((await call('PATCH', settings, { key: manager.key, body: { anomalies: { floorUsd: 1 } } })).status).toBe(403);
+    expect((await call('PATCH', settings, { key: owner.key, body: { anomalies: { floorUsd: 'x' } } })).status).toBe(400);
+    expect((await ok('GET', settings, { key: manager.key })).digest.next).toBeNull();
+    expect((await call('GET', settings, { key: member.key })).status).toBe(403);
+    expect((await ok('GET', '/api/v0/organization/digest/preview', { key: manager.key })).destinations).toBe(0);
+    expect((await call('GET', '/api/v0/organization/digest/preview', { key: guest.key })).status).toBe(403);
     expect((await ok('GET', '/api/v0/me/status', { key: member.key })).limit).toBe(100);
     const price = { model: 'local-coder', effectiveFrom: '2026-03-01', inputMtok: 0.5, outputMtok: 1 };
     expect((await ok('PUT', '/api/v0/organization/pricing', { key: owner.key, body: price })).prices).toHaveLength(1);

@@ -4,6 +4,7 @@
 // server code reaches the bundle (test/unit/boundaries.unit.test.ts refuses a value import from api/).
 import type { z } from 'zod';
 import type { Adoption as AdoptionSchema } from '../../api/adoption/schema.ts';
+import type { AlertSettingsView } from '../../api/alert-settings/schema.ts';
 import type {
   ActivityAgentRow,
   ActivityRecord,
@@ -29,6 +30,7 @@ import type { CodeGroupedRow, CodeRecord, CodeResponse, CommitPage } from '../..
 import type { ComputerPage } from '../../api/computers/schema.ts';
 import type { ControlHistory } from '../../api/controls/schema.ts';
 import type { DeviceRequest as DeviceRequestSchema } from '../../api/device/schema.ts';
+import type { DigestPreview as DigestPreviewSchema } from '../../api/digest/schema.ts';
 import type { ForecastAnswer } from '../../api/forecast/schema.ts';
 import type { CreatedKey, KeyList } from '../../api/keys/schema.ts';
 import type { LimitStatus, LimitsUpdate } from '../../api/limits/schema.ts';
@@ -103,6 +105,8 @@ export type Budget = Budgets['budgets'][number];
 export type Alerts = z.output<typeof AlertList>;
 export type Forecast = z.output<typeof ForecastAnswer>;
 export type Alert = Alerts['alerts'][number];
+export type AlertSettings = z.output<typeof AlertSettingsView>;
+export type DigestPreview = z.output<typeof DigestPreviewSchema>;
 
 // ------------------------------------------------------------------ machines, keys, pipeline, sessions
 export type Keys = z.output<typeof KeyList>;

@@ -233,6 +233,37 @@ export function budgetRequest(f: BudgetFields, remove: boolean): { body: Record<
   };
 }
 
+/** The anomaly and digest settings form's fields (web/src/pages/Budgets.tsx). */
+export interface AlertSettingsFields {
+  floor: string;
+  anomalySlack: string;
+  anomalyWebhook: string;
+  anomalySecret: string;
+  digestSlack: string;
+  digestWebhook: string;
+  digestSecret: string;
+}
+
+/**
+ * Pure: the PATCH body of the anomaly and digest settings form (both parts: an empty URL field is no
+ * destination of that kind), or what is wrong with it in words.
+ */
+export function alertSettingsRequest(f: AlertSettingsFields): { body: Record<string, unknown> } | { problem: string } {
+  const floor = Number(f.floor.trim().replace(/^\$/, '').replaceAll(',', ''));
+  if (!f.floor.trim() || !Number.isFinite(floor) || floor < 0)
+    return { problem: `The floor must be a number of dollars, 0 or more; got "${f.floor}"` };
+  const destinations = (slack: string, webhook: string, secret: string) => [
+    ...(slack.trim() ? [{ type: 'slack', url: slack.trim() }] : []),
+    ...(webhook.trim() ? [{ type: 'webhook', url: webhook.trim(), ...(secret ? { secret } : {}) }] : []),
+  ];
+  return {
+    body: {
+      anomalies: { floorUsd: floor, destinations: destinations(f.anomalySlack, f.anomalyWebhook, f.anomalySecret) },
+      digest: { destinations: destinations(f.digestSlack, f.digestWebhook, f.digestSecret) },
+    },
+  };
+}
+
 /** The adoption page's CSV: one line per person on the roster, as GET /api/v0/organization/adoption names them. */
 export function adoptionCsv(people: readonly Adoption['people'][number][]): string {
   return toCsv(

@@ -1,11 +1,23 @@
 // Budgets: each budget's usage this month (US dollars or Standard Credits) as a bar with its thresholds
-// marked, the alerts fired with the state of each delivery, and for owners a form that sets or removes one
-// budget (PATCH /api/v0/organization/budgets, as `agentmeter budgets set` does; docs/budgets.md).
+// marked, the month-end forecast, the alerts fired (budget thresholds, cost anomalies, weekly digests) with
+// the state of each delivery, the anomaly and digest settings, a preview of the next Monday digest (the
+// server's own builder, GET /api/v0/organization/digest/preview), and for owners the forms that set or
+// remove one budget (PATCH /api/v0/organization/budgets, as `agentmeter budgets set` does) and the anomaly
+// and digest settings (PATCH /api/v0/organization/alert-settings, as `agentmeter alerts` does; docs/budgets.md).
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import type { Alerts, Budget, Budgets as BudgetList, Forecast, Me } from '../api-types.ts';
+import type { AlertSettings, Alerts, Budget, Budgets as BudgetList, DigestPreview, Forecast, Me } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
-import { type BudgetFields, budgetRequest, formatAmount, formatNumber, formatUsd } from '../figures.ts';
+import {
+  type AlertSettingsFields,
+  alertSettingsRequest,
+  type BudgetFields,
+  budgetRequest,
+  formatAmount,
+  formatNumber,
+  formatPercent,
+  formatUsd,
+} from '../figures.ts';
 
 const whose = (b: { scope: string; team?: string; email?: string }) =>
   b.scope === 'org' ? 'Organization' : b.scope === 'team' ? `Team ${b.team}` : (b.email ?? 'user');
@@ -173,15 +185,280 @@ function ForecastTable({ forecast }: { forecast: Forecast }) {
   );
 }
 
+const deliveryText = (ds: Alerts['anomalies'][number]['deliveries']) =>
+  ds.length === 0
+    ? 'no destination'
+    : ds.map((d) => `${d.type}: ${d.state}${d.state === 'undelivered' && d.last_error ? ` (${d.last_error})` : ''}`).join('; ');
+
+/** Cost anomalies (docs/metrics.md §9), newest first. */
+function AnomalyTable({ anomalies }: { anomalies: Alerts['anomalies'] }) {
+  return (
+    <section aria-labelledby="anomalies-h">
+      <h2 id="anomalies-h">Cost anomalies</h2>
+      {anomalies.length === 0 ? (
+        <p class="muted">No anomaly: no day above 3× its median and the floor.</p>
+      ) : (
+        <table data-testid="anomalies">
+          <thead>
+            <tr>
+              <th scope="col">Day (UTC)</th>
+              <th scope="col">Who</th>
+              <th scope="col" class="num">
+                Cost
+              </th>
+              <th scope="col" class="num">
+                Median day
+              </th>
+              <th scope="col">Delivery</th>
+            </tr>
+          </thead>
+          <tbody>
+            {anomalies.map((a) => (
+              <tr key={a.id} data-anomaly={a.scope === 'user' ? a.email : `Team ${a.team}`} data-cost={String(a.cost_usd)}>
+                <td>{a.day}</td>
+                <td>{a.scope === 'user' ? a.email : `Team ${a.team}`}</td>
+                <td class="num">{formatUsd(a.cost_usd)}</td>
+                <td class="num">
+                  {formatUsd(a.median_usd)} ({a.days_with_usage} days)
+                </td>
+                <td>{deliveryText(a.deliveries)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** Weekly digests sent, newest week first. */
+function DigestTable({ digests }: { digests: Alerts['digests'] }) {
+  if (digests.length === 0) return null;
+  return (
+    <section aria-labelledby="digests-h">
+      <h2 id="digests-h">Weekly digests sent</h2>
+      <table data-testid="digests">
+        <thead>
+          <tr>
+            <th scope="col">Week (UTC)</th>
+            <th scope="col" class="num">
+              Cost
+            </th>
+            <th scope="col">Sent</th>
+            <th scope="col">Delivery</th>
+          </tr>
+        </thead>
+        <tbody>
+          {digests.map((d) => (
+            <tr key={d.id}>
+              <td>
+                {d.week.from} to {d.week.to}
+              </td>
+              <td class="num">{formatUsd(d.cost_usd)}</td>
+              <td>{d.sent_at.slice(0, 16).replace('T', ' ')}</td>
+              <td>{deliveryText(d.deliveries)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+const destinationsText = (ds: AlertSettings['digest']['destinations']) =>
+  ds.length ? ds.map((d) => `${d.type} ${d.url}`).join(', ') : 'nowhere';
+
+function SettingsSummary({ settings }: { settings: AlertSettings }) {
+  const a = settings.anomalies;
+  return (
+    <section aria-labelledby="alert-settings-h">
+      <h2 id="alert-settings-h">Anomalies and the weekly digest</h2>
+      <p data-testid="anomaly-settings">
+        An anomaly is a person's or team's day above {a.multiple}× their median day with usage of the {a.historyDays} before (at least{' '}
+        {a.minDaysWithUsage} such days) and above {formatUsd(a.floorUsd)}; sent to {destinationsText(a.destinations)}.
+      </p>
+      <p data-testid="digest-settings">
+        {settings.digest.next
+          ? `The digest goes out on Mondays at 09:00 UTC to ${destinationsText(settings.digest.destinations)}; next ${settings.digest.next.slice(0, 16).replace('T', ' ')} UTC.`
+          : 'The weekly digest is off (no destination).'}
+      </p>
+    </section>
+  );
+}
+
+/** The next digest as the server builds it. */
+function DigestPreviewSection({ preview }: { preview: DigestPreview }) {
+  const d = preview.digest;
+  const list = (rows: { name: string; cost: number }[]) =>
+    rows.length ? (
+      <ol>
+        {rows.map((r) => (
+          <li key={r.name}>
+            {r.name}: {formatUsd(r.cost)}
+          </li>
+        ))}
+      </ol>
+    ) : (
+      <p class="muted">none</p>
+    );
+  return (
+    <section aria-labelledby="digest-preview-h" data-testid="digest-preview" data-cost={String(d.cost_usd)}>
+      <h2 id="digest-preview-h">
+        Next weekly digest{' '}
+        <span class="muted">
+          ({d.week.from} to {d.week.to}; sent {preview.sends_at.slice(0, 16).replace('T', ' ')} UTC
+          {preview.complete ? '' : ', the week so far'}
+          {preview.destinations ? '' : '; off: no destination'})
+        </span>
+      </h2>
+      <p>
+        <strong>{formatUsd(d.cost_usd)}</strong>,{' '}
+        {d.change_pct === null
+          ? `${formatUsd(d.change_usd)} more than the week before (nothing then)`
+          : `${d.change_usd >= 0 ? '+' : ''}${formatUsd(d.change_usd)} (${d.change_pct >= 0 ? '+' : ''}${d.change_pct}%) vs the week before`}
+        ; landed agent share {formatPercent(d.landed.agent_share)} ({formatNumber(d.landed.agent_lines)} of{' '}
+        {formatNumber(d.landed.lines_added)} lines).
+      </p>
+      <div class="digest-columns">
+        <div>
+          <h3>Top teams</h3>
+          {list(d.top_teams.map((t) => ({ name: t.team, cost: t.cost_usd })))}
+        </div>
+        <div>
+          <h3>Top people</h3>
+          {list(d.top_people.map((p) => ({ name: p.email, cost: p.cost_usd })))}
+        </div>
+        <div>
+          <h3>Top models</h3>
+          {list(d.top_models.map((m) => ({ name: m.model, cost: m.cost_usd })))}
+        </div>
+      </div>
+      <h3>Anomalies</h3>
+      {d.anomalies.length ? (
+        <ul data-testid="digest-anomalies">
+          {d.anomalies.map((a) => (
+            <li key={`${a.scope}|${a.email ?? a.team}|${a.day}`}>
+              {a.day} {a.scope === 'user' ? a.email : `Team ${a.team}`}: {formatUsd(a.cost_usd)} (median {formatUsd(a.median_usd)})
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">none</p>
+      )}
+      <h3>Budgets at risk (forecast of {d.forecast_date})</h3>
+      {d.budgets_at_risk.length ? (
+        <ul>
+          {d.budgets_at_risk.map((b) => (
+            <li key={`${b.scope}|${b.team ?? b.email ?? ''}`}>
+              {b.scope === 'org' ? 'Organization' : b.scope === 'team' ? `Team ${b.team}` : b.email}: {formatAmount(b.forecast, b.unit)}{' '}
+              forecast of {formatAmount(b.limit, b.unit)}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">none</p>
+      )}
+    </section>
+  );
+}
+
+/** The form's fields, pre-filled with the settings as shown (a masked URL stands for the stored one). */
+const settingsFields = (s: AlertSettings): AlertSettingsFields => {
+  const url = (ds: AlertSettings['digest']['destinations'], type: 'slack' | 'webhook') => ds.find((d) => d.type === type)?.url ?? '';
+  return {
+    floor: String(s.anomalies.floorUsd),
+    anomalySlack: url(s.anomalies.destinations, 'slack'),
+    anomalyWebhook: url(s.anomalies.destinations, 'webhook'),
+    anomalySecret: '',
+    digestSlack: url(s.digest.destinations, 'slack'),
+    digestWebhook: url(s.digest.destinations, 'webhook'),
+    digestSecret: '',
+  };
+};
+
+function AlertSettingsForm(props: { settings: AlertSettings; onSaved: () => void }) {
+  const [draft, setDraft] = useState<AlertSettingsFields>(() => settingsFields(props.settings));
+  const [message, setMessage] = useState<{ text: string; error: boolean } | undefined>();
+  const field = (key: keyof AlertSettingsFields) => (e: Event) =>
+    setDraft({ ...draft, [key]: (e.currentTarget as HTMLInputElement).value });
+  const send = async () => {
+    const request = alertSettingsRequest(draft);
+    if ('problem' in request) {
+      setMessage({ text: request.problem, error: true });
+      return;
+    }
+    try {
+      await api('/api/v0/organization/alert-settings', { method: 'PATCH', body: request.body });
+      setMessage({ text: 'Settings saved', error: false });
+      props.onSaved();
+    } catch (error) {
+      setMessage({ text: (error as Error).message, error: true });
+    }
+  };
+  return (
+    <section aria-labelledby="alert-settings-form-h">
+      <h2 id="alert-settings-form-h">Set anomaly alerts and the weekly digest</h2>
+      <form
+        class="budget-form"
+        data-testid="alert-settings-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send();
+        }}
+      >
+        <label>
+          Anomaly floor (US dollars) <input name="floor" inputMode="decimal" value={draft.floor} onInput={field('floor')} size={8} />
+        </label>
+        <label>
+          Anomalies to Slack <input name="anomalySlack" value={draft.anomalySlack} onInput={field('anomalySlack')} size={30} />
+        </label>
+        <label>
+          Anomalies to a webhook <input name="anomalyWebhook" value={draft.anomalyWebhook} onInput={field('anomalyWebhook')} size={30} />
+        </label>
+        {draft.anomalyWebhook ? (
+          <label>
+            Its secret{' '}
+            <input name="anomalySecret" type="password" value={draft.anomalySecret} onInput={field('anomalySecret')} autoComplete="off" />
+          </label>
+        ) : null}
+        <label>
+          Digest to Slack <input name="digestSlack" value={draft.digestSlack} onInput={field('digestSlack')} size={30} />
+        </label>
+        <label>
+          Digest to a webhook <input name="digestWebhook" value={draft.digestWebhook} onInput={field('digestWebhook')} size={30} />
+        </label>
+        {draft.digestWebhook ? (
+          <label>
+            Its secret{' '}
+            <input name="digestSecret" type="password" value={draft.digestSecret} onInput={field('digestSecret')} autoComplete="off" />
+          </label>
+        ) : null}
+        <button type="submit">Save alert settings</button>
+      </form>
+      <p role="status" class={message?.error ? 'error' : 'ok'} data-testid="alert-settings-message">
+        {message?.text ?? ''}
+      </p>
+    </section>
+  );
+}
+
+/** The settings form, loaded once on its own: it stays (with its message) while the page's figures load again. */
+function AlertSettingsEditor(props: { onSaved: () => void }) {
+  const { data } = useData('alert-settings-form', () => api<AlertSettings>('/api/v0/organization/alert-settings'));
+  return data ? <AlertSettingsForm settings={data} onSaved={props.onSaved} /> : null;
+}
+
 export function Budgets(props: { me: Me }) {
   const [version, setVersion] = useState(0);
   const { data, error, loading } = useData(`budgets|${version}`, async () => {
-    const [budgets, alerts, forecast] = await Promise.all([
+    const [budgets, alerts, forecast, settings, preview] = await Promise.all([
       api<BudgetList>('/api/v0/organization/budgets'),
       api<Alerts>('/api/v0/organization/alerts'),
       api<Forecast>('/api/v0/organization/forecast'),
+      api<AlertSettings>('/api/v0/organization/alert-settings'),
+      api<DigestPreview>('/api/v0/organization/digest/preview'),
     ]);
-    return { ...budgets, alerts: alerts.alerts, forecast };
+    return { ...budgets, alerts: alerts.alerts, anomalies: alerts.anomalies, digests: alerts.digests, forecast, settings, preview };
   });
   return (
     <>
@@ -250,10 +527,15 @@ export function Budgets(props: { me: Me }) {
               </table>
             )}
           </section>
+          <AnomalyTable anomalies={data.anomalies} />
+          <DigestTable digests={data.digests} />
+          <SettingsSummary settings={data.settings} />
+          <DigestPreviewSection preview={data.preview} />
         </div>
       ) : null}
-      {/* Outside the answer's block: it stays (with its message) while the list loads again. */}
+      {/* Outside the answer's block: they stay (with their messages) while the list loads again. */}
       {props.me.role === 'owner' ? <BudgetForm onSaved={() => setVersion((v) => v + 1)} /> : null}
+      {props.me.role === 'owner' ? <AlertSettingsEditor onSaved={() => setVersion((v) => v + 1)} /> : null}
     </>
   );
 }
