@@ -14,10 +14,11 @@ import { AccountStore } from './accounts/store.ts';
 import { registerAdoptionRoutes } from './adoption/routes.ts';
 import { AdoptionStore } from './adoption/store.ts';
 import { registerAliasRoutes } from './aliases/routes.ts';
-import { type CacheLimits, ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from './analytics/memory.ts';
 import { registerAnalyticsRoutes } from './analytics/routes.ts';
 import { AnalyticsStore } from './analytics/store.ts';
+import { type CacheLimits, ResponseCache } from './answers/cache.ts';
+import { Changes } from './answers/changes.ts';
 import { Authenticator, bearerToken } from './auth/authenticator.ts';
 import { installAuthentication } from './auth/hook.ts';
 import { registerBatchRoutes } from './batch/routes.ts';
@@ -250,8 +251,23 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
 
   registerLivenessRoutes(app, { db: options.db });
   const live = new LiveFiguresStore(options.db, options.log, clock);
+  // The answer cache of every read route, and what holds figures built from stored data: every writer
+  // says what it changed, and the table of api/answers/changes.ts says what that makes stale.
+  const cache = new ResponseCache(options.cache);
+  // Cold answers come from the aggregate rows held in memory, refreshed after every batch (api/analytics/memory.ts).
+  const readModel = new AnalyticsReadModel(options.db, new AnalyticsStore(options.db), {
+    maxRows: options.readModel?.maxRows ?? DEFAULT_READ_MODEL_LIMITS.maxRows,
+  });
+  readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
+  const changes = new Changes([cache, readModel, live]);
   const teamAnalytics = new TeamAnalytics(options.db);
-  registerTodayRoutes(app, { live, teams: teamAnalytics, code: new CodeStore(options.db), ...(options.now ? { now: options.now } : {}) });
+  registerTodayRoutes(app, {
+    live,
+    cache,
+    teams: teamAnalytics,
+    code: new CodeStore(options.db),
+    ...(options.now ? { now: options.now } : {}),
+  });
   registerMeRoutes(app, { db: options.db, live });
   registerAliasRoutes(app, { db: options.db, accounts });
   const budgets = new BudgetStore(options.db);
@@ -266,7 +282,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     decoders,
     limits: ingestLimits,
     onStored: (principal, r) => {
-      live.touch(principal.orgId);
+      changes.changed({ kind: 'events', org: principal.orgId });
       alerts.touch(principal.orgId);
       machines.recordDelivery(principal, r.headers);
     },
@@ -274,7 +290,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerOtlpRoutes(app, {
     ingest,
     onStored: (principal) => {
-      live.touch(principal.orgId);
+      changes.changed({ kind: 'events', org: principal.orgId });
       alerts.touch(principal.orgId);
     },
   });
@@ -294,12 +310,6 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   registerSessionRoutes(app, sessionDeps);
   // Long-polls end at once when the server closes, so a shutdown never waits for them.
   app.addHook('preClose', async () => sessionDeps.signal.close());
-  const cache = new ResponseCache(options.cache);
-  // Cold answers come from the aggregate rows held in memory, refreshed after every batch (api/analytics/memory.ts).
-  const readModel = new AnalyticsReadModel(options.db, new AnalyticsStore(options.db), {
-    maxRows: options.readModel?.maxRows ?? DEFAULT_READ_MODEL_LIMITS.maxRows,
-  });
-  readModel.onLoadError = (error) => options.log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
   registerAnalyticsRoutes(app, {
     cache,
     analytics: readModel,
@@ -329,14 +339,14 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const batch = new BatchRunner({
     db: options.db,
     log: options.log,
-    readers: { cache, readModel, live },
+    changes,
     pricingFile: options.pricingFile,
     now: options.now,
     timeBatch: (run) => metrics.timeBatch(run),
     afterScheduledRun: retention,
   });
   registerBatchRoutes(app, { runner: batch, store: new BatchStore(options.db) });
-  registerPricingRoutes(app, { pricing: new PricingStore(options.db), runner: batch, live });
+  registerPricingRoutes(app, { pricing: new PricingStore(options.db), runner: batch, changes });
   // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
   registerKeyRoutes(app, { accounts, auth });
   registerUserRoutes(app, {
@@ -345,12 +355,8 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     db: options.db,
     analytics: new AnalyticsStore(options.db),
     ...(options.now ? { now: options.now } : {}),
-    // A removed user's e-mail leaves the tokens and users answers (their rows stay, as in SQL's LEFT JOIN).
-    onUserRemoved: () => {
-      cache.clear();
-      readModel.clear();
-      live.clear();
-    },
+    // A removed user's e-mail leaves the answers (their rows stay, as in SQL's LEFT JOIN).
+    changes,
     runBatch: (opts) => batch.run(opts),
   });
   // The directory's provisioning (SCIM 2.0): /scim/v2 with its own token, and the owners' token routes.
@@ -358,10 +364,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     db: options.db,
     accounts,
     auth,
-    onUserRemoved: () => {
-      cache.clear();
-      readModel.clear();
-    },
+    changes,
     ...(options.now ? { now: options.now } : {}),
   });
   // Sign-in with the organization's identity provider (OIDC), giving the same session cookie.

@@ -3,6 +3,7 @@
 // ONLY a SCIM token (api/scim/tokens.ts): they are public to the API's own authentication and check the
 // token themselves, so an API key, a JWT or a dashboard cookie is refused there, as a SCIM token is
 // everywhere else. Every answer is application/scim+json, errors included (RFC 7644 §3.12).
+
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
@@ -12,6 +13,7 @@ import { describeZodError } from '../../common/wire.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import { Address } from '../aliases/schema.ts';
 import { AliasStore } from '../aliases/store.ts';
+import type { Changes } from '../answers/changes.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { OWNERS } from '../auth/principal.ts';
 import { boundDetail } from '../http/errors.ts';
@@ -55,8 +57,8 @@ export interface ScimDeps {
   db: Db;
   accounts: AccountStore;
   auth: Authenticator;
-  /** Told when a person's credentials were revoked (deactivated or deleted): cached answers name them. */
-  onUserRemoved?: () => void;
+  /** Told when a person's credentials were revoked (deactivated or deleted): answers name them. */
+  changes?: Pick<Changes, 'changed'>;
   /** The server's clock (tests pin it): the UTC day a membership change applies from. */
   now?: () => Date;
 }
@@ -254,7 +256,7 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
         const { row, revoked } = await users.update(orgId, before, fields);
         if (revoked) {
           deps.auth.invalidate();
-          deps.onUserRemoved?.();
+          deps.changes?.changed({ kind: 'user', org: orgId });
           request.log.info({ user: row.id }, 'scim user deactivated: keys, computer tokens and dashboard sessions revoked');
         }
         return userResource(row, scimBase(request));
@@ -288,7 +290,7 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
         const before = await foundUser(users, orgId, id);
         const report = await users.remove(orgId, before);
         deps.auth.invalidate();
-        deps.onUserRemoved?.();
+        deps.changes?.changed({ kind: 'user', org: orgId });
         request.log.info(
           { user: id, keysRevoked: report.keysRevoked, computersRevoked: report.computersRevoked },
           'scim user deleted (usage kept)',
