@@ -28,7 +28,7 @@ export type Change =
   | { kind: 'events'; org: string }
   /** A batch run committed: every organization's days, or one organization's. */
   | { kind: 'batch'; org?: string | undefined }
-  /** A user was removed or deactivated (their e-mail leaves the rows). */
+  /** A user was removed, deactivated or renamed (the e-mail the rows carry changed). */
   | { kind: 'user'; org: string }
   /** An organization price was set or removed (its past days are then rebuilt by a batch: a 'batch' change). */
   | { kind: 'price'; org: string };

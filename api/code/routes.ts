@@ -16,8 +16,18 @@ import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { restrictRows } from '../teams/figures.ts';
-import { codeGrouped, codeRecords } from './assemble.ts';
-import { CODE_PATH, COMMIT_CURSOR, COMMITS_PATH, CodeResponse, CommitPage, CommitsQuery, type LandedCommit } from './schema.ts';
+import { codeGrouped, codeRecords, codeTotals } from './assemble.ts';
+import {
+  CODE_PATH,
+  COMMIT_CURSOR,
+  COMMITS_PATH,
+  type CodeRecord,
+  CodeResponse,
+  type CodeTotals,
+  CommitPage,
+  CommitsQuery,
+  type LandedCommit,
+} from './schema.ts';
 import type { CodeStore, CommitCursor } from './store.ts';
 import { codeByTeam } from './teams.ts';
 
@@ -87,6 +97,7 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
       async () => {
         const q = parseAnalyticsQuery('code', request.query, today);
         let data: unknown;
+        let totals: CodeTotals | undefined;
         if (q.groupBy === 'team') {
           const teams = await deps.teams.teamDays(principal.orgId, q.days, q.startDate, q.endDate);
           const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, teams.users);
@@ -110,7 +121,15 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
             ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
             : codeRecords(q.days, edits, landed, agents);
         }
-        const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
+        // Ungrouped: the range in one too, so that no reader derives the ratios again.
+        if (!q.groupBy) totals = codeTotals(data as CodeRecord[]);
+        const meta = {
+          org_id: principal.orgId,
+          start_date: q.startDate,
+          end_date: q.endDate,
+          ...(user ? { user_id: user } : {}),
+          ...(totals ? { totals } : {}),
+        };
         return { data, meta };
       },
       (answer) => checkSentAnswer(app, codeDoc, 200, answer),

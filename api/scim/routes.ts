@@ -148,7 +148,7 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
   const today = () => (deps.now ?? (() => new Date()))().toISOString().slice(0, 10);
 
   registerTokenRoutes(app, tokens);
-  registerRenameRoutes(app, deps.db, deps.auth);
+  registerRenameRoutes(app, deps.db, deps.auth, deps.changes);
 
   app.register(
     async (scim) => {
@@ -254,6 +254,8 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
           }
         }
         const { row, revoked } = await users.update(orgId, before, fields);
+        // Answers carry the e-mail: a rename makes them stale too.
+        if (!revoked && row.email !== before.email) deps.changes?.changed({ kind: 'user', org: orgId });
         if (revoked) {
           deps.auth.invalidate();
           deps.changes?.changed({ kind: 'user', org: orgId });
@@ -377,7 +379,7 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
 }
 
 /** Owners see the directory's renames of owners held for them, and confirm one with their own key. */
-function registerRenameRoutes(app: FastifyInstance, db: Db, auth: Authenticator): void {
+function registerRenameRoutes(app: FastifyInstance, db: Db, auth: Authenticator, changes: ScimDeps['changes']): void {
   declareRoute(
     app,
     {
@@ -413,8 +415,9 @@ function registerRenameRoutes(app: FastifyInstance, db: Db, auth: Authenticator)
       const id = await renamedUserId(db, actor.orgId, userId);
       if (!id) throw notFound(`no user ${userId.slice(0, 100)}`);
       const rename = await confirmRename(db, actor.orgId, id);
-      // Cached principals carry the old e-mail.
+      // Cached principals and answers carry the old e-mail.
       auth.invalidate();
+      changes?.changed({ kind: 'user', org: actor.orgId });
       request.log.info({ actor: actor.userId, user: rename.userId }, 'directory rename of an owner confirmed');
       return { rename };
     },

@@ -1,6 +1,6 @@
-// What a change makes stale (api/answers/changes.ts), end to end through the routes: a person the directory
-// deletes (SCIM) leaves every answer that named them, today's live figures included, and records that
-// arrive drop today's cached answer but not the daily ones, which only a batch changes.
+// What a change makes stale (api/answers/changes.ts), end to end through the routes: a person the
+// directory renames or deletes (SCIM) is renamed in, or leaves, every answer that named them, today's
+// live figures included; records that arrive drop today's cached answer but not the daily ones.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TodayResponse } from '../../api/today/schema.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
@@ -10,6 +10,8 @@ import { turn, usage } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T10:00:00Z');
+const TOKENS = '/api/v1/analytics/tokens?startDate=2026-03-19&endDate=2026-03-19';
+let scimToken: string;
 let server: TestServer;
 let acme: Awaited<ReturnType<TestServer['seedOrg']>>;
 
@@ -52,13 +54,11 @@ describe('what a change makes stale', () => {
     expect(await get(acme.users.owner.key, '/api/v1/analytics/activity?startDate=2026-03-19&endDate=2026-03-19')).toEqual(daily);
   });
 
-  it("a person the directory deletes leaves today's figures too, not only the daily answers", async () => {
+  it('a person the directory renames is named anew in the answers kept before', async () => {
     await post(acme.users.member.key, [usage('claude-sonnet-4-5', '2026-03-20T09:10:00Z', { input_tokens: 1000 }, false, 'm1')]);
-    const tokens = '/api/v1/analytics/tokens?startDate=2026-03-19&endDate=2026-03-19';
-    // Both answers are built, and kept, while the member is on the roster.
+    // Both answers are built, and kept, under the old e-mail.
     expect(emails((await today()).data.tokens.by_user)).toEqual(['member@acme.example.com']);
-    expect(emails((await get(acme.users.owner.key, tokens)).data[0].by_user)).toEqual(['member@acme.example.com']);
-
+    expect(emails((await get(acme.users.owner.key, TOKENS)).data[0].by_user)).toEqual(['member@acme.example.com']);
     const minted = await server.app.inject({
       method: 'POST',
       url: '/api/v0/admin/scim/tokens',
@@ -66,10 +66,26 @@ describe('what a change makes stale', () => {
       payload: {},
     });
     expect(minted.statusCode, minted.body).toBe(201);
+    scimToken = minted.json().token;
+    const renamed = await server.app.inject({
+      method: 'PATCH',
+      url: `/scim/v2/Users/${acme.users.member.id}`,
+      headers: { ...bearer(scimToken), 'content-type': 'application/scim+json' },
+      payload: {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'replace', path: 'userName', value: 'renamed@acme.example.com' }],
+      },
+    });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(emails((await today()).data.tokens.by_user)).toEqual(['renamed@acme.example.com']);
+    expect(emails((await get(acme.users.owner.key, TOKENS)).data[0].by_user)).toEqual(['renamed@acme.example.com']);
+  });
+
+  it("a person the directory deletes leaves today's figures too, not only the daily answers", async () => {
     const deleted = await server.app.inject({
       method: 'DELETE',
       url: `/scim/v2/Users/${acme.users.member.id}`,
-      headers: bearer(minted.json().token),
+      headers: bearer(scimToken),
     });
     expect(deleted.statusCode, deleted.body).toBe(204);
 
@@ -78,6 +94,6 @@ describe('what a change makes stale', () => {
     expect(after.data.tokens.by_user.map((u) => [u.user_id, u.user_email, u.billable_tokens])).toEqual([
       [acme.users.member.id, null, 1200],
     ]);
-    expect(emails((await get(acme.users.owner.key, tokens)).data[0].by_user)).toEqual([null]);
+    expect(emails((await get(acme.users.owner.key, TOKENS)).data[0].by_user)).toEqual([null]);
   });
 });
