@@ -269,7 +269,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ...(options.now ? { now: options.now } : {}),
   });
   registerMeRoutes(app, { db: options.db, live });
-  registerAliasRoutes(app, { db: options.db, accounts });
+  registerAliasRoutes(app, { db: options.db, accounts, changes });
   const budgets = new BudgetStore(options.db);
   const alerts = new AlertEngine(budgets, live, teamAnalytics, options.log, clock, options.alerts);
   registerBudgetRoutes(app, { budgets, live, alerts, teams: teamAnalytics });
@@ -327,10 +327,11 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
     ...(options.now ? { now: options.now } : {}),
   });
   // The code hosts' pull request webhooks and their secrets (docs/pull-requests.md).
-  registerPullRequestRoutes(app, { store: new PullRequestStore(options.db), dbPath: options.db.path });
+  registerPullRequestRoutes(app, { store: new PullRequestStore(options.db), dbPath: options.db.path, changes });
   registerPullRequestReadRoutes(app, {
     reads: new PullRequestReads(options.db),
     teams: teamAnalytics,
+    cache,
     ...(options.now ? { now: options.now } : {}),
   });
   const retention = () => applySessionRetention(options.db, sessionDeps.sessions, options.log);

@@ -18,9 +18,11 @@ export type Source =
   /** Users' e-mails, which answers carry beside their ids. */
   | 'users'
   /** The organization's own prices (live figures price today's usage with them). */
-  | 'prices';
+  | 'prices'
+  /** The pull requests the code hosts' webhooks delivered. */
+  | 'pullRequests';
 
-export const ALL_SOURCES: readonly Source[] = ['aggregates', 'events', 'users', 'prices'];
+export const ALL_SOURCES: readonly Source[] = ['aggregates', 'events', 'users', 'prices', 'pullRequests'];
 
 /** What changed, for one organization or (no org) every one. */
 export type Change =
@@ -28,8 +30,10 @@ export type Change =
   | { kind: 'events'; org: string }
   /** A batch run committed: every organization's days, or one organization's. */
   | { kind: 'batch'; org?: string | undefined }
-  /** A user was removed, deactivated or renamed (the e-mail the rows carry changed). */
+  /** A user was removed, deactivated or renamed, or their other addresses changed (what rows name them by). */
   | { kind: 'user'; org: string }
+  /** A code host's delivery changed a pull request. */
+  | { kind: 'pullRequest'; org: string }
   /** An organization price was set or removed (its past days are then rebuilt by a batch: a 'batch' change). */
   | { kind: 'price'; org: string };
 
@@ -39,6 +43,7 @@ export const STALE: { readonly [K in Change['kind']]: readonly Source[] } = {
   batch: ['aggregates'],
   user: ['users'],
   price: ['prices'],
+  pullRequest: ['pullRequests'],
 };
 
 /** Something that keeps what it built from stored data until told it is stale. */

@@ -228,7 +228,10 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
           );
         const row = await users.create(orgId, fields);
         const extra = extraEmails(body);
-        if (extra) await aliases.setDirectory(orgId, row.id, extra);
+        if (extra) {
+          await aliases.setDirectory(orgId, row.id, extra);
+          deps.changes?.changed({ kind: 'user', org: orgId });
+        }
         request.log.info({ user: row.id, active: row.active }, 'scim user created');
         return reply
           .status(201)
@@ -272,7 +275,10 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
         const body = UserBody.parse(request.body);
         const answer = await write(request, before, bodyFields(body, before.active));
         const extra = extraEmails(body);
-        if (extra) await aliases.setDirectory(orgId, before.id, extra);
+        if (extra) {
+          await aliases.setDirectory(orgId, before.id, extra);
+          deps.changes?.changed({ kind: 'user', org: orgId });
+        }
         return answer;
       });
 

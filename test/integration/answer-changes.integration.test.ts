@@ -1,7 +1,10 @@
 // What a change makes stale (api/answers/changes.ts), end to end through the routes: a person the
 // directory renames or deletes (SCIM) is renamed in, or leaves, every answer that named them, today's
 // live figures included; records that arrive drop today's cached answer but not the daily ones.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { githubSignature } from '../../api/pull-requests/verify.ts';
 import { TodayResponse } from '../../api/today/schema.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -95,5 +98,42 @@ describe('what a change makes stale', () => {
       [acme.users.member.id, null, 1200],
     ]);
     expect(emails((await get(acme.users.owner.key, TOKENS)).data[0].by_user)).toEqual([null]);
+  });
+});
+
+describe('a pull request delivered', () => {
+  it('drops the pull request answers kept before it', async () => {
+    const secret = 'gh-webhook-secret-0123456789';
+    const put = await server.app.inject({
+      method: 'PUT',
+      url: '/api/v0/organization/codehosts/github',
+      headers: bearer(acme.users.owner.key),
+      payload: { secret },
+    });
+    expect(put.statusCode, put.body).toBeLessThan(300);
+    const list = `/api/v0/code/pull_requests?startDate=2026-03-19&endDate=2026-03-20`;
+    const figures = `/api/v1/analytics/pull_requests?startDate=2026-03-19&endDate=2026-03-19`;
+    expect((await get(acme.users.owner.key, list)).data).toEqual([]);
+    expect((await get(acme.users.owner.key, figures)).data[0].merged).toBe(0);
+
+    const event = JSON.parse(
+      readFileSync(join(import.meta.dirname, '..', 'fixtures', 'codehost', 'github-pull_request-closed.json'), 'utf8'),
+    );
+    Object.assign(event.pull_request, { merged: true, merged_at: '2026-03-19T15:21:18Z', merge_commit_sha: 'a'.repeat(40) });
+    const body = JSON.stringify(event);
+    const delivered = await server.app.inject({
+      method: 'POST',
+      url: `/api/v1/hooks/github/${acme.orgId}`,
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'pull_request',
+        'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+        'x-hub-signature-256': githubSignature(secret, body),
+      },
+      payload: body,
+    });
+    expect(delivered.statusCode, delivered.body).toBe(202);
+    expect((await get(acme.users.owner.key, list)).data).toHaveLength(1);
+    expect((await get(acme.users.owner.key, figures)).data[0].merged).toBe(1);
   });
 });
