@@ -9,11 +9,12 @@ import type { Logger } from '../common/logger.ts';
 import { DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline/batch.ts';
 import { AccountStore } from './accounts/store.ts';
 import { AlertSettingsStore } from './alert-settings/store.ts';
-import { ResponseCache } from './analytics/cache.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS } from './analytics/memory.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { AnomalyCheck } from './anomalies/check.ts';
 import { AnomalyStore } from './anomalies/store.ts';
+import { ResponseCache } from './answers/cache.ts';
+import { Changes } from './answers/changes.ts';
 import { Authenticator } from './auth/authenticator.ts';
 import { BatchRunner } from './batch/runner.ts';
 import { AlertEngine } from './budgets/alerts.ts';
@@ -68,6 +69,8 @@ export interface ServerContext {
   digest: DigestDeps;
   /** Analytics and code answers, dropped by what made them stale. */
   cache: ResponseCache;
+  /** Every writer says what it changed here; api/answers/changes.ts says what that makes stale. */
+  changes: Changes;
   /** The aggregate rows held in memory that cold analytics answers come from (api/analytics/memory.ts). */
   readModel: AnalyticsReadModel;
   metrics: ServerMetrics;
@@ -95,6 +98,9 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
   readModel.onLoadError = (error) => log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
   const metrics = new ServerMetrics({ dbPath: db.path, cache: () => cache.stats, readModelRows: () => readModel.heldRows });
   const live = new LiveFiguresStore(db, log, clock);
+  // The answer cache, the read model and today's figures hold figures built from stored data: they drop
+  // what each change makes stale.
+  const changes = new Changes([cache, readModel, live]);
   const teams = new TeamAnalytics(db);
   const budgets = new BudgetStore(db);
   const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
@@ -104,7 +110,7 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
   const batch = new BatchRunner({
     db,
     log,
-    readers: { cache, readModel, live },
+    changes,
     pricingFile: options.pricingFile,
     now: options.now,
     timeBatch: (run) => metrics.timeBatch(run),
@@ -164,6 +170,7 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
     forecast,
     digest,
     cache,
+    changes,
     readModel,
     metrics,
     sessions,

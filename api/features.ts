@@ -83,7 +83,7 @@ function authenticateRequests(app: FastifyInstance, { auth, computers }: ServerC
 
 /** What an accepted ingest request makes stale or worth checking: today's figures and the budgets. */
 function afterIngest(ctx: ServerContext, orgId: string): void {
-  ctx.live.touch(orgId);
+  ctx.changes.changed({ kind: 'events', org: orgId });
   ctx.alerts.touch(orgId);
 }
 
@@ -112,10 +112,11 @@ export const FEATURES: readonly Feature[] = [
   { name: 'liveness', register: (app, { db }) => registerLivenessRoutes(app, { db }) },
   {
     name: 'today',
-    register: (app, { db, live, teams, pinnedNow }) => registerTodayRoutes(app, { live, teams, code: new CodeStore(db), ...pinnedNow }),
+    register: (app, { db, live, cache, teams, pinnedNow }) =>
+      registerTodayRoutes(app, { live, cache, teams, code: new CodeStore(db), ...pinnedNow }),
   },
   { name: 'me', register: (app, { db, live }) => registerMeRoutes(app, { db, live }) },
-  { name: 'aliases', register: (app, { db, accounts }) => registerAliasRoutes(app, { db, accounts }) },
+  { name: 'aliases', register: (app, { db, accounts, changes }) => registerAliasRoutes(app, { db, accounts, changes }) },
   {
     name: 'budgets',
     register: (app, { budgets, live, alerts, teams, anomalies, digests }) =>
@@ -177,48 +178,41 @@ export const FEATURES: readonly Feature[] = [
   // The code hosts' pull request webhooks and their secrets (docs/pull-requests.md), and the figures.
   {
     name: 'pull requests',
-    register: (app, { db, teams, pinnedNow }) => {
-      registerPullRequestRoutes(app, { store: new PullRequestStore(db), dbPath: db.path });
-      registerPullRequestReadRoutes(app, { reads: new PullRequestReads(db), teams, ...pinnedNow });
+    register: (app, { db, teams, cache, changes, pinnedNow }) => {
+      registerPullRequestRoutes(app, { store: new PullRequestStore(db), dbPath: db.path, changes });
+      registerPullRequestReadRoutes(app, { reads: new PullRequestReads(db), teams, cache, ...pinnedNow });
     },
   },
   { name: 'batch', register: (app, { db, batch }) => registerBatchRoutes(app, { runner: batch, store: new BatchStore(db) }) },
   {
     name: 'pricing',
-    register: (app, { db, batch, live }) => registerPricingRoutes(app, { pricing: new PricingStore(db), runner: batch, live }),
+    register: (app, { db, batch, changes }) => registerPricingRoutes(app, { pricing: new PricingStore(db), runner: batch, changes }),
   },
   // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
   { name: 'keys', register: (app, { accounts, auth }) => registerKeyRoutes(app, { accounts, auth }) },
   {
     name: 'users',
-    register: (app, { db, accounts, auth, cache, readModel, live, batch, pinnedNow }) =>
+    register: (app, { db, accounts, auth, changes, batch, pinnedNow }) =>
       registerUserRoutes(app, {
         accounts,
         auth,
         db,
         analytics: new AnalyticsStore(db),
         ...pinnedNow,
-        // A removed user's e-mail leaves the tokens and users answers (their rows stay, as in SQL's LEFT JOIN).
-        onUserRemoved: () => {
-          cache.clear();
-          readModel.clear();
-          live.clear();
-        },
+        // A removed user's e-mail leaves the answers (their rows stay, as in SQL's LEFT JOIN).
+        changes,
         runBatch: (opts) => batch.run(opts),
       }),
   },
   // The directory's provisioning (SCIM 2.0): /scim/v2 with its own token, and the owners' token routes.
   {
     name: 'scim',
-    register: (app, { db, accounts, auth, cache, readModel, pinnedNow }) =>
+    register: (app, { db, accounts, auth, changes, pinnedNow }) =>
       registerScimRoutes(app, {
         db,
         accounts,
         auth,
-        onUserRemoved: () => {
-          cache.clear();
-          readModel.clear();
-        },
+        changes,
         ...pinnedNow,
       }),
   },

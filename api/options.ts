@@ -3,8 +3,8 @@
 
 import type { Db } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
-import type { CacheLimits } from './analytics/cache.ts';
 import type { ReadModelLimits } from './analytics/memory.ts';
+import type { CacheLimits } from './answers/cache.ts';
 import type { AlertOptions } from './budgets/alerts.ts';
 import type { IngestLimits } from './ingest/limits.ts';
 

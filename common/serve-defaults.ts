@@ -1,5 +1,5 @@
 // Defaults and checks of `agentmeter serve` options that the server also uses. They live here, apart from
-// api/, so the CLI can describe and check the options without loading the server (api/analytics/cache.ts
+// api/, so the CLI can describe and check the options without loading the server (api/answers/cache.ts
 // and api/metrics/metrics.ts re-export them).
 import { z } from 'zod';
 

@@ -2,10 +2,12 @@
 // no-reply address, so that a squash merge it authored lands for the user); a collector reads its own
 // user's addresses to know which commits are theirs. The server takes a landed commit only from a key of
 // the user who owns its author address (api/ingest/store.ts).
+
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { HttpError, notFound } from '../../common/errors.ts';
 import type { AccountStore } from '../accounts/store.ts';
+import type { Changes } from '../answers/changes.ts';
 import { OWNERS, PEOPLE } from '../auth/principal.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import {
@@ -21,7 +23,10 @@ import {
 } from './schema.ts';
 import { AliasStore } from './store.ts';
 
-export function registerAliasRoutes(app: FastifyInstance, deps: { db: Db; accounts: AccountStore }): void {
+export function registerAliasRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; accounts: AccountStore; changes?: Pick<Changes, 'changed'> | undefined },
+): void {
   const store = new AliasStore(deps.db);
   const userOf = async (orgId: string, userId: string) => {
     const user = userId.includes('@') ? await deps.accounts.findUserByEmail(orgId, userId) : await deps.accounts.getUser(orgId, userId);
@@ -66,6 +71,8 @@ export function registerAliasRoutes(app: FastifyInstance, deps: { db: Db; accoun
     async ({ principal, params, body }, request, reply): Promise<AliasList> => {
       const user = await userOf(principal.orgId, params.userId);
       const result = await store.add(principal.orgId, user.id, body.email, 'owner');
+      // A member's pull requests are those of their addresses.
+      deps.changes?.changed({ kind: 'user', org: principal.orgId });
       if (result === 'taken') throw new HttpError(409, `${body.email} is another user's address in this organization`);
       if (result === 'added') {
         request.log.info({ actor: principal.userId, user: user.id }, 'alias added');
@@ -93,6 +100,7 @@ export function registerAliasRoutes(app: FastifyInstance, deps: { db: Db; accoun
       const email = Address.safeParse(params.email);
       if (!email.success || !(await store.remove(principal.orgId, user.id, email.data)))
         throw notFound(`${params.email.slice(0, 320)} is not an alias of ${user.email}`);
+      deps.changes?.changed({ kind: 'user', org: principal.orgId });
       request.log.info({ actor: principal.userId, user: user.id }, 'alias removed');
       return { data: await store.list(principal.orgId, user.id), meta: { user_id: user.id } };
     },

@@ -18,6 +18,7 @@
 // budget is answered by SQL.
 import type { Db } from '../../common/db/duckdb.ts';
 import { DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from '../../common/serve-defaults.ts';
+import type { Holder, Source } from '../answers/changes.ts';
 import type { AnalyticsReader, BreakdownRow, HookRow, OrgDayRow, TokenRow, UserDayRow } from './store.ts';
 
 /**
@@ -113,7 +114,9 @@ function internRow<T extends Record<string, unknown>>(row: T, intern: <V>(value:
   return row;
 }
 
-export class AnalyticsReadModel implements AnalyticsReader {
+export class AnalyticsReadModel implements AnalyticsReader, Holder {
+  /** The aggregate rows, with their users' e-mails. */
+  readonly reads: readonly Source[] = ['aggregates', 'users'];
   private readonly orgs = new Map<string, OrgModel>();
   /** Organizations found larger than the whole budget: answered by SQL until the next clear(). */
   private readonly tooLarge = new Set<string>();
@@ -150,6 +153,11 @@ export class AnalyticsReadModel implements AnalyticsReader {
   /** What a load of `org` compares with when it ends: changed by clear() and by clearOrg(org). */
   private stamp(org: string): string {
     return `${this.generation}.${this.orgGenerations.get(org) ?? 0}`;
+  }
+
+  forget(org: string | undefined): void {
+    if (org === undefined) this.clear();
+    else this.clearOrg(org);
   }
 
   /** Forgets one organization's rows (a batch of that organization alone committed); the others' stay. */

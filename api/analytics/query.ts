@@ -6,7 +6,8 @@ import type { z } from 'zod';
 import { badRequest } from '../../common/errors.ts';
 import { isUserId } from '../../common/ids.ts';
 import { parseDay } from '../../common/time.ts';
-import { ANALYTICS_QUERY, EARLIEST_DATE, type Endpoint, MAX_SPAN_DAYS, RawQuery } from './schema.ts';
+import { singleValues } from '../http/query.ts';
+import { ANALYTICS_QUERY, EARLIEST_DATE, type Endpoint, MAX_SPAN_DAYS } from './schema.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -31,14 +32,12 @@ export interface AnalyticsQuery {
 }
 
 export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date): AnalyticsQuery {
-  const query = RawQuery.parse(raw ?? {});
+  const query = singleValues(raw);
   const fields = ANALYTICS_QUERY[endpoint].shape as Record<string, z.ZodType>;
-  // A parameter the endpoint does not take was refused by declareRoute (api/http/query.ts), before this.
   /** The parameter's value, checked with its schema (undefined when absent). */
   const one = (key: string): string | undefined => {
     if (!Object.hasOwn(fields, key)) return undefined;
     const value = query[key];
-    if (Array.isArray(value)) throw badRequest(`"${key}" was given more than once`);
     if (value === undefined) return undefined;
     const checked = fields[key]!.safeParse(value);
     if (!checked.success) throw badRequest(checked.error.issues[0]!.message);

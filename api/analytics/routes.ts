@@ -4,6 +4,8 @@
 // shape, with the agent as group_key. team= and group_by=team (docs/metrics.md §6) are ours too: api/teams/analytics.ts.
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
+import { sendAnswer } from '../answers/answer.ts';
+import type { ResponseCache } from '../answers/cache.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ANALYTICS_ROLES } from '../auth/principal.ts';
 import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
@@ -27,7 +29,6 @@ import {
   unpricedModels,
   userRecords,
 } from './assemble.ts';
-import { acceptsGzip, type ResponseCache } from './cache.ts';
 import { type AnalyticsQuery, parseAnalyticsQuery } from './query.ts';
 import {
   ActivityResponse,
@@ -46,13 +47,16 @@ export interface AnalyticsDeps {
   analytics: AnalyticsReader;
   /** The clock, for tests: "today" decides the latest queryable day. */
   now?: () => Date;
-  /** Serialized responses, cleared by every batch. */
+  /** The answer cache (api/answers/). */
   cache: ResponseCache;
   /** team= and group_by=team. */
   teams: TeamAnalytics;
   /** group_by=repo on /tokens (SQL). */
   repos: Pick<AnalyticsStore, 'tokensByRepo'>;
 }
+
+/** What the daily answers are built from: the aggregates, and users' e-mails (tokens and users answers). */
+const ANALYTICS_READS = ['aggregates', 'users'] as const;
 
 const DESCRIPTION =
   'Figures from the daily aggregates (docs/metrics.md §4), one record per day of the range (UTC). The latest queryable day is yesterday; data of a day is complete after the nightly batch.';
@@ -88,11 +92,9 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
 
   const meta = (principal: Principal, q: AnalyticsQuery) => ({ org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate });
 
-  // Every analytics route: the declaration checks the role, then the answer comes from the cache or is
-  // built after the query is checked. The cache key is the organization, today's date and the URL as
-  // sent: only a URL that passed the checks is ever stored, so a hit needs no second check (hence
-  // queryCheckedBy: 'handler'), and each new day checks afresh against its own date rules. Nothing
-  // crosses organizations.
+  // Every analytics route: the declaration checks the role, then the answer comes from the answer cache
+  // or is built after the query is checked (api/answers/answer.ts: a hit needs no second check, hence
+  // queryCheckedBy: 'handler').
   const route = (
     endpoint: keyof typeof ENDPOINTS,
     build: (principal: Principal, q: AnalyticsQuery, analytics: AnalyticsReader) => Promise<unknown>,
@@ -109,34 +111,28 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       queryCheckedBy: 'handler',
       responses: { 200: ENDPOINTS[endpoint].response },
     } as const satisfies RouteDoc;
-    /** The answer serialized for the cache, checked against the declaration first on a test server. */
-    const serialize = (answer: unknown) => {
-      checkSentAnswer(app, doc, 200, answer);
-      return JSON.stringify(answer);
-    };
     declareRoute(app, doc, async ({ principal }, request, reply) => {
       const today = now();
-      const key = `${principal.orgId}|${today.toISOString().slice(0, 10)}|${request.url}`;
-      // Team answers depend on memberships, which change outside the batch (a roster, the directory): their
-      // key holds the organization's teams revision, which every change of its teams bumps.
-      const raw = (request.query ?? {}) as Record<string, unknown>;
-      const teamScoped = raw['team'] !== undefined || raw['group_by'] === 'team';
-      const cacheKey = teamScoped ? `${key}|teams@${await deps.teams.revision(principal.orgId)}` : key;
-      const body = await deps.cache.getOrBuild(cacheKey, async () => {
-        const q = parseAnalyticsQuery(endpoint, request.query, today);
-        if (q.groupBy === 'team') {
-          const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
-          // /tokens names the range's models without a dollar price (docs/metrics.md §8).
-          const unpriced = endpoint === 'tokens' ? await tokensMeta(deps.analytics, principal.orgId, q.startDate, q.endDate) : {};
-          return serialize({ data, meta: { ...meta(principal, q), ...unpriced } });
-        }
-        // team=: the same answer computed over the team's members on each day.
-        const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
-        return serialize(await build(principal, q, reader));
-      });
-      void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
-      const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
-      return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
+      const of = { org: principal.orgId, now: today, reads: ANALYTICS_READS, teams: deps.teams };
+      return sendAnswer(
+        deps.cache,
+        request,
+        reply,
+        of,
+        async () => {
+          const q = parseAnalyticsQuery(endpoint, request.query, today);
+          if (q.groupBy === 'team') {
+            const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
+            // /tokens names the range's models without a dollar price (docs/metrics.md §8).
+            const unpriced = endpoint === 'tokens' ? await tokensMeta(deps.analytics, principal.orgId, q.startDate, q.endDate) : {};
+            return { data, meta: { ...meta(principal, q), ...unpriced } };
+          }
+          // team=: the same answer computed over the team's members on each day.
+          const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
+          return build(principal, q, reader);
+        },
+        (answer) => checkSentAnswer(app, doc, 200, answer),
+      );
     });
   };
 

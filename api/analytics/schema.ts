@@ -42,9 +42,6 @@ const AGENT_DESCRIPTION =
 const TEAM_DESCRIPTION =
   "team, an agentmeter extension: one row per day and team (group_key: the team's name) over its direct members that day, teams below the minimum team size left out";
 
-/** A query string as Fastify parses it: each parameter once (a string) or repeated (an array). */
-export const RawQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
-
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const dayParam = (name: string) =>
   z

@@ -14,24 +14,16 @@ import type { Db } from '../../common/db/duckdb.ts';
 import { HttpError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import { type BatchOptions, type BatchReport, runBatch } from '../../pipeline/batch.ts';
-import type { ResponseCache } from '../analytics/cache.ts';
-import type { AnalyticsReadModel } from '../analytics/memory.ts';
-import type { LiveFiguresStore } from '../today/store.ts';
+import type { Changes } from '../answers/changes.ts';
 
 /** What a caller decides of a run; the pricing file, the clock and the logger are the server's unless it names its own. */
 export type BatchRequest = Omit<BatchOptions, 'log'> & { log?: Logger | undefined };
 
-/** What holds answers built from the aggregates a run rewrites. */
-export interface BatchReaders {
-  cache: Pick<ResponseCache, 'clear' | 'clearOrg'>;
-  readModel: Pick<AnalyticsReadModel, 'clear' | 'clearOrg'>;
-  live: Pick<LiveFiguresStore, 'clear' | 'touch'>;
-}
-
 export interface BatchRunnerOptions {
   db: Db;
   log: Logger;
-  readers: BatchReaders;
+  /** Told when a run is done: what was built from the aggregates it rewrote is dropped (api/answers/changes.ts). */
+  changes: Pick<Changes, 'changed'>;
   /** serve --pricing (default: pipeline/pricing.json). */
   pricingFile?: string | undefined;
   /** The server's clock (tests pin it): it decides yesterday, the last day a run rebuilds. */
@@ -74,7 +66,7 @@ export class BatchRunner {
     const run = this.tail
       .catch(() => undefined)
       .then(() => withAllThreads(this.options.db, () => timed(() => batch(this.options.db, options))))
-      .finally(() => this.dropStale(orgId));
+      .finally(() => this.options.changes.changed({ kind: 'batch', org: orgId }));
     this.tail = run;
     return run;
   }
@@ -138,20 +130,6 @@ export class BatchRunner {
       ...(pricingFile ? { pricingFile } : {}),
       ...(now ? { now } : {}),
     };
-  }
-
-  private dropStale(orgId: string | undefined): void {
-    const { cache, readModel, live } = this.options.readers;
-    if (orgId === undefined) {
-      cache.clear();
-      readModel.clear();
-      live.clear();
-    } else {
-      cache.clearOrg(orgId);
-      readModel.clearOrg(orgId);
-      // Its provisional builds copy the days the batch rebuilt: built again at the next ask.
-      live.touch(orgId);
-    }
   }
 }
 

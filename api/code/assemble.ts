@@ -1,7 +1,7 @@
 // Pure: the records of GET /api/v1/analytics/code (docs/metrics.md §5) from the aggregate rows: one record per
 // day of the range (zeros included), or with group_by the flat rows of each non-zero group. Breakdown
 // arrays: by count descending, then name (docs/metrics.md §4).
-import type { CodeGroupedRow, CodeRecord } from './schema.ts';
+import type { CodeGroupedRow, CodeRecord, CodeTotals } from './schema.ts';
 import type { EditRow, LandedAgentRow, LandedRow } from './store.ts';
 
 type Split = { lines_added: number; lines_deleted: number };
@@ -92,6 +92,23 @@ export function codeRecords(days: string[], edits: EditRow[], landed: LandedRow[
       },
     };
   });
+}
+
+/** The range in one: sums of the day records, and the two ratios computed once, here. */
+export function codeTotals(records: readonly CodeRecord[]): CodeTotals {
+  const sum = (f: (r: CodeRecord) => number) => records.reduce((n, r) => n + f(r), 0);
+  const edits = sum((r) => r.edits.lines_added);
+  const landed = sum((r) => r.landed.lines_added);
+  const agent = sum((r) => r.landed.agent_lines_added);
+  return {
+    edit_lines_added: edits,
+    landed_lines_added: landed,
+    agent_lines_added: agent,
+    commits: sum((r) => r.landed.commits),
+    commits_with_agent_lines: sum((r) => r.landed.commits_with_agent_lines),
+    agent_share: agentShare(agent, landed),
+    landed_rate: agentShare(agent, edits),
+  };
 }
 
 /** group_by=agent|model|repo: one row per day and non-zero group, ordered by date then group_key. */

@@ -4,21 +4,35 @@
 // the analytics API's (docs/metrics.md §4). group_by=team and team= (docs/metrics.md §6) are the analytics
 // endpoints' (api/teams/analytics.ts): for owners and managers; a member asking for them gets 403.
 import type { FastifyInstance } from 'fastify';
-import { badRequest, forbidden } from '../../common/errors.ts';
-import type { ResponseCache } from '../analytics/cache.ts';
-import { acceptsGzip } from '../analytics/cache.ts';
+import { forbidden } from '../../common/errors.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
-import { ANALYTICS_QUERY, RawQuery } from '../analytics/schema.ts';
+import { ANALYTICS_QUERY } from '../analytics/schema.ts';
+import { sendAnswer, teamScoped } from '../answers/answer.ts';
+import type { ResponseCache } from '../answers/cache.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ADMIN_ROLES } from '../auth/principal.ts';
+import { parseQuery } from '../http/query.ts';
 import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { restrictRows } from '../teams/figures.ts';
-import { codeGrouped, codeRecords } from './assemble.ts';
-import { CODE_PATH, COMMIT_CURSOR, COMMITS_PATH, CodeResponse, CommitPage, CommitsQuery, type LandedCommit } from './schema.ts';
+import { codeGrouped, codeRecords, codeTotals } from './assemble.ts';
+import {
+  CODE_PATH,
+  COMMIT_CURSOR,
+  COMMITS_PATH,
+  type CodeRecord,
+  CodeResponse,
+  type CodeTotals,
+  CommitPage,
+  CommitsQuery,
+  type LandedCommit,
+} from './schema.ts';
 import type { CodeStore, CommitCursor } from './store.ts';
 import { codeByTeam } from './teams.ts';
+
+/** What the code figures are built from: the batch's code aggregates. */
+const CODE_READS = ['aggregates'] as const;
 
 /** Who may read the code figures: members too, restricted to their own. */
 export const CODE_ROLES = ['owner', 'manager', 'member'] as const;
@@ -36,25 +50,19 @@ const ownOnly = (principal: Principal): string | null => (ADMIN_ROLES.includes(p
 
 /** The commits endpoint's query: its own parameters checked, the dates by the analytics rules. */
 function parseCommitsQuery(raw: unknown, now: Date) {
-  const query = RawQuery.parse(raw ?? {});
-  // A parameter it does not take was refused by declareRoute.
-  for (const [key, value] of Object.entries(query)) {
-    if (Array.isArray(value)) throw badRequest(`"${key}" was given more than once`);
-  }
-  const checked = CommitsQuery.safeParse(query);
-  if (!checked.success) throw badRequest(checked.error.issues[0]!.message);
+  const query = parseQuery(CommitsQuery, raw);
   // Commits are read as stored, so today is listed too (docs/metrics.md §5): the date rules are those of
   // the daily endpoints as they stand tomorrow.
   const tomorrow = new Date(now.getTime() + 86_400_000);
-  const dates = parseAnalyticsQuery('productivity', { startDate: checked.data.startDate, endDate: checked.data.endDate }, tomorrow);
-  const match = checked.data.cursor ? COMMIT_CURSOR.exec(checked.data.cursor) : null;
+  const dates = parseAnalyticsQuery('productivity', { startDate: query.startDate, endDate: query.endDate }, tomorrow);
+  const match = query.cursor ? COMMIT_CURSOR.exec(query.cursor) : null;
   const cursor: CommitCursor | undefined = match ? { ts: Number(match[1]), repoId: match[2]!, commit: match[3]! } : undefined;
   return {
     startDate: dates.startDate,
     endDate: dates.endDate,
-    limit: checked.data.limit ? Number(checked.data.limit) : 20,
+    limit: query.limit ? Number(query.limit) : 20,
     cursor,
-    team: checked.data.team,
+    team: query.team,
   };
 }
 
@@ -79,46 +87,53 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
   declareRoute(app, codeDoc, async ({ principal }, request, reply) => {
     const user = ownOnly(principal);
     const today = now();
-    const raw = (request.query ?? {}) as Record<string, unknown>;
-    const teamScoped = raw['team'] !== undefined || raw['group_by'] === 'team';
-    if (teamScoped && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
-    const key = `${principal.orgId}|${user ?? '*'}|${today.toISOString().slice(0, 10)}|${request.url}`;
-    // Team answers depend on memberships: their key holds the organization's teams revision.
-    const cacheKey = teamScoped ? `${key}|teams@${await deps.teams.revision(principal.orgId)}` : key;
-    const body = await deps.cache.getOrBuild(cacheKey, async () => {
-      const q = parseAnalyticsQuery('code', request.query, today);
-      let data: unknown;
-      if (q.groupBy === 'team') {
-        const teams = await deps.teams.teamDays(principal.orgId, q.days, q.startDate, q.endDate);
-        const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, teams.users);
-        data = codeByTeam(teams.days, rows.edits, rows.landed);
-      } else if (q.team) {
-        const scope = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
-        const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, scope.users);
-        const edits = restrictRows(rows.edits, scope.members);
-        const landed = restrictRows(rows.landed, scope.members);
-        const agents = restrictRows(rows.agents, scope.members);
-        data = q.groupBy
-          ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
-          : codeRecords(q.days, edits, landed, agents);
-      } else {
-        const [edits, landed, agents] = await Promise.all([
-          deps.code.edits(principal.orgId, q.startDate, q.endDate, user),
-          deps.code.landed(principal.orgId, q.startDate, q.endDate, user),
-          deps.code.landedAgents(principal.orgId, q.startDate, q.endDate, user),
-        ]);
-        data = q.groupBy
-          ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
-          : codeRecords(q.days, edits, landed, agents);
-      }
-      const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
-      const answer = { data, meta };
-      checkSentAnswer(app, codeDoc, 200, answer);
-      return JSON.stringify(answer);
-    });
-    void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
-    const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
-    return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
+    if (teamScoped(request.query) && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
+    const of = { org: principal.orgId, viewer: user, now: today, reads: CODE_READS, teams: deps.teams };
+    return sendAnswer(
+      deps.cache,
+      request,
+      reply,
+      of,
+      async () => {
+        const q = parseAnalyticsQuery('code', request.query, today);
+        let data: unknown;
+        let totals: CodeTotals | undefined;
+        if (q.groupBy === 'team') {
+          const teams = await deps.teams.teamDays(principal.orgId, q.days, q.startDate, q.endDate);
+          const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, teams.users);
+          data = codeByTeam(teams.days, rows.edits, rows.landed);
+        } else if (q.team) {
+          const scope = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
+          const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, scope.users);
+          const edits = restrictRows(rows.edits, scope.members);
+          const landed = restrictRows(rows.landed, scope.members);
+          const agents = restrictRows(rows.agents, scope.members);
+          data = q.groupBy
+            ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
+            : codeRecords(q.days, edits, landed, agents);
+        } else {
+          const [edits, landed, agents] = await Promise.all([
+            deps.code.edits(principal.orgId, q.startDate, q.endDate, user),
+            deps.code.landed(principal.orgId, q.startDate, q.endDate, user),
+            deps.code.landedAgents(principal.orgId, q.startDate, q.endDate, user),
+          ]);
+          data = q.groupBy
+            ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
+            : codeRecords(q.days, edits, landed, agents);
+        }
+        // Ungrouped: the range in one too, so that no reader derives the ratios again.
+        if (!q.groupBy) totals = codeTotals(data as CodeRecord[]);
+        const meta = {
+          org_id: principal.orgId,
+          start_date: q.startDate,
+          end_date: q.endDate,
+          ...(user ? { user_id: user } : {}),
+          ...(totals ? { totals } : {}),
+        };
+        return { data, meta };
+      },
+      (answer) => checkSentAnswer(app, codeDoc, 200, answer),
+    );
   });
 
   declareRoute(

@@ -46,9 +46,27 @@ export const CodeGroupedRow = z.strictObject({
 });
 export type CodeGroupedRow = z.infer<typeof CodeGroupedRow>;
 
+/** The range's figures in one, so that no reader (the dashboard, a script) derives a ratio of its own. */
+export const CodeTotals = z.strictObject({
+  edit_lines_added: count.describe('edit lines added over the range'),
+  landed_lines_added: count,
+  agent_lines_added: count.describe('landed agent lines over the range'),
+  commits: count,
+  commits_with_agent_lines: count,
+  agent_share: z.number().min(0).max(1).describe('agent_lines_added / landed_lines_added, 4 decimals (0 when no lines)'),
+  landed_rate: z
+    .number()
+    .min(0)
+    .describe('agent_lines_added / edit_lines_added: how much of what the agents wrote landed, 4 decimals (0 when no edit lines)'),
+});
+export type CodeTotals = z.infer<typeof CodeTotals>;
+
 export const CodeResponse = z.strictObject({
   data: z.union([z.array(CodeRecord), z.array(CodeGroupedRow)]),
-  meta: Meta.extend({ user_id: z.string().optional().describe('set when the answer is one member’s own figures') }),
+  meta: Meta.extend({
+    user_id: z.string().optional().describe('set when the answer is one member’s own figures'),
+    totals: CodeTotals.optional().describe('the range in one, on the answer without group_by'),
+  }),
 });
 
 export const LandedCommit = z.strictObject({

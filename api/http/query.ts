@@ -50,3 +50,23 @@ export function refuseUnknownQuery(query: unknown, known: readonly string[]): vo
     if (!known.includes(key))
       throw badRequest(`unknown query parameter "${key}"; this endpoint takes ${known.length ? known.join(', ') : 'none'}`);
 }
+
+/** A query as Fastify parses it: a parameter given twice is a list. */
+export const RawQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+/**
+ * The query of a route that checks it in its handler (queryCheckedBy: 'handler'; a name it does not take
+ * was refused by declareRoute): every parameter given once, each as a string.
+ */
+export function singleValues(raw: unknown): Record<string, string> {
+  const query = RawQuery.parse(raw ?? {});
+  for (const [key, value] of Object.entries(query)) if (Array.isArray(value)) throw badRequest(`"${key}" was given more than once`);
+  return query as Record<string, string>;
+}
+
+/** singleValues, then the route's schema: its first issue is the 400's detail. */
+export function parseQuery<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const checked = schema.safeParse(singleValues(raw));
+  if (!checked.success) throw badRequest(checked.error.issues[0]!.message);
+  return checked.data;
+}

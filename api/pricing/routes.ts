@@ -2,20 +2,22 @@
 // and managers); PUT sets one entry (a model or pattern from a day) and DELETE removes one (owners). A
 // change computes the dollars of the days it touches again (from its day to yesterday, at most the last
 // MAX_BATCH_DAYS days) through the server's batch runner, so the answers show the new price at once.
+
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../common/errors.ts';
 import { MAX_BATCH_DAYS, yesterdayOf } from '../../pipeline/batch.ts';
+import type { Changes } from '../answers/changes.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import type { BatchRunner } from '../batch/runner.ts';
 import { declareRoute } from '../openapi/declare.ts';
-import type { LiveFiguresStore } from '../today/store.ts';
 import { PRICING_PATH, PriceEntry, PriceKeyQuery, PriceList } from './schema.ts';
 import type { PricingStore } from './store.ts';
 
 export interface PricingDeps {
   pricing: PricingStore;
   runner: BatchRunner;
-  live: LiveFiguresStore;
+  /** Told of a price change: today's figures price usage with it (the days before are rebuilt by the batch). */
+  changes: Pick<Changes, 'changed'>;
 }
 
 const DAY_MS = 86_400_000;
@@ -29,7 +31,7 @@ export function daysToReprice(from: string, yesterday: string): { from: string; 
 
 export function registerPricingRoutes(app: FastifyInstance, deps: PricingDeps): void {
   const reprice = async (orgId: string, from: string, log: FastifyInstance['log']) => {
-    deps.live.touch(orgId);
+    deps.changes.changed({ kind: 'price', org: orgId });
     const now = deps.runner.now();
     const range = daysToReprice(from, yesterdayOf(now));
     if (!range) return null;

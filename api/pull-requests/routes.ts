@@ -2,13 +2,18 @@
 // delivery is checked with the host's own scheme against the secret the organization's owner set, taken
 // once by its delivery id, stored as the few facts docs/metrics.md §10 keeps, and answered at once; the
 // linking to landed commits runs after the answer.
+
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden, HttpError, unauthorized } from '../../common/errors.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
+import { sendAnswer } from '../answers/answer.ts';
+import type { ResponseCache } from '../answers/cache.ts';
+import type { Changes } from '../answers/changes.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import { seal, secretKey, unseal } from '../oidc/secret.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { type CodeHost, githubPullRequest, gitlabMergeRequest, type PullRequestFact } from './payloads.ts';
 import { type PullRequestFigures, pullRequestDays, pullRequestFigures, pullRequestGroups, shippedSessions } from './report.ts';
@@ -42,6 +47,8 @@ export interface PullRequestDeps {
   dbPath: string;
   /** Runs after a delivery changed a pull request: links it to the landed commits it brought. */
   onStored?: (orgId: string, repo: string) => void;
+  /** Told when a delivery changed a pull request: the answers that read them are stale. */
+  changes?: Pick<Changes, 'changed'>;
 }
 
 const TAG = 'Pull requests';
@@ -152,6 +159,7 @@ export function registerPullRequestRoutes(app: FastifyInstance, deps: PullReques
             return { status: 'ignored', detail: reason };
           }
           request.log.info({ ...log, repo: fact.repo, number: fact.number, state: fact.state }, 'pull request stored');
+          deps.changes?.changed({ kind: 'pullRequest', org: params.orgId });
           if (deps.onStored) setImmediate(() => deps.onStored?.(params.orgId, fact.repo));
           return { status: 'accepted', detail: `${fact.repo} #${fact.number} (${fact.state})` };
         },
@@ -223,8 +231,15 @@ export function registerPullRequestRoutes(app: FastifyInstance, deps: PullReques
 export interface PullRequestReadDeps {
   reads: PullRequestReads;
   teams: TeamAnalytics;
+  cache: ResponseCache;
   now?: () => Date;
 }
+
+/**
+ * What the pull request answers are built from: the deliveries, the landed commits (they arrive as
+ * records), the sessions' dollars (the batch's), and the users' addresses (a member's own).
+ */
+const PR_READS = ['pullRequests', 'events', 'aggregates', 'users'] as const;
 
 /** Who may read pull request figures: members too, restricted to the pull requests holding their commits. */
 const PR_ROLES = ['owner', 'manager', 'member'] as const;
@@ -238,92 +253,106 @@ function checkedDates(startDate: string, endDate: string, through: Date) {
 export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRequestReadDeps): void {
   const now = deps.now ?? (() => new Date());
 
-  declareRoute(
-    app,
-    {
-      method: 'GET',
-      path: PR_ANALYTICS_PATH,
-      tag: 'Analytics',
-      summary: 'Merged pull requests per UTC day of merge: agent lines, time to merge, cost (an agentmeter extension)',
-      description:
-        'docs/metrics.md §10. Ungrouped: one record per day with zeros, with the cost of agent sessions whose lines reached no merged pull request (not_shipped_cost_usd). group_by=repo, team or agent: rows per day and non-zero group. Owners and managers see the organization; a member sees the pull requests holding their commits (meta.user_id).',
-      action: 'The pull request figures',
-      access: { kind: 'user', roles: PR_ROLES },
-      query: PullRequestAnalyticsQuery,
-      responses: { 200: PullRequestAnalytics },
-    },
-    async ({ principal, query }): Promise<PullRequestAnalytics> => {
-      const user = ownOnly(principal);
-      if (query.group_by === 'team' && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
-      const q = checkedDates(query.startDate, query.endDate, now());
-      const prs = await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user);
-      const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
-      if (query.group_by) {
-        const days = q.days;
-        const teams = query.group_by === 'team' ? await deps.teams.teamDays(principal.orgId, days, q.startDate, q.endDate) : undefined;
-        const teamsOf = (day: string, member: string) =>
-          (teams?.days ?? []).filter((t) => t.day === day && t.members.has(member)).map((t) => t.team.name);
-        return { data: pullRequestGroups(query.group_by, prs, teamsOf), meta };
-      }
-      const shipped = await shippedSessions(deps.reads, principal.orgId);
-      const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user);
-      return { data: pullRequestDays(q.days, prs, notShipped), meta };
-    },
-  );
+  const analyticsDoc = {
+    method: 'GET',
+    path: PR_ANALYTICS_PATH,
+    tag: 'Analytics',
+    summary: 'Merged pull requests per UTC day of merge: agent lines, time to merge, cost (an agentmeter extension)',
+    description:
+      'docs/metrics.md §10. Ungrouped: one record per day with zeros, with the cost of agent sessions whose lines reached no merged pull request (not_shipped_cost_usd). group_by=repo, team or agent: rows per day and non-zero group. Owners and managers see the organization; a member sees the pull requests holding their commits (meta.user_id).',
+    action: 'The pull request figures',
+    access: { kind: 'user', roles: PR_ROLES },
+    query: PullRequestAnalyticsQuery,
+    responses: { 200: PullRequestAnalytics },
+  } as const satisfies RouteDoc;
+  declareRoute(app, analyticsDoc, async ({ principal, query }, request, reply) => {
+    const user = ownOnly(principal);
+    if (query.group_by === 'team' && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
+    const of = { org: principal.orgId, viewer: user, now: now(), reads: PR_READS, teams: deps.teams };
+    return sendAnswer(
+      deps.cache,
+      request,
+      reply,
+      of,
+      async (): Promise<PullRequestAnalytics> => {
+        const q = checkedDates(query.startDate, query.endDate, now());
+        const prs = await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user);
+        const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
+        if (query.group_by) {
+          const days = q.days;
+          const teams = query.group_by === 'team' ? await deps.teams.teamDays(principal.orgId, days, q.startDate, q.endDate) : undefined;
+          const teamsOf = (day: string, member: string) =>
+            (teams?.days ?? []).filter((t) => t.day === day && t.members.has(member)).map((t) => t.team.name);
+          return { data: pullRequestGroups(query.group_by, prs, teamsOf), meta };
+        }
+        const shipped = await shippedSessions(deps.reads, principal.orgId);
+        const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user);
+        return { data: pullRequestDays(q.days, prs, notShipped), meta };
+      },
+      (answer) => checkSentAnswer(app, analyticsDoc, 200, answer),
+    );
+  });
 
-  declareRoute(
-    app,
-    {
-      method: 'GET',
-      path: PR_LIST_PATH,
-      tag: 'Analytics',
-      summary: 'Merged pull requests with their commits, agent lines and cost, newest first, paged',
-      description:
-        'Pull requests merged from startDate to endDate (today included). next_cursor is the last of the page. A member sees the pull requests holding their commits or authored by one of their addresses.',
-      action: 'The merged pull requests',
-      access: { kind: 'user', roles: PR_ROLES },
-      query: PullRequestListQuery,
-      responses: { 200: PullRequestPage },
-    },
-    async ({ principal, query }): Promise<PullRequestPage> => {
-      const user = ownOnly(principal);
-      const q = checkedDates(query.startDate, query.endDate, new Date(now().getTime() + 86_400_000));
-      const limit = query.limit ? Number(query.limit) : 20;
-      const match = query.cursor ? PR_CURSOR.exec(query.cursor) : null;
-      const after = (p: PullRequestFigures) =>
-        !match ||
-        p.mergedAt < Number(match[1]) ||
-        (p.mergedAt === Number(match[1]) && (p.number < Number(match[2]) || (p.number === Number(match[2]) && p.repo < match[3]!)));
-      const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user))
-        .sort((a, b) => b.mergedAt - a.mergedAt || b.number - a.number || (a.repo < b.repo ? 1 : a.repo > b.repo ? -1 : 0))
-        .filter(after);
-      const page = all.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        data: page.map((p) => ({
-          repo: p.repo,
-          number: p.number,
-          host: p.host,
-          author: p.author,
-          opened_at: new Date(p.openedAt).toISOString(),
-          merged_at: new Date(p.mergedAt).toISOString(),
-          hours_to_merge: p.hoursToMerge,
-          commits: p.commits,
-          lines_added: p.linesAdded,
-          agent_lines: p.agentLines,
-          agent_share: p.linesAdded > 0 ? Math.round((p.agentLines / p.linesAdded) * 10_000) / 10_000 : 0,
-          by_agent: p.byAgent.map((a) => ({ agent: a.agent, model_id: a.model, lines: a.lines })),
-          cost_usd: p.costUsd,
-        })),
-        meta: {
-          org_id: principal.orgId,
-          start_date: q.startDate,
-          end_date: q.endDate,
-          has_more: all.length > limit,
-          next_cursor: all.length > limit && last ? `${last.mergedAt}.${last.number}.${last.repo}` : null,
-          ...(user ? { user_id: user } : {}),
-        },
-      };
-    },
-  );
+  const listDoc = {
+    method: 'GET',
+    path: PR_LIST_PATH,
+    tag: 'Analytics',
+    summary: 'Merged pull requests with their commits, agent lines and cost, newest first, paged',
+    description:
+      'Pull requests merged from startDate to endDate (today included). next_cursor is the last of the page. A member sees the pull requests holding their commits or authored by one of their addresses.',
+    action: 'The merged pull requests',
+    access: { kind: 'user', roles: PR_ROLES },
+    query: PullRequestListQuery,
+    responses: { 200: PullRequestPage },
+  } as const satisfies RouteDoc;
+  declareRoute(app, listDoc, async ({ principal, query }, request, reply) => {
+    const user = ownOnly(principal);
+    const of = { org: principal.orgId, viewer: user, now: now(), reads: PR_READS, teams: deps.teams };
+    return sendAnswer(
+      deps.cache,
+      request,
+      reply,
+      of,
+      async (): Promise<PullRequestPage> => {
+        const q = checkedDates(query.startDate, query.endDate, new Date(now().getTime() + 86_400_000));
+        const limit = query.limit ? Number(query.limit) : 20;
+        const match = query.cursor ? PR_CURSOR.exec(query.cursor) : null;
+        const after = (p: PullRequestFigures) =>
+          !match ||
+          p.mergedAt < Number(match[1]) ||
+          (p.mergedAt === Number(match[1]) && (p.number < Number(match[2]) || (p.number === Number(match[2]) && p.repo < match[3]!)));
+        const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user))
+          .sort((a, b) => b.mergedAt - a.mergedAt || b.number - a.number || (a.repo < b.repo ? 1 : a.repo > b.repo ? -1 : 0))
+          .filter(after);
+        const page = all.slice(0, limit);
+        const last = page.at(-1);
+        return {
+          data: page.map((p) => ({
+            repo: p.repo,
+            number: p.number,
+            host: p.host,
+            author: p.author,
+            opened_at: new Date(p.openedAt).toISOString(),
+            merged_at: new Date(p.mergedAt).toISOString(),
+            hours_to_merge: p.hoursToMerge,
+            commits: p.commits,
+            lines_added: p.linesAdded,
+            agent_lines: p.agentLines,
+            agent_share: p.linesAdded > 0 ? Math.round((p.agentLines / p.linesAdded) * 10_000) / 10_000 : 0,
+            by_agent: p.byAgent.map((a) => ({ agent: a.agent, model_id: a.model, lines: a.lines })),
+            cost_usd: p.costUsd,
+          })),
+          meta: {
+            org_id: principal.orgId,
+            start_date: q.startDate,
+            end_date: q.endDate,
+            has_more: all.length > limit,
+            next_cursor: all.length > limit && last ? `${last.mergedAt}.${last.number}.${last.repo}` : null,
+            ...(user ? { user_id: user } : {}),
+          },
+        };
+      },
+      (answer) => checkSentAnswer(app, listDoc, 200, answer),
+    );
+  });
 }

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden, notFound } from '../../common/errors.ts';
+import type { Changes } from '../answers/changes.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { OWNERS } from '../auth/principal.ts';
 import { durableRefusal } from '../keys/minting.ts';
@@ -12,7 +13,7 @@ import { confirmRename, pendingRenames, renamedUserId } from './renames.ts';
 import { CONFIRM_RENAME_PATH, ConfirmedRename, PENDING_RENAMES_PATH, PendingRenameList } from './schema.ts';
 
 /** Owners see the directory's renames of owners held for them, and confirm one with their own key. */
-export function registerRenameRoutes(app: FastifyInstance, db: Db, auth: Authenticator): void {
+export function registerRenameRoutes(app: FastifyInstance, db: Db, auth: Authenticator, changes?: Pick<Changes, 'changed'>): void {
   declareRoute(
     app,
     {
@@ -48,8 +49,9 @@ export function registerRenameRoutes(app: FastifyInstance, db: Db, auth: Authent
       const id = await renamedUserId(db, actor.orgId, userId);
       if (!id) throw notFound(`no user ${userId.slice(0, 100)}`);
       const rename = await confirmRename(db, actor.orgId, id);
-      // Cached principals carry the old e-mail.
+      // Cached principals and answers carry the old e-mail.
       auth.invalidate();
+      changes?.changed({ kind: 'user', org: actor.orgId });
       request.log.info({ actor: actor.userId, user: rename.userId }, 'directory rename of an owner confirmed');
       return { rename };
     },

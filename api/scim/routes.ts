@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { AccountStore } from '../accounts/store.ts';
+import type { Changes } from '../answers/changes.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { authenticateScim, SCIM_BASE, scimBase } from './caller.ts';
 import { scimErrorHandler } from './errors.ts';
@@ -24,8 +25,8 @@ export interface ScimDeps {
   db: Db;
   accounts: AccountStore;
   auth: Authenticator;
-  /** Told when a person's credentials were revoked (deactivated or deleted): cached answers name them. */
-  onUserRemoved?: () => void;
+  /** Told when a person was renamed, got other e-mails, or lost their credentials: answers name them. */
+  changes?: Pick<Changes, 'changed'>;
   /** The server's clock (tests pin it): the UTC day a membership change applies from. */
   now?: () => Date;
 }
@@ -35,7 +36,7 @@ export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {
   const today = () => (deps.now ?? (() => new Date()))().toISOString().slice(0, 10);
 
   registerTokenRoutes(app, tokens);
-  registerRenameRoutes(app, deps.db, deps.auth);
+  registerRenameRoutes(app, deps.db, deps.auth, deps.changes);
 
   app.register(
     async (scim) => {

@@ -7,6 +7,7 @@ import { isUserId } from '../../common/ids.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import { Address } from '../aliases/schema.ts';
 import { AliasStore } from '../aliases/store.ts';
+import type { Changes } from '../answers/changes.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { scimBase, scimCaller } from './caller.ts';
 import { paging, parseEqFilter } from './filter.ts';
@@ -20,8 +21,8 @@ export interface ScimUserDeps {
   db: Db;
   accounts: AccountStore;
   auth: Authenticator;
-  /** Told when a person's credentials were revoked (deactivated or deleted): cached answers name them. */
-  onUserRemoved?: (() => void) | undefined;
+  /** Told when a person was renamed, got other e-mails, or lost their credentials: answers name them. */
+  changes?: Pick<Changes, 'changed'> | undefined;
 }
 
 /** A user id from the path; another form names no user (404, as another organization's id does). */
@@ -56,7 +57,7 @@ const bodyFields = (body: UserBody, active: boolean): UserFields => ({
 });
 
 /** The /Users routes on the SCIM instance (its prefix, error handler and token check are routes.ts's). */
-export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, auth, onUserRemoved }: ScimUserDeps): void {
+export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, auth, changes }: ScimUserDeps): void {
   const users = new ScimUserStore(db, accounts);
   const aliases = new AliasStore(db);
   const pub = { config: { public: true } };
@@ -94,7 +95,10 @@ export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, au
       throw new ScimError(409, `${fields.userName} is already a user of this organization (filter userName eq to find them)`, 'uniqueness');
     const row = await users.create(orgId, fields);
     const extra = extraEmails(body);
-    if (extra) await aliases.setDirectory(orgId, row.id, extra);
+    if (extra) {
+      await aliases.setDirectory(orgId, row.id, extra);
+      changes?.changed({ kind: 'user', org: orgId });
+    }
     request.log.info({ user: row.id, active: row.active }, 'scim user created');
     return reply
       .status(201)
@@ -120,9 +124,11 @@ export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, au
       }
     }
     const { row, revoked } = await users.update(orgId, before, fields);
+    // Answers carry the e-mail: a rename makes them stale too.
+    if (!revoked && row.email !== before.email) changes?.changed({ kind: 'user', org: orgId });
     if (revoked) {
       auth.invalidate();
-      onUserRemoved?.();
+      changes?.changed({ kind: 'user', org: orgId });
       request.log.info({ user: row.id }, 'scim user deactivated: keys, computer tokens and dashboard sessions revoked');
     }
     return userResource(row, scimBase(request));
@@ -136,7 +142,10 @@ export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, au
     const body = UserBody.parse(request.body);
     const answer = await write(request, before, bodyFields(body, before.active));
     const extra = extraEmails(body);
-    if (extra) await aliases.setDirectory(orgId, before.id, extra);
+    if (extra) {
+      await aliases.setDirectory(orgId, before.id, extra);
+      changes?.changed({ kind: 'user', org: orgId });
+    }
     return answer;
   });
 
@@ -156,7 +165,7 @@ export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, au
     const before = await foundUser(users, orgId, id);
     const report = await users.remove(orgId, before);
     auth.invalidate();
-    onUserRemoved?.();
+    changes?.changed({ kind: 'user', org: orgId });
     request.log.info(
       { user: id, keysRevoked: report.keysRevoked, computersRevoked: report.computersRevoked },
       'scim user deleted (usage kept)',

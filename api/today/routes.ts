@@ -3,16 +3,22 @@
 // `team=NAME` (owners and managers) restricts them to the members on today of that team and the teams
 // below it, with the rules of the daily endpoints' team= (api/teams/analytics.ts).
 import type { FastifyInstance } from 'fastify';
-import { badRequest, forbidden } from '../../common/errors.ts';
+import { forbidden } from '../../common/errors.ts';
 import { activityRecords, productivityRecords, tokenRecords, toolRecords, unpricedModels } from '../analytics/assemble.ts';
-import { RawQuery } from '../analytics/schema.ts';
+import { sendAnswer } from '../answers/answer.ts';
+import type { ResponseCache } from '../answers/cache.ts';
 import { ANALYTICS_ROLES, PEOPLE } from '../auth/principal.ts';
 import { codeRecords } from '../code/assemble.ts';
 import type { CodeStore } from '../code/store.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { parseQuery } from '../http/query.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { TODAY_PATH, TodayQuery, TodayResponse } from './schema.ts';
 import type { LiveFigures, LiveFiguresStore } from './store.ts';
+
+/** What today's answers are built from: the records as they arrive, the batch's days the build copies, prices and e-mails. */
+const TODAY_READS = ['events', 'aggregates', 'prices', 'users'] as const;
 
 /** Pure: live figures and today's code rows → the answer's data. */
 export function todayData(f: LiveFigures, code: Awaited<ReturnType<CodeStore['today']>>): TodayResponse['data'] {
@@ -29,56 +35,52 @@ export function todayData(f: LiveFigures, code: Awaited<ReturnType<CodeStore['to
   };
 }
 
-/** The query: only team=, given once. */
-function parseTodayQuery(raw: unknown): { team?: string } {
-  const query = RawQuery.parse(raw ?? {});
-  // A parameter other than team= was refused by declareRoute.
-  for (const [key, value] of Object.entries(query)) {
-    if (Array.isArray(value)) throw badRequest(`"${key}" was given more than once`);
-  }
-  const checked = TodayQuery.safeParse(query);
-  if (!checked.success) throw badRequest(checked.error.issues[0]!.message);
-  return checked.data.team === undefined ? {} : { team: checked.data.team };
-}
-
 export function registerTodayRoutes(
   app: FastifyInstance,
-  deps: { live: LiveFiguresStore; teams: TeamAnalytics; code: CodeStore; now?: () => Date },
+  deps: { live: LiveFiguresStore; teams: TeamAnalytics; code: CodeStore; cache: ResponseCache; now?: () => Date },
 ): void {
   const now = deps.now ?? (() => new Date());
-  declareRoute(
-    app,
-    {
-      method: 'GET',
-      path: TODAY_PATH,
-      tag: 'Analytics',
-      summary: "Today so far: the current UTC day's tokens, tools, activity and productivity records, provisional",
-      description:
-        "The records of /tokens, /tools, /activity and /productivity for the current UTC day, computed by the same rules (the nightly batch's own build steps) over what has arrived; an event is counted within seconds of reaching the server (at most 60 s). Owners and managers get the organization's figures; a member gets the same records over their own records only. With team=NAME (owners and managers), the records over today's members of that team and the teams below it (400 for an unknown team, 403 below the minimum team size). `code` is the /code record of today: its landed commits count as soon as the server has them. The daily endpoints keep refusing today.",
-      action: "Reading today's figures",
-      access: { kind: 'user', roles: PEOPLE },
-      query: TodayQuery,
-      // Its own message for a repeated parameter, as the daily endpoints'.
-      queryCheckedBy: 'handler',
-      responses: { 200: TodayResponse },
-    },
-    async ({ principal }, request): Promise<TodayResponse> => {
-      const whole = ANALYTICS_ROLES.includes(principal.role);
-      const { team } = parseTodayQuery(request.query);
-      if (team !== undefined && !whole) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
-      let userIds: string[] | undefined;
-      if (team !== undefined) {
-        const today = now().toISOString().slice(0, 10);
-        const scope = await deps.teams.scope(principal.orgId, team, today, today);
-        userIds = [...scope.members(today)].sort();
-      }
-      const figures = await deps.live.figures({
-        orgId: principal.orgId,
-        userId: whole ? undefined : principal.userId,
-        ...(userIds ? { userIds } : {}),
-      });
-      const code = await deps.code.today(principal.orgId, figures.date, userIds ?? (whole ? null : [principal.userId]));
-      return { data: todayData(figures, code), meta: { org_id: principal.orgId, unpriced_models: unpricedModels(figures.tokens) } };
-    },
-  );
+  const todayDoc = {
+    method: 'GET',
+    path: TODAY_PATH,
+    tag: 'Analytics',
+    summary: "Today so far: the current UTC day's tokens, tools, activity and productivity records, provisional",
+    description:
+      "The records of /tokens, /tools, /activity and /productivity for the current UTC day, computed by the same rules (the nightly batch's own build steps) over what has arrived; an event is counted within seconds of reaching the server (at most 60 s). Owners and managers get the organization's figures; a member gets the same records over their own records only. With team=NAME (owners and managers), the records over today's members of that team and the teams below it (400 for an unknown team, 403 below the minimum team size). `code` is the /code record of today: its landed commits count as soon as the server has them. The daily endpoints keep refusing today.",
+    action: "Reading today's figures",
+    access: { kind: 'user', roles: PEOPLE },
+    query: TodayQuery,
+    // Its own message for a repeated parameter, as the daily endpoints'.
+    queryCheckedBy: 'handler',
+    responses: { 200: TodayResponse },
+  } as const satisfies RouteDoc;
+  declareRoute(app, todayDoc, async ({ principal }, request, reply) => {
+    const whole = ANALYTICS_ROLES.includes(principal.role);
+    const { team } = parseQuery(TodayQuery, request.query);
+    if (team !== undefined && !whole) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
+    const today = now();
+    const of = { org: principal.orgId, viewer: whole ? null : principal.userId, now: today, reads: TODAY_READS, teams: deps.teams };
+    return sendAnswer(
+      deps.cache,
+      request,
+      reply,
+      of,
+      async (): Promise<TodayResponse> => {
+        let userIds: string[] | undefined;
+        if (team !== undefined) {
+          const day = today.toISOString().slice(0, 10);
+          const scope = await deps.teams.scope(principal.orgId, team, day, day);
+          userIds = [...scope.members(day)].sort();
+        }
+        const figures = await deps.live.figures({
+          orgId: principal.orgId,
+          userId: whole ? undefined : principal.userId,
+          ...(userIds ? { userIds } : {}),
+        });
+        const code = await deps.code.today(principal.orgId, figures.date, userIds ?? (whole ? null : [principal.userId]));
+        return { data: todayData(figures, code), meta: { org_id: principal.orgId, unpriced_models: unpricedModels(figures.tokens) } };
+      },
+      (answer) => checkSentAnswer(app, todayDoc, 200, answer),
+    );
+  });
 }

@@ -22,6 +22,7 @@ import type { Logger } from '../../common/logger.ts';
 import { type BuildStep, buildStepTargets, loadLanguageTable, runBuildSteps } from '../../pipeline/batch.ts';
 import { EDIT_DECISION_KINDS } from '../analytics/assemble.ts';
 import { ANALYTICS_SQL, type BreakdownRow, type HookRow, type OrgDayRow, type TokenRow } from '../analytics/store.ts';
+import type { Holder, Source } from '../answers/changes.ts';
 
 /** Whose records a build counts: an organization's, one of its users', or a set of its users' (a team's). */
 export interface LiveScope {
@@ -235,7 +236,9 @@ export type LiveBuilder = typeof buildLiveFigures;
  * only its own: another organization's build runs beside it, on another connection (at most
  * MAX_CONCURRENT_BUILDS at once).
  */
-export class LiveFiguresStore {
+export class LiveFiguresStore implements Holder {
+  /** A build counts the records as they arrive, copies the batch's days, prices usage and names users. */
+  readonly reads: readonly Source[] = ['events', 'aggregates', 'prices', 'users'];
   private languagesLoaded: Promise<void> | undefined;
   private readonly versions = new Map<string, number>();
   private readonly cache = new Map<string, Cached>();
@@ -254,18 +257,28 @@ export class LiveFiguresStore {
     private readonly build: LiveBuilder = buildLiveFigures,
   ) {}
 
-  /** New records of the organization were stored. */
+  /** Bumped by a change of every organization: part of each organization's version. */
+  private generation = 0;
+
+  /** Something the organization's builds read changed (api/answers/changes.ts): they are built again at the next ask. */
   touch(orgId: string): void {
     this.versions.set(orgId, (this.versions.get(orgId) ?? 0) + 1);
   }
 
+  /** Both parts only grow, so their sum changes with either: a build of an older version is never current. */
   version(orgId: string): number {
-    return this.versions.get(orgId) ?? 0;
+    return this.generation + (this.versions.get(orgId) ?? 0);
   }
 
-  /** Forget every build (records were erased, or the batch rebuilt the days the builds copy). */
+  /** Forget every build, and builds under way of every organization (the batch rebuilt the days they copy). */
   clear(): void {
+    this.generation++;
     this.cache.clear();
+  }
+
+  forget(org: string | undefined): void {
+    if (org === undefined) this.clear();
+    else this.touch(org);
   }
 
   /**

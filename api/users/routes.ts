@@ -2,6 +2,7 @@
 // whoami, the organization page's listing, and one person's usage. Rules: owners manage everyone in their
 // organization; managers add members and guests; only owners remove users. Other organizations' ids
 // answer 404, never 403, so ids do not leak. A user's keys have their own routes (api/keys/routes.ts).
+
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { forbidden, HttpError, notFound } from '../../common/errors.ts';
@@ -12,6 +13,7 @@ import { userRecords } from '../analytics/assemble.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
 import { ANALYTICS_QUERY } from '../analytics/schema.ts';
 import type { AnalyticsStore } from '../analytics/store.ts';
+import type { Changes } from '../answers/changes.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, OWNERS, PEOPLE, ROLE_RANK } from '../auth/principal.ts';
 import { NoQuery } from '../http/query.ts';
@@ -48,10 +50,10 @@ export interface UserRouteDeps {
   /** The server's batch (one at a time): an erasure rebuilds the days it touched. */
   runBatch: (options: Omit<BatchOptions, 'pricingFile'>) => Promise<BatchReport>;
   /**
-   * Told after a user is removed: analytics answers and the read model hold the user's e-mail. (A new
-   * user needs no such call: their id is new, so no aggregate row names them yet.)
+   * Told after a user is removed: answers hold the user's e-mail. (A new user needs no such call: their
+   * id is new, so no row names them yet.)
    */
-  onUserRemoved?: () => void;
+  changes?: Pick<Changes, 'changed'>;
   now?: () => Date;
 }
 
@@ -146,7 +148,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
       if (refusal) throw forbidden(refusal);
       const report = await removeUser(deps.db, user, erase === 'true');
       deps.auth.invalidate();
-      deps.onUserRemoved?.();
+      deps.changes?.changed({ kind: 'user', org: actor.orgId });
       // Fastify's logger is the server's pino logger; its type only lacks members these calls never use.
       const log = request.log as unknown as Logger;
       const rebuilt = report.erasureDays.length

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Changes } from '../../api/answers/changes.ts';
 import { BATCH_CONFLICT, BatchRunner, type BatchRunnerOptions } from '../../api/batch/runner.ts';
 import { buildServer } from '../../api/server.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
@@ -67,11 +68,16 @@ function heldRunner(extra: Partial<BatchRunnerOptions> = {}) {
   const runner = new BatchRunner({
     db,
     log,
-    readers: {
-      cache: { clear: () => cleared.push('cache'), clearOrg: (org) => cleared.push(`cache:${org}`) },
-      readModel: { clear: () => cleared.push('readModel'), clearOrg: (org) => cleared.push(`readModel:${org}`) },
-      live: { clear: () => cleared.push('live'), touch: (org) => cleared.push(`live:${org}`) },
-    },
+    // The server's holders as they read (api/answers/changes.ts): each says what a run dropped.
+    changes: new Changes(
+      (
+        [
+          ['cache', ['aggregates', 'events', 'users', 'prices']],
+          ['readModel', ['aggregates', 'users']],
+          ['live', ['events', 'aggregates', 'prices', 'users']],
+        ] as const
+      ).map(([name, reads]) => ({ reads, forget: (org: string | undefined) => cleared.push(org ? `${name}:${org}` : name) })),
+    ),
     batch: async (_db, options) => {
       running += 1;
       most = Math.max(most, running);
@@ -138,7 +144,7 @@ describe('BatchRunner: one run at a time', () => {
     const runner = new BatchRunner({
       db,
       log,
-      readers: { cache: { clear() {}, clearOrg() {} }, readModel: { clear() {}, clearOrg() {} }, live: { clear() {}, touch() {} } },
+      changes: new Changes([]),
       timeBatch: async (run) => {
         timed.push('start');
         const result = await run();

@@ -1,7 +1,8 @@
-// The analytics response cache: one build per missing key however many ask at once, nothing kept from a
-// build that failed or that a batch overtook.
+// The answer cache: one build per missing key however many ask at once, nothing kept from a build that
+// failed or that a change of what it reads overtook; what each change drops (api/answers/changes.ts).
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, ResponseCache } from '../../api/analytics/cache.ts';
+import { acceptsGzip, ResponseCache } from '../../api/answers/cache.ts';
+import { Changes, type Source } from '../../api/answers/changes.ts';
 
 /** A build the test finishes by hand, counting how often it was started. */
 function manualBuild() {
@@ -132,6 +133,47 @@ describe('ResponseCache.clearOrg', () => {
     expect(cache.get('org_b|2026-03-20|/x')?.raw.toString()).toBe('b');
     expect(cache.size).toBe(1);
     expect(cache.heldBytes).toBe(1);
+  });
+});
+
+describe('Changes: what each change drops', () => {
+  const daily = { org: 'org_a', reads: ['aggregates', 'users'] as Source[] };
+  const today = { org: 'org_a', reads: ['events', 'aggregates', 'prices', 'users'] as Source[] };
+  const seeded = async () => {
+    const cache = new ResponseCache({ maxEntries: 10 });
+    await cache.getOrBuild('org_a|daily', async () => 'd', daily);
+    await cache.getOrBuild('org_a|today', async () => 't', today);
+    await cache.getOrBuild('org_b|daily', async () => 'b', { ...daily, org: 'org_b' });
+    return { cache, changes: new Changes([cache]) };
+  };
+  const held = (cache: ResponseCache) => ['org_a|daily', 'org_a|today', 'org_b|daily'].filter((k) => cache.get(k));
+
+  it("records that arrive drop their organization's answers that read them; a batch, a user or a price likewise", async () => {
+    const cases: [Parameters<Changes['changed']>[0], string[]][] = [
+      [{ kind: 'events', org: 'org_a' }, ['org_a|daily', 'org_b|daily']],
+      [{ kind: 'price', org: 'org_a' }, ['org_a|daily', 'org_b|daily']],
+      [{ kind: 'batch', org: 'org_a' }, ['org_b|daily']],
+      [{ kind: 'user', org: 'org_b' }, ['org_a|daily', 'org_a|today']],
+      [{ kind: 'batch' }, []],
+    ];
+    for (const [change, left] of cases) {
+      const { cache, changes } = await seeded();
+      changes.changed(change);
+      expect(held(cache), JSON.stringify(change)).toEqual(left);
+    }
+  });
+
+  it('keeps a build that only an unrelated change overtook, not one whose sources changed', async () => {
+    const { cache, changes } = await seeded();
+    const { build, calls } = manualBuild();
+    const kept = cache.getOrBuild('org_a|daily2', build, daily);
+    const dropped = cache.getOrBuild('org_a|today2', build, today);
+    changes.changed({ kind: 'events', org: 'org_a' });
+    calls[0]!.resolve('d2');
+    calls[1]!.resolve('t2');
+    await Promise.all([kept, dropped]);
+    expect(cache.get('org_a|daily2')?.raw.toString()).toBe('d2');
+    expect(cache.get('org_a|today2')).toBeUndefined();
   });
 });
 

@@ -3,7 +3,7 @@
 // the organization; a member sees their own figures: the server restricts the answers. The team picker
 // (owners and managers) sets team=: every figure and the commit list over that team's members.
 import { api } from '../api.ts';
-import type { Code, CodeDay, CodeGrouped, Commits, PullRequestDays, PullRequestGroups } from '../api-types.ts';
+import type { Code, CodeGrouped, Commits, PullRequestDays, PullRequestGroups } from '../api-types.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
 import { daysOf, formatDecimal, formatNumber, formatPercent, formatUsd, landedShareByDay, pullRequestTotals } from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
@@ -35,6 +35,7 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
     ]);
     return {
       days: days.data,
+      totals: days.meta.totals,
       repos: repos.data,
       commits: commits.data,
       more: commits.meta.has_more,
@@ -45,12 +46,8 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
   });
   const days = daysOf(props.from, props.to);
   const rows = data?.days ?? [];
-  const sum = (f: (d: CodeDay) => number) => rows.reduce((a, d) => a + f(d), 0);
-  const landed = sum((d) => d.landed.lines_added);
-  const agentLanded = sum((d) => d.landed.agent_lines_added);
-  const written = sum((d) => d.edits.lines_added);
-  const share = landed > 0 ? Math.round((agentLanded / landed) * 10_000) / 10_000 : 0;
-  const landedRate = written > 0 ? Math.round((agentLanded / written) * 10_000) / 10_000 : 0;
+  // The range's figures as the server computed them (meta.totals): the page derives no ratio of its own.
+  const inAll = data?.totals;
   const prTotals = pullRequestTotals(data?.prs ?? []);
   return (
     <>
@@ -64,17 +61,17 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
       {data ? (
         <div data-ready="true">
           <dl class="figures">
-            <Figure id="landed-lines" label="Lines landed" value={landed} />
-            <Figure id="agent-lines" label="Agent lines landed" value={agentLanded} />
-            <Figure id="agent-share" label="Agent share" value={share} format={formatPercent} />
-            <Figure id="landed-commits" label="Commits landed" value={sum((d) => d.landed.commits)} />
-            <Figure id="agent-commits" label="Commits with agent lines" value={sum((d) => d.landed.commits_with_agent_lines)} />
+            <Figure id="landed-lines" label="Lines landed" value={inAll?.landed_lines_added ?? 0} />
+            <Figure id="agent-lines" label="Agent lines landed" value={inAll?.agent_lines_added ?? 0} />
+            <Figure id="agent-share" label="Agent share" value={inAll?.agent_share ?? 0} format={formatPercent} />
+            <Figure id="landed-commits" label="Commits landed" value={inAll?.commits ?? 0} />
+            <Figure id="agent-commits" label="Commits with agent lines" value={inAll?.commits_with_agent_lines ?? 0} />
           </dl>
           <h2>From edit to landed</h2>
           <dl class="figures" data-testid="funnel">
-            <Figure id="edit-lines" label="Lines the agents wrote" value={written} />
-            <Figure id="funnel-landed" label="Of them landed" value={agentLanded} />
-            <Figure id="landed-rate" label="Landed rate" value={landedRate} format={formatPercent} />
+            <Figure id="edit-lines" label="Lines the agents wrote" value={inAll?.edit_lines_added ?? 0} />
+            <Figure id="funnel-landed" label="Of them landed" value={inAll?.agent_lines_added ?? 0} />
+            <Figure id="landed-rate" label="Landed rate" value={inAll?.landed_rate ?? 0} format={formatPercent} />
           </dl>
           <div class="grid">
             <Chart

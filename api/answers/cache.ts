@@ -1,14 +1,16 @@
-// Analytics responses only change when a batch finishes (they read the aggregates, never raw events), so
-// a serialized response can be served again until then. The batch clears the cache when it commits.
-// Entries are bytes, ready to write, and their gzip form is made once, for the first client that accepts
-// it: a 30-day response of a large organization runs to megabytes of JSON, and writing those bytes, not
-// computing them, is what a cached request costs.
+// The answer cache of every read route: serialized answers kept until what they are built from changes.
+// Each entry says its organization and what it reads (api/answers/changes.ts): the daily answers read the
+// aggregates, so they live until a batch commits; today's answers read arriving records too, so they live
+// until the next records of their organization. Entries are bytes, ready to write, and their gzip form is
+// made once, for the first client that accepts it: a 30-day answer of a large organization runs to
+// megabytes of JSON, and writing those bytes, not computing them, is what a cached request costs.
 //
 // A miss is built once however many ask for it at the same time: a dashboard opened after the nightly
-// batch sends its tiles' queries together, often the same URL from several viewers, and each build reads
-// DuckDB for tens of milliseconds. Those asking while it runs wait for that one build.
+// batch sends its tiles' queries together, often the same URL from several viewers. Those asking while
+// it runs wait for that one build. api/answers/answer.ts makes the keys and serves the bytes.
 import { gzipSync } from 'node:zlib';
 import { type CacheLimits, DEFAULT_CACHE_LIMITS } from '../../common/serve-defaults.ts';
+import { ALL_SOURCES, type Holder, type Source } from './changes.ts';
 
 /** Below this, compressing costs more than the bytes it saves. */
 const GZIP_MIN_BYTES = 1024;
@@ -59,19 +61,30 @@ export class CachedBody {
   }
 }
 
-/** The organization a cache key belongs to: the part before the first "|". */
-const orgOfKey = (key: string) => key.slice(0, Math.max(0, key.indexOf('|')));
+/** Where an answer belongs and what it is built from: what a change drops it by (api/answers/changes.ts). */
+export interface AnswerScope {
+  org: string;
+  reads: readonly Source[];
+}
 
-export class ResponseCache {
-  private readonly entries = new Map<string, CachedBody>();
+interface Entry {
+  body: CachedBody;
+  scope: AnswerScope;
+}
+
+export class ResponseCache implements Holder {
+  /** It holds answers of every kind: each entry says what it reads. */
+  readonly reads = ALL_SOURCES;
+  private readonly entries = new Map<string, Entry>();
   private bytes = 0;
   /** Builds under way, by key: a second request for a missing key waits for the first one's build. */
-  private readonly building = new Map<string, Promise<CachedBody>>();
+  private readonly building = new Map<string, { promise: Promise<CachedBody>; scope: AnswerScope }>();
   /**
-   * Bumped by clear(): a build that began before a batch committed read the old aggregates, so it answers
-   * the requests that waited for it but is not kept.
+   * Bumped by forget(), by source for every organization and by organization and source: a build that
+   * began before a change of what it reads (a batch committed, records arrived) answers the requests that
+   * waited for it but is not kept.
    */
-  private generation = 0;
+  private readonly generations = new Map<string, number>();
   private readonly limits: CacheLimits;
   /** Lookups answered from memory, and the others (built, or joined a build): read by /metrics. */
   readonly stats = { hits: 0, misses: 0 };
@@ -85,48 +98,53 @@ export class ResponseCache {
   }
 
   get(key: string): CachedBody | undefined {
-    return this.entries.get(key);
+    return this.entries.get(key)?.body;
   }
 
   /**
    * The cached body for key, or the one build() makes (shared by everyone asking meanwhile). A failed
    * build (a 400, a database error) is not kept: each waiter gets its error, and the next request tries
-   * again. With the cache off every request builds its own.
+   * again. With the cache off every request builds its own. Without a scope, the answer is the
+   * organization's its key starts with (before the first "|") and reads everything.
    */
-  getOrBuild(key: string, build: () => Promise<string>): CachedBody | Promise<CachedBody> {
+  getOrBuild(
+    key: string,
+    build: () => Promise<string>,
+    scope: AnswerScope = { org: key.slice(0, Math.max(0, key.indexOf('|'))), reads: ALL_SOURCES },
+  ): CachedBody | Promise<CachedBody> {
     const hit = this.entries.get(key);
     if (hit) {
       this.stats.hits++;
-      return hit;
+      return hit.body;
     }
     this.stats.misses++;
     if (this.off) return build().then((body) => new CachedBody(Buffer.from(body), GZIP_LEVEL_ONCE));
     const running = this.building.get(key);
-    if (running) return running;
-    const stamp = this.stamp(key);
+    if (running) return running.promise;
+    const stamp = this.stamp(scope);
     const promise = build()
       .then((body) => {
         const entry = new CachedBody(Buffer.from(body));
-        if (stamp === this.stamp(key)) this.store(key, entry);
+        if (stamp === this.stamp(scope)) this.store(key, { body: entry, scope });
         return entry;
       })
       .finally(() => {
-        if (this.building.get(key) === promise) this.building.delete(key);
+        if (this.building.get(key)?.promise === promise) this.building.delete(key);
       });
-    this.building.set(key, promise);
+    this.building.set(key, { promise, scope });
     return promise;
   }
 
-  private store(key: string, entry: CachedBody): void {
+  private store(key: string, entry: Entry): void {
     // An answer larger than the whole budget is served but not kept: it would push out everything else.
-    if (entry.bytes > this.limits.maxBytes) return;
-    entry.onGzip = (bytes) => {
+    if (entry.body.bytes > this.limits.maxBytes) return;
+    entry.body.onGzip = (bytes) => {
       if (this.entries.get(key) !== entry) return;
       this.bytes += bytes;
       this.evict();
     };
     this.entries.set(key, entry);
-    this.bytes += entry.bytes;
+    this.bytes += entry.body.bytes;
     this.evict();
   }
 
@@ -135,38 +153,42 @@ export class ResponseCache {
     while (this.entries.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {
       const [key, oldest] = this.entries.entries().next().value!;
       this.entries.delete(key);
-      this.bytes -= oldest.bytes;
+      this.bytes -= oldest.body.bytes;
     }
   }
 
-  /** Bumped by clearOrg(org), by organization: like generation, for the keys of one organization. */
-  private readonly orgGenerations = new Map<string, number>();
-  /** What a build of `key` compares with when it ends: changed by clear() and by clearOrg of its organization. */
-  private stamp(key: string): string {
-    return `${this.generation}.${this.orgGenerations.get(orgOfKey(key)) ?? 0}`;
+  /** What a build compares with when it ends: the generations of what it reads, of all and of its organization. */
+  private stamp(scope: AnswerScope): string {
+    return scope.reads.map((s) => `${this.generations.get(`*|${s}`) ?? 0}.${this.generations.get(`${scope.org}|${s}`) ?? 0}`).join(',');
+  }
+
+  private bump(name: string): void {
+    this.generations.set(name, (this.generations.get(name) ?? 0) + 1);
   }
 
   /**
-   * Forgets one organization's entries and builds under way (a batch of that organization alone
-   * committed); the others' stay. Keys start with the organization and "|" (api/analytics/routes.ts).
+   * Forgets the answers (kept, and builds under way) of one organization, or of every one, that read a
+   * stale source; the others stay.
    */
-  clearOrg(org: string): void {
-    this.orgGenerations.set(org, (this.orgGenerations.get(org) ?? 0) + 1);
+  forget(org: string | undefined, stale: ReadonlySet<Source>): void {
+    for (const source of stale) this.bump(`${org ?? '*'}|${source}`);
+    const hit = (scope: AnswerScope) => (org === undefined || scope.org === org) && scope.reads.some((s) => stale.has(s));
     for (const [key, entry] of this.entries) {
-      if (orgOfKey(key) !== org) continue;
+      if (!hit(entry.scope)) continue;
       this.entries.delete(key);
-      this.bytes -= entry.bytes;
+      this.bytes -= entry.body.bytes;
     }
-    for (const key of this.building.keys()) if (orgOfKey(key) === org) this.building.delete(key);
+    for (const [key, { scope }] of this.building) if (hit(scope)) this.building.delete(key);
   }
 
-  /** Forgets every entry and every build under way (a batch committed: they hold the old figures). */
+  /** Forgets one organization's answers, whatever they read. */
+  clearOrg(org: string): void {
+    this.forget(org, new Set(ALL_SOURCES));
+  }
+
+  /** Forgets every answer and every build under way. */
   clear(): void {
-    this.generation++;
-    this.orgGenerations.clear();
-    this.entries.clear();
-    this.building.clear();
-    this.bytes = 0;
+    this.forget(undefined, new Set(ALL_SOURCES));
   }
 
   get size(): number {

@@ -1,0 +1,60 @@
+// How a read route answers through the answer cache (api/answers/cache.ts): its key, and the bytes sent.
+// The key is the organization, whose figures the answer is restricted to (a member's own, or everyone's),
+// the UTC day of the server clock (the date rules and "today" move with it), the URL as sent and, for an
+// answer restricted to or grouped by teams, the organization's teams revision (which every change of its
+// teams bumps, api/teams/store.ts). Nothing crosses organizations or viewers.
+//
+// Only an answer that was built is kept, so a URL whose query failed its checks never is: a hit needs no
+// second check, and each new day checks afresh against its own date rules.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { acceptsGzip, type ResponseCache } from './cache.ts';
+import type { Source } from './changes.ts';
+
+export interface AnswerOf {
+  org: string;
+  /** The person the answer is restricted to; null or absent: the whole organization. */
+  viewer?: string | null | undefined;
+  /** The server clock's now. */
+  now: Date;
+  /** What the answer is built from: a change of one of these drops it (api/answers/changes.ts). */
+  reads: readonly Source[];
+  /** The teams revision, asked only when the query restricts to or groups by teams. */
+  teams?: { revision(org: string): Promise<number> };
+}
+
+/** Does the query restrict to a team or group by teams? Such an answer depends on memberships. */
+export function teamScoped(query: unknown): boolean {
+  const raw = (query ?? {}) as Record<string, unknown>;
+  return raw['team'] !== undefined || raw['group_by'] === 'team';
+}
+
+export async function answerKey(request: FastifyRequest, of: AnswerOf): Promise<string> {
+  const key = `${of.org}|${of.viewer ?? '*'}|${of.now.toISOString().slice(0, 10)}|${request.url}`;
+  return of.teams && teamScoped(request.query) ? `${key}|teams@${await of.teams.revision(of.org)}` : key;
+}
+
+/**
+ * Sends the cached answer of the request, or the one `build` makes (serialized once, and kept until what
+ * it reads changes). `check` sees the answer before it is serialized (the declared schema, on test servers).
+ */
+export async function sendAnswer(
+  cache: ResponseCache,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  of: AnswerOf,
+  build: () => Promise<unknown>,
+  check: (answer: unknown) => void = () => undefined,
+): Promise<FastifyReply> {
+  const body = await cache.getOrBuild(
+    await answerKey(request, of),
+    async () => {
+      const answer = await build();
+      check(answer);
+      return JSON.stringify(answer);
+    },
+    { org: of.org, reads: of.reads },
+  );
+  void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+  const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
+  return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);
+}
