@@ -94,14 +94,25 @@ function orgModelPrice(p: OrgPrice): ModelPrice {
   return price;
 }
 
+/** The library's provider of a model's list prices, narrowed to that model; null when it has none. */
+type ListProvider = NonNullable<Parameters<typeof calcPrice>[2]>['provider'] | null;
+
+/**
+ * Per model id, where its list prices are: found once. Finding the provider and the model (matching the
+ * id against every model of the provider, and of every provider when the family is not ours) does not
+ * depend on the time, and was a quarter of the library's time a record; the price of the time and the
+ * arithmetic stay the library's, on a provider of that one model. Capped, since model ids are senders'.
+ */
+const listProviders = new Map<string, ListProvider>();
+const MAX_LIST_PROVIDERS = 10_000;
+
 /**
  * One record's cost in US dollars at its time (ms since the epoch), or null when neither the organization
  * nor the list prices know the model. An organization entry wins over the list price.
  */
 export function recordCost(model: string, ts: number, tokens: RecordTokens, orgPrices: readonly OrgPrice[]): RecordCost | null {
-  const day = new Date(ts).toISOString().slice(0, 10);
-  const own = orgPriceFor(orgPrices, model, day);
   const usage = libraryUsage(tokens);
+  const own = orgPrices.length ? orgPriceFor(orgPrices, model, new Date(ts).toISOString().slice(0, 10)) : undefined;
   if (own) {
     const provider = {
       id: 'organization',
@@ -112,8 +123,16 @@ export function recordCost(model: string, ts: number, tokens: RecordTokens, orgP
     const result = calcPrice(usage, model, { provider, timestamp: new Date(ts) });
     if (result) return { usd: result.total_price, source: { kind: 'org', model: own.model, effectiveFrom: own.effectiveFrom } };
   }
-  const providerId = providerOf(model);
-  const result = calcPrice(usage, model, { ...(providerId ? { providerId } : {}), timestamp: new Date(ts) });
+  const known = listProviders.get(model);
+  if (known === null) return null;
+  let result: ReturnType<typeof calcPrice>;
+  if (known) result = calcPrice(usage, model, { provider: known, timestamp: new Date(ts) });
+  else {
+    const providerId = providerOf(model);
+    result = calcPrice(usage, model, { ...(providerId ? { providerId } : {}), timestamp: new Date(ts) });
+    if (listProviders.size >= MAX_LIST_PROVIDERS) listProviders.clear();
+    listProviders.set(model, result ? { ...result.provider, models: [result.model] } : null);
+  }
   if (!result) return null;
   return { usd: result.total_price, source: { kind: 'list', provider: result.provider.id, model: result.model.id } };
 }
