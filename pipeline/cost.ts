@@ -94,14 +94,42 @@ function orgModelPrice(p: OrgPrice): ModelPrice {
   return price;
 }
 
+/** The library's provider of a model's list prices, narrowed to that model; null when it has none. */
+type ListProvider = NonNullable<Parameters<typeof calcPrice>[2]>['provider'] | null;
+
+/**
+ * Per model id, where its list prices are: found once. Finding the provider and the model (matching the
+ * id against every model of the provider, and of every provider when the family is not ours) does not
+ * depend on the time, and was a quarter of the library's time a record; the price of the time and the
+ * arithmetic stay the library's, on a provider of that one model. Capped, since model ids are senders'.
+ */
+const listProviders = new Map<string, ListProvider>();
+const MAX_LIST_PROVIDERS = 10_000;
+
+/** The library's provider of a model's list prices narrowed to it (cached), or null when it has none. */
+function listProvider(model: string): ListProvider {
+  let provider = listProviders.get(model);
+  if (provider === undefined) {
+    const providerId = providerOf(model);
+    // Finding them needs no usage nor time; the call prices nothing that is kept.
+    const found = calcPrice({ input_tokens: 0, output_tokens: 0 }, model, {
+      ...(providerId ? { providerId } : {}),
+      timestamp: new Date(0),
+    });
+    provider = found ? { ...found.provider, models: [found.model] } : null;
+    if (listProviders.size >= MAX_LIST_PROVIDERS) listProviders.clear();
+    listProviders.set(model, provider);
+  }
+  return provider;
+}
+
 /**
  * One record's cost in US dollars at its time (ms since the epoch), or null when neither the organization
  * nor the list prices know the model. An organization entry wins over the list price.
  */
 export function recordCost(model: string, ts: number, tokens: RecordTokens, orgPrices: readonly OrgPrice[]): RecordCost | null {
-  const day = new Date(ts).toISOString().slice(0, 10);
-  const own = orgPriceFor(orgPrices, model, day);
   const usage = libraryUsage(tokens);
+  const own = orgPrices.length ? orgPriceFor(orgPrices, model, new Date(ts).toISOString().slice(0, 10)) : undefined;
   if (own) {
     const provider = {
       id: 'organization',
@@ -112,21 +140,137 @@ export function recordCost(model: string, ts: number, tokens: RecordTokens, orgP
     const result = calcPrice(usage, model, { provider, timestamp: new Date(ts) });
     if (result) return { usd: result.total_price, source: { kind: 'org', model: own.model, effectiveFrom: own.effectiveFrom } };
   }
-  const providerId = providerOf(model);
-  const result = calcPrice(usage, model, { ...(providerId ? { providerId } : {}), timestamp: new Date(ts) });
+  const provider = listProvider(model);
+  if (!provider) return null;
+  const result = calcPrice(usage, model, { provider, timestamp: new Date(ts) });
   if (!result) return null;
   return { usd: result.total_price, source: { kind: 'list', provider: result.provider.id, model: result.model.id } };
 }
+
+/**
+ * How the records of one organization, model and day are priced, as the rows of the temp table
+ * usage_price: 'sql', by the library's arithmetic on the prices of that day, in SQL (COST_SQL.priced);
+ * 'js', record by record by the library (recordCost); 'none', no price (cost NULL).
+ *
+ * A record's dollars in the library (@pydantic/genai-prices, calcPrice): each priced unit's "leaf" (its
+ * tokens less those of the more specific priced units it contains: cache reads and writes are input, one-hour
+ * writes are cache writes), times its price (a tiered price picks its tier by the record's whole input),
+ * divided by a million; the input terms added in the order the price lists them, then the output term.
+ * Its prices are constant through a UTC day (their start dates are days) except for time-of-day prices,
+ * which stay with the library ('js'), as does a price with any unit other than these five and the search
+ * counts (a search count's usage is never reported, so its term is 0). test/unit/price-usage.unit.test.ts
+ * checks this against the library record by record, bit for bit.
+ */
+export interface PricePlan {
+  o: string;
+  m: string;
+  /** YYYY-MM-DD. */
+  d: string;
+  how: 'sql' | 'js' | 'none';
+  /** Per unit (in, cr, cw, h, out): the price (null: not priced), a tier's start and price, and for the input units their place in the sum. */
+  prices: Record<PricedUnit, { base: number; tierStart: number | null; tierPrice: number | null; rank: number } | null>;
+}
+
+type PricedUnit = 'in' | 'cr' | 'cw' | 'h' | 'out';
+
+/** The library's price keys of the units above. */
+const UNIT_OF_KEY: Record<string, PricedUnit> = {
+  input_mtok: 'in',
+  cache_read_mtok: 'cr',
+  cache_write_mtok: 'cw',
+  cache_write_1h_mtok: 'h',
+  output_mtok: 'out',
+};
+/** Price keys whose usage a record never reports: their term is 0. */
+const UNREPORTED_KEYS = new Set(['web_searches_kcount', 'storage_searches_kcount']);
+
+/** The plan of one model price, or undefined when the library must price it record by record. */
+export function sqlPrices(price: Record<string, unknown>): PricePlan['prices'] | undefined {
+  const prices: PricePlan['prices'] = { in: null, cr: null, cw: null, h: null, out: null };
+  let rank = 0;
+  for (const [key, value] of Object.entries(price)) {
+    if (value === undefined) continue;
+    const unit = UNIT_OF_KEY[key];
+    if (!unit) {
+      if (UNREPORTED_KEYS.has(key)) continue;
+      return undefined;
+    }
+    const place = unit === 'out' ? 0 : ++rank;
+    if (typeof value === 'number') prices[unit] = { base: value, tierStart: null, tierPrice: null, rank: place };
+    else {
+      const tiered = value as { base?: unknown; tiers?: { start: unknown; price: unknown }[] };
+      const tier = tiered.tiers?.[0];
+      if (
+        typeof tiered.base !== 'number' ||
+        tiered.tiers?.length !== 1 ||
+        typeof tier?.start !== 'number' ||
+        typeof tier.price !== 'number'
+      )
+        return undefined;
+      prices[unit] = { base: tiered.base, tierStart: tier.start, tierPrice: tier.price, rank: place };
+    }
+  }
+  return prices;
+}
+
+/** One input term of COST_SQL.priced: the unit's leaf times its price (its tier's, past it) over a million. */
+const term = (unit: string, leaf: string) => `CASE WHEN p_${unit} IS NULL THEN 0
+       WHEN t_${unit} IS NULL THEN p_${unit} * CAST(${leaf} AS DOUBLE) / 1e6
+       WHEN ${leaf} <= 0 THEN 0
+       ELSE (CASE WHEN total_in > t_${unit} THEN q_${unit} ELSE p_${unit} END) * CAST(${leaf} AS DOUBLE) / 1e6 * 1e6 / 1e6 END`;
+/** The input term in place k of the sum (0 where the price has fewer). */
+const place = (k: number) => `CASE ${['in', 'cr', 'cw', 'h'].map((u) => `WHEN r_${u} = ${k} THEN term_${u}`).join(' ')} ELSE 0 END`;
 
 export const COST_SQL = {
   records: `SELECT u.org_id, u.id, u.model, epoch_ms(u.ts) AS ts, u.input_tokens, u.output_tokens, u.cache_read_tokens,
                    u.cache_write_tokens, coalesce(u.cache_write_1h_tokens, 0) AS cache_write_1h_tokens
             FROM usage u JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
+            JOIN usage_price p ON p.org_id = u.org_id AND p.model = u.model AND p.day = CAST(u.ts AS DATE) AND p.how = 'js'
             WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY`,
+  groups: `SELECT DISTINCT u.org_id, u.model, CAST(CAST(u.ts AS DATE) AS VARCHAR) AS day
+           FROM usage u JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
+           WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY`,
   orgPrices: `SELECT org_id, model, CAST(effective_from AS VARCHAR) AS effective_from, input_mtok, output_mtok, cache_read_mtok,
                      cache_write_mtok, cache_write_1h_mtok
               FROM org_prices WHERE org_id IN (SELECT DISTINCT org_id FROM rebuild)`,
-  table: 'CREATE OR REPLACE TEMP TABLE usage_cost (org_id VARCHAR, id VARCHAR, cost_usd DOUBLE)',
+  planTable: `CREATE OR REPLACE TEMP TABLE usage_price (org_id VARCHAR, model VARCHAR, day DATE, how VARCHAR,
+                p_in DOUBLE, t_in BIGINT, q_in DOUBLE, r_in INTEGER, p_cr DOUBLE, t_cr BIGINT, q_cr DOUBLE, r_cr INTEGER,
+                p_cw DOUBLE, t_cw BIGINT, q_cw DOUBLE, r_cw INTEGER, p_h DOUBLE, t_h BIGINT, q_h DOUBLE, r_h INTEGER,
+                p_out DOUBLE, t_out BIGINT, q_out DOUBLE)`,
+  planInsert: `INSERT INTO usage_price SELECT unnest(from_json($rows, '[{"org_id":"VARCHAR","model":"VARCHAR","day":"DATE","how":"VARCHAR",
+                "p_in":"DOUBLE","t_in":"BIGINT","q_in":"DOUBLE","r_in":"INTEGER","p_cr":"DOUBLE","t_cr":"BIGINT","q_cr":"DOUBLE","r_cr":"INTEGER",
+                "p_cw":"DOUBLE","t_cw":"BIGINT","q_cw":"DOUBLE","r_cw":"INTEGER","p_h":"DOUBLE","t_h":"BIGINT","q_h":"DOUBLE","r_h":"INTEGER",
+                "p_out":"DOUBLE","t_out":"BIGINT","q_out":"DOUBLE"}]'), recursive := true)`,
+  /** Every record of a 'sql' or 'none' group, priced (see PricePlan). */
+  priced: `CREATE OR REPLACE TEMP TABLE usage_cost AS
+WITH rec AS (
+  SELECT u.org_id, u.id, p.*,
+         u.input_tokens + u.cache_read_tokens + u.cache_write_tokens AS total_in,
+         CASE WHEN coalesce(u.cache_write_1h_tokens, 0) > 0 THEN least(u.cache_write_1h_tokens, u.cache_write_tokens) ELSE 0 END AS h,
+         u.cache_read_tokens AS cr, u.cache_write_tokens AS cw, u.output_tokens AS out
+  FROM usage u JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
+  JOIN usage_price p ON p.org_id = u.org_id AND p.model = u.model AND p.day = CAST(u.ts AS DATE) AND p.how <> 'js'
+  WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+),
+leaves AS (
+  SELECT *,
+         total_in - CASE WHEN p_cr IS NOT NULL THEN cr ELSE 0 END
+                  - CASE WHEN p_cw IS NOT NULL THEN cw WHEN p_h IS NOT NULL THEN h ELSE 0 END AS l_in,
+         cw - CASE WHEN p_h IS NOT NULL THEN h ELSE 0 END AS l_cw
+  FROM rec
+),
+terms AS (
+  SELECT org_id, id, how, r_in, r_cr, r_cw, r_h,
+         ${term('in', 'l_in')} AS term_in,
+         ${term('cr', 'cr')} AS term_cr,
+         ${term('cw', 'l_cw')} AS term_cw,
+         ${term('h', 'h')} AS term_h,
+         ${term('out', 'out')} AS term_out
+  FROM leaves
+)
+SELECT org_id, id,
+       CASE WHEN how = 'none' THEN NULL ELSE ${place(1)} + ${place(2)} + ${place(3)} + ${place(4)} + term_out END AS cost_usd
+FROM terms`,
   insert: `INSERT INTO usage_cost SELECT unnest(from_json($rows, '[{"o":"VARCHAR","i":"VARCHAR","c":"DOUBLE"}]'), recursive := true)`,
 } as const;
 
@@ -154,9 +298,51 @@ export const orgPriceOf = (r: OrgPriceRow): OrgPrice => ({
   cacheWrite1hMtok: r.cache_write_1h_mtok,
 });
 
+const NO_PRICES: PricePlan['prices'] = { in: null, cr: null, cw: null, h: null, out: null };
+
+/** A list price whose time constraints are all start days (UTC midnights): one price through each day. */
+const DAY_START = /^\d{4}-\d{2}-\d{2}$/;
+function pricedByDay(prices: unknown): boolean {
+  if (!Array.isArray(prices)) return true;
+  return prices.every((p: { constraint?: { type?: string; start_date?: unknown } }) => {
+    const c = p.constraint;
+    return c === undefined || (c.type === 'start_date' && typeof c.start_date === 'string' && DAY_START.test(c.start_date));
+  });
+}
+
+/** How the records of a model on a day (YYYY-MM-DD, UTC) are priced, given the organization's own prices. */
+export function pricePlan(model: string, day: string, orgPrices: readonly OrgPrice[]): Pick<PricePlan, 'how' | 'prices'> {
+  const own = orgPrices.length ? orgPriceFor(orgPrices, model, day) : undefined;
+  let price: Record<string, unknown> | undefined;
+  if (own) price = orgModelPrice(own);
+  else {
+    const provider = listProvider(model);
+    if (!provider) return { how: 'none', prices: NO_PRICES };
+    if (!pricedByDay(provider.models[0]?.prices)) return { how: 'js', prices: NO_PRICES };
+    price = calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { provider, timestamp: new Date(`${day}T00:00:00Z`) })?.model_price;
+  }
+  const prices = price && sqlPrices(price);
+  return prices ? { how: 'sql', prices } : { how: 'js', prices: NO_PRICES };
+}
+
+/** A plan as a row of usage_price. */
+function planRow(plan: PricePlan): Record<string, string | number | null> {
+  const row: Record<string, string | number | null> = { org_id: plan.o, model: plan.m, day: plan.d, how: plan.how };
+  for (const unit of ['in', 'cr', 'cw', 'h', 'out'] as const) {
+    const p = plan.prices[unit];
+    row[`p_${unit}`] = p?.base ?? null;
+    row[`t_${unit}`] = p?.tierStart ?? null;
+    row[`q_${unit}`] = p?.tierPrice ?? null;
+    if (unit !== 'out') row[`r_${unit}`] = p?.rank ?? null;
+  }
+  return row;
+}
+
 /**
  * The build step before the tokens step: the temp table usage_cost (org_id, id, cost_usd) with the cost of
  * every usage record of the rebuilt days from `first` to `last` (cost_usd NULL for a model without a price).
+ * The library gives each (organization, model, day)'s prices; the records of the usual ones are priced in
+ * SQL by its arithmetic, the others by the library record by record (PricePlan).
  */
 export async function priceUsage(db: Db, first: string, last: string, log: Logger): Promise<void> {
   const started = performance.now();
@@ -166,39 +352,54 @@ export async function priceUsage(db: Db, first: string, last: string, log: Logge
     list.push(orgPriceOf(r));
     own.set(r.org_id, list);
   }
-  const records = await db.all<{
-    org_id: string;
-    id: string;
-    model: string;
-    ts: number;
-    input_tokens: number;
-    output_tokens: number;
-    cache_read_tokens: number;
-    cache_write_tokens: number;
-    cache_write_1h_tokens: number;
-  }>(COST_SQL.records, { chunk_first: first, chunk_last: last });
-  await db.run(COST_SQL.table);
-  let rows: { o: string; i: string; c: number | null }[] = [];
-  const flush = async () => {
-    if (rows.length) await db.run(COST_SQL.insert, { rows: JSON.stringify(rows) });
-    rows = [];
-  };
-  for (const r of records) {
-    const cost = recordCost(
-      r.model,
-      Number(r.ts),
-      {
-        input: Number(r.input_tokens),
-        output: Number(r.output_tokens),
-        cacheRead: Number(r.cache_read_tokens),
-        cacheWrite: Number(r.cache_write_tokens),
-        cacheWrite1h: Number(r.cache_write_1h_tokens),
-      },
-      own.get(r.org_id) ?? [],
-    );
-    rows.push({ o: r.org_id, i: r.id, c: cost ? cost.usd : null });
-    if (rows.length >= INSERT_ROWS) await flush();
+  const range = { chunk_first: first, chunk_last: last };
+  const groups = await db.all<{ org_id: string; model: string; day: string }>(COST_SQL.groups, range);
+  const plans: PricePlan[] = groups.map((g) => ({
+    o: g.org_id,
+    m: g.model,
+    d: g.day,
+    ...pricePlan(g.model, g.day, own.get(g.org_id) ?? []),
+  }));
+  await db.run(COST_SQL.planTable);
+  for (let i = 0; i < plans.length; i += INSERT_ROWS)
+    await db.run(COST_SQL.planInsert, { rows: JSON.stringify(plans.slice(i, i + INSERT_ROWS).map(planRow)) });
+  await db.run(COST_SQL.priced, range);
+  let byLibrary = 0;
+  if (plans.some((p) => p.how === 'js')) {
+    const records = await db.all<{
+      org_id: string;
+      id: string;
+      model: string;
+      ts: number;
+      input_tokens: number;
+      output_tokens: number;
+      cache_read_tokens: number;
+      cache_write_tokens: number;
+      cache_write_1h_tokens: number;
+    }>(COST_SQL.records, range);
+    byLibrary = records.length;
+    let rows: { o: string; i: string; c: number | null }[] = [];
+    const flush = async () => {
+      if (rows.length) await db.run(COST_SQL.insert, { rows: JSON.stringify(rows) });
+      rows = [];
+    };
+    for (const r of records) {
+      const cost = recordCost(
+        r.model,
+        Number(r.ts),
+        {
+          input: Number(r.input_tokens),
+          output: Number(r.output_tokens),
+          cacheRead: Number(r.cache_read_tokens),
+          cacheWrite: Number(r.cache_write_tokens),
+          cacheWrite1h: Number(r.cache_write_1h_tokens),
+        },
+        own.get(r.org_id) ?? [],
+      );
+      rows.push({ o: r.org_id, i: r.id, c: cost ? cost.usd : null });
+      if (rows.length >= INSERT_ROWS) await flush();
+    }
+    await flush();
   }
-  await flush();
-  log.debug({ query: 'usage_cost', records: records.length, ms: Math.round(performance.now() - started) }, 'pipeline step');
+  log.debug({ query: 'usage_cost', groups: plans.length, byLibrary, ms: Math.round(performance.now() - started) }, 'pipeline step');
 }

@@ -20,6 +20,13 @@ import {
   WireRecord,
   type WireUsage,
 } from '../../common/wire.ts';
+import { type Accepts, compileAccepts } from './accepts.ts';
+
+/**
+ * zod's yes or no on a wire record without the copy safeParse makes (accepts.ts); WireRecord only judges,
+ * so it always compiles (test/unit/ingest-accepts.unit.test.ts).
+ */
+const acceptsRecord: Accepts = compileAccepts(WireRecord) ?? ((item) => WireRecord.safeParse(item).success);
 
 /**
  * Records handled between two yields to the event loop. A 10k-record batch is tens of milliseconds of
@@ -276,13 +283,18 @@ export class BatchDecoder {
   /** Adds one parsed item; `line` is the text it was parsed from, if any, at `start` of the decoder's text. */
   add(item: unknown, line?: string, start = 0): void {
     const index = this.next();
-    const parsed = WireRecord.safeParse(item);
-    if (!parsed.success) {
-      const id = (item as { id?: unknown } | null)?.id;
-      this.rejected.push({ index, ...(typeof id === 'string' ? { id: id.slice(0, 256) } : {}), reason: describeZodError(parsed.error) });
-      return;
+    // What WireRecord accepts it returns unchanged (acceptsRecord), so an accepted item is the record.
+    let record: WireRecord;
+    if (acceptsRecord(item)) record = item as WireRecord;
+    else {
+      const parsed = WireRecord.safeParse(item);
+      if (!parsed.success) {
+        const id = (item as { id?: unknown } | null)?.id;
+        this.rejected.push({ index, ...(typeof id === 'string' ? { id: id.slice(0, 256) } : {}), reason: describeZodError(parsed.error) });
+        return;
+      }
+      record = parsed.data;
     }
-    const record = parsed.data;
     if (record.kind === 'commit') {
       // Keyed by (organization, repository, commit): of two records the one with more agent lines stands.
       const prev = this.commits.get(record.id);
