@@ -1,11 +1,12 @@
 // A seeded, deterministic generator of realistic agent activity for an organization: raw hook payloads
-// exactly as Claude Code, Droid, Codex CLI, Gemini CLI and Qwen Code (agents/<agent>.ts) send them, and the transcripts, chats and
+// exactly as Claude Code, Droid, Codex CLI, Gemini CLI, Qwen Code and Copilot (agents/<agent>.ts) send them, and the transcripts, chats and
 // session files the collector reads token usage from. Pure: (seed, last day, size) → a plan; replay.ts feeds the plan through the real hook
 // and collector. Weekdays are busier than weekends; users differ in agent, client, autonomy, models,
 // languages and MCP habits; MCP server names come in several cases; a few tool names are malformed.
 
 import type { Agent } from '../common/agents.ts';
 import { codexSession } from './agents/codex.ts';
+import { copilotSession } from './agents/copilot.ts';
 import { GEMINI_MODES, geminiSession } from './agents/gemini.ts';
 import { qwenSession } from './agents/qwen.ts';
 import { hex, pick, rng, uuid, weighted } from './random.ts';
@@ -156,6 +157,8 @@ export function generate(options: SampleOptions): SamplePlan {
   const events: PlannedEvent[][] = personas.map(() => []);
   // Every fourth user also runs Codex CLI; its sessions draw from their own stream (codexRandom).
   for (const [i, p] of personas.entries()) if (i % 4 === 3) p.user.agents.push('codex');
+  // Every fifth user (from the third) also runs GitHub Copilot, in VS Code or its CLI.
+  for (const [i, p] of personas.entries()) if (i % 5 === 2) p.user.agents.push('copilot');
   const codexRandom = rng(options.seed ^ 0xc0de);
   const extraHooks = personas.map((p) =>
     r() < 0.3 ? [{ agent: p.user.agents[0]!, event: 'PostToolUse', matcher: 'Edit|Write', command: 'npx prettier --write "$FILE"' }] : [],
@@ -203,6 +206,9 @@ const SESSIONS: Record<Agent, SessionPlan> = {
     ),
   qwen: ({ r, p }, start) =>
     qwenSession(r, { exts: TEAMS[p.team], headlessShare: p.headlessShare, webShare: p.webShare, mcpLover: p.mcpLover }, start),
+  // Its own stream per session (one draw of r), so Copilot's shapes can change without moving the rest.
+  copilot: ({ r, p }, start) =>
+    copilotSession(rng(Math.floor(r() * 2 ** 31)), { exts: TEAMS[p.team], headlessShare: p.headlessShare, mcpLover: p.mcpLover }, start),
 };
 
 function session(r: () => number, p: Persona, agent: 'claude' | 'droid', start: number): { events: PlannedEvent[]; end: number } {

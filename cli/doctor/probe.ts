@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { HOOK_SCRIPT_NAME, type InstallTarget, isOurCommand, SettingsError, status } from '../../collector/install/installer.ts';
 import {
   agentPresent,
+  hookFileLocation,
   managedSettings,
   managedSettingsLocation,
   readHooksMap,
@@ -94,7 +95,7 @@ export function probeHook(agent: Agent, options: ProbeOptions, managedFile?: str
   // An agent that keeps managed hooks where agentmeter does not install (Codex: requirements.toml) has no
   // managed place to check, unless one was named.
   if (!('refused' in managedSettings(agent)) || managedFile) {
-    const managed: SettingsLocation = managedFile ? { file: managedFile, topLevel: false } : managedSettingsLocation(agent);
+    const managed: SettingsLocation = managedFile ? hookFileLocation(agent, managedFile) : managedSettingsLocation(agent);
     // A managed install names its own shared script: judge the file against the script it names.
     const managedScript = ourScripts(managed)[0]?.path;
     if (existsSync(managed.file))

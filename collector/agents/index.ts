@@ -3,6 +3,7 @@
 import type { Agent } from '../../common/agents.ts';
 import { claudeAdapter } from './claude/index.ts';
 import { codexAdapter } from './codex/index.ts';
+import { copilotAdapter } from './copilot/index.ts';
 import { droidAdapter } from './droid/index.ts';
 import { geminiAdapter } from './gemini/index.ts';
 import { qwenAdapter } from './qwen/index.ts';
@@ -15,6 +16,7 @@ export const ADAPTERS = {
   gemini: geminiAdapter,
   qwen: qwenAdapter,
   codex: codexAdapter,
+  copilot: copilotAdapter,
 } satisfies Record<Agent, AgentAdapter>;
 
 export function adapterFor(agent: string | undefined): AgentAdapter | undefined {

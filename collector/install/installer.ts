@@ -20,18 +20,21 @@ import type { Agent } from '../../common/agents.ts';
 import { RUNS_AS_LAPTOP_BUNDLE } from '../../common/built.ts';
 import {
   AGENT_EVENTS,
+  flatFromGrouped,
+  groupedFromFlat,
   HOOKS_CONFIG_FIELDS,
   HooksMap,
   type HookTrust,
   hookBlockers,
+  hookFileLocation,
   hookTrust,
-  locationFor,
   type SettingsLocation,
   SUPPORTS_ASYNC,
   SYNC_EVENTS,
   splitHooksObject,
   TIMEOUT_UNIT,
   TOOL_EVENTS,
+  telemetryFile,
   userSettingsLocation,
 } from './settings.ts';
 import {
@@ -138,7 +141,7 @@ export function hookCommand(target: InstallTarget, event?: string): string {
 }
 
 function location(target: InstallTarget): SettingsLocation {
-  return target.settingsFile ? locationFor(target.settingsFile) : userSettingsLocation(target.agent, target.home);
+  return target.settingsFile ? hookFileLocation(target.agent, target.settingsFile) : userSettingsLocation(target.agent, target.home);
 }
 
 interface LoadedSettings {
@@ -162,7 +165,7 @@ function loadSettings(loc: SettingsLocation): LoadedSettings {
     throw new SettingsError(`${loc.file} does not hold a JSON object; it was left untouched.`);
   }
   const split = loc.topLevel ? { events: root, settings: {} } : splitHooksObject((root as Record<string, unknown>)['hooks'] ?? {});
-  const rawHooks = split.events;
+  const rawHooks = loc.flat ? groupedFromFlat(split.events, loc.flat) : split.events;
   const parsed = HooksMap.safeParse(rawHooks);
   if (!parsed.success) {
     throw new SettingsError(
@@ -266,9 +269,16 @@ function writeNewFile(path: string, data: string | Uint8Array, mode: number): vo
  */
 function settingsRoot(loc: SettingsLocation, loaded: LoadedSettings, hooks: HooksMap): Record<string, unknown> {
   if (loc.topLevel) return hooks;
-  const allHooks = { ...loaded.hookSettings, ...hooks };
-  const root: Record<string, unknown> = { ...loaded.root, hooks: allHooks };
-  if (Object.keys(allHooks).length === 0) delete root['hooks'];
+  const allHooks = { ...loaded.hookSettings, ...(loc.flat ? flatFromGrouped(hooks, loc.flat) : hooks) };
+  // A flat hook file (Copilot CLI's) names its format's version first.
+  const root: Record<string, unknown> = loc.flat
+    ? { version: loc.flat.version, ...loaded.root, hooks: allHooks }
+    : { ...loaded.root, hooks: allHooks };
+  if (Object.keys(allHooks).length === 0) {
+    delete root['hooks'];
+    // Nothing left but the version the install wrote: the file is as good as empty.
+    if (loc.flat && Object.keys(root).length === 1 && root['version'] === loc.flat.version) delete root['version'];
+  }
   return root;
 }
 
@@ -344,14 +354,19 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
   // The agent's telemetry goes in the same file (Claude Code, Gemini CLI, Qwen Code) or Codex's config.toml.
   let root = settingsRoot(loc, loaded, hooks);
   let telemetry: InstallResult['telemetry'];
-  if (target.otlpEndpoint && !loc.topLevel && target.agent !== 'codex') {
+  const own = telemetryFile(target.agent);
+  if (target.otlpEndpoint && !loc.topLevel && target.agent !== 'codex' && !own) {
     const added = withOurTelemetry(target.agent, root, target.otlpEndpoint);
     root = added.root;
     telemetry = { file: loc.file, outcome: added.outcome };
   }
   if (target.otlpEndpoint && target.agent === 'codex') {
     const endpoint = target.otlpEndpoint;
-    telemetry = updateCodexConfig(target.home, (text) => withCodexOtel(text, endpoint), options.dryRun ?? false);
+    telemetry = updateTextFile(codexConfigPath(target.home), (text) => withCodexOtel(text, endpoint), options.dryRun ?? false);
+  }
+  if (target.otlpEndpoint && own) {
+    const endpoint = target.otlpEndpoint;
+    telemetry = updateTextFile(own.file(target.home), (text) => own.add(text, endpoint), options.dryRun ?? false);
   }
   const withTelemetry = telemetry ? { telemetry } : {};
   if (options.dryRun) return { file: loc.file, changes, written: false, ...withTelemetry };
@@ -364,15 +379,15 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
 }
 
 /**
- * Codex's config.toml with `change` applied (our [otel] block added or taken out), written through a new
- * temporary file (never through a link) with the file's own mode; nothing is written when nothing changes.
+ * An agent's telemetry file (Codex's config.toml, VS Code's settings for Copilot) with `change` applied (our
+ * export added or taken out), written through a new temporary file (never through a link) with the file's
+ * own mode; nothing is written when nothing changes.
  */
-function updateCodexConfig(
-  home: string,
+function updateTextFile(
+  file: string,
   change: (text: string) => { text: string; outcome: TelemetryOutcome },
   dryRun: boolean,
 ): { file: string; outcome: TelemetryOutcome } {
-  const file = codexConfigPath(home);
   const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
   let next: { text: string; outcome: TelemetryOutcome };
   try {
@@ -465,13 +480,19 @@ function restoredText(loc: SettingsLocation, root: unknown): { text: string; res
 
 export function uninstall(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
   const loc = location(target);
-  const codex = target.agent === 'codex' ? { telemetry: updateCodexConfig(target.home, withoutCodexOtel, options.dryRun ?? false) } : {};
+  const own = telemetryFile(target.agent);
+  const codex =
+    target.agent === 'codex'
+      ? { telemetry: updateTextFile(codexConfigPath(target.home), withoutCodexOtel, options.dryRun ?? false) }
+      : own
+        ? { telemetry: updateTextFile(own.file(target.home), (text) => own.remove(text), options.dryRun ?? false) }
+        : {};
   if (!existsSync(loc.file)) return { file: loc.file, changes: [], written: false, ...codex };
   const loaded = loadSettings(loc);
   const { hooks, changes } = withoutOurHook(loaded.hooks);
   let root = settingsRoot(loc, loaded, hooks);
   let telemetry: InstallResult['telemetry'] = codex.telemetry;
-  if (!loc.topLevel && target.agent !== 'codex') {
+  if (!loc.topLevel && target.agent !== 'codex' && !own) {
     const removed = withoutOurTelemetry(target.agent, root);
     root = removed.root;
     telemetry = { file: loc.file, outcome: removed.outcome };

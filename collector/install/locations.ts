@@ -12,6 +12,19 @@ export interface SettingsLocation {
   topLevel: boolean;
   /** A TOML file (Codex's config.toml, hooks under `[hooks]` beside its trust `state`); JSON otherwise. */
   toml?: boolean;
+  /**
+   * Each event's entries are the command hooks themselves, with no matcher groups around them (Copilot
+   * CLI's `{"version": 1, "hooks": {"<event>": [{"type": "command", "bash": …, "timeoutSec": …}]}}`):
+   * the entry's keys for the command and the timeout. Read as, and written from, the grouped map.
+   */
+  flat?: FlatHookEntries;
+}
+
+/** The key names of a flat hook entry (SettingsLocation.flat), and the file's format version. */
+export interface FlatHookEntries {
+  command: string;
+  timeout: string;
+  version: number;
 }
 
 /** Whether the agent will run our hooks of a file it asks the user to trust first (Codex), and how to trust them. */
@@ -22,6 +35,19 @@ export interface HookTrust {
   hint: string;
   /** The agent's trust record could not be read: nothing can be said about trust. */
   problem?: string;
+}
+
+/** What turning an agent's OpenTelemetry export on or off did (collector/install/telemetry.ts). */
+export type TelemetryOutcome = 'added' | 'already' | 'kept-yours' | 'removed' | 'unsupported' | 'none';
+
+/**
+ * An agent's OpenTelemetry export kept in a file of its own (not the hooks file): where, and the file's
+ * text with our export added or taken out (recognized by its exact text, so the user's is never touched).
+ */
+export interface TelemetryFile {
+  file(home: string): string;
+  add(text: string, endpoint: string): { text: string; outcome: TelemetryOutcome };
+  remove(text: string): { text: string; outcome: TelemetryOutcome };
 }
 
 /** Where an administrator's policy file is on each system, or why the agent has none we can write. */
@@ -40,6 +66,8 @@ export interface AgentHooks {
   readonly timeoutUnit: 'seconds' | 'milliseconds';
   /** How a tool matcher is tested: against the whole tool name, or anywhere in it (Gemini CLI). */
   readonly matcher: 'whole' | 'anywhere';
+  /** Every hook file of the agent has flat entries (Copilot CLI), with these key names; absent: matcher groups. */
+  readonly flat?: FlatHookEntries;
   /** The folder whose existence says the agent is used here. */
   settingsDir(home: string, env: NodeJS.ProcessEnv): string;
   /** The user-level settings file the installer writes. */
@@ -50,8 +78,10 @@ export interface AgentHooks {
   hookFiles(home: string, cwd: string | undefined): SettingsLocation[];
   /** Why the agent would not run a settings file's hooks although ours is there, from the file's own switches. */
   blockers(root: Record<string, unknown>, isOurs: (command: string) => boolean): string[];
-  /** For an agent that runs a hook only once the user trusted it: what to tell after an install. */
+  /** What to tell after an install (an agent that runs a hook only once trusted: how to trust it). */
   readonly trustHint?: string;
+  /** Where the agent's own OpenTelemetry export is turned on, when not in its hooks file (Copilot: VS Code's settings). */
+  readonly telemetryFile?: TelemetryFile;
   /** For such an agent: whether it will run our hooks of `file`. */
   trust?(home: string, file: string, hooks: HooksMap, isOurs: (command: string | undefined) => boolean): HookTrust;
 }

@@ -8,7 +8,15 @@ import { z } from 'zod';
 import { AGENTS, type Agent } from '../../common/agents.ts';
 import { codexHome, codexHomeAsCodexNamesIt } from '../agents/codex/paths.ts';
 import { AGENT_HOOKS } from '../agents/hooks-table.ts';
-import type { AgentHooks, HookTrust, ManagedSettings, SettingsLocation } from './locations.ts';
+import {
+  type AgentHooks,
+  type FlatHookEntries,
+  type HookTrust,
+  locationFor,
+  type ManagedSettings,
+  type SettingsLocation,
+  type TelemetryFile,
+} from './locations.ts';
 
 export { type AgentHooks, type HookTrust, locationFor, type SettingsLocation } from './locations.ts';
 export { codexHome, codexHomeAsCodexNamesIt };
@@ -117,12 +125,59 @@ export function splitHooksObject(raw: unknown): { events: unknown; settings: Rec
 }
 export const SettingsFile = z.looseObject({ hooks: HooksMap.optional() });
 
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Pure: a flat hooks object (each event's entries are the commands: Copilot CLI's hook files) as the
+ * grouped map, each entry one group of one hook in the map's names (`command`, `timeout`); every other key
+ * of the entry is kept. Anything that is not an array of objects stays as it is, for the map's check.
+ */
+export function groupedFromFlat(raw: unknown, flat: FlatHookEntries): unknown {
+  if (!isRecord(raw)) return raw;
+  return Object.fromEntries(
+    Object.entries(raw).map(([event, entries]) => {
+      if (!Array.isArray(entries) || !entries.every(isRecord)) return [event, entries];
+      return [
+        event,
+        entries.map((entry) => {
+          const { [flat.command]: command, [flat.timeout]: timeout, matcher, ...rest } = entry;
+          const hook = { ...rest, ...(command !== undefined ? { command } : {}), ...(timeout !== undefined ? { timeout } : {}) };
+          return { ...(typeof matcher === 'string' ? { matcher } : {}), hooks: [hook] };
+        }),
+      ];
+    }),
+  );
+}
+
+/** Pure: the grouped map as a flat hooks object (groupedFromFlat's inverse; a "*" matcher, all tools, is left out). */
+export function flatFromGrouped(hooks: HooksMap, flat: FlatHookEntries): Record<string, unknown[]> {
+  return Object.fromEntries(
+    Object.entries(hooks).map(([event, groups]) => [
+      event,
+      groups.flatMap((group) =>
+        group.hooks.map((hook) => {
+          const { command, timeout, async: _async, ...rest } = hook;
+          return {
+            ...rest,
+            ...(command !== undefined ? { [flat.command]: command } : {}),
+            ...(timeout !== undefined ? { [flat.timeout]: timeout } : {}),
+            ...(group.matcher && group.matcher !== '*' ? { matcher: group.matcher } : {}),
+          };
+        }),
+      ),
+    ]),
+  );
+}
+
 /** A configured command hook, flattened: (event, matcher, command). */
 export interface ConfiguredHook {
   event: string;
   matcher: string;
   command: string;
 }
+
+/** The agent's OpenTelemetry export in a file of its own, if it keeps it there. */
+export const telemetryFile = (agent: Agent): TelemetryFile | undefined => hooksOf(agent).telemetryFile;
 
 /** What to tell after an install for an agent that runs hooks only once trusted; undefined for others. */
 export const trustHint = (agent: Agent): string | undefined => hooksOf(agent).trustHint;
@@ -136,6 +191,12 @@ export function hookTrust(
   isOurs: (command: string | undefined) => boolean,
 ): HookTrust | undefined {
   return hooksOf(agent).trust?.(home, file, hooks, isOurs);
+}
+
+/** A hook file of an agent named by path (a managed or project file): flat where the agent's files are. */
+export function hookFileLocation(agent: Agent, file: string): SettingsLocation {
+  const flat = hooksOf(agent).flat;
+  return flat ? { file, topLevel: false, flat } : locationFor(file);
 }
 
 /** The user-level settings file the installer writes for an agent. */
@@ -155,7 +216,7 @@ export function managedSettingsLocation(agent: Agent, platform: NodeJS.Platform 
   const managed = hooksOf(agent).managed;
   if ('refused' in managed) throw new Error(managed.refused);
   const file = platform === 'darwin' ? managed.darwin : platform === 'win32' ? managed.win32 : managed.linux;
-  return { file, topLevel: false };
+  return hookFileLocation(agent, file);
 }
 
 /** Every settings file whose hooks apply to a session in `cwd`, user level first. */
@@ -181,7 +242,8 @@ export function readHooksMap(location: SettingsLocation): HooksMap | undefined {
       return parsed.success ? parsed.data : undefined;
     }
     const json: unknown = JSON.parse(text);
-    const candidate = location.topLevel ? json : splitHooksObject((json as { hooks?: unknown } | null)?.hooks).events;
+    const events = location.topLevel ? json : splitHooksObject((json as { hooks?: unknown } | null)?.hooks).events;
+    const candidate = location.flat ? groupedFromFlat(events, location.flat) : events;
     const parsed = HooksMap.safeParse(candidate ?? {});
     return parsed.success ? parsed.data : undefined;
   } catch {
