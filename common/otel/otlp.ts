@@ -39,6 +39,10 @@ export interface SpanSignal {
   kind: 'span';
   name: string;
   resource: Attributes;
+  /** Scalar attributes only (a chat span's model and token counts; never its messages, which are arrays or opt-in text). */
+  attributes: Attributes;
+  /** End time, in ms since the epoch (0 when absent). */
+  timeMs: number;
 }
 
 export type Signal = MetricPoint | LogEvent | SpanSignal;
@@ -96,7 +100,7 @@ const LogsRequest = z.looseObject({
     .array(z.looseObject({ resource: Resource, scopeLogs: z.array(z.looseObject({ logRecords: z.array(LogRecord).nullish() })).nullish() }))
     .nullish(),
 });
-const Span = z.looseObject({ name: z.string().nullish() });
+const Span = z.looseObject({ name: z.string().nullish(), attributes: attributesOf, endTimeUnixNano: int64.nullish() });
 const TracesRequest = z.looseObject({
   resourceSpans: z
     .array(z.looseObject({ resource: Resource, scopeSpans: z.array(z.looseObject({ spans: z.array(Span).nullish() })).nullish() }))
@@ -272,7 +276,14 @@ function flatten(signal: OtlpSignal, request: unknown, decoded: boolean): Decode
     for (const rs of check(TracesRequest).resourceSpans ?? []) {
       const resource = scalarAttributes(rs.resource?.attributes);
       for (const ss of rs.scopeSpans ?? [])
-        for (const span of ss.spans ?? []) signals.push({ kind: 'span', name: span.name ?? '', resource });
+        for (const span of ss.spans ?? [])
+          signals.push({
+            kind: 'span',
+            name: span.name ?? '',
+            resource,
+            attributes: scalarAttributes(span.attributes),
+            timeMs: nanosToMs(span.endTimeUnixNano),
+          });
     }
   }
   return { signals, unreadable };
