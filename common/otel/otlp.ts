@@ -113,8 +113,11 @@ interface ProtoType {
   decode(bytes: Uint8Array): unknown;
 }
 interface ProtoRoot {
-  opentelemetry: { proto: { collector: Record<OtlpSignal, { v1: Record<string, ProtoType> }> } };
+  opentelemetry: { proto: { collector: Record<string, { v1: Record<string, ProtoType> }> } };
 }
+
+/** The .proto package of each signal's request (opentelemetry.proto.collector.<package>.v1): traces' is `trace`. */
+const PROTO_PACKAGE: Record<OtlpSignal, string> = { metrics: 'metrics', logs: 'logs', traces: 'trace' };
 
 /**
  * The generated types, imported statically so the laptop bundle carries them (its one file has no
@@ -135,7 +138,7 @@ export class OtlpDecodeError extends Error {}
  * decoder checked every field's type, so it needs no second check (flatten reads it as the JSON shape).
  */
 function fromProtobuf(signal: OtlpSignal, body: Uint8Array): unknown {
-  const type = protoRoot().opentelemetry.proto.collector[signal].v1[REQUEST_TYPE[signal]]!;
+  const type = protoRoot().opentelemetry.proto.collector[PROTO_PACKAGE[signal]]!.v1[REQUEST_TYPE[signal]]!;
   try {
     return type.decode(body);
   } catch (error) {

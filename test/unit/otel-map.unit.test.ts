@@ -84,6 +84,41 @@ describe('decodeOtlp', () => {
     expect(fromProto[0]).toMatchObject({ cumulative: true, value: 2 });
   });
 
+  it('decodes a protobuf traces request (its package is opentelemetry.proto.collector.trace) as JSON', () => {
+    const root = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js');
+    const type = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+    const request = {
+      resourceSpans: [
+        {
+          resource: { attributes: [str('service.name', 'github-copilot')] },
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  name: 'chat gpt-4.1',
+                  endTimeUnixNano: T,
+                  attributes: [str('gen_ai.response.id', 'r1'), int('gen_ai.usage.input_tokens', 5)],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const bytes = type.encode(type.fromObject(request)).finish() as Uint8Array;
+    const fromProto = decodeOtlp('traces', 'protobuf', bytes).signals;
+    expect(fromProto).toEqual(decodeOtlp('traces', 'json', json(request)).signals);
+    expect(fromProto).toEqual([
+      {
+        kind: 'span',
+        name: 'chat gpt-4.1',
+        resource: { 'service.name': 'github-copilot' },
+        attributes: { 'gen_ai.response.id': 'r1', 'gen_ai.usage.input_tokens': 5 },
+        timeMs: T_MS,
+      },
+    ]);
+  });
+
   it('takes a log event name from event_name or the event.name attribute, never the body', () => {
     const request = {
       resourceLogs: [
