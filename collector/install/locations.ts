@@ -68,6 +68,8 @@ export interface AgentHooks {
   readonly matcher: 'whole' | 'anywhere';
   /** Every hook file of the agent has flat entries (Copilot CLI), with these key names; absent: matcher groups. */
   readonly flat?: FlatHookEntries;
+  /** Another sign the agent is used here besides its folder and command (VS Code's Copilot Chat extension). */
+  usedHere?(home: string): boolean;
   /** The folder whose existence says the agent is used here. */
   settingsDir(home: string, env: NodeJS.ProcessEnv): string;
   /** The user-level settings file the installer writes. */

@@ -34,7 +34,7 @@ export const AGENT_BINARY: Record<Agent, string> = byAgent((h) => h.binary);
  * agent installed but never started yet). `hooks install --all-found` installs for these.
  */
 export function agentFound(agent: Agent, home: string, path: string = process.env['PATH'] ?? ''): boolean {
-  if (agentPresent(agent, home)) return true;
+  if (agentPresent(agent, home) || hooksOf(agent).usedHere?.(home)) return true;
   return path
     .split(delimiter)
     .filter(Boolean)

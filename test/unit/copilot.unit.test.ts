@@ -1,7 +1,7 @@
 // GitHub Copilot's hook payloads (collector/agents/copilot/fixtures, SOURCE.md): each dialect read into the
 // pipeline's facts, VS Code's events recorded as Copilot's with the client vscode whichever hook file ran
 // the hook (and one id for both copies), the flat hook file Copilot CLI reads, and VS Code's OTel settings.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copilotEventKey } from '../../collector/agents/copilot/events.ts';
@@ -10,10 +10,11 @@ import { withoutVsCodeOtel, withVsCodeOtel } from '../../collector/agents/copilo
 import { copilotWrites } from '../../collector/agents/copilot/tools.ts';
 import { toWireEvent } from '../../collector/events.ts';
 import { withOurHook, withoutOurHook } from '../../collector/install/installer.ts';
-import { flatFromGrouped, groupedFromFlat, HooksMap } from '../../collector/install/settings.ts';
+import { agentFound, flatFromGrouped, groupedFromFlat, HooksMap } from '../../collector/install/settings.ts';
 import { parseSpoolFile, type SpoolEntry } from '../../collector/spool.ts';
 import { type WireHookEvent, WireHookEvent as WireHookEventSchema } from '../../common/wire.ts';
 import { ROOT } from '../helpers/processes.ts';
+import { tempDir } from '../helpers/tmp.ts';
 
 const FIXTURES = join(ROOT, 'collector', 'agents', 'copilot', 'fixtures');
 const lines = (file: string) =>
@@ -223,6 +224,18 @@ describe("Copilot's tools", () => {
     expect(w('editFiles', { files: ['/w/a.ts', '/w/b.ts'] })).toEqual(['edit:/w/a.ts+0-0', 'edit:/w/b.ts+0-0']);
     expect(w('apply_patch', { input: '*** Begin Patch\n*** Add File: x.md\n+hi\n*** End Patch' })).toEqual(['create:x.md+1-0']);
     expect(w('view', { path: '/w/a.ts' })).toEqual([]);
+  });
+});
+
+describe('finding Copilot on a machine (install.sh runs hooks install --all-found)', () => {
+  it("by ~/.copilot, by the copilot command, or by VS Code's Copilot Chat extension alone", () => {
+    const home = tempDir();
+    expect(agentFound('copilot', home, '')).toBe(false);
+    mkdirSync(join(home, '.vscode', 'extensions', 'github.copilot-chat-0.31.2'), { recursive: true });
+    expect(agentFound('copilot', home, '')).toBe(true);
+    const other = tempDir();
+    mkdirSync(join(other, '.copilot'));
+    expect(agentFound('copilot', other, '')).toBe(true);
   });
 });
 

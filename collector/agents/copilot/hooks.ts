@@ -11,7 +11,7 @@
 // VS Code's Copilot agent also loads ~/.copilot/hooks, and reads the same names.
 import { join } from 'node:path';
 import { type AgentHooks, noBlockers } from '../../install/locations.ts';
-import { COPILOT_HOOK_FILE, COPILOT_POLICY_DIR, copilotHome, jsonFilesIn } from './paths.ts';
+import { COPILOT_HOOK_FILE, COPILOT_POLICY_DIR, copilotHome, jsonFilesIn, vscodeCopilotInstalled } from './paths.ts';
 import { COPILOT_OTEL_HINT, COPILOT_TELEMETRY } from './telemetry.ts';
 
 const FLAT = { command: 'bash', timeout: 'timeoutSec', version: 1 } as const;
@@ -36,6 +36,8 @@ export const COPILOT_HOOKS: AgentHooks = {
   timeoutUnit: 'seconds',
   matcher: 'whole',
   flat: FLAT,
+  // VS Code's Copilot agent runs ~/.copilot/hooks too, where the CLI may never have been started.
+  usedHere: (home) => vscodeCopilotInstalled(home),
   settingsDir: (home, env) => copilotHome(home, env),
   userSettings: (home) => ({ file: join(copilotHome(home), 'hooks', COPILOT_HOOK_FILE), topLevel: false, flat: FLAT }),
   managed: {

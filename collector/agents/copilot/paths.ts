@@ -15,6 +15,15 @@ export function copilotHome(home: string, env: NodeJS.ProcessEnv = process.env):
 export const COPILOT_HOOK_FILE = 'agentmeter.json';
 export const COPILOT_POLICY_DIR = '/etc/github-copilot/policy.d';
 
+/** VS Code's Copilot Chat extension is installed (~/.vscode/extensions/github.copilot-chat-<version>). */
+export function vscodeCopilotInstalled(home: string): boolean {
+  try {
+    return readdirSync(join(home, '.vscode', 'extensions')).some((name) => name.startsWith('github.copilot-chat-'));
+  } catch {
+    return false;
+  }
+}
+
 /** The `*.json` files of a hooks folder, sorted (Copilot loads every one); none when it is absent. */
 export function jsonFilesIn(dir: string): string[] {
   try {
