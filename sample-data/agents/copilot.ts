@@ -14,7 +14,7 @@ export interface CopilotPersona {
 }
 
 const MODELS = [
-  ['gpt-4.1', 35],
+  ['gpt-5.4-mini', 35],
   ['claude-sonnet-4-5-20250929', 40],
   ['gpt-5-mini', 25],
 ] as const;

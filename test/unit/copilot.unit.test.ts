@@ -11,8 +11,10 @@ import { copilotWrites } from '../../collector/agents/copilot/tools.ts';
 import { toWireEvent } from '../../collector/events.ts';
 import { withOurHook, withoutOurHook } from '../../collector/install/installer.ts';
 import { agentFound, flatFromGrouped, groupedFromFlat, HooksMap } from '../../collector/install/settings.ts';
+import { otelWireRecords } from '../../collector/otel/spooled.ts';
 import { parseSpoolFile, type SpoolEntry } from '../../collector/spool.ts';
 import { type WireHookEvent, WireHookEvent as WireHookEventSchema } from '../../common/wire.ts';
+import { generate } from '../../sample-data/generator.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -224,6 +226,34 @@ describe("Copilot's tools", () => {
     expect(w('editFiles', { files: ['/w/a.ts', '/w/b.ts'] })).toEqual(['edit:/w/a.ts+0-0', 'edit:/w/b.ts+0-0']);
     expect(w('apply_patch', { input: '*** Begin Patch\n*** Add File: x.md\n+hi\n*** End Patch' })).toEqual(['create:x.md+1-0']);
     expect(w('view', { path: '/w/a.ts' })).toEqual([]);
+  });
+});
+
+describe("the sample organization's Copilot sessions", () => {
+  it('are payloads the collector records as Copilot (VS Code through either hook), with tokens as the receiver spools them', () => {
+    const plan = generate({ seed: 7, lastDay: '2026-11-20', days: 10, users: 8 });
+    const copilotUsers = plan.users.filter((u) => u.agents.includes('copilot'));
+    expect(copilotUsers.length).toBeGreaterThan(0);
+    const planned = plan.events.flat().filter((e) => e.agent === 'copilot' || 'hookEventName' in e.payload);
+    expect(planned.length).toBeGreaterThan(20);
+    const clients = new Set<string>();
+    let usage = 0;
+    for (const [i, event] of planned.entries()) {
+      const payload = JSON.parse(JSON.stringify(event.payload).replaceAll('"~/', '"/home/s/'));
+      const record = derive(payload, event.agent, `s${i}`);
+      expect(record.agent).toBe('copilot');
+      clients.add(record.client);
+      for (const op of event.before) {
+        const parsed = parseSpoolFile(`otel.${i}`, Buffer.from(op.content), 0);
+        if (parsed.kind !== 'ok') throw new Error(parsed.reason);
+        const records = otelWireRecords(parsed.value, 'm1');
+        if (records.kind !== 'ok') throw new Error(records.reason);
+        usage += records.value.filter((r) => r.kind === 'usage' && r.agent === 'copilot').length;
+      }
+    }
+    expect([...clients]).toContain('vscode');
+    expect([...clients]).toContain('terminal-ui');
+    expect(usage).toBeGreaterThan(0);
   });
 });
 
