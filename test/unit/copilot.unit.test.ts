@@ -1,7 +1,7 @@
 // GitHub Copilot's hook payloads (collector/agents/copilot/fixtures, SOURCE.md): each dialect read into the
 // pipeline's facts, VS Code's events recorded as Copilot's with the client vscode whichever hook file ran
 // the hook (and one id for both copies), the flat hook file Copilot CLI reads, and VS Code's OTel settings.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copilotEventKey } from '../../collector/agents/copilot/events.ts';
@@ -9,8 +9,15 @@ import { camelCaseEvent, copilotPayload } from '../../collector/agents/copilot/s
 import { withoutVsCodeOtel, withVsCodeOtel } from '../../collector/agents/copilot/telemetry.ts';
 import { copilotWrites } from '../../collector/agents/copilot/tools.ts';
 import { toWireEvent } from '../../collector/events.ts';
-import { withOurHook, withoutOurHook } from '../../collector/install/installer.ts';
-import { agentFound, flatFromGrouped, groupedFromFlat, HooksMap } from '../../collector/install/settings.ts';
+import { type InstallTarget, install, status, uninstall, withOurHook, withoutOurHook } from '../../collector/install/installer.ts';
+import {
+  AGENT_EVENTS,
+  agentFound,
+  flatFromGrouped,
+  groupedFromFlat,
+  HooksMap,
+  managedSettingsLocation,
+} from '../../collector/install/settings.ts';
 import { otelWireRecords } from '../../collector/otel/spooled.ts';
 import { parseSpoolFile, type SpoolEntry } from '../../collector/spool.ts';
 import { type WireHookEvent, WireHookEvent as WireHookEventSchema } from '../../common/wire.ts';
@@ -291,6 +298,41 @@ describe("Copilot CLI's flat hook file", () => {
       { type: 'command', bash: "'/h/.agentmeter/bin/agentmeter-hook.sh' copilot prompt", timeoutSec: 10 },
     ]);
     expect(flatFromGrouped(withoutOurHook(HooksMap.parse(groupedFromFlat(withOurs, flat))).hooks, flat)).toEqual(file);
+  });
+});
+
+describe("Copilot's policy folder (a managed install)", () => {
+  it('writes a root-style 0644 flat file naming the shared script and no AGENTMETER_HOME, and takes it away again', () => {
+    expect(managedSettingsLocation('copilot', 'linux')).toEqual({
+      file: '/etc/github-copilot/policy.d/agentmeter.json',
+      topLevel: false,
+      flat: { command: 'bash', timeout: 'timeoutSec', version: 1 },
+    });
+    const root = tempDir();
+    const file = join(root, 'etc', 'github-copilot', 'policy.d', 'agentmeter.json');
+    const hookPath = join(root, 'usr', 'local', 'lib', 'agentmeter', 'agentmeter-hook.sh');
+    const target: InstallTarget = {
+      agent: 'copilot',
+      home: join(root, 'home'),
+      agentmeterHome: join(root, 'home', '.agentmeter'),
+      defaultAgentmeterHome: true,
+      settingsFile: file,
+      hookPath,
+    };
+    const umask = process.umask(0o077);
+    try {
+      install(target);
+    } finally {
+      process.umask(umask);
+    }
+    expect(statSync(file).mode & 0o777).toBe(0o644);
+    const written = JSON.parse(readFileSync(file, 'utf8'));
+    expect(written.version).toBe(1);
+    expect(Object.keys(written.hooks)).toEqual([...AGENT_EVENTS.copilot]);
+    expect(written.hooks.Stop).toEqual([{ type: 'command', bash: `'${hookPath}' copilot`, timeoutSec: 10 }]);
+    expect(status(target)).toMatchObject({ missingEvents: [], outdatedEvents: [], scriptInstalled: true });
+    uninstall(target);
+    expect(existsSync(file)).toBe(false);
   });
 });
 
