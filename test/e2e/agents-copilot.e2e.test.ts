@@ -117,7 +117,9 @@ describe('GitHub Copilot: install → hooks and OpenTelemetry → collector → 
     const status = runCli(['hooks', 'status', '--agent', 'copilot'], env);
     expect(status.stdout).toContain(`copilot: installed in ${copilotFile}`);
     const doctor = runCli(['doctor'], env);
-    expect(doctor.stdout).toMatch(new RegExp(`ok +hook: copilot: installed in ${copilotFile.replaceAll('.', '\\.')} \\(user\\); the hook script runs`));
+    expect(doctor.stdout).toMatch(
+      new RegExp(`ok +hook: copilot: installed in ${copilotFile.replaceAll('.', '\\.')} \\(user\\); the hook script runs`),
+    );
 
     // VS Code runs both files' hooks for each of its events; Copilot CLI runs its hook file's.
     const vscode = lines('vscode.jsonl');
