@@ -67,6 +67,8 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
   const touches: CodeTouch[] = [];
   const models: ModelSeen[] = [];
   const placed = new Set<string>();
+  /** Hook events by id: one the payload names twice (two hook files ran our hook for it) counts once. */
+  const eventIds = new Set<string>();
   ctx.hooks.beginBatch();
 
   for (let i = 0; i < names.length; i++) {
@@ -113,6 +115,13 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
       continue;
     }
     const { record, context } = derived.value;
+    if (eventIds.has(record.id)) {
+      // The server keeps one of an id too; dropping it here also keeps its edits out of the ledger twice.
+      dropped.push({ name, reason: 'the same event another hook file already spooled (one event, one count)' });
+      if (entry.kind === 'ok' && entry.value.twin) twins.add(name);
+      continue;
+    }
+    eventIds.add(record.id);
     records.push(record);
     sources.push(name);
     if (context.model) models.push({ agent: record.agent, sessionId: context.sessionId, ts: context.ts, model: context.model });

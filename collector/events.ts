@@ -43,9 +43,9 @@ export function toWireEvent(
   hooks: HookConfigCache | undefined,
   editRepos?: EditRepos,
 ): StepResult<DerivedEvent> {
-  const adapter = adapterFor(entry.header['agent']);
+  const hookAdapter = adapterFor(entry.header['agent']);
   // Reasons name the problem, never the file's text (it could hold anything, a secret included).
-  if (!adapter) return quarantine('unknown agent in the spool header (agent=)');
+  if (!hookAdapter) return quarantine('unknown agent in the spool header (agent=)');
   if (entry.body.length === 0) return quarantine('empty event: the hook received nothing on stdin');
   let json: unknown;
   /** Cut at the hook's cap: only the leading fields could be read. */
@@ -66,10 +66,16 @@ export function toWireEvent(
     }
   }
   // Another program that ran this agent's hook (VS Code's Copilot agent, Cursor) is not this agent: its
-  // event is dropped with why, counted by the collector, never counted as this agent's.
-  const other = adapter.otherHost(entry.header, json);
-  if (other) return drop(other.reason);
-  const parsed = HookPayload.safeParse(adapter.normalize ? adapter.normalize(json) : json);
+  // event is recorded as the agent the host names (VS Code's Copilot agent: copilot), or dropped with why,
+  // counted by the collector; never counted as this agent's.
+  const other = hookAdapter.otherHost(entry.header, json);
+  const adapter = other?.agent ? adapterFor(other.agent) : hookAdapter;
+  if (other && (!other.agent || !adapter)) return drop(other.reason);
+  if (!adapter) return quarantine('unknown agent in the spool header (agent=)');
+  // An agent with its own payload dialect (Copilot's camelCase, Cursor's) gives the hook payload's field names.
+  const raw = json;
+  if (adapter.normalize) json = adapter.normalize(json);
+  const parsed = HookPayload.safeParse(json);
   if (!parsed.success) return quarantine(`event does not look like a hook payload: ${describeZodError(parsed.error)}`);
   const p = parsed.data;
 
@@ -81,14 +87,17 @@ export function toWireEvent(
   const agentEvent = p.hook_event_name;
   const event = adapter.canonicalEvent(agentEvent, p);
   const tools = adapter.tools;
+  // An event the payload itself names (its session, event, time, tool call) has that id, so the same event
+  // spooled by two hook files (VS Code runs ~/.claude/settings.json's hooks and ~/.copilot/hooks') is one.
+  const key = adapter.eventKey?.(raw);
   const record: WireHookEvent = {
     kind: 'event',
-    id: `${machineId}.${entry.name}`,
+    id: key ? `${machineId}.${adapter.name}.${key}` : `${machineId}.${entry.name}`,
     agent: adapter.name,
     event,
     ts,
     session_id: p.session_id,
-    client: clientType(entry.header['client'], adapter.headless(entry.header, p)),
+    client: clientType(entry.header['client'] || adapter.client?.(raw), adapter.headless(entry.header, p)),
     autonomy: adapter.autonomy(p.permission_mode, entry.header),
   };
   if (truncated) record.truncated = true;

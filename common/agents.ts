@@ -2,5 +2,5 @@
 // per-agent settings (collector/install/settings.ts) and the collector's adapters (collector/agents/
 // index.ts) are typed from this tuple: an agent added here and missing from one of them is a type error.
 // The order is the one `hooks`, `doctor` and `uninstall` go through them in.
-export const AGENTS = ['claude', 'droid', 'codex', 'gemini', 'qwen', 'cursor'] as const;
+export const AGENTS = ['claude', 'droid', 'codex', 'gemini', 'qwen', 'cursor', 'copilot'] as const;
 export type Agent = (typeof AGENTS)[number];

@@ -7,7 +7,8 @@ import { repoNameProblem } from './repo-id.ts';
 /** Where the collector posts wire records (gzip NDJSON) and the server takes them. */
 export const INGEST_PATH = '/api/v1/ingest/events';
 
-export const CLIENT_TYPES = ['terminal-ui', 'web', 'non-interactive-cli'] as const;
+/** `vscode` (our extension): an agent inside VS Code (its Copilot agent), docs/metrics.md §1. */
+export const CLIENT_TYPES = ['terminal-ui', 'web', 'non-interactive-cli', 'vscode'] as const;
 export const ClientType = z.enum(CLIENT_TYPES);
 export type ClientType = z.infer<typeof ClientType>;
 

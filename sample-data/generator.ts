@@ -1,11 +1,12 @@
 // A seeded, deterministic generator of realistic agent activity for an organization: raw hook payloads
-// exactly as Claude Code, Droid, Codex CLI, Gemini CLI, Qwen Code and Cursor (collector/agents/<agent>/sample.ts) send them, and the transcripts, chats and
+// exactly as Claude Code, Droid, Codex CLI, Gemini CLI, Qwen Code, Cursor and Copilot (collector/agents/<agent>/sample.ts) send them, and the transcripts, chats and
 // session files the collector reads token usage from. Pure: (seed, last day, size) → a plan; replay.ts feeds the plan through the real hook
 // and collector. Weekdays are busier than weekends; users differ in agent, client, autonomy, models,
 // languages and MCP habits; MCP server names come in several cases; a few tool names are malformed.
 
 import { claudeSample } from '../collector/agents/claude/sample.ts';
 import { codexSample } from '../collector/agents/codex/sample.ts';
+import { copilotSample } from '../collector/agents/copilot/sample.ts';
 import { cursorSample } from '../collector/agents/cursor/sample.ts';
 import { droidSample } from '../collector/agents/droid/sample.ts';
 import { geminiSample } from '../collector/agents/gemini/sample.ts';
@@ -87,6 +88,8 @@ export function generate(options: SampleOptions): SamplePlan {
   const events: PlannedEvent[][] = personas.map(() => []);
   // Every fourth user also runs Codex CLI; its sessions draw from their own stream (codexRandom).
   for (const [i, p] of personas.entries()) if (i % 4 === 3) p.user.agents.push('codex');
+  // Every fifth user (from the third) also runs GitHub Copilot, in VS Code or its CLI.
+  for (const [i, p] of personas.entries()) if (i % 5 === 2) p.user.agents.push('copilot');
   const codexRandom = rng(options.seed ^ 0xc0de);
   // Every fifth user also runs Cursor, from a stream of its own (cursorRandom).
   for (const [i, p] of personas.entries()) if (i % 5 === 4) p.user.agents.push('cursor');
@@ -126,4 +129,5 @@ const SESSIONS: Record<Agent, AgentSample> = {
   gemini: geminiSample,
   qwen: qwenSample,
   cursor: cursorSample,
+  copilot: copilotSample,
 };

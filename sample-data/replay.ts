@@ -175,7 +175,7 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
     const user = plan.users[u]!;
     const home = join(options.workDir, `user-${u}`);
     const agentmeterHome = join(home, '.agentmeter');
-    // Codex's file is named here so that a CODEX_HOME of the process running the demo is never touched.
+    // Codex's and Copilot's files are named here so that a CODEX_HOME or COPILOT_HOME of the process running the demo is never touched.
     for (const agent of user.agents)
       install({
         agent,
@@ -183,6 +183,7 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
         agentmeterHome,
         defaultAgentmeterHome: true,
         ...(agent === 'codex' ? { settingsFile: join(home, '.codex', 'hooks.json') } : {}),
+        ...(agent === 'copilot' ? { settingsFile: join(home, '.copilot', 'hooks', 'agentmeter.json') } : {}),
       });
     addExtraHooks(home, plan.extraHooks[u] ?? []);
     const script = installedScriptPath(agentmeterHome);

@@ -2,6 +2,7 @@
 // Ungrouped: exactly one row per day, zeros and empty breakdowns on quiet days. Grouped: only non-zero
 // groups, ordered by date then group_key. Breakdown arrays: count descending, then name.
 import { usd4 } from '../../common/money.ts';
+import { CLIENT_TYPES } from '../../common/wire.ts';
 import type { BreakdownRow, HookRow, OrgDayRow, RepoTokenRow, TokenRow, UserDayRow } from './store.ts';
 
 const byCountThenName =
@@ -288,7 +289,8 @@ export const toolGroupedByAgent = (days: string[], breakdowns: BreakdownRow[]) =
 
 // ---------------------------------------------------------------- activity
 
-export const CLIENTS = ['terminal-ui', 'web', 'non-interactive-cli'] as const;
+/** Every client type the wire knows (common/wire.ts), each a key of daily_active_users_by_client. */
+export const CLIENTS = CLIENT_TYPES;
 
 export function activityRecords(days: string[], orgRows: OrgDayRow[], breakdowns: BreakdownRow[]) {
   const org = orgDayMap(orgRows);

@@ -38,7 +38,7 @@ const GROUP_BY_DESCRIPTION: Partial<Record<Endpoint, string>> = {
     'tool_name, language: one row per day and edit tool or language with its edit decisions (docs/metrics.md §11); agent rows carry the edit decisions too',
 };
 const AGENT_DESCRIPTION =
-  'agent, an agentmeter extension (not in the reference): one row per day and agent (droid, claude, codex, gemini, qwen) with the same fields';
+  'agent, an agentmeter extension (not in the reference): one row per day and agent (droid, claude, codex, gemini, qwen, copilot) with the same fields';
 const TEAM_DESCRIPTION =
   "team, an agentmeter extension: one row per day and team (group_key: the team's name) over its direct members that day, teams below the minimum team size left out";
 

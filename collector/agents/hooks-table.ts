@@ -6,6 +6,7 @@ import type { Agent } from '../../common/agents.ts';
 import type { AgentHooks } from '../install/locations.ts';
 import { CLAUDE_HOOKS } from './claude/hooks.ts';
 import { CODEX_HOOKS } from './codex/hooks.ts';
+import { COPILOT_HOOKS } from './copilot/hooks.ts';
 import { CURSOR_HOOKS } from './cursor/hooks.ts';
 import { DROID_HOOKS } from './droid/hooks.ts';
 import { GEMINI_HOOKS } from './gemini/hooks.ts';
@@ -18,4 +19,5 @@ export const AGENT_HOOKS: Record<Agent, AgentHooks> = {
   gemini: GEMINI_HOOKS,
   qwen: QWEN_HOOKS,
   cursor: CURSOR_HOOKS,
+  copilot: COPILOT_HOOKS,
 };

@@ -3,6 +3,7 @@
 import type { Agent } from '../../common/agents.ts';
 import { claudeAdapter } from './claude/index.ts';
 import { codexAdapter } from './codex/index.ts';
+import { copilotAdapter } from './copilot/index.ts';
 import { cursorAdapter } from './cursor/index.ts';
 import { droidAdapter } from './droid/index.ts';
 import { geminiAdapter } from './gemini/index.ts';
@@ -17,6 +18,7 @@ export const ADAPTERS = {
   qwen: qwenAdapter,
   codex: codexAdapter,
   cursor: cursorAdapter,
+  copilot: copilotAdapter,
 } satisfies Record<Agent, AgentAdapter>;
 
 export function adapterFor(agent: string | undefined): AgentAdapter | undefined {

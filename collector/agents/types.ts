@@ -2,7 +2,7 @@
 
 import type { z } from 'zod';
 import type { Agent } from '../../common/agents.ts';
-import type { AutonomyLevel, WireRecord } from '../../common/wire.ts';
+import type { AutonomyLevel, ClientType, WireRecord } from '../../common/wire.ts';
 import type { FileWrite } from '../code/edit-lines.ts';
 import type { AgentHooks } from '../install/locations.ts';
 import type { HookPayload } from './hook-payload.ts';
@@ -63,6 +63,8 @@ export interface UsageReader<S> {
 export interface OtherHost {
   host: string;
   reason: string;
+  /** The agent the event is recorded as (its adapter reads it); absent: the event is dropped with `reason`. */
+  agent?: Agent;
 }
 
 export interface AgentAdapter<S = unknown> {
@@ -84,7 +86,8 @@ export interface AgentAdapter<S = unknown> {
   otherHost(header: Record<string, string>, payload: unknown): OtherHost | undefined;
   /**
    * The payload (parsed JSON, not yet checked) in the common hook payload's fields (HookPayload), for an
-   * agent whose own dialect differs (Cursor: conversation_id, an event per kind of tool). Pure; absent:
+   * agent whose own dialect differs (Cursor: conversation_id, an event per kind of tool; Copilot CLI's camelCase
+   * `sessionId`, `toolName`, `toolArgs`). Pure; absent:
    * the payload is read as it is.
    */
   normalize?(payload: unknown): unknown;
@@ -100,6 +103,14 @@ export interface AgentAdapter<S = unknown> {
    * own files (Codex: the rollout named by transcript_path).
    */
   headless(header: Record<string, string>, payload?: HookPayload): boolean;
+  /**
+   * The event's own identity from the payload (parsed JSON as the hook got it: its session, event, time
+   * and tool call), when the agent's host can run our hook twice for one event (from two hook files):
+   * the event's id, so the copies are one. Undefined: the spool file names the event.
+   */
+  eventKey?(json: unknown): string | undefined;
+  /** The client the payload shows (VS Code's dialect: `vscode`); undefined: from the header and headless. */
+  client?(json: unknown): ClientType | undefined;
   /** Token usage and assistant messages from the agent's own files, with the state that reading keeps. */
   readonly usage: UsageReader<S>;
   /** Where its settings are, which events it emits and how it runs a command hook (the installer's). */

@@ -34,6 +34,7 @@ import {
   splitHooksObject,
   TIMEOUT_UNIT,
   TOOL_EVENTS,
+  telemetryFile,
   userSettingsLocation,
 } from './settings.ts';
 import {
@@ -353,14 +354,19 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
   // The agent's telemetry goes in the same file (Claude Code, Gemini CLI, Qwen Code) or Codex's config.toml.
   let root = settingsRoot(loc, loaded, hooks);
   let telemetry: InstallResult['telemetry'];
-  if (target.otlpEndpoint && !loc.topLevel && target.agent !== 'codex') {
+  const own = telemetryFile(target.agent);
+  if (target.otlpEndpoint && !loc.topLevel && target.agent !== 'codex' && !own) {
     const added = withOurTelemetry(target.agent, root, target.otlpEndpoint);
     root = added.root;
     telemetry = { file: loc.file, outcome: added.outcome };
   }
   if (target.otlpEndpoint && target.agent === 'codex') {
     const endpoint = target.otlpEndpoint;
-    telemetry = updateCodexConfig(target.home, (text) => withCodexOtel(text, endpoint), options.dryRun ?? false);
+    telemetry = updateTextFile(codexConfigPath(target.home), (text) => withCodexOtel(text, endpoint), options.dryRun ?? false);
+  }
+  if (target.otlpEndpoint && own) {
+    const endpoint = target.otlpEndpoint;
+    telemetry = updateTextFile(own.file(target.home), (text) => own.add(text, endpoint), options.dryRun ?? false);
   }
   const withTelemetry = telemetry ? { telemetry } : {};
   if (options.dryRun) return { file: loc.file, changes, written: false, ...withTelemetry };
@@ -373,15 +379,15 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
 }
 
 /**
- * Codex's config.toml with `change` applied (our [otel] block added or taken out), written through a new
- * temporary file (never through a link) with the file's own mode; nothing is written when nothing changes.
+ * An agent's telemetry file (Codex's config.toml, VS Code's settings for Copilot) with `change` applied (our
+ * export added or taken out), written through a new temporary file (never through a link) with the file's
+ * own mode; nothing is written when nothing changes.
  */
-function updateCodexConfig(
-  home: string,
+function updateTextFile(
+  file: string,
   change: (text: string) => { text: string; outcome: TelemetryOutcome },
   dryRun: boolean,
 ): { file: string; outcome: TelemetryOutcome } {
-  const file = codexConfigPath(home);
   const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
   let next: { text: string; outcome: TelemetryOutcome };
   try {
@@ -474,13 +480,19 @@ function restoredText(loc: SettingsLocation, root: unknown): { text: string; res
 
 export function uninstall(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
   const loc = location(target);
-  const codex = target.agent === 'codex' ? { telemetry: updateCodexConfig(target.home, withoutCodexOtel, options.dryRun ?? false) } : {};
+  const own = telemetryFile(target.agent);
+  const codex =
+    target.agent === 'codex'
+      ? { telemetry: updateTextFile(codexConfigPath(target.home), withoutCodexOtel, options.dryRun ?? false) }
+      : own
+        ? { telemetry: updateTextFile(own.file(target.home), (text) => own.remove(text), options.dryRun ?? false) }
+        : {};
   if (!existsSync(loc.file)) return { file: loc.file, changes: [], written: false, ...codex };
   const loaded = loadSettings(loc);
   const { hooks, changes } = withoutOurHook(loaded.hooks);
   let root = settingsRoot(loc, loaded, hooks);
   let telemetry: InstallResult['telemetry'] = codex.telemetry;
-  if (!loc.topLevel && target.agent !== 'codex') {
+  if (!loc.topLevel && target.agent !== 'codex' && !own) {
     const removed = withoutOurTelemetry(target.agent, root);
     root = removed.root;
     telemetry = { file: loc.file, outcome: removed.outcome };

@@ -41,6 +41,19 @@ export interface HookTrust {
   problem?: string;
 }
 
+/** What turning an agent's OpenTelemetry export on or off did (collector/install/telemetry.ts). */
+export type TelemetryOutcome = 'added' | 'already' | 'kept-yours' | 'removed' | 'unsupported' | 'none';
+
+/**
+ * An agent's OpenTelemetry export kept in a file of its own (not the hooks file): where, and the file's
+ * text with our export added or taken out (recognized by its exact text, so the user's is never touched).
+ */
+export interface TelemetryFile {
+  file(home: string): string;
+  add(text: string, endpoint: string): { text: string; outcome: TelemetryOutcome };
+  remove(text: string): { text: string; outcome: TelemetryOutcome };
+}
+
 /** Where an administrator's policy file is on each system, or why the agent has none we can write. */
 export type ManagedSettings = { linux: string; darwin: string; win32: string } | { refused: string };
 
@@ -62,6 +75,8 @@ export interface AgentHooks {
    * event otherwise than Claude Code's tool matchers (Cursor); absent: `matcher` above, on tool events.
    */
   matches?(event: string, matcher: string, toolName: string | undefined): boolean;
+  /** Another sign the agent is used here besides its folder and command (VS Code's Copilot Chat extension). */
+  usedHere?(home: string): boolean;
   /** The folder whose existence says the agent is used here. */
   settingsDir(home: string, env: NodeJS.ProcessEnv): string;
   /** The user-level settings file the installer writes. */
@@ -72,8 +87,10 @@ export interface AgentHooks {
   hookFiles(home: string, cwd: string | undefined): SettingsLocation[];
   /** Why the agent would not run a settings file's hooks although ours is there, from the file's own switches. */
   blockers(root: Record<string, unknown>, isOurs: (command: string) => boolean): string[];
-  /** For an agent that runs a hook only once the user trusted it: what to tell after an install. */
+  /** What to tell after an install (an agent that runs a hook only once trusted: how to trust it). */
   readonly trustHint?: string;
+  /** Where the agent's own OpenTelemetry export is turned on, when not in its hooks file (Copilot: VS Code's settings). */
+  readonly telemetryFile?: TelemetryFile;
   /** For such an agent: whether it will run our hooks of `file`. */
   trust?(home: string, file: string, hooks: HooksMap, isOurs: (command: string | undefined) => boolean): HookTrust;
   /** How its hooks files shape their entries, where not as Claude Code's matcher groups. */

@@ -8,7 +8,14 @@ import { z } from 'zod';
 import { AGENTS, type Agent } from '../../common/agents.ts';
 import { codexHome, codexHomeAsCodexNamesIt } from '../agents/codex/paths.ts';
 import { AGENT_HOOKS } from '../agents/hooks-table.ts';
-import type { AgentHooks, HookTrust, ManagedSettings, SettingsLocation } from './locations.ts';
+import {
+  type AgentHooks,
+  type HookTrust,
+  locationFor,
+  type ManagedSettings,
+  type SettingsLocation,
+  type TelemetryFile,
+} from './locations.ts';
 
 export { type AgentHooks, type HookTrust, locationFor, type SettingsLocation } from './locations.ts';
 export { codexHome, codexHomeAsCodexNamesIt };
@@ -26,7 +33,7 @@ export const AGENT_BINARY: Record<Agent, string> = byAgent((h) => h.binary);
  * agent installed but never started yet). `hooks install --all-found` installs for these.
  */
 export function agentFound(agent: Agent, home: string, path: string = process.env['PATH'] ?? ''): boolean {
-  if (agentPresent(agent, home)) return true;
+  if (agentPresent(agent, home) || hooksOf(agent).usedHere?.(home)) return true;
   return path
     .split(delimiter)
     .filter(Boolean)
@@ -121,12 +128,17 @@ export function splitHooksObject(raw: unknown): { events: unknown; settings: Rec
 }
 export const SettingsFile = z.looseObject({ hooks: HooksMap.optional() });
 
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
 /** A configured command hook, flattened: (event, matcher, command). */
 export interface ConfiguredHook {
   event: string;
   matcher: string;
   command: string;
 }
+
+/** The agent's OpenTelemetry export in a file of its own, if it keeps it there. */
+export const telemetryFile = (agent: Agent): TelemetryFile | undefined => hooksOf(agent).telemetryFile;
 
 /** What to tell after an install for an agent that runs hooks only once trusted; undefined for others. */
 export const trustHint = (agent: Agent): string | undefined => hooksOf(agent).trustHint;

@@ -8,12 +8,13 @@
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { Agent } from '../../common/agents.ts';
+import type { TelemetryOutcome } from './locations.ts';
 import { codexHome } from './settings.ts';
 
 /** The receiver's address as agents are told it (collector/otel/receiver.ts listens there by default). */
 export const DEFAULT_OTLP_ENDPOINT = 'http://127.0.0.1:4318';
 
-export type TelemetryOutcome = 'added' | 'already' | 'kept-yours' | 'removed' | 'unsupported' | 'none';
+export type { TelemetryOutcome } from './locations.ts';
 
 /** A settings text the agent's telemetry cannot be added to (the caller says why and stops). */
 export class TelemetryConfigError extends Error {}

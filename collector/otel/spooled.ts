@@ -45,6 +45,7 @@ const SpooledFact = z.discriminatedUnion('kind', [
     output_tokens: tokens,
     cache_read_tokens: tokens,
     cache_write_tokens: tokens,
+    thinking_tokens: tokens.optional(),
   }),
 ]);
 const SpooledBody = z.strictObject({ facts: z.array(SpooledFact).min(1).max(FACTS_PER_FILE) });

@@ -28,6 +28,8 @@ export interface UsageFact {
   output_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /** Reasoning tokens, part of output (the tier is thinking when any); absent when the agent names none. */
+  thinking_tokens?: number;
 }
 
 export type OtelFact = DecisionFact | UsageFact;
@@ -146,21 +148,23 @@ function usageFact(
   now: number,
 ): UsageFact | undefined {
   const requestId = text(attributes[spec.requestId]);
-  const model = text(attributes[spec.model]);
-  const counts = [spec.input, spec.output, spec.cacheRead, spec.cacheWrite].map((name) => tokens(attributes, name));
+  const model = text(attributes[spec.model]) ?? (spec.fallbackModel ? text(attributes[spec.fallbackModel]) : undefined);
+  const counts = [spec.input, spec.output, spec.cacheRead, spec.cacheWrite, spec.thinking].map((name) => tokens(attributes, name));
   if (!requestId || !model || counts.some((n) => n === undefined)) return undefined;
-  const [input, output, cacheRead, cacheWrite] = counts as number[];
-  return {
+  const [input, output, cacheRead, cacheWrite, thinking] = counts as number[];
+  const fact: UsageFact = {
     kind: 'usage',
     session_id: firstText(attributes, agent.sessionAttributes) ?? firstText(resource, agent.sessionAttributes) ?? UNKNOWN_SESSION,
     ts: timeOf(timeMs, now),
     request_id: requestId,
     model,
-    input_tokens: input!,
+    input_tokens: spec.inputIncludesCacheRead ? Math.max(0, input! - cacheRead!) : input!,
     output_tokens: output!,
     cache_read_tokens: cacheRead!,
     cache_write_tokens: cacheWrite!,
   };
+  if (spec.thinking) fact.thinking_tokens = thinking!;
+  return fact;
 }
 
 /** Maps one request's signals. `now` dates a signal without a usable time. */
@@ -173,7 +177,17 @@ export function mapSignals(signals: readonly Signal[], totals: CumulativeTotals,
   };
   for (const signal of signals) {
     if (signal.kind === 'span') {
-      add(result.unmapped, 'span');
+      // A model call's span (Copilot's `chat`) carries its tokens; every other span is unmapped.
+      const spanAgent = otelAgentOf(signal.resource['service.name'], signal.name);
+      const operation = signal.attributes['gen_ai.operation.name'] ?? signal.name.split(' ')[0];
+      const spec = spanAgent ? OTEL_AGENTS[spanAgent]?.usage.find((u) => u.kind === 'span' && u.name === operation) : undefined;
+      if (!spanAgent || !spec) {
+        add(result.unmapped, 'span');
+        continue;
+      }
+      const fact = usageFact(spec, signal.attributes, signal.resource, OTEL_AGENTS[spanAgent]!, signal.timeMs, now);
+      if (fact) keep(spanAgent, fact);
+      else add(result.unmapped, `${spec.name} span (without a request id, model or token counts)`);
       continue;
     }
     const agentName = otelAgentOf(signal.resource['service.name'], signal.name);
@@ -192,7 +206,7 @@ export function mapSignals(signals: readonly Signal[], totals: CumulativeTotals,
       else keep(agentName, fact);
       continue;
     }
-    const usage = signal.kind === 'log' ? agent.usage.find((u) => same(u.name)) : undefined;
+    const usage = signal.kind === 'log' ? agent.usage.find((u) => u.kind === 'log' && same(u.name)) : undefined;
     if (usage && signal.kind === 'log') {
       const fact = usageFact(usage, signal.attributes, signal.resource, agent, signal.timeMs, now);
       if (fact) keep(agentName, fact);
@@ -224,8 +238,8 @@ export function factRecord(fact: OtelFact, agent: AgentName, decisionId: string)
     output_tokens: fact.output_tokens,
     cache_read_tokens: fact.cache_read_tokens,
     cache_write_tokens: fact.cache_write_tokens,
-    thinking_tokens: 0,
-    thinking: false,
+    thinking_tokens: fact.thinking_tokens ?? 0,
+    thinking: (fact.thinking_tokens ?? 0) > 0,
     source: 'otel',
   };
 }

@@ -39,6 +39,10 @@ export interface SpanSignal {
   kind: 'span';
   name: string;
   resource: Attributes;
+  /** Scalar attributes only (a chat span's model and token counts; never its messages, which are arrays or opt-in text). */
+  attributes: Attributes;
+  /** End time, in ms since the epoch (0 when absent). */
+  timeMs: number;
 }
 
 export type Signal = MetricPoint | LogEvent | SpanSignal;
@@ -96,7 +100,7 @@ const LogsRequest = z.looseObject({
     .array(z.looseObject({ resource: Resource, scopeLogs: z.array(z.looseObject({ logRecords: z.array(LogRecord).nullish() })).nullish() }))
     .nullish(),
 });
-const Span = z.looseObject({ name: z.string().nullish() });
+const Span = z.looseObject({ name: z.string().nullish(), attributes: attributesOf, endTimeUnixNano: int64.nullish() });
 const TracesRequest = z.looseObject({
   resourceSpans: z
     .array(z.looseObject({ resource: Resource, scopeSpans: z.array(z.looseObject({ spans: z.array(Span).nullish() })).nullish() }))
@@ -109,8 +113,11 @@ interface ProtoType {
   decode(bytes: Uint8Array): unknown;
 }
 interface ProtoRoot {
-  opentelemetry: { proto: { collector: Record<OtlpSignal, { v1: Record<string, ProtoType> }> } };
+  opentelemetry: { proto: { collector: Record<string, { v1: Record<string, ProtoType> }> } };
 }
+
+/** The .proto package of each signal's request (opentelemetry.proto.collector.<package>.v1): traces' is `trace`. */
+const PROTO_PACKAGE: Record<OtlpSignal, string> = { metrics: 'metrics', logs: 'logs', traces: 'trace' };
 
 /**
  * The generated types, imported statically so the laptop bundle carries them (its one file has no
@@ -131,7 +138,7 @@ export class OtlpDecodeError extends Error {}
  * decoder checked every field's type, so it needs no second check (flatten reads it as the JSON shape).
  */
 function fromProtobuf(signal: OtlpSignal, body: Uint8Array): unknown {
-  const type = protoRoot().opentelemetry.proto.collector[signal].v1[REQUEST_TYPE[signal]]!;
+  const type = protoRoot().opentelemetry.proto.collector[PROTO_PACKAGE[signal]]!.v1[REQUEST_TYPE[signal]]!;
   try {
     return type.decode(body);
   } catch (error) {
@@ -272,7 +279,14 @@ function flatten(signal: OtlpSignal, request: unknown, decoded: boolean): Decode
     for (const rs of check(TracesRequest).resourceSpans ?? []) {
       const resource = scalarAttributes(rs.resource?.attributes);
       for (const ss of rs.scopeSpans ?? [])
-        for (const span of ss.spans ?? []) signals.push({ kind: 'span', name: span.name ?? '', resource });
+        for (const span of ss.spans ?? [])
+          signals.push({
+            kind: 'span',
+            name: span.name ?? '',
+            resource,
+            attributes: scalarAttributes(span.attributes),
+            timeMs: nanosToMs(span.endTimeUnixNano),
+          });
     }
   }
   return { signals, unreadable };

@@ -152,7 +152,7 @@ describe('Codex CLI: install, hook, collector, server, analytics', () => {
 
     const [activity] = await api(`/api/v1/analytics/activity?${q}`);
     expect(activity).toMatchObject({ daily_active_users: 1, sessions: 2, user_messages: 2, messages: 5 });
-    expect(activity.daily_active_users_by_client).toEqual({ 'terminal-ui': 1, web: 0, 'non-interactive-cli': 1 });
+    expect(activity.daily_active_users_by_client).toEqual({ 'terminal-ui': 1, web: 0, 'non-interactive-cli': 1, vscode: 0 });
 
     const removed = runCli(['hooks', 'uninstall', '--agent', 'codex'], env);
     expect(removed.status, removed.stderr).toBe(0);

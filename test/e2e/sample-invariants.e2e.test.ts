@@ -183,14 +183,15 @@ describe('sample data invariants', () => {
     }
   });
 
-  it('the sample shows what it should: MCP case duplicates folded, all three clients, no prompt text', async () => {
+  it('the sample shows what it should: MCP case duplicates folded, every client, no prompt text', async () => {
     const tools = await get(`/api/v1/analytics/tools?startDate=${START}&endDate=${END}`);
     const servers = new Set(tools.data.flatMap((d) => (d['mcp_by_server'] as { server: string }[]).map((s) => s.server)));
     for (const s of servers) expect(s).toBe(s.toLowerCase());
     const raw = await db.all<{ n: number }>("SELECT count(DISTINCT mcp_server) AS n FROM events WHERE lower(mcp_server) = 'github'");
     expect(raw[0]!.n).toBeGreaterThan(1);
     const activity = await get(`/api/v1/analytics/activity?startDate=${START}&endDate=${END}&group_by=client`);
-    expect(new Set(activity.data.map((r) => r['group_key']))).toEqual(new Set(['terminal-ui', 'web', 'non-interactive-cli']));
+    // VS Code's is Copilot's agent there (sample-data/agents/copilot.ts).
+    expect(new Set(activity.data.map((r) => r['group_key']))).toEqual(new Set(['terminal-ui', 'web', 'non-interactive-cli', 'vscode']));
     const stored = JSON.stringify(await db.all('SELECT * FROM events LIMIT 5000'));
     expect(stored).not.toContain('private prompt text');
     expect(stored).not.toContain('private message');

@@ -1,7 +1,8 @@
 // VS Code's Copilot agent and Cursor run the Claude Code hook too (~/.claude/settings.json is theirs to
 // load). Their payloads, from the vendors' documented shapes (collector/agents/claude/fixtures/hosts/SOURCE.md),
-// go through the hook our installer registered and the collector: none is counted as Claude Code, each is
-// dropped with a reason that is counted, and a Claude Code event beside them still ships.
+// go through the hook our installer registered and the collector: none is counted as Claude Code; VS
+// Code's are recorded as Copilot's (client vscode), Cursor's dropped with a reason that is counted, and a
+// Claude Code event beside them still ships.
 import { execSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -67,7 +68,9 @@ describe('other hosts running the Claude Code hook', () => {
     expect(claudeHookHost({ entrypoint: 'cli' }, { ...claude, hook_event_name: 'userPromptSubmitted' })?.host).toBe('other');
   });
 
-  it('through the installed hook and the collector: never counted as Claude Code, dropped and counted', { timeout: 120_000 }, async () => {
+  it('through the installed hook and the collector: never counted as Claude Code; Copilot recorded, Cursor dropped', {
+    timeout: 120_000,
+  }, async () => {
     const dir = tempDir();
     const home = join(dir, 'home');
     const agentmeterHome = join(home, '.agentmeter');
@@ -99,9 +102,10 @@ describe('other hosts running the Claude Code hook', () => {
     const collector = new Collector({ server: ingest.url, apiKey: 'am_test', agentmeterHome, home, log, maxAttempts: 1 });
     const result = await collector.drain();
     await collector.close();
-    expect(result).toMatchObject({ shipped: 1, quarantined: 0, dropped: cursor.length + vscode.length });
-    expect(ingest.records.map((r) => [r.kind, r.kind === 'event' ? [r.agent, r.session_id] : r.id])).toEqual([
-      ['event', ['claude', 'claude-1']],
+    expect(result).toMatchObject({ shipped: 1 + vscode.length, quarantined: 0, dropped: cursor.length });
+    expect(ingest.records.map((r) => [r.kind, r.kind === 'event' ? [r.agent, r.session_id, r.client] : r.id])).toEqual([
+      ...vscode.map(() => ['event', ['copilot', '9f1c2d3e-vscode-session', 'vscode']]),
+      ['event', ['claude', 'claude-1', 'terminal-ui']],
     ]);
     // Dropped files leave the spool like shipped ones; the reasons are counted in the state.
     expect(readdirSync(join(agentmeterHome, 'spool', 'new'))).toEqual([]);
@@ -112,7 +116,7 @@ describe('other hosts running the Claude Code hook', () => {
         .filter(([reason]) => host.test(reason))
         .reduce((n, [, c]) => n + c, 0);
     expect(count(/^Cursor ran the Claude Code hook/)).toBe(cursor.length);
-    expect(count(/^VS Code's Copilot agent ran the Claude Code hook/)).toBe(vscode.length);
+    expect(count(/^VS Code's Copilot agent ran the Claude Code hook/)).toBe(0);
     const status = runCli(['collect', 'status'], env);
     expect(status.stdout).toContain(`dropped: ${cursor.length} (Cursor ran the Claude Code hook`);
   });

@@ -84,6 +84,41 @@ describe('decodeOtlp', () => {
     expect(fromProto[0]).toMatchObject({ cumulative: true, value: 2 });
   });
 
+  it('decodes a protobuf traces request (its package is opentelemetry.proto.collector.trace) as JSON', () => {
+    const root = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js');
+    const type = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+    const request = {
+      resourceSpans: [
+        {
+          resource: { attributes: [str('service.name', 'github-copilot')] },
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  name: 'chat gpt-4.1',
+                  endTimeUnixNano: T,
+                  attributes: [str('gen_ai.response.id', 'r1'), int('gen_ai.usage.input_tokens', 5)],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const bytes = type.encode(type.fromObject(request)).finish() as Uint8Array;
+    const fromProto = decodeOtlp('traces', 'protobuf', bytes).signals;
+    expect(fromProto).toEqual(decodeOtlp('traces', 'json', json(request)).signals);
+    expect(fromProto).toEqual([
+      {
+        kind: 'span',
+        name: 'chat gpt-4.1',
+        resource: { 'service.name': 'github-copilot' },
+        attributes: { 'gen_ai.response.id': 'r1', 'gen_ai.usage.input_tokens': 5 },
+        timeMs: T_MS,
+      },
+    ]);
+  });
+
   it('takes a log event name from event_name or the event.name attribute, never the body', () => {
     const request = {
       resourceLogs: [
@@ -280,7 +315,7 @@ describe('mapSignals', () => {
           { name: 'claude_code.user_prompt', attributes: [str('prompt', 'a secret prompt')] },
         ]),
         ...logs('some-other-tool', [{ name: 'thing.happened', attributes: [] }]),
-        { kind: 'span', name: 'chat', resource: {} },
+        { kind: 'span', name: 'chat', resource: {}, attributes: {}, timeMs: 0 },
       ],
       new CumulativeTotals(),
       NOW,
@@ -300,6 +335,161 @@ describe('mapSignals', () => {
     ]);
     expect(Object.fromEntries(result.ignored)).toEqual({ 'claude_code.user_prompt': 1 });
     expect(Object.fromEntries(result.unmapped)).toEqual({ 'thing.happened': 1, span: 1 });
+  });
+});
+
+describe("GitHub Copilot's signals", () => {
+  const T_END = '1763640005000000000'; // 5 s after T
+  const logs = (service: string, records: { name: string; attributes: Kv[] }[]) =>
+    decodeOtlp(
+      'logs',
+      'json',
+      json({
+        resourceLogs: [
+          {
+            resource: { attributes: [str('service.name', service), str('session.id', 'window-1')] },
+            scopeLogs: [{ logRecords: records.map((r) => ({ eventName: r.name, timeUnixNano: T, attributes: r.attributes })) }],
+          },
+        ],
+      }),
+    ).signals;
+  const spans = (service: string, list: { name: string; attributes: Kv[] }[]) =>
+    decodeOtlp(
+      'traces',
+      'json',
+      json({
+        resourceSpans: [
+          {
+            resource: { attributes: [str('service.name', service)] },
+            scopeSpans: [
+              {
+                spans: list.map((sp, i) => ({
+                  traceId: '0af7651916cd43dd8448eb211c80319c',
+                  spanId: `b7ad6b716920333${i}`,
+                  name: sp.name,
+                  startTimeUnixNano: T,
+                  endTimeUnixNano: T_END,
+                  attributes: sp.attributes,
+                })),
+              },
+            ],
+          },
+        ],
+      }),
+    ).signals;
+  const usage = (id: string, extra: Kv[] = []) => [
+    str('gen_ai.operation.name', 'chat'),
+    str('gen_ai.request.model', 'gpt-4.1'),
+    str('gen_ai.response.id', id),
+    int('gen_ai.usage.input_tokens', 1200),
+    int('gen_ai.usage.output_tokens', 300),
+    int('gen_ai.usage.cache_read.input_tokens', 200),
+    ...extra,
+  ];
+
+  it("reads VS Code's inference events and the CLI's chat spans as usage, input without its cached part", () => {
+    const result = mapSignals(
+      [
+        ...logs('copilot-chat', [
+          {
+            name: 'gen_ai.client.inference.operation.details',
+            attributes: usage('chatcmpl-1', [str('gen_ai.response.model', 'gpt-4.1-2025-04-14')]),
+          },
+          { name: 'copilot_chat.agent.turn', attributes: [int('gen_ai.usage.input_tokens', 1200)] },
+          { name: 'copilot_chat.tool.call', attributes: [str('gen_ai.tool.name', 'readFile')] },
+        ]),
+        ...spans('github-copilot', [
+          {
+            name: 'chat claude-sonnet-4.5',
+            attributes: [
+              str('gen_ai.operation.name', 'chat'),
+              str('gen_ai.request.model', 'claude-sonnet-4.5'),
+              str('gen_ai.response.model', 'claude-sonnet-4.5'),
+              str('gen_ai.response.id', 'msg_01'),
+              str('gen_ai.conversation.id', 'conv-7'),
+              int('gen_ai.usage.input_tokens', 5000),
+              int('gen_ai.usage.output_tokens', 100),
+              int('gen_ai.usage.cache_read.input_tokens', 4000),
+              int('gen_ai.usage.cache_creation.input_tokens', 600),
+              int('gen_ai.usage.reasoning.output_tokens', 40),
+            ],
+          },
+          // The agent span sums its turn's calls: never a call of its own.
+          {
+            name: 'invoke_agent copilot',
+            attributes: [str('gen_ai.operation.name', 'invoke_agent'), int('gen_ai.usage.input_tokens', 5000)],
+          },
+          { name: 'execute_tool view', attributes: [str('gen_ai.operation.name', 'execute_tool')] },
+        ]),
+      ],
+      new CumulativeTotals(),
+      NOW,
+    );
+    expect(result.facts.get('copilot')).toEqual([
+      {
+        kind: 'usage',
+        session_id: 'window-1',
+        ts: T_MS,
+        request_id: 'chatcmpl-1',
+        model: 'gpt-4.1-2025-04-14',
+        input_tokens: 1000,
+        output_tokens: 300,
+        cache_read_tokens: 200,
+        cache_write_tokens: 0,
+        thinking_tokens: 0,
+      },
+      {
+        kind: 'usage',
+        session_id: 'conv-7',
+        ts: T_MS + 5000,
+        request_id: 'msg_01',
+        model: 'claude-sonnet-4.5',
+        input_tokens: 1000,
+        output_tokens: 100,
+        cache_read_tokens: 4000,
+        cache_write_tokens: 600,
+        thinking_tokens: 40,
+      },
+    ]);
+    expect(Object.fromEntries(result.ignored)).toEqual({ 'copilot_chat.agent.turn': 1, 'copilot_chat.tool.call': 1 });
+    expect(Object.fromEntries(result.unmapped)).toEqual({ span: 2 });
+    // The requested model when the response names none; a call without its id is not a call we can count once.
+    const fallback = mapSignals(
+      logs('copilot-chat', [{ name: 'gen_ai.client.inference.operation.details', attributes: usage('c2') }]),
+      new CumulativeTotals(),
+      NOW,
+    );
+    expect(fallback.facts.get('copilot')?.[0]).toMatchObject({ model: 'gpt-4.1', input_tokens: 1000 });
+    const noId = mapSignals(
+      spans('github-copilot', [{ name: 'chat gpt-4.1', attributes: usage('').filter((kv) => kv.key !== 'gen_ai.response.id') }]),
+      new CumulativeTotals(),
+      NOW,
+    );
+    expect(noId.facts.size).toBe(0);
+    expect(Object.fromEntries(noId.unmapped)).toEqual({ 'chat span (without a request id, model or token counts)': 1 });
+  });
+
+  it("reads VS Code's edit feedback and inline chat outcomes as decisions, and leaves the hunk-by-hunk repeat", () => {
+    const result = mapSignals(
+      logs('copilot-chat', [
+        { name: 'copilot_chat.edit.feedback', attributes: [str('outcome', 'accepted'), str('language_id', 'typescript')] },
+        { name: 'copilot_chat.edit.feedback', attributes: [str('outcome', 'rejected'), str('language_id', 'python')] },
+        { name: 'copilot_chat.edit.feedback', attributes: [str('outcome', 'saved')] },
+        { name: 'copilot_chat.inline.done', attributes: [{ key: 'accepted', value: { boolValue: true } } as unknown as Kv] },
+        { name: 'copilot_chat.edit.hunk.action', attributes: [str('outcome', 'accepted')] },
+      ]),
+      new CumulativeTotals(),
+      NOW,
+    );
+    expect(result.facts.get('copilot')).toEqual([
+      { kind: 'decision', session_id: 'window-1', ts: T_MS, decision: 'accept', count: 1, language: 'typescript' },
+      { kind: 'decision', session_id: 'window-1', ts: T_MS, decision: 'reject', count: 1, language: 'python' },
+      { kind: 'decision', session_id: 'window-1', ts: T_MS, decision: 'accept', count: 1 },
+    ]);
+    expect(Object.fromEntries(result.ignored)).toEqual({
+      'copilot_chat.edit.feedback (no accept or reject decision)': 1,
+      'copilot_chat.edit.hunk.action': 1,
+    });
   });
 });
 

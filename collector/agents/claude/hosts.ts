@@ -1,9 +1,11 @@
 // Other hosts that run Claude Code's hook. VS Code's Copilot agent loads ~/.claude/settings.json by default
 // and Cursor loads it when its third-party hooks are on, so our `agentmeter-hook.sh claude` also runs for
-// their sessions, with their own payloads (collector/agents/claude/fixtures/hosts/SOURCE.md). The hook stays the
+// their sessions, with their own payloads; VS Code's are recorded as Copilot's (agent copilot, client
+// vscode), Cursor's are dropped with the reason (collector/agents/claude/fixtures/hosts/SOURCE.md). The hook stays the
 // bare writer: it is the collector that tells them apart, from the payload's dialect and, where the payload
 // could pass for Claude Code's, from the hook's environment (Claude Code sets CLAUDE_CODE_ENTRYPOINT, which
 // the hook records as entrypoint=; neither other host does).
+import { VSCODE_TOOLS } from '../copilot/tools.ts';
 import type { OtherHost } from '../types.ts';
 
 /**
@@ -28,9 +30,6 @@ const CURSOR_EVENTS = new Set([
 /** Fields every Cursor payload has one of, and Claude Code's never have. */
 const CURSOR_FIELDS = ['conversation_id', 'generation_id', 'cursor_version', 'workspace_roots'];
 
-/** VS Code's own agent tools (its hooks documentation names `editFiles`): never a Claude Code tool. */
-const VSCODE_TOOLS = new Set(['editFiles']);
-
 const record = (value: unknown): Record<string, unknown> =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
@@ -47,9 +46,11 @@ export function claudeHookHost(header: Record<string, string>, payload: unknown)
       host: 'cursor',
       reason: "Cursor ran the Claude Code hook (its payload has Cursor's fields or event names): not a Claude Code event",
     };
+  // VS Code's Copilot agent: recorded as Copilot (client vscode), by its adapter (collector/agents/copilot).
   if ((has('hookEventName') || has('sessionId')) && !has('hook_event_name'))
     return {
       host: 'copilot',
+      agent: 'copilot',
       reason: "VS Code's Copilot agent ran the Claude Code hook (camelCase hookEventName and sessionId): not a Claude Code event",
     };
   // Claude Code's event names are PascalCase; a camelCase one (Copilot CLI's dialect) is another host's.
@@ -59,6 +60,7 @@ export function claudeHookHost(header: Record<string, string>, payload: unknown)
   if (!header['entrypoint'] && typeof p['tool_name'] === 'string' && VSCODE_TOOLS.has(p['tool_name']))
     return {
       host: 'copilot',
+      agent: 'copilot',
       reason: "VS Code's Copilot agent ran the Claude Code hook (a VS Code tool, no CLAUDE_CODE_ENTRYPOINT): not a Claude Code event",
     };
   return undefined;

@@ -101,7 +101,7 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
   const agentCredits = seriesByGroup(days, data.tokensByAgent, (r) => r.billable_tokens);
   const agentUsers = seriesByGroup(days, data.activityByAgent, (r) => r.daily_active_users);
   const { activity, tools, productivity } = data;
-  const clients: (keyof ActivityDay['daily_active_users_by_client'])[] = ['terminal-ui', 'web', 'non-interactive-cli'];
+  const clients: (keyof ActivityDay['daily_active_users_by_client'])[] = ['terminal-ui', 'web', 'non-interactive-cli', 'vscode'];
   const activeTools = (r: ToolDay) => r.tool_calls > 0;
   const autonomy = meanOfActiveDays(tools, (r) => r.autonomy_ratio_avg, activeTools);
   const shares = (['auto_high', 'auto_medium', 'auto_low', 'manual'] as const).map((level) => ({
