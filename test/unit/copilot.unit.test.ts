@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copilotEventKey } from '../../collector/agents/copilot/events.ts';
 import { flatFromGrouped, groupedFromFlat } from '../../collector/agents/copilot/format.ts';
+import { COPILOT_HOOKS_FORMAT } from '../../collector/agents/copilot/hooks.ts';
 import { camelCaseEvent, copilotPayload } from '../../collector/agents/copilot/schema.ts';
 import { withoutVsCodeOtel, withVsCodeOtel } from '../../collector/agents/copilot/telemetry.ts';
 import { copilotWrites } from '../../collector/agents/copilot/tools.ts';
@@ -233,7 +234,7 @@ describe("Copilot's tools", () => {
 
 describe("the sample organization's Copilot sessions", () => {
   it('are payloads the collector records as Copilot (VS Code through either hook), with tokens as the receiver spools them', () => {
-    const plan = generate({ seed: 7, lastDay: '2026-11-20', days: 10, users: 8 });
+    const plan = generate({ seed: 7, lastDay: '2026-11-20', days: 30, users: 8 });
     const copilotUsers = plan.users.filter((u) => u.agents.includes('copilot'));
     expect(copilotUsers.length).toBeGreaterThan(0);
     const planned = plan.events.flat().filter((e) => e.agent === 'copilot' || 'hookEventName' in e.payload);
@@ -301,7 +302,7 @@ describe("Copilot's policy folder (a managed install)", () => {
     expect(managedSettingsLocation('copilot', 'linux')).toEqual({
       file: '/etc/github-copilot/policy.d/agentmeter.json',
       topLevel: false,
-      flat: { command: 'bash', timeout: 'timeoutSec', version: 1 },
+      format: COPILOT_HOOKS_FORMAT,
     });
     const root = tempDir();
     const file = join(root, 'etc', 'github-copilot', 'policy.d', 'agentmeter.json');
