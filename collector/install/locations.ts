@@ -108,6 +108,10 @@ export interface AgentHooks {
 /** For agents whose settings have no switch that turns hooks off beyond the common ones. */
 export const noBlockers = (): string[] => [];
 
+/** A JSON object (not null, not an array): what settings files, their `hooks` and hook entries must be. */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
 /** For a given file: hooks.json files may hold the map at top level (event names as keys). */
 export function locationFor(file: string): SettingsLocation {
   if (!file.endsWith('hooks.json')) return { file, topLevel: false };

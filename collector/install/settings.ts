@@ -128,8 +128,6 @@ export function splitHooksObject(raw: unknown): { events: unknown; settings: Rec
 }
 export const SettingsFile = z.looseObject({ hooks: HooksMap.optional() });
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /** A configured command hook, flattened: (event, matcher, command). */
 export interface ConfiguredHook {
   event: string;

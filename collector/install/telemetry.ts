@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { Agent } from '../../common/agents.ts';
-import type { TelemetryOutcome } from './locations.ts';
+import { isJsonObject, type TelemetryOutcome } from './locations.ts';
 import { codexHome } from './settings.ts';
 
 /** The receiver's address as agents are told it (collector/otel/receiver.ts listens there by default). */
@@ -39,7 +39,6 @@ export function geminiTelemetry(endpoint: string): Record<string, unknown> {
   return { enabled: true, target: 'local', otlpEndpoint: endpoint, otlpProtocol: 'http', logPrompts: false };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Pure: a JSON settings root with our telemetry, or as it is when the user has theirs (or it is ours already). */
@@ -49,7 +48,7 @@ export function withOurTelemetry(
   endpoint: string,
 ): { root: Record<string, unknown>; outcome: TelemetryOutcome } {
   if (agent === 'claude') {
-    const env = isObject(root['env']) ? root['env'] : {};
+    const env = isJsonObject(root['env']) ? root['env'] : {};
     const ours = claudeTelemetryEnv(endpoint);
     if (Object.entries(ours).every(([k, v]) => env[k] === v)) return { root, outcome: 'already' };
     if (Object.keys(env).some((k) => CLAUDE_OWN.test(k))) return { root, outcome: 'kept-yours' };
@@ -75,7 +74,7 @@ export function withoutOurTelemetry(
 ): { root: Record<string, unknown>; outcome: TelemetryOutcome } {
   if (agent === 'claude') {
     const env = root['env'];
-    if (!isObject(env)) return { root, outcome: 'none' };
+    if (!isJsonObject(env)) return { root, outcome: 'none' };
     const endpoint = env['OTEL_EXPORTER_OTLP_ENDPOINT'];
     if (typeof endpoint !== 'string') return { root, outcome: 'none' };
     const ours = claudeTelemetryEnv(endpoint);
@@ -87,7 +86,7 @@ export function withoutOurTelemetry(
   }
   if (agent === 'gemini' || agent === 'qwen') {
     const telemetry = root['telemetry'];
-    if (!isObject(telemetry) || typeof telemetry['otlpEndpoint'] !== 'string') return { root, outcome: 'none' };
+    if (!isJsonObject(telemetry) || typeof telemetry['otlpEndpoint'] !== 'string') return { root, outcome: 'none' };
     if (!isLoopbackReceiver(telemetry['otlpEndpoint']) || !same(telemetry, geminiTelemetry(telemetry['otlpEndpoint'])))
       return { root, outcome: 'none' };
     const next = { ...root };

@@ -2,7 +2,7 @@
 // them: `{"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "…", "timeoutSec": 30}]}}`.
 // The installer, the doctor and the collector work on Claude Code's matcher groups: this reads each entry
 // as a group of one hook and writes groups back as entries, keeping every key of an entry it does not know.
-import type { HooksFileFormat } from '../../install/locations.ts';
+import { type HooksFileFormat, isJsonObject } from '../../install/locations.ts';
 import type { HooksMap } from '../../install/settings.ts';
 
 /** The key names of a flat hook entry, and the file's format version. */
@@ -12,18 +12,16 @@ export interface FlatHookEntries {
   version: number;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /**
  * Pure: a flat hooks object (each event's entries are the commands: Copilot CLI's hook files) as the
  * grouped map, each entry one group of one hook in the map's names (`command`, `timeout`); every other key
  * of the entry is kept. Anything that is not an array of objects stays as it is, for the map's check.
  */
 export function groupedFromFlat(raw: unknown, flat: FlatHookEntries): unknown {
-  if (!isRecord(raw)) return raw;
+  if (!isJsonObject(raw)) return raw;
   return Object.fromEntries(
     Object.entries(raw).map(([event, entries]) => {
-      if (!Array.isArray(entries) || !entries.every(isRecord)) return [event, entries];
+      if (!Array.isArray(entries) || !entries.every(isJsonObject)) return [event, entries];
       return [
         event,
         entries.map((entry) => {

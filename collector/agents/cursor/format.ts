@@ -4,14 +4,13 @@
 // Cursor's entries as one-handler groups and writes groups back as entries. An entry read and written back
 // unchanged is written as it was read (its keys in their order), so an uninstall gives the file back as
 // the user had it.
-import type { HooksFileFormat } from '../../install/locations.ts';
+import { type HooksFileFormat, isJsonObject } from '../../install/locations.ts';
 import type { HooksMap } from '../../install/settings.ts';
 
 /** The entry a handler was read from, kept on it until it is written back. */
 const ORIGINAL = 'agentmeter_cursor_entry';
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Pure: an entry as a handler (Cursor's `type` defaults to "command") and its matcher. */
 function handlerOf(entry: Json): { matcher: unknown; handler: Json } {
@@ -20,11 +19,11 @@ function handlerOf(entry: Json): { matcher: unknown; handler: Json } {
 }
 
 function toGroups(events: unknown): unknown {
-  if (!isObject(events)) return events;
+  if (!isJsonObject(events)) return events;
   const out: Json = {};
   for (const [event, entries] of Object.entries(events)) {
     // Not a list of entries: left as it is, for the groups' schema to refuse (the file is then left untouched).
-    if (!Array.isArray(entries) || !entries.every(isObject)) {
+    if (!Array.isArray(entries) || !entries.every(isJsonObject)) {
       out[event] = entries;
       continue;
     }
@@ -43,7 +42,7 @@ function fromGroups(hooks: HooksMap): Json {
     for (const group of groups) {
       for (const hook of group.hooks) {
         const { [ORIGINAL]: original, ...handler } = hook as Json;
-        if (isObject(original)) {
+        if (isJsonObject(original)) {
           const before = handlerOf(original);
           if (before.matcher === group.matcher && JSON.stringify(before.handler) === JSON.stringify(handler)) {
             entries.push(original);
