@@ -11,11 +11,11 @@ import { AGENTS, type Agent } from '../common/agents.ts';
 import { ensurePrivateDir, writePrivateFile } from '../common/private-files.ts';
 import { isRolloutPath } from './agents/codex/paths.ts';
 import { ADAPTERS } from './agents/index.ts';
-import type { AgentAdapter } from './agents/types.ts';
 import { TranscriptOffsets } from './transcript.ts';
 
 /** Every agent's piece of the state, typed by its adapter (collector/agents/index.ts). */
-export type AgentStates = { [A in Agent]: (typeof ADAPTERS)[A] extends AgentAdapter<infer S> ? S : never };
+/** Each agent's piece of the state, as its adapter's `usage.state` schema reads it (pieceOf gives it its type). */
+export type AgentStates = Record<Agent, unknown>;
 
 export interface CollectorState {
   version: 2;

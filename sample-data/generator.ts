@@ -4,14 +4,7 @@
 // and collector. Weekdays are busier than weekends; users differ in agent, client, autonomy, models,
 // languages and MCP habits; MCP server names come in several cases; a few tool names are malformed.
 
-import { claudeSample } from '../collector/agents/claude/sample.ts';
-import { codexSample } from '../collector/agents/codex/sample.ts';
-import { copilotSample } from '../collector/agents/copilot/sample.ts';
-import { cursorSample } from '../collector/agents/cursor/sample.ts';
-import { droidSample } from '../collector/agents/droid/sample.ts';
-import { geminiSample } from '../collector/agents/gemini/sample.ts';
-import { qwenSample } from '../collector/agents/qwen/sample.ts';
-import type { Agent } from '../common/agents.ts';
+import { AGENTS, type Agent, eachAgent, isObject } from '../common/agents.ts';
 import { type AgentSample, type Persona, type PlannedEvent, type SampleOptions, type SamplePlan, TEAMS } from './plan.ts';
 import { pick, rng, weighted } from './random.ts';
 
@@ -47,6 +40,12 @@ const FIRST = [
 ];
 const CLAUDE_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'auto'];
 const DROID_MODES = ['auto-low', 'auto-medium', 'auto-high', 'spec', 'off'];
+
+/** An agent's sample, as far as a value shows it; its folder declares it `satisfies AgentSample`. */
+const isSample = (part: unknown): part is AgentSample => isObject(part) && typeof part['session'] === 'function';
+
+/** Each agent's part of the demo organization, from its folder (collector/agents/<agent>/sample.ts). */
+const SAMPLES = await eachAgent('sample.ts', (agent) => import(`../collector/agents/${agent}/sample.ts`), isSample);
 
 export function generate(options: SampleOptions): SamplePlan {
   const r = rng(options.seed);
@@ -86,14 +85,14 @@ export function generate(options: SampleOptions): SamplePlan {
 
   const last = Date.parse(`${options.lastDay}T00:00:00Z`);
   const events: PlannedEvent[][] = personas.map(() => []);
-  // Every fourth user also runs Codex CLI; its sessions draw from their own stream (codexRandom).
-  for (const [i, p] of personas.entries()) if (i % 4 === 3) p.user.agents.push('codex');
-  // Every fifth user (from the third) also runs GitHub Copilot, in VS Code or its CLI.
-  for (const [i, p] of personas.entries()) if (i % 5 === 2) p.user.agents.push('copilot');
-  const codexRandom = rng(options.seed ^ 0xc0de);
-  // Every fifth user also runs Cursor, from a stream of its own (cursorRandom).
-  for (const [i, p] of personas.entries()) if (i % 5 === 4) p.user.agents.push('cursor');
-  const cursorRandom = rng(options.seed ^ 0xc5);
+  // Besides the agents drawn above, each agent's sample says who else uses it, in the table's order.
+  for (const agent of AGENTS) for (const [i, p] of personas.entries()) if (SAMPLES[agent].alsoUsedBy?.(i)) p.user.agents.push(agent);
+  const streams = Object.fromEntries(
+    AGENTS.map((agent) => {
+      const salt = SAMPLES[agent].stream;
+      return [agent, salt === undefined ? r : rng(options.seed ^ salt)];
+    }),
+  ) as Record<Agent, () => number>;
   const extraHooks = personas.map((p) =>
     r() < 0.3 ? [{ agent: p.user.agents[0]!, event: 'PostToolUse', matcher: 'Edit|Write', command: 'npx prettier --write "$FILE"' }] : [],
   );
@@ -109,7 +108,7 @@ export function generate(options: SampleOptions): SamplePlan {
       let clock = day + (8 + r() * 3) * 3_600_000;
       for (let s = 0; s < sessions; s++) {
         const agent = pick(r, p.user.agents);
-        const planned = SESSIONS[agent]({ r, codexRandom, cursorRandom, p, u }, clock);
+        const planned = SAMPLES[agent].session({ r: streams[agent], p, u }, clock);
         events[u]!.push(...planned.events);
         clock = planned.end + (20 + r() * 120) * 60_000;
       }
@@ -117,17 +116,3 @@ export function generate(options: SampleOptions): SamplePlan {
   }
   return { users: personas.map((p) => ({ ...p.user, team: p.team })), events, extraHooks };
 }
-
-/**
- * One session of each agent, from the agent's own folder (collector/agents/<agent>/sample.ts): a table over
- * every agent, so an agent without a sample does not compile.
- */
-const SESSIONS: Record<Agent, AgentSample> = {
-  claude: claudeSample,
-  droid: droidSample,
-  codex: codexSample,
-  gemini: geminiSample,
-  qwen: qwenSample,
-  cursor: cursorSample,
-  copilot: copilotSample,
-};

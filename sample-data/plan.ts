@@ -70,14 +70,28 @@ export interface Persona {
   mcpLover: boolean;
 }
 
-/** What each session generator draws from: the plan's random stream, Codex's and Cursor's own ones, the person and their index. */
+/** What a session generator draws from: its agent's random stream, the person and their index. */
 export interface SampleContext {
+  /** The agent's own stream when it has one (AgentSample.stream), else the plan's. */
   r: () => number;
-  codexRandom: () => number;
-  cursorRandom: () => number;
   p: Persona;
   u: number;
 }
 
 /** One session of an agent from `start` (ms): its planned events in time order and when it ends. */
-export type AgentSample = (ctx: SampleContext, start: number) => { events: PlannedEvent[]; end: number };
+export type SampleSession = (ctx: SampleContext, start: number) => { events: PlannedEvent[]; end: number };
+
+/** An agent's part of the demo organization (the default export of collector/agents/<agent>/sample.ts). */
+export interface AgentSample {
+  session: SampleSession;
+  /**
+   * Whether the sample's user number `index` uses this agent besides the ones drawn for them (Claude Code,
+   * Droid, Gemini CLI and Qwen Code are drawn for each user); absent: only users drawn with it.
+   */
+  alsoUsedBy?: (index: number) => boolean;
+  /**
+   * A salt of the seed for a random stream of the agent's own: its sessions then draw from it, so adding
+   * or changing this agent's sessions leaves every other agent's draws as they were.
+   */
+  stream?: number;
+}

@@ -4,6 +4,7 @@
 // and test servers check every answer against them. assemble.ts builds the records; a field added there
 // goes here too.
 import { z } from 'zod';
+import { AGENTS } from '../../common/agents.ts';
 import { EARLIEST_DATE, parseDay } from '../../common/time.ts';
 import { AgentName, AUTONOMY_LEVELS } from '../../common/wire.ts';
 import { CLIENTS } from './assemble.ts';
@@ -37,8 +38,7 @@ const GROUP_BY_DESCRIPTION: Partial<Record<Endpoint, string>> = {
   productivity:
     'tool_name, language: one row per day and edit tool or language with its edit decisions (docs/metrics.md §11); agent rows carry the edit decisions too',
 };
-const AGENT_DESCRIPTION =
-  'agent, an agentmeter extension (not in the reference): one row per day and agent (droid, claude, codex, gemini, qwen, copilot) with the same fields';
+const AGENT_DESCRIPTION = `agent, an agentmeter extension (not in the reference): one row per day and agent (${AGENTS.join(', ')}) with the same fields`;
 const TEAM_DESCRIPTION =
   "team, an agentmeter extension: one row per day and team (group_key: the team's name) over its direct members that day, teams below the minimum team size left out";
 

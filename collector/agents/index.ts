@@ -1,26 +1,24 @@
-// The collector's adapter of each agent, by name: typed by common/agents.ts, so an agent listed there
-// without an adapter here does not compile.
-import type { Agent } from '../../common/agents.ts';
-import { claudeAdapter } from './claude/index.ts';
-import { codexAdapter } from './codex/index.ts';
-import { copilotAdapter } from './copilot/index.ts';
-import { cursorAdapter } from './cursor/index.ts';
-import { droidAdapter } from './droid/index.ts';
-import { geminiAdapter } from './gemini/index.ts';
-import { qwenAdapter } from './qwen/index.ts';
+// The collector's adapter of each agent in common/agents.ts, read from the agent's folder
+// (collector/agents/<agent>/index.ts, its default export).
+import { type Agent, eachAgent, isObject } from '../../common/agents.ts';
 import type { AgentAdapter } from './types.ts';
 
-/** Every agent the collector reads (each adapter's `name` is its key), each with the type of its state. */
-export const ADAPTERS = {
-  claude: claudeAdapter,
-  droid: droidAdapter,
-  gemini: geminiAdapter,
-  qwen: qwenAdapter,
-  codex: codexAdapter,
-  cursor: cursorAdapter,
-  copilot: copilotAdapter,
-} satisfies Record<Agent, AgentAdapter>;
+/** An adapter's shape, as far as a value can show it; its own folder declares it `AgentAdapter<its state>`. */
+const isAdapter = (part: unknown, agent: Agent): part is AgentAdapter =>
+  isObject(part) &&
+  part['name'] === agent &&
+  typeof part['canonicalEvent'] === 'function' &&
+  isObject(part['tools']) &&
+  isObject(part['usage']) &&
+  isObject(part['hooks']);
+
+/** Every agent the collector reads, by name. */
+export const ADAPTERS: Readonly<Record<Agent, AgentAdapter>> = await eachAgent(
+  'index.ts',
+  (agent) => import(`./${agent}/index.ts`),
+  isAdapter,
+);
 
 export function adapterFor(agent: string | undefined): AgentAdapter | undefined {
-  return agent !== undefined && Object.hasOwn(ADAPTERS, agent) ? (ADAPTERS[agent as Agent] as AgentAdapter) : undefined;
+  return agent !== undefined && Object.hasOwn(ADAPTERS, agent) ? ADAPTERS[agent as Agent] : undefined;
 }

@@ -116,3 +116,10 @@ export interface AgentAdapter<S = unknown> {
   /** Where its settings are, which events it emits and how it runs a command hook (the installer's). */
   readonly hooks: AgentHooks;
 }
+
+/**
+ * An agent's piece of the collector's state (`state.agents`) in its reader's type. Every piece there was
+ * made by that reader's `empty()` or read back through its `state` schema (collector/state.ts), so the
+ * type is the one the reader gave it.
+ */
+export const pieceOf = <S>(agents: Readonly<Record<Agent, unknown>>, agent: Agent, _reader: UsageReader<S>): S => agents[agent] as S;

@@ -9,14 +9,19 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLAUDE_USAGE } from '../../collector/agents/claude/usage.ts';
+import { CODEX_USAGE } from '../../collector/agents/codex/usage.ts';
+import { DROID_USAGE } from '../../collector/agents/droid/usage.ts';
+import { GEMINI_USAGE } from '../../collector/agents/gemini/usage.ts';
 import { ADAPTERS } from '../../collector/agents/index.ts';
+import { QWEN_USAGE } from '../../collector/agents/qwen/usage.ts';
+import { pieceOf } from '../../collector/agents/types.ts';
 import { Collector } from '../../collector/daemon.ts';
 import { committedState, emptyState, loadState, saveState, statePath } from '../../collector/state.ts';
 import { AGENTS } from '../../common/agents.ts';
 import { createLogger } from '../../common/logger.ts';
 import type { WireRecord } from '../../common/wire.ts';
 import { agentFixtures } from '../helpers/agent-fixtures.ts';
-import { ROOT } from '../helpers/processes.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -175,13 +180,13 @@ describe("the collector's state: every agent's part is committed", () => {
       const piece = ADAPTERS[agent].usage.empty();
       expect(ADAPTERS[agent].usage.state.parse(piece)).toEqual(piece);
     }
-    draft.agents.claude.transcripts['/t/c.jsonl'] = { offset: 10, sessionId: 'c' };
-    draft.agents.gemini.transcripts['/t/g.jsonl'] = { offset: 11, sessionId: 'g' };
-    draft.agents.qwen.transcripts['/t/q.jsonl'] = { offset: 12, sessionId: 'q' };
-    draft.agents.droid.sessions['d'] = {
+    pieceOf(draft.agents, 'claude', CLAUDE_USAGE).transcripts['/t/c.jsonl'] = { offset: 10, sessionId: 'c' };
+    pieceOf(draft.agents, 'gemini', GEMINI_USAGE).transcripts['/t/g.jsonl'] = { offset: 11, sessionId: 'g' };
+    pieceOf(draft.agents, 'qwen', QWEN_USAGE).transcripts['/t/q.jsonl'] = { offset: 12, sessionId: 'q' };
+    pieceOf(draft.agents, 'droid', DROID_USAGE).sessions['d'] = {
       totals: { inputTokens: 1, outputTokens: 2, cacheCreationTokens: 3, cacheReadTokens: 4, thinkingTokens: 5 },
     };
-    draft.agents.codex.rollouts['/t/rollout-x.jsonl'] = {
+    pieceOf(draft.agents, 'codex', CODEX_USAGE).rollouts['/t/rollout-x.jsonl'] = {
       offset: 13,
       totals: { input: 1, cached: 0, output: 1, reasoning: 0 },
       messages: 2,
@@ -197,7 +202,7 @@ describe("the collector's state: every agent's part is committed", () => {
   it("a part that fails its agent's schema starts over alone; a version 1 file keeps its offsets and re-reads Codex", () => {
     const dir = tempDir();
     const state = emptyState();
-    state.agents.claude.transcripts['/t/c.jsonl'] = { offset: 10, sessionId: 'c' };
+    pieceOf(state.agents, 'claude', CLAUDE_USAGE).transcripts['/t/c.jsonl'] = { offset: 10, sessionId: 'c' };
     saveState(dir, { ...state, agents: { ...state.agents, droid: { sessions: 'broken' } as never } });
     const loaded = loadState(dir);
     expect(loaded.state.agents.claude).toEqual(state.agents.claude);
@@ -222,8 +227,13 @@ describe("the collector's state: every agent's part is committed", () => {
     );
     const v1 = loadState(dir);
     expect(v1.problem).toBeUndefined();
-    expect(v1.state.agents.claude.transcripts).toEqual({ '/h/.claude/projects/p/s.jsonl': { offset: 5, sessionId: 's' } });
-    expect(v1.state.agents.droid.sessions['d1']).toEqual({ totals, settingsPath: '/h/.factory/sessions/d1.settings.json' });
+    expect(pieceOf(v1.state.agents, 'claude', CLAUDE_USAGE).transcripts).toEqual({
+      '/h/.claude/projects/p/s.jsonl': { offset: 5, sessionId: 's' },
+    });
+    expect(pieceOf(v1.state.agents, 'droid', DROID_USAGE).sessions['d1']).toEqual({
+      totals,
+      settingsPath: '/h/.factory/sessions/d1.settings.json',
+    });
     // Version 1 kept the offset of a rollout but never its totals: it is read again from the start.
     expect(v1.state.agents.codex).toEqual({ rollouts: {} });
     expect(v1.state).toMatchObject({ version: 2, lastShipAt: 5, totalShipped: 9 });

@@ -20,6 +20,23 @@ import { ROOT } from '../helpers/processes.ts';
 
 const sorted = (names: Iterable<string>) => [...names].sort();
 
+/** The line of common/agents.ts that holds the table. */
+const AGENTS_LINE =
+  readFileSync(join(ROOT, 'common', 'agents.ts'), 'utf8')
+    .split('\n')
+    .findIndex((line) => line.startsWith('export const AGENTS = ')) + 1;
+
+/** Every .ts file under a folder, relative to the root. */
+const tsFiles = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir)).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(join(ROOT, path)).isDirectory()) return ['node_modules', 'dist', 'fixtures'].includes(entry) ? [] : tsFiles(path);
+    return entry.endsWith('.ts') ? [path] : [];
+  });
+
+/** The parts every agent's folder holds (common/agents.ts says what each is). */
+const PARTS = ['index.ts', 'hooks.ts', 'otel.ts', 'sample.ts', 'fixtures'];
+
 describe('the list of agents', () => {
   it('is what the wire, the installer and the collector each cover, no more and no fewer', () => {
     expect(AgentName.options).toEqual([...AGENTS, 'unknown']);
@@ -64,6 +81,48 @@ describe('the list of agents', () => {
     }
   });
 
+  it('is one row per folder: every folder under collector/agents/ is an agent of the table, with every part', () => {
+    const agentsDir = join(ROOT, 'collector', 'agents');
+    const folders = readdirSync(agentsDir).filter((entry) => statSync(join(agentsDir, entry)).isDirectory());
+    expect(sorted(folders)).toEqual(sorted(AGENTS));
+    for (const agent of AGENTS) {
+      for (const part of PARTS) expect(existsSync(join(agentsDir, agent, part)), `collector/agents/${agent}/${part}`).toBe(true);
+      const sources = readdirSync(join(agentsDir, agent, 'fixtures'), { recursive: true }).map(String);
+      expect(
+        sources.some((file) => file.endsWith('SOURCE.md')),
+        `collector/agents/${agent}/fixtures: a SOURCE.md says where its files come from`,
+      ).toBe(true);
+    }
+  });
+
+  it("nothing outside an agent's folder names a module of it: the folder and the table are all there is", () => {
+    // What reaches into a folder by its name. Each exception is a fact of its own: Claude Code's hook also
+    // runs under VS Code's Copilot agent (claude/hosts.ts knows VS Code's tools); the installer finds Codex's
+    // home as Codex does (CODEX_HOME); the state file's version 1 kept Codex's rollouts by path.
+    const EXCEPTIONS = new Set([
+      'collector/agents/claude/hosts.ts → collector/agents/copilot/tools.ts',
+      'collector/install/settings.ts → collector/agents/codex/paths.ts',
+      'collector/state.ts → collector/agents/codex/paths.ts',
+    ]);
+    const folderOf = (file: string) => /^collector\/agents\/([^/]+)\//.exec(file)?.[1];
+    const found: string[] = [];
+    for (const top of ['api', 'cli', 'collector', 'common', 'computer', 'pipeline', 'readiness', 'sample-data', 'web']) {
+      if (!existsSync(join(ROOT, top))) continue;
+      for (const file of tsFiles(top)) {
+        const text = readFileSync(join(ROOT, file), 'utf8');
+        for (const [, spec] of text.matchAll(/(?:from|import)\s*\(?\s*['"`]([^'"`]+)['"`]/g)) {
+          if (!spec!.startsWith('.')) continue;
+          const module = relative(ROOT, join(ROOT, file, '..', spec!));
+          const folder = folderOf(module);
+          if (!folder || folder === folderOf(file) || folder.includes('$')) continue;
+          const edge = `${file} → ${module}`;
+          if (!EXCEPTIONS.has(edge)) found.push(edge);
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
   it("the installer's light table of hooks descriptions is each adapter's own", () => {
     for (const agent of AGENTS) expect(AGENT_HOOKS[agent], agent).toBe(ADAPTERS[agent].hooks);
   });
@@ -93,6 +152,6 @@ describe('the list of agents', () => {
           .split('\n')
           .flatMap((line, i) => (list.test(line) ? [`${relative(ROOT, file)}:${i + 1}`] : [])),
       );
-    expect(found).toEqual(['common/agents.ts:5']);
+    expect(found).toEqual([`common/agents.ts:${AGENTS_LINE}`]);
   });
 });

@@ -38,6 +38,9 @@ function ourImports(file: string, text = readFileSync(file, 'utf8')): { module: 
     else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [spec] = node.arguments;
       if (spec && ts.isStringLiteralLike(spec)) found.push({ spec: spec.text, typeOnly: false });
+      // A path built from a template (`./${agent}/index.ts`) names every file it can match: `*` for each part.
+      else if (spec && ts.isTemplateExpression(spec))
+        found.push({ spec: spec.head.text + spec.templateSpans.map((part) => `*${part.literal.text}`).join(''), typeOnly: false });
     }
     ts.forEachChild(node, visit);
   };
@@ -77,12 +80,18 @@ const TYPE_ONLY: Record<string, (module: string) => boolean> = { web: isSchemaMo
 // stream), and only the sample modules may import it, so the collector itself never loads one.
 const isAgentSample = (module: string) => /^collector\/agents\/(?:[^/]+\/sample|claude-style-sample)\.ts$/.test(module);
 
+// An agent's OpenTelemetry names (collector/agents/<agent>/otel.ts) are data that both receivers read, the
+// server's too: common/otel loads them, so they may import only common/.
+const isAgentOtel = (module: string) => /^collector\/agents\/[^/]+\/otel\.ts$/.test(module);
+
 /** A file's imports its folder's rule refuses, as `file → what`. */
 function offendersIn(folder: string, file: string, text?: string): string[] {
   const sample = isAgentSample(relative(ROOT, file));
-  const allowed = sample ? [...(RULES[folder] ?? []), 'sample-data'] : (RULES[folder] ?? []);
+  const otel = isAgentOtel(relative(ROOT, file));
+  const allowed = otel ? RULES['common']! : sample ? [...(RULES[folder] ?? []), 'sample-data'] : (RULES[folder] ?? []);
   return ourImports(file, text).flatMap(({ module, typeOnly }) => {
     const top = module.split('/')[0]!;
+    if (folder === 'common' && isAgentOtel(module)) return [];
     if (folder === 'collector' && !sample && isAgentSample(module))
       return [`${relative(ROOT, file)} → ${module} (only the sample loads it)`];
     if (allowed.includes(top) || (typeOnly && TYPE_ONLY[folder]?.(module))) return [];
@@ -130,6 +139,26 @@ describe('module boundaries', () => {
     expect(check('collector/agents/codex/index.ts', "import { codexSample } from './sample.ts';")).toEqual([
       'collector/agents/codex/index.ts → collector/agents/codex/sample.ts (only the sample loads it)',
     ]);
+  });
+
+  it("an agent's part loaded by its name is seen as every agent's; its OpenTelemetry names are common's to load", () => {
+    const check = (folder: string, file: string, text: string) => offendersIn(folder, join(ROOT, file), text);
+    /** The source of an import whose path is a template over the agent's name. */
+    const byName = (before: string, after: string) => `await import(\`${before}\${agent}${after}\`);`;
+    expect(check('collector', 'collector/agents/index.ts', byName('./', '/index.ts'))).toEqual([]);
+    expect(check('collector', 'collector/agents/index.ts', byName('./', '/sample.ts'))).toEqual([
+      'collector/agents/index.ts → collector/agents/*/sample.ts (only the sample loads it)',
+    ]);
+    expect(check('common', 'common/otel/agents.ts', byName('../../collector/agents/', '/otel.ts'))).toEqual([]);
+    expect(check('common', 'common/otel/agents.ts', byName('../../collector/agents/', '/index.ts'))).toEqual([
+      'common/otel/agents.ts → collector/',
+    ]);
+    expect(check('collector', 'collector/agents/codex/otel.ts', "import { x } from '../../state.ts';")).toEqual([
+      'collector/agents/codex/otel.ts → collector/',
+    ]);
+    expect(
+      check('collector', 'collector/agents/codex/otel.ts', "import type { OtelAgent } from '../../../common/otel/agents.ts';"),
+    ).toEqual([]);
   });
 
   it('every folder of sources has a rule', () => {

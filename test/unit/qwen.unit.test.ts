@@ -8,7 +8,8 @@ import { probeHook } from '../../cli/doctor/probe.ts';
 import { qwenAutonomy, qwenCanonicalEvent } from '../../collector/agents/qwen/events.ts';
 import { findQwenChatFile } from '../../collector/agents/qwen/paths.ts';
 import { QWEN_TOOLS, writeFileCreated } from '../../collector/agents/qwen/tools.ts';
-import { qwenCallsFromLines, qwenTokens, readQwenUsage } from '../../collector/agents/qwen/usage.ts';
+import { QWEN_USAGE, qwenCallsFromLines, qwenTokens, readQwenUsage } from '../../collector/agents/qwen/usage.ts';
+import { pieceOf } from '../../collector/agents/types.ts';
 import { toWireEvent } from '../../collector/events.ts';
 import { type InstallTarget, install, isOurCommand, status, uninstall } from '../../collector/install/installer.ts';
 import { AGENT_EVENTS, agentPresent, HookCommand } from '../../collector/install/settings.ts';
@@ -309,7 +310,7 @@ describe('Qwen Code usage', () => {
     // The copies keep the original ids (the server keeps one of each); only b1 is new.
     expect(branched.filter((r) => !ids.has(r.id)).map((r) => `${r.kind}:${r.id.slice(-2)}`)).toEqual(['usage:b1', 'message:b1']);
     // State is one offset per chat, never a list of uuids.
-    expect(Object.keys(state.agents.qwen.transcripts)).toHaveLength(2);
+    expect(Object.keys(pieceOf(state.agents, 'qwen', QWEN_USAGE).transcripts)).toHaveLength(2);
     // Without a transcript path the chat is found by session id under ~/.qwen/projects.
     expect(findQwenChatFile(home, 'q2')).toBe(join(chats, 'q2.jsonl'));
     expect(findQwenChatFile(home, '../q2')).toBeUndefined();
@@ -325,7 +326,7 @@ describe('Qwen Code usage', () => {
     const result = readQwenUsage(touch, state, home);
     expect(result.records.filter((r) => r.kind === 'usage')).toHaveLength(3);
     expect(result.problems).toEqual([]);
-    expect(Object.keys(state.agents.qwen.transcripts)).toEqual([join(chats, 'q1.jsonl')]);
+    expect(Object.keys(pieceOf(state.agents, 'qwen', QWEN_USAGE).transcripts)).toEqual([join(chats, 'q1.jsonl')]);
     // Nothing anywhere: said once, nothing shipped.
     const none = readQwenUsage({ ...touch, sessionId: 'q9', transcriptPaths: new Set([join(home, 'x.jsonl')]) }, state, home);
     expect(none.records).toEqual([]);

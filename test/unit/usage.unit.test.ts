@@ -1,8 +1,15 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { claudeMessagesFromLines, claudeRecordId, claudeRecords, readClaudeUsage } from '../../collector/agents/claude/usage.ts';
+import {
+  CLAUDE_USAGE,
+  claudeMessagesFromLines,
+  claudeRecordId,
+  claudeRecords,
+  readClaudeUsage,
+} from '../../collector/agents/claude/usage.ts';
 import { droidAssistantMessages, readDroidUsage, usageDelta } from '../../collector/agents/droid/usage.ts';
+import { pieceOf } from '../../collector/agents/types.ts';
 import { emptyState } from '../../collector/state.ts';
 import { claudeAssistantLine, claudeUserLine } from '../helpers/payloads.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -141,7 +148,7 @@ describe('Claude Code transcript usage', () => {
     const touch = { sessionId: 's', latestTs: 0, transcriptPaths: new Set([path]) };
     const one = readClaudeUsage(touch, state);
     expect(one.records.filter((r) => r.kind === 'usage').map((r) => r.id)).toEqual(['cc:s:msg_a']);
-    expect(state.agents.claude.transcripts[path]!.offset).toBe(first.length + 1);
+    expect(pieceOf(state.agents, 'claude', CLAUDE_USAGE).transcripts[path]!.offset).toBe(first.length + 1);
     appendFileSync(path, `${second.slice(30)}\n`);
     const two = readClaudeUsage(touch, state);
     expect(two.records.map((r) => `${r.kind}:${r.id}`)).toEqual(['usage:cc:s:msg_b', 'message:cc:s:msg_b']);

@@ -41,3 +41,5 @@ export const CLAUDE_HOOKS: AgentHooks = {
   },
   blockers: noBlockers,
 };
+
+export default CLAUDE_HOOKS;

@@ -15,3 +15,5 @@ export const claudeAdapter: AgentAdapter<ClaudeState> = {
   usage: CLAUDE_USAGE,
   hooks: CLAUDE_HOOKS,
 };
+
+export default claudeAdapter;

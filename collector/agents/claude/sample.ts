@@ -1,6 +1,10 @@
 // Claude Code's sessions in the demo organization (sample-data/generator.ts): the shape it shares with
 // Droid (../claude-style-sample.ts), with Claude Code's tools, transcripts and entry points.
-import type { AgentSample } from '../../../sample-data/plan.ts';
+import type { AgentSample, SampleSession } from '../../../sample-data/plan.ts';
 import { claudeStyleSession } from '../claude-style-sample.ts';
 
-export const claudeSample: AgentSample = ({ r, p }, start) => claudeStyleSession(r, p, 'claude', start);
+const session: SampleSession = ({ r, p }, start) => claudeStyleSession(r, p, 'claude', start);
+
+export default {
+  session,
+} satisfies AgentSample;

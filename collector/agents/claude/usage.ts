@@ -11,7 +11,7 @@ import { parseEventTime } from '../../../common/time.ts';
 import type { WireMessage, WireUsage } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
 import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
-import type { SessionTouch, UsageReader, UsageReadResult } from '../types.ts';
+import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { ClaudeAssistantLine } from './schema.ts';
 
 export interface ClaudeMessageUsage {
@@ -153,4 +153,5 @@ export const CLAUDE_USAGE: UsageReader<ClaudeState> = {
 };
 
 /** Reads a session's new transcript lines, advancing Claude Code's piece of `state`. */
-export const readClaudeUsage = (session: SessionTouch, state: CollectorState): UsageReadResult => readUsage(session, state.agents.claude);
+export const readClaudeUsage = (session: SessionTouch, state: CollectorState): UsageReadResult =>
+  readUsage(session, pieceOf(state.agents, 'claude', CLAUDE_USAGE));

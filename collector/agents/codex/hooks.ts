@@ -55,3 +55,5 @@ export const CODEX_HOOKS: AgentHooks = {
   trustHint: CODEX_TRUST_HINT,
   trust: codexHookTrust,
 };
+
+export default CODEX_HOOKS;

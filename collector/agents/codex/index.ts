@@ -17,3 +17,5 @@ export const codexAdapter: AgentAdapter<CodexState> = {
   usage: CODEX_USAGE,
   hooks: CODEX_HOOKS,
 };
+
+export default codexAdapter;

@@ -3,7 +3,7 @@
 // every event) and the session rollout the collector reads usage from: session_meta (source "exec" for
 // headless runs, which is how the collector tells `codex exec`), turn_context with the model, and
 // cumulative token_count totals, some written twice as Codex does. Pure and seeded like generator.ts.
-import { type AgentSample, type FileOp, type PlannedEvent, TEAMS } from '../../../sample-data/plan.ts';
+import { type AgentSample, type FileOp, type PlannedEvent, type SampleSession, TEAMS } from '../../../sample-data/plan.ts';
 import { hex, pick, weighted } from '../../../sample-data/random.ts';
 
 export interface CodexPersona {
@@ -165,5 +165,12 @@ function toolCall(r: () => number, p: CodexPersona, project: string): { tool: st
   };
 }
 
-export const codexSample: AgentSample = ({ codexRandom, p }, start) =>
-  codexSession(codexRandom, { headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] }, start, p.webShare);
+const session: SampleSession = ({ r, p }, start) =>
+  codexSession(r, { headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] }, start, p.webShare);
+
+export default {
+  session,
+  // Every fourth user also runs Codex CLI.
+  alsoUsedBy: (index) => index % 4 === 3,
+  stream: 0xc0de,
+} satisfies AgentSample;

@@ -25,7 +25,7 @@ import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
 import { parseJsonLine, readNewLines } from '../../transcript.ts';
-import type { SessionTouch, UsageReader, UsageReadResult } from '../types.ts';
+import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findCodexRollout, isCompressedRollout, isRolloutPath } from './paths.ts';
 import { AssistantMessagePayload, RolloutLine, SessionMetaPayload, TokenCountPayload, TurnContextPayload } from './schema.ts';
 
@@ -218,4 +218,4 @@ export const CODEX_USAGE: UsageReader<CodexState> = {
 
 /** Reads a session's new rollout lines, advancing Codex's piece of `state`. */
 export const readCodexUsage = (session: SessionTouch, state: CollectorState, home: string): UsageReadResult =>
-  readUsage(session, state.agents.codex, home);
+  readUsage(session, pieceOf(state.agents, 'codex', CODEX_USAGE), home);

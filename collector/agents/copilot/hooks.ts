@@ -61,3 +61,5 @@ export const COPILOT_HOOKS: AgentHooks = {
   trustHint: COPILOT_OTEL_HINT,
   telemetryFile: COPILOT_TELEMETRY,
 };
+
+export default COPILOT_HOOKS;

@@ -22,3 +22,5 @@ export const copilotAdapter: AgentAdapter<CopilotState> = {
   usage: COPILOT_USAGE,
   hooks: COPILOT_HOOKS,
 };
+
+export default copilotAdapter;

@@ -4,7 +4,7 @@
 // hook file gets). Copilot keeps no token usage on the machine: each model call's tokens arrive as the
 // collector's OpenTelemetry receiver spools them (collector/otel/spooled.ts), one file per call. Same shapes
 // as collector/agents/copilot/fixtures. Pure: draws only from the stream it is given.
-import { type AgentSample, type FileOp, type PlannedEvent, TEAMS } from '../../../sample-data/plan.ts';
+import { type AgentSample, type FileOp, type PlannedEvent, type SampleSession, TEAMS } from '../../../sample-data/plan.ts';
 import { hex, pick, rng, uuid, weighted } from '../../../sample-data/random.ts';
 
 export interface CopilotPersona {
@@ -139,5 +139,11 @@ function copilotToolCall(
 }
 
 // Its own stream per session (one draw of r), so Copilot's shapes can change without moving the rest.
-export const copilotSample: AgentSample = ({ r, p }, start) =>
+const session: SampleSession = ({ r, p }, start) =>
   copilotSession(rng(Math.floor(r() * 2 ** 31)), { exts: TEAMS[p.team], headlessShare: p.headlessShare, mcpLover: p.mcpLover }, start);
+
+export default {
+  session,
+  // Every fifth user (from the third) also runs GitHub Copilot, in VS Code or its CLI.
+  alsoUsedBy: (index) => index % 5 === 2,
+} satisfies AgentSample;

@@ -94,3 +94,5 @@ export const CURSOR_HOOKS: AgentHooks = {
   promptEvent: CURSOR_PROMPT_EVENT,
   reply: cursorReply,
 };
+
+export default CURSOR_HOOKS;

@@ -18,3 +18,5 @@ export const cursorAdapter: AgentAdapter<CursorState> = {
   usage: CURSOR_USAGE,
   hooks: CURSOR_HOOKS,
 };
+
+export default cursorAdapter;

@@ -4,7 +4,7 @@
 // postToolUseFailure). Cursor keeps no token usage on the machine, so a Cursor session writes no file the
 // collector reads. Same shapes as the fixtures of collector/agents/cursor/fixtures. Pure: draws only from
 // the stream it is given.
-import { type AgentSample, type PlannedEvent, TEAMS } from '../../../sample-data/plan.ts';
+import { type AgentSample, type PlannedEvent, type SampleSession, TEAMS } from '../../../sample-data/plan.ts';
 import { pick, uuid, weighted } from '../../../sample-data/random.ts';
 
 export interface CursorPersona {
@@ -147,5 +147,12 @@ export function cursorSession(r: () => number, p: CursorPersona, start: number):
   return { events: out, end: t };
 }
 
-export const cursorSample: AgentSample = ({ cursorRandom, p }, start) =>
-  cursorSession(cursorRandom, { email: p.user.email, exts: TEAMS[p.team], mcpLover: p.mcpLover }, start);
+const session: SampleSession = ({ r, p }, start) =>
+  cursorSession(r, { email: p.user.email, exts: TEAMS[p.team], mcpLover: p.mcpLover }, start);
+
+export default {
+  session,
+  // Every fifth user (from the fifth) also runs Cursor.
+  alsoUsedBy: (index) => index % 5 === 4,
+  stream: 0xc5,
+} satisfies AgentSample;

@@ -54,3 +54,5 @@ export const DROID_HOOKS: AgentHooks = {
   },
   blockers: noBlockers,
 };
+
+export default DROID_HOOKS;

@@ -15,3 +15,5 @@ export const droidAdapter: AgentAdapter<DroidState> = {
   usage: DROID_USAGE,
   hooks: DROID_HOOKS,
 };
+
+export default droidAdapter;

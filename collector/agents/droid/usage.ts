@@ -8,7 +8,7 @@ import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
 import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
-import type { SessionTouch, UsageReader, UsageReadResult } from '../types.ts';
+import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findDroidSettingsFile } from './paths.ts';
 import { DroidSessionSettings, DroidTranscriptLine } from './schema.ts';
 
@@ -127,4 +127,4 @@ export const DROID_USAGE: UsageReader<DroidState> = {
 
 /** Reads a session's new usage and messages, advancing Droid's piece of `state`. */
 export const readDroidUsage = (session: SessionTouch, state: CollectorState, home: string): UsageReadResult =>
-  readUsage(session, state.agents.droid, home);
+  readUsage(session, pieceOf(state.agents, 'droid', DROID_USAGE), home);

@@ -48,3 +48,5 @@ export const GEMINI_HOOKS: AgentHooks = {
   },
   blockers: geminiBlockers,
 };
+
+export default GEMINI_HOOKS;

@@ -15,3 +15,5 @@ export const geminiAdapter: AgentAdapter<GeminiState> = {
   usage: GEMINI_USAGE,
   hooks: GEMINI_HOOKS,
 };
+
+export default geminiAdapter;

@@ -3,7 +3,7 @@
 // collector reads usage from, each answer appended twice as Gemini does (first without, then with tokens).
 // The approval mode and the client go through the hook's environment (AGENTMETER_GEMINI_MODE,
 // AGENTMETER_CLIENT): the replay has no gemini process for the hook to read them from.
-import { type AgentSample, type FileOp, type PlannedEvent, TEAMS } from '../../../sample-data/plan.ts';
+import { type AgentSample, type FileOp, type PlannedEvent, type SampleSession, TEAMS } from '../../../sample-data/plan.ts';
 import { hex, pick, weighted } from '../../../sample-data/random.ts';
 
 export interface GeminiPersona {
@@ -168,9 +168,13 @@ function toolCall(r: () => number, p: GeminiPersona, project: string) {
   }
 }
 
-export const geminiSample: AgentSample = ({ r, p, u }, start) =>
+const session: SampleSession = ({ r, p, u }, start) =>
   geminiSession(
     r,
     { mode: GEMINI_MODES[u % GEMINI_MODES.length]!, headlessShare: p.headlessShare, mcpLover: p.mcpLover, exts: TEAMS[p.team] },
     start,
   );
+
+export default {
+  session,
+} satisfies AgentSample;

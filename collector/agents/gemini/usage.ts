@@ -16,7 +16,7 @@ import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
 import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
-import type { SessionTouch, UsageReader, UsageReadResult } from '../types.ts';
+import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { geminiSubagentChats } from './paths.ts';
 import { GeminiLegacyChat, GeminiMessage, type GeminiTokens } from './schema.ts';
 
@@ -157,4 +157,5 @@ export const GEMINI_USAGE: UsageReader<GeminiState> = {
 };
 
 /** Reads a session's new chat records, advancing Gemini CLI's piece of `state`. */
-export const readGeminiUsage = (session: SessionTouch, state: CollectorState): UsageReadResult => readUsage(session, state.agents.gemini);
+export const readGeminiUsage = (session: SessionTouch, state: CollectorState): UsageReadResult =>
+  readUsage(session, pieceOf(state.agents, 'gemini', GEMINI_USAGE));

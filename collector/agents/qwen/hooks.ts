@@ -44,3 +44,5 @@ export const QWEN_HOOKS: AgentHooks = {
   },
   blockers: noBlockers,
 };
+
+export default QWEN_HOOKS;

@@ -15,3 +15,5 @@ export const qwenAdapter: AgentAdapter<QwenState> = {
   usage: QWEN_USAGE,
   hooks: QWEN_HOOKS,
 };
+
+export default qwenAdapter;

@@ -2,7 +2,7 @@
 // approval modes, the UserPromptSubmit it fires before tool-result sends) and the chat JSONL the collector
 // reads usage from (one assistant record per model call, Gemini-style usageMetadata). Same shapes as the
 // fixtures of collector/agents/qwen/fixtures. Pure: draws only from the generator's random stream.
-import { type AgentSample, type FileOp, type PlannedEvent, TEAMS } from '../../../sample-data/plan.ts';
+import { type AgentSample, type FileOp, type PlannedEvent, type SampleSession, TEAMS } from '../../../sample-data/plan.ts';
 import { pick, uuid, weighted } from '../../../sample-data/random.ts';
 
 export interface QwenPersona {
@@ -167,5 +167,9 @@ function qwenToolCall(
   }
 }
 
-export const qwenSample: AgentSample = ({ r, p }, start) =>
+const session: SampleSession = ({ r, p }, start) =>
   qwenSession(r, { exts: TEAMS[p.team], headlessShare: p.headlessShare, webShare: p.webShare, mcpLover: p.mcpLover }, start);
+
+export default {
+  session,
+} satisfies AgentSample;

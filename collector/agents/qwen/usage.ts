@@ -10,7 +10,7 @@ import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
 import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
-import type { SessionTouch, UsageReader, UsageReadResult } from '../types.ts';
+import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findQwenChatFile } from './paths.ts';
 import { QwenAssistantRecord, type QwenUsageMetadata } from './schema.ts';
 
@@ -158,4 +158,4 @@ export const QWEN_USAGE: UsageReader<QwenState> = {
 
 /** Reads a session's new chat lines, advancing Qwen Code's piece of `state`. */
 export const readQwenUsage = (session: SessionTouch, state: CollectorState, home: string): UsageReadResult =>
-  readUsage(session, state.agents.qwen, home);
+  readUsage(session, pieceOf(state.agents, 'qwen', QWEN_USAGE), home);
