@@ -8,9 +8,11 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
+import { AGENT_HOOKS } from '../collector/agents/hooks-table.ts';
 import { Collector } from '../collector/daemon.ts';
 import { install, installedScriptPath } from '../collector/install/installer.ts';
 import { userSettingsLocation } from '../collector/install/settings.ts';
+import { AGENTS } from '../common/agents.ts';
 import type { Logger } from '../common/logger.ts';
 import type { PlannedEvent, SamplePlan } from './generator.ts';
 import { ProjectRepos, projectsOf } from './project-repos.ts';
@@ -175,16 +177,7 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
     const user = plan.users[u]!;
     const home = join(options.workDir, `user-${u}`);
     const agentmeterHome = join(home, '.agentmeter');
-    // Codex's and Copilot's files are named here so that a CODEX_HOME or COPILOT_HOME of the process running the demo is never touched.
-    for (const agent of user.agents)
-      install({
-        agent,
-        home,
-        agentmeterHome,
-        defaultAgentmeterHome: true,
-        ...(agent === 'codex' ? { settingsFile: join(home, '.codex', 'hooks.json') } : {}),
-        ...(agent === 'copilot' ? { settingsFile: join(home, '.copilot', 'hooks', 'agentmeter.json') } : {}),
-      });
+    for (const agent of user.agents) install({ agent, home, agentmeterHome, defaultAgentmeterHome: true });
     addExtraHooks(home, plan.extraHooks[u] ?? []);
     const script = installedScriptPath(agentmeterHome);
     const folders = new Set<string>();
@@ -226,11 +219,13 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
   const workers = Math.min(order.length, options.concurrency ?? Math.max(4, availableParallelism() * 3));
   let next = 0;
   let failed = false;
-  // The collectors run in this process and find Codex's files through CODEX_HOME: unset while the sample
-  // replays, each sample user's Codex files are under their own home, and a CODEX_HOME of whoever runs the
-  // demo (their real hooks.json, config.toml and rollouts) is never read into the sample.
-  const codexHome = process.env['CODEX_HOME'];
-  delete process.env['CODEX_HOME'];
+  // The installer and the collectors run in this process and find an agent's folder through its home
+  // variable (CODEX_HOME, COPILOT_HOME): unset while the sample replays, each sample user's files are under
+  // their own home, and those of whoever runs the demo (their real settings, hooks and sessions) are never
+  // read into the sample, nor written.
+  const homeVariables = AGENTS.flatMap((agent) => AGENT_HOOKS[agent].homeVariable ?? []);
+  const theirs = Object.fromEntries(homeVariables.map((name) => [name, process.env[name]]));
+  for (const name of homeVariables) delete process.env[name];
   // An interrupted load (Ctrl-C closes the server, then the process exits): the drivers stop starting
   // hooks before the scratch homes are removed (load.ts), or the hooks would create them again.
   const drivers = new Set<HookDriver>();
@@ -263,7 +258,7 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
     // nothing writes into the homes once the replay has returned.
     stopDrivers();
     process.off('exit', stopDrivers);
-    if (codexHome !== undefined) process.env['CODEX_HOME'] = codexHome;
+    for (const [name, value] of Object.entries(theirs)) if (value !== undefined) process.env[name] = value;
   }
   options.onProgress?.(total, total);
   return { events: total, shipped };

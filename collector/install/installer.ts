@@ -18,6 +18,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Agent } from '../../common/agents.ts';
 import { RUNS_AS_LAPTOP_BUNDLE } from '../../common/built.ts';
+import { AGENT_HOOKS } from '../agents/hooks-table.ts';
 import {
   AGENT_EVENTS,
   HOOKS_CONFIG_FIELDS,
@@ -34,18 +35,9 @@ import {
   splitHooksObject,
   TIMEOUT_UNIT,
   TOOL_EVENTS,
-  telemetryFile,
   userSettingsLocation,
 } from './settings.ts';
-import {
-  codexConfigPath,
-  TelemetryConfigError,
-  type TelemetryOutcome,
-  withCodexOtel,
-  withOurTelemetry,
-  withoutCodexOtel,
-  withoutOurTelemetry,
-} from './telemetry.ts';
+import { TelemetryConfigError, type TelemetryOutcome } from './telemetry.ts';
 
 export const HOOK_SCRIPT_NAME = 'agentmeter-hook.sh';
 /**
@@ -351,22 +343,18 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
   const loc = location(target);
   const loaded = loadSettings(loc);
   const { hooks, changes } = withOurHook(loaded.hooks, target);
-  // The agent's telemetry goes in the same file (Claude Code, Gemini CLI, Qwen Code) or Codex's config.toml.
+  // The agent's telemetry goes in its hooks file's settings (Claude Code, Gemini CLI, Qwen Code) or a file of
+  // its own (Codex's config.toml, VS Code's settings for Copilot).
   let root = settingsRoot(loc, loaded, hooks);
   let telemetry: InstallResult['telemetry'];
-  const own = telemetryFile(target.agent);
-  if (target.otlpEndpoint && !loc.topLevel && target.agent !== 'codex' && !own) {
-    const added = withOurTelemetry(target.agent, root, target.otlpEndpoint);
-    root = added.root;
-    telemetry = { file: loc.file, outcome: added.outcome };
-  }
-  if (target.otlpEndpoint && target.agent === 'codex') {
-    const endpoint = target.otlpEndpoint;
-    telemetry = updateTextFile(codexConfigPath(target.home), (text) => withCodexOtel(text, endpoint), options.dryRun ?? false);
-  }
+  const { settingsTelemetry, telemetryFile: own } = AGENT_HOOKS[target.agent];
   if (target.otlpEndpoint && own) {
     const endpoint = target.otlpEndpoint;
     telemetry = updateTextFile(own.file(target.home), (text) => own.add(text, endpoint), options.dryRun ?? false);
+  } else if (target.otlpEndpoint && !loc.topLevel) {
+    const added = settingsTelemetry?.add(root, target.otlpEndpoint) ?? { root, outcome: 'unsupported' as const };
+    root = added.root;
+    telemetry = { file: loc.file, outcome: added.outcome };
   }
   const withTelemetry = telemetry ? { telemetry } : {};
   if (options.dryRun) return { file: loc.file, changes, written: false, ...withTelemetry };
@@ -405,9 +393,6 @@ function updateTextFile(
   return { file, outcome: next.outcome };
 }
 
-/** The agents whose settings take a status line command: Claude Code's `statusLine`. */
-export const STATUS_LINE_AGENTS: readonly Agent[] = ['claude'];
-
 export type StatusLineOutcome = 'added' | 'already' | 'kept-yours';
 
 /** Pure: the settings with our status line command, unless they hold another one (kept, never replaced). */
@@ -439,7 +424,7 @@ export function installStatusLine(
   options: { dryRun?: boolean } = {},
 ): { file: string; outcome: StatusLineOutcome | 'unsupported'; backup?: string } {
   const loc = location(target);
-  if (!STATUS_LINE_AGENTS.includes(target.agent) || loc.topLevel) return { file: loc.file, outcome: 'unsupported' };
+  if (!AGENT_HOOKS[target.agent].statusLine || loc.topLevel) return { file: loc.file, outcome: 'unsupported' };
   const loaded = loadSettings(loc);
   const { root, outcome } = withOurStatusLine(loaded.root, command);
   if (outcome !== 'added' || options.dryRun) return { file: loc.file, outcome };
@@ -480,20 +465,15 @@ function restoredText(loc: SettingsLocation, root: unknown): { text: string; res
 
 export function uninstall(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
   const loc = location(target);
-  const own = telemetryFile(target.agent);
-  const codex =
-    target.agent === 'codex'
-      ? { telemetry: updateTextFile(codexConfigPath(target.home), withoutCodexOtel, options.dryRun ?? false) }
-      : own
-        ? { telemetry: updateTextFile(own.file(target.home), (text) => own.remove(text), options.dryRun ?? false) }
-        : {};
-  if (!existsSync(loc.file)) return { file: loc.file, changes: [], written: false, ...codex };
+  const { settingsTelemetry, telemetryFile: own } = AGENT_HOOKS[target.agent];
+  const ownFile = own ? { telemetry: updateTextFile(own.file(target.home), (text) => own.remove(text), options.dryRun ?? false) } : {};
+  if (!existsSync(loc.file)) return { file: loc.file, changes: [], written: false, ...ownFile };
   const loaded = loadSettings(loc);
   const { hooks, changes } = withoutOurHook(loaded.hooks);
   let root = settingsRoot(loc, loaded, hooks);
-  let telemetry: InstallResult['telemetry'] = codex.telemetry;
-  if (!loc.topLevel && target.agent !== 'codex' && !own) {
-    const removed = withoutOurTelemetry(target.agent, root);
+  let telemetry: InstallResult['telemetry'] = ownFile.telemetry;
+  if (!loc.topLevel && !own) {
+    const removed = settingsTelemetry?.remove(root) ?? { root, outcome: 'unsupported' as const };
     root = removed.root;
     telemetry = { file: loc.file, outcome: removed.outcome };
   }
@@ -529,7 +509,7 @@ export function status(target: InstallTarget): HookStatus {
     else if (ours.some((h) => !sameEntry(h, desiredEntry(target, event)))) outdatedEvents.push(event);
     else installedEvents.push(event);
   }
-  const disabled = hooksDisabled(loaded, target);
+  const disabled = hooksDisabled(loaded);
   const result: HookStatus = {
     file: loc.file,
     exists,
@@ -544,19 +524,9 @@ export function status(target: InstallTarget): HookStatus {
   return result;
 }
 
-/**
- * Pure: why the agent would skip our hook although the file registers it. `disableAllHooks: true` turns
- * every hook off (Claude Code and Qwen Code); Qwen Code also reads `hooks.enabled: false` and skips the hooks
- * whose name or command `hooks.disabled` lists.
- */
-function hooksDisabled(loaded: LoadedSettings, target: InstallTarget): string | undefined {
-  if (loaded.root['disableAllHooks'] === true) return '"disableAllHooks": true turns every hook off';
-  if (target.agent !== 'qwen') return undefined;
-  if (loaded.hookSettings['enabled'] === false) return '"hooks.enabled": false turns every hook off';
-  const off = loaded.hookSettings['disabled'];
-  if (Array.isArray(off) && off.some((entry) => typeof entry === 'string' && isOurCommand(entry)))
-    return '"hooks.disabled" lists the agentmeter hook';
-  return undefined;
+/** Pure: why the agent would skip our hook although the file registers it: `disableAllHooks: true` (Claude Code and Qwen Code). */
+function hooksDisabled(loaded: LoadedSettings): string | undefined {
+  return loaded.root['disableAllHooks'] === true ? '"disableAllHooks": true turns every hook off' : undefined;
 }
 
 /** Human-readable lines for a set of changes, as `--dry-run` prints them. */

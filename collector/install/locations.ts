@@ -54,12 +54,23 @@ export interface TelemetryFile {
   remove(text: string): { text: string; outcome: TelemetryOutcome };
 }
 
+/**
+ * An agent's OpenTelemetry export switched on in its hooks file's own settings: the settings root with our
+ * export added, or taken out (recognized by its exact values, so the user's is never touched).
+ */
+export interface SettingsTelemetry {
+  add(root: Record<string, unknown>, endpoint: string): { root: Record<string, unknown>; outcome: TelemetryOutcome };
+  remove(root: Record<string, unknown>): { root: Record<string, unknown>; outcome: TelemetryOutcome };
+}
+
 /** Where an administrator's policy file is on each system, or why the agent has none we can write. */
 export type ManagedSettings = { linux: string; darwin: string; win32: string } | { refused: string };
 
 export interface AgentHooks {
   /** The folder under the user's home the agent keeps its settings in (named in messages). */
   readonly homeDir: string;
+  /** The environment variable that moves that folder elsewhere (Codex's CODEX_HOME), if the agent reads one. */
+  readonly homeVariable?: string;
   /** The command that starts the agent (an agent on PATH is found even before its first run). */
   readonly binary: string;
   /** Every hook event we register; tool events get matcher "*". */
@@ -89,8 +100,12 @@ export interface AgentHooks {
   blockers(root: Record<string, unknown>, isOurs: (command: string) => boolean): string[];
   /** What to tell after an install (an agent that runs a hook only once trusted: how to trust it). */
   readonly trustHint?: string;
-  /** Where the agent's own OpenTelemetry export is turned on, when not in its hooks file (Copilot: VS Code's settings). */
+  /** Where the agent's own OpenTelemetry export is turned on in its hooks file's settings (collector/install/telemetry.ts). */
+  readonly settingsTelemetry?: SettingsTelemetry;
+  /** Where it is turned on when not in its hooks file (Codex: config.toml; Copilot: VS Code's settings). */
   readonly telemetryFile?: TelemetryFile;
+  /** Whether its settings take a status line command (Claude Code's `statusLine`), which `agentmeter statusline` can be. */
+  readonly statusLine?: boolean;
   /** For such an agent: whether it will run our hooks of `file`. */
   trust?(home: string, file: string, hooks: HooksMap, isOurs: (command: string | undefined) => boolean): HookTrust;
   /** How its hooks files shape their entries, where not as Claude Code's matcher groups. */

@@ -6,19 +6,10 @@ import { delimiter, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { AGENTS, type Agent } from '../../common/agents.ts';
-import { codexHome, codexHomeAsCodexNamesIt } from '../agents/codex/paths.ts';
 import { AGENT_HOOKS } from '../agents/hooks-table.ts';
-import {
-  type AgentHooks,
-  type HookTrust,
-  locationFor,
-  type ManagedSettings,
-  type SettingsLocation,
-  type TelemetryFile,
-} from './locations.ts';
+import type { AgentHooks, HookTrust, ManagedSettings, SettingsLocation } from './locations.ts';
 
 export { type AgentHooks, type HookTrust, locationFor, type SettingsLocation } from './locations.ts';
-export { codexHome, codexHomeAsCodexNamesIt };
 
 const hooksOf = (agent: Agent): AgentHooks => AGENT_HOOKS[agent];
 const byAgent = <T>(pick: (hooks: AgentHooks) => T): Record<Agent, T> =>
@@ -134,9 +125,6 @@ export interface ConfiguredHook {
   matcher: string;
   command: string;
 }
-
-/** The agent's OpenTelemetry export in a file of its own, if it keeps it there. */
-export const telemetryFile = (agent: Agent): TelemetryFile | undefined => hooksOf(agent).telemetryFile;
 
 /** What to tell after an install for an agent that runs hooks only once trusted; undefined for others. */
 export const trustHint = (agent: Agent): string | undefined => hooksOf(agent).trustHint;

@@ -97,11 +97,10 @@ describe('the list of agents', () => {
 
   it("nothing outside an agent's folder names a module of it: the folder and the table are all there is", () => {
     // What reaches into a folder by its name. Each exception is a fact of its own: Claude Code's hook also
-    // runs under VS Code's Copilot agent (claude/hosts.ts knows VS Code's tools); the installer finds Codex's
-    // home as Codex does (CODEX_HOME); the state file's version 1 kept Codex's rollouts by path.
+    // runs under VS Code's Copilot agent (claude/hosts.ts knows VS Code's tools); the state file's version 1
+    // kept Codex's rollouts by path.
     const EXCEPTIONS = new Set([
       'collector/agents/claude/hosts.ts → collector/agents/copilot/tools.ts',
-      'collector/install/settings.ts → collector/agents/codex/paths.ts',
       'collector/state.ts → collector/agents/codex/paths.ts',
     ]);
     const folderOf = (file: string) => /^collector\/agents\/([^/]+)\//.exec(file)?.[1];

@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
+import { withCodexOtel, withoutCodexOtel } from '../../collector/agents/codex/telemetry.ts';
 import { type InstallTarget, install, uninstall } from '../../collector/install/installer.ts';
-import { withCodexOtel, withoutCodexOtel } from '../../collector/install/telemetry.ts';
 import type { Agent } from '../../common/agents.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

@@ -4,6 +4,7 @@
 // C:\ProgramData\ClaudeCode on Windows. Timeouts in seconds; `async: true` is supported.
 import { join } from 'node:path';
 import { type AgentHooks, noBlockers } from '../../install/locations.ts';
+import { CLAUDE_TELEMETRY } from './telemetry.ts';
 
 export const CLAUDE_HOOKS: AgentHooks = {
   homeDir: '.claude',
@@ -40,6 +41,8 @@ export const CLAUDE_HOOKS: AgentHooks = {
     return files;
   },
   blockers: noBlockers,
+  settingsTelemetry: CLAUDE_TELEMETRY,
+  statusLine: true,
 };
 
 export default CLAUDE_HOOKS;

@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import type { AgentHooks } from '../../install/locations.ts';
 import { noBlockers } from '../../install/locations.ts';
 import { codexHome } from './paths.ts';
+import { CODEX_TELEMETRY } from './telemetry.ts';
 import { CODEX_TRUST_HINT, codexHookTrust } from './trust.ts';
 
 export const CODEX_HOOKS: AgentHooks = {
   homeDir: '.codex',
+  homeVariable: 'CODEX_HOME',
   binary: 'codex',
   // It has no Notification or PostToolUseFailure; a Codex that does not know an event ignores its key (the
   // hooks file is read without deny_unknown_fields), so newer events cost older versions nothing.
@@ -52,6 +54,7 @@ export const CODEX_HOOKS: AgentHooks = {
     return files;
   },
   blockers: noBlockers,
+  telemetryFile: CODEX_TELEMETRY,
   trustHint: CODEX_TRUST_HINT,
   trust: codexHookTrust,
 };

@@ -20,6 +20,7 @@ export const COPILOT_HOOKS_FORMAT = flatHooksFormat({ command: 'bash', timeout: 
 
 export const COPILOT_HOOKS: AgentHooks = {
   homeDir: '.copilot',
+  homeVariable: 'COPILOT_HOME',
   binary: 'copilot',
   // Left out: Notification (fire-and-forget status, nothing we count) and PermissionRequest (a prompt the
   // person answers: its answer is not in the payload).

@@ -6,6 +6,7 @@
 // (hookPlanner.ts: `new RegExp(matcher).test(toolName)`).
 import { join } from 'node:path';
 import type { AgentHooks } from '../../install/locations.ts';
+import { GEMINI_TELEMETRY } from './telemetry.ts';
 
 /**
  * Gemini CLI's own switches: `hooksConfig.enabled: false` (and the older `hooks.enabled: false`) turn every
@@ -47,6 +48,7 @@ export const GEMINI_HOOKS: AgentHooks = {
     return files;
   },
   blockers: geminiBlockers,
+  settingsTelemetry: GEMINI_TELEMETRY,
 };
 
 export default GEMINI_HOOKS;

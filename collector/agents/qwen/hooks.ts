@@ -4,7 +4,19 @@
 // /Library/Application Support/QwenCode/settings.json on macOS, C:\ProgramData\qwen-code\settings.json on
 // Windows. Timeouts in milliseconds; async hooks supported.
 import { join } from 'node:path';
-import { type AgentHooks, noBlockers } from '../../install/locations.ts';
+import { type AgentHooks, isJsonObject } from '../../install/locations.ts';
+import { QWEN_TELEMETRY } from './telemetry.ts';
+
+/** Pure: Qwen Code's own switches in `hooks`: `enabled: false` turns every hook off; `disabled` lists the hooks (by name or command) it skips. */
+function qwenBlockers(root: Record<string, unknown>, isOurs: (command: string) => boolean): string[] {
+  const hooks = root['hooks'];
+  if (!isJsonObject(hooks)) return [];
+  if (hooks['enabled'] === false) return ['"hooks.enabled": false turns every hook off'];
+  const off = hooks['disabled'];
+  if (Array.isArray(off) && off.some((entry) => typeof entry === 'string' && isOurs(entry)))
+    return ['"hooks.disabled" lists the agentmeter hook'];
+  return [];
+}
 
 export const QWEN_HOOKS: AgentHooks = {
   homeDir: '.qwen',
@@ -42,7 +54,8 @@ export const QWEN_HOOKS: AgentHooks = {
     if (cwd) files.push({ file: join(cwd, '.qwen', 'settings.json'), topLevel: false });
     return files;
   },
-  blockers: noBlockers,
+  blockers: qwenBlockers,
+  settingsTelemetry: QWEN_TELEMETRY,
 };
 
 export default QWEN_HOOKS;
