@@ -45,7 +45,7 @@ const DROID_MODES = ['auto-low', 'auto-medium', 'auto-high', 'spec', 'off'];
 const isSample = (part: unknown): part is AgentSample => isObject(part) && typeof part['session'] === 'function';
 
 /** Each agent's part of the demo organization, from its folder (collector/agents/<agent>/sample.ts). */
-const SAMPLES = await eachAgent('sample.ts', (agent) => import(`../collector/agents/${agent}/sample.ts`), isSample);
+export const SAMPLES = await eachAgent('sample.ts', (agent) => import(`../collector/agents/${agent}/sample.ts`), isSample);
 
 export function generate(options: SampleOptions): SamplePlan {
   const r = rng(options.seed);

@@ -94,4 +94,9 @@ export interface AgentSample {
    * or changing this agent's sessions leaves every other agent's draws as they were.
    */
   stream?: number;
+  /**
+   * Its usage is dated when the collector reads it, not by lines of its own (Droid's cumulative settings
+   * file): the replay then ships at each midnight a session of it goes on past, as a running collector would.
+   */
+  usageDatedAtReading?: boolean;
 }

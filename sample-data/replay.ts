@@ -14,7 +14,7 @@ import { install, installedScriptPath } from '../collector/install/installer.ts'
 import { userSettingsLocation } from '../collector/install/settings.ts';
 import { AGENTS } from '../common/agents.ts';
 import type { Logger } from '../common/logger.ts';
-import type { PlannedEvent, SamplePlan } from './generator.ts';
+import { type PlannedEvent, SAMPLES, type SamplePlan } from './generator.ts';
 import { ProjectRepos, projectsOf } from './project-repos.ts';
 
 export interface ReplayOptions {
@@ -132,22 +132,23 @@ function addExtraHooks(home: string, hooks: SamplePlan['extraHooks'][number]): v
 }
 
 /**
- * The user's events cut where the collector must ship. Droid's usage is the difference between cumulative
- * readings of a session's settings file, dated at the session's latest event in the batch that read it:
- * a Droid session still open at midnight is read at the end of that day, as a running collector (which
- * ships within a second) would read it. Elsewhere one shipment holds many days: the collector sends the
+ * The user's events cut where the collector must ship. An agent's usage dated when it is read (Droid's: the
+ * difference between cumulative readings of a session's settings file, dated at the session's latest event
+ * in the batch that read it) is read at the end of each day its session is still open, as a running
+ * collector (which ships within a second) would read it. Elsewhere one shipment holds many days: the collector sends the
  * same records whether it ships them a day or a month at a time (the ids name what is read, usage lines
  * carry their own times), and each shipment costs the collector and the server a fixed amount.
  */
 export function segments(events: PlannedEvent[]): PlannedEvent[][] {
   const day = (event: PlannedEvent) => new Date(event.at).toISOString().slice(0, 10);
-  // The last day of each Droid session.
+  const datedAtReading = (event: PlannedEvent) => SAMPLES[event.agent].usageDatedAtReading === true;
+  // The last day of each such session.
   const lastDay = new Map<unknown, string>();
-  for (const event of events) if (event.agent === 'droid') lastDay.set(event.payload['session_id'], day(event));
+  for (const event of events) if (datedAtReading(event)) lastDay.set(event.payload['session_id'], day(event));
   const out: PlannedEvent[][] = [];
   let segment: PlannedEvent[] = [];
   let today = '';
-  /** The Droid sessions seen today that go on after today. */
+  /** Those sessions seen today that go on after today. */
   const open = new Set<unknown>();
   for (const event of events) {
     const eventDay = day(event);
@@ -160,7 +161,7 @@ export function segments(events: PlannedEvent[]): PlannedEvent[][] {
       today = eventDay;
     }
     const session = event.payload['session_id'];
-    if (event.agent === 'droid' && lastDay.get(session)! > eventDay) open.add(session);
+    if (datedAtReading(event) && lastDay.get(session)! > eventDay) open.add(session);
     segment.push(event);
   }
   if (segment.length) out.push(segment);

@@ -7,4 +7,5 @@ const session: SampleSession = ({ r, p }, start) => claudeStyleSession(r, p, 'dr
 
 export default {
   session,
+  usageDatedAtReading: true,
 } satisfies AgentSample;
