@@ -10,7 +10,7 @@
 // output, cache creation = cache write, cache read), one model call per message id and request id.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   apiCells,
   apiShape,
@@ -18,70 +18,39 @@ import {
   ccusageDaily,
   ccusageModels,
   claudeTranscripts,
-  collectOnce,
-  fireHook,
+  type DrainSpec,
+  drainInSteps,
   grownText,
-  installedCommand,
+  lastLineTime,
   layFile,
+  oracleServer,
   shiftTimestamps,
 } from '../helpers/oracle.ts';
-import { runCli, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
-import { tempDir } from '../helpers/tmp.ts';
 
 const FIRST_DAY = '2026-03-26';
 const LAST_DAY = '2026-03-26';
-const dir = tempDir();
-const db = join(dir, 'agentmeter.duckdb');
-let server: ServerProcess;
-const accounts: Record<'whole' | 'grown', { member: string; manager: string }> = {} as never;
+const server = oracleServer();
 
-beforeAll(async () => {
-  for (const name of ['whole', 'grown'] as const) {
-    const { key: member, org } = await seedAccount(db, 'member', `${name}@example.com`);
-    const { key: manager } = await seedAccount(db, 'manager', `${name}-lead@example.com`, org);
-    accounts[name] = { member, manager };
-  }
-  server = await startServerProcess(db);
-});
-afterAll(async () => {
-  await server?.stop();
-});
-
-/** Installs the hook into a fresh home and drains the transcripts in `steps` steps; returns the home. */
-function drain(name: 'whole' | 'grown', steps: number): string {
-  const home = join(dir, name);
-  const env = { HOME: home, AGENTMETER_HOME: join(home, 'am') };
-  const installed = runCli(['hooks', 'install', '--agent', 'claude'], env);
-  expect(installed.status, installed.stderr).toBe(0);
-  const stop = installedCommand(join(home, '.claude', 'settings.json'), 'Stop');
-  for (let step = 1; step <= steps; step++) {
-    for (const file of claudeTranscripts(home)) {
+/** Claude Code's transcripts as they are at each step, each reported by its Stop. */
+const CLAUDE: DrainSpec = {
+  agent: 'claude',
+  hooksFile: (home) => join(home, '.claude', 'settings.json'),
+  event: 'Stop',
+  step: (home, step, steps) =>
+    claudeTranscripts(home).map((file) => {
       layFile(file, step, steps);
-      const lines = grownText(shiftTimestamps(readFileSync(file.fixture, 'utf8'), file.shiftDays ?? 0), step, steps)
-        .trim()
-        .split('\n');
-      const time = (JSON.parse(lines.at(-1)!) as { timestamp: string }).timestamp;
-      fireHook(
-        stop,
-        {
-          session_id: file.sessionId,
-          transcript_path: file.target,
-          cwd: home,
-          hook_event_name: 'Stop',
-          permission_mode: 'default',
-          stop_hook_active: false,
-        },
-        home,
-        time,
-      );
-    }
-    collectOnce(server.url, accounts[name].member, env);
-  }
-  expect(runCli(['collect', 'status'], env).stdout).toMatch(/quarantined: 0\n/);
-  const batch = runCli(['batch', '--server', server.url, '--key', accounts[name].manager]);
-  expect(batch.status, batch.stderr).toBe(0);
-  return home;
-}
+      const time = lastLineTime(grownText(shiftTimestamps(readFileSync(file.fixture, 'utf8'), file.shiftDays ?? 0), step, steps));
+      const payload = {
+        session_id: file.sessionId,
+        transcript_path: file.target,
+        cwd: home,
+        hook_event_name: 'Stop',
+        permission_mode: 'default',
+        stop_hook_active: false,
+      };
+      return { payload, time };
+    }),
+};
 
 function oracleCells(home: string): Cells {
   const { daily } = ccusageDaily('claude', { HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude') });
@@ -101,14 +70,14 @@ function oracleCells(home: string): Cells {
 
 describe('Claude Code tokens equal ccusage on a real transcript', () => {
   it('in one drain and in three drains as the transcript grows, on every day and model', { timeout: 300_000 }, async () => {
-    const wholeHome = drain('whole', 1);
-    const grownHome = drain('grown', 3);
+    const wholeHome = drainInSteps(server, 'whole', 1, CLAUDE);
+    const grownHome = drainInSteps(server, 'grown', 3, CLAUDE);
 
     const expected = apiShape(oracleCells(grownHome));
     expect(Object.keys(expected.byDay)).toEqual([FIRST_DAY]);
     expect(oracleCells(wholeHome)).toEqual(oracleCells(grownHome));
 
-    expect(await apiCells(server.url, accounts.whole.manager, FIRST_DAY, LAST_DAY)).toEqual(expected);
-    expect(await apiCells(server.url, accounts.grown.manager, FIRST_DAY, LAST_DAY)).toEqual(expected);
+    expect(await apiCells(server.url(), server.accounts.whole.manager, FIRST_DAY, LAST_DAY)).toEqual(expected);
+    expect(await apiCells(server.url(), server.accounts.grown.manager, FIRST_DAY, LAST_DAY)).toEqual(expected);
   });
 });

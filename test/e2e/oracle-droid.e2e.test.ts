@@ -7,11 +7,9 @@
 // three drains spread a session over the days it ran, one drain puts it all on the day of its last turn.
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { oracleFixtures } from '../helpers/agent-fixtures.ts';
-import { apiCells, apiShape, type Cells, collectOnce, fireHook, installedCommand, layFile } from '../helpers/oracle.ts';
-import { runCli, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { apiCells, apiShape, type Cells, type DrainSpec, drainInSteps, layFile, oracleServer } from '../helpers/oracle.ts';
 
 const FIXTURES = oracleFixtures('droid');
 const FIRST_DAY = '2026-11-24';
@@ -37,66 +35,42 @@ const WHOLE: Cells = {
     [CODEX]: { input: 15500, output: 2300, cacheRead: 61000, cacheWrite: 0 },
   },
 };
-const dir = tempDir();
-const db = join(dir, 'agentmeter.duckdb');
-let server: ServerProcess;
-const accounts: Record<'whole' | 'grown', { member: string; manager: string }> = {} as never;
+const server = oracleServer();
 
-beforeAll(async () => {
-  for (const name of ['whole', 'grown'] as const) {
-    const { key: member, org } = await seedAccount(db, 'member', `${name}@example.com`);
-    const { key: manager } = await seedAccount(db, 'manager', `${name}-lead@example.com`, org);
-    accounts[name] = { member, manager };
-  }
-  server = await startServerProcess(db);
-});
-afterAll(async () => {
-  await server?.stop();
-});
-
-function drain(name: 'whole' | 'grown', steps: number): void {
-  const home = join(dir, name);
-  const env = { HOME: home, AGENTMETER_HOME: join(home, 'am') };
-  const installed = runCli(['hooks', 'install', '--agent', 'droid'], env);
-  expect(installed.status, installed.stderr).toBe(0);
-  const stop = installedCommand(join(home, '.factory', 'hooks.json'), 'Stop');
-  const sessions = join(home, '.factory', 'sessions', '-home-dev-shop');
-  mkdirSync(sessions, { recursive: true });
-  for (let step = 1; step <= steps; step++) {
-    // One drain reads the sessions once, at their last turn (the third of three).
+/** Droid's sessions at each step: one drain reads them once, at their last turn (the third of three). */
+const DROID: DrainSpec = {
+  agent: 'droid',
+  hooksFile: (home) => join(home, '.factory', 'hooks.json'),
+  event: 'Stop',
+  step(home, step, steps) {
+    const sessions = join(home, '.factory', 'sessions', '-home-dev-shop');
+    mkdirSync(sessions, { recursive: true });
     const turn = step + (3 - steps);
-    for (const id of readdirSync(FIXTURES).filter((f) => f in TURNS)) {
-      copyFileSync(join(FIXTURES, id, `step-${turn}.settings.json`), join(sessions, `${id}.settings.json`));
-      const transcript = { fixture: join(FIXTURES, id, 'transcript.jsonl'), target: join(sessions, `${id}.jsonl`) };
-      layFile(transcript, step, steps);
-      const time = TURNS[id]![turn - 1]!;
-      fireHook(
-        stop,
-        {
+    return readdirSync(FIXTURES)
+      .filter((f) => f in TURNS)
+      .map((id) => {
+        copyFileSync(join(FIXTURES, id, `step-${turn}.settings.json`), join(sessions, `${id}.settings.json`));
+        const transcript = { fixture: join(FIXTURES, id, 'transcript.jsonl'), target: join(sessions, `${id}.jsonl`) };
+        layFile(transcript, step, steps);
+        const payload = {
           session_id: id,
           transcript_path: transcript.target,
           cwd: home,
           hook_event_name: 'Stop',
           permission_mode: 'auto-medium',
           stop_hook_active: false,
-        },
-        home,
-        time,
-      );
-    }
-    collectOnce(server.url, accounts[name].member, env);
-  }
-  expect(runCli(['collect', 'status'], env).stdout).toMatch(/quarantined: 0\n/);
-  const batch = runCli(['batch', '--server', server.url, '--key', accounts[name].manager]);
-  expect(batch.status, batch.stderr).toBe(0);
-}
+        };
+        return { payload, time: TURNS[id]![turn - 1]! };
+      });
+  },
+};
 
 describe('Droid tokens equal the hand-worked totals', () => {
   it('in one drain and in three drains as the sessions grow, on every day and model', { timeout: 300_000 }, async () => {
-    drain('whole', 1);
-    drain('grown', 3);
-    expect(await apiCells(server.url, accounts.whole.manager, FIRST_DAY, LAST_DAY)).toEqual(apiShape(WHOLE));
-    expect(await apiCells(server.url, accounts.grown.manager, FIRST_DAY, LAST_DAY)).toEqual(apiShape(GROWN));
+    drainInSteps(server, 'whole', 1, DROID);
+    drainInSteps(server, 'grown', 3, DROID);
+    expect(await apiCells(server.url(), server.accounts.whole.manager, FIRST_DAY, LAST_DAY)).toEqual(apiShape(WHOLE));
+    expect(await apiCells(server.url(), server.accounts.grown.manager, FIRST_DAY, LAST_DAY)).toEqual(apiShape(GROWN));
     // The same tokens either way: the drains only date them differently.
     const sum = (cells: Cells) =>
       Object.values(apiShape(cells).byDay).reduce((a, d) => a + d.input + d.output + d.cacheRead + d.cacheWrite, 0);

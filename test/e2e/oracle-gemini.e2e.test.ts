@@ -12,22 +12,20 @@
 // against ccusage's own remainder.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   apiCells,
   apiShape,
   type Cells,
   ccusageDaily,
   ccusageModels,
-  collectOnce,
-  fireHook,
+  type DrainSpec,
+  drainInSteps,
   geminiChats,
   grownText,
-  installedCommand,
   layFile,
+  oracleServer,
 } from '../helpers/oracle.ts';
-import { runCli, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
-import { tempDir } from '../helpers/tmp.ts';
 
 const FIRST_DAY = '2026-03-27';
 const LAST_DAY = '2026-04-23';
@@ -36,22 +34,7 @@ const THOUGHTS: Record<string, Record<string, number>> = {
   '2026-03-27': { 'gemini-3.1-pro-preview-customtools': 11616 },
   '2026-04-23': { 'gemini-3-flash-preview': 1689, 'gemini-3.1-pro-preview': 452 },
 };
-const dir = tempDir();
-const db = join(dir, 'agentmeter.duckdb');
-let server: ServerProcess;
-const accounts: Record<'whole' | 'grown', { member: string; manager: string }> = {} as never;
-
-beforeAll(async () => {
-  for (const name of ['whole', 'grown'] as const) {
-    const { key: member, org } = await seedAccount(db, 'member', `${name}@example.com`);
-    const { key: manager } = await seedAccount(db, 'manager', `${name}-lead@example.com`, org);
-    accounts[name] = { member, manager };
-  }
-  server = await startServerProcess(db);
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = oracleServer();
 
 /** The latest ISO timestamp in a chat's text: when the turn the hook reports ended. */
 const latest = (text: string) =>
@@ -60,41 +43,28 @@ const latest = (text: string) =>
     .sort()
     .at(-1)!;
 
-/** Installs the hook into a fresh home and drains the chats in `steps` steps; returns the home. */
-function drain(name: 'whole' | 'grown', steps: number): string {
-  const home = join(dir, name);
-  const env = { HOME: home, AGENTMETER_HOME: join(home, 'am') };
-  const installed = runCli(['hooks', 'install', '--agent', 'gemini'], env);
-  expect(installed.status, installed.stderr).toBe(0);
-  const afterAgent = installedCommand(join(home, '.gemini', 'settings.json'), 'AfterAgent');
-  for (let step = 1; step <= steps; step++) {
-    for (const chat of geminiChats(home)) {
+/** Gemini's chats at each step, each turn's end reported by its AfterAgent (naming the session and its chat file). */
+const GEMINI: DrainSpec = {
+  agent: 'gemini',
+  hooksFile: (home) => join(home, '.gemini', 'settings.json'),
+  event: 'AfterAgent',
+  step: (home, step, steps) =>
+    geminiChats(home).map((chat) => {
       layFile(chat, step, steps);
       const time = latest(grownText(readFileSync(chat.fixture, 'utf8'), step, steps));
-      // A turn ended: Gemini's AfterAgent names the session and its chat file.
-      fireHook(
-        afterAgent,
-        {
-          session_id: chat.sessionId,
-          transcript_path: chat.target,
-          cwd: home,
-          hook_event_name: 'AfterAgent',
-          timestamp: time,
-          prompt: '',
-          prompt_response: '',
-          stop_hook_active: false,
-        },
-        home,
-        time,
-      );
-    }
-    collectOnce(server.url, accounts[name].member, env);
-  }
-  expect(runCli(['collect', 'status'], env).stdout).toMatch(/quarantined: 0\n/);
-  const batch = runCli(['batch', '--server', server.url, '--key', accounts[name].manager]);
-  expect(batch.status, batch.stderr).toBe(0);
-  return home;
-}
+      const payload = {
+        session_id: chat.sessionId,
+        transcript_path: chat.target,
+        cwd: home,
+        hook_event_name: 'AfterAgent',
+        timestamp: time,
+        prompt: '',
+        prompt_response: '',
+        stop_hook_active: false,
+      };
+      return { payload, time };
+    }),
+};
 
 /** ccusage's report as cells, mapped as the file header says. */
 function oracleCells(home: string): Cells {
@@ -122,15 +92,15 @@ function oracleCells(home: string): Cells {
 
 describe('Gemini CLI tokens equal ccusage on real chats', () => {
   it('in one drain and in three drains as the chats grow, on every day and model', { timeout: 300_000 }, async () => {
-    const wholeHome = drain('whole', 1);
-    const grownHome = drain('grown', 3);
+    const wholeHome = drainInSteps(server, 'whole', 1, GEMINI);
+    const grownHome = drainInSteps(server, 'grown', 3, GEMINI);
 
     const expected = apiShape(oracleCells(grownHome));
     expect(Object.keys(expected.byDay)).toEqual([FIRST_DAY, LAST_DAY]);
     expect(Object.keys(expected.byModel[LAST_DAY]!).sort()).toEqual(['gemini-3-flash-preview', 'gemini-3.1-pro-preview']);
     expect(oracleCells(wholeHome)).toEqual(oracleCells(grownHome));
 
-    expect(await apiCells(server.url, accounts.whole.manager, FIRST_DAY, LAST_DAY)).toEqual(expected);
-    expect(await apiCells(server.url, accounts.grown.manager, FIRST_DAY, LAST_DAY)).toEqual(expected);
+    expect(await apiCells(server.url(), server.accounts.whole.manager, FIRST_DAY, LAST_DAY)).toEqual(expected);
+    expect(await apiCells(server.url(), server.accounts.grown.manager, FIRST_DAY, LAST_DAY)).toEqual(expected);
   });
 });

@@ -6,9 +6,11 @@
 import { execSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { Agent } from '../../common/agents.ts';
 import { oracleFixtures } from './agent-fixtures.ts';
-import { ROOT, runCli } from './processes.ts';
+import { ROOT, runCli, type ServerProcess, seedAccount, startServerProcess } from './processes.ts';
+import { tempDir } from './tmp.ts';
 
 const CCUSAGE = join(ROOT, 'node_modules', 'ccusage', 'src', 'cli.js');
 
@@ -138,6 +140,77 @@ export function collectOnce(server: string, key: string, env: Record<string, str
   const shipped = runCli(['collect', '--once', '--server', server, '--key', key], env);
   expect(shipped.status, shipped.stderr).toBe(0);
   return shipped.stdout;
+}
+
+/** The `timestamp` of a JSON-lines text's last line: when the turn the hook reports ended. */
+export const lastLineTime = (text: string): string => (JSON.parse(text.trim().split('\n').at(-1)!) as { timestamp: string }).timestamp;
+
+/** The two ways each test drains the same files: whole, and in three steps as they grow. */
+export type DrainName = 'whole' | 'grown';
+
+export interface OracleServer {
+  /** The folder the drains' homes are made in. */
+  dir: string;
+  url(): string;
+  /** Per drain: the member's key (the collector's) and the manager's (the batch's and the reads'). */
+  accounts: Record<DrainName, { member: string; manager: string }>;
+}
+
+/**
+ * A real server on a fresh DuckDB, started before the file's tests and stopped after them, with one
+ * organization per drain: the same record ids, stored apart.
+ */
+export function oracleServer(): OracleServer {
+  const dir = tempDir();
+  const db = join(dir, 'agentmeter.duckdb');
+  let server: ServerProcess | undefined;
+  const accounts = {} as OracleServer['accounts'];
+  beforeAll(async () => {
+    for (const name of ['whole', 'grown'] as const) {
+      const { key: member, org } = await seedAccount(db, 'member', `${name}@example.com`);
+      const { key: manager } = await seedAccount(db, 'manager', `${name}-lead@example.com`, org);
+      accounts[name] = { member, manager };
+    }
+    server = await startServerProcess(db);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return { dir, accounts, url: () => server!.url };
+}
+
+/** How one agent's files are drained: its hook, and what each step lays down and reports. */
+export interface DrainSpec {
+  agent: Agent;
+  /** The settings file its installer writes, in the home. */
+  hooksFile(home: string): string;
+  /** The hook event that reports a turn's end (its installed command is fired). */
+  event: string;
+  /** The environment besides HOME and AGENTMETER_HOME (Codex's CODEX_HOME). */
+  env?(home: string): Record<string, string>;
+  /** Lays the files as they are at `step` of `steps`; the hook payloads that report it, each with its time. */
+  step(home: string, step: number, steps: number): { payload: Record<string, unknown>; time: string }[];
+}
+
+/**
+ * Installs the agent's hook into a fresh home and drains in `steps` steps: each step's files laid and its
+ * turns reported through the installed hook, then `collect --once`; then nothing quarantined, and the
+ * batch. Returns the home.
+ */
+export function drainInSteps(server: OracleServer, name: DrainName, steps: number, spec: DrainSpec): string {
+  const home = join(server.dir, name);
+  const env = { HOME: home, AGENTMETER_HOME: join(home, 'am'), ...spec.env?.(home) };
+  const installed = runCli(['hooks', 'install', '--agent', spec.agent], env);
+  expect(installed.status, installed.stderr).toBe(0);
+  const command = installedCommand(spec.hooksFile(home), spec.event);
+  for (let step = 1; step <= steps; step++) {
+    for (const { payload, time } of spec.step(home, step, steps)) fireHook(command, payload, home, time);
+    collectOnce(server.url(), server.accounts[name].member, env);
+  }
+  expect(runCli(['collect', 'status'], env).stdout).toMatch(/quarantined: 0\n/);
+  const batch = runCli(['batch', '--server', server.url(), '--key', server.accounts[name].manager]);
+  expect(batch.status, batch.stderr).toBe(0);
+  return home;
 }
 
 // ---------------------------------------------------------------- the API's cells
