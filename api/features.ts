@@ -119,10 +119,10 @@ export const FEATURES: readonly Feature[] = [
   { name: 'aliases', register: (app, { db, accounts, changes }) => registerAliasRoutes(app, { db, accounts, changes }) },
   {
     name: 'budgets',
-    register: (app, { budgets, live, alerts, teams, anomalies, digests }) =>
-      registerBudgetRoutes(app, { budgets, live, alerts, teams, anomalies, digests }),
+    register: (app, { budgets, live, alerts, teams, anomalies, digests, cache, changes, clock }) =>
+      registerBudgetRoutes(app, { budgets, live, alerts, teams, anomalies, digests, cache, changes, now: () => new Date(clock()) }),
   },
-  { name: 'forecast', register: (app, { forecast }) => registerForecastRoutes(app, forecast) },
+  { name: 'forecast', register: (app, { forecast, cache }) => registerForecastRoutes(app, { ...forecast, cache }) },
   {
     name: 'alert-settings',
     register: (app, { alertSettings, digests, alerts, clock }) =>
@@ -169,7 +169,8 @@ export const FEATURES: readonly Feature[] = [
   { name: 'teams', register: (app, { db }) => registerTeamRoutes(app, { db }) },
   {
     name: 'adoption',
-    register: (app, { db, clock }) => registerAdoptionRoutes(app, { store: new AdoptionStore(db), now: () => new Date(clock()) }),
+    register: (app, { db, clock, cache, teams }) =>
+      registerAdoptionRoutes(app, { store: new AdoptionStore(db), now: () => new Date(clock()), cache, teams }),
   },
   {
     name: 'code',

@@ -1,0 +1,138 @@
+// The forecast, the budgets' usage and adoption through the one answer cache (api/answers/): a second
+// request is a hit, and each change they read drops them: a budget set, records that arrive, a roster
+// upload (the teams revision in the key), and for adoption the clock's next minute (its windows end at now).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INGEST_PATH } from '../../common/wire.ts';
+import { turn, usage } from '../helpers/records.ts';
+import { bearer, ndjson, type TestServer, testServer } from '../helpers/server.ts';
+
+const METRICS_TOKEN = 'metrics-token-for-the-answer-cache-test';
+let clock = new Date('2026-11-27T12:00:00Z');
+let server: TestServer;
+let acme: Awaited<ReturnType<TestServer['seedOrg']>>;
+
+const cacheHits = async () => {
+  const res = await server.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) });
+  return Number(/agentmeter_analytics_cache_lookups_total\{result="hit"\} (\d+)/.exec(res.body)?.[1]);
+};
+const get = async (url: string) => {
+  const res = await server.app.inject({ method: 'GET', url, headers: bearer(acme.users.owner.key) });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+};
+/** The answer, and whether the cache served it. */
+const ask = async (url: string) => {
+  const before = await cacheHits();
+  const body = await get(url);
+  return { body, hit: (await cacheHits()) === before + 1 };
+};
+const ship = async (key: string, records: unknown[]) => {
+  const res = await server.app.inject({
+    method: 'POST',
+    url: INGEST_PATH,
+    headers: { ...bearer(key), 'content-type': 'application/x-ndjson' },
+    payload: ndjson(records),
+  });
+  expect(res.statusCode, res.body).toBeLessThan(300);
+};
+const setBudget = async (budget: Record<string, unknown>) => {
+  const res = await server.app.inject({
+    method: 'PATCH',
+    url: '/api/v0/organization/budgets',
+    headers: bearer(acme.users.owner.key),
+    payload: { budget },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+};
+const uploadRoster = async (lines: string[]) => {
+  const res = await server.app.inject({
+    method: 'PUT',
+    url: '/api/v0/organization/teams',
+    headers: { ...bearer(acme.users.owner.key), 'content-type': 'text/csv' },
+    payload: `${['email,team,parent,from,to', ...lines].join('\n')}\n`,
+  });
+  expect(res.statusCode, res.body).toBeLessThan(300);
+};
+
+beforeAll(async () => {
+  server = await testServer({ now: () => clock, metricsToken: METRICS_TOKEN });
+  acme = await server.seedOrg('Acme');
+});
+afterAll(() => server.close());
+
+const FORECAST = '/api/v0/organization/forecast';
+const BUDGETS = '/api/v0/organization/budgets';
+const ADOPTION = '/api/v0/organization/adoption';
+
+describe('the forecast and the budgets through the answer cache', () => {
+  it('a second request is a hit; setting a budget drops both', async () => {
+    const first = await ask(FORECAST);
+    expect(first.hit).toBe(false);
+    expect(first.body.organization.budget).toBeNull();
+    expect(await ask(FORECAST)).toEqual({ body: first.body, hit: true });
+    const budgets = await ask(BUDGETS);
+    expect(budgets.body.budgets).toEqual([]);
+    expect((await ask(BUDGETS)).hit).toBe(true);
+
+    await setBudget({ scope: 'org', monthlyCredits: 1000 });
+    const after = await ask(FORECAST);
+    expect(after.hit).toBe(false);
+    expect(after.body.organization.budget).toEqual({ unit: 'credits', limit: 1000, at_risk: false });
+    const listed = await ask(BUDGETS);
+    expect(listed.hit).toBe(false);
+    expect(listed.body.budgets.map((b: { scope: string; usage: number }) => [b.scope, b.usage])).toEqual([['org', 0]]);
+  });
+
+  it('records that arrive drop them: the month to date counts them at once', async () => {
+    expect((await ask(FORECAST)).hit).toBe(true);
+    // 1000 input tokens of Sonnet today: 1.2 × 1000 = 1200 Standard Credits.
+    await ship(acme.users.member.key, [
+      turn('2026-11-27T11:00:00Z'),
+      usage('claude-sonnet-4-5', '2026-11-27T11:00:01Z', { input_tokens: 1000 }),
+    ]);
+    const after = await ask(FORECAST);
+    expect(after.hit).toBe(false);
+    expect(after.body.organization.credits.month_to_date).toBe(1200);
+    expect((await ask(BUDGETS)).body.budgets[0].usage).toBe(1200);
+  });
+
+  it('a roster upload drops them: a team budget counts its members from then on', async () => {
+    await uploadRoster(['member@acme.example.com,Platform,,,']);
+    await setBudget({ scope: 'team', team: 'Platform', monthlyCredits: 5000 });
+    const before = await ask(FORECAST);
+    expect(before.body.teams.map((t: { team: string; credits: { month_to_date: number } }) => [t.team, t.credits.month_to_date])).toEqual([
+      ['Platform', 1200],
+    ]);
+    expect((await ask(FORECAST)).hit).toBe(true);
+    // The member leaves Platform: the same URL is a new key, built anew.
+    await uploadRoster(['manager@acme.example.com,Platform,,,']);
+    const after = await ask(FORECAST);
+    expect(after.hit).toBe(false);
+    expect(after.body.teams[0].credits.month_to_date).toBe(0);
+  });
+});
+
+describe('adoption through the answer cache', () => {
+  it('a second request is a hit; an event, a roster upload and the next minute each build it anew', async () => {
+    const first = await ask(ADOPTION);
+    expect(first.body.totals.activated).toBe(1);
+    expect(await ask(ADOPTION)).toEqual({ body: first.body, hit: true });
+
+    await ship(acme.users.manager.key, [turn('2026-11-27T11:30:00Z')]);
+    const evented = await ask(ADOPTION);
+    expect(evented.hit).toBe(false);
+    expect(evented.body.totals.activated).toBe(2);
+
+    expect(evented.body.byTeam.find((t: { team: string }) => t.team === 'Platform')).toMatchObject({ people: 1, activated: 1 });
+    await uploadRoster(['manager@acme.example.com,Platform,,,', 'owner@acme.example.com,Platform,,,']);
+    const rostered = await ask(ADOPTION);
+    expect(rostered.hit).toBe(false);
+    expect(rostered.body.byTeam.find((t: { team: string }) => t.team === 'Platform')).toMatchObject({ people: 2, activated: 1 });
+
+    expect((await ask(ADOPTION)).hit).toBe(true);
+    clock = new Date('2026-11-27T12:01:00Z');
+    const later = await ask(ADOPTION);
+    expect(later.hit).toBe(false);
+    expect(later.body.asOf).toBe('2026-11-27T12:01:00.000Z');
+  });
+});
