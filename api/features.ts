@@ -193,9 +193,10 @@ export const FEATURES: readonly Feature[] = [
   { name: 'keys', register: (app, { accounts, auth }) => registerKeyRoutes(app, { accounts, auth }) },
   {
     name: 'users',
-    register: (app, { db, accounts, auth, changes, batch, pinnedNow }) =>
+    register: (app, { db, accounts, auth, changes, batch, cache, pinnedNow }) =>
       registerUserRoutes(app, {
         accounts,
+        cache,
         auth,
         db,
         analytics: new AnalyticsStore(db),

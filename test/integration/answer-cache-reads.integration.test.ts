@@ -1,6 +1,7 @@
-// The forecast, the budgets' usage and adoption through the one answer cache (api/answers/): a second
-// request is a hit, and each change they read drops them: a budget set, records that arrive, a roster
-// upload (the teams revision in the key), and for adoption the clock's next minute (its windows end at now).
+// The forecast, the budgets' usage, adoption, one person's usage and the landed commits through the one
+// answer cache (api/answers/): a second request is a hit, and each change they read drops them: a budget
+// set, records that arrive, a roster upload (the teams revision in the key), and for adoption the clock's
+// next minute (its windows end at now). Nothing is shared between askers: "me" is each one's own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INGEST_PATH } from '../../common/wire.ts';
 import { turn, usage } from '../helpers/records.ts';
@@ -15,15 +16,15 @@ const cacheHits = async () => {
   const res = await server.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) });
   return Number(/agentmeter_analytics_cache_lookups_total\{result="hit"\} (\d+)/.exec(res.body)?.[1]);
 };
-const get = async (url: string) => {
-  const res = await server.app.inject({ method: 'GET', url, headers: bearer(acme.users.owner.key) });
+const get = async (url: string, key = acme.users.owner.key) => {
+  const res = await server.app.inject({ method: 'GET', url, headers: bearer(key) });
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
 };
 /** The answer, and whether the cache served it. */
-const ask = async (url: string) => {
+const ask = async (url: string, key = acme.users.owner.key) => {
   const before = await cacheHits();
-  const body = await get(url);
+  const body = await get(url, key);
   return { body, hit: (await cacheHits()) === before + 1 };
 };
 const ship = async (key: string, records: unknown[]) => {
@@ -134,5 +135,25 @@ describe('adoption through the answer cache', () => {
     const later = await ask(ADOPTION);
     expect(later.hit).toBe(false);
     expect(later.body.asOf).toBe('2026-11-27T12:01:00.000Z');
+  });
+});
+
+describe("one person's usage and the landed commits through the answer cache", () => {
+  it('a second request is a hit, and "me" is each asker\'s own', async () => {
+    const url = '/api/v0/usage/users/me?startDate=2026-11-01&endDate=2026-11-26';
+    const owner = await ask(url);
+    expect(owner.body.meta.user_email).toBe('owner@acme.example.com');
+    expect((await ask(url)).hit).toBe(true);
+    const member = await ask(url, acme.users.member.key);
+    expect(member.hit).toBe(false);
+    expect(member.body.meta.user_email).toBe('member@acme.example.com');
+  });
+
+  it('the commit list is a hit until records arrive', async () => {
+    const url = '/api/v0/code/commits?startDate=2026-11-01&endDate=2026-11-27';
+    expect((await ask(url)).body.data).toEqual([]);
+    expect((await ask(url)).hit).toBe(true);
+    await ship(acme.users.member.key, [turn('2026-11-27T11:40:00Z')]);
+    expect((await ask(url)).hit).toBe(false);
   });
 });
