@@ -41,6 +41,7 @@ import {
   UsersResponse,
 } from './schema.ts';
 import type { AnalyticsReader, AnalyticsStore } from './store.ts';
+import { activityTotals, decisionsByAgent, peopleTotals, productivityTotals, tokenGroupTotals, tokenTotals, toolTotals } from './totals.ts';
 
 export interface AnalyticsDeps {
   /** The aggregate rows: the read model (api/analytics/memory.ts), or AnalyticsStore's SQL. */
@@ -147,15 +148,14 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       const scope = q.team ? await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate) : undefined;
       const repoRows = await deps.repos.tokensByRepo(principal.orgId, q.startDate, q.endDate);
       const data = tokenGroupedByRepo(q.days, repoRows, scope ? (day, user) => scope.members(day).has(user) : undefined);
-      return { data, meta: { ...meta(principal, q), ...tokensFacts } };
+      return { data, meta: { ...meta(principal, q), ...tokensFacts, group_totals: tokenGroupTotals(data) } };
     }
-    const data =
-      q.groupBy === 'agent'
-        ? tokenGroupedByAgent(q.days, rows)
-        : q.groupBy === 'model'
-          ? tokenGroupedByModel(q.days, rows)
-          : tokenRecords(q.days, rows);
-    return { data, meta: { ...meta(principal, q), ...tokensFacts } };
+    if (q.groupBy === 'agent' || q.groupBy === 'model') {
+      const data = q.groupBy === 'agent' ? tokenGroupedByAgent(q.days, rows) : tokenGroupedByModel(q.days, rows);
+      return { data, meta: { ...meta(principal, q), ...tokensFacts, totals: tokenTotals(data), group_totals: tokenGroupTotals(data) } };
+    }
+    const data = tokenRecords(q.days, rows);
+    return { data, meta: { ...meta(principal, q), ...tokensFacts, totals: tokenTotals(data) } };
   });
 
   route('tools', async (principal, q, analytics) => {
@@ -172,7 +172,8 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool', 'mcp_server', 'skill', 'slash_command']),
       analytics.hooks(principal.orgId, q.startDate, q.endDate),
     ]);
-    return { data: toolRecords(q.days, orgRows, breakdowns, hooks), meta: meta(principal, q) };
+    const data = toolRecords(q.days, orgRows, breakdowns, hooks);
+    return { data, meta: { ...meta(principal, q), totals: toolTotals(data) } };
   });
 
   route('activity', async (principal, q, analytics) => {
@@ -183,7 +184,8 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
     if (q.groupBy === 'client') return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
     const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
-    return { data: activityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+    const data = activityRecords(q.days, orgRows, breakdowns);
+    return { data, meta: { ...meta(principal, q), totals: activityTotals(data) } };
   });
 
   route('productivity', async (principal, q, analytics) => {
@@ -192,8 +194,13 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, [
         `edits_accepted_${by}`,
         `edits_rejected_${by}`,
+        // The agents used in the range: one that reported no decision is listed as not reporting them.
+        ...(q.groupBy === 'agent' ? ['agent_users'] : []),
       ]);
-      return { data: productivityDecisionRows(q.days, breakdowns, q.groupBy), meta: meta(principal, q) };
+      const data = productivityDecisionRows(q.days, breakdowns, q.groupBy);
+      if (q.groupBy !== 'agent') return { data, meta: meta(principal, q) };
+      const used = [...new Set(breakdowns.filter((r) => r.kind === 'agent_users' && r.count > 0).map((r) => r.key))];
+      return { data, meta: { ...meta(principal, q), by_agent: decisionsByAgent(used, data) } };
     }
     const [orgRows, breakdowns] = await Promise.all([
       analytics.orgDays(principal.orgId, q.startDate, q.endDate),
@@ -204,7 +211,8 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
         'edits_rejected_agent',
       ]),
     ]);
-    return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+    const data = productivityRecords(q.days, orgRows, breakdowns);
+    return { data, meta: { ...meta(principal, q), totals: productivityTotals(data) } };
   });
 
   route('users', async (principal, q, analytics) => {
@@ -212,9 +220,10 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     const hasMore = ids.length > q.limit;
     const page = ids.slice(0, q.limit);
     const rows = await analytics.userRows(principal.orgId, q.startDate, q.endDate, page);
+    const data = userRecords(rows);
     return {
-      data: userRecords(rows),
-      meta: { ...meta(principal, q), has_more: hasMore, next_cursor: hasMore ? page.at(-1)! : null },
+      data,
+      meta: { ...meta(principal, q), has_more: hasMore, next_cursor: hasMore ? page.at(-1)! : null, people: peopleTotals(data) },
     };
   });
 }

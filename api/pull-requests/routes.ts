@@ -16,7 +16,14 @@ import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { type CodeHost, githubPullRequest, gitlabMergeRequest, type PullRequestFact } from './payloads.ts';
-import { type PullRequestFigures, pullRequestDays, pullRequestFigures, pullRequestGroups, shippedSessions } from './report.ts';
+import {
+  type PullRequestFigures,
+  pullRequestDays,
+  pullRequestFigures,
+  pullRequestGroups,
+  pullRequestTotals,
+  shippedSessions,
+} from './report.ts';
 import {
   CODEHOST_PATH,
   CODEHOSTS_PATH,
@@ -287,7 +294,8 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
         }
         const shipped = await shippedSessions(deps.reads, principal.orgId);
         const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user);
-        return { data: pullRequestDays(q.days, prs, notShipped), meta };
+        const data = pullRequestDays(q.days, prs, notShipped);
+        return { data, meta: { ...meta, totals: pullRequestTotals(data) } };
       },
       (answer) => checkSentAnswer(app, analyticsDoc, 200, answer),
     );

@@ -13,6 +13,7 @@ import { userRecords } from '../analytics/assemble.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
 import { ANALYTICS_QUERY } from '../analytics/schema.ts';
 import type { AnalyticsStore } from '../analytics/store.ts';
+import { personTotals } from '../analytics/totals.ts';
 import { sendAnswer } from '../answers/answer.ts';
 import type { ResponseCache } from '../answers/cache.ts';
 import type { Changes } from '../answers/changes.ts';
@@ -262,9 +263,9 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
       async () => {
         // The same date rules as the analytics API ('productivity' takes exactly startDate and endDate).
         const q = parseAnalyticsQuery('productivity', request.query, today);
-        const rows = await deps.analytics.userRows(principal.orgId, q.startDate, q.endDate, [user.id]);
+        const data = userRecords(await deps.analytics.userRows(principal.orgId, q.startDate, q.endDate, [user.id]));
         return {
-          data: userRecords(rows),
+          data,
           meta: {
             org_id: principal.orgId,
             start_date: q.startDate,
@@ -272,6 +273,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
             user_id: user.id,
             user_email: user.email,
             role: user.role,
+            totals: personTotals(data),
           },
         };
       },

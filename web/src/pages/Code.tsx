@@ -5,7 +5,7 @@
 import { api } from '../api.ts';
 import type { Code, CodeGrouped, Commits, PullRequestDays, PullRequestGroups } from '../api-types.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
-import { daysOf, formatDecimal, formatNumber, formatPercent, formatUsd, landedShareByDay, pullRequestTotals } from '../figures.ts';
+import { daysOf, formatDecimal, formatNumber, formatPercent, formatUsd, landedShareByDay } from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
 
 /** Pure: totals of a name → count list over days, by count descending then name. */
@@ -40,6 +40,7 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
       commits: commits.data,
       more: commits.meta.has_more,
       prs: prs.data,
+      prTotals: prs.meta.totals,
       prRepos: prRepos.data,
       prTeams: prTeams.data,
     };
@@ -48,7 +49,8 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
   const rows = data?.days ?? [];
   // The range's figures as the server computed them (meta.totals): the page derives no ratio of its own.
   const inAll = data?.totals;
-  const prTotals = pullRequestTotals(data?.prs ?? []);
+  // The range's pull request figures as the server computed them (meta.totals), cost per merged one included.
+  const prTotals = data?.prTotals;
   return (
     <>
       <h1>Code the agents wrote{team ? `: ${team}` : ''}</h1>
@@ -124,10 +126,10 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
             them cost, and how long they took to merge.
           </p>
           <dl class="figures" data-testid="pull-requests">
-            <Figure id="prs-merged" label="Pull requests merged" value={prTotals.merged} />
-            <Figure id="prs-agent" label="With agent lines" value={prTotals.withAgent} />
-            {prTotals.costPerMerged === null ? null : (
-              <Figure id="prs-cost" label="Cost per merged pull request" value={prTotals.costPerMerged} format={formatUsd} />
+            <Figure id="prs-merged" label="Pull requests merged" value={prTotals?.merged ?? 0} />
+            <Figure id="prs-agent" label="With agent lines" value={prTotals?.merged_with_agent_lines ?? 0} />
+            {prTotals?.cost_per_merged_usd == null ? null : (
+              <Figure id="prs-cost" label="Cost per merged pull request" value={prTotals.cost_per_merged_usd} format={formatUsd} />
             )}
           </dl>
           <div class="grid">
