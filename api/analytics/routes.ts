@@ -41,7 +41,26 @@ import {
   UsersResponse,
 } from './schema.ts';
 import type { AnalyticsReader, AnalyticsStore } from './store.ts';
-import { activityTotals, decisionsByAgent, peopleTotals, productivityTotals, tokenGroupTotals, tokenTotals, toolTotals } from './totals.ts';
+import {
+  activityGroupTotals,
+  activityTotals,
+  decisionsByAgent,
+  peopleTotals,
+  productivityGroupTotals,
+  productivityTotals,
+  tokenGroupTotals,
+  tokenTotals,
+  toolGroupTotals,
+  toolTotals,
+} from './totals.ts';
+
+/** group_by=team: each team over the range (meta.group_totals), as the endpoint's groups are summed. */
+function teamTotals(endpoint: TeamGroupedEndpoint, rows: unknown[]) {
+  if (endpoint === 'tokens') return tokenGroupTotals(rows as Parameters<typeof tokenGroupTotals>[0]);
+  if (endpoint === 'tools') return toolGroupTotals(rows as Parameters<typeof toolGroupTotals>[0]);
+  if (endpoint === 'activity') return activityGroupTotals(rows as Parameters<typeof activityGroupTotals>[0]);
+  return productivityGroupTotals(rows as Parameters<typeof productivityGroupTotals>[0]);
+}
 
 export interface AnalyticsDeps {
   /** The aggregate rows: the read model (api/analytics/memory.ts), or AnalyticsStore's SQL. */
@@ -126,7 +145,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
             const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
             // /tokens names the range's models without a dollar price (docs/metrics.md §8).
             const unpriced = endpoint === 'tokens' ? await tokensMeta(deps.analytics, principal.orgId, q.startDate, q.endDate) : {};
-            return { data, meta: { ...meta(principal, q), ...unpriced } };
+            return { data, meta: { ...meta(principal, q), ...unpriced, group_totals: teamTotals(endpoint as TeamGroupedEndpoint, data) } };
           }
           // team=: the same answer computed over the team's members on each day.
           const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
@@ -161,11 +180,13 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   route('tools', async (principal, q, analytics) => {
     if (q.groupBy === 'agent') {
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_calls']);
-      return { data: toolGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
+      const data = toolGroupedByAgent(q.days, breakdowns);
+      return { data, meta: { ...meta(principal, q), group_totals: toolGroupTotals(data) } };
     }
     if (q.groupBy === 'tool_name') {
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool']);
-      return { data: toolGroupedByName(q.days, breakdowns), meta: meta(principal, q) };
+      const data = toolGroupedByName(q.days, breakdowns);
+      return { data, meta: { ...meta(principal, q), group_totals: toolGroupTotals(data) } };
     }
     const [orgRows, breakdowns, hooks] = await Promise.all([
       analytics.orgDays(principal.orgId, q.startDate, q.endDate),
@@ -179,10 +200,14 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   route('activity', async (principal, q, analytics) => {
     if (q.groupBy === 'agent') {
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']);
-      return { data: activityGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
+      const data = activityGroupedByAgent(q.days, breakdowns);
+      return { data, meta: { ...meta(principal, q), group_totals: activityGroupTotals(data) } };
     }
     const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
-    if (q.groupBy === 'client') return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
+    if (q.groupBy === 'client') {
+      const data = activityGroupedByClient(q.days, breakdowns);
+      return { data, meta: { ...meta(principal, q), group_totals: activityGroupTotals(data) } };
+    }
     const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
     const data = activityRecords(q.days, orgRows, breakdowns);
     return { data, meta: { ...meta(principal, q), totals: activityTotals(data) } };

@@ -269,6 +269,17 @@ export const ToolTotals = z.strictObject({
   hooks_by_event: z.array(z.strictObject({ event: z.string(), matcher: z.string(), command: z.string(), count })),
 });
 export const ActivityTotals = z.strictObject({ sessions: count, messages: count, user_messages: count });
+const GROUP_TOTALS = 'each group over the range (an agentmeter extension), on every grouped answer';
+export const ToolGroupTotals = z.array(z.strictObject({ group_key: z.string(), tool_calls: count }));
+export const ActivityGroupTotals = z.array(
+  z.strictObject({
+    group_key: z.string(),
+    peak_daily_active_users: count.describe('the most daily active users of a day of the range (people are not summed over days)'),
+  }),
+);
+export const ProductivityGroupTotals = z.array(
+  z.strictObject({ group_key: z.string(), files_created: count, files_edited: count, git_commits: count, git_prs_created: count }),
+);
 export const ProductivityTotals = z.strictObject({
   files_created: count,
   files_edited: count,
@@ -313,14 +324,19 @@ const TokensMeta = Meta.extend({
       'agents used in the range (an event of theirs) that reported no token usage in it, an agentmeter extension: Cursor keeps none on the machine. Their tokens are not reported, never zero: no row of theirs, and no part of any sum',
     ),
   totals: TokenTotals.optional().describe(`${TOTALS}; without group_by, and with group_by=model or agent`),
-  group_totals: TokenGroupTotals.optional().describe(
-    'group_by=model, agent or repo (an agentmeter extension): each group over the range, by Standard Credits descending then group_key',
-  ),
+  group_totals: TokenGroupTotals.optional().describe(`${GROUP_TOTALS}: by Standard Credits descending, then group_key`),
 });
-const ToolsMeta = Meta.extend({ totals: ToolTotals.optional().describe(`${TOTALS}; without group_by`) });
-const ActivityMeta = Meta.extend({ totals: ActivityTotals.optional().describe(`${TOTALS}; without group_by`) });
+const ToolsMeta = Meta.extend({
+  totals: ToolTotals.optional().describe(`${TOTALS}; without group_by`),
+  group_totals: ToolGroupTotals.optional().describe(`${GROUP_TOTALS}: by calls descending, then group_key`),
+});
+const ActivityMeta = Meta.extend({
+  totals: ActivityTotals.optional().describe(`${TOTALS}; without group_by`),
+  group_totals: ActivityGroupTotals.optional().describe(`${GROUP_TOTALS}: by peak descending, then group_key`),
+});
 const ProductivityMeta = Meta.extend({
   totals: ProductivityTotals.optional().describe(`${TOTALS}; without group_by`),
+  group_totals: ProductivityGroupTotals.optional().describe(`group_by=team: ${GROUP_TOTALS}, by commits descending, then group_key`),
   by_agent: AgentDecisions.optional().describe('group_by=agent (an agentmeter extension): each agent over the range, by agent'),
 });
 /**

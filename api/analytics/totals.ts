@@ -232,3 +232,44 @@ export function peopleTotals(records: readonly UserDay[]) {
   for (const r of records) byUser.set(r.user_id, [...(byUser.get(r.user_id) ?? []), r]);
   return [...byUser].map(([user_id, rows]) => ({ user_id, user_email: rows[0]!.user_email, ...personTotals(rows) }));
 }
+
+const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Grouped /tools: each group's calls over the range, most first, then by group_key. */
+export function toolGroupTotals(rows: readonly { group_key: string; tool_calls: number }[]) {
+  const totals = new Map<string, number>();
+  for (const r of rows) totals.set(r.group_key, (totals.get(r.group_key) ?? 0) + r.tool_calls);
+  return [...totals]
+    .map(([group_key, tool_calls]) => ({ group_key, tool_calls }))
+    .sort((a, b) => b.tool_calls - a.tool_calls || byKey(a.group_key, b.group_key));
+}
+
+/**
+ * Grouped /activity: each group's peak of daily active users over the range (people are not summed over
+ * days: one person active on two days is one person), highest first, then by group_key.
+ */
+export function activityGroupTotals(rows: readonly { group_key: string; daily_active_users: number }[]) {
+  const peaks = new Map<string, number>();
+  for (const r of rows) peaks.set(r.group_key, Math.max(peaks.get(r.group_key) ?? 0, r.daily_active_users));
+  return [...peaks]
+    .map(([group_key, peak_daily_active_users]) => ({ group_key, peak_daily_active_users }))
+    .sort((a, b) => b.peak_daily_active_users - a.peak_daily_active_users || byKey(a.group_key, b.group_key));
+}
+
+/** /productivity?group_by=team: each team's files, commits and pull requests over the range, by commits then name. */
+export function productivityGroupTotals(
+  rows: readonly { group_key: string; files_created: number; files_edited: number; git_commits: number; git_prs_created: number }[],
+) {
+  const totals = new Map<string, { files_created: number; files_edited: number; git_commits: number; git_prs_created: number }>();
+  for (const r of rows) {
+    const t = totals.get(r.group_key) ?? { files_created: 0, files_edited: 0, git_commits: 0, git_prs_created: 0 };
+    t.files_created += r.files_created;
+    t.files_edited += r.files_edited;
+    t.git_commits += r.git_commits;
+    t.git_prs_created += r.git_prs_created;
+    totals.set(r.group_key, t);
+  }
+  return [...totals]
+    .map(([group_key, t]) => ({ group_key, ...t }))
+    .sort((a, b) => b.git_commits - a.git_commits || byKey(a.group_key, b.group_key));
+}

@@ -16,11 +16,12 @@ import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { restrictRows } from '../teams/figures.ts';
-import { codeGrouped, codeRecords, codeTotals } from './assemble.ts';
+import { codeGrouped, codeGroupTotals, codeLandedBy, codeRecords, codeTotals } from './assemble.ts';
 import {
   CODE_PATH,
   COMMIT_CURSOR,
   COMMITS_PATH,
+  type CodeGroupedRow,
   type CodeRecord,
   CodeResponse,
   type CodeTotals,
@@ -133,7 +134,7 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
           start_date: q.startDate,
           end_date: q.endDate,
           ...(user ? { user_id: user } : {}),
-          ...(totals ? { totals } : {}),
+          ...(totals ? { totals, ...codeLandedBy(data as CodeRecord[]) } : { group_totals: codeGroupTotals(data as CodeGroupedRow[]) }),
         };
         return { data, meta };
       },

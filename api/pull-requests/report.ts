@@ -243,3 +243,29 @@ export function pullRequestTotals(
     not_shipped_cost_usd: dollars((d) => d.not_shipped_cost_usd),
   };
 }
+
+/**
+ * Pure: each group of the grouped rows over the range: merged, with agent lines, agent lines, the dollars
+ * (null when a day's are) and the cost per merged pull request; most merged first, then group_key.
+ */
+export function pullRequestGroupTotals(
+  rows: readonly { group_key: string; merged: number; merged_with_agent_lines: number; agent_lines: number; cost_usd: number | null }[],
+) {
+  const groups = new Map<string, { merged: number; merged_with_agent_lines: number; agent_lines: number; cost: number | null }>();
+  for (const r of rows) {
+    const t = groups.get(r.group_key) ?? { merged: 0, merged_with_agent_lines: 0, agent_lines: 0, cost: 0 };
+    t.merged += r.merged;
+    t.merged_with_agent_lines += r.merged_with_agent_lines;
+    t.agent_lines += r.agent_lines;
+    t.cost = t.cost === null || r.cost_usd === null ? null : t.cost + r.cost_usd;
+    groups.set(r.group_key, t);
+  }
+  return [...groups]
+    .map(([group_key, { cost, ...t }]) => ({
+      group_key,
+      ...t,
+      cost_usd: cost === null ? null : round4(cost),
+      cost_per_merged_usd: cost === null || t.merged === 0 ? null : round4(cost / t.merged),
+    }))
+    .sort((a, b) => b.merged - a.merged || (a.group_key < b.group_key ? -1 : a.group_key > b.group_key ? 1 : 0));
+}

@@ -21,6 +21,7 @@ import {
   pullRequestDays,
   pullRequestFigures,
   pullRequestGroups,
+  pullRequestGroupTotals,
   pullRequestTotals,
   shippedSessions,
 } from './report.ts';
@@ -290,7 +291,8 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
           const teams = query.group_by === 'team' ? await deps.teams.teamDays(principal.orgId, days, q.startDate, q.endDate) : undefined;
           const teamsOf = (day: string, member: string) =>
             (teams?.days ?? []).filter((t) => t.day === day && t.members.has(member)).map((t) => t.team.name);
-          return { data: pullRequestGroups(query.group_by, prs, teamsOf), meta };
+          const data = pullRequestGroups(query.group_by, prs, teamsOf);
+          return { data, meta: { ...meta, group_totals: pullRequestGroupTotals(data) } };
         }
         const shipped = await shippedSessions(deps.reads, principal.orgId);
         const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user);

@@ -101,6 +101,19 @@ export const PullRequestAnalytics = z.strictObject({
     end_date: z.string(),
     user_id: z.string().optional(),
     totals: PullRequestTotals.optional().describe('the range in one (an agentmeter extension), on the answer without group_by'),
+    group_totals: z
+      .array(
+        z.strictObject({
+          group_key: z.string(),
+          merged: z.number().int(),
+          merged_with_agent_lines: z.number().int(),
+          agent_lines: z.number().int(),
+          cost_usd: usd,
+          cost_per_merged_usd: usd,
+        }),
+      )
+      .optional()
+      .describe('with group_by (an agentmeter extension): each group over the range, most merged first, then group_key'),
   }),
 });
 export type PullRequestAnalytics = z.infer<typeof PullRequestAnalytics>;

@@ -129,4 +129,16 @@ describe('meta.totals: the range in one, on the answers the dashboard reads', ()
     const own = await get(`/api/v0/usage/users/me?${RANGE}`, acme.users.member.key);
     expect({ user_id: own.meta.user_id, user_email: own.meta.user_email, ...own.meta.totals }).toEqual(member);
   });
+
+  it('grouped answers: each group over the range (meta.group_totals)', async () => {
+    // Claude Code: 3 + 1 calls, Droid 1; daily active users: Claude Code 1 on each day (peak 1), Droid 1.
+    expect((await get(`/api/v1/analytics/tools?${RANGE}&group_by=agent`)).meta.group_totals).toEqual([
+      { group_key: 'claude', tool_calls: 4 },
+      { group_key: 'droid', tool_calls: 1 },
+    ]);
+    expect((await get(`/api/v1/analytics/activity?${RANGE}&group_by=agent`)).meta.group_totals).toEqual([
+      { group_key: 'claude', peak_daily_active_users: 1 },
+      { group_key: 'droid', peak_daily_active_users: 1 },
+    ]);
+  });
 });

@@ -8,15 +8,9 @@ import { Chart, Figure, RangeForm, Status, TopList, useData } from '../component
 import { daysOf, formatDecimal, formatNumber, formatPercent, formatUsd, landedShareByDay } from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
 
-/** Pure: totals of a name → count list over days, by count descending then name. */
-function totals(pairs: [string, number][]): { name: string; count: number }[] {
-  const out = new Map<string, number>();
-  for (const [name, n] of pairs) out.set(name, (out.get(name) ?? 0) + n);
-  return [...out]
-    .map(([name, count]) => ({ name, count }))
-    .filter((r) => r.count > 0)
-    .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
-}
+/** A list's rows with something to show, largest first (the server's totals, laid out). */
+const listed = (rows: { name: string; count: number }[]) =>
+  rows.filter((r) => r.count > 0).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
 
 /** `teams`: the viewer may pick a team (owners and managers; a member sees only their own figures). */
 export function CodePage(props: { path: string; query: URLSearchParams; from: string; to: string; teams: boolean }) {
@@ -36,13 +30,15 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
     return {
       days: days.data,
       totals: days.meta.totals,
-      repos: repos.data,
+      landedByAgent: days.meta?.landed_by_agent ?? [],
+      landedByModel: days.meta?.landed_by_model ?? [],
+      repos: repos.meta?.group_totals ?? [],
       commits: commits.data,
       more: commits.meta.has_more,
       prs: prs.data,
-      prTotals: prs.meta.totals,
-      prRepos: prRepos.data,
-      prTeams: prTeams.data,
+      prTotals: prs.meta?.totals,
+      prRepos: prRepos.meta?.group_totals ?? [],
+      prTeams: 'meta' in prTeams ? (prTeams.meta?.group_totals ?? []) : [],
     };
   });
   const days = daysOf(props.from, props.to);
@@ -99,25 +95,25 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
               id="code-agents"
               title="Agent lines landed by agent"
               unit="Lines"
-              rows={totals(rows.flatMap((d) => d.landed.by_agent.map((a) => [a.agent, a.lines] as [string, number])))}
+              rows={listed(data.landedByAgent.map((a) => ({ name: a.agent, count: a.lines })))}
             />
             <TopList
               id="code-models"
               title="Agent lines landed by model"
               unit="Lines"
-              rows={totals(rows.flatMap((d) => d.landed.by_model.map((m) => [m.model_id, m.lines] as [string, number])))}
+              rows={listed(data.landedByModel.map((m) => ({ name: m.model_id, count: m.lines })))}
             />
             <TopList
               id="code-repos"
               title="Agent lines landed by repository"
               unit="Lines"
-              rows={totals(data.repos.map((r) => [r.group_key, r.landed_agent_lines] as [string, number]))}
+              rows={listed(data.repos.map((r) => ({ name: r.group_key, count: r.landed_agent_lines })))}
             />
             <TopList
               id="code-repo-edits"
               title="Lines the agents wrote by repository"
               unit="Lines"
-              rows={totals(data.repos.map((r) => [r.group_key, r.edit_lines_added] as [string, number]))}
+              rows={listed(data.repos.map((r) => ({ name: r.group_key, count: r.edit_lines_added })))}
             />
           </div>
           <h2>Pull requests</h2>
@@ -188,14 +184,14 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
               id="prs-repos"
               title="Pull requests merged by repository"
               unit="Pull requests"
-              rows={totals(data.prRepos.map((r) => [r.group_key, r.merged] as [string, number]))}
+              rows={listed(data.prRepos.map((r) => ({ name: r.group_key, count: r.merged })))}
             />
             {props.teams ? (
               <TopList
                 id="prs-teams"
                 title="Pull requests merged by team"
                 unit="Pull requests"
-                rows={totals(data.prTeams.map((r) => [r.group_key, r.merged] as [string, number]))}
+                rows={listed(data.prTeams.map((r) => ({ name: r.group_key, count: r.merged })))}
               />
             ) : null}
           </div>

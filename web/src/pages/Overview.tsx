@@ -27,7 +27,7 @@ type Totals<A extends { meta: unknown }> = NonNullable<(A['meta'] & { totals?: u
 interface OverviewData {
   tokens: TokenGroupRow[];
   /** The range's credits and dollars (meta.totals). */
-  tokenTotals: Totals<TokensByModel>;
+  tokenTotals: Totals<TokensByModel> | undefined;
   /** Models without a dollar price in the range (docs/metrics.md §8): their cost is not in the dollars. */
   unpricedModels: string[];
   /** group_by=agent, agentmeter's extension of the reference: credits and active users per agent. */
@@ -38,19 +38,19 @@ interface OverviewData {
   tokensNotReported: string[];
   activityByAgent: ActivityAgentGroupRow[];
   activity: ActivityDay[];
-  activityTotals: Totals<Activity>;
+  activityTotals: Totals<Activity> | undefined;
   tools: ToolDay[];
-  toolTotals: Totals<Tools>;
+  toolTotals: Totals<Tools> | undefined;
   productivity: ProductivityDay[];
-  productivityTotals: Totals<Productivity>;
+  productivityTotals: Totals<Productivity> | undefined;
   /** Edit decisions per agent over the range (OpenTelemetry, docs/metrics.md §11). */
   decisionsByAgent: NonNullable<EditDecisionsByAgent['meta']['by_agent']>;
 }
 
-/** An answer's meta.totals, which the server sends on every answer the overview asks for. */
-function totalsOf<T>(answer: { meta: { totals?: T } }, path: string): T {
-  if (!answer.meta.totals) throw new Error(`${path}: the answer has no meta.totals`);
-  return answer.meta.totals;
+/** An answer's meta.totals, which the server sends on every answer the overview asks for: drawing fails without. */
+function drawn<T>(totals: T | undefined, what: string): T {
+  if (totals === undefined) throw new Error(`the ${what} answer has no meta.totals`);
+  return totals;
 }
 
 async function load(from: string, to: string, team: string | null): Promise<OverviewData> {
@@ -68,19 +68,19 @@ async function load(from: string, to: string, team: string | null): Promise<Over
   ]);
   return {
     tokens: tokens.data,
-    tokenTotals: totalsOf(tokens, 'tokens'),
+    tokenTotals: tokens.meta?.totals,
     // Read loosely: a page that cannot be drawn from its answers is the error boundary's, not the loader's.
     unpricedModels: tokens.meta?.unpriced_models ?? [],
     tokensByAgent: tokensByAgent.data,
     agentTotals: tokensByAgent.meta?.group_totals ?? [],
     tokensNotReported: tokensByAgent.meta?.tokens_not_reported ?? [],
     activity: activity.data,
-    activityTotals: totalsOf(activity, 'activity'),
+    activityTotals: activity.meta?.totals,
     activityByAgent: activityByAgent.data,
     tools: tools.data,
-    toolTotals: totalsOf(tools, 'tools'),
+    toolTotals: tools.meta?.totals,
     productivity: productivity.data,
-    productivityTotals: totalsOf(productivity, 'productivity'),
+    productivityTotals: productivity.meta?.totals,
     decisionsByAgent: decisions.meta?.by_agent ?? [],
   };
 }
@@ -107,7 +107,11 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
   const unpriced = data.unpricedModels.length ? `without ${data.unpricedModels.join(', ')} (no price)` : undefined;
   const agentCredits = seriesByGroup(days, data.tokensByAgent, (r) => r.billable_tokens);
   const agentUsers = seriesByGroup(days, data.activityByAgent, (r) => r.daily_active_users);
-  const { activity, tools, productivity, toolTotals, productivityTotals } = data;
+  const { activity, tools, productivity } = data;
+  const tokenTotals = drawn(data.tokenTotals, 'tokens');
+  const activityTotals = drawn(data.activityTotals, 'activity');
+  const toolTotals = drawn(data.toolTotals, 'tools');
+  const productivityTotals = drawn(data.productivityTotals, 'productivity');
   const clients: (keyof ActivityDay['daily_active_users_by_client'])[] = ['terminal-ui', 'web', 'non-interactive-cli', 'vscode'];
   const shares = (['auto_high', 'auto_medium', 'auto_low', 'manual'] as const).map((level) => ({
     label: level.replace('_', ' '),
@@ -128,13 +132,13 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             id="cost"
             label="Cost (US dollars, list or own prices)"
             // No price at all: 0 with the note naming the unpriced models.
-            value={data.tokenTotals.cost_usd ?? 0}
+            value={tokenTotals.cost_usd ?? 0}
             format={formatUsd}
             {...(unpriced ? { note: unpriced } : {})}
           />
-          <Figure id="credits" label="Standard Credits" value={data.tokenTotals.billable_tokens} />
-          <Figure id="sessions" label="Sessions" value={data.activityTotals.sessions} />
-          <Figure id="messages" label="Messages" value={data.activityTotals.messages} />
+          <Figure id="credits" label="Standard Credits" value={tokenTotals.billable_tokens} />
+          <Figure id="sessions" label="Sessions" value={activityTotals.sessions} />
+          <Figure id="messages" label="Messages" value={activityTotals.messages} />
           <Figure id="tool-calls" label="Tool calls" value={toolTotals.tool_calls} />
           <Figure id="mau" label={`Monthly active users (${to})`} value={activity.at(-1)?.monthly_active_users ?? 0} />
           <Figure id="files-edited" label="Files edited" value={productivityTotals.files_edited} />
