@@ -3,11 +3,13 @@
 // Owners, managers and members read and upload (the CLI uploads from a developer's machine); guests 403.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { ReadinessList, type ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { repoId } from '../../common/repo-id.ts';
 import { PEOPLE } from '../auth/principal.ts';
 import { declareRoute } from '../openapi/declare.ts';
+import { readinessSummary } from './figures.ts';
 import { READINESS_PATHS, ReadinessListQuery, ReadinessUploaded } from './schema.ts';
 import type { ReadinessStore } from './store.ts';
 
@@ -25,11 +27,11 @@ export function registerReadinessRoutes(app: FastifyInstance, deps: { readiness:
         query: ReadinessListQuery,
         responses: { 200: ReadinessList },
       },
-      async ({ principal, query }): Promise<{ reports: ReadinessReport[] }> => {
+      async ({ principal, query }): Promise<z.infer<typeof ReadinessList>> => {
         const after = query.startAfter ? await deps.readiness.position(principal.orgId, query.startAfter) : undefined;
         if (query.startAfter && !after) throw badRequest(`startAfter ${query.startAfter} is not a report of this organization`);
         const reports = await deps.readiness.page(principal.orgId, { repo: query.repoId, after, limit: query.limit ?? 20 });
-        return { reports };
+        return { reports, summaries: reports.map(readinessSummary) };
       },
     );
 

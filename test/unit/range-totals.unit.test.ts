@@ -12,7 +12,8 @@ import {
   tokenTotals,
   toolTotals,
 } from '../../api/analytics/totals.ts';
-import { pullRequestTotals } from '../../api/pull-requests/report.ts';
+import { pullRequestGroupTotals, pullRequestTotals } from '../../api/pull-requests/report.ts';
+import { readinessSummary } from '../../api/readiness/figures.ts';
 
 const toolDay = (extra: Partial<Parameters<typeof toolTotals>[0][number]> = {}) => ({
   tool_calls: 0,
@@ -208,5 +209,34 @@ describe('pull request totals', () => {
     expect(pullRequestTotals([day(2, 1, null)]).cost_per_merged_usd).toBeNull();
     expect(pullRequestTotals([]).cost_per_merged_usd).toBeNull();
     expect(pullRequestTotals([day(0, 0, 0)])).toMatchObject({ cost_usd: 0, cost_per_merged_usd: null, agent_share: 0 });
+  });
+});
+
+describe('pull request group totals', () => {
+  it('each group over the range: ($3 + $1) / (2 + 1) = $1.3333; a day without a price makes the group null', () => {
+    expect(
+      pullRequestGroupTotals([
+        { group_key: 'shop', merged: 2, merged_with_agent_lines: 1, agent_lines: 10, cost_usd: 3 },
+        { group_key: 'shop', merged: 1, merged_with_agent_lines: 1, agent_lines: 5, cost_usd: 1 },
+        { group_key: 'api', merged: 1, merged_with_agent_lines: 0, agent_lines: 0, cost_usd: null },
+      ]),
+    ).toEqual([
+      { group_key: 'shop', merged: 3, merged_with_agent_lines: 2, agent_lines: 15, cost_usd: 4, cost_per_merged_usd: 1.3333 },
+      { group_key: 'api', merged: 1, merged_with_agent_lines: 0, agent_lines: 0, cost_usd: null, cost_per_merged_usd: null },
+    ]);
+  });
+});
+
+describe('readiness summary', () => {
+  it('counts criteria met in full and scores the mean of numerator / denominator: (2/2 + 1/2 + 0/4) / 3 = 0.5', () => {
+    const c = (numerator: number, denominator: number) => ({ numerator, denominator, rationale: '' });
+    const reportId = '00000000-0000-4000-8000-000000000000';
+    expect(readinessSummary({ reportId, report: { a: c(2, 2), b: c(1, 2), d: c(0, 4) } })).toEqual({
+      reportId,
+      criteria: 3,
+      met: 1,
+      score: 0.5,
+    });
+    expect(readinessSummary({ reportId, report: {} })).toEqual({ reportId, criteria: 0, met: 0, score: 0 });
   });
 });
