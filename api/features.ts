@@ -146,7 +146,10 @@ export const FEATURES: readonly Feature[] = [
     name: 'otlp',
     register: (app, ctx) => registerOtlpRoutes(app, { ingest: ctx.ingest, onStored: (principal) => afterIngest(ctx, principal.orgId) }),
   },
-  { name: 'readiness', register: (app, { db }) => registerReadinessRoutes(app, { readiness: new ReadinessStore(db) }) },
+  {
+    name: 'readiness',
+    register: (app, { db, cache, changes }) => registerReadinessRoutes(app, { readiness: new ReadinessStore(db), cache, changes }),
+  },
   { name: 'controls', register: (app, { db, accounts }) => registerControlRoutes(app, { db, accounts }) },
   { name: 'limits', register: (app, { db, live, pinnedNow }) => registerLimitRoutes(app, { db, live, ...pinnedNow }) },
   { name: 'computers', register: (app, { db, computers, clock }) => registerComputerRoutes(app, { db, computers, now: clock }) },
@@ -166,7 +169,7 @@ export const FEATURES: readonly Feature[] = [
       registerAnalyticsRoutes(app, { cache, analytics: readModel, repos: new AnalyticsStore(db), teams, ...pinnedNow }),
   },
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
-  { name: 'teams', register: (app, { db }) => registerTeamRoutes(app, { db }) },
+  { name: 'teams', register: (app, { db, cache, pinnedNow }) => registerTeamRoutes(app, { db, cache, ...pinnedNow }) },
   {
     name: 'adoption',
     register: (app, { db, clock, cache, teams }) =>
@@ -187,7 +190,8 @@ export const FEATURES: readonly Feature[] = [
   { name: 'batch', register: (app, { db, batch }) => registerBatchRoutes(app, { runner: batch, store: new BatchStore(db) }) },
   {
     name: 'pricing',
-    register: (app, { db, batch, changes }) => registerPricingRoutes(app, { pricing: new PricingStore(db), runner: batch, changes }),
+    register: (app, { db, batch, changes, cache }) =>
+      registerPricingRoutes(app, { pricing: new PricingStore(db), runner: batch, changes, cache }),
   },
   // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
   { name: 'keys', register: (app, { accounts, auth }) => registerKeyRoutes(app, { accounts, auth }) },

@@ -23,9 +23,11 @@ export type Source =
   /** The pull requests the code hosts' webhooks delivered. */
   | 'pullRequests'
   /** The organization's budgets (the forecast and the budgets' usage name each one). */
-  | 'budgets';
+  | 'budgets'
+  /** The readiness reports uploaded. */
+  | 'readiness';
 
-export const ALL_SOURCES: readonly Source[] = ['aggregates', 'events', 'users', 'prices', 'pullRequests', 'budgets'];
+export const ALL_SOURCES: readonly Source[] = ['aggregates', 'events', 'users', 'prices', 'pullRequests', 'budgets', 'readiness'];
 
 /** What changed, for one organization or (no org) every one. */
 export type Change =
@@ -40,7 +42,9 @@ export type Change =
   /** An organization price was set or removed (its past days are then rebuilt by a batch: a 'batch' change). */
   | { kind: 'price'; org: string }
   /** An owner set, replaced or removed a budget. */
-  | { kind: 'budget'; org: string };
+  | { kind: 'budget'; org: string }
+  /** A readiness report was uploaded. */
+  | { kind: 'readiness'; org: string };
 
 /** THE table: what each change makes stale. */
 export const STALE: { readonly [K in Change['kind']]: readonly Source[] } = {
@@ -50,6 +54,7 @@ export const STALE: { readonly [K in Change['kind']]: readonly Source[] } = {
   price: ['prices'],
   pullRequest: ['pullRequests'],
   budget: ['budgets'],
+  readiness: ['readiness'],
 };
 
 /** Something that keeps what it built from stored data until told it is stale. */

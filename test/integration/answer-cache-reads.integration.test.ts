@@ -1,7 +1,8 @@
-// The forecast, the budgets' usage, adoption, one person's usage and the landed commits through the one
-// answer cache (api/answers/): a second request is a hit, and each change they read drops them: a budget
-// set, records that arrive, a roster upload (the teams revision in the key), and for adoption the clock's
-// next minute (its windows end at now). Nothing is shared between askers: "me" is each one's own.
+// The forecast, the budgets' usage, adoption, one person's usage, the landed commits, the teams listing,
+// the price list and the readiness reports through the one answer cache (api/answers/): a second request
+// is a hit, and each change they read drops them: a budget set, records that arrive, a roster upload (the
+// teams revision in the key), a price, a report uploaded, and for adoption the clock's next minute (its
+// windows end at now). Nothing is shared between askers: "me" is each one's own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INGEST_PATH } from '../../common/wire.ts';
 import { turn, usage } from '../helpers/records.ts';
@@ -155,5 +156,48 @@ describe("one person's usage and the landed commits through the answer cache", (
     expect((await ask(url)).hit).toBe(true);
     await ship(acme.users.member.key, [turn('2026-11-27T11:40:00Z')]);
     expect((await ask(url)).hit).toBe(false);
+  });
+});
+
+describe('the teams, the prices and the readiness reports through the answer cache', () => {
+  const send = async (method: 'PUT' | 'POST', url: string, payload: object) => {
+    const res = await server.app.inject({ method, url, headers: bearer(acme.users.owner.key), payload });
+    expect(res.statusCode, res.body).toBeLessThan(300);
+  };
+
+  it('the teams listing is a hit until the roster changes', async () => {
+    const url = '/api/v0/organization/teams';
+    const before = await ask(url);
+    expect((await ask(url)).hit).toBe(true);
+    await uploadRoster(['member@acme.example.com,Mobile,,,']);
+    const after = await ask(url);
+    expect(after.hit).toBe(false);
+    expect(after.body.teams.map((t: { name: string }) => t.name)).toEqual(
+      [...before.body.teams.map((t: { name: string }) => t.name), 'Mobile'].sort(),
+    );
+  });
+
+  it('the price list is a hit until a price is set', async () => {
+    const url = '/api/v0/organization/pricing';
+    expect((await ask(url)).body.prices).toEqual([]);
+    expect((await ask(url)).hit).toBe(true);
+    await send('PUT', url, { model: 'local-llm', effectiveFrom: '2026-11-01', inputMtok: 1, outputMtok: 2 });
+    const after = await ask(url);
+    expect(after.hit).toBe(false);
+    expect(after.body.prices.map((p: { model: string }) => p.model)).toEqual(['local-llm']);
+  });
+
+  it('the readiness list is a hit until a report is uploaded', async () => {
+    const url = '/api/organization/agent-readiness-reports';
+    expect((await ask(url)).body).toEqual({ reports: [], summaries: [] });
+    expect((await ask(url)).hit).toBe(true);
+    await send('POST', url, {
+      repoUrl: 'https://github.com/acme/web-app',
+      apps: { '.': { description: 'The web app' } },
+      report: { lint_config: { numerator: 1, denominator: 1, rationale: 'eslint.config.js' } },
+    });
+    const after = await ask(url);
+    expect(after.hit).toBe(false);
+    expect(after.body.summaries).toMatchObject([{ criteria: 1, met: 1, score: 1 }]);
   });
 });
