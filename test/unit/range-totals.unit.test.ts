@@ -12,8 +12,10 @@ import {
   tokenTotals,
   toolTotals,
 } from '../../api/analytics/totals.ts';
+import { ACTIVE_WINDOW_MS, computerCounts } from '../../api/computers/status.ts';
 import { pullRequestGroupTotals, pullRequestTotals } from '../../api/pull-requests/report.ts';
 import { readinessSummary } from '../../api/readiness/figures.ts';
+import { sessionCounts } from '../../api/sessions/derive.ts';
 
 const toolDay = (extra: Partial<Parameters<typeof toolTotals>[0][number]> = {}) => ({
   tool_calls: 0,
@@ -238,5 +240,34 @@ describe('readiness summary', () => {
       score: 0.5,
     });
     expect(readinessSummary({ reportId, report: {} })).toEqual({ reportId, criteria: 0, met: 0, score: 0 });
+  });
+});
+
+describe('session and computer counts', () => {
+  it('count each status by the rule of one: running wins over waiting, neither is idle', () => {
+    expect(
+      sessionCounts([
+        { running: 1, waiting: 2 },
+        { running: 0, waiting: 1 },
+        { running: 0, waiting: 0 },
+        { running: 0, waiting: 0 },
+      ]),
+    ).toEqual({ running: 1, pending: 1, idle: 2 });
+  });
+
+  it('count computers: never connected provisioning, heard from within the window active, failed checks or quiet an error', () => {
+    const now = 1_000_000_000;
+    const base = { created_ms: now - 10, checks_ms: null, checks_error: null, first_seen_ms: null, last_seen_ms: null };
+    expect(
+      computerCounts(
+        [
+          base,
+          { ...base, checks_ms: now - 5, first_seen_ms: now - 5, last_seen_ms: now - 5 },
+          { ...base, checks_ms: now - 5, checks_error: 'cwd: missing', first_seen_ms: now - 5, last_seen_ms: now - 5 },
+          { ...base, checks_ms: now - 5, first_seen_ms: now - ACTIVE_WINDOW_MS - 10, last_seen_ms: now - ACTIVE_WINDOW_MS - 1 },
+        ],
+        now,
+      ),
+    ).toEqual({ provisioning: 1, active: 1, error: 2 });
   });
 });
