@@ -115,7 +115,7 @@ export const FEATURES: readonly Feature[] = [
     register: (app, { db, live, cache, teams, pinnedNow }) =>
       registerTodayRoutes(app, { live, cache, teams, code: new CodeStore(db), ...pinnedNow }),
   },
-  { name: 'me', register: (app, { db, live }) => registerMeRoutes(app, { db, live }) },
+  { name: 'me', register: (app, { db, live, cache, clock }) => registerMeRoutes(app, { db, live, cache, now: () => new Date(clock()) }) },
   { name: 'aliases', register: (app, { db, accounts, changes }) => registerAliasRoutes(app, { db, accounts, changes }) },
   {
     name: 'budgets',
@@ -151,7 +151,10 @@ export const FEATURES: readonly Feature[] = [
     register: (app, { db, cache, changes }) => registerReadinessRoutes(app, { readiness: new ReadinessStore(db), cache, changes }),
   },
   { name: 'controls', register: (app, { db, accounts }) => registerControlRoutes(app, { db, accounts }) },
-  { name: 'limits', register: (app, { db, live, pinnedNow }) => registerLimitRoutes(app, { db, live, ...pinnedNow }) },
+  {
+    name: 'limits',
+    register: (app, { db, live, cache, changes, pinnedNow }) => registerLimitRoutes(app, { db, live, cache, changes, ...pinnedNow }),
+  },
   { name: 'computers', register: (app, { db, computers, clock }) => registerComputerRoutes(app, { db, computers, now: clock }) },
   {
     name: 'sessions',

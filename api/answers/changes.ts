@@ -25,9 +25,11 @@ export type Source =
   /** The organization's budgets (the forecast and the budgets' usage name each one). */
   | 'budgets'
   /** The readiness reports uploaded. */
-  | 'readiness';
+  | 'readiness'
+  /** The credit limits and whether they are enforced. */
+  | 'limits';
 
-export const ALL_SOURCES: readonly Source[] = ['aggregates', 'events', 'users', 'prices', 'pullRequests', 'budgets', 'readiness'];
+export const ALL_SOURCES: readonly Source[] = ['aggregates', 'events', 'users', 'prices', 'pullRequests', 'budgets', 'readiness', 'limits'];
 
 /** What changed, for one organization or (no org) every one. */
 export type Change =
@@ -44,7 +46,9 @@ export type Change =
   /** An owner set, replaced or removed a budget. */
   | { kind: 'budget'; org: string }
   /** A readiness report was uploaded. */
-  | { kind: 'readiness'; org: string };
+  | { kind: 'readiness'; org: string }
+  /** A credit limit was set, or enforcement turned on or off. */
+  | { kind: 'limit'; org: string };
 
 /** THE table: what each change makes stale. */
 export const STALE: { readonly [K in Change['kind']]: readonly Source[] } = {
@@ -55,6 +59,7 @@ export const STALE: { readonly [K in Change['kind']]: readonly Source[] } = {
   pullRequest: ['pullRequests'],
   budget: ['budgets'],
   readiness: ['readiness'],
+  limit: ['limits'],
 };
 
 /** Something that keeps what it built from stored data until told it is stale. */

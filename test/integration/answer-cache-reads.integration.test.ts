@@ -201,3 +201,39 @@ describe('the teams, the prices and the readiness reports through the answer cac
     expect(after.body.summaries).toMatchObject([{ criteria: 1, met: 1, score: 1 }]);
   });
 });
+
+describe("one's own limit and status line through the answer cache", () => {
+  const LIMITS = '/api/v0/organization/usage/limits/users';
+  it("a second request is a hit; a limit set or records that arrive build it anew; everyone's limits are built each time", async () => {
+    const key = acme.users.member.key;
+    const limits = await ask(LIMITS, key);
+    expect(limits.body.users.map((u: { email: string }) => u.email)).toEqual(['member@acme.example.com']);
+    expect((await ask(LIMITS, key)).hit).toBe(true);
+    const status = await ask('/api/v0/me/status', key);
+    expect((await ask('/api/v0/me/status', key)).hit).toBe(true);
+
+    const set = await server.app.inject({
+      method: 'PUT',
+      url: LIMITS,
+      headers: bearer(acme.users.owner.key),
+      payload: { users: [{ email: 'member@acme.example.com', limit: 5000 }] },
+    });
+    expect(set.statusCode, set.body).toBe(200);
+    const limited = await ask(LIMITS, key);
+    expect(limited.hit).toBe(false);
+    expect(limited.body.users[0].limit).toBe(5000);
+    const statusAfter = await ask('/api/v0/me/status', key);
+    expect(statusAfter.hit).toBe(false);
+    expect(statusAfter.body.limit).toBe(5000);
+
+    // 100 input tokens of Sonnet: 120 more credits this month.
+    await ship(key, [usage('claude-sonnet-4-5', '2026-11-27T11:50:00Z', { input_tokens: 100 })]);
+    const used = await ask('/api/v0/me/status', key);
+    expect(used.hit).toBe(false);
+    expect(used.body.month_credits).toBe(status.body.month_credits + 120);
+
+    // Everyone's (an owner's personal key): never kept, so a new person is listed at once.
+    expect((await ask(LIMITS)).hit).toBe(false);
+    expect((await ask(LIMITS)).hit).toBe(false);
+  });
+});
