@@ -1,5 +1,7 @@
 // The dashboard's layout helpers (web/src/figures.ts) on fixtures worked by hand; the figures themselves are
 // the server's (api/analytics/totals.ts, test/unit/range-totals.unit.test.ts).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as figures from '../../web/src/figures.ts';
 import {
@@ -113,5 +115,12 @@ describe('what the dashboard no longer computes', () => {
   it("has no sum, mean, ratio or total of its own: they are the server's meta.totals", () => {
     for (const name of ['sum', 'topOf', 'meanOfActiveDays', 'peopleTotals', 'pullRequestTotals', 'decisionsByAgent'])
       expect(Object.keys(figures), name).not.toContain(name);
+  });
+
+  it("no page or module of web/src sums with reduce: a range total is an answer's meta.totals", () => {
+    const root = join(import.meta.dirname, '..', '..', 'web', 'src');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => /\.tsx?$/.test(f));
+    expect(files.length).toBeGreaterThan(10);
+    for (const file of files) expect(readFileSync(join(root, file), 'utf8'), file).not.toMatch(/\.reduce(<[^>]*>)?\(/);
   });
 });

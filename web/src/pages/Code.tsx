@@ -84,9 +84,21 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
               title="Lines per day"
               days={days}
               series={[
-                { label: 'Agents wrote', values: days.map((d) => rows.find((r) => r.date === d)?.edits.lines_added ?? 0) },
-                { label: 'Landed', values: days.map((d) => rows.find((r) => r.date === d)?.landed.lines_added ?? 0) },
-                { label: 'Agent lines landed', values: days.map((d) => rows.find((r) => r.date === d)?.landed.agent_lines_added ?? 0) },
+                {
+                  label: 'Agents wrote',
+                  values: days.map((d) => rows.find((r) => r.date === d)?.edits.lines_added ?? 0),
+                  total: inAll?.edit_lines_added,
+                },
+                {
+                  label: 'Landed',
+                  values: days.map((d) => rows.find((r) => r.date === d)?.landed.lines_added ?? 0),
+                  total: inAll?.landed_lines_added,
+                },
+                {
+                  label: 'Agent lines landed',
+                  values: days.map((d) => rows.find((r) => r.date === d)?.landed.agent_lines_added ?? 0),
+                  total: inAll?.agent_lines_added,
+                },
               ]}
             />
           </div>
@@ -135,8 +147,12 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
               days={days}
               whole
               series={[
-                { label: 'Merged', values: days.map((d) => data.prs.find((r) => r.date === d)?.merged ?? 0) },
-                { label: 'With agent lines', values: days.map((d) => data.prs.find((r) => r.date === d)?.merged_with_agent_lines ?? 0) },
+                { label: 'Merged', values: days.map((d) => data.prs.find((r) => r.date === d)?.merged ?? 0), total: prTotals?.merged },
+                {
+                  label: 'With agent lines',
+                  values: days.map((d) => data.prs.find((r) => r.date === d)?.merged_with_agent_lines ?? 0),
+                  total: prTotals?.merged_with_agent_lines,
+                },
               ]}
             />
             <Chart

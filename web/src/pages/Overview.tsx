@@ -28,6 +28,8 @@ interface OverviewData {
   tokens: TokenGroupRow[];
   /** The range's credits and dollars (meta.totals). */
   tokenTotals: Totals<TokensByModel> | undefined;
+  /** Each model's credits and dollars over the range (meta.group_totals). */
+  modelTotals: NonNullable<TokensByModel['meta']['group_totals']>;
   /** Models without a dollar price in the range (docs/metrics.md §8): their cost is not in the dollars. */
   unpricedModels: string[];
   /** group_by=agent, agentmeter's extension of the reference: credits and active users per agent. */
@@ -69,6 +71,7 @@ async function load(from: string, to: string, team: string | null): Promise<Over
   return {
     tokens: tokens.data,
     tokenTotals: tokens.meta?.totals,
+    modelTotals: tokens.meta?.group_totals ?? [],
     // Read loosely: a page that cannot be drawn from its answers is the error boundary's, not the loader's.
     unpricedModels: tokens.meta?.unpriced_models ?? [],
     tokensByAgent: tokensByAgent.data,
@@ -112,6 +115,7 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
   const activityTotals = drawn(data.activityTotals, 'activity');
   const toolTotals = drawn(data.toolTotals, 'tools');
   const productivityTotals = drawn(data.productivityTotals, 'productivity');
+  const modelTotal = (model: string) => data.modelTotals.find((t) => t.group_key === model);
   const clients: (keyof ActivityDay['daily_active_users_by_client'])[] = ['terminal-ui', 'web', 'non-interactive-cli', 'vscode'];
   const shares = (['auto_high', 'auto_medium', 'auto_low', 'manual'] as const).map((level) => ({
     label: level.replace('_', ' '),
@@ -161,13 +165,13 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             id="dollars-by-model"
             title="US dollars per day, by model"
             days={days}
-            series={dollars.groups.map((m, i) => ({ label: m, values: dollars.values[i]! }))}
+            series={dollars.groups.map((m, i) => ({ label: m, values: dollars.values[i]!, total: modelTotal(m)?.cost_usd }))}
           />
           <Chart
             id="credits-by-model"
             title="Standard Credits per day, by model"
             days={days}
-            series={credits.models.map((m, i) => ({ label: m, values: credits.values[i]! }))}
+            series={credits.models.map((m, i) => ({ label: m, values: credits.values[i]!, total: modelTotal(m)?.billable_tokens }))}
           />
           <Chart
             id="active-users"
@@ -193,8 +197,8 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             title="Sessions and messages"
             days={days}
             series={[
-              { label: 'Sessions', values: activity.map((r) => r.sessions) },
-              { label: 'Messages', values: activity.map((r) => r.messages) },
+              { label: 'Sessions', values: activity.map((r) => r.sessions), total: activityTotals.sessions },
+              { label: 'Messages', values: activity.map((r) => r.messages), total: activityTotals.messages },
             ]}
           />
         </div>
@@ -207,7 +211,11 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             id="credits-by-agent"
             title="Standard Credits per day, by agent"
             days={days}
-            series={agentCredits.groups.map((a, i) => ({ label: a, values: agentCredits.values[i]! }))}
+            series={agentCredits.groups.map((a, i) => ({
+              label: a,
+              values: agentCredits.values[i]!,
+              total: data.agentTotals.find((t) => t.group_key === a)?.billable_tokens,
+            }))}
           />
           <Chart
             id="dau-by-agent"
@@ -237,7 +245,7 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             whole
             title="Tool calls per day"
             days={days}
-            series={[{ label: 'Tool calls', values: tools.map((r) => r.tool_calls) }]}
+            series={[{ label: 'Tool calls', values: tools.map((r) => r.tool_calls), total: toolTotals.tool_calls }]}
           />
           <Chart
             id="autonomy-ratio"
@@ -292,8 +300,8 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             title="Files created and edited"
             days={days}
             series={[
-              { label: 'Created', values: productivity.map((r) => r.files_created) },
-              { label: 'Edited', values: productivity.map((r) => r.files_edited) },
+              { label: 'Created', values: productivity.map((r) => r.files_created), total: productivityTotals.files_created },
+              { label: 'Edited', values: productivity.map((r) => r.files_edited), total: productivityTotals.files_edited },
             ]}
           />
           <Chart
@@ -301,8 +309,8 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             title="Commits and pull requests"
             days={days}
             series={[
-              { label: 'Commits', values: productivity.map((r) => r.git_commits) },
-              { label: 'Pull requests', values: productivity.map((r) => r.git_prs_created) },
+              { label: 'Commits', values: productivity.map((r) => r.git_commits), total: productivityTotals.git_commits },
+              { label: 'Pull requests', values: productivity.map((r) => r.git_prs_created), total: productivityTotals.git_prs_created },
             ]}
           />
         </div>

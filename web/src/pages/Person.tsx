@@ -44,7 +44,7 @@ export function Person(props: { path: string; query: URLSearchParams; from: stri
               id="person-credits"
               title="Standard Credits per day"
               days={days}
-              series={[{ label: 'Credits', values: series((r) => r.billable_tokens) }]}
+              series={[{ label: 'Credits', values: series((r) => r.billable_tokens), total: data.meta.totals.billable_tokens }]}
             />
             <Chart
               id="person-activity"
@@ -52,9 +52,9 @@ export function Person(props: { path: string; query: URLSearchParams; from: stri
               title="Sessions, messages and tool calls"
               days={days}
               series={[
-                { label: 'Sessions', values: series((r) => r.sessions) },
-                { label: 'Messages', values: series((r) => r.messages) },
-                { label: 'Tool calls', values: series((r) => r.tool_calls) },
+                { label: 'Sessions', values: series((r) => r.sessions), total: data.meta.totals.sessions },
+                { label: 'Messages', values: series((r) => r.messages), total: data.meta.totals.messages },
+                { label: 'Tool calls', values: series((r) => r.tool_calls), total: data.meta.totals.tool_calls },
               ]}
             />
           </div>
