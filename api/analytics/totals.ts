@@ -43,7 +43,11 @@ export function tokenTotals(records: readonly { billable_tokens: number; cost_us
  */
 export function tokenGroupTotals(rows: readonly { group_key: string; billable_tokens: number; cost_usd: number | null }[]) {
   const groups = new Map<string, { billable_tokens: number; cost_usd: number | null }[]>();
-  for (const r of rows) groups.set(r.group_key, [...(groups.get(r.group_key) ?? []), r]);
+  for (const r of rows) {
+    const list = groups.get(r.group_key);
+    if (list) list.push(r);
+    else groups.set(r.group_key, [r]);
+  }
   return [...groups]
     .map(([group_key, list]) => ({ group_key, ...tokenTotals(list) }))
     .sort((a, b) => b.billable_tokens - a.billable_tokens || (a.group_key < b.group_key ? -1 : a.group_key > b.group_key ? 1 : 0));
@@ -229,7 +233,11 @@ export function personTotals(records: readonly UserDay[]) {
 /** /users: each person of the page over the range (their rows are all on one page), in page order. */
 export function peopleTotals(records: readonly UserDay[]) {
   const byUser = new Map<string, UserDay[]>();
-  for (const r of records) byUser.set(r.user_id, [...(byUser.get(r.user_id) ?? []), r]);
+  for (const r of records) {
+    const list = byUser.get(r.user_id);
+    if (list) list.push(r);
+    else byUser.set(r.user_id, [r]);
+  }
   return [...byUser].map(([user_id, rows]) => ({ user_id, user_email: rows[0]!.user_email, ...personTotals(rows) }));
 }
 
