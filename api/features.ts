@@ -115,14 +115,14 @@ export const FEATURES: readonly Feature[] = [
     register: (app, { db, live, cache, teams, pinnedNow }) =>
       registerTodayRoutes(app, { live, cache, teams, code: new CodeStore(db), ...pinnedNow }),
   },
-  { name: 'me', register: (app, { db, live }) => registerMeRoutes(app, { db, live }) },
+  { name: 'me', register: (app, { db, live, cache, clock }) => registerMeRoutes(app, { db, live, cache, now: () => new Date(clock()) }) },
   { name: 'aliases', register: (app, { db, accounts, changes }) => registerAliasRoutes(app, { db, accounts, changes }) },
   {
     name: 'budgets',
-    register: (app, { budgets, live, alerts, teams, anomalies, digests }) =>
-      registerBudgetRoutes(app, { budgets, live, alerts, teams, anomalies, digests }),
+    register: (app, { budgets, live, alerts, teams, anomalies, digests, cache, changes, clock }) =>
+      registerBudgetRoutes(app, { budgets, live, alerts, teams, anomalies, digests, cache, changes, now: () => new Date(clock()) }),
   },
-  { name: 'forecast', register: (app, { forecast }) => registerForecastRoutes(app, forecast) },
+  { name: 'forecast', register: (app, { forecast, cache }) => registerForecastRoutes(app, { ...forecast, cache }) },
   {
     name: 'alert-settings',
     register: (app, { alertSettings, digests, alerts, clock }) =>
@@ -146,9 +146,15 @@ export const FEATURES: readonly Feature[] = [
     name: 'otlp',
     register: (app, ctx) => registerOtlpRoutes(app, { ingest: ctx.ingest, onStored: (principal) => afterIngest(ctx, principal.orgId) }),
   },
-  { name: 'readiness', register: (app, { db }) => registerReadinessRoutes(app, { readiness: new ReadinessStore(db) }) },
+  {
+    name: 'readiness',
+    register: (app, { db, cache, changes }) => registerReadinessRoutes(app, { readiness: new ReadinessStore(db), cache, changes }),
+  },
   { name: 'controls', register: (app, { db, accounts }) => registerControlRoutes(app, { db, accounts }) },
-  { name: 'limits', register: (app, { db, live, pinnedNow }) => registerLimitRoutes(app, { db, live, ...pinnedNow }) },
+  {
+    name: 'limits',
+    register: (app, { db, live, cache, changes, pinnedNow }) => registerLimitRoutes(app, { db, live, cache, changes, ...pinnedNow }),
+  },
   { name: 'computers', register: (app, { db, computers, clock }) => registerComputerRoutes(app, { db, computers, now: clock }) },
   {
     name: 'sessions',
@@ -166,10 +172,11 @@ export const FEATURES: readonly Feature[] = [
       registerAnalyticsRoutes(app, { cache, analytics: readModel, repos: new AnalyticsStore(db), teams, ...pinnedNow }),
   },
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
-  { name: 'teams', register: (app, { db }) => registerTeamRoutes(app, { db }) },
+  { name: 'teams', register: (app, { db, cache, pinnedNow }) => registerTeamRoutes(app, { db, cache, ...pinnedNow }) },
   {
     name: 'adoption',
-    register: (app, { db, clock }) => registerAdoptionRoutes(app, { store: new AdoptionStore(db), now: () => new Date(clock()) }),
+    register: (app, { db, clock, cache, teams }) =>
+      registerAdoptionRoutes(app, { store: new AdoptionStore(db), now: () => new Date(clock()), cache, teams }),
   },
   {
     name: 'code',
@@ -186,15 +193,17 @@ export const FEATURES: readonly Feature[] = [
   { name: 'batch', register: (app, { db, batch }) => registerBatchRoutes(app, { runner: batch, store: new BatchStore(db) }) },
   {
     name: 'pricing',
-    register: (app, { db, batch, changes }) => registerPricingRoutes(app, { pricing: new PricingStore(db), runner: batch, changes }),
+    register: (app, { db, batch, changes, cache }) =>
+      registerPricingRoutes(app, { pricing: new PricingStore(db), runner: batch, changes, cache }),
   },
   // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
   { name: 'keys', register: (app, { accounts, auth }) => registerKeyRoutes(app, { accounts, auth }) },
   {
     name: 'users',
-    register: (app, { db, accounts, auth, changes, batch, pinnedNow }) =>
+    register: (app, { db, accounts, auth, changes, batch, cache, pinnedNow }) =>
       registerUserRoutes(app, {
         accounts,
+        cache,
         auth,
         db,
         analytics: new AnalyticsStore(db),

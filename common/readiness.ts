@@ -47,4 +47,23 @@ export type ReadinessReportInput = z.infer<typeof ReadinessReportInput>;
 export const ReadinessReport = z.strictObject({ reportId: z.uuid(), createdAt: z.number().int().positive(), ...reportFields });
 export type ReadinessReport = z.infer<typeof ReadinessReport>;
 
-export const ReadinessList = z.strictObject({ reports: z.array(ReadinessReport) });
+/** A report's figures in one (an agentmeter extension: the server computes them, api/readiness/figures.ts). */
+export const ReadinessSummary = z.strictObject({
+  reportId: z.uuid(),
+  criteria: z.number().int().min(0).describe('the criteria the report judged'),
+  met: z.number().int().min(0).describe('the criteria met in full (numerator = denominator)'),
+  score: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe("the mean of the criteria's numerator / denominator (partial credit counts), 0 without criteria"),
+});
+export type ReadinessSummary = z.infer<typeof ReadinessSummary>;
+
+export const ReadinessList = z.strictObject({
+  reports: z.array(ReadinessReport),
+  summaries: z
+    .array(ReadinessSummary)
+    .optional()
+    .describe('one per report, in the same order (an agentmeter extension; the server always sends it)'),
+});

@@ -41,6 +41,26 @@ import {
   UsersResponse,
 } from './schema.ts';
 import type { AnalyticsReader, AnalyticsStore } from './store.ts';
+import {
+  activityGroupTotals,
+  activityTotals,
+  decisionsByAgent,
+  peopleTotals,
+  productivityGroupTotals,
+  productivityTotals,
+  tokenGroupTotals,
+  tokenTotals,
+  toolGroupTotals,
+  toolTotals,
+} from './totals.ts';
+
+/** group_by=team: each team over the range (meta.group_totals), as the endpoint's groups are summed. */
+function teamTotals(endpoint: TeamGroupedEndpoint, rows: unknown[]) {
+  if (endpoint === 'tokens') return tokenGroupTotals(rows as Parameters<typeof tokenGroupTotals>[0]);
+  if (endpoint === 'tools') return toolGroupTotals(rows as Parameters<typeof toolGroupTotals>[0]);
+  if (endpoint === 'activity') return activityGroupTotals(rows as Parameters<typeof activityGroupTotals>[0]);
+  return productivityGroupTotals(rows as Parameters<typeof productivityGroupTotals>[0]);
+}
 
 export interface AnalyticsDeps {
   /** The aggregate rows: the read model (api/analytics/memory.ts), or AnalyticsStore's SQL. */
@@ -125,7 +145,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
             const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
             // /tokens names the range's models without a dollar price (docs/metrics.md §8).
             const unpriced = endpoint === 'tokens' ? await tokensMeta(deps.analytics, principal.orgId, q.startDate, q.endDate) : {};
-            return { data, meta: { ...meta(principal, q), ...unpriced } };
+            return { data, meta: { ...meta(principal, q), ...unpriced, group_totals: teamTotals(endpoint as TeamGroupedEndpoint, data) } };
           }
           // team=: the same answer computed over the team's members on each day.
           const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
@@ -147,43 +167,50 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       const scope = q.team ? await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate) : undefined;
       const repoRows = await deps.repos.tokensByRepo(principal.orgId, q.startDate, q.endDate);
       const data = tokenGroupedByRepo(q.days, repoRows, scope ? (day, user) => scope.members(day).has(user) : undefined);
-      return { data, meta: { ...meta(principal, q), ...tokensFacts } };
+      return { data, meta: { ...meta(principal, q), ...tokensFacts, group_totals: tokenGroupTotals(data) } };
     }
-    const data =
-      q.groupBy === 'agent'
-        ? tokenGroupedByAgent(q.days, rows)
-        : q.groupBy === 'model'
-          ? tokenGroupedByModel(q.days, rows)
-          : tokenRecords(q.days, rows);
-    return { data, meta: { ...meta(principal, q), ...tokensFacts } };
+    if (q.groupBy === 'agent' || q.groupBy === 'model') {
+      const data = q.groupBy === 'agent' ? tokenGroupedByAgent(q.days, rows) : tokenGroupedByModel(q.days, rows);
+      return { data, meta: { ...meta(principal, q), ...tokensFacts, totals: tokenTotals(data), group_totals: tokenGroupTotals(data) } };
+    }
+    const data = tokenRecords(q.days, rows);
+    return { data, meta: { ...meta(principal, q), ...tokensFacts, totals: tokenTotals(data) } };
   });
 
   route('tools', async (principal, q, analytics) => {
     if (q.groupBy === 'agent') {
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_calls']);
-      return { data: toolGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
+      const data = toolGroupedByAgent(q.days, breakdowns);
+      return { data, meta: { ...meta(principal, q), group_totals: toolGroupTotals(data) } };
     }
     if (q.groupBy === 'tool_name') {
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool']);
-      return { data: toolGroupedByName(q.days, breakdowns), meta: meta(principal, q) };
+      const data = toolGroupedByName(q.days, breakdowns);
+      return { data, meta: { ...meta(principal, q), group_totals: toolGroupTotals(data) } };
     }
     const [orgRows, breakdowns, hooks] = await Promise.all([
       analytics.orgDays(principal.orgId, q.startDate, q.endDate),
       analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool', 'mcp_server', 'skill', 'slash_command']),
       analytics.hooks(principal.orgId, q.startDate, q.endDate),
     ]);
-    return { data: toolRecords(q.days, orgRows, breakdowns, hooks), meta: meta(principal, q) };
+    const data = toolRecords(q.days, orgRows, breakdowns, hooks);
+    return { data, meta: { ...meta(principal, q), totals: toolTotals(data) } };
   });
 
   route('activity', async (principal, q, analytics) => {
     if (q.groupBy === 'agent') {
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']);
-      return { data: activityGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
+      const data = activityGroupedByAgent(q.days, breakdowns);
+      return { data, meta: { ...meta(principal, q), group_totals: activityGroupTotals(data) } };
     }
     const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
-    if (q.groupBy === 'client') return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
+    if (q.groupBy === 'client') {
+      const data = activityGroupedByClient(q.days, breakdowns);
+      return { data, meta: { ...meta(principal, q), group_totals: activityGroupTotals(data) } };
+    }
     const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
-    return { data: activityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+    const data = activityRecords(q.days, orgRows, breakdowns);
+    return { data, meta: { ...meta(principal, q), totals: activityTotals(data) } };
   });
 
   route('productivity', async (principal, q, analytics) => {
@@ -192,8 +219,13 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, [
         `edits_accepted_${by}`,
         `edits_rejected_${by}`,
+        // The agents used in the range: one that reported no decision is listed as not reporting them.
+        ...(q.groupBy === 'agent' ? ['agent_users'] : []),
       ]);
-      return { data: productivityDecisionRows(q.days, breakdowns, q.groupBy), meta: meta(principal, q) };
+      const data = productivityDecisionRows(q.days, breakdowns, q.groupBy);
+      if (q.groupBy !== 'agent') return { data, meta: meta(principal, q) };
+      const used = [...new Set(breakdowns.filter((r) => r.kind === 'agent_users' && r.count > 0).map((r) => r.key))];
+      return { data, meta: { ...meta(principal, q), by_agent: decisionsByAgent(used, data) } };
     }
     const [orgRows, breakdowns] = await Promise.all([
       analytics.orgDays(principal.orgId, q.startDate, q.endDate),
@@ -204,7 +236,8 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
         'edits_rejected_agent',
       ]),
     ]);
-    return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+    const data = productivityRecords(q.days, orgRows, breakdowns);
+    return { data, meta: { ...meta(principal, q), totals: productivityTotals(data) } };
   });
 
   route('users', async (principal, q, analytics) => {
@@ -212,9 +245,10 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     const hasMore = ids.length > q.limit;
     const page = ids.slice(0, q.limit);
     const rows = await analytics.userRows(principal.orgId, q.startDate, q.endDate, page);
+    const data = userRecords(rows);
     return {
-      data: userRecords(rows),
-      meta: { ...meta(principal, q), has_more: hasMore, next_cursor: hasMore ? page.at(-1)! : null },
+      data,
+      meta: { ...meta(principal, q), has_more: hasMore, next_cursor: hasMore ? page.at(-1)! : null, people: peopleTotals(data) },
     };
   });
 }

@@ -245,6 +245,74 @@ export const UserRecord = z.strictObject({
 });
 
 const Meta = z.strictObject({ org_id: z.string(), start_date: Day, end_date: Day });
+
+// meta.totals (an agentmeter extension): the range in one, computed by the server (api/analytics/totals.ts)
+// so that no reader sums, averages or divides the daily records itself.
+const TOTALS = 'the range in one (an agentmeter extension): sums of the records, and each ratio over those sums';
+const RangeCost = CostUsd.describe(
+  'US dollars of the range, 4 decimals: the sum of its priced usage; null when there was usage and none of it had a price; 0 without usage',
+);
+export const TokenTotals = z.strictObject({ billable_tokens: z.number(), cost_usd: RangeCost });
+export const TokenGroupTotals = z.array(TokenTotals.extend({ group_key: z.string() }));
+export const ToolTotals = z.strictObject({
+  tool_calls: count,
+  skills_invocations: count,
+  slash_commands_invocations: count,
+  hooks_invocations: count,
+  autonomy_ratio_avg: z
+    .number()
+    .describe("the mean of the days' autonomy_ratio_avg over the days with a tool call (a quiet day would pull it down); 0 without one"),
+  by_tool: z.array(named('tool', 'invocations')),
+  mcp_by_server: z.array(named('server', 'invocations')),
+  skills_by_name: z.array(named('name', 'count')),
+  slash_commands_by_name: z.array(named('name', 'count')),
+  hooks_by_event: z.array(z.strictObject({ event: z.string(), matcher: z.string(), command: z.string(), count })),
+});
+export const ActivityTotals = z.strictObject({ sessions: count, messages: count, user_messages: count });
+const GROUP_TOTALS = 'each group over the range (an agentmeter extension), on every grouped answer';
+export const ToolGroupTotals = z.array(z.strictObject({ group_key: z.string(), tool_calls: count }));
+export const ActivityGroupTotals = z.array(
+  z.strictObject({
+    group_key: z.string(),
+    peak_daily_active_users: count.describe('the most daily active users of a day of the range (people are not summed over days)'),
+  }),
+);
+export const ProductivityGroupTotals = z.array(
+  z.strictObject({ group_key: z.string(), files_created: count, files_edited: count, git_commits: count, git_prs_created: count }),
+);
+export const ProductivityTotals = z.strictObject({
+  files_created: count,
+  files_edited: count,
+  git_commits: count,
+  git_prs_created: count,
+  ...editDecisions,
+  by_extension: z.array(named('extension', 'count')),
+  by_language: z.array(named('language', 'count')),
+});
+export const AgentDecisions = z.array(
+  z
+    .strictObject({ agent: AgentName, ...editDecisions })
+    .describe(
+      'an agent used in the range, or that reported a decision: its edit decisions over the range; edit_acceptance_rate null: it reported none (not reported, never 0%)',
+    ),
+);
+export const PersonTotals = z.strictObject({
+  active_days: count,
+  billable_tokens: z.number(),
+  cost_usd: RangeCost,
+  tool_calls: count,
+  sessions: count,
+  messages: count,
+  files_created: count,
+  files_edited: count,
+  git_commits: count,
+  git_prs_created: count,
+  primary_model: z
+    .string()
+    .nullable()
+    .describe('the model that was primary on the days with the most Standard Credits (ties by name); null without one'),
+});
+
 /** /tokens names the models its rows could not price (docs/metrics.md §8). */
 const TokensMeta = Meta.extend({
   unpriced_models: z
@@ -255,6 +323,21 @@ const TokensMeta = Meta.extend({
     .describe(
       'agents used in the range (an event of theirs) that reported no token usage in it, an agentmeter extension: Cursor keeps none on the machine. Their tokens are not reported, never zero: no row of theirs, and no part of any sum',
     ),
+  totals: TokenTotals.optional().describe(`${TOTALS}; without group_by, and with group_by=model or agent`),
+  group_totals: TokenGroupTotals.optional().describe(`${GROUP_TOTALS}: by Standard Credits descending, then group_key`),
+});
+const ToolsMeta = Meta.extend({
+  totals: ToolTotals.optional().describe(`${TOTALS}; without group_by`),
+  group_totals: ToolGroupTotals.optional().describe(`${GROUP_TOTALS}: by calls descending, then group_key`),
+});
+const ActivityMeta = Meta.extend({
+  totals: ActivityTotals.optional().describe(`${TOTALS}; without group_by`),
+  group_totals: ActivityGroupTotals.optional().describe(`${GROUP_TOTALS}: by peak descending, then group_key`),
+});
+const ProductivityMeta = Meta.extend({
+  totals: ProductivityTotals.optional().describe(`${TOTALS}; without group_by`),
+  group_totals: ProductivityGroupTotals.optional().describe(`group_by=team: ${GROUP_TOTALS}, by commits descending, then group_key`),
+  by_agent: AgentDecisions.optional().describe('group_by=agent (an agentmeter extension): each agent over the range, by agent'),
 });
 /**
  * `data` is one record per day, or with group_by one row per day and group (only non-zero groups). Typed
@@ -270,7 +353,6 @@ const envelopeWith =
       >,
       meta,
     });
-const envelope = envelopeWith(Meta);
 
 /** group_by=team (an agentmeter extension, docs/metrics.md §6): the team's name as group_key. */
 const TeamKey = z.string().describe("the team's name (group_by=team, an agentmeter extension)");
@@ -291,10 +373,16 @@ export const ProductivityTeamRow = z.strictObject({
 });
 
 export const TokensResponse = envelopeWith(TokensMeta)(TokenRecord, TokenGroupedRow, TokenAgentRow, TokenTeamRow, TokenRepoRow);
-export const ToolsResponse = envelope(ToolRecord, ToolGroupedRow, ToolAgentRow, ToolTeamRow);
-export const ActivityResponse = envelope(ActivityRecord, ActivityGroupedRow, ActivityAgentRow, ActivityTeamRow);
-export const ProductivityResponse = envelope(ProductivityRecord, ProductivityDecisionRow, ProductivityTeamRow);
+export const ToolsResponse = envelopeWith(ToolsMeta)(ToolRecord, ToolGroupedRow, ToolAgentRow, ToolTeamRow);
+export const ActivityResponse = envelopeWith(ActivityMeta)(ActivityRecord, ActivityGroupedRow, ActivityAgentRow, ActivityTeamRow);
+export const ProductivityResponse = envelopeWith(ProductivityMeta)(ProductivityRecord, ProductivityDecisionRow, ProductivityTeamRow);
 export const UsersResponse = z.strictObject({
   data: z.array(UserRecord),
-  meta: Meta.extend({ has_more: z.boolean(), next_cursor: z.string().nullable() }),
+  meta: Meta.extend({
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable(),
+    people: z
+      .array(PersonTotals.extend({ user_id: z.string(), user_email: z.string().nullable() }))
+      .describe('each person of the page over the range (an agentmeter extension; their records are all on this page), in page order'),
+  }),
 });

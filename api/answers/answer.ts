@@ -1,8 +1,9 @@
 // How a read route answers through the answer cache (api/answers/cache.ts): its key, and the bytes sent.
 // The key is the organization, whose figures the answer is restricted to (a member's own, or everyone's),
-// the UTC day of the server clock (the date rules and "today" move with it), the URL as sent and, for an
-// answer restricted to or grouped by teams, the organization's teams revision (which every change of its
-// teams bumps, api/teams/store.ts). Nothing crosses organizations or viewers.
+// the UTC day of the server clock (the date rules and "today" move with it; the minute for an answer that
+// counts back from now), the URL as sent and, for an answer restricted to or grouped by teams or reading
+// them whatever its query, the organization's teams revision (which every change of its teams bumps,
+// api/teams/store.ts). Nothing crosses organizations or viewers.
 //
 // Only an answer that was built is kept, so a URL whose query failed its checks never is: a hit needs no
 // second check, and each new day checks afresh against its own date rules.
@@ -18,8 +19,15 @@ export interface AnswerOf {
   now: Date;
   /** What the answer is built from: a change of one of these drops it (api/answers/changes.ts). */
   reads: readonly Source[];
-  /** The teams revision, asked only when the query restricts to or groups by teams. */
+  /** The teams revision, asked when the query restricts to or groups by teams, or `roster` is set. */
   teams?: { revision(org: string): Promise<number> };
+  /** The answer reads the teams whatever its query (the forecast's team budgets, adoption's teams). */
+  roster?: boolean;
+  /**
+   * How long the clock may move before the answer is built anew: the UTC day (the default: the date rules
+   * move with it), or the minute, for an answer whose windows end at now (adoption's last 7 and 28 days).
+   */
+  clock?: 'day' | 'minute';
 }
 
 /** Does the query restrict to a team or group by teams? Such an answer depends on memberships. */
@@ -29,8 +37,9 @@ export function teamScoped(query: unknown): boolean {
 }
 
 export async function answerKey(request: FastifyRequest, of: AnswerOf): Promise<string> {
-  const key = `${of.org}|${of.viewer ?? '*'}|${of.now.toISOString().slice(0, 10)}|${request.url}`;
-  return of.teams && teamScoped(request.query) ? `${key}|teams@${await of.teams.revision(of.org)}` : key;
+  const time = of.now.toISOString().slice(0, of.clock === 'minute' ? 16 : 10);
+  const key = `${of.org}|${of.viewer ?? '*'}|${time}|${request.url}`;
+  return of.teams && (of.roster || teamScoped(request.query)) ? `${key}|teams@${await of.teams.revision(of.org)}` : key;
 }
 
 /**

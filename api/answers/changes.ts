@@ -7,7 +7,8 @@
 // One source is not in the table: the roster (teams, memberships, the minimum team size). It changes
 // through the roster upload, SCIM groups, OIDC sign-in and the CLI, each in a transaction that bumps the
 // organization's teams revision (api/teams/store.ts), and that revision is part of the key of every
-// answer restricted to or grouped by teams (api/answers/answer.ts): a roster change is a new key.
+// answer restricted to or grouped by teams, or reading them whatever its query (api/answers/answer.ts,
+// `roster`): a roster change is a new key.
 
 /** What an answer or a holder is built from. */
 export type Source =
@@ -20,9 +21,15 @@ export type Source =
   /** The organization's own prices (live figures price today's usage with them). */
   | 'prices'
   /** The pull requests the code hosts' webhooks delivered. */
-  | 'pullRequests';
+  | 'pullRequests'
+  /** The organization's budgets (the forecast and the budgets' usage name each one). */
+  | 'budgets'
+  /** The readiness reports uploaded. */
+  | 'readiness'
+  /** The credit limits and whether they are enforced. */
+  | 'limits';
 
-export const ALL_SOURCES: readonly Source[] = ['aggregates', 'events', 'users', 'prices', 'pullRequests'];
+export const ALL_SOURCES: readonly Source[] = ['aggregates', 'events', 'users', 'prices', 'pullRequests', 'budgets', 'readiness', 'limits'];
 
 /** What changed, for one organization or (no org) every one. */
 export type Change =
@@ -35,7 +42,13 @@ export type Change =
   /** A code host's delivery changed a pull request. */
   | { kind: 'pullRequest'; org: string }
   /** An organization price was set or removed (its past days are then rebuilt by a batch: a 'batch' change). */
-  | { kind: 'price'; org: string };
+  | { kind: 'price'; org: string }
+  /** An owner set, replaced or removed a budget. */
+  | { kind: 'budget'; org: string }
+  /** A readiness report was uploaded. */
+  | { kind: 'readiness'; org: string }
+  /** A credit limit was set, or enforcement turned on or off. */
+  | { kind: 'limit'; org: string };
 
 /** THE table: what each change makes stale. */
 export const STALE: { readonly [K in Change['kind']]: readonly Source[] } = {
@@ -44,6 +57,9 @@ export const STALE: { readonly [K in Change['kind']]: readonly Source[] } = {
   user: ['users'],
   price: ['prices'],
   pullRequest: ['pullRequests'],
+  budget: ['budgets'],
+  readiness: ['readiness'],
+  limit: ['limits'],
 };
 
 /** Something that keeps what it built from stored data until told it is stale. */

@@ -5,9 +5,13 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest, notFound } from '../../common/errors.ts';
 import type { AnomalyStore } from '../anomalies/store.ts';
+import { sendAnswer } from '../answers/answer.ts';
+import type { ResponseCache } from '../answers/cache.ts';
+import type { Changes } from '../answers/changes.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import type { DigestStore } from '../digest/store.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { teamNameKey } from '../teams/store.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
@@ -36,7 +40,19 @@ export interface BudgetDeps {
   /** Listed with the alerts: cost anomalies and weekly digests. */
   anomalies: AnomalyStore;
   digests: DigestStore;
+  /** The answer cache: the budgets' usage is kept until what it reads changes. */
+  cache: ResponseCache;
+  /** Told when the budgets change: the answers that name them are stale. */
+  changes: Pick<Changes, 'changed'>;
+  /** The server clock: the month and the key's day. */
+  now: () => Date;
 }
+
+/**
+ * What the budgets' usage is built from: this month's records (today's as they arrive), prices, e-mails and
+ * the budgets; the teams through the key (`roster`).
+ */
+const BUDGET_READS = ['events', 'aggregates', 'prices', 'users', 'budgets'] as const;
 
 export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): void {
   const answer = async (orgId: string): Promise<BudgetList> => {
@@ -113,21 +129,34 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
     };
   };
 
-  declareRoute(
-    app,
-    {
-      method: 'GET',
-      path: BUDGETS_PATH,
-      tag: 'Budgets',
-      summary: "The organization's budgets, each with its credits this UTC month (today's included) and their share",
-      description:
-        'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path, a webhook URL without its query string (`?…`).',
-      action: 'Budgets',
-      access: { kind: 'user', roles: ADMIN_ROLES },
-      responses: { 200: BudgetList },
-    },
-    async ({ principal }) => answer(principal.orgId),
-  );
+  /** Stores the organization's budgets, and says so: the forecast and the budgets' answers are stale. */
+  const replace = async (orgId: string, budgets: StoredBudget[], by: string) => {
+    await deps.budgets.replace(orgId, budgets, by);
+    deps.changes.changed({ kind: 'budget', org: orgId });
+  };
+
+  const listDoc = {
+    method: 'GET',
+    path: BUDGETS_PATH,
+    tag: 'Budgets',
+    summary: "The organization's budgets, each with its credits this UTC month (today's included) and their share",
+    description:
+      'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path, a webhook URL without its query string (`?…`).',
+    action: 'Budgets',
+    access: { kind: 'user', roles: ADMIN_ROLES },
+    responses: { 200: BudgetList },
+  } as const satisfies RouteDoc;
+  declareRoute(app, listDoc, async ({ principal }, request, reply) => {
+    const of = { org: principal.orgId, now: deps.now(), reads: BUDGET_READS, teams: deps.teams, roster: true };
+    return sendAnswer(
+      deps.cache,
+      request,
+      reply,
+      of,
+      () => answer(principal.orgId),
+      (body) => checkSentAnswer(app, listDoc, 200, body),
+    );
+  });
 
   declareRoute(
     app,
@@ -158,7 +187,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
         seen.add(key);
         budgets.push(stored);
       }
-      await deps.budgets.replace(principal.orgId, budgets, principal.userId);
+      await replace(principal.orgId, budgets, principal.userId);
       request.log.info({ budgets: budgets.length }, 'budgets replaced');
       // A budget already past a threshold fires it now, not at the next record.
       deps.alerts.touch(principal.orgId);
@@ -197,7 +226,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
         if (!current.some(same)) throw notFound('no such budget in the organization');
         budgets = current.filter((b) => !same(b));
       }
-      await deps.budgets.replace(principal.orgId, budgets, principal.userId);
+      await replace(principal.orgId, budgets, principal.userId);
       request.log.info({ budgets: budgets.length, change: body.budget ? 'set' : 'remove' }, 'budget changed');
       deps.alerts.touch(principal.orgId);
       return answer(principal.orgId);

@@ -1,6 +1,7 @@
 // Pure: the records of GET /api/v1/analytics/code (docs/metrics.md §5) from the aggregate rows: one record per
 // day of the range (zeros included), or with group_by the flat rows of each non-zero group. Breakdown
 // arrays: by count descending, then name (docs/metrics.md §4).
+import { sumBreakdowns } from '../analytics/totals.ts';
 import type { CodeGroupedRow, CodeRecord, CodeTotals } from './schema.ts';
 import type { EditRow, LandedAgentRow, LandedRow } from './store.ts';
 
@@ -143,4 +144,39 @@ export function codeGrouped(
   return [...rows.values()]
     .filter((r) => r.edit_lines_added > 0 || r.landed_lines_added > 0 || r.landed_agent_lines > 0)
     .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.group_key < b.group_key ? -1 : a.group_key > b.group_key ? 1 : 0));
+}
+
+/** Ungrouped: the days' landed lines by agent and by model, summed over the range (docs/metrics.md §4). */
+export function codeLandedBy(records: readonly CodeRecord[]) {
+  return {
+    landed_by_agent: sumBreakdowns(
+      records.map((r) => r.landed.by_agent),
+      (a) => a.agent,
+      (a) => a.lines,
+      (agent, lines) => ({ agent, lines }),
+    ) as { agent: CodeRecord['landed']['by_agent'][number]['agent']; lines: number }[],
+    landed_by_model: sumBreakdowns(
+      records.map((r) => r.landed.by_model),
+      (m) => m.model_id,
+      (m) => m.lines,
+      (model_id, lines) => ({ model_id, lines }),
+    ) as { model_id: string; lines: number }[],
+  };
+}
+
+/** Grouped: each group over the range, most landed agent lines first, then group_key. */
+export function codeGroupTotals(
+  rows: readonly { group_key: string; edit_lines_added: number; landed_lines_added: number; landed_agent_lines: number }[],
+) {
+  const totals = new Map<string, { edit_lines_added: number; landed_lines_added: number; landed_agent_lines: number }>();
+  for (const r of rows) {
+    const t = totals.get(r.group_key) ?? { edit_lines_added: 0, landed_lines_added: 0, landed_agent_lines: 0 };
+    t.edit_lines_added += r.edit_lines_added;
+    t.landed_lines_added += r.landed_lines_added;
+    t.landed_agent_lines += r.landed_agent_lines;
+    totals.set(r.group_key, t);
+  }
+  return [...totals]
+    .map(([group_key, t]) => ({ group_key, ...t }))
+    .sort((a, b) => b.landed_agent_lines - a.landed_agent_lines || (a.group_key < b.group_key ? -1 : a.group_key > b.group_key ? 1 : 0));
 }

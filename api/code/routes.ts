@@ -16,11 +16,12 @@ import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { restrictRows } from '../teams/figures.ts';
-import { codeGrouped, codeRecords, codeTotals } from './assemble.ts';
+import { codeGrouped, codeGroupTotals, codeLandedBy, codeRecords, codeTotals } from './assemble.ts';
 import {
   CODE_PATH,
   COMMIT_CURSOR,
   COMMITS_PATH,
+  type CodeGroupedRow,
   type CodeRecord,
   CodeResponse,
   type CodeTotals,
@@ -33,6 +34,11 @@ import { codeByTeam } from './teams.ts';
 
 /** What the code figures are built from: the batch's code aggregates. */
 const CODE_READS = ['aggregates'] as const;
+/**
+ * What the commit list is built from: the landed commits as they arrive (records), what the batch credits
+ * and rebuilds, and the authors' e-mails.
+ */
+const COMMITS_READS = ['events', 'aggregates', 'users'] as const;
 
 /** Who may read the code figures: members too, restricted to their own. */
 export const CODE_ROLES = ['owner', 'manager', 'member'] as const;
@@ -128,7 +134,7 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
           start_date: q.startDate,
           end_date: q.endDate,
           ...(user ? { user_id: user } : {}),
-          ...(totals ? { totals } : {}),
+          ...(totals ? { totals, ...codeLandedBy(data as CodeRecord[]) } : { group_totals: codeGroupTotals(data as CodeGroupedRow[]) }),
         };
         return { data, meta };
       },
@@ -136,60 +142,68 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
     );
   });
 
-  declareRoute(
-    app,
-    {
-      method: 'GET',
-      path: COMMITS_PATH,
-      tag: 'Analytics',
-      summary: 'Landed commits with their lines and agent lines by agent and model, newest first, paged',
-      description:
-        'Commits dated by committer time from startDate to endDate (today included: a commit is listed as soon as the server has it). next_cursor is the last commit of the page. A member sees only their own commits.',
-      action: 'The landed commits',
-      access: { kind: 'user', roles: CODE_ROLES },
-      query: CommitsQuery,
-      // Its own messages for unknown, repeated and missing parameters, and the daily endpoints' date rules.
-      queryCheckedBy: 'handler',
-      responses: { 200: CommitPage },
-    },
-    async ({ principal }, request): Promise<CommitPage> => {
-      const user = ownOnly(principal);
-      const q = parseCommitsQuery(request.query, now());
-      if (q.team !== undefined && user) throw forbidden('Team figures are for owners and managers; a member sees their own commits');
-      const periods = q.team !== undefined ? (await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate)).periods : null;
-      const rows = await deps.code.commits(principal.orgId, q.startDate, q.endDate, user, q.cursor, q.limit, periods);
-      const hasMore = rows.length > q.limit;
-      const page = rows.slice(0, q.limit);
-      const last = page.at(-1);
-      const data: LandedCommit[] = page.map((r) => ({
-        repo_id: r.repo_id,
-        repo: r.repo,
-        commit: r.commit,
-        user_id: r.user_id,
-        user_email: r.user_email,
-        committed_at: new Date(r.ts_ms).toISOString(),
-        lines_added: r.lines_added,
-        lines_deleted: r.lines_deleted,
-        agent_lines: r.agent_lines,
-        by_agent: r.by_agent
-          .map((a) => ({ agent: a.agent as LandedCommit['by_agent'][number]['agent'], model_id: a.model, lines: a.lines }))
-          .sort((a, b) => b.lines - a.lines || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : a.model_id < b.model_id ? -1 : 1)),
-        author: r.author,
-        by_session: r.by_session
-          .map((s) => ({ agent: s.agent as LandedCommit['by_agent'][number]['agent'], session_id: s.session_id, lines: s.lines }))
-          .sort((a, b) => b.lines - a.lines || (a.session_id < b.session_id ? -1 : 1)),
-      }));
-      return {
-        data,
-        meta: {
-          org_id: principal.orgId,
-          start_date: q.startDate,
-          end_date: q.endDate,
-          has_more: hasMore,
-          next_cursor: hasMore && last ? `${last.ts_ms}.${last.repo_id}.${last.commit}` : null,
-          ...(user ? { user_id: user } : {}),
-        },
-      };
-    },
-  );
+  const commitsDoc = {
+    method: 'GET',
+    path: COMMITS_PATH,
+    tag: 'Analytics',
+    summary: 'Landed commits with their lines and agent lines by agent and model, newest first, paged',
+    description:
+      'Commits dated by committer time from startDate to endDate (today included: a commit is listed as soon as the server has it). next_cursor is the last commit of the page. A member sees only their own commits.',
+    action: 'The landed commits',
+    access: { kind: 'user', roles: CODE_ROLES },
+    query: CommitsQuery,
+    // Its own messages for unknown, repeated and missing parameters, and the daily endpoints' date rules.
+    queryCheckedBy: 'handler',
+    responses: { 200: CommitPage },
+  } as const satisfies RouteDoc;
+  declareRoute(app, commitsDoc, async ({ principal }, request, reply) => {
+    const user = ownOnly(principal);
+    const today = now();
+    const q = parseCommitsQuery(request.query, today);
+    if (q.team !== undefined && user) throw forbidden('Team figures are for owners and managers; a member sees their own commits');
+    const of = { org: principal.orgId, viewer: user, now: today, reads: COMMITS_READS, teams: deps.teams };
+    return sendAnswer(
+      deps.cache,
+      request,
+      reply,
+      of,
+      async (): Promise<CommitPage> => {
+        const periods = q.team !== undefined ? (await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate)).periods : null;
+        const rows = await deps.code.commits(principal.orgId, q.startDate, q.endDate, user, q.cursor, q.limit, periods);
+        const hasMore = rows.length > q.limit;
+        const page = rows.slice(0, q.limit);
+        const last = page.at(-1);
+        const data: LandedCommit[] = page.map((r) => ({
+          repo_id: r.repo_id,
+          repo: r.repo,
+          commit: r.commit,
+          user_id: r.user_id,
+          user_email: r.user_email,
+          committed_at: new Date(r.ts_ms).toISOString(),
+          lines_added: r.lines_added,
+          lines_deleted: r.lines_deleted,
+          agent_lines: r.agent_lines,
+          by_agent: r.by_agent
+            .map((a) => ({ agent: a.agent as LandedCommit['by_agent'][number]['agent'], model_id: a.model, lines: a.lines }))
+            .sort((a, b) => b.lines - a.lines || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : a.model_id < b.model_id ? -1 : 1)),
+          author: r.author,
+          by_session: r.by_session
+            .map((s) => ({ agent: s.agent as LandedCommit['by_agent'][number]['agent'], session_id: s.session_id, lines: s.lines }))
+            .sort((a, b) => b.lines - a.lines || (a.session_id < b.session_id ? -1 : 1)),
+        }));
+        return {
+          data,
+          meta: {
+            org_id: principal.orgId,
+            start_date: q.startDate,
+            end_date: q.endDate,
+            has_more: hasMore,
+            next_cursor: hasMore && last ? `${last.ts_ms}.${last.repo_id}.${last.commit}` : null,
+            ...(user ? { user_id: user } : {}),
+          },
+        };
+      },
+      (answer) => checkSentAnswer(app, commitsDoc, 200, answer),
+    );
+  });
 }

@@ -66,6 +66,22 @@ export const CodeResponse = z.strictObject({
   meta: Meta.extend({
     user_id: z.string().optional().describe('set when the answer is one member’s own figures'),
     totals: CodeTotals.optional().describe('the range in one, on the answer without group_by'),
+    landed_by_agent: z
+      .array(z.strictObject({ agent: AgentName, lines: count }))
+      .optional()
+      .describe(
+        "without group_by (an agentmeter extension): the days' landed.by_agent summed over the range, most lines first, then agent",
+      ),
+    landed_by_model: z
+      .array(z.strictObject({ model_id: z.string(), lines: count }))
+      .optional()
+      .describe(
+        "without group_by (an agentmeter extension): the days' landed.by_model summed over the range, most lines first, then model",
+      ),
+    group_totals: z
+      .array(z.strictObject({ group_key: z.string(), edit_lines_added: count, landed_lines_added: count, landed_agent_lines: count }))
+      .optional()
+      .describe('with group_by (an agentmeter extension): each group over the range, most landed agent lines first, then group_key'),
   }),
 });
 

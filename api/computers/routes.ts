@@ -15,6 +15,7 @@ import { durableRefusal } from '../keys/minting.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { requirePersonalCredential, visibleComputer } from './access.ts';
 import { COMPUTER_PATH, COMPUTERS_PATH, ComputerPage, ComputerSchema, IdParams, ListQuery, RegisteredComputer } from './schema.ts';
+import { computerCounts } from './status.ts';
 import { type ComputerStore, toComputer } from './store.ts';
 
 export interface ComputerDeps {
@@ -83,9 +84,11 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
       const rows = await deps.computers.list(principal.orgId, admin ? null : principal.userId, query.cursor ?? null, limit + 1);
       const page = rows.slice(0, limit);
       const hasMore = rows.length > limit;
+      const now = deps.now();
       return {
-        computers: page.map((row) => toComputer(row, deps.now())),
+        computers: page.map((row) => toComputer(row, now)),
         pagination: { hasMore, ...(hasMore ? { nextCursor: page.at(-1)!.id } : {}) },
+        counts: computerCounts(await deps.computers.times(principal.orgId, admin ? null : principal.userId), now),
       };
     },
   );

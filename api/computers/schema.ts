@@ -36,4 +36,8 @@ export const RegisteredComputer = z.strictObject({
 export const ComputerPage = z.strictObject({
   computers: z.array(ComputerSchema),
   pagination: z.strictObject({ hasMore: z.boolean(), nextCursor: z.string().optional() }),
+  counts: z
+    .strictObject({ provisioning: z.number().int(), active: z.number().int(), error: z.number().int() })
+    .optional()
+    .describe('the computers listed in each status, over every page (an agentmeter extension; the server always sends it)'),
 });

@@ -55,3 +55,10 @@ function silence(c: ComputerTimes, now: number): string | undefined {
   if (c.last_seen_ms === null || now - c.last_seen_ms <= ACTIVE_WINDOW_MS) return undefined;
   return `no connection from the computer agent since ${new Date(c.last_seen_ms).toISOString()}`;
 }
+
+/** Pure: how many computers are in each status at `now`, by the rule of computerStatus. */
+export function computerCounts(computers: readonly ComputerTimes[], now: number): Record<ComputerStatus, number> {
+  const counts: Record<ComputerStatus, number> = { provisioning: 0, active: 0, error: 0 };
+  for (const c of computers) counts[computerStatus(c, now).status]++;
+  return counts;
+}

@@ -14,6 +14,8 @@ const SQL = {
   // By id: a stable order, so a cursor walk never skips or repeats a computer.
   list: `SELECT * FROM computers WHERE org_id = $org AND ($user IS NULL OR user_id = $user) AND ($cursor IS NULL OR id > $cursor)
          ORDER BY id LIMIT $limit`,
+  times: `SELECT created_ms, checks_ms, checks_error, first_seen_ms, last_seen_ms FROM computers
+          WHERE org_id = $org AND ($user IS NULL OR user_id = $user)`,
   hello: `UPDATE computers SET checks_ms = $now, checks_error = $error, first_seen_ms = coalesce(first_seen_ms, $now), last_seen_ms = $now WHERE id = $id`,
   seen: `UPDATE computers SET last_seen_ms = $now WHERE id = $id`,
 } as const;
@@ -86,6 +88,11 @@ export class ComputerStore {
   /** A page of the organization's computers (one user's, when `user` is set), in id order. */
   async list(org: string, user: string | null, cursor: string | null, limit: number): Promise<ComputerRow[]> {
     return this.db.all<ComputerRow & Record<string, unknown>>(SQL.list, { org, user, cursor, limit });
+  }
+
+  /** Every computer of the organization (one user's, when `user` is set): what its status is derived from. */
+  times(org: string, user: string | null): Promise<ComputerTimes[]> {
+    return this.db.all<ComputerTimes & Record<string, unknown>>(SQL.times, { org, user });
   }
 
   async byToken(token: string): Promise<ComputerRow | undefined> {

@@ -4,9 +4,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { usd4 } from '../../common/money.ts';
+import { sendAnswer } from '../answers/answer.ts';
+import type { ResponseCache } from '../answers/cache.ts';
 import { ADMIN_ROLES } from '../auth/principal.ts';
 import { type BudgetStore, budgetLimit, type StoredBudget } from '../budgets/store.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { FORECAST_PATH, ForecastAnswer, type Projection } from './schema.ts';
@@ -73,20 +76,33 @@ export async function monthEndForecast(deps: ForecastDeps, orgId: string): Promi
   };
 }
 
-export function registerForecastRoutes(app: FastifyInstance, deps: ForecastDeps): void {
-  declareRoute(
-    app,
-    {
-      method: 'GET',
-      path: FORECAST_PATH,
-      tag: 'Budgets',
-      summary: 'Month-end forecast of the organization, each team and each person with a budget',
-      description:
-        "Month-to-date (today's included) plus the mean of the last 7 complete UTC days times the days left after today; low and high from the lowest and highest of those days. In US dollars and Standard Credits; `budget.at_risk` when the forecast passes the budget.",
-      action: 'Forecast',
-      access: { kind: 'user', roles: ADMIN_ROLES },
-      responses: { 200: ForecastAnswer },
-    },
-    async ({ principal }): Promise<ForecastAnswer> => monthEndForecast(deps, principal.orgId),
-  );
+/**
+ * What the forecast is built from: this month's records as they arrive (today's included), the batch's
+ * days before the month, prices, e-mails and the budgets; the teams through the key (`roster`).
+ */
+export const FORECAST_READS = ['events', 'aggregates', 'prices', 'users', 'budgets'] as const;
+
+export function registerForecastRoutes(app: FastifyInstance, deps: ForecastDeps & { cache: ResponseCache }): void {
+  const doc = {
+    method: 'GET',
+    path: FORECAST_PATH,
+    tag: 'Budgets',
+    summary: 'Month-end forecast of the organization, each team and each person with a budget',
+    description:
+      "Month-to-date (today's included) plus the mean of the last 7 complete UTC days times the days left after today; low and high from the lowest and highest of those days. In US dollars and Standard Credits; `budget.at_risk` when the forecast passes the budget.",
+    action: 'Forecast',
+    access: { kind: 'user', roles: ADMIN_ROLES },
+    responses: { 200: ForecastAnswer },
+  } as const satisfies RouteDoc;
+  declareRoute(app, doc, async ({ principal }, request, reply) => {
+    const of = { org: principal.orgId, now: new Date(deps.clock()), reads: FORECAST_READS, teams: deps.teams, roster: true };
+    return sendAnswer(
+      deps.cache,
+      request,
+      reply,
+      of,
+      () => monthEndForecast(deps, principal.orgId),
+      (answer) => checkSentAnswer(app, doc, 200, answer),
+    );
+  });
 }

@@ -7,8 +7,12 @@
 // An owner sets anyone's limit; a manager only members' and guests' (as with keys).
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
+import { sendAnswer } from '../answers/answer.ts';
+import type { ResponseCache } from '../answers/cache.ts';
+import type { Changes } from '../answers/changes.ts';
 import { ADMIN_ROLES, OWNERS, PEOPLE, ROLE_RANK, type Role } from '../auth/principal.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { effectiveLimit } from './effective.ts';
 import {
@@ -29,7 +33,23 @@ export function maySetLimit(actor: Role, target: Role): boolean {
   return actor === 'manager' && ROLE_RANK[target] < ROLE_RANK.manager;
 }
 
-export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; now?: () => Date; live?: LiveFiguresStore }): void {
+/**
+ * What a limits answer (and the status line's, api/me/) is built from: the month's usage (the records as
+ * they arrive, the batch's days, prices), the users, a user's own budget (a limit too) and the limits.
+ */
+export const LIMIT_READS = ['events', 'aggregates', 'prices', 'users', 'budgets', 'limits'] as const;
+
+export interface LimitDeps {
+  db: Db;
+  now?: () => Date;
+  live?: LiveFiguresStore;
+  /** The answer cache: the collectors ask often; an answer is kept until what it reads changes. */
+  cache: ResponseCache;
+  /** Told when a limit or the enforcement changes. */
+  changes: Pick<Changes, 'changed'>;
+}
+
+export function registerLimitRoutes(app: FastifyInstance, deps: LimitDeps): void {
   const now = deps.now ?? (() => new Date());
   const limits = new LimitStore(deps.db);
 
@@ -76,6 +96,7 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; now?: 
           errors.push({ email, error: `a ${principal.role} can set credit limits only for members and guests` });
         } else {
           await limits.setLimit(principal.orgId, members.get(email)!.id, parsed.data.limit, principal.userId);
+          deps.changes.changed({ kind: 'limit', org: principal.orgId });
           updated.push({ email, limit: parsed.data.limit });
         }
       }
@@ -85,23 +106,22 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; now?: 
   );
 
   // A collector key reads its own user's entry only, whatever the user's role (what enforcement needs).
-  declareRoute(
-    app,
-    {
-      method: 'GET',
-      path: LIMITS_PATH,
-      tag: 'Credit limits',
-      summary: "Each user's monthly credit limit and the credits used this month (a member: their own)",
-      description: 'A collector key reads only its own user’s entry, whatever the role (what the collector enforces).',
-      action: 'Reading credit limits',
-      access: { kind: 'user', roles: PEOPLE, collectorKey: true },
-      responses: { 200: LimitStatus },
-    },
-    async ({ principal }): Promise<LimitStatus> => {
-      const today = now();
+  const statusDoc = {
+    method: 'GET',
+    path: LIMITS_PATH,
+    tag: 'Credit limits',
+    summary: "Each user's monthly credit limit and the credits used this month (a member: their own)",
+    description: 'A collector key reads only its own user’s entry, whatever the role (what the collector enforces).',
+    action: 'Reading credit limits',
+    access: { kind: 'user', roles: PEOPLE, collectorKey: true },
+    responses: { 200: LimitStatus },
+  } as const satisfies RouteDoc;
+  declareRoute(app, statusDoc, async ({ principal }, request, reply) => {
+    const today = now();
+    const only = ADMIN_ROLES.includes(principal.role) && principal.scope !== 'collector' ? null : principal.userId;
+    const build = async (): Promise<LimitStatus> => {
       const monthStart = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1)).toISOString().slice(0, 10);
       const enforced = await limits.enforced(principal.orgId);
-      const only = ADMIN_ROLES.includes(principal.role) && principal.scope !== 'collector' ? null : principal.userId;
       const rows = await limits.status(principal.orgId, only, monthStart);
       const live = deps.live ? (await deps.live.figures({ orgId: principal.orgId }, 'credits')).month.byUser : undefined;
       return {
@@ -115,8 +135,14 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; now?: 
           return { userId: r.user_id, email: r.email, limit, used, over: limit !== null && used >= limit };
         }),
       };
-    },
-  );
+    };
+    // Everyone's entries (the Organization page) list every user, and a new user tells no change: built
+    // each time. One's own entry (what each collector asks, often) is kept per caller until what it reads
+    // changes.
+    if (only === null) return build();
+    const of = { org: principal.orgId, viewer: principal.userId, now: today, reads: LIMIT_READS };
+    return sendAnswer(deps.cache, request, reply, of, build, (answer) => checkSentAnswer(app, statusDoc, 200, answer));
+  });
 
   declareRoute(
     app,
@@ -132,6 +158,7 @@ export function registerLimitRoutes(app: FastifyInstance, deps: { db: Db; now?: 
     },
     async ({ principal, body }, request): Promise<EnforcementAnswer> => {
       await limits.setEnforced(principal.orgId, body.enabled);
+      deps.changes.changed({ kind: 'limit', org: principal.orgId });
       request.log.info({ enabled: body.enabled }, 'credit-limit enforcement changed');
       return { enforced: body.enabled };
     },

@@ -6,15 +6,20 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../common/errors.ts';
 import { MAX_BATCH_DAYS, yesterdayOf } from '../../pipeline/batch.ts';
+import { sendAnswer } from '../answers/answer.ts';
+import type { ResponseCache } from '../answers/cache.ts';
 import type { Changes } from '../answers/changes.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import type { BatchRunner } from '../batch/runner.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
 import { PRICING_PATH, PriceEntry, PriceKeyQuery, PriceList } from './schema.ts';
 import type { PricingStore } from './store.ts';
 
 export interface PricingDeps {
   pricing: PricingStore;
+  /** The answer cache: the list is kept until a price changes. */
+  cache: ResponseCache;
   runner: BatchRunner;
   /** Told of a price change: today's figures price usage with it (the days before are rebuilt by the batch). */
   changes: Pick<Changes, 'changed'>;
@@ -39,20 +44,26 @@ export function registerPricingRoutes(app: FastifyInstance, deps: PricingDeps): 
     return report.days ? { from: report.firstDay ?? range.from, to: report.lastDay ?? range.to } : null;
   };
 
-  declareRoute(
-    app,
-    {
-      method: 'GET',
-      path: PRICING_PATH,
-      tag: 'Budgets',
-      summary: "The organization's own prices (US dollars per million tokens), each from its day",
-      description:
-        'They win over the list prices of @pydantic/genai-prices for the models they match (docs/metrics.md §8). A model neither prices has cost null.',
-      action: 'Prices',
-      access: { kind: 'user', roles: ADMIN_ROLES },
-      responses: { 200: PriceList },
-    },
-    async ({ principal }) => ({ prices: await deps.pricing.list(principal.orgId) }),
+  const listDoc = {
+    method: 'GET',
+    path: PRICING_PATH,
+    tag: 'Budgets',
+    summary: "The organization's own prices (US dollars per million tokens), each from its day",
+    description:
+      'They win over the list prices of @pydantic/genai-prices for the models they match (docs/metrics.md §8). A model neither prices has cost null.',
+    action: 'Prices',
+    access: { kind: 'user', roles: ADMIN_ROLES },
+    responses: { 200: PriceList },
+  } as const satisfies RouteDoc;
+  declareRoute(app, listDoc, async ({ principal }, request, reply) =>
+    sendAnswer(
+      deps.cache,
+      request,
+      reply,
+      { org: principal.orgId, now: new Date(), reads: ['prices'] },
+      async () => ({ prices: await deps.pricing.list(principal.orgId) }),
+      (answer) => checkSentAnswer(app, listDoc, 200, answer),
+    ),
   );
 
   declareRoute(

@@ -208,3 +208,64 @@ export function pullRequestGroups(
     })
     .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.group_key < b.group_key ? -1 : a.group_key > b.group_key ? 1 : 0));
 }
+
+/**
+ * Pure: the range in one, from the day records: merged pull requests, those with agent lines, lines and
+ * agent lines with their share, the dollars, and the cost per merged pull request (the range's dollars ÷
+ * its merged pull requests, 4 decimals). Dollars are null when a day's are (a session without a price);
+ * the cost per merged pull request then too, and without a merged pull request.
+ */
+export function pullRequestTotals(
+  days: readonly {
+    merged: number;
+    merged_with_agent_lines: number;
+    lines_added: number;
+    agent_lines: number;
+    cost_usd: number | null;
+    not_shipped_cost_usd: number | null;
+  }[],
+) {
+  const sum = (f: (d: (typeof days)[number]) => number) => days.reduce((n, d) => n + f(d), 0);
+  const dollars = (f: (d: (typeof days)[number]) => number | null) =>
+    days.some((d) => f(d) === null) ? null : round4(sum((d) => f(d) ?? 0));
+  const merged = sum((d) => d.merged);
+  const lines = sum((d) => d.lines_added);
+  const agent = sum((d) => d.agent_lines);
+  const cost = dollars((d) => d.cost_usd);
+  return {
+    merged,
+    merged_with_agent_lines: sum((d) => d.merged_with_agent_lines),
+    lines_added: lines,
+    agent_lines: agent,
+    agent_share: share(agent, lines),
+    cost_usd: cost,
+    cost_per_merged_usd: cost === null || merged === 0 ? null : round4(cost / merged),
+    not_shipped_cost_usd: dollars((d) => d.not_shipped_cost_usd),
+  };
+}
+
+/**
+ * Pure: each group of the grouped rows over the range: merged, with agent lines, agent lines, the dollars
+ * (null when a day's are) and the cost per merged pull request; most merged first, then group_key.
+ */
+export function pullRequestGroupTotals(
+  rows: readonly { group_key: string; merged: number; merged_with_agent_lines: number; agent_lines: number; cost_usd: number | null }[],
+) {
+  const groups = new Map<string, { merged: number; merged_with_agent_lines: number; agent_lines: number; cost: number | null }>();
+  for (const r of rows) {
+    const t = groups.get(r.group_key) ?? { merged: 0, merged_with_agent_lines: 0, agent_lines: 0, cost: 0 };
+    t.merged += r.merged;
+    t.merged_with_agent_lines += r.merged_with_agent_lines;
+    t.agent_lines += r.agent_lines;
+    t.cost = t.cost === null || r.cost_usd === null ? null : t.cost + r.cost_usd;
+    groups.set(r.group_key, t);
+  }
+  return [...groups]
+    .map(([group_key, { cost, ...t }]) => ({
+      group_key,
+      ...t,
+      cost_usd: cost === null ? null : round4(cost),
+      cost_per_merged_usd: cost === null || t.merged === 0 ? null : round4(cost / t.merged),
+    }))
+    .sort((a, b) => b.merged - a.merged || (a.group_key < b.group_key ? -1 : a.group_key > b.group_key ? 1 : 0));
+}

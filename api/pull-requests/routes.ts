@@ -16,7 +16,15 @@ import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { type CodeHost, githubPullRequest, gitlabMergeRequest, type PullRequestFact } from './payloads.ts';
-import { type PullRequestFigures, pullRequestDays, pullRequestFigures, pullRequestGroups, shippedSessions } from './report.ts';
+import {
+  type PullRequestFigures,
+  pullRequestDays,
+  pullRequestFigures,
+  pullRequestGroups,
+  pullRequestGroupTotals,
+  pullRequestTotals,
+  shippedSessions,
+} from './report.ts';
 import {
   CODEHOST_PATH,
   CODEHOSTS_PATH,
@@ -283,11 +291,13 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
           const teams = query.group_by === 'team' ? await deps.teams.teamDays(principal.orgId, days, q.startDate, q.endDate) : undefined;
           const teamsOf = (day: string, member: string) =>
             (teams?.days ?? []).filter((t) => t.day === day && t.members.has(member)).map((t) => t.team.name);
-          return { data: pullRequestGroups(query.group_by, prs, teamsOf), meta };
+          const data = pullRequestGroups(query.group_by, prs, teamsOf);
+          return { data, meta: { ...meta, group_totals: pullRequestGroupTotals(data) } };
         }
         const shipped = await shippedSessions(deps.reads, principal.orgId);
         const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user);
-        return { data: pullRequestDays(q.days, prs, notShipped), meta };
+        const data = pullRequestDays(q.days, prs, notShipped);
+        return { data, meta: { ...meta, totals: pullRequestTotals(data) } };
       },
       (answer) => checkSentAnswer(app, analyticsDoc, 200, answer),
     );

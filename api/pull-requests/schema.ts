@@ -82,9 +82,39 @@ export const PullRequestGroupRow = z.strictObject({
   cost_usd: usd,
   cost_per_merged_usd: usd,
 });
+/** The range in one, so that no reader (the dashboard, a script) derives a ratio of its own. */
+export const PullRequestTotals = z.strictObject({
+  merged: z.number().int(),
+  merged_with_agent_lines: z.number().int(),
+  lines_added: z.number().int(),
+  agent_lines: z.number().int(),
+  agent_share: z.number().describe('agent_lines / lines_added over the range, 4 decimals (0 without lines)'),
+  cost_usd: usd.describe("the range's dollars; null when a day's are"),
+  cost_per_merged_usd: usd.describe('cost_usd / merged over the range, 4 decimals; null when cost_usd is, or nothing merged'),
+  not_shipped_cost_usd: usd.describe("the range's cost of agent sessions whose lines reached no merged pull request"),
+});
 export const PullRequestAnalytics = z.strictObject({
   data: z.union([z.array(PullRequestDay), z.array(PullRequestGroupRow)]),
-  meta: z.strictObject({ org_id: z.string(), start_date: z.string(), end_date: z.string(), user_id: z.string().optional() }),
+  meta: z.strictObject({
+    org_id: z.string(),
+    start_date: z.string(),
+    end_date: z.string(),
+    user_id: z.string().optional(),
+    totals: PullRequestTotals.optional().describe('the range in one (an agentmeter extension), on the answer without group_by'),
+    group_totals: z
+      .array(
+        z.strictObject({
+          group_key: z.string(),
+          merged: z.number().int(),
+          merged_with_agent_lines: z.number().int(),
+          agent_lines: z.number().int(),
+          cost_usd: usd,
+          cost_per_merged_usd: usd,
+        }),
+      )
+      .optional()
+      .describe('with group_by (an agentmeter extension): each group over the range, most merged first, then group_key'),
+  }),
 });
 export type PullRequestAnalytics = z.infer<typeof PullRequestAnalytics>;
 

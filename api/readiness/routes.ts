@@ -3,34 +3,54 @@
 // Owners, managers and members read and upload (the CLI uploads from a developer's machine); guests 403.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { ReadinessList, type ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { repoId } from '../../common/repo-id.ts';
+import { sendAnswer } from '../answers/answer.ts';
+import type { ResponseCache } from '../answers/cache.ts';
+import type { Changes } from '../answers/changes.ts';
 import { PEOPLE } from '../auth/principal.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
+import { readinessSummary } from './figures.ts';
 import { READINESS_PATHS, ReadinessListQuery, ReadinessUploaded } from './schema.ts';
 import type { ReadinessStore } from './store.ts';
 
-export function registerReadinessRoutes(app: FastifyInstance, deps: { readiness: ReadinessStore }): void {
+export interface ReadinessDeps {
+  readiness: ReadinessStore;
+  /** The answer cache: a list is kept until a report is uploaded. */
+  cache: ResponseCache;
+  /** Told when a report is stored: the lists are stale. */
+  changes: Pick<Changes, 'changed'>;
+}
+
+export function registerReadinessRoutes(app: FastifyInstance, deps: ReadinessDeps): void {
   for (const path of READINESS_PATHS) {
-    declareRoute(
-      app,
-      {
-        method: 'GET',
-        path,
-        tag: 'Readiness',
-        summary: 'List readiness reports, newest first',
-        action: 'Readiness reports',
-        access: { kind: 'user', roles: PEOPLE },
-        query: ReadinessListQuery,
-        responses: { 200: ReadinessList },
-      },
-      async ({ principal, query }): Promise<{ reports: ReadinessReport[] }> => {
-        const after = query.startAfter ? await deps.readiness.position(principal.orgId, query.startAfter) : undefined;
-        if (query.startAfter && !after) throw badRequest(`startAfter ${query.startAfter} is not a report of this organization`);
-        const reports = await deps.readiness.page(principal.orgId, { repo: query.repoId, after, limit: query.limit ?? 20 });
-        return { reports };
-      },
+    const listDoc = {
+      method: 'GET',
+      path,
+      tag: 'Readiness',
+      summary: 'List readiness reports, newest first',
+      action: 'Readiness reports',
+      access: { kind: 'user', roles: PEOPLE },
+      query: ReadinessListQuery,
+      responses: { 200: ReadinessList },
+    } as const satisfies RouteDoc;
+    declareRoute(app, listDoc, async ({ principal, query }, request, reply) =>
+      sendAnswer(
+        deps.cache,
+        request,
+        reply,
+        { org: principal.orgId, now: new Date(), reads: ['readiness'] },
+        async (): Promise<z.infer<typeof ReadinessList>> => {
+          const after = query.startAfter ? await deps.readiness.position(principal.orgId, query.startAfter) : undefined;
+          if (query.startAfter && !after) throw badRequest(`startAfter ${query.startAfter} is not a report of this organization`);
+          const reports = await deps.readiness.page(principal.orgId, { repo: query.repoId, after, limit: query.limit ?? 20 });
+          return { reports, summaries: reports.map(readinessSummary) };
+        },
+        (answer) => checkSentAnswer(app, listDoc, 200, answer),
+      ),
     );
 
     declareRoute(
@@ -53,6 +73,7 @@ export function registerReadinessRoutes(app: FastifyInstance, deps: { readiness:
         if (!(await deps.readiness.add(principal.orgId, principal.userId, repo, report))) {
           throw new HttpError(409, `a report with reportId ${report.reportId} already exists`);
         }
+        deps.changes.changed({ kind: 'readiness', org: principal.orgId });
         request.log.info(
           { reportId: report.reportId, repoId: repo, criteria: Object.keys(report.report).length },
           'readiness report stored',

@@ -13,6 +13,13 @@ export function sessionStatus(counts: { running: number; waiting: number }): Ses
   return 'idle';
 }
 
+/** Pure: how many sessions are in each status, by the rule of sessionStatus. */
+export function sessionCounts(rows: readonly { running: number; waiting: number }[]): Record<SessionStatus, number> {
+  const counts: Record<SessionStatus, number> = { running: 0, pending: 0, idle: 0 };
+  for (const r of rows) counts[sessionStatus(r)]++;
+  return counts;
+}
+
 /** The first line of the first message, cut at 80 characters on a word boundary when it can be. */
 export function titleFrom(text: string): string | undefined {
   const line = text

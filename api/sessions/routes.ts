@@ -110,15 +110,16 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     async ({ principal, query }) => {
       if (query.computerId) await visibleComputer(deps.computers, principal, query.computerId);
       const [ms, id] = query.cursor ? query.cursor.split('.') : [];
+      const filter = { user: isAdmin(principal) ? null : principal.userId, computer: query.computerId ?? null };
       const page = await deps.sessions.list(principal.orgId, {
-        user: isAdmin(principal) ? null : principal.userId,
-        computer: query.computerId ?? null,
+        ...filter,
         cursor: ms && id ? { ms: Number(ms), id } : null,
         limit: query.limit ?? 20,
       });
       return {
         sessions: page.sessions,
         pagination: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) },
+        counts: await deps.sessions.counts(principal.orgId, filter),
       };
     },
   );

@@ -170,7 +170,15 @@ export const SessionMessage = z.strictObject({
 export type SessionMessage = z.infer<typeof SessionMessage>;
 
 const Pagination = z.strictObject({ hasMore: z.boolean(), nextCursor: z.string().optional() });
-export const SessionPage = z.strictObject({ sessions: z.array(Session), pagination: Pagination });
+/** How many sessions of the list's filter are in each status, over every page (an agentmeter extension). */
+export const SessionCounts = z.strictObject({ running: z.number().int(), pending: z.number().int(), idle: z.number().int() });
+export const SessionPage = z.strictObject({
+  sessions: z.array(Session),
+  pagination: Pagination,
+  counts: SessionCounts.optional().describe(
+    'the sessions the filter selects in each status, over every page (an agentmeter extension; the server always sends it)',
+  ),
+});
 export const MessagePage = z.strictObject({ messages: z.array(SessionMessage), pagination: Pagination });
 /** The answer to a run's result: the session's status now (pending when another message waits). */
 export const ResultAnswer = z.strictObject({ status: z.enum(['idle', 'pending', 'running']) });

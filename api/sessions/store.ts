@@ -6,7 +6,7 @@ import { listValue } from '@duckdb/node-api';
 import { type Attachment, CLAIM_LEASE_MS, type ResultBody, RUN_LEASE_MS, type WorkItem } from '../../common/computer-protocol.ts';
 import type { Db } from '../../common/db/duckdb.ts';
 import { newMessageId, newSessionId } from '../../common/ids.ts';
-import { type AgentSessionUsage, sessionStatus, sessionUsage, titleFrom } from './derive.ts';
+import { type AgentSessionUsage, sessionCounts, sessionStatus, sessionUsage, titleFrom } from './derive.ts';
 import type { CreateMessageBody, Session, SessionMessage, SessionSettingsInput, SessionSettingsPatch, SessionStatus } from './schema.ts';
 
 const SESSION_COLUMNS = `
@@ -33,6 +33,13 @@ export const SQL = {
          GROUP BY ${SESSION_GROUP}
          ORDER BY s.created_ms DESC, s.id DESC
          LIMIT $limit`,
+  // Each session of the list's filter with its running and waiting messages (sessionStatus's inputs).
+  statuses: `SELECT s.id,
+               count(*) FILTER (WHERE m.role = 'user' AND m.status = 'running') AS running,
+               count(*) FILTER (WHERE m.role = 'user' AND m.status IN ('queued', 'claimed')) AS waiting
+             FROM sessions s LEFT JOIN session_messages m ON m.session_id = s.id
+             WHERE s.org_id = $org AND ($user IS NULL OR s.user_id = $user) AND ($computer IS NULL OR s.computer_id = $computer)
+             GROUP BY s.id`,
   patchSettings: `UPDATE sessions SET settings = $settings, updated_ms = $now WHERE org_id = $org AND id = $id`,
   setTitle: `UPDATE sessions SET title = $title WHERE id = $id AND title IS NULL`,
   moveSession: `UPDATE sessions SET computer_id = $computer WHERE id = $id`,
@@ -224,6 +231,17 @@ export class SessionStore {
       hasMore,
       ...(hasMore && last ? { nextCursor: `${last.created_ms}.${last.id}` } : {}),
     };
+  }
+
+  /** How many sessions of the filter are in each status, over every page. */
+  async counts(org: string, filter: { user: string | null; computer: string | null }): Promise<Record<SessionStatus, number>> {
+    await this.expireLeases();
+    const rows = await this.db.all<{ running: number; waiting: number }>(SQL.statuses, {
+      org,
+      user: filter.user,
+      computer: filter.computer,
+    });
+    return sessionCounts(rows.map((r) => ({ running: Number(r.running), waiting: Number(r.waiting) })));
   }
 
   private async assemble(org: string, rows: SessionRow[]): Promise<Session[]> {

@@ -4,9 +4,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { HttpError } from '../../common/errors.ts';
+import { sendAnswer } from '../answers/answer.ts';
+import type { ResponseCache } from '../answers/cache.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import { errorBody } from '../http/errors.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
 import { describeRosterErrors } from './roster.ts';
 import { RosterImported, RosterRefused, TEAM_SETTINGS_PATH, TEAMS_PATH, TeamList, TeamSettings } from './schema.ts';
 import { importRosterText, teamListing } from './service.ts';
@@ -17,26 +20,40 @@ export const MAX_LISTED = 1000;
 /** A roster of 100,000 lines of long e-mails and names fits. */
 export const ROSTER_BODY_LIMIT = 16 * 1024 * 1024;
 
+/** What the teams' listing is built from: the users' e-mails (the teams and members through the key's revision). */
+const LISTING_READS = ['users'] as const;
+
 export interface TeamRouteDeps {
   db: Db;
+  /** The answer cache: the listing is kept under the teams revision until a person changes. */
+  cache: ResponseCache;
+  now?: () => Date;
 }
 
 const TAG = 'Organization';
 
 export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): void {
-  declareRoute(
-    app,
-    {
-      method: 'GET',
-      path: TEAMS_PATH,
-      tag: TAG,
-      summary: 'The teams, their parents and their dated members (docs/metrics.md §6)',
-      action: 'Listing teams',
-      access: { kind: 'user', roles: ADMIN_ROLES },
-      responses: { 200: TeamList },
-    },
-    async ({ principal }) => teamListing(deps.db, principal.orgId),
-  );
+  const teams = new TeamStore(deps.db);
+  const listingDoc = {
+    method: 'GET',
+    path: TEAMS_PATH,
+    tag: TAG,
+    summary: 'The teams, their parents and their dated members (docs/metrics.md §6)',
+    action: 'Listing teams',
+    access: { kind: 'user', roles: ADMIN_ROLES },
+    responses: { 200: TeamList },
+  } as const satisfies RouteDoc;
+  declareRoute(app, listingDoc, async ({ principal }, request, reply) => {
+    const of = { org: principal.orgId, now: (deps.now ?? (() => new Date()))(), reads: LISTING_READS, teams, roster: true };
+    return sendAnswer(
+      deps.cache,
+      request,
+      reply,
+      of,
+      () => teamListing(deps.db, principal.orgId),
+      (answer) => checkSentAnswer(app, listingDoc, 200, answer),
+    );
+  });
 
   declareRoute(
     app,

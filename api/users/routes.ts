@@ -13,13 +13,17 @@ import { userRecords } from '../analytics/assemble.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
 import { ANALYTICS_QUERY } from '../analytics/schema.ts';
 import type { AnalyticsStore } from '../analytics/store.ts';
+import { personTotals } from '../analytics/totals.ts';
+import { sendAnswer } from '../answers/answer.ts';
+import type { ResponseCache } from '../answers/cache.ts';
 import type { Changes } from '../answers/changes.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, OWNERS, PEOPLE, ROLE_RANK } from '../auth/principal.ts';
 import { NoQuery } from '../http/query.ts';
 import { durableRefusal, minter, mintRefusal } from '../keys/minting.ts';
 import { keyView } from '../keys/store.ts';
-import { declareRoute } from '../openapi/declare.ts';
+import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import type { RouteDoc } from '../openapi/registry.ts';
 import { logRemoval, removalRefusal, removeUser } from './remove.ts';
 import {
   CreatedUser,
@@ -54,8 +58,13 @@ export interface UserRouteDeps {
    * id is new, so no row names them yet.)
    */
   changes?: Pick<Changes, 'changed'>;
+  /** The answer cache: one person's usage is kept until a batch or a change of users. */
+  cache: ResponseCache;
   now?: () => Date;
 }
+
+/** What one person's usage is built from: the daily aggregates, and the users (their e-mail and role). */
+const USAGE_READS = ['aggregates', 'users'] as const;
 
 const publicUser = (u: User) => ({ id: u.id, email: u.email, role: u.role, createdAt: u.created_at });
 
@@ -222,43 +231,53 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
   // in the organization. Members: themselves only (anyone else is 404, as for ids of another
   // organization). A collector key reads its own user's usage only (what a status line shows), whatever
   // the role.
-  declareRoute(
-    app,
-    {
-      method: 'GET',
-      path: USER_USAGE_PATH,
-      tag: 'Usage',
-      summary: "One person's daily usage records (userId: a user id, or me); members: only their own",
-      description: 'The records of /api/v1/analytics/users for one user. Another user’s id answers 404 to a member and to a collector key.',
-      action: 'Reading usage',
-      access: { kind: 'user', roles: PEOPLE, collectorKey: true },
-      params: UsageParams,
-      // Checked by the handler, after the user: the analytics API's date rules and texts, and a member
-      // asking for someone else learns nothing but 404, whatever the query.
-      query: ANALYTICS_QUERY.productivity,
-      queryCheckedBy: 'handler',
-      responses: { 200: UserUsage },
-    },
-    async ({ principal, params: { userId: asked } }, request) => {
-      const userId = asked === 'me' ? principal.userId : asked;
-      if (userId !== principal.userId && (!ADMIN_ROLES.includes(principal.role) || principal.scope === 'collector'))
-        throw notFound(`No user ${asked} in this organization`);
-      const user = await deps.accounts.getUser(principal.orgId, userId);
-      if (!user) throw notFound(`No user ${asked} in this organization`);
-      // The same date rules as the analytics API ('productivity' takes exactly startDate and endDate).
-      const q = parseAnalyticsQuery('productivity', request.query, now());
-      const rows = await deps.analytics.userRows(principal.orgId, q.startDate, q.endDate, [user.id]);
-      return {
-        data: userRecords(rows),
-        meta: {
-          org_id: principal.orgId,
-          start_date: q.startDate,
-          end_date: q.endDate,
-          user_id: user.id,
-          user_email: user.email,
-          role: user.role,
-        },
-      };
-    },
-  );
+  const usageDoc = {
+    method: 'GET',
+    path: USER_USAGE_PATH,
+    tag: 'Usage',
+    summary: "One person's daily usage records (userId: a user id, or me); members: only their own",
+    description: 'The records of /api/v1/analytics/users for one user. Another user’s id answers 404 to a member and to a collector key.',
+    action: 'Reading usage',
+    access: { kind: 'user', roles: PEOPLE, collectorKey: true },
+    params: UsageParams,
+    // Checked by the handler, after the user: the analytics API's date rules and texts, and a member
+    // asking for someone else learns nothing but 404, whatever the query.
+    query: ANALYTICS_QUERY.productivity,
+    queryCheckedBy: 'handler',
+    responses: { 200: UserUsage },
+  } as const satisfies RouteDoc;
+  declareRoute(app, usageDoc, async ({ principal, params: { userId: asked } }, request, reply) => {
+    const userId = asked === 'me' ? principal.userId : asked;
+    if (userId !== principal.userId && (!ADMIN_ROLES.includes(principal.role) || principal.scope === 'collector'))
+      throw notFound(`No user ${asked} in this organization`);
+    const user = await deps.accounts.getUser(principal.orgId, userId);
+    if (!user) throw notFound(`No user ${asked} in this organization`);
+    const today = now();
+    // Kept per asker: "me" names another person in each one's URL.
+    const of = { org: principal.orgId, viewer: principal.userId, now: today, reads: USAGE_READS };
+    return sendAnswer(
+      deps.cache,
+      request,
+      reply,
+      of,
+      async () => {
+        // The same date rules as the analytics API ('productivity' takes exactly startDate and endDate).
+        const q = parseAnalyticsQuery('productivity', request.query, today);
+        const data = userRecords(await deps.analytics.userRows(principal.orgId, q.startDate, q.endDate, [user.id]));
+        return {
+          data,
+          meta: {
+            org_id: principal.orgId,
+            start_date: q.startDate,
+            end_date: q.endDate,
+            user_id: user.id,
+            user_email: user.email,
+            role: user.role,
+            totals: personTotals(data),
+          },
+        };
+      },
+      (answer) => checkSentAnswer(app, usageDoc, 200, answer),
+    );
+  });
 }

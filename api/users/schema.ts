@@ -2,7 +2,7 @@
 // user hands over their first key (api/keys/schema.ts, PublicKey); a key's hash never leaves the server.
 import { z } from 'zod';
 import { USER_ID_PATTERN } from '../../common/ids.ts';
-import { UserRecord } from '../analytics/schema.ts';
+import { PersonTotals, UserRecord } from '../analytics/schema.ts';
 import { Role } from '../auth/principal.ts';
 import { limitParam } from '../http/query.ts';
 import { KeySecret, PublicKey } from '../keys/schema.ts';
@@ -98,5 +98,8 @@ export const UserUsage = z.strictObject({
     user_id: z.string(),
     user_email: z.string(),
     role: Role,
+    totals: PersonTotals.describe(
+      "the person's range in one (an agentmeter extension): sums of the records, the active days and the range's primary model",
+    ),
   }),
 });

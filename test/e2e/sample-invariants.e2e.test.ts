@@ -1,6 +1,7 @@
 // The sample data through the real hook and collector into a real server, then invariants that must hold
 // on any data: per-user sums equal the organization's figures, grouped rows sum to the ungrouped ones,
-// exactly one row per day, shares sum to 1, and no prompt text reached the server.
+// exactly one row per day, shares sum to 1, the range's totals are their records' sums, and no prompt text
+// reached the server.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountStore } from '../../api/accounts/store.ts';
@@ -151,6 +152,33 @@ describe('sample data invariants', () => {
       expect(order).toEqual([...order].sort());
       expect(a.meta['org_id']).toBe(orgId);
     }
+  });
+
+  it("the range in one (meta.totals) is its records' sums, and each person's range (meta.people) theirs", async () => {
+    const q = `startDate=${START}&endDate=${END}`;
+    const sum = (rows: Record<string, any>[], f: (r: Record<string, any>) => number) => rows.reduce((n, r) => n + f(r), 0);
+    const [tokens, tools, activity, productivity, users] = await Promise.all([
+      get(`/api/v1/analytics/tokens?${q}`),
+      get(`/api/v1/analytics/tools?${q}`),
+      get(`/api/v1/analytics/activity?${q}`),
+      get(`/api/v1/analytics/productivity?${q}`),
+      get(`/api/v1/analytics/users?${q}&limit=100`),
+    ]);
+    expect(tokens.meta['totals'].billable_tokens).toBe(sum(tokens.data, (r) => r['billable_tokens']));
+    expect(tokens.meta['totals'].billable_tokens).toBeGreaterThan(0);
+    expect(tools.meta['totals'].tool_calls).toBe(sum(tools.data, (r) => r['tool_calls']));
+    const active = tools.data.filter((r) => r['tool_calls'] > 0);
+    expect(tools.meta['totals'].autonomy_ratio_avg).toBeCloseTo(sum(active, (r) => r['autonomy_ratio_avg']) / active.length, 10);
+    expect(activity.meta['totals'].sessions).toBe(sum(activity.data, (r) => r['sessions']));
+    expect(productivity.meta['totals'].files_edited).toBe(sum(productivity.data, (r) => r['files_edited']));
+    expect(users.meta['has_more']).toBe(false);
+    for (const person of users.meta['people']) {
+      const rows = users.data.filter((r) => r['user_id'] === person.user_id);
+      expect(person.active_days, person.user_id).toBe(rows.length);
+      expect(person.billable_tokens, person.user_id).toBe(sum(rows, (r) => r['billable_tokens']));
+      expect(person.tool_calls, person.user_id).toBe(sum(rows, (r) => r['tool_calls']));
+    }
+    expect(sum(users.meta['people'], (p) => p.billable_tokens)).toBe(tokens.meta['totals'].billable_tokens);
   });
 
   it('grouped by agent (our extension): tokens and tool calls add up to the day; each agent has at most the DAU, together at least', async () => {

@@ -131,8 +131,14 @@ afterAll(() => close());
 describe('group_by=agent', () => {
   it('/tokens: per agent, in the shape of the model rows; a user’s share split between their agents', async () => {
     const body = await get(`/api/v1/analytics/tokens?startDate=${D}&endDate=${D2}&group_by=agent`);
-    TokensResponse.parse(body);
-    expect(body.meta).toEqual({
+    const { totals, group_totals, ...envelope } = TokensResponse.parse(body).meta;
+    // The range in one (meta.totals, meta.group_totals): the sums of the rows below.
+    const rows = body.data as { group_key: string; billable_tokens: number }[];
+    const credits = (agent?: string) => rows.filter((r) => !agent || r.group_key === agent).reduce((n, r) => n + r.billable_tokens, 0);
+    expect(totals?.billable_tokens).toBe(credits());
+    expect(group_totals?.map((g) => g.group_key).sort()).toEqual([...new Set(rows.map((r) => r.group_key))].sort());
+    for (const g of group_totals ?? []) expect(g.billable_tokens, g.group_key).toBe(credits(g.group_key));
+    expect(envelope).toEqual({
       org_id: orgId,
       start_date: D,
       end_date: D2,

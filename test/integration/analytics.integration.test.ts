@@ -75,7 +75,10 @@ describe('tools family (2026-03-02)', () => {
 
   it('counts calls, tools, MCP servers (case-folded), skills, slash commands, hooks and web users', async () => {
     const { data, meta } = await get(o.manager, `/api/v1/analytics/tools?startDate=${D}&endDate=${D}`);
-    expect(meta).toEqual({ org_id: o.orgId, start_date: D, end_date: D });
+    const { totals, ...envelope } = meta;
+    expect(envelope).toEqual({ org_id: o.orgId, start_date: D, end_date: D });
+    // The range in one (meta.totals): a range of one day is that day.
+    expect(totals).toMatchObject({ tool_calls: 9, by_tool: data[0]!['by_tool'], autonomy_ratio_avg: data[0]!['autonomy_ratio_avg'] });
     const day = data[0]!;
     expect(day['tool_calls']).toBe(9); // 5 + 3 + 1
     expect(day['by_tool']).toEqual([
@@ -450,7 +453,7 @@ describe('envelope', () => {
     const users = await get(o.manager, '/api/v1/analytics/users?startDate=2026-03-01&endDate=2026-03-10');
     expect(users).toEqual({
       data: [],
-      meta: { org_id: o.orgId, start_date: '2026-03-01', end_date: '2026-03-10', has_more: false, next_cursor: null },
+      meta: { org_id: o.orgId, start_date: '2026-03-01', end_date: '2026-03-10', has_more: false, next_cursor: null, people: [] },
     });
   });
 

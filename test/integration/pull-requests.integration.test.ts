@@ -369,6 +369,17 @@ describe('pull requests from the laptop to the merged change', () => {
         not_shipped_cost_usd: 0.5,
       },
     ]);
+    // The range in one (meta.totals): $4 over 3 merged pull requests, 15 of 17 lines the agents'.
+    expect(day.meta.totals).toEqual({
+      merged: 3,
+      merged_with_agent_lines: 3,
+      lines_added: 17,
+      agent_lines: 15,
+      agent_share: 0.8824,
+      cost_usd: 4,
+      cost_per_merged_usd: 1.3333,
+      not_shipped_cost_usd: 0.5,
+    });
     const byAgent = await get('/api/v1/analytics/pull_requests?startDate=2026-11-02&endDate=2026-11-02&group_by=agent');
     expect(
       byAgent.data.map((r: { group_key: string; merged: number; agent_lines: number }) => [r.group_key, r.merged, r.agent_lines]),

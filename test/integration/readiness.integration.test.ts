@@ -65,6 +65,13 @@ describe('readiness reports', () => {
     for (const path of [PATH, NEW_PATH]) {
       const listed = ReadinessList.parse((await list(acme.users.manager.key, '', path)).json());
       expect(listed.reports.find((r) => r.reportId === stored.reportId)).toEqual(stored);
+      // Its figures, the server's (an agentmeter extension): 1 of 2 criteria met, score (2/2 + 1/2) / 2 = 0.75.
+      expect(listed.summaries?.find((s) => s.reportId === stored.reportId)).toEqual({
+        reportId: stored.reportId,
+        criteria: 2,
+        met: 1,
+        score: 0.75,
+      });
     }
   });
 

@@ -546,6 +546,14 @@ describe('sessions', () => {
     expect(seen).toEqual(mine.slice(0, 3).reverse().concat(seen.slice(3)));
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.slice(-3)).toEqual(mine.slice(0, 3).reverse());
+    // The counts by status are over every session of the filter, not only the page (an agentmeter extension).
+    const whole = SessionPage.parse((await call('GET', `/api/v0/sessions?limit=100&computerId=${c.id}`, org.users.member.key)).body);
+    const one = SessionPage.parse((await call('GET', `/api/v0/sessions?limit=1&computerId=${c.id}`, org.users.member.key)).body);
+    expect(one.sessions).toHaveLength(1);
+    const tally = { running: 0, pending: 0, idle: 0 };
+    for (const x of whole.sessions) tally[x.status]++;
+    expect(whole.sessions.length).toBeGreaterThan(1);
+    expect(one.counts).toEqual(tally);
 
     expectError(await call('GET', '/api/v0/sessions?limit=0', org.users.member.key), 400);
     expectError(await call('GET', '/api/v0/sessions?limit=101', org.users.member.key), 400);

@@ -141,7 +141,17 @@ describe('group_by=team on /code', () => {
       { date: D3, group_key: 'Data', edit_lines_added: 5, landed_lines_added: 10, landed_agent_lines: 7 },
       { date: D3, group_key: 'Web', edit_lines_added: 0, landed_lines_added: 4, landed_agent_lines: 1 },
     ]);
-    expect(body.meta).toEqual({ org_id: acme.orgId, start_date: D1, end_date: D3 });
+    expect(body.meta).toEqual({
+      org_id: acme.orgId,
+      start_date: D1,
+      end_date: D3,
+      // Each team over the range, the rows above summed: Web 13 + 0 + 0 edited, 0 + 20 + 4 landed, 8 + 1 by the agent.
+      group_totals: [
+        { group_key: 'Web', edit_lines_added: 13, landed_lines_added: 24, landed_agent_lines: 9 },
+        { group_key: 'Data', edit_lines_added: 8, landed_lines_added: 10, landed_agent_lines: 7 },
+        { group_key: 'Engineering', edit_lines_added: 7, landed_lines_added: 2, landed_agent_lines: 0 },
+      ],
+    });
   });
 
   it('teams below the minimum size on a day are left out that day', async () => {

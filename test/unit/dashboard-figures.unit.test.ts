@@ -1,49 +1,20 @@
-// The dashboard's derivations (web/src/figures.ts) on fixtures worked by hand.
+// The dashboard's layout helpers (web/src/figures.ts) on fixtures worked by hand; the figures themselves are
+// the server's (api/analytics/totals.ts, test/unit/range-totals.unit.test.ts).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { UserDay } from '../../web/src/api-types.ts';
+import * as figures from '../../web/src/figures.ts';
 import {
   creditsByModel,
   daysOf,
-  decisionsByAgent,
   defaultRange,
   landedShareByDay,
-  meanOfActiveDays,
-  peopleTotals,
+  personRow,
   rangeOf,
   seriesByGroup,
   sortPeople,
   toCsv,
-  topOf,
 } from '../../web/src/figures.ts';
-
-const day = (user: string, date: string, credits: number, model: string | null, extra: Partial<UserDay> = {}): UserDay => ({
-  user_id: user,
-  user_email: `${user}@x.com`,
-  date,
-  tool_calls: 1,
-  billable_tokens: credits,
-  primary_model: model,
-  primary_model_tier: model === null ? null : 'standard',
-  files_created: 0,
-  files_edited: 0,
-  git_commits: 0,
-  git_prs_created: 0,
-  mcp_calls: 0,
-  skill_calls: 0,
-  slash_commands: 0,
-  hooks: 0,
-  sessions: 1,
-  messages: 2,
-  user_messages: 1,
-  assistant_messages: 1,
-  autonomy_ratio: null,
-  delegation_level: null,
-  languages: [],
-  lines_added: 0,
-  landed_agent_lines: 0,
-  cost_usd: null,
-  ...extra,
-});
 
 describe('dashboard figures', () => {
   it('the default range is the 30 days up to yesterday (UTC), and a URL range wins when well formed', () => {
@@ -89,52 +60,29 @@ describe('dashboard figures', () => {
     });
   });
 
-  it('top lists sum a breakdown over the days; the mean skips quiet days', () => {
-    const days = [
-      { t: [{ name: 'Read', count: 2 }] },
-      {
-        t: [
-          { name: 'Bash', count: 3 },
-          { name: 'Read', count: 1 },
-        ],
-      },
-      { t: [] },
-    ];
-    expect(topOf(days, (d) => d.t)).toEqual([
-      { name: 'Bash', count: 3 },
-      { name: 'Read', count: 3 },
-    ]);
-    expect(
-      meanOfActiveDays(
-        [
-          { v: 2, n: 1 },
-          { v: 0, n: 0 },
-          { v: 4, n: 3 },
-        ],
-        (r) => r.v,
-        (r) => r.n > 0,
-      ),
-    ).toBe(3);
-  });
-
-  it('people totals: one row per person; the primary model is the one of the days with most credits', () => {
-    const people = peopleTotals([
-      day('u1', '2026-03-01', 10, 'opus'),
-      day('u1', '2026-03-02', 30, 'sonnet', { git_commits: 2 }),
-      day('u1', '2026-03-03', 25, 'opus'),
-      day('u2', '2026-03-01', 5, null),
-    ]);
-    expect(people.find((p) => p.userId === 'u1')).toMatchObject({
-      activeDays: 3,
-      credits: 65,
-      toolCalls: 3,
-      messages: 6,
-      commits: 2,
-      primaryModel: 'opus',
+  it("the people table's rows are the server's totals, renamed; sorted by a column, ties by e-mail", () => {
+    const person = (user: string, credits: number, model: string | null) => ({
+      user_id: user,
+      user_email: user === 'u3' ? null : `${user}@x.com`,
+      active_days: 1,
+      billable_tokens: credits,
+      cost_usd: null,
+      tool_calls: 1,
+      sessions: 1,
+      messages: 2,
+      files_created: 0,
+      files_edited: 0,
+      git_commits: 0,
+      git_prs_created: 0,
+      primary_model: model,
     });
-    expect(people.find((p) => p.userId === 'u2')).toMatchObject({ activeDays: 1, credits: 5, primaryModel: '' });
-    expect(sortPeople(people, 'credits', 'asc').map((p) => p.userId)).toEqual(['u2', 'u1']);
-    expect(sortPeople(people, 'email', 'desc').map((p) => p.userId)).toEqual(['u2', 'u1']);
+    const people = [person('u1', 65, 'opus'), person('u2', 5, null), person('u3', 5, 'sonnet')].map(personRow);
+    expect(people[0]).toMatchObject({ userId: 'u1', email: 'u1@x.com', credits: 65, primaryModel: 'opus' });
+    // No e-mail (a removed person): the id; no primary model: blank.
+    expect(people[1]).toMatchObject({ email: 'u2@x.com', primaryModel: '' });
+    expect(people[2]).toMatchObject({ email: 'u3' });
+    expect(sortPeople(people, 'credits', 'asc').map((p) => p.userId)).toEqual(['u2', 'u3', 'u1']);
+    expect(sortPeople(people, 'email', 'desc').map((p) => p.userId)).toEqual(['u3', 'u2', 'u1']);
   });
 
   it('CSV quotes what needs quoting and keeps formulas as text', () => {
@@ -163,19 +111,16 @@ describe('the agent share chart of the Code page', () => {
   });
 });
 
-describe('decisionsByAgent', () => {
-  it('sums each agent over the days, and an agent that reports no decision reads null (not reported)', () => {
-    const active = [{ group_key: 'droid' }, { group_key: 'claude' }, { group_key: 'claude' }];
-    const decisions = [
-      { group_key: 'claude', edits_accepted: 3, edits_rejected: 1 },
-      { group_key: 'claude', edits_accepted: 5, edits_rejected: 1 },
-      // Decisions of an agent with no hook event in the range (OpenTelemetry only): still listed.
-      { group_key: 'codex', edits_accepted: 0, edits_rejected: 2 },
-    ];
-    expect(decisionsByAgent(active, decisions)).toEqual([
-      { agent: 'claude', accepted: 8, rejected: 2, rate: 0.8 },
-      { agent: 'codex', accepted: 0, rejected: 2, rate: 0 },
-      { agent: 'droid', accepted: 0, rejected: 0, rate: null },
-    ]);
+describe('what the dashboard no longer computes', () => {
+  it("has no sum, mean, ratio or total of its own: they are the server's meta.totals", () => {
+    for (const name of ['sum', 'topOf', 'meanOfActiveDays', 'peopleTotals', 'pullRequestTotals', 'decisionsByAgent'])
+      expect(Object.keys(figures), name).not.toContain(name);
+  });
+
+  it("no page or module of web/src sums with reduce: a range total is an answer's meta.totals", () => {
+    const root = join(import.meta.dirname, '..', '..', 'web', 'src');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => /\.tsx?$/.test(f));
+    expect(files.length).toBeGreaterThan(10);
+    for (const file of files) expect(readFileSync(join(root, file), 'utf8'), file).not.toMatch(/\.reduce(<[^>]*>)?\(/);
   });
 });

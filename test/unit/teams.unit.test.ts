@@ -3,6 +3,8 @@
 // over members, billable tokens rounded per team and model), and the dashboard's Teams table.
 import { describe, expect, it } from 'vitest';
 import type { TokenRow } from '../../api/analytics/store.ts';
+import { activityGroupTotals, productivityGroupTotals, tokenGroupTotals, toolGroupTotals } from '../../api/analytics/totals.ts';
+import { codeGroupTotals } from '../../api/code/assemble.ts';
 import {
   membersByDay,
   quantileCont,
@@ -272,8 +274,43 @@ describe('weekly and monthly users of a team (team=)', () => {
   });
 });
 
-describe("the dashboard's Teams table", () => {
-  it('sums each team over the range, peaks its DAU and lists members on the last day', () => {
+describe("the Teams table's figures: each team over the range, summed on the server", () => {
+  it('sums each team over the range and peaks its DAU (meta.group_totals)', () => {
+    // Web: credits 5 + 7 = 12 (Data's 100 is another team's), 3 tool calls, DAU peak max(2, 1) = 2.
+    expect(
+      tokenGroupTotals([
+        { group_key: 'Web', billable_tokens: 5, cost_usd: null },
+        { group_key: 'Web', billable_tokens: 7, cost_usd: null },
+        { group_key: 'Data', billable_tokens: 100, cost_usd: null },
+      ]),
+    ).toMatchObject([
+      { group_key: 'Data', billable_tokens: 100 },
+      { group_key: 'Web', billable_tokens: 12 },
+    ]);
+    expect(toolGroupTotals([{ group_key: 'Web', tool_calls: 3 }])).toEqual([{ group_key: 'Web', tool_calls: 3 }]);
+    expect(
+      activityGroupTotals([
+        { group_key: 'Web', daily_active_users: 2 },
+        { group_key: 'Web', daily_active_users: 1 },
+      ]),
+    ).toEqual([{ group_key: 'Web', peak_daily_active_users: 2 }]);
+    expect(productivityGroupTotals([{ group_key: 'Web', files_created: 1, files_edited: 2, git_commits: 0, git_prs_created: 0 }])).toEqual([
+      { group_key: 'Web', files_created: 1, files_edited: 2, git_commits: 0, git_prs_created: 0 },
+    ]);
+    // Agent lines landed: 4 + 3 of Web's rows (Data's 50 is another team's).
+    expect(
+      codeGroupTotals([
+        { group_key: 'Web', edit_lines_added: 9, landed_lines_added: 10, landed_agent_lines: 4 },
+        { group_key: 'Web', edit_lines_added: 0, landed_lines_added: 3, landed_agent_lines: 3 },
+        { group_key: 'Data', edit_lines_added: 0, landed_lines_added: 50, landed_agent_lines: 50 },
+      ]),
+    ).toEqual([
+      { group_key: 'Data', edit_lines_added: 0, landed_lines_added: 50, landed_agent_lines: 50 },
+      { group_key: 'Web', edit_lines_added: 9, landed_lines_added: 13, landed_agent_lines: 7 },
+    ]);
+  });
+
+  it("the dashboard's table lays them out per team, members on the last day, 0 for a team without a row", () => {
     const listing = {
       minTeamSize: 1,
       teams: [
@@ -285,28 +322,20 @@ describe("the dashboard's Teams table", () => {
             { email: 'a@x.io', from: null, to: '2026-03-01' },
           ],
         },
+        { name: 'Ops', parent: null, members: [] },
       ],
     };
-    const rows = {
+    const totals = {
       tokens: [
-        { date: '2026-03-01', group_key: 'Web', billable_tokens: 5 },
-        { date: '2026-03-02', group_key: 'Web', billable_tokens: 7 },
-        { date: '2026-03-02', group_key: 'Data', billable_tokens: 100 },
+        { group_key: 'Data', billable_tokens: 100, cost_usd: null },
+        { group_key: 'Web', billable_tokens: 12, cost_usd: null },
       ],
-      tools: [{ date: '2026-03-01', group_key: 'Web', tool_calls: 3 }],
-      activity: [
-        { date: '2026-03-01', group_key: 'Web', daily_active_users: 2 },
-        { date: '2026-03-02', group_key: 'Web', daily_active_users: 1 },
-      ],
-      productivity: [{ date: '2026-03-01', group_key: 'Web', files_created: 1, files_edited: 2, git_commits: 0, git_prs_created: 0 }],
-      // Agent lines landed: 4 + 3 of Web's rows (Data's 50 is another team's).
-      code: [
-        { date: '2026-03-01', group_key: 'Web', edit_lines_added: 9, landed_lines_added: 10, landed_agent_lines: 4 },
-        { date: '2026-03-02', group_key: 'Web', edit_lines_added: 0, landed_lines_added: 3, landed_agent_lines: 3 },
-        { date: '2026-03-02', group_key: 'Data', edit_lines_added: 0, landed_lines_added: 50, landed_agent_lines: 50 },
-      ],
+      tools: [{ group_key: 'Web', tool_calls: 3 }],
+      activity: [{ group_key: 'Web', peak_daily_active_users: 2 }],
+      productivity: [{ group_key: 'Web', files_created: 1, files_edited: 2, git_commits: 0, git_prs_created: 0 }],
+      code: [{ group_key: 'Web', edit_lines_added: 9, landed_lines_added: 13, landed_agent_lines: 7 }],
     };
-    expect(teamTotals(listing, '2026-03-02', rows)).toEqual([
+    expect(teamTotals(listing, '2026-03-02', totals)).toEqual([
       {
         name: 'Web',
         parent: 'Eng',
@@ -318,6 +347,18 @@ describe("the dashboard's Teams table", () => {
         filesCreated: 1,
         commits: 0,
         agentLines: 7,
+      },
+      {
+        name: 'Ops',
+        parent: null,
+        members: [],
+        credits: 0,
+        toolCalls: 0,
+        peakDau: 0,
+        filesEdited: 0,
+        filesCreated: 0,
+        commits: 0,
+        agentLines: 0,
       },
     ]);
   });

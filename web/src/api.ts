@@ -39,15 +39,15 @@ export const isAdmin = (me: Me) => me.role === 'owner' || me.role === 'manager';
 export async function allPages<Page extends { data: unknown[]; meta: { has_more: boolean; next_cursor: string | null } }>(
   path: string,
   params: URLSearchParams,
-): Promise<Page['data']> {
-  const rows: Page['data'] = [];
+): Promise<Page[]> {
+  const pages: Page[] = [];
   let cursor: string | null = null;
   do {
     const q = new URLSearchParams(params);
     if (cursor) q.set('cursor', cursor);
     const page: Page = await api<Page>(`${path}?${q}`);
-    rows.push(...page.data);
+    pages.push(page);
     cursor = page.meta.has_more ? page.meta.next_cursor : null;
   } while (cursor);
-  return rows;
+  return pages;
 }

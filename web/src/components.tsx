@@ -99,6 +99,11 @@ export interface Series {
   label: string;
   /** One value a day; null where the day has none (a gap in the line, '–' in the table). */
   values: (number | null)[];
+  /**
+   * The range's total as the server gives it (meta.totals), read out to a screen reader; absent for what
+   * does not add up over days (people, ratios, medians).
+   */
+  total?: number | null | undefined;
 }
 
 /**
@@ -206,9 +211,8 @@ export function Chart(props: {
         </div>
       ) : (
         <p class="sr-only">
-          {props.title}:{' '}
-          {props.series.map((s) => `${s.label} ${format(s.values.reduce<number>((a, b) => a + (b ?? 0), 0))} in total`).join('; ')}. Use the
-          Table button for each day.
+          {props.title}: {props.series.map((s) => (s.total == null ? s.label : `${s.label} ${format(s.total)} in total`)).join('; ')}. Use
+          the Table button for each day.
         </p>
       )}
     </figure>
@@ -267,12 +271,7 @@ export function TopList(props: {
           </tbody>
         </table>
       )}
-      {props.rows.length > rows.length ? (
-        <p class="muted">
-          {props.rows.length - rows.length} more not shown ({formatNumber(props.rows.slice(rows.length).reduce((a, r) => a + r.count, 0))}{' '}
-          {props.unit.toLowerCase()}).
-        </p>
-      ) : null}
+      {props.rows.length > rows.length ? <p class="muted">{props.rows.length - rows.length} more not shown.</p> : null}
     </section>
   );
 }

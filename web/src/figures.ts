@@ -1,9 +1,11 @@
-// Pure: the analytics API's records → the figures the dashboard shows. No DOM here, so the unit tests
-// check these on fixtures (test/unit/dashboard-figures.unit.test.ts). Every figure is a sum or a list of
-// the API's own numbers for the same range, so what the page shows equals what the API answers.
+// Pure: how the dashboard lays out the API's answers: ranges, daily series for the charts, the People
+// table's rows and order, CSV, number formats and the forms' requests. No DOM here, so the unit tests check
+// these on fixtures (test/unit/dashboard-figures.unit.test.ts). No figure is computed here: totals, means
+// and ratios of a range are the server's (meta.totals, api/analytics/totals.ts), so what a page shows is
+// what the API answers.
 import { guardCsvText } from '../../common/csv-cells.ts';
 import { EARLIEST_DATE } from '../../common/time.ts';
-import type { Adoption, TokenGroupRow, UserDay } from './api-types.ts';
+import type { Adoption, TokenGroupRow, UsersPage } from './api-types.ts';
 
 /** The dashboard's formatting locale, whatever the browser's: figures read as the API's docs write them. */
 export const DISPLAY_LOCALE = 'en-US';
@@ -29,8 +31,6 @@ export function rangeOf(params: URLSearchParams, now: Date): { from: string; to:
   if (from && to && day.test(from) && day.test(to) && from <= to) return { from, to };
   return defaultRange(now);
 }
-
-export const sum = <T>(rows: readonly T[], f: (row: T) => number) => rows.reduce((acc, row) => acc + f(row), 0);
 
 // ------------------------------------------------------------------ derivations
 
@@ -66,19 +66,6 @@ export function creditsByModel(days: string[], rows: TokenGroupRow[]): { models:
   return { models: groups, values };
 }
 
-/** A breakdown summed over the range, largest first (ties by name). */
-export function topOf<T>(rows: readonly T[], pick: (row: T) => { name: string; count: number }[]): { name: string; count: number }[] {
-  const totals = new Map<string, number>();
-  for (const row of rows) for (const { name, count } of pick(row)) totals.set(name, (totals.get(name) ?? 0) + count);
-  return [...totals.entries()].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
-}
-
-/** The mean of the days that had any activity (quiet days report 0 and would pull the mean down). */
-export function meanOfActiveDays<T>(rows: readonly T[], value: (row: T) => number, active: (row: T) => boolean): number {
-  const days = rows.filter(active);
-  return days.length === 0 ? 0 : sum(days, value) / days.length;
-}
-
 export interface PersonTotals {
   userId: string;
   email: string;
@@ -94,48 +81,22 @@ export interface PersonTotals {
   primaryModel: string;
 }
 
-/** One row per person over the range, from the /users records (one per person and active day). */
-export function peopleTotals(rows: readonly UserDay[]): PersonTotals[] {
-  const people = new Map<string, { totals: PersonTotals; models: Map<string, number> }>();
-  for (const r of rows) {
-    let p = people.get(r.user_id);
-    if (!p) {
-      p = {
-        totals: {
-          userId: r.user_id,
-          email: r.user_email ?? r.user_id,
-          activeDays: 0,
-          credits: 0,
-          toolCalls: 0,
-          sessions: 0,
-          messages: 0,
-          filesCreated: 0,
-          filesEdited: 0,
-          commits: 0,
-          prs: 0,
-          primaryModel: '',
-        },
-        models: new Map(),
-      };
-      people.set(r.user_id, p);
-    }
-    const t = p.totals;
-    t.activeDays += 1;
-    t.credits += r.billable_tokens;
-    t.toolCalls += r.tool_calls;
-    t.sessions += r.sessions;
-    t.messages += r.messages;
-    t.filesCreated += r.files_created;
-    t.filesEdited += r.files_edited;
-    t.commits += r.git_commits;
-    t.prs += r.git_prs_created;
-    if (r.primary_model) p.models.set(r.primary_model, (p.models.get(r.primary_model) ?? 0) + r.billable_tokens);
-  }
-  return [...people.values()].map(({ totals, models }) => {
-    // The model that was primary on the days with the most credits.
-    const best = [...models.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
-    return { ...totals, primaryModel: best?.[0] ?? '' };
-  });
+/** One person's row of the People table: the server's totals of the range (/users meta.people), renamed. */
+export function personRow(p: UsersPage['meta']['people'][number]): PersonTotals {
+  return {
+    userId: p.user_id,
+    email: p.user_email ?? p.user_id,
+    activeDays: p.active_days,
+    credits: p.billable_tokens,
+    toolCalls: p.tool_calls,
+    sessions: p.sessions,
+    messages: p.messages,
+    filesCreated: p.files_created,
+    filesEdited: p.files_edited,
+    commits: p.git_commits,
+    prs: p.git_prs_created,
+    primaryModel: p.primary_model ?? '',
+  };
 }
 
 export type SortDir = 'asc' | 'desc';
@@ -294,44 +255,3 @@ export const WHOLE_INCRS = [
 /** Pure: an axis's labels when it counts whole things: a split that is not whole (the range's edge) is left blank. */
 export const wholeAxisLabels = (splits: readonly number[], format: (n: number) => string) =>
   splits.map((v) => (Number.isInteger(v) ? format(v) : ''));
-
-/**
- * Pure: a range's pull request figures from the server's daily records: merged, with agent lines, and
- * the cost per merged pull request (null when a day's cost is unknown or nothing merged).
- */
-export function pullRequestTotals(rows: readonly { merged: number; merged_with_agent_lines: number; cost_usd: number | null }[]) {
-  const merged = rows.reduce((n, r) => n + r.merged, 0);
-  const withAgent = rows.reduce((n, r) => n + r.merged_with_agent_lines, 0);
-  const cost = rows.some((r) => r.cost_usd === null) ? null : rows.reduce((n, r) => n + (r.cost_usd ?? 0), 0);
-  return { merged, withAgent, costPerMerged: cost === null || merged === 0 ? null : Math.round((cost / merged) * 10_000) / 10_000 };
-}
-
-/** One agent's edit decisions over a range; `rate` null when the agent reported none ("not reported"). */
-export interface AgentDecisions {
-  agent: string;
-  accepted: number;
-  rejected: number;
-  rate: number | null;
-}
-
-/**
- * Pure: each agent that was active or reported a decision in the range, with its edit decisions summed over
- * the days and its acceptance rate accepted / (accepted + rejected) (docs/metrics.md §11). An agent with no
- * decision gets a null rate: it does not report them, which is not 0%.
- */
-export function decisionsByAgent(
-  active: readonly { group_key: string }[],
-  decisions: readonly { group_key: string; edits_accepted: number; edits_rejected: number }[],
-): AgentDecisions[] {
-  const byAgent = new Map<string, { accepted: number; rejected: number }>();
-  for (const row of active) if (!byAgent.has(row.group_key)) byAgent.set(row.group_key, { accepted: 0, rejected: 0 });
-  for (const row of decisions) {
-    const totals = byAgent.get(row.group_key) ?? { accepted: 0, rejected: 0 };
-    totals.accepted += row.edits_accepted;
-    totals.rejected += row.edits_rejected;
-    byAgent.set(row.group_key, totals);
-  }
-  return [...byAgent.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([agent, t]) => ({ agent, ...t, rate: t.accepted + t.rejected > 0 ? t.accepted / (t.accepted + t.rejected) : null }));
-}

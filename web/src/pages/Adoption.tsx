@@ -54,10 +54,10 @@ export function Adoption() {
             rows={data.byTeam.map((t) => ({ key: t.teamId ?? '', label: t.team, ...t }))}
             empty="No teams (Teams page, or a roster CSV)."
           />
-          <h2>Never activated ({never.length})</h2>
+          <h2>Never activated ({formatNumber(data.totals.neverActivated)})</h2>
           <People testId="adoption-never" people={never} empty="Everyone on the roster has sent an event." />
           <h2>
-            Quiet for {data.quietDays} days ({quiet.length})
+            Quiet for {data.quietDays} days ({formatNumber(data.totals.quiet)})
           </h2>
           <People testId="adoption-quiet" people={quiet} empty={`Nobody went quiet for ${data.quietDays} days.`} />
         </div>

@@ -5,18 +5,12 @@
 import { api } from '../api.ts';
 import type { Code, CodeGrouped, Commits, PullRequestDays, PullRequestGroups } from '../api-types.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
-import { daysOf, formatDecimal, formatNumber, formatPercent, formatUsd, landedShareByDay, pullRequestTotals } from '../figures.ts';
+import { daysOf, formatDecimal, formatNumber, formatPercent, formatUsd, landedShareByDay } from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
 
-/** Pure: totals of a name → count list over days, by count descending then name. */
-function totals(pairs: [string, number][]): { name: string; count: number }[] {
-  const out = new Map<string, number>();
-  for (const [name, n] of pairs) out.set(name, (out.get(name) ?? 0) + n);
-  return [...out]
-    .map(([name, count]) => ({ name, count }))
-    .filter((r) => r.count > 0)
-    .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
-}
+/** A list's rows with something to show, largest first (the server's totals, laid out). */
+const listed = (rows: { name: string; count: number }[]) =>
+  rows.filter((r) => r.count > 0).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
 
 /** `teams`: the viewer may pick a team (owners and managers; a member sees only their own figures). */
 export function CodePage(props: { path: string; query: URLSearchParams; from: string; to: string; teams: boolean }) {
@@ -36,19 +30,23 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
     return {
       days: days.data,
       totals: days.meta.totals,
-      repos: repos.data,
+      landedByAgent: days.meta?.landed_by_agent ?? [],
+      landedByModel: days.meta?.landed_by_model ?? [],
+      repos: repos.meta?.group_totals ?? [],
       commits: commits.data,
       more: commits.meta.has_more,
       prs: prs.data,
-      prRepos: prRepos.data,
-      prTeams: prTeams.data,
+      prTotals: prs.meta?.totals,
+      prRepos: prRepos.meta?.group_totals ?? [],
+      prTeams: 'meta' in prTeams ? (prTeams.meta?.group_totals ?? []) : [],
     };
   });
   const days = daysOf(props.from, props.to);
   const rows = data?.days ?? [];
   // The range's figures as the server computed them (meta.totals): the page derives no ratio of its own.
   const inAll = data?.totals;
-  const prTotals = pullRequestTotals(data?.prs ?? []);
+  // The range's pull request figures as the server computed them (meta.totals), cost per merged one included.
+  const prTotals = data?.prTotals;
   return (
     <>
       <h1>Code the agents wrote{team ? `: ${team}` : ''}</h1>
@@ -86,9 +84,21 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
               title="Lines per day"
               days={days}
               series={[
-                { label: 'Agents wrote', values: days.map((d) => rows.find((r) => r.date === d)?.edits.lines_added ?? 0) },
-                { label: 'Landed', values: days.map((d) => rows.find((r) => r.date === d)?.landed.lines_added ?? 0) },
-                { label: 'Agent lines landed', values: days.map((d) => rows.find((r) => r.date === d)?.landed.agent_lines_added ?? 0) },
+                {
+                  label: 'Agents wrote',
+                  values: days.map((d) => rows.find((r) => r.date === d)?.edits.lines_added ?? 0),
+                  total: inAll?.edit_lines_added,
+                },
+                {
+                  label: 'Landed',
+                  values: days.map((d) => rows.find((r) => r.date === d)?.landed.lines_added ?? 0),
+                  total: inAll?.landed_lines_added,
+                },
+                {
+                  label: 'Agent lines landed',
+                  values: days.map((d) => rows.find((r) => r.date === d)?.landed.agent_lines_added ?? 0),
+                  total: inAll?.agent_lines_added,
+                },
               ]}
             />
           </div>
@@ -97,25 +107,25 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
               id="code-agents"
               title="Agent lines landed by agent"
               unit="Lines"
-              rows={totals(rows.flatMap((d) => d.landed.by_agent.map((a) => [a.agent, a.lines] as [string, number])))}
+              rows={listed(data.landedByAgent.map((a) => ({ name: a.agent, count: a.lines })))}
             />
             <TopList
               id="code-models"
               title="Agent lines landed by model"
               unit="Lines"
-              rows={totals(rows.flatMap((d) => d.landed.by_model.map((m) => [m.model_id, m.lines] as [string, number])))}
+              rows={listed(data.landedByModel.map((m) => ({ name: m.model_id, count: m.lines })))}
             />
             <TopList
               id="code-repos"
               title="Agent lines landed by repository"
               unit="Lines"
-              rows={totals(data.repos.map((r) => [r.group_key, r.landed_agent_lines] as [string, number]))}
+              rows={listed(data.repos.map((r) => ({ name: r.group_key, count: r.landed_agent_lines })))}
             />
             <TopList
               id="code-repo-edits"
               title="Lines the agents wrote by repository"
               unit="Lines"
-              rows={totals(data.repos.map((r) => [r.group_key, r.edit_lines_added] as [string, number]))}
+              rows={listed(data.repos.map((r) => ({ name: r.group_key, count: r.edit_lines_added })))}
             />
           </div>
           <h2>Pull requests</h2>
@@ -124,10 +134,10 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
             them cost, and how long they took to merge.
           </p>
           <dl class="figures" data-testid="pull-requests">
-            <Figure id="prs-merged" label="Pull requests merged" value={prTotals.merged} />
-            <Figure id="prs-agent" label="With agent lines" value={prTotals.withAgent} />
-            {prTotals.costPerMerged === null ? null : (
-              <Figure id="prs-cost" label="Cost per merged pull request" value={prTotals.costPerMerged} format={formatUsd} />
+            <Figure id="prs-merged" label="Pull requests merged" value={prTotals?.merged ?? 0} />
+            <Figure id="prs-agent" label="With agent lines" value={prTotals?.merged_with_agent_lines ?? 0} />
+            {prTotals?.cost_per_merged_usd == null ? null : (
+              <Figure id="prs-cost" label="Cost per merged pull request" value={prTotals.cost_per_merged_usd} format={formatUsd} />
             )}
           </dl>
           <div class="grid">
@@ -137,8 +147,12 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
               days={days}
               whole
               series={[
-                { label: 'Merged', values: days.map((d) => data.prs.find((r) => r.date === d)?.merged ?? 0) },
-                { label: 'With agent lines', values: days.map((d) => data.prs.find((r) => r.date === d)?.merged_with_agent_lines ?? 0) },
+                { label: 'Merged', values: days.map((d) => data.prs.find((r) => r.date === d)?.merged ?? 0), total: prTotals?.merged },
+                {
+                  label: 'With agent lines',
+                  values: days.map((d) => data.prs.find((r) => r.date === d)?.merged_with_agent_lines ?? 0),
+                  total: prTotals?.merged_with_agent_lines,
+                },
               ]}
             />
             <Chart
@@ -186,14 +200,14 @@ export function CodePage(props: { path: string; query: URLSearchParams; from: st
               id="prs-repos"
               title="Pull requests merged by repository"
               unit="Pull requests"
-              rows={totals(data.prRepos.map((r) => [r.group_key, r.merged] as [string, number]))}
+              rows={listed(data.prRepos.map((r) => ({ name: r.group_key, count: r.merged })))}
             />
             {props.teams ? (
               <TopList
                 id="prs-teams"
                 title="Pull requests merged by team"
                 unit="Pull requests"
-                rows={totals(data.prTeams.map((r) => [r.group_key, r.merged] as [string, number]))}
+                rows={listed(data.prTeams.map((r) => ({ name: r.group_key, count: r.merged })))}
               />
             ) : null}
           </div>

@@ -1,12 +1,12 @@
 // The organization over a range: the analytics API's four org-wide answers, as figures, daily charts
-// (each with its table) and ranked lists. Every number is a sum or a list of the API's own.
+// (each with its table) and ranked lists. Every figure is the API's own: the range's totals, lists and
+// ratios come from each answer's meta.totals (api/analytics/totals.ts); the page only lays them out.
 import { api } from '../api.ts';
 import type {
   Activity,
   ActivityAgentGroupRow,
   ActivityByAgent,
   ActivityDay,
-  EditDecisionGroupRow,
   EditDecisionsByAgent,
   Productivity,
   ProductivityDay,
@@ -18,36 +18,41 @@ import type {
   Tools,
 } from '../api-types.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
-import {
-  creditsByModel,
-  daysOf,
-  decisionsByAgent,
-  formatDecimal,
-  formatNumber,
-  formatPercent,
-  formatUsd,
-  meanOfActiveDays,
-  seriesByGroup,
-  sum,
-  topOf,
-} from '../figures.ts';
+import { creditsByModel, daysOf, formatDecimal, formatNumber, formatPercent, formatUsd, seriesByGroup } from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
 import { TodayTiles } from './Today.tsx';
 
+type Totals<A extends { meta: unknown }> = NonNullable<(A['meta'] & { totals?: unknown })['totals']>;
+
 interface OverviewData {
   tokens: TokenGroupRow[];
+  /** The range's credits and dollars (meta.totals). */
+  tokenTotals: Totals<TokensByModel> | undefined;
+  /** Each model's credits and dollars over the range (meta.group_totals). */
+  modelTotals: NonNullable<TokensByModel['meta']['group_totals']>;
   /** Models without a dollar price in the range (docs/metrics.md §8): their cost is not in the dollars. */
   unpricedModels: string[];
   /** group_by=agent, agentmeter's extension of the reference: credits and active users per agent. */
   tokensByAgent: TokenAgentGroupRow[];
+  /** Each agent's credits and dollars over the range (meta.group_totals). */
+  agentTotals: NonNullable<TokensByAgent['meta']['group_totals']>;
   /** Agents used in the range that report no tokens (Cursor): "not reported", never zero. */
   tokensNotReported: string[];
   activityByAgent: ActivityAgentGroupRow[];
   activity: ActivityDay[];
+  activityTotals: Totals<Activity> | undefined;
   tools: ToolDay[];
+  toolTotals: Totals<Tools> | undefined;
   productivity: ProductivityDay[];
-  /** Edit decisions per agent and day (OpenTelemetry, docs/metrics.md §11). */
-  decisionsByAgent: EditDecisionGroupRow[];
+  productivityTotals: Totals<Productivity> | undefined;
+  /** Edit decisions per agent over the range (OpenTelemetry, docs/metrics.md §11). */
+  decisionsByAgent: NonNullable<EditDecisionsByAgent['meta']['by_agent']>;
+}
+
+/** An answer's meta.totals, which the server sends on every answer the overview asks for: drawing fails without. */
+function drawn<T>(totals: T | undefined, what: string): T {
+  if (totals === undefined) throw new Error(`the ${what} answer has no meta.totals`);
+  return totals;
 }
 
 async function load(from: string, to: string, team: string | null): Promise<OverviewData> {
@@ -65,15 +70,21 @@ async function load(from: string, to: string, team: string | null): Promise<Over
   ]);
   return {
     tokens: tokens.data,
+    tokenTotals: tokens.meta?.totals,
+    modelTotals: tokens.meta?.group_totals ?? [],
     // Read loosely: a page that cannot be drawn from its answers is the error boundary's, not the loader's.
     unpricedModels: tokens.meta?.unpriced_models ?? [],
     tokensByAgent: tokensByAgent.data,
+    agentTotals: tokensByAgent.meta?.group_totals ?? [],
     tokensNotReported: tokensByAgent.meta?.tokens_not_reported ?? [],
     activity: activity.data,
+    activityTotals: activity.meta?.totals,
     activityByAgent: activityByAgent.data,
     tools: tools.data,
+    toolTotals: tools.meta?.totals,
     productivity: productivity.data,
-    decisionsByAgent: decisions.data,
+    productivityTotals: productivity.meta?.totals,
+    decisionsByAgent: decisions.meta?.by_agent ?? [],
   };
 }
 
@@ -96,18 +107,24 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
   const days = daysOf(from, to);
   const credits = creditsByModel(days, data.tokens);
   const dollars = seriesByGroup(days, data.tokens, (r) => r.cost_usd ?? 0);
-  const agentDollars = seriesByGroup(days, data.tokensByAgent, (r) => r.cost_usd ?? 0);
   const unpriced = data.unpricedModels.length ? `without ${data.unpricedModels.join(', ')} (no price)` : undefined;
   const agentCredits = seriesByGroup(days, data.tokensByAgent, (r) => r.billable_tokens);
   const agentUsers = seriesByGroup(days, data.activityByAgent, (r) => r.daily_active_users);
   const { activity, tools, productivity } = data;
+  const tokenTotals = drawn(data.tokenTotals, 'tokens');
+  const activityTotals = drawn(data.activityTotals, 'activity');
+  const toolTotals = drawn(data.toolTotals, 'tools');
+  const productivityTotals = drawn(data.productivityTotals, 'productivity');
+  const modelTotal = (model: string) => data.modelTotals.find((t) => t.group_key === model);
   const clients: (keyof ActivityDay['daily_active_users_by_client'])[] = ['terminal-ui', 'web', 'non-interactive-cli', 'vscode'];
-  const activeTools = (r: ToolDay) => r.tool_calls > 0;
-  const autonomy = meanOfActiveDays(tools, (r) => r.autonomy_ratio_avg, activeTools);
   const shares = (['auto_high', 'auto_medium', 'auto_low', 'manual'] as const).map((level) => ({
     label: level.replace('_', ' '),
     values: tools.map((r) => r.tool_autonomy_level_ratio[level]),
   }));
+  // The lists by agent, largest first: the server's totals per agent, in cents for the dollars.
+  const agentDollars = data.agentTotals
+    .map((a) => ({ name: a.group_key, count: Math.round((a.cost_usd ?? 0) * 100) / 100 }))
+    .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
   return (
     <div class="overview" data-ready="true">
       <section aria-labelledby="totals-h">
@@ -118,20 +135,26 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
           <Figure
             id="cost"
             label="Cost (US dollars, list or own prices)"
-            value={sum(data.tokens, (r) => r.cost_usd ?? 0)}
+            // No price at all: 0 with the note naming the unpriced models.
+            value={tokenTotals.cost_usd ?? 0}
             format={formatUsd}
             {...(unpriced ? { note: unpriced } : {})}
           />
-          <Figure id="credits" label="Standard Credits" value={sum(data.tokens, (r) => r.billable_tokens)} />
-          <Figure id="sessions" label="Sessions" value={sum(activity, (r) => r.sessions)} />
-          <Figure id="messages" label="Messages" value={sum(activity, (r) => r.messages)} />
-          <Figure id="tool-calls" label="Tool calls" value={sum(tools, (r) => r.tool_calls)} />
+          <Figure id="credits" label="Standard Credits" value={tokenTotals.billable_tokens} />
+          <Figure id="sessions" label="Sessions" value={activityTotals.sessions} />
+          <Figure id="messages" label="Messages" value={activityTotals.messages} />
+          <Figure id="tool-calls" label="Tool calls" value={toolTotals.tool_calls} />
           <Figure id="mau" label={`Monthly active users (${to})`} value={activity.at(-1)?.monthly_active_users ?? 0} />
-          <Figure id="files-edited" label="Files edited" value={sum(productivity, (r) => r.files_edited)} />
-          <Figure id="files-created" label="Files created" value={sum(productivity, (r) => r.files_created)} />
-          <Figure id="commits" label="Commits" value={sum(productivity, (r) => r.git_commits)} />
-          <Figure id="prs" label="Pull requests" value={sum(productivity, (r) => r.git_prs_created)} />
-          <Figure id="autonomy" label="Autonomy ratio (mean of active days)" value={autonomy} format={(n) => formatDecimal(n)} />
+          <Figure id="files-edited" label="Files edited" value={productivityTotals.files_edited} />
+          <Figure id="files-created" label="Files created" value={productivityTotals.files_created} />
+          <Figure id="commits" label="Commits" value={productivityTotals.git_commits} />
+          <Figure id="prs" label="Pull requests" value={productivityTotals.git_prs_created} />
+          <Figure
+            id="autonomy"
+            label="Autonomy ratio (mean of active days)"
+            value={toolTotals.autonomy_ratio_avg}
+            format={(n) => formatDecimal(n)}
+          />
         </dl>
       </section>
 
@@ -142,13 +165,13 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             id="dollars-by-model"
             title="US dollars per day, by model"
             days={days}
-            series={dollars.groups.map((m, i) => ({ label: m, values: dollars.values[i]! }))}
+            series={dollars.groups.map((m, i) => ({ label: m, values: dollars.values[i]!, total: modelTotal(m)?.cost_usd }))}
           />
           <Chart
             id="credits-by-model"
             title="Standard Credits per day, by model"
             days={days}
-            series={credits.models.map((m, i) => ({ label: m, values: credits.values[i]! }))}
+            series={credits.models.map((m, i) => ({ label: m, values: credits.values[i]!, total: modelTotal(m)?.billable_tokens }))}
           />
           <Chart
             id="active-users"
@@ -174,8 +197,8 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             title="Sessions and messages"
             days={days}
             series={[
-              { label: 'Sessions', values: activity.map((r) => r.sessions) },
-              { label: 'Messages', values: activity.map((r) => r.messages) },
+              { label: 'Sessions', values: activity.map((r) => r.sessions), total: activityTotals.sessions },
+              { label: 'Messages', values: activity.map((r) => r.messages), total: activityTotals.messages },
             ]}
           />
         </div>
@@ -188,7 +211,11 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             id="credits-by-agent"
             title="Standard Credits per day, by agent"
             days={days}
-            series={agentCredits.groups.map((a, i) => ({ label: a, values: agentCredits.values[i]! }))}
+            series={agentCredits.groups.map((a, i) => ({
+              label: a,
+              values: agentCredits.values[i]!,
+              total: data.agentTotals.find((t) => t.group_key === a)?.billable_tokens,
+            }))}
           />
           <Chart
             id="dau-by-agent"
@@ -199,18 +226,12 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
           />
         </div>
         <div class="grid lists">
-          <TopList
-            id="agents-dollars"
-            title="US dollars by agent"
-            unit="$"
-            rows={agentDollars.groups.map((name, i) => ({ name, count: Math.round(sum(agentDollars.values[i]!, (v) => v) * 100) / 100 }))}
-            notReported={data.tokensNotReported}
-          />
+          <TopList id="agents-dollars" title="US dollars by agent" unit="$" rows={agentDollars} notReported={data.tokensNotReported} />
           <TopList
             id="agents"
             title="Standard Credits by agent"
             unit="Credits"
-            rows={agentCredits.groups.map((name, i) => ({ name, count: sum(agentCredits.values[i]!, (v) => v) }))}
+            rows={data.agentTotals.map((a) => ({ name: a.group_key, count: a.billable_tokens }))}
             notReported={data.tokensNotReported}
           />
         </div>
@@ -224,7 +245,7 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             whole
             title="Tool calls per day"
             days={days}
-            series={[{ label: 'Tool calls', values: tools.map((r) => r.tool_calls) }]}
+            series={[{ label: 'Tool calls', values: tools.map((r) => r.tool_calls), total: toolTotals.tool_calls }]}
           />
           <Chart
             id="autonomy-ratio"
@@ -244,33 +265,29 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             id="tools"
             title="Top tools"
             unit="Calls"
-            rows={topOf(tools, (r) => r.by_tool.map((t) => ({ name: t.tool, count: t.invocations })))}
+            rows={toolTotals.by_tool.map((t) => ({ name: t.tool, count: t.invocations }))}
           />
           <TopList
             id="mcp"
             title="MCP servers"
             unit="Calls"
-            rows={topOf(tools, (r) => r.mcp_by_server.map((t) => ({ name: t.server, count: t.invocations })))}
+            rows={toolTotals.mcp_by_server.map((t) => ({ name: t.server, count: t.invocations }))}
           />
-          <TopList
-            id="skills"
-            title="Skills"
-            unit="Uses"
-            rows={topOf(tools, (r) => r.skills_by_name.map((t) => ({ name: t.name, count: t.count })))}
-          />
+          <TopList id="skills" title="Skills" unit="Uses" rows={toolTotals.skills_by_name.map((t) => ({ name: t.name, count: t.count }))} />
           <TopList
             id="slash"
             title="Slash commands"
             unit="Uses"
-            rows={topOf(tools, (r) => r.slash_commands_by_name.map((t) => ({ name: t.name, count: t.count })))}
+            rows={toolTotals.slash_commands_by_name.map((t) => ({ name: t.name, count: t.count }))}
           />
           <TopList
             id="hooks"
             title="Hooks that ran"
             unit="Runs"
-            rows={topOf(tools, (r) =>
-              r.hooks_by_event.map((h) => ({ name: `${h.event} ${h.matcher ? `[${h.matcher}] ` : ''}${h.command}`, count: h.count })),
-            )}
+            rows={toolTotals.hooks_by_event.map((h) => ({
+              name: `${h.event} ${h.matcher ? `[${h.matcher}] ` : ''}${h.command}`,
+              count: h.count,
+            }))}
           />
         </div>
       </section>
@@ -283,8 +300,8 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             title="Files created and edited"
             days={days}
             series={[
-              { label: 'Created', values: productivity.map((r) => r.files_created) },
-              { label: 'Edited', values: productivity.map((r) => r.files_edited) },
+              { label: 'Created', values: productivity.map((r) => r.files_created), total: productivityTotals.files_created },
+              { label: 'Edited', values: productivity.map((r) => r.files_edited), total: productivityTotals.files_edited },
             ]}
           />
           <Chart
@@ -292,24 +309,24 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
             title="Commits and pull requests"
             days={days}
             series={[
-              { label: 'Commits', values: productivity.map((r) => r.git_commits) },
-              { label: 'Pull requests', values: productivity.map((r) => r.git_prs_created) },
+              { label: 'Commits', values: productivity.map((r) => r.git_commits), total: productivityTotals.git_commits },
+              { label: 'Pull requests', values: productivity.map((r) => r.git_prs_created), total: productivityTotals.git_prs_created },
             ]}
           />
         </div>
-        <EditDecisions rows={decisionsByAgent(data.activityByAgent, data.decisionsByAgent)} />
+        <EditDecisions rows={data.decisionsByAgent} rate={productivityTotals.edit_acceptance_rate} />
         <div class="grid lists">
           <TopList
             id="languages"
             title="Files by language"
             unit="Files"
-            rows={topOf(productivity, (r) => r.by_language.map((l) => ({ name: l.language, count: l.count })))}
+            rows={productivityTotals.by_language.map((l) => ({ name: l.language, count: l.count }))}
           />
           <TopList
             id="extensions"
             title="Files by extension"
             unit="Files"
-            rows={topOf(productivity, (r) => r.by_extension.map((l) => ({ name: l.extension, count: l.count })))}
+            rows={productivityTotals.by_extension.map((l) => ({ name: l.extension, count: l.count }))}
           />
         </div>
       </section>
@@ -317,17 +334,15 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
   );
 }
 
-/** Edit decisions and the acceptance rate by agent; an agent that reports none reads "not reported". */
-function EditDecisions({ rows }: { rows: ReturnType<typeof decisionsByAgent> }) {
-  const accepted = sum(rows, (r) => r.accepted);
-  const rejected = sum(rows, (r) => r.rejected);
+/**
+ * Edit decisions and the acceptance rate by agent, as the server sums and divides them (meta.by_agent, and
+ * the range's rate of meta.totals); an agent that reports none reads "not reported".
+ */
+function EditDecisions({ rows, rate }: { rows: OverviewData['decisionsByAgent']; rate: number | null }) {
   return (
     <div id="edit-decisions" data-testid="edit-decisions" class="scroll">
       <table>
-        <caption>
-          Edit decisions by agent (accepted / decided):{' '}
-          {accepted + rejected > 0 ? formatPercent(accepted / (accepted + rejected)) : 'not reported'}
-        </caption>
+        <caption>Edit decisions by agent (accepted / decided): {rate === null ? 'not reported' : formatPercent(rate)}</caption>
         <thead>
           <tr>
             <th scope="col">Agent</th>
@@ -346,9 +361,9 @@ function EditDecisions({ rows }: { rows: ReturnType<typeof decisionsByAgent> }) 
           {rows.map((r) => (
             <tr key={r.agent}>
               <th scope="row">{r.agent}</th>
-              <td class="num">{r.rate === null ? 'not reported' : formatNumber(r.accepted)}</td>
-              <td class="num">{r.rate === null ? 'not reported' : formatNumber(r.rejected)}</td>
-              <td class="num">{r.rate === null ? 'not reported' : formatPercent(r.rate)}</td>
+              <td class="num">{r.edit_acceptance_rate === null ? 'not reported' : formatNumber(r.edits_accepted)}</td>
+              <td class="num">{r.edit_acceptance_rate === null ? 'not reported' : formatNumber(r.edits_rejected)}</td>
+              <td class="num">{r.edit_acceptance_rate === null ? 'not reported' : formatPercent(r.edit_acceptance_rate)}</td>
             </tr>
           ))}
         </tbody>

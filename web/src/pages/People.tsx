@@ -1,9 +1,10 @@
-// The per-user table: every person active in the range (walked through the /users cursor), with totals
-// for the range, sorted, searched and paged in the browser; sort, search and page are in the URL.
+// The per-user table: every person active in the range (walked through the /users cursor), with their
+// totals for the range as the server sums them (meta.people), sorted, searched and paged in the browser;
+// sort, search and page are in the URL.
 import { allPages } from '../api.ts';
 import type { UsersPage } from '../api-types.ts';
 import { download, Link, RangeForm, Status, useData } from '../components.tsx';
-import { formatNumber, type PersonTotals, peopleTotals, type SortDir, sortPeople, toCsv } from '../figures.ts';
+import { formatNumber, type PersonTotals, personRow, type SortDir, sortPeople, toCsv } from '../figures.ts';
 import { carryRange, navigate, withQuery } from '../router.ts';
 import { TeamPicker } from './Teams.tsx';
 
@@ -27,7 +28,7 @@ export function People(props: { path: string; query: URLSearchParams; from: stri
   const team = query.get('team');
   const range = new URLSearchParams({ startDate: props.from, endDate: props.to, limit: '100', ...(team ? { team } : {}) });
   const { data, error, loading } = useData(`${props.from}|${props.to}|${team ?? ''}`, async () =>
-    peopleTotals(await allPages<UsersPage>('/api/v1/analytics/users', range)),
+    (await allPages<UsersPage>('/api/v1/analytics/users', range)).flatMap((page) => page.meta.people.map(personRow)),
   );
   const sortKey = (COLUMNS.find((c) => c.key === query.get('sort'))?.key ?? 'credits') as keyof PersonTotals;
   const dir: SortDir = query.get('dir') === 'asc' ? 'asc' : 'desc';

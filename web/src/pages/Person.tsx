@@ -1,9 +1,10 @@
-// One person's days: /api/v0/usage/users/{id}, the same records as /api/v1/analytics/users. Owners and
-// managers open anyone's; a member opens only their own ("My usage"): the server enforces it.
+// One person's days: /api/v0/usage/users/{id}, the same records as /api/v1/analytics/users, and the range's
+// figures as the server sums them (meta.totals). Owners and managers open anyone's; a member opens only
+// their own ("My usage"): the server enforces it.
 import { api } from '../api.ts';
 import type { PersonUsage, UserDay } from '../api-types.ts';
 import { Chart, Figure, Link, RangeForm, Status, useData } from '../components.tsx';
-import { daysOf, formatDecimal, formatNumber, formatUsd, sum } from '../figures.ts';
+import { daysOf, formatDecimal, formatNumber, formatUsd } from '../figures.ts';
 import { carryRange } from '../router.ts';
 
 export function Person(props: { path: string; query: URLSearchParams; from: string; to: string; userId: string; mine: boolean }) {
@@ -28,22 +29,22 @@ export function Person(props: { path: string; query: URLSearchParams; from: stri
       {data ? (
         <div data-ready="true">
           <dl class="figures">
-            <Figure id="active-days" label="Active days" value={rows.length} />
-            <Figure id="cost" label="Cost (US dollars)" value={sum(rows, (r) => r.cost_usd ?? 0)} format={formatUsd} />
-            <Figure id="credits" label="Standard Credits" value={sum(rows, (r) => r.billable_tokens)} />
-            <Figure id="sessions" label="Sessions" value={sum(rows, (r) => r.sessions)} />
-            <Figure id="messages" label="Messages" value={sum(rows, (r) => r.messages)} />
-            <Figure id="tool-calls" label="Tool calls" value={sum(rows, (r) => r.tool_calls)} />
-            <Figure id="files-edited" label="Files edited" value={sum(rows, (r) => r.files_edited)} />
-            <Figure id="commits" label="Commits" value={sum(rows, (r) => r.git_commits)} />
-            <Figure id="prs" label="Pull requests" value={sum(rows, (r) => r.git_prs_created)} />
+            <Figure id="active-days" label="Active days" value={data.meta.totals.active_days} />
+            <Figure id="cost" label="Cost (US dollars)" value={data.meta.totals.cost_usd ?? 0} format={formatUsd} />
+            <Figure id="credits" label="Standard Credits" value={data.meta.totals.billable_tokens} />
+            <Figure id="sessions" label="Sessions" value={data.meta.totals.sessions} />
+            <Figure id="messages" label="Messages" value={data.meta.totals.messages} />
+            <Figure id="tool-calls" label="Tool calls" value={data.meta.totals.tool_calls} />
+            <Figure id="files-edited" label="Files edited" value={data.meta.totals.files_edited} />
+            <Figure id="commits" label="Commits" value={data.meta.totals.git_commits} />
+            <Figure id="prs" label="Pull requests" value={data.meta.totals.git_prs_created} />
           </dl>
           <div class="grid">
             <Chart
               id="person-credits"
               title="Standard Credits per day"
               days={days}
-              series={[{ label: 'Credits', values: series((r) => r.billable_tokens) }]}
+              series={[{ label: 'Credits', values: series((r) => r.billable_tokens), total: data.meta.totals.billable_tokens }]}
             />
             <Chart
               id="person-activity"
@@ -51,9 +52,9 @@ export function Person(props: { path: string; query: URLSearchParams; from: stri
               title="Sessions, messages and tool calls"
               days={days}
               series={[
-                { label: 'Sessions', values: series((r) => r.sessions) },
-                { label: 'Messages', values: series((r) => r.messages) },
-                { label: 'Tool calls', values: series((r) => r.tool_calls) },
+                { label: 'Sessions', values: series((r) => r.sessions), total: data.meta.totals.sessions },
+                { label: 'Messages', values: series((r) => r.messages), total: data.meta.totals.messages },
+                { label: 'Tool calls', values: series((r) => r.tool_calls), total: data.meta.totals.tool_calls },
               ]}
             />
           </div>

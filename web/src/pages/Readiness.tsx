@@ -1,4 +1,5 @@
-// Readiness reports of the organization's repositories, newest first (/api/organization/maturity-level-reports).
+// Readiness reports of the organization's repositories, newest first (/api/organization/maturity-level-reports),
+// each with the criteria met and the score the server computed (summaries).
 import { api } from '../api.ts';
 import type { ReadinessReports } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
@@ -33,10 +34,11 @@ export function Readiness() {
                 </tr>
               </thead>
               <tbody>
-                {data.reports.map((r) => {
-                  const criteria = Object.values(r.report);
-                  const met = criteria.filter((c) => c.numerator === c.denominator).length;
-                  const score = criteria.reduce((a, c) => a + c.numerator / c.denominator, 0) / Math.max(criteria.length, 1);
+                {data.reports.map((r, i) => {
+                  // The report's figures as the server computed them (summaries, one per report).
+                  const summary = data.summaries?.[i];
+                  if (summary?.reportId !== r.reportId) throw new Error(`the answer has no summary of report ${r.reportId}`);
+                  const { criteria, met, score } = summary;
                   return (
                     <tr key={r.reportId}>
                       <th scope="row">{r.repoUrl}</th>
@@ -45,7 +47,7 @@ export function Readiness() {
                         {r.branch ?? ''} {r.commitHash ? <code>{r.commitHash.slice(0, 10)}</code> : null}
                       </td>
                       <td class="num">
-                        {met} of {criteria.length}
+                        {met} of {criteria}
                       </td>
                       <td class="num">{Math.round(score * 100)}%</td>
                       <td>{r.modelUsed?.id ?? ''}</td>

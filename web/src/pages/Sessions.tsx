@@ -1,4 +1,5 @@
-// Sessions and the computers they run on, status at a glance (GET /api/v0/sessions, /api/v0/computers).
+// Sessions and the computers they run on, status at a glance (GET /api/v0/sessions, /api/v0/computers): the
+// counts by status are the answers' own (counts), over every session and computer.
 import { api } from '../api.ts';
 import type { Computers, Sessions as SessionList } from '../api-types.ts';
 import { Status, useData } from '../components.tsx';
@@ -12,9 +13,9 @@ export function Sessions() {
       api<SessionList>('/api/v0/sessions?limit=100'),
       api<Computers>('/api/v0/computers?limit=100'),
     ]);
-    return { sessions: sessions.sessions, computers: computers.computers };
+    // The counts are the server's, over every session and computer, not only the 100 listed here.
+    return { sessions: sessions.sessions, computers: computers.computers, counts: sessions.counts, computerCounts: computers.counts };
   });
-  const count = (status: string) => data?.sessions.filter((s) => s.status === status).length ?? 0;
   return (
     <>
       <h1>Sessions and computers</h1>
@@ -25,12 +26,12 @@ export function Sessions() {
             {(['running', 'pending', 'idle'] as const).map((s) => (
               <div class="figure" key={s}>
                 <dt>Sessions {s}</dt>
-                <dd>{count(s)}</dd>
+                <dd>{data.counts?.[s] ?? 0}</dd>
               </div>
             ))}
             <div class="figure">
               <dt>Computers active</dt>
-              <dd>{data.computers.filter((c) => c.status === 'active').length}</dd>
+              <dd>{data.computerCounts?.active ?? 0}</dd>
             </div>
           </dl>
           <h2>Computers</h2>

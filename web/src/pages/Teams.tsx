@@ -1,5 +1,5 @@
 // The Teams page: each team with its members (on the last day of the range) and its figures over the
-// range side by side, from the API's group_by=team rows (direct members). And the team picker of the
+// range side by side, as the API sums its group_by=team rows (meta.group_totals; direct members). And the team picker of the
 // overview, people and code pages, which sets team= in the URL (the figures of a team and the teams below it).
 import { api } from '../api.ts';
 import type { ActivityByTeam, CodeGrouped, ProductivityByTeam, Teams as TeamList, TokensByTeam, ToolsByTeam } from '../api-types.ts';
@@ -52,11 +52,11 @@ async function load(from: string, to: string) {
   return {
     teams,
     rows: teamTotals(teams, to, {
-      tokens: tokens.data,
-      tools: tools.data,
-      activity: activity.data,
-      productivity: productivity.data,
-      code: code.data,
+      tokens: tokens.meta?.group_totals ?? [],
+      tools: tools.meta?.group_totals ?? [],
+      activity: activity.meta?.group_totals ?? [],
+      productivity: productivity.meta?.group_totals ?? [],
+      code: code.meta?.group_totals ?? [],
     }),
   };
 }
