@@ -10,6 +10,7 @@ import { DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline
 import { AccountStore } from './accounts/store.ts';
 import { AlertSettingsStore } from './alert-settings/store.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS } from './analytics/memory.ts';
+import { AnalyticsReader } from './analytics/reader.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { AnomalyCheck } from './anomalies/check.ts';
 import { AnomalyStore } from './anomalies/store.ts';
@@ -73,6 +74,8 @@ export interface ServerContext {
   changes: Changes;
   /** The aggregate rows held in memory that cold analytics answers come from (api/analytics/memory.ts). */
   readModel: AnalyticsReadModel;
+  /** The analytics figures' one reader, over the read model (api/analytics/reader.ts). */
+  analytics: AnalyticsReader;
   metrics: ServerMetrics;
   sessions: SessionStore;
   /** Wakes computers' long-polls. */
@@ -101,7 +104,7 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
   // The answer cache, the read model and today's figures hold figures built from stored data: they drop
   // what each change makes stale.
   const changes = new Changes([cache, readModel, live]);
-  const teams = new TeamAnalytics(db);
+  const teams = new TeamAnalytics(db, readModel);
   const budgets = new BudgetStore(db);
   const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
@@ -172,6 +175,7 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
     cache,
     changes,
     readModel,
+    analytics: new AnalyticsReader(readModel),
     metrics,
     sessions,
     workSignal: new WorkSignal(),

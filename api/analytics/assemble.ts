@@ -184,15 +184,12 @@ export function tokenGroupedByAgent(days: string[], rows: TokenRow[]) {
 }
 
 /**
- * group_by=repo (ours): per day and repository of the sessions' working directory, over the users `member`
- * lets in on each day (a team= filter; all without one). Credits are the rows' weighted tokens rounded per
- * day and repository; usage of sessions in no repository is in no row.
+ * group_by=repo (ours): per day and repository of the sessions' working directory (over a team's members:
+ * the rows reader.ts selects). Credits are the rows' weighted tokens rounded per day and repository; usage
+ * of sessions in no repository is in no row.
  */
-export function tokenGroupedByRepo(days: string[], rows: RepoTokenRow[], member?: (day: string, user: string) => boolean) {
-  const perDay = group(
-    rows.filter((r) => !member || member(r.day, r.user_id)),
-    (r) => r.day,
-  );
+export function tokenGroupedByRepo(days: string[], rows: RepoTokenRow[]) {
+  const perDay = group(rows, (r) => r.day);
   return days.flatMap((date) =>
     [...group(perDay.get(date) ?? [], (r) => r.repo).entries()]
       .map(([repo, repoRows]) => ({

@@ -30,6 +30,7 @@ import {
   userRecords,
 } from './assemble.ts';
 import { type AnalyticsQuery, parseAnalyticsQuery } from './query.ts';
+import type { AnalyticsReader, Selection } from './reader.ts';
 import {
   ActivityResponse,
   ANALYTICS_QUERY,
@@ -40,10 +41,9 @@ import {
   ToolsResponse,
   UsersResponse,
 } from './schema.ts';
-import type { AnalyticsReader, AnalyticsStore } from './store.ts';
 
 export interface AnalyticsDeps {
-  /** The aggregate rows: the read model (api/analytics/memory.ts), or AnalyticsStore's SQL. */
+  /** The figures' rows, from the read model (api/analytics/memory.ts) or AnalyticsStore's SQL. */
   analytics: AnalyticsReader;
   /** The clock, for tests: "today" decides the latest queryable day. */
   now?: () => Date;
@@ -51,8 +51,6 @@ export interface AnalyticsDeps {
   cache: ResponseCache;
   /** team= and group_by=team. */
   teams: TeamAnalytics;
-  /** group_by=repo on /tokens (SQL). */
-  repos: Pick<AnalyticsStore, 'tokensByRepo'>;
 }
 
 /** What the daily answers are built from: the aggregates, and users' e-mails (tokens and users answers). */
@@ -82,8 +80,8 @@ const ENDPOINTS = {
 } satisfies Partial<Record<Endpoint, { response: z.ZodType; summary: string }>>;
 
 /** What /tokens says beside its rows: the models without a price and the agents whose tokens are not reported. */
-async function tokensMeta(analytics: AnalyticsReader, org: string, from: string, to: string) {
-  const [rows, used] = await Promise.all([analytics.tokens(org, from, to), analytics.breakdown(org, from, to, ['agent_users'])]);
+async function tokensMeta(analytics: AnalyticsReader, sel: Selection) {
+  const [rows, used] = await Promise.all([analytics.tokens(sel), analytics.breakdown(sel, ['agent_users'])]);
   return { unpriced_models: unpricedModels(rows), tokens_not_reported: tokensNotReported(rows, used) };
 }
 
@@ -97,7 +95,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   // queryCheckedBy: 'handler').
   const route = (
     endpoint: keyof typeof ENDPOINTS,
-    build: (principal: Principal, q: AnalyticsQuery, analytics: AnalyticsReader) => Promise<unknown>,
+    build: (principal: Principal, q: AnalyticsQuery, sel: Selection) => Promise<unknown>,
   ) => {
     const doc = {
       method: 'GET',
@@ -121,97 +119,77 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
         of,
         async () => {
           const q = parseAnalyticsQuery(endpoint, request.query, today);
+          const sel: Selection = { org: principal.orgId, from: q.startDate, to: q.endDate };
           if (q.groupBy === 'team') {
             const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
             // /tokens names the range's models without a dollar price (docs/metrics.md §8).
-            const unpriced = endpoint === 'tokens' ? await tokensMeta(deps.analytics, principal.orgId, q.startDate, q.endDate) : {};
+            const unpriced = endpoint === 'tokens' ? await tokensMeta(deps.analytics, sel) : {};
             return { data, meta: { ...meta(principal, q), ...unpriced } };
           }
-          // team=: the same answer computed over the team's members on each day.
-          const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
-          return build(principal, q, reader);
+          // team=: the same answer computed over the team's members on each day (400, 403 from scope).
+          if (q.team) sel.team = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
+          return build(principal, q, sel);
         },
         (answer) => checkSentAnswer(app, doc, 200, answer),
       );
     });
   };
 
-  route('tokens', async (principal, q, analytics) => {
-    const [rows, used] = await Promise.all([
-      analytics.tokens(principal.orgId, q.startDate, q.endDate),
-      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']),
-    ]);
+  const { analytics } = deps;
+
+  route('tokens', async (principal, q, sel) => {
+    const [rows, used] = await Promise.all([analytics.tokens(sel), analytics.breakdown(sel, ['agent_users'])]);
     const tokensFacts = { unpriced_models: unpricedModels(rows), tokens_not_reported: tokensNotReported(rows, used) };
-    if (q.groupBy === 'repo') {
-      // team= (checked when its reader was made): the team's members on each day.
-      const scope = q.team ? await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate) : undefined;
-      const repoRows = await deps.repos.tokensByRepo(principal.orgId, q.startDate, q.endDate);
-      const data = tokenGroupedByRepo(q.days, repoRows, scope ? (day, user) => scope.members(day).has(user) : undefined);
-      return { data, meta: { ...meta(principal, q), ...tokensFacts } };
-    }
     const data =
-      q.groupBy === 'agent'
-        ? tokenGroupedByAgent(q.days, rows)
-        : q.groupBy === 'model'
-          ? tokenGroupedByModel(q.days, rows)
-          : tokenRecords(q.days, rows);
+      q.groupBy === 'repo'
+        ? tokenGroupedByRepo(q.days, await analytics.repoTokens(sel))
+        : q.groupBy === 'agent'
+          ? tokenGroupedByAgent(q.days, rows)
+          : q.groupBy === 'model'
+            ? tokenGroupedByModel(q.days, rows)
+            : tokenRecords(q.days, rows);
     return { data, meta: { ...meta(principal, q), ...tokensFacts } };
   });
 
-  route('tools', async (principal, q, analytics) => {
-    if (q.groupBy === 'agent') {
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_calls']);
-      return { data: toolGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
-    }
-    if (q.groupBy === 'tool_name') {
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool']);
-      return { data: toolGroupedByName(q.days, breakdowns), meta: meta(principal, q) };
-    }
+  route('tools', async (principal, q, sel) => {
+    if (q.groupBy === 'agent')
+      return { data: toolGroupedByAgent(q.days, await analytics.breakdown(sel, ['agent_calls'])), meta: meta(principal, q) };
+    if (q.groupBy === 'tool_name')
+      return { data: toolGroupedByName(q.days, await analytics.breakdown(sel, ['tool'])), meta: meta(principal, q) };
     const [orgRows, breakdowns, hooks] = await Promise.all([
-      analytics.orgDays(principal.orgId, q.startDate, q.endDate),
-      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool', 'mcp_server', 'skill', 'slash_command']),
-      analytics.hooks(principal.orgId, q.startDate, q.endDate),
+      analytics.orgDays(sel),
+      analytics.breakdown(sel, ['tool', 'mcp_server', 'skill', 'slash_command']),
+      analytics.hooks(sel),
     ]);
     return { data: toolRecords(q.days, orgRows, breakdowns, hooks), meta: meta(principal, q) };
   });
 
-  route('activity', async (principal, q, analytics) => {
-    if (q.groupBy === 'agent') {
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']);
-      return { data: activityGroupedByAgent(q.days, breakdowns), meta: meta(principal, q) };
-    }
-    const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
+  route('activity', async (principal, q, sel) => {
+    if (q.groupBy === 'agent')
+      return { data: activityGroupedByAgent(q.days, await analytics.breakdown(sel, ['agent_users'])), meta: meta(principal, q) };
+    const breakdowns = await analytics.breakdown(sel, ['client']);
     if (q.groupBy === 'client') return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
-    const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
-    return { data: activityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+    return { data: activityRecords(q.days, await analytics.orgDays(sel), breakdowns), meta: meta(principal, q) };
   });
 
-  route('productivity', async (principal, q, analytics) => {
+  route('productivity', async (principal, q, sel) => {
     if (q.groupBy === 'agent' || q.groupBy === 'tool_name' || q.groupBy === 'language') {
       const by = DECISION_GROUPS[q.groupBy];
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, [
-        `edits_accepted_${by}`,
-        `edits_rejected_${by}`,
-      ]);
+      const breakdowns = await analytics.breakdown(sel, [`edits_accepted_${by}`, `edits_rejected_${by}`]);
       return { data: productivityDecisionRows(q.days, breakdowns, q.groupBy), meta: meta(principal, q) };
     }
     const [orgRows, breakdowns] = await Promise.all([
-      analytics.orgDays(principal.orgId, q.startDate, q.endDate),
-      analytics.breakdown(principal.orgId, q.startDate, q.endDate, [
-        'extension',
-        'language',
-        'edits_accepted_agent',
-        'edits_rejected_agent',
-      ]),
+      analytics.orgDays(sel),
+      analytics.breakdown(sel, ['extension', 'language', 'edits_accepted_agent', 'edits_rejected_agent']),
     ]);
     return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
   });
 
-  route('users', async (principal, q, analytics) => {
-    const ids = await analytics.userPage(principal.orgId, q.startDate, q.endDate, q.cursor, q.limit);
+  route('users', async (principal, q, sel) => {
+    const ids = await analytics.userPage(sel, q.cursor, q.limit);
     const hasMore = ids.length > q.limit;
     const page = ids.slice(0, q.limit);
-    const rows = await analytics.userRows(principal.orgId, q.startDate, q.endDate, page);
+    const rows = await analytics.userRows(sel, page);
     return {
       data: userRecords(rows),
       meta: { ...meta(principal, q), has_more: hasMore, next_cursor: hasMore ? page.at(-1)! : null },

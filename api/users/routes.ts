@@ -11,8 +11,8 @@ import type { BatchOptions, BatchReport } from '../../pipeline/batch.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import { userRecords } from '../analytics/assemble.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
+import type { AnalyticsReader } from '../analytics/reader.ts';
 import { ANALYTICS_QUERY } from '../analytics/schema.ts';
-import type { AnalyticsStore } from '../analytics/store.ts';
 import type { Changes } from '../answers/changes.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, OWNERS, PEOPLE, ROLE_RANK } from '../auth/principal.ts';
@@ -46,7 +46,7 @@ export interface UserRouteDeps {
   /** Told when a user's credentials stop working (removal): their cached principals go. */
   auth: Pick<Authenticator, 'invalidate'>;
   db: Db;
-  analytics: AnalyticsStore;
+  analytics: AnalyticsReader;
   /** The server's batch (one at a time): an erasure rebuilds the days it touched. */
   runBatch: (options: Omit<BatchOptions, 'pricingFile'>) => Promise<BatchReport>;
   /**
@@ -247,7 +247,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
       if (!user) throw notFound(`No user ${asked} in this organization`);
       // The same date rules as the analytics API ('productivity' takes exactly startDate and endDate).
       const q = parseAnalyticsQuery('productivity', request.query, now());
-      const rows = await deps.analytics.userRows(principal.orgId, q.startDate, q.endDate, [user.id]);
+      const rows = await deps.analytics.userRows({ org: principal.orgId, from: q.startDate, to: q.endDate }, [user.id]);
       return {
         data: userRecords(rows),
         meta: {
