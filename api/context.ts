@@ -10,6 +10,7 @@ import { DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline
 import { AccountStore } from './accounts/store.ts';
 import { AlertSettingsStore } from './alert-settings/store.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS } from './analytics/memory.ts';
+import { AnswerPieces } from './analytics/pieces.ts';
 import { AnalyticsReader } from './analytics/reader.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { AnomalyCheck } from './anomalies/check.ts';
@@ -76,6 +77,8 @@ export interface ServerContext {
   readModel: AnalyticsReadModel;
   /** The analytics figures' one reader, over the read model (api/analytics/reader.ts). */
   analytics: AnalyticsReader;
+  /** The ungrouped analytics answers' pieces, kept with the read model's rows (api/analytics/pieces.ts). */
+  pieces: AnswerPieces;
   metrics: ServerMetrics;
   sessions: SessionStore;
   /** Wakes computers' long-polls. */
@@ -105,6 +108,7 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
   // what each change makes stale.
   const changes = new Changes([cache, readModel, live]);
   const teams = new TeamAnalytics(db, readModel);
+  const analytics = new AnalyticsReader(readModel);
   const budgets = new BudgetStore(db);
   const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
@@ -175,7 +179,8 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
     cache,
     changes,
     readModel,
-    analytics: new AnalyticsReader(readModel),
+    analytics,
+    pieces: new AnswerPieces(readModel, analytics),
     metrics,
     sessions,
     workSignal: new WorkSignal(),

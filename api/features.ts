@@ -163,7 +163,8 @@ export const FEATURES: readonly Feature[] = [
   },
   {
     name: 'analytics',
-    register: (app, { cache, analytics, teams, pinnedNow }) => registerAnalyticsRoutes(app, { cache, analytics, teams, ...pinnedNow }),
+    register: (app, { cache, analytics, pieces, teams, pinnedNow }) =>
+      registerAnalyticsRoutes(app, { cache, analytics, pieces, teams, ...pinnedNow }),
   },
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
   { name: 'teams', register: (app, { db }) => registerTeamRoutes(app, { db }) },

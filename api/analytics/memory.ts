@@ -50,11 +50,41 @@ class DayIndexed<T extends { day: string }> {
     // The successor of `to` in string order among YYYY-MM-DD values: every day ≤ to sorts before it.
     return this.rows.slice(this.lower(from), this.lower(`${to}\u0000`));
   }
+
+  /** Is there a row from `from` to `to`? */
+  any(from: string, to: string): boolean {
+    const at = this.lower(from);
+    return at < this.rows.length && this.rows[at]!.day <= to;
+  }
+
+  private users: { ids: string[]; of: Map<string, DayIndexed<T>> } | undefined;
+
+  /** A per-user set's rows by user (each in day order), and the users sorted: made at the first ask. */
+  byUser(): { ids: string[]; of: Map<string, DayIndexed<T>> } {
+    if (!this.users) {
+      const lists = new Map<string, T[]>();
+      for (const row of this.rows) {
+        const user = (row as { user_id?: string }).user_id as string;
+        const list = lists.get(user);
+        if (list) list.push(row);
+        else lists.set(user, [row]);
+      }
+      this.users = { ids: [...lists.keys()].sort(byString), of: new Map([...lists].map(([u, rows]) => [u, new DayIndexed(rows)])) };
+    }
+    return this.users;
+  }
 }
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Below this many users, a per-user set's rows of some users are found user by user, not by a scan of the range. */
+const FEW_USERS = 100;
 
 interface OrgModel {
   sets: Map<RowSet, DayIndexed<{ day: string }>>;
   rows: number;
+  /** Values derived from the rows (answer pieces, api/analytics/pieces.ts), dropped with them. */
+  derived: Map<string, unknown>;
 }
 
 export { DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits };
@@ -199,7 +229,7 @@ export class AnalyticsReadModel implements RowSource, Holder {
     // Rows read before a clear() may be stale: not kept.
     if (stamp !== this.stamp(org)) return;
     let model = this.orgs.get(org);
-    if (!model) this.orgs.set(org, (model = { sets: new Map(), rows: 0 }));
+    if (!model) this.orgs.set(org, (model = { sets: new Map(), rows: 0, derived: new Map() }));
     model.sets.set(set, new DayIndexed(rows as unknown as { day: string }[]));
     model.rows += rows.length;
     this.held += rows.length;
@@ -210,15 +240,74 @@ export class AnalyticsReadModel implements RowSource, Holder {
     }
   }
 
+  /** Are these sets of the organization held (so that reading them costs no statement)? */
+  holds(org: string, sets: readonly RowSet[]): boolean {
+    const model = this.orgs.get(org);
+    return model !== undefined && sets.every((set) => model.sets.has(set));
+  }
+
+  /**
+   * A value derived from the organization's rows by `build`, kept while they are held: made once, unless
+   * a change of the rows (clear, clearOrg) happens while it is made.
+   */
+  derived<T>(org: string, key: string, build: () => Promise<T>): T | Promise<T> {
+    const known = this.orgs.get(org)?.derived.get(key);
+    // Known: no promise, no turn of the event loop (an answer asks for thirty of them).
+    if (known !== undefined) return known as T;
+    return this.derive(org, key, build);
+  }
+
+  private async derive<T>(org: string, key: string, build: () => Promise<T>): Promise<T> {
+    const stamp = this.stamp(org);
+    const value = await build();
+    const model = this.orgs.get(org);
+    if (model && stamp === this.stamp(org)) model.derived.set(key, value);
+    return value;
+  }
+
   async rows<K extends RowSet>(set: K, org: string, from: string, to: string, users?: readonly string[]): Promise<RowTypes[K][]> {
     const held = this.heldSet(org, set);
     if (!held) {
       this.stats.sqlFallbacks++;
       return this.sql.rows(set, org, from, to, users);
     }
-    const rows = held.range(from, to);
-    if (!users) return rows;
-    const wanted = new Set(users);
-    return rows.filter((r) => wanted.has((r as { user_id?: string }).user_id as string));
+    if (!users) return held.range(from, to);
+    if (users.length > FEW_USERS) {
+      const wanted = new Set(users);
+      return held.range(from, to).filter((r) => wanted.has((r as { user_id?: string }).user_id as string));
+    }
+    // A few users (a page of /users): each one's rows, then in the statement's order (day, then user; a
+    // user's rows of a day keep theirs).
+    const { of } = held.byUser();
+    const rows: RowTypes[K][] = [];
+    for (const user of new Set(users)) {
+      const mine = of.get(user);
+      if (mine) for (const row of mine.range(from, to)) rows.push(row);
+    }
+    return rows.sort(
+      (a, b) => byString(a.day, b.day) || byString((a as { user_id?: string }).user_id!, (b as { user_id?: string }).user_id!),
+    );
+  }
+
+  /**
+   * The first `limit` users (by id) after `after` with a row of a per-user set from `from` to `to`;
+   * undefined when the set is not held (the caller finds them in the rows).
+   */
+  usersWithRows(set: RowSet, org: string, from: string, to: string, after: string | undefined, limit: number): string[] | undefined {
+    const held = this.heldSet(org, set);
+    if (!held) return undefined;
+    const { ids, of } = held.byUser();
+    let at = 0;
+    if (after !== undefined) {
+      let hi = ids.length;
+      while (at < hi) {
+        const mid = (at + hi) >>> 1;
+        if (ids[mid]! <= after) at = mid + 1;
+        else hi = mid;
+      }
+    }
+    const out: string[] = [];
+    for (; at < ids.length && out.length < limit; at++) if (of.get(ids[at]!)!.any(from, to)) out.push(ids[at]!);
+    return out;
   }
 }

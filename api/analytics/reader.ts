@@ -99,6 +99,8 @@ export class AnalyticsReader {
    * `cursor`. User ids are ASCII (usr_ and hex digits): JS string order is DuckDB's VARCHAR order.
    */
   async userPage(sel: Selection, cursor: string | undefined, limit: number): Promise<string[]> {
+    const known = sel.team || sel.live ? undefined : this.stored.usersWithRows?.('userDays', sel.org, sel.from, sel.to, cursor, limit + 1);
+    if (known) return known;
     const rows = await this.rows(sel, 'userDays', sel.from, sel.to, sel.team?.users);
     const ids = new Set<string>();
     for (const row of sel.team ? restrictRows(rows, sel.team.members) : rows)

@@ -14,21 +14,19 @@ import type { TeamAnalytics, TeamGroupedEndpoint } from '../teams/analytics.ts';
 import {
   activityGroupedByAgent,
   activityGroupedByClient,
-  activityRecords,
   DECISION_GROUPS,
   productivityDecisionRows,
-  productivityRecords,
   tokenGroupedByAgent,
   tokenGroupedByModel,
   tokenGroupedByRepo,
-  tokenRecords,
+  tokensMeta,
   tokensNotReported,
   toolGroupedByAgent,
   toolGroupedByName,
-  toolRecords,
   unpricedModels,
   userRecords,
 } from './assemble.ts';
+import { type AnswerPieces, RECORDS } from './pieces.ts';
 import { type AnalyticsQuery, parseAnalyticsQuery } from './query.ts';
 import type { AnalyticsReader, Selection } from './reader.ts';
 import {
@@ -51,6 +49,8 @@ export interface AnalyticsDeps {
   cache: ResponseCache;
   /** team= and group_by=team. */
   teams: TeamAnalytics;
+  /** The ungrouped answers as pieces kept with the read model's rows (absent: always assembled). */
+  pieces?: AnswerPieces | undefined;
 }
 
 /** What the daily answers are built from: the aggregates, and users' e-mails (tokens and users answers). */
@@ -80,7 +80,7 @@ const ENDPOINTS = {
 } satisfies Partial<Record<Endpoint, { response: z.ZodType; summary: string }>>;
 
 /** What /tokens says beside its rows: the models without a price and the agents whose tokens are not reported. */
-async function tokensMeta(analytics: AnalyticsReader, sel: Selection) {
+async function tokensFacts(analytics: AnalyticsReader, sel: Selection) {
   const [rows, used] = await Promise.all([analytics.tokens(sel), analytics.breakdown(sel, ['agent_users'])]);
   return { unpriced_models: unpricedModels(rows), tokens_not_reported: tokensNotReported(rows, used) };
 }
@@ -123,11 +123,16 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
           if (q.groupBy === 'team') {
             const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
             // /tokens names the range's models without a dollar price (docs/metrics.md §8).
-            const unpriced = endpoint === 'tokens' ? await tokensMeta(deps.analytics, sel) : {};
+            const unpriced = endpoint === 'tokens' ? await tokensFacts(deps.analytics, sel) : {};
             return { data, meta: { ...meta(principal, q), ...unpriced } };
           }
           // team=: the same answer computed over the team's members on each day (400, 403 from scope).
           if (q.team) sel.team = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
+          // The organization's records of each day, kept as pieces with the rows the read model holds.
+          else if (q.groupBy === undefined && endpoint !== 'users') {
+            const pieces = await deps.pieces?.days(endpoint, principal.orgId, q.days, meta(principal, q));
+            if (pieces) return pieces;
+          }
           return build(principal, q, sel);
         },
         (answer) => checkSentAnswer(app, doc, 200, answer),
@@ -138,17 +143,19 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   const { analytics } = deps;
 
   route('tokens', async (principal, q, sel) => {
+    if (q.groupBy === undefined) {
+      const { data, facts } = await RECORDS.tokens.build(analytics, sel, q.days);
+      return { data, meta: { ...meta(principal, q), ...tokensMeta(facts ? [facts] : []) } };
+    }
     const [rows, used] = await Promise.all([analytics.tokens(sel), analytics.breakdown(sel, ['agent_users'])]);
-    const tokensFacts = { unpriced_models: unpricedModels(rows), tokens_not_reported: tokensNotReported(rows, used) };
+    const facts = { unpriced_models: unpricedModels(rows), tokens_not_reported: tokensNotReported(rows, used) };
     const data =
       q.groupBy === 'repo'
         ? tokenGroupedByRepo(q.days, await analytics.repoTokens(sel))
         : q.groupBy === 'agent'
           ? tokenGroupedByAgent(q.days, rows)
-          : q.groupBy === 'model'
-            ? tokenGroupedByModel(q.days, rows)
-            : tokenRecords(q.days, rows);
-    return { data, meta: { ...meta(principal, q), ...tokensFacts } };
+          : tokenGroupedByModel(q.days, rows);
+    return { data, meta: { ...meta(principal, q), ...facts } };
   });
 
   route('tools', async (principal, q, sel) => {
@@ -156,20 +163,15 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       return { data: toolGroupedByAgent(q.days, await analytics.breakdown(sel, ['agent_calls'])), meta: meta(principal, q) };
     if (q.groupBy === 'tool_name')
       return { data: toolGroupedByName(q.days, await analytics.breakdown(sel, ['tool'])), meta: meta(principal, q) };
-    const [orgRows, breakdowns, hooks] = await Promise.all([
-      analytics.orgDays(sel),
-      analytics.breakdown(sel, ['tool', 'mcp_server', 'skill', 'slash_command']),
-      analytics.hooks(sel),
-    ]);
-    return { data: toolRecords(q.days, orgRows, breakdowns, hooks), meta: meta(principal, q) };
+    return { data: (await RECORDS.tools.build(analytics, sel, q.days)).data, meta: meta(principal, q) };
   });
 
   route('activity', async (principal, q, sel) => {
     if (q.groupBy === 'agent')
       return { data: activityGroupedByAgent(q.days, await analytics.breakdown(sel, ['agent_users'])), meta: meta(principal, q) };
-    const breakdowns = await analytics.breakdown(sel, ['client']);
-    if (q.groupBy === 'client') return { data: activityGroupedByClient(q.days, breakdowns), meta: meta(principal, q) };
-    return { data: activityRecords(q.days, await analytics.orgDays(sel), breakdowns), meta: meta(principal, q) };
+    if (q.groupBy === 'client')
+      return { data: activityGroupedByClient(q.days, await analytics.breakdown(sel, ['client'])), meta: meta(principal, q) };
+    return { data: (await RECORDS.activity.build(analytics, sel, q.days)).data, meta: meta(principal, q) };
   });
 
   route('productivity', async (principal, q, sel) => {
@@ -178,11 +180,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       const breakdowns = await analytics.breakdown(sel, [`edits_accepted_${by}`, `edits_rejected_${by}`]);
       return { data: productivityDecisionRows(q.days, breakdowns, q.groupBy), meta: meta(principal, q) };
     }
-    const [orgRows, breakdowns] = await Promise.all([
-      analytics.orgDays(sel),
-      analytics.breakdown(sel, ['extension', 'language', 'edits_accepted_agent', 'edits_rejected_agent']),
-    ]);
-    return { data: productivityRecords(q.days, orgRows, breakdowns), meta: meta(principal, q) };
+    return { data: (await RECORDS.productivity.build(analytics, sel, q.days)).data, meta: meta(principal, q) };
   });
 
   route('users', async (principal, q, sel) => {
@@ -190,9 +188,9 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     const hasMore = ids.length > q.limit;
     const page = ids.slice(0, q.limit);
     const rows = await analytics.userRows(sel, page);
-    return {
-      data: userRecords(rows),
-      meta: { ...meta(principal, q), has_more: hasMore, next_cursor: hasMore ? page.at(-1)! : null },
-    };
+    const usersMeta = { ...meta(principal, q), has_more: hasMore, next_cursor: hasMore ? page.at(-1)! : null };
+    // Held rows of the organization (a team's rows skip days): each row kept as a piece.
+    if (!sel.team && deps.pieces?.holdsUsers(principal.orgId)) return deps.pieces.users(rows, usersMeta);
+    return { data: userRecords(rows), meta: usersMeta };
   });
 }

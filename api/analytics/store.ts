@@ -224,6 +224,11 @@ export const ROW_SET_NAMES = Object.keys(ROW_SETS) as RowSet[];
  */
 export interface RowSource {
   rows<K extends RowSet>(set: K, org: string, from: string, to: string, users?: readonly string[]): Promise<RowTypes[K][]>;
+  /**
+   * Optional, a shortcut of rows(): the first `limit` users (by id) after `after` with a row of a per-user
+   * set in the range, or undefined when the source cannot tell without them.
+   */
+  usersWithRows?(set: RowSet, org: string, from: string, to: string, after: string | undefined, limit: number): string[] | undefined;
 }
 
 /** A set's statement with its parameters (a per-user set's $users NULL: every user). */

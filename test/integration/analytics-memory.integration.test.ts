@@ -4,6 +4,7 @@
 // on data that has what the SQL path handles specially: a user with no activity at all, a user with usage
 // and no hook event (not active), an unpriced model, reasoning and standard use of one model, quiet days
 // inside a range, pages of users with cursors, and a removed user (no e-mail any more).
+import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, type Services } from '../../api/server.ts';
@@ -232,6 +233,20 @@ describe('the read model answers as the SQL path does', () => {
       await teams.deleteTeam(orgId, squad.id);
       await teams.deleteTeam(orgId, company.id);
     }
+  });
+
+  it('gzip: the answers kept as pieces decode to the bytes the SQL path sends', async () => {
+    await fromMemory(async () => {
+      for (const url of URLS) {
+        const res = await memory.app.inject({ method: 'GET', url, headers: { ...bearer(owner), 'accept-encoding': 'gzip' } });
+        expect(res.statusCode, res.body).toBe(200);
+        const body = res.headers['content-encoding'] === 'gzip' ? gunzipSync(res.rawPayload).toString() : res.body;
+        expect(body, url).toBe(await get(sql.app, url));
+      }
+    });
+    // Not vacuous: the large answers came compressed.
+    const big = await memory.app.inject({ method: 'GET', url: URLS[0]!, headers: { ...bearer(owner), 'accept-encoding': 'gzip' } });
+    expect(big.headers['content-encoding']).toBe('gzip');
   });
 
   it('page by page, following the cursors', async () => {
