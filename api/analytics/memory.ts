@@ -9,12 +9,14 @@
 // test/integration/analytics-memory compares the two answer for answer. What it holds is the stored data,
 // never an answer: every request still selects its range and assembles its answer.
 //
-// Each set of an organization is loaded in the background at its first request (a week of days per
-// statement; no request waits for it: until it is done, its rows come from SQL), or all at once by
-// ready(). Kept until the aggregates or the users change: a batch run (clear(), called where the answer
-// cache is cleared) or a user removed (their e-mail is part of the rows). Memory is bounded by a row
-// budget over all organizations held (the least recently asked organization goes first); a set that
-// would take its organization over the whole budget is answered by SQL.
+// Each set of an organization is loaded in the background (a week of days per statement; no request
+// waits for it: until it is done, its rows come from SQL): the sets the ungrouped answers read at the
+// server's start (preload), any set at its first request, all of them by ready(). Kept until the
+// aggregates or the users change: a batch run (clear(), called where the answer cache is cleared) or a
+// user removed (their e-mail is part of the rows); what was held is then loaded again. Memory is bounded
+// by a row budget over all organizations held (the least recently asked organization goes first); a set
+// that would take its organization over the whole budget is answered by SQL. Values derived from the
+// rows (the answers' pieces, pieces.ts) are kept with them.
 import type { Db } from '../../common/db/duckdb.ts';
 import { DEFAULT_READ_MODEL_LIMITS, type ReadModelLimits } from '../../common/serve-defaults.ts';
 import type { Holder, Source } from '../answers/changes.ts';
@@ -23,6 +25,11 @@ import { ROW_SET_NAMES, ROW_SETS, type RowSet, type RowSource, type RowTypes, ro
 /** A set's extent in an organization: its first and last day and its number of rows. */
 const extentSql = (table: string) =>
   `SELECT CAST(min(day) AS VARCHAR) AS first, CAST(max(day) AS VARCHAR) AS last, count(*)::BIGINT AS n FROM ${table} WHERE org_id = $org`;
+
+/** The sets the ungrouped answers read: what a server loads at its start. */
+export const PRELOADED_SETS: readonly RowSet[] = ['orgDays', 'breakdown', 'hooks', 'tokens', 'userDays'];
+/** Organizations with aggregates, the most recently active first. */
+const PRELOAD_ORDER = 'SELECT org_id FROM agg_org_day GROUP BY org_id ORDER BY max(day) DESC, org_id';
 
 /** Days per load statement: a week of a 500-user organization is about 15k rows. */
 const WINDOW_DAYS = 7;
@@ -134,14 +141,46 @@ export class AnalyticsReadModel implements RowSource, Holder {
     return this.held;
   }
 
-  /** Forgets everything held (a batch committed, or users changed). */
+  /** Forgets everything held (a batch committed, or users changed), and loads again what was held. */
   clear(): void {
+    const held = [...this.orgs].map(([org, model]) => [org, [...model.sets.keys()]] as const);
     this.generation++;
     this.orgGenerations.clear();
     this.orgs.clear();
     this.loading.clear();
     this.tooLarge.clear();
     this.held = 0;
+    for (const [org, sets] of held) this.reload(org, sets);
+  }
+
+  /**
+   * After a change, the sets an organization had are loaded again in the background: the first answers
+   * after a batch (a dashboard opened in the morning) find them held rather than read from DuckDB.
+   */
+  private reload(org: string, sets: readonly RowSet[]): void {
+    if (this.closed || sets.length === 0) return;
+    this.ready(org, sets).catch((error: unknown) => this.onLoadError?.(error));
+  }
+
+  /**
+   * Loads the sets the organizations' ungrouped answers read, most recently active organization first,
+   * while they take less than half the budget (the server's start: the first answers find them held).
+   */
+  async preload(): Promise<void> {
+    if (this.limits.maxRows <= 0) return;
+    const orgs = await this.db.all<{ org_id: string }>(PRELOAD_ORDER);
+    for (const { org_id } of orgs) {
+      if (this.closed || this.held >= this.limits.maxRows / 2) return;
+      await this.ready(org_id, PRELOADED_SETS);
+    }
+  }
+
+  private closed = false;
+
+  /** Stops loading (the server closes): a load under way ends at its next statement; resolves when all have. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.loading.values()]);
   }
 
   /** Bumped by clearOrg(org): like generation, for one organization. */
@@ -156,7 +195,7 @@ export class AnalyticsReadModel implements RowSource, Holder {
     else this.clearOrg(org);
   }
 
-  /** Forgets one organization's rows (a batch of that organization alone committed); the others' stay. */
+  /** Forgets one organization's rows (a batch of that organization alone committed), and loads them again; the others' stay. */
   clearOrg(org: string): void {
     this.orgGenerations.set(org, (this.orgGenerations.get(org) ?? 0) + 1);
     const held = this.orgs.get(org);
@@ -164,6 +203,7 @@ export class AnalyticsReadModel implements RowSource, Holder {
     this.orgs.delete(org);
     for (const key of [...this.loading.keys()]) if (key.startsWith(`${org}|`)) this.loading.delete(key);
     for (const key of [...this.tooLarge]) if (key.startsWith(`${org}|`)) this.tooLarge.delete(key);
+    if (held) this.reload(org, [...held.sets.keys()]);
   }
 
   /**
@@ -195,7 +235,7 @@ export class AnalyticsReadModel implements RowSource, Holder {
   /** Loads one set of the organization if it is not held (or being loaded); resolves when done. */
   private load(org: string, set: RowSet): Promise<void> {
     const key = `${org}|${set}`;
-    if (this.limits.maxRows <= 0 || this.orgs.get(org)?.sets.has(set) || this.tooLarge.has(key)) return Promise.resolve();
+    if (this.limits.maxRows <= 0 || this.closed || this.orgs.get(org)?.sets.has(set) || this.tooLarge.has(key)) return Promise.resolve();
     let running = this.loading.get(key);
     if (!running) {
       const started = this.read(org, set, this.stamp(org)).finally(() => {
@@ -220,7 +260,7 @@ export class AnalyticsReadModel implements RowSource, Holder {
       const last = Date.parse(extent.last);
       // Windows in day order, each read sorted by day: the rows come out sorted as the statement sorts them.
       for (let ms = Date.parse(extent.first); ms <= last; ms += WINDOW_DAYS * DAY_MS) {
-        if (stamp !== this.stamp(org)) return; // a batch ended meanwhile: these rows may be stale
+        if (stamp !== this.stamp(org) || this.closed) return; // a batch ended meanwhile: these rows may be stale
         const { sql, params } = rowSetQuery(set, org, isoDay(ms), isoDay(Math.min(last, ms + (WINDOW_DAYS - 1) * DAY_MS)));
         for (const row of await this.db.all(sql, params)) rows.push(internRow(row, intern));
       }
