@@ -319,6 +319,8 @@ export class AnalyticsReadModel implements RowSource, Holder {
     // A few users (a page of /users): each one's rows, then in the statement's order (day, then user; a
     // user's rows of a day keep theirs).
     const { of } = held.byUser();
+    // One user (a row of /users' page): their rows are in the statement's order already.
+    if (users.length === 1) return of.get(users[0]!)?.range(from, to) ?? [];
     const rows: RowTypes[K][] = [];
     for (const user of new Set(users)) {
       const mine = of.get(user);

@@ -111,6 +111,11 @@ export class AnalyticsReader {
   /** The page's users' rows, in the users endpoint's order (user, then day). */
   async userRows(sel: Selection, page: readonly string[]): Promise<UserDayRow[]> {
     if (page.length === 0) return [];
+    if (!sel.team && !sel.live && this.stored.holds?.(sel.org, ['userDays'])) {
+      // Held rows: each user's, in day order, users in the page's order (ids ascending), no sort.
+      const each = await Promise.all(page.map((user) => this.rows(sel, 'userDays', sel.from, sel.to, [user])));
+      return each.flat();
+    }
     const rows = await this.rows(sel, 'userDays', sel.from, sel.to, page);
     const wanted = new Set(page);
     // Sorted by day, then user: a stable sort by user gives user, then day.

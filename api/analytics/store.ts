@@ -229,6 +229,8 @@ export interface RowSource {
    * set in the range, or undefined when the source cannot tell without them.
    */
   usersWithRows?(set: RowSet, org: string, from: string, to: string, after: string | undefined, limit: number): string[] | undefined;
+  /** Optional: are these sets of the organization in memory (reading one user's rows costs no statement)? */
+  holds?(org: string, sets: readonly RowSet[]): boolean;
 }
 
 /** A set's statement with its parameters (a per-user set's $users NULL: every user). */

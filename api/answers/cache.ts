@@ -41,7 +41,7 @@ export function acceptsGzip(header: string | undefined): boolean {
 export class CachedBody {
   private gzipped: Buffer | undefined;
   private plain: Buffer | undefined;
-  /** Told the size of the gzip form when it is made, so the cache can count it. */
+  /** Told the size of the gzip form when it is made (and its change when made again), so the cache can count it. */
   onGzip: ((bytes: number) => void) | undefined;
   constructor(
     /** JSON bytes, or pieces whose gzip form is their deflate forms' concatenation (api/answers/pieces.ts). */
@@ -67,10 +67,21 @@ export class CachedBody {
   gzip(): Buffer | undefined {
     if (this.rawLength < GZIP_MIN_BYTES) return undefined;
     if (!this.gzipped) {
-      this.gzipped = this.body instanceof Pieces ? this.body.gzip() : gzipSync(this.body, { level: this.level });
+      const pieces = this.body instanceof Pieces ? this.body : undefined;
+      this.gzipped = pieces ? pieces.gzip() : gzipSync(this.raw, { level: this.level });
       this.onGzip?.(this.gzipped.length);
+      // Pieces compress less than a whole answer (a user's rows: about twice the bytes): a body that is
+      // kept is sent as pieces the first time, then compressed whole, once, after that request.
+      if (pieces && this.level !== GZIP_LEVEL_ONCE) setImmediate(() => this.compressWhole());
     }
     return this.gzipped;
+  }
+
+  private compressWhole(): void {
+    const whole = gzipSync(this.raw, { level: this.level });
+    const before = this.gzipped?.length ?? 0;
+    this.gzipped = whole;
+    this.onGzip?.(whole.length - before);
   }
 
   get bytes(): number {

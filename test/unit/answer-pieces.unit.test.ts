@@ -3,6 +3,7 @@
 // plain form, whatever the pieces: compressed alone, with the piece before as dictionary, or stored.
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { CachedBody, GZIP_LEVEL_KEPT, GZIP_LEVEL_ONCE } from '../../api/answers/cache.ts';
 import { Pieces, piece, storedPiece } from '../../api/answers/pieces.ts';
 
 describe('Pieces', () => {
@@ -24,5 +25,23 @@ describe('Pieces', () => {
     const long = 'x'.repeat(200_000);
     const answer = new Pieces([storedPiece('"'), storedPiece(''), storedPiece(long), piece(long), storedPiece('"')]);
     expect(gunzipSync(answer.gzip()).toString()).toBe(`"${long}${long}"`);
+  });
+
+  it('a kept body is sent as pieces once, then compressed whole; one made for a request stays pieces', async () => {
+    const rows = Array.from({ length: 300 }, (_, i) => JSON.stringify({ user_id: `usr_${i % 7}`, date: `2026-03-${(i % 28) + 1}`, n: i }));
+    const answer = () => new Pieces([storedPiece('{"data":['), ...rows.map((r, i) => (i ? piece(`,${r}`) : piece(r))), storedPiece(']}')]);
+    const kept = CachedBody.of(answer(), GZIP_LEVEL_KEPT);
+    const counted: number[] = [];
+    kept.onGzip = (bytes) => counted.push(bytes);
+    const first = kept.gzip()!;
+    await new Promise((r) => setImmediate(r));
+    const whole = kept.gzip()!;
+    expect(whole.length).toBeLessThan(first.length);
+    expect(gunzipSync(whole).toString()).toBe(gunzipSync(first).toString());
+    expect(counted.reduce((a, b) => a + b, 0)).toBe(whole.length);
+    const once = CachedBody.of(answer(), GZIP_LEVEL_ONCE);
+    const sent = once.gzip()!;
+    await new Promise((r) => setImmediate(r));
+    expect(once.gzip()).toBe(sent);
   });
 });
