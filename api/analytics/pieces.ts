@@ -69,7 +69,6 @@ export const RECORDS: Record<
 
 /** A record or row kept as JSON, alone and (once asked) after the one it always follows. */
 interface Kept {
-  text: string;
   alone: Piece;
   after?: Piece;
   facts?: TokenFacts | undefined;
@@ -80,9 +79,10 @@ const COMMA = storedPiece(',');
 /** `],"meta":…}`: the end of a `{data, meta}` answer, as JSON.stringify writes it. */
 const close = (meta: unknown) => storedPiece(`],"meta":${JSON.stringify(meta)}}`);
 
-const kept = (text: string, facts?: TokenFacts): Kept => ({ text, alone: piece(text), facts });
+const kept = (text: string, facts?: TokenFacts): Kept => ({ alone: piece(text), facts });
+const COMMA_BYTE = Buffer.from(',');
 /** The piece of `k` following `prev` (with its comma), compressed with `prev` as its dictionary. */
-const following = (k: Kept, prev: Kept) => (k.after ??= piece(`,${k.text}`, prev.alone.raw));
+const following = (k: Kept, prev: Kept) => (k.after ??= piece(Buffer.concat([COMMA_BYTE, k.alone.raw]), prev.alone.raw));
 
 export class AnswerPieces {
   /** Users' day rows kept by the row (held rows are never changed: a new load makes new rows). */

@@ -54,8 +54,8 @@ function shiftOf(bytes: number): number {
 const made = (raw: Buffer, deflated: Buffer): Piece => ({ raw, deflated, crc: crc32(raw) | 0, shift: shiftOf(raw.length) });
 
 /** A piece of JSON text, compressed alone or (`after`) with the piece it always follows as dictionary. */
-export function piece(text: string, after?: Buffer): Piece {
-  const raw = Buffer.from(text);
+export function piece(text: string | Buffer, after?: Buffer): Piece {
+  const raw = typeof text === 'string' ? Buffer.from(text) : text;
   const options = { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH, ...(after ? { dictionary: after } : {}) };
   return made(raw, deflateRawSync(raw, options));
 }
