@@ -10,6 +10,8 @@ import { DEFAULT_PRICING_FILE, loadPricing, loadPricingTable } from '../pipeline
 import { AccountStore } from './accounts/store.ts';
 import { AlertSettingsStore } from './alert-settings/store.ts';
 import { AnalyticsReadModel, DEFAULT_READ_MODEL_LIMITS } from './analytics/memory.ts';
+import { AnswerPieces } from './analytics/pieces.ts';
+import { AnalyticsReader } from './analytics/reader.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { AnomalyCheck } from './anomalies/check.ts';
 import { AnomalyStore } from './anomalies/store.ts';
@@ -73,6 +75,10 @@ export interface ServerContext {
   changes: Changes;
   /** The aggregate rows held in memory that cold analytics answers come from (api/analytics/memory.ts). */
   readModel: AnalyticsReadModel;
+  /** The analytics figures' one reader, over the read model (api/analytics/reader.ts). */
+  analytics: AnalyticsReader;
+  /** The ungrouped analytics answers' pieces, kept with the read model's rows (api/analytics/pieces.ts). */
+  pieces: AnswerPieces;
   metrics: ServerMetrics;
   sessions: SessionStore;
   /** Wakes computers' long-polls. */
@@ -101,7 +107,8 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
   // The answer cache, the read model and today's figures hold figures built from stored data: they drop
   // what each change makes stale.
   const changes = new Changes([cache, readModel, live]);
-  const teams = new TeamAnalytics(db);
+  const teams = new TeamAnalytics(db, readModel);
+  const analytics = new AnalyticsReader(readModel);
   const budgets = new BudgetStore(db);
   const ingestLimits = { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits };
   const workers = options.decodeWorkers ?? defaultDecodeWorkers();
@@ -172,6 +179,8 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
     cache,
     changes,
     readModel,
+    analytics,
+    pieces: new AnswerPieces(readModel, analytics),
     metrics,
     sessions,
     workSignal: new WorkSignal(),

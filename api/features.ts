@@ -9,6 +9,7 @@ import { registerAdoptionRoutes } from './adoption/routes.ts';
 import { AdoptionStore } from './adoption/store.ts';
 import { registerAlertSettingsRoutes } from './alert-settings/routes.ts';
 import { registerAliasRoutes } from './aliases/routes.ts';
+import { AnalyticsReader } from './analytics/reader.ts';
 import { registerAnalyticsRoutes } from './analytics/routes.ts';
 import { AnalyticsStore } from './analytics/store.ts';
 import { bearerToken } from './auth/authenticator.ts';
@@ -112,8 +113,8 @@ export const FEATURES: readonly Feature[] = [
   { name: 'liveness', register: (app, { db }) => registerLivenessRoutes(app, { db }) },
   {
     name: 'today',
-    register: (app, { db, live, cache, teams, pinnedNow }) =>
-      registerTodayRoutes(app, { live, cache, teams, code: new CodeStore(db), ...pinnedNow }),
+    register: (app, { db, live, analytics, cache, teams, pinnedNow }) =>
+      registerTodayRoutes(app, { live, analytics, cache, teams, code: new CodeStore(db), ...pinnedNow }),
   },
   { name: 'me', register: (app, { db, live, cache, clock }) => registerMeRoutes(app, { db, live, cache, now: () => new Date(clock()) }) },
   { name: 'aliases', register: (app, { db, accounts, changes }) => registerAliasRoutes(app, { db, accounts, changes }) },
@@ -168,8 +169,8 @@ export const FEATURES: readonly Feature[] = [
   },
   {
     name: 'analytics',
-    register: (app, { db, cache, readModel, teams, pinnedNow }) =>
-      registerAnalyticsRoutes(app, { cache, analytics: readModel, repos: new AnalyticsStore(db), teams, ...pinnedNow }),
+    register: (app, { cache, analytics, pieces, teams, pinnedNow }) =>
+      registerAnalyticsRoutes(app, { cache, analytics, pieces, teams, ...pinnedNow }),
   },
   // Team answers are cached under the organization's teams revision (api/teams/store.ts bumps it).
   { name: 'teams', register: (app, { db, cache, pinnedNow }) => registerTeamRoutes(app, { db, cache, ...pinnedNow }) },
@@ -206,7 +207,7 @@ export const FEATURES: readonly Feature[] = [
         cache,
         auth,
         db,
-        analytics: new AnalyticsStore(db),
+        analytics: new AnalyticsReader(new AnalyticsStore(db)),
         ...pinnedNow,
         // A removed user's e-mail leaves the answers (their rows stay, as in SQL's LEFT JOIN).
         changes,

@@ -62,6 +62,7 @@ export async function buildServer(options: ServerOptions): Promise<{ app: Fastif
   const { batch, alerts, decoders, ingest } = ctx;
   if (options.batchAt) batch.startSchedule(options.batchAt);
   app.addHook('onClose', async () => {
+    await ctx.readModel.close();
     batch.stopSchedule();
     alerts.close();
     await alerts.idle();
@@ -108,6 +109,8 @@ export async function startServer(
   },
 ): Promise<RunningServer> {
   const { app, services } = await buildServer(options);
+  // The analytics rows, loaded in the background: the first cold answers find them held.
+  services.readModel.preload().catch((error: unknown) => options.log.error({ err: error }, 'analytics read model: preloading failed'));
   await options.beforeListen?.();
   let address: string;
   try {

@@ -379,7 +379,7 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
   for (const [label, extra, headers] of [
     ['analytics, cache on, client accepts gzip', [], gzip],
     ['analytics, cache on, client without gzip', [], auth],
-    ['analytics, cache off (every request reads DuckDB)', ['--cache-entries', '0'], gzip],
+    ['analytics, cache off (every request builds its answer)', ['--cache-entries', '0'], gzip],
   ] as const) {
     const server = await startServer(data.db, ['--no-batch', ...extra]);
     // Warm-up: every query once (four at a time), so the measured run sees what a server that has been

@@ -165,6 +165,36 @@ export function tokensNotReported(rows: readonly TokenRow[], breakdowns: readonl
   return [...used].filter((agent) => !reported.has(agent)).sort();
 }
 
+/** What /tokens says beside its records, as sets a range's days unite: models without a price, agents that reported tokens, agents used. */
+export interface TokenFacts {
+  unpriced: string[];
+  reported: string[];
+  used: string[];
+}
+
+export function tokenFacts(rows: readonly TokenRow[], breakdowns: readonly BreakdownRow[]): TokenFacts {
+  return {
+    unpriced: unpricedModels(rows),
+    reported: [
+      ...new Set(rows.filter((r) => r.input_tokens + r.output_tokens + r.cache_read_tokens + r.cache_write_tokens > 0).map((r) => r.agent)),
+    ],
+    used: [...new Set(breakdowns.filter((r) => r.kind === 'agent_users' && r.count > 0).map((r) => r.key))],
+  };
+}
+
+/** meta.unpriced_models and meta.tokens_not_reported of the days whose facts these are (as unpricedModels and tokensNotReported). */
+export function tokensMeta(facts: readonly TokenFacts[]) {
+  const unpriced = new Set<string>();
+  const reported = new Set<string>();
+  const used = new Set<string>();
+  for (const f of facts) {
+    for (const m of f.unpriced) unpriced.add(m);
+    for (const a of f.reported) reported.add(a);
+    for (const a of f.used) used.add(a);
+  }
+  return { unpriced_models: [...unpriced].sort(), tokens_not_reported: [...used].filter((a) => !reported.has(a)).sort() };
+}
+
 /** group_by=agent (ours): the day's usage per agent, in the shape of the model rows; non-zero agents only. */
 export function tokenGroupedByAgent(days: string[], rows: TokenRow[]) {
   const perDay = group(rows, (r) => r.day);
@@ -184,15 +214,12 @@ export function tokenGroupedByAgent(days: string[], rows: TokenRow[]) {
 }
 
 /**
- * group_by=repo (ours): per day and repository of the sessions' working directory, over the users `member`
- * lets in on each day (a team= filter; all without one). Credits are the rows' weighted tokens rounded per
- * day and repository; usage of sessions in no repository is in no row.
+ * group_by=repo (ours): per day and repository of the sessions' working directory (over a team's members:
+ * the rows reader.ts selects). Credits are the rows' weighted tokens rounded per day and repository; usage
+ * of sessions in no repository is in no row.
  */
-export function tokenGroupedByRepo(days: string[], rows: RepoTokenRow[], member?: (day: string, user: string) => boolean) {
-  const perDay = group(
-    rows.filter((r) => !member || member(r.day, r.user_id)),
-    (r) => r.day,
-  );
+export function tokenGroupedByRepo(days: string[], rows: RepoTokenRow[]) {
+  const perDay = group(rows, (r) => r.day);
   return days.flatMap((date) =>
     [...group(perDay.get(date) ?? [], (r) => r.repo).entries()]
       .map(([repo, repoRows]) => ({

@@ -14,22 +14,21 @@ import type { TeamAnalytics, TeamGroupedEndpoint } from '../teams/analytics.ts';
 import {
   activityGroupedByAgent,
   activityGroupedByClient,
-  activityRecords,
   DECISION_GROUPS,
   productivityDecisionRows,
-  productivityRecords,
   tokenGroupedByAgent,
   tokenGroupedByModel,
   tokenGroupedByRepo,
-  tokenRecords,
+  tokensMeta,
   tokensNotReported,
   toolGroupedByAgent,
   toolGroupedByName,
-  toolRecords,
   unpricedModels,
   userRecords,
 } from './assemble.ts';
+import { type AnswerPieces, RECORDS } from './pieces.ts';
 import { type AnalyticsQuery, parseAnalyticsQuery } from './query.ts';
+import type { AnalyticsReader, Selection } from './reader.ts';
 import {
   ActivityResponse,
   ANALYTICS_QUERY,
@@ -40,18 +39,13 @@ import {
   ToolsResponse,
   UsersResponse,
 } from './schema.ts';
-import type { AnalyticsReader, AnalyticsStore } from './store.ts';
 import {
   activityGroupTotals,
-  activityTotals,
   decisionsByAgent,
   peopleTotals,
   productivityGroupTotals,
-  productivityTotals,
   tokenGroupTotals,
-  tokenTotals,
   toolGroupTotals,
-  toolTotals,
 } from './totals.ts';
 
 /** group_by=team: each team over the range (meta.group_totals), as the endpoint's groups are summed. */
@@ -63,7 +57,7 @@ function teamTotals(endpoint: TeamGroupedEndpoint, rows: unknown[]) {
 }
 
 export interface AnalyticsDeps {
-  /** The aggregate rows: the read model (api/analytics/memory.ts), or AnalyticsStore's SQL. */
+  /** The figures' rows, from the read model (api/analytics/memory.ts) or AnalyticsStore's SQL. */
   analytics: AnalyticsReader;
   /** The clock, for tests: "today" decides the latest queryable day. */
   now?: () => Date;
@@ -71,8 +65,8 @@ export interface AnalyticsDeps {
   cache: ResponseCache;
   /** team= and group_by=team. */
   teams: TeamAnalytics;
-  /** group_by=repo on /tokens (SQL). */
-  repos: Pick<AnalyticsStore, 'tokensByRepo'>;
+  /** The ungrouped answers as pieces kept with the read model's rows (absent: always assembled). */
+  pieces?: AnswerPieces | undefined;
 }
 
 /** What the daily answers are built from: the aggregates, and users' e-mails (tokens and users answers). */
@@ -102,8 +96,8 @@ const ENDPOINTS = {
 } satisfies Partial<Record<Endpoint, { response: z.ZodType; summary: string }>>;
 
 /** What /tokens says beside its rows: the models without a price and the agents whose tokens are not reported. */
-async function tokensMeta(analytics: AnalyticsReader, org: string, from: string, to: string) {
-  const [rows, used] = await Promise.all([analytics.tokens(org, from, to), analytics.breakdown(org, from, to, ['agent_users'])]);
+async function tokensFacts(analytics: AnalyticsReader, sel: Selection) {
+  const [rows, used] = await Promise.all([analytics.tokens(sel), analytics.breakdown(sel, ['agent_users'])]);
   return { unpriced_models: unpricedModels(rows), tokens_not_reported: tokensNotReported(rows, used) };
 }
 
@@ -117,7 +111,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
   // queryCheckedBy: 'handler').
   const route = (
     endpoint: keyof typeof ENDPOINTS,
-    build: (principal: Principal, q: AnalyticsQuery, analytics: AnalyticsReader) => Promise<unknown>,
+    build: (principal: Principal, q: AnalyticsQuery, sel: Selection) => Promise<unknown>,
   ) => {
     const doc = {
       method: 'GET',
@@ -141,82 +135,68 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
         of,
         async () => {
           const q = parseAnalyticsQuery(endpoint, request.query, today);
+          const sel: Selection = { org: principal.orgId, from: q.startDate, to: q.endDate };
           if (q.groupBy === 'team') {
             const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
             // /tokens names the range's models without a dollar price (docs/metrics.md §8).
-            const unpriced = endpoint === 'tokens' ? await tokensMeta(deps.analytics, principal.orgId, q.startDate, q.endDate) : {};
+            const unpriced = endpoint === 'tokens' ? await tokensFacts(deps.analytics, sel) : {};
             return { data, meta: { ...meta(principal, q), ...unpriced, group_totals: teamTotals(endpoint as TeamGroupedEndpoint, data) } };
           }
-          // team=: the same answer computed over the team's members on each day.
-          const reader = q.team ? await deps.teams.filtered(principal.orgId, q.team, q.startDate, q.endDate) : deps.analytics;
-          return build(principal, q, reader);
+          // team=: the same answer computed over the team's members on each day (400, 403 from scope).
+          if (q.team) sel.team = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
+          // The organization's records of each day, kept as pieces with the rows the read model holds.
+          else if (q.groupBy === undefined && endpoint !== 'users') {
+            const pieces = await deps.pieces?.days(endpoint, principal.orgId, q.days, meta(principal, q));
+            if (pieces) return pieces;
+          }
+          return build(principal, q, sel);
         },
         (answer) => checkSentAnswer(app, doc, 200, answer),
       );
     });
   };
 
-  route('tokens', async (principal, q, analytics) => {
-    const [rows, used] = await Promise.all([
-      analytics.tokens(principal.orgId, q.startDate, q.endDate),
-      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']),
-    ]);
-    const tokensFacts = { unpriced_models: unpricedModels(rows), tokens_not_reported: tokensNotReported(rows, used) };
+  const { analytics } = deps;
+
+  route('tokens', async (principal, q, sel) => {
+    if (q.groupBy === undefined) {
+      const { data, facts } = await RECORDS.tokens.build(analytics, sel, q.days);
+      return { data, meta: { ...meta(principal, q), ...tokensMeta(facts ? [facts] : []), totals: RECORDS.tokens.totals(data) } };
+    }
+    const [rows, used] = await Promise.all([analytics.tokens(sel), analytics.breakdown(sel, ['agent_users'])]);
+    const facts = { unpriced_models: unpricedModels(rows), tokens_not_reported: tokensNotReported(rows, used) };
     if (q.groupBy === 'repo') {
-      // team= (checked when its reader was made): the team's members on each day.
-      const scope = q.team ? await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate) : undefined;
-      const repoRows = await deps.repos.tokensByRepo(principal.orgId, q.startDate, q.endDate);
-      const data = tokenGroupedByRepo(q.days, repoRows, scope ? (day, user) => scope.members(day).has(user) : undefined);
-      return { data, meta: { ...meta(principal, q), ...tokensFacts, group_totals: tokenGroupTotals(data) } };
+      const data = tokenGroupedByRepo(q.days, await analytics.repoTokens(sel));
+      return { data, meta: { ...meta(principal, q), ...facts, group_totals: tokenGroupTotals(data) } };
     }
-    if (q.groupBy === 'agent' || q.groupBy === 'model') {
-      const data = q.groupBy === 'agent' ? tokenGroupedByAgent(q.days, rows) : tokenGroupedByModel(q.days, rows);
-      return { data, meta: { ...meta(principal, q), ...tokensFacts, totals: tokenTotals(data), group_totals: tokenGroupTotals(data) } };
-    }
-    const data = tokenRecords(q.days, rows);
-    return { data, meta: { ...meta(principal, q), ...tokensFacts, totals: tokenTotals(data) } };
+    const data = q.groupBy === 'agent' ? tokenGroupedByAgent(q.days, rows) : tokenGroupedByModel(q.days, rows);
+    return { data, meta: { ...meta(principal, q), ...facts, totals: RECORDS.tokens.totals(data), group_totals: tokenGroupTotals(data) } };
   });
 
-  route('tools', async (principal, q, analytics) => {
-    if (q.groupBy === 'agent') {
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_calls']);
-      const data = toolGroupedByAgent(q.days, breakdowns);
+  route('tools', async (principal, q, sel) => {
+    if (q.groupBy === 'agent' || q.groupBy === 'tool_name') {
+      const breakdowns = await analytics.breakdown(sel, [q.groupBy === 'agent' ? 'agent_calls' : 'tool']);
+      const data = q.groupBy === 'agent' ? toolGroupedByAgent(q.days, breakdowns) : toolGroupedByName(q.days, breakdowns);
       return { data, meta: { ...meta(principal, q), group_totals: toolGroupTotals(data) } };
     }
-    if (q.groupBy === 'tool_name') {
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool']);
-      const data = toolGroupedByName(q.days, breakdowns);
-      return { data, meta: { ...meta(principal, q), group_totals: toolGroupTotals(data) } };
-    }
-    const [orgRows, breakdowns, hooks] = await Promise.all([
-      analytics.orgDays(principal.orgId, q.startDate, q.endDate),
-      analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['tool', 'mcp_server', 'skill', 'slash_command']),
-      analytics.hooks(principal.orgId, q.startDate, q.endDate),
-    ]);
-    const data = toolRecords(q.days, orgRows, breakdowns, hooks);
-    return { data, meta: { ...meta(principal, q), totals: toolTotals(data) } };
+    const { data } = await RECORDS.tools.build(analytics, sel, q.days);
+    return { data, meta: { ...meta(principal, q), totals: RECORDS.tools.totals(data) } };
   });
 
-  route('activity', async (principal, q, analytics) => {
-    if (q.groupBy === 'agent') {
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['agent_users']);
-      const data = activityGroupedByAgent(q.days, breakdowns);
+  route('activity', async (principal, q, sel) => {
+    if (q.groupBy === 'agent' || q.groupBy === 'client') {
+      const breakdowns = await analytics.breakdown(sel, [q.groupBy === 'agent' ? 'agent_users' : 'client']);
+      const data = q.groupBy === 'agent' ? activityGroupedByAgent(q.days, breakdowns) : activityGroupedByClient(q.days, breakdowns);
       return { data, meta: { ...meta(principal, q), group_totals: activityGroupTotals(data) } };
     }
-    const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, ['client']);
-    if (q.groupBy === 'client') {
-      const data = activityGroupedByClient(q.days, breakdowns);
-      return { data, meta: { ...meta(principal, q), group_totals: activityGroupTotals(data) } };
-    }
-    const orgRows = await analytics.orgDays(principal.orgId, q.startDate, q.endDate);
-    const data = activityRecords(q.days, orgRows, breakdowns);
-    return { data, meta: { ...meta(principal, q), totals: activityTotals(data) } };
+    const { data } = await RECORDS.activity.build(analytics, sel, q.days);
+    return { data, meta: { ...meta(principal, q), totals: RECORDS.activity.totals(data) } };
   });
 
-  route('productivity', async (principal, q, analytics) => {
+  route('productivity', async (principal, q, sel) => {
     if (q.groupBy === 'agent' || q.groupBy === 'tool_name' || q.groupBy === 'language') {
       const by = DECISION_GROUPS[q.groupBy];
-      const breakdowns = await analytics.breakdown(principal.orgId, q.startDate, q.endDate, [
+      const breakdowns = await analytics.breakdown(sel, [
         `edits_accepted_${by}`,
         `edits_rejected_${by}`,
         // The agents used in the range: one that reported no decision is listed as not reporting them.
@@ -227,28 +207,19 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
       const used = [...new Set(breakdowns.filter((r) => r.kind === 'agent_users' && r.count > 0).map((r) => r.key))];
       return { data, meta: { ...meta(principal, q), by_agent: decisionsByAgent(used, data) } };
     }
-    const [orgRows, breakdowns] = await Promise.all([
-      analytics.orgDays(principal.orgId, q.startDate, q.endDate),
-      analytics.breakdown(principal.orgId, q.startDate, q.endDate, [
-        'extension',
-        'language',
-        'edits_accepted_agent',
-        'edits_rejected_agent',
-      ]),
-    ]);
-    const data = productivityRecords(q.days, orgRows, breakdowns);
-    return { data, meta: { ...meta(principal, q), totals: productivityTotals(data) } };
+    const { data } = await RECORDS.productivity.build(analytics, sel, q.days);
+    return { data, meta: { ...meta(principal, q), totals: RECORDS.productivity.totals(data) } };
   });
 
-  route('users', async (principal, q, analytics) => {
-    const ids = await analytics.userPage(principal.orgId, q.startDate, q.endDate, q.cursor, q.limit);
+  route('users', async (principal, q, sel) => {
+    const ids = await analytics.userPage(sel, q.cursor, q.limit);
     const hasMore = ids.length > q.limit;
     const page = ids.slice(0, q.limit);
-    const rows = await analytics.userRows(principal.orgId, q.startDate, q.endDate, page);
+    const rows = await analytics.userRows(sel, page);
+    const usersMeta = { ...meta(principal, q), has_more: hasMore, next_cursor: hasMore ? page.at(-1)! : null };
+    // Held rows of the organization (a team's rows skip days): each row kept as a piece.
+    if (!sel.team && deps.pieces?.holdsUsers(principal.orgId)) return deps.pieces.users(rows, usersMeta);
     const data = userRecords(rows);
-    return {
-      data,
-      meta: { ...meta(principal, q), has_more: hasMore, next_cursor: hasMore ? page.at(-1)! : null, people: peopleTotals(data) },
-    };
+    return { data, meta: { ...usersMeta, people: peopleTotals(data) } };
   });
 }

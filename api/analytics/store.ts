@@ -1,26 +1,85 @@
-// Reads the daily aggregates (never raw events) for the analytics endpoints.
+// The analytics row sets: each kind of daily aggregate row the analytics figures are built from, read by
+// one SQL statement per kind (never raw events). The read model (memory.ts) loads an organization's rows
+// of each set a window of days at a time with these statements, the SQL path answers a range with the
+// same ones, and today's live build reads its provisional rows with them too (api/today/store.ts): a
+// new kind of row is one entry here, and its figure is one reader in reader.ts.
 import type { Db } from '../../common/db/duckdb.ts';
 
-const RANGE = 'org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)';
+const RANGE = 'a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)';
+/** A per-user set restricted to some users ($users, comma-separated), or not ($users NULL). */
+const USERS = "($users IS NULL OR a.user_id IN (SELECT unnest(string_split($users, ','))))";
+const EMAIL = 'LEFT JOIN users u ON u.id = a.user_id AND u.org_id = a.org_id';
 
-export const ANALYTICS_SQL = {
-  orgDays: `SELECT CAST(day AS VARCHAR) AS day, * EXCLUDE (org_id, day) FROM agg_org_day WHERE ${RANGE}`,
-  breakdown: `SELECT CAST(day AS VARCHAR) AS day, kind, key, count FROM agg_breakdown_day WHERE ${RANGE} AND kind IN (SELECT unnest(string_split($kinds, ',')))`,
-  hooks: `SELECT CAST(day AS VARCHAR) AS day, event, matcher, command, count FROM agg_hooks_day WHERE ${RANGE}`,
-  tokens: `SELECT CAST(t.day AS VARCHAR) AS day, t.user_id, u.email AS user_email, t.agent, t.model, t.thinking, t.input_tokens, t.output_tokens,
-                  t.cache_read_tokens, t.cache_write_tokens, t.billable_tokens, t.cost_usd
-           FROM agg_tokens_day t LEFT JOIN users u ON u.id = t.user_id AND u.org_id = t.org_id
-           WHERE t.org_id = $org AND t.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)`,
-  // Spend by repository (group_by=repo): per day, user and repository of the sessions' working directory.
-  tokensByRepo: `SELECT CAST(day AS VARCHAR) AS day, user_id, repo, input_tokens, output_tokens, raw_billable, cost_usd
-                 FROM agg_tokens_repo_day WHERE ${RANGE}`,
-  userPage: `SELECT DISTINCT user_id FROM agg_user_day WHERE ${RANGE} AND ($cursor IS NULL OR user_id > $cursor) ORDER BY user_id LIMIT $limit`,
-  userRows: `SELECT CAST(a.day AS VARCHAR) AS day, a.* EXCLUDE (org_id, day), u.email AS user_email
-             FROM agg_user_day a LEFT JOIN users u ON u.id = a.user_id AND u.org_id = a.org_id
-             WHERE a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)
-               AND a.user_id IN (SELECT unnest(string_split($users, ',')))
-             ORDER BY a.user_id, a.day`,
-} as const;
+/**
+ * Each set's statement: its rows of the days $from to $to, sorted by day (then user and the rest of the
+ * row's key, so that every reader sums in one order); a per-user set also takes $users. `table` is what
+ * the read model counts before a load.
+ */
+export const ROW_SETS = {
+  /** The organization's day figures (pipeline/sql/60_org_day.sql). */
+  orgDays: {
+    table: 'agg_org_day',
+    perUser: false,
+    sql: `SELECT CAST(a.day AS VARCHAR) AS day, a.* EXCLUDE (org_id, day) FROM agg_org_day a WHERE ${RANGE} ORDER BY a.day`,
+  },
+  breakdown: {
+    table: 'agg_breakdown_day',
+    perUser: false,
+    sql: `SELECT CAST(a.day AS VARCHAR) AS day, a.kind, a.key, a.count FROM agg_breakdown_day a WHERE ${RANGE} ORDER BY a.day, a.kind, a.key`,
+  },
+  hooks: {
+    table: 'agg_hooks_day',
+    perUser: false,
+    sql: `SELECT CAST(a.day AS VARCHAR) AS day, a.event, a.matcher, a.command, a.count FROM agg_hooks_day a WHERE ${RANGE}
+          ORDER BY a.day, a.event, a.matcher, a.command`,
+  },
+  /** One user's usage of one model through one agent on a day, with the user's e-mail (null once removed). */
+  tokens: {
+    table: 'agg_tokens_day',
+    perUser: true,
+    sql: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, u.email AS user_email, a.agent, a.model, a.thinking, a.input_tokens,
+                 a.output_tokens, a.cache_read_tokens, a.cache_write_tokens, a.billable_tokens, a.cost_usd
+          FROM agg_tokens_day a ${EMAIL} WHERE ${RANGE} AND ${USERS} ORDER BY a.day, a.user_id, a.agent, a.model, a.thinking`,
+  },
+  /** A user's day, with the counts the organization's ratios are built from (for team=). */
+  userDays: {
+    table: 'agg_user_day',
+    perUser: true,
+    sql: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, u.email AS user_email, a.active, a.tool_calls, a.user_turns, a.mcp_calls,
+                 a.skill_calls, a.slash_commands, a.hooks, a.sessions, a.user_messages, a.assistant_messages, a.files_created,
+                 a.files_edited, a.git_commits, a.git_prs_created, a.billable_tokens, a.primary_model, a.primary_model_tier,
+                 a.autonomy_ratio, a.delegation_level, a.languages, a.clients, a.sessions_with_events, a.calls_auto_high,
+                 a.calls_auto_medium, a.calls_auto_low, a.calls_manual, a.lines_added, a.landed_agent_lines, a.cost_usd
+          FROM agg_user_day a ${EMAIL} WHERE ${RANGE} AND ${USERS} ORDER BY a.day, a.user_id`,
+  },
+  /** The breakdowns per user (migration 021), which team= sums over the members. */
+  userBreakdowns: {
+    table: 'agg_user_breakdown_day',
+    perUser: true,
+    sql: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, a.kind, a.key, a.count FROM agg_user_breakdown_day a
+          WHERE ${RANGE} AND ${USERS} ORDER BY a.day, a.user_id, a.kind, a.key`,
+  },
+  userHooks: {
+    table: 'agg_user_hooks_day',
+    perUser: true,
+    sql: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, a.event, a.matcher, a.command, a.count FROM agg_user_hooks_day a
+          WHERE ${RANGE} AND ${USERS} ORDER BY a.day, a.user_id, a.event, a.matcher, a.command`,
+  },
+  /** Each user's unrounded billable tokens per model (a team's credits are rounded over its members). */
+  rawBillable: {
+    table: 'agg_user_model_day',
+    perUser: true,
+    sql: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, a.model, a.raw_billable FROM agg_user_model_day a
+          WHERE ${RANGE} AND ${USERS} ORDER BY a.day, a.user_id, a.model`,
+  },
+  /** Spend by repository (group_by=repo): per day, user and repository of the sessions' working directory. */
+  repoTokens: {
+    table: 'agg_tokens_repo_day',
+    perUser: true,
+    sql: `SELECT CAST(a.day AS VARCHAR) AS day, a.user_id, a.repo, a.input_tokens, a.output_tokens, a.raw_billable, a.cost_usd
+          FROM agg_tokens_repo_day a WHERE ${RANGE} AND ${USERS} ORDER BY a.day, a.user_id, a.repo`,
+  },
+} as const satisfies Record<keyof RowTypes, { table: string; perUser: boolean; sql: string }>;
 
 export interface OrgDayRow {
   day: string;
@@ -122,63 +181,73 @@ export interface UserDayRow {
   cost_usd: number | null;
 }
 
-/** What the analytics routes read: the rows of a range of days (AnalyticsStore in SQL, or the read model). */
-export interface AnalyticsReader {
-  orgDays(org: string, from: string, to: string): Promise<OrgDayRow[]>;
-  breakdown(org: string, from: string, to: string, kinds: string[]): Promise<BreakdownRow[]>;
-  hooks(org: string, from: string, to: string): Promise<HookRow[]>;
-  tokens(org: string, from: string, to: string): Promise<TokenRow[]>;
-  /** One page of user ids (limit + 1 fetched to know whether more follow). */
-  userPage(org: string, from: string, to: string, cursor: string | undefined, limit: number): Promise<string[]>;
-  userRows(org: string, from: string, to: string, users: string[]): Promise<UserDayRow[]>;
+/** A user's day row with the counts the organization's ratios are built from. */
+export interface TeamUserDayRow extends UserDayRow {
+  sessions_with_events: number;
+  calls_auto_high: number;
+  calls_auto_medium: number;
+  calls_auto_low: number;
+  calls_manual: number;
+}
+export interface UserBreakdownRow extends BreakdownRow {
+  user_id: string;
+}
+export interface UserHookRow extends HookRow {
+  user_id: string;
+}
+export interface RawBillableRow {
+  day: string;
+  user_id: string;
+  model: string;
+  raw_billable: number;
 }
 
-export class AnalyticsStore implements AnalyticsReader {
-  constructor(private readonly db: Db) {}
+/** The row of each set. */
+export interface RowTypes {
+  orgDays: OrgDayRow;
+  breakdown: BreakdownRow;
+  hooks: HookRow;
+  tokens: TokenRow;
+  userDays: TeamUserDayRow;
+  userBreakdowns: UserBreakdownRow;
+  userHooks: UserHookRow;
+  rawBillable: RawBillableRow;
+  repoTokens: RepoTokenRow;
+}
+/** A set's name (ROW_SETS has a statement for each, checked by the compiler). */
+export type RowSet = keyof RowTypes;
+export const ROW_SET_NAMES = Object.keys(ROW_SETS) as RowSet[];
 
-  private range(org: string, from: string, to: string) {
-    return { org, from, to };
-  }
+/**
+ * Where rows come from: the rows of a set for days `from` to `to` of an organization, sorted as its
+ * statement sorts them; `users` restricts a per-user set to those users.
+ */
+export interface RowSource {
+  rows<K extends RowSet>(set: K, org: string, from: string, to: string, users?: readonly string[]): Promise<RowTypes[K][]>;
+  /**
+   * Optional, a shortcut of rows(): the first `limit` users (by id) after `after` with a row of a per-user
+   * set in the range, or undefined when the source cannot tell without them.
+   */
+  usersWithRows?(set: RowSet, org: string, from: string, to: string, after: string | undefined, limit: number): string[] | undefined;
+  /** Optional: are these sets of the organization in memory (reading one user's rows costs no statement)? */
+  holds?(org: string, sets: readonly RowSet[]): boolean;
+}
 
-  orgDays(org: string, from: string, to: string): Promise<OrgDayRow[]> {
-    return this.db.all<OrgDayRow & Record<string, unknown>>(ANALYTICS_SQL.orgDays, this.range(org, from, to));
-  }
+/** A set's statement with its parameters (a per-user set's $users NULL: every user). */
+export function rowSetQuery(set: RowSet, org: string, from: string, to: string, users?: readonly string[]) {
+  const def = ROW_SETS[set];
+  const params: Record<string, string | null> = { org, from, to };
+  if (def.perUser) params['users'] = users ? users.join(',') : null;
+  return { sql: def.sql, params };
+}
 
-  breakdown(org: string, from: string, to: string, kinds: string[]): Promise<BreakdownRow[]> {
-    return this.db.all<BreakdownRow & Record<string, unknown>>(ANALYTICS_SQL.breakdown, {
-      ...this.range(org, from, to),
-      kinds: kinds.join(','),
-    });
-  }
+/** The rows as DuckDB answers them: the SQL path, for organizations the read model does not hold. */
+export class AnalyticsStore implements RowSource {
+  constructor(private readonly db: Pick<Db, 'all'>) {}
 
-  hooks(org: string, from: string, to: string): Promise<HookRow[]> {
-    return this.db.all<HookRow & Record<string, unknown>>(ANALYTICS_SQL.hooks, this.range(org, from, to));
-  }
-
-  tokens(org: string, from: string, to: string): Promise<TokenRow[]> {
-    return this.db.all<TokenRow & Record<string, unknown>>(ANALYTICS_SQL.tokens, this.range(org, from, to));
-  }
-
-  /** group_by=repo's rows (read from SQL: the read model does not hold them). */
-  tokensByRepo(org: string, from: string, to: string): Promise<RepoTokenRow[]> {
-    return this.db.all<RepoTokenRow & Record<string, unknown>>(ANALYTICS_SQL.tokensByRepo, this.range(org, from, to));
-  }
-
-  /** One page of user ids (limit + 1 fetched to know whether more follow). */
-  async userPage(org: string, from: string, to: string, cursor: string | undefined, limit: number): Promise<string[]> {
-    const rows = await this.db.all<{ user_id: string }>(ANALYTICS_SQL.userPage, {
-      ...this.range(org, from, to),
-      cursor: cursor ?? null,
-      limit: limit + 1,
-    });
-    return rows.map((r) => r.user_id);
-  }
-
-  userRows(org: string, from: string, to: string, users: string[]): Promise<UserDayRow[]> {
-    if (users.length === 0) return Promise.resolve([]);
-    return this.db.all<UserDayRow & Record<string, unknown>>(ANALYTICS_SQL.userRows, {
-      ...this.range(org, from, to),
-      users: users.join(','),
-    });
+  rows<K extends RowSet>(set: K, org: string, from: string, to: string, users?: readonly string[]): Promise<RowTypes[K][]> {
+    if (users && users.length === 0) return Promise.resolve([]);
+    const { sql, params } = rowSetQuery(set, org, from, to, users);
+    return this.db.all<RowTypes[K] & Record<string, unknown>>(sql, params);
   }
 }

@@ -10,6 +10,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { acceptsGzip, type ResponseCache } from './cache.ts';
 import type { Source } from './changes.ts';
+import { Pieces } from './pieces.ts';
 
 export interface AnswerOf {
   org: string;
@@ -44,7 +45,8 @@ export async function answerKey(request: FastifyRequest, of: AnswerOf): Promise<
 
 /**
  * Sends the cached answer of the request, or the one `build` makes (serialized once, and kept until what
- * it reads changes). `check` sees the answer before it is serialized (the declared schema, on test servers).
+ * it reads changes; or already serialized, as Pieces). `check` sees the answer before it is serialized
+ * (the declared schema, on test servers).
  */
 export async function sendAnswer(
   cache: ResponseCache,
@@ -59,7 +61,8 @@ export async function sendAnswer(
     async () => {
       const answer = await build();
       check(answer);
-      return JSON.stringify(answer);
+      // An answer of pieces is sent as they are (api/answers/pieces.ts).
+      return answer instanceof Pieces ? answer : JSON.stringify(answer);
     },
     { org: of.org, reads: of.reads },
   );

@@ -11,6 +11,7 @@
 import { gzipSync } from 'node:zlib';
 import { type CacheLimits, DEFAULT_CACHE_LIMITS } from '../../common/serve-defaults.ts';
 import { ALL_SOURCES, type Holder, type Source } from './changes.ts';
+import { Pieces } from './pieces.ts';
 
 /** Below this, compressing costs more than the bytes it saves. */
 const GZIP_MIN_BYTES = 1024;
@@ -39,25 +40,52 @@ export function acceptsGzip(header: string | undefined): boolean {
 
 export class CachedBody {
   private gzipped: Buffer | undefined;
-  /** Told the size of the gzip form when it is made, so the cache can count it. */
+  private plain: Buffer | undefined;
+  /** Told the size of the gzip form when it is made (and its change when made again), so the cache can count it. */
   onGzip: ((bytes: number) => void) | undefined;
   constructor(
-    readonly raw: Buffer,
+    /** JSON bytes, or pieces whose gzip form is their deflate forms' concatenation (api/answers/pieces.ts). */
+    private readonly body: Buffer | Pieces,
     private readonly level = GZIP_LEVEL_KEPT,
   ) {}
 
+  /** An answer's body from its JSON text or its pieces. */
+  static of(body: string | Pieces, level = GZIP_LEVEL_KEPT): CachedBody {
+    return new CachedBody(typeof body === 'string' ? Buffer.from(body) : body, level);
+  }
+
+  /** The plain bytes (an answer of pieces: joined at the first ask; a gzip client never asks). */
+  get raw(): Buffer {
+    return (this.plain ??= this.body instanceof Pieces ? this.body.raw() : this.body);
+  }
+
+  private get rawLength(): number {
+    return this.body.length;
+  }
+
   /** The gzip form, or undefined when the body is too small to be worth it. */
   gzip(): Buffer | undefined {
-    if (this.raw.length < GZIP_MIN_BYTES) return undefined;
+    if (this.rawLength < GZIP_MIN_BYTES) return undefined;
     if (!this.gzipped) {
-      this.gzipped = gzipSync(this.raw, { level: this.level });
+      const pieces = this.body instanceof Pieces ? this.body : undefined;
+      this.gzipped = pieces ? pieces.gzip() : gzipSync(this.raw, { level: this.level });
       this.onGzip?.(this.gzipped.length);
+      // Pieces compress less than a whole answer (a user's rows: about twice the bytes): a body that is
+      // kept is sent as pieces the first time, then compressed whole, once, after that request.
+      if (pieces && this.level !== GZIP_LEVEL_ONCE) setImmediate(() => this.compressWhole());
     }
     return this.gzipped;
   }
 
+  private compressWhole(): void {
+    const whole = gzipSync(this.raw, { level: this.level });
+    const before = this.gzipped?.length ?? 0;
+    this.gzipped = whole;
+    this.onGzip?.(whole.length - before);
+  }
+
   get bytes(): number {
-    return this.raw.length + (this.gzipped?.length ?? 0);
+    return this.rawLength + (this.gzipped?.length ?? 0);
   }
 }
 
@@ -109,7 +137,7 @@ export class ResponseCache implements Holder {
    */
   getOrBuild(
     key: string,
-    build: () => Promise<string>,
+    build: () => Promise<string | Pieces>,
     scope: AnswerScope = { org: key.slice(0, Math.max(0, key.indexOf('|'))), reads: ALL_SOURCES },
   ): CachedBody | Promise<CachedBody> {
     const hit = this.entries.get(key);
@@ -118,13 +146,13 @@ export class ResponseCache implements Holder {
       return hit.body;
     }
     this.stats.misses++;
-    if (this.off) return build().then((body) => new CachedBody(Buffer.from(body), GZIP_LEVEL_ONCE));
+    if (this.off) return build().then((body) => CachedBody.of(body, GZIP_LEVEL_ONCE));
     const running = this.building.get(key);
     if (running) return running.promise;
     const stamp = this.stamp(scope);
     const promise = build()
       .then((body) => {
-        const entry = new CachedBody(Buffer.from(body));
+        const entry = CachedBody.of(body);
         if (stamp === this.stamp(scope)) this.store(key, { body: entry, scope });
         return entry;
       })

@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { z } from 'zod';
 import { unauthorized } from '../../common/errors.ts';
+import { Pieces } from '../answers/pieces.ts';
 import { type Principal, requireRole } from '../auth/principal.ts';
 import { queryNames, refuseUnknownQuery } from '../http/query.ts';
 import type { RouteDoc } from './registry.ts';
@@ -101,7 +102,7 @@ export function declareRoute<const S extends RouteDoc>(
  * cached body): called with the answer before it is serialized; nothing on a server that does not check.
  */
 export function checkSentAnswer(app: FastifyInstance, doc: RouteDoc, status: number, answer: unknown): void {
-  if (checksAnswers(app)) checkAnswer(doc, status, answer);
+  if (checksAnswers(app)) checkAnswer(doc, status, answer instanceof Pieces ? JSON.parse(answer.raw().toString()) : answer);
 }
 
 function checkAnswer(doc: RouteDoc, status: number, answer: unknown): void {

@@ -7,29 +7,20 @@
 // - Billable tokens are rounded per day, team and model, from the users' unrounded figures; the users'
 //   shares (by_user) are then split by largest remainder, as the organization's are (30_tokens.sql).
 import { costOf } from '../analytics/assemble.ts';
-import type { BreakdownRow, HookRow, OrgDayRow, TokenRow, UserDayRow } from '../analytics/store.ts';
+import type {
+  BreakdownRow,
+  HookRow,
+  OrgDayRow,
+  RawBillableRow,
+  TeamUserDayRow,
+  TokenRow,
+  UserBreakdownRow,
+  UserDayRow,
+  UserHookRow,
+} from '../analytics/store.ts';
 import type { Membership } from './store.ts';
 
-/** A user's day row with the counts the organization's ratios are built from. */
-export interface TeamUserDayRow extends UserDayRow {
-  sessions_with_events: number;
-  calls_auto_high: number;
-  calls_auto_medium: number;
-  calls_auto_low: number;
-  calls_manual: number;
-}
-export interface UserBreakdownRow extends BreakdownRow {
-  user_id: string;
-}
-export interface UserHookRow extends HookRow {
-  user_id: string;
-}
-export interface RawBillableRow {
-  day: string;
-  user_id: string;
-  model: string;
-  raw_billable: number;
-}
+export type { RawBillableRow, TeamUserDayRow, UserBreakdownRow, UserHookRow };
 
 const DAY_MS = 86_400_000;
 export const addDays = (day: string, n: number): string => new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);

@@ -4,7 +4,15 @@
 // below it, with the rules of the daily endpoints' team= (api/teams/analytics.ts).
 import type { FastifyInstance } from 'fastify';
 import { forbidden } from '../../common/errors.ts';
-import { activityRecords, productivityRecords, tokenRecords, toolRecords, unpricedModels } from '../analytics/assemble.ts';
+import {
+  activityRecords,
+  EDIT_DECISION_KINDS,
+  productivityRecords,
+  tokenRecords,
+  toolRecords,
+  unpricedModels,
+} from '../analytics/assemble.ts';
+import type { AnalyticsReader, Selection } from '../analytics/reader.ts';
 import { sendAnswer } from '../answers/answer.ts';
 import type { ResponseCache } from '../answers/cache.ts';
 import { ANALYTICS_ROLES, PEOPLE } from '../auth/principal.ts';
@@ -15,29 +23,54 @@ import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { TODAY_PATH, TodayQuery, TodayResponse } from './schema.ts';
-import type { LiveFigures, LiveFiguresStore } from './store.ts';
+import { type LiveFigures, type LiveFiguresStore, liveRows } from './store.ts';
 
 /** What today's answers are built from: the records as they arrive, the batch's days the build copies, prices and e-mails. */
 const TODAY_READS = ['events', 'aggregates', 'prices', 'users'] as const;
 
-/** Pure: live figures and today's code rows → the answer's data. */
-export function todayData(f: LiveFigures, code: Awaited<ReturnType<CodeStore['today']>>): TodayResponse['data'] {
+/** Every breakdown kind the four records read. */
+const TODAY_KINDS = ['tool', 'mcp_server', 'skill', 'slash_command', 'client', 'extension', 'language', ...EDIT_DECISION_KINDS];
+
+/** Today's answer: the daily endpoints' records of the live day, read by the figures' one reader, and today's code record. */
+export async function todayAnswer(
+  analytics: AnalyticsReader,
+  org: string,
+  f: LiveFigures,
+  code: Awaited<ReturnType<CodeStore['today']>>,
+): Promise<TodayResponse> {
   const days = [f.date];
+  const sel: Selection = { org, from: f.date, to: f.date, live: { date: f.date, rows: liveRows(f) } };
+  const [tokens, orgDays, breakdowns, hooks] = await Promise.all([
+    analytics.tokens(sel),
+    analytics.orgDays(sel),
+    analytics.breakdown(sel, TODAY_KINDS),
+    analytics.hooks(sel),
+  ]);
   return {
-    date: f.date,
-    as_of: f.asOf,
-    provisional: true,
-    tokens: tokenRecords(days, f.tokens)[0]!,
-    tools: toolRecords(days, f.orgDays, f.breakdowns, f.hooks)[0]!,
-    activity: activityRecords(days, f.orgDays, f.breakdowns)[0]!,
-    productivity: productivityRecords(days, f.orgDays, f.breakdowns)[0]!,
-    code: codeRecords(days, code.edits, code.landed, code.agents)[0]!,
+    data: {
+      date: f.date,
+      as_of: f.asOf,
+      provisional: true,
+      tokens: tokenRecords(days, tokens)[0]!,
+      tools: toolRecords(days, orgDays, breakdowns, hooks)[0]!,
+      activity: activityRecords(days, orgDays, breakdowns)[0]!,
+      productivity: productivityRecords(days, orgDays, breakdowns)[0]!,
+      code: codeRecords(days, code.edits, code.landed, code.agents)[0]!,
+    },
+    meta: { org_id: org, unpriced_models: unpricedModels(tokens) },
   };
 }
 
 export function registerTodayRoutes(
   app: FastifyInstance,
-  deps: { live: LiveFiguresStore; teams: TeamAnalytics; code: CodeStore; cache: ResponseCache; now?: () => Date },
+  deps: {
+    live: LiveFiguresStore;
+    analytics: AnalyticsReader;
+    teams: TeamAnalytics;
+    code: CodeStore;
+    cache: ResponseCache;
+    now?: () => Date;
+  },
 ): void {
   const now = deps.now ?? (() => new Date());
   const todayDoc = {
@@ -78,7 +111,7 @@ export function registerTodayRoutes(
           ...(userIds ? { userIds } : {}),
         });
         const code = await deps.code.today(principal.orgId, figures.date, userIds ?? (whole ? null : [principal.userId]));
-        return { data: todayData(figures, code), meta: { org_id: principal.orgId, unpriced_models: unpricedModels(figures.tokens) } };
+        return todayAnswer(deps.analytics, principal.orgId, figures, code);
       },
       (answer) => checkSentAnswer(app, todayDoc, 200, answer),
     );

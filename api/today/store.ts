@@ -20,8 +20,16 @@
 import type { Db } from '../../common/db/duckdb.ts';
 import type { Logger } from '../../common/logger.ts';
 import { type BuildStep, buildStepTargets, loadLanguageTable, runBuildSteps } from '../../pipeline/batch.ts';
-import { EDIT_DECISION_KINDS } from '../analytics/assemble.ts';
-import { ANALYTICS_SQL, type BreakdownRow, type HookRow, type OrgDayRow, type TokenRow } from '../analytics/store.ts';
+import {
+  type BreakdownRow,
+  type HookRow,
+  type OrgDayRow,
+  type RowSet,
+  type RowSource,
+  type RowTypes,
+  rowSetQuery,
+  type TokenRow,
+} from '../analytics/store.ts';
 import type { Holder, Source } from '../answers/changes.ts';
 
 /** Whose records a build counts: an organization's, one of its users', or a set of its users' (a team's). */
@@ -69,8 +77,6 @@ export interface LiveFigures {
   builtAt: number;
 }
 
-/** Every breakdown kind the four records read. */
-const ALL_KINDS = ['tool', 'mcp_server', 'skill', 'slash_command', 'client', 'extension', 'language', ...EDIT_DECISION_KINDS];
 const RAW_TABLES = ['events', 'usage', 'assistant_messages', 'edit_decisions'] as const;
 /** Every table the build steps write, each shadowed by a temp table of the same name (read from the SQL). */
 const AGG_TABLES = buildStepTargets();
@@ -164,13 +170,15 @@ export async function buildLiveFigures(
     await tx.run(LIVE_SQL.rebuild, { org: scope.orgId, today });
     const [first] = await tx.all<{ day: string }>(LIVE_SQL.firstDay);
     await runBuildSteps(tx, first?.day ?? today, today, log, all ? undefined : CREDIT_STEPS);
-    const range = { org: scope.orgId, from: today, to: today };
-    const orgDays = all ? await tx.all<OrgDayRow & Record<string, unknown>>(ANALYTICS_SQL.orgDays, range) : [];
-    const breakdowns = all
-      ? await tx.all<BreakdownRow & Record<string, unknown>>(ANALYTICS_SQL.breakdown, { ...range, kinds: ALL_KINDS.join(',') })
-      : [];
-    const hooks = all ? await tx.all<HookRow & Record<string, unknown>>(ANALYTICS_SQL.hooks, range) : [];
-    const tokens = await tx.all<TokenRow & Record<string, unknown>>(ANALYTICS_SQL.tokens, range);
+    // Today's rows, read by the analytics row sets' own statements over the build's tables.
+    const read = <K extends RowSet>(set: K): Promise<RowTypes[K][]> => {
+      const { sql, params } = rowSetQuery(set, scope.orgId, today, today);
+      return tx.all<RowTypes[K] & Record<string, unknown>>(sql, params);
+    };
+    const orgDays = all ? await read('orgDays') : [];
+    const breakdowns = all ? await read('breakdown') : [];
+    const hooks = all ? await read('hooks') : [];
+    const tokens = await read('tokens');
     const byUserDay = (
       await tx.all<{ user_id: string; day: string; credits: number; usd: number }>(LIVE_SQL.monthByUserDay, {
         org: scope.orgId,
@@ -207,6 +215,19 @@ export async function buildLiveFigures(
       builtAt: now,
     };
   });
+}
+
+/** The live day's rows as a source of the analytics reader (api/analytics/reader.ts): its day's rows of the sets it read. */
+export function liveRows(f: LiveFigures): RowSource {
+  const held: Partial<{ [K in RowSet]: RowTypes[K][] }> = { orgDays: f.orgDays, breakdown: f.breakdowns, hooks: f.hooks, tokens: f.tokens };
+  return {
+    async rows<K extends RowSet>(set: K, _org: string, from: string, to: string, users?: readonly string[]): Promise<RowTypes[K][]> {
+      const rows = held[set] as RowTypes[K][] | undefined;
+      if (!rows || (f.kind !== 'all' && set !== 'tokens')) throw new Error(`today's ${f.kind} build has no ${set} rows`);
+      const wanted = users && new Set(users);
+      return rows.filter((r) => r.day >= from && r.day <= to && (!wanted || wanted.has((r as { user_id?: string }).user_id as string)));
+    },
+  };
 }
 
 interface Cached {

@@ -11,8 +11,8 @@ import type { BatchOptions, BatchReport } from '../../pipeline/batch.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import { userRecords } from '../analytics/assemble.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
+import type { AnalyticsReader } from '../analytics/reader.ts';
 import { ANALYTICS_QUERY } from '../analytics/schema.ts';
-import type { AnalyticsStore } from '../analytics/store.ts';
 import { personTotals } from '../analytics/totals.ts';
 import { sendAnswer } from '../answers/answer.ts';
 import type { ResponseCache } from '../answers/cache.ts';
@@ -50,7 +50,7 @@ export interface UserRouteDeps {
   /** Told when a user's credentials stop working (removal): their cached principals go. */
   auth: Pick<Authenticator, 'invalidate'>;
   db: Db;
-  analytics: AnalyticsStore;
+  analytics: AnalyticsReader;
   /** The server's batch (one at a time): an erasure rebuilds the days it touched. */
   runBatch: (options: Omit<BatchOptions, 'pricingFile'>) => Promise<BatchReport>;
   /**
@@ -263,7 +263,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
       async () => {
         // The same date rules as the analytics API ('productivity' takes exactly startDate and endDate).
         const q = parseAnalyticsQuery('productivity', request.query, today);
-        const data = userRecords(await deps.analytics.userRows(principal.orgId, q.startDate, q.endDate, [user.id]));
+        const data = userRecords(await deps.analytics.userRows({ org: principal.orgId, from: q.startDate, to: q.endDate }, [user.id]));
         return {
           data,
           meta: {

@@ -4,6 +4,7 @@
 // on data that has what the SQL path handles specially: a user with no activity at all, a user with usage
 // and no hook event (not active), an unpriced model, reasoning and standard use of one model, quiet days
 // inside a range, pages of users with cursors, and a removed user (no e-mail any more).
+import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, type Services } from '../../api/server.ts';
@@ -234,6 +235,20 @@ describe('the read model answers as the SQL path does', () => {
     }
   });
 
+  it('gzip: the answers kept as pieces decode to the bytes the SQL path sends', async () => {
+    await fromMemory(async () => {
+      for (const url of URLS) {
+        const res = await memory.app.inject({ method: 'GET', url, headers: { ...bearer(owner), 'accept-encoding': 'gzip' } });
+        expect(res.statusCode, res.body).toBe(200);
+        const body = res.headers['content-encoding'] === 'gzip' ? gunzipSync(res.rawPayload).toString() : res.body;
+        expect(body, url).toBe(await get(sql.app, url));
+      }
+    });
+    // Not vacuous: the large answers came compressed.
+    const big = await memory.app.inject({ method: 'GET', url: URLS[0]!, headers: { ...bearer(owner), 'accept-encoding': 'gzip' } });
+    expect(big.headers['content-encoding']).toBe('gzip');
+  });
+
   it('page by page, following the cursors', async () => {
     await fromMemory(async () => {
       for (const [from, to] of RANGES)
@@ -264,6 +279,33 @@ describe('the read model answers as the SQL path does', () => {
     });
   });
 });
+
+describe('the read model loads before it is asked', () => {
+  it('at the start (preload) and again after a batch, what it held', async () => {
+    const fresh = await buildServer({ db, log, now: () => NOW, cache: { maxEntries: 0 } });
+    try {
+      const model = fresh.services.readModel;
+      expect(model.heldRows).toBe(0);
+      await model.preload();
+      const held = model.heldRows;
+      expect(held).toBeGreaterThan(0);
+      await fromModel(fresh, model);
+      // A batch drops the rows; the sets held are loaded again with no request.
+      await fresh.services.runBatch({ trigger: 'cli', log, now: NOW });
+      await expect.poll(() => model.heldRows, { timeout: 10_000 }).toBe(held);
+      await fromModel(fresh, model);
+    } finally {
+      await fresh.app.close();
+    }
+  });
+});
+
+/** The ungrouped answers of a server come from its read model with no SQL, as the SQL path gives them. */
+async function fromModel(server: { app: FastifyInstance }, model: Services['readModel']) {
+  const before = model.stats.sqlFallbacks;
+  for (const url of URLS.filter((u) => !u.includes('group_by'))) expect(await get(server.app, url), url).toBe(await get(sql.app, url));
+  expect(model.stats.sqlFallbacks).toBe(before);
+}
 
 describe('the read model within its row budget', () => {
   it('answers an organization larger than the budget from SQL, with the same figures', async () => {

@@ -1,0 +1,109 @@
+// An answer made of pieces of JSON kept from one request to the next (a day's record, a user's day row),
+// each with its deflate form, so that sending it costs concatenation, not serializing and compressing a
+// 200-300 KB answer. A piece's deflate form ends with a sync flush (byte-aligned, not final), so the forms
+// of consecutive pieces concatenate into one deflate stream; the gzip body is that stream between the
+// gzip header and trailer (RFC 1952: CRC-32 and length of the uncompressed bytes), ended by an empty final
+// block. A piece that always follows the same piece in an answer may be compressed with that piece as its
+// dictionary (its back-references reach into it, which a decoder has just written), so the answer
+// compresses about as well as in one go. The bytes a client decodes are those of the plain form.
+import { constants, crc32, deflateRawSync } from 'node:zlib';
+
+/** Consecutive days' records and a user's consecutive days are alike: level 6 finds it, once per piece. */
+const LEVEL = 6;
+
+export interface Piece {
+  raw: Buffer;
+  /** Raw deflate of `raw`, ending with a sync flush. */
+  deflated: Buffer;
+  /** CRC-32 of `raw`, and x^(8 × its length) modulo the CRC polynomial: what appending it does to a CRC. */
+  crc: number;
+  shift: number;
+}
+
+// CRC-32 of a concatenation from its parts' CRCs (zlib's crc32_combine, RFC 1952's polynomial, reflected):
+// the CRC of A then B is (CRC(A) × x^(8·|B|)) mod P, plus CRC(B). Kept per piece, so that an answer's CRC
+// costs a few operations a piece rather than a pass over its bytes.
+const POLY = 0xedb88320 | 0;
+
+/** a × b modulo P, both polynomials in the reflected representation (as int32: small integers to V8). */
+function multmodp(a: number, b: number): number {
+  let m = 1 << 31;
+  let p = 0;
+  for (;;) {
+    if (a & m) {
+      p ^= b;
+      if ((a & (m - 1)) === 0) break;
+    }
+    m >>>= 1;
+    b = b & 1 ? (b >>> 1) ^ POLY : b >>> 1;
+  }
+  return p;
+}
+
+/** x^(2^k) modulo P for k = 0..31. */
+const X2N: number[] = [1 << 30];
+for (let k = 1; k < 32; k++) X2N.push(multmodp(X2N[k - 1]!, X2N[k - 1]!));
+
+/** x^(8·bytes) modulo P. */
+function shiftOf(bytes: number): number {
+  let p = 1 << 31;
+  for (let n = bytes, k = 3; n > 0; n = Math.floor(n / 2), k++) if (n % 2) p = multmodp(X2N[k % 32]!, p);
+  return p;
+}
+
+const made = (raw: Buffer, deflated: Buffer): Piece => ({ raw, deflated, crc: crc32(raw) | 0, shift: shiftOf(raw.length) });
+
+/** A piece of JSON text, compressed alone or (`after`) with the piece it always follows as dictionary. */
+export function piece(text: string | Buffer, after?: Buffer): Piece {
+  const raw = typeof text === 'string' ? Buffer.from(text) : text;
+  const options = { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH, ...(after ? { dictionary: after } : {}) };
+  return made(raw, deflateRawSync(raw, options));
+}
+
+/** Most bytes of one stored (uncompressed) deflate block. */
+const MAX_STORED = 0xffff;
+
+/**
+ * A piece made for one answer (its envelope, its meta): stored uncompressed, since it is small and
+ * compressing it would cost more than its bytes.
+ */
+export function storedPiece(text: string): Piece {
+  const raw = Buffer.from(text);
+  const blocks: Buffer[] = [];
+  for (let at = 0; at === 0 || at < raw.length; at += MAX_STORED) {
+    const part = raw.subarray(at, at + MAX_STORED);
+    const header = Buffer.alloc(5);
+    // BFINAL 0, BTYPE 00 (stored), padded to the byte; then LEN and its one's complement, little-endian.
+    header.writeUInt16LE(part.length, 1);
+    header.writeUInt16LE(~part.length & 0xffff, 3);
+    blocks.push(header, part);
+  }
+  return made(raw, Buffer.concat(blocks));
+}
+
+/** gzip header: deflate, no flags, no time, OS unknown. */
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+/** An empty final block (fixed Huffman codes, end of block only): what Z_FINISH writes after a flush. */
+const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
+
+/** An answer's pieces in order: its plain bytes and its gzip form, each made when first asked. */
+export class Pieces {
+  /** Bytes of the plain form. */
+  readonly length: number;
+  constructor(readonly pieces: readonly Piece[]) {
+    this.length = pieces.reduce((n, p) => n + p.raw.length, 0);
+  }
+
+  raw(): Buffer {
+    return Buffer.concat(this.pieces.map((p) => p.raw));
+  }
+
+  gzip(): Buffer {
+    let crc = 0;
+    for (const p of this.pieces) crc = multmodp(p.shift, crc) ^ p.crc;
+    const trailer = Buffer.alloc(8);
+    trailer.writeUInt32LE(crc >>> 0, 0);
+    trailer.writeUInt32LE(this.length % 2 ** 32, 4);
+    return Buffer.concat([GZIP_HEADER, ...this.pieces.map((p) => p.deflated), FINAL_BLOCK, trailer]);
+  }
+}
