@@ -7,6 +7,7 @@
 // Events are kept as NDJSON text (first delivery of an id wins). Usage and assistant-message records stay
 // objects until the batch ends, since a repeated id combines with the one before it (combineUsage,
 // earlierMessage): a model call read while it streamed, or copied into a continued session's transcript.
+import { isAscii } from 'node:buffer';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { redactCommand } from '../../common/redact.ts';
@@ -446,7 +447,8 @@ export async function decodeBody(bytes: Buffer, gzip: boolean, format: BodyForma
     const raw = gzip ? gunzipSync(bytes, { maxOutputLength: limits.maxInflatedBytes, chunkSize: INFLATE_CHUNK_BYTES }) : bytes;
     if (raw.length > limits.maxInflatedBytes)
       return { failure: 'too-large', message: `the body is larger than ${limits.maxInflatedBytes} bytes` };
-    text = raw.toString('utf8');
+    // ASCII (a collector's batch nearly always is) decodes the same either way, three times faster as ASCII.
+    text = raw.toString(isAscii(raw) ? 'ascii' : 'utf8');
   } catch (error) {
     if (isTooLarge(error)) return { failure: 'too-large', message: `the body inflates to more than ${limits.maxInflatedBytes} bytes` };
     return { failure: 'gzip', message: (error as Error).message };
