@@ -144,18 +144,36 @@ function shortcut(check: CheckInternals): ((value: never) => boolean) | undefine
   return undefined;
 }
 
-/** A value's checks as one yes or no: each by its shortcut, and by zod where the shortcut does not say yes. */
+/**
+ * A value's checks as one yes or no: each by its shortcut, and by zod where the shortcut does not say yes.
+ * When every check has a shortcut, they are tried together first (no loop, no call per check that fails).
+ */
 function checker(checks: readonly CheckInternals[]): ((value: unknown) => boolean) | undefined {
   if (checks.length === 0) return undefined;
-  const judges = checks.map((check) => {
-    const fast = shortcut(check) as ((value: unknown) => boolean) | undefined;
+  const fasts = checks.map((check) => shortcut(check) as ((value: unknown) => boolean) | undefined);
+  const judges = checks.map((check, i) => {
+    const fast = fasts[i];
     return fast ? (value: unknown) => fast(value) || passes(check, value) : (value: unknown) => passes(check, value);
   });
-  if (judges.length === 1) return judges[0];
-  return (value) => {
-    for (const judge of judges) if (!judge(value)) return false;
-    return true;
-  };
+  const each =
+    judges.length === 1
+      ? judges[0]!
+      : (value: unknown) => {
+          for (const judge of judges) if (!judge(value)) return false;
+          return true;
+        };
+  if (fasts.some((fast) => fast === undefined)) return each;
+  const [a, b, c] = fasts as ((value: unknown) => boolean)[];
+  switch (fasts.length) {
+    case 1:
+      return each;
+    case 2:
+      return (value) => (a!(value) && b!(value)) || each(value);
+    case 3:
+      return (value) => (a!(value) && b!(value) && c!(value)) || each(value);
+    default:
+      return each;
+  }
 }
 
 /**
