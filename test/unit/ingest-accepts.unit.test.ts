@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { compileAccepts } from '../../api/ingest/accepts.ts';
+import { compileAccepts, compileJudge } from '../../api/ingest/accepts.ts';
+import { stringCount } from '../../api/ingest/decode.ts';
 import { WireRecord } from '../../common/wire.ts';
 
 // compileAccepts must say yes exactly when zod's safeParse succeeds, and then safeParse must return the value
@@ -219,6 +220,57 @@ describe('compileAccepts', () => {
     expect(accepts!({ ...commit, id: `${REPO_ID}:${'c'.repeat(40)}` })).toBe(false);
     const edit = { ext: 'ts', lines_added: 1, lines_deleted: 0, repo: 'github.com/acme/app' };
     expect(accepts!({ ...VALID[1], edits: [edit] })).toBe(false);
+  });
+
+  it('counts the strings of an accepted record, keys included, as stringCount does', () => {
+    const judge = compileJudge(WireRecord)!;
+    let counted = 0;
+    for (const record of VALID)
+      for (const value of variations(record)) {
+        const strings = judge(value);
+        expect(strings >= 0).toBe(WireRecord.safeParse(value).success);
+        if (strings >= 0) {
+          expect(strings, JSON.stringify(value)?.slice(0, 300)).toBe(stringCount(value));
+          counted++;
+        }
+      }
+    expect(counted).toBeGreaterThan(200);
+  });
+
+  it('says what zod says on both sides of every check it shortcuts', () => {
+    // Lengths count code points in zod; the shortcuts count UTF-16 units, so an emoji (two units) sits on
+    // both sides of each bound. A /g regex keeps lastIndex between calls; a refinement may answer a truthy
+    // non-boolean; an integer may be unsafe; a number bound may be exclusive.
+    const schema = z.strictObject({
+      s: z
+        .string()
+        .min(2)
+        .max(4)
+        .refine((v) => (v.startsWith('!') ? 0 : v.length))
+        .optional(),
+      r: z.string().regex(/ab/g).optional(),
+      n: z.number().int().gt(-3).lt(3).optional(),
+      m: z.number().min(-1.5).max(1.5).multipleOf(0.5).optional(),
+      a: z.array(z.string()).min(1).max(2).optional(),
+      x: z.string().length(2).optional(),
+    });
+    const judge = compileJudge(schema)!;
+    const values: Record<string, unknown[]> = {
+      s: ['', 'a', '😀', 'ab', 'a😀', '😀😀', 'abcd', 'abcde', '😀😀😀😀', '😀😀😀😀😀', 'ab😀', '!abc', 'a\udfff'],
+      r: ['ab', 'xab', 'ab', 'a', 'abab', ''],
+      n: [-3, -2, 0, 2, 3, 1.5, 2 ** 53, -(2 ** 53), Number.MAX_SAFE_INTEGER],
+      m: [-2, -1.5, -1, 0.25, 1.5, 2],
+      a: [[], ['a'], ['a', 'b'], ['a', 'b', 'c'], [1]],
+      x: ['', 'a', 'ab', '😀', '😀😀', 'abc'],
+    };
+    let checked = 0;
+    for (const [key, list] of Object.entries(values))
+      for (const value of list) {
+        const parsed = schema.safeParse({ [key]: value });
+        expect(judge({ [key]: value }) >= 0, `${key}: ${JSON.stringify(value)}`).toBe(parsed.success);
+        checked++;
+      }
+    expect(checked).toBeGreaterThan(40);
   });
 
   it('refuses to compile a schema whose output can differ from its input', () => {
