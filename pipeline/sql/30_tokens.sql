@@ -53,7 +53,11 @@ SELECT org_id, day, user_id, model,
                      <= org_total - sum(floor(raw_billable)) OVER (PARTITION BY org_id, day, model)
                 THEN 1 ELSE 0 END AS billable
 FROM (
-  SELECT *, round(sum(raw_billable) OVER (PARTITION BY org_id, day, model)) AS org_total FROM usage_priced
+  -- The organization's figure sums the users' in decimal (each raw figure has at most 3 decimals: 1 of
+  -- cache_read / 10, 2 of the multiplier), so a total of exactly x.5 rounds up whatever order the rows come
+  -- in; a sum of doubles would round it down or up by the order it added them in.
+  SELECT *, CAST(round(sum(CAST(raw_billable AS DECIMAL(38, 6))) OVER (PARTITION BY org_id, day, model)) AS DOUBLE) AS org_total
+  FROM usage_priced
 );
 
 DELETE FROM agg_tokens_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
