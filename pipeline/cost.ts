@@ -221,12 +221,24 @@ const term = (unit: string, leaf: string) => `CASE WHEN p_${unit} IS NULL THEN 0
 /** The input term in place k of the sum (0 where the price has fewer). */
 const place = (k: number) => `CASE ${['in', 'cr', 'cw', 'h'].map((u) => `WHEN r_${u} = ${k} THEN term_${u}`).join(' ')} ELSE 0 END`;
 
+/**
+ * What usage_cost keeps of each record besides its dollars: what the tokens, repository and session-cost
+ * steps read, so that they read the chunk's records from it instead of joining the usage table to it.
+ */
+const RECORD_COLUMNS = `org_id, id, day, user_id, agent, model, session_id, source, thinking, input_tokens, output_tokens,
+       cache_read_tokens, cache_write_tokens`;
+const RECORD_FIELDS = `u.org_id, u.id, CAST(u.ts AS DATE) AS day, u.user_id, u.agent, u.model, u.session_id, u.source, u.thinking,
+       u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens`;
+
 export const COST_SQL = {
-  records: `SELECT u.org_id, u.id, u.model, epoch_ms(u.ts) AS ts, u.input_tokens, u.output_tokens, u.cache_read_tokens,
-                   u.cache_write_tokens, coalesce(u.cache_write_1h_tokens, 0) AS cache_write_1h_tokens
+  /** The records of the 'js' groups, with what the build steps read of them (see priced). */
+  jsRecords: `CREATE OR REPLACE TEMP TABLE usage_js AS
+            SELECT ${RECORD_FIELDS}, epoch_ms(u.ts) AS ts, coalesce(u.cache_write_1h_tokens, 0) AS cache_write_1h_tokens
             FROM usage u JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
             JOIN usage_price p ON p.org_id = u.org_id AND p.model = u.model AND p.day = CAST(u.ts AS DATE) AND p.how = 'js'
             WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY`,
+  records: `SELECT org_id, id, model, ts, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens
+            FROM usage_js`,
   groups: `SELECT DISTINCT u.org_id, u.model, CAST(CAST(u.ts AS DATE) AS VARCHAR) AS day
            FROM usage u JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
            WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY`,
@@ -244,7 +256,8 @@ export const COST_SQL = {
   /** Every record of a 'sql' or 'none' group, priced (see PricePlan). */
   priced: `CREATE OR REPLACE TEMP TABLE usage_cost AS
 WITH rec AS (
-  SELECT u.org_id, u.id, p.*,
+  SELECT ${RECORD_FIELDS}, p.how, p.p_in, p.t_in, p.q_in, p.r_in, p.p_cr, p.t_cr, p.q_cr, p.r_cr, p.p_cw, p.t_cw, p.q_cw, p.r_cw,
+         p.p_h, p.t_h, p.q_h, p.r_h, p.p_out, p.t_out, p.q_out,
          u.input_tokens + u.cache_read_tokens + u.cache_write_tokens AS total_in,
          CASE WHEN coalesce(u.cache_write_1h_tokens, 0) > 0 THEN least(u.cache_write_1h_tokens, u.cache_write_tokens) ELSE 0 END AS h,
          u.cache_read_tokens AS cr, u.cache_write_tokens AS cw, u.output_tokens AS out
@@ -260,7 +273,7 @@ leaves AS (
   FROM rec
 ),
 terms AS (
-  SELECT org_id, id, how, r_in, r_cr, r_cw, r_h,
+  SELECT ${RECORD_COLUMNS}, how, r_in, r_cr, r_cw, r_h,
          ${term('in', 'l_in')} AS term_in,
          ${term('cr', 'cr')} AS term_cr,
          ${term('cw', 'l_cw')} AS term_cw,
@@ -268,10 +281,12 @@ terms AS (
          ${term('out', 'out')} AS term_out
   FROM leaves
 )
-SELECT org_id, id,
+SELECT ${RECORD_COLUMNS},
        CASE WHEN how = 'none' THEN NULL ELSE ${place(1)} + ${place(2)} + ${place(3)} + ${place(4)} + term_out END AS cost_usd
 FROM terms`,
-  insert: `INSERT INTO usage_cost SELECT unnest(from_json($rows, '[{"o":"VARCHAR","i":"VARCHAR","c":"DOUBLE"}]'), recursive := true)`,
+  jsCostTable: 'CREATE OR REPLACE TEMP TABLE usage_js_cost (org_id VARCHAR, id VARCHAR, cost_usd DOUBLE)',
+  insert: `INSERT INTO usage_js_cost SELECT unnest(from_json($rows, '[{"o":"VARCHAR","i":"VARCHAR","c":"DOUBLE"}]'), recursive := true)`,
+  jsPriced: `INSERT INTO usage_cost SELECT ${RECORD_COLUMNS}, c.cost_usd FROM usage_js JOIN usage_js_cost c USING (org_id, id)`,
 } as const;
 
 /** Rows per insert statement (one JSON parameter each). */
@@ -339,8 +354,9 @@ function planRow(plan: PricePlan): Record<string, string | number | null> {
 }
 
 /**
- * The build step before the tokens step: the temp table usage_cost (org_id, id, cost_usd) with the cost of
- * every usage record of the rebuilt days from `first` to `last` (cost_usd NULL for a model without a price).
+ * The build step before the tokens step: the temp table usage_cost, every usage record of the rebuilt days
+ * from `first` to `last` with what the build steps read of it (RECORD_COLUMNS) and its cost_usd (NULL for a
+ * model without a price).
  * The library gives each (organization, model, day)'s prices; the records of the usual ones are priced in
  * SQL by its arithmetic, the others by the library record by record (PricePlan).
  */
@@ -366,6 +382,8 @@ export async function priceUsage(db: Db, first: string, last: string, log: Logge
   await db.run(COST_SQL.priced, range);
   let byLibrary = 0;
   if (plans.some((p) => p.how === 'js')) {
+    await db.run(COST_SQL.jsRecords, range);
+    await db.run(COST_SQL.jsCostTable);
     const records = await db.all<{
       org_id: string;
       id: string;
@@ -376,7 +394,7 @@ export async function priceUsage(db: Db, first: string, last: string, log: Logge
       cache_read_tokens: number;
       cache_write_tokens: number;
       cache_write_1h_tokens: number;
-    }>(COST_SQL.records, range);
+    }>(COST_SQL.records);
     byLibrary = records.length;
     let rows: { o: string; i: string; c: number | null }[] = [];
     const flush = async () => {
@@ -400,6 +418,7 @@ export async function priceUsage(db: Db, first: string, last: string, log: Logge
       if (rows.length >= INSERT_ROWS) await flush();
     }
     await flush();
+    await db.run(COST_SQL.jsPriced);
   }
   log.debug({ query: 'usage_cost', groups: plans.length, byLibrary, ms: Math.round(performance.now() - started) }, 'pipeline step');
 }

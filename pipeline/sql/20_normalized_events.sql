@@ -4,65 +4,71 @@
 -- (records arrive roughly in time order) instead of the whole history. The exact (org_id, day) set
 -- follows.
 
+-- The days of the chunk's range that an organization with rebuilt days does not rebuild (an incremental
+-- run's rebuild set can have holes): the only events of the range the steps below read besides those of
+-- rebuilt days. Usually none.
+CREATE OR REPLACE TEMP TABLE chunk_gaps AS
+SELECT o.org_id, CAST(d.day AS DATE) AS day
+FROM (SELECT DISTINCT org_id FROM rebuild) o,
+     generate_series(CAST($chunk_first AS DATE), CAST($chunk_last AS DATE), INTERVAL 1 DAY) d(day)
+EXCEPT
+SELECT org_id, day FROM rebuild;
+
+-- The hook events of the chunk's rebuilt days. Events are unique per (org_id, id) already: the raw table's
+-- primary key deduplicates at ingest. Each grouping below reads them with the few columns it needs (three
+-- narrow scans cost less than storing the events once, or grouping them once by every key together).
+CREATE OR REPLACE TEMP MACRO chunk_events(chunk_first, chunk_last) AS TABLE
+SELECT e.*, CAST(e.ts AS DATE) AS day, e.event IN ('PostToolUse', 'PostToolUseFailure') AS is_call
+FROM events e
+WHERE e.ts >= CAST(chunk_first AS TIMESTAMP) AND e.ts < CAST(chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+  AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild);
+
+-- The event counts per organization, day, user and autonomy level of the rebuilt days: what the per-user
+-- figures (40_user_day) sum, and the delegation level and calls per level read by level. A condition that
+-- is NULL counts nothing, as a false one.
+CREATE OR REPLACE TEMP TABLE ev_counts AS
+SELECT org_id, day, user_id, autonomy,
+       count(*) FILTER (WHERE is_call) AS tool_calls,
+       count(*) FILTER (WHERE event = 'UserPromptSubmit') AS user_turns,
+       count(*) FILTER (WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL) AS slash_commands,
+       sum(coalesce(len(hooks), 0)) AS hooks,
+       count(*) FILTER (WHERE is_call AND tool_success AND is_shell AND git_commit) AS git_commits,
+       count(*) FILTER (WHERE is_call AND tool_success AND pr_created) AS git_prs_created
+FROM chunk_events($chunk_first, $chunk_last)
+GROUP BY ALL;
+
+-- One row per organization, day, user, session, client and agent of the rebuilt days: the distinct counts
+-- (sessions with events, a user's clients, users per client and per agent) read this small table instead
+-- of the events; with the row's first event (where a session starts, 21_session_starts) and its latest
+-- event that names a repository (the session's repository, 31_tokens_repo).
+CREATE OR REPLACE TEMP TABLE ev_sessions AS
+SELECT org_id, day, user_id, session_id, client, agent,
+       min(ts) AS first_ts,
+       max(ts) FILTER (WHERE repo IS NOT NULL) AS repo_ts,
+       arg_max(repo, ts) FILTER (WHERE repo IS NOT NULL) AS repo
+FROM chunk_events($chunk_first, $chunk_last)
+GROUP BY ALL;
+
+-- The tool calls and slash commands per user and key, under the names the events gave: the breakdowns
+-- (45_user_breakdowns) are sums of the few rows of ev_keys below.
+CREATE OR REPLACE TEMP TABLE ev_keys_raw AS
+SELECT org_id, day, user_id, agent, is_call, tool_name, mcp_server, skill, slash_command, count(*) AS n
+FROM chunk_events($chunk_first, $chunk_last)
+WHERE is_call OR (event = 'UserPromptSubmit' AND slash_command IS NOT NULL)
+GROUP BY ALL;
+
 -- Tool names normalized once per distinct name (docs/metrics.md §2): trimmed; a name that is empty, over 128
 -- characters or has characters outside [A-Za-z0-9_.:@/-] is a parsing artifact, named "unknown".
 CREATE OR REPLACE TEMP TABLE tool_names AS
 SELECT raw,
        CASE WHEN length(trim(raw)) BETWEEN 1 AND 128 AND regexp_full_match(trim(raw), '[A-Za-z0-9_.:@/-]+') THEN trim(raw) ELSE 'unknown' END AS tool
-FROM (
-  SELECT DISTINCT tool_name AS raw FROM events e
-  WHERE tool_name IS NOT NULL AND e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
-);
+FROM (SELECT DISTINCT tool_name AS raw FROM ev_keys_raw WHERE tool_name IS NOT NULL);
 
--- ev: the hook events of the days being rebuilt, with only the columns the aggregates need; MCP server
--- names case-folded (not for artifacts). Events are unique per (org_id, id) already: the raw table's
--- primary key deduplicates at ingest. files and hooks are read from events by the steps that need them.
--- It is not stored: the two groupings below read the events each (cheaper than storing every event once
--- and reading it twice).
-
--- The events of the chunk's rebuilt days with what both groupings below read: one macro, read by each.
-CREATE OR REPLACE TEMP MACRO chunk_events(chunk_first, chunk_last) AS TABLE
-SELECT e.org_id, e.user_id, CAST(e.ts AS DATE) AS day, e.event, e.session_id, e.client, e.agent, e.autonomy,
-       e.event IN ('PostToolUse', 'PostToolUseFailure') AS is_call,
-       n.tool,
-       CASE WHEN n.tool <> 'unknown' THEN lower(e.mcp_server) END AS mcp_server,
-       e.skill, e.slash_command, coalesce(e.tool_success, false) AS success, coalesce(e.is_shell, false) AS is_shell,
-       coalesce(e.git_commit, false) AS git_commit, coalesce(e.pr_created, false) AS pr_created,
-       coalesce(len(e.hooks), 0) AS hook_count
-FROM events e
-LEFT JOIN tool_names n ON n.raw = e.tool_name
-WHERE e.ts >= CAST(chunk_first AS TIMESTAMP) AND e.ts < CAST(chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
-  AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild);
-
--- One row per organization, day, user, session, client, agent and autonomy level of the rebuilt days, with
--- the event counts the per-user figures (40_user_day) sum. A session is one user's and one agent's, and
--- mostly of one autonomy level, so this is about one row per session.
-CREATE OR REPLACE TEMP TABLE ev_groups AS
-WITH ev AS (SELECT * FROM chunk_events($chunk_first, $chunk_last))
-SELECT org_id, day, user_id, session_id, client, agent, autonomy,
-       count(*) FILTER (WHERE is_call) AS tool_calls,
-       count(*) FILTER (WHERE event = 'UserPromptSubmit') AS user_turns,
-       count(*) FILTER (WHERE is_call AND mcp_server IS NOT NULL) AS mcp_calls,
-       -- A skill call: the Skill tool (Claude Code, Droid), or any call the collector named a skill for (Qwen Code: skill).
-       count(*) FILTER (WHERE is_call AND (tool = 'Skill' OR skill IS NOT NULL)) AS skill_calls,
-       count(*) FILTER (WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL) AS slash_commands,
-       sum(hook_count) AS hooks,
-       count(*) FILTER (WHERE is_call AND success AND is_shell AND git_commit) AS git_commits,
-       count(*) FILTER (WHERE is_call AND success AND pr_created) AS git_prs_created
-FROM ev
-GROUP BY ALL;
-
--- The tool calls and slash commands per user and key: the breakdowns (45_user_breakdowns) are sums of these
--- few rows.
+-- ev_keys: under normalized names, MCP server names case-folded (not for artifacts).
 CREATE OR REPLACE TEMP TABLE ev_keys AS
-WITH ev AS (SELECT * FROM chunk_events($chunk_first, $chunk_last))
-SELECT org_id, day, user_id, agent, is_call, tool, mcp_server, skill, slash_command, count(*) AS n
-FROM ev
-WHERE is_call OR (event = 'UserPromptSubmit' AND slash_command IS NOT NULL)
+SELECT k.org_id, k.day, k.user_id, k.agent, k.is_call, n.tool,
+       CASE WHEN n.tool <> 'unknown' THEN lower(k.mcp_server) END AS mcp_server,
+       k.skill, k.slash_command, CAST(sum(k.n) AS BIGINT) AS n
+FROM ev_keys_raw k
+LEFT JOIN tool_names n ON n.raw = k.tool_name
 GROUP BY ALL;
-
--- One row per organization, day, user, session, client and agent of the rebuilt days: the distinct counts
--- (sessions with events, a user's clients, users per client and per agent, the sessions to place) read
--- this small table instead of the events.
-CREATE OR REPLACE TEMP TABLE ev_sessions AS
-SELECT DISTINCT org_id, day, user_id, session_id, client, agent FROM ev_groups;

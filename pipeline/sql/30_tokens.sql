@@ -16,19 +16,17 @@ FROM (SELECT DISTINCT org_id, user_id, agent, session_id FROM usage WHERE source
 SEMI JOIN usage f
   ON f.org_id = o.org_id AND f.user_id = o.user_id AND f.agent = o.agent AND f.session_id = o.session_id AND f.source IS NULL;
 
+-- usage_cost holds the chunk's records of the rebuilt days, each with its dollars (pipeline/cost.ts).
 CREATE OR REPLACE TEMP TABLE usage_raw AS
-SELECT u.org_id, CAST(u.ts AS DATE) AS day, u.user_id, u.agent, u.model,
+SELECT u.org_id, u.day, u.user_id, u.agent, u.model,
        bool_or(u.thinking) AS thinking,
        sum(u.input_tokens) AS input_tokens, sum(u.output_tokens) AS output_tokens,
        sum(u.cache_read_tokens) AS cache_read_tokens, sum(u.cache_write_tokens) AS cache_write_tokens,
-       CASE WHEN bool_or(c.cost_usd IS NULL) THEN NULL ELSE sum(c.cost_usd) END AS cost_usd
-FROM usage u
-JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
-LEFT JOIN usage_cost c ON c.org_id = u.org_id AND c.id = u.id
-WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+       CASE WHEN bool_or(u.cost_usd IS NULL) THEN NULL ELSE sum(u.cost_usd) END AS cost_usd
+FROM usage_cost u
   -- One fact, one count (docs/metrics.md §11): usage from an agent's OpenTelemetry export counts only for a
   -- session whose usage no file of the agent gave.
-  AND NOT (u.source IS NOT DISTINCT FROM 'otel' AND (u.org_id, u.user_id, u.agent, u.session_id) IN (SELECT org_id, user_id, agent, session_id FROM otel_shadowed))
+WHERE NOT (u.source IS NOT DISTINCT FROM 'otel' AND (u.org_id, u.user_id, u.agent, u.session_id) IN (SELECT org_id, user_id, agent, session_id FROM otel_shadowed))
 GROUP BY ALL;
 
 CREATE OR REPLACE TEMP TABLE model_price AS
@@ -55,7 +53,11 @@ SELECT org_id, day, user_id, model,
                      <= org_total - sum(floor(raw_billable)) OVER (PARTITION BY org_id, day, model)
                 THEN 1 ELSE 0 END AS billable
 FROM (
-  SELECT *, round(sum(raw_billable) OVER (PARTITION BY org_id, day, model)) AS org_total FROM usage_priced
+  -- The organization's figure sums the users' in decimal (each raw figure has at most 3 decimals: 1 of
+  -- cache_read / 10, 2 of the multiplier), so a total of exactly x.5 rounds up whatever order the rows come
+  -- in; a sum of doubles would round it down or up by the order it added them in.
+  SELECT *, CAST(round(sum(CAST(raw_billable AS DECIMAL(38, 6))) OVER (PARTITION BY org_id, day, model)) AS DOUBLE) AS org_total
+  FROM usage_priced
 );
 
 DELETE FROM agg_tokens_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);

@@ -7,13 +7,12 @@ INSERT INTO agg_user_day (
   user_messages, assistant_messages, files_created, files_edited, git_commits, git_prs_created, billable_tokens,
   primary_model, primary_model_tier, autonomy_ratio, delegation_level, languages, clients,
   sessions_with_events, calls_auto_high, calls_auto_medium, calls_auto_low, calls_manual, cost_usd)
--- The event counts per user, from the per-session groups of 20_normalized_events (sums of counts).
+-- The event counts per user, from the per-level counts of 20_normalized_events (sums of counts), and the
+-- MCP and skill calls from the calls per key.
 WITH hook AS (
   SELECT org_id, day, user_id,
          CAST(sum(tool_calls) AS BIGINT) AS tool_calls,
          CAST(sum(user_turns) AS BIGINT) AS user_turns,
-         CAST(sum(mcp_calls) AS BIGINT) AS mcp_calls,
-         CAST(sum(skill_calls) AS BIGINT) AS skill_calls,
          CAST(sum(slash_commands) AS BIGINT) AS slash_commands,
          sum(hooks) AS hooks,
          CAST(sum(git_commits) AS BIGINT) AS git_commits,
@@ -22,7 +21,14 @@ WITH hook AS (
          CAST(coalesce(sum(tool_calls) FILTER (WHERE autonomy = 'auto-medium'), 0) AS BIGINT) AS calls_auto_medium,
          CAST(coalesce(sum(tool_calls) FILTER (WHERE autonomy = 'auto-low'), 0) AS BIGINT) AS calls_auto_low,
          CAST(coalesce(sum(tool_calls) FILTER (WHERE autonomy IN ('manual', 'spec')), 0) AS BIGINT) AS calls_manual
-  FROM ev_groups GROUP BY ALL
+  FROM ev_counts GROUP BY ALL
+),
+calls AS (
+  SELECT org_id, day, user_id,
+         CAST(coalesce(sum(n) FILTER (WHERE is_call AND mcp_server IS NOT NULL), 0) AS BIGINT) AS mcp_calls,
+         -- A skill call: the Skill tool (Claude Code, Droid), or any call the collector named a skill for (Qwen Code: skill).
+         CAST(coalesce(sum(n) FILTER (WHERE is_call AND (tool = 'Skill' OR skill IS NOT NULL)), 0) AS BIGINT) AS skill_calls
+  FROM ev_keys GROUP BY ALL
 ),
 -- Sessions with at least one event that day, and the clients used (from the distinct rows of
 -- ev_sessions: far cheaper than distinct aggregates over the events).
@@ -36,7 +42,7 @@ active_sessions AS (
 delegation AS (
   SELECT org_id, day, user_id,
          arg_max(autonomy, (calls, CASE autonomy WHEN 'auto-high' THEN 5 WHEN 'auto-medium' THEN 4 WHEN 'auto-low' THEN 3 WHEN 'spec' THEN 2 ELSE 1 END)) AS level
-  FROM (SELECT org_id, day, user_id, autonomy, CAST(sum(tool_calls) AS BIGINT) AS calls FROM ev_groups GROUP BY ALL HAVING sum(tool_calls) > 0)
+  FROM (SELECT org_id, day, user_id, autonomy, CAST(sum(tool_calls) AS BIGINT) AS calls FROM ev_counts GROUP BY ALL HAVING sum(tool_calls) > 0)
   GROUP BY ALL
 ),
 sessions AS (
@@ -79,7 +85,7 @@ who AS (
 )
 SELECT w.org_id, w.day, w.user_id,
        h.user_id IS NOT NULL AS active,
-       coalesce(h.tool_calls, 0), coalesce(h.user_turns, 0), coalesce(h.mcp_calls, 0), coalesce(h.skill_calls, 0),
+       coalesce(h.tool_calls, 0), coalesce(h.user_turns, 0), coalesce(c.mcp_calls, 0), coalesce(c.skill_calls, 0),
        coalesce(h.slash_commands, 0), coalesce(h.hooks, 0), coalesce(s.sessions, 0),
        coalesce(h.user_turns, 0) AS user_messages, coalesce(a.assistant_messages, 0),
        coalesce(f.files_created, 0), coalesce(f.files_edited, 0), coalesce(h.git_commits, 0), coalesce(h.git_prs_created, 0),
@@ -97,6 +103,7 @@ SELECT w.org_id, w.day, w.user_id,
        t.cost_usd
 FROM who w
 LEFT JOIN hook h USING (org_id, day, user_id)
+LEFT JOIN calls c USING (org_id, day, user_id)
 LEFT JOIN active_sessions x USING (org_id, day, user_id)
 LEFT JOIN delegation d USING (org_id, day, user_id)
 LEFT JOIN sessions s USING (org_id, day, user_id)

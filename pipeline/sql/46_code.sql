@@ -2,27 +2,36 @@
 -- of successful file-writing calls by agent, model, language and repository, the landed commits by
 -- repository, their agent lines by agent and model, and the two fields of the per-user record.
 
+-- The model of each assistant message of the sessions with events on the rebuilt days.
+CREATE OR REPLACE TEMP TABLE session_models AS
+SELECT org_id, session_id, ts, model FROM assistant_messages
+WHERE model IS NOT NULL AND model <> '' AND model <> '<synthetic>'
+  AND ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
+  AND (org_id, session_id) IN (SELECT org_id, session_id FROM ev_sessions);
+
 -- Each file an edit wrote, with the model of its session's latest assistant message at or before the call
--- (an ASOF join; 'unknown' when the session has none), the file's language (as file_touch has it) and its
--- repository's host/path ('' outside a work tree or without an origin remote).
+-- (an ASOF join, for the sessions with a message; 'unknown' when the session has none), the file's
+-- language (as file_touch has it) and its repository's host/path ('' outside a work tree or without an
+-- origin remote).
 CREATE OR REPLACE TEMP TABLE code_edit AS
-WITH e AS (
+WITH e AS MATERIALIZED (
   SELECT e.org_id, e.user_id, e.ts, CAST(e.ts AS DATE) AS day, e.agent, e.session_id, unnest(e.edits) AS f
   FROM events e
   WHERE e.edits IS NOT NULL AND e.tool_success AND e.event = 'PostToolUse'
     AND e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
     AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
 ),
-m AS (
-  SELECT org_id, session_id, ts, model FROM assistant_messages
-  WHERE model IS NOT NULL AND model <> '' AND model <> '<synthetic>'
-    AND ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
-    AND (org_id, session_id) IN (SELECT org_id, session_id FROM ev_sessions)
+modelled AS (
+  SELECT e.*, coalesce(m.model, 'unknown') AS model
+  FROM (SELECT * FROM e WHERE (org_id, session_id) IN (SELECT org_id, session_id FROM session_models)) e
+  ASOF LEFT JOIN session_models m ON e.org_id = m.org_id AND e.session_id = m.session_id AND m.ts <= e.ts
+  UNION ALL
+  SELECT *, 'unknown' FROM e WHERE (org_id, session_id) NOT IN (SELECT org_id, session_id FROM session_models)
 )
-SELECT e.org_id, e.day, e.user_id, e.agent, coalesce(m.model, 'unknown') AS model,
-       CASE WHEN e.f.ext <> '' THEN 'ext:' || e.f.ext ELSE 'name:' || coalesce(e.f.name, '') END AS lang_key,
-       coalesce(e.f.repo, '') AS repo, e.f.lines_added AS lines_added, e.f.lines_deleted AS lines_deleted
-FROM e ASOF LEFT JOIN m ON e.org_id = m.org_id AND e.session_id = m.session_id AND m.ts <= e.ts;
+SELECT org_id, day, user_id, agent, model,
+       CASE WHEN f.ext <> '' THEN 'ext:' || f.ext ELSE 'name:' || coalesce(f.name, '') END AS lang_key,
+       coalesce(f.repo, '') AS repo, f.lines_added AS lines_added, f.lines_deleted AS lines_deleted
+FROM modelled;
 
 DELETE FROM agg_code_edit_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
 
