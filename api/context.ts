@@ -107,6 +107,7 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
   // The answer cache, the read model and today's figures hold figures built from stored data: they drop
   // what each change makes stale.
   const changes = new Changes([cache, readModel, live]);
+  accounts.onUserAdded = (org) => changes.changed({ kind: 'user', org });
   const teams = new TeamAnalytics(db, readModel);
   const analytics = new AnalyticsReader(readModel);
   const budgets = new BudgetStore(db);

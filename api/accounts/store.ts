@@ -45,8 +45,13 @@ export class AccountStore {
     return this.db.all<Org & Record<string, unknown>>(SQL.listOrgs);
   }
 
-  createUser(input: { orgId: OrgId; email: string; role: Role; firstName?: string; lastName?: string }): Promise<User> {
-    return this.users.createUser(input);
+  /** Told of each user added (the server says it as a change: answers listing an organization's users drop). */
+  onUserAdded: ((orgId: OrgId) => void) | undefined;
+
+  async createUser(input: { orgId: OrgId; email: string; role: Role; firstName?: string; lastName?: string }): Promise<User> {
+    const user = await this.users.createUser(input);
+    this.onUserAdded?.(input.orgId);
+    return user;
   }
 
   getUser(orgId: string, id: string): Promise<User | undefined> {

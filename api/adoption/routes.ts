@@ -28,6 +28,7 @@ export function registerAdoptionRoutes(app: FastifyInstance, deps: AdoptionDeps)
   const doc = {
     method: 'GET',
     path: ADOPTION_PATH,
+    freshness: 'cached',
     tag: 'Organization',
     summary:
       'Adoption: people on the roster, activated, active in the last 7 and 28 days, by agent and team; who never activated or went quiet',

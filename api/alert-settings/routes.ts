@@ -42,6 +42,7 @@ export function registerAlertSettingsRoutes(app: FastifyInstance, deps: AlertSet
     {
       method: 'GET',
       path: ALERT_SETTINGS_PATH,
+      freshness: 'setting',
       tag: 'Budgets',
       summary: 'The anomaly floor and where anomaly alerts and the Monday digest go',
       description:

@@ -39,6 +39,7 @@ export function registerAliasRoutes(
     {
       method: 'GET',
       path: ALIASES_PATH,
+      freshness: 'setting',
       tag: 'Admin',
       summary: "A user's other addresses (userId is a user id or an e-mail address)",
       description: 'Commits authored by one of these addresses land for the user.',
@@ -111,6 +112,7 @@ export function registerAliasRoutes(
     {
       method: 'GET',
       path: MY_ADDRESSES_PATH,
+      freshness: 'setting',
       tag: 'Analytics',
       summary: "The caller's addresses: their e-mail and aliases (commits of these authors land for them)",
       description:

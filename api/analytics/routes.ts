@@ -116,6 +116,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     const doc = {
       method: 'GET',
       path: analyticsPath(endpoint),
+      freshness: 'cached',
       tag: 'Analytics',
       summary: ENDPOINTS[endpoint].summary,
       description: DESCRIPTION,

@@ -48,6 +48,12 @@ export async function answerKey(request: FastifyRequest, of: AnswerOf): Promise<
  * it reads changes; or already serialized, as Pieces). `check` sees the answer before it is serialized
  * (the declared schema, on test servers).
  */
+/** The replies sendAnswer sent: a test server checks each read route answered the way it declared (declare.ts). */
+const throughTheCache = new WeakSet<FastifyReply>();
+
+/** Did this reply go through the answer cache? */
+export const answeredThroughCache = (reply: FastifyReply): boolean => throughTheCache.has(reply);
+
 export async function sendAnswer(
   cache: ResponseCache,
   request: FastifyRequest,
@@ -66,6 +72,11 @@ export async function sendAnswer(
     },
     { org: of.org, reads: of.reads },
   );
+  // A route kept out of the cache on purpose (a credential, live state) never answers through it.
+  const declared = request.routeOptions.config.doc;
+  if (declared && declared.freshness !== 'cached')
+    throw new Error(`${declared.method} ${declared.path} is declared ${declared.freshness} but answered through the answer cache`);
+  throughTheCache.add(reply);
   void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
   const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
   return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);

@@ -37,7 +37,7 @@ export type Change =
   | { kind: 'events'; org: string }
   /** A batch run committed: every organization's days, or one organization's. */
   | { kind: 'batch'; org?: string | undefined }
-  /** A user was removed, deactivated or renamed, or their other addresses changed (what rows name them by). */
+  /** A user was added, removed, deactivated or renamed, or their other addresses changed (what rows name them by). */
   | { kind: 'user'; org: string }
   /** A code host's delivery changed a pull request. */
   | { kind: 'pullRequest'; org: string }

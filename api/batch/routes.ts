@@ -60,6 +60,7 @@ export function registerBatchRoutes(app: FastifyInstance, deps: BatchDeps): void
     {
       method: 'GET',
       path: BATCH_RUNS_PATH,
+      freshness: 'live',
       tag: 'Admin',
       summary: 'The latest daily-batch runs this organization may see, newest first, with its own figures',
       description:

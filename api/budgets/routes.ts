@@ -138,6 +138,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
   const listDoc = {
     method: 'GET',
     path: BUDGETS_PATH,
+    freshness: 'cached',
     tag: 'Budgets',
     summary: "The organization's budgets, each with its credits this UTC month (today's included) and their share",
     description:
@@ -238,6 +239,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
     {
       method: 'GET',
       path: ALERTS_PATH,
+      freshness: 'live',
       tag: 'Budgets',
       summary: 'Fired budget alerts, cost anomalies and weekly digests, newest first, with the state of each delivery',
       action: 'Budget alerts',

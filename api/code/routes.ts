@@ -78,6 +78,7 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
   const codeDoc = {
     method: 'GET',
     path: CODE_PATH,
+    freshness: 'cached',
     tag: 'Analytics',
     summary: 'Code the agents wrote: edit lines, landed lines and the agent share per day (an agentmeter extension)',
     description:
@@ -145,6 +146,7 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
   const commitsDoc = {
     method: 'GET',
     path: COMMITS_PATH,
+    freshness: 'cached',
     tag: 'Analytics',
     summary: 'Landed commits with their lines and agent lines by agent and model, newest first, paged',
     description:

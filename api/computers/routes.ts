@@ -71,6 +71,7 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
     {
       method: 'GET',
       path: COMPUTERS_PATH,
+      freshness: 'live',
       tag: 'Computers',
       summary: 'List computers (owners and managers: all; members: their own)',
       action: 'Listing computers',
@@ -98,6 +99,7 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
     {
       method: 'GET',
       path: COMPUTER_PATH,
+      freshness: 'live',
       tag: 'Computers',
       summary: 'A computer and its status',
       action: 'Reading a computer',

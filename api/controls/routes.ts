@@ -62,6 +62,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: { db: Db; acco
     {
       method: 'GET',
       path: CONTROLS_PATH,
+      freshness: 'setting',
       tag: 'Organization',
       summary: 'The current enterprise controls (secrets masked)',
       action: 'Reading enterprise controls',
@@ -79,6 +80,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: { db: Db; acco
     {
       method: 'GET',
       path: CONTROLS_HISTORY_PATH,
+      freshness: 'setting',
       tag: 'Organization',
       summary: 'Revisions of the enterprise controls, newest first',
       action: 'Reading the enterprise-control history',

@@ -172,6 +172,7 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: DeviceRouteDeps
     {
       method: 'GET',
       path: DEVICE_REQUEST_PATH,
+      freshness: 'credential',
       tag: 'Device sign-in',
       summary: 'A pending device sign-in, for the approval page: the machine’s name, address and times',
       description: `404 when the code is unknown, expired, used, or decided by another organization; after ${WRONG_CODES_PER_PERSON} such codes in ${LIMIT_WINDOW_MS / 60_000} minutes, 429.`,

@@ -13,6 +13,7 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestDeps): vo
     {
       method: 'GET',
       path: DIGEST_PREVIEW_PATH,
+      freshness: 'live',
       tag: 'Budgets',
       summary: 'The next weekly digest, built as it will be sent (its figures so far while its week is not over)',
       description:

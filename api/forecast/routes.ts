@@ -86,6 +86,7 @@ export function registerForecastRoutes(app: FastifyInstance, deps: ForecastDeps 
   const doc = {
     method: 'GET',
     path: FORECAST_PATH,
+    freshness: 'cached',
     tag: 'Budgets',
     summary: 'Month-end forecast of the organization, each team and each person with a budget',
     description:

@@ -109,6 +109,7 @@ export function registerInstallRoutes(app: FastifyInstance, options: InstallRout
     {
       method: 'GET',
       path: INSTALLER_PATH,
+      freshness: 'static',
       tag: 'Install',
       summary: "The installer of a developer's machine: curl -fsSL SERVER/install.sh | sh -s -- --key am_…",
       description:
@@ -138,6 +139,7 @@ export function registerInstallRoutes(app: FastifyInstance, options: InstallRout
     {
       method: 'GET',
       path: INSTALL_FILE_PATH,
+      freshness: 'static',
       tag: 'Install',
       summary: `A file the installer downloads: ${INSTALL_FILES.join(' or ')}`,
       description:

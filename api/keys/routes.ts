@@ -43,6 +43,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: KeyRouteDeps): voi
     {
       method: 'GET',
       path: USER_KEYS_PATH,
+      freshness: 'credential',
       tag: 'Admin',
       summary: "List a user's API keys (userId is a user id, an e-mail address, or me)",
       access: { kind: 'user' },

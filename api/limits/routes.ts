@@ -109,6 +109,7 @@ export function registerLimitRoutes(app: FastifyInstance, deps: LimitDeps): void
   const statusDoc = {
     method: 'GET',
     path: LIMITS_PATH,
+    freshness: 'cached',
     tag: 'Credit limits',
     summary: "Each user's monthly credit limit and the credits used this month (a member: their own)",
     description: 'A collector key reads only its own user’s entry, whatever the role (what the collector enforces).',
@@ -136,10 +137,8 @@ export function registerLimitRoutes(app: FastifyInstance, deps: LimitDeps): void
         }),
       };
     };
-    // Everyone's entries (the Organization page) list every user, and a new user tells no change: built
-    // each time. One's own entry (what each collector asks, often) is kept per caller until what it reads
-    // changes.
-    if (only === null) return build();
+    // Kept per caller (the answer names them): everyone's entries for the Organization page, one's own for
+    // each collector, which asks often. Everyone's entries list every user, so a user added is a change.
     const of = { org: principal.orgId, viewer: principal.userId, now: today, reads: LIMIT_READS };
     return sendAnswer(deps.cache, request, reply, of, build, (answer) => checkSentAnswer(app, statusDoc, 200, answer));
   });

@@ -14,6 +14,7 @@ export function registerLivenessRoutes(app: FastifyInstance, deps: { db: Db }): 
     {
       method: 'GET',
       path: HEALTHZ_PATH,
+      freshness: 'live',
       tag: 'Operations',
       summary: 'Liveness: the server answers and its database responds',
       access: { kind: 'none' },

@@ -19,6 +19,7 @@ export function registerMachineRoutes(app: FastifyInstance, deps: { machines: Ma
     {
       method: 'GET',
       path: MACHINES_PATH,
+      freshness: 'live',
       tag: 'Machines',
       summary: 'Machines that shipped events, with their latest event and delivery (members: their own)',
       action: 'Listing machines',
@@ -37,6 +38,7 @@ export function registerMachineRoutes(app: FastifyInstance, deps: { machines: Ma
     {
       method: 'GET',
       path: MACHINE_KEYS_PATH,
+      freshness: 'credential',
       tag: 'Machines',
       summary: 'Collector keys with the machine each delivers from (members: their own); revoke one with DELETE /api/v0/admin/keys/{keyId}',
       description:

@@ -23,6 +23,7 @@ export function registerMeRoutes(
   const doc = {
     method: 'GET',
     path: ME_STATUS_PATH,
+    freshness: 'cached',
     tag: 'Budgets',
     summary: "The caller's own credits today and this month, their limit and its share (the status line's figures)",
     description: "Open to a collector-scoped key; answers only about the credential's own user.",

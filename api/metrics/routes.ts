@@ -46,6 +46,7 @@ export function registerMetricsRoutes(app: FastifyInstance, metrics: ServerMetri
     {
       method: 'GET',
       path: METRICS_PATH,
+      freshness: 'live',
       tag: 'Operations',
       summary: 'Server metrics in the Prometheus text format',
       description: 'Off (404) unless the server runs with --metrics-token or AGENTMETER_METRICS_TOKEN; API keys never grant it.',

@@ -23,6 +23,7 @@ export function registerCallbackRoute(app: FastifyInstance, ctx: OidcRouteContex
     {
       method: 'GET',
       path: OIDC_CALLBACK_PATH,
+      freshness: 'credential',
       tag: TAG,
       summary: "The provider's redirect back: checks state, PKCE and the ID token, then sets the dashboard's session cookie",
       description:

@@ -17,6 +17,7 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: OidcRouteContext)
     {
       method: 'GET',
       path: OIDC_OPTIONS_PATH,
+      freshness: 'setting',
       tag: TAG,
       summary: 'Whether an organization signs in with an identity provider (the sign-in page asks, to offer the button)',
       access: { kind: 'none' },
@@ -45,6 +46,7 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: OidcRouteContext)
     {
       method: 'GET',
       path: OIDC_LOGIN_PATH,
+      freshness: 'credential',
       tag: TAG,
       summary: "Start signing in: a redirect (302) to the organization's provider, with PKCE, state and nonce",
       description:

@@ -46,6 +46,7 @@ export function registerProviderRoutes(app: FastifyInstance, ctx: OidcRouteConte
     {
       method: 'GET',
       path: OIDC_CONFIG_PATH,
+      freshness: 'setting',
       tag: TAG,
       summary: "The organization's OpenID Connect provider, without its secret (provider: null when none)",
       action: "Reading the organization's identity provider",

@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { z } from 'zod';
 import { unauthorized } from '../../common/errors.ts';
+import { answeredThroughCache } from '../answers/answer.ts';
 import { Pieces } from '../answers/pieces.ts';
 import { type Principal, requireRole } from '../auth/principal.ts';
 import { queryNames, refuseUnknownQuery } from '../http/query.ts';
@@ -63,6 +64,9 @@ export function declareRoute<const S extends RouteDoc>(
   handler: RouteHandler<S>,
 ): void {
   const { options, checkFirst, ...doc } = spec;
+  // Every read route says how fresh its answer is (registry.ts, Freshness): one cache, and a reason for each route outside it.
+  if (doc.method === 'GET' && !doc.freshness)
+    throw new Error(`GET ${doc.path} declares no freshness (cached, live, credential, setting or static)`);
   const access = doc.access;
   // Known once, at declaration: each request only compares its parameters' names with these.
   const knownQuery = queryNames(doc.query);
@@ -91,7 +95,10 @@ export function declareRoute<const S extends RouteDoc>(
         body: doc.body?.parse(doc.bodyOptional ? (request.body ?? {}) : request.body),
       } as RouteInput<S>;
       const answer = await handler(input, request, reply);
-      if (answer !== reply && checksAnswers(app)) checkAnswer(doc, reply.statusCode, answer);
+      if (checksAnswers(app)) {
+        if (answer !== reply) checkAnswer(doc, reply.statusCode, answer);
+        if (doc.freshness) checkFreshness(doc, reply);
+      }
       return answer;
     },
   });
@@ -103,6 +110,15 @@ export function declareRoute<const S extends RouteDoc>(
  */
 export function checkSentAnswer(app: FastifyInstance, doc: RouteDoc, status: number, answer: unknown): void {
   if (checksAnswers(app)) checkAnswer(doc, status, answer instanceof Pieces ? JSON.parse(answer.raw().toString()) : answer);
+}
+
+/**
+ * A read route declared cached answered through the answer cache (sendAnswer refuses the opposite, a route
+ * declared otherwise answering through it, on every server).
+ */
+function checkFreshness(doc: RouteDoc, reply: FastifyReply): void {
+  if (reply.statusCode === 200 && doc.freshness === 'cached' && !answeredThroughCache(reply))
+    throw new Error(`${doc.method} ${doc.path} is declared cached but answered without the answer cache`);
 }
 
 function checkAnswer(doc: RouteDoc, status: number, answer: unknown): void {

@@ -137,7 +137,8 @@ function operation(route: RouteDoc): Json {
         ? "Collector keys: accepted, for their own user's data only."
         : 'Collector keys: 403.'
       : undefined;
-  const description = [route.description, roles, scope].filter(Boolean).join(' ');
+  const kept = route.freshness === 'cached' ? KEPT : undefined;
+  const description = [route.description, roles, scope, kept].filter(Boolean).join(' ');
   return {
     operationId: operationId(route),
     tags: [route.tag],
@@ -149,6 +150,10 @@ function operation(route: RouteDoc): Json {
     responses,
   };
 }
+
+/** What a script reading a cached route may rely on (api/answers/changes.ts says what makes it stale). */
+const KEPT =
+  'Kept in the answer cache: the same URL answers the same bytes until what the answer reads changes (a batch run, new records, a change of teams, prices, budgets, limits or users).';
 
 /** A stable, unique id: the method and the path's words (`get_api_v0_sessions_sessionId`). */
 export const operationId = (route: Pick<RouteDoc, 'method' | 'path'>) =>

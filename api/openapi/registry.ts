@@ -15,6 +15,20 @@ export const DASHBOARD_HEADER = CSRF_HEADER.split('-')
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
+ * How fresh a read route's answer is. Every GET route says it (declareRoute refuses one that does not),
+ * and a test server checks that the route answers the way it says:
+ * - cached: through the answer cache (api/answers/answer.ts), kept until a change of what it reads
+ *   (api/answers/changes.ts says what each change makes stale);
+ * - live: built at every request from state that moves without a change the cache hears of: a queue
+ *   the computers work through, how long ago something was seen, a run or a delivery under way;
+ * - credential: who the caller is, who may do what, and which credentials exist: a revocation or a role
+ *   change shows at the very next request, and no answer about them is kept in memory;
+ * - setting: a setting, read in order to change it (a few rows, read back right after a write);
+ * - static: built from the code and the server's options, not from stored data.
+ */
+export type Freshness = 'cached' | 'live' | 'credential' | 'setting' | 'static';
+
+/**
  * Who may call the route:
  * - user: an API key or a JWT (Authorization: Bearer), or the dashboard's session cookie, with `roles`
  *   when only some roles may, and `collectorKey` when a collector key may too (the route's
@@ -78,6 +92,8 @@ export interface RouteDoc {
   headers?: { name: string; description: string; schema: Record<string, unknown> }[];
   /** Success answers by status. */
   responses: Record<number, z.ZodType | RawResponse>;
+  /** A GET route's freshness (required for GET: declareRoute refuses a read route without it). */
+  freshness?: Freshness;
   /**
    * Error statuses besides those the access and inputs imply (401 for credentials, 403 for roles, 400
    * for inputs, 413/415 for bodies, 404 for path ids, 500 always).

@@ -96,6 +96,7 @@ export function registerOpenApiRoutes(app: FastifyInstance): void {
     {
       method: 'GET',
       path: '/openapi.json',
+      freshness: 'static',
       tag: 'Operations',
       summary: 'This document',
       access: { kind: 'none' },

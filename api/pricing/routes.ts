@@ -47,6 +47,7 @@ export function registerPricingRoutes(app: FastifyInstance, deps: PricingDeps): 
   const listDoc = {
     method: 'GET',
     path: PRICING_PATH,
+    freshness: 'cached',
     tag: 'Budgets',
     summary: "The organization's own prices (US dollars per million tokens), each from its day",
     description:

@@ -207,6 +207,7 @@ export function registerPullRequestRoutes(app: FastifyInstance, deps: PullReques
     {
       method: 'GET',
       path: CODEHOSTS_PATH,
+      freshness: 'setting',
       tag: TAG,
       summary: 'The code hosts whose webhooks this organization takes (never their secrets)',
       action: 'Reading the code hosts',
@@ -264,6 +265,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
   const analyticsDoc = {
     method: 'GET',
     path: PR_ANALYTICS_PATH,
+    freshness: 'cached',
     tag: 'Analytics',
     summary: 'Merged pull requests per UTC day of merge: agent lines, time to merge, cost (an agentmeter extension)',
     description:
@@ -306,6 +308,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
   const listDoc = {
     method: 'GET',
     path: PR_LIST_PATH,
+    freshness: 'cached',
     tag: 'Analytics',
     summary: 'Merged pull requests with their commits, agent lines and cost, newest first, paged',
     description:

@@ -30,6 +30,7 @@ export function registerReadinessRoutes(app: FastifyInstance, deps: ReadinessDep
     const listDoc = {
       method: 'GET',
       path,
+      freshness: 'cached',
       tag: 'Readiness',
       summary: 'List readiness reports, newest first',
       action: 'Readiness reports',

@@ -19,6 +19,7 @@ export function registerRenameRoutes(app: FastifyInstance, db: Db, auth: Authent
     {
       method: 'GET',
       path: PENDING_RENAMES_PATH,
+      freshness: 'credential',
       tag: 'SCIM',
       summary: "The directory's renames of owners waiting for an owner to confirm them",
       action: 'Listing held renames',

@@ -42,6 +42,7 @@ export function registerTokenRoutes(app: FastifyInstance, tokens: ScimTokenStore
     {
       method: 'GET',
       path: SCIM_TOKENS_PATH,
+      freshness: 'credential',
       tag: 'SCIM',
       summary: "The organization's SCIM tokens (never the tokens themselves)",
       action: 'Listing SCIM tokens',

@@ -79,6 +79,7 @@ export function registerComputerAgentRoutes(app: FastifyInstance, deps: Computer
     {
       method: 'GET',
       path: AGENT_WORK_PATH,
+      freshness: 'live',
       tag: 'Computer agent',
       summary: 'Long-poll for the next message to run',
       access: computerToken,

@@ -99,6 +99,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     {
       method: 'GET',
       path: SESSIONS_PATH,
+      freshness: 'live',
       tag: 'Sessions',
       summary: 'List sessions, newest first (members: their own)',
       action: 'Listing sessions',
@@ -129,6 +130,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     {
       method: 'GET',
       path: SESSION_PATH,
+      freshness: 'live',
       tag: 'Sessions',
       summary: 'A session with its token usage',
       action: 'Reading a session',
@@ -210,6 +212,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
     {
       method: 'GET',
       path: MESSAGES_PATH,
+      freshness: 'live',
       tag: 'Sessions',
       summary: "A session's messages, oldest first",
       action: 'Reading messages',

@@ -108,6 +108,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
     {
       method: 'GET',
       path: SESSION_PATH,
+      freshness: 'credential',
       tag: 'Dashboard sign-in',
       summary: 'Whether this browser is signed in to the dashboard (always 200)',
       access: { kind: 'session' },
@@ -154,6 +155,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): vo
     {
       method: 'GET',
       path: AUTH_ME_PATH,
+      freshness: 'credential',
       tag: 'Dashboard sign-in',
       summary: 'The principal of the credential or session cookie, with the session’s end when signed in with the cookie',
       access: { kind: 'user', collectorKey: true },

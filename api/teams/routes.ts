@@ -37,6 +37,7 @@ export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): v
   const listingDoc = {
     method: 'GET',
     path: TEAMS_PATH,
+    freshness: 'cached',
     tag: TAG,
     summary: 'The teams, their parents and their dated members (docs/metrics.md §6)',
     action: 'Listing teams',

@@ -76,6 +76,7 @@ export function registerTodayRoutes(
   const todayDoc = {
     method: 'GET',
     path: TODAY_PATH,
+    freshness: 'cached',
     tag: 'Analytics',
     summary: "Today so far: the current UTC day's tokens, tools, activity and productivity records, provisional",
     description:

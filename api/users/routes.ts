@@ -120,6 +120,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
     {
       method: 'GET',
       path: USERS_PATH,
+      freshness: 'credential',
       tag: 'Admin',
       summary: "The organization's users with their roles, last sign-in and number of active keys",
       action: 'Listing users with their roles',
@@ -179,6 +180,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
     {
       method: 'GET',
       path: WHOAMI_PATH,
+      freshness: 'credential',
       tag: 'Admin',
       summary: 'The user, organization and role of the credential',
       access: { kind: 'user' },
@@ -194,6 +196,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
     {
       method: 'GET',
       path: ORGANIZATION_USERS_PATH,
+      freshness: 'credential',
       tag: 'Organization',
       summary: "The organization's users (a member sees only themself)",
       action: 'Listing users',
@@ -234,6 +237,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
   const usageDoc = {
     method: 'GET',
     path: USER_USAGE_PATH,
+    freshness: 'cached',
     tag: 'Usage',
     summary: "One person's daily usage records (userId: a user id, or me); members: only their own",
     description: 'The records of /api/v1/analytics/users for one user. Another user’s id answers 404 to a member and to a collector key.',

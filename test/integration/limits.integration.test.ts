@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { ENFORCEMENT_PATH, LIMITS_PATH, LimitStatus, LimitsUpdate } from '../../api/limits/schema.ts';
+import { USERS_PATH } from '../../api/users/schema.ts';
 import { limitMessage } from '../../collector/limits.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -105,6 +106,23 @@ describe('credit limits', () => {
       (await put(acme.users.owner.key, { users: [{ email: 'manager@acme.example.com', limit: 5 }] })).json(),
     );
     expect(byOwner).toEqual({ updated: [{ email: 'manager@acme.example.com', limit: 5 }], errors: [] });
+  });
+
+  it("everyone's entries are kept until a change, and a user added (by an owner or by the directory) is one", async () => {
+    const emails = async () => LimitStatus.parse((await get(acme.users.manager.key)).json()).users.map((u) => u.email);
+    const before = await emails();
+    expect(before).not.toContain('newcomer@acme.example.com');
+    const added = await server.app.inject({
+      method: 'POST',
+      url: USERS_PATH,
+      headers: bearer(acme.users.owner.key),
+      payload: { email: 'newcomer@acme.example.com', role: 'member' },
+    });
+    expect(added.statusCode).toBe(201);
+    expect(await emails()).toEqual([...before, 'newcomer@acme.example.com'].sort());
+    // SCIM and OIDC sign-in add people through the same store, without a route of the users feature.
+    await server.services.accounts.createUser({ orgId: acme.orgId as OrgId, email: 'provisioned@acme.example.com', role: 'member' });
+    expect(await emails()).toContain('provisioned@acme.example.com');
   });
 
   it('roles and bad bodies', async () => {

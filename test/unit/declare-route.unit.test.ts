@@ -1,10 +1,13 @@
 // declareRoute: one declaration gives the route its access flags, its parsed inputs and, on a server that
-// checks answers (tests), a 500 for an answer outside its declared schema.
+// checks answers (tests), a 500 for an answer outside its declared schema or answered otherwise than its
+// declared freshness says.
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { sendAnswer } from '../../api/answers/answer.ts';
+import { ResponseCache } from '../../api/answers/cache.ts';
 import { checkAnswers, checkSentAnswer, declareRoute } from '../../api/openapi/declare.ts';
-import { declaredRoutes, trackRoutes } from '../../api/openapi/registry.ts';
+import { declaredRoutes, type Freshness, trackRoutes } from '../../api/openapi/registry.ts';
 
 const Answer = z.strictObject({ n: z.number() });
 
@@ -17,6 +20,7 @@ async function app(answer: unknown, check: boolean) {
     {
       method: 'GET',
       path: '/things/:id',
+      freshness: 'live',
       tag: 'Test',
       summary: 'A thing',
       access: { kind: 'none' },
@@ -58,6 +62,7 @@ describe('declareRoute', () => {
       {
         method: 'GET',
         path: '/own',
+        freshness: 'live',
         tag: 'Test',
         summary: 'Own checks',
         access: { kind: 'none' },
@@ -81,6 +86,7 @@ describe('declareRoute', () => {
     const doc = {
       method: 'GET',
       path: '/sent',
+      freshness: 'live',
       tag: 'Test',
       summary: 'Sent',
       access: { kind: 'none' },
@@ -101,7 +107,15 @@ describe('checkAnswers in plugin scopes', () => {
     await server.register(async (scope) => {
       declareRoute(
         scope,
-        { method: 'GET', path: '/scoped', tag: 'Test', summary: 'Scoped', access: { kind: 'none' }, responses: { 200: Answer } },
+        {
+          method: 'GET',
+          path: '/scoped',
+          freshness: 'live',
+          tag: 'Test',
+          summary: 'Scoped',
+          access: { kind: 'none' },
+          responses: { 200: Answer },
+        },
         async () => ({ n: 'one' }),
       );
     });
@@ -135,5 +149,45 @@ describe('checkFirst', () => {
     expect((await server.inject({ ...bad, headers: { 'x-first': 'send' } })).statusCode).toBe(418);
     expect((await server.inject({ ...bad, headers: { 'x-first': 'throw' } })).json().message).toBe('refused first');
     expect((await server.inject({ method: 'POST', url: '/first', payload: { n: 1 } })).json()).toEqual({ n: 1 });
+  });
+});
+
+describe('freshness', () => {
+  const read = (freshness: Freshness | undefined, throughCache: boolean) => {
+    const server = Fastify();
+    checkAnswers(server);
+    const cache = new ResponseCache();
+    declareRoute(
+      server,
+      {
+        method: 'GET',
+        path: '/figures',
+        ...(freshness ? { freshness } : {}),
+        tag: 'Test',
+        summary: 'Figures',
+        access: { kind: 'none' },
+        responses: { 200: Answer },
+      },
+      async (_input, request, reply) =>
+        throughCache
+          ? sendAnswer(cache, request, reply, { org: 'o', now: new Date(), reads: ['aggregates'] }, async () => ({ n: 1 }))
+          : { n: 1 },
+    );
+    return server;
+  };
+
+  it('refuses a read route that does not say how fresh its answer is', () => {
+    expect(() => read(undefined, false)).toThrow(/GET \/figures declares no freshness/);
+  });
+
+  it('holds a read route to what it declared: cached answers through the cache, the others without it', async () => {
+    expect((await read('cached', true).inject({ url: '/figures' })).json()).toEqual({ n: 1 });
+    expect((await read('live', false).inject({ url: '/figures' })).json()).toEqual({ n: 1 });
+    const notKept = await read('cached', false).inject({ url: '/figures' });
+    expect(notKept.statusCode).toBe(500);
+    expect(notKept.json().message).toBe('GET /figures is declared cached but answered without the answer cache');
+    const kept = await read('credential', true).inject({ url: '/figures' });
+    expect(kept.statusCode).toBe(500);
+    expect(kept.json().message).toBe('GET /figures is declared credential but answered through the answer cache');
   });
 });
