@@ -170,11 +170,30 @@ export function stringCount(value: unknown): number {
   return n;
 }
 
-/** Quote characters in a line (indexOf finds a single character far faster than a loop or a regex). */
+/** Quote characters in a line (indexOf finds a single character far faster than a loop over a string). */
 function quoteCount(line: string): number {
   let n = 0;
   for (let at = line.indexOf('"'); at !== -1; at = line.indexOf('"', at + 1)) n++;
   return n;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CARRIAGE_RETURN = 0x0d;
+
+/**
+ * Pure: lineSaysExactly on a line's bytes, [start, end) of an ASCII body (where a byte is a character):
+ * one pass over the bytes finds a backslash or a carriage return and counts the quotes, at about half
+ * the cost of indexOf called once a quote (~40 a record) and twice more for the other two.
+ */
+export function bytesSayExactly(bytes: Uint8Array, start: number, end: number, strings: number): boolean {
+  let quotes = 0;
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i]!;
+    if (byte === QUOTE) quotes++;
+    else if (byte === BACKSLASH || byte === CARRIAGE_RETURN) return false;
+  }
+  return quotes === 2 * strings;
 }
 
 /**
@@ -268,10 +287,14 @@ export class BatchDecoder {
   private readonly decisions = new Map<string, WireEditDecision>();
   private inBatchDuplicates = 0;
 
-  /** `text`: the NDJSON the records' lines are cut from ('' when the records came as a JSON array). */
+  /**
+   * `text`: the NDJSON the records' lines are cut from ('' when the records came as a JSON array);
+   * `bytes`: the same text as bytes when it is ASCII (a byte per character), for bytesSayExactly.
+   */
   constructor(
     private readonly limit: number,
     text = '',
+    private readonly bytes?: Uint8Array,
   ) {
     this.events = new RowsBuilder(text);
   }
@@ -338,7 +361,11 @@ export class BatchDecoder {
     }
     if (repeated) return;
     const event = maskHookCommands(record);
-    if (event === record && line !== undefined && lineSaysExactly(line, record, strings)) this.events.addLine(start, start + line.length);
+    const exact =
+      event === record &&
+      line !== undefined &&
+      (this.bytes ? bytesSayExactly(this.bytes, start, start + line.length, strings) : lineSaysExactly(line, record, strings));
+    if (exact) this.events.addLine(start, start + line.length);
     else this.events.addValue(event);
   }
 
@@ -369,8 +396,8 @@ export class BatchDecoder {
  * blank lines than twice the record limit is refused as too many records: a body of newlines alone would
  * otherwise cost a loop turn per byte.
  */
-export async function decodeNdjson(text: string, limit: number): Promise<DecodedBatch> {
-  const decoder = new BatchDecoder(limit, text);
+export async function decodeNdjson(text: string, limit: number, asciiBytes?: Uint8Array): Promise<DecodedBatch> {
+  const decoder = new BatchDecoder(limit, text, asciiBytes);
   let start = 0;
   let n = 0;
   let blank = 0;
@@ -443,18 +470,20 @@ const isTooLarge = (error: unknown) => (error as { code?: string }).code === 'ER
  */
 export async function decodeBody(bytes: Buffer, gzip: boolean, format: BodyFormat, limits: DecodeLimits): Promise<DecodeAnswer> {
   let text: string;
+  let asciiBytes: Uint8Array | undefined;
   try {
     const raw = gzip ? gunzipSync(bytes, { maxOutputLength: limits.maxInflatedBytes, chunkSize: INFLATE_CHUNK_BYTES }) : bytes;
     if (raw.length > limits.maxInflatedBytes)
       return { failure: 'too-large', message: `the body is larger than ${limits.maxInflatedBytes} bytes` };
     // ASCII (a collector's batch nearly always is) decodes the same either way, three times faster as ASCII.
-    text = raw.toString(isAscii(raw) ? 'ascii' : 'utf8');
+    if (isAscii(raw)) asciiBytes = raw;
+    text = raw.toString(asciiBytes ? 'ascii' : 'utf8');
   } catch (error) {
     if (isTooLarge(error)) return { failure: 'too-large', message: `the body inflates to more than ${limits.maxInflatedBytes} bytes` };
     return { failure: 'gzip', message: (error as Error).message };
   }
   try {
-    if (format === 'ndjson') return { batch: await decodeNdjson(text, limits.maxRecords) };
+    if (format === 'ndjson') return { batch: await decodeNdjson(text, limits.maxRecords, asciiBytes) };
     let body: unknown;
     try {
       body = JSON.parse(text);

@@ -1,6 +1,14 @@
 import { createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { decodeItems, decodeNdjson, lineSaysExactly, TooManyRecords } from '../../api/ingest/decode.ts';
+import {
+  bytesSayExactly,
+  decodeBody,
+  decodeItems,
+  decodeNdjson,
+  lineSaysExactly,
+  stringCount,
+  TooManyRecords,
+} from '../../api/ingest/decode.ts';
 import { postBatch, ShipError } from '../../collector/shipper.ts';
 import { backoffDelay } from '../../common/backoff.ts';
 import { isWellFormed, type WireRecord } from '../../common/wire.ts';
@@ -111,23 +119,61 @@ describe('ingest decoding', () => {
       event('p', { hooks: [{ event: 'Stop', matcher: '', command: 'run: it' }], files: [{ ext: 'ts', op: 'edit' }] }),
     );
     const parsed = JSON.parse(plain) as object;
-    expect(lineSaysExactly(plain, parsed)).toBe(true);
+    // The check on the string and the one on an ASCII body's bytes (bytesSayExactly) agree on every line.
+    const says = (line: string, value: object) => {
+      const verdict = lineSaysExactly(line, value);
+      const padded = Buffer.from(`xx\n${line}\nyy`, 'latin1');
+      expect(bytesSayExactly(padded, 3, 3 + line.length, stringCount(value))).toBe(verdict);
+      return verdict;
+    };
+    expect(says(plain, parsed)).toBe(true);
     // Whitespace between tokens says nothing more; a key given twice does, however it is spaced.
-    expect(lineSaysExactly(plain.replace('"id":', '"id" :'), parsed)).toBe(true);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id" :\t"p"'), parsed)).toBe(true);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id":"p","id":"p"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id":1,"id":"p"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"op":"edit"', '"op":"edit","op" : "edit"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id" :"q","id":"p"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id":"q","id":"p"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"op":"edit"', '"op":"create","op":"edit"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('run: it', 'run\\" it'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id"\t:"q","id":"p"'), parsed)).toBe(false);
-    expect(lineSaysExactly(`${plain}\r`, parsed)).toBe(false);
+    expect(says(plain.replace('"id":', '"id" :'), parsed)).toBe(true);
+    expect(says(plain.replace('"id":"p"', '"id" :\t"p"'), parsed)).toBe(true);
+    expect(says(plain.replace('"id":"p"', '"id":"p","id":"p"'), parsed)).toBe(false);
+    expect(says(plain.replace('"id":"p"', '"id":1,"id":"p"'), parsed)).toBe(false);
+    expect(says(plain.replace('"op":"edit"', '"op":"edit","op" : "edit"'), parsed)).toBe(false);
+    expect(says(plain.replace('"id":"p"', '"id" :"q","id":"p"'), parsed)).toBe(false);
+    expect(says(plain.replace('"id":"p"', '"id":"q","id":"p"'), parsed)).toBe(false);
+    expect(says(plain.replace('"op":"edit"', '"op":"create","op":"edit"'), parsed)).toBe(false);
+    expect(says(plain.replace('run: it', 'run\\" it'), parsed)).toBe(false);
+    expect(says(plain.replace('"id":"p"', '"id"\t:"q","id":"p"'), parsed)).toBe(false);
+    expect(says(`${plain}\r`, parsed)).toBe(false);
     const sent = `${plain.slice(0, -1)} }`;
     const batch = await decodeNdjson(`${sent}\n${JSON.stringify(event('q', { tool_name: 'C:\\bin' }))}`, 10);
     expect(batch.events.ndjson.split('\n')[0]).toBe(sent);
     expect(rowsOf(batch.events.ndjson)[1]).toMatchObject({ id: 'q', tool_name: 'C:\\bin' });
+  });
+  it('keeps or writes again the same lines whether an ASCII body is judged by its bytes or its text', async () => {
+    const plain = JSON.stringify(event('p', { hooks: [{ event: 'Stop', matcher: '', command: 'run: it' }] }));
+    const lines = [
+      plain,
+      plain.replace('"id":"p"', '"id":"x","id":"p2"'),
+      plain.replace('"id":"p"', '"id" : "p3"'),
+      JSON.stringify(event('q', { tool_name: 'C:\\bin' })),
+      `${JSON.stringify(event('r'))}\r`,
+    ];
+    const text = lines.join('\n');
+    const limits = { maxRecords: 100, maxInflatedBytes: 1 << 20 };
+    const decoded = async (body: string) => {
+      const answer = await decodeBody(Buffer.from(body), false, 'ndjson', limits);
+      if (answer.failure) throw new Error(answer.message);
+      return answer.batch;
+    };
+    const fromText = await decodeNdjson(text, 100);
+    expect((await decoded(text)).events.ndjson).toBe(fromText.events.ndjson);
+    const stored = fromText.events.ndjson.split('\n');
+    // Kept as sent: the plain line and the spaced one; the key given twice is written from the value JSON.parse kept.
+    expect(stored[0]).toBe(plain);
+    expect(JSON.parse(stored[1]!)).toMatchObject({ id: 'p2' });
+    expect(stored[1]).not.toContain('"x"');
+    expect(stored[2]).toBe(lines[2]);
+    expect(rowsOf(fromText.events.ndjson).map((r) => r.id)).toEqual(['p', 'p2', 'p3', 'q', 'r']);
+    // A body that is not ASCII is judged on its text, with the same verdicts.
+    const unicode = `${text}\n${JSON.stringify(event('ü', { tool_name: '😀' }))}`;
+    const fromUnicode = (await decoded(unicode)).events.ndjson;
+    expect(fromUnicode).toBe((await decodeNdjson(unicode, 100)).events.ndjson);
+    expect(fromUnicode.split('\n')[5]).toBe(JSON.stringify(event('ü', { tool_name: '😀' })));
   });
   it('cuts runs of lines kept as sent from the text, and breaks them where a line is dropped or written again', async () => {
     const message = (id: string) => ({ kind: 'message', id, agent: 'claude', session_id: 's', ts: T });
