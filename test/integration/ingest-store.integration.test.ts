@@ -176,8 +176,12 @@ describe('a batch the store refuses as a whole', () => {
     try {
       // The net under validation: a batch that skipped it, with a lone surrogate in its NDJSON.
       const batch = await decodeNdjson(`${JSON.stringify(event('a'))}\n`, 10);
-      batch.events.ndjson +=
-        '{"kind":"event","id":"b","agent":"claude","event":"Stop\\udfff","ts":1772366400000,"session_id":"s","client":"web","autonomy":"spec"}\n';
+      batch.events.ndjson = Buffer.concat([
+        batch.events.ndjson,
+        Buffer.from(
+          '{"kind":"event","id":"b","agent":"claude","event":"Stop\\udfff","ts":1772366400000,"session_id":"s","client":"web","autonomy":"spec"}\n',
+        ),
+      ]);
       const error = await store.store(org, user, batch).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BatchRefused);
       expect((error as Error).message).toMatch(/^Invalid Input Error: .*surrogate/);
@@ -193,8 +197,12 @@ describe('a batch the store refuses as a whole', () => {
     const { s, post } = await server();
     const real = s.services.ingest.store.bind(s.services.ingest);
     s.services.ingest.store = async (orgId, userId, batch) => {
-      batch.events.ndjson +=
-        '{"kind":"event","id":"b","agent":"claude","event":"Stop\\ud800","ts":1772366400000,"session_id":"s","client":"web","autonomy":"spec"}\n';
+      batch.events.ndjson = Buffer.concat([
+        batch.events.ndjson,
+        Buffer.from(
+          '{"kind":"event","id":"b","agent":"claude","event":"Stop\\ud800","ts":1772366400000,"session_id":"s","client":"web","autonomy":"spec"}\n',
+        ),
+      ]);
       return real(orgId, userId, batch);
     };
     const res = await post(ndjson([event('a')]));
