@@ -2,9 +2,9 @@
 // and written out (kept as sent where that is exact, see lineSaysExactly) in one pass, so its objects
 // are garbage at once: a whole batch of objects kept alive across collections would reach the old
 // generation, where collecting them costs as much as parsing them. Lines kept as sent are not copied one by one: runs of
-// them are cut from the request text (RowsBuilder).
+// them are cut from the request's bytes, or its text when it is not ASCII (RowsBuilder).
 //
-// Events are kept as NDJSON text (first delivery of an id wins). Usage and assistant-message records stay
+// Events are kept as NDJSON bytes, what the store writes (first delivery of an id wins). Usage and assistant-message records stay
 // objects until the batch ends, since a repeated id combines with the one before it (combineUsage,
 // earlierMessage): a model call read while it streamed, or copied into a continued session's transcript.
 import { isAscii } from 'node:buffer';
