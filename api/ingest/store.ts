@@ -255,7 +255,7 @@ export class IngestStore {
       [INSERT_COMMITS, INSERT_COMMITS, commitRows, 'commit', 'landed_commits'],
       [INSERT_DECISIONS, INSERT_DECISIONS, batch.decisions.ndjson, 'decision', 'edit_decisions'],
     ] as const) {
-      if (ndjson === '') continue;
+      if (ndjson.length === 0) continue;
       const file = join(this.dir, `${n}-${kind === 'message' ? 'messages' : table}.ndjson`);
       // Raw events: readable by this user only whatever the umask; 'wx' never writes through a planted link.
       writeFileSync(file, ndjson, { mode: 0o600, flag: 'wx' });

@@ -29,7 +29,8 @@ describe('decode pool', () => {
       expect(answer.failure).toBeUndefined();
       if (answer.failure === undefined) {
         expect(answer.batch.events.count).toBe(100 + i);
-        expect(answer.batch.events.ndjson).toBe(`${body(100 + i, `j${i}.`).toString()}\n`);
+        // Bytes after the trip from the worker: the store writes them as they are.
+        expect(Buffer.from(answer.batch.events.ndjson).toString()).toBe(`${body(100 + i, `j${i}.`).toString()}\n`);
       }
     });
   });

@@ -166,6 +166,71 @@ describe('every record validation accepts, the store accepts', () => {
   });
 });
 
+describe('a batch decoded on a worker arrives in the store as it was sent', () => {
+  // Bodies over 32 KiB are decoded on a worker, and an ASCII one's events cross back as the body's bytes.
+  const withLists = (i: number, extra: Record<string, unknown> = {}) =>
+    event(`w${i}`, {
+      tool_name: 'Edit',
+      files: [
+        { ext: 'ts', op: 'edit' },
+        { ext: '', name: 'Makefile', op: 'create' },
+      ],
+      edits: [{ ext: 'ts', lines_added: i, lines_deleted: 1, repo_id: 'repo_0123456789abcdef', repo: 'github.com/a/b' }],
+      hooks: [{ event: 'PostToolUse', matcher: '*', command: `'/home/dev/.agentmeter/bin/agentmeter-hook.sh' claude ${i}` }],
+      ...extra,
+    });
+  const ROWS = `SELECT id, tool_name, files, edits, hooks, epoch_ms(ts) AS ts, user_id FROM events ORDER BY id`;
+  const expected = (records: Record<string, unknown>[], userId: string) =>
+    records
+      .map((r) => ({
+        id: r.id,
+        tool_name: r.tool_name,
+        files: (r.files as { ext: string; name?: string; op: string }[]).map((f) => ({ ext: f.ext, name: f.name ?? null, op: f.op })),
+        edits: (r.edits as Record<string, unknown>[]).map((e) => ({ name: null, ...e })),
+        hooks: r.hooks,
+        ts: r.ts,
+        user_id: userId,
+      }))
+      .sort((a, b) => (String(a.id) < String(b.id) ? -1 : 1));
+
+  it('ASCII and Unicode bodies, a repeated id, a re-delivery and another user’s id', async () => {
+    const { s, org, post } = await server(2);
+    const ascii = Array.from({ length: 200 }, (_, i) => withLists(i));
+    // A repeated id (the first copy wins) and a line spaced out (kept as sent; DuckDB reads it alike).
+    const lines = ascii.map((r) => JSON.stringify(r));
+    lines.splice(50, 0, JSON.stringify(withLists(7, { tool_name: 'Later' })));
+    lines[3] = lines[3]!.replace('"id":', '"id" : ');
+    const body = `${lines.join('\n')}\n`;
+    expect(body.length).toBeGreaterThan(32 * 1024);
+    expect((await post(body)).json()).toEqual({ received: 201, stored: 200, duplicates: 1, rejected: [] });
+    const member = org.users.member.id;
+    expect(await s.db.all(ROWS)).toEqual(expected(ascii, member));
+
+    // Not ASCII: cut from the text, the same rows byte for byte.
+    const unicode = Array.from({ length: 200 }, (_, i) =>
+      withLists(1000 + i, { tool_name: `Édit ${i} 😀`, hooks: [{ event: 'Stop', matcher: 'ü*', command: `notify — ${i} 𝄞` }] }),
+    );
+    const unicodeBody = `${unicode.map((r) => JSON.stringify(r)).join('\n')}\n`;
+    expect((await post(unicodeBody)).json()).toEqual({ received: 200, stored: 200, duplicates: 0, rejected: [] });
+    expect(await s.db.all(ROWS)).toEqual(expected([...ascii, ...unicode], member));
+
+    // Delivered again (a lost acknowledgement): nothing changes, every record a duplicate.
+    expect((await post(body)).json()).toEqual({ received: 201, stored: 0, duplicates: 201, rejected: [] });
+    expect(await count(s.db, 'events')).toBe(400);
+
+    // Another user of the organization sending one of those ids: refused, the row stays the member's.
+    const other = await s.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/events',
+      headers: { ...bearer(org.users.manager.key), 'content-type': 'application/x-ndjson' },
+      payload: `${JSON.stringify(withLists(9, { tool_name: 'Taken' }))}\n${JSON.stringify(withLists(5000))}\n`,
+    });
+    expect(other.json()).toMatchObject({ received: 2, stored: 1, rejected: [{ index: 0, id: 'w9' }] });
+    expect(other.json().rejected[0].reason).toMatch(/another user of the organization/);
+    expect(await s.db.all(`SELECT tool_name, user_id FROM events WHERE id = 'w9'`)).toEqual([{ tool_name: 'Edit', user_id: member }]);
+  });
+});
+
 describe('a batch the store refuses as a whole', () => {
   const org = 'org_1' as OrgId;
   const user = 'usr_1' as UserId;
@@ -176,8 +241,12 @@ describe('a batch the store refuses as a whole', () => {
     try {
       // The net under validation: a batch that skipped it, with a lone surrogate in its NDJSON.
       const batch = await decodeNdjson(`${JSON.stringify(event('a'))}\n`, 10);
-      batch.events.ndjson +=
-        '{"kind":"event","id":"b","agent":"claude","event":"Stop\\udfff","ts":1772366400000,"session_id":"s","client":"web","autonomy":"spec"}\n';
+      batch.events.ndjson = Buffer.concat([
+        batch.events.ndjson,
+        Buffer.from(
+          '{"kind":"event","id":"b","agent":"claude","event":"Stop\\udfff","ts":1772366400000,"session_id":"s","client":"web","autonomy":"spec"}\n',
+        ),
+      ]);
       const error = await store.store(org, user, batch).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BatchRefused);
       expect((error as Error).message).toMatch(/^Invalid Input Error: .*surrogate/);
@@ -193,8 +262,12 @@ describe('a batch the store refuses as a whole', () => {
     const { s, post } = await server();
     const real = s.services.ingest.store.bind(s.services.ingest);
     s.services.ingest.store = async (orgId, userId, batch) => {
-      batch.events.ndjson +=
-        '{"kind":"event","id":"b","agent":"claude","event":"Stop\\ud800","ts":1772366400000,"session_id":"s","client":"web","autonomy":"spec"}\n';
+      batch.events.ndjson = Buffer.concat([
+        batch.events.ndjson,
+        Buffer.from(
+          '{"kind":"event","id":"b","agent":"claude","event":"Stop\\ud800","ts":1772366400000,"session_id":"s","client":"web","autonomy":"spec"}\n',
+        ),
+      ]);
       return real(orgId, userId, batch);
     };
     const res = await post(ndjson([event('a')]));

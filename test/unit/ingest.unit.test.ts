@@ -1,6 +1,14 @@
 import { createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { decodeItems, decodeNdjson, lineSaysExactly, TooManyRecords } from '../../api/ingest/decode.ts';
+import {
+  bytesSayExactly,
+  decodeBody,
+  decodeItems,
+  decodeNdjson,
+  lineSaysExactly,
+  stringCount,
+  TooManyRecords,
+} from '../../api/ingest/decode.ts';
 import { postBatch, ShipError } from '../../collector/shipper.ts';
 import { backoffDelay } from '../../common/backoff.ts';
 import { isWellFormed, type WireRecord } from '../../common/wire.ts';
@@ -32,6 +40,8 @@ const usage = (id: string, output: number, thinking = false): WireRecord => ({
   thinking,
 });
 
+/** The events a decoded batch stores, as text (they are bytes: the store writes them as they are). */
+const textOf = (batch: { events: { ndjson: Uint8Array } }) => Buffer.from(batch.events.ndjson).toString();
 const rowsOf = (ndjson: string) =>
   ndjson
     .split('\n')
@@ -44,7 +54,7 @@ describe('ingest decoding', () => {
       [event('a'), event('b', { client: 'desktop' }), { kind: 'nope' }, event('c', { ts: 5 }), event('d', { prompt: 'leak' })],
       100,
     );
-    expect(rowsOf(batch.events.ndjson).map((r) => r.id)).toEqual(['a']);
+    expect(rowsOf(textOf(batch)).map((r) => r.id)).toEqual(['a']);
     expect(batch.rejected.map((r) => [r.index, r.id])).toEqual([
       [1, 'b'],
       [2, undefined],
@@ -80,14 +90,14 @@ describe('ingest decoding', () => {
       [1, expect.stringMatching(/^hooks\.0\.command: not well-formed Unicode/)],
       [2, expect.stringMatching(/^id: not well-formed Unicode/)],
     ]);
-    expect(rowsOf(batch.events.ndjson)).toMatchObject([{ id: 'd', tool_name: '😀' }]);
-    expect(batch.events.ndjson).not.toMatch(/\\ud[89a-f]/i);
+    expect(rowsOf(textOf(batch))).toMatchObject([{ id: 'd', tool_name: '😀' }]);
+    expect(textOf(batch)).not.toMatch(/\\ud[89a-f]/i);
   });
   it('serializes what zod validated, not what was sent: duplicate keys resolve as JSON.parse does', async () => {
     const line = `{"kind":"event","id":"x","agent":"claude","event":"Stop","ts":${T},"session_id":"s","client":"web","client":"terminal-ui","autonomy":"manual"}`;
     const batch = await decodeNdjson(line, 100);
-    expect(batch.events.ndjson).not.toContain('"web"');
-    expect(rowsOf(batch.events.ndjson)[0]).toMatchObject({ id: 'x', client: 'terminal-ui' });
+    expect(textOf(batch)).not.toContain('"web"');
+    expect(rowsOf(textOf(batch))[0]).toMatchObject({ id: 'x', client: 'terminal-ui' });
   });
   it('masks hook commands an older collector sent in clear, and keeps already masked lines as sent', async () => {
     const clear = event('c', {
@@ -96,38 +106,76 @@ describe('ingest decoding', () => {
     const done = event('d', { hooks: [{ event: 'Stop', matcher: '', command: 'curl -H "Authorization: Bearer ***" https://x' }] });
     const text = `${JSON.stringify(clear)}\n${JSON.stringify(done)}\n`;
     for (const batch of [await decodeNdjson(text, 100), await decodeItems([clear, done], 100)]) {
-      expect(batch.events.ndjson).not.toContain('abc123secret');
-      const rows = rowsOf(batch.events.ndjson) as unknown as { hooks: { command: string }[] }[];
+      expect(textOf(batch)).not.toContain('abc123secret');
+      const rows = rowsOf(textOf(batch)) as unknown as { hooks: { command: string }[] }[];
       const masked = 'curl -H "Authorization: Bearer ***" https://x';
       expect(rows.map((r) => r.hooks[0]!.command)).toEqual([masked, masked]);
     }
     // The masked line is cut from the request text as it is (its spacing kept), not written again.
     const quoteless = event('q', { hooks: [{ event: 'Stop', matcher: '', command: '~/bin/notify --token ***' }] });
     const spaced = JSON.stringify(quoteless).replace('"id":', '"id" :');
-    expect((await decodeNdjson(spaced, 100)).events.ndjson).toBe(`${spaced}\n`);
+    expect(textOf(await decodeNdjson(spaced, 100))).toBe(`${spaced}\n`);
   });
   it('stores a line as sent only when it says exactly what was validated', async () => {
     const plain = JSON.stringify(
       event('p', { hooks: [{ event: 'Stop', matcher: '', command: 'run: it' }], files: [{ ext: 'ts', op: 'edit' }] }),
     );
     const parsed = JSON.parse(plain) as object;
-    expect(lineSaysExactly(plain, parsed)).toBe(true);
+    // The check on the string and the one on an ASCII body's bytes (bytesSayExactly) agree on every line.
+    const says = (line: string, value: object) => {
+      const verdict = lineSaysExactly(line, value);
+      const padded = Buffer.from(`xx\n${line}\nyy`, 'latin1');
+      expect(bytesSayExactly(padded, 3, 3 + line.length, stringCount(value))).toBe(verdict);
+      return verdict;
+    };
+    expect(says(plain, parsed)).toBe(true);
     // Whitespace between tokens says nothing more; a key given twice does, however it is spaced.
-    expect(lineSaysExactly(plain.replace('"id":', '"id" :'), parsed)).toBe(true);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id" :\t"p"'), parsed)).toBe(true);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id":"p","id":"p"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id":1,"id":"p"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"op":"edit"', '"op":"edit","op" : "edit"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id" :"q","id":"p"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id":"q","id":"p"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"op":"edit"', '"op":"create","op":"edit"'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('run: it', 'run\\" it'), parsed)).toBe(false);
-    expect(lineSaysExactly(plain.replace('"id":"p"', '"id"\t:"q","id":"p"'), parsed)).toBe(false);
-    expect(lineSaysExactly(`${plain}\r`, parsed)).toBe(false);
+    expect(says(plain.replace('"id":', '"id" :'), parsed)).toBe(true);
+    expect(says(plain.replace('"id":"p"', '"id" :\t"p"'), parsed)).toBe(true);
+    expect(says(plain.replace('"id":"p"', '"id":"p","id":"p"'), parsed)).toBe(false);
+    expect(says(plain.replace('"id":"p"', '"id":1,"id":"p"'), parsed)).toBe(false);
+    expect(says(plain.replace('"op":"edit"', '"op":"edit","op" : "edit"'), parsed)).toBe(false);
+    expect(says(plain.replace('"id":"p"', '"id" :"q","id":"p"'), parsed)).toBe(false);
+    expect(says(plain.replace('"id":"p"', '"id":"q","id":"p"'), parsed)).toBe(false);
+    expect(says(plain.replace('"op":"edit"', '"op":"create","op":"edit"'), parsed)).toBe(false);
+    expect(says(plain.replace('run: it', 'run\\" it'), parsed)).toBe(false);
+    expect(says(plain.replace('"id":"p"', '"id"\t:"q","id":"p"'), parsed)).toBe(false);
+    expect(says(`${plain}\r`, parsed)).toBe(false);
     const sent = `${plain.slice(0, -1)} }`;
     const batch = await decodeNdjson(`${sent}\n${JSON.stringify(event('q', { tool_name: 'C:\\bin' }))}`, 10);
-    expect(batch.events.ndjson.split('\n')[0]).toBe(sent);
-    expect(rowsOf(batch.events.ndjson)[1]).toMatchObject({ id: 'q', tool_name: 'C:\\bin' });
+    expect(textOf(batch).split('\n')[0]).toBe(sent);
+    expect(rowsOf(textOf(batch))[1]).toMatchObject({ id: 'q', tool_name: 'C:\\bin' });
+  });
+  it('keeps or writes again the same lines whether an ASCII body is judged by its bytes or its text', async () => {
+    const plain = JSON.stringify(event('p', { hooks: [{ event: 'Stop', matcher: '', command: 'run: it' }] }));
+    const lines = [
+      plain,
+      plain.replace('"id":"p"', '"id":"x","id":"p2"'),
+      plain.replace('"id":"p"', '"id" : "p3"'),
+      JSON.stringify(event('q', { tool_name: 'C:\\bin' })),
+      `${JSON.stringify(event('r'))}\r`,
+    ];
+    const text = lines.join('\n');
+    const limits = { maxRecords: 100, maxInflatedBytes: 1 << 20 };
+    const decoded = async (body: string) => {
+      const answer = await decodeBody(Buffer.from(body), false, 'ndjson', limits);
+      if (answer.failure) throw new Error(answer.message);
+      return answer.batch;
+    };
+    const fromText = await decodeNdjson(text, 100);
+    expect(textOf(await decoded(text))).toBe(textOf(fromText));
+    const stored = textOf(fromText).split('\n');
+    // Kept as sent: the plain line and the spaced one; the key given twice is written from the value JSON.parse kept.
+    expect(stored[0]).toBe(plain);
+    expect(JSON.parse(stored[1]!)).toMatchObject({ id: 'p2' });
+    expect(stored[1]).not.toContain('"x"');
+    expect(stored[2]).toBe(lines[2]);
+    expect(rowsOf(textOf(fromText)).map((r) => r.id)).toEqual(['p', 'p2', 'p3', 'q', 'r']);
+    // A body that is not ASCII is judged on its text, with the same verdicts.
+    const unicode = `${text}\n${JSON.stringify(event('ü', { tool_name: '😀' }))}`;
+    const fromUnicode = textOf(await decoded(unicode));
+    expect(fromUnicode).toBe(textOf(await decodeNdjson(unicode, 100)));
+    expect(fromUnicode.split('\n')[5]).toBe(JSON.stringify(event('ü', { tool_name: '😀' })));
   });
   it('cuts runs of lines kept as sent from the text, and breaks them where a line is dropped or written again', async () => {
     const message = (id: string) => ({ kind: 'message', id, agent: 'claude', session_id: 's', ts: T });
@@ -137,9 +185,9 @@ describe('ingest decoding', () => {
     lines.splice(4, 0, '', '{bad');
     for (const text of [lines.join('\n'), `${lines.join('\n')}\n`, lines.join('\r\n')]) {
       const batch = await decodeNdjson(text, 100);
-      expect(rowsOf(batch.events.ndjson).map((r) => r.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
-      expect(batch.events.ndjson.endsWith('}\n')).toBe(true);
-      expect(batch.events.ndjson.split('\n')).toHaveLength(6);
+      expect(rowsOf(textOf(batch)).map((r) => r.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+      expect(textOf(batch).endsWith('}\n')).toBe(true);
+      expect(textOf(batch).split('\n')).toHaveLength(6);
       expect(rowsOf(batch.messages.ndjson).map((r) => r.id)).toEqual(['m']);
       expect(batch.messages.ndjson.split('\n')).toHaveLength(2);
       expect(batch.rejected).toEqual([expect.objectContaining({ index: 4 })]); // the empty line is not a record
@@ -158,7 +206,7 @@ describe('ingest decoding', () => {
       ],
       100,
     );
-    expect(rowsOf(batch.events.ndjson)).toEqual([expect.objectContaining({ id: 'a', event: 'Stop' })]);
+    expect(rowsOf(textOf(batch))).toEqual([expect.objectContaining({ id: 'a', event: 'Stop' })]);
     expect(batch.usage).toEqual([{ ...usage('u', 50), thinking: true }]);
     expect(rowsOf(batch.messages.ndjson)).toEqual([expect.objectContaining({ id: 'm', ts: T })]);
     expect(batch.inBatchDuplicates).toBe(4);
