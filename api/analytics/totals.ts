@@ -14,7 +14,11 @@ export function sumBreakdowns<T, K extends string>(
   rebuild: (name: string, count: number) => Record<K, string | number>,
 ) {
   const totals = new Map<string, number>();
-  for (const list of lists) for (const item of list) totals.set(name(item), (totals.get(name(item)) ?? 0) + count(item));
+  for (const list of lists)
+    for (const item of list) {
+      const key = name(item);
+      totals.set(key, (totals.get(key) ?? 0) + count(item));
+    }
   return [...totals]
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
@@ -53,6 +57,18 @@ export function tokenGroupTotals(rows: readonly { group_key: string; billable_to
     .sort((a, b) => b.billable_tokens - a.billable_tokens || (a.group_key < b.group_key ? -1 : a.group_key > b.group_key ? 1 : 0));
 }
 
+type HookCount = { event: string; matcher: string; command: string; count: number };
+/**
+ * A hook's name in the sums: its three fields as JSON (the order of ties). Kept by the entry: the kept
+ * records of the analytics read model (api/analytics/pieces.ts) are summed again by every range over them.
+ */
+const hookKeys = new WeakMap<HookCount, string>();
+function hookKey(h: HookCount): string {
+  let key = hookKeys.get(h);
+  if (key === undefined) hookKeys.set(h, (key = JSON.stringify([h.event, h.matcher, h.command])));
+  return key;
+}
+
 interface ToolDay {
   tool_calls: number;
   by_tool: { tool: string; invocations: number }[];
@@ -62,7 +78,7 @@ interface ToolDay {
   slash_commands_invocations: number;
   slash_commands_by_name: { name: string; count: number }[];
   hooks_invocations: number;
-  hooks_by_event: { event: string; matcher: string; command: string; count: number }[];
+  hooks_by_event: HookCount[];
   autonomy_ratio_avg: number;
 }
 
@@ -73,7 +89,6 @@ interface ToolDay {
  */
 export function toolTotals(records: readonly ToolDay[]) {
   const active = records.filter((r) => r.tool_calls > 0);
-  const hookKey = (h: { event: string; matcher: string; command: string }) => JSON.stringify([h.event, h.matcher, h.command]);
   return {
     tool_calls: sum(records, (r) => r.tool_calls),
     skills_invocations: sum(records, (r) => r.skills_invocations),
