@@ -1,10 +1,11 @@
 // The ungrouped analytics answers as pieces kept with the read model's rows (api/answers/pieces.ts): each
 // day's record of /tokens, /tools, /activity and /productivity, and each user's day row of /users, is
-// serialized and compressed once per load of the rows, so that a cold answer (one the answer cache does
-// not hold) is their concatenation, not 200-300 KB of JSON serialized and gzipped again. A day's record
-// depends on that day's rows alone (the weekly and monthly users are columns of the day's row), so a range's
-// answer is its days' records in order, as the assembly of the whole range gives them; the records are
-// made by the same functions (RECORDS), over the figures' one reader.
+// serialized once per load of the rows, and runs of them compressed once (a Chain's spans), so that a
+// cold answer (one the answer cache does not hold) is a few spans concatenated, not 200-300 KB of JSON
+// serialized and gzipped again. A day's record depends on that day's rows alone (the weekly and monthly
+// users are columns of the day's row), so a range's answer is its days' records in order, as the assembly
+// of the whole range gives them; a /users page is its users' rows in the range, each user's in day order.
+// The records are made by the same functions (RECORDS, userRecords), over the figures' one reader.
 import { Chain, type Piece, Pieces, storedPiece } from '../answers/pieces.ts';
 import {
   activityRecords,
@@ -83,7 +84,6 @@ interface Kept {
 }
 
 const OPEN = storedPiece('{"data":[');
-const COMMA = storedPiece(',');
 /** `],"meta":…}`: the end of a `{data, meta}` answer, as JSON.stringify writes it. */
 const close = (meta: unknown) => storedPiece(`],"meta":${JSON.stringify(meta)}}`);
 
@@ -168,8 +168,7 @@ export class AnswerPieces {
       if (lo === hi) continue;
       let user = this.users$.get(rows);
       if (!user) this.users$.set(rows, (user = new UserChain(rows)));
-      if (people.length > 0) pieces.push(COMMA);
-      user.chain.push(lo, hi, user.element, pieces);
+      user.chain.push(lo, hi, user.element, pieces, people.length > 0);
       // peopleTotals of the page's records, one person at a time (their rows are consecutive).
       const records = user.slice(lo, hi);
       people.push({ user_id: records[0]!.user_id, user_email: records[0]!.user_email, ...personTotals(records) });

@@ -78,16 +78,19 @@ const MAX_STORED = 0xffff;
  */
 export function storedPiece(text: string): Piece {
   const raw = Buffer.from(text);
-  const blocks: Buffer[] = [];
+  const blocks = Math.max(1, Math.ceil(raw.length / MAX_STORED));
+  const deflated = Buffer.allocUnsafe(raw.length + 5 * blocks);
+  let out = 0;
   for (let at = 0; at === 0 || at < raw.length; at += MAX_STORED) {
-    const part = raw.subarray(at, at + MAX_STORED);
-    const header = Buffer.alloc(5);
+    const length = Math.min(MAX_STORED, raw.length - at);
     // BFINAL 0, BTYPE 00 (stored), padded to the byte; then LEN and its one's complement, little-endian.
-    header.writeUInt16LE(part.length, 1);
-    header.writeUInt16LE(~part.length & 0xffff, 3);
-    blocks.push(header, part);
+    deflated[out] = 0;
+    deflated.writeUInt16LE(length, out + 1);
+    deflated.writeUInt16LE(~length & 0xffff, out + 3);
+    raw.copy(deflated, out + 5, at, at + length);
+    out += 5 + length;
   }
-  return made(raw, Buffer.concat(blocks));
+  return made(raw, deflated);
 }
 
 /** gzip header: deflate, no flags, no time, OS unknown. */
@@ -163,22 +166,27 @@ class Span implements Piece {
 export class Chain {
   private readonly kept = new Map<number, Piece>();
 
-  /** Appends to `out` the pieces of elements lo..hi-1; `element(i)` gives element i's JSON (i from lo to hi-1). */
-  push(lo: number, hi: number, element: (i: number) => Buffer, out: Piece[]): void {
+  /**
+   * Appends to `out` the pieces of elements lo..hi-1, after a comma when `comma` (the run follows another
+   * in the answer); `element(i)` gives element i's JSON (i from lo to hi-1).
+   */
+  push(lo: number, hi: number, element: (i: number) => Buffer, out: Piece[], comma = false): void {
     for (const [at, size] of spans(lo, hi)) {
-      const first = at === lo;
+      // The form: 0 after the element before it, 1 first of the run, 2 first after a comma.
+      const form = at > lo ? 0 : comma ? 2 : 1;
       // size < 64: the key is unique per start, size and form.
-      const key = at * 128 + size * 2 + (first ? 1 : 0);
+      const key = (at * 64 + size) * 3 + form;
       let span = this.kept.get(key);
-      if (!span) this.kept.set(key, (span = this.span(at, size, first, element)));
+      if (!span) this.kept.set(key, (span = this.span(at, size, form, element)));
       out.push(span);
     }
   }
 
-  private span(at: number, size: number, first: boolean, element: (i: number) => Buffer): Piece {
+  private span(at: number, size: number, form: number, element: (i: number) => Buffer): Piece {
+    const first = form !== 0;
     const parts: Buffer[] = [];
     for (let i = at; i < at + size; i++) {
-      if (i > at || !first) parts.push(COMMA_BYTE);
+      if (i > at || form !== 1) parts.push(COMMA_BYTE);
       parts.push(element(i));
     }
     const raw = Buffer.concat(parts);
