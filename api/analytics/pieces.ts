@@ -87,6 +87,12 @@ const OPEN = storedPiece('{"data":[');
 /** `],"meta":…}`: the end of a `{data, meta}` answer, as JSON.stringify writes it. */
 const close = (meta: unknown) => storedPiece(`],"meta":${JSON.stringify(meta)}}`);
 
+/** An endpoint's kept days of an organization, by day number, and their chain. */
+interface DayChain {
+  chain: Chain;
+  days: Map<number, Kept>;
+}
+
 const DAY_MS = 86_400_000;
 /** A day's number (days since 1970-01-01): the days of a range are consecutive numbers of one chain. */
 const dayNumber = (day: string) => Date.parse(day) / DAY_MS;
@@ -131,24 +137,26 @@ export class AnswerPieces {
     // One endpoint's spec: its records go back to its own totals.
     const spec = RECORDS[endpoint] as DayRecords<unknown>;
     if (!this.model.holds(org, spec.sets) || days.length === 0) return undefined;
+    // The endpoint's kept days and chain, found once an answer (not a key a day).
+    const known = this.model.derived(org, `${endpoint}|days`, async (): Promise<DayChain> => ({ chain: new Chain(), days: new Map() }));
+    const { chain, days: kept } = known instanceof Promise ? await known : known;
+    const lo = dayNumber(days[0]!);
     const facts: TokenFacts[] = [];
     const records: unknown[] = [];
     const raws: Buffer[] = [];
-    for (const day of days) {
-      const known = this.model.derived(org, `${endpoint}|${day}`, async () => {
+    for (let i = 0; i < days.length; i++) {
+      let k = kept.get(lo + i);
+      if (!k) {
+        const day = days[i]!;
         const { data, facts } = await spec.build(this.analytics, { org, from: day, to: day }, [day]);
-        return { raw: Buffer.from(JSON.stringify(data[0])), facts, record: data[0] } satisfies Kept;
-      });
-      const k = known instanceof Promise ? await known : known;
+        kept.set(lo + i, (k = { raw: Buffer.from(JSON.stringify(data[0])), facts, record: data[0] }));
+      }
       if (k.facts) facts.push(k.facts);
       records.push(k.record);
       raws.push(k.raw);
     }
-    const known = this.model.derived(org, `${endpoint}|chain`, async () => new Chain());
-    const chain = known instanceof Promise ? await known : known;
-    const lo = dayNumber(days[0]!);
     const pieces: Piece[] = [OPEN];
-    chain.push(lo, lo + days.length, (i) => raws[i - lo]!, pieces);
+    chain.push(lo, lo + days.length, (n) => raws[n - lo]!, pieces);
     // The same meta, in the same key order, as the route's assembly gives (the answers are byte-equal).
     const totals = spec.totals(records);
     pieces.push(close(endpoint === 'tokens' ? { ...meta, ...tokensMeta(facts), totals } : { ...meta, totals }));
