@@ -77,6 +77,16 @@ const MAX_STORED = 0xffff;
  * compressing it would cost more than its bytes.
  */
 export function storedPiece(text: string): Piece {
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= MAX_STORED) {
+    // One block (an answer's meta): the text encoded straight after its header, the plain form a view of it.
+    const deflated = Buffer.allocUnsafe(5 + bytes);
+    deflated[0] = 0;
+    deflated.writeUInt16LE(bytes, 1);
+    deflated.writeUInt16LE(~bytes & 0xffff, 3);
+    deflated.write(text, 5);
+    return made(deflated.subarray(5), deflated);
+  }
   const raw = Buffer.from(text);
   const blocks = Math.max(1, Math.ceil(raw.length / MAX_STORED));
   const deflated = Buffer.allocUnsafe(raw.length + 5 * blocks);
