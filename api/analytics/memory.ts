@@ -52,10 +52,16 @@ class DayIndexed<T extends { day: string }> {
     return lo;
   }
 
-  /** The rows from `from` to `to` inclusive (YYYY-MM-DD strings order as the dates do). */
-  range(from: string, to: string): T[] {
+  /** Where the rows from `from` to `to` inclusive are: rows[lo] to rows[hi - 1] (YYYY-MM-DD strings order as the dates do). */
+  bounds(from: string, to: string): { lo: number; hi: number } {
     // The successor of `to` in string order among YYYY-MM-DD values: every day ≤ to sorts before it.
-    return this.rows.slice(this.lower(from), this.lower(`${to}\u0000`));
+    return { lo: this.lower(from), hi: this.lower(`${to}\u0000`) };
+  }
+
+  /** The rows from `from` to `to` inclusive. */
+  range(from: string, to: string): T[] {
+    const { lo, hi } = this.bounds(from, to);
+    return this.rows.slice(lo, hi);
   }
 
   /** Is there a row from `from` to `to`? */
@@ -329,6 +335,26 @@ export class AnalyticsReadModel implements RowSource, Holder {
     return rows.sort(
       (a, b) => byString(a.day, b.day) || byString((a as { user_id?: string }).user_id!, (b as { user_id?: string }).user_id!),
     );
+  }
+
+  /**
+   * Each user's rows of a per-user set, all of them in day order (the same array while they are held), and
+   * where `from` to `to` lies in them: rows[lo] to rows[hi - 1]; undefined when the set is not held.
+   */
+  userRanges<K extends RowSet>(
+    set: K,
+    org: string,
+    users: readonly string[],
+    from: string,
+    to: string,
+  ): { rows: readonly RowTypes[K][]; lo: number; hi: number }[] | undefined {
+    const held = this.heldSet(org, set);
+    if (!held) return undefined;
+    const { of } = held.byUser();
+    return users.map((user) => {
+      const mine = of.get(user);
+      return mine ? { rows: mine.rows as unknown as RowTypes[K][], ...mine.bounds(from, to) } : { rows: [], lo: 0, hi: 0 };
+    });
   }
 
   /**

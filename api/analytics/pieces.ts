@@ -1,11 +1,12 @@
 // The ungrouped analytics answers as pieces kept with the read model's rows (api/answers/pieces.ts): each
 // day's record of /tokens, /tools, /activity and /productivity, and each user's day row of /users, is
-// serialized and compressed once per load of the rows, so that a cold answer (one the answer cache does
-// not hold) is their concatenation, not 200-300 KB of JSON serialized and gzipped again. A day's record
-// depends on that day's rows alone (the weekly and monthly users are columns of the day's row), so a range's
-// answer is its days' records in order, as the assembly of the whole range gives them; the records are
-// made by the same functions (RECORDS), over the figures' one reader.
-import { type Piece, Pieces, piece, storedPiece } from '../answers/pieces.ts';
+// serialized once per load of the rows, and runs of them compressed once (a Chain's spans), so that a
+// cold answer (one the answer cache does not hold) is a few spans concatenated, not 200-300 KB of JSON
+// serialized and gzipped again. A day's record depends on that day's rows alone (the weekly and monthly
+// users are columns of the day's row), so a range's answer is its days' records in order, as the assembly
+// of the whole range gives them; a /users page is its users' rows in the range, each user's in day order.
+// The records are made by the same functions (RECORDS, userRecords), over the figures' one reader.
+import { Chain, type Piece, Pieces, storedPiece } from '../answers/pieces.ts';
 import {
   activityRecords,
   productivityRecords,
@@ -19,7 +20,7 @@ import {
 import type { AnalyticsReadModel } from './memory.ts';
 import type { AnalyticsReader, Selection } from './reader.ts';
 import type { RowSet, UserDayRow } from './store.ts';
-import { activityTotals, peopleTotals, productivityTotals, tokenTotals, toolTotals } from './totals.ts';
+import { activityTotals, personTotals, productivityTotals, tokenTotals, toolTotals } from './totals.ts';
 
 export type DayEndpoint = 'tokens' | 'tools' | 'activity' | 'productivity';
 
@@ -75,28 +76,53 @@ export const RECORDS = {
   }),
 };
 
-/** A record or row kept as JSON, alone and (once asked) after the one it always follows. */
+/** A day's record kept as JSON, with (/tokens) its facts and the record itself, for the range's totals (meta.totals). */
 interface Kept {
-  alone: Piece;
-  after?: Piece;
+  raw: Buffer;
   facts?: TokenFacts | undefined;
-  /** The record itself, for the range's totals (meta.totals, api/analytics/totals.ts). */
   record: unknown;
 }
 
 const OPEN = storedPiece('{"data":[');
-const COMMA = storedPiece(',');
 /** `],"meta":…}`: the end of a `{data, meta}` answer, as JSON.stringify writes it. */
 const close = (meta: unknown) => storedPiece(`],"meta":${JSON.stringify(meta)}}`);
 
-const kept = (record: unknown, facts?: TokenFacts): Kept => ({ alone: piece(JSON.stringify(record)), facts, record });
-const COMMA_BYTE = Buffer.from(',');
-/** The piece of `k` following `prev` (with its comma), compressed with `prev` as its dictionary. */
-const following = (k: Kept, prev: Kept) => (k.after ??= piece(Buffer.concat([COMMA_BYTE, k.alone.raw]), prev.alone.raw));
+/** An endpoint's kept days of an organization, by day number, and their chain. */
+interface DayChain {
+  chain: Chain;
+  days: Map<number, Kept>;
+}
+
+const DAY_MS = 86_400_000;
+/** A day's number (days since 1970-01-01): the days of a range are consecutive numbers of one chain. */
+const dayNumber = (day: string) => Date.parse(day) / DAY_MS;
+
+type UserRecord = ReturnType<typeof userRecords>[number];
+
+/** One user's day rows (all of them, in day order) as a chain: their records and JSON made at the first ask. */
+class UserChain {
+  readonly chain = new Chain();
+  private readonly records: UserRecord[] = [];
+  private readonly raws: Buffer[] = [];
+  constructor(private readonly rows: readonly UserDayRow[]) {}
+
+  private record(i: number): UserRecord {
+    return (this.records[i] ??= userRecords([this.rows[i]!])[0]!);
+  }
+
+  readonly element = (i: number): Buffer => (this.raws[i] ??= Buffer.from(JSON.stringify(this.record(i))));
+
+  /** The records of rows lo..hi-1. */
+  slice(lo: number, hi: number): UserRecord[] {
+    const out: UserRecord[] = [];
+    for (let i = lo; i < hi; i++) out.push(this.record(i));
+    return out;
+  }
+}
 
 export class AnswerPieces {
-  /** Users' day rows kept by the row (held rows are never changed: a new load makes new rows). */
-  private readonly rows = new WeakMap<UserDayRow, Kept>();
+  /** Users' chains, by the array of their held rows (held rows are never changed: a new load makes new arrays). */
+  private readonly users$ = new WeakMap<readonly UserDayRow[], UserChain>();
 
   constructor(
     private readonly model: AnalyticsReadModel,
@@ -110,50 +136,52 @@ export class AnswerPieces {
   async days(endpoint: DayEndpoint, org: string, days: readonly string[], meta: object): Promise<Pieces | undefined> {
     // One endpoint's spec: its records go back to its own totals.
     const spec = RECORDS[endpoint] as DayRecords<unknown>;
-    if (!this.model.holds(org, spec.sets)) return undefined;
-    const pieces: Piece[] = [OPEN];
+    if (!this.model.holds(org, spec.sets) || days.length === 0) return undefined;
+    // The endpoint's kept days and chain, found once an answer (not a key a day).
+    const known = this.model.derived(org, `${endpoint}|days`, async (): Promise<DayChain> => ({ chain: new Chain(), days: new Map() }));
+    const { chain, days: kept } = known instanceof Promise ? await known : known;
+    const lo = dayNumber(days[0]!);
     const facts: TokenFacts[] = [];
     const records: unknown[] = [];
-    let prev: Kept | undefined;
-    for (const day of days) {
-      const known = this.model.derived(org, `${endpoint}|${day}`, async () => {
+    const raws: Buffer[] = [];
+    for (let i = 0; i < days.length; i++) {
+      let k = kept.get(lo + i);
+      if (!k) {
+        const day = days[i]!;
         const { data, facts } = await spec.build(this.analytics, { org, from: day, to: day }, [day]);
-        return kept(data[0], facts);
-      });
-      const k = known instanceof Promise ? await known : known;
-      pieces.push(prev ? following(k, prev) : k.alone);
+        kept.set(lo + i, (k = { raw: Buffer.from(JSON.stringify(data[0])), facts, record: data[0] }));
+      }
       if (k.facts) facts.push(k.facts);
       records.push(k.record);
-      prev = k;
+      raws.push(k.raw);
     }
+    const pieces: Piece[] = [OPEN];
+    chain.push(lo, lo + days.length, (n) => raws[n - lo]!, pieces);
     // The same meta, in the same key order, as the route's assembly gives (the answers are byte-equal).
     const totals = spec.totals(records);
     pieces.push(close(endpoint === 'tokens' ? { ...meta, ...tokensMeta(facts), totals } : { ...meta, totals }));
     return new Pieces(pieces);
   }
 
-  /** Can /users' rows of the organization be answered as pieces (its user days held)? */
-  holdsUsers(org: string): boolean {
-    return this.model.holds(org, ['userDays']);
-  }
-
-  /** The `{data, meta}` answer of /users: rows as AnalyticsReader.userRows gives them (held rows). */
-  users(rows: readonly UserDayRow[], meta: object): Pieces {
+  /**
+   * The `{data, meta}` answer of /users over `from` to `to` for the page's users (ids ascending, each with a
+   * row in the range), their rows in day order; undefined when the rows are not held.
+   */
+  users(org: string, from: string, to: string, page: readonly string[], meta: object): Pieces | undefined {
+    const ranges = this.model.userRanges('userDays', org, page, from, to);
+    if (!ranges) return undefined;
     const pieces: Piece[] = [OPEN];
-    const records: unknown[] = [];
-    let prev: { row: UserDayRow; k: Kept } | undefined;
-    for (const row of rows) {
-      let k = this.rows.get(row);
-      if (!k) this.rows.set(row, (k = kept(userRecords([row])[0])));
-      records.push(k.record);
-      // A user's rows are in day order: a row after the same user's is after that user's row before it,
-      // whatever the range, so its piece with that row as dictionary is kept.
-      if (!prev) pieces.push(k.alone);
-      else if (prev.row.user_id === row.user_id) pieces.push(following(k, prev.k));
-      else pieces.push(COMMA, k.alone);
-      prev = { row, k };
+    const people: object[] = [];
+    for (const { rows, lo, hi } of ranges) {
+      if (lo === hi) continue;
+      let user = this.users$.get(rows);
+      if (!user) this.users$.set(rows, (user = new UserChain(rows)));
+      user.chain.push(lo, hi, user.element, pieces, people.length > 0);
+      // peopleTotals of the page's records, one person at a time (their rows are consecutive).
+      const records = user.slice(lo, hi);
+      people.push({ user_id: records[0]!.user_id, user_email: records[0]!.user_email, ...personTotals(records) });
     }
-    pieces.push(close({ ...meta, people: peopleTotals(records as Parameters<typeof peopleTotals>[0]) }));
+    pieces.push(close({ ...meta, people }));
     return new Pieces(pieces);
   }
 }

@@ -13,9 +13,19 @@ const DAY_MS = 86_400_000;
 
 export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/**
+ * The YYYY-MM-DD of each day asked for, made once: every answer built lists its range's days, and the
+ * days a query may name are a few hundred (from EARLIEST_DATE to today).
+ */
+const DAY_NAMES = new Map<number, string>();
+
 function daysBetween(start: number, end: number): string[] {
   const days: string[] = [];
-  for (let ms = start; ms <= end; ms += DAY_MS) days.push(isoDay(ms));
+  for (let ms = start; ms <= end; ms += DAY_MS) {
+    let day = DAY_NAMES.get(ms);
+    if (day === undefined) DAY_NAMES.set(ms, (day = isoDay(ms)));
+    days.push(day);
+  }
   return days;
 }
 

@@ -216,10 +216,11 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     const ids = await analytics.userPage(sel, q.cursor, q.limit);
     const hasMore = ids.length > q.limit;
     const page = ids.slice(0, q.limit);
-    const rows = await analytics.userRows(sel, page);
     const usersMeta = { ...meta(principal, q), has_more: hasMore, next_cursor: hasMore ? page.at(-1)! : null };
-    // Held rows of the organization (a team's rows skip days): each row kept as a piece.
-    if (!sel.team && deps.pieces?.holdsUsers(principal.orgId)) return deps.pieces.users(rows, usersMeta);
+    // Held rows of the organization (a team's rows skip days): each user's rows a chain of kept pieces.
+    const pieces = sel.team ? undefined : deps.pieces?.users(principal.orgId, q.startDate, q.endDate, page, usersMeta);
+    if (pieces) return pieces;
+    const rows = await analytics.userRows(sel, page);
     const data = userRecords(rows);
     return { data, meta: { ...usersMeta, people: peopleTotals(data) } };
   });

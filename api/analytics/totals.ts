@@ -14,7 +14,11 @@ export function sumBreakdowns<T, K extends string>(
   rebuild: (name: string, count: number) => Record<K, string | number>,
 ) {
   const totals = new Map<string, number>();
-  for (const list of lists) for (const item of list) totals.set(name(item), (totals.get(name(item)) ?? 0) + count(item));
+  for (const list of lists)
+    for (const item of list) {
+      const key = name(item);
+      totals.set(key, (totals.get(key) ?? 0) + count(item));
+    }
   return [...totals]
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
@@ -53,6 +57,18 @@ export function tokenGroupTotals(rows: readonly { group_key: string; billable_to
     .sort((a, b) => b.billable_tokens - a.billable_tokens || (a.group_key < b.group_key ? -1 : a.group_key > b.group_key ? 1 : 0));
 }
 
+type HookCount = { event: string; matcher: string; command: string; count: number };
+/**
+ * A hook's name in the sums: its three fields as JSON (the order of ties). Kept by the entry: the kept
+ * records of the analytics read model (api/analytics/pieces.ts) are summed again by every range over them.
+ */
+const hookKeys = new WeakMap<HookCount, string>();
+function hookKey(h: HookCount): string {
+  let key = hookKeys.get(h);
+  if (key === undefined) hookKeys.set(h, (key = JSON.stringify([h.event, h.matcher, h.command])));
+  return key;
+}
+
 interface ToolDay {
   tool_calls: number;
   by_tool: { tool: string; invocations: number }[];
@@ -62,7 +78,7 @@ interface ToolDay {
   slash_commands_invocations: number;
   slash_commands_by_name: { name: string; count: number }[];
   hooks_invocations: number;
-  hooks_by_event: { event: string; matcher: string; command: string; count: number }[];
+  hooks_by_event: HookCount[];
   autonomy_ratio_avg: number;
 }
 
@@ -73,7 +89,6 @@ interface ToolDay {
  */
 export function toolTotals(records: readonly ToolDay[]) {
   const active = records.filter((r) => r.tool_calls > 0);
-  const hookKey = (h: { event: string; matcher: string; command: string }) => JSON.stringify([h.event, h.matcher, h.command]);
   return {
     tool_calls: sum(records, (r) => r.tool_calls),
     skills_invocations: sum(records, (r) => r.skills_invocations),
@@ -211,22 +226,55 @@ interface UserDay {
  * null without one.
  */
 export function personTotals(records: readonly UserDay[]) {
+  // One pass (a /users page sums its people for every range asked): each sum in the records' order, as
+  // sum() and rangeCost() add them.
   const models = new Map<string, number>();
-  for (const r of records) if (r.primary_model) models.set(r.primary_model, (models.get(r.primary_model) ?? 0) + r.billable_tokens);
-  const primary = [...models].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
-  const credits = sum(records, (r) => r.billable_tokens);
+  let credits = 0;
+  let cost = 0;
+  let priced = false;
+  let tool_calls = 0;
+  let sessions = 0;
+  let messages = 0;
+  let files_created = 0;
+  let files_edited = 0;
+  let git_commits = 0;
+  let git_prs_created = 0;
+  for (const r of records) {
+    if (r.primary_model) models.set(r.primary_model, (models.get(r.primary_model) ?? 0) + r.billable_tokens);
+    credits += r.billable_tokens;
+    if (r.cost_usd !== null) {
+      cost += r.cost_usd;
+      priced = true;
+    }
+    tool_calls += r.tool_calls;
+    sessions += r.sessions;
+    messages += r.messages;
+    files_created += r.files_created;
+    files_edited += r.files_edited;
+    git_commits += r.git_commits;
+    git_prs_created += r.git_prs_created;
+  }
+  // The most credits, ties by name.
+  let primary: string | null = null;
+  let most = 0;
+  for (const [model, n] of models)
+    if (primary === null || n > most || (n === most && model < primary)) {
+      primary = model;
+      most = n;
+    }
   return {
     active_days: records.length,
     billable_tokens: credits,
-    cost_usd: rangeCost(records, credits > 0),
-    tool_calls: sum(records, (r) => r.tool_calls),
-    sessions: sum(records, (r) => r.sessions),
-    messages: sum(records, (r) => r.messages),
-    files_created: sum(records, (r) => r.files_created),
-    files_edited: sum(records, (r) => r.files_edited),
-    git_commits: sum(records, (r) => r.git_commits),
-    git_prs_created: sum(records, (r) => r.git_prs_created),
-    primary_model: primary?.[0] ?? null,
+    // rangeCost(): null when there was usage and none of it had a price, 0 without usage.
+    cost_usd: priced ? (usd4(cost) ?? 0) : credits > 0 ? null : 0,
+    tool_calls,
+    sessions,
+    messages,
+    files_created,
+    files_edited,
+    git_commits,
+    git_prs_created,
+    primary_model: primary,
   };
 }
 

@@ -70,7 +70,8 @@ export class CachedBody {
       const pieces = this.body instanceof Pieces ? this.body : undefined;
       this.gzipped = pieces ? pieces.gzip() : gzipSync(this.raw, { level: this.level });
       this.onGzip?.(this.gzipped.length);
-      // Pieces compress less than a whole answer (a user's rows: about twice the bytes): a body that is
+      // Pieces compress less than a whole answer (a /users page on the bench's data: 22.4 KiB against
+      // 8.6, each user's first span compressed alone and its meta stored as is): a body that is
       // kept is sent as pieces the first time, then compressed whole, once, after that request.
       if (pieces && this.level !== GZIP_LEVEL_ONCE) setImmediate(() => this.compressWhole());
     }

@@ -12,7 +12,10 @@ import { constants, crc32, deflateRawSync } from 'node:zlib';
 const LEVEL = 6;
 
 export interface Piece {
-  raw: Buffer;
+  /** The JSON bytes (a span of a chain: joined when asked, since a span's elements are kept already). */
+  readonly raw: Buffer;
+  /** Bytes of `raw`. */
+  length: number;
   /** Raw deflate of `raw`, ending with a sync flush. */
   deflated: Buffer;
   /** CRC-32 of `raw`, and x^(8 × its length) modulo the CRC polynomial: what appending it does to a CRC. */
@@ -51,7 +54,13 @@ function shiftOf(bytes: number): number {
   return p;
 }
 
-const made = (raw: Buffer, deflated: Buffer): Piece => ({ raw, deflated, crc: crc32(raw) | 0, shift: shiftOf(raw.length) });
+const made = (raw: Buffer, deflated: Buffer): Piece => ({
+  raw,
+  length: raw.length,
+  deflated,
+  crc: crc32(raw) | 0,
+  shift: shiftOf(raw.length),
+});
 
 /** A piece of JSON text, compressed alone or (`after`) with the piece it always follows as dictionary. */
 export function piece(text: string | Buffer, after?: Buffer): Piece {
@@ -68,17 +77,30 @@ const MAX_STORED = 0xffff;
  * compressing it would cost more than its bytes.
  */
 export function storedPiece(text: string): Piece {
-  const raw = Buffer.from(text);
-  const blocks: Buffer[] = [];
-  for (let at = 0; at === 0 || at < raw.length; at += MAX_STORED) {
-    const part = raw.subarray(at, at + MAX_STORED);
-    const header = Buffer.alloc(5);
-    // BFINAL 0, BTYPE 00 (stored), padded to the byte; then LEN and its one's complement, little-endian.
-    header.writeUInt16LE(part.length, 1);
-    header.writeUInt16LE(~part.length & 0xffff, 3);
-    blocks.push(header, part);
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= MAX_STORED) {
+    // One block (an answer's meta): the text encoded straight after its header, the plain form a view of it.
+    const deflated = Buffer.allocUnsafe(5 + bytes);
+    deflated[0] = 0;
+    deflated.writeUInt16LE(bytes, 1);
+    deflated.writeUInt16LE(~bytes & 0xffff, 3);
+    deflated.write(text, 5);
+    return made(deflated.subarray(5), deflated);
   }
-  return made(raw, Buffer.concat(blocks));
+  const raw = Buffer.from(text);
+  const blocks = Math.max(1, Math.ceil(raw.length / MAX_STORED));
+  const deflated = Buffer.allocUnsafe(raw.length + 5 * blocks);
+  let out = 0;
+  for (let at = 0; at === 0 || at < raw.length; at += MAX_STORED) {
+    const length = Math.min(MAX_STORED, raw.length - at);
+    // BFINAL 0, BTYPE 00 (stored), padded to the byte; then LEN and its one's complement, little-endian.
+    deflated[out] = 0;
+    deflated.writeUInt16LE(length, out + 1);
+    deflated.writeUInt16LE(~length & 0xffff, out + 3);
+    raw.copy(deflated, out + 5, at, at + length);
+    out += 5 + length;
+  }
+  return made(raw, deflated);
 }
 
 /** gzip header: deflate, no flags, no time, OS unknown. */
@@ -91,7 +113,7 @@ export class Pieces {
   /** Bytes of the plain form. */
   readonly length: number;
   constructor(readonly pieces: readonly Piece[]) {
-    this.length = pieces.reduce((n, p) => n + p.raw.length, 0);
+    this.length = pieces.reduce((n, p) => n + p.length, 0);
   }
 
   raw(): Buffer {
@@ -105,5 +127,80 @@ export class Pieces {
     trailer.writeUInt32LE(crc >>> 0, 0);
     trailer.writeUInt32LE(this.length % 2 ** 32, 4);
     return Buffer.concat([GZIP_HEADER, ...this.pieces.map((p) => p.deflated), FINAL_BLOCK, trailer]);
+  }
+}
+
+/** Most elements in one span of a chain: a 30-day range is then at most 9 spans. */
+export const MAX_SPAN = 32;
+
+/**
+ * The spans covering elements lo..hi-1 (lo < hi), as [start, size] pairs: from lo, each the largest run of
+ * 2^k elements (k ≤ 5) aligned on a multiple of its size that ends by hi. Any range is at most about
+ * 2 × log2 of its length of them, and one span serves every range that covers it whole.
+ */
+export function spans(lo: number, hi: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let at = lo; at < hi; ) {
+    let size = 1;
+    while (size < MAX_SPAN && at % (size * 2) === 0 && at + size * 2 <= hi) size *= 2;
+    out.push([at, size]);
+    at += size;
+  }
+  return out;
+}
+
+const COMMA_BYTE = Buffer.from(',');
+
+/** A span of a chain: its deflate form kept, its JSON joined from the chain's elements when asked. */
+class Span implements Piece {
+  constructor(
+    private readonly parts: readonly Buffer[],
+    readonly length: number,
+    readonly deflated: Buffer,
+    readonly crc: number,
+    readonly shift: number,
+  ) {}
+
+  get raw(): Buffer {
+    return Buffer.concat(this.parts as Buffer[], this.length);
+  }
+}
+
+/**
+ * A sequence of JSON elements an answer takes a run of, joined by commas (an organization's days, a user's
+ * day rows), kept as spans (spans()): a run is a few pieces, each compressed in one go (about as small as
+ * the whole answer compressed) rather than one piece an element. The first span of a run is compressed
+ * alone; every other one begins with its comma and has the element before it, the end of the span before,
+ * as dictionary. Elements are numbered by the caller (a day's number, a row's index) and never change.
+ */
+export class Chain {
+  private readonly kept = new Map<number, Piece>();
+
+  /**
+   * Appends to `out` the pieces of elements lo..hi-1, after a comma when `comma` (the run follows another
+   * in the answer); `element(i)` gives element i's JSON (i from lo to hi-1).
+   */
+  push(lo: number, hi: number, element: (i: number) => Buffer, out: Piece[], comma = false): void {
+    for (const [at, size] of spans(lo, hi)) {
+      // The form: 0 after the element before it, 1 first of the run, 2 first after a comma.
+      const form = at > lo ? 0 : comma ? 2 : 1;
+      // size < 64: the key is unique per start, size and form.
+      const key = (at * 64 + size) * 3 + form;
+      let span = this.kept.get(key);
+      if (!span) this.kept.set(key, (span = this.span(at, size, form, element)));
+      out.push(span);
+    }
+  }
+
+  private span(at: number, size: number, form: number, element: (i: number) => Buffer): Piece {
+    const first = form !== 0;
+    const parts: Buffer[] = [];
+    for (let i = at; i < at + size; i++) {
+      if (i > at || form !== 1) parts.push(COMMA_BYTE);
+      parts.push(element(i));
+    }
+    const raw = Buffer.concat(parts);
+    const options = { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH, ...(first ? {} : { dictionary: element(at - 1) }) };
+    return new Span(parts, raw.length, deflateRawSync(raw, options), crc32(raw) | 0, shiftOf(raw.length));
   }
 }
