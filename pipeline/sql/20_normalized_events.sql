@@ -17,11 +17,15 @@ SELECT org_id, day FROM rebuild;
 -- The hook events of the chunk's rebuilt days. Events are unique per (org_id, id) already: the raw table's
 -- primary key deduplicates at ingest. Each grouping below reads them with the few columns it needs (three
 -- narrow scans cost less than storing the events once, or grouping them once by every key together).
+-- A rebuilt day is a day of the range, of an organization with rebuilt days, that is no gap: the same set
+-- as (org_id, day) IN rebuild, but the organization test is a filter the scan checks against each row
+-- group's min/max, and the gaps (usually none) cost nothing to look up when there are none.
 CREATE OR REPLACE TEMP MACRO chunk_events(chunk_first, chunk_last) AS TABLE
 SELECT e.*, CAST(e.ts AS DATE) AS day, e.event IN ('PostToolUse', 'PostToolUseFailure') AS is_call
 FROM events e
+ANTI JOIN chunk_gaps g ON g.org_id = e.org_id AND g.day = CAST(e.ts AS DATE)
 WHERE e.ts >= CAST(chunk_first AS TIMESTAMP) AND e.ts < CAST(chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
-  AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild);
+  AND e.org_id IN (SELECT org_id FROM rebuild);
 
 -- The event counts per organization, day, user and autonomy level of the rebuilt days: what the per-user
 -- figures (40_user_day) sum, and the delegation level and calls per level read by level. A condition that
@@ -31,10 +35,17 @@ SELECT org_id, day, user_id, autonomy,
        count(*) FILTER (WHERE is_call) AS tool_calls,
        count(*) FILTER (WHERE event = 'UserPromptSubmit') AS user_turns,
        count(*) FILTER (WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL) AS slash_commands,
-       sum(coalesce(len(hooks), 0)) AS hooks,
        count(*) FILTER (WHERE is_call AND tool_success AND is_shell AND git_commit) AS git_commits,
        count(*) FILTER (WHERE is_call AND tool_success AND pr_created) AS git_prs_created
 FROM chunk_events($chunk_first, $chunk_last)
+GROUP BY ALL;
+
+-- Hook executions per organization, day, user and (event, matcher, command): every configured hook that
+-- ran for an event. Read once: the users' hook counts (40_user_day) are their sums, the hook tables
+-- (45_user_breakdowns) their rows. Reading the lists is the dearest part of the events.
+CREATE OR REPLACE TEMP TABLE ev_hooks AS
+SELECT org_id, day, user_id, h.event, h.matcher, h.command, count(*) AS n
+FROM (SELECT org_id, day, user_id, unnest(hooks) AS h FROM chunk_events($chunk_first, $chunk_last) WHERE hooks IS NOT NULL)
 GROUP BY ALL;
 
 -- One row per organization, day, user, session, client and agent of the rebuilt days: the distinct counts
