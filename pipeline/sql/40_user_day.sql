@@ -60,8 +60,8 @@ assistant AS (
 ),
 files AS (
   SELECT org_id, day, user_id,
-         count(*) FILTER (WHERE op = 'create') AS files_created,
-         count(*) FILTER (WHERE op = 'edit') AS files_edited,
+         coalesce(sum(n) FILTER (WHERE op = 'create'), 0) AS files_created,
+         coalesce(sum(n) FILTER (WHERE op = 'edit'), 0) AS files_edited,
          list_sort(list(DISTINCT language) FILTER (WHERE language IS NOT NULL)) AS languages
   FROM file_touch GROUP BY ALL
 ),

@@ -23,9 +23,9 @@ UNION ALL
 -- The rows that are no call are the slash commands (a turn is never a call).
 SELECT org_id, day, user_id, 'slash_command', slash_command, sum(n) FROM ev_keys WHERE NOT is_call GROUP BY ALL
 UNION ALL
-SELECT org_id, day, user_id, 'extension', ext, count(*) FROM file_touch WHERE ext <> '' GROUP BY ALL
+SELECT org_id, day, user_id, 'extension', ext, sum(n) FROM file_touch WHERE ext <> '' GROUP BY ALL
 UNION ALL
-SELECT org_id, day, user_id, 'language', language, count(*) FROM file_touch WHERE language IS NOT NULL GROUP BY ALL
+SELECT org_id, day, user_id, 'language', language, sum(n) FROM file_touch WHERE language IS NOT NULL GROUP BY ALL
 UNION ALL
 SELECT DISTINCT org_id, day, user_id, 'client', client, 1 FROM ev_sessions
 UNION ALL
