@@ -15,5 +15,6 @@ FROM (
     WHERE files IS NOT NULL AND tool_success AND event = 'PostToolUse'
   )
   GROUP BY ALL
+  HAVING org_id IN (SELECT org_id FROM rebuild)
 ) f
 LEFT JOIN (SELECT kind || ':' || key AS lang_key, language FROM languages) l USING (lang_key);

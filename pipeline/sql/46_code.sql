@@ -31,7 +31,8 @@ SELECT org_id, day, user_id, agent, model,
        CASE WHEN f.ext <> '' THEN 'ext:' || f.ext ELSE 'name:' || coalesce(f.name, '') END AS lang_key,
        coalesce(f.repo, '') AS repo, sum(f.lines_added) AS lines_added, sum(f.lines_deleted) AS lines_deleted
 FROM modelled
-GROUP BY ALL;
+GROUP BY ALL
+HAVING org_id IN (SELECT org_id FROM rebuild);
 
 DELETE FROM agg_code_edit_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
 
