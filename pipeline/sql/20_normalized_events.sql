@@ -42,11 +42,11 @@ WHERE e.ts >= CAST(chunk_first AS TIMESTAMP) AND e.ts < CAST(chunk_last AS TIMES
 -- is NULL counts nothing, as a false one.
 CREATE OR REPLACE TEMP TABLE ev_counts AS
 SELECT org_id, day, user_id, autonomy,
-       count(*) FILTER (WHERE is_call) AS tool_calls,
-       count(*) FILTER (WHERE event = 'UserPromptSubmit') AS user_turns,
-       count(*) FILTER (WHERE event = 'UserPromptSubmit' AND slash_command IS NOT NULL) AS slash_commands,
-       count(*) FILTER (WHERE is_call AND tool_success AND is_shell AND git_commit) AS git_commits,
-       count(*) FILTER (WHERE is_call AND tool_success AND pr_created) AS git_prs_created
+       count_if(is_call) AS tool_calls,
+       count_if(event = 'UserPromptSubmit') AS user_turns,
+       count_if(event = 'UserPromptSubmit' AND slash_command IS NOT NULL) AS slash_commands,
+       count_if(is_call AND tool_success AND is_shell AND git_commit) AS git_commits,
+       count_if(is_call AND tool_success AND pr_created) AS git_prs_created
 FROM chunk_events($chunk_first, $chunk_last)
 GROUP BY ALL
 HAVING org_id IN (SELECT org_id FROM rebuild);
@@ -63,12 +63,13 @@ HAVING org_id IN (SELECT org_id FROM rebuild);
 -- One row per organization, day, user, session, client and agent of the rebuilt days: the distinct counts
 -- (sessions with events, a user's clients, users per client and per agent) read this small table instead
 -- of the events; with the row's first event (where a session starts, 21_session_starts) and its latest
--- event that names a repository (the session's repository, 31_tokens_repo).
+-- event that names a repository (the session's repository, 31_tokens_repo; arg_max skips the rows whose
+-- repository is NULL).
 CREATE OR REPLACE TEMP TABLE ev_sessions AS
 SELECT org_id, day, user_id, session_id, client, agent,
        min(ts) AS first_ts,
-       max(ts) FILTER (WHERE repo IS NOT NULL) AS repo_ts,
-       arg_max(repo, ts) FILTER (WHERE repo IS NOT NULL) AS repo
+       max(CASE WHEN repo IS NOT NULL THEN ts END) AS repo_ts,
+       arg_max(repo, ts) AS repo
 FROM chunk_events($chunk_first, $chunk_last)
 GROUP BY ALL
 HAVING org_id IN (SELECT org_id FROM rebuild);
