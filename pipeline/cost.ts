@@ -230,12 +230,15 @@ const RECORD_COLUMNS = `org_id, id, day, user_id, agent, model, session_id, sour
 const RECORD_FIELDS = `u.org_id, u.id, CAST(u.ts AS DATE) AS day, u.user_id, u.agent, u.model, u.session_id, u.source, u.thinking,
        u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens`;
 
+/**
+ * The records of the rebuilt days are those of usage_price's (organization, model, day) groups, which
+ * COST_SQL.groups read from the rebuild set: joined to it, a record needs no other test of its day.
+ */
 export const COST_SQL = {
   /** The records of the 'js' groups, with what the build steps read of them (see priced). */
   jsRecords: `CREATE OR REPLACE TEMP TABLE usage_js AS
             SELECT ${RECORD_FIELDS}, epoch_ms(u.ts) AS ts, coalesce(u.cache_write_1h_tokens, 0) AS cache_write_1h_tokens
-            FROM usage u JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
-            JOIN usage_price p ON p.org_id = u.org_id AND p.model = u.model AND p.day = CAST(u.ts AS DATE) AND p.how = 'js'
+            FROM usage u JOIN usage_price p ON p.org_id = u.org_id AND p.model = u.model AND p.day = CAST(u.ts AS DATE) AND p.how = 'js'
             WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY`,
   records: `SELECT org_id, id, model, ts, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens
             FROM usage_js`,
@@ -261,8 +264,7 @@ WITH rec AS (
          u.input_tokens + u.cache_read_tokens + u.cache_write_tokens AS total_in,
          CASE WHEN coalesce(u.cache_write_1h_tokens, 0) > 0 THEN least(u.cache_write_1h_tokens, u.cache_write_tokens) ELSE 0 END AS h,
          u.cache_read_tokens AS cr, u.cache_write_tokens AS cw, u.output_tokens AS out
-  FROM usage u JOIN rebuild r ON r.org_id = u.org_id AND r.day = CAST(u.ts AS DATE)
-  JOIN usage_price p ON p.org_id = u.org_id AND p.model = u.model AND p.day = CAST(u.ts AS DATE) AND p.how <> 'js'
+  FROM usage u JOIN usage_price p ON p.org_id = u.org_id AND p.model = u.model AND p.day = CAST(u.ts AS DATE) AND p.how <> 'js'
   WHERE u.ts >= CAST($chunk_first AS TIMESTAMP) AND u.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
 ),
 leaves AS (

@@ -14,7 +14,6 @@ WITH hook AS (
          CAST(sum(tool_calls) AS BIGINT) AS tool_calls,
          CAST(sum(user_turns) AS BIGINT) AS user_turns,
          CAST(sum(slash_commands) AS BIGINT) AS slash_commands,
-         sum(hooks) AS hooks,
          CAST(sum(git_commits) AS BIGINT) AS git_commits,
          CAST(sum(git_prs_created) AS BIGINT) AS git_prs_created,
          CAST(coalesce(sum(tool_calls) FILTER (WHERE autonomy = 'auto-high'), 0) AS BIGINT) AS calls_auto_high,
@@ -22,6 +21,9 @@ WITH hook AS (
          CAST(coalesce(sum(tool_calls) FILTER (WHERE autonomy = 'auto-low'), 0) AS BIGINT) AS calls_auto_low,
          CAST(coalesce(sum(tool_calls) FILTER (WHERE autonomy IN ('manual', 'spec')), 0) AS BIGINT) AS calls_manual
   FROM ev_counts GROUP BY ALL
+),
+hook_runs AS (
+  SELECT org_id, day, user_id, sum(n) AS hooks FROM ev_hooks GROUP BY ALL
 ),
 calls AS (
   SELECT org_id, day, user_id,
@@ -58,8 +60,8 @@ assistant AS (
 ),
 files AS (
   SELECT org_id, day, user_id,
-         count(*) FILTER (WHERE op = 'create') AS files_created,
-         count(*) FILTER (WHERE op = 'edit') AS files_edited,
+         coalesce(sum(n) FILTER (WHERE op = 'create'), 0) AS files_created,
+         coalesce(sum(n) FILTER (WHERE op = 'edit'), 0) AS files_edited,
          list_sort(list(DISTINCT language) FILTER (WHERE language IS NOT NULL)) AS languages
   FROM file_touch GROUP BY ALL
 ),
@@ -86,7 +88,7 @@ who AS (
 SELECT w.org_id, w.day, w.user_id,
        h.user_id IS NOT NULL AS active,
        coalesce(h.tool_calls, 0), coalesce(h.user_turns, 0), coalesce(c.mcp_calls, 0), coalesce(c.skill_calls, 0),
-       coalesce(h.slash_commands, 0), coalesce(h.hooks, 0), coalesce(s.sessions, 0),
+       coalesce(h.slash_commands, 0), coalesce(k.hooks, 0), coalesce(s.sessions, 0),
        coalesce(h.user_turns, 0) AS user_messages, coalesce(a.assistant_messages, 0),
        coalesce(f.files_created, 0), coalesce(f.files_edited, 0), coalesce(h.git_commits, 0), coalesce(h.git_prs_created, 0),
        coalesce(t.billable_tokens, 0),
@@ -103,6 +105,7 @@ SELECT w.org_id, w.day, w.user_id,
        t.cost_usd
 FROM who w
 LEFT JOIN hook h USING (org_id, day, user_id)
+LEFT JOIN hook_runs k USING (org_id, day, user_id)
 LEFT JOIN calls c USING (org_id, day, user_id)
 LEFT JOIN active_sessions x USING (org_id, day, user_id)
 LEFT JOIN delegation d USING (org_id, day, user_id)

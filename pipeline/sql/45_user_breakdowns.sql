@@ -23,9 +23,9 @@ UNION ALL
 -- The rows that are no call are the slash commands (a turn is never a call).
 SELECT org_id, day, user_id, 'slash_command', slash_command, sum(n) FROM ev_keys WHERE NOT is_call GROUP BY ALL
 UNION ALL
-SELECT org_id, day, user_id, 'extension', ext, count(*) FROM file_touch WHERE ext <> '' GROUP BY ALL
+SELECT org_id, day, user_id, 'extension', ext, sum(n) FROM file_touch WHERE ext <> '' GROUP BY ALL
 UNION ALL
-SELECT org_id, day, user_id, 'language', language, count(*) FROM file_touch WHERE language IS NOT NULL GROUP BY ALL
+SELECT org_id, day, user_id, 'language', language, sum(n) FROM file_touch WHERE language IS NOT NULL GROUP BY ALL
 UNION ALL
 SELECT DISTINCT org_id, day, user_id, 'client', client, 1 FROM ev_sessions
 UNION ALL
@@ -43,14 +43,7 @@ SELECT org_id, day, user_id, prefix || 'language', language, sum(count) FROM dec
 DELETE FROM agg_user_hooks_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
 
 INSERT INTO agg_user_hooks_day
-SELECT org_id, day, user_id, h.event, h.matcher, h.command, count(*)
-FROM (
-  SELECT e.org_id, CAST(e.ts AS DATE) AS day, e.user_id, unnest(e.hooks) AS h
-  FROM events e
-  WHERE e.hooks IS NOT NULL AND e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
-    AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
-)
-GROUP BY ALL;
+SELECT org_id, day, user_id, event, matcher, command, n FROM ev_hooks;
 
 DELETE FROM agg_user_model_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
 

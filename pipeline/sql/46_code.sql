@@ -9,17 +9,16 @@ WHERE model IS NOT NULL AND model <> '' AND model <> '<synthetic>'
   AND ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
   AND (org_id, session_id) IN (SELECT org_id, session_id FROM ev_sessions);
 
--- Each file an edit wrote, with the model of its session's latest assistant message at or before the call
--- (an ASOF join, for the sessions with a message; 'unknown' when the session has none), the file's
--- language (as file_touch has it) and its repository's host/path ('' outside a work tree or without an
--- origin remote).
+-- The lines each edit wrote, with the model of its session's latest assistant message at or before the
+-- call (an ASOF join, for the sessions with a message; 'unknown' when the session has none), the file's
+-- language key (as file_touch has it) and its repository's host/path ('' outside a work tree or without an
+-- origin remote), summed per organization, day, user, agent, model, language key and repository: the
+-- language join below reads those few rows, not one per file.
 CREATE OR REPLACE TEMP TABLE code_edit AS
 WITH e AS MATERIALIZED (
-  SELECT e.org_id, e.user_id, e.ts, CAST(e.ts AS DATE) AS day, e.agent, e.session_id, unnest(e.edits) AS f
-  FROM events e
-  WHERE e.edits IS NOT NULL AND e.tool_success AND e.event = 'PostToolUse'
-    AND e.ts >= CAST($chunk_first AS TIMESTAMP) AND e.ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
-    AND (e.org_id, CAST(e.ts AS DATE)) IN (SELECT org_id, day FROM rebuild)
+  SELECT org_id, user_id, ts, day, agent, session_id, unnest(edits) AS f
+  FROM chunk_events($chunk_first, $chunk_last)
+  WHERE edits IS NOT NULL AND tool_success AND event = 'PostToolUse'
 ),
 modelled AS (
   SELECT e.*, coalesce(m.model, 'unknown') AS model
@@ -30,8 +29,10 @@ modelled AS (
 )
 SELECT org_id, day, user_id, agent, model,
        CASE WHEN f.ext <> '' THEN 'ext:' || f.ext ELSE 'name:' || coalesce(f.name, '') END AS lang_key,
-       coalesce(f.repo, '') AS repo, f.lines_added AS lines_added, f.lines_deleted AS lines_deleted
-FROM modelled;
+       coalesce(f.repo, '') AS repo, sum(f.lines_added) AS lines_added, sum(f.lines_deleted) AS lines_deleted
+FROM modelled
+GROUP BY ALL
+HAVING org_id IN (SELECT org_id FROM rebuild);
 
 DELETE FROM agg_code_edit_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
 
