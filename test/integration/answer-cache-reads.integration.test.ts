@@ -4,6 +4,7 @@
 // teams revision in the key), a price, a report uploaded, and for adoption the clock's next minute (its
 // windows end at now). Nothing is shared between askers: "me" is each one's own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OrgId } from '../../common/ids.ts';
 import { INGEST_PATH } from '../../common/wire.ts';
 import { turn, usage } from '../helpers/records.ts';
 import { bearer, ndjson, type TestServer, testServer } from '../helpers/server.ts';
@@ -204,7 +205,7 @@ describe('the teams, the prices and the readiness reports through the answer cac
 
 describe("one's own limit and status line through the answer cache", () => {
   const LIMITS = '/api/v0/organization/usage/limits/users';
-  it("a second request is a hit; a limit set or records that arrive build it anew; everyone's limits are built each time", async () => {
+  it("a second request is a hit; a limit set, records that arrive or (for everyone's limits) a person added build it anew", async () => {
     const key = acme.users.member.key;
     const limits = await ask(LIMITS, key);
     expect(limits.body.users.map((u: { email: string }) => u.email)).toEqual(['member@acme.example.com']);
@@ -232,8 +233,12 @@ describe("one's own limit and status line through the answer cache", () => {
     expect(used.hit).toBe(false);
     expect(used.body.month_credits).toBe(status.body.month_credits + 120);
 
-    // Everyone's (an owner's personal key): never kept, so a new person is listed at once.
+    // Everyone's (an owner's personal key): kept too, and a person added is listed at once.
     expect((await ask(LIMITS)).hit).toBe(false);
-    expect((await ask(LIMITS)).hit).toBe(false);
+    expect((await ask(LIMITS)).hit).toBe(true);
+    await server.services.accounts.createUser({ orgId: acme.orgId as OrgId, email: 'newcomer@acme.example.com', role: 'member' });
+    const everyone = await ask(LIMITS);
+    expect(everyone.hit).toBe(false);
+    expect(everyone.body.users.map((u: { email: string }) => u.email)).toContain('newcomer@acme.example.com');
   });
 });
