@@ -153,13 +153,16 @@ const COMMA_BYTE = Buffer.from(',');
 
 /** A span of a chain: its deflate form kept, its JSON joined from the chain's elements when asked. */
 class Span implements Piece {
+  readonly length: number;
+  readonly deflated: Buffer;
+  readonly crc: number;
+  readonly shift: number;
   constructor(
     private readonly parts: readonly Buffer[],
-    readonly length: number,
-    readonly deflated: Buffer,
-    readonly crc: number,
-    readonly shift: number,
-  ) {}
+    compressed: Piece,
+  ) {
+    ({ length: this.length, deflated: this.deflated, crc: this.crc, shift: this.shift } = compressed);
+  }
 
   get raw(): Buffer {
     return Buffer.concat(this.parts as Buffer[], this.length);
@@ -199,8 +202,7 @@ export class Chain {
       if (i > at || form !== 1) parts.push(COMMA_BYTE);
       parts.push(element(i));
     }
-    const raw = Buffer.concat(parts);
-    const options = { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH, ...(first ? {} : { dictionary: element(at - 1) }) };
-    return new Span(parts, raw.length, deflateRawSync(raw, options), crc32(raw) | 0, shiftOf(raw.length));
+    // The joined bytes are compressed, then let go: the span keeps its parts, which the chain's elements hold already.
+    return new Span(parts, piece(Buffer.concat(parts), first ? undefined : element(at - 1)));
   }
 }
