@@ -8,7 +8,7 @@ import { sendAnswer } from '../answers/answer.ts';
 import type { ResponseCache } from '../answers/cache.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ANALYTICS_ROLES } from '../auth/principal.ts';
-import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics, TeamGroupedEndpoint } from '../teams/analytics.ts';
 import {
@@ -129,31 +129,24 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: AnalyticsDep
     declareRoute(app, doc, async ({ principal }, request, reply) => {
       const today = now();
       const of = { org: principal.orgId, now: today, reads: ANALYTICS_READS, teams: deps.teams };
-      return sendAnswer(
-        deps.cache,
-        request,
-        reply,
-        of,
-        async () => {
-          const q = parseAnalyticsQuery(endpoint, request.query, today);
-          const sel: Selection = { org: principal.orgId, from: q.startDate, to: q.endDate };
-          if (q.groupBy === 'team') {
-            const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
-            // /tokens names the range's models without a dollar price (docs/metrics.md §8).
-            const unpriced = endpoint === 'tokens' ? await tokensFacts(deps.analytics, sel) : {};
-            return { data, meta: { ...meta(principal, q), ...unpriced, group_totals: teamTotals(endpoint as TeamGroupedEndpoint, data) } };
-          }
-          // team=: the same answer computed over the team's members on each day (400, 403 from scope).
-          if (q.team) sel.team = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
-          // The organization's records of each day, kept as pieces with the rows the read model holds.
-          else if (q.groupBy === undefined && endpoint !== 'users') {
-            const pieces = await deps.pieces?.days(endpoint, principal.orgId, q.days, meta(principal, q));
-            if (pieces) return pieces;
-          }
-          return build(principal, q, sel);
-        },
-        (answer) => checkSentAnswer(app, doc, 200, answer),
-      );
+      return sendAnswer(deps.cache, request, reply, of, async () => {
+        const q = parseAnalyticsQuery(endpoint, request.query, today);
+        const sel: Selection = { org: principal.orgId, from: q.startDate, to: q.endDate };
+        if (q.groupBy === 'team') {
+          const data = await deps.teams.grouped(endpoint as TeamGroupedEndpoint, principal.orgId, q.days, q.startDate, q.endDate);
+          // /tokens names the range's models without a dollar price (docs/metrics.md §8).
+          const unpriced = endpoint === 'tokens' ? await tokensFacts(deps.analytics, sel) : {};
+          return { data, meta: { ...meta(principal, q), ...unpriced, group_totals: teamTotals(endpoint as TeamGroupedEndpoint, data) } };
+        }
+        // team=: the same answer computed over the team's members on each day (400, 403 from scope).
+        if (q.team) sel.team = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
+        // The organization's records of each day, kept as pieces with the rows the read model holds.
+        else if (q.groupBy === undefined && endpoint !== 'users') {
+          const pieces = await deps.pieces?.days(endpoint, principal.orgId, q.days, meta(principal, q));
+          if (pieces) return pieces;
+        }
+        return build(principal, q, sel);
+      });
     });
   };
 

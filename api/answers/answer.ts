@@ -8,6 +8,7 @@
 // Only an answer that was built is kept, so a URL whose query failed its checks never is: a hit needs no
 // second check, and each new day checks afresh against its own date rules.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answeringFromCache, checkCachedAnswer } from '../openapi/declare.ts';
 import { acceptsGzip, type ResponseCache } from './cache.ts';
 import type { Source } from './changes.ts';
 import { Pieces } from './pieces.ts';
@@ -45,38 +46,27 @@ export async function answerKey(request: FastifyRequest, of: AnswerOf): Promise<
 
 /**
  * Sends the cached answer of the request, or the one `build` makes (serialized once, and kept until what
- * it reads changes; or already serialized, as Pieces). `check` sees the answer before it is serialized
- * (the declared schema, on test servers).
+ * it reads changes; or already serialized, as Pieces). On a test server a built answer is checked against
+ * its route's declared schema before it is serialized.
  */
-/** The replies sendAnswer sent: a test server checks each read route answered the way it declared (declare.ts). */
-const throughTheCache = new WeakSet<FastifyReply>();
-
-/** Did this reply go through the answer cache? */
-export const answeredThroughCache = (reply: FastifyReply): boolean => throughTheCache.has(reply);
-
 export async function sendAnswer(
   cache: ResponseCache,
   request: FastifyRequest,
   reply: FastifyReply,
   of: AnswerOf,
   build: () => Promise<unknown>,
-  check: (answer: unknown) => void = () => undefined,
 ): Promise<FastifyReply> {
+  answeringFromCache(request, reply);
   const body = await cache.getOrBuild(
     await answerKey(request, of),
     async () => {
       const answer = await build();
-      check(answer);
+      checkCachedAnswer(request, answer);
       // An answer of pieces is sent as they are (api/answers/pieces.ts).
       return answer instanceof Pieces ? answer : JSON.stringify(answer);
     },
     { org: of.org, reads: of.reads },
   );
-  // A route kept out of the cache on purpose (a credential, live state) never answers through it.
-  const declared = request.routeOptions.config.doc;
-  if (declared && declared.freshness !== 'cached')
-    throw new Error(`${declared.method} ${declared.path} is declared ${declared.freshness} but answered through the answer cache`);
-  throughTheCache.add(reply);
   void reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
   const gzip = acceptsGzip(request.headers['accept-encoding']) ? body.gzip() : undefined;
   return gzip ? reply.header('content-encoding', 'gzip').send(gzip) : reply.send(body.raw);

@@ -12,7 +12,7 @@ import type { ResponseCache } from '../answers/cache.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ADMIN_ROLES } from '../auth/principal.ts';
 import { parseQuery } from '../http/query.ts';
-import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { restrictRows } from '../teams/figures.ts';
@@ -96,51 +96,44 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
     const today = now();
     if (teamScoped(request.query) && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
     const of = { org: principal.orgId, viewer: user, now: today, reads: CODE_READS, teams: deps.teams };
-    return sendAnswer(
-      deps.cache,
-      request,
-      reply,
-      of,
-      async () => {
-        const q = parseAnalyticsQuery('code', request.query, today);
-        let data: unknown;
-        let totals: CodeTotals | undefined;
-        if (q.groupBy === 'team') {
-          const teams = await deps.teams.teamDays(principal.orgId, q.days, q.startDate, q.endDate);
-          const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, teams.users);
-          data = codeByTeam(teams.days, rows.edits, rows.landed);
-        } else if (q.team) {
-          const scope = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
-          const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, scope.users);
-          const edits = restrictRows(rows.edits, scope.members);
-          const landed = restrictRows(rows.landed, scope.members);
-          const agents = restrictRows(rows.agents, scope.members);
-          data = q.groupBy
-            ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
-            : codeRecords(q.days, edits, landed, agents);
-        } else {
-          const [edits, landed, agents] = await Promise.all([
-            deps.code.edits(principal.orgId, q.startDate, q.endDate, user),
-            deps.code.landed(principal.orgId, q.startDate, q.endDate, user),
-            deps.code.landedAgents(principal.orgId, q.startDate, q.endDate, user),
-          ]);
-          data = q.groupBy
-            ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
-            : codeRecords(q.days, edits, landed, agents);
-        }
-        // Ungrouped: the range in one too, so that no reader derives the ratios again.
-        if (!q.groupBy) totals = codeTotals(data as CodeRecord[]);
-        const meta = {
-          org_id: principal.orgId,
-          start_date: q.startDate,
-          end_date: q.endDate,
-          ...(user ? { user_id: user } : {}),
-          ...(totals ? { totals, ...codeLandedBy(data as CodeRecord[]) } : { group_totals: codeGroupTotals(data as CodeGroupedRow[]) }),
-        };
-        return { data, meta };
-      },
-      (answer) => checkSentAnswer(app, codeDoc, 200, answer),
-    );
+    return sendAnswer(deps.cache, request, reply, of, async () => {
+      const q = parseAnalyticsQuery('code', request.query, today);
+      let data: unknown;
+      let totals: CodeTotals | undefined;
+      if (q.groupBy === 'team') {
+        const teams = await deps.teams.teamDays(principal.orgId, q.days, q.startDate, q.endDate);
+        const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, teams.users);
+        data = codeByTeam(teams.days, rows.edits, rows.landed);
+      } else if (q.team) {
+        const scope = await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate);
+        const rows = await deps.code.perUser(principal.orgId, q.startDate, q.endDate, scope.users);
+        const edits = restrictRows(rows.edits, scope.members);
+        const landed = restrictRows(rows.landed, scope.members);
+        const agents = restrictRows(rows.agents, scope.members);
+        data = q.groupBy
+          ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
+          : codeRecords(q.days, edits, landed, agents);
+      } else {
+        const [edits, landed, agents] = await Promise.all([
+          deps.code.edits(principal.orgId, q.startDate, q.endDate, user),
+          deps.code.landed(principal.orgId, q.startDate, q.endDate, user),
+          deps.code.landedAgents(principal.orgId, q.startDate, q.endDate, user),
+        ]);
+        data = q.groupBy
+          ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
+          : codeRecords(q.days, edits, landed, agents);
+      }
+      // Ungrouped: the range in one too, so that no reader derives the ratios again.
+      if (!q.groupBy) totals = codeTotals(data as CodeRecord[]);
+      const meta = {
+        org_id: principal.orgId,
+        start_date: q.startDate,
+        end_date: q.endDate,
+        ...(user ? { user_id: user } : {}),
+        ...(totals ? { totals, ...codeLandedBy(data as CodeRecord[]) } : { group_totals: codeGroupTotals(data as CodeGroupedRow[]) }),
+      };
+      return { data, meta };
+    });
   });
 
   const commitsDoc = {
@@ -164,48 +157,41 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
     const q = parseCommitsQuery(request.query, today);
     if (q.team !== undefined && user) throw forbidden('Team figures are for owners and managers; a member sees their own commits');
     const of = { org: principal.orgId, viewer: user, now: today, reads: COMMITS_READS, teams: deps.teams };
-    return sendAnswer(
-      deps.cache,
-      request,
-      reply,
-      of,
-      async (): Promise<CommitPage> => {
-        const periods = q.team !== undefined ? (await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate)).periods : null;
-        const rows = await deps.code.commits(principal.orgId, q.startDate, q.endDate, user, q.cursor, q.limit, periods);
-        const hasMore = rows.length > q.limit;
-        const page = rows.slice(0, q.limit);
-        const last = page.at(-1);
-        const data: LandedCommit[] = page.map((r) => ({
-          repo_id: r.repo_id,
-          repo: r.repo,
-          commit: r.commit,
-          user_id: r.user_id,
-          user_email: r.user_email,
-          committed_at: new Date(r.ts_ms).toISOString(),
-          lines_added: r.lines_added,
-          lines_deleted: r.lines_deleted,
-          agent_lines: r.agent_lines,
-          by_agent: r.by_agent
-            .map((a) => ({ agent: a.agent as LandedCommit['by_agent'][number]['agent'], model_id: a.model, lines: a.lines }))
-            .sort((a, b) => b.lines - a.lines || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : a.model_id < b.model_id ? -1 : 1)),
-          author: r.author,
-          by_session: r.by_session
-            .map((s) => ({ agent: s.agent as LandedCommit['by_agent'][number]['agent'], session_id: s.session_id, lines: s.lines }))
-            .sort((a, b) => b.lines - a.lines || (a.session_id < b.session_id ? -1 : 1)),
-        }));
-        return {
-          data,
-          meta: {
-            org_id: principal.orgId,
-            start_date: q.startDate,
-            end_date: q.endDate,
-            has_more: hasMore,
-            next_cursor: hasMore && last ? `${last.ts_ms}.${last.repo_id}.${last.commit}` : null,
-            ...(user ? { user_id: user } : {}),
-          },
-        };
-      },
-      (answer) => checkSentAnswer(app, commitsDoc, 200, answer),
-    );
+    return sendAnswer(deps.cache, request, reply, of, async (): Promise<CommitPage> => {
+      const periods = q.team !== undefined ? (await deps.teams.scope(principal.orgId, q.team, q.startDate, q.endDate)).periods : null;
+      const rows = await deps.code.commits(principal.orgId, q.startDate, q.endDate, user, q.cursor, q.limit, periods);
+      const hasMore = rows.length > q.limit;
+      const page = rows.slice(0, q.limit);
+      const last = page.at(-1);
+      const data: LandedCommit[] = page.map((r) => ({
+        repo_id: r.repo_id,
+        repo: r.repo,
+        commit: r.commit,
+        user_id: r.user_id,
+        user_email: r.user_email,
+        committed_at: new Date(r.ts_ms).toISOString(),
+        lines_added: r.lines_added,
+        lines_deleted: r.lines_deleted,
+        agent_lines: r.agent_lines,
+        by_agent: r.by_agent
+          .map((a) => ({ agent: a.agent as LandedCommit['by_agent'][number]['agent'], model_id: a.model, lines: a.lines }))
+          .sort((a, b) => b.lines - a.lines || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : a.model_id < b.model_id ? -1 : 1)),
+        author: r.author,
+        by_session: r.by_session
+          .map((s) => ({ agent: s.agent as LandedCommit['by_agent'][number]['agent'], session_id: s.session_id, lines: s.lines }))
+          .sort((a, b) => b.lines - a.lines || (a.session_id < b.session_id ? -1 : 1)),
+      }));
+      return {
+        data,
+        meta: {
+          org_id: principal.orgId,
+          start_date: q.startDate,
+          end_date: q.endDate,
+          has_more: hasMore,
+          next_cursor: hasMore && last ? `${last.ts_ms}.${last.repo_id}.${last.commit}` : null,
+          ...(user ? { user_id: user } : {}),
+        },
+      };
+    });
   });
 }

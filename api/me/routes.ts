@@ -10,7 +10,7 @@ import { percentage } from '../budgets/messages.ts';
 import { effectiveLimit } from '../limits/effective.ts';
 import { LIMIT_READS } from '../limits/routes.ts';
 import { LimitStore } from '../limits/store.ts';
-import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { ME_STATUS_PATH, MeStatus } from './schema.ts';
@@ -34,29 +34,22 @@ export function registerMeRoutes(
   declareRoute(app, doc, async ({ principal }, request, reply) => {
     // The caller's own figures, kept until their usage, their limit or budget, or a price changes.
     const of = { org: principal.orgId, viewer: principal.userId, now: deps.now(), reads: LIMIT_READS };
-    return sendAnswer(
-      deps.cache,
-      request,
-      reply,
-      of,
-      async (): Promise<MeStatus> => {
-        const [figures, limits] = await Promise.all([
-          deps.live.figures({ orgId: principal.orgId }, 'credits'),
-          limitStore.ofUser(principal.orgId, principal.userId),
-        ]);
-        const month = figures.month.byUser.get(principal.userId) ?? 0;
-        const limit = effectiveLimit(limits.credits, limits.budget);
-        return {
-          date: figures.date,
-          month: figures.month.start.slice(0, 7),
-          today_credits: figures.tokens.filter((t) => t.user_id === principal.userId).reduce((sum, t) => sum + t.billable_tokens, 0),
-          month_credits: month,
-          limit,
-          share: limit ? percentage(month, limit) : null,
-          enforced: limits.enforced,
-        };
-      },
-      (answer) => checkSentAnswer(app, doc, 200, answer),
-    );
+    return sendAnswer(deps.cache, request, reply, of, async (): Promise<MeStatus> => {
+      const [figures, limits] = await Promise.all([
+        deps.live.figures({ orgId: principal.orgId }, 'credits'),
+        limitStore.ofUser(principal.orgId, principal.userId),
+      ]);
+      const month = figures.month.byUser.get(principal.userId) ?? 0;
+      const limit = effectiveLimit(limits.credits, limits.budget);
+      return {
+        date: figures.date,
+        month: figures.month.start.slice(0, 7),
+        today_credits: figures.tokens.filter((t) => t.user_id === principal.userId).reduce((sum, t) => sum + t.billable_tokens, 0),
+        month_credits: month,
+        limit,
+        share: limit ? percentage(month, limit) : null,
+        enforced: limits.enforced,
+      };
+    });
   });
 }

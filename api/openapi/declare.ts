@@ -7,7 +7,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { z } from 'zod';
 import { unauthorized } from '../../common/errors.ts';
-import { answeredThroughCache } from '../answers/answer.ts';
 import { Pieces } from '../answers/pieces.ts';
 import { type Principal, requireRole } from '../auth/principal.ts';
 import { queryNames, refuseUnknownQuery } from '../http/query.ts';
@@ -104,6 +103,27 @@ export function declareRoute<const S extends RouteDoc>(
   });
 }
 
+/** The replies the answer cache sent (answeringFromCache): checkFreshness tells a cached route's apart. */
+const throughTheCache = new WeakSet<FastifyReply>();
+
+/**
+ * Called by the answer cache (api/answers/answer.ts) for each request it answers: a route declared other
+ * than cached (a credential, live state) never answers through it, on any server; the reply is noted for
+ * checkFreshness.
+ */
+export function answeringFromCache(request: FastifyRequest, reply: FastifyReply): void {
+  const declared = request.routeOptions.config.doc;
+  if (declared && declared.freshness !== 'cached')
+    throw new Error(`${declared.method} ${declared.path} is declared ${declared.freshness} but answered through the answer cache`);
+  throughTheCache.add(reply);
+}
+
+/** checkAnswers' check of an answer the cache built for the request's route, against its declared 200. */
+export function checkCachedAnswer(request: FastifyRequest, answer: unknown): void {
+  const declared = request.routeOptions.config.doc;
+  if (declared) checkSentAnswer(request.server, declared, 200, answer);
+}
+
 /**
  * checkAnswers' check for an answer the handler serializes and sends itself (the analytics routes send a
  * cached body): called with the answer before it is serialized; nothing on a server that does not check.
@@ -112,12 +132,9 @@ export function checkSentAnswer(app: FastifyInstance, doc: RouteDoc, status: num
   if (checksAnswers(app)) checkAnswer(doc, status, answer instanceof Pieces ? JSON.parse(answer.raw().toString()) : answer);
 }
 
-/**
- * A read route declared cached answered through the answer cache (sendAnswer refuses the opposite, a route
- * declared otherwise answering through it, on every server).
- */
+/** A read route declared cached answered through the answer cache (answeringFromCache refuses the opposite). */
 function checkFreshness(doc: RouteDoc, reply: FastifyReply): void {
-  if (reply.statusCode === 200 && doc.freshness === 'cached' && !answeredThroughCache(reply))
+  if (reply.statusCode === 200 && doc.freshness === 'cached' && !throughTheCache.has(reply))
     throw new Error(`${doc.method} ${doc.path} is declared cached but answered without the answer cache`);
 }
 

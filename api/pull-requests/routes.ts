@@ -12,7 +12,7 @@ import type { Changes } from '../answers/changes.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import { seal, secretKey, unseal } from '../oidc/secret.ts';
-import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { type CodeHost, githubPullRequest, gitlabMergeRequest, type PullRequestFact } from './payloads.ts';
@@ -279,30 +279,23 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
     const user = ownOnly(principal);
     if (query.group_by === 'team' && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
     const of = { org: principal.orgId, viewer: user, now: now(), reads: PR_READS, teams: deps.teams };
-    return sendAnswer(
-      deps.cache,
-      request,
-      reply,
-      of,
-      async (): Promise<PullRequestAnalytics> => {
-        const q = checkedDates(query.startDate, query.endDate, now());
-        const prs = await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user);
-        const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
-        if (query.group_by) {
-          const days = q.days;
-          const teams = query.group_by === 'team' ? await deps.teams.teamDays(principal.orgId, days, q.startDate, q.endDate) : undefined;
-          const teamsOf = (day: string, member: string) =>
-            (teams?.days ?? []).filter((t) => t.day === day && t.members.has(member)).map((t) => t.team.name);
-          const data = pullRequestGroups(query.group_by, prs, teamsOf);
-          return { data, meta: { ...meta, group_totals: pullRequestGroupTotals(data) } };
-        }
-        const shipped = await shippedSessions(deps.reads, principal.orgId);
-        const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user);
-        const data = pullRequestDays(q.days, prs, notShipped);
-        return { data, meta: { ...meta, totals: pullRequestTotals(data) } };
-      },
-      (answer) => checkSentAnswer(app, analyticsDoc, 200, answer),
-    );
+    return sendAnswer(deps.cache, request, reply, of, async (): Promise<PullRequestAnalytics> => {
+      const q = checkedDates(query.startDate, query.endDate, now());
+      const prs = await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user);
+      const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
+      if (query.group_by) {
+        const days = q.days;
+        const teams = query.group_by === 'team' ? await deps.teams.teamDays(principal.orgId, days, q.startDate, q.endDate) : undefined;
+        const teamsOf = (day: string, member: string) =>
+          (teams?.days ?? []).filter((t) => t.day === day && t.members.has(member)).map((t) => t.team.name);
+        const data = pullRequestGroups(query.group_by, prs, teamsOf);
+        return { data, meta: { ...meta, group_totals: pullRequestGroupTotals(data) } };
+      }
+      const shipped = await shippedSessions(deps.reads, principal.orgId);
+      const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user);
+      const data = pullRequestDays(q.days, prs, notShipped);
+      return { data, meta: { ...meta, totals: pullRequestTotals(data) } };
+    });
   });
 
   const listDoc = {
@@ -321,51 +314,44 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
   declareRoute(app, listDoc, async ({ principal, query }, request, reply) => {
     const user = ownOnly(principal);
     const of = { org: principal.orgId, viewer: user, now: now(), reads: PR_READS, teams: deps.teams };
-    return sendAnswer(
-      deps.cache,
-      request,
-      reply,
-      of,
-      async (): Promise<PullRequestPage> => {
-        const q = checkedDates(query.startDate, query.endDate, new Date(now().getTime() + 86_400_000));
-        const limit = query.limit ? Number(query.limit) : 20;
-        const match = query.cursor ? PR_CURSOR.exec(query.cursor) : null;
-        const after = (p: PullRequestFigures) =>
-          !match ||
-          p.mergedAt < Number(match[1]) ||
-          (p.mergedAt === Number(match[1]) && (p.number < Number(match[2]) || (p.number === Number(match[2]) && p.repo < match[3]!)));
-        const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user))
-          .sort((a, b) => b.mergedAt - a.mergedAt || b.number - a.number || (a.repo < b.repo ? 1 : a.repo > b.repo ? -1 : 0))
-          .filter(after);
-        const page = all.slice(0, limit);
-        const last = page.at(-1);
-        return {
-          data: page.map((p) => ({
-            repo: p.repo,
-            number: p.number,
-            host: p.host,
-            author: p.author,
-            opened_at: new Date(p.openedAt).toISOString(),
-            merged_at: new Date(p.mergedAt).toISOString(),
-            hours_to_merge: p.hoursToMerge,
-            commits: p.commits,
-            lines_added: p.linesAdded,
-            agent_lines: p.agentLines,
-            agent_share: p.linesAdded > 0 ? Math.round((p.agentLines / p.linesAdded) * 10_000) / 10_000 : 0,
-            by_agent: p.byAgent.map((a) => ({ agent: a.agent, model_id: a.model, lines: a.lines })),
-            cost_usd: p.costUsd,
-          })),
-          meta: {
-            org_id: principal.orgId,
-            start_date: q.startDate,
-            end_date: q.endDate,
-            has_more: all.length > limit,
-            next_cursor: all.length > limit && last ? `${last.mergedAt}.${last.number}.${last.repo}` : null,
-            ...(user ? { user_id: user } : {}),
-          },
-        };
-      },
-      (answer) => checkSentAnswer(app, listDoc, 200, answer),
-    );
+    return sendAnswer(deps.cache, request, reply, of, async (): Promise<PullRequestPage> => {
+      const q = checkedDates(query.startDate, query.endDate, new Date(now().getTime() + 86_400_000));
+      const limit = query.limit ? Number(query.limit) : 20;
+      const match = query.cursor ? PR_CURSOR.exec(query.cursor) : null;
+      const after = (p: PullRequestFigures) =>
+        !match ||
+        p.mergedAt < Number(match[1]) ||
+        (p.mergedAt === Number(match[1]) && (p.number < Number(match[2]) || (p.number === Number(match[2]) && p.repo < match[3]!)));
+      const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user))
+        .sort((a, b) => b.mergedAt - a.mergedAt || b.number - a.number || (a.repo < b.repo ? 1 : a.repo > b.repo ? -1 : 0))
+        .filter(after);
+      const page = all.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        data: page.map((p) => ({
+          repo: p.repo,
+          number: p.number,
+          host: p.host,
+          author: p.author,
+          opened_at: new Date(p.openedAt).toISOString(),
+          merged_at: new Date(p.mergedAt).toISOString(),
+          hours_to_merge: p.hoursToMerge,
+          commits: p.commits,
+          lines_added: p.linesAdded,
+          agent_lines: p.agentLines,
+          agent_share: p.linesAdded > 0 ? Math.round((p.agentLines / p.linesAdded) * 10_000) / 10_000 : 0,
+          by_agent: p.byAgent.map((a) => ({ agent: a.agent, model_id: a.model, lines: a.lines })),
+          cost_usd: p.costUsd,
+        })),
+        meta: {
+          org_id: principal.orgId,
+          start_date: q.startDate,
+          end_date: q.endDate,
+          has_more: all.length > limit,
+          next_cursor: all.length > limit && last ? `${last.mergedAt}.${last.number}.${last.repo}` : null,
+          ...(user ? { user_id: user } : {}),
+        },
+      };
+    });
   });
 }

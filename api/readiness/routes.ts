@@ -11,7 +11,7 @@ import { sendAnswer } from '../answers/answer.ts';
 import type { ResponseCache } from '../answers/cache.ts';
 import type { Changes } from '../answers/changes.ts';
 import { PEOPLE } from '../auth/principal.ts';
-import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import { readinessSummary } from './figures.ts';
 import { READINESS_PATHS, ReadinessListQuery, ReadinessUploaded } from './schema.ts';
@@ -50,7 +50,6 @@ export function registerReadinessRoutes(app: FastifyInstance, deps: ReadinessDep
           const reports = await deps.readiness.page(principal.orgId, { repo: query.repoId, after, limit: query.limit ?? 20 });
           return { reports, summaries: reports.map(readinessSummary) };
         },
-        (answer) => checkSentAnswer(app, listDoc, 200, answer),
       ),
     );
 

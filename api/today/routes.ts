@@ -19,7 +19,7 @@ import { ANALYTICS_ROLES, PEOPLE } from '../auth/principal.ts';
 import { codeRecords } from '../code/assemble.ts';
 import type { CodeStore } from '../code/store.ts';
 import { parseQuery } from '../http/query.ts';
-import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import { TODAY_PATH, TodayQuery, TodayResponse } from './schema.ts';
@@ -94,27 +94,20 @@ export function registerTodayRoutes(
     if (team !== undefined && !whole) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
     const today = now();
     const of = { org: principal.orgId, viewer: whole ? null : principal.userId, now: today, reads: TODAY_READS, teams: deps.teams };
-    return sendAnswer(
-      deps.cache,
-      request,
-      reply,
-      of,
-      async (): Promise<TodayResponse> => {
-        let userIds: string[] | undefined;
-        if (team !== undefined) {
-          const day = today.toISOString().slice(0, 10);
-          const scope = await deps.teams.scope(principal.orgId, team, day, day);
-          userIds = [...scope.members(day)].sort();
-        }
-        const figures = await deps.live.figures({
-          orgId: principal.orgId,
-          userId: whole ? undefined : principal.userId,
-          ...(userIds ? { userIds } : {}),
-        });
-        const code = await deps.code.today(principal.orgId, figures.date, userIds ?? (whole ? null : [principal.userId]));
-        return todayAnswer(deps.analytics, principal.orgId, figures, code);
-      },
-      (answer) => checkSentAnswer(app, todayDoc, 200, answer),
-    );
+    return sendAnswer(deps.cache, request, reply, of, async (): Promise<TodayResponse> => {
+      let userIds: string[] | undefined;
+      if (team !== undefined) {
+        const day = today.toISOString().slice(0, 10);
+        const scope = await deps.teams.scope(principal.orgId, team, day, day);
+        userIds = [...scope.members(day)].sort();
+      }
+      const figures = await deps.live.figures({
+        orgId: principal.orgId,
+        userId: whole ? undefined : principal.userId,
+        ...(userIds ? { userIds } : {}),
+      });
+      const code = await deps.code.today(principal.orgId, figures.date, userIds ?? (whole ? null : [principal.userId]));
+      return todayAnswer(deps.analytics, principal.orgId, figures, code);
+    });
   });
 }

@@ -22,7 +22,7 @@ import { ADMIN_ROLES, OWNERS, PEOPLE, ROLE_RANK } from '../auth/principal.ts';
 import { NoQuery } from '../http/query.ts';
 import { durableRefusal, minter, mintRefusal } from '../keys/minting.ts';
 import { keyView } from '../keys/store.ts';
-import { checkSentAnswer, declareRoute } from '../openapi/declare.ts';
+import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import { logRemoval, removalRefusal, removeUser } from './remove.ts';
 import {
@@ -259,29 +259,22 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
     const today = now();
     // Kept per asker: "me" names another person in each one's URL.
     const of = { org: principal.orgId, viewer: principal.userId, now: today, reads: USAGE_READS };
-    return sendAnswer(
-      deps.cache,
-      request,
-      reply,
-      of,
-      async () => {
-        // The same date rules as the analytics API ('productivity' takes exactly startDate and endDate).
-        const q = parseAnalyticsQuery('productivity', request.query, today);
-        const data = userRecords(await deps.analytics.userRows({ org: principal.orgId, from: q.startDate, to: q.endDate }, [user.id]));
-        return {
-          data,
-          meta: {
-            org_id: principal.orgId,
-            start_date: q.startDate,
-            end_date: q.endDate,
-            user_id: user.id,
-            user_email: user.email,
-            role: user.role,
-            totals: personTotals(data),
-          },
-        };
-      },
-      (answer) => checkSentAnswer(app, usageDoc, 200, answer),
-    );
+    return sendAnswer(deps.cache, request, reply, of, async () => {
+      // The same date rules as the analytics API ('productivity' takes exactly startDate and endDate).
+      const q = parseAnalyticsQuery('productivity', request.query, today);
+      const data = userRecords(await deps.analytics.userRows({ org: principal.orgId, from: q.startDate, to: q.endDate }, [user.id]));
+      return {
+        data,
+        meta: {
+          org_id: principal.orgId,
+          start_date: q.startDate,
+          end_date: q.endDate,
+          user_id: user.id,
+          user_email: user.email,
+          role: user.role,
+          totals: personTotals(data),
+        },
+      };
+    });
   });
 }

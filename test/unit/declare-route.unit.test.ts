@@ -153,7 +153,7 @@ describe('checkFirst', () => {
 });
 
 describe('freshness', () => {
-  const read = (freshness: Freshness | undefined, throughCache: boolean) => {
+  const read = (freshness: Freshness | undefined, throughCache: boolean, answer: unknown = { n: 1 }) => {
     const server = Fastify();
     checkAnswers(server);
     const cache = new ResponseCache();
@@ -170,11 +170,17 @@ describe('freshness', () => {
       },
       async (_input, request, reply) =>
         throughCache
-          ? sendAnswer(cache, request, reply, { org: 'o', now: new Date(), reads: ['aggregates'] }, async () => ({ n: 1 }))
+          ? sendAnswer(cache, request, reply, { org: 'o', now: new Date(), reads: ['aggregates'] }, async () => answer)
           : { n: 1 },
     );
     return server;
   };
+
+  it("checks an answer the cache builds against its route's declared schema, on a checking server", async () => {
+    const res = await read('cached', true, { n: 'one' }).inject({ url: '/figures' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json().message).toMatch(/GET \/figures answered 200 outside its declared schema/);
+  });
 
   it('refuses a read route that does not say how fresh its answer is', () => {
     expect(() => read(undefined, false)).toThrow(/GET \/figures declares no freshness/);
