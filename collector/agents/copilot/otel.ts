@@ -3,6 +3,19 @@
 import type { OtelAgent } from '../../../common/otel/agents.ts';
 import { REPEATS_HOOK } from '../../../common/otel/reasons.ts';
 
+/** A model call's attributes, by the GenAI semantic conventions: the same on VS Code's event and the CLI's span. */
+const GEN_AI_CALL = {
+  model: 'gen_ai.response.model',
+  fallbackModel: 'gen_ai.request.model',
+  input: 'gen_ai.usage.input_tokens',
+  output: 'gen_ai.usage.output_tokens',
+  cacheRead: 'gen_ai.usage.cache_read.input_tokens',
+  cacheWrite: 'gen_ai.usage.cache_creation.input_tokens',
+  thinking: 'gen_ai.usage.reasoning.output_tokens',
+  inputIncludesCacheRead: true,
+  requestId: 'gen_ai.response.id',
+} as const;
+
 export default {
   // Copilot CLI (and the Copilot app) export as github-copilot, VS Code's Copilot agent as copilot-chat
   // (microsoft/vscode-copilot-chat docs/monitoring/agent_monitoring.md; captures of Copilot CLI 1.0.40–1.0.84).
@@ -32,30 +45,14 @@ export default {
     {
       kind: 'log',
       name: 'gen_ai.client.inference.operation.details',
-      model: 'gen_ai.response.model',
-      fallbackModel: 'gen_ai.request.model',
-      input: 'gen_ai.usage.input_tokens',
-      output: 'gen_ai.usage.output_tokens',
-      cacheRead: 'gen_ai.usage.cache_read.input_tokens',
-      cacheWrite: 'gen_ai.usage.cache_creation.input_tokens',
-      thinking: 'gen_ai.usage.reasoning.output_tokens',
-      inputIncludesCacheRead: true,
-      requestId: 'gen_ai.response.id',
+      ...GEN_AI_CALL,
     },
     // Copilot CLI: its tokens are on the chat span of each call (VS Code emits the span too, with the same
     // response id: the call is one record, whichever arrives).
     {
       kind: 'span',
       name: 'chat',
-      model: 'gen_ai.response.model',
-      fallbackModel: 'gen_ai.request.model',
-      input: 'gen_ai.usage.input_tokens',
-      output: 'gen_ai.usage.output_tokens',
-      cacheRead: 'gen_ai.usage.cache_read.input_tokens',
-      cacheWrite: 'gen_ai.usage.cache_creation.input_tokens',
-      thinking: 'gen_ai.usage.reasoning.output_tokens',
-      inputIncludesCacheRead: true,
-      requestId: 'gen_ai.response.id',
+      ...GEN_AI_CALL,
     },
   ],
   ignored: {
