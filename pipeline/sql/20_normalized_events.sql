@@ -4,18 +4,8 @@
 -- (records arrive roughly in time order) instead of the whole history. The exact (org_id, day) set
 -- follows.
 
--- The days of the chunk's range that an organization with rebuilt days does not rebuild (an incremental
--- run's rebuild set can have holes): the only events of the range the steps below read besides those of
--- rebuilt days. Usually none.
-CREATE OR REPLACE TEMP TABLE chunk_gaps AS
-SELECT o.org_id, CAST(d.day AS DATE) AS day
-FROM (SELECT DISTINCT org_id FROM rebuild) o,
-     generate_series(CAST($chunk_first AS DATE), CAST($chunk_last AS DATE), INTERVAL 1 DAY) d(day)
-EXCEPT
-SELECT org_id, day FROM rebuild;
-
 -- The days of the range whose events no step below counts: those of the registered organizations that
--- rebuild none of them (a run of one organization) and the gaps above. Empty in a run of every
+-- rebuild none of them (a run of one organization) and the holes of the others (chunk_gaps). Empty in a run of every
 -- organization over whole days: an anti join with nothing costs nothing, where testing each event's
 -- organization and day against the rebuild set costs about a fifth of a grouping.
 CREATE OR REPLACE TEMP TABLE chunk_skip AS
@@ -24,6 +14,12 @@ FROM (SELECT id AS org_id FROM orgs UNION SELECT org_id FROM rebuild) o,
      generate_series(CAST($chunk_first AS DATE), CAST($chunk_last AS DATE), INTERVAL 1 DAY) d(day)
 EXCEPT
 SELECT org_id, day FROM rebuild;
+
+-- Of those, the days that an organization with rebuilt days does not rebuild (an incremental run's rebuild
+-- set can have holes): the only events of the range the steps below read besides those of rebuilt days.
+-- Usually none.
+CREATE OR REPLACE TEMP TABLE chunk_gaps AS
+SELECT org_id, day FROM chunk_skip WHERE org_id IN (SELECT org_id FROM rebuild);
 
 -- The hook events of the chunk's range, but for the skipped days. Events are unique per (org_id, id)
 -- already: the raw table's primary key deduplicates at ingest. Each grouping below reads them with the few
