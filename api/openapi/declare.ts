@@ -125,8 +125,8 @@ export function checkCachedAnswer(request: FastifyRequest, answer: unknown): voi
 }
 
 /**
- * checkAnswers' check for an answer the handler serializes and sends itself (the analytics routes send a
- * cached body): called with the answer before it is serialized; nothing on a server that does not check.
+ * checkAnswers' check for an answer that is serialized before declareRoute sees it (the answer cache's,
+ * through checkCachedAnswer): called with the answer itself; nothing on a server that does not check.
  */
 export function checkSentAnswer(app: FastifyInstance, doc: RouteDoc, status: number, answer: unknown): void {
   if (checksAnswers(app)) checkAnswer(doc, status, answer instanceof Pieces ? JSON.parse(answer.raw().toString()) : answer);
