@@ -5,7 +5,8 @@
 //   ship       — collector ship rate (spool files → server, end to end)
 //   batch      — the daily batch over 10M generated events (60 days): all days, a first incremental run, a
 //                nightly run
-//   api        — the five analytics endpoints beside a bare Fastify route: cached and cold answers
+//   api        — the five analytics endpoints beside a bare Fastify route: cached and cold answers;
+//                BENCH_CLI=<another checkout's bin/agentmeter.js> measures that server
 //   dashboard  — the dashboard overview's cold complete time in Chromium, and its gzip asset size
 //   bundle     — the laptop bundle's size, its cold start (`node dist/laptop/agentmeter.mjs --version`) and
 //                `agentmeter statusline` from a status cache
@@ -368,6 +369,9 @@ function benchBatchReport(batch: BatchTimes): void {
   };
 }
 
+/** Seconds of unmeasured load before each measured API run (benchApi). */
+const WARM_UP_SECONDS = 3;
+
 /** Runs bench/load-client.ts in a process of its own and returns what it measured. */
 async function load(
   base: string,
@@ -398,8 +402,19 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
     for (const e of ['tokens', 'tools', 'activity', 'productivity', 'users']) paths.push(`/api/v1/analytics/${e}?${q}`);
   }
   const auth = { authorization: `Bearer ${data.managerKey}` };
+  // BENCH_CLI: another checkout's server, measured by the same client after the same warm-up.
+  const cli = process.env['BENCH_CLI'] ?? CLI;
+  const seconds = 5 * Math.max(0.4, SCALE);
+  // Every server is first run under the same load, unmeasured. V8 optimizes a function after hundreds of
+  // calls: a server that has answered each query once still optimizes some 500 functions in its first
+  // seconds of load (`node --trace-opt`; about 50 in the next 5 s), at a fifth more CPU a request, and
+  // that start held most of the run's slowest 1%. A server that has been up a while is past it.
+  const measure = async (url: string, measured: string[], headers: Record<string, string>) => {
+    await load(url, measured, headers, WARM_UP_SECONDS);
+    return load(url, measured, headers, seconds);
+  };
   const bare = await startServer('', [], [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'bare-server.ts')]);
-  const bareResult = await load(bare.url, ['/bare'], {}, 5 * Math.max(0.4, SCALE));
+  const bareResult = await measure(bare.url, ['/bare'], {});
   await bare.stop();
   const rows: [string, LoadResult][] = [['bare Fastify route', bareResult]];
   // A client that accepts gzip (fetch, Python requests, curl --compressed, browsers) and one that does not.
@@ -410,10 +425,10 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
     ['analytics, cache on, client without gzip', [], auth],
     ['analytics, cache off (every request builds its answer)', ['--cache-entries', '0'], gzip],
   ] as const) {
-    const server = await startServer(data.db, ['--no-batch', ...extra]);
-    // Warm-up: every query once (four at a time), so the measured run sees what a server that has been
-    // up for a while sees (its analytics read model has loaded the aggregate rows, in the background of
-    // the first request). The first request of a query (read, assemble, compress) is the cache-off row.
+    const server = await startServer(data.db, ['--no-batch', ...extra], [cli, 'serve', '--db', data.db, '--port', '0']);
+    // Warm-up: every query once (four at a time), so that the analytics read model has loaded the aggregate
+    // rows (in the background of the first request), then the load run of `measure`. The cache-off row
+    // measures the first request of a query (read, assemble, compress) on a warm server.
     for (let i = 0; i < paths.length; i += 4) {
       await Promise.all(
         paths.slice(i, i + 4).map(async (path) => {
@@ -423,7 +438,7 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
         }),
       );
     }
-    rows.push([label, await load(server.url, paths, headers, 5 * Math.max(0.4, SCALE))]);
+    rows.push([label, await measure(server.url, paths, headers)]);
     await server.stop();
   }
   // For information: the bare route sending the very bytes of the answers above, uncompressed. Between it
@@ -437,10 +452,12 @@ async function benchApi(data: { db: string; managerKey: string }): Promise<void>
     [],
     [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'bare-server.ts'), recordedFile],
   );
-  rows.push(['bare route, the same answers as stored bytes, no gzip', await load(sameBytes.url, paths, {}, 5 * Math.max(0.4, SCALE))]);
+  rows.push(['bare route, the same answers as stored bytes, no gzip', await measure(sameBytes.url, paths, {})]);
   await sameBytes.stop();
   rmSync(recordedFile, { force: true });
-  console.log(`\nAPI: 30-day queries over the five analytics endpoints (150 distinct URLs), 16 keep-alive connections, 5 s each`);
+  console.log(
+    `\nAPI (server: ${cli}): 30-day queries over the five analytics endpoints (150 distinct URLs), 16 keep-alive connections, ${fmt(seconds, 0)} s each after ${WARM_UP_SECONDS} s of the same load`,
+  );
   for (const [label, r] of rows) {
     console.log(
       `  ${label.padEnd(56)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.requests} requests, ${r.errors} errors, ${fmt(r.bytes / 1024, 1)} KiB each)  ${fmt((100 * r.rps) / bareResult.rps, 0)}% of bare`,
