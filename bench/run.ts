@@ -60,11 +60,19 @@ const results: Record<string, unknown> = {
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
+const runCli = (cli: string, args: string[]) =>
+  spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
+
+/** A new organization of the bench's database and a member of it: the member's key. */
 function seed(db: string, cli = CLI): string {
-  const run = (args: string[]) =>
-    spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
-  const org = run(['orgs', 'add', '--db', db, '--name', 'Bench']).stdout.trim();
-  return run(['users', 'add', '--db', db, '--org', org, '--email', 'bench@example.com', '--role', 'member'])
+  benchOrg = runCli(cli, ['orgs', 'add', '--db', db, '--name', 'Bench']).stdout.trim();
+  return seedUser(db, cli, 'bench@example.com');
+}
+let benchOrg = '';
+
+/** Another member of the organization seed() made: their key (before the server opens the database). */
+function seedUser(db: string, cli: string, email: string): string {
+  return runCli(cli, ['users', 'add', '--db', db, '--org', benchOrg, '--email', email, '--role', 'member'])
     .stdout.trim()
     .split('\n')
     .at(-1)!;
@@ -170,6 +178,8 @@ async function benchIngest(): Promise<void> {
   // BENCH_CLI: another checkout's server, to compare two trees with the same client.
   const cli = process.env['BENCH_CLI'] ?? CLI;
   const key = seed(db, cli);
+  // The small-batch run's collectors, one person each.
+  const senders = Array.from({ length: SMALL_SENDERS }, (_, u) => seedUser(db, cli, `small${u}@example.com`));
   const server = await startServer(db, NO_QUOTA, [cli, 'serve', '--db', db, '--port', '0']);
   const pid = server.child.pid!;
   const batchSize = 10_000;
@@ -229,10 +239,62 @@ async function benchIngest(): Promise<void> {
       ...(cpu === undefined ? {} : { serverCpuMsPerBatch: cpu }),
     };
   }
+  // For information: collectors each send a second's records, mostly small batches. Six at once (an
+  // organization's most in flight), each of its own person (a person's most is four): what a server takes
+  // when a batch's own cost, not its rows, decides (api/ingest/store.ts groups them).
+  let k = 50_000_000;
+  const smallBody = () =>
+    gzipSync(
+      makeRecords(SMALL_BATCH, (k += SMALL_BATCH) - SMALL_BATCH)
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    );
+  const postAs = (key: string) =>
+    fetch(`${server.url}/api/v1/ingest/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+      body: smallBody(),
+    }).then(async (r) => {
+      if (!r.ok) throw new Error(`ingest ${r.status}: ${await r.text()}`);
+      return r.json();
+    });
+  const sendFor = async (seconds: number) => {
+    let sent = 0;
+    const until = performance.now() + seconds * 1000;
+    await Promise.all(
+      senders.map(async (key) => {
+        while (performance.now() < until) {
+          await postAs(key);
+          sent++;
+        }
+      }),
+    );
+    return sent;
+  };
+  await sendFor(1);
+  const smallCpuBefore = processCpuMs(pid);
+  const smallStart = performance.now();
+  const smallSent = await sendFor(5 * Math.max(0.4, SCALE));
+  const smallSeconds = (performance.now() - smallStart) / 1000;
+  const smallCpuAfter = processCpuMs(pid);
+  const smallCpu = smallCpuBefore !== undefined && smallCpuAfter !== undefined ? (smallCpuAfter - smallCpuBefore) / smallSent : undefined;
+  console.log(
+    `ingest, ${SMALL_BATCH}-record batches from ${SMALL_SENDERS} collectors at once: ${Math.round(smallSent / smallSeconds)} batches/s = ${Math.round((smallSent * SMALL_BATCH) / smallSeconds)} events/s${smallCpu === undefined ? '' : `; server CPU ${fmt(smallCpu, 2)} ms a batch`}   (for information)`,
+  );
+  runs['small batches'] = {
+    events: smallSent * SMALL_BATCH,
+    seconds: smallSeconds,
+    eventsPerSecond: (smallSent * SMALL_BATCH) / smallSeconds,
+    ...(smallCpu === undefined ? {} : { serverCpuMsPerBatch: smallCpu }),
+  };
   results['ingest'] = { batchSize, ...runs };
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }
+
+/** The small-batch ingest run: records a batch, and collectors sending at once. */
+const SMALL_BATCH = 20;
+const SMALL_SENDERS = 6;
 
 /** Fills a spool's new/ with `total` hook files as the hook writes them (tmp/, then a hard link into new/). */
 function writeSpool(amHome: string, total: number): void {
