@@ -218,7 +218,10 @@ interface Waiting {
   fast: (tx: Db) => Promise<Written>;
   /** Its own transaction, and the careful path when an id was stored before. */
   alone: () => Promise<Written>;
-  settle: (written: Promise<Written>) => void;
+  /** Its fast path failed in a group: it is written alone. */
+  failedInGroup: boolean;
+  resolve: (written: Written) => void;
+  reject: (error: unknown) => void;
 }
 
 /**
@@ -228,12 +231,6 @@ interface Waiting {
  */
 const GROUP_MOST_RECORDS = 2_000;
 const GROUP_MOST_BATCHES = 64;
-
-/** Settles a waiting batch with `written` once it is, whichever way it ends. */
-async function settled(entry: Waiting, written: Promise<Written>): Promise<void> {
-  entry.settle(written);
-  await written.catch(() => undefined);
-}
 
 export class IngestStore {
   /** A folder of this store's own (0700): two servers in one process (tests) must not remove each other's files. */
@@ -337,45 +334,64 @@ export class IngestStore {
    * 20-record batch), and the writer takes one transaction at a time: collectors that each send a
    * second's records would otherwise queue behind one another's commits. A batch waits only while the
    * transaction before it runs. The shared transaction runs each batch's fast path in turn, so each
-   * counts its own rows; when any fails (a repeated id, a row the store refuses) it is rolled back whole
-   * and each batch is written alone, as if none had waited together.
+   * counts its own rows, seeing what the batches before it wrote. When one fails (an id stored before,
+   * another user's id, a row the store refuses), the transaction is rolled back whole and the batches go
+   * back in the same order: those before it are grouped again, it is written alone as it would have been
+   * without grouping, and those after it wait for the next group.
    */
-  private together(entry: Omit<Waiting, 'settle'>): Promise<Written> {
+  private together(entry: Pick<Waiting, 'records' | 'fast' | 'alone'>): Promise<Written> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ ...entry, settle: (written) => written.then(resolve, reject) });
+      this.waiting.push({ ...entry, failedInGroup: false, resolve, reject });
       if (!this.writing) void this.writeWaiting();
     });
   }
 
+  /** Writes the waiting batches, a group a transaction, until none waits; never rejects. */
   private async writeWaiting(): Promise<void> {
     this.writing = true;
-    try {
-      while (this.waiting.length > 0) {
-        let records = 0;
-        let size = 0;
-        while (
-          size < this.waiting.length &&
-          size < GROUP_MOST_BATCHES &&
-          (size === 0 || records + this.waiting[size]!.records <= GROUP_MOST_RECORDS)
-        )
-          records += this.waiting[size++]!.records;
-        const group = this.waiting.splice(0, size);
-        if (group.length === 1) {
-          await settled(group[0]!, group[0]!.alone());
-          continue;
+    while (this.waiting.length > 0) {
+      const group = this.waiting.splice(0, this.groupSize());
+      if (group.length === 1) {
+        const [entry] = group as [Waiting];
+        try {
+          entry.resolve(await entry.alone());
+        } catch (error) {
+          entry.reject(error);
         }
-        const together = this.db.transaction(async (tx) => {
-          const written: Written[] = [];
-          for (const entry of group) written.push(await entry.fast(tx));
-          return written;
-        });
-        const written = await together.catch(() => undefined);
-        if (written) for (const [i, entry] of group.entries()) entry.settle(Promise.resolve(written[i]!));
-        else for (const entry of group) await settled(entry, entry.alone());
+        continue;
       }
-    } finally {
-      this.writing = false;
+      let failed = -1;
+      try {
+        const written = await this.db.transaction(async (tx) => {
+          const out: Written[] = [];
+          for (const [i, entry] of group.entries()) {
+            failed = i;
+            out.push(await entry.fast(tx));
+          }
+          failed = -1;
+          return out;
+        });
+        for (const [i, entry] of group.entries()) entry.resolve(written[i]!);
+      } catch {
+        // The batch whose fast path failed goes alone; the commit itself failing sends every batch alone.
+        for (const [i, entry] of group.entries()) if (failed === -1 || i === failed) entry.failedInGroup = true;
+        this.waiting.unshift(...group);
+      }
     }
+    this.writing = false;
+  }
+
+  /** How many of the waiting batches the next transaction takes: up to one that failed in a group, or the bounds. */
+  private groupSize(): number {
+    if (this.waiting[0]!.failedInGroup) return 1;
+    let records = this.waiting[0]!.records;
+    let size = 1;
+    for (; size < this.waiting.length && size < GROUP_MOST_BATCHES; size++) {
+      const next = this.waiting[size]!;
+      if (next.failedInGroup || records + next.records > GROUP_MOST_RECORDS) break;
+      records += next.records;
+    }
+    return size;
   }
 
   close(): void {

@@ -1,10 +1,10 @@
 // Batches that wait for the writer together share one transaction (api/ingest/store.ts, together): each
-// batch's answer and the stored rows are what the same batches give written one after another, a group
-// that fails is written again batch by batch, and a full-size batch is written alone.
+// batch's answer and the stored rows are what the same batches give written one after another; the batch
+// that fails a group is written alone and the others grouped again; a full-size batch is written alone.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type DecodedBatch, decodeItems } from '../../api/ingest/decode.ts';
-import { IngestStore, type StoreResult } from '../../api/ingest/store.ts';
+import { BatchRefused, IngestStore, type StoreResult } from '../../api/ingest/store.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { call, message, usage, type WireRecord } from '../helpers/records.ts';
@@ -33,8 +33,6 @@ async function countedDb(name: string): Promise<{ db: Db; transactions: () => nu
   return { db, transactions: () => transactions };
 }
 
-const decoded = (sent: Sent): Promise<DecodedBatch> => decodeItems(sent.records, 10_000);
-
 /** Every row of the three tables, ordered, without the time each arrived. */
 async function rows(db: Db): Promise<unknown[]> {
   const out: unknown[] = [];
@@ -45,18 +43,23 @@ async function rows(db: Db): Promise<unknown[]> {
 
 /**
  * The batches stored in a fresh database, `first` one by one, then `rest` all at once (waiting for the
- * writer together) or one by one; the answers of `rest`, the rows and the transactions made for `rest`.
+ * writer together) or one by one: the answers of `rest` (a failure as its error), the rows, and the
+ * transactions made for `rest`. `alter` may change a decoded batch of `rest` before it is stored.
  */
-async function store(name: string, first: Sent[], rest: Sent[], together: boolean) {
+async function store(name: string, first: Sent[], rest: Sent[], together: boolean, alter?: (batch: DecodedBatch, i: number) => void) {
   const { db, transactions } = await countedDb(name);
   const ingest = new IngestStore(db);
+  const decoded = (sent: Sent) => decodeItems(sent.records, 10_000);
   try {
     for (const sent of first) await ingest.store(sent.org, sent.user, await decoded(sent));
     const batches = await Promise.all(rest.map(decoded));
+    if (alter) batches.forEach(alter);
     const before = transactions();
-    let answers: StoreResult[] = [];
-    if (together) answers = await Promise.all(rest.map((sent, i) => ingest.store(sent.org, sent.user, batches[i]!)));
-    else for (const [i, sent] of rest.entries()) answers.push(await ingest.store(sent.org, sent.user, batches[i]!));
+    const one = (i: number): Promise<StoreResult | Error> =>
+      ingest.store(rest[i]!.org, rest[i]!.user, batches[i]!).catch((error: unknown) => error as Error);
+    const answers: (StoreResult | Error)[] = [];
+    if (together) answers.push(...(await Promise.all(rest.map((_, i) => one(i)))));
+    else for (const i of rest.keys()) answers.push(await one(i));
     return { answers, rows: await rows(db), transactions: transactions() - before };
   } finally {
     ingest.close();
@@ -68,28 +71,28 @@ const day = '2026-03-02';
 
 describe('batches waiting for the writer together', () => {
   it('share a transaction, and each answer and every row is as when written one after another', async () => {
-    // Small batches of three people of two organizations, events, usage and messages mixed.
+    // Small batches of three people of two organizations, events, usage and messages mixed; batch i holds
+    // i + 3 records, so that an answer given to another batch would show.
     const rest: Sent[] = Array.from({ length: 6 }, (_, i) => ({
       org: i === 5 ? OTHER_ORG : ORG,
       user: i % 2 ? BO : ANA,
       records: [
-        call('Bash', day),
         usage('claude-sonnet-4', day, { input_tokens: 10 + i, output_tokens: 3 }),
         message(day),
-        call('Read', day),
+        ...Array.from({ length: i + 1 }, () => call('Read', day)),
       ],
     }));
     const apart = await store('apart', [], rest, false);
     const together = await store('together', [], rest, true);
     expect(together.answers).toEqual(apart.answers);
-    expect(together.answers.every((a) => a.stored === 4 && a.duplicates === 0 && a.refused.length === 0)).toBe(true);
+    expect(together.answers).toEqual(rest.map((sent) => ({ stored: sent.records.length, duplicates: 0, refused: [] })));
     expect(together.rows).toEqual(apart.rows);
     expect(apart.transactions).toBe(6);
     // The first is written at once; the five that arrived while it was written share the next transaction.
     expect(together.transactions).toBe(2);
   });
 
-  it('a group one batch of which repeats a stored id or takes another user’s is rolled back and written batch by batch', async () => {
+  it('a batch that repeats a stored id or takes another user’s fails its group: it is written alone, the others grouped again', async () => {
     const stored = [call('Edit', day), usage('claude-sonnet-4', day, { input_tokens: 7 })];
     const first: Sent[] = [{ org: ORG, user: ANA, records: stored }];
     const rest: Sent[] = [
@@ -104,16 +107,64 @@ describe('batches waiting for the writer together', () => {
     const together = await store('together-conflict', first, rest, true);
     expect(together.answers).toEqual(apart.answers);
     expect(together.answers[1]).toMatchObject({ stored: 1, duplicates: 1, refused: [] });
-    expect(together.answers[2]!.refused).toEqual([expect.objectContaining({ index: 0, id: stored[1]!.id })]);
+    expect(together.answers[2]).toMatchObject({ stored: 1, refused: [expect.objectContaining({ index: 0, id: stored[1]!.id })] });
     expect(together.rows).toEqual(apart.rows);
-    // One more than apart: the group of the three that waited, rolled back before each was written alone.
-    expect(together.transactions).toBe(apart.transactions + 1);
+    // Two more than apart: the group of the three that waited, rolled back at the re-delivery (then
+    // written alone), and the group of the last two, rolled back at Bo's copy (then alone) before the last.
+    expect(together.transactions).toBe(apart.transactions + 2);
+  });
+
+  it('one id in two batches of a group: a usage record combines within it, an event is a duplicate, another user’s is refused', async () => {
+    const shared = usage('claude-sonnet-4', day, { input_tokens: 5 });
+    const usages: Sent[] = [
+      { org: ORG, user: ANA, records: [call('Read', day)] },
+      { org: ORG, user: ANA, records: [shared] },
+      // Ana's usage record again in the same group, with more tokens: combined, and the group commits.
+      { org: ORG, user: ANA, records: [{ ...shared, input_tokens: 8 } as WireRecord, message(day)] },
+    ];
+    const usageApart = await store('apart-usage', [], usages, false);
+    const usageTogether = await store('together-usage', [], usages, true);
+    expect(usageTogether.answers).toEqual(usageApart.answers);
+    expect(usageTogether.rows).toEqual(usageApart.rows);
+    expect(usageTogether.transactions).toBe(2);
+
+    const event = call('Bash', day);
+    const events: Sent[] = [
+      { org: ORG, user: ANA, records: [call('Read', day)] },
+      { org: ORG, user: ANA, records: [event, call('Grep', day)] },
+      // The same event again from Ana (a duplicate), then from Bo (refused).
+      { org: ORG, user: ANA, records: [event] },
+      { org: ORG, user: BO, records: [event, message(day)] },
+    ];
+    const eventsApart = await store('apart-events', [], events, false);
+    const eventsTogether = await store('together-events', [], events, true);
+    expect(eventsTogether.answers).toEqual(eventsApart.answers);
+    expect(eventsTogether.answers[2]).toMatchObject({ stored: 0, duplicates: 1, refused: [] });
+    expect(eventsTogether.answers[3]).toMatchObject({ stored: 1, refused: [expect.objectContaining({ index: 0, id: event.id })] });
+    expect(eventsTogether.rows).toEqual(eventsApart.rows);
+  });
+
+  it('a batch the store refuses fails alone; the other batches of its group are stored', async () => {
+    const rest: Sent[] = Array.from({ length: 4 }, (_, i) => ({ org: ORG, user: i % 2 ? BO : ANA, records: [call('Bash', day)] }));
+    // The net under validation (as in ingest-store's test): a row DuckDB refuses, in the third batch.
+    const refuse = (batch: DecodedBatch, i: number) => {
+      if (i !== 2) return;
+      const bad =
+        '{"kind":"event","id":"bad","agent":"claude","event":"Stop\\udfff","ts":1772366400000,"session_id":"s","client":"web","autonomy":"spec"}\n';
+      batch.events.ndjson = Buffer.concat([batch.events.ndjson, Buffer.from(bad)]);
+    };
+    const apart = await store('apart-refused', [], rest, false, refuse);
+    const together = await store('together-refused', [], rest, true, refuse);
+    expect(apart.answers[2]).toBeInstanceOf(BatchRefused);
+    expect(together.answers[2]).toBeInstanceOf(BatchRefused);
+    expect(together.answers.filter((_, i) => i !== 2)).toEqual([0, 1, 3].map(() => ({ stored: 1, duplicates: 0, refused: [] })));
+    expect(together.rows).toEqual(apart.rows);
   });
 
   it('a full-size batch is written alone', async () => {
     const big = (n: number): Sent => ({ org: ORG, user: ANA, records: Array.from({ length: n }, () => call('Bash', day)) });
     const together = await store('big', [], [big(1), big(2_500), big(1)], true);
-    expect(together.answers.map((a) => a.stored)).toEqual([1, 2_500, 1]);
+    expect(together.answers.map((a) => (a as StoreResult).stored)).toEqual([1, 2_500, 1]);
     // The first alone, the big one alone (over the group's bound), then the last.
     expect(together.transactions).toBe(3);
   });
