@@ -60,22 +60,22 @@ const results: Record<string, unknown> = {
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
-const runCli = (cli: string, args: string[]) =>
-  spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
-
-/** A new organization of the bench's database and a member of it: the member's key. */
-function seed(db: string, cli = CLI): string {
-  benchOrg = runCli(cli, ['orgs', 'add', '--db', db, '--name', 'Bench']).stdout.trim();
-  return seedUser(db, cli, 'bench@example.com');
-}
-let benchOrg = '';
-
-/** Another member of the organization seed() made: their key (before the server opens the database). */
-function seedUser(db: string, cli: string, email: string): string {
-  return runCli(cli, ['users', 'add', '--db', db, '--org', benchOrg, '--email', email, '--role', 'member'])
-    .stdout.trim()
-    .split('\n')
-    .at(-1)!;
+/**
+ * A new organization of the bench's database with `members` members (before a server opens the database):
+ * their keys.
+ */
+function seed(db: string, cli = CLI, members = 1): [string, ...string[]] {
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const org = run(['orgs', 'add', '--db', db, '--name', 'Bench']).stdout.trim();
+  return Array.from(
+    { length: Math.max(1, members) },
+    (_, m) =>
+      run(['users', 'add', '--db', db, '--org', org, '--email', `bench${m || ''}@example.com`, '--role', 'member'])
+        .stdout.trim()
+        .split('\n')
+        .at(-1)!,
+  ) as [string, ...string[]];
 }
 
 function benchHook(): void {
@@ -172,22 +172,39 @@ function processCpuMs(pid: number): number | undefined {
   }
 }
 
+/** A batch of `n` bench records from id `offset` on, as a collector sends it (gzip NDJSON). */
+const gzipBatch = (n: number, offset: number, timeOf?: (k: number) => number) =>
+  gzipSync(
+    makeRecords(n, offset, timeOf)
+      .map((r) => JSON.stringify(r))
+      .join('\n'),
+  );
+
+/** The seconds `work` takes and the CPU time (ms) server process `pid` spends meanwhile. */
+async function serverTimed(pid: number, work: () => Promise<unknown>): Promise<{ seconds: number; cpuMs: number | undefined }> {
+  const cpuBefore = processCpuMs(pid);
+  const start = performance.now();
+  await work();
+  const seconds = (performance.now() - start) / 1000;
+  const cpuAfter = processCpuMs(pid);
+  return { seconds, cpuMs: cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined };
+}
+
 async function benchIngest(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'am-bench-ingest-'));
   const db = join(dir, 'bench.duckdb');
   // BENCH_CLI: another checkout's server, to compare two trees with the same client.
   const cli = process.env['BENCH_CLI'] ?? CLI;
-  const key = seed(db, cli);
-  // The small-batch run's collectors, one person each.
-  const senders = Array.from({ length: SMALL_SENDERS }, (_, u) => seedUser(db, cli, `small${u}@example.com`));
+  // The first member sends the large batches; the small-batch run's collectors are a person each.
+  const [key, ...senders] = seed(db, cli, 1 + SMALL_SENDERS);
   const server = await startServer(db, NO_QUOTA, [cli, 'serve', '--db', db, '--port', '0']);
   const pid = server.child.pid!;
   const batchSize = 10_000;
   const batches = Math.max(5, Math.round(40 * SCALE));
-  const post = (body: Buffer) =>
+  const post = (body: Buffer, as = key) =>
     fetch(`${server.url}/api/v1/ingest/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+      headers: { authorization: `Bearer ${as}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
       body,
     }).then(async (r) => {
       if (!r.ok) throw new Error(`ingest ${r.status}: ${await r.text()}`);
@@ -195,14 +212,8 @@ async function benchIngest(): Promise<void> {
     });
   // Warm-up, on ids outside the measured ranges: as many batches at once as the most in flight below, so
   // every decode worker has started (they start at their first batch) and run its code hot.
-  const warmUp = Array.from({ length: 8 }, (_, b) =>
-    gzipSync(
-      makeRecords(batchSize, 10_000_000 + b * batchSize)
-        .map((r) => JSON.stringify(r))
-        .join('\n'),
-    ),
-  );
-  for (let i = 0; i < warmUp.length; i += 4) await Promise.all(warmUp.slice(i, i + 4).map(post));
+  const warmUp = Array.from({ length: 8 }, (_, b) => gzipBatch(batchSize, 10_000_000 + b * batchSize));
+  for (let i = 0; i < warmUp.length; i += 4) await Promise.all(warmUp.slice(i, i + 4).map((body) => post(body)));
   // The target is judged with two requests in flight, as two collectors would send; a server of a larger
   // organization has more, so the same run is repeated (on new ids) with four.
   // The server's CPU time per batch (all its threads) says what a batch costs whatever else the machine
@@ -210,24 +221,16 @@ async function benchIngest(): Promise<void> {
   const runs: Record<string, { events: number; seconds: number; eventsPerSecond: number; serverCpuMsPerBatch?: number }> = {};
   for (const inFlight of [2, 4]) {
     const offset = inFlight === 2 ? 0 : batches * batchSize;
-    const bodies = Array.from({ length: batches }, (_, b) =>
-      gzipSync(
-        makeRecords(batchSize, offset + b * batchSize)
-          .map((r) => JSON.stringify(r))
-          .join('\n'),
+    const bodies = Array.from({ length: batches }, (_, b) => gzipBatch(batchSize, offset + b * batchSize));
+    let next = 0;
+    const { seconds, cpuMs } = await serverTimed(pid, () =>
+      Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          while (next < bodies.length) await post(bodies[next++]!);
+        }),
       ),
     );
-    const cpuBefore = processCpuMs(pid);
-    const start = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (next < bodies.length) await post(bodies[next++]!);
-      }),
-    );
-    const seconds = (performance.now() - start) / 1000;
-    const cpuAfter = processCpuMs(pid);
-    const cpu = cpuBefore !== undefined && cpuAfter !== undefined ? (cpuAfter - cpuBefore) / batches : undefined;
+    const cpu = cpuMs === undefined ? undefined : cpuMs / batches;
     const rate = (batches * batchSize) / seconds;
     console.log(
       `${inFlight === 2 ? `\ningest (server: ${cli})\n` : ''}ingest, ${inFlight} requests in flight: ${batches * batchSize} events in ${batches} gzip NDJSON batches of ${batchSize}: ${fmt(seconds)} s = ${Math.round(rate)} events/s${cpu === undefined ? '' : `; server CPU ${fmt(cpu, 1)} ms a batch`}${inFlight === 2 ? '   target: >= 250000' : ''}`,
@@ -243,28 +246,13 @@ async function benchIngest(): Promise<void> {
   // organization's most in flight), each of its own person (a person's most is four): what a server takes
   // when a batch's own cost, not its rows, decides (api/ingest/store.ts groups them).
   let k = 50_000_000;
-  const smallBody = () =>
-    gzipSync(
-      makeRecords(SMALL_BATCH, (k += SMALL_BATCH) - SMALL_BATCH)
-        .map((r) => JSON.stringify(r))
-        .join('\n'),
-    );
-  const postAs = (key: string) =>
-    fetch(`${server.url}/api/v1/ingest/events`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-      body: smallBody(),
-    }).then(async (r) => {
-      if (!r.ok) throw new Error(`ingest ${r.status}: ${await r.text()}`);
-      return r.json();
-    });
   const sendFor = async (seconds: number) => {
     let sent = 0;
     const until = performance.now() + seconds * 1000;
     await Promise.all(
       senders.map(async (key) => {
         while (performance.now() < until) {
-          await postAs(key);
+          await post(gzipBatch(SMALL_BATCH, (k += SMALL_BATCH) - SMALL_BATCH), key);
           sent++;
         }
       }),
@@ -272,12 +260,11 @@ async function benchIngest(): Promise<void> {
     return sent;
   };
   await sendFor(1);
-  const smallCpuBefore = processCpuMs(pid);
-  const smallStart = performance.now();
-  const smallSent = await sendFor(5 * Math.max(0.4, SCALE));
-  const smallSeconds = (performance.now() - smallStart) / 1000;
-  const smallCpuAfter = processCpuMs(pid);
-  const smallCpu = smallCpuBefore !== undefined && smallCpuAfter !== undefined ? (smallCpuAfter - smallCpuBefore) / smallSent : undefined;
+  let smallSent = 0;
+  const { seconds: smallSeconds, cpuMs: smallCpuMs } = await serverTimed(pid, async () => {
+    smallSent = await sendFor(5 * Math.max(0.4, SCALE));
+  });
+  const smallCpu = smallCpuMs === undefined ? undefined : smallCpuMs / smallSent;
   console.log(
     `ingest, ${SMALL_BATCH}-record batches from ${SMALL_SENDERS} collectors at once: ${Math.round(smallSent / smallSeconds)} batches/s = ${Math.round((smallSent * SMALL_BATCH) / smallSeconds)} events/s${smallCpu === undefined ? '' : `; server CPU ${fmt(smallCpu, 2)} ms a batch`}   (for information)`,
   );
@@ -338,7 +325,7 @@ async function benchShip(): Promise<void> {
   const floorSeconds = (performance.now() - started) / 1000;
 
   const db = join(dir, 'bench.duckdb');
-  const key = seed(db);
+  const [key] = seed(db);
   const server = await startServer(db, NO_QUOTA);
   const amHome = join(dir, 'am');
   writeSpool(amHome, total);
@@ -755,13 +742,7 @@ async function benchLive(): Promise<void> {
   const today = (k: number) => dayStart + ((k * 37) % sinceDayStart);
   const batchSize = 10_000;
   const batches = Math.max(5, Math.round(40 * SCALE));
-  const bodies = Array.from({ length: batches }, (_, b) =>
-    gzipSync(
-      makeRecords(batchSize, b * batchSize, today)
-        .map((r) => JSON.stringify(r))
-        .join('\n'),
-    ),
-  );
+  const bodies = Array.from({ length: batches }, (_, b) => gzipBatch(batchSize, b * batchSize, today));
   let polling = true;
   let polls = 0;
   const poller = (async () => {
