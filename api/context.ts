@@ -102,7 +102,14 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
     maxRows: options.readModel?.maxRows ?? DEFAULT_READ_MODEL_LIMITS.maxRows,
   });
   readModel.onLoadError = (error) => log.error({ err: error }, 'analytics read model: loading failed; answering from SQL');
-  const metrics = new ServerMetrics({ dbPath: db.path, cache: () => cache.stats, readModelRows: () => readModel.heldRows });
+  const ingest = new IngestStore(db);
+  if (ingest.swept > 0) log.info({ swept: ingest.swept }, 'ingest: removed the temporary files a server that stopped mid-batch left');
+  const metrics = new ServerMetrics({
+    dbPath: db.path,
+    cache: () => cache.stats,
+    readModelRows: () => readModel.heldRows,
+    ingestTransactions: () => ingest.transactions,
+  });
   const live = new LiveFiguresStore(db, log, clock);
   // The answer cache, the read model and today's figures hold figures built from stored data: they drop
   // what each change makes stale.
@@ -165,7 +172,7 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
     signIns: new SignInStore(db),
     machines: new MachineStore(db, accounts),
     computers: new ComputerStore(db, clock),
-    ingest: new IngestStore(db),
+    ingest,
     ingestLimits,
     decoders: workers > 0 ? new DecodePool(workers, ingestLimits.maxDecodeQueue) : undefined,
     live,

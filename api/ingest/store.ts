@@ -232,6 +232,16 @@ interface Waiting {
 const GROUP_MOST_RECORDS = 2_000;
 const GROUP_MOST_BATCHES = 64;
 
+/**
+ * The store's transactions so far, by shape (a batch's own, or a group's) and outcome. A rollback is
+ * ordinary (a batch delivered again takes its careful path after one), but one that keeps rising means
+ * batches are stored twice over: the server's metrics read these at each scrape.
+ */
+export interface StoreTransactions {
+  single: { committed: number; rolledBack: number };
+  group: { committed: number; rolledBack: number };
+}
+
 export class IngestStore {
   /** A folder of this store's own (0700): two servers in one process (tests) must not remove each other's files. */
   private readonly dir: string;
@@ -241,6 +251,7 @@ export class IngestStore {
   /** Batches waiting for the writer, and whether it is writing them (together). */
   private readonly waiting: Waiting[] = [];
   private writing = false;
+  readonly transactions: StoreTransactions = { single: { committed: 0, rolledBack: 0 }, group: { committed: 0, rolledBack: 0 } };
 
   constructor(private readonly db: Db) {
     const root = ingestTempRoot(db.path);
@@ -305,7 +316,7 @@ export class IngestStore {
       }
       return { stored, refused };
     };
-    const write = (fast: boolean) => this.db.transaction((tx) => writeIn(tx, fast));
+    const write = (fast: boolean) => this.transaction('single', (tx) => writeIn(tx, fast));
     try {
       const { stored, refused } = await this.together({
         records: batch.received,
@@ -362,7 +373,7 @@ export class IngestStore {
       }
       let failed = -1;
       try {
-        const written = await this.db.transaction(async (tx) => {
+        const written = await this.transaction('group', async (tx) => {
           const out: Written[] = [];
           for (const [i, entry] of group.entries()) {
             failed = i;
@@ -379,6 +390,18 @@ export class IngestStore {
       }
     }
     this.writing = false;
+  }
+
+  /** A transaction of the database, counted by shape and outcome. */
+  private async transaction<T>(shape: keyof StoreTransactions, fn: (tx: Db) => Promise<T>): Promise<T> {
+    try {
+      const result = await this.db.transaction(fn);
+      this.transactions[shape].committed++;
+      return result;
+    } catch (error) {
+      this.transactions[shape].rolledBack++;
+      throw error;
+    }
   }
 
   /** How many of the waiting batches the next transaction takes: up to one that failed in a group, or the bounds. */

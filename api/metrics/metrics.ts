@@ -6,6 +6,7 @@
 import { statSync } from 'node:fs';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { IngestResponse } from '../../common/wire.ts';
+import type { StoreTransactions } from '../ingest/store.ts';
 
 export { MetricsToken, MIN_TOKEN_LENGTH } from '../../common/serve-defaults.ts';
 
@@ -34,7 +35,12 @@ export class ServerMetrics {
   private readonly batchSeconds: Histogram<'outcome'>;
   private readonly batchLastSuccess: Gauge;
 
-  constructor(options: { dbPath: string; cache: () => CacheStats; readModelRows?: () => number }) {
+  constructor(options: {
+    dbPath: string;
+    cache: () => CacheStats;
+    readModelRows?: () => number;
+    ingestTransactions?: () => StoreTransactions;
+  }) {
     const registers = [this.registry];
     // The process's own: resident memory, CPU, heap, event-loop lag, open files.
     collectDefaultMetrics({ register: this.registry });
@@ -88,6 +94,21 @@ export class ServerMetrics {
         this.inc({ result: 'hit' }, now.hits - seen.hits);
         this.inc({ result: 'miss' }, now.misses - seen.misses);
         seen = now;
+      },
+    });
+    let stored: StoreTransactions = { single: { committed: 0, rolledBack: 0 }, group: { committed: 0, rolledBack: 0 } };
+    new Counter({
+      name: 'agentmeter_ingest_transactions_total',
+      help: 'Transactions the ingest store made, by shape (single: a batch alone; group: small batches sharing one) and outcome (committed or rolled_back: a batch delivered again, or one that failed its group, is then written alone)',
+      labelNames: ['shape', 'outcome'],
+      registers,
+      collect() {
+        const now = options.ingestTransactions?.() ?? stored;
+        for (const shape of ['single', 'group'] as const) {
+          this.inc({ shape, outcome: 'committed' }, now[shape].committed - stored[shape].committed);
+          this.inc({ shape, outcome: 'rolled_back' }, now[shape].rolledBack - stored[shape].rolledBack);
+        }
+        stored = structuredClone(now);
       },
     });
     new Gauge({

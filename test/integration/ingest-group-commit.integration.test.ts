@@ -60,7 +60,7 @@ async function store(name: string, first: Sent[], rest: Sent[], together: boolea
     const answers: (StoreResult | Error)[] = [];
     if (together) answers.push(...(await Promise.all(rest.map((_, i) => one(i)))));
     else for (const i of rest.keys()) answers.push(await one(i));
-    return { answers, rows: await rows(db), transactions: transactions() - before };
+    return { answers, rows: await rows(db), transactions: transactions() - before, counted: structuredClone(ingest.transactions) };
   } finally {
     ingest.close();
     await db.close();
@@ -90,6 +90,9 @@ describe('batches waiting for the writer together', () => {
     expect(apart.transactions).toBe(6);
     // The first is written at once; the five that arrived while it was written share the next transaction.
     expect(together.transactions).toBe(2);
+    // What the server's metrics read (agentmeter_ingest_transactions_total).
+    expect(together.counted).toEqual({ single: { committed: 1, rolledBack: 0 }, group: { committed: 1, rolledBack: 0 } });
+    expect(apart.counted).toEqual({ single: { committed: 6, rolledBack: 0 }, group: { committed: 0, rolledBack: 0 } });
   });
 
   it('a batch that repeats a stored id or takes another user’s fails its group: it is written alone, the others grouped again', async () => {
@@ -112,6 +115,10 @@ describe('batches waiting for the writer together', () => {
     // Two more than apart: the group of the three that waited, rolled back at the re-delivery (then
     // written alone), and the group of the last two, rolled back at Bo's copy (then alone) before the last.
     expect(together.transactions).toBe(apart.transactions + 2);
+    // Apart: five batches commit; the re-delivery and Bo's copy each roll back their fast path before
+    // the careful one commits. Together: the same single transactions, and the two groups rolled back.
+    expect(apart.counted).toEqual({ single: { committed: 5, rolledBack: 2 }, group: { committed: 0, rolledBack: 0 } });
+    expect(together.counted).toEqual({ single: { committed: 5, rolledBack: 2 }, group: { committed: 0, rolledBack: 2 } });
   });
 
   it('one id in two batches of a group: a usage record combines within it, an event is a duplicate, another user’s is refused', async () => {

@@ -94,6 +94,11 @@ describe('GET /metrics', () => {
     expect(value(text, 'agentmeter_ingest_batches_total', { outcome: 'rejected' })).toBe(2);
     expect(value(text, 'agentmeter_ingest_rejected_records_total', { reason: 'not_json' })).toBe(2);
     expect(value(text, 'agentmeter_ingest_rejected_records_total', { reason: 'invalid_field' })).toBe(2);
+    // The store's transactions: the first batch's; the second's fast path rolled back at the stored ids,
+    // then its careful one.
+    expect(value(text, 'agentmeter_ingest_transactions_total', { shape: 'single', outcome: 'committed' })).toBe(2);
+    expect(value(text, 'agentmeter_ingest_transactions_total', { shape: 'single', outcome: 'rolled_back' })).toBe(1);
+    expect(value(text, 'agentmeter_ingest_transactions_total', { shape: 'group', outcome: 'rolled_back' })).toBe(0);
     // The other server of this process counted nothing of it.
     expect(value(await scrapeOther(), 'agentmeter_ingest_records_total', { outcome: 'stored' })).toBe(0);
   });
