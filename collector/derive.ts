@@ -1,8 +1,8 @@
 // Pure derivations from a raw hook payload to the facts the metrics need (docs/metrics.md §1-§3). Each is a
 // small function tested on fixtures; none reads files or the clock.
-import { basename, extname } from 'node:path';
+import { basename } from 'node:path';
 import { splitShellWords } from '../common/shell-words.ts';
-import type { AutonomyLevel, ClientType, FileTouch } from '../common/wire.ts';
+import type { AutonomyLevel, ClientType } from '../common/wire.ts';
 import { CLIENT_TYPES } from '../common/wire.ts';
 
 /** Client type: AGENTMETER_CLIENT wins; else headless → non-interactive-cli; else terminal-ui. */

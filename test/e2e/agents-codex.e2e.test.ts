@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentFixtures } from '../helpers/agent-fixtures.ts';
-import { ROOT, runCli, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
+import { runCli, type ServerProcess, seedAccount, startServerProcess } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const FIXTURES = agentFixtures('codex');

@@ -5,8 +5,7 @@
 // Code writes it, without spaces after the JSON separators: the test lays it out so, the same data. Where
 // ccusage's native binary cannot run, its recorded report (ccusage-daily.json beside the fixture) stands in.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeMessagesFromLines, claudeRecords } from '../../collector/agents/claude/usage.ts';
 import type { WireUsage } from '../../common/wire.ts';
@@ -15,7 +14,6 @@ import { agentFixtures } from '../helpers/agent-fixtures.ts';
 import { runCcusage } from '../helpers/oracle.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURES = agentFixtures('claude');
 const SESSION = '7d3c2a1e-5b4f-4c8d-9e0a-1b2c3d4e5f60';
 const TRANSCRIPT = join(FIXTURES, 'projects', '-home-dev-shop', `${SESSION}.jsonl`);

@@ -16,7 +16,7 @@ import { loadState } from '../../collector/state.ts';
 import { createLogger } from '../../common/logger.ts';
 import type { WireRecord } from '../../common/wire.ts';
 import { agentFixtures } from '../helpers/agent-fixtures.ts';
-import { ROOT, runCli } from '../helpers/processes.ts';
+import { runCli } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const FIXTURES = join(agentFixtures('claude'), 'hosts');

@@ -162,7 +162,7 @@ describe('a squash merge the code host authored', () => {
     git(work, ['commit', '--quiet', '-m', 'start']);
     git(work, ['push', '--quiet', 'origin', 'main']);
     const agentmeterHome = join(home, '.agentmeter');
-    const content = Array.from({ length: 6 }, (_, i) => `export const price${i} = ${i} * 100;`).join('\n') + '\n';
+    const content = `${Array.from({ length: 6 }, (_, i) => `export const price${i} = ${i} * 100;`).join('\n')}\n`;
     const path = join(work, 'price.ts');
     writeFileSync(path, content);
     writeSpoolFile(

@@ -18,7 +18,6 @@ import { AGENT_EVENTS, agentPresent, userSettingsLocation } from '../../collecto
 import { emptyState } from '../../collector/state.ts';
 import type { WireHookEvent } from '../../common/wire.ts';
 import { agentFixtures } from '../helpers/agent-fixtures.ts';
-import { ROOT } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { filesOf } from '../helpers/writes.ts';
 

@@ -20,6 +20,7 @@ export function defaultRange(now: Date): { from: string; to: string } {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const to = isoDay(today - DAY_MS);
   const from = isoDay(today - 30 * DAY_MS);
+  // biome-ignore lint/complexity/useMathMinMax: ISO day strings, compared as text, not numbers
   return { from: from < EARLIEST_DATE ? EARLIEST_DATE : from, to: to < EARLIEST_DATE ? EARLIEST_DATE : to };
 }
 
