@@ -197,8 +197,8 @@ async function benchIngest(): Promise<void> {
   const cli = process.env['BENCH_CLI'] ?? CLI;
   // The first member sends the large batches; the small-batch run's collectors are a person each.
   const [key, ...senders] = seed(db, cli, 1 + SMALL_SENDERS);
-  const server = await startServer(db, NO_QUOTA, [cli, 'serve', '--db', db, '--port', '0']);
-  const pid = server.child.pid!;
+  const serve = () => startServer(db, NO_QUOTA, [cli, 'serve', '--db', db, '--port', '0']);
+  let server = await serve();
   const batchSize = 10_000;
   const batches = Math.max(5, Math.round(40 * SCALE));
   const post = (body: Buffer, as = key) =>
@@ -223,7 +223,7 @@ async function benchIngest(): Promise<void> {
     const offset = inFlight === 2 ? 0 : batches * batchSize;
     const bodies = Array.from({ length: batches }, (_, b) => gzipBatch(batchSize, offset + b * batchSize));
     let next = 0;
-    const { seconds, cpuMs } = await serverTimed(pid, () =>
+    const { seconds, cpuMs } = await serverTimed(server.child.pid!, () =>
       Promise.all(
         Array.from({ length: inFlight }, async () => {
           while (next < bodies.length) await post(bodies[next++]!);
@@ -242,6 +242,19 @@ async function benchIngest(): Promise<void> {
       ...(cpu === undefined ? {} : { serverCpuMsPerBatch: cpu }),
     };
   }
+  // For information: what the runs above leave for later. Their rows sit in the WAL until a checkpoint
+  // writes them into the database: at 256MB of WAL (about a million of these events), or when the server
+  // stops, which is timed here. The small batches then go to a server started again on the same database,
+  // so that this checkpoint falls in neither run.
+  const walBytes = fileBytes(`${db}.wal`);
+  const logged = (8 + 2 * batches) * batchSize;
+  const { seconds: checkpointSeconds } = await serverTimed(server.child.pid!, () => server.stop());
+  const deferredMs = (checkpointSeconds * 1000 * batchSize) / logged;
+  console.log(
+    `ingest, the server's stop (its checkpoint of the WAL these ${logged} events left, ${fmt(walBytes / 2 ** 20, 0)} MB): ${fmt(checkpointSeconds)} s = ${fmt(deferredMs, 1)} ms a 10k batch, not in the rows above   (for information)`,
+  );
+  runs['checkpoint'] = { events: logged, seconds: checkpointSeconds, eventsPerSecond: logged / checkpointSeconds };
+  server = await serve();
   // For information: collectors each send a second's records, mostly small batches. Six at once (an
   // organization's most in flight), each of its own person (a person's most is four): what a server takes
   // when a batch's own cost, not its rows, decides (api/ingest/store.ts groups them).
@@ -261,7 +274,7 @@ async function benchIngest(): Promise<void> {
   };
   await sendFor(1);
   let smallSent = 0;
-  const { seconds: smallSeconds, cpuMs: smallCpuMs } = await serverTimed(pid, async () => {
+  const { seconds: smallSeconds, cpuMs: smallCpuMs } = await serverTimed(server.child.pid!, async () => {
     smallSent = await sendFor(5 * Math.max(0.4, SCALE));
   });
   const smallCpu = smallCpuMs === undefined ? undefined : smallCpuMs / smallSent;
@@ -277,6 +290,15 @@ async function benchIngest(): Promise<void> {
   results['ingest'] = { batchSize, ...runs };
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** A file's size in bytes, 0 when it is not there. */
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** The small-batch ingest run: records a batch, and collectors sending at once. */
