@@ -133,6 +133,8 @@ const DUCKDB_MAGIC_OFFSET = 8;
  */
 export function dbFileProblem(path: string): string | undefined {
   if (path === ':memory:') return undefined;
+  // DuckDB 1.5 opens such a database but places its WAL at the path cut at the '?', and every commit fails.
+  if (path.includes('?')) return `${path} holds a '?', which DuckDB reads as the start of connection options`;
   let fd: number;
   try {
     // Non-blocking, so a fifo given as --db is refused rather than waited on.

@@ -2,7 +2,7 @@
 // item 6): every command that takes --db refuses another kind of file and leaves it as it was; no
 // connection installs or loads an extension at run time; the database and its WAL are private whatever
 // the umask.
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDb } from '../../common/db/duckdb.ts';
@@ -51,6 +51,16 @@ describe('--db names a DuckDB database or a path that does not exist yet', { tim
       expect(readFileSync(join(dir, name)).equals(bytes), name).toBe(true);
       expect(existsSync(join(dir, `${name}.wal`)), `${name}.wal`).toBe(false);
     }
+  });
+
+  it('a path with a question mark is refused with one clear line, and nothing is made there', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'team?b.duckdb');
+    const result = await runCliAsync(['orgs', 'add', '--db', path, '--name', 'Acme']);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`${path} holds a '?', which DuckDB reads as the start of connection options`);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('a path that does not exist yet becomes a DuckDB database, and opens again', async () => {
