@@ -20,6 +20,7 @@
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listValue } from '@duckdb/node-api';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import type { IngestResponse, WireRecord } from '../../common/wire.ts';
@@ -39,14 +40,35 @@ const USAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_i
 
 const MESSAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session_id: 'VARCHAR', model: 'VARCHAR'}`;
 
-const SELECT_EVENTS = `
-SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, event, session_id, client, autonomy, tool_name, tool_success,
+/** One batch's file, whose rows are all of the request's organization and user. */
+const oneFile = (columns: string) => ({
+  org: '$org',
+  user: '$user',
+  from: `read_json($file, format = 'newline_delimited', columns = ${columns}) r`,
+});
+
+/**
+ * The files of a group's batches (IngestStore.loadGroup), each row with the organization and user of the
+ * batch its file came from: $files, $orgs and $users are lists of the same length, in batch order.
+ */
+const groupFiles = (columns: string) => ({
+  org: 'b.org_id',
+  user: 'b.user_id',
+  from: `read_json($files, format = 'newline_delimited', columns = ${columns}, filename = true) r
+JOIN (SELECT unnest($files) AS filename, unnest($orgs) AS org_id, unnest($users) AS user_id) b USING (filename)`,
+});
+
+type RowSource = ReturnType<typeof oneFile>;
+
+const selectEvents = ({ org, user, from }: RowSource) => `
+SELECT ${org}, id, ${user}, now()::TIMESTAMP, epoch_ms(ts), agent, event, session_id, client, autonomy, tool_name, tool_success,
        mcp_server, skill, is_shell, files, git_commit, pr_created, slash_command, reason, agent_id, agent_type, truncated, hooks,
        api_session_id, api_message_id, edits, repo, repo_id
-FROM read_json($file, format = 'newline_delimited', columns = ${EVENT_COLUMNS}) r`;
+FROM ${from}`;
 
-const INSERT_EVENTS = `INSERT INTO events ${SELECT_EVENTS}`;
-const INSERT_EVENTS_OR_IGNORE = `INSERT OR IGNORE INTO events ${SELECT_EVENTS}`;
+const INSERT_EVENTS = `INSERT INTO events ${selectEvents(oneFile(EVENT_COLUMNS))}`;
+const INSERT_EVENTS_OR_IGNORE = `INSERT OR IGNORE INTO events ${selectEvents(oneFile(EVENT_COLUMNS))}`;
+const INSERT_GROUP_EVENTS = `INSERT INTO events ${selectEvents(groupFiles(EVENT_COLUMNS))}`;
 
 /**
  * A repeated usage id combines with the stored row only when the same user sent both (docs/metrics.md §1: a
@@ -80,13 +102,14 @@ const OTHER_USERS_ID = 'agentmeter: a record id held by another user';
 const UPSERT_USAGE = upsertUsage(`error('${OTHER_USERS_ID}')`);
 const UPSERT_USAGE_CAREFULLY = upsertUsage('false');
 
-const SELECT_MESSAGES = `
-SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model
-FROM read_json($file, format = 'newline_delimited', columns = ${MESSAGE_COLUMNS}) r`;
+const selectMessages = ({ org, user, from }: RowSource) => `
+SELECT ${org}, id, ${user}, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model
+FROM ${from}`;
 
-const INSERT_MESSAGES = `INSERT INTO assistant_messages ${SELECT_MESSAGES}`;
+const INSERT_MESSAGES = `INSERT INTO assistant_messages ${selectMessages(oneFile(MESSAGE_COLUMNS))}`;
+const INSERT_GROUP_MESSAGES = `INSERT INTO assistant_messages ${selectMessages(groupFiles(MESSAGE_COLUMNS))}`;
 /** A message stored before keeps its place unless this copy is earlier. */
-const UPSERT_MESSAGES = `INSERT INTO assistant_messages ${SELECT_MESSAGES}
+const UPSERT_MESSAGES = `INSERT INTO assistant_messages ${selectMessages(oneFile(MESSAGE_COLUMNS))}
 ON CONFLICT (org_id, id) DO UPDATE SET
   received_at = excluded.received_at, ts = excluded.ts, session_id = excluded.session_id, model = excluded.model
 WHERE excluded.ts < assistant_messages.ts AND assistant_messages.user_id = excluded.user_id`;
@@ -214,12 +237,25 @@ interface Written {
 /** A batch waiting for the writer (IngestStore.together). */
 interface Waiting {
   records: number;
-  /** Its fast path, inside a transaction shared with other batches. */
-  fast: (tx: Db) => Promise<Written>;
+  org: OrgId;
+  user: UserId;
+  /** Its events' and messages' files and rows, if any: a group loads each table's in one statement. */
+  events: { file: string; rows: number } | undefined;
+  messages: { file: string; rows: number } | undefined;
+  /**
+   * Its fast path inside a transaction shared with other batches: every statement, or (`groupLoaded`)
+   * all but its events' and messages', which the group's own statements loaded.
+   */
+  fast: (tx: Db, groupLoaded: boolean) => Promise<Written>;
   /** Its own transaction, and the careful path when an id was stored before. */
   alone: () => Promise<Written>;
   /** Its fast path failed in a group: it is written alone. */
   failedInGroup: boolean;
+  /**
+   * A group's statement over it and other batches failed: the next group it is in runs each batch's
+   * statements in turn, which finds the one that fails.
+   */
+  inFailedStatement: boolean;
   resolve: (written: Written) => void;
   reject: (error: unknown) => void;
 }
@@ -280,33 +316,42 @@ export class IngestStore {
     // Commits of an address the key's user does not own are refused before anything is written.
     const notYours: IngestResponse['rejected'] = [];
     let commitRows = batch.commits.ndjson;
+    let commitCount = batch.commits.count;
     if (batch.commits.items.length) {
       const own = new Set((await this.db.all<{ email: string }>(OWN_ADDRESSES, { org: orgId, user: userId })).map((r) => r.email));
       const kept = batch.commits.items.filter((c) => own.has(c.author));
       for (const c of batch.commits.items)
         if (!own.has(c.author)) notYours.push({ index: c.index, id: c.id.slice(0, 256), reason: NOT_YOUR_COMMIT });
       commitRows = kept.map((c) => c.ndjson).join('');
+      commitCount = kept.length;
     }
-    const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit' | 'decision'; table: string }[] = [];
+    const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit' | 'decision'; table: string; rows: number }[] =
+      [];
     const usage = batch.usage.map((row) => `${JSON.stringify(row)}\n`).join('');
-    for (const [sql, fallback, ndjson, kind, table] of [
-      [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'event', 'events'],
-      [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, usage, 'usage', 'usage'],
-      [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'message', 'assistant_messages'],
-      [INSERT_COMMITS, INSERT_COMMITS, commitRows, 'commit', 'landed_commits'],
-      [INSERT_DECISIONS, INSERT_DECISIONS, batch.decisions.ndjson, 'decision', 'edit_decisions'],
+    for (const [sql, fallback, ndjson, kind, table, rows] of [
+      [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'event', 'events', batch.events.count],
+      [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, usage, 'usage', 'usage', batch.usage.length],
+      [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'message', 'assistant_messages', batch.messages.count],
+      [INSERT_COMMITS, INSERT_COMMITS, commitRows, 'commit', 'landed_commits', commitCount],
+      [INSERT_DECISIONS, INSERT_DECISIONS, batch.decisions.ndjson, 'decision', 'edit_decisions', batch.decisions.count],
     ] as const) {
       if (ndjson.length === 0) continue;
       const file = join(this.dir, `${n}-${kind === 'message' ? 'messages' : table}.ndjson`);
       // Raw events: readable by this user only whatever the umask; 'wx' never writes through a planted link.
       writeFileSync(file, ndjson, { mode: 0o600, flag: 'wx' });
-      files.push({ sql, fallback, file, kind, table });
+      files.push({ sql, fallback, file, kind, table, rows });
     }
     const params = (file: string) => ({ org: orgId, user: userId, file });
-    const writeIn = async (tx: Db, fast: boolean): Promise<Written> => {
+    const loadedByGroup = (kind: string) => kind === 'event' || kind === 'message';
+    const writeIn = async (tx: Db, fast: boolean, groupLoaded = false): Promise<Written> => {
       let stored = 0;
       const refused: IngestResponse['rejected'] = [];
-      for (const { sql, fallback, file, kind, table } of files) {
+      for (const { sql, fallback, file, kind, table, rows } of files) {
+        if (groupLoaded && loadedByGroup(kind)) {
+          // A plain insert stores every row of its file or fails.
+          stored += rows;
+          continue;
+        }
         stored += await tx.run(fast ? sql : fallback, params(file));
         // Commits were sorted by their author's owner above; a decision has no owner to refuse for.
         if (fast || kind === 'commit' || kind === 'decision') continue;
@@ -317,10 +362,18 @@ export class IngestStore {
       return { stored, refused };
     };
     const write = (fast: boolean) => this.transaction('single', (tx) => writeIn(tx, fast));
+    const loaded = (kind: RecordKind) => {
+      const found = files.find((f) => f.kind === kind);
+      return found ? { file: found.file, rows: found.rows } : undefined;
+    };
     try {
       const { stored, refused } = await this.together({
         records: batch.received,
-        fast: (tx) => writeIn(tx, true),
+        org: orgId,
+        user: userId,
+        events: loaded('event'),
+        messages: loaded('message'),
+        fast: (tx, groupLoaded) => writeIn(tx, true, groupLoaded),
         alone: () =>
           write(true).catch((error: unknown) => {
             if (isKeyConflict(error)) return write(false);
@@ -344,15 +397,20 @@ export class IngestStore {
    * commit). Each statement and each transaction has a cost of its own whatever its rows (about 4 ms of a
    * 20-record batch), and the writer takes one transaction at a time: collectors that each send a
    * second's records would otherwise queue behind one another's commits. A batch waits only while the
-   * transaction before it runs. The shared transaction runs each batch's fast path in turn, so each
-   * counts its own rows, seeing what the batches before it wrote. When one fails (an id stored before,
-   * another user's id, a row the store refuses), the transaction is rolled back whole and the batches go
-   * back in the same order: those before it are grouped again, it is written alone as it would have been
-   * without grouping, and those after it wait for the next group.
+   * transaction before it runs.
+   *
+   * The shared transaction loads the events of all its batches with one plain insert, and their messages
+   * with another (loadGroup): each stores all of its rows or fails, so a batch's count of them is its
+   * rows. Then it runs each batch's other statements in turn (the usage upsert counts what it changed),
+   * each seeing what the batches before it wrote. When a group's statement fails (an id stored before, in
+   * another batch of the group, or another user's), the same batches are grouped again with each running
+   * its own statements in turn. When a batch's statement fails, the transaction is rolled back whole and
+   * the batches go back in the same order: those before it are grouped again, it is written alone as it
+   * would have been without grouping, and those after it wait for the next group.
    */
-  private together(entry: Pick<Waiting, 'records' | 'fast' | 'alone'>): Promise<Written> {
+  private together(entry: Omit<Waiting, 'failedInGroup' | 'inFailedStatement' | 'resolve' | 'reject'>): Promise<Written> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ ...entry, failedInGroup: false, resolve, reject });
+      this.waiting.push({ ...entry, failedInGroup: false, inFailedStatement: false, resolve, reject });
       if (!this.writing) void this.writeWaiting();
     });
   }
@@ -371,25 +429,61 @@ export class IngestStore {
         }
         continue;
       }
+      // The group's events and messages are loaded by one statement each, unless such a statement over
+      // some of these batches failed before: then each batch runs its own in turn, to find the one that fails.
+      const shared = !group.some((entry) => entry.inFailedStatement);
       let failed = -1;
+      let inSharedStatement = false;
       try {
         const written = await this.transaction('group', async (tx) => {
+          if (shared) {
+            inSharedStatement = true;
+            await this.loadGroup(tx, group, INSERT_GROUP_EVENTS, (entry) => entry.events);
+            await this.loadGroup(tx, group, INSERT_GROUP_MESSAGES, (entry) => entry.messages);
+            inSharedStatement = false;
+          }
           const out: Written[] = [];
           for (const [i, entry] of group.entries()) {
             failed = i;
-            out.push(await entry.fast(tx));
+            out.push(await entry.fast(tx, shared));
           }
           failed = -1;
           return out;
         });
         for (const [i, entry] of group.entries()) entry.resolve(written[i]!);
       } catch {
-        // The batch whose fast path failed goes alone; the commit itself failing sends every batch alone.
-        for (const [i, entry] of group.entries()) if (failed === -1 || i === failed) entry.failedInGroup = true;
+        // A statement of the whole group failed: its batches are grouped again, each running its own. The
+        // batch whose fast path failed goes alone; the commit itself failing sends every batch alone.
+        for (const [i, entry] of group.entries())
+          if (inSharedStatement) entry.inFailedStatement = true;
+          else if (failed === -1 || i === failed) entry.failedInGroup = true;
         this.waiting.unshift(...group);
       }
     }
     this.writing = false;
+  }
+
+  /**
+   * Loads one table's rows of every batch of a group in one statement (a statement's own cost, about a
+   * millisecond, is most of a small batch's). A plain insert stores every row of its files or fails; any
+   * other count means a file was not read as it should have been, and fails the group.
+   */
+  private async loadGroup(tx: Db, group: Waiting[], sql: string, rowsOf: (entry: Waiting) => Waiting['events']): Promise<void> {
+    const files: string[] = [];
+    const orgs: string[] = [];
+    const users: string[] = [];
+    let rows = 0;
+    for (const entry of group) {
+      const loaded = rowsOf(entry);
+      if (!loaded) continue;
+      files.push(loaded.file);
+      orgs.push(entry.org);
+      users.push(entry.user);
+      rows += loaded.rows;
+    }
+    if (files.length === 0) return;
+    const stored = await tx.run(sql, { files: listValue(files), orgs: listValue(orgs), users: listValue(users) });
+    if (stored !== rows) throw new Error(`a group statement stored ${stored} rows of ${rows}`);
   }
 
   /** A transaction of the database, counted by shape and outcome. */

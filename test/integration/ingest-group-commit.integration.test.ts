@@ -21,16 +21,24 @@ interface Sent {
   records: WireRecord[];
 }
 
-/** A database whose transactions are counted. */
-async function countedDb(name: string): Promise<{ db: Db; transactions: () => number }> {
+/** A database whose transactions, and the statements run in them, are counted. */
+async function countedDb(name: string): Promise<{ db: Db; transactions: () => number; statements: () => number }> {
   const db = await openDb(join(tempDir(), `${name}.duckdb`));
   let transactions = 0;
+  let statements = 0;
   const transaction = db.transaction;
   db.transaction = (fn) => {
     transactions++;
-    return transaction(fn);
+    return transaction((tx) => {
+      const run = tx.run;
+      tx.run = (sql, params) => {
+        statements++;
+        return run(sql, params);
+      };
+      return fn(tx);
+    });
   };
-  return { db, transactions: () => transactions };
+  return { db, transactions: () => transactions, statements: () => statements };
 }
 
 /** Every row of the three tables, ordered, without the time each arrived. */
@@ -47,7 +55,7 @@ async function rows(db: Db): Promise<unknown[]> {
  * transactions made for `rest`. `alter` may change a decoded batch of `rest` before it is stored.
  */
 async function store(name: string, first: Sent[], rest: Sent[], together: boolean, alter?: (batch: DecodedBatch, i: number) => void) {
-  const { db, transactions } = await countedDb(name);
+  const { db, transactions, statements } = await countedDb(name);
   const ingest = new IngestStore(db);
   const decoded = (sent: Sent) => decodeItems(sent.records, 10_000);
   try {
@@ -55,12 +63,19 @@ async function store(name: string, first: Sent[], rest: Sent[], together: boolea
     const batches = await Promise.all(rest.map(decoded));
     if (alter) batches.forEach(alter);
     const before = transactions();
+    const statementsBefore = statements();
     const one = (i: number): Promise<StoreResult | Error> =>
       ingest.store(rest[i]!.org, rest[i]!.user, batches[i]!).catch((error: unknown) => error as Error);
     const answers: (StoreResult | Error)[] = [];
     if (together) answers.push(...(await Promise.all(rest.map((_, i) => one(i)))));
     else for (const i of rest.keys()) answers.push(await one(i));
-    return { answers, rows: await rows(db), transactions: transactions() - before, counted: structuredClone(ingest.transactions) };
+    return {
+      answers,
+      rows: await rows(db),
+      transactions: transactions() - before,
+      statements: statements() - statementsBefore,
+      counted: structuredClone(ingest.transactions),
+    };
   } finally {
     ingest.close();
     await db.close();
@@ -69,19 +84,24 @@ async function store(name: string, first: Sent[], rest: Sent[], together: boolea
 
 const day = '2026-03-02';
 
+/**
+ * Small batches of three people of two organizations, events, usage and messages mixed; batch i holds
+ * i + 3 records, so that an answer given to another batch would show.
+ */
+const mixedBatches = (): Sent[] =>
+  Array.from({ length: 6 }, (_, i) => ({
+    org: i === 5 ? OTHER_ORG : ORG,
+    user: i % 2 ? BO : ANA,
+    records: [
+      usage('claude-sonnet-4', day, { input_tokens: 10 + i, output_tokens: 3 }),
+      message(day),
+      ...Array.from({ length: i + 1 }, () => call('Read', day)),
+    ],
+  }));
+
 describe('batches waiting for the writer together', () => {
   it('share a transaction, and each answer and every row is as when written one after another', async () => {
-    // Small batches of three people of two organizations, events, usage and messages mixed; batch i holds
-    // i + 3 records, so that an answer given to another batch would show.
-    const rest: Sent[] = Array.from({ length: 6 }, (_, i) => ({
-      org: i === 5 ? OTHER_ORG : ORG,
-      user: i % 2 ? BO : ANA,
-      records: [
-        usage('claude-sonnet-4', day, { input_tokens: 10 + i, output_tokens: 3 }),
-        message(day),
-        ...Array.from({ length: i + 1 }, () => call('Read', day)),
-      ],
-    }));
+    const rest = mixedBatches();
     const apart = await store('apart', [], rest, false);
     const together = await store('together', [], rest, true);
     expect(together.answers).toEqual(apart.answers);
@@ -90,9 +110,26 @@ describe('batches waiting for the writer together', () => {
     expect(apart.transactions).toBe(6);
     // The first is written at once; the five that arrived while it was written share the next transaction.
     expect(together.transactions).toBe(2);
+    // Apart, each batch runs its three statements (events, usage, messages). Together, the first does
+    // so alone; then one statement loads the five others' events and one their messages, and each runs
+    // its usage upsert (its count of changed rows is its own).
+    expect(apart.statements).toBe(18);
+    expect(together.statements).toBe(3 + 2 + 5);
     // What the server's metrics read (agentmeter_ingest_transactions_total).
     expect(together.counted).toEqual({ single: { committed: 1, rolledBack: 0 }, group: { committed: 1, rolledBack: 0 } });
     expect(apart.counted).toEqual({ single: { committed: 6, rolledBack: 0 }, group: { committed: 0, rolledBack: 0 } });
+  });
+
+  it('the group’s statement over its files finds each file under a path of spaces, a comma, quotes and a non-ASCII letter', async () => {
+    // The files are beside the database; each row's organization and user come from its file's name as
+    // DuckDB reports it, which must be the path the store gave.
+    const rest = mixedBatches();
+    const apart = await store("apart, 'odd' é", [], rest, false);
+    const together = await store('together, \'odd\' "é"', [], rest, true);
+    expect(together.answers).toEqual(apart.answers);
+    expect(together.rows).toEqual(apart.rows);
+    expect(together.statements).toBe(3 + 2 + 5);
+    expect(together.counted.group).toEqual({ committed: 1, rolledBack: 0 });
   });
 
   it('a batch that repeats a stored id or takes another user’s fails its group: it is written alone, the others grouped again', async () => {
@@ -112,13 +149,15 @@ describe('batches waiting for the writer together', () => {
     expect(together.answers[1]).toMatchObject({ stored: 1, duplicates: 1, refused: [] });
     expect(together.answers[2]).toMatchObject({ stored: 1, refused: [expect.objectContaining({ index: 0, id: stored[1]!.id })] });
     expect(together.rows).toEqual(apart.rows);
-    // Two more than apart: the group of the three that waited, rolled back at the re-delivery (then
-    // written alone), and the group of the last two, rolled back at Bo's copy (then alone) before the last.
-    expect(together.transactions).toBe(apart.transactions + 2);
+    // Three more than apart. The three that waited: their group's one statement for all their events
+    // fails at the re-delivered id, so they are grouped again, each running its own statements, which
+    // fails at the re-delivery (written alone then). The last two: their group fails at Bo's copy of
+    // Ana's usage id (then written alone) before the last is written.
+    expect(together.transactions).toBe(apart.transactions + 3);
     // Apart: five batches commit; the re-delivery and Bo's copy each roll back their fast path before
-    // the careful one commits. Together: the same single transactions, and the two groups rolled back.
+    // the careful one commits. Together: the same single transactions, and the three groups rolled back.
     expect(apart.counted).toEqual({ single: { committed: 5, rolledBack: 2 }, group: { committed: 0, rolledBack: 0 } });
-    expect(together.counted).toEqual({ single: { committed: 5, rolledBack: 2 }, group: { committed: 0, rolledBack: 2 } });
+    expect(together.counted).toEqual({ single: { committed: 5, rolledBack: 2 }, group: { committed: 0, rolledBack: 3 } });
   });
 
   it('one id in two batches of a group: a usage record combines within it, an event is a duplicate, another user’s is refused', async () => {
