@@ -26,6 +26,13 @@ import type { OrgId, UserId } from '../../common/ids.ts';
 import type { IngestResponse, WireRecord } from '../../common/wire.ts';
 import { type DecodedBatch, decodeItems, indicesOf, type RecordKind } from './decode.ts';
 
+/**
+ * How every temporary file is read: NDJSON, and nothing taken from its path. DuckDB would otherwise read a
+ * folder named `key=value` on the way to it (the database's path is the user's choice) as a column, and
+ * overwrite `id` or `ts` with it.
+ */
+const READ_NDJSON = "format = 'newline_delimited', hive_partitioning = false";
+
 const EVENT_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', event: 'VARCHAR', session_id: 'VARCHAR', client: 'VARCHAR',
   autonomy: 'VARCHAR', tool_name: 'VARCHAR', tool_success: 'BOOLEAN', mcp_server: 'VARCHAR', skill: 'VARCHAR', is_shell: 'BOOLEAN',
   files: 'STRUCT(ext VARCHAR, name VARCHAR, op VARCHAR)[]', git_commit: 'BOOLEAN', pr_created: 'BOOLEAN', slash_command: 'VARCHAR', reason: 'VARCHAR', agent_id: 'VARCHAR',
@@ -44,7 +51,7 @@ const MESSAGE_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', session
 const oneFile = (columns: string) => ({
   org: '$org',
   user: '$user',
-  from: `read_json($file, format = 'newline_delimited', columns = ${columns}) r`,
+  from: `read_json($file, ${READ_NDJSON}, columns = ${columns}) r`,
 });
 
 /**
@@ -54,7 +61,7 @@ const oneFile = (columns: string) => ({
 const groupFiles = (columns: string) => ({
   org: 'b.org_id',
   user: 'b.user_id',
-  from: `read_json($files, format = 'newline_delimited', columns = ${columns}, filename = true) r
+  from: `read_json($files, ${READ_NDJSON}, columns = ${columns}, filename = true) r
 JOIN (SELECT unnest($files) AS filename, unnest($orgs) AS org_id, unnest($users) AS user_id) b USING (filename)`,
 });
 
@@ -80,7 +87,7 @@ const upsertUsage = (onOtherUser: string) => `
 INSERT INTO usage
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, thinking_tokens, thinking, coalesce(cache_write_1h_tokens, 0), source
-FROM read_json($file, format = 'newline_delimited', columns = ${USAGE_COLUMNS})
+FROM read_json($file, ${READ_NDJSON}, columns = ${USAGE_COLUMNS})
 ON CONFLICT (org_id, id) DO UPDATE SET
   received_at = excluded.received_at, ts = least(excluded.ts, usage.ts),
   session_id = CASE WHEN excluded.ts < usage.ts THEN excluded.session_id ELSE usage.session_id END,
@@ -121,7 +128,7 @@ WHERE excluded.ts < assistant_messages.ts AND assistant_messages.user_id = exclu
  * scan of the table costs nothing on a batch of new ids.
  */
 const otherUsersIds = (table: string) => `
-SELECT DISTINCT r.id FROM read_json($file, format = 'newline_delimited', columns = {id: 'VARCHAR'}) r
+SELECT DISTINCT r.id FROM read_json($file, ${READ_NDJSON}, columns = {id: 'VARCHAR'}) r
 JOIN ${table} t ON t.org_id = $org AND t.id = r.id
 WHERE t.user_id <> $user`;
 
@@ -141,7 +148,7 @@ const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', re
 const INSERT_COMMITS = `INSERT INTO landed_commits
   (org_id, repo_id, commit_id, user_id, received_at, ts, repo, lines_added, lines_deleted, agent_lines, by_agent, author, by_session, parents)
 SELECT $org, repo_id, commit, $user, now()::TIMESTAMP, epoch_ms(ts), repo, lines_added, lines_deleted, agent_lines, by_agent, author, by_session, parents
-FROM read_json($file, format = 'newline_delimited', columns = ${COMMIT_COLUMNS})
+FROM read_json($file, ${READ_NDJSON}, columns = ${COMMIT_COLUMNS})
 ON CONFLICT (org_id, repo_id, commit_id) DO UPDATE SET
   user_id = excluded.user_id, received_at = excluded.received_at, ts = excluded.ts, repo = excluded.repo,
   lines_added = excluded.lines_added, lines_deleted = excluded.lines_deleted, agent_lines = excluded.agent_lines,
@@ -162,7 +169,7 @@ const DECISION_COLUMNS = `{id: 'VARCHAR', ts: 'BIGINT', agent: 'VARCHAR', sessio
 /** An edit decision record counts once per (organization, id): a repeat is ignored (docs/metrics.md §11). */
 const INSERT_DECISIONS = `INSERT OR IGNORE INTO edit_decisions
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, decision, count, tool_name, language
-FROM read_json($file, format = 'newline_delimited', columns = ${DECISION_COLUMNS})`;
+FROM read_json($file, ${READ_NDJSON}, columns = ${DECISION_COLUMNS})`;
 
 /**
  * DuckDB's errors that are about the rows it was given (a value it cannot read or convert, a NOT NULL
@@ -252,8 +259,8 @@ interface Waiting {
   /** Its fast path failed in a group: it is written alone. */
   failedInGroup: boolean;
   /**
-   * A group's statement over it and other batches failed: the next group it is in runs each batch's
-   * statements in turn, which finds the one that fails.
+   * A group's statement over it and other batches failed: every group it is in until it is answered runs
+   * each batch's statements in turn, which finds the one that fails.
    */
   inFailedStatement: boolean;
   resolve: (written: Written) => void;
@@ -402,11 +409,13 @@ export class IngestStore {
    * The shared transaction loads the events of all its batches with one plain insert, and their messages
    * with another (loadGroup): each stores all of its rows or fails, so a batch's count of them is its
    * rows. Then it runs each batch's other statements in turn (the usage upsert counts what it changed),
-   * each seeing what the batches before it wrote. When a group's statement fails (an id stored before, in
-   * another batch of the group, or another user's), the same batches are grouped again with each running
-   * its own statements in turn. When a batch's statement fails, the transaction is rolled back whole and
-   * the batches go back in the same order: those before it are grouped again, it is written alone as it
-   * would have been without grouping, and those after it wait for the next group.
+   * each seeing what the batches before it wrote. When a group's statement fails (an id stored before,
+   * repeated in another batch of the group, or another user's; a row DuckDB refuses; a count other than
+   * the files' rows), the transaction is rolled back and its batches are grouped again, with any that
+   * arrived since, each running its own statements in turn. When a batch's own statement fails, the
+   * transaction is rolled back whole and the batches go back in the same order: those before it are
+   * grouped again, it is written alone as it would have been without grouping, and those after it wait
+   * for the next group.
    */
   private together(entry: Omit<Waiting, 'failedInGroup' | 'inFailedStatement' | 'resolve' | 'reject'>): Promise<Written> {
     return new Promise((resolve, reject) => {

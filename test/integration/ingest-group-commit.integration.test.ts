@@ -120,14 +120,19 @@ describe('batches waiting for the writer together', () => {
     expect(apart.counted).toEqual({ single: { committed: 6, rolledBack: 0 }, group: { committed: 0, rolledBack: 0 } });
   });
 
-  it('the group’s statement over its files finds each file under a path of spaces, a comma, quotes and a non-ASCII letter', async () => {
-    // The files are beside the database; each row's organization and user come from its file's name as
-    // DuckDB reports it, which must be the path the store gave.
+  it('every file is read as written under a path of spaces, a comma, quotes, a non-ASCII letter and a key=value folder', async () => {
+    // The files are in a folder beside the database. In a group, each row's organization and user come
+    // from its file's name as DuckDB reports it, which must be the path the store gave; and a folder
+    // named like a hive partition (id=…) must not become the rows' id.
     const rest = mixedBatches();
-    const apart = await store("apart, 'odd' é", [], rest, false);
-    const together = await store('together, \'odd\' "é"', [], rest, true);
+    const apart = await store("id=apart, 'odd' é", [], rest, false);
+    const together = await store('id=together, \'odd\' "é"', [], rest, true);
+    expect(apart.answers).toEqual(rest.map((sent) => ({ stored: sent.records.length, duplicates: 0, refused: [] })));
     expect(together.answers).toEqual(apart.answers);
     expect(together.rows).toEqual(apart.rows);
+    const [events] = together.rows as { id: string }[][];
+    const sentEvents = rest.flatMap((sent) => sent.records).filter((record) => record.kind === 'event');
+    expect(events!.map((row) => row.id).sort()).toEqual(sentEvents.map((record) => record.id).sort());
     expect(together.statements).toBe(3 + 2 + 5);
     expect(together.counted.group).toEqual({ committed: 1, rolledBack: 0 });
   });
