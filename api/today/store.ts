@@ -9,10 +9,12 @@
 // the last finished batch (the batch's own 10_touched_days step), so the month's credits and today's
 // weekly and monthly active users are right before the nightly batch has run. Every other day is the
 // batch's rows, copied in first. A build is kept per scope until new records reach the organization
-// (ingest calls `touch`); requests that arrive while one is running share it, so builds never pile up,
-// and while records keep arriving an organization's new build starts at most every PACE × its last
-// build's duration after that one ended (one organization's live figures take at most about a third of
-// one core). Organizations are queued apart, so one's heavy day does not delay another's.
+// (ingest calls `touch`). A request shares the build that is running when it covers what the request
+// asks, and otherwise the one that waits behind it, which begins after the request: however many ask
+// while records keep arriving (a collector asks after each ship), one build a scope runs and one waits.
+// While records keep arriving, an organization's new build starts at most every PACE × its last build's
+// duration after that one ended (one organization's live figures take at most about a third of one
+// core). Organizations are queued apart, so one's heavy day does not delay another's.
 //
 // Two kinds of build: `all` (the /today records: every step) and `credits` (the month's and today's
 // credits: usage only, the tokens step alone), which budgets, limits and the status line need, at a
@@ -263,7 +265,11 @@ export class LiveFiguresStore implements Holder {
   private languagesLoaded: Promise<void> | undefined;
   private readonly versions = new Map<string, number>();
   private readonly cache = new Map<string, Cached>();
-  private readonly building = new Map<string, { figures: Promise<LiveFigures>; version: number }>();
+  /**
+   * Builds asked for and not yet finished, by key: the version asked for, and whether the build has begun
+   * (read the version it covers). One that has not begun covers whatever arrives until it does.
+   */
+  private readonly building = new Map<string, { figures: Promise<LiveFigures>; version: number; begun: boolean }>();
   private readonly orgs = new Map<string, OrgBuilds>();
   /** Connections no build uses now, and how many were opened. */
   private readonly idle: Db[] = [];
@@ -316,11 +322,14 @@ export class LiveFiguresStore implements Holder {
     if (current(cached)) return cached!.figures;
     const full = this.cache.get(`${base}|all`);
     if (kind === 'credits' && current(full)) return full!.figures;
+    // A build that is running shares only with a request of what it covers; one still waiting (for the
+    // organization's builds before it, or its pace) shares with every request, as it will cover them all.
     const pending = this.building.get(key);
-    if (pending && pending.version === version) return pending.figures;
+    if (pending && (pending.version === version || !pending.begun)) return pending.figures;
     let org = this.orgs.get(scope.orgId);
     if (!org) this.orgs.set(scope.orgId, (org = { queue: Promise.resolve(), lastEnd: 0, lastMs: 0 }));
     const builds = org;
+    let entry: { figures: Promise<LiveFigures>; version: number; begun: boolean } | undefined;
     const build = (builds.queue = builds.queue
       .catch(() => undefined)
       .then(async () => {
@@ -329,6 +338,7 @@ export class LiveFiguresStore implements Holder {
         const live = await this.connection();
         // What arrives from here on is not in this build.
         const started = this.version(scope.orgId);
+        if (entry) entry.begun = true;
         const t0 = Date.now();
         try {
           const figures = await this.build(live, this.db, scope, this.now(), this.log, kind);
@@ -343,7 +353,8 @@ export class LiveFiguresStore implements Holder {
       .finally(() => {
         if (this.building.get(key)?.figures === build) this.building.delete(key);
       }));
-    this.building.set(key, { figures: build, version });
+    entry = { figures: build, version, begun: false };
+    this.building.set(key, entry);
     return build;
   }
 

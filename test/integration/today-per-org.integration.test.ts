@@ -2,7 +2,8 @@
 // build runs (a heavy day takes seconds, again and again while its records arrive), another
 // organization's build runs beside it on its own connection instead of waiting. One organization's
 // build is held open here by the builder the store is given; the others are the real builds over a
-// real database.
+// real database. Requests that arrive while a build waits share it, so builds do not pile up behind one
+// another while records keep arriving.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildLiveFigures, type LiveBuilder, LiveFiguresStore } from '../../api/today/store.ts';
@@ -68,5 +69,40 @@ describe('live builds per organization', () => {
       store.figures({ orgId: 'org_a', userId: 'usr_2' }),
     ]);
     expect(most).toBe(1);
+  });
+
+  it('while records keep arriving, the requests behind a running build share the one build that waits', async () => {
+    db = await openDb(join(tempDir(), 'today.duckdb'));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let builds = 0;
+    let running!: () => void;
+    const firstRunning = new Promise<void>((r) => (running = r));
+    const builder: LiveBuilder = async (...args) => {
+      if (++builds === 1) {
+        running();
+        await held;
+      }
+      return buildLiveFigures(...args);
+    };
+    const store = new LiveFiguresStore(db, log, Date.now, builder);
+    const first = store.figures({ orgId: 'org_busy' }, 'credits');
+    await firstRunning;
+    // Collectors each ship, then ask for their status: records arrive between every two asks.
+    const later: Promise<unknown>[] = [];
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      store.touch('org_busy');
+      later.push(store.figures({ orgId: 'org_busy' }, 'credits'));
+    }
+    release();
+    await first;
+    const answers = await Promise.all(later);
+    // One build after the running one, begun after the last records arrived, answers all five.
+    expect(builds).toBe(2);
+    expect(new Set(answers).size).toBe(1);
+    // It covers every record: the next ask, with nothing new, is answered without a build.
+    expect(await store.figures({ orgId: 'org_busy' }, 'credits')).toBe(answers[0]);
+    expect(builds).toBe(2);
   });
 });
