@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Collector } from '../collector/daemon.ts';
 import { install, installedScriptPath } from '../collector/install/installer.ts';
 import type { Logger } from '../common/logger.ts';
+import { SAMPLE_GIT_CONFIG } from './git-env.ts';
 
 export interface GitActivityOptions {
   server: string;
@@ -53,6 +54,7 @@ export async function replayGitActivity(options: GitActivityOptions): Promise<{ 
           PATH: process.env['PATH'],
           HOME: home,
           GIT_CONFIG_NOSYSTEM: '1',
+          ...SAMPLE_GIT_CONFIG,
           GIT_AUTHOR_NAME: user.email,
           GIT_AUTHOR_EMAIL: user.email,
           GIT_COMMITTER_NAME: user.email,

@@ -4,11 +4,12 @@
 // shown). Each week, the person commits what the agents wrote in two files out of three (their lines as
 // the edits left them) with one line of their own per file, and pushes it to the default branch; the real
 // collector then credits the commit from its ledger. Deterministic.
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { adapterFor } from '../collector/agents/index.ts';
 import type { PlannedEvent } from './generator.ts';
+import { SAMPLE_GIT_CONFIG } from './git-env.ts';
+import { shQuote } from './sh.ts';
 
 /** Pure: the projects (`~/src/<name>`) a user's events work in. */
 export function projectsOf(events: readonly PlannedEvent[]): string[] {
@@ -48,6 +49,11 @@ export function dayCommit(events: readonly PlannedEvent[]): Map<string, Map<stri
   return out;
 }
 
+/**
+ * The sample's git commands as sh lines, run by the replay's hook driver (replay.ts, HookDriver): a fork
+ * of that small sh costs little, where each fork of the demo's Node process (its server and DuckDB
+ * inside) cost ~25 ms and held the process's server and collectors while git ran. Run in the user's HOME.
+ */
 export class ProjectRepos {
   constructor(
     private readonly home: string,
@@ -56,60 +62,63 @@ export class ProjectRepos {
     private readonly email: string,
   ) {}
 
-  private git(cwd: string, args: string[], at: number): void {
+  /** One git command in `cwd` as the person at `at`; a failure ends the driver's script. */
+  private git(cwd: string, args: string[], at: number): string {
     const when = new Date(at).toISOString();
-    execFileSync('git', args, {
-      cwd,
-      stdio: ['ignore', 'ignore', 'ignore'],
-      env: {
-        PATH: process.env['PATH'],
-        HOME: this.home,
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_AUTHOR_NAME: this.email,
-        GIT_AUTHOR_EMAIL: this.email,
-        GIT_COMMITTER_NAME: this.email,
-        GIT_COMMITTER_EMAIL: this.email,
-        GIT_AUTHOR_DATE: when,
-        GIT_COMMITTER_DATE: when,
-      },
-    });
+    const env = {
+      GIT_CONFIG_NOSYSTEM: '1',
+      ...SAMPLE_GIT_CONFIG,
+      GIT_AUTHOR_NAME: this.email,
+      GIT_AUTHOR_EMAIL: this.email,
+      GIT_COMMITTER_NAME: this.email,
+      GIT_COMMITTER_EMAIL: this.email,
+      GIT_AUTHOR_DATE: when,
+      GIT_COMMITTER_DATE: when,
+    };
+    const assignments = Object.entries(env)
+      .map(([k, v]) => `${k}=${shQuote(v)}`)
+      .join(' ');
+    return `(cd ${shQuote(cwd)} && ${assignments} git ${args.map(shQuote).join(' ')} >/dev/null 2>&1) || exit 6\n`;
   }
 
-  /** Makes each project folder a clone of its own origin, before the first event `at`. */
-  create(projects: readonly string[], at: number): void {
+  /** The script that makes each project folder a clone of its own origin, before the first event `at`. */
+  create(projects: readonly string[], at: number): string {
+    let script = '';
     for (const project of projects) {
       const work = join(this.home, 'src', project);
       if (existsSync(join(work, '.git'))) continue;
       const origin = join(this.workDir, 'project-origins', `u${this.user}-${project}.git`);
       mkdirSync(join(this.workDir, 'project-origins'), { recursive: true });
       mkdirSync(work, { recursive: true });
-      execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin], { stdio: 'ignore' });
-      this.git(work, ['init', '--quiet', '--initial-branch=main'], at);
-      this.git(work, ['config', 'user.email', this.email], at);
+      writeFileSync(join(work, 'README.md'), `# ${project}\n`);
+      script += this.git(this.workDir, ['init', '--quiet', '--bare', '--initial-branch=main', origin], at);
+      script += this.git(work, ['init', '--quiet', '--initial-branch=main'], at);
+      script += this.git(work, ['config', 'user.email', this.email], at);
       // Shown under a hosted name, as a real team's repository is; git reads and writes the folder.
       const hosted = `https://git.example.com/sample/${project}.git`;
-      this.git(work, ['remote', 'add', 'origin', hosted], at);
-      this.git(work, ['config', `url.${origin}.insteadOf`, hosted], at);
-      writeFileSync(join(work, 'README.md'), `# ${project}\n`);
-      this.git(work, ['add', 'README.md'], at);
-      this.git(work, ['commit', '--quiet', '-m', 'Start'], at);
-      this.git(work, ['push', '--quiet', '-u', 'origin', 'main'], at);
+      script += this.git(work, ['remote', 'add', 'origin', hosted], at);
+      script += this.git(work, ['config', `url.${origin}.insteadOf`, hosted], at);
+      script += this.git(work, ['add', 'README.md'], at);
+      script += this.git(work, ['commit', '--quiet', '-m', 'Start'], at);
+      script += this.git(work, ['push', '--quiet', '-u', 'origin', 'main'], at);
     }
+    return script;
   }
 
   private waiting: PlannedEvent[] = [];
 
   /**
-   * Takes a replayed day's events; on a Friday (or when `last`), commits and pushes the lines of the days
-   * since the last commit (dayCommit) at `at`. Weekly, as a team merges: the sample loads in seconds, not
-   * minutes. Returns the commits made.
+   * Takes a replayed day's events; on a Friday (or when `last`), writes the lines of the days since the
+   * last commit (dayCommit) and returns the script that commits and pushes them at `at`, and how many
+   * commits it makes. Weekly, as a team merges: the sample loads in seconds, not minutes.
    */
-  commitDay(events: readonly PlannedEvent[], at: number, last = false): number {
+  commitDay(events: readonly PlannedEvent[], at: number, last = false): { commits: number; script: string } {
     this.waiting.push(...events);
-    if (!last && new Date(at).getUTCDay() !== 5) return 0;
+    if (!last && new Date(at).getUTCDay() !== 5) return { commits: 0, script: '' };
     const days = this.waiting;
     this.waiting = [];
     let commits = 0;
+    let script = '';
     for (const [project, files] of dayCommit(days)) {
       const work = join(this.home, 'src', project);
       if (!existsSync(join(work, '.git'))) continue;
@@ -119,11 +128,11 @@ export class ProjectRepos {
         mkdirSync(join(path, '..'), { recursive: true });
         appendFileSync(path, `${lines.join('\n')}\n`);
       }
-      this.git(work, ['add', '-A'], at);
-      this.git(work, ['commit', '--quiet', '-m', 'Day of work'], at);
-      this.git(work, ['push', '--quiet', 'origin', 'main'], at);
+      script += this.git(work, ['add', '-A'], at);
+      script += this.git(work, ['commit', '--quiet', '-m', 'Day of work'], at);
+      script += this.git(work, ['push', '--quiet', 'origin', 'main'], at);
       commits++;
     }
-    return commits;
+    return { commits, script };
   }
 }

@@ -16,6 +16,7 @@ import { AGENTS } from '../common/agents.ts';
 import type { Logger } from '../common/logger.ts';
 import { type PlannedEvent, SAMPLES, type SamplePlan } from './generator.ts';
 import { ProjectRepos, projectsOf } from './project-repos.ts';
+import { shQuote } from './sh.ts';
 
 export interface ReplayOptions {
   server: string;
@@ -27,8 +28,6 @@ export interface ReplayOptions {
   concurrency?: number;
   onProgress?: (done: number, total: number) => void;
 }
-
-const q = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
 
 /** Events written to a driver at a time (between two progress counts). */
 const PROGRESS_STEP = 200;
@@ -47,14 +46,14 @@ export function segmentScript(events: PlannedEvent[], home: string, script: stri
   for (const event of events) {
     for (const op of event.before) {
       const path = join(home, op.path);
-      lines.push(`printf '%s' ${q(op.content)} ${op.mode === 'append' ? '>>' : '>'} ${q(path)} || exit 3`);
+      lines.push(`printf '%s' ${shQuote(op.content)} ${op.mode === 'append' ? '>>' : '>'} ${shQuote(path)} || exit 3`);
     }
     const env = { AGENTMETER_EVENT_TIME: new Date(event.at).toISOString(), ...event.env };
     const assignments = Object.entries(env)
-      .map(([k, v]) => `${k}=${q(v)}`)
+      .map(([k, v]) => `${k}=${shQuote(v)}`)
       .join(' ');
     const payload = JSON.stringify(event.payload).replaceAll('"~/', `"${home}/`);
-    lines.push(`${assignments} sh ${q(script)} ${event.agent} <<'${EOF_MARK}' || exit 4`, payload, EOF_MARK);
+    lines.push(`${assignments} sh ${shQuote(script)} ${event.agent} <<'${EOF_MARK}' || exit 4`, payload, EOF_MARK);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -96,14 +95,14 @@ export class HookDriver {
 
   /** Moves the driver to another user's HOME (its working folder and $HOME, which the hooks inherit). */
   useHome(home: string): Promise<void> {
-    return this.run(`cd ${q(home)} || exit 5\nHOME=${q(home)}; export HOME\n`);
+    return this.run(`cd ${shQuote(home)} || exit 5\nHOME=${shQuote(home)}; export HOME\n`);
   }
 
   /** Runs the segment's lines; resolves once every hook of it has exited. */
   async run(text: string): Promise<void> {
     const marker = `done ${++this.segments}\n`;
     const done = new Promise<void>((resolve) => (this.waiting = { marker, resolve }));
-    this.child.stdin.write(`${text}printf ${q(marker.replace('\n', '\\n'))}\n`);
+    this.child.stdin.write(`${text}printf ${shQuote(marker.replace('\n', '\\n'))}\n`);
     const ended = await Promise.race([done.then(() => undefined), this.exited]);
     if (ended !== undefined) throw new Error(`sample replay: the hook driver ${ended === 'ok' ? 'ended early' : ended}`);
   }
@@ -187,7 +186,6 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
     // The projects are real repositories, and each day's work lands on their default branch.
     const repos = new ProjectRepos(home, options.workDir, u, user.email);
     const first = plan.events[u]![0];
-    if (first) repos.create(projectsOf(plan.events[u]!), first.at - 3_600_000);
     const collector = new Collector({
       server: options.server,
       apiKey: options.keys[u]!,
@@ -198,6 +196,7 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
     });
     try {
       await driver.useHome(home);
+      if (first) await driver.run(repos.create(projectsOf(plan.events[u]!), first.at - 3_600_000));
       const parts = segments(plan.events[u]!);
       for (const [k, segment] of parts.entries()) {
         // Written to the driver in parts, so progress shows while a long segment runs.
@@ -208,7 +207,9 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
           done += part.length;
           if (Math.floor(done / 2000) > before) options.onProgress?.(done, total);
         }
-        if (repos.commitDay(segment, segment.at(-1)!.at + 600_000, k === parts.length - 1) > 0) collector.scanSoon();
+        const day = repos.commitDay(segment, segment.at(-1)!.at + 600_000, k === parts.length - 1);
+        if (day.script) await driver.run(day.script);
+        if (day.commits > 0) collector.scanSoon();
         const result = await collector.drain();
         if (result.error) throw new Error(`sample replay: shipping ${user.email}'s events failed: ${result.error}`);
         shipped += result.shipped;
