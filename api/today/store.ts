@@ -312,7 +312,16 @@ export class LiveFiguresStore implements Holder {
    * The figures of a scope with every record stored before the call: `all` for the /today records,
    * `credits` for the month's and today's credits only (a current `all` build answers those too).
    */
-  async figures(scope: LiveScope, kind: BuildKind = 'all'): Promise<LiveFigures> {
+  figures(scope: LiveScope, kind: BuildKind = 'all'): Promise<LiveFigures> {
+    return this.figuresOf(scope, kind, true);
+  }
+
+  /**
+   * `joinWaiting`: the request may share a build that waits though it was asked for an older version. If
+   * that build fails, the request asks once more without it, as it would have asked had it not joined:
+   * a build's failure reaches only the requests of the version it was asked for.
+   */
+  private async figuresOf(scope: LiveScope, kind: BuildKind, joinWaiting: boolean): Promise<LiveFigures> {
     const base = `${scope.orgId}|${scope.userIds ? `team:${scope.userIds.join(',')}` : (scope.userId ?? '')}`;
     const key = `${base}|${kind}`;
     const today = dayOf(this.now());
@@ -325,7 +334,8 @@ export class LiveFiguresStore implements Holder {
     // A build that is running shares only with a request of what it covers; one still waiting (for the
     // organization's builds before it, or its pace) shares with every request, as it will cover them all.
     const pending = this.building.get(key);
-    if (pending && (pending.version === version || !pending.begun)) return pending.figures;
+    if (pending && pending.version === version) return pending.figures;
+    if (pending && !pending.begun && joinWaiting) return pending.figures.catch(() => this.figuresOf(scope, kind, false));
     let org = this.orgs.get(scope.orgId);
     if (!org) this.orgs.set(scope.orgId, (org = { queue: Promise.resolve(), lastEnd: 0, lastMs: 0 }));
     const builds = org;

@@ -105,4 +105,40 @@ describe('live builds per organization', () => {
     expect(await store.figures({ orgId: 'org_busy' }, 'credits')).toBe(answers[0]);
     expect(builds).toBe(2);
   });
+
+  it('a waiting build that fails fails only the requests it was asked for; one that joined it later asks again', async () => {
+    db = await openDb(join(tempDir(), 'today.duckdb'));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let running!: () => void;
+    const firstRunning = new Promise<void>((r) => (running = r));
+    let builds = 0;
+    const builder: LiveBuilder = async (...args) => {
+      const n = ++builds;
+      if (n === 1) {
+        running();
+        await held;
+      }
+      if (n === 2) throw new Error('the second build failed');
+      return buildLiveFigures(...args);
+    };
+    const store = new LiveFiguresStore(db, log, Date.now, builder);
+    const outcome = (p: Promise<unknown>) =>
+      p.then(
+        () => 'figures',
+        (error: Error) => error.message,
+      );
+    const first = store.figures({ orgId: 'org_busy' }, 'credits');
+    await firstRunning;
+    store.touch('org_busy');
+    const asked = outcome(store.figures({ orgId: 'org_busy' }, 'credits'));
+    store.touch('org_busy');
+    const joined = outcome(store.figures({ orgId: 'org_busy' }, 'credits'));
+    release();
+    await first;
+    // The build asked for fails its request; the request that joined it gets a build of its own.
+    expect(await asked).toBe('the second build failed');
+    expect(await joined).toBe('figures');
+    expect(builds).toBe(3);
+  });
 });
