@@ -62,7 +62,7 @@ export class ProjectRepos {
     private readonly email: string,
   ) {}
 
-  /** One git command in `cwd` as the person at `at`; a failure ends the driver's script. */
+  /** One git command in `cwd` as the person at `at`; a failure ends the driver (exit 6, replay.ts). */
   private git(cwd: string, args: string[], at: number): string {
     const when = new Date(at).toISOString();
     const env = {
@@ -78,7 +78,8 @@ export class ProjectRepos {
     const assignments = Object.entries(env)
       .map(([k, v]) => `${k}=${shQuote(v)}`)
       .join(' ');
-    return `(cd ${shQuote(cwd)} && ${assignments} git ${args.map(shQuote).join(' ')} >/dev/null 2>&1) || exit 6\n`;
+    // Its stdin is not the driver's script, which it would otherwise inherit.
+    return `(cd ${shQuote(cwd)} && ${assignments} git ${args.map(shQuote).join(' ')} </dev/null >/dev/null 2>&1) || exit 6\n`;
   }
 
   /** The script that makes each project folder a clone of its own origin, before the first event `at`. */

@@ -58,6 +58,14 @@ export function segmentScript(events: PlannedEvent[], home: string, script: stri
   return `${lines.join('\n')}\n`;
 }
 
+/** What the driver's exit codes say: the lines of its scripts end it so when a command fails. */
+const DRIVER_EXITS: Record<number, string> = {
+  3: 'a file an event edits could not be written',
+  4: 'a hook failed',
+  5: "the user's home could not be entered",
+  6: "a git command of the user's project repositories failed",
+};
+
 /**
  * A long-lived `sh` that runs segments as they are written to its stdin and says `done <n>` after each:
  * forking sh is cheap where forking this Node process (hundreds of MB, DuckDB inside) is not (~25 ms of
@@ -87,7 +95,9 @@ export class HookDriver {
     });
     this.exited = new Promise((resolve) => {
       this.child.once('error', (error) => resolve(`could not start sh: ${error.message}`));
-      this.child.once('exit', (code, signal) => resolve(code === 0 ? 'ok' : `exited ${code ?? signal}`));
+      this.child.once('exit', (code, signal) =>
+        resolve(code === 0 ? 'ok' : `exited ${code ?? signal}${code !== null && DRIVER_EXITS[code] ? ` (${DRIVER_EXITS[code]})` : ''}`),
+      );
     });
     // A driver that died is reported by run() through `exited`; its stdin must not crash the process.
     this.child.stdin.on('error', () => undefined);

@@ -1,12 +1,13 @@
 // The sample replay's hook driver (sample-data/replay.ts): the real hook script, installed by the real
 // installer, run by one long-lived sh per replay worker. What reaches the spool and the agent's files must be
 // exactly what the plan says, whatever characters it holds, and a failing step must fail the replay.
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { install, installedScriptPath } from '../../collector/install/installer.ts';
 import { parseSpoolFile, spoolDirs } from '../../collector/spool.ts';
 import type { PlannedEvent } from '../../sample-data/generator.ts';
+import { ProjectRepos } from '../../sample-data/project-repos.ts';
 import { HookDriver, segmentScript, segments } from '../../sample-data/replay.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -109,6 +110,20 @@ describe('sample replay hook driver', () => {
       script,
     );
     await expect(driver.run(failing)).rejects.toThrow('sample replay: the hook driver exited 3');
+  });
+
+  it('a git command of the project repositories that fails ends the replay, saying so', async () => {
+    const { home } = userHome();
+    const workDir = tempDir();
+    // Where the project's origin goes, a file: `git init --bare` cannot make it.
+    mkdirSync(join(workDir, 'project-origins'));
+    writeFileSync(join(workDir, 'project-origins', 'u0-shop.git'), 'not a repository');
+    const driver = new HookDriver(home);
+    await driver.useHome(home);
+    const script = new ProjectRepos(home, workDir, 0, 'dev@example.com').create(['shop'], Date.UTC(2026, 2, 1));
+    await expect(driver.run(script)).rejects.toThrow(
+      "sample replay: the hook driver exited 6 (a git command of the user's project repositories failed)",
+    );
   });
 
   it('shipments are cut only at a midnight that a Droid session runs across', () => {
