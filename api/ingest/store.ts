@@ -323,40 +323,38 @@ export class IngestStore {
     // Commits of an address the key's user does not own are refused before anything is written.
     const notYours: IngestResponse['rejected'] = [];
     let commitRows = batch.commits.ndjson;
-    let commitCount = batch.commits.count;
     if (batch.commits.items.length) {
       const own = new Set((await this.db.all<{ email: string }>(OWN_ADDRESSES, { org: orgId, user: userId })).map((r) => r.email));
       const kept = batch.commits.items.filter((c) => own.has(c.author));
       for (const c of batch.commits.items)
         if (!own.has(c.author)) notYours.push({ index: c.index, id: c.id.slice(0, 256), reason: NOT_YOUR_COMMIT });
       commitRows = kept.map((c) => c.ndjson).join('');
-      commitCount = kept.length;
     }
-    const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit' | 'decision'; table: string; rows: number }[] =
-      [];
+    const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit' | 'decision'; table: string }[] = [];
     const usage = batch.usage.map((row) => `${JSON.stringify(row)}\n`).join('');
-    for (const [sql, fallback, ndjson, kind, table, rows] of [
-      [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'event', 'events', batch.events.count],
-      [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, usage, 'usage', 'usage', batch.usage.length],
-      [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'message', 'assistant_messages', batch.messages.count],
-      [INSERT_COMMITS, INSERT_COMMITS, commitRows, 'commit', 'landed_commits', commitCount],
-      [INSERT_DECISIONS, INSERT_DECISIONS, batch.decisions.ndjson, 'decision', 'edit_decisions', batch.decisions.count],
+    for (const [sql, fallback, ndjson, kind, table] of [
+      [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'event', 'events'],
+      [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, usage, 'usage', 'usage'],
+      [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'message', 'assistant_messages'],
+      [INSERT_COMMITS, INSERT_COMMITS, commitRows, 'commit', 'landed_commits'],
+      [INSERT_DECISIONS, INSERT_DECISIONS, batch.decisions.ndjson, 'decision', 'edit_decisions'],
     ] as const) {
       if (ndjson.length === 0) continue;
       const file = join(this.dir, `${n}-${kind === 'message' ? 'messages' : table}.ndjson`);
       // Raw events: readable by this user only whatever the umask; 'wx' never writes through a planted link.
       writeFileSync(file, ndjson, { mode: 0o600, flag: 'wx' });
-      files.push({ sql, fallback, file, kind, table, rows });
+      files.push({ sql, fallback, file, kind, table });
     }
     const params = (file: string) => ({ org: orgId, user: userId, file });
-    const loadedByGroup = (kind: string) => kind === 'event' || kind === 'message';
+    // The rows of the files a group's own statements load: a plain insert stores every row of its file or fails.
+    const groupRows: Partial<Record<string, number>> = { event: batch.events.count, message: batch.messages.count };
     const writeIn = async (tx: Db, fast: boolean, groupLoaded = false): Promise<Written> => {
       let stored = 0;
       const refused: IngestResponse['rejected'] = [];
-      for (const { sql, fallback, file, kind, table, rows } of files) {
-        if (groupLoaded && loadedByGroup(kind)) {
-          // A plain insert stores every row of its file or fails.
-          stored += rows;
+      for (const { sql, fallback, file, kind, table } of files) {
+        const loadedRows = groupLoaded ? groupRows[kind] : undefined;
+        if (loadedRows !== undefined) {
+          stored += loadedRows;
           continue;
         }
         stored += await tx.run(fast ? sql : fallback, params(file));
@@ -369,9 +367,9 @@ export class IngestStore {
       return { stored, refused };
     };
     const write = (fast: boolean) => this.transaction('single', (tx) => writeIn(tx, fast));
-    const loaded = (kind: RecordKind) => {
+    const loaded = (kind: 'event' | 'message') => {
       const found = files.find((f) => f.kind === kind);
-      return found ? { file: found.file, rows: found.rows } : undefined;
+      return found ? { file: found.file, rows: groupRows[kind]! } : undefined;
     };
     try {
       const { stored, refused } = await this.together({
