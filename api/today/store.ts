@@ -253,6 +253,16 @@ interface OrgBuilds {
 export type LiveBuilder = typeof buildLiveFigures;
 
 /**
+ * A build asked for and not yet finished: the version asked for, and whether it has begun (read the
+ * version it covers). One that has not begun covers whatever arrives until it does.
+ */
+interface PendingBuild {
+  figures: Promise<LiveFigures>;
+  version: number;
+  begun: boolean;
+}
+
+/**
  * The live figures of each scope, built on demand on connections of their own and kept until new
  * records reach the organization or the day changes. Builds are queued per organization, so one
  * organization's heavy day (a build of many seconds, again and again while its records arrive) delays
@@ -265,11 +275,8 @@ export class LiveFiguresStore implements Holder {
   private languagesLoaded: Promise<void> | undefined;
   private readonly versions = new Map<string, number>();
   private readonly cache = new Map<string, Cached>();
-  /**
-   * Builds asked for and not yet finished, by key: the version asked for, and whether the build has begun
-   * (read the version it covers). One that has not begun covers whatever arrives until it does.
-   */
-  private readonly building = new Map<string, { figures: Promise<LiveFigures>; version: number; begun: boolean }>();
+  /** Builds asked for and not yet finished, by key. */
+  private readonly building = new Map<string, PendingBuild>();
   private readonly orgs = new Map<string, OrgBuilds>();
   /** Connections no build uses now, and how many were opened. */
   private readonly idle: Db[] = [];
@@ -339,7 +346,7 @@ export class LiveFiguresStore implements Holder {
     let org = this.orgs.get(scope.orgId);
     if (!org) this.orgs.set(scope.orgId, (org = { queue: Promise.resolve(), lastEnd: 0, lastMs: 0 }));
     const builds = org;
-    let entry: { figures: Promise<LiveFigures>; version: number; begun: boolean } | undefined;
+    let entry: PendingBuild | undefined;
     const build = (builds.queue = builds.queue
       .catch(() => undefined)
       .then(async () => {

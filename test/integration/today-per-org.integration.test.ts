@@ -18,6 +18,31 @@ afterEach(async () => {
   db = undefined;
 });
 
+/**
+ * A store whose first build (org_busy's credits, asked for here) is running and held until `release`;
+ * `before(n)` runs before the n-th build. `builds()`: how many have begun.
+ */
+async function firstBuildHeld(database: Db, before: (n: number) => void = () => undefined) {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let running!: () => void;
+  const firstRunning = new Promise<void>((r) => (running = r));
+  let builds = 0;
+  const builder: LiveBuilder = async (...args) => {
+    const n = ++builds;
+    if (n === 1) {
+      running();
+      await held;
+    }
+    before(n);
+    return buildLiveFigures(...args);
+  };
+  const store = new LiveFiguresStore(database, log, Date.now, builder);
+  const first = store.figures({ orgId: 'org_busy' }, 'credits');
+  await firstRunning;
+  return { store, first, release, builds: () => builds };
+}
+
 describe('live builds per organization', () => {
   it("one organization's long build does not hold another's", async () => {
     db = await openDb(join(tempDir(), 'today.duckdb'));
@@ -73,21 +98,7 @@ describe('live builds per organization', () => {
 
   it('while records keep arriving, the requests behind a running build share the one build that waits', async () => {
     db = await openDb(join(tempDir(), 'today.duckdb'));
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let builds = 0;
-    let running!: () => void;
-    const firstRunning = new Promise<void>((r) => (running = r));
-    const builder: LiveBuilder = async (...args) => {
-      if (++builds === 1) {
-        running();
-        await held;
-      }
-      return buildLiveFigures(...args);
-    };
-    const store = new LiveFiguresStore(db, log, Date.now, builder);
-    const first = store.figures({ orgId: 'org_busy' }, 'credits');
-    await firstRunning;
+    const { store, first, release, builds } = await firstBuildHeld(db);
     // Collectors each ship, then ask for their status: records arrive between every two asks.
     const later: Promise<unknown>[] = [];
     for (let i = 0; i < 5; i++) {
@@ -99,37 +110,23 @@ describe('live builds per organization', () => {
     await first;
     const answers = await Promise.all(later);
     // One build after the running one, begun after the last records arrived, answers all five.
-    expect(builds).toBe(2);
+    expect(builds()).toBe(2);
     expect(new Set(answers).size).toBe(1);
     // It covers every record: the next ask, with nothing new, is answered without a build.
     expect(await store.figures({ orgId: 'org_busy' }, 'credits')).toBe(answers[0]);
-    expect(builds).toBe(2);
+    expect(builds()).toBe(2);
   });
 
   it('a waiting build that fails fails only the requests it was asked for; one that joined it later asks again', async () => {
     db = await openDb(join(tempDir(), 'today.duckdb'));
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let running!: () => void;
-    const firstRunning = new Promise<void>((r) => (running = r));
-    let builds = 0;
-    const builder: LiveBuilder = async (...args) => {
-      const n = ++builds;
-      if (n === 1) {
-        running();
-        await held;
-      }
+    const { store, first, release, builds } = await firstBuildHeld(db, (n) => {
       if (n === 2) throw new Error('the second build failed');
-      return buildLiveFigures(...args);
-    };
-    const store = new LiveFiguresStore(db, log, Date.now, builder);
+    });
     const outcome = (p: Promise<unknown>) =>
       p.then(
         () => 'figures',
         (error: Error) => error.message,
       );
-    const first = store.figures({ orgId: 'org_busy' }, 'credits');
-    await firstRunning;
     store.touch('org_busy');
     const asked = outcome(store.figures({ orgId: 'org_busy' }, 'credits'));
     store.touch('org_busy');
@@ -139,6 +136,6 @@ describe('live builds per organization', () => {
     // The build asked for fails its request; the request that joined it gets a build of its own.
     expect(await asked).toBe('the second build failed');
     expect(await joined).toBe('figures');
-    expect(builds).toBe(3);
+    expect(builds()).toBe(3);
   });
 });
