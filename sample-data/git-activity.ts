@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Collector } from '../collector/daemon.ts';
 import { install, installedScriptPath } from '../collector/install/installer.ts';
 import type { Logger } from '../common/logger.ts';
-import { SAMPLE_GIT_CONFIG } from './git-env.ts';
+import { sampleGitEnv } from './git-env.ts';
 
 export interface GitActivityOptions {
   server: string;
@@ -50,18 +50,7 @@ export async function replayGitActivity(options: GitActivityOptions): Promise<{ 
       execFileSync('git', args, {
         cwd,
         stdio: ['ignore', 'ignore', 'ignore'],
-        env: {
-          PATH: process.env['PATH'],
-          HOME: home,
-          GIT_CONFIG_NOSYSTEM: '1',
-          ...SAMPLE_GIT_CONFIG,
-          GIT_AUTHOR_NAME: user.email,
-          GIT_AUTHOR_EMAIL: user.email,
-          GIT_COMMITTER_NAME: user.email,
-          GIT_COMMITTER_EMAIL: user.email,
-          GIT_AUTHOR_DATE: when,
-          GIT_COMMITTER_DATE: when,
-        },
+        env: { PATH: process.env['PATH'], HOME: home, ...sampleGitEnv(user.email, when) },
       });
     const first = dayAt(GIT_DAYS[0]!, '08:00:00');
     execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin], { stdio: 'ignore' });

@@ -8,8 +8,8 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { adapterFor } from '../collector/agents/index.ts';
 import type { PlannedEvent } from './generator.ts';
-import { SAMPLE_GIT_CONFIG } from './git-env.ts';
-import { shQuote } from './sh.ts';
+import { sampleGitEnv } from './git-env.ts';
+import { shAssignments, shQuote } from './sh.ts';
 
 /** Pure: the projects (`~/src/<name>`) a user's events work in. */
 export function projectsOf(events: readonly PlannedEvent[]): string[] {
@@ -64,22 +64,9 @@ export class ProjectRepos {
 
   /** One git command in `cwd` as the person at `at`; a failure ends the driver (exit 6, replay.ts). */
   private git(cwd: string, args: string[], at: number): string {
-    const when = new Date(at).toISOString();
-    const env = {
-      GIT_CONFIG_NOSYSTEM: '1',
-      ...SAMPLE_GIT_CONFIG,
-      GIT_AUTHOR_NAME: this.email,
-      GIT_AUTHOR_EMAIL: this.email,
-      GIT_COMMITTER_NAME: this.email,
-      GIT_COMMITTER_EMAIL: this.email,
-      GIT_AUTHOR_DATE: when,
-      GIT_COMMITTER_DATE: when,
-    };
-    const assignments = Object.entries(env)
-      .map(([k, v]) => `${k}=${shQuote(v)}`)
-      .join(' ');
+    const env = shAssignments(sampleGitEnv(this.email, new Date(at).toISOString()));
     // Its stdin is not the driver's script, which it would otherwise inherit.
-    return `(cd ${shQuote(cwd)} && ${assignments} git ${args.map(shQuote).join(' ')} </dev/null >/dev/null 2>&1) || exit 6\n`;
+    return `(cd ${shQuote(cwd)} && ${env} git ${args.map(shQuote).join(' ')} </dev/null >/dev/null 2>&1) || exit 6\n`;
   }
 
   /** The script that makes each project folder a clone of its own origin, before the first event `at`. */

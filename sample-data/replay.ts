@@ -16,7 +16,7 @@ import { AGENTS } from '../common/agents.ts';
 import type { Logger } from '../common/logger.ts';
 import { type PlannedEvent, SAMPLES, type SamplePlan } from './generator.ts';
 import { ProjectRepos, projectsOf } from './project-repos.ts';
-import { shQuote } from './sh.ts';
+import { shAssignments, shQuote } from './sh.ts';
 
 export interface ReplayOptions {
   server: string;
@@ -48,10 +48,7 @@ export function segmentScript(events: PlannedEvent[], home: string, script: stri
       const path = join(home, op.path);
       lines.push(`printf '%s' ${shQuote(op.content)} ${op.mode === 'append' ? '>>' : '>'} ${shQuote(path)} || exit 3`);
     }
-    const env = { AGENTMETER_EVENT_TIME: new Date(event.at).toISOString(), ...event.env };
-    const assignments = Object.entries(env)
-      .map(([k, v]) => `${k}=${shQuote(v)}`)
-      .join(' ');
+    const assignments = shAssignments({ AGENTMETER_EVENT_TIME: new Date(event.at).toISOString(), ...event.env });
     const payload = JSON.stringify(event.payload).replaceAll('"~/', `"${home}/`);
     lines.push(`${assignments} sh ${shQuote(script)} ${event.agent} <<'${EOF_MARK}' || exit 4`, payload, EOF_MARK);
   }
