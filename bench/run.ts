@@ -32,7 +32,7 @@ import { Ledger, type LedgerWrite } from '../collector/code/ledger.ts';
 import { Collector } from '../collector/daemon.ts';
 import { OtlpReceiver } from '../collector/otel/receiver.ts';
 import { ensureSpool, spoolDirs } from '../collector/spool.ts';
-import { openDb } from '../common/db/duckdb.ts';
+import { openDb, walSize } from '../common/db/duckdb.ts';
 import { createLogger } from '../common/logger.ts';
 import type { WireRecord } from '../common/wire.ts';
 import { type BatchOptions, runBatch, splitStatements } from '../pipeline/batch.ts';
@@ -246,7 +246,7 @@ async function benchIngest(): Promise<void> {
   // writes them into the database: at 256MB of WAL (about a million of these events), or when the server
   // stops, which is timed here. The small batches then go to a server started again on the same database,
   // so that this checkpoint falls in neither run.
-  const walBytes = fileBytes(`${db}.wal`);
+  const walBytes = walSize(db);
   const logged = (8 + 2 * batches) * batchSize;
   const { seconds: checkpointSeconds } = await serverTimed(server.child.pid!, () => server.stop());
   const deferredMs = (checkpointSeconds * 1000 * batchSize) / logged;
@@ -290,15 +290,6 @@ async function benchIngest(): Promise<void> {
   results['ingest'] = { batchSize, ...runs };
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
-}
-
-/** A file's size in bytes, 0 when it is not there. */
-function fileBytes(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
 }
 
 /** The small-batch ingest run: records a batch, and collectors sending at once. */

@@ -252,7 +252,7 @@ export async function openDb(path: string, options: OpenOptions = {}): Promise<D
 }
 
 /** The size of the database's WAL, 0 when there is none. */
-function walSize(path: string): number {
+export function walSize(path: string): number {
   try {
     return statSync(`${path}.wal`).size;
   } catch {
