@@ -200,7 +200,7 @@ export class Collector {
 
   /**
    * Looks for commits that landed in the watched repositories and ships their records (they wait in
-   * $AGENTMETER_HOME/impact/pending.json (CODE_STATE_DIR) until the server has them). A record the server rejects is
+   * $AGENTMETER_HOME/code/pending.json (CODE_STATE_DIR) until the server has them). A record the server rejects is
    * quarantined with the reason, like a spool file.
    */
   private async shipLanded(maxAttempts: number): Promise<{ shipped?: number; error?: string }> {

@@ -1,4 +1,4 @@
-// The private ledger of agent-written lines (docs/metrics.md §5 "Ledger"), under $AGENTMETER_HOME/impact (CODE_STATE_DIR):
+// The private ledger of agent-written lines (docs/metrics.md §5 "Ledger"), under $AGENTMETER_HOME/code (CODE_STATE_DIR):
 // per repository, one line per added line of an edit: its keyed hash (HMAC-SHA256 of the file's path in
 // the work tree and the line's fingerprint, under a random per-machine key: never the line's text), the
 // time, the agent, the model and the agent session. Lines credited to a landed commit are listed beside it. Files are 0600

@@ -4,7 +4,7 @@
 // the commits that landed on each watched repository's default branch, credits their lines from the
 // ledger, and keeps the commit records until the server acknowledges them. A repository is one per git
 // common folder and remote (collector/code/repository.ts): its worktrees, clones and linked paths share
-// one ledger and one watch. State lives in $AGENTMETER_HOME/impact (CODE_STATE_DIR, 0700): repos.json (watched
+// one ledger and one watch. State lives in $AGENTMETER_HOME/code (state-dir.ts, 0700): repos.json (watched
 // repositories), models.json, pending.json, ledger/.
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
@@ -25,12 +25,7 @@ import { type CandidateCommit, commitLines, landedCandidates, type RepoFacts, re
 import { Ledger, readPrivate } from './ledger.ts';
 import { fingerprint } from './lines.ts';
 import { type RepoPlace, Repositories } from './repository.ts';
-
-/**
- * The collector's state folder under $AGENTMETER_HOME. It keeps the feature's former name: developers'
- * machines hold their ledgers there, and a ledger lost to a rename would credit no line that lands later.
- */
-export const CODE_STATE_DIR = 'impact';
+import { moveFormerStateDir, readableStateDir } from './state-dir.ts';
 
 /** An event of a batch, as far as watching and the ledger need it. */
 export interface CodeTouch {
@@ -149,7 +144,7 @@ export function modelAt(
 
 /** What `collect status` shows, read from the files alone: no logger, nothing written. */
 export function readCodeStatus(agentmeterHome: string): { watched: number; pending: number; droppedLines: number } {
-  const dir = join(agentmeterHome, CODE_STATE_DIR);
+  const dir = readableStateDir(agentmeterHome);
   const repos = loadJson(join(dir, 'repos.json'), z.union([ReposFile, ReposFileV1]), {
     version: 2,
     repos: {},
@@ -212,7 +207,7 @@ export class CodeTracker {
     private readonly log: Logger,
     places = new Repositories(),
   ) {
-    this.dir = join(agentmeterHome, CODE_STATE_DIR);
+    this.dir = moveFormerStateDir(agentmeterHome, log).dir;
     this.ledger = new Ledger(this.dir);
     this.places = places;
     this.repos = this.loadRepos();

@@ -1,6 +1,6 @@
 // One name per feature across folders, files, routes and the page: the code the agents wrote is "code"
-// (ARCHITECTURE.md, Decisions). Its former name, "impact", must not come back in a file or folder name;
-// the collector's state folder on developers' machines keeps it, as a value (CODE_STATE_DIR).
+// (ARCHITECTURE.md, Decisions). Its former name, "impact", must not come back in a file or folder name
+// (the collector moves its former state folder once: collector/code/state-dir.ts).
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';

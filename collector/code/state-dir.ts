@@ -1,0 +1,70 @@
+// Where the collector keeps the code feature's state under $AGENTMETER_HOME: repos.json, models.json,
+// pending.json and the ledger. Collectors before the feature had one name kept it in a folder named after
+// its former name; the first start that finds that folder moves it, so no ledger is lost to the rename (a
+// lost ledger would credit no agent line that lands later).
+import { lstatSync, renameSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '../../common/logger.ts';
+import { ownDirProblem } from '../../common/private-files.ts';
+
+/** The state folder's name under $AGENTMETER_HOME. */
+export const CODE_STATE_DIR = 'code';
+
+/** The name collectors gave it before (read and moved, never created). */
+export const FORMER_CODE_STATE_DIR = 'impact';
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** What became of the former folder at a start. */
+export type FormerStateOutcome = 'none' | 'moved' | 'kept-both' | 'refused';
+
+/**
+ * The state folder of `agentmeterHome`, the former one moved to it first when only the former one
+ * exists: a rename within the same folder, which moves it whole or not at all. A former folder that is a
+ * link, not a folder, or another user's is left as it is and not followed (the new folder starts empty),
+ * and when both exist the new one stands and the former one is left for the user to look at.
+ */
+export function moveFormerStateDir(agentmeterHome: string, log?: Logger): { dir: string; outcome: FormerStateOutcome } {
+  const dir = join(agentmeterHome, CODE_STATE_DIR);
+  const former = join(agentmeterHome, FORMER_CODE_STATE_DIR);
+  const formerStat = lstatOrUndefined(former);
+  if (!formerStat) return { dir, outcome: 'none' };
+  if (lstatOrUndefined(dir)) {
+    log?.warn({ former, dir }, 'code state: both folders exist; the new one is used and the former one is left as it is');
+    return { dir, outcome: 'kept-both' };
+  }
+  const problem = ownDirProblem(former, formerStat);
+  if (problem) {
+    log?.warn({ former, problem }, 'code state: the former folder is left as it is and not read');
+    return { dir, outcome: 'refused' };
+  }
+  try {
+    renameSync(former, dir);
+  } catch (error) {
+    // Another start of the same home moved it first: the folder is where it should be.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && lstatOrUndefined(dir)) return { dir, outcome: 'moved' };
+    throw error;
+  }
+  log?.info({ former, dir }, 'code state: moved to its new folder');
+  return { dir, outcome: 'moved' };
+}
+
+/**
+ * The folder to read the state from without writing anything (`collect status`): the new one, or the
+ * former one while no collector has started since the update. A former folder that is not a real folder
+ * of ours is not read.
+ */
+export function readableStateDir(agentmeterHome: string): string {
+  const dir = join(agentmeterHome, CODE_STATE_DIR);
+  if (lstatOrUndefined(dir)) return dir;
+  const former = join(agentmeterHome, FORMER_CODE_STATE_DIR);
+  const formerStat = lstatOrUndefined(former);
+  return formerStat && !ownDirProblem(former, formerStat) ? former : dir;
+}
