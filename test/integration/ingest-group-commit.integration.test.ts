@@ -212,6 +212,49 @@ describe('batches waiting for the writer together', () => {
     expect(together.rows).toEqual(apart.rows);
   });
 
+  it('a batch that arrives while a group’s shared statement fails joins the retry, which runs each batch’s own', async () => {
+    const stored = call('Edit', day);
+    const { db, transactions } = await countedDb('late-joiner');
+    const ingest = new IngestStore(db);
+    try {
+      await ingest.store(ORG, ANA, await decodeItems([stored], 10_000));
+      const late = await decodeItems([call('Write', day)], 10_000);
+      // The late batch is sent as the group holding the re-delivery begins its transaction (the one after
+      // the first batch of `rest` is written alone), so it waits and is grouped with the retried batches.
+      const at = transactions() + 1;
+      let lateAnswer: Promise<StoreResult> | undefined;
+      const transaction = db.transaction;
+      db.transaction = (fn) => {
+        if (transactions() === at && !lateAnswer) lateAnswer = ingest.store(ORG, BO, late);
+        return transaction(fn);
+      };
+      const rest: Sent[] = [
+        { org: ORG, user: BO, records: [call('Bash', day)] },
+        { org: ORG, user: BO, records: [call('Read', day)] },
+        // A re-delivery of the stored event: the group's one insert of all its events fails on it.
+        { org: ORG, user: ANA, records: [stored, call('Grep', day)] },
+      ];
+      const decoded = await Promise.all(rest.map((sent) => decodeItems(sent.records, 10_000)));
+      const answers = await Promise.all(rest.map((sent, i) => ingest.store(sent.org, sent.user, decoded[i]!)));
+      expect(lateAnswer).toBeDefined();
+      expect(answers).toEqual([
+        { stored: 1, duplicates: 0, refused: [] },
+        { stored: 1, duplicates: 0, refused: [] },
+        { stored: 1, duplicates: 1, refused: [] },
+      ]);
+      expect(await lateAnswer).toEqual({ stored: 1, duplicates: 0, refused: [] });
+      // Two group rollbacks: the shared insert, then the retry with the late batch in it, where each batch
+      // ran its own statements and the re-delivery's failed. Had the late batch's being new made the retry
+      // share one insert again, that insert would have failed on the same id: a third.
+      expect(ingest.transactions.group).toEqual({ committed: 0, rolledBack: 2 });
+      expect(ingest.transactions.single).toEqual({ committed: 5, rolledBack: 1 });
+      expect(await db.all('SELECT count(*)::INTEGER AS n FROM events')).toEqual([{ n: 5 }]);
+    } finally {
+      ingest.close();
+      await db.close();
+    }
+  });
+
   it('a full-size batch is written alone', async () => {
     const big = (n: number): Sent => ({ org: ORG, user: ANA, records: Array.from({ length: n }, () => call('Bash', day)) });
     const together = await store('big', [], [big(1), big(2_500), big(1)], true);
