@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { AccountStore } from '../api/accounts/store.ts';
-import { openDb } from '../common/db/duckdb.ts';
+import { databaseBytes, openDb } from '../common/db/duckdb.ts';
 import { createLogger } from '../common/logger.ts';
 import { type BatchOptions, runBatch, splitStatements } from '../pipeline/batch.ts';
 import { exportTables } from '../pipeline/export.ts';
@@ -24,13 +24,6 @@ const log = createLogger({ name: 'bench-scale', level: 'warn' });
 
 const seconds = (since: number) => (performance.now() - since) / 1000;
 const mib = (bytes: number) => bytes / 1024 / 1024;
-const fileSize = (path: string) => {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-};
 function treeSize(dir: string): number {
   let total = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
@@ -104,8 +97,7 @@ async function measure(events: number, base: string): Promise<ScaleFigures> {
     const { key } = await accounts.createKey(manager);
     await db.run('CHECKPOINT');
     await db.close();
-    const dbBytes = fileSize(path);
-    const walBytes = fileSize(`${path}.wal`);
+    const { file: dbBytes, wal: walBytes } = databaseBytes(path);
 
     const server = await startServer(path, ['--no-batch', '--cache-entries', '0']);
     try {

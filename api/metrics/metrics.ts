@@ -3,8 +3,8 @@
 // here holds a user's data: counts, durations and sizes only, with labels from small fixed sets (route
 // patterns, not URLs; reason classes, not reasons).
 
-import { statSync } from 'node:fs';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { databaseBytes } from '../../common/db/duckdb.ts';
 import { IngestResponse } from '../../common/wire.ts';
 import type { StoreTransactions } from '../ingest/store.ts';
 
@@ -125,8 +125,9 @@ export class ServerMetrics {
       labelNames: ['file'],
       registers,
       collect() {
-        this.set({ file: 'db' }, fileSize(options.dbPath));
-        this.set({ file: 'wal' }, fileSize(`${options.dbPath}.wal`));
+        const bytes = databaseBytes(options.dbPath);
+        this.set({ file: 'db' }, bytes.file);
+        this.set({ file: 'wal' }, bytes.wal);
       },
     });
     this.ingestRecords.inc({ outcome: 'stored' }, 0);
@@ -167,13 +168,5 @@ export class ServerMetrics {
       end({ outcome: 'failure' });
       throw error;
     }
-  }
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
   }
 }

@@ -251,14 +251,20 @@ export async function openDb(path: string, options: OpenOptions = {}): Promise<D
   return db;
 }
 
-/** The size of the database's WAL, 0 when there is none. */
-export function walSize(path: string): number {
+/** A file's size in bytes, 0 when there is none (a database not created yet, a WAL checkpointed away). */
+function sizeOrZero(path: string): number {
   try {
-    return statSync(`${path}.wal`).size;
+    return statSync(path).size;
   } catch {
     return 0;
   }
 }
+
+/** The size of the database's WAL, 0 when there is none. */
+export const walSize = (path: string): number => sizeOrZero(`${path}.wal`);
+
+/** The sizes of the database's file and of its WAL, each 0 when there is none. */
+export const databaseBytes = (path: string): { file: number; wal: number } => ({ file: sizeOrZero(path), wal: walSize(path) });
 
 /**
  * A migration that SQL alone cannot express (it needs a function of ours, such as the command masking):
