@@ -5,7 +5,8 @@
 import { lstatSync, renameSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../common/logger.ts';
-import { ownDirProblem } from '../../common/private-files.ts';
+import { ensurePrivateDir, ownDirProblem } from '../../common/private-files.ts';
+import { collectorAlive, readPidFile } from '../pidfile.ts';
 
 /** The state folder's name under $AGENTMETER_HOME. */
 export const CODE_STATE_DIR = 'code';
@@ -23,35 +24,59 @@ function lstatOrUndefined(path: string): Stats | undefined {
 }
 
 /** What became of the former folder at a start. */
-export type FormerStateOutcome = 'none' | 'moved' | 'kept-both' | 'refused';
+export type FormerStateOutcome = 'none' | 'moved' | 'kept-both' | 'refused' | 'in-use';
+
+/** A collector other than this process that holds the home's pid file and is alive. */
+function otherCollector(agentmeterHome: string): number | undefined {
+  const holder = readPidFile(agentmeterHome);
+  return holder !== undefined && holder !== process.pid && collectorAlive(holder) ? holder : undefined;
+}
 
 /**
- * The state folder of `agentmeterHome`, the former one moved to it first when only the former one
- * exists: a rename within the same folder, which moves it whole or not at all. A former folder that is a
- * link, not a folder, or another user's is left as it is and not followed (the new folder starts empty),
- * and when both exist the new one stands and the former one is left for the user to look at.
+ * The state folder of `agentmeterHome` for this start, the former one moved to the new name first when
+ * only the former one exists: a rename within the same folder, which moves it whole or not at all.
+ *
+ * - A former folder that is a link, not a folder, or another user's is left as it is and not followed:
+ *   the new folder starts empty.
+ * - While another collector runs on the same home (one started before the update, which keeps writing
+ *   the former folder), the former folder is used as it is and moved at a later start: moved under it,
+ *   that collector would write its ledger lines and waiting commits into a folder no one reads again.
+ * - When both exist, the new one stands and the former one is left for the user to look at.
  */
-export function moveFormerStateDir(agentmeterHome: string, log?: Logger): { dir: string; outcome: FormerStateOutcome } {
+export function codeStateDir(agentmeterHome: string, log?: Logger): { dir: string; outcome: FormerStateOutcome } {
   const dir = join(agentmeterHome, CODE_STATE_DIR);
   const former = join(agentmeterHome, FORMER_CODE_STATE_DIR);
   const formerStat = lstatOrUndefined(former);
   if (!formerStat) return { dir, outcome: 'none' };
-  if (lstatOrUndefined(dir)) {
-    log?.warn({ former, dir }, 'code state: both folders exist; the new one is used and the former one is left as it is');
-    return { dir, outcome: 'kept-both' };
-  }
   const problem = ownDirProblem(former, formerStat);
   if (problem) {
-    log?.warn({ former, problem }, 'code state: the former folder is left as it is and not read');
+    log?.warn({ former, problem }, 'code state: the former folder is left as it is and not read; remove it');
     return { dir, outcome: 'refused' };
+  }
+  const bothExist = () => {
+    log?.warn({ former, dir }, 'code state: both folders exist; the new one is used, the former one is left as it is');
+    return { dir, outcome: 'kept-both' as const };
+  };
+  if (lstatOrUndefined(dir)) return bothExist();
+  const holder = otherCollector(agentmeterHome);
+  if (holder !== undefined) {
+    log?.info(
+      { former, pid: holder },
+      'code state: another collector runs on this home; the former folder is used and moved at a later start',
+    );
+    return { dir: former, outcome: 'in-use' };
   }
   try {
     renameSync(former, dir);
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
     // Another start of the same home moved it first: the folder is where it should be.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && lstatOrUndefined(dir)) return { dir, outcome: 'moved' };
+    if (code === 'ENOENT' && lstatOrUndefined(dir)) return { dir, outcome: 'moved' };
+    // The new folder appeared since it was looked for, with something in it.
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') return bothExist();
     throw error;
   }
+  ensurePrivateDir(dir);
   log?.info({ former, dir }, 'code state: moved to its new folder');
   return { dir, outcome: 'moved' };
 }

@@ -25,7 +25,7 @@ import { type CandidateCommit, commitLines, landedCandidates, type RepoFacts, re
 import { Ledger, readPrivate } from './ledger.ts';
 import { fingerprint } from './lines.ts';
 import { type RepoPlace, Repositories } from './repository.ts';
-import { moveFormerStateDir, readableStateDir } from './state-dir.ts';
+import { codeStateDir, readableStateDir } from './state-dir.ts';
 
 /** An event of a batch, as far as watching and the ledger need it. */
 export interface CodeTouch {
@@ -145,6 +145,13 @@ export function modelAt(
 /** What `collect status` shows, read from the files alone: no logger, nothing written. */
 export function readCodeStatus(agentmeterHome: string): { watched: number; pending: number; droppedLines: number } {
   const dir = readableStateDir(agentmeterHome);
+  const status = readCodeStatusIn(dir);
+  // A collector starting meanwhile may have moved the former folder while it was read: read where it went.
+  const now = readableStateDir(agentmeterHome);
+  return now === dir ? status : readCodeStatusIn(now);
+}
+
+function readCodeStatusIn(dir: string): { watched: number; pending: number; droppedLines: number } {
   const repos = loadJson(join(dir, 'repos.json'), z.union([ReposFile, ReposFileV1]), {
     version: 2,
     repos: {},
@@ -207,7 +214,7 @@ export class CodeTracker {
     private readonly log: Logger,
     places = new Repositories(),
   ) {
-    this.dir = moveFormerStateDir(agentmeterHome, log).dir;
+    this.dir = codeStateDir(agentmeterHome, log).dir;
     this.ledger = new Ledger(this.dir);
     this.places = places;
     this.repos = this.loadRepos();

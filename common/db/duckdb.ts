@@ -261,10 +261,14 @@ function sizeOrZero(path: string): number {
 }
 
 /** The size of the database's WAL, 0 when there is none. */
-export const walSize = (path: string): number => sizeOrZero(`${path}.wal`);
+export function walSize(path: string): number {
+  return sizeOrZero(`${path}.wal`);
+}
 
 /** The sizes of the database's file and of its WAL, each 0 when there is none. */
-export const databaseBytes = (path: string): { file: number; wal: number } => ({ file: sizeOrZero(path), wal: walSize(path) });
+export function databaseBytes(path: string): { file: number; wal: number } {
+  return { file: sizeOrZero(path), wal: walSize(path) };
+}
 
 /**
  * A migration that SQL alone cannot express (it needs a function of ours, such as the command masking):

@@ -224,8 +224,13 @@ describe('batches waiting for the writer together', () => {
       const at = transactions() + 1;
       let lateAnswer: Promise<StoreResult> | undefined;
       const transaction = db.transaction;
+      let waitingWithLate = -1;
       db.transaction = (fn) => {
-        if (transactions() === at && !lateAnswer) lateAnswer = ingest.store(ORG, BO, late);
+        if (transactions() === at && !lateAnswer) {
+          lateAnswer = ingest.store(ORG, BO, late);
+          // The premise: the late batch waits for the writer now, alone (the group is out of the queue).
+          waitingWithLate = (ingest as unknown as { waiting: unknown[] }).waiting.length;
+        }
         return transaction(fn);
       };
       const rest: Sent[] = [
@@ -237,6 +242,7 @@ describe('batches waiting for the writer together', () => {
       const decoded = await Promise.all(rest.map((sent) => decodeItems(sent.records, 10_000)));
       const answers = await Promise.all(rest.map((sent, i) => ingest.store(sent.org, sent.user, decoded[i]!)));
       expect(lateAnswer).toBeDefined();
+      expect(waitingWithLate).toBe(1);
       expect(answers).toEqual([
         { stored: 1, duplicates: 0, refused: [] },
         { stored: 1, duplicates: 0, refused: [] },
