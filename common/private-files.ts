@@ -10,6 +10,16 @@ export const PRIVATE_FILE_MODE = 0o600;
 /** The user this process runs as; undefined where the platform has no uids (the owner check is skipped). */
 export const currentUid = (): number | undefined => process.getuid?.();
 
+/** What is at `path` itself (a link is not followed), or undefined when nothing is. */
+export function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
 /** Why a folder of ours cannot be used as it is, or undefined when it is a real folder we own. */
 export function ownDirProblem(path: string, stat: Stats): string | undefined {
   if (stat.isSymbolicLink()) return `${path} is a symbolic link; agentmeter does not follow links in its own folders`;

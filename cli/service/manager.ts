@@ -2,12 +2,12 @@
 // written without following a link, and the service manager's commands (systemctl --user on Linux,
 // launchctl on macOS) through an injectable Runner, so tests run without either.
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readFileSync, rmSync, type Stats } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { sleepSync } from '../../common/backoff.ts';
 import { UserError } from '../../common/errors.ts';
-import { ensurePrivateDir, ownDirProblem, PRIVATE_DIR_MODE, writePrivateFile } from '../../common/private-files.ts';
+import { ensurePrivateDir, lstatOrUndefined, ownDirProblem, PRIVATE_DIR_MODE, writePrivateFile } from '../../common/private-files.ts';
 import { shellLine } from '../program.ts';
 import {
   LAUNCHD_LABEL,
@@ -106,15 +106,6 @@ export function assertReachable(ctx: ServiceContext, collect: string): void {
     throw new UserError(
       `${reason}: run \`${collect}\` under your own supervisor instead (a login script, a container entrypoint, supervisord, runit, tmux)`,
     );
-}
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
 }
 
 /** What is at the service file's place: nothing, our file (with its text), or something we must not touch. */

@@ -2,10 +2,10 @@
 // pending.json and the ledger. Collectors before the feature had one name kept it in a folder named after
 // its former name; the first start that finds that folder moves it, so no ledger is lost to the rename (a
 // lost ledger would credit no agent line that lands later).
-import { lstatSync, renameSync, type Stats } from 'node:fs';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../common/logger.ts';
-import { ensurePrivateDir, ownDirProblem } from '../../common/private-files.ts';
+import { ensurePrivateDir, lstatOrUndefined, ownDirProblem } from '../../common/private-files.ts';
 import { collectorAlive, readPidFile } from '../pidfile.ts';
 
 /** The state folder's name under $AGENTMETER_HOME. */
@@ -13,15 +13,6 @@ export const CODE_STATE_DIR = 'code';
 
 /** The name collectors gave it before (read and moved, never created). */
 export const FORMER_CODE_STATE_DIR = 'impact';
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
 
 /** What became of the former folder at a start. */
 export type FormerStateOutcome = 'none' | 'moved' | 'kept-both' | 'refused' | 'in-use';
