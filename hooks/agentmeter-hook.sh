@@ -49,7 +49,10 @@
 # developer, and removes it (one `rm`, once a month). Each costs one file test per prompt: no Node
 # start, no network call.
 
-exec 3>&2 2>/dev/null
+# A closed stderr (the agent's, or a wrapper's `2>&-`) fails the redirection, and a redirection that fails
+# on `exec` ends a POSIX shell with status 2, which agents read as "block this": `command` keeps the hook
+# running, with fd 3 on /dev/null then.
+command exec 3>&2 2>/dev/null || command exec 3>/dev/null 2>/dev/null
 # What this script creates (spool folders and files) is this user's alone, whatever the agent's umask.
 umask 077
 # cat and ln need no locale: in the C locale they skip loading the locale's files, which under the usual

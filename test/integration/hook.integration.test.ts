@@ -420,6 +420,18 @@ describe('hooks/agentmeter-hook.sh', () => {
     expect(result.status).toBe(0);
   });
 
+  it('spools the event and exits 0 when the agent runs it with stderr closed', () => {
+    const home = tempDir();
+    for (const args of [['claude'], ['claude', 'prompt']]) {
+      const result = spawnSync('sh', ['-c', `exec sh '${HOOK_SCRIPT}' ${args.join(' ')} 2>&-`], {
+        input: '{"hook_event_name":"UserPromptSubmit","session_id":"s1"}',
+        env: { PATH: process.env['PATH']!, HOME: home },
+      });
+      expect(result.status).toBe(0);
+    }
+    expect(newFiles(home)).toHaveLength(2);
+  });
+
   it('200 hooks at once → 200 distinct events', async () => {
     const home = tempDir();
     const script = join(home, 'hook.sh');
