@@ -137,9 +137,12 @@ export function registerLimitRoutes(app: FastifyInstance, deps: LimitDeps): void
         }),
       };
     };
-    // Kept per caller (the answer names them): everyone's entries for the Organization page, one's own for
-    // each collector, which asks often. Everyone's entries list every user, so a user added is a change.
-    const of = { org: principal.orgId, viewer: principal.userId, now: today, reads: LIMIT_READS };
+    // Kept per caller (the answer names them) and per what the credential may see: everyone's entries for
+    // the Organization page, one's own for each collector, which asks often; a manager's personal key and
+    // collector key are one user with two answers. Everyone's entries list every user, so a user added is
+    // a change.
+    const viewer = `${principal.userId}:${only === null ? 'everyone' : 'own'}`;
+    const of = { org: principal.orgId, viewer, now: today, reads: LIMIT_READS };
     return sendAnswer(deps.cache, request, reply, of, build);
   });
 

@@ -218,6 +218,15 @@ describe('what a collector key may do', () => {
     expect((await get(bearer(collectorKey), '/api/v0/auth/me')).json()).toMatchObject({ userId: acme.users.manager.id });
   });
 
+  it("reads its own user's limits only, whichever of its user's credentials asked first (the answer cache)", async () => {
+    const ids = async (key: string) => LimitStatus.parse((await get(bearer(key), LIMITS_PATH)).json()).users.map((u) => u.userId);
+    const everyone = await ids(acme.users.manager.key);
+    expect(everyone.length).toBeGreaterThan(1);
+    expect(await ids(collectorKey)).toEqual([acme.users.manager.id]);
+    expect(await ids(acme.users.manager.key)).toEqual(everyone);
+    expect(await ids(collectorKey)).toEqual([acme.users.manager.id]);
+  });
+
   it('gets 403 with the error body everywhere else: analytics, admin, machines, sessions, sign-in', async () => {
     for (const url of [
       '/api/v1/analytics/users?startDate=2026-03-01&endDate=2026-03-02',
