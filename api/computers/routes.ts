@@ -58,7 +58,9 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
           'The enterprise controls allow bring-your-own-machine computers only for listed users, and this user is not listed',
         );
       }
-      const { row, token } = await deps.computers.register(principal.orgId, principal.userId, body);
+      // checkFirst let only a personal key through, so there is always one to tie the computer to.
+      if (!principal.keyId) throw forbidden(durableRefusal(principal, REGISTERING) ?? 'Register a computer with a personal API key');
+      const { row, token } = await deps.computers.register(principal.orgId, principal.userId, body, principal.keyId);
       // The token is in the response only; the log line names the computer.
       request.log.info({ computerId: row.id, name: row.name }, 'computer registered');
       reply.status(201);

@@ -8,7 +8,8 @@ import { hashKey } from '../keys/secret.ts';
 import { type ComputerTimes, computerStatus, provisioningSteps } from './status.ts';
 
 const SQL = {
-  insert: `INSERT INTO computers VALUES ($id, $org, $user, $name, 'byom', $host_id, $hostname, $remote_user, $hash, $now, NULL, NULL, NULL, NULL)`,
+  insert: `INSERT INTO computers (id, org_id, user_id, name, provider_type, host_id, hostname, remote_user, token_hash, created_ms, minted_with)
+           VALUES ($id, $org, $user, $name, 'byom', $host_id, $hostname, $remote_user, $hash, $now, $minted_with)`,
   byId: `SELECT * FROM computers WHERE org_id = $org AND id = $id`,
   byToken: `SELECT * FROM computers WHERE token_hash = $hash`,
   // By id: a stable order, so a cursor walk never skips or repeats a computer.
@@ -19,6 +20,15 @@ const SQL = {
   hello: `UPDATE computers SET checks_ms = $now, checks_error = $error, first_seen_ms = coalesce(first_seen_ms, $now), last_seen_ms = $now WHERE id = $id`,
   seen: `UPDATE computers SET last_seen_ms = $now WHERE id = $id`,
 } as const;
+
+/**
+ * Revokes the tokens of the computers registered with a key that is revoked now (run in the transaction
+ * that revokes keys): a computer lasts no longer than the credential that registered it. A revoked token
+ * hashes to no value a token can have (a SHA-256 hex digest never contains ':').
+ */
+export const REVOKE_COMPUTERS_OF_REVOKED_KEYS = `UPDATE computers SET token_hash = 'revoked:' || id
+  WHERE org_id = $org AND token_hash NOT LIKE 'revoked:%'
+    AND minted_with IN (SELECT id FROM api_keys WHERE org_id = $org AND revoked_at IS NOT NULL)`;
 
 export interface ComputerRow extends ComputerTimes {
   id: string;
@@ -63,7 +73,8 @@ export class ComputerStore {
     private readonly now: () => number,
   ) {}
 
-  async register(org: string, user: string, body: RegisterBody): Promise<{ row: ComputerRow; token: string }> {
+  /** `mintedWith`: the personal key that registers it, whose revocation revokes the computer's token. */
+  async register(org: string, user: string, body: RegisterBody, mintedWith: string): Promise<{ row: ComputerRow; token: string }> {
     const id = newComputerId();
     const token = `${COMPUTER_TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
     await this.db.run(SQL.insert, {
@@ -76,6 +87,7 @@ export class ComputerStore {
       remote_user: body.remoteUser ?? null,
       hash: hashKey(token),
       now: this.now(),
+      minted_with: mintedWith,
     });
     return { row: (await this.get(org, id))!, token };
   }

@@ -7,6 +7,7 @@ import { type ApiKeyId, newApiKeyId, type OrgId, type UserId } from '../../commo
 import type { KeyScope } from '../../common/key-scopes.ts';
 import type { Role } from '../../common/roles.ts';
 import type { Principal } from '../auth/principal.ts';
+import { REVOKE_COMPUTERS_OF_REVOKED_KEYS } from '../computers/store.ts';
 import { REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS } from '../scim/tokens.ts';
 import type { User } from '../users/store.ts';
 import { keyKindFor, type Minter } from './minting.ts';
@@ -97,6 +98,15 @@ const SQL = {
   touchKey: 'UPDATE api_keys SET last_used_at = now() WHERE id = $id',
 } as const;
 
+/**
+ * Revokes what the organization's revoked keys minted besides keys: directory (SCIM) tokens and the tokens
+ * of computers registered with them. Run in every transaction that revokes keys.
+ */
+export async function revokeWhatRevokedKeysMinted(tx: Db, org: string): Promise<void> {
+  await tx.run(REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS, { org });
+  await tx.run(REVOKE_COMPUTERS_OF_REVOKED_KEYS, { org });
+}
+
 export class KeyStore {
   constructor(private readonly db: Db) {}
 
@@ -136,7 +146,7 @@ export class KeyStore {
       if (revoked !== 1) return undefined;
       // What was minted with the invitation ends with it, as when any key is revoked.
       await tx.run(SQL.revokeWithMinted, { id: invitationKeyId, org: user.org_id });
-      await tx.run(REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS, { org: user.org_id });
+      await revokeWhatRevokedKeysMinted(tx, user.org_id);
       // Not linked to the invitation it replaces: that one is revoked now, and this key is the user's own.
       return this.insertKey(tx, user, name, { userId: user.id, credential: 'personal' }, 'personal', {
         scope: 'personal',
@@ -199,7 +209,7 @@ export class KeyStore {
       const revoked = (await tx.run(SQL.revokeKey, { id: keyId, org: orgId })) > 0;
       if (revoked) {
         await tx.run(SQL.revokeWithMinted, { id: keyId, org: orgId });
-        await tx.run(REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS, { org: orgId });
+        await revokeWhatRevokedKeysMinted(tx, orgId);
       }
       return revoked;
     });

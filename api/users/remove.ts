@@ -10,8 +10,8 @@ import type { Db } from '../../common/db/duckdb.ts';
 import { HttpError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Role } from '../auth/principal.ts';
-import { REVOKE_KEYS_AND_MINTED, REVOKE_USER_KEYS_AND_MINTED } from '../keys/store.ts';
-import { REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS, REVOKE_SCIM_TOKENS_OF_USER } from '../scim/tokens.ts';
+import { REVOKE_KEYS_AND_MINTED, REVOKE_USER_KEYS_AND_MINTED, revokeWhatRevokedKeysMinted } from '../keys/store.ts';
+import { REVOKE_SCIM_TOKENS_OF_USER } from '../scim/tokens.ts';
 import type { User } from './store.ts';
 
 export interface RemovalReport {
@@ -117,9 +117,10 @@ export async function revokeAccess(
   // And every key they minted for someone else, collector keys included (a manager's enrolments of
   // members' machines), with the personal keys minted with those: a key lasts no longer than its minter's access.
   await tx.run(REVOKE_KEYS_AND_MINTED(SQL.mintedForOthers), p);
-  // And the directory tokens they minted, or minted with a key now revoked.
+  // And the directory tokens they minted; and the directory tokens and computers minted with a key now
+  // revoked (a member's computer registered with a key this user minted for them).
   await tx.run(REVOKE_SCIM_TOKENS_OF_USER, p);
-  await tx.run(REVOKE_SCIM_TOKENS_OF_REVOKED_KEYS, { org: target.org_id });
+  await revokeWhatRevokedKeysMinted(tx, target.org_id);
   const computersRevoked = await tx.run(SQL.revokeComputers, p);
   await tx.run(SQL.deleteDashboardSessions, p);
   return { keysRevoked, computersRevoked };

@@ -116,6 +116,30 @@ describe('only a personal API key mints what outlives it', () => {
     expect((await inject('POST', '/api/v0/computers', bearer(org.users.member.key), { name: 'laptop' })).statusCode).toBe(201);
   });
 
+  it("a computer's token is revoked with the key that registered it; one registered with another key stays", async () => {
+    const org = await server.seedOrg('Computer keys');
+    const { member } = org.users;
+    const second = (await mintKey(bearer(member.key), member.id, 'personal')).json() as { apiKey: string; key: { id: string } };
+    const register = async (key: string, name: string) => {
+      const res = await inject('POST', '/api/v0/computers', bearer(key), { name });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as { computer: { id: string }; token: string };
+    };
+    const hello = (computer: { computer: { id: string }; token: string }) =>
+      inject('POST', `/api/v0/computers/${computer.computer.id}/agent/hello`, bearer(computer.token), {
+        checks: [{ name: 'agent', ok: true }],
+        agentCommand: 'droid exec',
+      });
+    const withSecond = await register(second.apiKey, 'box');
+    const withFirst = await register(member.key, 'laptop');
+    expect((await hello(withSecond)).statusCode).toBe(200);
+
+    expect((await inject('DELETE', `/api/v0/admin/keys/${second.key.id}`, bearer(member.key))).statusCode).toBe(200);
+    expect((await whoami(second.apiKey)).statusCode).toBe(401);
+    refused(await hello(withSecond), 401, /./);
+    expect((await hello(withFirst)).statusCode).toBe(200);
+  });
+
   it("a key for someone else: a manager's session or JWT gets 403, the manager's personal key mints it", async () => {
     const org = await server.seedOrg('Others');
     const { manager, member } = org.users;
