@@ -102,6 +102,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     if (!args.key) throw new UserError('--key (or AGENTMETER_API_KEY) is required');
     const { Collector } = await import('../../collector/daemon.ts');
     const { createLogger } = await import('../../common/logger.ts');
+    const { holdPidFile } = await import('../../collector/pidfile.ts');
     const log = createLogger({ name: 'agentmeter-collector', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
     const collector = new Collector({
       server: args.server,
@@ -114,6 +115,10 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       backoff: { baseMs: Math.min(500, args['retry-max-ms']), maxMs: args['retry-max-ms'] },
     });
     if (args.once) {
+      // A drain beside a running collector would ship the same spool twice over: Droid's usage, read as
+      // the difference from the totals each collector last saw, would be counted by both. `--once` claims
+      // the spool as the daemon does (refused while one runs) before it drains.
+      holdPidFile(config.agentmeterHome);
       const result = await collector.drain();
       process.stdout.write(
         `shipped ${result.shipped}, quarantined ${result.quarantined}${result.dropped ? `, dropped ${result.dropped} (not the agent's own: see collect status)` : ''}${result.leftAlone ? `, left alone ${result.leftAlone} (not the hook's files: see collect status)` : ''}${result.error ? `, not shipped: ${result.error}` : ''}\n`,
@@ -127,7 +132,6 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     const receiver = args['otlp-listen'] === 'off' ? undefined : await startReceiver(args['otlp-listen'], config.agentmeterHome, log);
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => collector.stop());
     // Tells `agentmeter doctor` a collector runs; removed at exit.
-    const { holdPidFile } = await import('../../collector/pidfile.ts');
     holdPidFile(config.agentmeterHome);
     const ended = await collector.run();
     await receiver?.stop();

@@ -175,6 +175,16 @@ function startFix(f: CollectorFacts, connection: Connection): string {
   return collectCommand(connection, false);
 }
 
+/**
+ * How to get waiting events shipped now. With a collector running, a `collect --once` beside it would be
+ * refused (two collectors on one spool would each ship the other's files): the running one is restarted.
+ */
+export function shipNowFix(f: CollectorFacts, connection: Connection): string {
+  if (f.service?.state === 'running') return `${f.service.restart} (why it fell behind: ${f.service.logs})`;
+  if (f.pidAlive) return `stop the collector you started (pid ${f.pidFile}) and start it again: ${collectCommand(connection, false)}`;
+  return collectCommand(connection, true);
+}
+
 export function checkCollector(f: CollectorFacts, connection: Connection): Check {
   const name = 'collector';
   const s = f.service;
@@ -258,7 +268,8 @@ export function checkAbandoned(f: SpoolFacts, now: number): Check {
   return { name, ok: true, detail: describeAbandoned(f.abandoned, f.oldestAbandonedMs, now, f.tmpDir ?? 'spool/tmp') };
 }
 
-export function checkSpool(f: SpoolFacts, running: boolean, connection: Connection, now: number): Check {
+export function checkSpool(f: SpoolFacts, collector: CollectorFacts, connection: Connection, now: number): Check {
+  const running = collectorRunning(collector);
   const name = 'spool';
   if (f.problem)
     return { name, ok: false, detail: f.problem, fix: 'move the folder aside, then run any agent once: the hook recreates it' };
@@ -277,7 +288,7 @@ export function checkSpool(f: SpoolFacts, running: boolean, connection: Connecti
     name,
     ok: false,
     detail: `${detail}${running ? ': the collector is not keeping up' : ' and no collector ships them'}`,
-    fix: collectCommand(connection, true),
+    fix: shipNowFix(collector, connection),
   };
 }
 
@@ -361,7 +372,7 @@ export interface ShipFacts {
   lastErrorAt: number | null;
 }
 
-export function checkLastShip(f: ShipFacts, pending: number, connection: Connection, now: number): Check {
+export function checkLastShip(f: ShipFacts, pending: number, collector: CollectorFacts, connection: Connection, now: number): Check {
   const name = 'last ship';
   const last = f.lastShipAt
     ? `${new Date(f.lastShipAt).toISOString()} (${ago(Math.max(0, now - f.lastShipAt))} ago, ${f.lastShipRecords} records)`
@@ -371,11 +382,11 @@ export function checkLastShip(f: ShipFacts, pending: number, connection: Connect
       name,
       ok: false,
       detail: `the last attempt failed at ${new Date(f.lastErrorAt ?? now).toISOString()}: ${f.lastError}; last success: ${last}`,
-      fix: `fix what the server and key checks say, then: ${collectCommand(connection, true)}`,
+      fix: `fix what the server and key checks say, then: ${shipNowFix(collector, connection)}`,
     };
   }
   if (!f.lastShipAt && pending > 0) {
-    return { name, ok: false, detail: `nothing shipped yet while ${pending} events wait`, fix: collectCommand(connection, true) };
+    return { name, ok: false, detail: `nothing shipped yet while ${pending} events wait`, fix: shipNowFix(collector, connection) };
   }
   return { name, ok: true, detail: `${last}; ${f.totalShipped} records shipped in total` };
 }

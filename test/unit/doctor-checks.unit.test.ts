@@ -239,14 +239,22 @@ describe('collector and spool checks', () => {
 
   it('a backlog is a problem when nothing ships it, or when it is older than the collector would let it be', () => {
     const spool = { dir: '/h/.agentmeter/spool/new', pending: 3, oldestMs: NOW - 60_000 };
-    expect(checkSpool(spool, true, fromEnv, NOW).ok).toBe(true);
-    expect(checkSpool(spool, false, fromEnv, NOW)).toMatchObject({ ok: false, fix: '/h/.agentmeter/bin/agentmeter collect --once' });
-    expect(checkSpool(spool, false, fromEnv, NOW).detail).toContain('the oldest from 2026-11-23T09:59:00.000Z (60 s ago)');
-    const stale = checkSpool({ ...spool, oldestMs: NOW - BACKLOG_AGE_MS - 1 }, true, fromEnv, NOW);
+    const running = { pidFile: 42, pidAlive: true };
+    const stopped = { pidAlive: false };
+    expect(checkSpool(spool, running, fromEnv, NOW).ok).toBe(true);
+    expect(checkSpool(spool, stopped, fromEnv, NOW)).toMatchObject({ ok: false, fix: '/h/.agentmeter/bin/agentmeter collect --once' });
+    expect(checkSpool(spool, stopped, fromEnv, NOW).detail).toContain('the oldest from 2026-11-23T09:59:00.000Z (60 s ago)');
+    const stale = checkSpool({ ...spool, oldestMs: NOW - BACKLOG_AGE_MS - 1 }, running, fromEnv, NOW);
     expect(stale).toMatchObject({ ok: false });
     expect(stale.detail).toContain('the collector is not keeping up');
-    expect(checkSpool({ dir: 'd', pending: 0 }, false, fromEnv, NOW).ok).toBe(true);
-    expect(checkSpool({ dir: 'd', pending: 0, problem: 'd is a symbolic link' }, true, fromEnv, NOW).ok).toBe(false);
+    // Not `collect --once` beside the running collector, which refuses to run then: the running one restarts.
+    expect(stale.fix).toBe('stop the collector you started (pid 42) and start it again: /h/.agentmeter/bin/agentmeter collect');
+    const asService = { service: unit({ state: 'running' }), pidAlive: false };
+    expect(checkSpool({ ...spool, oldestMs: NOW - BACKLOG_AGE_MS - 1 }, asService, fromEnv, NOW).fix).toBe(
+      `${unit({}).restart} (why it fell behind: ${unit({}).logs})`,
+    );
+    expect(checkSpool({ dir: 'd', pending: 0 }, stopped, fromEnv, NOW).ok).toBe(true);
+    expect(checkSpool({ dir: 'd', pending: 0, problem: 'd is a symbolic link' }, running, fromEnv, NOW).ok).toBe(false);
   });
 
   it('abandoned tmp/ files are named with their age and when the sweep removes them, and are no problem', () => {
@@ -326,14 +334,20 @@ describe('server, key, last ship and clock checks', () => {
 
   it('reports the last ship, a failed attempt, and a backlog nothing was ever shipped from', () => {
     const state = { lastShipAt: NOW - 120_000, lastShipRecords: 7, totalShipped: 70, lastError: null, lastErrorAt: null };
-    expect(checkLastShip(state, 0, fromEnv, NOW)).toMatchObject({
+    const stopped = { pidAlive: false };
+    expect(checkLastShip(state, 0, stopped, fromEnv, NOW)).toMatchObject({
       ok: true,
       detail: '2026-11-23T09:58:00.000Z (2 min ago, 7 records); 70 records shipped in total',
     });
-    expect(checkLastShip({ ...state, lastError: 'server answered 503', lastErrorAt: NOW }, 0, fromEnv, NOW).ok).toBe(false);
-    expect(checkLastShip({ ...state, lastShipAt: null }, 4, fromEnv, NOW)).toMatchObject({
+    expect(checkLastShip({ ...state, lastError: 'server answered 503', lastErrorAt: NOW }, 0, stopped, fromEnv, NOW).ok).toBe(false);
+    expect(checkLastShip({ ...state, lastShipAt: null }, 4, stopped, fromEnv, NOW)).toMatchObject({
       ok: false,
       fix: '/h/.agentmeter/bin/agentmeter collect --once',
     });
+    expect(
+      checkLastShip({ ...state, lastError: 'server answered 503', lastErrorAt: NOW }, 0, { pidFile: 7, pidAlive: true }, fromEnv, NOW).fix,
+    ).toBe(
+      'fix what the server and key checks say, then: stop the collector you started (pid 7) and start it again: /h/.agentmeter/bin/agentmeter collect',
+    );
   });
 });
