@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { UserError } from '../../common/errors.ts';
@@ -202,6 +202,10 @@ export class OtlpReceiver {
       spoolFacts(this.options.dirs, agent, list, now, request);
       facts += list.length;
     }
+    // The cumulative totals these facts were counted from are saved before the answer, not with the status
+    // a second later: a receiver killed in between would count the next export from the older totals, and
+    // the decisions it spooled would be counted again.
+    if (this.totals.changed) this.saveTotals();
     let unmapped = 0;
     for (const [name, n] of mapped.unmapped) {
       unmapped += n;
@@ -239,13 +243,17 @@ export class OtlpReceiver {
   private saveNow(): void {
     try {
       this.saveStatus();
-      if (this.totals.changed) {
-        writePrivateFile(totalsPath(this.options.dirs.home), JSON.stringify(this.totals.entries()));
-        this.totals.changed = false;
-      }
+      if (this.totals.changed) this.saveTotals();
     } catch (error) {
       this.options.log.warn({ error: (error as Error).message }, 'OTLP receiver status not saved');
     }
+  }
+
+  private saveTotals(): void {
+    const path = totalsPath(this.options.dirs.home);
+    ensurePrivateDir(dirname(path));
+    writePrivateFile(path, JSON.stringify(this.totals.entries()));
+    this.totals.changed = false;
   }
 
   private saveStatus(): void {

@@ -1,6 +1,7 @@
 // An OTLP exporter sends a request again when it did not get the answer (a timeout after the receiver had
 // spooled it): the same bytes must be the same records, so the server's dedup by id counts a decision once.
-// A different request (a later export of the same kind) stays its own records.
+// A different request (a later export of the same kind) stays its own records. A receiver that dies right
+// after answering keeps the cumulative totals its answer counted from.
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OtlpReceiver } from '../../collector/otel/receiver.ts';
@@ -80,5 +81,63 @@ describe('a retried OTLP export', () => {
     await post(decisionLogs('approved', '1795000000500000000'));
     const ids = new Set(spooledIds().flat());
     expect(ids.size).toBe(2);
+  });
+});
+
+/** Claude Code's cumulative count of accepted Edit decisions in one session, as one OTLP/JSON metrics body. */
+const cumulativeDecisions = (total: number) =>
+  Buffer.from(
+    JSON.stringify({
+      resourceMetrics: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
+          scopeMetrics: [
+            {
+              metrics: [
+                {
+                  name: 'claude_code.code_edit_tool.decision',
+                  sum: {
+                    aggregationTemporality: 2,
+                    isMonotonic: true,
+                    dataPoints: [
+                      {
+                        attributes: [
+                          { key: 'session.id', value: { stringValue: 'sess-1' } },
+                          { key: 'decision', value: { stringValue: 'accept' } },
+                          { key: 'tool_name', value: { stringValue: 'Edit' } },
+                          { key: 'source', value: { stringValue: 'user_temporary' } },
+                        ],
+                        startTimeUnixNano: '1794990000000000000',
+                        timeUnixNano: String(BigInt(T) + BigInt(total) * 1_000_000_000n),
+                        asInt: String(total),
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+  );
+
+describe('a receiver that dies after answering', () => {
+  it('counts from the totals its answer counted from: a cumulative 5 then 7 is 7 decisions, not 12', () => {
+    const own = spoolDirs(tempDir());
+    ensureSpool(own);
+    // Neither is started or stopped: handle() is what a request runs before its 200, and the first
+    // receiver is dropped as a killed process would be, with no stop() to save anything.
+    new OtlpReceiver({ listen: '127.0.0.1:0', dirs: own, log }).handle('metrics', 'json', cumulativeDecisions(5));
+    new OtlpReceiver({ listen: '127.0.0.1:0', dirs: own, log }).handle('metrics', 'json', cumulativeDecisions(7));
+    const counts = readdirSync(own.new).flatMap((name) => {
+      const entry = readEntry(own, name);
+      if (entry.kind !== 'ok') throw new Error(`unreadable spool file ${name}`);
+      const records = otelWireRecords(entry.value, 'machine-1');
+      if (records.kind !== 'ok') throw new Error(records.reason);
+      return records.value.flatMap((r) => (r.kind === 'decision' ? [r.count] : []));
+    });
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(7);
+    expect(counts).toEqual([5, 2]);
   });
 });
