@@ -128,11 +128,15 @@ export const statePath = (agentmeterHome: string) => join(agentmeterHome, 'colle
 
 export type LoadedState = { state: CollectorState; problem?: string };
 
+/** The state as read, changing nothing: `unreadable` says why a file that is there could not be read. */
+export type ReadState = LoadedState & { unreadable?: string };
+
 /**
- * Loads the state; a corrupt file is set aside (never deleted) and the collector starts fresh. An agent's
- * unreadable piece starts over alone; an agent the file does not know yet starts empty.
+ * Reads the state without changing anything (what `collect status` shows). An agent's unreadable piece
+ * starts over alone; an agent the file does not know yet starts empty; a file unreadable as a whole reads
+ * as a fresh state, with the reason in `unreadable`.
  */
-export function loadState(agentmeterHome: string): LoadedState {
+export function readState(agentmeterHome: string): ReadState {
   const path = statePath(agentmeterHome);
   if (!existsSync(path)) return { state: emptyState() };
   try {
@@ -150,10 +154,21 @@ export function loadState(agentmeterHome: string): LoadedState {
     const state: CollectorState = { version: 2, agents: agentStates(agents, problems), ...ship };
     return problems.length ? { state, problem: problems.join('; ') } : { state };
   } catch (error) {
-    const aside = `${path}.corrupt-${Date.now()}`;
-    renameSync(path, aside);
-    return { state: emptyState(), problem: `state file was unreadable (${(error as Error).message}); set aside as ${aside}` };
+    return { state: emptyState(), unreadable: (error as Error).message };
   }
+}
+
+/**
+ * Loads the state for a collector that runs; a corrupt file is set aside (never deleted) and the
+ * collector starts fresh.
+ */
+export function loadState(agentmeterHome: string): LoadedState {
+  const { unreadable, ...read } = readState(agentmeterHome);
+  if (unreadable === undefined) return read;
+  const path = statePath(agentmeterHome);
+  const aside = `${path}.corrupt-${Date.now()}`;
+  renameSync(path, aside);
+  return { state: emptyState(), problem: `state file was unreadable (${unreadable}); set aside as ${aside}` };
 }
 
 export function saveState(agentmeterHome: string, state: CollectorState): void {

@@ -61,7 +61,7 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
     if ((args as { action?: string }).action === 'status') {
       // Loaded here, not at the top: every other command starts without the collector.
       const { spoolCounts, spoolDirs, spoolProblem, spoolWriteProblem } = await import('../../collector/spool.ts');
-      const { loadState } = await import('../../collector/state.ts');
+      const { readState, statePath } = await import('../../collector/state.ts');
       const dirs = spoolDirs(config.agentmeterHome);
       // Counting through a spool folder that is a link would describe some other folder.
       const problem = spoolProblem(dirs);
@@ -69,7 +69,8 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
       const now = Date.now();
       const counts = spoolCounts(dirs, now);
       const { describeAbandoned } = await import('../doctor/checks.ts');
-      const { state } = loadState(config.agentmeterHome);
+      // Read only: a corrupt state file is set aside by the collector's next start, not by a look at it.
+      const { state, problem: stateProblem, unreadable } = readState(config.agentmeterHome);
       const { readCodeStatus } = await import('../../collector/code/tracker.ts');
       const code = readCodeStatus(config.agentmeterHome);
       const unwritable = spoolWriteProblem(dirs);
@@ -88,6 +89,12 @@ export const collectCommand: CommandModule<object, CollectArgs> = {
           ...(counts.leftAlone
             ? [`left alone: ${counts.leftAlone} (entries of ${dirs.new} that are not the hook's files: links, folders, other users' files)`]
             : []),
+          ...(unreadable
+            ? [
+                `collector state: ${statePath(config.agentmeterHome)} is unreadable (${unreadable}); the collector's next start sets it aside and starts afresh`,
+              ]
+            : []),
+          ...(stateProblem ? [`collector state: ${stateProblem}`] : []),
           `last successful ship: ${state.lastShipAt ? `${new Date(state.lastShipAt).toISOString()} (${state.lastShipRecords} records)` : 'never'}`,
           `shipped in total: ${state.totalShipped}`,
           ...Object.entries(state.dropped).map(([reason, count]) => `dropped: ${count} (${reason})`),

@@ -1,12 +1,14 @@
-// `collect --once` claims the spool as the daemon does: beside a running collector it is refused before it
-// reads anything (two collectors on one spool ship each other's files, and Droid's usage, a difference
-// from the totals each last saw, would be counted by both); a pid file whose collector is gone is no bar.
+// `agentmeter collect` by hand. `--once` claims the spool as the daemon does: beside a running collector it
+// is refused before it drains (two collectors on one spool ship each other's files, and Droid's usage, a
+// difference from the totals each last saw, would be counted by both); a pid file whose collector is gone
+// is no bar. `status` only reads: a corrupt state file is reported, and left for the collector to set aside.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectorPidPath } from '../../collector/pidfile.ts';
 import { ensureSpool, spoolDirs } from '../../collector/spool.ts';
+import { loadState, statePath } from '../../collector/state.ts';
 import { HOOK_SCRIPT, runCli } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -57,5 +59,24 @@ describe('collect --once', () => {
     // Nothing listens at the server's address: it tried, so it was not refused.
     expect(once.stderr).not.toContain('another collector');
     expect(once.stdout).toContain('not shipped');
+  });
+});
+
+describe('collect status', () => {
+  it('reports a corrupt state file and changes nothing; a collector start sets it aside', () => {
+    const { amHome, env } = homeWithAnEvent();
+    mkdirSync(join(amHome, 'collector'), { recursive: true, mode: 0o700 });
+    writeFileSync(statePath(amHome), '{"version": 2, "agents": ', { mode: 0o600 });
+
+    const status = runCli(['collect', 'status'], env);
+
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`collector state: ${statePath(amHome)} is unreadable (`);
+    expect(status.stdout).toContain('pending: 1');
+    expect(readFileSync(statePath(amHome), 'utf8')).toBe('{"version": 2, "agents": ');
+    expect(readdirSync(join(amHome, 'collector')).filter((name) => name.includes('corrupt'))).toEqual([]);
+
+    expect(loadState(amHome).problem).toMatch(/^state file was unreadable .*; set aside as /);
+    expect(existsSync(statePath(amHome))).toBe(false);
   });
 });
