@@ -2,12 +2,11 @@
 // session; each reading's difference from the last one is usage, dated at the time of the event that
 // caused the read, so a long session spreads over the days it ran. Assistant messages come from the
 // transcript, one per distinct message id.
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readAgentFile, readNewLines, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findDroidSettingsFile } from './paths.ts';
 import { DroidSessionSettings, DroidTranscriptLine } from './schema.ts';
@@ -82,7 +81,9 @@ function readUsage(session: SessionTouch, state: DroidState, home: string): Usag
   let model = known?.model;
   if (settingsPath) {
     try {
-      const settings = DroidSessionSettings.parse(JSON.parse(readFileSync(settingsPath, 'utf8')));
+      const text = readAgentFile(settingsPath);
+      if (text === undefined) throw new Error('not a readable file');
+      const settings = DroidSessionSettings.parse(JSON.parse(text));
       model = settings.model ?? model;
       if (settings.tokenUsage) {
         const totals = settings.tokenUsage as TokenTotals;

@@ -10,12 +10,12 @@
 // `cached` and input is `input - cached`; `tool` (server-side tool prompts) is billed as input;
 // `thoughts` is billed as output and makes the tier thinking (thinking_tokens keeps it apart too).
 // Gemini reports no cache writes.
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readAgentFile, readNewLines, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { geminiSubagentChats } from './paths.ts';
 import { GeminiLegacyChat, GeminiMessage, type GeminiTokens } from './schema.ts';
@@ -108,7 +108,9 @@ function readChat(path: string, state: GeminiState, sessionId: string): { record
     }
     if (known?.offset === bytes) return { records: [] };
     try {
-      const chat = GeminiLegacyChat.parse(JSON.parse(readFileSync(path, 'utf8')));
+      const text = readAgentFile(path);
+      if (text === undefined) return undefined;
+      const chat = GeminiLegacyChat.parse(JSON.parse(text));
       state.transcripts[path] = { offset: bytes, sessionId };
       return { records: chat.messages };
     } catch (error) {

@@ -1,0 +1,37 @@
+// The agents' files the collector reads are named by the agents' events, so a path there can be anything:
+// only a regular file is read. A FIFO would hold the collector's one thread on its first read (for good:
+// the event stays in the spool, and every start would hang on it again), so the reads run in a child
+// process here, which a regression would leave hanging until it is killed.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/tmp.ts';
+
+describe("the agents' files", () => {
+  it('a FIFO, a folder and a missing path read as unreadable, at once; a file reads', () => {
+    const dir = tempDir();
+    const fifo = join(dir, 'transcript.jsonl');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    mkdirSync(join(dir, 'folder.json'));
+    writeFileSync(join(dir, 'real.jsonl'), '{"a":1}\n{"b":2');
+    const script = join(dir, 'read.mts');
+    writeFileSync(
+      script,
+      `import { readAgentFile, readNewLines } from ${JSON.stringify(join(process.cwd(), 'collector/transcript.ts'))};\n` +
+        `const paths = ${JSON.stringify([fifo, join(dir, 'folder.json'), join(dir, 'missing.jsonl'), join(dir, 'real.jsonl')])};\n` +
+        'console.log(JSON.stringify(paths.map((p) => [readNewLines(p, 0) ?? null, readAgentFile(p) ?? null])));\n',
+    );
+
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 20_000 });
+
+    expect(child.signal, 'the reads hung').toBeNull();
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout)).toEqual([
+      [null, null],
+      [null, null],
+      [null, null],
+      [{ lines: ['{"a":1}'], nextOffset: 8 }, '{"a":1}\n{"b":2'],
+    ]);
+  });
+});
