@@ -143,7 +143,9 @@ const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', re
 /**
  * A landed commit counts once per (organization, repository, commit) (docs/metrics.md §5): when several
  * machines of its author report it, the record with the most agent lines stands (never a sum); a repeat
- * with no more is ignored. received_at moves with a replacement, so the next batch rebuilds its day.
+ * with no more is ignored. Only the user who holds it replaces it: a commit has one author, so another
+ * user's copy (under an address of theirs) is refused (OTHER_USERS_COMMITS), never taken over. received_at
+ * moves with a replacement, so the next batch rebuilds its day.
  */
 const INSERT_COMMITS = `INSERT INTO landed_commits
   (org_id, repo_id, commit_id, user_id, received_at, ts, repo, lines_added, lines_deleted, agent_lines, by_agent, author, by_session, parents)
@@ -153,7 +155,16 @@ ON CONFLICT (org_id, repo_id, commit_id) DO UPDATE SET
   user_id = excluded.user_id, received_at = excluded.received_at, ts = excluded.ts, repo = excluded.repo,
   lines_added = excluded.lines_added, lines_deleted = excluded.lines_deleted, agent_lines = excluded.agent_lines,
   by_agent = excluded.by_agent, author = excluded.author, by_session = excluded.by_session, parents = excluded.parents
-WHERE excluded.agent_lines > landed_commits.agent_lines`;
+WHERE excluded.agent_lines > landed_commits.agent_lines AND excluded.user_id = landed_commits.user_id`;
+
+/** The ids of a batch file's commit records whose commit another user of the organization holds. */
+const OTHER_USERS_COMMITS = `SELECT DISTINCT r.id FROM read_json($file, ${READ_NDJSON}, columns = {id: 'VARCHAR', repo_id: 'VARCHAR', commit: 'VARCHAR'}) r
+JOIN landed_commits t ON t.org_id = $org AND t.repo_id = r.repo_id AND t.commit_id = r.commit
+WHERE t.user_id <> $user`;
+
+/** Why a commit record is refused when another user holds the commit. */
+export const COMMIT_HELD =
+  'another user of the organization holds this commit: a landed commit counts once, for the user who owns its author address';
 
 /** The addresses a user owns: their e-mail and their aliases (lower case). */
 const OWN_ADDRESSES = `SELECT lower(email) AS email FROM users WHERE org_id = $org AND id = $user
@@ -358,8 +369,15 @@ export class IngestStore {
           continue;
         }
         stored += await tx.run(fast ? sql : fallback, params(file));
-        // Commits were sorted by their author's owner above; a decision has no owner to refuse for.
-        if (fast || kind === 'commit' || kind === 'decision') continue;
+        if (kind === 'commit') {
+          // Commits were sorted by their author's owner above; one another user holds is left as it is.
+          const held = new Set((await tx.all<{ id: string }>(OTHER_USERS_COMMITS, params(file))).map((r) => r.id));
+          for (const c of batch.commits.items)
+            if (held.has(c.id)) refused.push({ index: c.index, id: c.id.slice(0, 256), reason: COMMIT_HELD });
+          continue;
+        }
+        // A decision has no owner to refuse for.
+        if (fast || kind === 'decision') continue;
         const held = await tx.all<{ id: string }>(otherUsersIds(table), params(file));
         for (const { index, id } of indicesOf(batch, kind, new Set(held.map((r) => r.id))))
           refused.push({ index, id: id.slice(0, 256), reason: REFUSED_REASON });

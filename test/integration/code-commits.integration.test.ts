@@ -90,6 +90,19 @@ describe('who may report a landed commit', () => {
     expect(elsewhere.rejected).toHaveLength(1);
   });
 
+  it("refuses a colleague's copy of a commit the owner holds, under the colleague's own address, with more agent lines", async () => {
+    expect(await post(org.users.owner.key, [commit(hex('9'), `${D1}T10:30:00Z`, OWNER, 3)])).toMatchObject({ stored: 1, rejected: [] });
+    const taken = await post(org.users.member.key, [commit(hex('9'), `${D1}T10:30:00Z`, MEMBER, 10, 's7')]);
+    expect(taken).toMatchObject({ stored: 0, duplicates: 0 });
+    expect(taken.rejected).toEqual([
+      expect.objectContaining({ index: 0, reason: expect.stringMatching(/another user of the organization holds this commit/) }),
+    ]);
+    const listed = (await commits(org.users.owner.key)).find((c) => c.commit === hex('9'));
+    expect(listed).toMatchObject({ user_id: org.users.owner.id, author: OWNER, agent_lines: 3 });
+    // The holder's own machines still replace it with a record of more agent lines.
+    expect(await post(org.users.owner.key, [commit(hex('9'), `${D1}T10:30:00Z`, OWNER, 5)])).toMatchObject({ stored: 1, rejected: [] });
+  });
+
   it('takes the commits of an alias an owner gave (a code host no-reply address), and no longer once removed', async () => {
     const noreply = '12345+member@users.noreply.github.com';
     const url = `/api/v0/admin/users/${org.users.member.id}/aliases`;
