@@ -145,14 +145,22 @@ export function teamHooks(rows: readonly UserHookRow[]): HookRow[] {
   return [...sums.values()];
 }
 
-/** Rounds like DuckDB's round() on a positive DOUBLE: halves away from zero. */
-const roundHalfUp = (x: number) => Math.floor(x + 0.5);
+/** Millionths: pipeline/sql/30_tokens.sql sums the unrounded figures as DECIMAL(38, 6). */
+const MICROS = 1_000_000n;
 
-/** The group's billable tokens of each model on a day: the members' unrounded figures summed, then rounded. */
+/**
+ * The group's billable tokens of each model on a day: the members' unrounded figures summed, then rounded
+ * half up, exactly as the organization's figure is (30_tokens.sql): in millionths, as integers. A sum of
+ * doubles can land just under a half (0.1 + 4.1 + 0.3 is 4.499999999999999), and a team of everyone would
+ * then show a token less than its organization.
+ */
 export function roundedByModel(raw: readonly RawBillableRow[]): Map<string, number> {
-  const sums = new Map<string, number>();
-  for (const r of raw) sums.set(`${r.day}\u0000${r.model}`, (sums.get(`${r.day}\u0000${r.model}`) ?? 0) + r.raw_billable);
-  return new Map([...sums].map(([k, v]) => [k, roundHalfUp(v)]));
+  const sums = new Map<string, bigint>();
+  for (const r of raw) {
+    const k = `${r.day}\u0000${r.model}`;
+    sums.set(k, (sums.get(k) ?? 0n) + BigInt(Math.round(r.raw_billable * Number(MICROS))));
+  }
+  return new Map([...sums].map(([k, v]) => [k, Number((v + MICROS / 2n) / MICROS)]));
 }
 
 /**

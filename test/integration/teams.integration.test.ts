@@ -411,6 +411,27 @@ describe('team figures (docs/metrics.md §6)', () => {
     );
   });
 
+  it("a team of everyone has its organization's billable tokens where the members' unrounded figures sum to a half", async () => {
+    // An unpriced model counts a token each: cache reads of 1, 23, 23 and 28 are 0.1, 2.3, 2.3 and 2.8,
+    // which sum to 7.5 exactly (8 rounded, as the organization's figure), and to just under it as doubles
+    // in whatever order the members come.
+    const halves = await org('halves', ['hal', 'ida', 'jon', 'kai']);
+    const reads = { hal: 1, ida: 23, jon: 23, kai: 28 };
+    for (const [who, cache_read_tokens] of Object.entries(reads))
+      await ingest(halves, who, [usage('mystery-model-x', D1, { cache_read_tokens }, false, `${who}1`)]);
+    const roster = ['email,team,parent,from,to', ...Object.keys(reads).map((who) => `${who}@halves.example.com,All,,,`)].join('\n');
+    const put = await putRoster(halves.users.owner.key, roster);
+    expect(put.statusCode, put.body).toBe(200);
+    await server.services.runBatch({ trigger: 'cli', log, now: NOW });
+    const billable = async (query: string) => {
+      const answer = await get(halves.users.owner.key, `/api/v1/analytics/tokens?${RANGE}${query}`);
+      return answer.data.reduce((sum, row) => sum + Number(row['billable_tokens']), 0);
+    };
+    expect(await billable('')).toBe(8);
+    expect(await billable('&team=All')).toBe(8);
+    expect(await billable('&group_by=team')).toBe(8);
+  });
+
   it('a removed user leaves their teams', async () => {
     const removed = await server.app.inject({
       method: 'DELETE',

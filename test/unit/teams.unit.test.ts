@@ -110,6 +110,9 @@ describe('team figures', () => {
         ['D\u0000n', 1],
       ]),
     );
+    // 0.1 + 4.1 + 0.3 is 4.5 exactly, so 5 as the organization's DECIMAL sum gives (as doubles, 4.499999999999999).
+    const third = ['u1', 'u2', 'u3'].map((user_id, i) => ({ day: 'D', user_id, model: 'x', raw_billable: [0.1, 4.1, 0.3][i]! }));
+    expect(roundedByModel(third)).toEqual(new Map([['D\u0000x', 5]]));
     const row = (user: string, model: string, agent: string, billable: number): TokenRow => ({
       day: 'D',
       user_id: user,
