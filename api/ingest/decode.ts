@@ -98,6 +98,8 @@ export interface DecodedBatch {
   events: NdjsonBytes;
   messages: NdjsonRows;
   usage: WireUsage[];
+  /** The usage rows as NDJSON, what the store writes (serialized here, on the decode worker). */
+  usageNdjson: string;
   /** Landed commits (docs/metrics.md §5): of several records of an id, the one with the most agent lines. */
   commits: NdjsonRows & { items: { index: number; id: string; author: string; ndjson: string }[] };
   /** Edit decisions (docs/metrics.md §11), first delivery of an id wins. */
@@ -395,6 +397,7 @@ export class BatchDecoder {
       events: this.events.finish(),
       messages: { ndjson: [...this.messages.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.messages.size },
       usage: [...this.usage.values()],
+      usageNdjson: [...this.usage.values()].map((row) => `${JSON.stringify(row)}\n`).join(''),
       commits: commitRows([...this.commits.values()]),
       decisions: { ndjson: [...this.decisions.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.decisions.size },
       inBatchDuplicates: this.inBatchDuplicates,
@@ -461,6 +464,14 @@ export async function decodeItems(items: readonly unknown[], limit: number): Pro
 
 /** How a body came: NDJSON lines, or a JSON array of records (or `{"records": [...]}`). */
 export type BodyFormat = 'ndjson' | 'json';
+
+/** The bytes of records a batch stores (what the per-user byte quota counts, docs/ingest-limits.md). */
+export const storedBytes = (batch: DecodedBatch): number =>
+  batch.events.ndjson.length +
+  batch.usageNdjson.length +
+  batch.messages.ndjson.length +
+  batch.commits.ndjson.length +
+  batch.decisions.ndjson.length;
 
 export interface DecodeLimits {
   maxRecords: number;

@@ -23,7 +23,7 @@ import { INGEST_PATH, IngestResponse } from '../../common/wire.ts';
 import type { Principal } from '../auth/principal.ts';
 import { errorBody } from '../http/errors.ts';
 import { declareRoute } from '../openapi/declare.ts';
-import { type BodyFormat, type DecodeAnswer, type DecodedBatch, decodeBody } from './decode.ts';
+import { type BodyFormat, type DecodeAnswer, type DecodedBatch, decodeBody, storedBytes } from './decode.ts';
 import { type DecodePool, DecodeQueueFull } from './decode-pool.ts';
 import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge, VolumeQuota } from './limits.ts';
 import { ContentEncodingHeader, JsonBody, NdjsonBody } from './schema.ts';
@@ -225,11 +225,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
         if (!(body instanceof RawBody)) throw badRequest('body must be NDJSON (application/x-ndjson) or a JSON array of records');
         const batch = await decode(body);
         // Per request, not per record: the decoded NDJSON's lengths are known already.
-        quota.charge(
-          admissionKey(principal),
-          batch.received,
-          batch.events.ndjson.length + batch.messages.ndjson.length + batch.commits.ndjson.length,
-        );
+        quota.charge(admissionKey(principal), batch.received, storedBytes(batch));
         const result = await deps.ingest.store(principal.orgId, principal.userId, batch).catch((error: unknown) => {
           if (!(error instanceof BatchRefused)) throw error;
           request.log.warn(

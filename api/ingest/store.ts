@@ -342,7 +342,7 @@ export class IngestStore {
       commitRows = kept.map((c) => c.ndjson).join('');
     }
     const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit' | 'decision'; table: string }[] = [];
-    const usage = batch.usage.map((row) => `${JSON.stringify(row)}\n`).join('');
+    const usage = batch.usageNdjson;
     for (const [sql, fallback, ndjson, kind, table] of [
       [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'event', 'events'],
       [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, usage, 'usage', 'usage'],

@@ -12,7 +12,7 @@ import { type RunningServer, startServer } from '../../api/server.ts';
 import { Collector } from '../../collector/daemon.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
-import { call } from '../helpers/records.ts';
+import { call, usage } from '../helpers/records.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -79,6 +79,34 @@ describe('the per-user ingest quota', () => {
     const refused = await post(server.url, ana, batch(1));
     expect(refused.status).toBe(429);
     expect(ErrorBodySchema.parse(await refused.json()).detail).toContain('2000 bytes of records per 2 s');
+  });
+
+  it('usage and edit-decision records count in the bytes too', async () => {
+    const records = (kind: 'usage' | 'decision') =>
+      gzipSync(
+        `${Array.from({ length: 20 }, () =>
+          JSON.stringify(
+            kind === 'usage'
+              ? { ...usage('claude-sonnet-4-5', '2026-03-02', { input_tokens: 10 }), id: `q.${++sequence}` }
+              : {
+                  kind: 'decision',
+                  id: `q.${++sequence}`,
+                  agent: 'claude',
+                  session_id: 's1',
+                  ts: Date.parse('2026-03-02T10:00:00Z'),
+                  decision: 'accept',
+                  count: 1,
+                  tool_name: 'Edit',
+                  language: 'TypeScript',
+                },
+          ),
+        ).join('\n')}\n`,
+      );
+    for (const kind of ['usage', 'decision'] as const) {
+      const { server, ana } = await serve({ maxRecordsPerWindow: 0, maxBytesPerWindow: 2000, quotaWindowMs: 2000 });
+      expect((await post(server.url, ana, records(kind))).status, kind).toBe(200);
+      expect((await post(server.url, ana, records(kind))).status, kind).toBe(429);
+    }
   });
 
   it('the collector waits as long as Retry-After says, then ships every event', async () => {
