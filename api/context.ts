@@ -27,6 +27,7 @@ import { DigestCheck, type DigestDeps } from './digest/check.ts';
 import { DigestStore } from './digest/store.ts';
 import type { ForecastDeps } from './forecast/routes.ts';
 import { DecodePool, defaultDecodeWorkers } from './ingest/decode-pool.ts';
+import { IngestGate } from './ingest/gate.ts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './ingest/limits.ts';
 import { IngestStore } from './ingest/store.ts';
 import { MachineStore } from './machines/store.ts';
@@ -54,6 +55,8 @@ export interface ServerContext {
   computers: ComputerStore;
   ingest: IngestStore;
   ingestLimits: IngestLimits;
+  /** Who may send records now: one quota and one count of requests for the ingest and OTLP routes. */
+  ingestGate: IngestGate;
   /** Worker threads decoding ingest bodies; none when options.decodeWorkers is 0. */
   decoders: DecodePool | undefined;
   /** Today's provisional figures and the month's credits (api/today/). */
@@ -174,6 +177,7 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
     computers: new ComputerStore(db, clock),
     ingest,
     ingestLimits,
+    ingestGate: new IngestGate(ingestLimits),
     decoders: workers > 0 ? new DecodePool(workers, ingestLimits.maxDecodeQueue) : undefined,
     live,
     teams,

@@ -136,7 +136,7 @@ export const FEATURES: readonly Feature[] = [
       registerIngestRoutes(app, {
         ingest: ctx.ingest,
         decoders: ctx.decoders,
-        limits: ctx.ingestLimits,
+        gate: ctx.ingestGate,
         onStored: (principal, r) => {
           afterIngest(ctx, principal.orgId);
           ctx.machines.recordDelivery(principal, r.headers);
@@ -145,7 +145,8 @@ export const FEATURES: readonly Feature[] = [
   },
   {
     name: 'otlp',
-    register: (app, ctx) => registerOtlpRoutes(app, { ingest: ctx.ingest, onStored: (principal) => afterIngest(ctx, principal.orgId) }),
+    register: (app, ctx) =>
+      registerOtlpRoutes(app, { ingest: ctx.ingest, gate: ctx.ingestGate, onStored: (principal) => afterIngest(ctx, principal.orgId) }),
   },
   {
     name: 'readiness',

@@ -7,7 +7,7 @@
 // rule that out) is answered 422: nothing of it was stored, and the same batch would fail again, so the
 // collector sends it again in halves until it finds the record at fault (collector/narrow.ts).
 //
-// What one request may cost is bounded (api/ingest/limits.ts): it is admitted before its body is read
+// What one request may cost is bounded (api/ingest/limits.ts, gate.ts): it is admitted before its body is read
 // (429 when its user or organization already has requests in progress or the user is over their
 // volume quota, 503 when the server has too many), its body must keep arriving at a minimum rate and
 // within a deadline (408 and the connection closed otherwise, which frees its place), it is read as
@@ -17,15 +17,15 @@
 
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, HttpError, unauthorized } from '../../common/errors.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { badRequest, HttpError } from '../../common/errors.ts';
 import { INGEST_PATH, IngestResponse } from '../../common/wire.ts';
 import type { Principal } from '../auth/principal.ts';
-import { errorBody } from '../http/errors.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { type BodyFormat, type DecodeAnswer, type DecodedBatch, decodeBody, storedBytes } from './decode.ts';
 import { type DecodePool, DecodeQueueFull } from './decode-pool.ts';
-import { DEFAULT_INGEST_LIMITS, IngestAdmission, type IngestLimits, RetryLater, tooLarge, VolumeQuota } from './limits.ts';
+import type { IngestGate } from './gate.ts';
+import { RetryLater, tooLarge } from './limits.ts';
 import { ContentEncodingHeader, JsonBody, NdjsonBody } from './schema.ts';
 import { BatchRefused, type IngestStore } from './store.ts';
 
@@ -37,8 +37,8 @@ export interface IngestDeps {
   decoders?: DecodePool | undefined;
   /** Told of every stored batch (the dashboard's machines note the collector version). */
   onStored?: (principal: Principal, request: FastifyRequest) => void;
-  /** Limits of one request (default DEFAULT_INGEST_LIMITS). */
-  limits?: Partial<IngestLimits> | undefined;
+  /** Who may send now (the quota, the requests in progress), shared with the OTLP route. */
+  gate: IngestGate;
 }
 
 /** A body as received: decompressed and decoded only once the sender is authenticated and admitted. */
@@ -78,37 +78,9 @@ async function smallBody(bytes: Buffer, gzip: boolean): Promise<Buffer | undefin
   }
 }
 
-/**
- * A 408 with the documented body, written on the connection while the body is still arriving, which is
- * then closed: what was sent of the body is not read.
- */
-function answerTimeout(request: FastifyRequest, reply: FastifyReply, detail: string): void {
-  const raw = reply.raw;
-  const socket = request.raw.socket;
-  if (raw.headersSent || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const body = JSON.stringify(errorBody(408, `the request ${detail}; send the batch again`, String(request.id)));
-  raw.writeHead(408, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'x-request-id': String(request.id),
-    connection: 'close',
-  });
-  raw.end(body, () => socket.destroy());
-}
-
-/**
- * What a request counts against: its user, whichever key, JWT or session it came with (a user can mint
- * collector keys at will, so counting per key would not bound them).
- */
-const admissionKey = (principal: Principal) => `${principal.orgId}/${principal.userId}`;
-
 export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): void {
-  const limits: IngestLimits = { ...DEFAULT_INGEST_LIMITS, ...deps.limits };
-  const admission = new IngestAdmission(limits);
-  const quota = new VolumeQuota(limits);
+  const { gate } = deps;
+  const limits = gate.limits;
 
   const decode = async (body: RawBody): Promise<DecodedBatch> => {
     const gzip = isGzip(body);
@@ -146,51 +118,6 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
     }
   };
 
-  /**
-   * Before the body is read (authentication ran in onRequest and put the principal on the request):
-   * admits the request or refuses it with 429/503, then watches its body arrive. A body slower than
-   * minBodyBytesPerWindow in any bodyRateWindowMs, or not whole within bodyDeadlineMs, is answered 408
-   * and its connection closed, which frees its place at once. The watch reads the socket's byte count
-   * once a window: nothing is done per chunk.
-   */
-  const admit = async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = request.principal;
-    if (!principal) throw unauthorized('API key missing or invalid');
-    const key = admissionKey(principal);
-    quota.check(key);
-    const release = admission.acquire(principal.orgId, key);
-    const socket = request.raw.socket;
-    let seen = socket.bytesRead;
-    const stop = () => {
-      clearTimeout(deadline);
-      clearInterval(watch);
-    };
-    const tooSlow = (detail: string) => {
-      stop();
-      request.log.warn({ user: principal.userId, org: principal.orgId, received: socket.bytesRead - seen }, `ingest ${detail}: 408`);
-      answerTimeout(request, reply, detail);
-      release();
-    };
-    const deadline = setTimeout(() => tooSlow(`body not received within ${limits.bodyDeadlineMs / 1000} s`), limits.bodyDeadlineMs);
-    const watch = setInterval(() => {
-      if (request.raw.complete) return stop();
-      const now = socket.bytesRead;
-      if (now - seen < limits.minBodyBytesPerWindow)
-        return tooSlow(
-          `body arriving too slowly: ${now - seen} bytes in the last ${limits.bodyRateWindowMs / 1000} s (at least ${limits.minBodyBytesPerWindow})`,
-        );
-      seen = now;
-    }, limits.bodyRateWindowMs);
-    deadline.unref();
-    watch.unref();
-    request.raw.once('end', stop);
-    // The answer is sent or the connection is gone: the admission ends either way.
-    reply.raw.once('close', () => {
-      stop();
-      release();
-    });
-  };
-
   // Its own scope, so that its JSON parser (bytes, decoded on a worker) is not the other routes'.
   app.register(async (scope) => {
     scope.removeContentTypeParser(['application/json']);
@@ -218,14 +145,14 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
         headers: [ContentEncodingHeader],
         responses: { 200: IngestResponse },
         errors: [408, 429, 503],
-        options: { bodyLimit: limits.maxBodyBytes, preParsing: [async (request, reply) => admit(request, reply)] },
+        options: { bodyLimit: limits.maxBodyBytes, preParsing: [gate.admit] },
       },
       async ({ principal }, request): Promise<IngestResponse> => {
         const body = request.body;
         if (!(body instanceof RawBody)) throw badRequest('body must be NDJSON (application/x-ndjson) or a JSON array of records');
         const batch = await decode(body);
         // Per request, not per record: the decoded NDJSON's lengths are known already.
-        quota.charge(admissionKey(principal), batch.received, storedBytes(batch));
+        gate.charge(principal, batch.received, storedBytes(batch));
         const result = await deps.ingest.store(principal.orgId, principal.userId, batch).catch((error: unknown) => {
           if (!(error instanceof BatchRefused)) throw error;
           request.log.warn(

@@ -3,7 +3,8 @@
 // the key's user and organization: identity attributes in the request are never read. The key must be a
 // collector key or a personal key (a JWT or the dashboard's session is refused like on ingest: access
 // collectorKey). A decision's id is the request's digest and its position, so an exporter's retry of the
-// same request counts once.
+// same request counts once. A request passes the same gate as an ingest request (api/ingest/gate.ts): its
+// user's quota (charged with the records it maps to), the requests in progress, the body's arrival rate.
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
@@ -13,7 +14,8 @@ import { CumulativeTotals, factRecord, mapSignals } from '../../common/otel/map.
 import { decodeOtlp, encodingOf, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
 import { MAX_BATCH_RECORDS, type WireRecord } from '../../common/wire.ts';
 import type { Principal } from '../auth/principal.ts';
-import { decodeItems } from '../ingest/decode.ts';
+import { decodeItems, storedBytes } from '../ingest/decode.ts';
+import type { IngestGate } from '../ingest/gate.ts';
 import { tooLarge } from '../ingest/limits.ts';
 import { ContentEncodingHeader } from '../ingest/schema.ts';
 import type { IngestStore } from '../ingest/store.ts';
@@ -24,6 +26,8 @@ const gunzipAsync = promisify(gunzip);
 
 export interface OtlpDeps {
   ingest: IngestStore;
+  /** The ingest route's gate: one quota and one count of requests in progress for both. */
+  gate: IngestGate;
   /** Told of every stored request (today's figures and alerts). */
   onStored?: (principal: Principal, request: FastifyRequest) => void;
   now?: () => number;
@@ -71,14 +75,15 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
           tag: 'OpenTelemetry',
           summary: `Take an agent's OpenTelemetry ${signal} (OTLP/HTTP, protobuf or JSON)`,
           description:
-            "For agents that run where no collector is (docs/metrics.md §11): edit decisions and, for sessions whose agent keeps no usage files, token usage are stored for the key's user; every other signal is counted and dropped, and identity attributes in the request are never read. At most 4 MiB as sent and 16 MiB unzipped (413). A protobuf request is answered with an empty protobuf ExportServiceResponse.",
+            "For agents that run where no collector is (docs/metrics.md §11): edit decisions and, for sessions whose agent keeps no usage files, token usage are stored for the key's user; every other signal is counted and dropped, and identity attributes in the request are never read. At most 4 MiB as sent and 16 MiB unzipped (413). The records a request maps to count against its user's ingest quota, and the requests in progress are limited as on ingest (429 or 503 with Retry-After; 408 for a body too slow: docs/ingest-limits.md). A protobuf request is answered with an empty protobuf ExportServiceResponse.",
           access: { kind: 'user', collectorKey: true },
           bodyContent: { 'application/x-protobuf': { schema: ProtobufBody }, 'application/json': { schema: JsonBody } },
           headers: [ContentEncodingHeader],
           responses: {
             200: OtlpJsonAnswer,
           },
-          options: { bodyLimit: MAX_OTLP_BODY_BYTES },
+          errors: [408, 429, 503],
+          options: { bodyLimit: MAX_OTLP_BODY_BYTES, preParsing: [deps.gate.admit] },
         },
         async ({ principal }, request, reply) => {
           const body = request.body;
@@ -135,6 +140,7 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     let rejected = 0;
     if (records.length) {
       const batch = await decodeItems(records, MAX_BATCH_RECORDS);
+      deps.gate.charge(principal, batch.received, storedBytes(batch));
       const result = await deps.ingest.store(principal.orgId, principal.userId, batch);
       rejected = batch.rejected.length + result.refused.length;
       deps.onStored?.(principal, request);

@@ -109,6 +109,49 @@ describe('the per-user ingest quota', () => {
     }
   });
 
+  it('OpenTelemetry records count against the same quota, and ingested records against theirs', async () => {
+    /** Codex's approvals of `n` edits as one OTLP/JSON logs request. */
+    const approvals = (n: number) =>
+      JSON.stringify({
+        resourceLogs: [
+          {
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'codex_cli_rs' } }] },
+            scopeLogs: [
+              {
+                logRecords: Array.from({ length: n }, () => ({
+                  eventName: 'codex.tool_decision',
+                  timeUnixNano: String(BigInt(Date.parse('2026-03-02T10:00:00Z')) * 1_000_000n + BigInt(++sequence)),
+                  attributes: [
+                    { key: 'conversation.id', value: { stringValue: 'c-1' } },
+                    { key: 'decision', value: { stringValue: 'approved' } },
+                    { key: 'tool_name', value: { stringValue: 'apply_patch' } },
+                  ],
+                })),
+              },
+            ],
+          },
+        ],
+      });
+    const otlp = (url: string, key: string, n: number) =>
+      fetch(`${url}/v1/logs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: approvals(n),
+      });
+
+    const first = await serve({ maxRecordsPerWindow: 10, quotaWindowMs: 60_000 });
+    expect((await otlp(first.server.url, first.ana, 20)).status).toBe(200);
+    const refused = await otlp(first.server.url, first.ana, 1);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await post(first.server.url, first.ana, batch(1))).status).toBe(429);
+    expect((await otlp(first.server.url, first.bo, 1)).status).toBe(200);
+
+    const second = await serve({ maxRecordsPerWindow: 10, quotaWindowMs: 60_000 });
+    expect((await post(second.server.url, second.ana, batch(20))).status).toBe(200);
+    expect((await otlp(second.server.url, second.ana, 1)).status).toBe(429);
+  });
+
   it('the collector waits as long as Retry-After says, then ships every event', async () => {
     const { server, ana } = await serve({ maxRecordsPerWindow: 10, quotaWindowMs: 2000 });
     const home = tempDir();
