@@ -58,10 +58,21 @@ const GithubPullRequestEvent = z.object({
     state: z.enum(['open', 'closed']),
     merge_commit_sha: sha.nullable(),
     head: z.object({ sha }),
+    /** The branch it merges into (read, never stored). */
+    base: z.object({ ref: z.string() }).optional(),
     commits: z.number().int().nonnegative().optional(),
   }),
-  repository: z.object({ html_url: z.string().url() }),
+  repository: z.object({ html_url: z.string().url(), default_branch: z.string().optional() }),
 });
+
+/**
+ * Pure: whether a pull request merges into its repository's default branch (§10: it is linked to the
+ * commits it brought there). A stacked pull request merges into another's branch: its commits reach the
+ * default branch with that one, and counting both would count their lines and cost twice. Either branch
+ * unknown (a payload without them): as before, the default.
+ */
+export const mergesIntoDefault = (base: string | null | undefined, defaultBranch: string | null | undefined) =>
+  !base || !defaultBranch || base === defaultBranch;
 
 /**
  * GitHub's no-reply address of an account (`<id>+<login>@users.noreply.github.com`): the address the
@@ -77,7 +88,8 @@ export function githubPullRequest(event: string, body: unknown): StepResult<Pull
   const parsed = GithubPullRequestEvent.safeParse(body);
   if (!parsed.success) return drop(`not a pull_request event agentmeter can read: ${parsed.error.issues[0]?.path.join('.')}`);
   const pr = parsed.data.pull_request;
-  const merged = pr.merged_at !== null;
+  // Merged into another branch than the default: closed without reaching it (mergesIntoDefault).
+  const merged = pr.merged_at !== null && mergesIntoDefault(pr.base?.ref, parsed.data.repository.default_branch);
   return ok({
     repo: normalizeRepoUrl(parsed.data.repository.html_url),
     number: pr.number,
@@ -86,7 +98,7 @@ export function githubPullRequest(event: string, body: unknown): StepResult<Pull
     author: pr.user ? githubNoReplyAddress(pr.user) : null,
     state: merged ? 'merged' : pr.state,
     openedAt: pr.created_at,
-    mergedAt: pr.merged_at,
+    mergedAt: merged ? pr.merged_at : null,
     updatedAt: pr.updated_at,
     mergeCommitId: merged ? pr.merge_commit_sha : null,
     squashCommitId: null,
@@ -97,11 +109,13 @@ export function githubPullRequest(event: string, body: unknown): StepResult<Pull
 
 const GitlabMergeRequestEvent = z.object({
   object_kind: z.literal('merge_request'),
-  project: z.object({ web_url: z.string().url() }),
+  project: z.object({ web_url: z.string().url(), default_branch: z.string().nullish() }),
   object_attributes: z.object({
     id: z.number().int(),
     iid: z.number().int().positive(),
     state: z.string(),
+    /** The branch it merges into (read, never stored). */
+    target_branch: z.string().nullish(),
     action: z.string().optional(),
     created_at: time,
     updated_at: time,
@@ -117,7 +131,8 @@ export function gitlabMergeRequest(event: string, body: unknown): StepResult<Pul
   const parsed = GitlabMergeRequestEvent.safeParse(body);
   if (!parsed.success) return drop(`not a merge request event agentmeter can read: ${parsed.error.issues[0]?.path.join('.')}`);
   const mr = parsed.data.object_attributes;
-  const merged = mr.state === 'merged';
+  // Merged into another branch than the default: closed without reaching it (mergesIntoDefault).
+  const merged = mr.state === 'merged' && mergesIntoDefault(mr.target_branch, parsed.data.project.default_branch);
   // GitLab's event has no merge time of its own: the merge event's updated_at is the moment it merged.
   return ok({
     repo: normalizeRepoUrl(parsed.data.project.web_url),

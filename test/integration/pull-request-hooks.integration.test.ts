@@ -219,6 +219,31 @@ describe("GitLab's webhook", () => {
   });
 });
 
+describe('a pull request merged into another branch than the default (stacked)', () => {
+  it('is closed, not merged: its commits reach the default branch with the pull request they merged into', async () => {
+    const org = await server.seedOrg('Stacked');
+    expect((await setSecret(org.users.owner.key, 'github', GITHUB_SECRET)).statusCode).toBe(200);
+    expect((await setSecret(org.users.owner.key, 'gitlab', GITLAB_TOKEN)).statusCode).toBe(200);
+    const stacked = githubMerged() as { pull_request: { base: { ref: string } } };
+    stacked.pull_request.base.ref = 'feature-a';
+    const githubBody = JSON.stringify(stacked);
+    const github = await deliverGithub(org.orgId, githubBody, {
+      'x-github-delivery': 'stacked-1',
+      'x-hub-signature-256': githubSignature(GITHUB_SECRET, githubBody),
+    });
+    expect(github.json()).toEqual({ status: 'accepted', detail: 'github.com/codertocat/hello-world #2 (closed)' });
+    const gitlabEvent = gitlabMerged() as { object_attributes: Record<string, unknown> };
+    gitlabEvent.object_attributes['target_branch'] = 'feature-a';
+    const gitlab = await deliverGitlab(org.orgId, JSON.stringify(gitlabEvent), { 'x-gitlab-event-uuid': 'stacked-2' });
+    expect(gitlab.statusCode, gitlab.body).toBe(202);
+    const rows = (await pullRequests()).filter((r) => r['org_id'] === org.orgId);
+    expect(rows.map((r) => [r['host'], r['state'], r['merged_at'], r['merge_commit_id']])).toEqual([
+      ['gitlab', 'closed', null, null],
+      ['github', 'closed', null, null],
+    ]);
+  });
+});
+
 describe('privacy', () => {
   it('no title, body, branch name or secret is anywhere in the database', async () => {
     const tables = await server.db.all<{ table_name: string }>("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'");
