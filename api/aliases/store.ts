@@ -14,6 +14,22 @@ export const ALIAS_SQL = {
               UNION ALL SELECT email, 1 FROM user_aliases WHERE org_id = $org AND user_id = $user ORDER BY o, email`,
 } as const;
 
+const ALIAS_HOLDER = `SELECT user_id FROM user_aliases WHERE org_id = $org AND email = lower($email) AND ($except IS NULL OR user_id <> $except)
+  LIMIT 1`;
+
+/**
+ * The user (other than `except`) whose alias `email` is, or undefined. An address belongs to one user:
+ * whatever gives a user an e-mail (adding them, the directory, a sign-in that provisions them, a rename)
+ * asks this first, as adding an alias asks the users' e-mails.
+ */
+export async function aliasHolder(db: Db, org: string, email: string, except?: string): Promise<string | undefined> {
+  return (await db.all<{ user_id: string }>(ALIAS_HOLDER, { org, email, except: except ?? null }))[0]?.user_id;
+}
+
+/** Why an address cannot be a user's e-mail: it is another user's alias. */
+export const aliasTaken = (email: string) =>
+  `${email.toLowerCase()} is another user's alias (an address their commits carry): an owner removes it from them first (agentmeter users alias remove)`;
+
 export interface AliasRow {
   email: string;
   source: 'owner' | 'directory';

@@ -1,6 +1,7 @@
 // Who may sign in with the provider's claims: the verified e-mail is the person's identity; a person not
 // yet a user is added as a member only when the organization provisions at sign-in; a person the
 // directory deactivated is refused.
+import { HttpError } from '../../common/errors.ts';
 import type { OrgId } from '../../common/ids.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import type { User } from '../users/store.ts';
@@ -34,13 +35,20 @@ export async function admit(accounts: AccountStore, provider: Provider, claims: 
         `${email} is not a user of this organization, and it does not add people at sign-in.`,
         'Ask an owner to add you (agentmeter users add), or to provision you from the directory.',
       );
-    user = await accounts.createUser({
-      orgId,
-      email,
-      role: 'member',
-      ...(typeof claims['given_name'] === 'string' ? { firstName: claims['given_name'].slice(0, 200) } : {}),
-      ...(typeof claims['family_name'] === 'string' ? { lastName: claims['family_name'].slice(0, 200) } : {}),
-    });
+    try {
+      user = await accounts.createUser({
+        orgId,
+        email,
+        role: 'member',
+        ...(typeof claims['given_name'] === 'string' ? { firstName: claims['given_name'].slice(0, 200) } : {}),
+        ...(typeof claims['family_name'] === 'string' ? { lastName: claims['family_name'].slice(0, 200) } : {}),
+      });
+    } catch (error) {
+      // The address is another user's alias (their commits carry it): a new user of it would own it too.
+      if (error instanceof HttpError && error.status === 409)
+        return refused(403, 'Sign-in refused', error.message, 'Ask an owner to remove the address from the user who has it.');
+      throw error;
+    }
     added = true;
   }
   if (await accounts.deactivated(orgId, user.id))

@@ -65,6 +65,7 @@ beforeAll(async () => {
     'ana@corp.example.com': { email: 'Ana@Corp.example.com', emailVerified: true, groups: ['Platform', 'Data'] },
     'new@corp.example.com': { email: 'new@corp.example.com', givenName: 'Nova' },
     'unverified@corp.example.com': { email: 'unverified@corp.example.com', emailVerified: false },
+    'twin@corp.example.com': { email: 'twin@corp.example.com', emailVerified: true },
   });
   const { accounts } = server.services;
   const org = await accounts.createOrg('Corp');
@@ -178,6 +179,19 @@ describe('OIDC sign-in in Chromium', { timeout: 120_000 }, () => {
     const deactivated = await signInAtProvider(await freshPage(), 'new@corp.example.com');
     expect(deactivated.status).toBe(403);
     expect(deactivated.text).toContain('deactivated in the directory');
+    // An address that is another user's alias (their commits carry it) provisions no second owner of it.
+    const ana = (await server.services.accounts.findUserByEmail(orgId, 'ana@corp.example.com'))!;
+    await db.run(
+      "INSERT INTO user_aliases (org_id, email, user_id, source, created_at) VALUES ($org, 'twin@corp.example.com', $user, 'owner', now()::TIMESTAMP)",
+      {
+        org: orgId,
+        user: ana.id,
+      },
+    );
+    const twin = await signInAtProvider(await freshPage(), 'twin@corp.example.com');
+    expect(twin.status).toBe(403);
+    expect(twin.text).toContain("another user's alias");
+    expect(await server.services.accounts.findUserByEmail(orgId, 'twin@corp.example.com')).toBeUndefined();
   });
 
   it('sign-out ends the session: the cookie no longer signs anything in', async () => {

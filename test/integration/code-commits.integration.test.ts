@@ -152,6 +152,40 @@ describe('who may report a landed commit', () => {
     expect((await request('GET', `/api/v0/admin/users/${id}/aliases`, org.users.owner.key, 200)).data).toEqual([]);
   });
 
+  it("never makes a user's alias another user's e-mail: adding a user, the directory's new user or rename (409)", async () => {
+    const alias = '777+member@users.noreply.github.com';
+    await request('POST', `/api/v0/admin/users/${org.users.member.id}/aliases`, org.users.owner.key, 201, { email: alias });
+    const added = await request('POST', '/api/v0/admin/users', org.users.owner.key, 409, { email: alias.toUpperCase(), role: 'member' });
+    expect(added.detail).toMatch(/another user's alias/);
+    const token = (await request('POST', '/api/v0/admin/scim/tokens', org.users.owner.key, 201, {})).token as string;
+    const scim = (method: 'POST' | 'PATCH', url: string, body: unknown) =>
+      server.app.inject({
+        method,
+        url: `/scim/v2${url}`,
+        headers: { ...bearer(token), 'content-type': 'application/scim+json' },
+        payload: JSON.stringify(body),
+      });
+    const created = await scim('POST', '/Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: alias });
+    expect(created.statusCode).toBe(409);
+    expect(created.json()).toMatchObject({ scimType: 'uniqueness' });
+    const other = await scim('POST', '/Users', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: 'gil@impact.example.com',
+    });
+    expect(other.statusCode, other.body).toBe(201);
+    const renamed = await scim('PATCH', `/Users/${other.json().id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'userName', value: alias }],
+    });
+    expect(renamed.statusCode).toBe(409);
+    // Nobody but the member has the address.
+    const owners = await server.db.all(
+      `SELECT id FROM users WHERE org_id = $org AND email = $alias UNION ALL SELECT user_id FROM user_aliases WHERE org_id = $org AND email = $alias`,
+      { org: org.orgId, alias },
+    );
+    expect(owners).toEqual([{ id: org.users.member.id }]);
+  });
+
   it('refuses repository names the readiness reports refuse: file://, local paths, credentials, control characters', async () => {
     const names = [
       'file:///home/dev/shop',
