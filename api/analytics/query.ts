@@ -41,7 +41,11 @@ export interface AnalyticsQuery {
   cursor?: string;
 }
 
-export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date): AnalyticsQuery {
+/**
+ * `throughToday`: the endpoint reads rows as stored (commits, pull requests), so today may be asked for;
+ * the daily figures end yesterday.
+ */
+export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date, { throughToday = false } = {}): AnalyticsQuery {
   const query = singleValues(raw);
   const fields = ANALYTICS_QUERY[endpoint].shape as Record<string, z.ZodType>;
   /** The parameter's value, checked with its schema (undefined when absent). */
@@ -61,7 +65,8 @@ export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date)
   const end = parseDay(endDate)!;
   if (start > end) throw badRequest(`startDate ${startDate} is after endDate ${endDate}`);
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  if (end >= today)
+  if (throughToday && end > today) throw badRequest(`endDate must be today (${isoDay(today)} UTC) or earlier`);
+  if (!throughToday && end >= today)
     throw badRequest(`endDate must be before today (${isoDay(today)} UTC): data is aggregated daily and available the following day`);
   if (startDate < EARLIEST_DATE) throw badRequest(`startDate must be ${EARLIEST_DATE} or later`);
   const span = (end - start) / DAY_MS + 1;

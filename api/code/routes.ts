@@ -57,10 +57,8 @@ const ownOnly = (principal: Principal): string | null => (ADMIN_ROLES.includes(p
 /** The commits endpoint's query: its own parameters checked, the dates by the analytics rules. */
 function parseCommitsQuery(raw: unknown, now: Date) {
   const query = parseQuery(CommitsQuery, raw);
-  // Commits are read as stored, so today is listed too (docs/metrics.md §5): the date rules are those of
-  // the daily endpoints as they stand tomorrow.
-  const tomorrow = new Date(now.getTime() + 86_400_000);
-  const dates = parseAnalyticsQuery('productivity', { startDate: query.startDate, endDate: query.endDate }, tomorrow);
+  // Commits are read as stored, so today is listed too (docs/metrics.md §5).
+  const dates = parseAnalyticsQuery('productivity', { startDate: query.startDate, endDate: query.endDate }, now, { throughToday: true });
   const match = query.cursor ? COMMIT_CURSOR.exec(query.cursor) : null;
   const cursor: CommitCursor | undefined = match ? { ts: Number(match[1]), repoId: match[2]!, commit: match[3]! } : undefined;
   return {

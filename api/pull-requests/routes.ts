@@ -255,8 +255,9 @@ const PR_ROLES = ['owner', 'manager', 'member'] as const;
 const ownOnly = (principal: Principal): string | null => (ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
 
 /** The dates of a query by the analytics rules; `through` is the day after the last that may be asked. */
-function checkedDates(startDate: string, endDate: string, through: Date) {
-  return parseAnalyticsQuery('productivity', { startDate, endDate }, through);
+/** The dates of a pull request read by the analytics rules; the list reads them as stored, today included. */
+function checkedDates(startDate: string, endDate: string, now: Date, throughToday = false) {
+  return parseAnalyticsQuery('productivity', { startDate, endDate }, now, { throughToday });
 }
 
 export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRequestReadDeps): void {
@@ -315,7 +316,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
     const user = ownOnly(principal);
     const of = { org: principal.orgId, viewer: user, now: now(), reads: PR_READS, teams: deps.teams };
     return sendAnswer(deps.cache, request, reply, of, async (): Promise<PullRequestPage> => {
-      const q = checkedDates(query.startDate, query.endDate, new Date(now().getTime() + 86_400_000));
+      const q = checkedDates(query.startDate, query.endDate, now(), true);
       const limit = query.limit ? Number(query.limit) : 20;
       const match = query.cursor ? PR_CURSOR.exec(query.cursor) : null;
       const after = (p: PullRequestFigures) =>

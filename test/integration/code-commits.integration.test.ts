@@ -226,6 +226,18 @@ describe('several machines of the author', () => {
 });
 
 describe('today', () => {
+  it('lists commits through today, and says so of an endDate after it (400)', async () => {
+    const key = org.users.owner.key;
+    await request('GET', `/api/v0/code/commits?startDate=${D1}&endDate=${TODAY}`, key, 200);
+    const after = await request('GET', `/api/v0/code/commits?startDate=${D1}&endDate=2026-03-21`, key, 400);
+    expect(after.detail).toBe('endDate must be today (2026-03-20 UTC) or earlier');
+    const prs = await request('GET', `/api/v0/code/pull_requests?startDate=${D1}&endDate=2026-03-21`, key, 400);
+    expect(prs.detail).toBe('endDate must be today (2026-03-20 UTC) or earlier');
+    // The daily figures still end yesterday.
+    const daily = await request('GET', `/api/v1/analytics/code?startDate=${D1}&endDate=${TODAY}`, key, 400);
+    expect(daily.detail).toMatch(/^endDate must be before today \(2026-03-20 UTC\)/);
+  });
+
   it('lists a commit and counts it in /today as soon as the server has it', async () => {
     await post(org.users.member.key, [
       call('Edit', `${TODAY}T09:00:00Z`, {
