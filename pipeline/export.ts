@@ -39,6 +39,9 @@ export const EXPORT_TABLES: readonly TableSpec[] = [
   { name: 'users', day: null },
 ];
 
+/** Bookkeeping columns of the raw tables that do not leave (migration 097). */
+const INTERNAL_COLUMNS = new Set(['moved_from']);
+
 /** The columns of `users` that leave: enough to join on and to name people; no metadata. */
 const USER_COLUMNS = ['org_id', 'id', 'email', 'role', 'first_name', 'last_name', 'created_at', 'last_sign_in_at'];
 
@@ -171,7 +174,10 @@ export async function exportTables(db: Db, options: ExportOptions): Promise<Tabl
     const started = performance.now();
     const columns = await db.all<{ column_name: string; data_type: string }>(SQL.columns, { table: spec.name });
     if (columns.length === 0) throw new Error(`table ${spec.name} not found: is this an agentmeter database?`);
-    const wanted = spec.name === 'users' ? columns.filter((c) => USER_COLUMNS.includes(c.column_name)) : columns;
+    const wanted =
+      spec.name === 'users'
+        ? columns.filter((c) => USER_COLUMNS.includes(c.column_name))
+        : columns.filter((c) => !INTERNAL_COLUMNS.has(c.column_name));
     const select = wanted.map((c) =>
       spec.name === 'users' && c.column_name === 'id'
         ? `${quoteIdent('id')} AS user_id`

@@ -7,8 +7,8 @@
 // first: the same id from another user of the organization is refused (the answer rejects it, the collector
 // quarantines it), never merged, so nobody can take another's record over or inflate its counts. A repeated
 // id from the same user keeps the earliest copy's time, session and model, and the largest of each token count (combineUsage in api/ingest/decode.ts does
-// the same within a batch). Moving a call to an earlier day needs no bookkeeping: the batch rebuilds the
-// new day and the 29 after it, which holds the old one unless the copy came more than 29 days later.
+// the same within a batch). A call moved to an earlier day keeps the day it left (moved_from), which the
+// next batch rebuilds with the new one.
 //
 // Why events and messages are first stored with a plain INSERT: DuckDB's conflict-handling insert costs
 // several times a plain insert's time a row against the primary-key index. A batch holds ids already stored only
@@ -78,6 +78,13 @@ const INSERT_EVENTS_OR_IGNORE = `INSERT OR IGNORE INTO events ${selectEvents(one
 const INSERT_GROUP_EVENTS = `INSERT INTO events ${selectEvents(groupFiles(EVENT_COLUMNS))}`;
 
 /**
+ * The days a row counted on before copies moved it earlier (migration 097): the batch rebuilds them too,
+ * however far back the row moved. Evaluated against the stored row, as every SET expression is.
+ */
+const movedFrom = (table: string) => `CASE WHEN CAST(excluded.ts AS DATE) < CAST(${table}.ts AS DATE)
+    THEN list_append(coalesce(${table}.moved_from, []::DATE[]), CAST(${table}.ts AS DATE)) ELSE ${table}.moved_from END`;
+
+/**
  * A repeated usage id combines with the stored row only when the same user sent both (docs/metrics.md §1: a
  * continued session's copies count once). Another user's row is never changed: `onOtherUser` either
  * fails the statement (the fast path, so that the batch is written again by the careful one, which finds
@@ -86,10 +93,11 @@ const INSERT_GROUP_EVENTS = `INSERT INTO events ${selectEvents(groupFiles(EVENT_
 const upsertUsage = (onOtherUser: string) => `
 INSERT INTO usage
 SELECT $org, id, $user, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model, input_tokens, output_tokens,
-       cache_read_tokens, cache_write_tokens, thinking_tokens, thinking, coalesce(cache_write_1h_tokens, 0), source
+       cache_read_tokens, cache_write_tokens, thinking_tokens, thinking, coalesce(cache_write_1h_tokens, 0), source, NULL
 FROM read_json($file, ${READ_NDJSON}, columns = ${USAGE_COLUMNS})
 ON CONFLICT (org_id, id) DO UPDATE SET
   received_at = excluded.received_at, ts = least(excluded.ts, usage.ts),
+  moved_from = ${movedFrom('usage')},
   session_id = CASE WHEN excluded.ts < usage.ts THEN excluded.session_id ELSE usage.session_id END,
   model = CASE WHEN excluded.ts < usage.ts THEN excluded.model ELSE usage.model END,
   input_tokens = greatest(excluded.input_tokens, usage.input_tokens),
@@ -110,7 +118,7 @@ const UPSERT_USAGE = upsertUsage(`error('${OTHER_USERS_ID}')`);
 const UPSERT_USAGE_CAREFULLY = upsertUsage('false');
 
 const selectMessages = ({ org, user, from }: RowSource) => `
-SELECT ${org}, id, ${user}, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model
+SELECT ${org}, id, ${user}, now()::TIMESTAMP, epoch_ms(ts), agent, session_id, model, NULL
 FROM ${from}`;
 
 const INSERT_MESSAGES = `INSERT INTO assistant_messages ${selectMessages(oneFile(MESSAGE_COLUMNS))}`;
@@ -118,7 +126,8 @@ const INSERT_GROUP_MESSAGES = `INSERT INTO assistant_messages ${selectMessages(g
 /** A message stored before keeps its place unless this copy is earlier. */
 const UPSERT_MESSAGES = `INSERT INTO assistant_messages ${selectMessages(oneFile(MESSAGE_COLUMNS))}
 ON CONFLICT (org_id, id) DO UPDATE SET
-  received_at = excluded.received_at, ts = excluded.ts, session_id = excluded.session_id, model = excluded.model
+  received_at = excluded.received_at, ts = excluded.ts, session_id = excluded.session_id, model = excluded.model,
+  moved_from = ${movedFrom('assistant_messages')}
 WHERE excluded.ts < assistant_messages.ts AND assistant_messages.user_id = excluded.user_id`;
 
 /**

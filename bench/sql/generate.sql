@@ -45,14 +45,14 @@ SELECT 'org_bench', 'u' || j, 'usr_' || lpad(CAST(hash(j // 5) % $users AS VARCH
        CAST($first_day AS TIMESTAMP) + to_days(CAST(hash(j // 5) % 60 AS INTEGER)) + to_seconds(CAST(28800 + hash(j) % 36000 AS BIGINT)),
        'claude', 's' || (j // 5),
        ['claude-sonnet-4-5-20250929', 'claude-opus-4-1-20250805', 'claude-haiku-4-5-20251001', 'gpt-5-codex'][1 + CAST(hash(j // 5) % 4 AS BIGINT)],
-       100 + hash(j) % 4000, 50 + hash(j) % 1500, hash(j) % 30000, hash(j) % 3000, 0, hash(j) % 3 = 0, 0, NULL
+       100 + hash(j) % 4000, 50 + hash(j) % 1500, hash(j) % 30000, hash(j) % 3000, 0, hash(j) % 3 = 0, 0, NULL, NULL
 FROM range($events // 10) t(j)
 ORDER BY 5;
 
 INSERT INTO assistant_messages
 SELECT 'org_bench', 'm' || j, 'usr_' || lpad(CAST(hash(j // 5) % $users AS VARCHAR), 5, '0'), TIMESTAMP '2026-11-20',
        CAST($first_day AS TIMESTAMP) + to_days(CAST(hash(j // 5) % 60 AS INTEGER)) + to_seconds(CAST(28800 + hash(j) % 36000 AS BIGINT)),
-       'claude', 's' || (j // 5), NULL
+       'claude', 's' || (j // 5), NULL, NULL
 FROM range($events // 10) t(j)
 ORDER BY 5;
 

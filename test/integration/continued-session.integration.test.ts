@@ -77,6 +77,29 @@ describe('a copy of a call', () => {
   });
 });
 
+describe('a copy of a call moved more than 29 days earlier', () => {
+  it('leaves the day it moved from to the next batch: the call counts once, on its earliest day', async () => {
+    const o = await server.seedOrg('farback');
+    const ingest = (records: WireRecord[]) => server.services.ingest.storeRecords(o.orgId as OrgId, o.users.member.id as UserId, records);
+    // Shipped first: the continued session b's copy, dated 2026-03-15; then the original, 2026-02-05.
+    await ingest([
+      ev('SessionStart', '2026-03-15T09:59:00Z', { session_id: 'b' }),
+      ...call('cc:msg_9:req_9', 'b', '2026-03-15T10:00:00Z', { input_tokens: 1000, output_tokens: 0 }),
+    ]);
+    await batch();
+    expect(await day(o.users.manager.key, '2026-03-15')).toMatchObject({ input: 1000, assistantMessages: 1 });
+    await ingest([
+      ev('SessionStart', '2026-02-05T09:59:00Z', { session_id: 'a' }),
+      ...call('cc:msg_9:req_9', 'a', '2026-02-05T10:00:00Z', { input_tokens: 1000, output_tokens: 0 }),
+    ]);
+    await batch();
+    expect(await day(o.users.manager.key, '2026-02-05')).toMatchObject({ input: 1000, assistantMessages: 1 });
+    // 38 days after its new day: out of the 29 the new day's rebuild reaches. Nothing of it is left there
+    // (the day keeps session b's start).
+    expect(await day(o.users.manager.key, '2026-03-15')).toEqual({ billable: 0, input: 0, output: 0, assistantMessages: 0 });
+  });
+});
+
 describe('migration 010', () => {
   it('collapses copies stored under the old ids; the next batch corrects the days', async () => {
     const o = await server.seedOrg('legacy');
