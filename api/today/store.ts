@@ -85,7 +85,16 @@ const AGG_TABLES = buildStepTargets();
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-export const LIVE_SQL = {
+export /**
+ * The days from $from on that calls or messages received since the watermark moved away from (migration
+ * 097), as the batch's 10_touched_days.sql has them: a day the batch counted a call on is built again
+ * without it once the call moved earlier, or the month's credits would count it twice.
+ */
+const movedAwayFrom = (table: string) => `UNION SELECT DISTINCT org_id, day FROM (
+  SELECT org_id, unnest(moved_from) AS day FROM ${table} WHERE received_at > $watermark AND moved_from IS NOT NULL
+) WHERE day >= CAST($from AS DATE)`;
+
+const LIVE_SQL = {
   catalog: 'SELECT current_database() AS name',
   scope: `CREATE OR REPLACE TEMP TABLE live_scope AS
           SELECT CAST($org AS VARCHAR) AS org_id, CASE WHEN $users IS NULL THEN NULL ELSE string_split($users, ',') END AS users`,
@@ -110,12 +119,15 @@ export const LIVE_SQL = {
        AND day >= CAST($from AS DATE) AND day < CAST($today AS DATE)`,
   lastWatermark: 'SELECT CAST(watermark AS VARCHAR) AS watermark FROM batch_runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1',
   touchedUsage: `CREATE OR REPLACE TEMP TABLE touched AS
-SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM usage WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)`,
+SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM usage WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
+${movedAwayFrom('usage')}`,
   touched: `CREATE OR REPLACE TEMP TABLE touched AS
 SELECT DISTINCT org_id, CAST(ts AS DATE) AS day FROM events WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
 UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM usage WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
 UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM assistant_messages WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
-UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM edit_decisions WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)`,
+UNION SELECT DISTINCT org_id, CAST(ts AS DATE) FROM edit_decisions WHERE received_at > $watermark AND ts >= CAST($from AS TIMESTAMP)
+${movedAwayFrom('usage')}
+${movedAwayFrom('assistant_messages')}`,
   rebuild: `CREATE OR REPLACE TEMP TABLE rebuild AS
 SELECT DISTINCT org_id, day FROM (
   SELECT org_id, day FROM touched WHERE day < CAST($today AS DATE)

@@ -100,6 +100,21 @@ describe('a copy of a call moved more than 29 days earlier', () => {
   });
 });
 
+describe("today's live figures", () => {
+  it("count a call moved to an earlier day of the month once in the month's credits", async () => {
+    const o = await server.seedOrg('livemove');
+    const ingest = (records: WireRecord[]) => server.services.ingest.storeRecords(o.orgId as OrgId, o.users.member.id as UserId, records);
+    await ingest(call('cc:msg_7:req_7', 'b', '2026-03-15T10:00:00Z', { input_tokens: 1000, output_tokens: 0 }));
+    await batch();
+    // The original arrives after the batch: the live build counts it on 03-10, and no longer on 03-15.
+    await ingest(call('cc:msg_7:req_7', 'a', '2026-03-10T10:00:00Z', { input_tokens: 1000, output_tokens: 0 }));
+    server.services.live.clear();
+    const credits = await server.services.live.figures({ orgId: o.orgId }, 'credits');
+    // 1.2 × 1000.
+    expect(credits.month.byUser.get(o.users.member.id)).toBe(1200);
+  });
+});
+
 describe('migration 010', () => {
   it('collapses copies stored under the old ids; the next batch corrects the days', async () => {
     const o = await server.seedOrg('legacy');
