@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountStore, Org } from '../api/accounts/store.ts';
+import { revokeWhatRevokedKeysMinted } from '../api/keys/store.ts';
 import { importRosterText } from '../api/teams/service.ts';
 import type { User } from '../api/users/store.ts';
 import { sleepSync } from '../common/backoff.ts';
@@ -37,7 +38,12 @@ const REVOKE_DEMO_KEYS = `UPDATE api_keys SET revoked_at = now()
 
 export async function revokeDemoKeys(db: Db, org: Org): Promise<number> {
   if (org.name !== SAMPLE_ORG_NAME) throw new Error(`${org.id} is not the sample organization`);
-  return db.run(REVOKE_DEMO_KEYS, { org: org.id, collector: SAMPLE_COLLECTOR_KEY_NAME, prefix: DEMO_KEY_NAME_PREFIX });
+  // What those keys minted ends with them, as when any key is revoked (SCIM tokens, computers' tokens).
+  return db.transaction(async (tx) => {
+    const revoked = await tx.run(REVOKE_DEMO_KEYS, { org: org.id, collector: SAMPLE_COLLECTOR_KEY_NAME, prefix: DEMO_KEY_NAME_PREFIX });
+    await revokeWhatRevokedKeysMinted(tx, org.id);
+    return revoked;
+  });
 }
 
 /** The demo's manager key for this start: the demo's earlier keys revoked, a new one minted. */

@@ -124,7 +124,7 @@ export const CommitsQuery = z.strictObject({
   startDate: z
     .string({ error: 'startDate is required (YYYY-MM-DD)' })
     .describe('YYYY-MM-DD (UTC), the first committer day; the analytics date rules apply'),
-  endDate: z.string({ error: 'endDate is required (YYYY-MM-DD)' }).describe('YYYY-MM-DD (UTC), the last committer day, before today'),
+  endDate: z.string({ error: 'endDate is required (YYYY-MM-DD)' }).describe('YYYY-MM-DD (UTC), the last committer day (today included)'),
   limit: z
     .string()
     .regex(/^\d+$/, { error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"` })

@@ -113,7 +113,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: KeyRouteDeps): voi
       tag: 'Admin',
       summary: 'Revoke an API key',
       description:
-        'The personal keys minted with it are revoked with it (collector keys stay). The machines page revokes collector keys here.',
+        'The personal keys minted with it are revoked with it (collector keys stay), and the SCIM tokens and computers\u2019 tokens minted with any of them. The machines page revokes collector keys here.',
       access: { kind: 'user' },
       params: KeyParams,
       responses: { 200: RevokedKey },

@@ -254,7 +254,6 @@ const PR_READS = ['pullRequests', 'events', 'aggregates', 'users'] as const;
 const PR_ROLES = ['owner', 'manager', 'member'] as const;
 const ownOnly = (principal: Principal): string | null => (ADMIN_ROLES.includes(principal.role) ? null : principal.userId);
 
-/** The dates of a query by the analytics rules; `through` is the day after the last that may be asked. */
 /** The dates of a pull request read by the analytics rules; the list reads them as stored, today included. */
 function checkedDates(startDate: string, endDate: string, now: Date, throughToday = false) {
   return parseAnalyticsQuery('productivity', { startDate, endDate }, now, { throughToday });

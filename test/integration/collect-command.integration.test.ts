@@ -28,7 +28,7 @@ function homeWithAnEvent(): { amHome: string; env: Record<string, string>; spool
 }
 
 describe('collect --once', () => {
-  it('is refused while another collector runs on the spool, and reads nothing', async () => {
+  it('is refused while another collector runs on the spool, and ships nothing', async () => {
     const { amHome, env, spooled } = homeWithAnEvent();
     // A live process whose command line runs `collect`, named by the pid file, as a running daemon is.
     const running = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', 'collect'], { stdio: 'ignore' });
