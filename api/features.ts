@@ -146,7 +146,12 @@ export const FEATURES: readonly Feature[] = [
   {
     name: 'otlp',
     register: (app, ctx) =>
-      registerOtlpRoutes(app, { ingest: ctx.ingest, gate: ctx.ingestGate, onStored: (principal) => afterIngest(ctx, principal.orgId) }),
+      registerOtlpRoutes(app, {
+        ingest: ctx.ingest,
+        db: ctx.db,
+        gate: ctx.ingestGate,
+        onStored: (principal) => afterIngest(ctx, principal.orgId),
+      }),
   },
   {
     name: 'readiness',

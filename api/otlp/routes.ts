@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { CumulativeTotals, factRecord, mapSignals } from '../../common/otel/map.ts';
 import { decodeOtlp, encodingOf, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
@@ -26,6 +28,8 @@ const gunzipAsync = promisify(gunzip);
 
 export interface OtlpDeps {
   ingest: IngestStore;
+  /** Where each user's cumulative totals are kept between restarts (migration 098). */
+  db: Db;
   /** The ingest route's gate: one quota and one count of requests in progress for both. */
   gate: IngestGate;
   /** Told of every stored request (today's figures and alerts). */
@@ -43,18 +47,39 @@ class OtlpBody {
 
 /** Running totals of cumulative counters, per user (bounded), since a collector-less agent may export them. */
 const MAX_USERS = 10_000;
+const MAX_SERIES = 5_000;
+
+const TOTALS_SQL = {
+  load: 'SELECT totals FROM otlp_cumulative WHERE org_id = $org AND user_id = $user',
+  save: 'INSERT OR REPLACE INTO otlp_cumulative (org_id, user_id, totals) VALUES ($org, $user, $totals)',
+} as const;
+const SavedTotals = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number() })]));
 
 export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
+  // A user's totals in memory, read from the database at their first request after a start.
   const totals = new Map<string, CumulativeTotals>();
-  const totalsOf = (principal: Principal) => {
+  const totalsOf = async (principal: Principal): Promise<CumulativeTotals> => {
     const key = `${principal.orgId}/${principal.userId}`;
     let t = totals.get(key);
     if (!t) {
+      const [row] = await deps.db.all<{ totals: string }>(TOTALS_SQL.load, { org: principal.orgId, user: principal.userId });
+      let saved: z.infer<typeof SavedTotals> = [];
+      try {
+        saved = row ? SavedTotals.parse(JSON.parse(row.totals)) : [];
+      } catch {
+        // Unreadable (it never should be): start afresh, as before the totals were kept.
+      }
       if (totals.size >= MAX_USERS) totals.delete(totals.keys().next().value!);
-      t = new CumulativeTotals([], 5_000);
+      t = new CumulativeTotals(saved, MAX_SERIES);
       totals.set(key, t);
     }
     return t;
+  };
+  /** Saves the totals the stored facts were counted from, so a restart counts the next export from them. */
+  const saveTotals = async (principal: Principal, t: CumulativeTotals) => {
+    if (!t.changed) return;
+    await deps.db.run(TOTALS_SQL.save, { org: principal.orgId, user: principal.userId, totals: JSON.stringify(t.entries()) });
+    t.changed = false;
   };
 
   app.register(async (scope) => {
@@ -130,7 +155,8 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
       throw error;
     }
     const now = (deps.now ?? Date.now)();
-    const mapped = mapSignals(decoded.signals, totalsOf(principal), now);
+    const userTotals = await totalsOf(principal);
+    const mapped = mapSignals(decoded.signals, userTotals, now);
     const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
     const records: WireRecord[] = [...mapped.facts].flatMap(([agent, facts]) =>
       facts.map((fact, i) => factRecord(fact, agent, `otlp.${signal}.${digest}.${agent}.${i}`)),
@@ -145,6 +171,7 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
       rejected = batch.rejected.length + result.refused.length;
       deps.onStored?.(principal, request);
     }
+    await saveTotals(principal, userTotals);
     request.log.info({ user: principal.userId, signal, facts: records.length, rejected, unmapped }, 'otlp request');
     if (!rejected) return {};
     return {

@@ -40,6 +40,7 @@ const SQL = {
   revokeComputers:
     "UPDATE computers SET token_hash = 'revoked:' || id WHERE org_id = $org AND user_id = $user AND token_hash NOT LIKE 'revoked:%'",
   deleteLimits: 'DELETE FROM credit_limits WHERE org_id = $org AND user_id = $user',
+  deleteOtlpTotals: 'DELETE FROM otlp_cumulative WHERE org_id = $org AND user_id = $user',
   // Dashboard sign-ins die with the user anyway (their lookup joins users); their rows go too.
   deleteDashboardSessions: 'DELETE FROM dashboard_sessions WHERE org_id = $org AND user_id = $user',
   // Team memberships name the user row, so they go with it (the team keeps its other members).
@@ -136,6 +137,7 @@ export async function removeUser(db: Db, target: Pick<User, 'id' | 'org_id'>, er
     const erasureDays = erase ? (await tx.all<{ day: string }>(SQL.days, p)).map((r) => r.day) : [];
     const { keysRevoked, computersRevoked } = await revokeAccess(tx, target);
     await tx.run(SQL.deleteLimits, p);
+    await tx.run(SQL.deleteOtlpTotals, p);
     await tx.run(SQL.deleteTeamMemberships, p);
     await tx.run(SQL.deletePendingRename, p);
     await tx.run(SQL.deleteUser, p);
