@@ -1,4 +1,5 @@
-import { existsSync, lstatSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
@@ -13,6 +14,33 @@ interface UninstallArgs {
 
 /** How long uninstall waits for a running collector to stop after SIGTERM (it finishes its batch first). */
 const STOP_WAIT_MS = 20_000;
+
+/**
+ * What agentmeter makes in its home folder: the command and bundle, the spool, the collector's state,
+ * the code ledger (and its former folder), logs, settings, the machine id, a computer's credentials, the
+ * credit-limit files and the status line's cache. Temporary files of an interrupted write are its too.
+ */
+const AGENTMETER_HOME_ENTRIES = new Set([
+  'bin',
+  'spool',
+  'collector',
+  'code',
+  'impact',
+  'logs',
+  'collector.env',
+  'machine-id',
+  'computer.json',
+  'limit-exceeded',
+  'limit-warning',
+  'limit-warned',
+  'status.json',
+]);
+const AGENTMETER_TEMPORARY = /^(\.answer-\d+|\.collector\.env\.new-\d+|.+\.tmp-\d+)$/;
+
+/** The entries of `home` agentmeter did not make. */
+function foreignEntries(home: string): string[] {
+  return readdirSync(home).filter((name) => !AGENTMETER_HOME_ENTRIES.has(name) && !AGENTMETER_TEMPORARY.test(name));
+}
 
 export const uninstallCommand: CommandModule<object, UninstallArgs> = {
   command: 'uninstall',
@@ -127,11 +155,21 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
       }
     }
 
-    // 5. --purge: the whole folder, after checking it is a real folder (a link is removed, never followed).
+    // 5. --purge: the whole folder, after checking it is a real folder (a link is removed, never followed)
+    // that holds only what agentmeter makes: AGENTMETER_HOME (or install.sh --home) may name a folder of
+    // the user's, even their HOME, and nothing of theirs is removed with it.
     if (args.purge && existsSync(home)) {
       const stat = lstatSync(home);
-      rmSync(home, { recursive: stat.isDirectory() && !stat.isSymbolicLink(), force: true });
-      say(`removed ${home}`);
+      const foreign = stat.isDirectory() && !stat.isSymbolicLink() ? foreignEntries(home) : [];
+      if (resolve(home) === resolve(config.home) || resolve(home) === '/' || foreign.length > 0) {
+        problems++;
+        say(
+          `kept ${home}: it holds ${foreign.length ? `${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ` and ${foreign.length - 5} more` : ''}, which agentmeter did not make` : 'your own files'}; remove agentmeter's own entries by hand (${[...AGENTMETER_HOME_ENTRIES].join(', ')})`,
+        );
+      } else {
+        rmSync(home, { recursive: stat.isDirectory() && !stat.isSymbolicLink(), force: true });
+        say(`removed ${home}`);
+      }
     } else if (!args.purge) {
       say(`kept ${home} (the spool, the key in collector.env and the command); --purge removes it`);
     }
