@@ -3,6 +3,13 @@
 import type { Argv } from 'yargs';
 import type { MachineConfig } from '../common/machine-config.ts';
 
+/**
+ * A --key option's default (the environment, or collector.env), which `--help` does not print: help is
+ * pasted into issues, chats and CI logs, and a key must never reach them.
+ */
+export const hiddenKeyDefault = (key: string | undefined) =>
+  key === undefined ? {} : { default: key, defaultDescription: 'set, not shown' };
+
 /** Adds --server and --key, defaulting to `defaults` (the environment or collector.env) when given. */
 export function serverAndKeyOptions<T>(y: Argv<T>, defaults: MachineConfig = {}) {
   return y
@@ -13,7 +20,7 @@ export function serverAndKeyOptions<T>(y: Argv<T>, defaults: MachineConfig = {})
     })
     .option('key', {
       type: 'string',
-      default: defaults.AGENTMETER_API_KEY,
+      ...hiddenKeyDefault(defaults.AGENTMETER_API_KEY),
       describe: 'Your API key (env AGENTMETER_API_KEY, else ~/.agentmeter/collector.env)',
     });
 }

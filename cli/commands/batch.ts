@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
 import type { BatchReport } from '../../pipeline/batch.ts';
+import { hiddenKeyDefault } from '../machine-options.ts';
 import { callServer } from '../server-call.ts';
 
 interface BatchArgs {
@@ -40,7 +41,7 @@ export const batchCommand: CommandModule<object, BatchArgs> = {
       })
       .option('key', {
         type: 'string',
-        default: env.AGENTMETER_API_KEY,
+        ...hiddenKeyDefault(env.AGENTMETER_API_KEY),
         describe: 'Owner or manager key for --server (env AGENTMETER_API_KEY)',
       })
       .option('from', { type: 'string', describe: 'First day to rebuild (YYYY-MM-DD)' })

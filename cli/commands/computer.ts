@@ -4,6 +4,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { z } from 'zod';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
+import { hiddenKeyDefault } from '../machine-options.ts';
 import { callServer } from '../server-call.ts';
 
 interface RegisterArgs {
@@ -35,7 +36,11 @@ export const computerCommand: CommandModule = {
           const env = loadConfig().env;
           return c
             .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL (env AGENTMETER_SERVER)' })
-            .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Your API key (env AGENTMETER_API_KEY)' })
+            .option('key', {
+              type: 'string',
+              ...hiddenKeyDefault(env.AGENTMETER_API_KEY),
+              describe: 'Your API key (env AGENTMETER_API_KEY)',
+            })
             .option('name', { type: 'string', demandOption: true, describe: 'A name people will recognize, e.g. "Ana\'s workstation"' })
             .example(
               '$0 computer register --server http://agentmeter.internal:8080 --key am_… --name "build box"',

@@ -12,6 +12,7 @@ const budgetList = async () => (await import('../../api/budgets/schema.ts')).Bud
 
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
+import { hiddenKeyDefault } from '../machine-options.ts';
 import { callServer } from '../server-call.ts';
 
 export interface ServerArgs {
@@ -27,7 +28,7 @@ export function serverOptions<T>(y: Argv<T>): Argv<T & ServerArgs> {
     .option('key', {
       type: 'string',
       describe: 'Owner API key (listing: owner or manager; env AGENTMETER_API_KEY)',
-      default: env.AGENTMETER_API_KEY,
+      ...hiddenKeyDefault(env.AGENTMETER_API_KEY),
     })
     .option('json', { type: 'boolean', default: false, describe: 'Print the answer as JSON' }) as Argv<T & ServerArgs>;
 }

@@ -8,6 +8,7 @@ import { type ReadinessReport, ReadinessReportInput } from '../../common/readine
 import { shareableRepoUrl } from '../../common/repo-id.ts';
 import { describeZodError } from '../../common/wire.ts';
 import packageJson from '../../package.json' with { type: 'json' };
+import { hiddenKeyDefault } from '../machine-options.ts';
 import { callServer } from '../server-call.ts';
 
 interface UploadArgs {
@@ -51,7 +52,11 @@ export const readinessCommand: CommandModule = {
           return c
             .positional('file', { type: 'string', demandOption: true, describe: 'The report, a JSON file' })
             .option('server', { type: 'string', default: env.AGENTMETER_SERVER, describe: 'Server URL (env AGENTMETER_SERVER)' })
-            .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'Your API key (env AGENTMETER_API_KEY)' })
+            .option('key', {
+              type: 'string',
+              ...hiddenKeyDefault(env.AGENTMETER_API_KEY),
+              describe: 'Your API key (env AGENTMETER_API_KEY)',
+            })
             .example('$0 readiness upload report.json --server http://127.0.0.1:8080 --key am_…', '') as never;
         },
         async (args) => {
@@ -96,7 +101,11 @@ export const readinessCommand: CommandModule = {
               default: env.AGENTMETER_SERVER,
               describe: 'Server URL for --upload (env AGENTMETER_SERVER)',
             })
-            .option('key', { type: 'string', default: env.AGENTMETER_API_KEY, describe: 'API key for --upload (env AGENTMETER_API_KEY)' })
+            .option('key', {
+              type: 'string',
+              ...hiddenKeyDefault(env.AGENTMETER_API_KEY),
+              describe: 'API key for --upload (env AGENTMETER_API_KEY)',
+            })
             .example('$0 readiness evaluate .', 'The level and criteria of this repository')
             .example('$0 readiness evaluate ~/src/app --upload --server http://agentmeter:8080 --key am_…', 'Evaluate and upload') as never;
         },

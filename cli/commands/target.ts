@@ -2,6 +2,7 @@
 import type { Argv } from 'yargs';
 import { loadConfig } from '../../common/config.ts';
 import type { AdminBackend } from '../admin-backend.ts';
+import { hiddenKeyDefault } from '../machine-options.ts';
 
 export interface TargetArgs {
   db?: string;
@@ -18,7 +19,7 @@ export function targetOptions<T>(y: Argv<T>): Argv<T & TargetArgs> {
     .option('key', {
       type: 'string',
       describe: 'Owner or manager API key for --server (env AGENTMETER_API_KEY)',
-      default: env.AGENTMETER_API_KEY,
+      ...hiddenKeyDefault(env.AGENTMETER_API_KEY),
     })
     .option('org', { type: 'string', describe: 'Organization id (required with --db)' }) as Argv<T & TargetArgs>;
 }
