@@ -136,8 +136,15 @@ export async function keptDestinations(
   at: string,
 ): Promise<KeptDestination[]> {
   const out: KeptDestination[] = [];
+  // Each stored destination stands for one given back as shown: two that show alike (two Slack channels
+  // of one workspace, two webhooks differing only in their masked query) stay two. The one at the same
+  // position is taken first, else the first not taken yet.
+  const taken = new Set<number>();
+  const showsAs = (o: KeptDestination, g: GivenDestination) => o.type === g.type && o.url !== g.url && shownUrl(o.type, o.url) === g.url;
   for (const [j, g] of given.entries()) {
-    const shown = before.find((o) => o.type === g.type && o.url !== g.url && shownUrl(o.type, o.url) === g.url);
+    const match = before[j] && !taken.has(j) && showsAs(before[j], g) ? j : before.findIndex((o, i) => !taken.has(i) && showsAs(o, g));
+    const shown = match >= 0 ? before[match] : undefined;
+    if (shown) taken.add(match);
     const d = shown ? { ...g, url: shown.url } : g;
     try {
       await resolveDestination(d.url, allowPrivate);
@@ -145,7 +152,7 @@ export async function keptDestinations(
       throw new Error(`${at}[${j}].url: ${(error as Error).message}`);
     }
     if (d.type === 'webhook') {
-      const kept = d.secret ?? before.find((o) => o.type === 'webhook' && o.url === d.url)?.secret;
+      const kept = d.secret ?? (shown ?? before.find((o) => o.type === 'webhook' && o.url === d.url))?.secret;
       out.push({ type: 'webhook', url: d.url, ...(kept ? { secret: kept } : {}) });
     } else out.push({ type: 'slack', url: d.url });
   }

@@ -145,6 +145,21 @@ describe('budgets', () => {
     expect(putBack.statusCode, putBack.body).toBe(200);
     const stored = (await new BudgetStore(server.db).list(acme.orgId))[0]!.destinations.map((d) => d.url);
     expect(stored).toEqual([`${receiverUrl}?token=${token}`, `${receiverUrl}/T000/B000/XXXX`]);
+    // Two of a kind that show alike (two Slack channels, two webhooks differing in their masked query and
+    // secret) stay two when put back as answered.
+    const alike = [
+      { type: 'slack', url: `${receiverUrl}/T000/B000/AAAA` },
+      { type: 'slack', url: `${receiverUrl}/T000/B111/BBBB` },
+      { type: 'webhook', url: `${receiverUrl}?token=aaa`, secret: 'secret-of-the-first-hook' },
+      { type: 'webhook', url: `${receiverUrl}?token=bbb`, secret: 'secret-of-the-second-hook' },
+    ];
+    const two = await put(acme.users.owner.key, { budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: alike }] });
+    expect(two.statusCode, two.body).toBe(200);
+    const shownTwo = BudgetList.parse(two.json()).budgets[0]!.destinations.map(({ type, url }) => ({ type, url }));
+    expect(
+      (await put(acme.users.owner.key, { budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: shownTwo }] })).statusCode,
+    ).toBe(200);
+    expect((await new BudgetStore(server.db).list(acme.orgId))[0]!.destinations).toEqual(alike);
     // Back to the list the alert tests below expect.
     const back = await put(acme.users.owner.key, {
       budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }] }],
