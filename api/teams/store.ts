@@ -6,6 +6,7 @@
 // no cycle of parents, no overlapping periods of one user in one team.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
+import { TEAM_BUDGET_RENAME_SQL } from '../budgets/store.ts';
 
 export type Day = string;
 
@@ -191,7 +192,14 @@ export class TeamStore {
       const clean = checkName(name);
       const holder = await store.teamByName(org, clean);
       if (holder && holder.id !== teamId) throw new TeamError('name-taken', `a team named "${clean}" already exists`);
-      if (clean !== team.name) await tx.run(SQL.rename, { org, team: teamId, name: clean, key: teamNameKey(clean) });
+      if (clean !== team.name) {
+        await tx.run(SQL.rename, { org, team: teamId, name: clean, key: teamNameKey(clean) });
+        const moved = { org, from: teamNameKey(team.name), to: teamNameKey(clean) };
+        if (moved.to !== moved.from) {
+          await tx.run(TEAM_BUDGET_RENAME_SQL.budgets, { ...moved, name: clean });
+          await tx.run(TEAM_BUDGET_RENAME_SQL.alerts, moved);
+        }
+      }
       return { ...team, name: clean };
     });
   }

@@ -131,6 +131,44 @@ describe('team budgets', () => {
     expect(received).toHaveLength(2);
   });
 
+  it("follow their team's rename by the directory, alerts of the month included", async () => {
+    const token = (
+      await server.app.inject({ method: 'POST', url: '/api/v0/admin/scim/tokens', headers: bearer(acme.users.owner.key), payload: {} })
+    ).json().token as string;
+    const scim = (method: 'GET' | 'PATCH', url: string, body?: unknown) =>
+      server.app.inject({
+        method,
+        url: `/scim/v2${url}`,
+        headers: { ...bearer(token), 'content-type': 'application/scim+json' },
+        ...(body ? { payload: JSON.stringify(body) } : {}),
+      });
+    const before = BudgetList.parse((await get(acme.users.owner.key, '/api/v0/organization/budgets')).json()).budgets;
+    const platform = before.find((b) => b.team === 'Platform')!;
+    const alertsBefore = await server.db.all("SELECT threshold FROM budget_alerts WHERE org_id = $org AND target = 'platform'", {
+      org: acme.orgId,
+    });
+    const group = (await scim('GET', `/Groups?filter=${encodeURIComponent('displayName eq "Platform"')}`)).json().Resources[0];
+    const renamed = await scim('PATCH', `/Groups/${group.id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'Platform Eng' }],
+    });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    const after = BudgetList.parse((await get(acme.users.owner.key, '/api/v0/organization/budgets')).json()).budgets;
+    expect(after.find((b) => b.scope === 'team' && b.team === 'Platform Eng')).toMatchObject({ usage: platform.usage });
+    expect(after.some((b) => b.team === 'Platform')).toBe(false);
+    expect(
+      await server.db.all("SELECT threshold FROM budget_alerts WHERE org_id = $org AND target = 'platform eng'", { org: acme.orgId }),
+    ).toEqual(alertsBefore);
+    // And back, for the tests below.
+    const back = await scim('PATCH', `/Groups/${group.id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'Platform' }],
+    });
+    expect(back.statusCode, back.body).toBe(200);
+    const again = BudgetList.parse((await get(acme.users.owner.key, '/api/v0/organization/budgets')).json()).budgets;
+    expect(again.find((b) => b.team === 'Platform')).toMatchObject({ usage: platform.usage });
+  });
+
   it('name a team of the organization; owners set them, managers read, others 403', async () => {
     const body = { budgets: [{ scope: 'team', team: 'Platform', monthlyCredits: 10 }] };
     for (const role of ['manager', 'member', 'guest'] as const) expect((await put(acme.users[role].key, body)).statusCode).toBe(403);
