@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { z } from 'zod';
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
+import { writePrivateFile } from '../../common/private-files.ts';
 import { type ReadinessReport, ReadinessReportInput } from '../../common/readiness.ts';
 import { shareableRepoUrl } from '../../common/repo-id.ts';
 import { describeZodError } from '../../common/wire.ts';
@@ -116,7 +117,8 @@ export const readinessCommand: CommandModule = {
           const { evaluate, summarize } = await import('../../readiness/evaluator.ts');
           const evaluation = evaluate(resolve(args.path), { agentVersion: packageJson.version });
           const report: ReadinessReport = evaluation.report;
-          if (args.out) writeFileSync(args.out, `${JSON.stringify(report, null, 2)}\n`);
+          // 0600 whatever the umask, and never written through a link planted at the name.
+          if (args.out) writePrivateFile(args.out, `${JSON.stringify(report, null, 2)}\n`);
           process.stdout.write(`${args.json ? JSON.stringify(report, null, 2) : summarize(evaluation)}\n`);
           if (args.upload) {
             const stored = await upload(args.server!, args.key!, report);

@@ -1,7 +1,7 @@
 // The evaluator on fixture repositories made here with real git: a bare one, and a well-equipped monorepo
 // with one application better equipped than the other. Expected criteria are written out by hand.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadinessReport } from '../../common/readiness.ts';
@@ -152,6 +152,15 @@ describe('readiness evaluator', () => {
     expect(result.stdout).toMatch(/^readiness level 1 of 5 for local:[0-9a-f]{40}\n/);
     expect(result.stdout).toContain('pass  L1 readme (1/1): README: README.md');
     expect(ReadinessReport.parse(JSON.parse(readFileSync(out, 'utf8'))).report['readme']!.numerator).toBe(1);
+    // 0600 whatever the umask, and a link at the name is replaced, never written through.
+    expect(lstatSync(out).mode & 0o777).toBe(0o600);
+    const victim = join(tempDir(), 'victim.json');
+    writeFileSync(victim, 'untouched');
+    const linked = join(tempDir(), 'linked.json');
+    symlinkSync(victim, linked);
+    expect(runCli(['readiness', 'evaluate', dir, '--out', linked]).status).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('untouched');
+    expect(lstatSync(linked).isSymbolicLink()).toBe(false);
   });
 
   it('never ships a credential, query, fragment or local path in repoUrl; the server refuses them (issue #20)', async () => {
