@@ -8,6 +8,7 @@ import { OtlpReceiver } from '../../collector/otel/receiver.ts';
 import { otelWireRecords } from '../../collector/otel/spooled.ts';
 import { ensureSpool, readEntry, type SpoolDirs, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
+import { claudeAcceptedEdits } from '../helpers/otlp.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const log = createLogger({ name: 'test-otel-retry', level: 'silent' });
@@ -87,39 +88,7 @@ describe('a retried OTLP export', () => {
 /** Claude Code's cumulative count of accepted Edit decisions in one session, as one OTLP/JSON metrics body. */
 const cumulativeDecisions = (total: number) =>
   Buffer.from(
-    JSON.stringify({
-      resourceMetrics: [
-        {
-          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
-          scopeMetrics: [
-            {
-              metrics: [
-                {
-                  name: 'claude_code.code_edit_tool.decision',
-                  sum: {
-                    aggregationTemporality: 2,
-                    isMonotonic: true,
-                    dataPoints: [
-                      {
-                        attributes: [
-                          { key: 'session.id', value: { stringValue: 'sess-1' } },
-                          { key: 'decision', value: { stringValue: 'accept' } },
-                          { key: 'tool_name', value: { stringValue: 'Edit' } },
-                          { key: 'source', value: { stringValue: 'user_temporary' } },
-                        ],
-                        startTimeUnixNano: '1794990000000000000',
-                        timeUnixNano: String(BigInt(T) + BigInt(total) * 1_000_000_000n),
-                        asInt: String(total),
-                      },
-                    ],
-                  },
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    }),
+    JSON.stringify(claudeAcceptedEdits(total, { cumulative: true, timeNanos: String(BigInt(T) + BigInt(total) * 1_000_000_000n) })),
   );
 
 describe('a receiver that dies after answering', () => {

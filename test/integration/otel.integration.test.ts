@@ -20,6 +20,7 @@ import { readReceiverStatus } from '../../collector/otel/status.ts';
 import { ensureSpool, spoolDirs } from '../../collector/spool.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
+import { claudeAcceptedEdits } from '../helpers/otlp.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -290,35 +291,7 @@ describe("the server's /v1 routes, with the SDK exporters", () => {
     );
     expect(stored.map((r) => [r.user_id, Number(r.n)])).toEqual([[other.users.member.id, 2]]);
     // The same request sent again counts once (its id is the request's digest).
-    const body = JSON.stringify({
-      resourceMetrics: [
-        {
-          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
-          scopeMetrics: [
-            {
-              metrics: [
-                {
-                  name: 'claude_code.code_edit_tool.decision',
-                  sum: {
-                    aggregationTemporality: 1,
-                    dataPoints: [
-                      {
-                        asInt: '2',
-                        timeUnixNano: `${Date.now()}000000`,
-                        attributes: [
-                          { key: 'decision', value: { stringValue: 'accept' } },
-                          { key: 'tool_name', value: { stringValue: 'Edit' } },
-                        ],
-                      },
-                    ],
-                  },
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    });
+    const body = JSON.stringify(claudeAcceptedEdits(2));
     for (let i = 0; i < 2; i++) {
       const res = await server.app.inject({
         method: 'POST',

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../api/server.ts';
 import { type Db, openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
+import { claudeAcceptedEdits } from '../helpers/otlp.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const log = createLogger({ name: 'test-otlp-cumulative', level: 'silent' });
@@ -23,37 +24,9 @@ const serve = async (path: string): Promise<{ server: RunningServer; db: Db }> =
 
 /** Claude Code's cumulative count of accepted Edit decisions in one session, as OTLP/JSON. */
 const acceptedEdits = (total: number) =>
-  JSON.stringify({
-    resourceMetrics: [
-      {
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
-        scopeMetrics: [
-          {
-            metrics: [
-              {
-                name: 'claude_code.code_edit_tool.decision',
-                sum: {
-                  aggregationTemporality: 2,
-                  isMonotonic: true,
-                  dataPoints: [
-                    {
-                      attributes: ['session.id:sess-1', 'decision:accept', 'tool_name:Edit', 'source:user_temporary'].map((kv) => {
-                        const [key, value] = kv.split(':') as [string, string];
-                        return { key, value: { stringValue: value } };
-                      }),
-                      startTimeUnixNano: '1794990000000000000',
-                      timeUnixNano: String(1_795_000_000_000_000_000n + BigInt(total) * 1_000_000_000n),
-                      asInt: String(total),
-                    },
-                  ],
-                },
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  });
+  JSON.stringify(
+    claudeAcceptedEdits(total, { cumulative: true, timeNanos: String(1_795_000_000_000_000_000n + BigInt(total) * 1_000_000_000n) }),
+  );
 
 describe("the server's cumulative OTLP totals", () => {
   it('survive a restart: a cumulative 5, a restart, then 7 store 7 decisions, not 12', async () => {
