@@ -61,8 +61,8 @@ export class LocalBackend implements AdminBackend {
 
   static async open(path: string): Promise<LocalBackend> {
     // DuckDB loads only for --db: through a server (--server/--key) it is never needed.
-    const { openDb } = await import('../common/db/duckdb.ts');
-    const db = await openDb(path);
+    const { openExistingDb } = await import('../common/db/duckdb.ts');
+    const db = await openExistingDb(path);
     return new LocalBackend(db, new AccountStore(db));
   }
 

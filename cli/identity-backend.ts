@@ -52,8 +52,8 @@ class LocalIdentity implements IdentityBackend {
   private constructor(private readonly db: Db) {}
 
   static async open(path: string): Promise<LocalIdentity> {
-    const { openDb } = await import('../common/db/duckdb.ts');
-    return new LocalIdentity(await openDb(path));
+    const { openExistingDb } = await import('../common/db/duckdb.ts');
+    return new LocalIdentity(await openExistingDb(path));
   }
 
   private async org(org: string | undefined): Promise<string> {

@@ -90,8 +90,8 @@ class RemoteTeams implements TeamsBackend {
 export async function teamsBackend(args: { db?: string; server?: string; key?: string; org?: string }): Promise<TeamsBackend> {
   if (args.db) {
     if (!args.org) throw new UserError('--org is required with --db');
-    const { openDb } = await import('../common/db/duckdb.ts');
-    const db = await openDb(args.db);
+    const { openExistingDb } = await import('../common/db/duckdb.ts');
+    const db = await openExistingDb(args.db);
     const [org] = await db.all('SELECT id FROM orgs WHERE id = $org', { org: args.org });
     if (!org) {
       await db.close();

@@ -62,9 +62,9 @@ export const batchCommand: CommandModule<object, BatchArgs> = {
     let report: BatchReport;
     if (args.db) {
       const { createLogger } = await import('../../common/logger.ts');
-      const { openDb } = await import('../../common/db/duckdb.ts');
+      const { openExistingDb } = await import('../../common/db/duckdb.ts');
       const log = createLogger({ name: 'agentmeter-batch', ...(config.env.LOG_LEVEL ? { level: config.env.LOG_LEVEL } : {}) });
-      const db = await openDb(args.db);
+      const db = await openExistingDb(args.db);
       try {
         report = await runBatch(db, {
           trigger: 'cli',

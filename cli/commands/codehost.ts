@@ -24,8 +24,8 @@ interface CodeHostBackend {
 
 async function onFile(path: string, org: string | undefined): Promise<CodeHostBackend> {
   if (!org) throw new UserError('--org is required with --db');
-  const { openDb } = await import('../../common/db/duckdb.ts');
-  const db: Db = await openDb(path);
+  const { openExistingDb } = await import('../../common/db/duckdb.ts');
+  const db: Db = await openExistingDb(path);
   const { AccountStore } = await import('../../api/accounts/store.ts');
   if (!(await new AccountStore(db).getOrg(org))) {
     await db.close();

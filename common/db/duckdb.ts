@@ -1,7 +1,7 @@
 // A thin wrapper over @duckdb/node-api: open, run, all, transaction, close. Passed in as a dependency so
 // tests use a real temporary file. Values are always bound as parameters, never spliced into SQL text.
 
-import { chmodSync, closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
@@ -178,6 +178,17 @@ function privateUmask(): void {
   if (!isMainThread) return;
   const before = process.umask(0o077);
   process.umask(before | 0o077);
+}
+
+/**
+ * Opens a database that must exist already: the commands that read or change an organization's data
+ * (users, keys, teams, code hosts, the batch) refuse a path with no file, which is a typo more often than
+ * not, instead of creating a database there (only `serve` and `orgs add` create one).
+ */
+export async function openExistingDb(path: string, options: OpenOptions = {}): Promise<Db> {
+  if (path !== ':memory:' && !existsSync(path))
+    throw new UserError(`no database at ${path}: check the path (agentmeter serve --db or orgs add --db creates one)`);
+  return openDb(path, options);
 }
 
 /** A database file and WAL from before this rule (or another umask) are tightened to 0600 when ours. */

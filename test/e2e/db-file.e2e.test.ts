@@ -75,6 +75,25 @@ describe('--db names a DuckDB database or a path that does not exist yet', { tim
   });
 });
 
+describe('a --db path with no file', { timeout: 300_000 }, () => {
+  it("is refused by the commands that read or change an organization's data, and nothing is made there", async () => {
+    const dir = tempDir();
+    const path = join(dir, 'typo.duckdb');
+    for (const args of [
+      ['users', 'list', '--org', 'org_0000000000000000'],
+      ['keys', 'list', '--org', 'org_0000000000000000', '--user', 'a@b.example.com'],
+      ['teams', 'list', '--org', 'org_0000000000000000'],
+      ['scim', 'token', 'list', '--org', 'org_0000000000000000'],
+      ['batch'],
+    ]) {
+      const result = await runCliAsync([...args, '--db', path]);
+      expect(result.status, args.join(' ')).not.toBe(0);
+      expect(result.stderr, args.join(' ')).toContain(`no database at ${path}`);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
 describe('nothing is installed or loaded at run time', () => {
   it('extension auto-install and auto-load are off; a query that needs an extension fails with DuckDB’s error; read_json works (linked in)', async () => {
     const dir = tempDir();
