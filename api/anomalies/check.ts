@@ -83,7 +83,7 @@ export class AnomalyCheck implements AlertCheck {
     const today = figures.date;
     const from = addDays(today, -1 - HISTORY_DAYS);
     const monthStart = figures.month.start;
-    const older = from < monthStart ? await daysBefore(this.deps.db, orgId, from, addDays(monthStart, -1)) : [];
+    const older = from < monthStart ? await daysBefore(this.deps.db, orgId, from, addDays(monthStart, -1), figures.earlier) : [];
     return { today, rows: [...older, ...figures.month.byUserDay].map((r) => ({ user_id: r.user_id, day: r.day, usd: r.usd })) };
   }
 

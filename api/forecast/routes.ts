@@ -38,7 +38,7 @@ export async function monthEndForecast(deps: ForecastDeps, orgId: string): Promi
   ]);
   const monthStart = figures.month.start;
   const before = window.filter((d) => d < monthStart);
-  const older = before.length ? await daysBefore(deps.db, orgId, before[0]!, before.at(-1)!) : [];
+  const older = before.length ? await daysBefore(deps.db, orgId, before[0]!, before.at(-1)!, figures.earlier) : [];
   const rows: DayRow[] = [...older, ...figures.month.byUserDay];
   const project = (counts: (r: DayRow) => boolean, budget: StoredBudget | undefined): Projection => {
     const mine = rows.filter(counts);

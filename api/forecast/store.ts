@@ -1,5 +1,6 @@
 // Pure forecast arithmetic (docs/metrics.md §9) and the SQL of the days before this month it reads.
 import type { Db } from '../../common/db/duckdb.ts';
+import type { EarlierDays } from '../today/store.ts';
 
 export interface Amounts {
   month_to_date: number;
@@ -42,13 +43,22 @@ export const FORECAST_SQL = {
          FROM agg_tokens_day WHERE org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) GROUP BY ALL`,
 } as const;
 
+/**
+ * Each user's credits and dollars of the days from `from` to `to` (before this month): the batch's rows,
+ * and, given the live figures' `earlier`, the days the live build rebuilt in their place.
+ */
 export async function daysBefore(
   db: Db,
   orgId: string,
   from: string,
   to: string,
+  rebuilt?: EarlierDays,
 ): Promise<{ user_id: string; day: string; credits: number; usd: number }[]> {
   if (from > to) return [];
   const rows = await db.all<{ user_id: string; day: string; credits: number; usd: number }>(FORECAST_SQL.days, { org: orgId, from, to });
-  return rows.map((r) => ({ user_id: r.user_id, day: r.day, credits: Number(r.credits), usd: Number(r.usd) }));
+  const stored = rows.map((r) => ({ user_id: r.user_id, day: r.day, credits: Number(r.credits), usd: Number(r.usd) }));
+  if (!rebuilt) return stored;
+  // The days the live build rebuilt are read from it: the batch's rows of them are stale, or not there yet.
+  const fresh = new Set(rebuilt.days);
+  return [...stored.filter((r) => !fresh.has(r.day)), ...rebuilt.byUserDay.filter((r) => r.day >= from && r.day <= to)];
 }

@@ -48,6 +48,17 @@ const scopeUsers = (scope: LiveScope): string | null =>
 
 export type BuildKind = 'all' | 'credits';
 
+/**
+ * The days before the month that the build rebuilt (they received records since the last batch, within
+ * the last 30 days), and each user's credits and dollars on them: the batch's rows of those days are out
+ * of date until it runs (on the 1st, yesterday's are not there at all). The forecast and the anomaly
+ * check read them in place of the batch's.
+ */
+export interface EarlierDays {
+  days: string[];
+  byUserDay: { user_id: string; day: string; credits: number; usd: number }[];
+}
+
 /** Billable tokens, and US dollars (docs/metrics.md §8), of the UTC month so far, today included. */
 export interface MonthCredits {
   start: string;
@@ -73,6 +84,7 @@ export interface LiveFigures {
   breakdowns: BreakdownRow[];
   hooks: HookRow[];
   tokens: TokenRow[];
+  earlier: EarlierDays;
   /** Billable tokens of the UTC month so far, today included: in all, per user, and per user and day. */
   month: MonthCredits;
   /** When the build started (ms since the epoch). */
@@ -137,6 +149,11 @@ SELECT DISTINCT org_id, day FROM (
   monthByUserDay: `SELECT user_id, CAST(day AS VARCHAR) AS day, CAST(sum(billable_tokens) AS BIGINT) AS credits,
                           coalesce(sum(cost_usd), 0) AS usd FROM agg_tokens_day
                    WHERE org_id = $org AND day >= CAST($month AS DATE) GROUP BY user_id, day`,
+  // Before the month the build's token rows are only the days it rebuilt (the batch's are not copied in).
+  earlierDays: 'SELECT CAST(day AS VARCHAR) AS day FROM rebuild WHERE org_id = $org AND day < CAST($month AS DATE) ORDER BY day',
+  earlierByUserDay: `SELECT user_id, CAST(day AS VARCHAR) AS day, CAST(sum(billable_tokens) AS BIGINT) AS credits,
+                            coalesce(sum(cost_usd), 0) AS usd FROM agg_tokens_day
+                     WHERE org_id = $org AND day < CAST($month AS DATE) GROUP BY user_id, day`,
   asOfUsage: 'SELECT max(ts) AS as_of FROM usage WHERE ts >= CAST($today AS TIMESTAMP)',
   asOf: `SELECT greatest(
            (SELECT max(ts) FROM events WHERE ts >= CAST($today AS TIMESTAMP)),
@@ -205,6 +222,13 @@ export async function buildLiveFigures(
       byUser.set(r.user_id, (byUser.get(r.user_id) ?? 0) + r.credits);
       usdByUser.set(r.user_id, (usdByUser.get(r.user_id) ?? 0) + r.usd);
     }
+    const monthParams = { org: scope.orgId, month: monthStart };
+    const earlier: EarlierDays = {
+      days: (await tx.all<{ day: string }>(LIVE_SQL.earlierDays, monthParams)).map((r) => r.day),
+      byUserDay: (await tx.all<{ user_id: string; day: string; credits: number; usd: number }>(LIVE_SQL.earlierByUserDay, monthParams)).map(
+        (r) => ({ user_id: r.user_id, day: r.day, credits: Number(r.credits), usd: Number(r.usd) }),
+      ),
+    };
     const [asOf] = await tx.all<{ as_of: string | null }>(all ? LIVE_SQL.asOf : LIVE_SQL.asOfUsage, { today });
     log.debug(
       { org: scope.orgId, user: scope.userId, team: scope.userIds?.length, kind, ms: Math.round(performance.now() - started) },
@@ -218,6 +242,7 @@ export async function buildLiveFigures(
       breakdowns,
       hooks,
       tokens,
+      earlier,
       month: {
         start: monthStart,
         credits: [...byUser.values()].reduce((a, b) => a + b, 0),

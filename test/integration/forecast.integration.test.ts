@@ -84,3 +84,39 @@ describe('the month-end forecast', () => {
     expect(theirs.users).toEqual([]);
   });
 });
+
+// On the 1st, before the batch has built yesterday: the last 7 days are last month's, and the 31st is in
+// the live figures only. $1 a day 03-25 to 03-30 (the batch ran at 03-31 00:15), then $3 on 03-31.
+// Clock 2026-04-01 00:10: month to date $0, 29 days left, the 7 days sum to $9 (mean 9/7), lowest $1,
+// highest $3: forecast 29 × 9/7 = $37.2857; low $29; high $87. Credits ×400,000: 14,914,286; 11,600,000;
+// 34,800,000. Without the 31st the mean would be 6/7 and the lowest $0.
+describe('the forecast on the first day of a month', () => {
+  it('counts the last day of the month before, which only the live figures have yet', async () => {
+    const first = await testServer({ now: () => new Date('2026-04-01T00:10:00Z') });
+    try {
+      const o = await first.seedOrg('Monthstart');
+      const send = async (records: WireRecord[]) => {
+        const res = await first.app.inject({
+          method: 'POST',
+          url: '/api/v1/ingest/events',
+          headers: { ...bearer(o.users.member.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+          payload: gzipNdjson(records),
+        });
+        expect(res.statusCode, res.body).toBe(200);
+      };
+      await send(['25', '26', '27', '28', '29', '30'].flatMap((d) => dollars(`2026-03-${d}`, 1)));
+      await first.services.runBatch({ trigger: 'cli', log, now: new Date('2026-03-31T00:15:00Z') });
+      await send(dollars('2026-03-31', 3));
+      const res = await first.app.inject({ method: 'GET', url: FORECAST_PATH, headers: bearer(o.users.owner.key) });
+      expect(res.statusCode, res.body).toBe(200);
+      const f = ForecastAnswer.parse(res.json());
+      expect(f).toMatchObject({ date: '2026-04-01', days_left: 29, window: { from: '2026-03-25', to: '2026-03-31' } });
+      expect(f.organization).toMatchObject({
+        usd: { month_to_date: 0, forecast: 37.2857, low: 29, high: 87 },
+        credits: { month_to_date: 0, forecast: 14_914_286, low: 11_600_000, high: 34_800_000 },
+      });
+    } finally {
+      await first.close();
+    }
+  });
+});
