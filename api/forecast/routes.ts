@@ -11,7 +11,7 @@ import { type BudgetStore, budgetLimit, type StoredBudget } from '../budgets/sto
 import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
-import type { LiveFiguresStore } from '../today/store.ts';
+import type { LiveFiguresStore, UserDayCredits } from '../today/store.ts';
 import { FORECAST_PATH, ForecastAnswer, type Projection } from './schema.ts';
 import { calendar, daysBefore, forecast } from './store.ts';
 
@@ -22,8 +22,6 @@ export interface ForecastDeps {
   teams: TeamAnalytics;
   clock: () => number;
 }
-
-type DayRow = { user_id: string; day: string; credits: number; usd: number };
 
 /**
  * The month-end forecast of an organization (docs/metrics.md §9) at the clock's time: what the forecast route
@@ -39,10 +37,10 @@ export async function monthEndForecast(deps: ForecastDeps, orgId: string): Promi
   const monthStart = figures.month.start;
   const before = window.filter((d) => d < monthStart);
   const older = before.length ? await daysBefore(deps.db, orgId, before[0]!, before.at(-1)!, figures.earlier) : [];
-  const rows: DayRow[] = [...older, ...figures.month.byUserDay];
-  const project = (counts: (r: DayRow) => boolean, budget: StoredBudget | undefined): Projection => {
+  const rows: UserDayCredits[] = [...older, ...figures.month.byUserDay];
+  const project = (counts: (r: UserDayCredits) => boolean, budget: StoredBudget | undefined): Projection => {
     const mine = rows.filter(counts);
-    const of = (pick: (r: DayRow) => number) => {
+    const of = (pick: (r: UserDayCredits) => number) => {
       const mtd = mine.filter((r) => r.day >= monthStart && r.day <= today).reduce((a, r) => a + pick(r), 0);
       const days = window.map((d) => mine.filter((r) => r.day === d).reduce((a, r) => a + pick(r), 0));
       return { mtd, days };

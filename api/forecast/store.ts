@@ -1,6 +1,6 @@
 // Pure forecast arithmetic (docs/metrics.md §9) and the SQL of the days before this month it reads.
 import type { Db } from '../../common/db/duckdb.ts';
-import type { EarlierDays } from '../today/store.ts';
+import { type EarlierDays, readUserDays, type UserDayCredits, userDaysSql } from '../today/store.ts';
 
 export interface Amounts {
   month_to_date: number;
@@ -39,24 +39,16 @@ export function calendar(now: number): { today: string; month: string; daysLeft:
 
 /** Each user's credits and dollars of the days before this month (the window's days the live figures lack). */
 export const FORECAST_SQL = {
-  days: `SELECT user_id, CAST(day AS VARCHAR) AS day, CAST(sum(billable_tokens) AS BIGINT) AS credits, coalesce(sum(cost_usd), 0) AS usd
-         FROM agg_tokens_day WHERE org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) GROUP BY ALL`,
+  days: userDaysSql('day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)'),
 } as const;
 
 /**
  * Each user's credits and dollars of the days from `from` to `to` (before this month): the batch's rows,
  * and, given the live figures' `earlier`, the days the live build rebuilt in their place.
  */
-export async function daysBefore(
-  db: Db,
-  orgId: string,
-  from: string,
-  to: string,
-  rebuilt?: EarlierDays,
-): Promise<{ user_id: string; day: string; credits: number; usd: number }[]> {
+export async function daysBefore(db: Db, orgId: string, from: string, to: string, rebuilt?: EarlierDays): Promise<UserDayCredits[]> {
   if (from > to) return [];
-  const rows = await db.all<{ user_id: string; day: string; credits: number; usd: number }>(FORECAST_SQL.days, { org: orgId, from, to });
-  const stored = rows.map((r) => ({ user_id: r.user_id, day: r.day, credits: Number(r.credits), usd: Number(r.usd) }));
+  const stored = await readUserDays(db, FORECAST_SQL.days, { org: orgId, from, to });
   if (!rebuilt) return stored;
   // The days the live build rebuilt are read from it: the batch's rows of them are stale, or not there yet.
   const fresh = new Set(rebuilt.days);

@@ -48,6 +48,24 @@ const scopeUsers = (scope: LiveScope): string | null =>
 
 export type BuildKind = 'all' | 'credits';
 
+/** A user's credits and dollars of one day. */
+export interface UserDayCredits {
+  user_id: string;
+  day: string;
+  credits: number;
+  usd: number;
+}
+
+/** Each user's credits and dollars of each day of agg_tokens_day that `days` (a condition on `day`) keeps. */
+export const userDaysSql = (days: string) => `SELECT user_id, CAST(day AS VARCHAR) AS day, CAST(sum(billable_tokens) AS BIGINT) AS credits,
+       coalesce(sum(cost_usd), 0) AS usd FROM agg_tokens_day WHERE org_id = $org AND ${days} GROUP BY user_id, day`;
+
+/** The rows of a userDaysSql query, its sums as numbers. */
+export async function readUserDays(db: Db, sql: string, params: Record<string, string>): Promise<UserDayCredits[]> {
+  const rows = await db.all<UserDayCredits & Record<string, unknown>>(sql, params);
+  return rows.map((r) => ({ user_id: r.user_id, day: r.day, credits: Number(r.credits), usd: Number(r.usd) }));
+}
+
 /**
  * The days before the month that the build rebuilt (they received records since the last batch, within
  * the last 30 days), and each user's credits and dollars on them: the batch's rows of those days are out
@@ -56,7 +74,7 @@ export type BuildKind = 'all' | 'credits';
  */
 export interface EarlierDays {
   days: string[];
-  byUserDay: { user_id: string; day: string; credits: number; usd: number }[];
+  byUserDay: UserDayCredits[];
 }
 
 /** Billable tokens, and US dollars (docs/metrics.md §8), of the UTC month so far, today included. */
@@ -65,7 +83,7 @@ export interface MonthCredits {
   credits: number;
   byUser: Map<string, number>;
   /** Each user's credits and dollars of each day of the month (team budgets count members on each day). */
-  byUserDay: { user_id: string; day: string; credits: number; usd: number }[];
+  byUserDay: UserDayCredits[];
   /** Dollars of the priced usage (usage without a price adds nothing). */
   usd: number;
   usdByUser: Map<string, number>;
@@ -97,7 +115,7 @@ const AGG_TABLES = buildStepTargets();
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-export /**
+/**
  * The days from $from on that calls or messages received since the watermark moved away from (migration
  * 097), as the batch's 10_touched_days.sql has them: a day the batch counted a call on is built again
  * without it once the call moved earlier, or the month's credits would count it twice.
@@ -106,7 +124,7 @@ const movedAwayFrom = (table: string) => `UNION SELECT DISTINCT org_id, day FROM
   SELECT org_id, unnest(moved_from) AS day FROM ${table} WHERE received_at > $watermark AND moved_from IS NOT NULL
 ) WHERE day >= CAST($from AS DATE)`;
 
-const LIVE_SQL = {
+export const LIVE_SQL = {
   catalog: 'SELECT current_database() AS name',
   scope: `CREATE OR REPLACE TEMP TABLE live_scope AS
           SELECT CAST($org AS VARCHAR) AS org_id, CASE WHEN $users IS NULL THEN NULL ELSE string_split($users, ',') END AS users`,
@@ -146,14 +164,10 @@ SELECT DISTINCT org_id, day FROM (
   UNION ALL SELECT CAST($org AS VARCHAR), CAST($today AS DATE)
 )`,
   firstDay: 'SELECT CAST(min(day) AS VARCHAR) AS day FROM rebuild',
-  monthByUserDay: `SELECT user_id, CAST(day AS VARCHAR) AS day, CAST(sum(billable_tokens) AS BIGINT) AS credits,
-                          coalesce(sum(cost_usd), 0) AS usd FROM agg_tokens_day
-                   WHERE org_id = $org AND day >= CAST($month AS DATE) GROUP BY user_id, day`,
+  monthByUserDay: userDaysSql('day >= CAST($month AS DATE)'),
   // Before the month the build's token rows are only the days it rebuilt (the batch's are not copied in).
   earlierDays: 'SELECT CAST(day AS VARCHAR) AS day FROM rebuild WHERE org_id = $org AND day < CAST($month AS DATE) ORDER BY day',
-  earlierByUserDay: `SELECT user_id, CAST(day AS VARCHAR) AS day, CAST(sum(billable_tokens) AS BIGINT) AS credits,
-                            coalesce(sum(cost_usd), 0) AS usd FROM agg_tokens_day
-                     WHERE org_id = $org AND day < CAST($month AS DATE) GROUP BY user_id, day`,
+  earlierByUserDay: userDaysSql('day < CAST($month AS DATE)'),
   asOfUsage: 'SELECT max(ts) AS as_of FROM usage WHERE ts >= CAST($today AS TIMESTAMP)',
   asOf: `SELECT greatest(
            (SELECT max(ts) FROM events WHERE ts >= CAST($today AS TIMESTAMP)),
@@ -210,24 +224,17 @@ export async function buildLiveFigures(
     const breakdowns = all ? await read('breakdown') : [];
     const hooks = all ? await read('hooks') : [];
     const tokens = await read('tokens');
-    const byUserDay = (
-      await tx.all<{ user_id: string; day: string; credits: number; usd: number }>(LIVE_SQL.monthByUserDay, {
-        org: scope.orgId,
-        month: monthStart,
-      })
-    ).map((r) => ({ user_id: r.user_id, day: r.day, credits: Number(r.credits), usd: Number(r.usd) }));
+    const monthParams = { org: scope.orgId, month: monthStart };
+    const byUserDay = await readUserDays(tx, LIVE_SQL.monthByUserDay, monthParams);
     const byUser = new Map<string, number>();
     const usdByUser = new Map<string, number>();
     for (const r of byUserDay) {
       byUser.set(r.user_id, (byUser.get(r.user_id) ?? 0) + r.credits);
       usdByUser.set(r.user_id, (usdByUser.get(r.user_id) ?? 0) + r.usd);
     }
-    const monthParams = { org: scope.orgId, month: monthStart };
     const earlier: EarlierDays = {
       days: (await tx.all<{ day: string }>(LIVE_SQL.earlierDays, monthParams)).map((r) => r.day),
-      byUserDay: (await tx.all<{ user_id: string; day: string; credits: number; usd: number }>(LIVE_SQL.earlierByUserDay, monthParams)).map(
-        (r) => ({ user_id: r.user_id, day: r.day, credits: Number(r.credits), usd: Number(r.usd) }),
-      ),
+      byUserDay: await readUserDays(tx, LIVE_SQL.earlierByUserDay, monthParams),
     };
     const [asOf] = await tx.all<{ as_of: string | null }>(all ? LIVE_SQL.asOf : LIVE_SQL.asOfUsage, { today });
     log.debug(
