@@ -110,7 +110,7 @@ export interface DeliveryState {
   last_error: string | null;
   delivered_at: string | null;
 }
-/** The deliveries of a list of alerts, each alert's in its destinations' order (`alerts`: comma-separated ids). */
+
 /**
  * A team's budget follows the team's rename (api/teams/store.ts, renameTeam, in its transaction): a team
  * budget is named by the team's name key, and a rename would otherwise leave it counting a team that no
@@ -122,6 +122,7 @@ export const TEAM_BUDGET_RENAME_SQL = {
   alerts: "UPDATE budget_alerts SET target = $to WHERE org_id = $org AND scope = 'team' AND target = $from",
 } as const;
 
+/** The deliveries of a list of alerts, each alert's in its destinations' order (`alerts`: comma-separated ids). */
 export const DELIVERIES_OF_SQL = `SELECT alert_id, list({type: kind, state: state, attempts: attempts, last_error: last_error, delivered_at: delivered_at} ORDER BY position) AS deliveries
   FROM alert_deliveries WHERE alert_id IN (SELECT unnest(string_split($alerts, ','))) GROUP BY alert_id`;
 

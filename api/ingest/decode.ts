@@ -283,6 +283,13 @@ export class TooManyRecords extends Error {
   }
 }
 
+/** Records as NDJSON, a line each. */
+function ndjsonOf(rows: Iterable<object>): string {
+  let out = '';
+  for (const row of rows) out += `${JSON.stringify(row)}\n`;
+  return out;
+}
+
 function commitRows(rows: { index: number; record: WireLandedCommit }[]): DecodedBatch['commits'] {
   const items = rows.map(({ index, record }) => ({
     index,
@@ -391,15 +398,16 @@ export class BatchDecoder {
   }
 
   finish(): DecodedBatch {
+    const usage = [...this.usage.values()];
     return {
       received: this.received,
       rejected: this.rejected,
       events: this.events.finish(),
-      messages: { ndjson: [...this.messages.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.messages.size },
-      usage: [...this.usage.values()],
-      usageNdjson: [...this.usage.values()].map((row) => `${JSON.stringify(row)}\n`).join(''),
+      messages: { ndjson: ndjsonOf(this.messages.values()), count: this.messages.size },
+      usage,
+      usageNdjson: ndjsonOf(usage),
       commits: commitRows([...this.commits.values()]),
-      decisions: { ndjson: [...this.decisions.values()].map((row) => `${JSON.stringify(row)}\n`).join(''), count: this.decisions.size },
+      decisions: { ndjson: ndjsonOf(this.decisions.values()), count: this.decisions.size },
       inBatchDuplicates: this.inBatchDuplicates,
       positions: {
         rows: {

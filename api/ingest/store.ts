@@ -351,10 +351,9 @@ export class IngestStore {
       commitRows = kept.map((c) => c.ndjson).join('');
     }
     const files: { sql: string; fallback: string; file: string; kind: RecordKind | 'commit' | 'decision'; table: string }[] = [];
-    const usage = batch.usageNdjson;
     for (const [sql, fallback, ndjson, kind, table] of [
       [INSERT_EVENTS, INSERT_EVENTS_OR_IGNORE, batch.events.ndjson, 'event', 'events'],
-      [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, usage, 'usage', 'usage'],
+      [UPSERT_USAGE, UPSERT_USAGE_CAREFULLY, batch.usageNdjson, 'usage', 'usage'],
       [INSERT_MESSAGES, UPSERT_MESSAGES, batch.messages.ndjson, 'message', 'assistant_messages'],
       [INSERT_COMMITS, INSERT_COMMITS, commitRows, 'commit', 'landed_commits'],
       [INSERT_DECISIONS, INSERT_DECISIONS, batch.decisions.ndjson, 'decision', 'edit_decisions'],
