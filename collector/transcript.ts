@@ -1,9 +1,8 @@
-// Reading the agents' own files: JSONL transcripts incrementally, from a remembered byte offset to the last
-// complete line, and whole files (a session's settings, a legacy chat). Their paths come from the agents'
-// events, so only regular files are read: a FIFO or a device there would hold the collector's one thread
-// on its first read, and with it every batch, for good.
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+// Incremental reading of JSONL transcripts: from a remembered byte offset to the last complete line. Their
+// paths come from the agents' events, so only regular files are read (regular-file.ts).
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import { z } from 'zod';
+import { openRegularFile } from './regular-file.ts';
 
 /** File path → byte offset of the first line not yet read, and the session it belongs to (part of an agent's state). */
 export const TranscriptOffsets = z.record(z.string(), z.object({ offset: z.number().int().nonnegative(), sessionId: z.string() }));
@@ -18,39 +17,8 @@ export interface TranscriptChunk {
   nextOffset: number;
 }
 
-/**
- * An agent's file opened for reading, or undefined when it is missing, unreadable or not a regular file.
- * O_NONBLOCK: opening a FIFO to read would otherwise wait for a writer.
- */
-export function openAgentFile(path: string): number | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    if (fstatSync(fd).isFile()) return fd;
-  } catch {
-    // fstat of an open descriptor fails only on an I/O error: as unreadable.
-  }
-  closeSync(fd);
-  return undefined;
-}
-
-/** An agent's whole file as UTF-8 text, or undefined when it is missing, unreadable or not a regular file. */
-export function readAgentFile(path: string): string | undefined {
-  const fd = openAgentFile(path);
-  if (fd === undefined) return undefined;
-  try {
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export function readNewLines(path: string, offset: number, maxBytes = MAX_TRANSCRIPT_READ): TranscriptChunk | undefined {
-  const fd = openAgentFile(path);
+  const fd = openRegularFile(path, { followLinks: true });
   if (fd === undefined) return undefined;
   try {
     const size = fstatSync(fd).size;

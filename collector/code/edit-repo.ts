@@ -6,9 +6,9 @@
 // origin and .gitattributes are read once and kept for a while (a changed remote or .gitattributes is
 // seen within REFRESH_MS).
 import { spawnSync } from 'node:child_process';
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { repoIdentity } from '../../common/repo-id.ts';
+import { readRegularFile } from '../regular-file.ts';
 import { type LinguistRule, parseLinguistRules } from './exclude.ts';
 import { absolutePath, GIT_TIMEOUT_MS, gitEnv, workTreeOf } from './git.ts';
 
@@ -47,17 +47,13 @@ export function originUrl(root: string): string | undefined {
 
 /** The linguist rules of a work tree's top-level .gitattributes (a link is not followed; none when absent). */
 export function workTreeRules(root: string): LinguistRule[] {
-  let fd: number | undefined;
+  const text = readRegularFile(join(root, '.gitattributes'), { maxBytes: MAX_ATTRIBUTES_BYTES });
+  if (text === undefined) return [];
   try {
-    // O_NOFOLLOW: a link is refused at the open itself, so nothing can swap one in after a check.
-    fd = openSync(join(root, '.gitattributes'), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_ATTRIBUTES_BYTES) return [];
-    return parseLinguistRules(readFileSync(fd, 'utf8'));
+    return parseLinguistRules(text);
   } catch {
+    // A pattern no RegExp takes (a range out of order, `[z-a]`) gives no rules, not a failed scan.
     return [];
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -4,9 +4,10 @@
 // work tree found by walking up to `.git`, and the work tree's common directory read from `.git` itself
 // (a folder; or a file `gitdir: …` whose folder names the common one in `commondir`, as linked worktrees
 // have). The repository's key is the id of its origin remote (common/repo-id.ts), else its common folder.
-import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { repoId } from '../../common/repo-id.ts';
+import { readRegularFile } from '../regular-file.ts';
 import { originUrl } from './edit-repo.ts';
 import { workTreeOf } from './git.ts';
 
@@ -40,19 +41,7 @@ export function realPathOf(path: string): string {
 }
 
 /** A small text file of a git folder (`.git` file, `commondir`): no link followed, at most 64 KiB. */
-function readSmall(path: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > 65_536) return undefined;
-    return readFileSync(fd, 'utf8');
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
+const readSmall = (path: string) => readRegularFile(path, { maxBytes: 65_536 });
 
 /** The real path of a work tree's common git folder, read from its `.git` entry without running git. */
 export function commonDirOf(root: string): string | undefined {

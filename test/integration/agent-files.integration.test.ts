@@ -18,9 +18,10 @@ describe("the agents' files", () => {
     const script = join(dir, 'read.mts');
     writeFileSync(
       script,
-      `import { readAgentFile, readNewLines } from ${JSON.stringify(join(process.cwd(), 'collector/transcript.ts'))};\n` +
+      `import { readNewLines } from ${JSON.stringify(join(process.cwd(), 'collector/transcript.ts'))};\n` +
+        `import { readRegularFile } from ${JSON.stringify(join(process.cwd(), 'collector/regular-file.ts'))};\n` +
         `const paths = ${JSON.stringify([fifo, join(dir, 'folder.json'), join(dir, 'missing.jsonl'), join(dir, 'real.jsonl')])};\n` +
-        'console.log(JSON.stringify(paths.map((p) => [readNewLines(p, 0) ?? null, readAgentFile(p) ?? null])));\n',
+        'console.log(JSON.stringify(paths.map((p) => [readNewLines(p, 0) ?? null, readRegularFile(p, { followLinks: true }) ?? null])));\n',
     );
 
     const child = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 20_000 });

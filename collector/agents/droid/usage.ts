@@ -5,8 +5,9 @@
 import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
+import { readRegularFile } from '../../regular-file.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readAgentFile, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findDroidSettingsFile } from './paths.ts';
 import { DroidSessionSettings, DroidTranscriptLine } from './schema.ts';
@@ -81,7 +82,7 @@ function readUsage(session: SessionTouch, state: DroidState, home: string): Usag
   let model = known?.model;
   if (settingsPath) {
     try {
-      const text = readAgentFile(settingsPath);
+      const text = readRegularFile(settingsPath, { followLinks: true });
       if (text === undefined) throw new Error('not a readable file');
       const settings = DroidSessionSettings.parse(JSON.parse(text));
       model = settings.model ?? model;

@@ -14,8 +14,9 @@ import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
+import { readRegularFile } from '../../regular-file.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readAgentFile, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { geminiSubagentChats } from './paths.ts';
 import { GeminiLegacyChat, GeminiMessage, type GeminiTokens } from './schema.ts';
@@ -108,7 +109,7 @@ function readChat(path: string, state: GeminiState, sessionId: string): { record
     }
     if (known?.offset === bytes) return { records: [] };
     try {
-      const text = readAgentFile(path);
+      const text = readRegularFile(path, { followLinks: true });
       if (text === undefined) return undefined;
       const chat = GeminiLegacyChat.parse(JSON.parse(text));
       state.transcripts[path] = { offset: bytes, sessionId };
