@@ -80,3 +80,12 @@ export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 export const pathWithUnknownIds = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, 'no-such-$1');
 export const ndjson = (records: unknown[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
 export const gzipNdjson = (records: unknown[]) => gzipSync(ndjson(records));
+
+/** Posts `records` to the ingest route with `key`, gzip NDJSON as a collector sends them: the answer. */
+export const postRecords = (server: Pick<TestServer, 'app'>, key: string, records: unknown[]) =>
+  server.app.inject({
+    method: 'POST',
+    url: '/api/v1/ingest/events',
+    headers: { ...bearer(key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+    payload: gzipNdjson(records),
+  });

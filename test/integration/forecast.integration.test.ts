@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORECAST_PATH, ForecastAnswer } from '../../api/forecast/schema.ts';
 import { createLogger } from '../../common/logger.ts';
 import { usage, type WireRecord } from '../helpers/records.ts';
-import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { bearer, postRecords, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
 const log = createLogger({ name: 'test', level: 'silent' });
@@ -19,6 +19,12 @@ let other: Awaited<ReturnType<TestServer['seedOrg']>>;
 
 const dollars = (day: string, usd: number): WireRecord[] =>
   Array.from({ length: usd }, () => usage('claude-opus-4-5-20251101', `${day}T10:00:00Z`, { input_tokens: 200_000 }));
+
+/** Posts records as a collector does, with `key`; the batch must be stored. */
+async function ingest(on: TestServer, key: string, records: WireRecord[]): Promise<void> {
+  const res = await postRecords(on, key, records);
+  expect(res.statusCode, res.body).toBe(200);
+}
 
 beforeAll(async () => {
   server = await testServer({ now: () => NOW });
@@ -34,13 +40,7 @@ beforeAll(async () => {
     ...dollars('2026-03-19', 1),
     ...dollars('2026-03-20', 1),
   ];
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/api/v1/ingest/events',
-    headers: { ...bearer(org.users.member.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-    payload: gzipNdjson(records),
-  });
-  expect(res.statusCode, res.body).toBe(200);
+  await ingest(server, org.users.member.key, records);
   await server.services.runBatch({ trigger: 'cli', log, now: NOW });
   const budgets = await server.app.inject({
     method: 'PUT',
@@ -95,15 +95,7 @@ describe('the forecast on the first day of a month', () => {
     const first = await testServer({ now: () => new Date('2026-04-01T00:10:00Z') });
     try {
       const o = await first.seedOrg('Monthstart');
-      const send = async (records: WireRecord[]) => {
-        const res = await first.app.inject({
-          method: 'POST',
-          url: '/api/v1/ingest/events',
-          headers: { ...bearer(o.users.member.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-          payload: gzipNdjson(records),
-        });
-        expect(res.statusCode, res.body).toBe(200);
-      };
+      const send = (records: WireRecord[]) => ingest(first, o.users.member.key, records);
       await send(['25', '26', '27', '28', '29', '30'].flatMap((d) => dollars(`2026-03-${d}`, 1)));
       await first.services.runBatch({ trigger: 'cli', log, now: new Date('2026-03-31T00:15:00Z') });
       await send(dollars('2026-03-31', 3));
