@@ -37,7 +37,8 @@
 # user that are not links.
 #
 # Cost: one `cat` and one `ln`; everything else is a shell builtin (a second `cat` drains stdin when the
-# event was not copied whole: cut short, or not spooled at all). It exits 0, with stderr silenced, whatever the input (empty, huge, binary) or the state
+# event was not copied whole: cut short, or not spooled at all; a `head` reads the start of an ancestor's
+# command line longer than 512 bytes, for Droid, Codex and Gemini). It exits 0, with stderr silenced, whatever the input (empty, huge, binary) or the state
 # of the spool (missing, read-only, disk full). Files are capped at 1 MiB + 4 KiB (a body of at least
 # 1 MiB + 1 byte after the header): the collector marks a file cut there truncated.
 #
@@ -87,28 +88,37 @@ else
   clock=${AGENTMETER_EVENT_TIME:-${now}000}
 fi
 
-# `parent_of PID`: sets pid to PID's parent, from the PPid line of /proc/PID/status (its 7th, ~80 bytes
-# in). `read` takes one byte per system call, so /proc/PID/stat (~300 bytes on one line) cost over twice as
-# much, and a command name with a space in it shifted stat's fields.
-parent_of() {
-  while read -r field value _; do
-    case $field in PPid:) pid=$value; return 0 ;; esac
-  done < "/proc/$1/status"
-  return 1
+# `command_line PID`: sets cmd to PID's command line as `read` gives it (its arguments' NUL separators
+# dropped, so "droid exec" reads "droidexec"), cut at COMMAND_LINE_MOST bytes, and parent to PID's parent.
+# `read` takes one byte a system call, ~3 µs each from /proc/PID/cmdline: a headless run's one-line prompt
+# of 130 KB (`codex exec "…"`) held every hook of the run 0.4 s. The line's length is in /proc/PID/stat
+# (arg_end - arg_start, its 48th and 49th fields; Linux 3.5 and later), which also gives the parent: a
+# longer line is cut by `head -c`, one process, only then. The command name, stat's 2nd field, may hold
+# spaces and parentheses: the fields are counted after its last ") ".
+COMMAND_LINE_MOST=512
+command_line() {
+  cmd=; parent=; line_of=$1
+  read -r stat < "/proc/$line_of/stat" || return 1
+  set -- ${stat##*) }
+  parent=$2
+  if [ "$#" -ge 47 ] && [ "$(( ${47} - ${46} ))" -gt "$COMMAND_LINE_MOST" ]; then
+    cmd=$(head -c "$COMMAND_LINE_MOST" "/proc/$line_of/cmdline")
+  else
+    # cmdline has no trailing newline: read sets cmd but reports end of file.
+    read -r cmd < "/proc/$line_of/cmdline" || :
+  fi
+  [ -n "$cmd" ]
 }
 
 # `exec_ancestor FOUND STOP`: whether one of the nearest three ancestors' command lines holds FOUND
-# (before one holding STOP, when given). /proc/PID/cmdline separates arguments with NUL bytes, which
-# `read` drops, so "droid exec" reads as "droidexec": only the two words together count. Builtins only.
+# (before one holding STOP, when given): only the two words together ("droidexec") count.
 exec_ancestor() {
   pid=$PPID
   for step in 1 2 3; do
-    # cmdline has no trailing newline: read sets cmd but reports end of file.
-    cmd=
-    read -r cmd < "/proc/$pid/cmdline" || [ -n "$cmd" ] || return 1
+    command_line "$pid" || return 1
     case $cmd in *"$1"*) return 0 ;; esac
     if [ -n "$2" ]; then case $cmd in *"$2"*) return 1 ;; esac; fi
-    [ "$step" = 3 ] || parent_of "$pid" || return 1
+    pid=$parent
   done
   return 1
 }
@@ -134,13 +144,12 @@ gemini_headless=; gemini_mode=
 if [ "$agent" = gemini ]; then
   pid=$PPID; found=
   for step in 1 2 3; do
-    cmd=
-    read -r cmd < "/proc/$pid/cmdline" || [ -n "$cmd" ] || break
+    command_line "$pid" || break
     case $cmd in
       *agentmeter-hook*) ;;
       *gemini*) found=1; break ;;
     esac
-    [ "$step" = 3 ] || parent_of "$pid" || break
+    pid=$parent
   done
   if [ -n "$found" ]; then
     { [ -p "/proc/$pid/fd/0" ] || [ -S "/proc/$pid/fd/0" ] || [ -f "/proc/$pid/fd/0" ]; } && piped=1 || piped=

@@ -178,6 +178,45 @@ describe('hooks/agentmeter-hook.sh', () => {
     expect(headers[0]).toContain('\ncodex_exec=1\n\n{}');
   });
 
+  // strace counts the hook's reads: `read` takes a byte a system call, so a whole 120 KB prompt read from
+  // /proc/PID/cmdline is 120k of them (0.4 s a hook on this machine).
+  const hasStrace = spawnSync('sh', ['-c', 'command -v strace'], { encoding: 'utf8' }).status === 0;
+  it.skipIf(!hasStrace)('reads only the start of an ancestor’s long command line (a headless run’s prompt)', () => {
+    const home = tempDir();
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'codex'), `#!/bin/sh\necho '{}' | sh -lc "sh '${HOOK_SCRIPT}' codex; true"\n`);
+    chmodSync(join(bin, 'codex'), 0o755);
+    const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
+    const log = join(home, 'strace.log');
+    const prompt = 'fix the flaky test '.repeat(6_000);
+    const traced = spawnSync('strace', ['-f', '-qq', '-e', 'trace=read', '-o', log, join(bin, 'codex'), 'exec', prompt], { env });
+    expect(traced.status).toBe(0);
+    const headers = newFiles(home).map((n) => readFileSync(join(spoolNew(home), n), 'utf8'));
+    expect(headers).toHaveLength(1);
+    expect(headers[0]).toContain('\ncodex_exec=1\n\n{}');
+    const reads = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('read(')).length;
+    expect(prompt.length).toBeGreaterThan(100_000);
+    expect(reads).toBeLessThan(5_000);
+  });
+
+  it('walks past an ancestor whose command name ends in ") " as /proc/PID/stat’s field does', () => {
+    const home = tempDir();
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    copyFileSync(spawnSync('sh', ['-c', 'command -v dash'], { encoding: 'utf8' }).stdout.trim(), join(bin, 'a) 1 2'));
+    chmodSync(join(bin, 'a) 1 2'), 0o755);
+    writeFileSync(join(bin, 'codex'), `#!/bin/sh\necho '{}' | '${join(bin, 'a) 1 2')}' -c "sh '${HOOK_SCRIPT}' codex; true"\n`);
+    chmodSync(join(bin, 'codex'), 0o755);
+    const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
+    spawnSync(join(bin, 'codex'), ['exec', 'fix the tests'], { env });
+    const headers = newFiles(home).map((n) => readFileSync(join(spoolNew(home), n), 'utf8'));
+    expect(headers).toHaveLength(1);
+    expect(headers[0]).toContain('\ncodex_exec=1\n\n{}');
+  });
+
   it('caps a huge event at 1 MiB + 4 KiB of file (the body past 1 MiB), drains the rest, exits 0', () => {
     for (const shell of ['dash', 'bash']) {
       const home = tempDir();
