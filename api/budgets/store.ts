@@ -122,6 +122,17 @@ export const TEAM_BUDGET_RENAME_SQL = {
   alerts: "UPDATE budget_alerts SET target = $to WHERE org_id = $org AND scope = 'team' AND target = $from",
 } as const;
 
+/**
+ * A deleted team's budget goes with it (api/teams/store.ts, deleteTeam, in its transaction): it would count
+ * nobody, and the next team given the name would take it over. The month's alerts stay as history (each
+ * keeps its budget as it was), set apart from the name with a control character, which no team name holds:
+ * a new team of that name then alerts afresh.
+ */
+export const TEAM_BUDGET_DELETE_SQL = {
+  budgets: "DELETE FROM budgets WHERE org_id = $org AND scope = 'team' AND target = $key",
+  alerts: "UPDATE budget_alerts SET target = chr(1) || $team WHERE org_id = $org AND scope = 'team' AND target = $key",
+} as const;
+
 /** The deliveries of a list of alerts, each alert's in its destinations' order (`alerts`: comma-separated ids). */
 export const DELIVERIES_OF_SQL = `SELECT alert_id, list({type: kind, state: state, attempts: attempts, last_error: last_error, delivered_at: delivered_at} ORDER BY position) AS deliveries
   FROM alert_deliveries WHERE alert_id IN (SELECT unnest(string_split($alerts, ','))) GROUP BY alert_id`;

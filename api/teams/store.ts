@@ -6,7 +6,7 @@
 // no cycle of parents, no overlapping periods of one user in one team.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
-import { TEAM_BUDGET_RENAME_SQL } from '../budgets/store.ts';
+import { TEAM_BUDGET_DELETE_SQL, TEAM_BUDGET_RENAME_SQL } from '../budgets/store.ts';
 
 export type Day = string;
 
@@ -204,13 +204,16 @@ export class TeamStore {
     });
   }
 
-  /** Deletes a team and its memberships; its children move up to its parent. */
+  /** Deletes a team, its memberships and its budget; its children move up to its parent. */
   async deleteTeam(org: string, teamId: string): Promise<void> {
     await this.atomically(org, async (store, tx) => {
       const team = await store.required(org, teamId);
       await tx.run(SQL.reparentChildren, { org, team: teamId, parent: team.parentId });
       await tx.run(SQL.deleteTeamMembers, { org, team: teamId });
       await tx.run(SQL.deleteTeam, { org, team: teamId });
+      const key = teamNameKey(team.name);
+      await tx.run(TEAM_BUDGET_DELETE_SQL.budgets, { org, key });
+      await tx.run(TEAM_BUDGET_DELETE_SQL.alerts, { org, key, team: teamId });
     });
   }
 

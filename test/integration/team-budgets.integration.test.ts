@@ -188,4 +188,46 @@ describe('team budgets', () => {
     expect(twice.statusCode).toBe(400);
     expect(twice.json().detail).toMatch(/a second budget for the same team/);
   });
+
+  it('go with their team when the directory deletes it: a new team of the name has none', async () => {
+    const token = (
+      await server.app.inject({ method: 'POST', url: '/api/v0/admin/scim/tokens', headers: bearer(acme.users.owner.key), payload: {} })
+    ).json().token as string;
+    const scim = (method: 'POST' | 'DELETE', url: string, body?: unknown) =>
+      server.app.inject({
+        method,
+        url: `/scim/v2${url}`,
+        headers: { ...bearer(token), ...(body ? { 'content-type': 'application/scim+json' } : {}) },
+        ...(body ? { payload: JSON.stringify(body) } : {}),
+      });
+    // The owner joins today, with 600 credits of today's: a budget of 5 reaches 50% at once.
+    const group = {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+      displayName: 'Contractors',
+      members: [{ value: acme.users.owner.id }],
+    };
+    const created = await scim('POST', '/Groups', group);
+    expect(created.statusCode, created.body).toBe(201);
+    const set = await put(acme.users.owner.key, {
+      budgets: [
+        { scope: 'team', team: 'Platform', monthlyCredits: 800 },
+        { scope: 'team', team: 'Contractors', monthlyCredits: 5, thresholds: [50] },
+      ],
+    });
+    expect(set.statusCode, set.body).toBe(200);
+    const alertsOf = async () => AlertList.parse((await get(acme.users.owner.key, '/api/v0/organization/alerts')).json()).alerts;
+    await waitFor(async () => (await alertsOf()).some((a) => a.budget.team === 'Contractors'), 30_000, "the Contractors' alert");
+    const deleted = await scim('DELETE', `/Groups/${created.json().id}`);
+    expect(deleted.statusCode, deleted.body).toBe(204);
+    const teams = (list: unknown) => BudgetList.parse(list).budgets.map((b) => b.team);
+    expect(teams((await get(acme.users.owner.key, '/api/v0/organization/budgets')).json())).toEqual(['Platform']);
+    // The same name again is another team: it starts without a budget, and its alerts afresh.
+    expect((await scim('POST', '/Groups', group)).statusCode).toBe(201);
+    expect(teams((await get(acme.users.owner.key, '/api/v0/organization/budgets')).json())).toEqual(['Platform']);
+    expect(await server.db.all("SELECT id FROM budget_alerts WHERE org_id = $org AND target = 'contractors'", { org: acme.orgId })).toEqual(
+      [],
+    );
+    // The alert stays in the history.
+    expect((await alertsOf()).filter((a) => a.budget.team === 'Contractors').map((a) => a.threshold)).toEqual([50]);
+  });
 });
