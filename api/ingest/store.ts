@@ -153,7 +153,9 @@ const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', re
  * A landed commit counts once per (organization, repository, commit) (docs/metrics.md §5): when several
  * machines of its author report it, the record with the most agent lines stands (never a sum); a repeat
  * with no more is ignored. Only the user who holds it replaces it: a commit has one author, so another
- * user's copy (under an address of theirs) is refused (OTHER_USERS_COMMITS), never taken over. received_at
+ * user's copy (under an address of theirs) is refused (OTHER_USERS_COMMITS), never taken over. A commit
+ * whose holder was removed (its row kept, without erasure) is the author address's current owner's: their
+ * copy replaces it whole (the sender owns the address, checked before anything is written). received_at
  * moves with a replacement, so the next batch rebuilds its day.
  */
 const INSERT_COMMITS = `INSERT INTO landed_commits
@@ -165,6 +167,15 @@ ON CONFLICT (org_id, repo_id, commit_id) DO UPDATE SET
   lines_added = excluded.lines_added, lines_deleted = excluded.lines_deleted, agent_lines = excluded.agent_lines,
   by_agent = excluded.by_agent, author = excluded.author, by_session = excluded.by_session, parents = excluded.parents
 WHERE excluded.agent_lines > landed_commits.agent_lines AND excluded.user_id = landed_commits.user_id`;
+
+/**
+ * The batch file's commits held by a user who was removed: they go before INSERT_COMMITS, which then
+ * stores the sender's copy (the upsert's condition cannot ask whether a user exists).
+ */
+const RELEASE_REMOVED_USERS_COMMITS = `DELETE FROM landed_commits
+USING read_json($file, ${READ_NDJSON}, columns = {repo_id: 'VARCHAR', commit: 'VARCHAR'}) r
+WHERE landed_commits.org_id = $org AND landed_commits.repo_id = r.repo_id AND landed_commits.commit_id = r.commit
+  AND landed_commits.user_id NOT IN (SELECT id FROM users WHERE org_id = $org)`;
 
 /** The ids of a batch file's commit records whose commit another user of the organization holds. */
 const OTHER_USERS_COMMITS = `SELECT DISTINCT r.id FROM read_json($file, ${READ_NDJSON}, columns = {id: 'VARCHAR', repo_id: 'VARCHAR', commit: 'VARCHAR'}) r
@@ -376,6 +387,7 @@ export class IngestStore {
           stored += loadedRows;
           continue;
         }
+        if (kind === 'commit') await tx.run(RELEASE_REMOVED_USERS_COMMITS, { org: orgId, file });
         stored += await tx.run(fast ? sql : fallback, params(file));
         if (kind === 'commit') {
           // Commits were sorted by their author's owner above; one another user holds is left as it is.

@@ -103,6 +103,25 @@ describe('who may report a landed commit', () => {
     expect(await post(org.users.owner.key, [commit(hex('9'), `${D1}T10:30:00Z`, OWNER, 5)])).toMatchObject({ stored: 1, rejected: [] });
   });
 
+  it("gives a removed user's commit to its address's new owner when they report it", async () => {
+    // An organization of its own: the other tests count this one's commits and addresses.
+    const team = await server.seedOrg('Leavers');
+    const LEAVER = 'leaver@leavers.example.com';
+    const leaver = await server.services.accounts.createUser({ orgId: team.orgId as never, email: LEAVER, role: 'member' });
+    const leaverKey = (await server.services.accounts.createKey(leaver)).key;
+    expect(await post(leaverKey, [commit(hex('7'), `${D1}T09:00:00Z`, LEAVER, 6)])).toMatchObject({ stored: 1, rejected: [] });
+    // Removed without erasure: the commit stays, held by a user who is gone. The address goes to the member.
+    await request('DELETE', `/api/v0/admin/users/${leaver.id}`, team.users.owner.key, 200);
+    await request('POST', `/api/v0/admin/users/${team.users.member.id}/aliases`, team.users.owner.key, 201, { email: LEAVER });
+    const retaken = await post(team.users.member.key, [commit(hex('7'), `${D1}T09:00:00Z`, LEAVER, 2, 's9')]);
+    expect(retaken).toMatchObject({ stored: 1, rejected: [] });
+    const listed = (await commits(team.users.owner.key)).filter((c) => c.commit === hex('7'));
+    expect(listed).toEqual([expect.objectContaining({ user_id: team.users.member.id, author: LEAVER, agent_lines: 2 })]);
+    // Held again, by a present user: a colleague's copy is refused as before.
+    const owner = await post(team.users.owner.key, [commit(hex('7'), `${D1}T09:00:00Z`, 'owner@leavers.example.com', 9)]);
+    expect(owner.rejected).toHaveLength(1);
+  });
+
   it('takes the commits of an alias an owner gave (a code host no-reply address), and no longer once removed', async () => {
     const noreply = '12345+member@users.noreply.github.com';
     const url = `/api/v0/admin/users/${org.users.member.id}/aliases`;
