@@ -1,6 +1,7 @@
 // The one writer of user_aliases (migration 055): a user's other addresses. An address belongs to one user
 // of an organization, and is never another user's e-mail.
 import type { Db } from '../../common/db/duckdb.ts';
+import { HttpError } from '../../common/errors.ts';
 
 export const ALIAS_SQL = {
   list: `SELECT email, source, strftime(created_at, '%Y-%m-%dT%H:%M:%S.000Z') AS created_at FROM user_aliases
@@ -29,6 +30,22 @@ export async function aliasHolder(db: Db, org: string, email: string, except?: s
 /** Why an address cannot be a user's e-mail: it is another user's alias. */
 export const aliasTaken = (email: string) =>
   `${email.toLowerCase()} is another user's alias (an address their commits carry): an owner removes it from them first (agentmeter users alias remove)`;
+
+/** 409: the address is another user's alias (a SCIM route answers it as `uniqueness`). */
+export class AliasTakenError extends HttpError {
+  constructor(email: string) {
+    super(409, aliasTaken(email));
+  }
+}
+
+/**
+ * Refuses (AliasTakenError) to give `email` to a user (other than `except`) while it is another user's
+ * alias. Run in the transaction that writes the e-mail: the writer takes one transaction at a time, so no
+ * alias can be added between this check and the write (AliasStore.add checks the e-mails in its own).
+ */
+export async function refuseAnAlias(tx: Db, org: string, email: string, except?: string): Promise<void> {
+  if (await aliasHolder(tx, org, email, except)) throw new AliasTakenError(email);
+}
 
 export interface AliasRow {
   email: string;

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { HttpError } from '../../common/errors.ts';
 import { describeZodError } from '../../common/wire.ts';
+import { AliasTakenError } from '../aliases/store.ts';
 import { boundDetail } from '../http/errors.ts';
 import { SCIM_CONTENT_TYPE, ScimError, scimErrorBody } from './schema.ts';
 
@@ -16,6 +17,10 @@ export function scimErrorHandler(error: FastifyError | Error, request: FastifyRe
     status = error.status;
     detail = error.message;
     scimType = error.scimType;
+  } else if (error instanceof AliasTakenError) {
+    status = error.status;
+    detail = error.message;
+    scimType = 'uniqueness';
   } else if (error instanceof HttpError) {
     status = error.status;
     detail = error.message;

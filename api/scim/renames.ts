@@ -5,7 +5,7 @@
 // `agentmeter users confirm-rename`), and the directory's next sync finds the name already changed.
 import type { Db } from '../../common/db/duckdb.ts';
 import { HttpError, notFound } from '../../common/errors.ts';
-import { aliasHolder, aliasTaken } from '../aliases/store.ts';
+import { refuseAnAlias } from '../aliases/store.ts';
 
 export interface PendingRename {
   userId: string;
@@ -52,7 +52,7 @@ export async function confirmRename(db: Db, orgId: string, userId: string): Prom
     if (!held) throw notFound('no directory rename of this user is waiting for confirmation');
     if ((await tx.all(SQL.taken, { org: orgId, email: held.to, user: userId })).length > 0)
       throw new HttpError(409, `${held.to} is already another user of this organization`);
-    if (await aliasHolder(tx, orgId, held.to, userId)) throw new HttpError(409, aliasTaken(held.to));
+    await refuseAnAlias(tx, orgId, held.to, userId);
     await tx.run(SQL.setEmail, { org: orgId, user: userId, email: held.to });
     await tx.run(SQL.drop, { org: orgId, user: userId });
     return held;

@@ -6,6 +6,7 @@
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import type { AccountStore } from '../accounts/store.ts';
+import { refuseAnAlias } from '../aliases/store.ts';
 import type { Role } from '../auth/principal.ts';
 import { keepAnActiveOwner, type RemovalReport, removeUser, revokeAccess } from '../users/remove.ts';
 import type { User } from '../users/store.ts';
@@ -121,7 +122,10 @@ export class ScimUserStore {
     // Deactivating the last active owner rolls back (LastOwnerError), whatever else runs at the same time.
     await keepAnActiveOwner(this.db, orgId, async (tx) => {
       const p = { org: orgId, user: before.id };
-      if (fields.userName !== before.email) await tx.run(SQL.setEmail, { ...p, email: fields.userName });
+      if (fields.userName !== before.email) {
+        await refuseAnAlias(tx, orgId, fields.userName, before.id);
+        await tx.run(SQL.setEmail, { ...p, email: fields.userName });
+      }
       if (fields.givenName !== before.first_name || fields.familyName !== before.last_name)
         await tx.run(SQL.setNames, { ...p, first: fields.givenName, last: fields.familyName });
       await tx.run(SQL.upsertScim, { ...p, external: fields.externalId, display: fields.displayName, active: fields.active });

@@ -6,7 +6,7 @@ import type { Db } from '../../common/db/duckdb.ts';
 import { isUserId } from '../../common/ids.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import { Address } from '../aliases/schema.ts';
-import { AliasStore, aliasHolder, aliasTaken } from '../aliases/store.ts';
+import { AliasStore, refuseAnAlias } from '../aliases/store.ts';
 import type { Changes } from '../answers/changes.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { scimBase, scimCaller } from './caller.ts';
@@ -93,7 +93,7 @@ export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, au
     const fields = bodyFields(body, true);
     if (await users.byEmail(orgId, fields.userName))
       throw new ScimError(409, `${fields.userName} is already a user of this organization (filter userName eq to find them)`, 'uniqueness');
-    if (await aliasHolder(db, orgId, fields.userName)) throw new ScimError(409, aliasTaken(fields.userName), 'uniqueness');
+    // An address that is another user's alias: 409 uniqueness from the store (AliasTakenError).
     const row = await users.create(orgId, fields);
     const extra = extraEmails(body);
     if (extra) {
@@ -113,7 +113,9 @@ export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, au
       const taken = await users.byEmail(orgId, fields.userName);
       if (taken && taken.id !== before.id)
         throw new ScimError(409, `${fields.userName} is already another user of this organization`, 'uniqueness');
-      if (await aliasHolder(db, orgId, fields.userName, before.id)) throw new ScimError(409, aliasTaken(fields.userName), 'uniqueness');
+      // Asked here too, before an owner's rename is held for a confirmation it could never get; the store
+      // asks again in the rename's own transaction.
+      await refuseAnAlias(db, orgId, fields.userName, before.id);
       // An owner's e-mail is who signs in as them: a rename waits for an owner (api/scim/renames.ts).
       if (before.role === 'owner') {
         await holdRename(db, orgId, before.id, fields.userName);

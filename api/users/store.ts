@@ -2,10 +2,9 @@
 // two listings (the admin one with roles and active keys, the organization page's one in the reference's
 // shape, paged by user id). Removal and erasure, which reach every table naming a user, are in remove.ts.
 import type { Db } from '../../common/db/duckdb.ts';
-import { HttpError } from '../../common/errors.ts';
 import { newUserId, type OrgId, type UserId } from '../../common/ids.ts';
 import type { Role } from '../../common/roles.ts';
-import { aliasHolder, aliasTaken } from '../aliases/store.ts';
+import { refuseAnAlias } from '../aliases/store.ts';
 import type { UserListing } from './schema.ts';
 
 export interface User {
@@ -55,15 +54,17 @@ export class UserStore {
 
   /** 409 when the e-mail is another user's alias (api/aliases/store.ts): an address belongs to one user. */
   async createUser(input: { orgId: OrgId; email: string; role: Role; firstName?: string; lastName?: string }): Promise<User> {
-    if (await aliasHolder(this.db, input.orgId, input.email)) throw new HttpError(409, aliasTaken(input.email));
     const id = newUserId();
-    await this.db.run(SQL.insertUser, {
-      id,
-      org: input.orgId,
-      email: input.email.toLowerCase(),
-      role: input.role,
-      first: input.firstName ?? null,
-      last: input.lastName ?? null,
+    await this.db.transaction(async (tx) => {
+      await refuseAnAlias(tx, input.orgId, input.email);
+      await tx.run(SQL.insertUser, {
+        id,
+        org: input.orgId,
+        email: input.email.toLowerCase(),
+        role: input.role,
+        first: input.firstName ?? null,
+        last: input.lastName ?? null,
+      });
     });
     return (await this.getUser(input.orgId, id))!;
   }

@@ -4,6 +4,7 @@
 // readiness reports' rules; a commit is listed and counted in /today's `code` as soon as the server has
 // it, today included; the OpenAPI text of group_by=repo says what is returned.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AliasStore } from '../../api/aliases/store.ts';
 import { CommitPage } from '../../api/code/schema.ts';
 import { createLogger } from '../../common/logger.ts';
 import { repoId } from '../../common/repo-id.ts';
@@ -169,6 +170,24 @@ describe('who may report a landed commit', () => {
     expect(listed.data).toEqual([expect.objectContaining({ email: 'dee@users.noreply.github.com', source: 'directory' })]);
     expect((await scim('PUT', `/Users/${id}`, user(['dee@impact.example.com']))).statusCode).toBe(200);
     expect((await request('GET', `/api/v0/admin/users/${id}/aliases`, org.users.owner.key, 200)).data).toEqual([]);
+  });
+
+  it('gives an address to one user when an alias and a new user ask for it at the same moment', async () => {
+    const race = await server.seedOrg('Race');
+    const aliases = new AliasStore(server.db);
+    const email = 'racer@race.example.com';
+    // The new user's check runs first, the alias's whole transaction next, then the new user's write.
+    const [user, alias] = await Promise.allSettled([
+      server.services.accounts.createUser({ orgId: race.orgId as never, email, role: 'member' }),
+      aliases.add(race.orgId, race.users.member.id, email, 'owner'),
+    ]);
+    expect(user.status === 'fulfilled' && alias.status === 'fulfilled' && alias.value === 'added', 'both took the address').toBe(false);
+    const held = await server.db.all(
+      `SELECT email FROM (SELECT email FROM user_aliases WHERE org_id = $org UNION ALL SELECT lower(email) FROM users WHERE org_id = $org)
+       GROUP BY email HAVING count(*) > 1`,
+      { org: race.orgId },
+    );
+    expect(held).toEqual([]);
   });
 
   it("never makes a user's alias another user's e-mail: adding a user, the directory's new user or rename (409)", async () => {
