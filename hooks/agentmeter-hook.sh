@@ -101,7 +101,15 @@ command_line() {
   read -r stat < "/proc/$line_of/stat" || return 1
   set -- ${stat##*) }
   parent=$2
-  if [ "$#" -ge 47 ] && [ "$(( ${47} - ${46} ))" -gt "$COMMAND_LINE_MOST" ]; then
+  # Only digits reach the arithmetic: an error there would end the shell with status 2 ("block").
+  long=
+  if [ "$#" -ge 47 ]; then
+    case ${46}${47} in
+      *[!0-9]*) ;;
+      *) [ "$(( ${47} - ${46} ))" -gt "$COMMAND_LINE_MOST" ] && long=1 ;;
+    esac
+  fi
+  if [ -n "$long" ]; then
     cmd=$(head -c "$COMMAND_LINE_MOST" "/proc/$line_of/cmdline")
   else
     # cmdline has no trailing newline: read sets cmd but reports end of file.
