@@ -6,6 +6,7 @@
 //   forecast 12 + 11 × 9/7 = $26.142857… → 26.1429; low 12 + 11 × 0 = $12; high 12 + 11 × 3 = $45
 //   credits: ×400000: 4,800,000; 4,800,000 + 11 × 3,600,000/7 = 10,457,142.9 → 10,457,143; 4,800,000; 18,000,000
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlertList } from '../../api/budgets/schema.ts';
 import { FORECAST_PATH, ForecastAnswer } from '../../api/forecast/schema.ts';
 import { createLogger } from '../../common/logger.ts';
 import { usage, type WireRecord } from '../helpers/records.ts';
@@ -107,6 +108,39 @@ describe('the forecast on the first day of a month', () => {
         usd: { month_to_date: 0, forecast: 37.2857, low: 29, high: 87 },
         credits: { month_to_date: 0, forecast: 14_914_286, low: 11_600_000, high: 34_800_000 },
       });
+    } finally {
+      await first.close();
+    }
+  });
+});
+
+// The anomaly check on the 1st (docs/metrics.md §9) looks at yesterday and today, and yesterday is last
+// month's, in the live figures only until the batch builds it. $2 a day 03-20 to 03-30 (the batch ran at
+// 03-31 00:15), then $25 on 03-31: above 3 × the median day of $2 (11 days with usage in the 28 before) and
+// the $20 floor, one anomaly of 03-31. Without the live figures' 03-31 it would count $0 and none would fire.
+describe('the anomaly check on the first day of a month', () => {
+  it('finds the last day of the month before, which only the live figures have yet', async () => {
+    const first = await testServer({
+      now: () => new Date('2026-04-01T00:10:00Z'),
+      alerts: { allowPrivate: true, maxAttempts: 1, retryDelayMs: 50, settleMs: 20, anomalyIntervalMs: 50 },
+    });
+    try {
+      const o = await first.seedOrg('Monthend');
+      const send = (records: WireRecord[]) => ingest(first, o.users.member.key, records);
+      const days = Array.from({ length: 11 }, (_, i) => `2026-03-${String(20 + i).padStart(2, '0')}`);
+      await send(days.flatMap((d) => dollars(d, 2)));
+      await first.services.runBatch({ trigger: 'cli', log, now: new Date('2026-03-31T00:15:00Z') });
+      await send(dollars('2026-03-31', 25));
+      await first.services.alerts.idle();
+      await new Promise((r) => setTimeout(r, 150));
+      await first.services.alerts.evaluate(o.orgId);
+      await first.services.alerts.idle();
+      const res = await first.app.inject({ method: 'GET', url: '/api/v0/organization/alerts', headers: bearer(o.users.owner.key) });
+      expect(res.statusCode, res.body).toBe(200);
+      const anomalies = AlertList.parse(res.json()).anomalies;
+      expect(anomalies.map((a) => [a.scope, a.email, a.day, a.cost_usd, a.median_usd])).toEqual([
+        ['user', 'member@monthend.example.com', '2026-03-31', 25, 2],
+      ]);
     } finally {
       await first.close();
     }
