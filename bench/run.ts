@@ -1,5 +1,6 @@
 // `npm run bench`: measures, prints and saves (bench/out/results.json) the figures the issues name.
-//   hook       — cost of one hook run vs `true` and vs a bare dash tmp→new writer, same run, interleaved
+//   hook       — cost of one hook run vs `true` and vs a bare dash tmp→new writer, same run, interleaved; and
+//                a Codex hook under `codex exec` with a short and a 120 KB prompt
 //   ingest     — server ingest rate (gzip NDJSON batches posted to a real server process) and the server's
 //                CPU time a batch; BENCH_CLI=<another checkout's bin/agentmeter.js> measures that server
 //   ship       — collector ship rate (spool files → server, end to end)
@@ -99,10 +100,15 @@ function benchHook(): void {
   mkdirSync(join(dir, 'am', 'spool', 'tmp'), { recursive: true });
   mkdirSync(join(dir, 'am', 'spool', 'new'), { recursive: true });
   const runs = Math.max(50, Math.round(400 * SCALE));
+  // A headless Codex run: the hook's parent is `codex exec <prompt>` (a shell of that command line here),
+  // whose command line the hook reads. A long prompt must cost no more than a short one.
+  const codexExec = (prompt: string): string[] => ['-c', 'sh "$2" codex', 'codex', 'exec', HOOK, prompt];
   const subjects: [string, string, string[]][] = [
     ['true', 'true', []],
     ['bare dash writer', bare, []],
     ['agentmeter hook', 'sh', [HOOK, 'claude']],
+    ['codex exec, short prompt', 'sh', codexExec('fix the tests')],
+    ['codex exec, 120 KB prompt', 'sh', codexExec('fix the flaky test '.repeat(6_300))],
   ];
   const times = new Map<string, number[]>(subjects.map(([name]) => [name, []]));
   // Interleaved so that machine noise falls on all three alike.
@@ -128,7 +134,7 @@ function benchHook(): void {
   const hookMedian = stats['agentmeter hook']!.median;
   console.log(`\nhook cost (${runs} runs each, ${payload.length}-byte PostToolUse payload, spawned from Node; ms)`);
   for (const [name, s] of Object.entries(stats))
-    console.log(`  ${name.padEnd(18)} median ${fmt(s.median)}  p90 ${fmt(s.p90)}  p99 ${fmt(s.p99)}  net of true ${fmt(s.median - base)}`);
+    console.log(`  ${name.padEnd(26)} median ${fmt(s.median)}  p90 ${fmt(s.p90)}  p99 ${fmt(s.p99)}  net of true ${fmt(s.median - base)}`);
   const ratio = hookMedian / bareMedian;
   const netRatio = (hookMedian - base) / (bareMedian - base);
   console.log(`  hook / bare writer: ${fmt(ratio)}x (net of process start: ${fmt(netRatio)}x)   target: median <= 10 ms and <= 1.5x`);
