@@ -185,6 +185,26 @@ describe('mapSignals', () => {
     expect(JSON.stringify([...result.facts])).not.toContain('someone@else.example');
   });
 
+  it('refuses a decision count that is negative, fractional or over 1 000 000, and keeps the rest', () => {
+    const { signals } = decodeOtlp(
+      'metrics',
+      'json',
+      json(
+        claudeMetrics([
+          { decision: 'accept', tool: 'Edit', language: 'Go', value: 2 },
+          { decision: 'accept', tool: 'Edit', language: 'C', value: -3 },
+          { decision: 'reject', tool: 'Edit', language: 'Rust', value: 1_000_001 },
+        ]),
+      ),
+    );
+    const result = mapSignals(signals, new CumulativeTotals(), NOW);
+    expect(result.facts.get('claude')?.map((f) => (f.kind === 'decision' ? f.language : ''))).toEqual(['Go']);
+    expect(result.refused.map((r) => [r.agent, r.fact['language'], r.fact['count'], r.reason])).toEqual([
+      ['claude', 'C', -3, 'claude_code.code_edit_tool.decision: -3 is not a whole number of decisions from 1 to 1000000'],
+      ['claude', 'Rust', 1_000_001, 'claude_code.code_edit_tool.decision: 1000001 is not a whole number of decisions from 1 to 1000000'],
+    ]);
+  });
+
   it('counts a cumulative counter by what is new since its last reading, and a restarted one from zero', () => {
     const totals = new CumulativeTotals();
     const reading = (value: number, start?: string) =>
@@ -466,7 +486,7 @@ describe("GitHub Copilot's signals", () => {
       NOW,
     );
     expect(noId.facts.size).toBe(0);
-    expect(Object.fromEntries(noId.unmapped)).toEqual({ 'chat span (without a request id, model or token counts)': 1 });
+    expect(Object.fromEntries(noId.unmapped)).toEqual({ 'chat span (without a request id or model)': 1 });
   });
 
   it("reads VS Code's edit feedback and inline chat outcomes as decisions, and leaves the hunk-by-hunk repeat", () => {
