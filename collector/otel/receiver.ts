@@ -84,10 +84,13 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
+      if (size > MAX_OTLP_BODY) return;
       size += chunk.length;
       if (size > MAX_OTLP_BODY) {
+        // The rest is read and dropped (Node does it once the 413 is sent): closing the connection now
+        // would reach the exporter as a reset, a network error it retries with the same body.
+        chunks.length = 0;
         reject(new HttpProblem(413, `body over ${MAX_OTLP_BODY} bytes`));
-        request.destroy();
         return;
       }
       chunks.push(chunk);
