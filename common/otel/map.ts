@@ -2,6 +2,7 @@
 // each agent's names (agents.ts). Identity attributes (`user.email`, `user.account_uuid`, `organization.id`…)
 // are never read: the server takes identity from the collector's key. Of a log event only the attributes
 // named in agents.ts are read, so prompt text and tool arguments never reach a fact.
+import { createHash } from 'node:crypto';
 import type { Agent } from '../agents.ts';
 import { type AgentName, describeZodError, type EditDecision, MAX_DECISIONS, MAX_TOKENS, WireRecord } from '../wire.ts';
 import { type DecisionSignal, OTEL_AGENTS, type OtelAgent, otelAgentOf, sameSignal, type UsageSignal } from './agents.ts';
@@ -61,10 +62,15 @@ const MAX_TEXT = 256;
 const EARLIEST = 946_684_800_000;
 const LATEST = 4_102_444_800_000;
 
+const sortedEntries = (attributes: Attributes) => Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : 1));
+
 /**
  * Running totals of cumulative counters, so each data point counts what is new since the one before it
- * (an agent exporting cumulative sums repeats the whole total every interval). Keyed by the series (agent,
- * metric, point attributes) and its start time: a new start is a new process, counted from zero.
+ * (an agent exporting cumulative sums repeats the whole total every interval). A series is the agent, the
+ * metric, the resource's and the point's attributes and the start time: two processes of an agent that
+ * export the same attributes (Claude Code without its session id on metrics) are two series, told apart by
+ * their start, and a new start (a restarted process) is a new series counted from zero. Keys are digests,
+ * so the saved totals hold no attribute values.
  */
 export class CumulativeTotals {
   private readonly last = new Map<string, { startMs: number; value: number }>();
@@ -80,14 +86,20 @@ export class CumulativeTotals {
   /** The part of `point` not counted before. */
   delta(agent: Agent, point: MetricPoint): number {
     if (!point.cumulative) return point.value;
-    const key = `${agent}\0${point.name}\0${JSON.stringify(Object.entries(point.attributes).sort(([a], [b]) => (a < b ? -1 : 1)))}`;
-    const before = this.last.get(key);
+    const series = JSON.stringify([agent, point.name, sortedEntries(point.resource), sortedEntries(point.attributes), point.startMs]);
+    const key = createHash('sha256').update(series).digest('base64url');
+    // Totals saved before series had their start and resource in the key: the same start is the same series.
+    const legacyKey = `${agent}\0${point.name}\0${JSON.stringify(sortedEntries(point.attributes))}`;
+    const legacy = this.last.get(legacyKey);
+    const before = this.last.get(key) ?? (legacy?.startMs === point.startMs ? legacy : undefined);
     this.last.delete(key);
+    if (before === legacy) this.last.delete(legacyKey);
     // The oldest series goes first when full: a series not seen for that long is over.
     if (this.last.size >= this.max) this.last.delete(this.last.keys().next().value!);
     this.last.set(key, { startMs: point.startMs, value: point.value });
     this.changed = true;
-    if (!before || before.startMs !== point.startMs || point.value < before.value) return point.value;
+    // A total lower than the last one: the counter was reset without a new start; it counts from zero.
+    if (!before || point.value < before.value) return point.value;
     return point.value - before.value;
   }
 

@@ -224,6 +224,24 @@ describe('mapSignals', () => {
         f.kind === 'decision' ? f.count : 0,
       ),
     ).toEqual([3]);
+    // Two processes' interleaved totals (the same attributes, their own start times) are two series.
+    const first = reading(4, '1763631000000000000');
+    const second = reading(2, '1763632000000000000');
+    expect([...counts(first), ...counts(second), ...counts(reading(6, '1763631000000000000')), ...counts(second)]).toEqual([4, 2, 2]);
+    // The saved totals hold digests, not attribute values.
+    expect(JSON.stringify(totals.entries())).not.toMatch(/sess-1|Edit|claude_code/);
+  });
+
+  it('reads totals saved under the former key (no start or resource in it) for the same start', () => {
+    const legacy = new CumulativeTotals([
+      [
+        'claude\0claude_code.code_edit_tool.decision\0[["decision","accept"],["session.id","sess-1"],["source","user_temporary"],["tool_name","Edit"]]',
+        { startMs: 1_763_630_000_000, value: 5 },
+      ],
+    ]);
+    const { signals } = decodeOtlp('metrics', 'json', json(claudeMetrics([{ decision: 'accept', tool: 'Edit', value: 7 }], 2)));
+    expect(mapSignals(signals, legacy, NOW).facts.get('claude')).toEqual([expect.objectContaining({ count: 2 })]);
+    expect(legacy.entries()).toHaveLength(1);
   });
 
   const logs = (service: string, records: { name: string; attributes: Kv[] }[]) =>
