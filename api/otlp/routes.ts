@@ -160,19 +160,25 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     const records: WireRecord[] = [...mapped.facts].flatMap(([agent, facts]) =>
       facts.map((fact, i) => factRecord(fact, agent, `otlp.${signal}.${digest}.${agent}.${i}`)),
     );
-    if (records.length > MAX_BATCH_RECORDS) throw tooLarge(`a request maps to at most ${MAX_BATCH_RECORDS} records; this one to more`);
     const unmapped = [...mapped.unmapped.values(), ...decoded.unreadable.values()].reduce((a, b) => a + b, 0);
     // The mapping refused what the wire format cannot hold (common/otel/map.ts); the store may still refuse a
     // record (an id another user sent).
     const reasons = mapped.refused.length ? [refusalMessage(mapped.refused)] : [];
     let storeRefused = 0;
-    if (records.length) {
-      const batch = await decodeItems(records, MAX_BATCH_RECORDS);
-      deps.gate.charge(principal, batch.received, storedBytes(batch));
-      const result = await deps.ingest.store(principal.orgId, principal.userId, batch);
-      storeRefused = batch.rejected.length + result.refused.length;
-      if (storeRefused) reasons.push(`${storeRefused} refused by the store: ${[...batch.rejected, ...result.refused][0]!.reason}`);
-      deps.onStored?.(principal, request);
+    try {
+      if (records.length > MAX_BATCH_RECORDS) throw tooLarge(`a request maps to at most ${MAX_BATCH_RECORDS} records; this one to more`);
+      if (records.length) {
+        const batch = await decodeItems(records, MAX_BATCH_RECORDS);
+        deps.gate.charge(principal, batch.received, storedBytes(batch));
+        const result = await deps.ingest.store(principal.orgId, principal.userId, batch);
+        storeRefused = batch.rejected.length + result.refused.length;
+        if (storeRefused) reasons.push(`${storeRefused} refused by the store: ${[...batch.rejected, ...result.refused][0]!.reason}`);
+        deps.onStored?.(principal, request);
+      }
+    } catch (error) {
+      // Not stored, so not counted: the agent's next export of these running totals counts them.
+      userTotals.restore(mapped.undo);
+      throw error;
     }
     await saveTotals(principal, userTotals);
     const rejected = mapped.refused.length + storeRefused;

@@ -209,13 +209,19 @@ export class OtlpReceiver {
     const mapped = mapSignals(decoded.signals, this.totals, now);
     const request = createHash('sha256').update(signal).update('\0').update(body).digest('hex').slice(0, 32);
     for (const [name, n] of decoded.unreadable) mapped.unmapped.set(name, (mapped.unmapped.get(name) ?? 0) + n);
-    // Named by the request and position, so an exporter's retry of the same bytes rewrites the same files.
-    for (const [i, r] of mapped.refused.entries())
-      quarantineRecord(this.options.dirs, `otel.${request}.${i}`, { agent: r.agent, ...r.fact }, r.reason);
     let facts = 0;
-    for (const [agent, list] of mapped.facts) {
-      spoolFacts(this.options.dirs, agent, list, now, request);
-      facts += list.length;
+    try {
+      // Named by the request and position, so an exporter's retry of the same bytes rewrites the same files.
+      for (const [i, r] of mapped.refused.entries())
+        quarantineRecord(this.options.dirs, `otel.${request}.${i}`, { agent: r.agent, ...r.fact }, r.reason);
+      for (const [agent, list] of mapped.facts) {
+        spoolFacts(this.options.dirs, agent, list, now, request);
+        facts += list.length;
+      }
+    } catch (error) {
+      // Not kept, so not counted: the agent's next export of these running totals counts them.
+      this.totals.restore(mapped.undo);
+      throw error;
     }
     // The cumulative totals these facts were counted from are saved before the answer, not with the status
     // a second later: a receiver killed in between would count the next export from the older totals, and

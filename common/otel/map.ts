@@ -52,6 +52,8 @@ export interface MapResult {
   refused: RefusedFact[];
   /** Signals of no agent we know, or of a name we do not map, by name ("span" for every span). */
   unmapped: Map<string, number>;
+  /** What the request's cumulative points changed in the totals: `totals.restore(undo)` if its facts are not kept. */
+  undo: TotalsUndo[];
   /** Signals known and left on purpose (agents.ts `ignored`, or a decision of a tool that proposes no edit). */
   ignored: Map<string, number>;
 }
@@ -61,6 +63,15 @@ export const UNKNOWN_SESSION = 'unknown';
 const MAX_TEXT = 256;
 const EARLIEST = 946_684_800_000;
 const LATEST = 4_102_444_800_000;
+
+/** What one reading changed in the running totals (CumulativeTotals.restore puts it back). */
+export interface TotalsUndo {
+  key: string;
+  previous: { startMs: number; value: number } | undefined;
+  set: { startMs: number; value: number };
+  legacyKey?: string;
+  legacy?: { startMs: number; value: number };
+}
 
 const sortedEntries = (attributes: Attributes) => Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : 1));
 
@@ -83,8 +94,11 @@ export class CumulativeTotals {
     for (const [key, value] of entries) this.last.set(key, value);
   }
 
-  /** The part of `point` not counted before. */
-  delta(agent: Agent, point: MetricPoint): number {
+  /**
+   * The part of `point` not counted before. With `undo`, records what it changed so that `restore` can put
+   * it back when the facts are not kept (a request that failed): the next export then counts them.
+   */
+  delta(agent: Agent, point: MetricPoint, undo?: TotalsUndo[]): number {
     if (!point.cumulative) return point.value;
     const series = JSON.stringify([agent, point.name, sortedEntries(point.resource), sortedEntries(point.attributes), point.startMs]);
     const key = createHash('sha256').update(series).digest('base64url');
@@ -92,15 +106,32 @@ export class CumulativeTotals {
     const legacyKey = `${agent}\0${point.name}\0${JSON.stringify(sortedEntries(point.attributes))}`;
     const legacy = this.last.get(legacyKey);
     const before = this.last.get(key) ?? (legacy?.startMs === point.startMs ? legacy : undefined);
+    const previous = this.last.get(key);
     this.last.delete(key);
     if (before === legacy) this.last.delete(legacyKey);
     // The oldest series goes first when full: a series not seen for that long is over.
     if (this.last.size >= this.max) this.last.delete(this.last.keys().next().value!);
-    this.last.set(key, { startMs: point.startMs, value: point.value });
+    const set = { startMs: point.startMs, value: point.value };
+    this.last.set(key, set);
     this.changed = true;
+    undo?.push({ key, previous, set, ...(legacy && before === legacy ? { legacyKey, legacy } : {}) });
     // A total lower than the last one: the counter was reset without a new start; it counts from zero.
     if (!before || point.value < before.value) return point.value;
     return point.value - before.value;
+  }
+
+  /**
+   * Undoes what `delta` recorded, latest first. A series another request moved on since is left as it is:
+   * that request counted from this one's value, and putting the older one back would count it twice.
+   */
+  restore(undo: readonly TotalsUndo[]): void {
+    for (const u of [...undo].reverse()) {
+      if (this.last.get(u.key) !== u.set) continue;
+      if (u.previous) this.last.set(u.key, u.previous);
+      else this.last.delete(u.key);
+      if (u.legacyKey && u.legacy) this.last.set(u.legacyKey, u.legacy);
+      this.changed = true;
+    }
   }
 
   entries(): [string, { startMs: number; value: number }][] {
@@ -212,7 +243,7 @@ function usageFact(
 
 /** Maps one request's signals. `now` dates a signal without a usable time. */
 export function mapSignals(signals: readonly Signal[], totals: CumulativeTotals, now: number): MapResult {
-  const result: MapResult = { facts: new Map(), refused: [], unmapped: new Map(), ignored: new Map() };
+  const result: MapResult = { facts: new Map(), refused: [], undo: [], unmapped: new Map(), ignored: new Map() };
   // Every fact passes the server's own check here, so the receiver can tell the exporter what it refuses
   // (OTLP's partial success) rather than answer 200 and have the collector quarantine it later.
   const keep = (agent: Agent, fact: OtelFact | Omit<RefusedFact, 'agent'>, name: string) => {
@@ -253,7 +284,7 @@ export function mapSignals(signals: readonly Signal[], totals: CumulativeTotals,
     const same = (full: string) => (signal.kind === 'log' ? sameSignal(signal.name, full, agent.prefix) : signal.name === full);
     const decision = agent.decisions.find((d) => d.kind === signal.kind && same(d.name));
     if (decision) {
-      const count = signal.kind === 'metric' ? totals.delta(agentName, signal) : 1;
+      const count = signal.kind === 'metric' ? totals.delta(agentName, signal, result.undo) : 1;
       if (count === 0) continue;
       const fact = decisionFact(decision, signal, agent, count, now);
       if (typeof fact === 'string') add(result.ignored, fact);

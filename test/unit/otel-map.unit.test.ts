@@ -232,6 +232,21 @@ describe('mapSignals', () => {
     expect(JSON.stringify(totals.entries())).not.toMatch(/sess-1|Edit|claude_code/);
   });
 
+  it("puts back a failed request's readings, unless another request moved the series on since", () => {
+    const reading = (value: number) =>
+      decodeOtlp('metrics', 'json', json(claudeMetrics([{ decision: 'accept', tool: 'Edit', value }], 2))).signals;
+    const totals = new CumulativeTotals();
+    const count = (value: number) => mapSignals(reading(value), totals, NOW);
+    count(5);
+    const failed = count(7);
+    totals.restore(failed.undo);
+    expect(count(7).facts.get('claude')).toEqual([expect.objectContaining({ count: 2 })]);
+    const slow = count(9);
+    count(10);
+    totals.restore(slow.undo);
+    expect(count(12).facts.get('claude')).toEqual([expect.objectContaining({ count: 2 })]);
+  });
+
   it('reads totals saved under the former key (no start or resource in it) for the same start', () => {
     const legacy = new CumulativeTotals([
       [
