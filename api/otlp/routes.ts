@@ -55,7 +55,7 @@ const TOTALS_SQL = {
   load: 'SELECT totals FROM otlp_cumulative WHERE org_id = $org AND user_id = $user',
   save: 'INSERT OR REPLACE INTO otlp_cumulative (org_id, user_id, totals) VALUES ($org, $user, $totals)',
 } as const;
-const SavedTotals = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number() })]));
+const SavedTotals = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number(), timeMs: z.number().optional() })]));
 
 export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
   // A user's totals in memory, read from the database at their first request after a start.

@@ -44,7 +44,7 @@ export function parseListen(value: string): { host: string; port: number } {
 /** What the receiver has seen since it started: in its status file and `agentmeter collect status`. */
 const totalsPath = (agentmeterHome: string) => join(agentmeterHome, 'collector', 'otlp-cumulative.json');
 
-const CumulativeFile = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number() })]));
+const CumulativeFile = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number(), timeMs: z.number().optional() })]));
 
 function loadTotals(agentmeterHome: string): CumulativeTotals {
   try {

@@ -64,13 +64,20 @@ const MAX_TEXT = 256;
 const EARLIEST = 946_684_800_000;
 const LATEST = 4_102_444_800_000;
 
+/** A series' last reading: its start, its running total and when it was read (absent in older saved totals). */
+export interface Reading {
+  startMs: number;
+  value: number;
+  timeMs?: number;
+}
+
 /** What one reading changed in the running totals (CumulativeTotals.restore puts it back). */
 export interface TotalsUndo {
   key: string;
-  previous: { startMs: number; value: number } | undefined;
-  set: { startMs: number; value: number };
+  previous: Reading | undefined;
+  set: Reading;
   legacyKey?: string;
-  legacy?: { startMs: number; value: number };
+  legacy?: Reading;
 }
 
 const sortedEntries = (attributes: Attributes) => Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : 1));
@@ -84,11 +91,11 @@ const sortedEntries = (attributes: Attributes) => Object.entries(attributes).sor
  * so the saved totals hold no attribute values.
  */
 export class CumulativeTotals {
-  private readonly last = new Map<string, { startMs: number; value: number }>();
+  private readonly last = new Map<string, Reading>();
   changed = false;
 
   constructor(
-    entries: [string, { startMs: number; value: number }][] = [],
+    entries: [string, Reading][] = [],
     private readonly max = 50_000,
   ) {
     for (const [key, value] of entries) this.last.set(key, value);
@@ -106,16 +113,19 @@ export class CumulativeTotals {
     const legacyKey = `${agent}\0${point.name}\0${JSON.stringify(sortedEntries(point.attributes))}`;
     const legacy = this.last.get(legacyKey);
     const before = this.last.get(key) ?? (legacy?.startMs === point.startMs ? legacy : undefined);
+    // A reading older than the last one (an export delivered late, after a later one) adds nothing: read as
+    // a total that went down, it would count again what the later reading already counted.
+    if (before?.timeMs && point.timeMs && point.timeMs < before.timeMs) return 0;
     const previous = this.last.get(key);
     this.last.delete(key);
     if (before === legacy) this.last.delete(legacyKey);
     // The oldest series goes first when full: a series not seen for that long is over.
     if (this.last.size >= this.max) this.last.delete(this.last.keys().next().value!);
-    const set = { startMs: point.startMs, value: point.value };
+    const set: Reading = { startMs: point.startMs, value: point.value, ...(point.timeMs ? { timeMs: point.timeMs } : {}) };
     this.last.set(key, set);
     this.changed = true;
     undo?.push({ key, previous, set, ...(legacy && before === legacy ? { legacyKey, legacy } : {}) });
-    // A total lower than the last one: the counter was reset without a new start; it counts from zero.
+    // A total lower than an earlier one: the counter was reset without a new start; it counts from zero.
     if (!before || point.value < before.value) return point.value;
     return point.value - before.value;
   }
@@ -134,7 +144,7 @@ export class CumulativeTotals {
     }
   }
 
-  entries(): [string, { startMs: number; value: number }][] {
+  entries(): [string, Reading][] {
     return [...this.last.entries()];
   }
 }

@@ -11,6 +11,7 @@ import { OtlpReceiver } from '../../collector/otel/receiver.ts';
 import { otelWireRecords } from '../../collector/otel/spooled.ts';
 import { ensureSpool, readEntry, type SpoolDirs, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
+import { claudeAcceptedEdits } from '../helpers/otlp.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const log = createLogger({ name: 'test-otel-writers', level: 'silent' });
@@ -69,5 +70,28 @@ describe('two processes exporting the same cumulative counter', () => {
     await a.shutdown();
     await b.shutdown();
     expect(spooledCount()).toBe(10);
+  });
+});
+
+describe('a cumulative total that arrives after a later one', () => {
+  /** Claude Code's cumulative accepted Edit decisions of one process, read at second `at`. */
+  const reading = (total: number, at: number) =>
+    JSON.stringify(
+      claudeAcceptedEdits(total, { cumulative: true, timeNanos: String(1_795_000_000_000_000_000n + BigInt(at) * 1_000_000_000n) }),
+    );
+  const post = (body: string) => fetch(`${base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+  it('is an old reading, not a reset: 5 at 0 s, 7 at 60 s, then the delayed 6 at 30 s count 7', async () => {
+    const before = spooledCount();
+    for (const [total, at] of [
+      [5, 0],
+      [7, 60],
+      [6, 30],
+    ] as const)
+      expect((await post(reading(total, at))).status).toBe(200);
+    expect(spooledCount() - before).toBe(7);
+    // A real reset (a lower total read later, the same start) still counts from zero: 2 more at 90 s.
+    expect((await post(reading(2, 90))).status).toBe(200);
+    expect(spooledCount() - before).toBe(9);
   });
 });
