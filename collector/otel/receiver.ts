@@ -15,7 +15,15 @@ import { z } from 'zod';
 import { UserError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import { CumulativeTotals, mapSignals, refusalMessage } from '../../common/otel/map.ts';
-import { decodeOtlp, encodingOf, exportResponse, OTLP_SIGNALS, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
+import {
+  decodeOtlp,
+  encodingOf,
+  exportResponse,
+  OTLP_SIGNALS,
+  OtlpDecodeError,
+  type OtlpSignal,
+  statusProtobuf,
+} from '../../common/otel/otlp.ts';
 import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
 import { quarantineRecord, type SpoolDirs } from '../spool.ts';
 import { spoolFacts } from './spooled.ts';
@@ -144,7 +152,10 @@ export class OtlpReceiver {
     const server = createServer((request, response) => {
       this.serve(request, response).catch((error: unknown) => {
         this.options.log.error({ error: String(error) }, 'OTLP request failed');
-        if (!response.headersSent) this.answer(response, 500, 'application/json', JSON.stringify({ message: 'internal error' }));
+        if (response.headersSent) return;
+        if (encodingOf(request.headers['content-type']) === 'protobuf')
+          this.answer(response, 500, 'application/x-protobuf', statusProtobuf(500, 'internal error'));
+        else this.answer(response, 500, 'application/json', JSON.stringify({ code: 500, message: 'internal error' }));
       });
     });
     this.server = server;
@@ -190,8 +201,10 @@ export class OtlpReceiver {
       if (!problem) throw error;
       this.status.refused++;
       this.options.log.warn({ path, status: problem.status, reason: problem.message }, 'OTLP request refused');
-      // A google.rpc.Status-like body, as OTLP/HTTP answers a failure.
-      this.answer(response, problem.status, 'application/json', JSON.stringify({ code: problem.status, message: problem.message }));
+      // A google.rpc.Status, in the request's encoding as OTLP/HTTP says (JSON when it has none we know).
+      if (encoding === 'protobuf')
+        this.answer(response, problem.status, 'application/x-protobuf', statusProtobuf(problem.status, problem.message));
+      else this.answer(response, problem.status, 'application/json', JSON.stringify({ code: problem.status, message: problem.message }));
     }
   }
 

@@ -166,6 +166,27 @@ export function exportResponse(
   return { type: 'application/x-protobuf', body: Buffer.from(type.encode(json).finish()), json };
 }
 
+/** Pure: an unsigned varint, as protobuf writes one. */
+function varint(n: number): number[] {
+  const bytes: number[] = [];
+  let rest = n >>> 0;
+  while (rest > 0x7f) {
+    bytes.push((rest & 0x7f) | 0x80);
+    rest >>>= 7;
+  }
+  bytes.push(rest);
+  return bytes;
+}
+
+/**
+ * Pure: a google.rpc.Status (code = 1, message = 2) in protobuf, the body OTLP/HTTP gives a failed protobuf
+ * request (its JSON twin is `{code, message}`). Written by hand: the OTLP types carry no google.rpc.
+ */
+export function statusProtobuf(code: number, message: string): Buffer {
+  const text = Buffer.from(message, 'utf8');
+  return Buffer.concat([Buffer.from([0x08, ...varint(code), 0x12, ...varint(text.length)]), text]);
+}
+
 export class OtlpDecodeError extends Error {}
 
 /**

@@ -1,11 +1,41 @@
-// The collector's OTLP receiver refuses what is too large with the documented answer, whatever the client
-// does: a 413 with its JSON reason, never a connection reset (which an exporter takes for a network error
-// and sends the same body again). A body sent without Content-Length (chunked) is the case that reset.
+// The collector's OTLP receiver refuses what is too large or not OTLP with the answer OTLP/HTTP documents,
+// whatever the client does: a 4xx whose body is a google.rpc.Status in the request's own encoding (protobuf
+// for a protobuf request), never a connection reset (which an exporter takes for a network error and sends
+// the same body again). A body sent without Content-Length (chunked) is the case that reset.
+import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OtlpReceiver } from '../../collector/otel/receiver.ts';
 import { ensureSpool, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
 import { tempDir } from '../helpers/tmp.ts';
+
+interface ProtoReader {
+  pos: number;
+  len: number;
+  uint32(): number;
+  int32(): number;
+  string(): string;
+  skipType(wireType: number): void;
+}
+const require = createRequire(import.meta.url);
+/** protobufjs's reader, as the OTLP types the SDK ships load it: an independent decoder of the Status. */
+const { Reader } = createRequire(require.resolve('@opentelemetry/otlp-transformer/build/src/generated/root.js'))('protobufjs/minimal') as {
+  Reader: { create(bytes: Uint8Array): ProtoReader };
+};
+
+/** google.rpc.Status (code = 1, message = 2) from protobuf bytes. */
+function decodeStatus(bytes: Uint8Array): { code?: number; message?: string } {
+  const reader = Reader.create(bytes);
+  const status: { code?: number; message?: string } = {};
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    if (tag === 0x08) status.code = reader.int32();
+    else if (tag === 0x12) status.message = reader.string();
+    else reader.skipType(tag & 7);
+  }
+  return status;
+}
 
 const log = createLogger({ name: 'test-otel-limits', level: 'silent' });
 let receiver: OtlpReceiver;
@@ -42,9 +72,35 @@ describe('a body over 4 MiB', () => {
       duplex: 'half',
     } as RequestInit);
     expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ code: 413, message: 'body over 4194304 bytes' });
+    expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toEqual({ code: 413, message: 'body over 4194304 bytes' });
     const next = await fetch(`${base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(next.status).toBe(200);
     expect(receiver.snapshot()).toMatchObject({ refused: 1, requests: 1 });
+  });
+});
+
+describe('a refused protobuf request', () => {
+  const post = (body: Uint8Array, headers: Record<string, string> = {}) =>
+    fetch(`${base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', ...headers }, body });
+
+  it('is answered with a protobuf Status: not OTLP (400), a gzip bomb (413)', async () => {
+    const bad = await post(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3]));
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toBe('application/x-protobuf');
+    expect(decodeStatus(new Uint8Array(await bad.arrayBuffer()))).toEqual({
+      code: 400,
+      message: expect.stringMatching(/^not an OTLP logs protobuf message/),
+    });
+    const bomb = await post(gzipSync(Buffer.alloc(64 * 1024 * 1024)), { 'content-encoding': 'gzip' });
+    expect(bomb.status).toBe(413);
+    expect(bomb.headers.get('content-type')).toBe('application/x-protobuf');
+    expect(decodeStatus(new Uint8Array(await bomb.arrayBuffer()))).toEqual({ code: 413, message: 'body over 16777216 bytes unzipped' });
+  });
+
+  it('in JSON is answered in JSON', async () => {
+    const res = await fetch(`${base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(await res.json()).toEqual({ code: 400, message: expect.stringMatching(/^not an OTLP logs request/) });
   });
 });
