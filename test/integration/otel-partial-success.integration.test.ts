@@ -11,9 +11,11 @@ import { DiagLogLevel, diag } from '@opentelemetry/api';
 import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OtlpReceiver } from '../../collector/otel/receiver.ts';
 import { otelWireRecords } from '../../collector/otel/spooled.ts';
@@ -272,6 +274,36 @@ describe("the server's /v1 routes answer partial_success the same way", () => {
     const answer = metricsService['ExportMetricsServiceResponse']!;
     const decoded = answer.toObject(answer.decode(new Uint8Array(await res.arrayBuffer())), { longs: Number });
     expect(decoded).toEqual({ partialSuccess: { rejectedDataPoints: 1, errorMessage: expect.stringMatching(/2500000/) } });
+  });
+
+  it("spans through the SDK's JSON trace exporter: Copilot CLI's chat span of 1e12 tokens is a rejected span", async () => {
+    const provider = new TracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'github-copilot' }),
+      spanProcessors: [new SimpleSpanProcessor({ exporter: new JsonTraceExporter({ url: `${url}/v1/traces`, headers: bearer(key) }) })],
+    });
+    const tracer = provider.getTracer('github.copilot');
+    for (const [id, input] of [
+      ['chatcmpl-good', 1200],
+      ['chatcmpl-huge', 1e12],
+    ] as const)
+      tracer
+        .startSpan('chat gpt-4.1', {
+          attributes: {
+            'gen_ai.operation.name': 'chat',
+            'gen_ai.response.model': 'gpt-4.1',
+            'gen_ai.response.id': id,
+            'gen_ai.usage.input_tokens': input,
+            'gen_ai.usage.output_tokens': 30,
+          },
+        })
+        .end();
+    await provider.forceFlush();
+    await provider.shutdown();
+    const partial = partialWarnings();
+    expect(partial).toHaveLength(1);
+    expect(partial[0]).toMatch(/"rejectedSpans":"?1"?.*gen_ai\.usage\.input_tokens 1000000000000/);
+    const stored = await server.db.all<{ id: string }>("SELECT id FROM usage WHERE id LIKE 'otel:copilot:%'");
+    expect(stored.map((r) => r.id)).toEqual(['otel:copilot:chatcmpl-good']);
   });
 
   it('a raw JSON request: a JSON partialSuccess', async () => {
