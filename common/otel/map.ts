@@ -112,19 +112,20 @@ export class CumulativeTotals {
     // Totals saved before series had their start and resource in the key: the same start is the same series.
     const legacyKey = `${agent}\0${point.name}\0${JSON.stringify(sortedEntries(point.attributes))}`;
     const legacy = this.last.get(legacyKey);
-    const before = this.last.get(key) ?? (legacy?.startMs === point.startMs ? legacy : undefined);
+    const current = this.last.get(key);
+    const fromLegacy = !current && legacy?.startMs === point.startMs ? legacy : undefined;
+    const before = current ?? fromLegacy;
     // A reading older than the last one (an export delivered late, after a later one) adds nothing: read as
     // a total that went down, it would count again what the later reading already counted.
     if (before?.timeMs && point.timeMs && point.timeMs < before.timeMs) return 0;
-    const previous = this.last.get(key);
     this.last.delete(key);
-    if (before === legacy) this.last.delete(legacyKey);
+    if (fromLegacy) this.last.delete(legacyKey);
     // The oldest series goes first when full: a series not seen for that long is over.
     if (this.last.size >= this.max) this.last.delete(this.last.keys().next().value!);
     const set: Reading = { startMs: point.startMs, value: point.value, ...(point.timeMs ? { timeMs: point.timeMs } : {}) };
     this.last.set(key, set);
     this.changed = true;
-    undo?.push({ key, previous, set, ...(legacy && before === legacy ? { legacyKey, legacy } : {}) });
+    undo?.push({ key, previous: current, set, ...(fromLegacy ? { legacyKey, legacy: fromLegacy } : {}) });
     // A total lower than an earlier one: the counter was reset without a new start; it counts from zero.
     if (!before || point.value < before.value) return point.value;
     return point.value - before.value;
