@@ -2,11 +2,14 @@
 // whatever the client does: a 4xx whose body is a google.rpc.Status in the request's own encoding (protobuf
 // for a protobuf request), never a connection reset (which an exporter takes for a network error and sends
 // the same body again). A body sent without Content-Length (chunked) is the case that reset.
+
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OtlpReceiver } from '../../collector/otel/receiver.ts';
-import { ensureSpool, spoolDirs } from '../../collector/spool.ts';
+import { otelWireRecords } from '../../collector/otel/spooled.ts';
+import { ensureSpool, readEntry, type SpoolDirs, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -38,11 +41,12 @@ function decodeStatus(bytes: Uint8Array): { code?: number; message?: string } {
 }
 
 const log = createLogger({ name: 'test-otel-limits', level: 'silent' });
+let dirs: SpoolDirs;
 let receiver: OtlpReceiver;
 let base: string;
 
 beforeAll(async () => {
-  const dirs = spoolDirs(tempDir());
+  dirs = spoolDirs(tempDir());
   ensureSpool(dirs);
   receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log });
   base = `http://127.0.0.1:${await receiver.start()}`;
@@ -102,5 +106,55 @@ describe('a refused protobuf request', () => {
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(await res.json()).toEqual({ code: 400, message: expect.stringMatching(/^not an OTLP logs request/) });
+  });
+});
+
+describe('a request of many facts with long names', () => {
+  it('is spooled whole in files the collector reads, not a 500 for a file over the spool cap', async () => {
+    // 2 000 delta points of Claude Code's decision counter, each naming a session, tool and language of the
+    // longest lengths kept (256, 256, 128 characters): about 1.5 MB of facts, over one spool file's 1 MiB.
+    const long = (c: string, n: number, i: number) => `${i}`.padStart(6, '0') + c.repeat(n - 6);
+    const attribute = (key: string, value: string) => ({ key, value: { stringValue: value } });
+    const body = JSON.stringify({
+      resourceMetrics: [
+        {
+          resource: { attributes: [attribute('service.name', 'claude-code')] },
+          scopeMetrics: [
+            {
+              metrics: [
+                {
+                  name: 'claude_code.code_edit_tool.decision',
+                  sum: {
+                    aggregationTemporality: 1,
+                    isMonotonic: true,
+                    dataPoints: Array.from({ length: 2000 }, (_, i) => ({
+                      asInt: '1',
+                      timeUnixNano: '1795000000000000000',
+                      attributes: [
+                        attribute('session.id', long('s', 256, i)),
+                        attribute('decision', 'accept'),
+                        attribute('tool_name', long('t', 256, i)),
+                        attribute('language', long('l', 128, i)),
+                      ],
+                    })),
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const res = await fetch(`${base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(res.status, await res.text()).toBe(200);
+    const decisions = readdirSync(dirs.new).flatMap((name) => {
+      const entry = readEntry(dirs, name);
+      if (entry.kind !== 'ok') throw new Error(`spool file ${name}: ${entry.kind}`);
+      const records = otelWireRecords(entry.value, 'machine-1');
+      if (records.kind !== 'ok') throw new Error(records.reason);
+      return records.value;
+    });
+    expect(decisions).toHaveLength(2000);
+    expect(new Set(decisions.map((d) => d.id)).size).toBe(2000);
   });
 });
