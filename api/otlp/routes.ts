@@ -5,6 +5,8 @@
 // collectorKey). A decision's id is the request's digest and its position, so an exporter's retry of the
 // same request counts once. A request passes the same gate as an ingest request (api/ingest/gate.ts): its
 // user's quota (charged with the records it maps to), the requests in progress, the body's arrival rate.
+// What it cannot store (a token count of 1e12, a negative count, an id another user sent) is answered as
+// OTLP's partial success, in the request's encoding: how many data points, log records or spans, and why.
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
@@ -12,8 +14,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest, HttpError } from '../../common/errors.ts';
-import { CumulativeTotals, factRecord, mapSignals } from '../../common/otel/map.ts';
-import { decodeOtlp, encodingOf, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
+import { CumulativeTotals, factRecord, mapSignals, refusalMessage } from '../../common/otel/map.ts';
+import { decodeOtlp, encodingOf, exportResponse, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
 import { MAX_BATCH_RECORDS, type WireRecord } from '../../common/wire.ts';
 import type { Principal } from '../auth/principal.ts';
 import { decodeItems, storedBytes } from '../ingest/decode.ts';
@@ -53,7 +55,7 @@ const TOTALS_SQL = {
   load: 'SELECT totals FROM otlp_cumulative WHERE org_id = $org AND user_id = $user',
   save: 'INSERT OR REPLACE INTO otlp_cumulative (org_id, user_id, totals) VALUES ($org, $user, $totals)',
 } as const;
-const SavedTotals = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number() })]));
+const SavedTotals = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number(), timeMs: z.number().optional() })]));
 
 export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
   // A user's totals in memory, read from the database at their first request after a start.
@@ -100,7 +102,7 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
           tag: 'OpenTelemetry',
           summary: `Take an agent's OpenTelemetry ${signal} (OTLP/HTTP, protobuf or JSON)`,
           description:
-            "For agents that run where no collector is (docs/metrics.md §11): edit decisions and, for sessions whose agent keeps no usage files, token usage are stored for the key's user; every other signal is counted and dropped, and identity attributes in the request are never read. At most 4 MiB as sent and 16 MiB unzipped (413). The records a request maps to count against its user's ingest quota, and the requests in progress are limited as on ingest (429 or 503 with Retry-After; 408 for a body too slow: docs/ingest-limits.md). A protobuf request is answered with an empty protobuf ExportServiceResponse.",
+            "For agents that run where no collector is (docs/metrics.md §11): edit decisions and, for sessions whose agent keeps no usage files, token usage are stored for the key's user; every other signal is counted and dropped, and identity attributes in the request are never read. At most 4 MiB as sent and 16 MiB unzipped (413). The records a request maps to count against its user's ingest quota, and the requests in progress are limited as on ingest (429 or 503 with Retry-After; 408 for a body too slow: docs/ingest-limits.md). The answer is an Export*ServiceResponse in the request's encoding: empty when all was taken; its partial success (how many data points, log records or spans were refused, and why) when a fact cannot be stored, such as a token count over 10,000,000,000 or a negative count.",
           access: { kind: 'user', collectorKey: true },
           bodyContent: { 'application/x-protobuf': { schema: ProtobufBody }, 'application/json': { schema: JsonBody } },
           headers: [ContentEncodingHeader],
@@ -117,12 +119,9 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
           if (!encoding) throw new HttpError(415, 'Content-Type must be application/x-protobuf or application/json');
           const bytes = await inflate(body);
           const answer = await store(signal, encoding, bytes, principal, request);
-          if (encoding === 'protobuf') {
-            // An empty Export*ServiceResponse (full success; OTLP/HTTP's partial success is not sent in protobuf).
-            reply.header('content-type', 'application/x-protobuf').send(Buffer.alloc(0));
-            return reply;
-          }
-          return answer;
+          if (encoding === 'json') return answer.json;
+          reply.header('content-type', answer.type).send(answer.body);
+          return reply;
         },
       );
   });
@@ -146,7 +145,7 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     bytes: Buffer,
     principal: Principal,
     request: FastifyRequest,
-  ): Promise<OtlpJsonAnswer> {
+  ): Promise<ReturnType<typeof exportResponse>> {
     let decoded: ReturnType<typeof decodeOtlp>;
     try {
       decoded = decodeOtlp(signal, encoding, bytes);
@@ -161,24 +160,33 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     const records: WireRecord[] = [...mapped.facts].flatMap(([agent, facts]) =>
       facts.map((fact, i) => factRecord(fact, agent, `otlp.${signal}.${digest}.${agent}.${i}`)),
     );
-    if (records.length > MAX_BATCH_RECORDS) throw tooLarge(`a request maps to at most ${MAX_BATCH_RECORDS} records; this one to more`);
     const unmapped = [...mapped.unmapped.values(), ...decoded.unreadable.values()].reduce((a, b) => a + b, 0);
-    let rejected = 0;
-    if (records.length) {
-      const batch = await decodeItems(records, MAX_BATCH_RECORDS);
-      deps.gate.charge(principal, batch.received, storedBytes(batch));
-      const result = await deps.ingest.store(principal.orgId, principal.userId, batch);
-      rejected = batch.rejected.length + result.refused.length;
-      deps.onStored?.(principal, request);
+    // The mapping refused what the wire format cannot hold (common/otel/map.ts); the store may still refuse a
+    // record (an id another user sent).
+    const reasons = mapped.refused.length ? [refusalMessage(mapped.refused)] : [];
+    let storeRefused = 0;
+    try {
+      if (records.length > MAX_BATCH_RECORDS) throw tooLarge(`a request maps to at most ${MAX_BATCH_RECORDS} records; this one to more`);
+      if (records.length) {
+        const batch = await decodeItems(records, MAX_BATCH_RECORDS);
+        deps.gate.charge(principal, batch.received, storedBytes(batch));
+        const result = await deps.ingest.store(principal.orgId, principal.userId, batch);
+        storeRefused = batch.rejected.length + result.refused.length;
+        if (storeRefused) reasons.push(`${storeRefused} refused by the store: ${[...batch.rejected, ...result.refused][0]!.reason}`);
+        deps.onStored?.(principal, request);
+      }
+    } catch (error) {
+      // Not stored, so not counted: the agent's next export of these running totals counts them.
+      userTotals.restore(mapped.undo);
+      throw error;
     }
     await saveTotals(principal, userTotals);
-    request.log.info({ user: principal.userId, signal, facts: records.length, rejected, unmapped }, 'otlp request');
-    if (!rejected) return {};
-    return {
-      partialSuccess: {
-        ...(signal === 'metrics' ? { rejectedDataPoints: rejected } : { rejectedLogRecords: rejected }),
-        errorMessage: `${rejected} mapped records were refused (an id another user sent, or a value out of range)`,
-      },
-    };
+    const rejected = mapped.refused.length + storeRefused;
+    const errorMessage = reasons.join('; ');
+    request.log.info(
+      { user: principal.userId, signal, facts: records.length, rejected, unmapped, reason: errorMessage || undefined },
+      'otlp request',
+    );
+    return exportResponse(signal, encoding, rejected, errorMessage);
   }
 }

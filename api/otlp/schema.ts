@@ -29,6 +29,7 @@ export const OtlpJsonAnswer = z.strictObject({
     .strictObject({
       rejectedDataPoints: z.number().int().optional(),
       rejectedLogRecords: z.number().int().optional(),
+      rejectedSpans: z.number().int().optional(),
       errorMessage: z.string(),
     })
     .optional(),

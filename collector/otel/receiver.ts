@@ -1,8 +1,10 @@
 // The collector's OTLP/HTTP receiver (docs/metrics.md §11): POST /v1/metrics, /v1/logs and /v1/traces on a
 // loopback address only (127.0.0.1:4318 unless told otherwise), protobuf or JSON, gzip allowed. Each request
 // is decoded (otlp.ts), mapped (map.ts, agents.ts) and its facts spooled (spooled.ts) before the answer, so
-// an exporter that got 200 has its data in the spool. Bodies are bounded (413); a body that is not OTLP is a
-// 400 with the reason. What is not mapped is counted (status file, `collect status`) and dropped.
+// an exporter that got 200 has its data in the spool. A fact that cannot be stored (a token count of 1e12) is
+// put in the spool's quarantine with its reason and the answer is OTLP's partial success, saying how many
+// and why. Bodies are bounded (413); a body that is not OTLP is a 400 with the reason. What is not mapped is
+// counted (status file, `collect status`) and dropped.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,10 +14,18 @@ import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { UserError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
-import { CumulativeTotals, mapSignals } from '../../common/otel/map.ts';
-import { decodeOtlp, encodingOf, OTLP_SIGNALS, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
+import { CumulativeTotals, mapSignals, refusalMessage } from '../../common/otel/map.ts';
+import {
+  decodeOtlp,
+  encodingOf,
+  exportResponse,
+  OTLP_SIGNALS,
+  OtlpDecodeError,
+  type OtlpSignal,
+  statusProtobuf,
+} from '../../common/otel/otlp.ts';
 import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
-import type { SpoolDirs } from '../spool.ts';
+import { quarantineRecord, type SpoolDirs } from '../spool.ts';
 import { spoolFacts } from './spooled.ts';
 import { DEFAULT_OTLP_LISTEN, type ReceiverStatus, receiverStatusPath } from './status.ts';
 
@@ -42,7 +52,7 @@ export function parseListen(value: string): { host: string; port: number } {
 /** What the receiver has seen since it started: in its status file and `agentmeter collect status`. */
 const totalsPath = (agentmeterHome: string) => join(agentmeterHome, 'collector', 'otlp-cumulative.json');
 
-const CumulativeFile = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number() })]));
+const CumulativeFile = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number(), timeMs: z.number().optional() })]));
 
 function loadTotals(agentmeterHome: string): CumulativeTotals {
   try {
@@ -82,10 +92,13 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
+      if (size > MAX_OTLP_BODY) return;
       size += chunk.length;
       if (size > MAX_OTLP_BODY) {
+        // The rest is read and dropped (Node does it once the 413 is sent): closing the connection now
+        // would reach the exporter as a reset, a network error it retries with the same body.
+        chunks.length = 0;
         reject(new HttpProblem(413, `body over ${MAX_OTLP_BODY} bytes`));
-        request.destroy();
         return;
       }
       chunks.push(chunk);
@@ -124,6 +137,7 @@ export class OtlpReceiver {
       startedAt: Date.now(),
       requests: 0,
       refused: 0,
+      rejected: 0,
       facts: 0,
       ignored: 0,
       unmapped: 0,
@@ -138,7 +152,10 @@ export class OtlpReceiver {
     const server = createServer((request, response) => {
       this.serve(request, response).catch((error: unknown) => {
         this.options.log.error({ error: String(error) }, 'OTLP request failed');
-        if (!response.headersSent) this.answer(response, 500, 'application/json', JSON.stringify({ message: 'internal error' }));
+        if (response.headersSent) return;
+        if (encodingOf(request.headers['content-type']) === 'protobuf')
+          this.answer(response, 500, 'application/x-protobuf', statusProtobuf(500, 'internal error'));
+        else this.answer(response, 500, 'application/json', JSON.stringify({ code: 500, message: 'internal error' }));
       });
     });
     this.server = server;
@@ -175,32 +192,49 @@ export class OtlpReceiver {
       if (request.method !== 'POST') throw new HttpProblem(405, 'OTLP requests are POST');
       if (!encoding) throw new HttpProblem(415, 'Content-Type must be application/x-protobuf or application/json');
       const body = unzip(await readBody(request), request.headers['content-encoding'] as string | undefined);
-      this.handle(signal, encoding, body);
-      // An empty Export*ServiceResponse: full success.
-      if (encoding === 'json') this.answer(response, 200, 'application/json', '{}');
-      else this.answer(response, 200, 'application/x-protobuf', Buffer.alloc(0));
+      const { refused, reason } = this.handle(signal, encoding, body);
+      const answer = exportResponse(signal, encoding, refused, reason);
+      this.answer(response, 200, answer.type, answer.body);
     } catch (error) {
       const problem =
         error instanceof HttpProblem ? error : error instanceof OtlpDecodeError ? new HttpProblem(400, error.message) : undefined;
       if (!problem) throw error;
       this.status.refused++;
       this.options.log.warn({ path, status: problem.status, reason: problem.message }, 'OTLP request refused');
-      // A google.rpc.Status-like body, as OTLP/HTTP answers a failure.
-      this.answer(response, problem.status, 'application/json', JSON.stringify({ code: problem.status, message: problem.message }));
+      // A google.rpc.Status, in the request's encoding as OTLP/HTTP says (JSON when it has none we know).
+      if (encoding === 'protobuf')
+        this.answer(response, problem.status, 'application/x-protobuf', statusProtobuf(problem.status, problem.message));
+      else this.answer(response, problem.status, 'application/json', JSON.stringify({ code: problem.status, message: problem.message }));
     }
   }
 
-  /** One request body → its facts in the spool. Throws OtlpDecodeError for a body that is not OTLP. */
-  handle(signal: OtlpSignal, encoding: 'protobuf' | 'json', body: Uint8Array): { facts: number; unmapped: number } {
+  /**
+   * One request body → its facts in the spool, and those refused in its quarantine (`refused`, `reason`: the
+   * answer's partial success). Throws OtlpDecodeError for a body that is not OTLP.
+   */
+  handle(
+    signal: OtlpSignal,
+    encoding: 'protobuf' | 'json',
+    body: Uint8Array,
+  ): { facts: number; unmapped: number; refused: number; reason: string } {
     const now = (this.options.now ?? Date.now)();
     const decoded = decodeOtlp(signal, encoding, body);
     const mapped = mapSignals(decoded.signals, this.totals, now);
     const request = createHash('sha256').update(signal).update('\0').update(body).digest('hex').slice(0, 32);
     for (const [name, n] of decoded.unreadable) mapped.unmapped.set(name, (mapped.unmapped.get(name) ?? 0) + n);
     let facts = 0;
-    for (const [agent, list] of mapped.facts) {
-      spoolFacts(this.options.dirs, agent, list, now, request);
-      facts += list.length;
+    try {
+      // Named by the request and position, so an exporter's retry of the same bytes rewrites the same files.
+      for (const [i, r] of mapped.refused.entries())
+        quarantineRecord(this.options.dirs, `otel.${request}.${i}`, { agent: r.agent, ...r.fact }, r.reason);
+      for (const [agent, list] of mapped.facts) {
+        spoolFacts(this.options.dirs, agent, list, now, request);
+        facts += list.length;
+      }
+    } catch (error) {
+      // Not kept, so not counted: the agent's next export of these running totals counts them.
+      this.totals.restore(mapped.undo);
+      throw error;
     }
     // The cumulative totals these facts were counted from are saved before the answer, not with the status
     // a second later: a receiver killed in between would count the next export from the older totals, and
@@ -217,10 +251,13 @@ export class OtlpReceiver {
     this.status.facts += facts;
     this.status.unmapped += unmapped;
     this.status.ignored += ignored;
+    this.status.rejected += mapped.refused.length;
+    const reason = mapped.refused.length ? refusalMessage(mapped.refused) : '';
+    if (reason) this.options.log.warn({ signal, refused: mapped.refused.length, reason }, 'OTLP facts refused, quarantined');
     this.options.log.debug({ signal, facts, unmapped, ignored }, 'OTLP request mapped');
     if (facts) this.options.onSpooled?.();
     this.saveSoon();
-    return { facts, unmapped };
+    return { facts, unmapped, refused: mapped.refused.length, reason };
   }
 
   snapshot(): ReceiverStatus {

@@ -52,14 +52,40 @@ const SpooledBody = z.strictObject({ facts: z.array(SpooledFact).min(1).max(FACT
 
 let sequence = 0;
 
+/** Most bytes of facts in one file: the spool's body cap, less room for the header's few short lines. */
+const FILE_BODY_MAX = HOOK_BODY_CAP - 4096;
+
 /**
- * Writes an agent's facts into the spool (several files past FACTS_PER_FILE). Private files, created anew
- * (never through a link), given their name in new/ only once whole. Returns the files' names.
+ * Pure: the facts from `start` that go in one file: at most FACTS_PER_FILE, and no more than FILE_BODY_MAX
+ * bytes (2 000 facts naming long sessions, tools and languages are over a megabyte). Returns its body and
+ * where the next file starts.
+ */
+function nextFile(facts: readonly OtelFact[], start: number): { body: string; end: number } {
+  const parts: string[] = [];
+  let size = '{"facts":[]}'.length;
+  let end = start;
+  while (end < facts.length && end - start < FACTS_PER_FILE) {
+    const json = JSON.stringify(facts[end]);
+    const bytes = Buffer.byteLength(json) + 1;
+    if (parts.length && size + bytes > FILE_BODY_MAX) break;
+    parts.push(json);
+    size += bytes;
+    end++;
+  }
+  return { body: `{"facts":[${parts.join(',')}]}`, end };
+}
+
+/**
+ * Writes an agent's facts into the spool (several files past FACTS_PER_FILE or the spool's size cap).
+ * Private files, created anew (never through a link), given their name in new/ only once whole. Returns
+ * the files' names.
  */
 export function spoolFacts(dirs: SpoolDirs, agent: string, facts: readonly OtelFact[], now: number, request?: string): string[] {
   const names: string[] = [];
-  for (let start = 0; start < facts.length; start += FACTS_PER_FILE) {
-    const body = JSON.stringify({ facts: facts.slice(start, start + FACTS_PER_FILE) });
+  for (let start = 0, end = 0; start < facts.length; start = end) {
+    const next = nextFile(facts, start);
+    const body = next.body;
+    end = next.end;
     const from = request ? `request=${request}\nfirst=${start}\n` : '';
     const content = Buffer.from(`agentmeter-spool=1\nagent=${agent}\nsource=${OTEL_SOURCE}\n${from}\n${body}`);
     if (content.length > HOOK_BODY_CAP) throw new Error('OTel facts exceed a spool file');

@@ -12,6 +12,8 @@ export const ReceiverStatus = z.object({
   startedAt: z.number(),
   requests: z.number(),
   refused: z.number(),
+  /** Data points, log records and spans refused (answered as OTLP's partial success, kept in quarantine). */
+  rejected: z.number().default(0),
   facts: z.number(),
   ignored: z.number(),
   unmapped: z.number(),

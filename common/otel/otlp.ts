@@ -111,6 +111,7 @@ const TracesRequest = z.looseObject({
 
 interface ProtoType {
   decode(bytes: Uint8Array): unknown;
+  encode(message: unknown): { finish(): Uint8Array };
 }
 interface ProtoRoot {
   opentelemetry: { proto: { collector: Record<string, { v1: Record<string, ProtoType> }> } };
@@ -130,6 +131,61 @@ const REQUEST_TYPE: Record<OtlpSignal, string> = {
   logs: 'ExportLogsServiceRequest',
   traces: 'ExportTraceServiceRequest',
 };
+
+const RESPONSE_TYPE: Record<OtlpSignal, string> = {
+  metrics: 'ExportMetricsServiceResponse',
+  logs: 'ExportLogsServiceResponse',
+  traces: 'ExportTraceServiceResponse',
+};
+/** What each signal's partial success counts: data points, log records, spans. */
+const REJECTED_FIELD: Record<OtlpSignal, string> = {
+  metrics: 'rejectedDataPoints',
+  logs: 'rejectedLogRecords',
+  traces: 'rejectedSpans',
+};
+
+/** An Export*ServiceResponse in OTLP/JSON: `{}` on full success, else its partial success. */
+export interface OtlpJsonResponse {
+  partialSuccess?: { rejectedDataPoints?: number; rejectedLogRecords?: number; rejectedSpans?: number; errorMessage: string };
+}
+
+/**
+ * Pure: the answer to an OTLP/HTTP export (a 200), in the request's encoding: an empty Export*ServiceResponse
+ * when all was taken; its `partial_success` with how many data points, log records or spans were refused
+ * and why when some were (the OTLP specification's "Partial Success").
+ */
+export function exportResponse(
+  signal: OtlpSignal,
+  encoding: 'protobuf' | 'json',
+  rejected: number,
+  errorMessage: string,
+): { type: string; body: Buffer; json: OtlpJsonResponse } {
+  const json: OtlpJsonResponse = rejected > 0 ? { partialSuccess: { [REJECTED_FIELD[signal]]: rejected, errorMessage } } : {};
+  if (encoding === 'json') return { type: 'application/json', body: Buffer.from(JSON.stringify(json)), json };
+  const type = protoRoot().opentelemetry.proto.collector[PROTO_PACKAGE[signal]]!.v1[RESPONSE_TYPE[signal]]!;
+  return { type: 'application/x-protobuf', body: Buffer.from(type.encode(json).finish()), json };
+}
+
+/** Pure: an unsigned varint, as protobuf writes one. */
+function varint(n: number): number[] {
+  const bytes: number[] = [];
+  let rest = n >>> 0;
+  while (rest > 0x7f) {
+    bytes.push((rest & 0x7f) | 0x80);
+    rest >>>= 7;
+  }
+  bytes.push(rest);
+  return bytes;
+}
+
+/**
+ * Pure: a google.rpc.Status (code = 1, message = 2) in protobuf, the body OTLP/HTTP gives a failed protobuf
+ * request (its JSON twin is `{code, message}`). Written by hand: the OTLP types carry no google.rpc.
+ */
+export function statusProtobuf(code: number, message: string): Buffer {
+  const text = Buffer.from(message, 'utf8');
+  return Buffer.concat([Buffer.from([0x08, ...varint(code), 0x12, ...varint(text.length)]), text]);
+}
 
 export class OtlpDecodeError extends Error {}
 

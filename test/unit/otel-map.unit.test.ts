@@ -185,6 +185,26 @@ describe('mapSignals', () => {
     expect(JSON.stringify([...result.facts])).not.toContain('someone@else.example');
   });
 
+  it('refuses a decision count that is negative, fractional or over 1 000 000, and keeps the rest', () => {
+    const { signals } = decodeOtlp(
+      'metrics',
+      'json',
+      json(
+        claudeMetrics([
+          { decision: 'accept', tool: 'Edit', language: 'Go', value: 2 },
+          { decision: 'accept', tool: 'Edit', language: 'C', value: -3 },
+          { decision: 'reject', tool: 'Edit', language: 'Rust', value: 1_000_001 },
+        ]),
+      ),
+    );
+    const result = mapSignals(signals, new CumulativeTotals(), NOW);
+    expect(result.facts.get('claude')?.map((f) => (f.kind === 'decision' ? f.language : ''))).toEqual(['Go']);
+    expect(result.refused.map((r) => [r.agent, r.fact['language'], r.fact['count'], r.reason])).toEqual([
+      ['claude', 'C', -3, 'claude_code.code_edit_tool.decision: -3 is not a whole number of decisions from 1 to 1000000'],
+      ['claude', 'Rust', 1_000_001, 'claude_code.code_edit_tool.decision: 1000001 is not a whole number of decisions from 1 to 1000000'],
+    ]);
+  });
+
   it('counts a cumulative counter by what is new since its last reading, and a restarted one from zero', () => {
     const totals = new CumulativeTotals();
     const reading = (value: number, start?: string) =>
@@ -204,6 +224,39 @@ describe('mapSignals', () => {
         f.kind === 'decision' ? f.count : 0,
       ),
     ).toEqual([3]);
+    // Two processes' interleaved totals (the same attributes, their own start times) are two series.
+    const first = reading(4, '1763631000000000000');
+    const second = reading(2, '1763632000000000000');
+    expect([...counts(first), ...counts(second), ...counts(reading(6, '1763631000000000000')), ...counts(second)]).toEqual([4, 2, 2]);
+    // The saved totals hold digests, not attribute values.
+    expect(JSON.stringify(totals.entries())).not.toMatch(/sess-1|Edit|claude_code/);
+  });
+
+  it("puts back a failed request's readings, unless another request moved the series on since", () => {
+    const reading = (value: number) =>
+      decodeOtlp('metrics', 'json', json(claudeMetrics([{ decision: 'accept', tool: 'Edit', value }], 2))).signals;
+    const totals = new CumulativeTotals();
+    const count = (value: number) => mapSignals(reading(value), totals, NOW);
+    count(5);
+    const failed = count(7);
+    totals.restore(failed.undo);
+    expect(count(7).facts.get('claude')).toEqual([expect.objectContaining({ count: 2 })]);
+    const slow = count(9);
+    count(10);
+    totals.restore(slow.undo);
+    expect(count(12).facts.get('claude')).toEqual([expect.objectContaining({ count: 2 })]);
+  });
+
+  it('reads totals saved under the former key (no start or resource in it) for the same start', () => {
+    const legacy = new CumulativeTotals([
+      [
+        'claude\0claude_code.code_edit_tool.decision\0[["decision","accept"],["session.id","sess-1"],["source","user_temporary"],["tool_name","Edit"]]',
+        { startMs: 1_763_630_000_000, value: 5 },
+      ],
+    ]);
+    const { signals } = decodeOtlp('metrics', 'json', json(claudeMetrics([{ decision: 'accept', tool: 'Edit', value: 7 }], 2)));
+    expect(mapSignals(signals, legacy, NOW).facts.get('claude')).toEqual([expect.objectContaining({ count: 2 })]);
+    expect(legacy.entries()).toHaveLength(1);
   });
 
   const logs = (service: string, records: { name: string; attributes: Kv[] }[]) =>
@@ -466,7 +519,7 @@ describe("GitHub Copilot's signals", () => {
       NOW,
     );
     expect(noId.facts.size).toBe(0);
-    expect(Object.fromEntries(noId.unmapped)).toEqual({ 'chat span (without a request id, model or token counts)': 1 });
+    expect(Object.fromEntries(noId.unmapped)).toEqual({ 'chat span (without a request id or model)': 1 });
   });
 
   it("reads VS Code's edit feedback and inline chat outcomes as decisions, and leaves the hunk-by-hunk repeat", () => {
