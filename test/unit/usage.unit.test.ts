@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -153,6 +153,48 @@ describe('Claude Code transcript usage', () => {
     const two = readClaudeUsage(touch, state);
     expect(two.records.map((r) => `${r.kind}:${r.id}`)).toEqual(['usage:cc:s:msg_b', 'message:cc:s:msg_b']);
     expect(readClaudeUsage(touch, state).records).toEqual([]);
+  });
+
+  it('reads a transcript replaced by a longer one (or rewritten in place) from its start, not from the old offset', () => {
+    const dir = tempDir();
+    const path = join(dir, 't.jsonl');
+    const old = [1, 2].map((n) =>
+      claudeAssistantLine({ id: `msg_old${n}`, requestId: `req_old${n}`, timestamp: '2026-03-01T10:00:00Z', output: n }),
+    );
+    writeFileSync(path, `${old.join('\n')}\n`);
+    const state = emptyState();
+    const touch = { sessionId: 's', latestTs: 0, transcriptPaths: new Set([path]) };
+    expect(readClaudeUsage(touch, state).records.filter((r) => r.kind === 'usage')).toHaveLength(2);
+    // A new file takes the name (written beside it, renamed over it), longer than what was read of the old.
+    const fresh = [1, 2, 3, 4].map((n) =>
+      claudeAssistantLine({ id: `msg_new${n}`, requestId: `req_new${n}`, timestamp: '2026-03-02T10:00:00Z', output: 10 * n }),
+    );
+    writeFileSync(`${path}.tmp`, `${fresh.join('\n')}\n`);
+    renameSync(`${path}.tmp`, path);
+    const replaced = readClaudeUsage(touch, state);
+    expect(replaced.problems).toEqual([]);
+    const usage = replaced.records.filter((r) => r.kind === 'usage');
+    expect(usage.map((r) => [r.id, r.output_tokens])).toEqual([
+      ['cc:msg_new1:req_new1', 10],
+      ['cc:msg_new2:req_new2', 20],
+      ['cc:msg_new3:req_new3', 30],
+      ['cc:msg_new4:req_new4', 40],
+    ]);
+    // Truncated and written again in place, past the old offset before the next read: read whole again.
+    const rewritten = [5, 6, 7, 8, 9].map((n) =>
+      claudeAssistantLine({ id: `msg_new${n}`, requestId: `req_new${n}`, timestamp: '2026-03-03T10:00:00Z', output: 10 * n }),
+    );
+    writeFileSync(path, `${rewritten.join('\n')}\n`);
+    const again = readClaudeUsage(touch, state);
+    expect(again.problems).toEqual([]);
+    expect(again.records.filter((r) => r.kind === 'usage').map((r) => r.output_tokens)).toEqual([50, 60, 70, 80, 90]);
+    // An append to it reads only the new line.
+    appendFileSync(path, `${claudeAssistantLine({ id: 'msg_x', requestId: 'req_x', timestamp: '2026-03-03T11:00:00Z', output: 1 })}\n`);
+    expect(
+      readClaudeUsage(touch, state)
+        .records.filter((r) => r.kind === 'usage')
+        .map((r) => r.id),
+    ).toEqual(['cc:msg_x:req_x']);
   });
 
   it('reports an unreadable transcript and goes on', () => {

@@ -133,7 +133,7 @@ function readUsage(session: SessionTouch, state: ClaudeState): UsageReadResult {
   const problems: string[] = [];
   for (const path of session.transcriptPaths) {
     const known = state.transcripts[path];
-    const chunk = readNewLines(path, known?.offset ?? 0);
+    const chunk = readNewLines(path, known);
     if (!chunk) {
       problems.push(`transcript ${path} is not readable`);
       continue;
@@ -141,7 +141,7 @@ function readUsage(session: SessionTouch, state: ClaudeState): UsageReadResult {
     const { messages, problems: lineProblems } = claudeMessagesFromLines(chunk.lines);
     problems.push(...lineProblems.map((p) => `${path}: ${p}`));
     records.push(...claudeRecords(session.sessionId, messages));
-    state.transcripts[path] = { offset: chunk.nextOffset, sessionId: session.sessionId };
+    state.transcripts[path] = { offset: chunk.nextOffset, tail: chunk.tail, sessionId: session.sessionId };
   }
   return { records, problems };
 }

@@ -100,7 +100,7 @@ function readUsage(session: SessionTouch, state: DroidState, home: string): Usag
     }
   }
   for (const path of session.transcriptPaths) {
-    const chunk = readNewLines(path, state.transcripts[path]?.offset ?? 0);
+    const chunk = readNewLines(path, state.transcripts[path]);
     if (!chunk) {
       problems.push(`transcript ${path} is not readable`);
       continue;
@@ -116,7 +116,7 @@ function readUsage(session: SessionTouch, state: DroidState, home: string): Usag
         ...(modelName ? { model: modelName } : {}),
       });
     }
-    state.transcripts[path] = { offset: chunk.nextOffset, sessionId: session.sessionId };
+    state.transcripts[path] = { offset: chunk.nextOffset, tail: chunk.tail, sessionId: session.sessionId };
   }
   return { records, problems };
 }

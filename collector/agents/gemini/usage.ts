@@ -118,9 +118,9 @@ function readChat(path: string, state: GeminiState, sessionId: string): { record
       return { records: [], problem: `not a Gemini chat (${(error as Error).message.slice(0, 200)})` };
     }
   }
-  const chunk = readNewLines(path, known?.offset ?? 0);
+  const chunk = readNewLines(path, known);
   if (!chunk) return undefined;
-  state.transcripts[path] = { offset: chunk.nextOffset, sessionId };
+  state.transcripts[path] = { offset: chunk.nextOffset, tail: chunk.tail, sessionId };
   const records: unknown[] = [];
   let unreadable = 0;
   for (const line of chunk.lines) {

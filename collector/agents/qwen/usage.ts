@@ -133,7 +133,7 @@ function readUsage(session: SessionTouch, state: QwenState, home: string): Usage
   const lookUp = () => (found ??= findQwenChatFile(home, session.sessionId));
   if (named.length === 0 && lookUp()) paths.add(found!);
   for (const path of paths) {
-    const chunk = readNewLines(path, state.transcripts[path]?.offset ?? 0);
+    const chunk = readNewLines(path, state.transcripts[path]);
     if (!chunk && lookUp() && found !== path && !paths.has(found!)) {
       paths.add(found!);
       continue;
@@ -145,7 +145,7 @@ function readUsage(session: SessionTouch, state: QwenState, home: string): Usage
     const { calls, problems: lineProblems } = qwenCallsFromLines(chunk.lines);
     problems.push(...lineProblems.map((p) => `${path}: ${p}`));
     records.push(...qwenRecords(session.sessionId, calls));
-    state.transcripts[path] = { offset: chunk.nextOffset, sessionId: session.sessionId };
+    state.transcripts[path] = { offset: chunk.nextOffset, tail: chunk.tail, sessionId: session.sessionId };
   }
   return { records, problems };
 }
