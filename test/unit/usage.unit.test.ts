@@ -232,7 +232,7 @@ describe('Droid cumulative usage', () => {
     expect(first.records).toEqual([
       {
         kind: 'usage',
-        id: 'droid:sess-d:1000:100:0:0:0',
+        id: 'droid:sess-d:after:start',
         agent: 'droid',
         session_id: 'sess-d',
         ts: day1,
@@ -263,7 +263,7 @@ describe('Droid cumulative usage', () => {
     expect(second.records).toEqual([
       {
         kind: 'usage',
-        id: 'droid:sess-d:1500:160:0:0:40',
+        id: 'droid:sess-d:after:1000:100:0:0:0',
         agent: 'droid',
         session_id: 'sess-d',
         ts: day2,

@@ -40,11 +40,23 @@ export function usageDelta(previous: TokenTotals | undefined, current: TokenTota
   return Object.fromEntries(KEYS.map((k) => [k, current[k] - base[k]])) as TokenTotals;
 }
 
-export function droidUsageRecord(sessionId: string, model: string, ts: number, totals: TokenTotals, delta: TokenTotals): WireRecord {
+/**
+ * Pure: the usage record of a reading. It is named by the reading it follows (`previous`, the totals the
+ * collector's committed state holds), not by its own totals: a batch the server stored but never
+ * acknowledged is read again from the same committed totals, and by then the session may have gone on. The
+ * second reading then has the first one's id, and the server keeps the larger difference once
+ * (api/ingest/store.ts) instead of adding both.
+ */
+export function droidUsageRecord(
+  sessionId: string,
+  model: string,
+  ts: number,
+  previous: TokenTotals | undefined,
+  delta: TokenTotals,
+): WireRecord {
   return {
     kind: 'usage',
-    // The cumulative totals name the reading: reading the same file twice yields the same id.
-    id: `droid:${sessionId}:${KEYS.map((k) => totals[k]).join(':')}`,
+    id: `droid:${sessionId}:after:${previous ? KEYS.map((k) => previous[k]).join(':') : 'start'}`,
     agent: 'droid',
     session_id: sessionId,
     ts,
@@ -91,7 +103,7 @@ function readUsage(session: SessionTouch, state: DroidState, home: string): Usag
         const current = Object.fromEntries(KEYS.map((k) => [k, totals[k]])) as TokenTotals;
         const delta = usageDelta(known?.totals, current);
         if (KEYS.some((k) => delta[k] > 0)) {
-          records.push(droidUsageRecord(session.sessionId, model ?? 'unknown', session.latestTs, current, delta));
+          records.push(droidUsageRecord(session.sessionId, model ?? 'unknown', session.latestTs, known?.totals, delta));
         }
         state.sessions[session.sessionId] = { totals: current, settingsPath, ...(model ? { model } : {}) };
       }
