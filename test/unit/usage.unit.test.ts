@@ -197,6 +197,46 @@ describe('Claude Code transcript usage', () => {
     ).toEqual(['cc:msg_x:req_x']);
   });
 
+  it("reads the session's subagent transcripts beside its own, with or without a SubagentStop naming them", () => {
+    const project = join(tempDir(), '.claude', 'projects', '-home-dev-repo');
+    const sid = '3f1c9a2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
+    const main = join(project, `${sid}.jsonl`);
+    const subagents = join(project, sid, 'subagents');
+    mkdirSync(subagents, { recursive: true });
+    writeFileSync(
+      main,
+      `${claudeAssistantLine({ id: 'msg_main', requestId: 'req_main', timestamp: '2026-03-01T10:00:00Z', output: 7 })}\n`,
+    );
+    // Claude Code writes each subagent's lines to <session>/subagents/agent-<id>.jsonl; an interrupted one
+    // never gets its SubagentStop, so no event names the file.
+    const sub = (n: number) =>
+      claudeAssistantLine({
+        id: `msg_sub${n}`,
+        requestId: `req_sub${n}`,
+        timestamp: '2026-03-01T10:00:30Z',
+        output: 100 * n,
+        sidechain: true,
+      });
+    writeFileSync(join(subagents, 'agent-a1.jsonl'), `${sub(1)}\n${sub(2)}\n`);
+    writeFileSync(join(subagents, 'agent-a1.meta.json'), '{"agentType":"general-purpose"}');
+    const state = emptyState();
+    const read = readClaudeUsage({ sessionId: sid, latestTs: 0, transcriptPaths: new Set([main]) }, state);
+    expect(read.problems).toEqual([]);
+    const usage = read.records.filter((r) => r.kind === 'usage');
+    expect(usage.map((r) => [r.id, r.output_tokens])).toEqual([
+      ['cc:msg_main:req_main', 7],
+      ['cc:msg_sub1:req_sub1', 100],
+      ['cc:msg_sub2:req_sub2', 200],
+    ]);
+    // A SubagentStop that names the file later reads only what was added since.
+    appendFileSync(join(subagents, 'agent-a1.jsonl'), `${sub(3)}\n`);
+    const stop = readClaudeUsage(
+      { sessionId: sid, latestTs: 0, transcriptPaths: new Set([main, join(subagents, 'agent-a1.jsonl')]) },
+      state,
+    );
+    expect(stop.records.filter((r) => r.kind === 'usage').map((r) => r.id)).toEqual(['cc:msg_sub3:req_sub3']);
+  });
+
   it('reports an unreadable transcript and goes on', () => {
     const state = emptyState();
     const result = readClaudeUsage({ sessionId: 's', latestTs: 0, transcriptPaths: new Set(['/nope/t.jsonl']) }, state);
