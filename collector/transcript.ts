@@ -20,6 +20,9 @@ export type TranscriptOffsets = z.infer<typeof TranscriptOffsets>;
 /** At most this much is read from one transcript per batch; the rest is read by the next batch. */
 export const MAX_TRANSCRIPT_READ = 64 * 1024 * 1024;
 
+/** The problem a reader reports for lines passed over (TranscriptChunk.skipped). */
+export const SKIPPED_LINES = (count: number) => `${count} line(s) longer than ${MAX_TRANSCRIPT_READ} bytes passed over unread`;
+
 export interface TranscriptChunk {
   lines: string[];
   /** Offset just past the last complete line read. */
@@ -28,6 +31,8 @@ export interface TranscriptChunk {
   tail: string;
   /** The file was not the one read before (shorter, replaced or rewritten): these lines are from its start. */
   restarted: boolean;
+  /** Lines passed over unread because one alone is longer than a reading (maxBytes). */
+  skipped: number;
 }
 
 /** How many bytes before the offset the mark's digest covers: enough to hold a line's own ids and time. */
@@ -38,6 +43,19 @@ function tailDigest(fd: number, offset: number): string {
   const buffer = Buffer.alloc(length);
   const read = readSync(fd, buffer, 0, length, offset - length);
   return createHash('sha256').update(buffer.subarray(0, read)).digest('base64url').slice(0, 22);
+}
+
+/** The position of the first newline at or after `from` (before `size`), or undefined. */
+function newlineAfter(fd: number, from: number, size: number): number | undefined {
+  const buffer = Buffer.alloc(1024 * 1024);
+  for (let at = from; at < size; ) {
+    const read = readSync(fd, buffer, 0, Math.min(buffer.length, size - at), at);
+    if (read <= 0) return undefined;
+    const i = buffer.subarray(0, read).indexOf(0x0a);
+    if (i >= 0) return at + i;
+    at += read;
+  }
+  return undefined;
 }
 
 /** The complete lines after `from` (the start when absent), and where the next reading starts. */
@@ -55,10 +73,16 @@ export function readNewLines(path: string, from?: TranscriptMark, maxBytes = MAX
     const buffer = Buffer.alloc(Math.max(0, length));
     const read = length > 0 ? readSync(fd, buffer, 0, length, start) : 0;
     const lastNewline = buffer.subarray(0, read).lastIndexOf(0x0a);
-    if (lastNewline < 0) return { lines: [], nextOffset: start, tail: tailDigest(fd, start), restarted };
+    if (lastNewline < 0) {
+      // A line longer than a whole reading would be read again, and never past, by every later reading: once
+      // its end is written, it is passed over (no usage line is that long: those are tool results).
+      const end = read === maxBytes ? newlineAfter(fd, start + read, size) : undefined;
+      const nextOffset = end === undefined ? start : end + 1;
+      return { lines: [], nextOffset, tail: tailDigest(fd, nextOffset), restarted, skipped: end === undefined ? 0 : 1 };
+    }
     const text = buffer.subarray(0, lastNewline).toString('utf8');
     const nextOffset = start + lastNewline + 1;
-    return { lines: text.split('\n').filter((l) => l.trim() !== ''), nextOffset, tail: tailDigest(fd, nextOffset), restarted };
+    return { lines: text.split('\n').filter((l) => l.trim() !== ''), nextOffset, tail: tailDigest(fd, nextOffset), restarted, skipped: 0 };
   } finally {
     closeSync(fd);
   }

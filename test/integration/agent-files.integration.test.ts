@@ -32,7 +32,7 @@ describe("the agents' files", () => {
       [null, null],
       [null, null],
       [null, null],
-      [{ lines: ['{"a":1}'], nextOffset: 8, tail: expect.any(String), restarted: false }, '{"a":1}\n{"b":2'],
+      [{ lines: ['{"a":1}'], nextOffset: 8, tail: expect.any(String), restarted: false, skipped: 0 }, '{"a":1}\n{"b":2'],
     ]);
   });
 });

@@ -11,6 +11,7 @@ import {
 import { droidAssistantMessages, readDroidUsage, usageDelta } from '../../collector/agents/droid/usage.ts';
 import { pieceOf } from '../../collector/agents/types.ts';
 import { emptyState } from '../../collector/state.ts';
+import { readNewLines } from '../../collector/transcript.ts';
 import { claudeAssistantLine, claudeUserLine } from '../helpers/payloads.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -242,6 +243,26 @@ describe('Claude Code transcript usage', () => {
     const result = readClaudeUsage({ sessionId: 's', latestTs: 0, transcriptPaths: new Set(['/nope/t.jsonl']) }, state);
     expect(result.records).toEqual([]);
     expect(result.problems[0]).toContain('not readable');
+  });
+});
+
+describe('reading transcripts a piece at a time', () => {
+  it('skips a line longer than one reading, once it is whole, and goes on with the lines after it', () => {
+    const path = join(tempDir(), 't.jsonl');
+    const small = '{"a":1}';
+    const huge = `{"b":"${'x'.repeat(300)}"}`;
+    writeFileSync(path, `${small}\n${huge.slice(0, 200)}`);
+    // At most 100 bytes a reading: the second line does not fit; while it is being written, it is waited for.
+    const one = readNewLines(path, undefined, 100)!;
+    expect(one).toMatchObject({ lines: [small], nextOffset: small.length + 1, skipped: 0 });
+    const mark = (c: { nextOffset: number; tail: string }) => ({ offset: c.nextOffset, tail: c.tail });
+    const waiting = readNewLines(path, mark(one), 100)!;
+    expect(waiting).toMatchObject({ lines: [], nextOffset: one.nextOffset, skipped: 0 });
+    appendFileSync(path, `${huge.slice(200)}\n${small}\n`);
+    // Whole, it can never fit a reading: it is skipped (and said so), not read again forever.
+    const past = readNewLines(path, mark(waiting), 100)!;
+    expect(past).toMatchObject({ lines: [], nextOffset: small.length + 1 + huge.length + 1, skipped: 1 });
+    expect(readNewLines(path, mark(past), 100)).toMatchObject({ lines: [small], skipped: 0 });
   });
 });
 

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireMessage, WireUsage } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { claudeSubagentTranscripts } from './paths.ts';
 import { ClaudeAssistantLine } from './schema.ts';
@@ -145,6 +145,7 @@ function readUsage(session: SessionTouch, state: ClaudeState): UsageReadResult {
       problems.push(`transcript ${path} is not readable`);
       continue;
     }
+    if (chunk.skipped) problems.push(`${path}: ${SKIPPED_LINES(chunk.skipped)}`);
     const { messages, problems: lineProblems } = claudeMessagesFromLines(chunk.lines);
     problems.push(...lineProblems.map((p) => `${path}: ${p}`));
     records.push(...claudeRecords(session.sessionId, messages));

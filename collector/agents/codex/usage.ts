@@ -23,7 +23,7 @@ import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, TranscriptMark } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptMark } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findCodexRollout, isCompressedRollout, isRolloutPath } from './paths.ts';
 import { AssistantMessagePayload, RolloutLine, SessionMetaPayload, TokenCountPayload, TurnContextPayload } from './schema.ts';
@@ -191,6 +191,7 @@ function readUsage(session: SessionTouch, state: CodexState, home: string): Usag
       problems.push(`Codex rollout ${path} is not readable`);
       continue;
     }
+    if (chunk.skipped) problems.push(`${path}: ${SKIPPED_LINES(chunk.skipped)}`);
     // A rollout that is not the one read before (shorter, replaced, rewritten) is read again from the start,
     // and so are its totals (the record ids stay the same, so the server keeps what it already has once).
     const known: CodexRolloutState = saved && !chunk.restarted ? saved : { totals: null, messages: 0, sessionId: session.sessionId };

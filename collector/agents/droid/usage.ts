@@ -7,7 +7,7 @@ import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import { readRegularFile } from '../../regular-file.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findDroidSettingsFile } from './paths.ts';
 import { DroidSessionSettings, DroidTranscriptLine } from './schema.ts';
@@ -117,6 +117,7 @@ function readUsage(session: SessionTouch, state: DroidState, home: string): Usag
       problems.push(`transcript ${path} is not readable`);
       continue;
     }
+    if (chunk.skipped) problems.push(`${path}: ${SKIPPED_LINES(chunk.skipped)}`);
     for (const m of droidAssistantMessages(chunk.lines)) {
       const modelName = m.model ?? model;
       records.push({

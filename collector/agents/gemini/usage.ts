@@ -16,7 +16,7 @@ import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import { readRegularFile } from '../../regular-file.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { geminiSubagentChats } from './paths.ts';
 import { GeminiLegacyChat, GeminiMessage, type GeminiTokens } from './schema.ts';
@@ -128,7 +128,10 @@ function readChat(path: string, state: GeminiState, sessionId: string): { record
     if (json === undefined) unreadable++;
     else records.push(json);
   }
-  return { records, ...(unreadable ? { problem: `${unreadable} chat line(s) are not JSON` } : {}) };
+  const problem = [unreadable ? `${unreadable} chat line(s) are not JSON` : '', chunk.skipped ? SKIPPED_LINES(chunk.skipped) : '']
+    .filter(Boolean)
+    .join('; ');
+  return { records, ...(problem ? { problem } : {}) };
 }
 
 function readUsage(session: SessionTouch, state: GeminiState): UsageReadResult {

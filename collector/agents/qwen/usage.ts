@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findQwenChatFile } from './paths.ts';
 import { QwenAssistantRecord, type QwenUsageMetadata } from './schema.ts';
@@ -142,6 +142,7 @@ function readUsage(session: SessionTouch, state: QwenState, home: string): Usage
       problems.push(`qwen chat ${path} is not readable`);
       continue;
     }
+    if (chunk.skipped) problems.push(`${path}: ${SKIPPED_LINES(chunk.skipped)}`);
     const { calls, problems: lineProblems } = qwenCallsFromLines(chunk.lines);
     problems.push(...lineProblems.map((p) => `${path}: ${p}`));
     records.push(...qwenRecords(session.sessionId, calls));
