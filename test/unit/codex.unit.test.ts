@@ -126,7 +126,11 @@ describe('Codex rollout usage', () => {
       thinking_tokens: 100,
     });
     expect(forkUsage).toHaveLength(4);
-    expect(fork.filter((r) => r.kind === 'message').map((r) => r.id)).toContain(`codex:${S1}:msg_0a1b2c3d`);
+    // Assistant messages likewise, those without an id of their own too (named by their place among the
+    // parent's): the copies count once across both files, the fork's own message is new.
+    const parentMessages = parent.filter((r) => r.kind === 'message').map((r) => r.id);
+    expect(parentMessages).toEqual([`codex:${S1}:msg_0a1b2c3d`, `codex:${S1}:m2`]);
+    expect(fork.filter((r) => r.kind === 'message').map((r) => r.id)).toEqual([...parentMessages, `codex:${S1}:msg_f0r4e1`]);
   });
 
   it('a total that went down starts the count over', () => {

@@ -11,8 +11,8 @@
 // rewritten to the fork). So a token_count is named by the session of the last session_meta before it
 // (`owner`) and its cumulative total: a copied line gets the id its original has, and the server keeps one
 // of them, at the original's earlier time. Lines after the copy continue the ancestor's totals, so their
-// ids stay distinct. Assistant messages with an id are named the same way; Codex lines without one can
-// only be named by their place in the file.
+// ids stay distinct. Assistant messages are named the same way: by their id, or without one by their place
+// among the rollout's messages, which a copy repeats (the fork's session_meta comes before any message).
 //
 // Mapping: Codex's input_tokens includes cached_input_tokens, so input = input − cached and cache read =
 // cached (never counted twice); Codex has no cache writes; output_tokens already includes
@@ -118,7 +118,7 @@ export function codexRecordsFromLines(
       }
       records.push({
         kind: 'message',
-        id: message.data.id ? `codex:${state.owner ?? sessionId}:${message.data.id}` : `codex:${sessionId}:m${state.messages}`,
+        id: `codex:${state.owner ?? sessionId}:${message.data.id ?? `m${state.messages}`}`,
         agent: 'codex',
         session_id: sessionId,
         ts,
