@@ -1,9 +1,10 @@
 // Qwen Code token usage from its chat JSONL (docs/metrics.md §1, "Other agents' usage"). Each model call is one
-// `type: "assistant"` record with a fresh `uuid` and Gemini-style `usageMetadata`, appended once. /branch
-// copies a session's records into a new session's file keeping each `uuid` (`forkedFrom.messageUuid` is the
-// same value), so the record id is `qwen:<uuid>` without the session: the server stores a call once however
-// many chats hold it (the usage upsert keeps the earliest copy), and the collector remembers no uuids — only
-// the byte offset of each chat it read, as for Claude Code transcripts.
+// `type: "assistant"` record with a fresh `uuid` and Gemini-style `usageMetadata`; one appended again as it
+// changes counts once, with its final usage. /branch copies a session's records into a new session's file
+// keeping each `uuid` (`forkedFrom.messageUuid` is the same value), so the record id is `qwen:<uuid>` without
+// the session: the server stores a call once however many chats hold it (the usage upsert keeps the earliest
+// time and the largest counts), and the collector remembers no uuids — only the byte offset of each chat it
+// read, as for Claude Code transcripts.
 
 import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
@@ -52,7 +53,12 @@ export interface QwenCall {
   tokens: QwenTokens | undefined;
 }
 
-/** Pure: the model calls of a set of chat lines, one per uuid (a repeated line keeps its earliest time). */
+const usageSize = (t: QwenTokens | undefined) => (t ? t.input + t.output + t.cacheRead : -1);
+
+/**
+ * Pure: the model calls of a set of chat lines, one per uuid. A record appended again as it changes keeps
+ * its final (largest) usage and its earliest time (docs/metrics.md §1), as the server combines copies.
+ */
 export function qwenCallsFromLines(lines: string[]): { calls: QwenCall[]; problems: string[] } {
   const byUuid = new Map<string, QwenCall>();
   const problems: string[] = [];
@@ -82,7 +88,13 @@ export function qwenCallsFromLines(lines: string[]): { calls: QwenCall[]; proble
       tokens: r.usageMetadata ? qwenTokens(r.usageMetadata) : undefined,
     };
     const previous = byUuid.get(r.uuid);
-    byUuid.set(r.uuid, previous && previous.ts <= call.ts ? previous : call);
+    if (!previous) {
+      byUuid.set(r.uuid, call);
+      continue;
+    }
+    const first = previous.ts <= call.ts ? previous : call;
+    const largest = usageSize(call.tokens) > usageSize(previous.tokens) ? call : previous;
+    byUuid.set(r.uuid, { ...first, model: first.model === 'unknown' ? largest.model : first.model, tokens: largest.tokens });
   }
   return { calls: [...byUuid.values()], problems };
 }
