@@ -347,6 +347,8 @@ describe('Droid cumulative usage', () => {
       JSON.stringify({ type: 'message', id: 'a', message: { role: 'assistant' } }),
       JSON.stringify({ type: 'assistant', message: { id: 'b' } }),
       JSON.stringify({ role: 'user', id: 'c' }),
+      // A line of the <synthetic> model is no model's answer (docs/metrics.md §1): not a message.
+      JSON.stringify({ type: 'message', id: 'd', message: { role: 'assistant', model: '<synthetic>' } }),
     ];
     expect(droidAssistantMessages(lines).map((m) => m.id)).toEqual(['a', 'b']);
   });

@@ -70,7 +70,7 @@ export function droidUsageRecord(
   };
 }
 
-/** Pure: assistant message ids (and their times, when the line has one) in Droid transcript lines. */
+/** Pure: assistant message ids (and their times, when the line has one) in Droid transcript lines, <synthetic> ones left out. */
 export function droidAssistantMessages(lines: string[]): { id: string; ts: number | null; model?: string }[] {
   const seen = new Map<string, { id: string; ts: number | null; model?: string }>();
   for (const line of lines) {
@@ -80,7 +80,8 @@ export function droidAssistantMessages(lines: string[]): { id: string; ts: numbe
     const role = l.message?.role ?? l.role ?? (l.type === 'assistant' ? 'assistant' : undefined);
     if (role !== 'assistant') continue;
     const id = l.message?.id ?? l.id;
-    if (!id || seen.has(id)) continue;
+    // A line of the <synthetic> model is the agent's own, no model's answer (docs/metrics.md §1).
+    if (!id || seen.has(id) || l.message?.model === '<synthetic>') continue;
     seen.set(id, { id, ts: parseEventTime(l.timestamp), ...(l.message?.model ? { model: l.message.model } : {}) });
   }
   return [...seen.values()];
