@@ -195,7 +195,7 @@ describe('hook → spool → collector → server', () => {
           thinking: false,
         },
         {
-          id: 'droid:d1:900:120:0:300:15',
+          id: 'droid:d1:after:start',
           agent: 'droid',
           model: 'gpt-5-codex',
           input_tokens: 900,

@@ -1,7 +1,7 @@
 // Codex CLI adapter on the fixtures of collector/agents/codex/fixtures (see SOURCE.md there for the shapes and
 // the hand-worked figures): rollout usage as per-call deltas, the tool vocabulary, headless from the
 // rollout, the installer on a real-looking hooks.json, and the trust status read from config.toml.
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkHook } from '../../cli/doctor/checks.ts';
@@ -126,7 +126,11 @@ describe('Codex rollout usage', () => {
       thinking_tokens: 100,
     });
     expect(forkUsage).toHaveLength(4);
-    expect(fork.filter((r) => r.kind === 'message').map((r) => r.id)).toContain(`codex:${S1}:msg_0a1b2c3d`);
+    // Assistant messages likewise, those without an id of their own too (named by their place among the
+    // parent's): the copies count once across both files, the fork's own message is new.
+    const parentMessages = parent.filter((r) => r.kind === 'message').map((r) => r.id);
+    expect(parentMessages).toEqual([`codex:${S1}:msg_0a1b2c3d`, `codex:${S1}:m2`]);
+    expect(fork.filter((r) => r.kind === 'message').map((r) => r.id)).toEqual([...parentMessages, `codex:${S1}:msg_f0r4e1`]);
   });
 
   it('a total that went down starts the count over', () => {
@@ -161,6 +165,27 @@ describe('Codex rollout usage', () => {
     // The state was never saved (a crash before the server acknowledged): the same records, the same ids.
     const again = readCodexUsage(session, saved, home);
     expect(again.records).toEqual([...first.records, ...second.records]);
+  });
+
+  it('a rollout replaced by a longer one is read from its start with its own totals, not diffed against the old', () => {
+    const { home, r1 } = codexHomeWithRollouts();
+    // The old file: R2 up to its first total (5000 in, 0 cached, 300 out, 100 reasoning).
+    const path = join(home, '.codex', 'sessions', '2026', '11', '20', R2);
+    writeFileSync(path, `${fixtureLines(R2).slice(0, 5).join('\n')}\n`);
+    const state = emptyState();
+    const session = { sessionId: S2, latestTs: 0, transcriptPaths: new Set([path]) };
+    expect(readCodexUsage(session, state, home).records.map((r) => r.id)).toEqual([`codex:${S2}:5000:0:300:100`]);
+    // R1 takes the name: its every total is above the old one's, so only knowing the file changed tells
+    // its first call (12000 in, 8000 of them cached) from a call of 7000 more after the old total.
+    writeFileSync(`${path}.new`, readFileSync(r1));
+    renameSync(`${path}.new`, path);
+    const replaced = readCodexUsage(session, state, home);
+    expect(replaced.problems).toEqual([]);
+    // What the same file gives read whole into a fresh state.
+    const fresh = readCodexUsage({ ...session, transcriptPaths: new Set([r1]) }, emptyState(), home);
+    expect(replaced.records).toEqual(fresh.records);
+    const first = replaced.records.find((r) => r.kind === 'usage');
+    expect(first).toMatchObject({ id: `codex:${S1}:12000:8000:600:200`, input_tokens: 4000, cache_read_tokens: 8000, output_tokens: 600 });
   });
 
   it('finds the rollout by session id when the payload names none, and reports a compressed one instead of skipping it', () => {

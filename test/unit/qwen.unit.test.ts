@@ -273,6 +273,35 @@ describe('Qwen Code usage', () => {
     expect(qwenCallsFromLines(['not json', '{"type":"assistant"}']).problems).toHaveLength(2);
   });
 
+  it('a record appended again as it changes counts once, with its final (largest) usage, at its first time', () => {
+    const record = (timestamp: string, candidatesTokenCount: number | undefined) =>
+      JSON.stringify({
+        uuid: 'u-1',
+        sessionId: 'q9',
+        timestamp,
+        type: 'assistant',
+        model: 'qwen3-coder-plus',
+        ...(candidatesTokenCount === undefined
+          ? {}
+          : {
+              usageMetadata: {
+                promptTokenCount: 1000,
+                candidatesTokenCount,
+                cachedContentTokenCount: 200,
+                totalTokenCount: 1000 + candidatesTokenCount,
+              },
+            }),
+      });
+    // Written first without usage, then with part of it, then with all of it: one drain sees every copy.
+    const { calls } = qwenCallsFromLines([
+      record('2026-11-10T09:00:09.000Z', undefined),
+      record('2026-11-10T09:00:09.500Z', 5),
+      record('2026-11-10T09:00:10.000Z', 60),
+    ]);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ ts: Date.parse('2026-11-10T09:00:09.000Z'), tokens: { input: 800, output: 60, cacheRead: 200 } });
+  });
+
   it('reads each chat once, and a /branch copy yields the same record ids as its original', () => {
     const home = tempDir();
     const chats = join(home, '.qwen', 'projects', '-home-dev-repo', 'chats');

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -11,6 +11,7 @@ import {
 import { droidAssistantMessages, readDroidUsage, usageDelta } from '../../collector/agents/droid/usage.ts';
 import { pieceOf } from '../../collector/agents/types.ts';
 import { emptyState } from '../../collector/state.ts';
+import { readNewLines } from '../../collector/transcript.ts';
 import { claudeAssistantLine, claudeUserLine } from '../helpers/payloads.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -155,11 +156,113 @@ describe('Claude Code transcript usage', () => {
     expect(readClaudeUsage(touch, state).records).toEqual([]);
   });
 
+  it('reads a transcript replaced by a longer one (or rewritten in place) from its start, not from the old offset', () => {
+    const dir = tempDir();
+    const path = join(dir, 't.jsonl');
+    const old = [1, 2].map((n) =>
+      claudeAssistantLine({ id: `msg_old${n}`, requestId: `req_old${n}`, timestamp: '2026-03-01T10:00:00Z', output: n }),
+    );
+    writeFileSync(path, `${old.join('\n')}\n`);
+    const state = emptyState();
+    const touch = { sessionId: 's', latestTs: 0, transcriptPaths: new Set([path]) };
+    expect(readClaudeUsage(touch, state).records.filter((r) => r.kind === 'usage')).toHaveLength(2);
+    // A new file takes the name (written beside it, renamed over it), longer than what was read of the old.
+    const fresh = [1, 2, 3, 4].map((n) =>
+      claudeAssistantLine({ id: `msg_new${n}`, requestId: `req_new${n}`, timestamp: '2026-03-02T10:00:00Z', output: 10 * n }),
+    );
+    writeFileSync(`${path}.tmp`, `${fresh.join('\n')}\n`);
+    renameSync(`${path}.tmp`, path);
+    const replaced = readClaudeUsage(touch, state);
+    expect(replaced.problems).toEqual([]);
+    const usage = replaced.records.filter((r) => r.kind === 'usage');
+    expect(usage.map((r) => [r.id, r.output_tokens])).toEqual([
+      ['cc:msg_new1:req_new1', 10],
+      ['cc:msg_new2:req_new2', 20],
+      ['cc:msg_new3:req_new3', 30],
+      ['cc:msg_new4:req_new4', 40],
+    ]);
+    // Truncated and written again in place, past the old offset before the next read: read whole again.
+    const rewritten = [5, 6, 7, 8, 9].map((n) =>
+      claudeAssistantLine({ id: `msg_new${n}`, requestId: `req_new${n}`, timestamp: '2026-03-03T10:00:00Z', output: 10 * n }),
+    );
+    writeFileSync(path, `${rewritten.join('\n')}\n`);
+    const again = readClaudeUsage(touch, state);
+    expect(again.problems).toEqual([]);
+    expect(again.records.filter((r) => r.kind === 'usage').map((r) => r.output_tokens)).toEqual([50, 60, 70, 80, 90]);
+    // An append to it reads only the new line.
+    appendFileSync(path, `${claudeAssistantLine({ id: 'msg_x', requestId: 'req_x', timestamp: '2026-03-03T11:00:00Z', output: 1 })}\n`);
+    expect(
+      readClaudeUsage(touch, state)
+        .records.filter((r) => r.kind === 'usage')
+        .map((r) => r.id),
+    ).toEqual(['cc:msg_x:req_x']);
+  });
+
+  it("reads the session's subagent transcripts beside its own, with or without a SubagentStop naming them", () => {
+    const project = join(tempDir(), '.claude', 'projects', '-home-dev-repo');
+    const sid = '3f1c9a2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
+    const main = join(project, `${sid}.jsonl`);
+    const subagents = join(project, sid, 'subagents');
+    mkdirSync(subagents, { recursive: true });
+    writeFileSync(
+      main,
+      `${claudeAssistantLine({ id: 'msg_main', requestId: 'req_main', timestamp: '2026-03-01T10:00:00Z', output: 7 })}\n`,
+    );
+    // Claude Code writes each subagent's lines to <session>/subagents/agent-<id>.jsonl; an interrupted one
+    // never gets its SubagentStop, so no event names the file.
+    const sub = (n: number) =>
+      claudeAssistantLine({
+        id: `msg_sub${n}`,
+        requestId: `req_sub${n}`,
+        timestamp: '2026-03-01T10:00:30Z',
+        output: 100 * n,
+        sidechain: true,
+      });
+    writeFileSync(join(subagents, 'agent-a1.jsonl'), `${sub(1)}\n${sub(2)}\n`);
+    writeFileSync(join(subagents, 'agent-a1.meta.json'), '{"agentType":"general-purpose"}');
+    const state = emptyState();
+    const read = readClaudeUsage({ sessionId: sid, latestTs: 0, transcriptPaths: new Set([main]) }, state);
+    expect(read.problems).toEqual([]);
+    const usage = read.records.filter((r) => r.kind === 'usage');
+    expect(usage.map((r) => [r.id, r.output_tokens])).toEqual([
+      ['cc:msg_main:req_main', 7],
+      ['cc:msg_sub1:req_sub1', 100],
+      ['cc:msg_sub2:req_sub2', 200],
+    ]);
+    // A SubagentStop that names the file later reads only what was added since.
+    appendFileSync(join(subagents, 'agent-a1.jsonl'), `${sub(3)}\n`);
+    const stop = readClaudeUsage(
+      { sessionId: sid, latestTs: 0, transcriptPaths: new Set([main, join(subagents, 'agent-a1.jsonl')]) },
+      state,
+    );
+    expect(stop.records.filter((r) => r.kind === 'usage').map((r) => r.id)).toEqual(['cc:msg_sub3:req_sub3']);
+  });
+
   it('reports an unreadable transcript and goes on', () => {
     const state = emptyState();
     const result = readClaudeUsage({ sessionId: 's', latestTs: 0, transcriptPaths: new Set(['/nope/t.jsonl']) }, state);
     expect(result.records).toEqual([]);
     expect(result.problems[0]).toContain('not readable');
+  });
+});
+
+describe('reading transcripts a piece at a time', () => {
+  it('skips a line longer than one reading, once it is whole, and goes on with the lines after it', () => {
+    const path = join(tempDir(), 't.jsonl');
+    const small = '{"a":1}';
+    const huge = `{"b":"${'x'.repeat(300)}"}`;
+    writeFileSync(path, `${small}\n${huge.slice(0, 200)}`);
+    // At most 100 bytes a reading: the second line does not fit; while it is being written, it is waited for.
+    const one = readNewLines(path, undefined, 100)!;
+    expect(one).toMatchObject({ lines: [small], nextOffset: small.length + 1, skipped: 0 });
+    const mark = (c: { nextOffset: number; tail: string }) => ({ offset: c.nextOffset, tail: c.tail });
+    const waiting = readNewLines(path, mark(one), 100)!;
+    expect(waiting).toMatchObject({ lines: [], nextOffset: one.nextOffset, skipped: 0 });
+    appendFileSync(path, `${huge.slice(200)}\n${small}\n`);
+    // Whole, it can never fit a reading: it is skipped (and said so), not read again forever.
+    const past = readNewLines(path, mark(waiting), 100)!;
+    expect(past).toMatchObject({ lines: [], nextOffset: small.length + 1 + huge.length + 1, skipped: 1 });
+    expect(readNewLines(path, mark(past), 100)).toMatchObject({ lines: [small], skipped: 0 });
   });
 });
 
@@ -190,7 +293,7 @@ describe('Droid cumulative usage', () => {
     expect(first.records).toEqual([
       {
         kind: 'usage',
-        id: 'droid:sess-d:1000:100:0:0:0',
+        id: 'droid:sess-d:after:start',
         agent: 'droid',
         session_id: 'sess-d',
         ts: day1,
@@ -221,7 +324,7 @@ describe('Droid cumulative usage', () => {
     expect(second.records).toEqual([
       {
         kind: 'usage',
-        id: 'droid:sess-d:1500:160:0:0:40',
+        id: 'droid:sess-d:after:1000:100:0:0:0',
         agent: 'droid',
         session_id: 'sess-d',
         ts: day2,
@@ -244,6 +347,8 @@ describe('Droid cumulative usage', () => {
       JSON.stringify({ type: 'message', id: 'a', message: { role: 'assistant' } }),
       JSON.stringify({ type: 'assistant', message: { id: 'b' } }),
       JSON.stringify({ role: 'user', id: 'c' }),
+      // A line of the <synthetic> model is no model's answer (docs/metrics.md §1): not a message.
+      JSON.stringify({ type: 'message', id: 'd', message: { role: 'assistant', model: '<synthetic>' } }),
     ];
     expect(droidAssistantMessages(lines).map((m) => m.id)).toEqual(['a', 'b']);
   });

@@ -4,14 +4,16 @@
 // record id therefore leaves the session out (claudeRecordId), so the server stores a call once however many
 // transcripts hold it. Lines of one call combine as the server combines copies (api/ingest/store.ts): the
 // largest of each token count, the earliest timestamp, thinking if any line had it. Sidechain (subagent)
-// lines included; the <synthetic> model ignored.
+// lines included, and each subagent's own transcript beside the session's (paths.ts), read with the session
+// whether or not a SubagentStop named it; the <synthetic> model ignored.
 
 import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireMessage, WireUsage } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
+import { claudeSubagentTranscripts } from './paths.ts';
 import { ClaudeAssistantLine } from './schema.ts';
 
 export interface ClaudeMessageUsage {
@@ -131,17 +133,23 @@ export type ClaudeState = z.infer<typeof ClaudeState>;
 function readUsage(session: SessionTouch, state: ClaudeState): UsageReadResult {
   const records: (WireUsage | WireMessage)[] = [];
   const problems: string[] = [];
+  const paths = new Set<string>();
   for (const path of session.transcriptPaths) {
+    paths.add(path);
+    for (const sub of claudeSubagentTranscripts(path, session.sessionId)) paths.add(sub);
+  }
+  for (const path of paths) {
     const known = state.transcripts[path];
-    const chunk = readNewLines(path, known?.offset ?? 0);
+    const chunk = readNewLines(path, known);
     if (!chunk) {
       problems.push(`transcript ${path} is not readable`);
       continue;
     }
+    if (chunk.skipped) problems.push(`${path}: ${SKIPPED_LINES(chunk.skipped)}`);
     const { messages, problems: lineProblems } = claudeMessagesFromLines(chunk.lines);
     problems.push(...lineProblems.map((p) => `${path}: ${p}`));
     records.push(...claudeRecords(session.sessionId, messages));
-    state.transcripts[path] = { offset: chunk.nextOffset, sessionId: session.sessionId };
+    state.transcripts[path] = { offset: chunk.nextOffset, tail: chunk.tail, sessionId: session.sessionId };
   }
   return { records, problems };
 }

@@ -36,7 +36,7 @@ export function rolloutSource(path: string): string | undefined {
   if (known !== undefined) return known;
   if (isCompressedRollout(path)) return undefined;
   // No complete first line yet (Codex is still writing it): ask again with the next event.
-  const first = readNewLines(path, 0, FIRST_LINE_LIMIT)?.lines[0];
+  const first = readNewLines(path, undefined, FIRST_LINE_LIMIT)?.lines[0];
   const source = first === undefined ? undefined : sessionSourceOf(first);
   if (source !== undefined) {
     if (sources.size >= 10_000) sources.clear();

@@ -11,20 +11,19 @@
 // rewritten to the fork). So a token_count is named by the session of the last session_meta before it
 // (`owner`) and its cumulative total: a copied line gets the id its original has, and the server keeps one
 // of them, at the original's earlier time. Lines after the copy continue the ancestor's totals, so their
-// ids stay distinct. Assistant messages with an id are named the same way; Codex lines without one can
-// only be named by their place in the file.
+// ids stay distinct. Assistant messages are named the same way: by their id, or without one by their place
+// among the rollout's messages, which a copy repeats (the fork's session_meta comes before any message).
 //
 // Mapping: Codex's input_tokens includes cached_input_tokens, so input = input − cached and cache read =
 // cached (never counted twice); Codex has no cache writes; output_tokens already includes
 // reasoning_output_tokens, so output is output as is and the reasoning part is thinking_tokens (tier
 // thinking when > 0). Assistant messages: one per assistant response_item, by its id when it has one,
 // else by its position in the rollout.
-import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptMark } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findCodexRollout, isCompressedRollout, isRolloutPath } from './paths.ts';
 import { AssistantMessagePayload, RolloutLine, SessionMetaPayload, TokenCountPayload, TurnContextPayload } from './schema.ts';
@@ -54,11 +53,11 @@ export const CodexRolloutState = z.object({
 export type CodexRolloutState = z.infer<typeof CodexRolloutState>;
 
 /**
- * Codex's piece of the collector state: per rollout, the reading above and the byte offset it reached.
+ * Codex's piece of the collector state: per rollout, the reading above and where it stopped (TranscriptMark).
  * Offset and totals are one entry, so they cannot be saved apart.
  */
 export const CodexState = z.object({
-  rollouts: z.record(z.string(), CodexRolloutState.extend({ offset: z.number().int().nonnegative() })),
+  rollouts: z.record(z.string(), CodexRolloutState.extend(TranscriptMark.shape)),
 });
 export type CodexState = z.infer<typeof CodexState>;
 
@@ -119,7 +118,7 @@ export function codexRecordsFromLines(
       }
       records.push({
         kind: 'message',
-        id: message.data.id ? `codex:${state.owner ?? sessionId}:${message.data.id}` : `codex:${sessionId}:m${state.messages}`,
+        id: `codex:${state.owner ?? sessionId}:${message.data.id ?? `m${state.messages}`}`,
         agent: 'codex',
         session_id: sessionId,
         ts,
@@ -187,25 +186,19 @@ function readUsage(session: SessionTouch, state: CodexState, home: string): Usag
       continue;
     }
     const saved = state.rollouts[path];
-    let known: CodexRolloutState = saved ?? { totals: null, messages: 0, sessionId: session.sessionId };
-    const offset = saved?.offset ?? 0;
-    try {
-      // A rollout shorter than what was read was rewritten: it is read again from the start, and so are
-      // its totals (the record ids stay the same, so the server keeps what it already has once).
-      if (statSync(path).size < offset) known = { totals: null, messages: 0, sessionId: session.sessionId };
-    } catch {
-      problems.push(`Codex rollout ${path} is not readable`);
-      continue;
-    }
-    const chunk = readNewLines(path, offset);
+    const chunk = readNewLines(path, saved);
     if (!chunk) {
       problems.push(`Codex rollout ${path} is not readable`);
       continue;
     }
+    if (chunk.skipped) problems.push(`${path}: ${SKIPPED_LINES(chunk.skipped)}`);
+    // A rollout that is not the one read before (shorter, replaced, rewritten) is read again from the start,
+    // and so are its totals (the record ids stay the same, so the server keeps what it already has once).
+    const known: CodexRolloutState = saved && !chunk.restarted ? saved : { totals: null, messages: 0, sessionId: session.sessionId };
     const read = codexRecordsFromLines(known.sessionId, chunk.lines, known);
     records.push(...read.records);
     problems.push(...read.problems.map((p) => `${path}: ${p}`));
-    state.rollouts[path] = { ...read.state, offset: chunk.nextOffset };
+    state.rollouts[path] = { ...read.state, offset: chunk.nextOffset, tail: chunk.tail };
   }
   return { records, problems };
 }

@@ -7,7 +7,7 @@ import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import { readRegularFile } from '../../regular-file.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findDroidSettingsFile } from './paths.ts';
 import { DroidSessionSettings, DroidTranscriptLine } from './schema.ts';
@@ -40,11 +40,23 @@ export function usageDelta(previous: TokenTotals | undefined, current: TokenTota
   return Object.fromEntries(KEYS.map((k) => [k, current[k] - base[k]])) as TokenTotals;
 }
 
-export function droidUsageRecord(sessionId: string, model: string, ts: number, totals: TokenTotals, delta: TokenTotals): WireRecord {
+/**
+ * Pure: the usage record of a reading. It is named by the reading it follows (`previous`, the totals the
+ * collector's committed state holds), not by its own totals: a batch the server stored but never
+ * acknowledged is read again from the same committed totals, and by then the session may have gone on. The
+ * second reading then has the first one's id, and the server keeps the larger difference once
+ * (api/ingest/store.ts) instead of adding both.
+ */
+export function droidUsageRecord(
+  sessionId: string,
+  model: string,
+  ts: number,
+  previous: TokenTotals | undefined,
+  delta: TokenTotals,
+): WireRecord {
   return {
     kind: 'usage',
-    // The cumulative totals name the reading: reading the same file twice yields the same id.
-    id: `droid:${sessionId}:${KEYS.map((k) => totals[k]).join(':')}`,
+    id: `droid:${sessionId}:after:${previous ? KEYS.map((k) => previous[k]).join(':') : 'start'}`,
     agent: 'droid',
     session_id: sessionId,
     ts,
@@ -58,7 +70,7 @@ export function droidUsageRecord(sessionId: string, model: string, ts: number, t
   };
 }
 
-/** Pure: assistant message ids (and their times, when the line has one) in Droid transcript lines. */
+/** Pure: assistant message ids (and their times, when the line has one) in Droid transcript lines, <synthetic> ones left out. */
 export function droidAssistantMessages(lines: string[]): { id: string; ts: number | null; model?: string }[] {
   const seen = new Map<string, { id: string; ts: number | null; model?: string }>();
   for (const line of lines) {
@@ -68,7 +80,8 @@ export function droidAssistantMessages(lines: string[]): { id: string; ts: numbe
     const role = l.message?.role ?? l.role ?? (l.type === 'assistant' ? 'assistant' : undefined);
     if (role !== 'assistant') continue;
     const id = l.message?.id ?? l.id;
-    if (!id || seen.has(id)) continue;
+    // A line of the <synthetic> model is the agent's own, no model's answer (docs/metrics.md §1).
+    if (!id || seen.has(id) || l.message?.model === '<synthetic>') continue;
     seen.set(id, { id, ts: parseEventTime(l.timestamp), ...(l.message?.model ? { model: l.message.model } : {}) });
   }
   return [...seen.values()];
@@ -91,7 +104,7 @@ function readUsage(session: SessionTouch, state: DroidState, home: string): Usag
         const current = Object.fromEntries(KEYS.map((k) => [k, totals[k]])) as TokenTotals;
         const delta = usageDelta(known?.totals, current);
         if (KEYS.some((k) => delta[k] > 0)) {
-          records.push(droidUsageRecord(session.sessionId, model ?? 'unknown', session.latestTs, current, delta));
+          records.push(droidUsageRecord(session.sessionId, model ?? 'unknown', session.latestTs, known?.totals, delta));
         }
         state.sessions[session.sessionId] = { totals: current, settingsPath, ...(model ? { model } : {}) };
       }
@@ -100,11 +113,12 @@ function readUsage(session: SessionTouch, state: DroidState, home: string): Usag
     }
   }
   for (const path of session.transcriptPaths) {
-    const chunk = readNewLines(path, state.transcripts[path]?.offset ?? 0);
+    const chunk = readNewLines(path, state.transcripts[path]);
     if (!chunk) {
       problems.push(`transcript ${path} is not readable`);
       continue;
     }
+    if (chunk.skipped) problems.push(`${path}: ${SKIPPED_LINES(chunk.skipped)}`);
     for (const m of droidAssistantMessages(chunk.lines)) {
       const modelName = m.model ?? model;
       records.push({
@@ -116,7 +130,7 @@ function readUsage(session: SessionTouch, state: DroidState, home: string): Usag
         ...(modelName ? { model: modelName } : {}),
       });
     }
-    state.transcripts[path] = { offset: chunk.nextOffset, sessionId: session.sessionId };
+    state.transcripts[path] = { offset: chunk.nextOffset, tail: chunk.tail, sessionId: session.sessionId };
   }
   return { records, problems };
 }

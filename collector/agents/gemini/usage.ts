@@ -16,7 +16,7 @@ import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import { readRegularFile } from '../../regular-file.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { geminiSubagentChats } from './paths.ts';
 import { GeminiLegacyChat, GeminiMessage, type GeminiTokens } from './schema.ts';
@@ -118,9 +118,9 @@ function readChat(path: string, state: GeminiState, sessionId: string): { record
       return { records: [], problem: `not a Gemini chat (${(error as Error).message.slice(0, 200)})` };
     }
   }
-  const chunk = readNewLines(path, known?.offset ?? 0);
+  const chunk = readNewLines(path, known);
   if (!chunk) return undefined;
-  state.transcripts[path] = { offset: chunk.nextOffset, sessionId };
+  state.transcripts[path] = { offset: chunk.nextOffset, tail: chunk.tail, sessionId };
   const records: unknown[] = [];
   let unreadable = 0;
   for (const line of chunk.lines) {
@@ -128,7 +128,10 @@ function readChat(path: string, state: GeminiState, sessionId: string): { record
     if (json === undefined) unreadable++;
     else records.push(json);
   }
-  return { records, ...(unreadable ? { problem: `${unreadable} chat line(s) are not JSON` } : {}) };
+  const problem = [unreadable ? `${unreadable} chat line(s) are not JSON` : '', chunk.skipped ? SKIPPED_LINES(chunk.skipped) : '']
+    .filter(Boolean)
+    .join('; ');
+  return { records, ...(problem ? { problem } : {}) };
 }
 
 function readUsage(session: SessionTouch, state: GeminiState): UsageReadResult {

@@ -1,15 +1,16 @@
 // Qwen Code token usage from its chat JSONL (docs/metrics.md §1, "Other agents' usage"). Each model call is one
-// `type: "assistant"` record with a fresh `uuid` and Gemini-style `usageMetadata`, appended once. /branch
-// copies a session's records into a new session's file keeping each `uuid` (`forkedFrom.messageUuid` is the
-// same value), so the record id is `qwen:<uuid>` without the session: the server stores a call once however
-// many chats hold it (the usage upsert keeps the earliest copy), and the collector remembers no uuids — only
-// the byte offset of each chat it read, as for Claude Code transcripts.
+// `type: "assistant"` record with a fresh `uuid` and Gemini-style `usageMetadata`; one appended again as it
+// changes counts once, with its final usage. /branch copies a session's records into a new session's file
+// keeping each `uuid` (`forkedFrom.messageUuid` is the same value), so the record id is `qwen:<uuid>` without
+// the session: the server stores a call once however many chats hold it (the usage upsert keeps the earliest
+// time and the largest counts), and the collector remembers no uuids — only the byte offset of each chat it
+// read, as for Claude Code transcripts.
 
 import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findQwenChatFile } from './paths.ts';
 import { QwenAssistantRecord, type QwenUsageMetadata } from './schema.ts';
@@ -52,7 +53,12 @@ export interface QwenCall {
   tokens: QwenTokens | undefined;
 }
 
-/** Pure: the model calls of a set of chat lines, one per uuid (a repeated line keeps its earliest time). */
+const usageSize = (t: QwenTokens | undefined) => (t ? t.input + t.output + t.cacheRead : -1);
+
+/**
+ * Pure: the model calls of a set of chat lines, one per uuid. A record appended again as it changes keeps
+ * its final (largest) usage and its earliest time (docs/metrics.md §1), as the server combines copies.
+ */
 export function qwenCallsFromLines(lines: string[]): { calls: QwenCall[]; problems: string[] } {
   const byUuid = new Map<string, QwenCall>();
   const problems: string[] = [];
@@ -82,7 +88,13 @@ export function qwenCallsFromLines(lines: string[]): { calls: QwenCall[]; proble
       tokens: r.usageMetadata ? qwenTokens(r.usageMetadata) : undefined,
     };
     const previous = byUuid.get(r.uuid);
-    byUuid.set(r.uuid, previous && previous.ts <= call.ts ? previous : call);
+    if (!previous) {
+      byUuid.set(r.uuid, call);
+      continue;
+    }
+    const first = previous.ts <= call.ts ? previous : call;
+    const largest = usageSize(call.tokens) > usageSize(previous.tokens) ? call : previous;
+    byUuid.set(r.uuid, { ...first, model: first.model === 'unknown' ? largest.model : first.model, tokens: largest.tokens });
   }
   return { calls: [...byUuid.values()], problems };
 }
@@ -133,7 +145,7 @@ function readUsage(session: SessionTouch, state: QwenState, home: string): Usage
   const lookUp = () => (found ??= findQwenChatFile(home, session.sessionId));
   if (named.length === 0 && lookUp()) paths.add(found!);
   for (const path of paths) {
-    const chunk = readNewLines(path, state.transcripts[path]?.offset ?? 0);
+    const chunk = readNewLines(path, state.transcripts[path]);
     if (!chunk && lookUp() && found !== path && !paths.has(found!)) {
       paths.add(found!);
       continue;
@@ -142,10 +154,11 @@ function readUsage(session: SessionTouch, state: QwenState, home: string): Usage
       problems.push(`qwen chat ${path} is not readable`);
       continue;
     }
+    if (chunk.skipped) problems.push(`${path}: ${SKIPPED_LINES(chunk.skipped)}`);
     const { calls, problems: lineProblems } = qwenCallsFromLines(chunk.lines);
     problems.push(...lineProblems.map((p) => `${path}: ${p}`));
     records.push(...qwenRecords(session.sessionId, calls));
-    state.transcripts[path] = { offset: chunk.nextOffset, sessionId: session.sessionId };
+    state.transcripts[path] = { offset: chunk.nextOffset, tail: chunk.tail, sessionId: session.sessionId };
   }
   return { records, problems };
 }
