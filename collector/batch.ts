@@ -1,6 +1,7 @@
 // Builds one batch: spool files → wire events, plus the usage and assistant messages that appeared in
-// the transcripts of the sessions those events belong to. Quarantines what cannot be parsed; the rest of
-// the batch still ships. Pure of the network: shipping is shipper.ts's job.
+// the transcripts of the sessions those events belong to (and of the sessions the caller asks to read
+// again). Quarantines what cannot be parsed; the rest of the batch still ships. Pure of the network:
+// shipping is shipper.ts's job.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from '../common/logger.ts';
 import type { WireRecord } from '../common/wire.ts';
@@ -34,7 +35,12 @@ export interface Batch {
   touches: CodeTouch[];
   /** Models the batch's usage and messages show, by session and time (the model of an edit). */
   models: ModelSeen[];
+  /** The sessions the batch's events belong to, whose transcripts it read. */
+  sessions: SessionRead[];
 }
+
+/** A session whose agent's files are read: its agent, and what its events said of it. */
+export type SessionRead = SessionTouch & { agent: string };
 
 export interface BatchContext {
   dirs: SpoolDirs;
@@ -55,12 +61,21 @@ export interface BatchContext {
  */
 const SLICE = 250;
 
-export async function buildBatch(ctx: BatchContext, names: string[], state: CollectorState): Promise<Batch> {
+/**
+ * `readAgain`: sessions whose agent's files are read even with no event of theirs among `names` (an agent
+ * can write a turn's last lines after its last hook has run: daemon.ts).
+ */
+export async function buildBatch(
+  ctx: BatchContext,
+  names: string[],
+  state: CollectorState,
+  readAgain: readonly SessionRead[] = [],
+): Promise<Batch> {
   const records: WireRecord[] = [];
   const sources: (string | undefined)[] = [];
   const twins = new Set<string>();
   const nextState = structuredClone(state);
-  const sessions = new Map<string, SessionTouch & { agent: string }>();
+  const sessions = new Map<string, SessionRead>();
   let quarantined = 0;
   const leftAlone: string[] = [];
   const dropped: Batch['dropped'] = [];
@@ -150,6 +165,11 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
     }
   }
 
+  const touched = [...sessions.values()];
+  for (const again of readAgain) {
+    const key = `${again.agent}\0${again.sessionId}`;
+    if (!sessions.has(key)) sessions.set(key, again);
+  }
   for (const touch of sessions.values()) {
     const adapter = adapterFor(touch.agent);
     if (!adapter) continue;
@@ -167,5 +187,5 @@ export async function buildBatch(ctx: BatchContext, names: string[], state: Coll
         models.push({ agent: record.agent, sessionId: record.session_id, ts: record.ts, model: record.model });
     }
   }
-  return { records, sources, twins, nextState, quarantined, leftAlone, dropped, touches, models };
+  return { records, sources, twins, nextState, quarantined, leftAlone, dropped, touches, models, sessions: touched };
 }

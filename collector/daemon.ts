@@ -6,7 +6,7 @@ import { type FSWatcher, watch } from 'chokidar';
 import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from '../common/backoff.ts';
 import type { Logger } from '../common/logger.ts';
 import { type IngestResponse, MAX_BATCH_RECORDS } from '../common/wire.ts';
-import { type Batch, buildBatch } from './batch.ts';
+import { type Batch, buildBatch, type SessionRead } from './batch.ts';
 import { ADDRESSES_REFRESH_MS, fetchAddresses } from './code/addresses.ts';
 import { EditRepos } from './code/edit-repo.ts';
 import { CodeTracker } from './code/tracker.ts';
@@ -62,6 +62,16 @@ export interface DrainResult {
   refused?: boolean;
 }
 
+/**
+ * How long a session's agent files are read again after its last event, on every drain that finds the
+ * spool empty (the 30-second poll at least): an agent can write a turn's last lines after the turn's last
+ * hook has run (Claude Code runs its Stop hook before the final assistant line is written), and with no
+ * later event of the session, those lines' model calls would wait for its next turn, or never be read.
+ */
+const READ_AGAIN_MS = 10 * 60_000;
+/** The most sessions read again (the most recent kept): each costs a file open a drain. */
+const READ_AGAIN_MOST = 500;
+
 const countBy = (values: string[]): Record<string, number> => {
   const counts: Record<string, number> = {};
   for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
@@ -94,6 +104,8 @@ export class Collector {
   private readonly refsWatched = new Set<string>();
   /** A scan for landed commits is due: at start, after a batch watched a new repository, after refs moved. */
   private scanDue = true;
+  /** Sessions with an event lately, by agent and id, and when it was read (READ_AGAIN_MS). */
+  private readonly recent = new Map<string, { session: SessionRead; seenAt: number }>();
 
   constructor(private readonly options: CollectorOptions) {
     this.dirs = spoolDirs(options.agentmeterHome);
@@ -268,7 +280,8 @@ export class Collector {
 
   private async prepareNext(state: CollectorState): Promise<PreparedBatch | undefined> {
     const names = this.queue.take(this.batchSize);
-    if (names.length === 0) return undefined;
+    const readAgain = names.length === 0 ? this.sessionsToReadAgain() : [];
+    if (names.length === 0 && readAgain.length === 0) return undefined;
     const { log } = this.options;
     const batch = await buildBatch(
       {
@@ -282,10 +295,36 @@ export class Collector {
       },
       names,
       state,
+      readAgain,
     );
     this.queue.leaveAlone(batch.leftAlone);
     this.leftAlone += batch.leftAlone.length;
+    this.readLately(batch.sessions);
+    // Read again and nothing new: nothing to send or commit.
+    if (names.length === 0 && batch.records.length === 0) return undefined;
     return { names, batch, body: batch.records.length ? encodeBatch(batch.records) : undefined };
+  }
+
+  /** Notes the sessions a batch's events belong to, for READ_AGAIN_MS. */
+  private readLately(sessions: readonly SessionRead[]): void {
+    const now = Date.now();
+    for (const session of sessions) {
+      const key = `${session.agent}\0${session.sessionId}`;
+      // Re-set, so that the Map's order is the order of the latest events.
+      this.recent.delete(key);
+      this.recent.set(key, { session, seenAt: now });
+    }
+    for (const key of this.recent.keys()) {
+      if (this.recent.size <= READ_AGAIN_MOST) break;
+      this.recent.delete(key);
+    }
+  }
+
+  /** The sessions with an event in the last READ_AGAIN_MS; the older ones are forgotten. */
+  private sessionsToReadAgain(): SessionRead[] {
+    const since = Date.now() - READ_AGAIN_MS;
+    for (const [key, { seenAt }] of this.recent) if (seenAt < since) this.recent.delete(key);
+    return [...this.recent.values()].map((r) => r.session);
   }
 
   /** Posts a batch until the server acknowledges it, retrying with backoff up to maxAttempts. */
