@@ -48,6 +48,9 @@ class OtlpBody {
 }
 
 /** Running totals of cumulative counters, per user (bounded), since a collector-less agent may export them. */
+/** Why a request of another Content-Type, or none, is refused (415). */
+const OTLP_TYPES = 'Content-Type must be application/x-protobuf or application/json (OTLP/HTTP)';
+
 const MAX_USERS = 10_000;
 const MAX_SERIES = 5_000;
 
@@ -92,6 +95,8 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
       async (request: FastifyRequest, body: Buffer) =>
         new OtlpBody(body, request.headers['content-type'], request.headers['content-encoding'] as string | undefined),
     );
+    // Any other type is taken as no body, which the route answers 415 with what it takes (OTLP/HTTP).
+    scope.addContentTypeParser('*', { bodyLimit: MAX_OTLP_BODY_BYTES }, (_request, _payload, done) => done(null, undefined));
 
     for (const signal of OTLP_SIGNALS)
       declareRoute(
@@ -114,9 +119,8 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
         },
         async ({ principal }, request, reply) => {
           const body = request.body;
-          if (!(body instanceof OtlpBody)) throw badRequest('body must be an OTLP request (application/x-protobuf or application/json)');
-          const encoding = encodingOf(body.type);
-          if (!encoding) throw new HttpError(415, 'Content-Type must be application/x-protobuf or application/json');
+          const encoding = body instanceof OtlpBody ? encodingOf(body.type) : undefined;
+          if (!(body instanceof OtlpBody) || !encoding) throw new HttpError(415, OTLP_TYPES);
           const bytes = await inflate(body);
           const answer = await store(signal, encoding, bytes, principal, request);
           if (encoding === 'json') return answer.json;

@@ -99,4 +99,21 @@ describe("the server's /v1/metrics", () => {
     });
     expect(row!.n).toBe(2);
   });
+
+  it('answers a request without a Content-Type 415, as one of another type, saying which it takes (OTLP/HTTP)', async () => {
+    for (const [type, payload] of [
+      [undefined, ''],
+      [undefined, '{}'],
+      ['text/plain', '{}'],
+    ] as const) {
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/v1/metrics',
+        headers: { ...bearer(key), ...(type ? { 'content-type': type } : {}) },
+        payload,
+      });
+      expect(res.statusCode, `${type} ${payload}: ${res.body}`).toBe(415);
+      expect(res.json()).toMatchObject({ status: 415, detail: expect.stringMatching(/application\/x-protobuf or application\/json/) });
+    }
+  });
 });
