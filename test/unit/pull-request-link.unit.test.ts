@@ -25,6 +25,14 @@ describe('linkedCommits', () => {
     expect(linkedCommits(pr({ mergeCommitId: 'M', headCommitId: 'b2', commitCount: 2 }), graph).sort()).toEqual(['M', 'b1', 'b2']);
   });
 
+  it("a merge whose first parent is unknown (a colleague's commit on main): the branch's own commits, up to the count, not main before it", () => {
+    // s - a - M1 - - - - - - M2, with x (unknown) between M1 and M2 on main
+    //  \ /     \            /
+    //            b --------
+    const graph = graphOf({ s: [[], T(0)], a: [['s'], T(1)], M1: [['s', 'a'], T(2)], b: [['M1'], T(4)], M2: [['x', 'b'], T(9)] });
+    expect(linkedCommits(pr({ mergeCommitId: 'M2', headCommitId: 'b', commitCount: 1 }), graph).sort()).toEqual(['M2', 'b']);
+  });
+
   it("GitHub's merge commit unknown (made by the host for a person agentmeter does not know): the head's chain, as many as the pull request had", () => {
     const graph = graphOf({ m1: [[], T(0)], b1: [['m1'], T(4)], b2: [['b1'], T(6)] });
     expect(linkedCommits(pr({ mergeCommitId: 'M', headCommitId: 'b2', commitCount: 2 }), graph).sort()).toEqual(['b1', 'b2']);
