@@ -4,9 +4,10 @@
 // linking to landed commits runs after the answer.
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { forbidden, HttpError, unauthorized } from '../../common/errors.ts';
+import { badRequest, forbidden, HttpError, unauthorized } from '../../common/errors.ts';
+import { utcDay } from '../../common/time.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
-import { sendAnswer } from '../answers/answer.ts';
+import { sendAnswer, teamScoped } from '../answers/answer.ts';
 import type { ResponseCache } from '../answers/cache.ts';
 import type { Changes } from '../answers/changes.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -269,7 +270,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
     tag: 'Analytics',
     summary: 'Merged pull requests per UTC day of merge: agent lines, time to merge, cost (an agentmeter extension)',
     description:
-      'docs/metrics.md §10. Ungrouped: one record per day with zeros, with the cost of agent sessions whose lines reached no merged pull request (not_shipped_cost_usd). group_by=repo, team or agent: rows per day and non-zero group. Owners and managers see the organization; a member sees the pull requests holding their commits (meta.user_id).',
+      'docs/metrics.md §10. Ungrouped: one record per day with zeros, with the cost of agent sessions whose lines reached no merged pull request (not_shipped_cost_usd). group_by=repo, team or agent: rows per day and non-zero group. team=: the pull requests holding commits of that team\'s members (and of the teams below it) on the day of merge, counted whole, and those members\' not-shipped cost. Owners and managers see the organization; a member sees the pull requests holding their commits (meta.user_id).',
     action: 'The pull request figures',
     access: { kind: 'user', roles: PR_ROLES },
     query: PullRequestAnalyticsQuery,
@@ -277,11 +278,17 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
   } as const satisfies RouteDoc;
   declareRoute(app, analyticsDoc, async ({ principal, query }, request, reply) => {
     const user = ownOnly(principal);
-    if (query.group_by === 'team' && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
+    if (teamScoped(query) && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
+    if (query.team !== undefined && query.group_by === 'team') throw badRequest('group_by=team and team= cannot be combined');
     const of = { org: principal.orgId, viewer: user, now: now(), reads: PR_READS, teams: deps.teams };
     return sendAnswer(deps.cache, request, reply, of, async (): Promise<PullRequestAnalytics> => {
       const q = checkedDates(query.startDate, query.endDate, now());
-      const prs = await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user);
+      // team= (docs/metrics.md §6): the pull requests holding commits of the team's members (and of the
+      // teams below it) on the day of merge, counted whole as group_by=team counts them.
+      const scope = query.team === undefined ? undefined : await deps.teams.scope(principal.orgId, query.team, q.startDate, q.endDate);
+      const counts = (day: string, member: string) => !scope || scope.members(day).has(member);
+      const all = await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user);
+      const prs = scope ? all.filter((p) => p.users.some((member) => counts(utcDay(p.mergedAt), member))) : all;
       const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
       if (query.group_by) {
         const days = q.days;
@@ -292,7 +299,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
         return { data, meta: { ...meta, group_totals: pullRequestGroupTotals(data) } };
       }
       const shipped = await shippedSessions(deps.reads, principal.orgId);
-      const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user);
+      const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user, counts);
       const data = pullRequestDays(q.days, prs, notShipped);
       return { data, meta: { ...meta, totals: pullRequestTotals(data) } };
     });

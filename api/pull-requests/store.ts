@@ -131,13 +131,13 @@ const READ_SQL = {
                 FROM agg_session_cost_day
                 WHERE org_id = $org AND list_contains(string_split($sessions, '\n'), session_id)
                 GROUP BY session_id`,
-  // The cost, per day, of the sessions none of whose lines reached a merged pull request.
-  notShipped: `SELECT CAST(day AS VARCHAR) AS day, sum(cost_usd) AS cost_usd, bool_or(cost_usd IS NULL) AS unpriced
+  // The cost, per day and user, of the sessions none of whose lines reached a merged pull request.
+  notShipped: `SELECT CAST(day AS VARCHAR) AS day, user_id, sum(cost_usd) AS cost_usd, bool_or(cost_usd IS NULL) AS unpriced
                FROM agg_session_cost_day
                WHERE org_id = $org AND day >= CAST($from AS DATE) AND day <= CAST($to AS DATE)
                  AND ($user IS NULL OR user_id = $user)
                  AND NOT list_contains(string_split($shipped, '\n'), session_id)
-               GROUP BY day`,
+               GROUP BY day, user_id`,
   allMerged: `SELECT repo, number, host, author, epoch_ms(opened_at) AS opened_ms, epoch_ms(merged_at) AS merged_ms,
                 merge_commit_id, squash_commit_id, head_commit_id, commit_count
               FROM pull_requests WHERE org_id = $org AND state = 'merged'`,
@@ -193,16 +193,32 @@ export class PullRequestReads {
     return new Map(rows.map((r) => [r.session_id, r.cost_usd]));
   }
 
-  /** Per day, the cost of sessions whose lines reached no merged pull request (null where one is unpriced). */
-  async notShipped(orgId: string, first: string, last: string, shipped: readonly string[], user: string | null) {
-    const rows = await this.db.all<{ day: string; cost_usd: number | null; unpriced: boolean }>(READ_SQL.notShipped, {
+  /**
+   * Per day, the cost of sessions whose lines reached no merged pull request (null where one is unpriced):
+   * one user's, or those `counts(day, user)` keeps (a team's members on each day), or everyone's.
+   */
+  async notShipped(
+    orgId: string,
+    first: string,
+    last: string,
+    shipped: readonly string[],
+    user: string | null,
+    counts: (day: string, user: string) => boolean = () => true,
+  ): Promise<Map<string, number | null>> {
+    const rows = await this.db.all<{ day: string; user_id: string; cost_usd: number | null; unpriced: boolean }>(READ_SQL.notShipped, {
       org: orgId,
       from: first,
       to: last,
       shipped: lines(shipped),
       user,
     });
-    return new Map(rows.map((r) => [r.day, r.unpriced ? null : (r.cost_usd ?? 0)]));
+    const out = new Map<string, number | null>();
+    for (const r of rows) {
+      if (!counts(r.day, r.user_id)) continue;
+      const before = out.get(r.day) ?? 0;
+      out.set(r.day, before === null || r.unpriced ? null : before + Number(r.cost_usd ?? 0));
+    }
+    return out;
   }
 
   async addresses(orgId: string, userId: string): Promise<Set<string>> {
