@@ -270,7 +270,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
     tag: 'Analytics',
     summary: 'Merged pull requests per UTC day of merge: agent lines, time to merge, cost (an agentmeter extension)',
     description:
-      'docs/metrics.md §10. Ungrouped: one record per day with zeros, with the cost of agent sessions whose lines reached no merged pull request (not_shipped_cost_usd). group_by=repo, team or agent: rows per day and non-zero group. team=: the pull requests holding commits of that team\'s members (and of the teams below it) on the day of merge, counted whole, and those members\' not-shipped cost. Owners and managers see the organization; a member sees the pull requests holding their commits (meta.user_id).',
+      "docs/metrics.md §10. Ungrouped: one record per day with zeros, with the cost of agent sessions whose lines reached no merged pull request (not_shipped_cost_usd). group_by=repo, team or agent: rows per day and non-zero group. team=: the pull requests holding commits of that team's members (and of the teams below it) on the day of merge, counted whole, and those members' not-shipped cost. Owners and managers see the organization; a member sees the pull requests holding their commits (meta.user_id).",
     action: 'The pull request figures',
     access: { kind: 'user', roles: PR_ROLES },
     query: PullRequestAnalyticsQuery,
