@@ -27,6 +27,11 @@ export interface PullRequestFact {
   headCommitId: string | null;
   /** How many commits the pull request had (GitHub says; GitLab does not). */
   commitCount: number | null;
+  /**
+   * true: mergedAt is only this delivery's time, not its merge's (GitLab's event of a later change of a
+   * merged request: a label, the title); a merge time stored before is kept.
+   */
+  mergedAtGuessed?: boolean;
 }
 
 const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
@@ -133,7 +138,8 @@ export function gitlabMergeRequest(event: string, body: unknown): StepResult<Pul
   const mr = parsed.data.object_attributes;
   // Merged into another branch than the default: closed without reaching it (mergesIntoDefault).
   const merged = mr.state === 'merged' && mergesIntoDefault(mr.target_branch, parsed.data.project.default_branch);
-  // GitLab's event has no merge time of its own: the merge event's updated_at is the moment it merged.
+  // GitLab's event has no merge time of its own: the merge event's updated_at is the moment it merged;
+  // an event of a later change of the merged request (action update) says only when that change was.
   return ok({
     repo: normalizeRepoUrl(parsed.data.project.web_url),
     number: mr.iid,
@@ -148,5 +154,6 @@ export function gitlabMergeRequest(event: string, body: unknown): StepResult<Pul
     squashCommitId: merged ? (mr.squash_commit_sha ?? null) : null,
     headCommitId: mr.last_commit?.id ?? null,
     commitCount: null,
+    ...(merged && mr.action !== 'merge' ? { mergedAtGuessed: true } : {}),
   });
 }

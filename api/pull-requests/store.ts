@@ -13,7 +13,11 @@ const SQL = {
           FROM codehost_secrets WHERE org_id = $org ORDER BY host`,
   takeDelivery: `INSERT OR IGNORE INTO codehost_deliveries (org_id, host, delivery_id, received_at)
                  VALUES ($org, $host, $delivery, now())`,
-  stored: 'SELECT updated_at FROM pull_requests WHERE org_id = $org AND repo = $repo AND number = $number',
+  stored: `SELECT updated_at, state, strftime(merged_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS merged_at
+           FROM pull_requests WHERE org_id = $org AND repo = $repo AND number = $number`,
+  // A merge event that arrives after a later change of the request (hosts retry out of order): its time.
+  mergedAt: `UPDATE pull_requests SET merged_at = CAST($mergedAt AS TIMESTAMP)
+             WHERE org_id = $org AND repo = $repo AND number = $number AND state = 'merged'`,
   upsert: `INSERT OR REPLACE INTO pull_requests (org_id, repo, number, host, host_id, author, state, opened_at,
              merged_at, updated_at, merge_commit_id, squash_commit_id, head_commit_id, commit_count)
            VALUES ($org, $repo, $number, $host, $hostId, $author, $state, CAST($openedAt AS TIMESTAMP),
@@ -59,8 +63,16 @@ export class PullRequestStore {
     return this.db.transaction(async (tx) => {
       if ((await tx.run(SQL.takeDelivery, { org: orgId, host, delivery: deliveryId })) === 0) return false;
       if (!fact) return true;
-      const [stored] = await tx.all<{ updated_at: string }>(SQL.stored, { org: orgId, repo: fact.repo, number: fact.number });
-      if (stored && new Date(stored.updated_at).getTime() > fact.updatedAt.getTime()) return true;
+      const key = { org: orgId, repo: fact.repo, number: fact.number };
+      const [stored] = await tx.all<{ updated_at: string; state: string; merged_at: string | null }>(SQL.stored, key);
+      const merge = fact.state === 'merged' && fact.mergedAt !== null && !fact.mergedAtGuessed;
+      if (stored && new Date(stored.updated_at).getTime() > fact.updatedAt.getTime()) {
+        if (merge && stored.state === 'merged') await tx.run(SQL.mergedAt, { ...key, mergedAt: fact.mergedAt!.toISOString() });
+        return true;
+      }
+      // A later change of a merged request keeps the time of the merge stored before.
+      const mergedAt =
+        fact.mergedAtGuessed && stored?.state === 'merged' && stored.merged_at ? stored.merged_at : fact.mergedAt?.toISOString();
       await tx.run(SQL.upsert, {
         org: orgId,
         repo: fact.repo,
@@ -70,7 +82,7 @@ export class PullRequestStore {
         author: fact.author,
         state: fact.state,
         openedAt: fact.openedAt.toISOString(),
-        mergedAt: fact.mergedAt?.toISOString() ?? null,
+        mergedAt: mergedAt ?? null,
         updatedAt: fact.updatedAt.toISOString(),
         merge: fact.mergeCommitId,
         squash: fact.squashCommitId,
