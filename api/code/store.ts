@@ -147,7 +147,8 @@ export class CodeStore {
    * the day's landed commits hold, the session's cost times the share of its credited lines they hold, so
    * a session's cost is split over the days its lines landed on and never counted twice; null when such a
    * session used a model without a price. `users`: those users' commits (null: everyone's); `counts`
-   * keeps a user's commits of a day (a team's members on it). Days without such sessions are absent.
+   * keeps a user's commits of a day (a team's members on it); `later`: the sessions' dollars the batch
+   * has not counted yet (today's, from the live figures). Days without such sessions are absent.
    */
   async landedCost(
     org: string,
@@ -155,6 +156,7 @@ export class CodeStore {
     to: string,
     users: readonly string[] | null,
     counts: (day: string, user: string) => boolean = () => true,
+    later: ReadonlyMap<string, number | null> = new Map(),
   ): Promise<Map<string, number | null>> {
     if (users !== null && users.length === 0) return new Map();
     const rows = await this.db.all<{ day: string; user_id: string; session_id: string; lines: number | bigint }>(LANDED_SESSIONS_SQL, {
@@ -172,6 +174,11 @@ export class CodeStore {
     }
     const ids = [...new Set(rows.map((r) => r.session_id))];
     const [credited, costs] = await Promise.all([this.sessions.credited(org, ids), this.sessions.sessionCosts(org, ids)]);
+    for (const [id, usd] of later) {
+      if (!ids.includes(id)) continue;
+      const before = costs.get(id);
+      costs.set(id, before === null || usd === null ? null : (before ?? 0) + usd);
+    }
     const lines = new Map<string, SessionLines[]>(
       [...held].map(([day, bySession]) => [day, [...bySession].map(([sessionId, n]) => ({ sessionId, lines: n }))]),
     );
@@ -204,18 +211,22 @@ export class CodeStore {
     return rows.map((r) => ({ ...r, lines: num(r.lines) }));
   }
 
-  /** Today's rows over what has arrived (`users`: those users only; null: the whole organization). */
+  /**
+   * Today's rows over what has arrived (`users`: those users only; null: the whole organization);
+   * `sessionCosts`: the sessions' dollars of today, which the landed cost adds to the batch's.
+   */
   async today(
     org: string,
     day: string,
     users: readonly string[] | null,
+    sessionCosts: ReadonlyMap<string, number | null> = new Map(),
   ): Promise<{ edits: EditRow[]; landed: LandedRow[]; agents: LandedAgentRow[]; cost: Map<string, number | null> }> {
     const p = { org, day, users: users === null ? null : users.join(',') };
     const [edits, landed, agents, cost] = await Promise.all([
       this.db.all<EditRow & Record<string, unknown>>(CODE_TODAY_SQL.edits, p),
       this.db.all<LandedRow & Record<string, unknown>>(CODE_TODAY_SQL.landed, p),
       this.db.all<LandedAgentRow & Record<string, unknown>>(CODE_TODAY_SQL.landedAgents, p),
-      this.landedCost(org, day, day, users),
+      this.landedCost(org, day, day, users, undefined, sessionCosts),
     ]);
     return {
       cost,

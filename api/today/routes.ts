@@ -106,7 +106,12 @@ export function registerTodayRoutes(
         userId: whole ? undefined : principal.userId,
         ...(userIds ? { userIds } : {}),
       });
-      const code = await deps.code.today(principal.orgId, figures.date, userIds ?? (whole ? null : [principal.userId]));
+      const code = await deps.code.today(
+        principal.orgId,
+        figures.date,
+        userIds ?? (whole ? null : [principal.userId]),
+        figures.sessionCosts,
+      );
       return todayAnswer(deps.analytics, principal.orgId, figures, code);
     });
   });

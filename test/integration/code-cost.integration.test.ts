@@ -7,7 +7,8 @@
 //     credited lines give 11-01 $0.40 and 11-02 $0.60.
 //   session s2 (web, 250,000 in = $0.25) wrote E on 11-01 (5 lines): $0.25.
 //   session s3 (dev, qwen3-coder-plus) wrote D on 11-03: no price, so 11-03 is null.
-//   session s4 (dev, 100,000 in on 11-04 = $0.10) wrote G, committed today 11-05: /today's landed $0.10.
+//   session s4 (dev, 100,000 in on 11-04 = $0.10) wrote G, committed today 11-05; session s5 (dev, 300,000 in
+//     today = $0.30, which no batch has counted yet) wrote H, committed today: /today's landed $0.40.
 // Organization: 11-01 $0.65, 11-02 $0.60, 11-03 null, 11-04 $0 (nothing landed).
 // dev (a member, their own): 11-01 $0.40. team=Web (web): 11-01 $0.25, 11-02 $0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +96,8 @@ beforeAll(async () => {
     commit('2', '2026-11-02T10:00:00Z', 30, 's1', DEV),
     commit('3', '2026-11-03T10:00:00Z', 7, 's3', DEV),
     commit('4', '2026-11-05T10:00:00Z', 10, 's4', DEV),
+    usage('model-a', '2026-11-05T08:00:00Z', { input_tokens: 300_000 }, false, 's5'),
+    commit('6', '2026-11-05T10:30:00Z', 12, 's5', DEV),
   ]);
   await ingest(webKey, [
     usage('model-a', '2026-11-01T09:00:00Z', { input_tokens: 250_000 }, false, 's2'),
@@ -121,8 +124,8 @@ describe("/code's landed dollars", () => {
     });
   });
 
-  it('/today: the commits that landed today', async () => {
+  it('/today: the commits that landed today, with the dollars their sessions spent today', async () => {
     const today = await landedCost('/api/v1/analytics/today');
-    expect(today.data.code.landed.cost_usd).toBe(0.1);
+    expect(today.data.code.landed.cost_usd).toBe(0.4);
   });
 });
