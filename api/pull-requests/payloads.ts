@@ -35,10 +35,12 @@ export interface PullRequestFact {
 }
 
 const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
+/** The last moment a time is kept: an ISO-8601 time past year 9999 is one the database cannot read. */
+const LAST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
 const time = z.string().transform((s, ctx) => {
   // GitLab writes "2013-12-03 17:23:34 UTC" in some events and ISO-8601 in others.
   const d = new Date(s.replace(/^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d) UTC$/, '$1T$2Z'));
-  if (Number.isNaN(d.getTime())) {
+  if (Number.isNaN(d.getTime()) || d.getTime() > LAST_TIME) {
     ctx.addIssue({ code: 'custom', message: `not a time: ${s.slice(0, 40)}` });
     return z.NEVER;
   }
@@ -65,7 +67,8 @@ const GithubPullRequestEvent = z.object({
     head: z.object({ sha }),
     /** The branch it merges into (read, never stored). */
     base: z.object({ ref: z.string() }).optional(),
-    commits: z.number().int().nonnegative().optional(),
+    /** At most what the database's INTEGER holds (GitHub's counts are far below). */
+    commits: z.number().int().nonnegative().max(2_147_483_647).optional(),
   }),
   repository: z.object({ html_url: z.string().url(), default_branch: z.string().optional() }),
 });
