@@ -2,7 +2,7 @@
 // landed commits themselves for the commit list. `user` restricts every read to one person (a member sees
 // only their own); null reads the whole organization.
 import type { Db } from '../../common/db/duckdb.ts';
-import { pullRequestCosts, type SessionLines } from '../pull-requests/figures.ts';
+import { pullRequestCosts, type SessionLines, withLaterCosts } from '../pull-requests/figures.ts';
 import { PullRequestReads } from '../pull-requests/store.ts';
 
 const RANGE = 'org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) AND ($user IS NULL OR user_id = $user)';
@@ -174,15 +174,10 @@ export class CodeStore {
     }
     const ids = [...new Set(rows.map((r) => r.session_id))];
     const [credited, costs] = await Promise.all([this.sessions.credited(org, ids), this.sessions.sessionCosts(org, ids)]);
-    for (const [id, usd] of later) {
-      if (!ids.includes(id)) continue;
-      const before = costs.get(id);
-      costs.set(id, before === null || usd === null ? null : (before ?? 0) + usd);
-    }
     const lines = new Map<string, SessionLines[]>(
       [...held].map(([day, bySession]) => [day, [...bySession].map(([sessionId, n]) => ({ sessionId, lines: n }))]),
     );
-    return pullRequestCosts(lines, credited, costs);
+    return pullRequestCosts(lines, credited, withLaterCosts(costs, later, ids));
   }
 
   private params(org: string, from: string, to: string, user: string | null) {

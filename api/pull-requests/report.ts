@@ -3,7 +3,7 @@
 // after its webhook is counted from then on.
 
 import { utcDay } from '../../common/time.ts';
-import { hoursToMerge, median, pullRequestCosts, round4, type SessionLines } from './figures.ts';
+import { hoursToMerge, median, pullRequestCosts, round4, type SessionLines, withLaterCosts } from './figures.ts';
 import { type CommitNode, linkedCommits } from './link.ts';
 import type { CommitRow, MergedRow, PullRequestReads } from './store.ts';
 
@@ -89,19 +89,23 @@ export function assemblePullRequests(
   return out;
 }
 
-/** The pull requests merged from `first` to `last`, with their figures; `user` keeps a member's own. */
+/**
+ * The pull requests merged from `first` to `last`, with their figures; `user` keeps a member's own;
+ * `later`: the sessions' dollars the batch has not counted yet (today's, from the live figures).
+ */
 export async function pullRequestFigures(
   reads: PullRequestReads,
   orgId: string,
   first: string,
   last: string,
   user: string | null,
+  later: ReadonlyMap<string, number | null> = new Map(),
 ): Promise<PullRequestFigures[]> {
   const prs = await reads.merged(orgId, first, last);
   const commits = await reads.commitsFor(orgId, prs);
   const sessions = [...new Set(commits.flatMap((c) => c.by_session.map((s) => s.session_id)).filter(Boolean))];
   const [credited, costs] = await Promise.all([reads.credited(orgId, sessions), reads.sessionCosts(orgId, sessions)]);
-  const all = assemblePullRequests(prs, commits, credited, costs);
+  const all = assemblePullRequests(prs, commits, credited, withLaterCosts(costs, later, sessions));
   if (!user) return all;
   const mine = await reads.addresses(orgId, user);
   return all.filter((p) => p.users.includes(user) || (p.author !== null && mine.has(p.author)));

@@ -16,6 +16,7 @@ import { seal, secretKey, unseal } from '../oidc/secret.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
+import type { LiveFiguresStore } from '../today/store.ts';
 import { type CodeHost, githubPullRequest, gitlabMergeRequest, type PullRequestFact } from './payloads.ts';
 import {
   type PullRequestFigures,
@@ -242,6 +243,8 @@ export interface PullRequestReadDeps {
   reads: PullRequestReads;
   teams: TeamAnalytics;
   cache: ResponseCache;
+  /** The live figures: the sessions' dollars of today, for the pull requests merged today. */
+  live?: Pick<LiveFiguresStore, 'figures'>;
   now?: () => Date;
 }
 
@@ -329,7 +332,10 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
         !match ||
         p.mergedAt < Number(match[1]) ||
         (p.mergedAt === Number(match[1]) && (p.number < Number(match[2]) || (p.number === Number(match[2]) && p.repo < match[3]!)));
-      const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user))
+      // Merged today: its sessions' dollars of today are the live figures', not yet the batch's.
+      const today = now().toISOString().slice(0, 10);
+      const later = q.endDate === today && deps.live ? (await deps.live.figures({ orgId: principal.orgId })).sessionCosts : undefined;
+      const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user, later))
         .sort((a, b) => b.mergedAt - a.mergedAt || b.number - a.number || (a.repo < b.repo ? 1 : a.repo > b.repo ? -1 : 0))
         .filter(after);
       const page = all.slice(0, limit);
