@@ -1,0 +1,59 @@
+// Dollars on a day without usage (docs/metrics.md §4 and §8): every count of a day without activity is 0,
+// and null is the cost of a model without a price, never of no usage. The range's total already says 0
+// for no usage; each day's record must say the same.
+//
+// Hand-worked: one record of gpt-5-codex on D (1,000,000 input tokens at the org's $1 per million: $1.00);
+// D+1 has nothing. /tokens D..D+1: $1.00 then $0; /today (nothing yet today): $0.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRICING_PATH } from '../../api/pricing/schema.ts';
+import { createLogger } from '../../common/logger.ts';
+import { usage } from '../helpers/records.ts';
+import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+
+const NOW = new Date('2026-03-20T09:00:00Z');
+const D = '2026-03-03';
+
+let server: TestServer;
+let org: Awaited<ReturnType<TestServer['seedOrg']>>;
+
+const get = async (url: string) => {
+  const res = await server.app.inject({ method: 'GET', url, headers: bearer(org.users.owner.key) });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+};
+
+beforeAll(async () => {
+  server = await testServer({ now: () => NOW });
+  org = await server.seedOrg('Quiet');
+  const price = await server.app.inject({
+    method: 'PUT',
+    url: PRICING_PATH,
+    headers: bearer(org.users.owner.key),
+    payload: { model: 'gpt-5-codex', effectiveFrom: '2026-03-01', inputMtok: 1, outputMtok: 0 },
+  });
+  expect(price.statusCode, price.body).toBe(200);
+  const res = await server.app.inject({
+    method: 'POST',
+    url: '/api/v1/ingest/events',
+    headers: { ...bearer(org.users.member.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+    payload: gzipNdjson([{ ...usage('gpt-5-codex', `${D}T10:00:00Z`, { input_tokens: 1_000_000 }), agent: 'codex' }]),
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 'test', level: 'silent' }), now: NOW });
+});
+afterAll(() => server.close());
+
+describe('a day without usage', () => {
+  it('costs $0 on /tokens, as its range total says', async () => {
+    const body = await get(`/api/v1/analytics/tokens?startDate=${D}&endDate=2026-03-04`);
+    expect(body.data.map((d: { date: string; cost_usd: number | null }) => [d.date, d.cost_usd])).toEqual([
+      [D, 1],
+      ['2026-03-04', 0],
+    ]);
+    expect(body.meta.totals).toMatchObject({ cost_usd: 1 });
+  });
+
+  it('costs $0 on /today before any usage arrived', async () => {
+    expect((await get('/api/v1/analytics/today')).data.tokens.cost_usd).toBe(0);
+  });
+});
