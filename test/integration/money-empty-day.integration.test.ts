@@ -3,11 +3,12 @@
 // for no usage; each day's record must say the same.
 //
 // Hand-worked: one record of gpt-5-codex on D (1,000,000 input tokens at the org's $1 per million: $1.00);
-// D+1 has nothing. /tokens D..D+1: $1.00 then $0; /today (nothing yet today): $0.
+// D+1 has nothing. /tokens D..D+1: $1.00 then $0; /today (nothing yet today): $0. The manager only ran a
+// tool on D (an event, no usage): their per-user record of D costs $0 too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRICING_PATH } from '../../api/pricing/schema.ts';
 import { createLogger } from '../../common/logger.ts';
-import { usage } from '../helpers/records.ts';
+import { call, usage } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
@@ -39,6 +40,13 @@ beforeAll(async () => {
     payload: gzipNdjson([{ ...usage('gpt-5-codex', `${D}T10:00:00Z`, { input_tokens: 1_000_000 }), agent: 'codex' }]),
   });
   expect(res.statusCode, res.body).toBe(200);
+  const events = await server.app.inject({
+    method: 'POST',
+    url: '/api/v1/ingest/events',
+    headers: { ...bearer(org.users.manager.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+    payload: gzipNdjson([call('Read', `${D}T11:00:00Z`)]),
+  });
+  expect(events.statusCode, events.body).toBe(200);
   await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 'test', level: 'silent' }), now: NOW });
 });
 afterAll(() => server.close());
@@ -51,6 +59,14 @@ describe('a day without usage', () => {
       ['2026-03-04', 0],
     ]);
     expect(body.meta.totals).toMatchObject({ cost_usd: 1 });
+  });
+
+  it('costs $0 on the per-user record of someone who used no tokens that day', async () => {
+    const body = await get(`/api/v1/analytics/users?startDate=${D}&endDate=${D}`);
+    expect(Object.fromEntries(body.data.map((u: { user_id: string; cost_usd: number | null }) => [u.user_id, u.cost_usd]))).toEqual({
+      [org.users.member.id]: 1,
+      [org.users.manager.id]: 0,
+    });
   });
 
   it('costs $0 on /today before any usage arrived', async () => {
