@@ -81,8 +81,16 @@ function mergedBranch(mergeId: string, node: CommitNode, graph: ReadonlyMap<stri
  *   pull request's count.
  * - GitLab without a merge commit (fast-forward): the head's first-parent chain back to the opening of
  *   the merge request.
+ * The last two walks stop at a commit that `named` holds and this pull request does not name: another
+ * merged pull request's own commit (a merge queue squashes or rebases several at the same moment).
  */
-export function linkedCommits(pr: LinkablePullRequest, graph: ReadonlyMap<string, CommitNode>): string[] {
+export function linkedCommits(
+  pr: LinkablePullRequest,
+  graph: ReadonlyMap<string, CommitNode>,
+  named: ReadonlySet<string> = new Set(),
+): string[] {
+  const own = new Set([pr.mergeCommitId, pr.squashCommitId, pr.headCommitId]);
+  const anothers = (id: string) => named.has(id) && !own.has(id);
   const linked = new Set<string>();
   const limit = Math.min(pr.commitCount ?? MAX_LINKED_COMMITS, MAX_LINKED_COMMITS);
   const merge = pr.mergeCommitId ? graph.get(pr.mergeCommitId) : undefined;
@@ -95,9 +103,9 @@ export function linkedCommits(pr: LinkablePullRequest, graph: ReadonlyMap<string
     for (const id of firstParentChain(pr.headCommitId, graph, limit, () => true)) linked.add(id);
     if (merge) linked.add(pr.mergeCommitId!);
   } else if (merge) {
-    for (const id of firstParentChain(pr.mergeCommitId!, graph, limit, (_id, node) => node.ts === merge.ts)) linked.add(id);
+    for (const id of firstParentChain(pr.mergeCommitId!, graph, limit, (id, node) => node.ts === merge.ts && !anothers(id))) linked.add(id);
   } else if (pr.host === 'gitlab' && pr.headCommitId) {
-    for (const id of firstParentChain(pr.headCommitId, graph, limit, (_id, node) => node.ts >= pr.openedAt)) linked.add(id);
+    for (const id of firstParentChain(pr.headCommitId, graph, limit, (id, node) => node.ts >= pr.openedAt && !anothers(id))) linked.add(id);
   }
   return [...linked].slice(0, MAX_LINKED_COMMITS);
 }

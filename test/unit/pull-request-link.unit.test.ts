@@ -51,6 +51,13 @@ describe('linkedCommits', () => {
     expect(linkedCommits(pr({ mergeCommitId: 'r3', headCommitId: 'b3', commitCount: 2 }), graph)).toEqual(['r3', 'r2']);
   });
 
+  it('a merge queue squashes two pull requests at one moment: the chain stops at the commit the one before is named by', () => {
+    // m1 - s1 - s2, s1 and s2 at T(9): s1 is the first pull request's squash commit
+    const graph = graphOf({ m1: [[], T(0)], s1: [['m1'], T(9)], s2: [['s1'], T(9)] });
+    expect(linkedCommits(pr({ mergeCommitId: 's2', headCommitId: 'b3', commitCount: 3 }), graph, new Set(['s1', 's2']))).toEqual(['s2']);
+    expect(linkedCommits(pr({ mergeCommitId: 's1', headCommitId: 'a2', commitCount: 2 }), graph, new Set(['s1', 's2']))).toEqual(['s1']);
+  });
+
   it("GitLab's squash commit, and the merge commit that brought it", () => {
     const graph = graphOf({ m1: [[], T(0)], S: [['m1'], T(9)], M: [['m1', 'S'], T(9)] });
     expect(linkedCommits(pr({ host: 'gitlab', mergeCommitId: 'M', squashCommitId: 'S', headCommitId: 'b2' }), graph).sort()).toEqual([
