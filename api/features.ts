@@ -200,8 +200,8 @@ export const FEATURES: readonly Feature[] = [
   { name: 'batch', register: (app, { db, batch }) => registerBatchRoutes(app, { runner: batch, store: new BatchStore(db) }) },
   {
     name: 'pricing',
-    register: (app, { db, batch, changes, cache }) =>
-      registerPricingRoutes(app, { pricing: new PricingStore(db), runner: batch, changes, cache }),
+    register: (app, { db, batch, changes, cache, alerts }) =>
+      registerPricingRoutes(app, { pricing: new PricingStore(db), runner: batch, changes, cache, alerts }),
   },
   // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
   { name: 'keys', register: (app, { accounts, auth }) => registerKeyRoutes(app, { accounts, auth }) },
