@@ -4,7 +4,9 @@
 //
 // Hand-worked: one record of gpt-5-codex on D (1,000,000 input tokens at the org's $1 per million: $1.00);
 // D+1 has nothing. /tokens D..D+1: $1.00 then $0; /today (nothing yet today): $0. The manager only ran a
-// tool on D (an event, no usage): their per-user record of D costs $0 too.
+// tool on D (an event, no usage): their per-user record of D costs $0 too. The guest used 1,000 tokens
+// of qwen3-coder-plus (no price) on D+2 and ran a tool on D+3: the range D+2..D+3 of /tokens, and the
+// guest's total on /users, stay null, not $0 (a quiet day adds no price to usage that has none).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRICING_PATH } from '../../api/pricing/schema.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -47,6 +49,13 @@ beforeAll(async () => {
     payload: gzipNdjson([call('Read', `${D}T11:00:00Z`)]),
   });
   expect(events.statusCode, events.body).toBe(200);
+  const guest = await server.app.inject({
+    method: 'POST',
+    url: '/api/v1/ingest/events',
+    headers: { ...bearer(org.users.guest.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+    payload: gzipNdjson([usage('qwen3-coder-plus', '2026-03-05T10:00:00Z', { input_tokens: 1000 }), call('Read', '2026-03-06T10:00:00Z')]),
+  });
+  expect(guest.statusCode, guest.body).toBe(200);
   await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 'test', level: 'silent' }), now: NOW });
 });
 afterAll(() => server.close());
@@ -67,6 +76,18 @@ describe('a day without usage', () => {
       [org.users.member.id]: 1,
       [org.users.manager.id]: 0,
     });
+  });
+
+  it('leaves a range whose only usage has no price at null, quiet days or not', async () => {
+    const tokens = await get('/api/v1/analytics/tokens?startDate=2026-03-05&endDate=2026-03-06');
+    expect(tokens.data.map((d: { cost_usd: number | null }) => d.cost_usd)).toEqual([null, 0]);
+    expect(tokens.meta.totals.cost_usd).toBeNull();
+    const users = await get('/api/v1/analytics/users?startDate=2026-03-05&endDate=2026-03-06');
+    const guest = org.users.guest.id;
+    expect(
+      users.data.filter((r: { user_id: string }) => r.user_id === guest).map((r: { date: string; cost_usd: number | null }) => r.cost_usd),
+    ).toEqual([null, 0]);
+    expect(users.meta.people.find((p: { user_id: string }) => p.user_id === guest).cost_usd).toBeNull();
   });
 
   it('costs $0 on /today before any usage arrived', async () => {
