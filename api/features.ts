@@ -192,16 +192,16 @@ export const FEATURES: readonly Feature[] = [
   // The code hosts' pull request webhooks and their secrets (docs/pull-requests.md), and the figures.
   {
     name: 'pull requests',
-    register: (app, { db, teams, cache, changes, pinnedNow }) => {
+    register: (app, { db, live, teams, cache, changes, pinnedNow }) => {
       registerPullRequestRoutes(app, { store: new PullRequestStore(db), dbPath: db.path, changes });
-      registerPullRequestReadRoutes(app, { reads: new PullRequestReads(db), teams, cache, ...pinnedNow });
+      registerPullRequestReadRoutes(app, { reads: new PullRequestReads(db), live, teams, cache, ...pinnedNow });
     },
   },
   { name: 'batch', register: (app, { db, batch }) => registerBatchRoutes(app, { runner: batch, store: new BatchStore(db) }) },
   {
     name: 'pricing',
-    register: (app, { db, batch, changes, cache }) =>
-      registerPricingRoutes(app, { pricing: new PricingStore(db), runner: batch, changes, cache }),
+    register: (app, { db, batch, changes, cache, alerts }) =>
+      registerPricingRoutes(app, { pricing: new PricingStore(db), runner: batch, changes, cache, alerts }),
   },
   // After the batch lock: removing a user with erasure rebuilds the days it touched through it.
   { name: 'keys', register: (app, { accounts, auth }) => registerKeyRoutes(app, { accounts, auth }) },

@@ -62,13 +62,26 @@ const patternMatches = (pattern: string, model: string) =>
       .join('.*')}$`,
   ).test(model);
 
-/** The organization's entry for a model on a day: the latest start on or before it, then the longest pattern. */
+const wildcards = (pattern: string) => pattern.split('*').length - 1;
+
+/** Pure: does entry `a` win over entry `b` (both matching the model, both started)? See orgPriceFor. */
+function wins(a: OrgPrice, b: OrgPrice): boolean {
+  if (a.effectiveFrom !== b.effectiveFrom) return a.effectiveFrom > b.effectiveFrom;
+  if (a.model.length !== b.model.length) return a.model.length > b.model.length;
+  if (wildcards(a.model) !== wildcards(b.model)) return wildcards(a.model) < wildcards(b.model);
+  return a.model < b.model;
+}
+
+/**
+ * The organization's entry for a model on a day: the latest start on or before it, then the longest
+ * pattern, then the one with fewer *, then the one that sorts first: the same entries pick the same one
+ * whatever order they were set (and are read) in.
+ */
 export function orgPriceFor(prices: readonly OrgPrice[], model: string, day: string): OrgPrice | undefined {
   let best: OrgPrice | undefined;
   for (const p of prices) {
     if (p.effectiveFrom > day || !patternMatches(p.model, model)) continue;
-    if (!best || p.effectiveFrom > best.effectiveFrom || (p.effectiveFrom === best.effectiveFrom && p.model.length > best.model.length))
-      best = p;
+    if (!best || wins(p, best)) best = p;
   }
   return best;
 }

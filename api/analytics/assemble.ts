@@ -80,11 +80,12 @@ interface ModelTotals {
 
 /**
  * The dollars of a set of token rows (docs/metrics.md §8): the sum of the priced rows, to 4 decimals; null
- * when none has a price. A row without a price adds nothing and its model is named in the answer's
+ * when there are rows and none has a price; 0 without rows (a day without usage: §4, a count of a day
+ * without activity is 0). A row without a price adds nothing and its model is named in the answer's
  * meta.unpriced_models, so a sum is never silently short.
  */
 export function costOf(rows: readonly { cost_usd: number | null }[]): number | null {
-  let total: number | null = null;
+  let total: number | null = rows.length === 0 ? 0 : null;
   for (const r of rows) if (r.cost_usd !== null && r.cost_usd !== undefined) total = (total ?? 0) + r.cost_usd;
   return usd4(total);
 }
@@ -432,6 +433,7 @@ export function userRecords(rows: UserDayRow[]) {
     languages: r.languages,
     lines_added: r.lines_added ?? 0,
     landed_agent_lines: r.landed_agent_lines ?? 0,
-    cost_usd: usd4(r.cost_usd),
+    // NULL from the build for a day without usage too: 0 then, as rangeCost() counts it (no credits).
+    cost_usd: (r.cost_usd ?? null) === null && r.billable_tokens === 0 ? 0 : usd4(r.cost_usd),
   }));
 }

@@ -26,11 +26,18 @@ export function sumBreakdowns<T, K extends string>(
 }
 
 /**
+ * Whether a record's dollars price usage: not null, and not the 0 of a day without usage (no credits,
+ * nothing spent), which adds no price to a range whose usage has none.
+ */
+const pricesUsage = (r: { cost_usd: number | null; billable_tokens?: number }) =>
+  r.cost_usd !== null && (r.cost_usd !== 0 || r.billable_tokens === undefined || r.billable_tokens > 0);
+
+/**
  * The dollars of a range: the sum of its priced records, to 4 decimals. Null when there was usage and none
  * of it had a price (docs/metrics.md §8: never priced at zero silently); 0 when there was no usage.
  */
-export function rangeCost(records: readonly { cost_usd: number | null }[], used: boolean): number | null {
-  const priced = records.filter((r) => r.cost_usd !== null);
+export function rangeCost(records: readonly { cost_usd: number | null; billable_tokens?: number }[], used: boolean): number | null {
+  const priced = records.filter(pricesUsage);
   if (priced.length === 0) return used ? null : 0;
   return usd4(sum(priced, (r) => r.cost_usd!)) ?? 0;
 }
@@ -244,7 +251,7 @@ export function personTotals(records: readonly UserDay[]) {
     credits += r.billable_tokens;
     if (r.cost_usd !== null) {
       cost += r.cost_usd;
-      priced = true;
+      if (pricesUsage(r)) priced = true;
     }
     tool_calls += r.tool_calls;
     sessions += r.sessions;

@@ -38,7 +38,14 @@ function byDay<T extends { day: string }>(rows: T[]): Map<string, T[]> {
 export const agentShare = (agentLines: number, lines: number): number =>
   lines > 0 ? Math.round((agentLines / lines) * 10_000) / 10_000 : 0;
 
-export function codeRecords(days: string[], edits: EditRow[], landed: LandedRow[], agents: LandedAgentRow[]): CodeRecord[] {
+/** `cost`: each day's landed cost (CodeStore.landedCost); a day it does not name cost nothing. */
+export function codeRecords(
+  days: string[],
+  edits: EditRow[],
+  landed: LandedRow[],
+  agents: LandedAgentRow[],
+  cost: ReadonlyMap<string, number | null> = new Map(),
+): CodeRecord[] {
   const editDays = byDay(edits);
   const landedDays = byDay(landed);
   const agentDays = byDay(agents);
@@ -77,6 +84,7 @@ export function codeRecords(days: string[], edits: EditRow[], landed: LandedRow[
         lines_deleted: l.reduce((n, r) => n + r.lines_deleted, 0),
         agent_lines_added: agentLines,
         agent_share: agentShare(agentLines, linesAdded),
+        cost_usd: cost.has(date) ? cost.get(date)! : 0,
         by_agent: countBy(
           a,
           (r) => r.agent,

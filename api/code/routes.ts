@@ -108,9 +108,16 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
         const edits = restrictRows(rows.edits, scope.members);
         const landed = restrictRows(rows.landed, scope.members);
         const agents = restrictRows(rows.agents, scope.members);
+        const counts = (day: string, member: string) => scope.members(day).has(member);
         data = q.groupBy
           ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
-          : codeRecords(q.days, edits, landed, agents);
+          : codeRecords(
+              q.days,
+              edits,
+              landed,
+              agents,
+              await deps.code.landedCost(principal.orgId, q.startDate, q.endDate, scope.users, counts),
+            );
       } else {
         const [edits, landed, agents] = await Promise.all([
           deps.code.edits(principal.orgId, q.startDate, q.endDate, user),
@@ -119,7 +126,13 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
         ]);
         data = q.groupBy
           ? codeGrouped(q.groupBy as 'agent' | 'model' | 'repo', edits, landed, agents)
-          : codeRecords(q.days, edits, landed, agents);
+          : codeRecords(
+              q.days,
+              edits,
+              landed,
+              agents,
+              await deps.code.landedCost(principal.orgId, q.startDate, q.endDate, user ? [user] : null),
+            );
       }
       // Ungrouped: the range in one too, so that no reader derives the ratios again.
       if (!q.groupBy) totals = codeTotals(data as CodeRecord[]);

@@ -29,6 +29,12 @@ export const CodeRecord = z.strictObject({
     lines_deleted: count,
     agent_lines_added: count,
     agent_share: z.number().min(0).max(1).describe('agent_lines_added / lines_added, 4 decimals (0 when no lines)'),
+    cost_usd: z
+      .number()
+      .nullable()
+      .describe(
+        "US dollars, 4 decimals: for each agent session whose lines the day's landed commits hold, its cost times the share of its credited lines they hold; null when such a session used a model without a price",
+      ),
     by_agent: z.array(z.strictObject({ agent: AgentName, lines: count })),
     by_model: z.array(z.strictObject({ model_id: z.string(), lines: count })),
   }),

@@ -2,6 +2,8 @@
 // landed commits themselves for the commit list. `user` restricts every read to one person (a member sees
 // only their own); null reads the whole organization.
 import type { Db } from '../../common/db/duckdb.ts';
+import { pullRequestCosts, type SessionLines, withLaterCosts } from '../pull-requests/figures.ts';
+import { PullRequestReads } from '../pull-requests/store.ts';
 
 const RANGE = 'org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) AND ($user IS NULL OR user_id = $user)';
 
@@ -69,6 +71,18 @@ export const CODE_TODAY_SQL = {
                  FROM (SELECT repo, unnest(by_agent) AS a FROM landed_commits WHERE ${TODAY_RANGE}) GROUP BY ALL`,
 } as const;
 
+/**
+ * The agent lines of each session that the landed commits of each day and user hold (docs/metrics.md §8:
+ * `landed.cost_usd`, the cost of those sessions, split as §10 splits a pull request's). `$users`:
+ * comma-separated user ids, or NULL for the whole organization.
+ */
+export const LANDED_SESSIONS_SQL = `SELECT CAST(CAST(ts AS DATE) AS VARCHAR) AS day, user_id, s.session_id AS session_id, sum(s.lines)::BIGINT AS lines
+  FROM (SELECT ts, user_id, unnest(by_session) AS s FROM landed_commits
+        WHERE org_id = $org AND ts >= CAST($from AS TIMESTAMP) AND ts < CAST($to AS TIMESTAMP) + INTERVAL 1 DAY
+          AND ($users IS NULL OR list_contains(string_split($users, ','), user_id)))
+  WHERE s.session_id <> ''
+  GROUP BY ALL`;
+
 /** A row of one user. */
 export type PerUser<T> = T & { user_id: string };
 
@@ -123,7 +137,48 @@ export interface CommitCursor {
 const num = (v: unknown) => Number(v);
 
 export class CodeStore {
-  constructor(private readonly db: Db) {}
+  private readonly sessions: PullRequestReads;
+  constructor(private readonly db: Db) {
+    this.sessions = new PullRequestReads(db);
+  }
+
+  /**
+   * Each day's landed cost in US dollars (docs/metrics.md §8 and §10): for every agent session whose lines
+   * the day's landed commits hold, the session's cost times the share of its credited lines they hold, so
+   * a session's cost is split over the days its lines landed on and never counted twice; null when such a
+   * session used a model without a price. `users`: those users' commits (null: everyone's); `counts`
+   * keeps a user's commits of a day (a team's members on it); `later`: the sessions' dollars the batch
+   * has not counted yet (today's, from the live figures). Days without such sessions are absent.
+   */
+  async landedCost(
+    org: string,
+    from: string,
+    to: string,
+    users: readonly string[] | null,
+    counts: (day: string, user: string) => boolean = () => true,
+    later: ReadonlyMap<string, number | null> = new Map(),
+  ): Promise<Map<string, number | null>> {
+    if (users !== null && users.length === 0) return new Map();
+    const rows = await this.db.all<{ day: string; user_id: string; session_id: string; lines: number | bigint }>(LANDED_SESSIONS_SQL, {
+      org,
+      from,
+      to,
+      users: users === null ? null : users.join(','),
+    });
+    const held = new Map<string, Map<string, number>>();
+    for (const r of rows) {
+      if (!counts(r.day, r.user_id)) continue;
+      const day = held.get(r.day) ?? new Map<string, number>();
+      day.set(r.session_id, (day.get(r.session_id) ?? 0) + num(r.lines));
+      held.set(r.day, day);
+    }
+    const ids = [...new Set(rows.map((r) => r.session_id))];
+    const [credited, costs] = await Promise.all([this.sessions.credited(org, ids), this.sessions.sessionCosts(org, ids)]);
+    const lines = new Map<string, SessionLines[]>(
+      [...held].map(([day, bySession]) => [day, [...bySession].map(([sessionId, n]) => ({ sessionId, lines: n }))]),
+    );
+    return pullRequestCosts(lines, credited, withLaterCosts(costs, later, ids));
+  }
 
   private params(org: string, from: string, to: string, user: string | null) {
     return { org, from, to, user };
@@ -151,19 +206,25 @@ export class CodeStore {
     return rows.map((r) => ({ ...r, lines: num(r.lines) }));
   }
 
-  /** Today's rows over what has arrived (`users`: those users only; null: the whole organization). */
+  /**
+   * Today's rows over what has arrived (`users`: those users only; null: the whole organization);
+   * `sessionCosts`: the sessions' dollars of today, which the landed cost adds to the batch's.
+   */
   async today(
     org: string,
     day: string,
     users: readonly string[] | null,
-  ): Promise<{ edits: EditRow[]; landed: LandedRow[]; agents: LandedAgentRow[] }> {
+    sessionCosts: ReadonlyMap<string, number | null> = new Map(),
+  ): Promise<{ edits: EditRow[]; landed: LandedRow[]; agents: LandedAgentRow[]; cost: Map<string, number | null> }> {
     const p = { org, day, users: users === null ? null : users.join(',') };
-    const [edits, landed, agents] = await Promise.all([
+    const [edits, landed, agents, cost] = await Promise.all([
       this.db.all<EditRow & Record<string, unknown>>(CODE_TODAY_SQL.edits, p),
       this.db.all<LandedRow & Record<string, unknown>>(CODE_TODAY_SQL.landed, p),
       this.db.all<LandedAgentRow & Record<string, unknown>>(CODE_TODAY_SQL.landedAgents, p),
+      this.landedCost(org, day, day, users, undefined, sessionCosts),
     ]);
     return {
+      cost,
       edits: edits.map((r) => ({ ...r, lines_added: num(r.lines_added), lines_deleted: num(r.lines_deleted) })),
       landed: landed.map((r) => ({
         ...r,

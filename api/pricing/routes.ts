@@ -11,6 +11,7 @@ import type { ResponseCache } from '../answers/cache.ts';
 import type { Changes } from '../answers/changes.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import type { BatchRunner } from '../batch/runner.ts';
+import type { AlertEngine } from '../budgets/alerts.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import { PRICING_PATH, PriceEntry, PriceKeyQuery, PriceList } from './schema.ts';
@@ -23,6 +24,8 @@ export interface PricingDeps {
   runner: BatchRunner;
   /** Told of a price change: today's figures price usage with it (the days before are rebuilt by the batch). */
   changes: Pick<Changes, 'changed'>;
+  /** Told once the dollars are computed again: a budget in dollars may have reached a threshold. */
+  alerts?: Pick<AlertEngine, 'touch'>;
 }
 
 const DAY_MS = 86_400_000;
@@ -42,6 +45,13 @@ export function registerPricingRoutes(app: FastifyInstance, deps: PricingDeps): 
     if (!range) return null;
     const report = await deps.runner.runForOrganization(orgId, { ...range, now, trigger: 'api', log: log as never });
     return report.days ? { from: report.firstDay ?? range.from, to: report.lastDay ?? range.to } : null;
+  };
+  // The month's dollars changed with the price: its budgets in dollars are compared again (§7: an alert
+  // fires when usage first reaches a threshold, whether a record or a price got it there).
+  const repriceAndCompare = async (orgId: string, from: string, log: FastifyInstance['log']) => {
+    const rebuilt = await reprice(orgId, from, log);
+    deps.alerts?.touch(orgId);
+    return rebuilt;
   };
 
   const listDoc = {
@@ -79,7 +89,7 @@ export function registerPricingRoutes(app: FastifyInstance, deps: PricingDeps): 
     async ({ principal, body }, request) => {
       await deps.pricing.set(principal.orgId, body, principal.userId);
       request.log.info({ model: body.model, effectiveFrom: body.effectiveFrom }, 'price set');
-      const rebuilt = await reprice(principal.orgId, body.effectiveFrom, request.log);
+      const rebuilt = await repriceAndCompare(principal.orgId, body.effectiveFrom, request.log);
       return { prices: await deps.pricing.list(principal.orgId), rebuilt };
     },
   );
@@ -101,7 +111,7 @@ export function registerPricingRoutes(app: FastifyInstance, deps: PricingDeps): 
       if (!(await deps.pricing.remove(principal.orgId, query.model, query.effectiveFrom)))
         throw notFound(`no price of ${query.model} from ${query.effectiveFrom} in the organization`);
       request.log.info({ model: query.model, effectiveFrom: query.effectiveFrom }, 'price removed');
-      const rebuilt = await reprice(principal.orgId, query.effectiveFrom, request.log);
+      const rebuilt = await repriceAndCompare(principal.orgId, query.effectiveFrom, request.log);
       return { prices: await deps.pricing.list(principal.orgId), rebuilt };
     },
   );

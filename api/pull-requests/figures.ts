@@ -39,6 +39,25 @@ export function pullRequestCosts(
 
 export const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 
+/**
+ * Pure: the sessions' dollars of `costs` (the batch's) with `later` added (what they spent since, today's
+ * from the live figures), for the sessions of `sessions`; null wherever either is.
+ */
+export function withLaterCosts(
+  costs: ReadonlyMap<string, number | null>,
+  later: ReadonlyMap<string, number | null>,
+  sessions: readonly string[],
+): Map<string, number | null> {
+  const out = new Map(costs);
+  for (const id of sessions) {
+    if (!later.has(id)) continue;
+    const before = out.get(id);
+    const usd = later.get(id)!;
+    out.set(id, before === null || usd === null ? null : (before ?? 0) + usd);
+  }
+  return out;
+}
+
 /** Pure: the median of the values (the mean of the middle two for an even count); null for none. */
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;

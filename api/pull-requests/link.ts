@@ -57,16 +57,23 @@ function ancestors(start: string | undefined, graph: ReadonlyMap<string, CommitN
   return [...seen];
 }
 
-/** A merge commit's first-parent change: what its other parents bring that its first parent has not. */
-function mergedBranch(mergeId: string, node: CommitNode, graph: ReadonlyMap<string, CommitNode>): string[] {
+/**
+ * A merge commit's first-parent change: what its other parents bring that its first parent has not. The
+ * first parent's known ancestors are only part of main when a commit no machine reported sits on it (a
+ * colleague's): past that gap, main's earlier commits would look like the branch's. When the pull request
+ * says how many commits it had, each other parent's first-parent chain of at most that many is taken, so a
+ * gap errs low; without a count (GitLab), every known ancestor main is not known to have.
+ */
+function mergedBranch(mergeId: string, node: CommitNode, graph: ReadonlyMap<string, CommitNode>, count: number | null): string[] {
   const base = new Set(ancestors(node.parents[0], graph));
-  return [mergeId, ...node.parents.slice(1).flatMap((p) => ancestors(p, graph, base))];
+  const branch = (p: string) => (count === null ? ancestors(p, graph, base) : firstParentChain(p, graph, count, (id) => !base.has(id)));
+  return [mergeId, ...node.parents.slice(1).flatMap(branch)];
 }
 
 /**
  * Pure: the landed commits (ids known to `graph`) a merged pull request brought, in no particular order.
  * - A squash commit (GitLab names it): that commit, and the merge commit that brought it when there is one.
- * - A merge commit with two or more parents: it and its first-parent change.
+ * - A merge commit with two or more parents: it and its first-parent change (mergedBranch).
  * - GitHub's head commit landed as it is (a merge or a fast-forward): the head's first-parent chain, as
  *   many commits as the pull request had.
  * - Otherwise GitHub's merge commit id names a squash commit or the last rebased commit: it, and the
@@ -74,8 +81,16 @@ function mergedBranch(mergeId: string, node: CommitNode, graph: ReadonlyMap<stri
  *   pull request's count.
  * - GitLab without a merge commit (fast-forward): the head's first-parent chain back to the opening of
  *   the merge request.
+ * The last two walks stop at a commit that `named` holds and this pull request does not name: another
+ * merged pull request's own commit (a merge queue squashes or rebases several at the same moment).
  */
-export function linkedCommits(pr: LinkablePullRequest, graph: ReadonlyMap<string, CommitNode>): string[] {
+export function linkedCommits(
+  pr: LinkablePullRequest,
+  graph: ReadonlyMap<string, CommitNode>,
+  named: ReadonlySet<string> = new Set(),
+): string[] {
+  const own = new Set([pr.mergeCommitId, pr.squashCommitId, pr.headCommitId]);
+  const anothers = (id: string) => named.has(id) && !own.has(id);
   const linked = new Set<string>();
   const limit = Math.min(pr.commitCount ?? MAX_LINKED_COMMITS, MAX_LINKED_COMMITS);
   const merge = pr.mergeCommitId ? graph.get(pr.mergeCommitId) : undefined;
@@ -83,14 +98,14 @@ export function linkedCommits(pr: LinkablePullRequest, graph: ReadonlyMap<string
     linked.add(pr.squashCommitId);
     if (merge && merge.parents.length > 1) linked.add(pr.mergeCommitId!);
   } else if (merge && merge.parents.length > 1) {
-    for (const id of mergedBranch(pr.mergeCommitId!, merge, graph)) linked.add(id);
+    for (const id of mergedBranch(pr.mergeCommitId!, merge, graph, pr.commitCount === null ? null : limit)) linked.add(id);
   } else if (pr.host === 'github' && pr.headCommitId && graph.has(pr.headCommitId)) {
     for (const id of firstParentChain(pr.headCommitId, graph, limit, () => true)) linked.add(id);
     if (merge) linked.add(pr.mergeCommitId!);
   } else if (merge) {
-    for (const id of firstParentChain(pr.mergeCommitId!, graph, limit, (_id, node) => node.ts === merge.ts)) linked.add(id);
+    for (const id of firstParentChain(pr.mergeCommitId!, graph, limit, (id, node) => node.ts === merge.ts && !anothers(id))) linked.add(id);
   } else if (pr.host === 'gitlab' && pr.headCommitId) {
-    for (const id of firstParentChain(pr.headCommitId, graph, limit, (_id, node) => node.ts >= pr.openedAt)) linked.add(id);
+    for (const id of firstParentChain(pr.headCommitId, graph, limit, (id, node) => node.ts >= pr.openedAt && !anothers(id))) linked.add(id);
   }
   return [...linked].slice(0, MAX_LINKED_COMMITS);
 }

@@ -27,13 +27,20 @@ export interface PullRequestFact {
   headCommitId: string | null;
   /** How many commits the pull request had (GitHub says; GitLab does not). */
   commitCount: number | null;
+  /**
+   * true: mergedAt is only this delivery's time, not its merge's (GitLab's event of a later change of a
+   * merged request: a label, the title); a merge time stored before is kept.
+   */
+  mergedAtGuessed?: boolean;
 }
 
 const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
+/** The last moment a time is kept: an ISO-8601 time past year 9999 is one the database cannot read. */
+const LAST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
 const time = z.string().transform((s, ctx) => {
   // GitLab writes "2013-12-03 17:23:34 UTC" in some events and ISO-8601 in others.
   const d = new Date(s.replace(/^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d) UTC$/, '$1T$2Z'));
-  if (Number.isNaN(d.getTime())) {
+  if (Number.isNaN(d.getTime()) || d.getTime() > LAST_TIME) {
     ctx.addIssue({ code: 'custom', message: `not a time: ${s.slice(0, 40)}` });
     return z.NEVER;
   }
@@ -60,7 +67,8 @@ const GithubPullRequestEvent = z.object({
     head: z.object({ sha }),
     /** The branch it merges into (read, never stored). */
     base: z.object({ ref: z.string() }).optional(),
-    commits: z.number().int().nonnegative().optional(),
+    /** At most what the database's INTEGER holds (GitHub's counts are far below). */
+    commits: z.number().int().nonnegative().max(2_147_483_647).optional(),
   }),
   repository: z.object({ html_url: z.string().url(), default_branch: z.string().optional() }),
 });
@@ -133,7 +141,8 @@ export function gitlabMergeRequest(event: string, body: unknown): StepResult<Pul
   const mr = parsed.data.object_attributes;
   // Merged into another branch than the default: closed without reaching it (mergesIntoDefault).
   const merged = mr.state === 'merged' && mergesIntoDefault(mr.target_branch, parsed.data.project.default_branch);
-  // GitLab's event has no merge time of its own: the merge event's updated_at is the moment it merged.
+  // GitLab's event has no merge time of its own: the merge event's updated_at is the moment it merged;
+  // an event of a later change of the merged request (action update) says only when that change was.
   return ok({
     repo: normalizeRepoUrl(parsed.data.project.web_url),
     number: mr.iid,
@@ -148,5 +157,6 @@ export function gitlabMergeRequest(event: string, body: unknown): StepResult<Pul
     squashCommitId: merged ? (mr.squash_commit_sha ?? null) : null,
     headCommitId: mr.last_commit?.id ?? null,
     commitCount: null,
+    ...(merged && mr.action !== 'merge' ? { mergedAtGuessed: true } : {}),
   });
 }

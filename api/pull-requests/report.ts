@@ -3,7 +3,7 @@
 // after its webhook is counted from then on.
 
 import { utcDay } from '../../common/time.ts';
-import { hoursToMerge, median, pullRequestCosts, round4, type SessionLines } from './figures.ts';
+import { hoursToMerge, median, pullRequestCosts, round4, type SessionLines, withLaterCosts } from './figures.ts';
 import { type CommitNode, linkedCommits } from './link.ts';
 import type { CommitRow, MergedRow, PullRequestReads } from './store.ts';
 
@@ -27,12 +27,20 @@ export interface PullRequestFigures {
 
 const prKey = (p: { repo: string; number: number }) => `${p.repo}#${p.number}`;
 
-/** Pure: the figures of each pull request, given the commits it can hold and the sessions' costs. */
+/** The commit ids merged pull requests are named by: the walks of linkedCommits stop at another's. */
+export const namedCommits = (prs: readonly MergedRow[]) =>
+  new Set(prs.flatMap((p) => [p.merge_commit_id, p.squash_commit_id, p.head_commit_id]).filter((id): id is string => id !== null));
+
+/**
+ * Pure: the figures of each pull request, given the commits it can hold, the sessions' costs, and the
+ * commits every merged pull request of the organization is named by (namedCommits).
+ */
 export function assemblePullRequests(
   prs: readonly MergedRow[],
   commits: readonly CommitRow[],
   credited: ReadonlyMap<string, number>,
   costs: ReadonlyMap<string, number | null>,
+  named: ReadonlySet<string> = namedCommits(prs),
 ): PullRequestFigures[] {
   const byRepo = new Map<string, Map<string, CommitRow>>();
   for (const c of commits) {
@@ -54,6 +62,7 @@ export function assemblePullRequests(
         openedAt: p.opened_ms,
       },
       graph,
+      named,
     ).sort();
     const held = ids.map((id) => repoCommits.get(id)!);
     const agents = new Map<string, number>();
@@ -89,19 +98,27 @@ export function assemblePullRequests(
   return out;
 }
 
-/** The pull requests merged from `first` to `last`, with their figures; `user` keeps a member's own. */
+/**
+ * The pull requests merged from `first` to `last`, with their figures; `user` keeps a member's own;
+ * `later`: the sessions' dollars the batch has not counted yet (today's, from the live figures).
+ */
 export async function pullRequestFigures(
   reads: PullRequestReads,
   orgId: string,
   first: string,
   last: string,
   user: string | null,
+  later: ReadonlyMap<string, number | null> = new Map(),
 ): Promise<PullRequestFigures[]> {
   const prs = await reads.merged(orgId, first, last);
   const commits = await reads.commitsFor(orgId, prs);
   const sessions = [...new Set(commits.flatMap((c) => c.by_session.map((s) => s.session_id)).filter(Boolean))];
-  const [credited, costs] = await Promise.all([reads.credited(orgId, sessions), reads.sessionCosts(orgId, sessions)]);
-  const all = assemblePullRequests(prs, commits, credited, costs);
+  const [credited, costs, everyMerged] = await Promise.all([
+    reads.credited(orgId, sessions),
+    reads.sessionCosts(orgId, sessions),
+    prs.length ? reads.allMerged(orgId) : [],
+  ]);
+  const all = assemblePullRequests(prs, commits, credited, withLaterCosts(costs, later, sessions), namedCommits(everyMerged));
   if (!user) return all;
   const mine = await reads.addresses(orgId, user);
   return all.filter((p) => p.users.includes(user) || (p.author !== null && mine.has(p.author)));

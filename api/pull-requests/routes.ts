@@ -4,9 +4,10 @@
 // linking to landed commits runs after the answer.
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { forbidden, HttpError, unauthorized } from '../../common/errors.ts';
+import { badRequest, forbidden, HttpError, unauthorized } from '../../common/errors.ts';
+import { utcDay } from '../../common/time.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
-import { sendAnswer } from '../answers/answer.ts';
+import { sendAnswer, teamScoped } from '../answers/answer.ts';
 import type { ResponseCache } from '../answers/cache.ts';
 import type { Changes } from '../answers/changes.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -15,6 +16,7 @@ import { seal, secretKey, unseal } from '../oidc/secret.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
+import type { LiveFiguresStore } from '../today/store.ts';
 import { type CodeHost, githubPullRequest, gitlabMergeRequest, type PullRequestFact } from './payloads.ts';
 import {
   type PullRequestFigures,
@@ -241,6 +243,8 @@ export interface PullRequestReadDeps {
   reads: PullRequestReads;
   teams: TeamAnalytics;
   cache: ResponseCache;
+  /** The live figures: the sessions' dollars of today, for the pull requests merged today. */
+  live?: Pick<LiveFiguresStore, 'figures'>;
   now?: () => Date;
 }
 
@@ -269,7 +273,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
     tag: 'Analytics',
     summary: 'Merged pull requests per UTC day of merge: agent lines, time to merge, cost (an agentmeter extension)',
     description:
-      'docs/metrics.md §10. Ungrouped: one record per day with zeros, with the cost of agent sessions whose lines reached no merged pull request (not_shipped_cost_usd). group_by=repo, team or agent: rows per day and non-zero group. Owners and managers see the organization; a member sees the pull requests holding their commits (meta.user_id).',
+      "docs/metrics.md §10. Ungrouped: one record per day with zeros, with the cost of agent sessions whose lines reached no merged pull request (not_shipped_cost_usd). group_by=repo, team or agent: rows per day and non-zero group. team=: the pull requests holding commits of that team's members (and of the teams below it) on the day of merge, counted whole, and those members' not-shipped cost. Owners and managers see the organization; a member sees the pull requests holding their commits (meta.user_id).",
     action: 'The pull request figures',
     access: { kind: 'user', roles: PR_ROLES },
     query: PullRequestAnalyticsQuery,
@@ -277,11 +281,17 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
   } as const satisfies RouteDoc;
   declareRoute(app, analyticsDoc, async ({ principal, query }, request, reply) => {
     const user = ownOnly(principal);
-    if (query.group_by === 'team' && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
+    if (teamScoped(query) && user) throw forbidden('Team figures are for owners and managers; a member sees their own figures');
+    if (query.team !== undefined && query.group_by === 'team') throw badRequest('group_by=team and team= cannot be combined');
     const of = { org: principal.orgId, viewer: user, now: now(), reads: PR_READS, teams: deps.teams };
     return sendAnswer(deps.cache, request, reply, of, async (): Promise<PullRequestAnalytics> => {
       const q = checkedDates(query.startDate, query.endDate, now());
-      const prs = await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user);
+      // team= (docs/metrics.md §6): the pull requests holding commits of the team's members (and of the
+      // teams below it) on the day of merge, counted whole as group_by=team counts them.
+      const scope = query.team === undefined ? undefined : await deps.teams.scope(principal.orgId, query.team, q.startDate, q.endDate);
+      const counts = (day: string, member: string) => !scope || scope.members(day).has(member);
+      const all = await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user);
+      const prs = scope ? all.filter((p) => p.users.some((member) => counts(utcDay(p.mergedAt), member))) : all;
       const meta = { org_id: principal.orgId, start_date: q.startDate, end_date: q.endDate, ...(user ? { user_id: user } : {}) };
       if (query.group_by) {
         const days = q.days;
@@ -292,7 +302,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
         return { data, meta: { ...meta, group_totals: pullRequestGroupTotals(data) } };
       }
       const shipped = await shippedSessions(deps.reads, principal.orgId);
-      const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user);
+      const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user, counts);
       const data = pullRequestDays(q.days, prs, notShipped);
       return { data, meta: { ...meta, totals: pullRequestTotals(data) } };
     });
@@ -322,7 +332,10 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
         !match ||
         p.mergedAt < Number(match[1]) ||
         (p.mergedAt === Number(match[1]) && (p.number < Number(match[2]) || (p.number === Number(match[2]) && p.repo < match[3]!)));
-      const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user))
+      // Merged today: its sessions' dollars of today are the live figures', not yet the batch's.
+      const today = now().toISOString().slice(0, 10);
+      const later = q.endDate === today && deps.live ? (await deps.live.figures({ orgId: principal.orgId })).sessionCosts : undefined;
+      const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user, later))
         .sort((a, b) => b.mergedAt - a.mergedAt || b.number - a.number || (a.repo < b.repo ? 1 : a.repo > b.repo ? -1 : 0))
         .filter(after);
       const page = all.slice(0, limit);

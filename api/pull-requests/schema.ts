@@ -58,6 +58,14 @@ export const PullRequestAnalyticsQuery = z.strictObject({
     .describe(
       "repo: the pull request's repository (host/path); team: the teams of the people whose commits it holds; agent: each agent with lines in it",
     ),
+  team: z
+    .string()
+    .min(1, 'team must be the name of a team of the organization')
+    .max(128, 'team must be the name of a team of the organization')
+    .optional()
+    .describe(
+      "the pull requests holding commits of the people who were members of this team or of a team below it on the day of merge, and their sessions' cost that reached none (403 when fewer than the organization's minimum team size)",
+    ),
 });
 
 export const PullRequestDay = z.strictObject({

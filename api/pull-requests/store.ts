@@ -13,7 +13,11 @@ const SQL = {
           FROM codehost_secrets WHERE org_id = $org ORDER BY host`,
   takeDelivery: `INSERT OR IGNORE INTO codehost_deliveries (org_id, host, delivery_id, received_at)
                  VALUES ($org, $host, $delivery, now())`,
-  stored: 'SELECT updated_at FROM pull_requests WHERE org_id = $org AND repo = $repo AND number = $number',
+  stored: `SELECT updated_at, state, strftime(merged_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS merged_at
+           FROM pull_requests WHERE org_id = $org AND repo = $repo AND number = $number`,
+  // A merge event that arrives after a later change of the request (hosts retry out of order): its time.
+  mergedAt: `UPDATE pull_requests SET merged_at = CAST($mergedAt AS TIMESTAMP)
+             WHERE org_id = $org AND repo = $repo AND number = $number AND state = 'merged'`,
   upsert: `INSERT OR REPLACE INTO pull_requests (org_id, repo, number, host, host_id, author, state, opened_at,
              merged_at, updated_at, merge_commit_id, squash_commit_id, head_commit_id, commit_count)
            VALUES ($org, $repo, $number, $host, $hostId, $author, $state, CAST($openedAt AS TIMESTAMP),
@@ -59,8 +63,16 @@ export class PullRequestStore {
     return this.db.transaction(async (tx) => {
       if ((await tx.run(SQL.takeDelivery, { org: orgId, host, delivery: deliveryId })) === 0) return false;
       if (!fact) return true;
-      const [stored] = await tx.all<{ updated_at: string }>(SQL.stored, { org: orgId, repo: fact.repo, number: fact.number });
-      if (stored && new Date(stored.updated_at).getTime() > fact.updatedAt.getTime()) return true;
+      const key = { org: orgId, repo: fact.repo, number: fact.number };
+      const [stored] = await tx.all<{ updated_at: string; state: string; merged_at: string | null }>(SQL.stored, key);
+      const merge = fact.state === 'merged' && fact.mergedAt !== null && !fact.mergedAtGuessed;
+      if (stored && new Date(stored.updated_at).getTime() > fact.updatedAt.getTime()) {
+        if (merge && stored.state === 'merged') await tx.run(SQL.mergedAt, { ...key, mergedAt: fact.mergedAt!.toISOString() });
+        return true;
+      }
+      // A later change of a merged request keeps the time of the merge stored before.
+      const mergedAt =
+        fact.mergedAtGuessed && stored?.state === 'merged' && stored.merged_at ? stored.merged_at : fact.mergedAt?.toISOString();
       await tx.run(SQL.upsert, {
         org: orgId,
         repo: fact.repo,
@@ -70,7 +82,7 @@ export class PullRequestStore {
         author: fact.author,
         state: fact.state,
         openedAt: fact.openedAt.toISOString(),
-        mergedAt: fact.mergedAt?.toISOString() ?? null,
+        mergedAt: mergedAt ?? null,
         updatedAt: fact.updatedAt.toISOString(),
         merge: fact.mergeCommitId,
         squash: fact.squashCommitId,
@@ -131,13 +143,13 @@ const READ_SQL = {
                 FROM agg_session_cost_day
                 WHERE org_id = $org AND list_contains(string_split($sessions, '\n'), session_id)
                 GROUP BY session_id`,
-  // The cost, per day, of the sessions none of whose lines reached a merged pull request.
-  notShipped: `SELECT CAST(day AS VARCHAR) AS day, sum(cost_usd) AS cost_usd, bool_or(cost_usd IS NULL) AS unpriced
+  // The cost, per day and user, of the sessions none of whose lines reached a merged pull request.
+  notShipped: `SELECT CAST(day AS VARCHAR) AS day, user_id, sum(cost_usd) AS cost_usd, bool_or(cost_usd IS NULL) AS unpriced
                FROM agg_session_cost_day
                WHERE org_id = $org AND day >= CAST($from AS DATE) AND day <= CAST($to AS DATE)
                  AND ($user IS NULL OR user_id = $user)
                  AND NOT list_contains(string_split($shipped, '\n'), session_id)
-               GROUP BY day`,
+               GROUP BY day, user_id`,
   allMerged: `SELECT repo, number, host, author, epoch_ms(opened_at) AS opened_ms, epoch_ms(merged_at) AS merged_ms,
                 merge_commit_id, squash_commit_id, head_commit_id, commit_count
               FROM pull_requests WHERE org_id = $org AND state = 'merged'`,
@@ -193,16 +205,32 @@ export class PullRequestReads {
     return new Map(rows.map((r) => [r.session_id, r.cost_usd]));
   }
 
-  /** Per day, the cost of sessions whose lines reached no merged pull request (null where one is unpriced). */
-  async notShipped(orgId: string, first: string, last: string, shipped: readonly string[], user: string | null) {
-    const rows = await this.db.all<{ day: string; cost_usd: number | null; unpriced: boolean }>(READ_SQL.notShipped, {
+  /**
+   * Per day, the cost of sessions whose lines reached no merged pull request (null where one is unpriced):
+   * one user's, or those `counts(day, user)` keeps (a team's members on each day), or everyone's.
+   */
+  async notShipped(
+    orgId: string,
+    first: string,
+    last: string,
+    shipped: readonly string[],
+    user: string | null,
+    counts: (day: string, user: string) => boolean = () => true,
+  ): Promise<Map<string, number | null>> {
+    const rows = await this.db.all<{ day: string; user_id: string; cost_usd: number | null; unpriced: boolean }>(READ_SQL.notShipped, {
       org: orgId,
       from: first,
       to: last,
       shipped: lines(shipped),
       user,
     });
-    return new Map(rows.map((r) => [r.day, r.unpriced ? null : (r.cost_usd ?? 0)]));
+    const out = new Map<string, number | null>();
+    for (const r of rows) {
+      if (!counts(r.day, r.user_id)) continue;
+      const before = out.get(r.day) ?? 0;
+      out.set(r.day, before === null || r.unpriced ? null : before + Number(r.cost_usd ?? 0));
+    }
+    return out;
   }
 
   async addresses(orgId: string, userId: string): Promise<Set<string>> {

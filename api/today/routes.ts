@@ -55,7 +55,7 @@ export async function todayAnswer(
       tools: toolRecords(days, orgDays, breakdowns, hooks)[0]!,
       activity: activityRecords(days, orgDays, breakdowns)[0]!,
       productivity: productivityRecords(days, orgDays, breakdowns)[0]!,
-      code: codeRecords(days, code.edits, code.landed, code.agents)[0]!,
+      code: codeRecords(days, code.edits, code.landed, code.agents, code.cost)[0]!,
     },
     meta: { org_id: org, unpriced_models: unpricedModels(tokens) },
   };
@@ -106,7 +106,12 @@ export function registerTodayRoutes(
         userId: whole ? undefined : principal.userId,
         ...(userIds ? { userIds } : {}),
       });
-      const code = await deps.code.today(principal.orgId, figures.date, userIds ?? (whole ? null : [principal.userId]));
+      const code = await deps.code.today(
+        principal.orgId,
+        figures.date,
+        userIds ?? (whole ? null : [principal.userId]),
+        figures.sessionCosts,
+      );
       return todayAnswer(deps.analytics, principal.orgId, figures, code);
     });
   });

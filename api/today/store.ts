@@ -105,6 +105,8 @@ export interface LiveFigures {
   earlier: EarlierDays;
   /** Billable tokens of the UTC month so far, today included: in all, per user, and per user and day. */
   month: MonthCredits;
+  /** Each agent session's dollars of today (null: a model without a price); empty for a credits build. */
+  sessionCosts: Map<string, number | null>;
   /** When the build started (ms since the epoch). */
   builtAt: number;
 }
@@ -168,6 +170,10 @@ SELECT DISTINCT org_id, day FROM (
   // Before the month the build's token rows are only the days it rebuilt (the batch's are not copied in).
   earlierDays: 'SELECT CAST(day AS VARCHAR) AS day FROM rebuild WHERE org_id = $org AND day < CAST($month AS DATE) ORDER BY day',
   earlierByUserDay: userDaysSql('day < CAST($month AS DATE)'),
+  // Each agent session's dollars of today (the build's 32_session_cost rows): what today's landed commits
+  // hold of a session is priced with them too (api/code/store.ts, landedCost).
+  sessionCostsToday: `SELECT session_id, CASE WHEN bool_or(cost_usd IS NULL) THEN NULL ELSE sum(cost_usd) END AS cost_usd
+                      FROM agg_session_cost_day WHERE org_id = $org AND day = CAST($today AS DATE) GROUP BY session_id`,
   asOfUsage: 'SELECT max(ts) AS as_of FROM usage WHERE ts >= CAST($today AS TIMESTAMP)',
   asOf: `SELECT greatest(
            (SELECT max(ts) FROM events WHERE ts >= CAST($today AS TIMESTAMP)),
@@ -236,6 +242,9 @@ export async function buildLiveFigures(
       days: (await tx.all<{ day: string }>(LIVE_SQL.earlierDays, monthParams)).map((r) => r.day),
       byUserDay: await readUserDays(tx, LIVE_SQL.earlierByUserDay, monthParams),
     };
+    const sessionCosts = all
+      ? await tx.all<{ session_id: string; cost_usd: number | null }>(LIVE_SQL.sessionCostsToday, { org: scope.orgId, today })
+      : [];
     const [asOf] = await tx.all<{ as_of: string | null }>(all ? LIVE_SQL.asOf : LIVE_SQL.asOfUsage, { today });
     log.debug(
       { org: scope.orgId, user: scope.userId, team: scope.userIds?.length, kind, ms: Math.round(performance.now() - started) },
@@ -258,6 +267,7 @@ export async function buildLiveFigures(
         usd: [...usdByUser.values()].reduce((a, b) => a + b, 0),
         usdByUser,
       },
+      sessionCosts: new Map(sessionCosts.map((r) => [r.session_id, r.cost_usd === null ? null : Number(r.cost_usd)])),
       builtAt: now,
     };
   });

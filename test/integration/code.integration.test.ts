@@ -139,6 +139,7 @@ describe('GET /api/v1/analytics/code', () => {
         lines_deleted: 0,
         agent_lines_added: 0,
         agent_share: 0,
+        cost_usd: 0,
         by_agent: [],
         by_model: [],
       },
@@ -162,6 +163,7 @@ describe('GET /api/v1/analytics/code', () => {
       ],
     });
     // D1 landed: two commits of 20 and 3 lines, 12 agent lines in the first: 12 / 23 = 0.52173… → 0.5217.
+    // Its commits name no agent session (by_session), so no session's cost: $0.
     expect(d1!.landed).toEqual({
       commits: 2,
       commits_with_agent_lines: 1,
@@ -169,6 +171,7 @@ describe('GET /api/v1/analytics/code', () => {
       lines_deleted: 5,
       agent_lines_added: 12,
       agent_share: 0.5217,
+      cost_usd: 0,
       by_agent: [{ agent: 'claude', lines: 12 }],
       by_model: [
         { model_id: 'claude-sonnet-4-5', lines: 8 },

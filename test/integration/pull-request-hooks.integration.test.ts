@@ -189,6 +189,26 @@ describe("GitHub's webhook", () => {
     expect(text.statusCode).toBe(415);
     expect((await deliverGithub(acme.orgId, body, { 'x-github-delivery': '' })).statusCode).toBe(400);
   });
+
+  it('drops a signed delivery whose count or times cannot be kept (202 with the reason), never a 500', async () => {
+    const before = await pullRequests();
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ['too-many-commits', { number: 2, commits: 3_000_000_000 }, /pull_request\.commits/],
+      ['year-275760', { number: 3, created_at: '+275760-09-13T00:00:00Z' }, /pull_request\.created_at/],
+    ];
+    for (const [id, change, reason] of cases) {
+      const event = githubMerged();
+      Object.assign(event['pull_request'] as object, change);
+      const odd = JSON.stringify(event);
+      const res = await deliverGithub(acme.orgId, odd, {
+        'x-github-delivery': id,
+        'x-hub-signature-256': githubSignature(GITHUB_SECRET, odd),
+      });
+      expect(res.statusCode, `${id}: ${res.body}`).toBe(202);
+      expect(res.json()).toMatchObject({ status: 'ignored', detail: expect.stringMatching(reason) });
+    }
+    expect(await pullRequests()).toEqual(before);
+  });
 });
 
 describe("GitLab's webhook", () => {

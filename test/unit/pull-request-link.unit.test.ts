@@ -25,6 +25,14 @@ describe('linkedCommits', () => {
     expect(linkedCommits(pr({ mergeCommitId: 'M', headCommitId: 'b2', commitCount: 2 }), graph).sort()).toEqual(['M', 'b1', 'b2']);
   });
 
+  it("a merge whose first parent is unknown (a colleague's commit on main): the branch's own commits, up to the count, not main before it", () => {
+    // s - a - M1 - - - - - - M2, with x (unknown) between M1 and M2 on main
+    //  \ /     \            /
+    //            b --------
+    const graph = graphOf({ s: [[], T(0)], a: [['s'], T(1)], M1: [['s', 'a'], T(2)], b: [['M1'], T(4)], M2: [['x', 'b'], T(9)] });
+    expect(linkedCommits(pr({ mergeCommitId: 'M2', headCommitId: 'b', commitCount: 1 }), graph).sort()).toEqual(['M2', 'b']);
+  });
+
   it("GitHub's merge commit unknown (made by the host for a person agentmeter does not know): the head's chain, as many as the pull request had", () => {
     const graph = graphOf({ m1: [[], T(0)], b1: [['m1'], T(4)], b2: [['b1'], T(6)] });
     expect(linkedCommits(pr({ mergeCommitId: 'M', headCommitId: 'b2', commitCount: 2 }), graph).sort()).toEqual(['b1', 'b2']);
@@ -41,6 +49,13 @@ describe('linkedCommits', () => {
     const graph = graphOf({ m1: [[], T(0)], m2: [['m1'], T(8)], r1: [['m2'], T(9)], r2: [['r1'], T(9)], r3: [['r2'], T(9)] });
     expect(linkedCommits(pr({ mergeCommitId: 'r3', headCommitId: 'b3', commitCount: 3 }), graph)).toEqual(['r3', 'r2', 'r1']);
     expect(linkedCommits(pr({ mergeCommitId: 'r3', headCommitId: 'b3', commitCount: 2 }), graph)).toEqual(['r3', 'r2']);
+  });
+
+  it('a merge queue squashes two pull requests at one moment: the chain stops at the commit the one before is named by', () => {
+    // m1 - s1 - s2, s1 and s2 at T(9): s1 is the first pull request's squash commit
+    const graph = graphOf({ m1: [[], T(0)], s1: [['m1'], T(9)], s2: [['s1'], T(9)] });
+    expect(linkedCommits(pr({ mergeCommitId: 's2', headCommitId: 'b3', commitCount: 3 }), graph, new Set(['s1', 's2']))).toEqual(['s2']);
+    expect(linkedCommits(pr({ mergeCommitId: 's1', headCommitId: 'a2', commitCount: 2 }), graph, new Set(['s1', 's2']))).toEqual(['s1']);
   });
 
   it("GitLab's squash commit, and the merge commit that brought it", () => {
