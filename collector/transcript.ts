@@ -1,7 +1,9 @@
 // Incremental reading of JSONL transcripts: from a remembered byte offset to the last complete line. Their
-// paths come from the agents' events, so only regular files are read (regular-file.ts).
+// paths come from the agents' events, or a folder beside one (a session's subagents), so only regular
+// files are read (regular-file.ts).
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, readdirSync, readSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { openRegularFile } from './regular-file.ts';
 
@@ -85,6 +87,29 @@ export function readNewLines(path: string, from?: TranscriptMark, maxBytes = MAX
     return { lines: text.split('\n').filter((l) => l.trim() !== ''), nextOffset, tail: tailDigest(fd, nextOffset), restarted, skipped: 0 };
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * The JSONL files in a folder named by the session beside its transcript (`under` it, and names starting
+ * with `prefix`): where agents keep a session's subagent transcripts. Regular files only, sorted; a
+ * session id that could name a folder outside (a UUID cannot) names none, and so does a folder on the way
+ * that is a link (no agent makes one: nothing follows a link the collector did not make).
+ */
+export function transcriptsBeside(transcriptPath: string, sessionId: string, under: string[] = [], prefix = ''): string[] {
+  if (!/^[A-Za-z0-9_.-]+$/.test(sessionId) || sessionId === '.' || sessionId === '..') return [];
+  let dir = dirname(transcriptPath);
+  try {
+    for (const name of [sessionId, ...under]) {
+      dir = join(dir, name);
+      if (!lstatSync(dir).isDirectory()) return [];
+    }
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.startsWith(prefix) && entry.name.endsWith('.jsonl'))
+      .map((entry) => join(dir, entry.name))
+      .sort();
+  } catch {
+    return [];
   }
 }
 

@@ -133,6 +133,42 @@ describe('Codex rollout usage', () => {
     expect(fork.filter((r) => r.kind === 'message').map((r) => r.id)).toEqual([...parentMessages, `codex:${S1}:msg_f0r4e1`]);
   });
 
+  it("a fork's own id-less messages are new, not the parent's later ones at the same place (turn ids)", () => {
+    // Real rollouts write no id on assistant messages (collector/agents/codex/fixtures/oracle: 0 of 375) and
+    // a turn id on every turn_context. A parent with one turn, forked; then each goes on with a turn of its own.
+    const P = '019c0000-0000-7000-8000-00000000000a';
+    const F = '019c0000-0000-7000-8000-00000000000b';
+    const line = (ts: string, type: string, payload: object) => JSON.stringify({ timestamp: `2026-11-21T${ts}Z`, type, payload });
+    const meta = (id: string) => line('09:00:00.000', 'session_meta', { id, source: 'cli' });
+    const turn = (ts: string, id: string) => line(ts, 'turn_context', { turn_id: id, model: 'gpt-5.5' });
+    const answer = (ts: string, text: string) =>
+      line(ts, 'response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+    const total = (ts: string, input: number) =>
+      line(ts, 'event_msg', {
+        type: 'token_count',
+        info: { total_token_usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 } },
+      });
+    const shared = [meta(P), turn('09:00:01.000', 'turn-1'), answer('09:00:05.000', 'Done.'), total('09:00:05.100', 1000)];
+    const home = tempDir();
+    const day = join(home, '.codex', 'sessions', '2026', '11', '21');
+    mkdirSync(day, { recursive: true });
+    const parentPath = join(day, `rollout-2026-11-21T09-00-00-${P}.jsonl`);
+    const forkPath = join(day, `rollout-2026-11-21T10-00-00-${F}.jsonl`);
+    writeFileSync(parentPath, `${[...shared, turn('11:00:00.000', 'turn-2p'), answer('11:00:04.000', 'Parent.')].join('\n')}\n`);
+    writeFileSync(forkPath, `${[meta(F), ...shared, turn('10:00:00.000', 'turn-2f'), answer('10:00:03.000', 'Fork.')].join('\n')}\n`);
+    const messages = (sessionId: string, path: string) =>
+      readCodexUsage({ sessionId, latestTs: 0, transcriptPaths: new Set([path]) }, emptyState(), home).records.filter(
+        (r) => r.kind === 'message',
+      );
+    const parent = messages(P, parentPath);
+    const fork = messages(F, forkPath);
+    expect(parent).toHaveLength(2);
+    expect(fork).toHaveLength(2);
+    // The copied answer is the parent's (one count); the fork's own answer is a second message, not the parent's.
+    expect(fork[0]!.id).toBe(parent[0]!.id);
+    expect(new Set([...parent, ...fork].map((r) => r.id)).size).toBe(3);
+  });
+
   it('a total that went down starts the count over', () => {
     expect(codexDelta({ input: 10, cached: 5, output: 3, reasoning: 1 }, { input: 4, cached: 0, output: 2, reasoning: 0 })).toEqual({
       input: 4,

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -236,6 +236,26 @@ describe('Claude Code transcript usage', () => {
       state,
     );
     expect(stop.records.filter((r) => r.kind === 'usage').map((r) => r.id)).toEqual(['cc:msg_sub3:req_sub3']);
+  });
+
+  it('does not follow a subagents folder that is a link: only folders the agent made are listed', () => {
+    const root = tempDir();
+    const project = join(root, '.claude', 'projects', '-home-dev-repo');
+    const sid = '3f1c9a2e-5b7d-4e8f-9a0b-1c2d3e4f5a6c';
+    const main = join(project, `${sid}.jsonl`);
+    mkdirSync(join(project, sid), { recursive: true });
+    writeFileSync(
+      main,
+      `${claudeAssistantLine({ id: 'msg_main', requestId: 'req_main', timestamp: '2026-03-01T10:00:00Z', output: 7 })}\n`,
+    );
+    // Elsewhere, a file shaped like a subagent transcript; the session's subagents folder is a link to it.
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(elsewhere);
+    const line = claudeAssistantLine({ id: 'msg_far', requestId: 'req_far', timestamp: '2026-03-01T10:00:30Z', output: 100 });
+    writeFileSync(join(elsewhere, 'agent-a1.jsonl'), `${line}\n`);
+    symlinkSync(elsewhere, join(project, sid, 'subagents'));
+    const read = readClaudeUsage({ sessionId: sid, latestTs: 0, transcriptPaths: new Set([main]) }, emptyState());
+    expect(read.records.filter((r) => r.kind === 'usage').map((r) => r.id)).toEqual(['cc:msg_main:req_main']);
   });
 
   it('reports an unreadable transcript and goes on', () => {

@@ -13,8 +13,11 @@ export const RolloutLine = z.looseObject({
 /** session_meta: `source` is cli, vscode, exec, mcp, … (`codex exec` writes "exec"), or an object for subagents. */
 export const SessionMetaPayload = z.looseObject({ id: z.string().optional(), source: z.unknown().optional() });
 
-/** turn_context: the model of the turn that follows. */
-export const TurnContextPayload = z.looseObject({ model: z.string().min(1).optional() });
+/** turn_context: the model of the turn that follows, and (newer Codex) the turn's id (one too long is left out). */
+export const TurnContextPayload = z.looseObject({
+  model: z.string().min(1).optional(),
+  turn_id: z.string().min(1).max(128).optional().catch(undefined),
+});
 
 /** A cumulative or per-turn usage: input includes cached_input; output includes reasoning_output. */
 export const CodexTokenUsage = z.looseObject({

@@ -11,14 +11,16 @@
 // rewritten to the fork). So a token_count is named by the session of the last session_meta before it
 // (`owner`) and its cumulative total: a copied line gets the id its original has, and the server keeps one
 // of them, at the original's earlier time. Lines after the copy continue the ancestor's totals, so their
-// ids stay distinct. Assistant messages are named the same way: by their id, or without one by their place
-// among the rollout's messages, which a copy repeats (the fork's session_meta comes before any message).
+// ids stay distinct. Assistant messages are named the same way: by their id, or (Codex writes none) by
+// their turn and place among the rollout's messages, which a copy repeats (the fork's session_meta comes
+// before any message). The turn id tells a fork's own messages from its parent's later ones at the same
+// place: those follow the same copied totals, so owner and place alone would name both alike.
 //
 // Mapping: Codex's input_tokens includes cached_input_tokens, so input = input − cached and cache read =
 // cached (never counted twice); Codex has no cache writes; output_tokens already includes
 // reasoning_output_tokens, so output is output as is and the reasoning part is thinking_tokens (tier
 // thinking when > 0). Assistant messages: one per assistant response_item, by its id when it has one,
-// else by its position in the rollout.
+// else by its turn and position in the rollout.
 import { z } from 'zod';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
@@ -49,6 +51,8 @@ export const CodexRolloutState = z.object({
   sessionId: z.string(),
   /** The session whose session_meta came last: its totals are what follows (forks copy ancestors'). */
   owner: z.string().optional(),
+  /** The turn id of the latest turn_context (absent from older Codex and older saved states). */
+  turn: z.string().optional(),
 });
 export type CodexRolloutState = z.infer<typeof CodexRolloutState>;
 
@@ -105,6 +109,7 @@ export function codexRecordsFromLines(
     if (type === 'turn_context') {
       const context = TurnContextPayload.safeParse(payload);
       if (context.success && context.data.model) state.model = context.data.model;
+      if (context.success) state.turn = context.data.turn_id;
       continue;
     }
     if (type === 'response_item') {
@@ -116,9 +121,10 @@ export function codexRecordsFromLines(
         problems.push('assistant message line has no usable timestamp');
         continue;
       }
+      const place = state.turn ? `${state.turn}:m${state.messages}` : `m${state.messages}`;
       records.push({
         kind: 'message',
-        id: `codex:${state.owner ?? sessionId}:${message.data.id ?? `m${state.messages}`}`,
+        id: `codex:${state.owner ?? sessionId}:${message.data.id ?? place}`,
         agent: 'codex',
         session_id: sessionId,
         ts,
