@@ -116,6 +116,16 @@ describe('enrollment by device code', () => {
     expect((await decide(session, code.userCode, 'approve')).statusCode).toBe(409);
   });
 
+  it('refuses a machine name that could make the approval page say something else (400)', async () => {
+    for (const name of ['ana-laptop\u202Egpj.exe', 'ana-laptop\n\nApproved by IT', 'ana\u200Blaptop', 'ana\u2028laptop']) {
+      const res = await start(`10.1.0.${++address}`, name);
+      expect(res.statusCode, JSON.stringify(name)).toBe(400);
+      expect(ErrorBodySchema.parse(res.json()).detail).toMatch(/printable characters only/);
+    }
+    // A name with letters of any script is taken.
+    expect((await start(`10.1.0.${++address}`, 'install.sh on Zoë’s MacBook — 東京')).statusCode).toBe(201);
+  });
+
   it('a code expires after 10 minutes: the page cannot find it, and the machine hears expired_token', async () => {
     const code = await started();
     later(600);
