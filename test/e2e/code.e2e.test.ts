@@ -225,9 +225,12 @@ describe('Code the agents wrote: edit to landed, with real git', () => {
         { agent: 'codex', lines_added: 3, lines_deleted: 0 },
       ],
     });
+    // cost_usd (docs/metrics.md §8): c1's calls, 10 output tokens of sonnet-4-5 ($15 a million) and 10 of
+    // opus-4-1 ($75), $0.00015 + $0.00075, all of its credited lines landed this day; x1 has no usage: $0.
     expect(day!.landed).toEqual({
       commits: 2,
       commits_with_agent_lines: 2,
+      cost_usd: 0.0009,
       lines_added: 11,
       lines_deleted: 0,
       agent_lines_added: 9,
