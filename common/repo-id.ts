@@ -70,13 +70,17 @@ export function repoUrlProblem(url: string): string | undefined {
   return undefined;
 }
 
+/** The longest repository name kept (landed commits, edits, pull requests and the list's cursor). */
+export const REPO_NAME_MAX = 512;
+
 /**
- * Pure: why a repository name as landed commits and edits carry it (normalizeRepoUrl's `host/path`, or
- * `local:<id>`) may not be stored, or undefined when it may: the readiness reports' rules for a name of
- * this form: no scheme (`file://` or any), no local path, no credential or user name, no query or
- * fragment, no control character.
+ * Pure: why a repository name as landed commits, edits and pull requests carry it (normalizeRepoUrl's
+ * `host/path`, or `local:<id>`) may not be stored, or undefined when it may: the readiness reports' rules
+ * for a name of this form: no scheme (`file://` or any), no local path, no credential or user name, no
+ * query or fragment, no control character; at most REPO_NAME_MAX characters.
  */
 export function repoNameProblem(name: string): string | undefined {
+  if (name.length > REPO_NAME_MAX) return `must be at most ${REPO_NAME_MAX} characters`;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses.
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'must not hold a control character';
   if (name.startsWith(LOCAL_REPO_PREFIX))

@@ -2,7 +2,7 @@
 // never prompts, file contents, shell commands or tool output.
 import { z } from 'zod';
 import { AGENTS } from './agents.ts';
-import { repoNameProblem } from './repo-id.ts';
+import { REPO_NAME_MAX, repoNameProblem } from './repo-id.ts';
 
 /** Where the collector posts wire records (gzip NDJSON) and the server takes them. */
 export const INGEST_PATH = '/api/v1/ingest/events';
@@ -89,7 +89,7 @@ export const REPO_ID = /^repo_[0-9a-f]{16}$/;
 const repoName = () =>
   wireString()
     .min(1)
-    .max(512)
+    .max(REPO_NAME_MAX)
     .superRefine((name, ctx) => {
       const problem = repoNameProblem(name);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });

@@ -3,7 +3,7 @@
 // module. A delivery that is not a pull request event, or lacks what a pull request needs, is dropped with
 // its reason (the route answers 202 and says why).
 import { z } from 'zod';
-import { normalizeRepoUrl } from '../../common/repo-id.ts';
+import { normalizeRepoUrl, repoNameProblem, repoUrlProblem } from '../../common/repo-id.ts';
 import { drop, ok, type StepResult } from '../../common/result.ts';
 
 export type CodeHost = 'github' | 'gitlab';
@@ -32,6 +32,18 @@ export interface PullRequestFact {
    * merged request: a label, the title); a merge time stored before is kept.
    */
   mergedAtGuessed?: boolean;
+}
+
+/**
+ * Pure: the repository a delivery names by its web URL (`field`), under the rules readiness reports apply
+ * to a URL (no file: URL or local path, no credential, query or fragment) and landed commits to a name (no
+ * control character, at most 512 characters), or why it is dropped. A name they refuse could never match
+ * a landed commit's, and could not be read back from the pull request list's cursor.
+ */
+function repository(url: string, field: string): StepResult<string> {
+  const repo = normalizeRepoUrl(url);
+  const problem = repoUrlProblem(url) ?? repoNameProblem(repo);
+  return problem ? drop(`not a repository agentmeter keeps: ${field} ${problem}`) : ok(repo);
 }
 
 const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
@@ -95,11 +107,13 @@ export function githubPullRequest(event: string, body: unknown): StepResult<Pull
   if (event !== 'pull_request') return drop(`event ${event.slice(0, 40)} is not kept (only pull_request)`);
   const parsed = GithubPullRequestEvent.safeParse(body);
   if (!parsed.success) return drop(`not a pull_request event agentmeter can read: ${parsed.error.issues[0]?.path.join('.')}`);
+  const repo = repository(parsed.data.repository.html_url, 'repository.html_url');
+  if (repo.kind !== 'ok') return repo;
   const pr = parsed.data.pull_request;
   // Merged into another branch than the default: closed without reaching it (mergesIntoDefault).
   const merged = pr.merged_at !== null && mergesIntoDefault(pr.base?.ref, parsed.data.repository.default_branch);
   return ok({
-    repo: normalizeRepoUrl(parsed.data.repository.html_url),
+    repo: repo.value,
     number: pr.number,
     host: 'github',
     hostId: String(pr.id),
@@ -138,13 +152,15 @@ export function gitlabMergeRequest(event: string, body: unknown): StepResult<Pul
   if (event !== 'Merge Request Hook') return drop(`event ${event.slice(0, 40)} is not kept (only Merge Request Hook)`);
   const parsed = GitlabMergeRequestEvent.safeParse(body);
   if (!parsed.success) return drop(`not a merge request event agentmeter can read: ${parsed.error.issues[0]?.path.join('.')}`);
+  const repo = repository(parsed.data.project.web_url, 'project.web_url');
+  if (repo.kind !== 'ok') return repo;
   const mr = parsed.data.object_attributes;
   // Merged into another branch than the default: closed without reaching it (mergesIntoDefault).
   const merged = mr.state === 'merged' && mergesIntoDefault(mr.target_branch, parsed.data.project.default_branch);
   // GitLab's event has no merge time of its own: the merge event's updated_at is the moment it merged;
   // an event of a later change of the merged request (action update) says only when that change was.
   return ok({
-    repo: normalizeRepoUrl(parsed.data.project.web_url),
+    repo: repo.value,
     number: mr.iid,
     host: 'gitlab',
     hostId: String(mr.id),

@@ -126,8 +126,11 @@ export const PullRequestAnalytics = z.strictObject({
 });
 export type PullRequestAnalytics = z.infer<typeof PullRequestAnalytics>;
 
-/** `cursor`: meta.next_cursor of the page before: `<merged epoch ms>.<number>.<repo>`. */
-export const PR_CURSOR = /^(\d{1,15})\.(\d{1,12})\.([a-z0-9._~:/-]{1,512})$/;
+/**
+ * `cursor`: meta.next_cursor of the page before: `<merged epoch ms>.<number>.<repo>`. The repository is
+ * any name a pull request may be stored with (common/repo-id.ts repoNameProblem), so every page has one.
+ */
+export const PR_CURSOR = /^(\d{1,15})\.(\d{1,12})\.(.{1,512})$/s;
 
 export const PullRequestListQuery = z.strictObject({
   startDate: dateParam('the first day of merge'),

@@ -10,6 +10,7 @@ import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { PublicKey } from '../../api/keys/schema.ts';
 import { LIMITS_PATH, LimitStatus } from '../../api/limits/schema.ts';
 import { openDb } from '../../common/db/duckdb.ts';
+import type { OrgId } from '../../common/ids.ts';
 import { INGEST_PATH } from '../../common/wire.ts';
 import { turn } from '../helpers/records.ts';
 import { bearer, JWT_SECRET, ndjson, type TestServer, testServer } from '../helpers/server.ts';
@@ -279,6 +280,52 @@ describe('the machines page', () => {
     expect((await listed(bearer(member.key))).find((k) => k.id === key.id)?.revokedAt).not.toBeNull();
     // Another organization's key id answers 404.
     expect((await revoke(session, otherKey.key.id)).statusCode).toBe(404);
+  });
+});
+
+describe("the machines page's keys, by the admin keys route's rule", () => {
+  it("shows a manager the collector keys of members, guests and their own, never an owner's or another manager's", async () => {
+    const org = await server.seedOrg('Managed');
+    const second = await server.services.accounts.createUser({
+      orgId: org.orgId as OrgId,
+      email: 'second@managed.example.com',
+      role: 'manager',
+    });
+    const people = [
+      org.users.owner,
+      org.users.manager,
+      org.users.member,
+      org.users.guest,
+      { id: second.id, key: (await server.services.accounts.createKey(second)).key },
+    ];
+    for (const person of people) created(await mint(bearer(person.key), person.id, { scope: 'collector', name: 'laptop' }));
+    const ids = (res: { json: () => unknown }) =>
+      (res.json() as { keys: unknown[] }).keys
+        .map((k) => PublicKey.parse(k))
+        .filter((k) => k.scope === 'collector')
+        .map((k) => k.id)
+        .sort();
+    // What GET /api/v0/admin/users/{id}/keys lets the viewer list, person by person (403 for the others).
+    const viaAdmin = async (viewer: { key: string }) => {
+      const listed: string[] = [];
+      for (const person of people) {
+        const res = await get(bearer(viewer.key), `/api/v0/admin/users/${person.id}/keys`);
+        if (res.statusCode === 200) listed.push(...ids(res));
+        else expect(res.statusCode, res.body).toBe(403);
+      }
+      return listed.sort();
+    };
+    const viaMachines = async (viewer: { key: string }) => ids(await get(bearer(viewer.key), '/api/v0/machines/keys'));
+    for (const viewer of [org.users.owner, org.users.manager, people[4]!, org.users.member])
+      expect(await viaMachines(viewer), viewer.key.slice(0, 8)).toEqual(await viaAdmin(viewer));
+    expect(await viaMachines(org.users.owner)).toHaveLength(5);
+    // The manager: their own, the member's and the guest's.
+    expect(await viaMachines(org.users.manager)).toHaveLength(3);
+    // Another organization's manager lists none of them, and its admin keys route answers 404.
+    const ours = await viaMachines(org.users.owner);
+    expect((await viaMachines(other.users.manager)).filter((id) => ours.includes(id))).toEqual([]);
+    for (const person of people)
+      expect((await get(bearer(other.users.manager.key), `/api/v0/admin/users/${person.id}/keys`)).statusCode).toBe(404);
   });
 });
 

@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubSignature } from '../../api/pull-requests/verify.ts';
+import { migrate } from '../../common/db/duckdb.ts';
+import { repoNameProblem } from '../../common/repo-id.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'codehost');
@@ -282,5 +284,120 @@ describe('privacy', () => {
       const text = JSON.stringify(await server.db.all(`SELECT * FROM "${table_name}"`));
       for (const s of secrets) expect(text, `${s} in ${table_name}`).not.toContain(s);
     }
+  });
+});
+
+describe("a delivery's repository", () => {
+  /** A signed GitHub delivery of pull request #1 of `url`, merged 2026-11-20, and GitLab's of #1 of `url`. */
+  const deliver = (orgId: string, host: 'github' | 'gitlab', url: string, id: string) => {
+    if (host === 'gitlab') {
+      const event = gitlabMerged() as { project: Record<string, unknown>; object_attributes: Record<string, unknown> };
+      Object.assign(event.project, { web_url: url });
+      Object.assign(event.object_attributes, { created_at: '2026-11-20T08:00:00Z', updated_at: '2026-11-20T09:00:00Z' });
+      return deliverGitlab(orgId, JSON.stringify(event), { 'x-gitlab-event-uuid': id });
+    }
+    const event = githubMerged() as { repository: Record<string, unknown>; pull_request: Record<string, unknown> };
+    Object.assign(event.repository, { html_url: url });
+    Object.assign(event.pull_request, {
+      number: 1,
+      created_at: '2026-11-20T08:00:00Z',
+      updated_at: '2026-11-20T09:00:00Z',
+      merged_at: '2026-11-20T09:00:00Z',
+    });
+    const text = JSON.stringify(event);
+    return deliverGithub(orgId, text, { 'x-github-delivery': id, 'x-hub-signature-256': githubSignature(GITHUB_SECRET, text) });
+  };
+
+  const seedHosts = async (name: string) => {
+    const org = await server.seedOrg(name);
+    expect((await setSecret(org.users.owner.key, 'github', GITHUB_SECRET)).statusCode).toBe(200);
+    expect((await setSecret(org.users.owner.key, 'gitlab', GITLAB_TOKEN)).statusCode).toBe(200);
+    return org;
+  };
+
+  it('is refused as landed commits refuse it: a local path, a credential, a query or too long a name is ignored', async () => {
+    const org = await seedHosts('Repo names');
+    const refused = [
+      'file:///etc/passwd',
+      'file://localhost/etc/passwd',
+      'https://tok:secret@github.com/acme/shop',
+      'ssh://git@github.com/acme/shop',
+      'https://github.com/acme/shop?tab=readme',
+      `https://github.com/acme/${'r'.repeat(500)}`,
+    ];
+    for (const [i, url] of refused.entries())
+      for (const host of ['github', 'gitlab'] as const) {
+        const res = await deliver(org.orgId, host, url, `refused-${host}-${i}`);
+        expect(res.statusCode, `${host} ${JSON.stringify(url)}: ${res.body}`).toBe(202);
+        expect(res.json(), `${host} ${JSON.stringify(url)}`).toMatchObject({
+          status: 'ignored',
+          detail: expect.stringMatching(/repository/),
+        });
+      }
+    expect((await pullRequests()).filter((r) => r['org_id'] === org.orgId)).toEqual([]);
+    // The delivery was taken (as any unreadable one): its replay is a duplicate.
+    expect((await deliver(org.orgId, 'github', refused[0]!, 'refused-github-0')).json().status).toBe('duplicate');
+  });
+
+  it('pages through the pull request list for every name a delivery is accepted with', async () => {
+    const org = await seedHosts('Repo paging');
+    // Every ASCII character (the URL's parser drops or escapes control characters), some beyond ASCII,
+    // and the longest name kept (512 characters).
+    const urls = [
+      ...Array.from({ length: 0x80 }, (_, i) => `https://github.com/acme/r${String.fromCharCode(i)}x`),
+      'https://github.com/acme/caf\u00e9',
+      'https://github.com/acme/\u4e2d\u6587',
+      'https://github.com/acme/\u{1f680}',
+      'https://gitlab.example.com/group/sub/a%20b',
+      `https://github.com/acme/${'r'.repeat(512 - 'github.com/acme/'.length)}`,
+    ];
+    // Names that differ only in case, or in a query or fragment, are one repository.
+    const accepted = new Set<string>();
+    for (const [i, url] of urls.entries()) {
+      const res = await deliver(org.orgId, i % 2 ? 'gitlab' : 'github', url, `paging-${i}`);
+      expect(res.statusCode, `${JSON.stringify(url)}: ${res.body}`).toBe(202);
+      if (res.json().status === 'accepted') accepted.add(res.json().detail.replace(/ #1 \(merged\)$/, ''));
+      else expect(res.json().detail, JSON.stringify(url)).toMatch(/repository/);
+    }
+    const stored = (await pullRequests()).filter((r) => r['org_id'] === org.orgId).map((r) => String(r['repo']));
+    expect([...stored].sort()).toEqual([...accepted].sort());
+    expect(stored).toEqual(
+      expect.arrayContaining(['github.com/acme/r+x', 'github.com/acme/caf\u00e9', 'gitlab.example.com/group/sub/a%20b']),
+    );
+    expect(stored.some((name) => name.length === 512)).toBe(true);
+    expect(stored.filter((name) => repoNameProblem(name) !== undefined)).toEqual([]);
+    // All merged at one time as #1: the pages follow one another by the repository alone.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page <= stored.length; page++) {
+      const query = new URLSearchParams({ startDate: '2026-11-20', endDate: '2026-11-20', limit: '2', ...(cursor ? { cursor } : {}) });
+      const res = await server.app.inject({
+        method: 'GET',
+        url: `/api/v0/code/pull_requests?${query}`,
+        headers: bearer(org.users.owner.key),
+      });
+      expect(res.statusCode, `page ${page} after ${cursor}: ${res.body}`).toBe(200);
+      const answer = res.json() as { data: { repo: string }[]; meta: { next_cursor: string | null } };
+      seen.push(...answer.data.map((p) => p.repo));
+      cursor = answer.meta.next_cursor;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual([...stored].sort().reverse());
+  });
+
+  it('migration 113 deletes the pull requests stored before with a name the rules refuse, and only those', async () => {
+    const org = await seedHosts('Repo migration');
+    expect((await deliver(org.orgId, 'github', 'https://github.com/acme/kept', 'migration-1')).json().status).toBe('accepted');
+    const kept = await pullRequests();
+    // As the webhooks stored them before: the path of a file: URL, and a name too long for the cursor.
+    for (const repo of ['/etc/passwd', `github.com/acme/${'r'.repeat(600)}`])
+      await server.db.run(
+        `INSERT INTO pull_requests (org_id, repo, number, host, host_id, state, opened_at, merged_at, updated_at)
+         VALUES ($org, $repo, 1, 'github', '1', 'merged', TIMESTAMP '2026-11-20 08:00', TIMESTAMP '2026-11-20 09:00', TIMESTAMP '2026-11-20 09:00')`,
+        { org: org.orgId, repo },
+      );
+    await server.db.run('DELETE FROM schema_migrations WHERE version = 113');
+    expect(await migrate(server.db)).toEqual(['113_drop_unkept_pull_request_repos.ts']);
+    expect(await pullRequests()).toEqual(kept);
   });
 });

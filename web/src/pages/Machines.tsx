@@ -1,7 +1,8 @@
 // Machines: enrolling this machine (a collector key minted for the person signed in, shown once with the
-// install command), and the collector keys of every machine, each revocable. Owners and managers see
-// the organization's, members their own (the server decides: GET /api/v0/machines/keys). A collector key
-// only sends events and reads its own user's limits and usage (docs/keys.md).
+// install command), and the collector keys of every machine, each revocable. Owners see the
+// organization's, managers those of members, guests and their own, members their own (the server
+// decides: GET /api/v0/machines/keys). A collector key only sends events and reads its own user's limits
+// and usage (docs/keys.md).
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import type { Key, Keys, Me, NewKey } from '../api-types.ts';
