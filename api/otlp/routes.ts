@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { CumulativeTotals, factRecord, mapSignals, refusalMessage } from '../../common/otel/map.ts';
-import { decodeOtlp, encodingOf, exportResponse, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
+import { boundMessage, decodeOtlp, encodingOf, exportResponse, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
 import { MAX_BATCH_RECORDS, type WireRecord } from '../../common/wire.ts';
 import type { Principal } from '../auth/principal.ts';
 import { decodeItems, storedBytes } from '../ingest/decode.ts';
@@ -186,7 +186,8 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     }
     await saveTotals(principal, userTotals);
     const rejected = mapped.refused.length + storeRefused;
-    const errorMessage = reasons.join('; ');
+    // Bounded here, not only in the answer: the log line carries it too.
+    const errorMessage = boundMessage(reasons.join('; '));
     request.log.info(
       { user: principal.userId, signal, facts: records.length, rejected, unmapped, reason: errorMessage || undefined },
       'otlp request',

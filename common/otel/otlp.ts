@@ -149,10 +149,17 @@ export interface OtlpJsonResponse {
   partialSuccess?: { rejectedDataPoints?: number; rejectedLogRecords?: number; rejectedSpans?: number; errorMessage: string };
 }
 
+/** The longest `error_message` an answer carries: a line an exporter logs, not a copy of what it sent. */
+export const MAX_ERROR_MESSAGE = 1000;
+
+/** Pure: `message` cut to MAX_ERROR_MESSAGE characters, ending in "…" when cut. */
+export const boundMessage = (message: string): string =>
+  message.length > MAX_ERROR_MESSAGE ? `${message.slice(0, MAX_ERROR_MESSAGE - 1)}…` : message;
+
 /**
  * Pure: the answer to an OTLP/HTTP export (a 200), in the request's encoding: an empty Export*ServiceResponse
  * when all was taken; its `partial_success` with how many data points, log records or spans were refused
- * and why when some were (the OTLP specification's "Partial Success").
+ * and why (at most MAX_ERROR_MESSAGE characters) when some were (the OTLP specification's "Partial Success").
  */
 export function exportResponse(
   signal: OtlpSignal,
@@ -160,7 +167,8 @@ export function exportResponse(
   rejected: number,
   errorMessage: string,
 ): { type: string; body: Buffer; json: OtlpJsonResponse } {
-  const json: OtlpJsonResponse = rejected > 0 ? { partialSuccess: { [REJECTED_FIELD[signal]]: rejected, errorMessage } } : {};
+  const json: OtlpJsonResponse =
+    rejected > 0 ? { partialSuccess: { [REJECTED_FIELD[signal]]: rejected, errorMessage: boundMessage(errorMessage) } } : {};
   if (encoding === 'json') return { type: 'application/json', body: Buffer.from(JSON.stringify(json)), json };
   const type = protoRoot().opentelemetry.proto.collector[PROTO_PACKAGE[signal]]!.v1[RESPONSE_TYPE[signal]]!;
   return { type: 'application/x-protobuf', body: Buffer.from(type.encode(json).finish()), json };
