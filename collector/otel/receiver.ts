@@ -22,6 +22,7 @@ import {
   OTLP_SIGNALS,
   OtlpDecodeError,
   type OtlpSignal,
+  rpcCode,
   statusProtobuf,
 } from '../../common/otel/otlp.ts';
 import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
@@ -163,7 +164,7 @@ export class OtlpReceiver {
         if (response.headersSent) return;
         if (encodingOf(request.headers['content-type']) === 'protobuf')
           this.answer(response, 500, 'application/x-protobuf', statusProtobuf(500, 'internal error'));
-        else this.answer(response, 500, 'application/json', JSON.stringify({ code: 500, message: 'internal error' }));
+        else this.answer(response, 500, 'application/json', JSON.stringify({ code: rpcCode(500), message: 'internal error' }));
       });
     });
     this.server = server;
@@ -209,10 +210,17 @@ export class OtlpReceiver {
       if (!problem) throw error;
       this.status.refused++;
       this.options.log.warn({ path, status: problem.status, reason: problem.message }, 'OTLP request refused');
-      // A google.rpc.Status, in the request's encoding as OTLP/HTTP says (JSON when it has none we know).
+      // A google.rpc.Status, in the request's encoding as OTLP/HTTP says (JSON when it has none we know); its
+      // code is a google.rpc.Code, the HTTP status is the response's.
       if (encoding === 'protobuf')
         this.answer(response, problem.status, 'application/x-protobuf', statusProtobuf(problem.status, problem.message));
-      else this.answer(response, problem.status, 'application/json', JSON.stringify({ code: problem.status, message: problem.message }));
+      else
+        this.answer(
+          response,
+          problem.status,
+          'application/json',
+          JSON.stringify({ code: rpcCode(problem.status), message: problem.message }),
+        );
     }
   }
 

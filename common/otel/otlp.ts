@@ -187,10 +187,27 @@ function varint(n: number): number[] {
 }
 
 /**
- * Pure: a google.rpc.Status (code = 1, message = 2) in protobuf, the body OTLP/HTTP gives a failed protobuf
- * request (its JSON twin is `{code, message}`). Written by hand: the OTLP types carry no google.rpc.
+ * Pure: the google.rpc.Code of a refusal's HTTP status, for Status.code (an enum of gRPC's codes, never an
+ * HTTP status). OTLP/HTTP's clients go by the HTTP status and may only record this one; it follows
+ * google.rpc's HTTP mapping (400 INVALID_ARGUMENT, 401 UNAUTHENTICATED, 403 PERMISSION_DENIED, 404
+ * NOT_FOUND, 429 RESOURCE_EXHAUSTED, 501 UNIMPLEMENTED, 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED). Where that
+ * mapping names no code: a body too large is RESOURCE_EXHAUSTED (gRPC's own code for a message over its
+ * limit), a body that arrived too slowly DEADLINE_EXCEEDED, an unserved method UNIMPLEMENTED, an encoding
+ * the receiver does not read INVALID_ARGUMENT; any other 4xx FAILED_PRECONDITION, any other 5xx INTERNAL.
  */
-export function statusProtobuf(code: number, message: string): Buffer {
+export function rpcCode(httpStatus: number): number {
+  const known: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 405: 12, 408: 4, 409: 10, 413: 8, 415: 3, 429: 8 };
+  const server: Record<number, number> = { 501: 12, 503: 14, 504: 4 };
+  return known[httpStatus] ?? server[httpStatus] ?? (httpStatus < 500 ? 9 : 13);
+}
+
+/**
+ * Pure: a google.rpc.Status (code = 1, message = 2) in protobuf, the body OTLP/HTTP gives a failed protobuf
+ * request (its JSON twin is `{code, message}`), for a refusal of this HTTP status (`code` is its
+ * google.rpc.Code: rpcCode). Written by hand: the OTLP types carry no google.rpc.
+ */
+export function statusProtobuf(httpStatus: number, message: string): Buffer {
+  const code = rpcCode(httpStatus);
   const text = Buffer.from(message, 'utf8');
   return Buffer.concat([Buffer.from([0x08, ...varint(code), 0x12, ...varint(text.length)]), text]);
 }
