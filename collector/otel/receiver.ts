@@ -14,7 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { UserError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
-import { CumulativeTotals, mapSignals, type RefusedFact, refusalMessage } from '../../common/otel/map.ts';
+import { CumulativeTotals, mapSignals, quoteValue, type RefusedFact, refusalMessage } from '../../common/otel/map.ts';
 import {
   decodeOtlp,
   encodingOf,
@@ -118,7 +118,7 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 function unzip(body: Buffer, encoding: string | undefined): Buffer {
   const coding = (encoding ?? 'identity').trim().toLowerCase();
   if (coding === 'identity' || coding === '') return body;
-  if (coding !== 'gzip') throw new HttpProblem(415, `Content-Encoding "${coding}" is not supported (gzip or none)`);
+  if (coding !== 'gzip') throw new HttpProblem(415, `Content-Encoding ${quoteValue(coding)} is not supported (gzip or none)`);
   try {
     return gunzipSync(body, { maxOutputLength: MAX_OTLP_UNZIPPED });
   } catch (error) {

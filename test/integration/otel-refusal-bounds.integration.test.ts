@@ -103,6 +103,19 @@ describe("the collector's receiver, given a 4 MB string where a token count belo
     for (const n of readdirSync(dirs.bad)) rmSync(join(dirs.bad, n));
   });
 
+  it('quotes 64 characters of an unknown Content-Encoding of 8 000 in its 415, its body and its log line', async () => {
+    const before = statSync(logFile).size;
+    const res = await fetch(`${base}/v1/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'z'.repeat(8000) },
+      body: '{}',
+    });
+    expect(res.status).toBe(415);
+    const { message } = (await res.json()) as { message: string };
+    expect(message).toBe(`Content-Encoding "${'z'.repeat(64)}"… (cut, 8000 characters) is not supported (gzip or none)`);
+    expect(statSync(logFile).size - before).toBeLessThan(1000);
+  });
+
   it('bounds error_message as a whole: three distinct reasons of four long values each', async () => {
     const answer = await post(`${base}/v1/logs`, manyLongBody());
     const message = answer.partialSuccess!.errorMessage;
