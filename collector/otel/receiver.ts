@@ -14,7 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { UserError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
-import { CumulativeTotals, mapSignals, quoteValue, type RefusedFact, refusalMessage } from '../../common/otel/map.ts';
+import { CumulativeTotals, cutText, mapSignals, quoteValue, type RefusedFact, refusalMessage } from '../../common/otel/map.ts';
 import {
   decodeOtlp,
   encodingOf,
@@ -256,8 +256,10 @@ export class OtlpReceiver {
     // the decisions it spooled would be counted again.
     if (this.totals.changed) this.saveTotals();
     let unmapped = 0;
-    for (const [name, n] of mapped.unmapped) {
+    for (const [full, n] of mapped.unmapped) {
       unmapped += n;
+      // A name is whatever the sender wrote (megabytes, if it likes): the status file keeps the top 20.
+      const name = cutText(full);
       if (this.unmappedNames.size < 1000 || this.unmappedNames.has(name))
         this.unmappedNames.set(name, (this.unmappedNames.get(name) ?? 0) + n);
     }

@@ -193,9 +193,12 @@ export function quoteValue(value: string | number | boolean): string {
   return `${JSON.stringify(s.slice(0, MAX_QUOTED))}… (cut, ${s.length} characters)`;
 }
 
-/** Pure: a refused value as the quarantine keeps it: its first MAX_QUOTED characters when a longer string. */
-const keptValue = (value: string | number | boolean) =>
-  typeof value === 'string' && value.length > MAX_QUOTED ? `${value.slice(0, MAX_QUOTED)}… (cut, ${value.length} characters)` : value;
+/** Pure: text as kept for a person to read (a quarantined value, an unmapped name): its first MAX_QUOTED characters. */
+export const cutText = (text: string) =>
+  text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}… (cut, ${text.length} characters)` : text;
+
+/** Pure: a refused value as the quarantine keeps it: cut when a longer string. */
+const keptValue = (value: string | number | boolean) => (typeof value === 'string' ? cutText(value) : value);
 
 const timeOf = (ms: number, now: number) => (ms >= EARLIEST && ms <= LATEST ? ms : now);
 

@@ -116,6 +116,21 @@ describe("the collector's receiver, given a 4 MB string where a token count belo
     expect(statSync(logFile).size - before).toBeLessThan(1000);
   });
 
+  it("keeps 64 characters of an unmapped signal's 4 MB name in its counts (status file, `collect status`)", async () => {
+    const name = 'n'.repeat(FOUR_MB);
+    const body = gzipSync(
+      JSON.stringify({
+        resourceLogs: [
+          { resource: { attributes: [] }, scopeLogs: [{ logRecords: [{ eventName: name, timeUnixNano: '1795000000000000000' }] }] },
+        ],
+      }),
+    );
+    expect((await post(`${base}/v1/logs`, body)).partialSuccess).toBeUndefined();
+    const names = receiver.snapshot().unmappedNames.map(([n]) => n);
+    expect(names).toContain(`${'n'.repeat(64)}… (cut, ${FOUR_MB} characters)`);
+    expect(Math.max(...names.map((n) => n.length))).toBeLessThan(100);
+  });
+
   it('bounds error_message as a whole: three distinct reasons of four long values each', async () => {
     const answer = await post(`${base}/v1/logs`, manyLongBody());
     const message = answer.partialSuccess!.errorMessage;
