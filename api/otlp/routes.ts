@@ -7,6 +7,8 @@
 // user's quota (charged with the records it maps to), the requests in progress, the body's arrival rate.
 // What it cannot store (a token count of 1e12, a negative count, an id another user sent) is answered as
 // OTLP's partial success, in the request's encoding: how many data points, log records or spans, and why.
+// A refused protobuf request gets a protobuf google.rpc.Status (OTLP/HTTP "Failures"), a JSON one the
+// server's error body.
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
@@ -15,9 +17,18 @@ import { z } from 'zod';
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest, HttpError } from '../../common/errors.ts';
 import { CumulativeTotals, factRecord, mapSignals, refusalMessage } from '../../common/otel/map.ts';
-import { decodeOtlp, encodingOf, exportResponse, OtlpDecodeError, type OtlpSignal } from '../../common/otel/otlp.ts';
+import {
+  boundMessage,
+  decodeOtlp,
+  encodingOf,
+  exportResponse,
+  OtlpDecodeError,
+  type OtlpSignal,
+  statusProtobuf,
+} from '../../common/otel/otlp.ts';
 import { MAX_BATCH_RECORDS, type WireRecord } from '../../common/wire.ts';
 import type { Principal } from '../auth/principal.ts';
+import { ErrorBodySchema } from '../http/errors.ts';
 import { decodeItems, storedBytes } from '../ingest/decode.ts';
 import type { IngestGate } from '../ingest/gate.ts';
 import { tooLarge } from '../ingest/limits.ts';
@@ -97,6 +108,17 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     );
     // Any other type is taken as no body, which the route answers 415 with what it takes (OTLP/HTTP).
     scope.addContentTypeParser('*', { bodyLimit: MAX_OTLP_BODY_BYTES }, (_request, _payload, done) => done(null, undefined));
+    // A refused protobuf request is answered as OTLP/HTTP says, in its own encoding: a protobuf
+    // google.rpc.Status whose message is the error body's detail (a protobuf exporter reads no JSON). The
+    // error handler (api/http/errors.ts) still chose the status, detail, headers and log line.
+    scope.addHook('onSend', async (request, reply, payload) => {
+      if (reply.statusCode < 400 || encodingOf(request.headers['content-type']) !== 'protobuf' || typeof payload !== 'string')
+        return payload;
+      const parsed = ErrorBodySchema.safeParse(JSON.parse(payload));
+      if (!parsed.success) return payload;
+      reply.header('content-type', 'application/x-protobuf');
+      return statusProtobuf(parsed.data.status, parsed.data.detail);
+    });
 
     for (const signal of OTLP_SIGNALS)
       declareRoute(
@@ -107,7 +129,7 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
           tag: 'OpenTelemetry',
           summary: `Take an agent's OpenTelemetry ${signal} (OTLP/HTTP, protobuf or JSON)`,
           description:
-            "For agents that run where no collector is (docs/metrics.md §11): edit decisions and, for sessions whose agent keeps no usage files, token usage are stored for the key's user; every other signal is counted and dropped, and identity attributes in the request are never read. At most 4 MiB as sent, 16 MiB unzipped and 10,000 records (413). The records a request maps to count against its user's ingest quota, and the requests in progress are limited as on ingest (429 or 503 with Retry-After; 408 for a body too slow: docs/ingest-limits.md). The answer is an Export*ServiceResponse in the request's encoding: empty when all was taken; its partial success (how many data points, log records or spans were refused, and why) when a fact cannot be stored, such as a token count over 10,000,000,000 or a negative count.",
+            "For agents that run where no collector is (docs/metrics.md §11): edit decisions and, for sessions whose agent keeps no usage files, token usage are stored for the key's user; every other signal is counted and dropped, and identity attributes in the request are never read. At most 4 MiB as sent, 16 MiB unzipped and 10,000 records (413). The records a request maps to count against its user's ingest quota, and the requests in progress are limited as on ingest (429 or 503 with Retry-After; 408 for a body too slow: docs/ingest-limits.md). The answer is an Export*ServiceResponse in the request's encoding: empty when all was taken; its partial success (how many data points, log records or spans were refused, and why) when a fact cannot be stored, such as a token count over 10,000,000,000 or a negative count. A refused request is answered with the error body in JSON, or, to a protobuf request, with a protobuf google.rpc.Status (code: the google.rpc.Code of the HTTP status, such as 3 INVALID_ARGUMENT for 400 or 8 RESOURCE_EXHAUSTED for 413 and 429; message: the detail).",
           access: { kind: 'user', collectorKey: true },
           bodyContent: { 'application/x-protobuf': { schema: ProtobufBody }, 'application/json': { schema: JsonBody } },
           headers: [ContentEncodingHeader],
@@ -186,7 +208,8 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     }
     await saveTotals(principal, userTotals);
     const rejected = mapped.refused.length + storeRefused;
-    const errorMessage = reasons.join('; ');
+    // Bounded here, not only in the answer: the log line carries it too.
+    const errorMessage = boundMessage(reasons.join('; '));
     request.log.info(
       { user: principal.userId, signal, facts: records.length, rejected, unmapped, reason: errorMessage || undefined },
       'otlp request',

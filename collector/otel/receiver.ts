@@ -2,11 +2,11 @@
 // loopback address only (127.0.0.1:4318 unless told otherwise), protobuf or JSON, gzip allowed. Each request
 // is decoded (otlp.ts), mapped (map.ts, agents.ts) and its facts spooled (spooled.ts) before the answer, so
 // an exporter that got 200 has its data in the spool. A fact that cannot be stored (a token count of 1e12) is
-// put in the spool's quarantine with its reason and the answer is OTLP's partial success, saying how many
-// and why. Bodies are bounded (413); a body that is not OTLP is a 400 with the reason. What is not mapped is
+// put in the spool's quarantine with its reason (one entry per request) and the answer is OTLP's partial
+// success, saying how many and why. Bodies are bounded (413); a body that is not OTLP is a 400 with the reason. What is not mapped is
 // counted (status file, `collect status`) and dropped.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -14,7 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { UserError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
-import { CumulativeTotals, mapSignals, refusalMessage } from '../../common/otel/map.ts';
+import { CumulativeTotals, cutText, mapSignals, quoteValue, type RefusedFact, refusalMessage } from '../../common/otel/map.ts';
 import {
   decodeOtlp,
   encodingOf,
@@ -22,6 +22,7 @@ import {
   OTLP_SIGNALS,
   OtlpDecodeError,
   type OtlpSignal,
+  rpcCode,
   statusProtobuf,
 } from '../../common/otel/otlp.ts';
 import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
@@ -30,6 +31,12 @@ import { spoolFacts } from './spooled.ts';
 import { DEFAULT_OTLP_LISTEN, type ReceiverStatus, receiverStatusPath } from './status.ts';
 
 export { DEFAULT_OTLP_LISTEN };
+
+/** Refused facts a request's quarantine entry lists with their reasons (the rest are counted). */
+export const MAX_QUARANTINED_FACTS = 100;
+/** The receiver's quarantine entries kept in bad/: past it, the oldest go (a tenth at a time). */
+export const MAX_RECEIVER_QUARANTINE = 1000;
+const RECEIVER_ENTRY = /^record\.otel\.[0-9a-f]{32}\.json$/;
 
 /** The most a request body may be as sent, and once unzipped. */
 export const MAX_OTLP_BODY = 4 * 1024 * 1024;
@@ -111,7 +118,7 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 function unzip(body: Buffer, encoding: string | undefined): Buffer {
   const coding = (encoding ?? 'identity').trim().toLowerCase();
   if (coding === 'identity' || coding === '') return body;
-  if (coding !== 'gzip') throw new HttpProblem(415, `Content-Encoding "${coding}" is not supported (gzip or none)`);
+  if (coding !== 'gzip') throw new HttpProblem(415, `Content-Encoding ${quoteValue(coding)} is not supported (gzip or none)`);
   try {
     return gunzipSync(body, { maxOutputLength: MAX_OTLP_UNZIPPED });
   } catch (error) {
@@ -128,6 +135,8 @@ export class OtlpReceiver {
   private readonly status: ReceiverStatus;
   private readonly unmappedNames = new Map<string, number>();
   private saveTimer: NodeJS.Timeout | undefined;
+  /** The receiver's entries in bad/, as last counted (undefined until its first refusal). */
+  private quarantined: number | undefined;
 
   constructor(private readonly options: ReceiverOptions) {
     parseListen(options.listen);
@@ -155,7 +164,7 @@ export class OtlpReceiver {
         if (response.headersSent) return;
         if (encodingOf(request.headers['content-type']) === 'protobuf')
           this.answer(response, 500, 'application/x-protobuf', statusProtobuf(500, 'internal error'));
-        else this.answer(response, 500, 'application/json', JSON.stringify({ code: 500, message: 'internal error' }));
+        else this.answer(response, 500, 'application/json', JSON.stringify({ code: rpcCode(500), message: 'internal error' }));
       });
     });
     this.server = server;
@@ -201,10 +210,17 @@ export class OtlpReceiver {
       if (!problem) throw error;
       this.status.refused++;
       this.options.log.warn({ path, status: problem.status, reason: problem.message }, 'OTLP request refused');
-      // A google.rpc.Status, in the request's encoding as OTLP/HTTP says (JSON when it has none we know).
+      // A google.rpc.Status, in the request's encoding as OTLP/HTTP says (JSON when it has none we know); its
+      // code is a google.rpc.Code, the HTTP status is the response's.
       if (encoding === 'protobuf')
         this.answer(response, problem.status, 'application/x-protobuf', statusProtobuf(problem.status, problem.message));
-      else this.answer(response, problem.status, 'application/json', JSON.stringify({ code: problem.status, message: problem.message }));
+      else
+        this.answer(
+          response,
+          problem.status,
+          'application/json',
+          JSON.stringify({ code: rpcCode(problem.status), message: problem.message }),
+        );
     }
   }
 
@@ -223,10 +239,9 @@ export class OtlpReceiver {
     const request = createHash('sha256').update(signal).update('\0').update(body).digest('hex').slice(0, 32);
     for (const [name, n] of decoded.unreadable) mapped.unmapped.set(name, (mapped.unmapped.get(name) ?? 0) + n);
     let facts = 0;
+    const reason = mapped.refused.length ? refusalMessage(mapped.refused) : '';
     try {
-      // Named by the request and position, so an exporter's retry of the same bytes rewrites the same files.
-      for (const [i, r] of mapped.refused.entries())
-        quarantineRecord(this.options.dirs, `otel.${request}.${i}`, { agent: r.agent, ...r.fact }, r.reason);
+      if (reason) this.quarantine(signal, request, mapped.refused, reason);
       for (const [agent, list] of mapped.facts) {
         spoolFacts(this.options.dirs, agent, list, now, request);
         facts += list.length;
@@ -241,8 +256,10 @@ export class OtlpReceiver {
     // the decisions it spooled would be counted again.
     if (this.totals.changed) this.saveTotals();
     let unmapped = 0;
-    for (const [name, n] of mapped.unmapped) {
+    for (const [full, n] of mapped.unmapped) {
       unmapped += n;
+      // A name is whatever the sender wrote (megabytes, if it likes): the status file keeps the top 20.
+      const name = cutText(full);
       if (this.unmappedNames.size < 1000 || this.unmappedNames.has(name))
         this.unmappedNames.set(name, (this.unmappedNames.get(name) ?? 0) + n);
     }
@@ -252,12 +269,56 @@ export class OtlpReceiver {
     this.status.unmapped += unmapped;
     this.status.ignored += ignored;
     this.status.rejected += mapped.refused.length;
-    const reason = mapped.refused.length ? refusalMessage(mapped.refused) : '';
     if (reason) this.options.log.warn({ signal, refused: mapped.refused.length, reason }, 'OTLP facts refused, quarantined');
     this.options.log.debug({ signal, facts, unmapped, ignored }, 'OTLP request mapped');
     if (facts) this.options.onSpooled?.();
     this.saveSoon();
     return { facts, unmapped, refused: mapped.refused.length, reason };
+  }
+
+  /**
+   * A request's refused facts as one quarantine entry, named by the request so that an exporter's retry of
+   * the same bytes rewrites it: the first MAX_QUARANTINED_FACTS facts, each with its reason, and how many
+   * more there were. Two files per request however many facts it refused, written before the answer.
+   */
+  private quarantine(signal: OtlpSignal, request: string, refused: readonly RefusedFact[], reason: string): void {
+    const facts = refused.slice(0, MAX_QUARANTINED_FACTS).map((r) => ({ agent: r.agent, ...r.fact, reason: r.reason }));
+    const entry = { signal, refused: refused.length, notListed: refused.length - facts.length, facts };
+    const name = `record.otel.${request}.json`;
+    // Counted without listing bad/ on every request (a listing of 2 000 names costs milliseconds): listed
+    // once, then when the count reaches the bound (the user may have removed entries since).
+    this.quarantined ??= this.receiverEntries().length;
+    if (!existsSync(join(this.options.dirs.bad, name))) this.quarantined++;
+    quarantineRecord(this.options.dirs, `otel.${request}`, entry, reason);
+    if (this.quarantined > MAX_RECEIVER_QUARANTINE) this.pruneQuarantine(name);
+  }
+
+  private receiverEntries(): string[] {
+    try {
+      return readdirSync(this.options.dirs.bad).filter((n) => RECEIVER_ENTRY.test(n));
+    } catch {
+      return [];
+    }
+  }
+
+  /** Past MAX_RECEIVER_QUARANTINE receiver entries in bad/, removes the oldest (never `kept`) down to 90%. */
+  private pruneQuarantine(kept: string): void {
+    const bad = this.options.dirs.bad;
+    const names = this.receiverEntries().filter((n) => n !== kept);
+    this.quarantined = names.length + 1;
+    if (this.quarantined <= MAX_RECEIVER_QUARANTINE) return;
+    const aged = names.flatMap((name) => {
+      try {
+        return [{ name, mtime: lstatSync(join(bad, name)).mtimeMs }];
+      } catch {
+        return []; // removed by the user meanwhile
+      }
+    });
+    aged.sort((a, b) => a.mtime - b.mtime || (a.name < b.name ? -1 : 1));
+    const drop = aged.slice(0, aged.length + 1 - Math.floor(MAX_RECEIVER_QUARANTINE * 0.9));
+    for (const { name } of drop) for (const file of [name, `${name}.reason`]) rmSync(join(bad, file), { force: true });
+    this.quarantined -= drop.length;
+    this.options.log.info({ removed: drop.length, kept: MAX_RECEIVER_QUARANTINE }, 'OTLP quarantine pruned, oldest entries removed');
   }
 
   snapshot(): ReceiverStatus {

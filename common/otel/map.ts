@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Agent } from '../agents.ts';
 import { type AgentName, describeZodError, type EditDecision, MAX_DECISIONS, MAX_TOKENS, WireRecord } from '../wire.ts';
 import { type DecisionSignal, OTEL_AGENTS, type OtelAgent, otelAgentOf, sameSignal, type UsageSignal } from './agents.ts';
-import type { Attributes, MetricPoint, Signal } from './otlp.ts';
+import { type Attributes, boundMessage, type MetricPoint, type Signal } from './otlp.ts';
 
 export interface DecisionFact {
   kind: 'decision';
@@ -183,6 +183,23 @@ function wireProblem(fact: OtelFact, agent: Agent): string | undefined {
   return checked.success ? undefined : describeZodError(checked.error);
 }
 
+/** The most characters of a value a refusal repeats: an agent may put megabytes where a count belongs. */
+export const MAX_QUOTED = 64;
+
+/** Pure: a value as a reason quotes it, its first MAX_QUOTED characters only, saying so when cut. */
+export function quoteValue(value: string | number | boolean): string {
+  const s = String(value);
+  if (s.length <= MAX_QUOTED) return JSON.stringify(value);
+  return `${JSON.stringify(s.slice(0, MAX_QUOTED))}… (cut, ${s.length} characters)`;
+}
+
+/** Pure: text as kept for a person to read (a quarantined value, an unmapped name): its first MAX_QUOTED characters. */
+export const cutText = (text: string) =>
+  text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}… (cut, ${text.length} characters)` : text;
+
+/** Pure: a refused value as the quarantine keeps it: cut when a longer string. */
+const keptValue = (value: string | number | boolean) => (typeof value === 'string' ? cutText(value) : value);
+
 const timeOf = (ms: number, now: number) => (ms >= EARLIEST && ms <= LATEST ? ms : now);
 
 function add(map: Map<string, number>, key: string, n = 1): void {
@@ -233,8 +250,14 @@ function usageFact(
   const bad = counts.flatMap((c, i) => ('bad' in c ? [[names[i]!, c.bad] as const] : []));
   if (bad.length)
     return {
-      fact: { kind: 'usage', session_id, request_id: requestId, model, ...Object.fromEntries(bad) },
-      reason: `${spec.name}: ${bad.map(([name, value]) => `${name} ${JSON.stringify(value)}`).join(', ')} is not a whole number of tokens from 0 to ${MAX_TOKENS}`,
+      fact: {
+        kind: 'usage',
+        session_id,
+        request_id: requestId,
+        model,
+        ...Object.fromEntries(bad.map(([name, value]) => [name, keptValue(value)])),
+      },
+      reason: `${spec.name}: ${bad.map(([name, value]) => `${name} ${quoteValue(value)}`).join(', ')} is not a whole number of tokens from 0 to ${MAX_TOKENS}`,
     };
   const [input, output, cacheRead, cacheWrite, thinking] = counts.map((c) => ('n' in c ? c.n : 0));
   const fact: UsageFact = {
@@ -322,13 +345,16 @@ export function mapSignals(signals: readonly Signal[], totals: CumulativeTotals,
   return result;
 }
 
-/** Pure: the one line an exporter is told of what a request's refused facts were (OTLP's `error_message`). */
+/**
+ * Pure: the one line an exporter is told of what a request's refused facts were (OTLP's `error_message`),
+ * at most MAX_ERROR_MESSAGE characters.
+ */
 export function refusalMessage(refused: readonly RefusedFact[]): string {
   const reasons = new Map<string, number>();
   for (const r of refused) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
   const listed = [...reasons].slice(0, 3).map(([reason, n]) => (n > 1 ? `${reason} (×${n})` : reason));
   const more = reasons.size > 3 ? `; and ${reasons.size - 3} other reasons` : '';
-  return `${refused.length} refused: ${listed.join('; ')}${more}`;
+  return boundMessage(`${refused.length} refused: ${listed.join('; ')}${more}`);
 }
 
 /**

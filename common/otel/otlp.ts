@@ -149,10 +149,17 @@ export interface OtlpJsonResponse {
   partialSuccess?: { rejectedDataPoints?: number; rejectedLogRecords?: number; rejectedSpans?: number; errorMessage: string };
 }
 
+/** The longest `error_message` an answer carries: a line an exporter logs, not a copy of what it sent. */
+export const MAX_ERROR_MESSAGE = 1000;
+
+/** Pure: `message` cut to MAX_ERROR_MESSAGE characters, ending in "…" when cut. */
+export const boundMessage = (message: string): string =>
+  message.length > MAX_ERROR_MESSAGE ? `${message.slice(0, MAX_ERROR_MESSAGE - 1)}…` : message;
+
 /**
  * Pure: the answer to an OTLP/HTTP export (a 200), in the request's encoding: an empty Export*ServiceResponse
  * when all was taken; its `partial_success` with how many data points, log records or spans were refused
- * and why when some were (the OTLP specification's "Partial Success").
+ * and why (at most MAX_ERROR_MESSAGE characters) when some were (the OTLP specification's "Partial Success").
  */
 export function exportResponse(
   signal: OtlpSignal,
@@ -160,7 +167,8 @@ export function exportResponse(
   rejected: number,
   errorMessage: string,
 ): { type: string; body: Buffer; json: OtlpJsonResponse } {
-  const json: OtlpJsonResponse = rejected > 0 ? { partialSuccess: { [REJECTED_FIELD[signal]]: rejected, errorMessage } } : {};
+  const json: OtlpJsonResponse =
+    rejected > 0 ? { partialSuccess: { [REJECTED_FIELD[signal]]: rejected, errorMessage: boundMessage(errorMessage) } } : {};
   if (encoding === 'json') return { type: 'application/json', body: Buffer.from(JSON.stringify(json)), json };
   const type = protoRoot().opentelemetry.proto.collector[PROTO_PACKAGE[signal]]!.v1[RESPONSE_TYPE[signal]]!;
   return { type: 'application/x-protobuf', body: Buffer.from(type.encode(json).finish()), json };
@@ -179,10 +187,27 @@ function varint(n: number): number[] {
 }
 
 /**
- * Pure: a google.rpc.Status (code = 1, message = 2) in protobuf, the body OTLP/HTTP gives a failed protobuf
- * request (its JSON twin is `{code, message}`). Written by hand: the OTLP types carry no google.rpc.
+ * Pure: the google.rpc.Code of a refusal's HTTP status, for Status.code (an enum of gRPC's codes, never an
+ * HTTP status). OTLP/HTTP's clients go by the HTTP status and may only record this one; it follows
+ * google.rpc's HTTP mapping (400 INVALID_ARGUMENT, 401 UNAUTHENTICATED, 403 PERMISSION_DENIED, 404
+ * NOT_FOUND, 429 RESOURCE_EXHAUSTED, 501 UNIMPLEMENTED, 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED). Where that
+ * mapping names no code: a body too large is RESOURCE_EXHAUSTED (gRPC's own code for a message over its
+ * limit), a body that arrived too slowly DEADLINE_EXCEEDED, an unserved method UNIMPLEMENTED, an encoding
+ * the receiver does not read INVALID_ARGUMENT; any other 4xx FAILED_PRECONDITION, any other 5xx INTERNAL.
  */
-export function statusProtobuf(code: number, message: string): Buffer {
+export function rpcCode(httpStatus: number): number {
+  const known: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 405: 12, 408: 4, 409: 10, 413: 8, 415: 3, 429: 8 };
+  const server: Record<number, number> = { 501: 12, 503: 14, 504: 4 };
+  return known[httpStatus] ?? server[httpStatus] ?? (httpStatus < 500 ? 9 : 13);
+}
+
+/**
+ * Pure: a google.rpc.Status (code = 1, message = 2) in protobuf, the body OTLP/HTTP gives a failed protobuf
+ * request (its JSON twin is `{code, message}`), for a refusal of this HTTP status (`code` is its
+ * google.rpc.Code: rpcCode). Written by hand: the OTLP types carry no google.rpc.
+ */
+export function statusProtobuf(httpStatus: number, message: string): Buffer {
+  const code = rpcCode(httpStatus);
   const text = Buffer.from(message, 'utf8');
   return Buffer.concat([Buffer.from([0x08, ...varint(code), 0x12, ...varint(text.length)]), text]);
 }

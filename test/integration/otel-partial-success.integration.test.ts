@@ -86,15 +86,16 @@ function spooled() {
   });
 }
 
-/** The quarantined records (bad/record.*.json) with their reasons. */
+/** The quarantined facts with their reasons: each request's entry (bad/record.otel.*.json) lists its facts. */
 function quarantined(): { record: Record<string, unknown>; reason: string }[] {
   return readdirSync(dirs.bad)
     .filter((n) => n.startsWith('record.') && n.endsWith('.json'))
     .sort()
-    .map((n) => ({
-      record: JSON.parse(readFileSync(join(dirs.bad, n), 'utf8')),
-      reason: readFileSync(join(dirs.bad, `${n}.reason`), 'utf8').trim(),
-    }));
+    .flatMap((n) => {
+      expect(readFileSync(join(dirs.bad, `${n}.reason`), 'utf8')).toMatch(/^\d+ refused: /);
+      const entry = JSON.parse(readFileSync(join(dirs.bad, n), 'utf8')) as { facts: ({ reason: string } & Record<string, unknown>)[] };
+      return entry.facts.map(({ reason, ...record }) => ({ record, reason }));
+    });
 }
 
 function clearSpool() {

@@ -11,6 +11,7 @@ import { OtlpReceiver } from '../../collector/otel/receiver.ts';
 import { otelWireRecords } from '../../collector/otel/spooled.ts';
 import { ensureSpool, readEntry, type SpoolDirs, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
+import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 interface ProtoReader {
@@ -76,7 +77,7 @@ describe('a body over 4 MiB', () => {
       duplex: 'half',
     } as RequestInit);
     expect(res.status).toBe(413);
-    expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toEqual({ code: 413, message: 'body over 4194304 bytes' });
+    expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toEqual({ code: 8, message: 'body over 4194304 bytes' });
     const next = await fetch(`${base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(next.status).toBe(200);
     expect(receiver.snapshot()).toMatchObject({ refused: 1, requests: 1 });
@@ -91,21 +92,33 @@ describe('a refused protobuf request', () => {
     const bad = await post(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3]));
     expect(bad.status).toBe(400);
     expect(bad.headers.get('content-type')).toBe('application/x-protobuf');
+    // Status.code is a google.rpc.Code (3 INVALID_ARGUMENT), not the HTTP status (OTLP/HTTP "Failures").
     expect(decodeStatus(new Uint8Array(await bad.arrayBuffer()))).toEqual({
-      code: 400,
+      code: 3,
       message: expect.stringMatching(/^not an OTLP logs protobuf message/),
     });
     const bomb = await post(gzipSync(Buffer.alloc(64 * 1024 * 1024)), { 'content-encoding': 'gzip' });
     expect(bomb.status).toBe(413);
     expect(bomb.headers.get('content-type')).toBe('application/x-protobuf');
-    expect(decodeStatus(new Uint8Array(await bomb.arrayBuffer()))).toEqual({ code: 413, message: 'body over 16777216 bytes unzipped' });
+    expect(decodeStatus(new Uint8Array(await bomb.arrayBuffer()))).toEqual({ code: 8, message: 'body over 16777216 bytes unzipped' });
   });
 
   it('in JSON is answered in JSON', async () => {
     const res = await fetch(`${base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('application/json');
-    expect(await res.json()).toEqual({ code: 400, message: expect.stringMatching(/^not an OTLP logs request/) });
+    expect(await res.json()).toEqual({ code: 3, message: expect.stringMatching(/^not an OTLP logs request/) });
+  });
+
+  it('carries the google.rpc.Code of each refusal: 404 NOT_FOUND, 405 UNIMPLEMENTED, 415 INVALID_ARGUMENT', async () => {
+    const codeOf = async (path: string, init: RequestInit) => {
+      const res = await fetch(`${base}${path}`, init);
+      return [res.status, decodeStatus(new Uint8Array(await res.arrayBuffer())).code];
+    };
+    const protobuf = { 'content-type': 'application/x-protobuf' };
+    expect(await codeOf('/v1/other', { method: 'POST', headers: protobuf, body: '' })).toEqual([404, 5]);
+    expect(await codeOf('/v1/logs', { method: 'PUT', headers: protobuf, body: '' })).toEqual([405, 12]);
+    expect(await codeOf('/v1/logs', { method: 'POST', headers: { ...protobuf, 'content-encoding': 'br' }, body: 'x' })).toEqual([415, 3]);
   });
 });
 
@@ -156,5 +169,49 @@ describe('a request of many facts with long names', () => {
     });
     expect(decisions).toHaveLength(2000);
     expect(new Set(decisions.map((d) => d.id)).size).toBe(2000);
+  });
+});
+
+describe("the server's /v1 routes, refusing a protobuf request", () => {
+  let server: TestServer;
+  let url: string;
+  let key: string;
+  beforeAll(async () => {
+    server = await testServer();
+    key = (await server.seedOrg('Status')).users.member.key;
+    url = await server.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const post = (body: Uint8Array, headers: Record<string, string>) =>
+    fetch(`${url}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', ...headers }, body });
+
+  it('answers a protobuf google.rpc.Status: 401 UNAUTHENTICATED, 400 INVALID_ARGUMENT, 413 RESOURCE_EXHAUSTED', async () => {
+    for (const [res, status, code, message] of [
+      [await post(Buffer.from('{}'), {}), 401, 16, /./],
+      [await post(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3]), bearer(key)), 400, 3, /^not an OTLP logs protobuf message/],
+      [await post(Buffer.alloc(5 * 1024 * 1024), bearer(key)), 413, 8, /./],
+    ] as const) {
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toBe('application/x-protobuf');
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toEqual({ code, message: expect.stringMatching(message) });
+    }
+  });
+
+  it("answers a JSON request's refusal with the server's own error body", async () => {
+    const res = await fetch(`${url}/v1/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(key) },
+      body: '[]',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      status: 400,
+      title: expect.any(String),
+      detail: expect.stringMatching(/^not an OTLP logs request/),
+    });
   });
 });
