@@ -5,6 +5,7 @@
 // goes here too.
 import { z } from 'zod';
 import { AGENTS } from '../../common/agents.ts';
+import { USER_ID_PATTERN } from '../../common/ids.ts';
 import { EARLIEST_DATE, parseDay } from '../../common/time.ts';
 import { AgentName, AUTONOMY_LEVELS } from '../../common/wire.ts';
 import { CLIENTS } from './assemble.ts';
@@ -86,12 +87,15 @@ export const ANALYTICS_QUERY = Object.fromEntries(
         })
         .optional()
         .describe('page size, 1-100 (default 20)');
+      // The rule parseAnalyticsQuery enforces, here too so that the document says it.
       shape['cursor'] = z
         .string()
-        .min(1, 'cursor must be a user id taken from meta.next_cursor')
-        .max(64, 'cursor must be a user id taken from meta.next_cursor')
+        .regex(USER_ID_PATTERN, {
+          error: (issue) =>
+            `cursor must be a user id (usr_ and 16 hex digits) taken from meta.next_cursor; got "${String(issue.input).slice(0, 40)}"`,
+        })
         .optional()
-        .describe('meta.next_cursor of the previous page');
+        .describe('meta.next_cursor of the previous page: a user id');
     }
     return [endpoint, z.strictObject(shape)];
   }),

@@ -51,6 +51,15 @@ export function refuseUnknownQuery(query: unknown, known: readonly string[]): vo
       throw badRequest(`unknown query parameter "${key}"; this endpoint takes ${known.length ? known.join(', ') : 'none'}`);
 }
 
+/**
+ * A parameter given more than once is the documented 400 naming it, on every route that lists its
+ * parameters (none takes a list): its schema would otherwise call it missing, or "expected string".
+ */
+export function refuseRepeatedQuery(query: unknown): void {
+  if (query === null || typeof query !== 'object') return;
+  for (const [key, value] of Object.entries(query)) if (Array.isArray(value)) throw badRequest(`"${key}" was given more than once`);
+}
+
 /** A query as Fastify parses it: a parameter given twice is a list. */
 export const RawQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
 

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { unauthorized } from '../../common/errors.ts';
 import { Pieces } from '../answers/pieces.ts';
 import { type Principal, requireRole } from '../auth/principal.ts';
-import { queryNames, refuseUnknownQuery } from '../http/query.ts';
+import { queryNames, refuseRepeatedQuery, refuseUnknownQuery } from '../http/query.ts';
 import type { RouteDoc } from './registry.ts';
 
 declare module 'fastify' {
@@ -85,8 +85,12 @@ export function declareRoute<const S extends RouteDoc>(
         await checkFirst(request, reply);
         if (reply.sent) return reply;
       }
-      // Every route, those that check their query themselves included: a parameter it does not take is a 400.
-      if (knownQuery) refuseUnknownQuery(request.query, knownQuery);
+      // Every route, those that check their query themselves included: a parameter it does not take, or one
+      // given twice, is a 400.
+      if (knownQuery) {
+        refuseUnknownQuery(request.query, knownQuery);
+        refuseRepeatedQuery(request.query);
+      }
       const input = {
         principal,
         params: doc.params?.parse(request.params),

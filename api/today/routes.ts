@@ -57,7 +57,7 @@ export async function todayAnswer(
       productivity: productivityRecords(days, orgDays, breakdowns)[0]!,
       code: codeRecords(days, code.edits, code.landed, code.agents, code.cost)[0]!,
     },
-    meta: { org_id: org, unpriced_models: unpricedModels(tokens) },
+    meta: { org_id: org, start_date: f.date, end_date: f.date, unpriced_models: unpricedModels(tokens) },
   };
 }
 

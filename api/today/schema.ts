@@ -24,6 +24,8 @@ export const TodayResponse = z.strictObject({
   }),
   meta: z.strictObject({
     org_id: z.string(),
+    start_date: z.string().describe('the current UTC day (YYYY-MM-DD): the range of the answer, as on the daily endpoints'),
+    end_date: z.string().describe('the current UTC day (YYYY-MM-DD)'),
     unpriced_models: z.array(z.string()).describe("today's models without a dollar price: their cost_usd is null (docs/metrics.md §8)"),
   }),
 });

@@ -12,7 +12,6 @@ import type { AccountStore } from '../accounts/store.ts';
 import { userRecords } from '../analytics/assemble.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
 import type { AnalyticsReader } from '../analytics/reader.ts';
-import { ANALYTICS_QUERY } from '../analytics/schema.ts';
 import { personTotals } from '../analytics/totals.ts';
 import { sendAnswer } from '../answers/answer.ts';
 import type { ResponseCache } from '../answers/cache.ts';
@@ -36,6 +35,7 @@ import {
   USER_USAGE_PATH,
   USERS_PATH,
   UsageParams,
+  UsageQuery,
   UserList,
   UserListingList,
   UserParams,
@@ -246,7 +246,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
     params: UsageParams,
     // Checked by the handler, after the user: the analytics API's date rules and texts, and a member
     // asking for someone else learns nothing but 404, whatever the query.
-    query: ANALYTICS_QUERY.productivity,
+    query: UsageQuery,
     queryCheckedBy: 'handler',
     responses: { 200: UserUsage },
   } as const satisfies RouteDoc;
@@ -260,7 +260,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
     // Kept per asker: "me" names another person in each one's URL.
     const of = { org: principal.orgId, viewer: principal.userId, now: today, reads: USAGE_READS };
     return sendAnswer(deps.cache, request, reply, of, async () => {
-      // The same date rules as the analytics API ('productivity' takes exactly startDate and endDate).
+      // The same date rules as the analytics API (declareRoute refused any parameter but the two dates).
       const q = parseAnalyticsQuery('productivity', request.query, today);
       const data = userRecords(await deps.analytics.userRows({ org: principal.orgId, from: q.startDate, to: q.endDate }, [user.id]));
       return {

@@ -2,7 +2,7 @@
 // user hands over their first key (api/keys/schema.ts, PublicKey); a key's hash never leaves the server.
 import { z } from 'zod';
 import { USER_ID_PATTERN } from '../../common/ids.ts';
-import { PersonTotals, UserRecord } from '../analytics/schema.ts';
+import { ANALYTICS_QUERY, PersonTotals, UserRecord } from '../analytics/schema.ts';
 import { Role } from '../auth/principal.ts';
 import { limitParam } from '../http/query.ts';
 import { KeySecret, PublicKey } from '../keys/schema.ts';
@@ -89,6 +89,14 @@ export const UserList = z.strictObject({
 // GET /api/v0/usage/users/{userId|me}: one person's daily rows, in the records of /api/v1/analytics/users.
 /** A user id, or `me` for the caller. */
 export const UsageParams = z.strictObject({ userId: z.string().min(1).max(64) });
+/**
+ * The range only, each date by the analytics API's rule: one person's records have no grouping and no
+ * team filter (taking /productivity's query, they took group_by and team= and ignored them).
+ */
+export const UsageQuery = z.strictObject({
+  startDate: ANALYTICS_QUERY.productivity.shape['startDate']!,
+  endDate: ANALYTICS_QUERY.productivity.shape['endDate']!,
+});
 export const UserUsage = z.strictObject({
   data: z.array(UserRecord),
   meta: z.strictObject({

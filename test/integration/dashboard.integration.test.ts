@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../api/dashboard/routes.ts';
+import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { buildServer } from '../../api/server.ts';
 import { COLLECTOR_USER_AGENT, encodeBatch, postBatch } from '../../collector/shipper.ts';
 import { openDb } from '../../common/db/duckdb.ts';
@@ -332,6 +333,25 @@ describe('routes the dashboard reads', () => {
     });
     expect(badRange.statusCode).toBe(400);
     expect((await server.app.inject({ method: 'GET', url: `/api/v0/usage/users/me${range}` })).statusCode).toBe(401);
+  });
+
+  it("one person's usage takes startDate and endDate only: a group_by or team= it would ignore is a 400", async () => {
+    // It took the query of /productivity, group_by and team= included, and answered them with the plain,
+    // unfiltered records: group_by=agent, team=NoSuchTeam looked applied.
+    const range = 'startDate=2026-03-18&endDate=2026-03-19';
+    for (const extra of ['group_by=agent', 'group_by=team', 'team=NoSuchTeam']) {
+      const res = await server.app.inject({
+        method: 'GET',
+        url: `/api/v0/usage/users/me?${range}&${extra}`,
+        headers: bearer(acme.users.manager.key),
+      });
+      expect(res.statusCode, `${extra}: ${res.body}`).toBe(400);
+      const body = ErrorBodySchema.parse(res.json());
+      expect(body.detail).toBe(`unknown query parameter "${extra.split('=')[0]}"; this endpoint takes startDate, endDate`);
+    }
+    const doc = (await server.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const params = doc.paths['/api/v0/usage/users/{userId}'].get.parameters.map((p: { name: string }) => p.name);
+    expect(params.sort()).toEqual(['endDate', 'startDate', 'userId']);
   });
 
   it('machines: derived from event ids; managers see all of their organization, members their own, guests none', async () => {

@@ -113,6 +113,16 @@ describe('GET /openapi.json', () => {
     expect(remove.parameters.map((p) => `${p.in} ${p.name}`)).toEqual(['path userId', 'query erase']);
   });
 
+  it("documents /users' cursor as the user id the server takes (any other is a 400)", async () => {
+    // It said a string of 1 to 64 characters: a client checking its input against the document sent
+    // "abc" or an e-mail and met a 400 the document did not foretell.
+    const { USER_ID_PATTERN } = await import('../../common/ids.ts');
+    const params = (
+      doc.paths['/api/v1/analytics/users']!['get'] as unknown as { parameters: { name: string; schema: { pattern?: string } }[] }
+    ).parameters;
+    expect(params.find((p) => p.name === 'cursor')?.schema.pattern).toBe(USER_ID_PATTERN.source);
+  });
+
   it('takes request schemas from the zod schemas the routes validate with', async () => {
     const { ANALYTICS_QUERY } = await import('../../api/analytics/schema.ts');
     const { CreateSessionBody } = await import('../../api/sessions/schema.ts');

@@ -65,7 +65,8 @@ describe('today so far', () => {
       usage('claude-opus-4-1', '2026-03-20T09:31:00Z', { output_tokens: 500 }, false, 'g1'),
     ]);
     const body = await today(acme.users.manager.key);
-    expect(body.meta).toEqual({ org_id: acme.orgId, unpriced_models: [] });
+    // The analytics envelope's meta (service-api.md): the day asked for is the range, as on the daily endpoints.
+    expect(body.meta).toEqual({ org_id: acme.orgId, start_date: '2026-03-20', end_date: '2026-03-20', unpriced_models: [] });
     const d = body.data;
     expect(d).toMatchObject({ date: '2026-03-20', provisional: true, as_of: '2026-03-20T09:31:00.000Z' });
     // No edit and no landed commit today: the code record of the day, zeros.

@@ -81,6 +81,29 @@ describe('unknown query parameters', () => {
     expect(refused.length).toBe(routes.length - open.length);
   });
 
+  it('every declared route answers the documented 400 naming a parameter given twice', async () => {
+    // A repeated parameter arrives as a list: a route whose schema parsed it said "startDate: … is
+    // required" or "expected string, received array" of a parameter that was given (pull requests, sessions).
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const route of declaredRoutes(server.app)) {
+      const name = queryNames(route.query)?.[0];
+      if (name === undefined) continue;
+      const res = await server.app.inject({
+        method: route.method,
+        url: `${pathWithUnknownIds(route.path.replace(':computerId', computerId).replace(':orgId', orgId))}?${name}=1&${name}=1`,
+        headers: { ...credential(route), 'x-agentmeter-dashboard': '1' },
+        ...(route.method === 'GET' ? {} : { payload: {} }),
+      });
+      checked++;
+      const detail = res.statusCode === 400 ? ErrorBodySchema.parse(res.json()).detail : '';
+      if (detail !== `"${name}" was given more than once`)
+        wrong.push(`${route.method} ${route.path}: ${res.statusCode} ${res.body.slice(0, 160)}`);
+    }
+    expect(checked).toBeGreaterThan(15);
+    expect(wrong).toEqual([]);
+  });
+
   it('names what the route takes, or none', async () => {
     const users = await server.app.inject({ url: '/api/v0/admin/users?x=1', headers: bearer(keys.owner) });
     expect(ErrorBodySchema.parse(users.json()).detail).toMatch(/^unknown query parameter "x"; this endpoint takes /);
