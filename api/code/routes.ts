@@ -116,7 +116,7 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
               edits,
               landed,
               agents,
-              await deps.code.landedCost(principal.orgId, q.startDate, q.endDate, scope.users, counts),
+              await deps.code.landedCost(principal.orgId, q.startDate, q.endDate, scope.users, { counts, batched: true }),
             );
       } else {
         const [edits, landed, agents] = await Promise.all([
@@ -131,7 +131,7 @@ export function registerCodeRoutes(app: FastifyInstance, deps: CodeDeps): void {
               edits,
               landed,
               agents,
-              await deps.code.landedCost(principal.orgId, q.startDate, q.endDate, user ? [user] : null),
+              await deps.code.landedCost(principal.orgId, q.startDate, q.endDate, user ? [user] : null, { batched: true }),
             );
       }
       // Ungrouped: the range in one too, so that no reader derives the ratios again.

@@ -74,14 +74,29 @@ export const CODE_TODAY_SQL = {
 /**
  * The agent lines of each session that the landed commits of each day and user hold (docs/metrics.md §8:
  * `landed.cost_usd`, the cost of those sessions, split as §10 splits a pull request's). `$users`:
- * comma-separated user ids, or NULL for the whole organization.
+ * comma-separated user ids, or NULL for the whole organization. From the stored commits (today's), or
+ * (`batched`) from the batch's rows, built with the landed counts from the same commits: a commit that
+ * arrives after its day was built counts, lines and dollars alike, once the batch rebuilds the day.
  */
-export const LANDED_SESSIONS_SQL = `SELECT CAST(CAST(ts AS DATE) AS VARCHAR) AS day, user_id, s.session_id AS session_id, sum(s.lines)::BIGINT AS lines
-  FROM (SELECT ts, user_id, unnest(by_session) AS s FROM landed_commits
-        WHERE org_id = $org AND ts >= CAST($from AS TIMESTAMP) AND ts < CAST($to AS TIMESTAMP) + INTERVAL 1 DAY
-          AND ($users IS NULL OR list_contains(string_split($users, ','), user_id)))
-  WHERE s.session_id <> ''
+const landedSessionsSql = (source: string) => `SELECT CAST(day AS VARCHAR) AS day, user_id, session_id, sum(lines)::BIGINT AS lines
+  FROM ${source}
+  WHERE org_id = $org AND day >= CAST($from AS DATE) AND day <= CAST($to AS DATE)
+    AND ($users IS NULL OR list_contains(string_split($users, ','), user_id))
   GROUP BY ALL`;
+export const LANDED_SESSIONS_SQL = {
+  stored: landedSessionsSql(`(SELECT org_id, CAST(ts AS DATE) AS day, user_id, s.session_id AS session_id, s.lines AS lines
+    FROM (SELECT org_id, ts, user_id, unnest(by_session) AS s FROM landed_commits
+          WHERE org_id = $org AND ts >= CAST($from AS TIMESTAMP) AND ts < CAST($to AS TIMESTAMP) + INTERVAL 1 DAY)
+    WHERE s.session_id <> '')`),
+  batched: landedSessionsSql('agg_code_landed_session_day'),
+} as const;
+
+/** Which commits and dollars CodeStore.landedCost reads. */
+export interface LandedCostOptions {
+  counts?: (day: string, user: string) => boolean;
+  later?: ReadonlyMap<string, number | null>;
+  batched: boolean;
+}
 
 /** A row of one user. */
 export type PerUser<T> = T & { user_id: string };
@@ -148,23 +163,22 @@ export class CodeStore {
    * a session's cost is split over the days its lines landed on and never counted twice; null when such a
    * session used a model without a price. `users`: those users' commits (null: everyone's); `counts`
    * keeps a user's commits of a day (a team's members on it); `later`: the sessions' dollars the batch
-   * has not counted yet (today's, from the live figures). Days without such sessions are absent.
+   * has not counted yet (today's, from the live figures); `batched`: the sessions' lines from the batch's
+   * rows, for the days whose landed counts come from them (LANDED_SESSIONS_SQL). Days without such
+   * sessions are absent.
    */
   async landedCost(
     org: string,
     from: string,
     to: string,
     users: readonly string[] | null,
-    counts: (day: string, user: string) => boolean = () => true,
-    later: ReadonlyMap<string, number | null> = new Map(),
+    { counts = () => true, later = new Map(), batched }: LandedCostOptions,
   ): Promise<Map<string, number | null>> {
     if (users !== null && users.length === 0) return new Map();
-    const rows = await this.db.all<{ day: string; user_id: string; session_id: string; lines: number | bigint }>(LANDED_SESSIONS_SQL, {
-      org,
-      from,
-      to,
-      users: users === null ? null : users.join(','),
-    });
+    const rows = await this.db.all<{ day: string; user_id: string; session_id: string; lines: number | bigint }>(
+      batched ? LANDED_SESSIONS_SQL.batched : LANDED_SESSIONS_SQL.stored,
+      { org, from, to, users: users === null ? null : users.join(',') },
+    );
     const held = new Map<string, Map<string, number>>();
     for (const r of rows) {
       if (!counts(r.day, r.user_id)) continue;
@@ -221,7 +235,7 @@ export class CodeStore {
       this.db.all<EditRow & Record<string, unknown>>(CODE_TODAY_SQL.edits, p),
       this.db.all<LandedRow & Record<string, unknown>>(CODE_TODAY_SQL.landed, p),
       this.db.all<LandedAgentRow & Record<string, unknown>>(CODE_TODAY_SQL.landedAgents, p),
-      this.landedCost(org, day, day, users, undefined, sessionCosts),
+      this.landedCost(org, day, day, users, { later: sessionCosts, batched: false }),
     ]);
     return {
       cost,

@@ -45,7 +45,7 @@ HAVING sum(c.lines_added) > 0 OR sum(c.lines_deleted) > 0;
 
 -- Landed commits of the rebuilt days, dated by their committer time.
 CREATE OR REPLACE TEMP TABLE code_landed AS
-SELECT org_id, CAST(ts AS DATE) AS day, user_id, repo, lines_added, lines_deleted, agent_lines, by_agent
+SELECT org_id, CAST(ts AS DATE) AS day, user_id, repo, lines_added, lines_deleted, agent_lines, by_agent, by_session
 FROM landed_commits
 WHERE ts >= CAST($chunk_first AS TIMESTAMP) AND ts < CAST($chunk_last AS TIMESTAMP) + INTERVAL 1 DAY
   AND (org_id, CAST(ts AS DATE)) IN (SELECT org_id, day FROM rebuild);
@@ -61,6 +61,15 @@ DELETE FROM agg_code_landed_agent_day WHERE (org_id, day) IN (SELECT org_id, day
 INSERT INTO agg_code_landed_agent_day
 SELECT org_id, day, user_id, repo, a.agent, a.model, sum(a.lines)
 FROM (SELECT org_id, day, user_id, repo, unnest(by_agent) AS a FROM code_landed)
+GROUP BY ALL;
+
+-- The sessions' lines the same commits hold, which /code's landed dollars split each session's cost by.
+DELETE FROM agg_code_landed_session_day WHERE (org_id, day) IN (SELECT org_id, day FROM rebuild);
+
+INSERT INTO agg_code_landed_session_day
+SELECT org_id, day, user_id, s.session_id, sum(s.lines)
+FROM (SELECT org_id, day, user_id, unnest(by_session) AS s FROM code_landed)
+WHERE s.session_id <> ''
 GROUP BY ALL;
 
 -- A landed commit is a record of its user's day like an event (docs/code.md "Per-user fields"): a day

@@ -97,6 +97,7 @@ beforeAll(async () => {
     commit('3', '2026-11-03T10:00:00Z', 7, 's3', DEV),
     commit('4', '2026-11-05T10:00:00Z', 10, 's4', DEV),
     usage('model-a', '2026-11-05T08:00:00Z', { input_tokens: 300_000 }, false, 's5'),
+    usage('model-a', '2026-11-02T09:00:00Z', { input_tokens: 50_000 }, false, 's6'),
     commit('6', '2026-11-05T10:30:00Z', 12, 's5', DEV),
   ]);
   await ingest(webKey, [
@@ -127,5 +128,20 @@ describe("/code's landed dollars", () => {
   it('/today: the commits that landed today, with the dollars their sessions spent today', async () => {
     const today = await landedCost('/api/v1/analytics/today');
     expect(today.data.code.landed.cost_usd).toBe(0.4);
+  });
+
+  // Session s6 (dev, 50,000 in on 11-02 = $0.05, counted by the batch) wrote I, dated 11-04 but received
+  // after the batch: until a
+  // batch counts the commit, 11-04 has no commit and costs $0, as its lines are 0; then 1 commit and $0.05.
+  it('counts the dollars of the commits the batch has counted, as the lines: a late commit waits for it', async () => {
+    await ingest(devKey, [commit('7', '2026-11-04T10:00:00Z', 8, 's6', DEV)]);
+    const day = async () => {
+      const body = await landedCost('/api/v1/analytics/code?startDate=2026-11-04&endDate=2026-11-04');
+      const { commits, agent_lines_added, cost_usd } = body.data[0].landed;
+      return { commits, agent_lines_added, cost_usd };
+    };
+    expect(await day()).toEqual({ commits: 0, agent_lines_added: 0, cost_usd: 0 });
+    await server.services.runBatch({ trigger: 'cli', log, now: NOW });
+    expect(await day()).toEqual({ commits: 1, agent_lines_added: 8, cost_usd: 0.05 });
   });
 });
