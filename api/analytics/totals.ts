@@ -45,7 +45,8 @@ export function rangeCost(records: readonly { cost_usd: number | null; billable_
 /** /tokens (ungrouped, group_by=model or agent): the range's Standard Credits and dollars. */
 export function tokenTotals(records: readonly { billable_tokens: number; cost_usd: number | null }[]) {
   const credits = sum(records, (r) => r.billable_tokens);
-  return { billable_tokens: credits, cost_usd: rangeCost(records, credits > 0) };
+  // A record without a price is usage too, credits or not (under half a credit rounds to 0 of them).
+  return { billable_tokens: credits, cost_usd: rangeCost(records, credits > 0 || records.some((r) => r.cost_usd === null)) };
 }
 
 /**
