@@ -433,7 +433,9 @@ export class Collector {
     this.commit(batch.nextState, batch.records.length - answer.rejected.length, dropped);
     for (const [reason, count] of Object.entries(countBy(dropped)))
       log.info({ count, reason }, "events dropped: not the agent's own (see collect status)");
-    if (batch.touches.length) {
+    // Models alone too: a batch that read a session's files again with no event of it (readAgain) has no
+    // touches, and the model it saw is the model of the session's next edits.
+    if (batch.touches.length || batch.models.length) {
       try {
         const before = this.code.watched.length;
         this.code.record(batch.touches, batch.models);

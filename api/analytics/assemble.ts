@@ -433,7 +433,7 @@ export function userRecords(rows: UserDayRow[]) {
     languages: r.languages,
     lines_added: r.lines_added ?? 0,
     landed_agent_lines: r.landed_agent_lines ?? 0,
-    // NULL from the build for a day without usage too: 0 then, as rangeCost() counts it (no credits).
-    cost_usd: (r.cost_usd ?? null) === null && r.billable_tokens === 0 ? 0 : usd4(r.cost_usd),
+    // 0 from the build for a day without usage, NULL for usage without a price (40_user_day.sql).
+    cost_usd: usd4(r.cost_usd),
   }));
 }

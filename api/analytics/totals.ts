@@ -45,7 +45,8 @@ export function rangeCost(records: readonly { cost_usd: number | null; billable_
 /** /tokens (ungrouped, group_by=model or agent): the range's Standard Credits and dollars. */
 export function tokenTotals(records: readonly { billable_tokens: number; cost_usd: number | null }[]) {
   const credits = sum(records, (r) => r.billable_tokens);
-  return { billable_tokens: credits, cost_usd: rangeCost(records, credits > 0) };
+  // A record without a price is usage too, credits or not (under half a credit rounds to 0 of them).
+  return { billable_tokens: credits, cost_usd: rangeCost(records, credits > 0 || records.some((r) => r.cost_usd === null)) };
 }
 
 /**
@@ -239,6 +240,8 @@ export function personTotals(records: readonly UserDay[]) {
   let credits = 0;
   let cost = 0;
   let priced = false;
+  /** A record of usage without a price (a day without usage costs 0), credits or not. */
+  let unpriced = false;
   let tool_calls = 0;
   let sessions = 0;
   let messages = 0;
@@ -252,7 +255,7 @@ export function personTotals(records: readonly UserDay[]) {
     if (r.cost_usd !== null) {
       cost += r.cost_usd;
       if (pricesUsage(r)) priced = true;
-    }
+    } else unpriced = true;
     tool_calls += r.tool_calls;
     sessions += r.sessions;
     messages += r.messages;
@@ -273,7 +276,7 @@ export function personTotals(records: readonly UserDay[]) {
     active_days: records.length,
     billable_tokens: credits,
     // rangeCost(): null when there was usage and none of it had a price, 0 without usage.
-    cost_usd: priced ? (usd4(cost) ?? 0) : credits > 0 ? null : 0,
+    cost_usd: priced ? (usd4(cost) ?? 0) : credits > 0 || unpriced ? null : 0,
     tool_calls,
     sessions,
     messages,

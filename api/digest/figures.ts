@@ -79,6 +79,8 @@ export function digestFigures(input: DigestInput): DigestFigures {
   return {
     week: input.week,
     cost_usd: cost,
+    // Named, as the analytics answers' meta.unpriced_models: their usage adds nothing to the dollars (§8).
+    unpriced_models: [...new Set(input.tokens.filter((r) => r.cost_usd === null).map((r) => r.model))].sort(),
     previous_cost_usd: previous,
     change_usd: round4(cost - previous),
     change_pct: previous > 0 ? Math.round(((cost - previous) / previous) * 1000) / 10 : null,

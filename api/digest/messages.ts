@@ -11,9 +11,12 @@ const list = (rows: { name: string; cost_usd: number }[]) =>
   rows.length ? rows.map((r, i) => `${i + 1}. ${r.name}: ${usdText(r.cost_usd)}`).join('\n') : 'none';
 const unitAmount = (unit: 'usd' | 'credits', n: number) => (unit === 'usd' ? usdText(n) : `${n.toLocaleString('en-US')} Standard Credits`);
 
+/** The models whose usage the week's dollars leave out (no price, docs/metrics.md §8): never a silent $0. */
+const unpriced = (d: DigestFigures) => (d.unpriced_models?.length ? ` (without ${d.unpriced_models.join(', ')}: no price)` : '');
+
 /** One line: what the digest says first. */
 export const digestHeadline = (d: DigestFigures) =>
-  `agentmeter weekly digest, ${d.week.from} to ${d.week.to} (UTC): ${usdText(d.cost_usd)}, ${change(d)}.`;
+  `agentmeter weekly digest, ${d.week.from} to ${d.week.to} (UTC): ${usdText(d.cost_usd)}${unpriced(d)}, ${change(d)}.`;
 
 /** The digest's sections as plain text, in the order Slack shows them (also the dashboard's preview). */
 export function digestSections(d: DigestFigures): { title: string; text: string }[] {
@@ -57,7 +60,7 @@ export function digestSlack(d: DigestFigures): { text: string; blocks: unknown[]
     text,
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: `Weekly digest, ${d.week.from} to ${d.week.to}` } },
-      { type: 'section', text: { type: 'mrkdwn', text: `*${usdText(d.cost_usd)}*, ${change(d)}` } },
+      { type: 'section', text: { type: 'mrkdwn', text: `*${usdText(d.cost_usd)}*${unpriced(d)}, ${change(d)}` } },
       ...digestSections(d).map((s) => ({ type: 'section', text: { type: 'mrkdwn', text: `*${s.title}*\n${s.text}` } })),
     ],
   };

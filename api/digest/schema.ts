@@ -10,6 +10,12 @@ const Cost = z.number().describe('US dollars, 4 decimals (usage without a price 
 export const DigestFigures = z.strictObject({
   week: z.strictObject({ from: z.string(), to: z.string() }).describe('the week reported, Monday to Sunday (UTC)'),
   cost_usd: Cost,
+  unpriced_models: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "the week's models without a dollar price, sorted: their usage is not in the dollars (absent: none, or sent before it was named)",
+    ),
   previous_cost_usd: Cost.describe('the week before'),
   change_usd: Cost.describe('cost_usd - previous_cost_usd'),
   change_pct: z.number().nullable().describe('the change in percent of the week before, 1 decimal; null when the week before cost nothing'),

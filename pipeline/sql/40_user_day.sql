@@ -101,8 +101,9 @@ SELECT w.org_id, w.day, w.user_id,
        coalesce(x.clients, []),
        coalesce(x.sessions_with_events, 0), coalesce(h.calls_auto_high, 0), coalesce(h.calls_auto_medium, 0),
        coalesce(h.calls_auto_low, 0), coalesce(h.calls_manual, 0),
-       -- The user's priced usage (NULL when none of it has a price).
-       t.cost_usd
+       -- The user's priced usage: NULL when there is usage and none of it has a price, 0 without usage
+       -- (docs/metrics.md §4, §8; usage under half a credit has 0 credits, and still no price).
+       CASE WHEN t.user_id IS NULL THEN 0 ELSE t.cost_usd END
 FROM who w
 LEFT JOIN hook h USING (org_id, day, user_id)
 LEFT JOIN hook_runs k USING (org_id, day, user_id)

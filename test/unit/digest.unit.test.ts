@@ -86,6 +86,8 @@ describe('the weekly digest', () => {
     expect(d).toEqual({
       week: { from: '2026-03-16', to: '2026-03-22' },
       cost_usd: 22.5,
+      // local-model has no price: named, as its usage is not in the dollars.
+      unpriced_models: ['local-model'],
       previous_cost_usd: 18,
       change_usd: 4.5,
       change_pct: 25,
@@ -118,7 +120,9 @@ describe('the weekly digest', () => {
     // Nothing the week before: no percentage.
     expect(digestFigures({ ...baseInput(forecast), previousCost: 0 }).change_pct).toBeNull();
     const slack = digestSlack(d);
-    expect(slack.text).toBe('agentmeter weekly digest, 2026-03-16 to 2026-03-22 (UTC): $22.50, +$4.50 (+25%) vs the week before.');
+    expect(slack.text).toBe(
+      'agentmeter weekly digest, 2026-03-16 to 2026-03-22 (UTC): $22.50 (without local-model: no price), +$4.50 (+25%) vs the week before.',
+    );
     const blocks = JSON.stringify(slack.blocks);
     for (const part of [
       '1. Data: $7.00',

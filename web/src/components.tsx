@@ -81,12 +81,13 @@ export function RangeForm(props: { path: string; query: URLSearchParams; from: s
   );
 }
 
-export function Figure(props: { label: string; value: number; format?: (n: number) => string; id: string; note?: string }) {
+/** `value` null: a figure with no value (dollars of usage without a price), shown as "—", never as 0. */
+export function Figure(props: { label: string; value: number | null; format?: (n: number) => string; id: string; note?: string }) {
   return (
     <div class="figure" data-figure={props.id} data-value={String(props.value)}>
       <dt>{props.label}</dt>
       <dd>
-        {(props.format ?? formatNumber)(props.value)}
+        {props.value === null ? '—' : (props.format ?? formatNumber)(props.value)}
         {props.note ? <span class="muted"> {props.note}</span> : null}
       </dd>
     </div>

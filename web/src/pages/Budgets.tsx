@@ -312,7 +312,8 @@ function DigestPreviewSection({ preview }: { preview: DigestPreview }) {
         </span>
       </h2>
       <p>
-        <strong>{formatUsd(d.cost_usd)}</strong>,{' '}
+        <strong>{formatUsd(d.cost_usd)}</strong>
+        {d.unpriced_models?.length ? <span class="muted"> without {d.unpriced_models.join(', ')} (no price)</span> : null},{' '}
         {d.change_pct === null
           ? `${formatUsd(d.change_usd)} more than the week before (nothing then)`
           : `${d.change_usd >= 0 ? '+' : ''}${formatUsd(d.change_usd)} (${d.change_pct >= 0 ? '+' : ''}${d.change_pct}%) vs the week before`}

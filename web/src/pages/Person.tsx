@@ -30,7 +30,7 @@ export function Person(props: { path: string; query: URLSearchParams; from: stri
         <div data-ready="true">
           <dl class="figures">
             <Figure id="active-days" label="Active days" value={data.meta.totals.active_days} />
-            <Figure id="cost" label="Cost (US dollars)" value={data.meta.totals.cost_usd ?? 0} format={formatUsd} />
+            <Figure id="cost" label="Cost (US dollars)" value={data.meta.totals.cost_usd} format={formatUsd} />
             <Figure id="credits" label="Standard Credits" value={data.meta.totals.billable_tokens} />
             <Figure id="sessions" label="Sessions" value={data.meta.totals.sessions} />
             <Figure id="messages" label="Messages" value={data.meta.totals.messages} />
