@@ -8,6 +8,7 @@ import { AGENTS } from '../../common/agents.ts';
 import { USER_ID_PATTERN } from '../../common/ids.ts';
 import { EARLIEST_DATE, parseDay } from '../../common/time.ts';
 import { AgentName, AUTONOMY_LEVELS } from '../../common/wire.ts';
+import { teamParam } from '../http/query.ts';
 import { CLIENTS } from './assemble.ts';
 
 /** The path of each daily analytics endpoint. */
@@ -70,14 +71,9 @@ export const ANALYTICS_QUERY = Object.fromEntries(
         .describe(
           `${[GROUP_BY_DESCRIPTION[endpoint], options.includes('agent') ? AGENT_DESCRIPTION : undefined, TEAM_DESCRIPTION].filter(Boolean).join('; or ')}. Grouped rows: only non-zero groups, by date then group_key`,
         );
-    shape['team'] = z
-      .string()
-      .min(1, 'team must be the name of a team of the organization')
-      .max(128, 'team must be the name of a team of the organization')
-      .optional()
-      .describe(
-        "an agentmeter extension: the answer over the users who were members of this team or of a team below it on each day (403 when fewer than the organization's minimum team size)",
-      );
+    shape['team'] = teamParam(
+      "an agentmeter extension: the answer over the users who were members of this team or of a team below it on each day (403 when fewer than the organization's minimum team size)",
+    );
     if (endpoint === 'users') {
       shape['limit'] = z
         .string()

@@ -4,6 +4,7 @@
 // every answer against them.
 import { z } from 'zod';
 import { AgentName } from '../../common/wire.ts';
+import { teamParam } from '../http/query.ts';
 
 export const CODE_PATH = '/api/v1/analytics/code';
 export const COMMITS_PATH = '/api/v0/code/commits';
@@ -119,14 +120,9 @@ export type CommitPage = z.infer<typeof CommitPage>;
 export const COMMIT_CURSOR = /^(\d{1,15})\.(repo_[0-9a-f]{16})\.([0-9a-f]{40}|[0-9a-f]{64})$/;
 
 export const CommitsQuery = z.strictObject({
-  team: z
-    .string()
-    .min(1, 'team must be the name of a team of the organization')
-    .max(128, 'team must be the name of a team of the organization')
-    .optional()
-    .describe(
-      "an agentmeter extension: the commits of the users who were members of this team or of a team below it on the commit's day (owners and managers; 403 below the minimum team size)",
-    ),
+  team: teamParam(
+    "an agentmeter extension: the commits of the users who were members of this team or of a team below it on the commit's day (owners and managers; 403 below the minimum team size)",
+  ),
   startDate: z
     .string({ error: 'startDate is required (YYYY-MM-DD)' })
     .describe('YYYY-MM-DD (UTC), the first committer day; the analytics date rules apply'),

@@ -21,6 +21,15 @@ export const wholeNumberParam = (min: number, max: number, message: string) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, message);
 
+const TEAM_NAME = 'team must be the name of a team of the organization';
+
+/**
+ * `team=NAME`, the agentmeter extension of the analytics routes (docs/metrics.md §6): a team's name, which
+ * each route looks up (400 for no such team, 403 below the minimum team size); `description` says what
+ * the route then counts.
+ */
+export const teamParam = (description: string) => z.string().min(1, TEAM_NAME).max(128, TEAM_NAME).optional().describe(description);
+
 /**
  * The query of a route that takes no parameters: any given is a 400 with the documented body, as on the
  * routes that take some, rather than ignored (a misspelled filter would otherwise look applied).

@@ -1,6 +1,7 @@
 // Pull requests at the boundary: the webhook paths the code hosts call, the owners' routes that set each
 // host's secret, and their answers (docs/pull-requests.md).
 import { z } from 'zod';
+import { teamParam } from '../http/query.ts';
 import { CODE_HOSTS } from './payloads.ts';
 
 export const GITHUB_HOOK_PATH = '/api/v1/hooks/github/:orgId';
@@ -58,14 +59,9 @@ export const PullRequestAnalyticsQuery = z.strictObject({
     .describe(
       "repo: the pull request's repository (host/path); team: the teams of the people whose commits it holds; agent: each agent with lines in it",
     ),
-  team: z
-    .string()
-    .min(1, 'team must be the name of a team of the organization')
-    .max(128, 'team must be the name of a team of the organization')
-    .optional()
-    .describe(
-      "the pull requests holding commits of the people who were members of this team or of a team below it on the day of merge, and their sessions' cost that reached none (403 when fewer than the organization's minimum team size)",
-    ),
+  team: teamParam(
+    "the pull requests holding commits of the people who were members of this team or of a team below it on the day of merge, and their sessions' cost that reached none (403 when fewer than the organization's minimum team size)",
+  ),
 });
 
 export const PullRequestDay = z.strictObject({

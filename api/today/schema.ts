@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ActivityRecord, ProductivityRecord, TokenRecord, ToolRecord } from '../analytics/schema.ts';
 import { CodeRecord } from '../code/schema.ts';
+import { teamParam } from '../http/query.ts';
 
 export const TODAY_PATH = '/api/v1/analytics/today';
 
@@ -32,12 +33,7 @@ export const TodayResponse = z.strictObject({
 export type TodayResponse = z.infer<typeof TodayResponse>;
 
 export const TodayQuery = z.strictObject({
-  team: z
-    .string()
-    .min(1, 'team must be the name of a team of the organization')
-    .max(128, 'team must be the name of a team of the organization')
-    .optional()
-    .describe(
-      "an agentmeter extension: the records over the users who are members today of this team or of a team below it (403 below the organization's minimum team size; owners and managers)",
-    ),
+  team: teamParam(
+    "an agentmeter extension: the records over the users who are members today of this team or of a team below it (403 below the organization's minimum team size; owners and managers)",
+  ),
 });
