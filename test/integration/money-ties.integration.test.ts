@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRICING_PATH } from '../../api/pricing/schema.ts';
 import { usage } from '../helpers/records.ts';
-import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { bearer, postRecords, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
 const D = '2026-03-03';
@@ -43,12 +43,9 @@ beforeAll(async () => {
   one = await server.seedOrg('One');
   two = await server.seedOrg('Two');
   for (const org of [one, two]) {
-    const res = await server.app.inject({
-      method: 'POST',
-      url: '/api/v1/ingest/events',
-      headers: { ...bearer(org.users.member.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-      payload: gzipNdjson([{ ...usage('gpt-5-codex', `${D}T10:00:00Z`, { input_tokens: 1_000_000 }), agent: 'codex' }]),
-    });
+    const res = await postRecords(server, org.users.member.key, [
+      { ...usage('gpt-5-codex', `${D}T10:00:00Z`, { input_tokens: 1_000_000 }), agent: 'codex' },
+    ]);
     expect(res.statusCode, res.body).toBe(200);
   }
 });
