@@ -6,7 +6,7 @@ import type { OrgId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { repoId } from '../../common/repo-id.ts';
 import type { WireLandedCommit, WireRecord } from '../../common/wire.ts';
-import { bearer, postRecords, type TestServer, testServer } from './server.ts';
+import { getOk, postRecords, putOk, type TestServer, testServer } from './server.ts';
 
 export const DEV = 'dev@example.com';
 export const REPO = 'github.com/acme/shop';
@@ -101,10 +101,7 @@ export async function pullRequestScene(
     const user = await server.services.accounts.createUser({ orgId, email, role: 'member' });
     keys[email] = (await server.services.accounts.createKey(user)).key;
   }
-  const put = async (url: string, payload: object) => {
-    const res = await server.app.inject({ method: 'PUT', url, headers: bearer(ownerKey), payload });
-    expect(res.statusCode, res.body).toBe(200);
-  };
+  const put = (url: string, payload: object) => putOk(server, ownerKey, url, payload);
   if (options.price !== false) {
     await put('/api/v0/organization/pricing', { model: 'model-a', effectiveFrom: '2026-11-01', inputMtok: 1, outputMtok: 10 });
   }
@@ -146,11 +143,7 @@ export async function pullRequestScene(
         { 'x-gitlab-event': 'Merge Request Hook', 'x-gitlab-event-uuid': id, 'x-gitlab-token': options.gitlab ?? '' },
         body,
       ),
-    async get(url) {
-      const res = await server.app.inject({ method: 'GET', url, headers: bearer(ownerKey) });
-      expect(res.statusCode, res.body).toBe(200);
-      return res.json();
-    },
+    get: (url) => getOk(server, ownerKey, url),
     async batch() {
       await server.services.runBatch({ trigger: 'cli', log, now: new Date(NOW) });
     },

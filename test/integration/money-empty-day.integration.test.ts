@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRICING_PATH } from '../../api/pricing/schema.ts';
 import { createLogger } from '../../common/logger.ts';
 import { call, usage } from '../helpers/records.ts';
-import { bearer, postRecords, type TestServer, testServer } from '../helpers/server.ts';
+import { getOk, postRecords, putOk, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
 const D = '2026-03-03';
@@ -19,22 +19,17 @@ const D = '2026-03-03';
 let server: TestServer;
 let org: Awaited<ReturnType<TestServer['seedOrg']>>;
 
-const get = async (url: string) => {
-  const res = await server.app.inject({ method: 'GET', url, headers: bearer(org.users.owner.key) });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-};
+const get = (url: string) => getOk(server, org.users.owner.key, url);
 
 beforeAll(async () => {
   server = await testServer({ now: () => NOW });
   org = await server.seedOrg('Quiet');
-  const price = await server.app.inject({
-    method: 'PUT',
-    url: PRICING_PATH,
-    headers: bearer(org.users.owner.key),
-    payload: { model: 'gpt-5-codex', effectiveFrom: '2026-03-01', inputMtok: 1, outputMtok: 0 },
+  await putOk(server, org.users.owner.key, PRICING_PATH, {
+    model: 'gpt-5-codex',
+    effectiveFrom: '2026-03-01',
+    inputMtok: 1,
+    outputMtok: 0,
   });
-  expect(price.statusCode, price.body).toBe(200);
   const res = await postRecords(server, org.users.member.key, [
     { ...usage('gpt-5-codex', `${D}T10:00:00Z`, { input_tokens: 1_000_000 }), agent: 'codex' },
   ]);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
 import { call, usage } from '../helpers/records.ts';
-import { bearer, postRecords, type TestServer, testServer } from '../helpers/server.ts';
+import { getOk, postRecords, type TestServer, testServer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
@@ -20,11 +20,7 @@ const dbPath = join(tempDir(), 'tiny-unpriced.duckdb');
 let server: TestServer;
 let org: Awaited<ReturnType<TestServer['seedOrg']>>;
 
-const get = async (url: string) => {
-  const res = await server.app.inject({ method: 'GET', url, headers: bearer(org.users.owner.key) });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-};
+const get = (url: string) => getOk(server, org.users.owner.key, url);
 
 beforeAll(async () => {
   server = await testServer({ now: () => NOW, dbPath });
