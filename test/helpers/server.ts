@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
 import type { Role } from '../../api/auth/principal.ts';
 import type { AlertOptions } from '../../api/budgets/alerts.ts';
 import { buildServer, type Services } from '../../api/server.ts';
@@ -89,3 +90,17 @@ export const postRecords = (server: Pick<TestServer, 'app'>, key: string, record
     headers: { ...bearer(key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
     payload: gzipNdjson(records),
   });
+
+/** The body of the answer to a GET of `url` with `key`, which must be a 200. */
+export async function getOk(server: Pick<TestServer, 'app'>, key: string, url: string) {
+  const res = await server.app.inject({ method: 'GET', url, headers: bearer(key) });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
+/** The body of the answer to a PUT of `payload` (JSON) to `url` with `key`, which must be a 200. */
+export async function putOk(server: Pick<TestServer, 'app'>, key: string, url: string, payload: object) {
+  const res = await server.app.inject({ method: 'PUT', url, headers: bearer(key), payload });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}

@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrgId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { repoId } from '../../common/repo-id.ts';
-import { INGEST_PATH, type WireLandedCommit, type WireRecord } from '../../common/wire.ts';
+import type { WireLandedCommit, WireRecord } from '../../common/wire.ts';
 import { usage } from '../helpers/records.ts';
-import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { bearer, postRecords, type TestServer, testServer } from '../helpers/server.ts';
 
 const log = createLogger({ name: 'test', level: 'silent' });
 const NOW = new Date('2026-11-05T12:00:00Z');
@@ -50,12 +50,7 @@ function commit(c: string, ts: string, lines: number, session: string, author: s
 }
 
 async function ingest(key: string, records: WireRecord[]) {
-  const res = await server.app.inject({
-    method: 'POST',
-    url: INGEST_PATH,
-    headers: { ...bearer(key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-    payload: gzipNdjson(records),
-  });
+  const res = await postRecords(server, key, records);
   expect(res.statusCode, res.body).toBe(200);
   expect(res.json().rejected, res.body).toEqual([]);
 }

@@ -9,48 +9,21 @@
 // lines are 3 of claude-opus-4-1 (the latest model before the edit), not of claude-sonnet-4-5.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Collector } from '../../collector/daemon.ts';
 import { createLogger } from '../../common/logger.ts';
 import type { WireRecord } from '../../common/wire.ts';
 import { claudeAssistantLine, postToolUse, userPrompt } from '../helpers/payloads.ts';
+import { recordingServerForTests } from '../helpers/recording-server.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const log = createLogger({ name: 'test-read-again-model', level: 'silent' });
 const records: WireRecord[] = [];
-let server: Server;
 const DEV = 'dev@example.com';
 
-afterAll(() => new Promise((r) => server?.close(r)));
-
-async function recordingServer(): Promise<string> {
-  server = createServer((req, res) => {
-    if (req.method !== 'POST' || req.url !== '/api/v1/ingest/events') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'Not Found', detail: '', status: 404 }));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const batch = gunzipSync(Buffer.concat(chunks))
-        .toString('utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as WireRecord);
-      records.push(...batch);
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ received: batch.length, stored: batch.length, duplicates: 0, rejected: [] }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const ingest = recordingServerForTests(records);
 
 describe('a model call read again after the last event', () => {
   it('is the model of the edits that follow it', async () => {
@@ -90,7 +63,7 @@ describe('a model call read again after the last event', () => {
       transcript,
       `${claudeAssistantLine({ id: 'msg_1', model: 'claude-sonnet-4-5', timestamp: iso(t0 + 1000), output: 10, sessionId: 'sess-m', requestId: 'req_1' })}\n`,
     );
-    const collector = new Collector({ server: await recordingServer(), apiKey: 'am_test', agentmeterHome, home, log, maxAttempts: 1 });
+    const collector = new Collector({ server: ingest.url, apiKey: 'am_test', agentmeterHome, home, log, maxAttempts: 1 });
     writeSpoolFile(agentmeterHome, userPrompt('add the helpers', session), {}, t0 + 2000);
     expect((await collector.drain()).error).toBeUndefined();
 

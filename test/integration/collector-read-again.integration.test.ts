@@ -3,47 +3,20 @@
 // that find the spool empty, for ten minutes after its last event, so the last call of a session that has
 // no later event is counted too. One collector in-process, a server that keeps every record it is sent.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Collector } from '../../collector/daemon.ts';
 import { createLogger } from '../../common/logger.ts';
 import type { WireRecord } from '../../common/wire.ts';
 import { claudeAssistantLine, stop } from '../helpers/payloads.ts';
+import { recordingServerForTests } from '../helpers/recording-server.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const log = createLogger({ name: 'test-read-again', level: 'silent' });
 const records: WireRecord[] = [];
-let server: Server;
 
-afterAll(() => new Promise((r) => server?.close(r)));
-
-async function recordingServer(): Promise<string> {
-  server = createServer((req, res) => {
-    if (req.method !== 'POST' || req.url !== '/api/v1/ingest/events') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'Not Found', detail: '', status: 404 }));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const batch = gunzipSync(Buffer.concat(chunks))
-        .toString('utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as WireRecord);
-      records.push(...batch);
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ received: batch.length, stored: batch.length, duplicates: 0, rejected: [] }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const ingest = recordingServerForTests(records);
 
 describe('the collector reads a session again after its last event', () => {
   it("counts the turn's last call, written after the Stop hook ran, with no later event of the session", async () => {
@@ -57,7 +30,7 @@ describe('the collector reads a session again after its last event', () => {
       transcript,
       `${claudeAssistantLine({ id: 'msg_a', timestamp: '2026-11-20T10:00:01Z', input: 10, output: 100, sessionId: 'sess-late' })}\n`,
     );
-    const collector = new Collector({ server: await recordingServer(), apiKey: 'am_test', agentmeterHome, home, log, maxAttempts: 1 });
+    const collector = new Collector({ server: ingest.url, apiKey: 'am_test', agentmeterHome, home, log, maxAttempts: 1 });
     writeSpoolFile(agentmeterHome, stop({ session_id: 'sess-late', transcript_path: transcript }), {}, Date.UTC(2026, 10, 20, 10, 0, 2));
     expect((await collector.drain()).error).toBeUndefined();
     const usage = () => records.filter((r) => r.kind === 'usage').map((r) => [r.id, (r as { output_tokens: number }).output_tokens]);

@@ -11,7 +11,7 @@ import { DIGEST_PREVIEW_PATH, DigestPreview } from '../../api/digest/schema.ts';
 import { PRICING_PATH } from '../../api/pricing/schema.ts';
 import { createLogger } from '../../common/logger.ts';
 import { usage } from '../helpers/records.ts';
-import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { bearer, postRecords, putOk, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-18T10:00:00Z');
 
@@ -21,22 +21,16 @@ let org: Awaited<ReturnType<TestServer['seedOrg']>>;
 beforeAll(async () => {
   server = await testServer({ now: () => NOW });
   org = await server.seedOrg('Unpriced week');
-  const price = await server.app.inject({
-    method: 'PUT',
-    url: PRICING_PATH,
-    headers: bearer(org.users.owner.key),
-    payload: { model: 'gpt-5-codex', effectiveFrom: '2026-03-01', inputMtok: 1, outputMtok: 0 },
+  await putOk(server, org.users.owner.key, PRICING_PATH, {
+    model: 'gpt-5-codex',
+    effectiveFrom: '2026-03-01',
+    inputMtok: 1,
+    outputMtok: 0,
   });
-  expect(price.statusCode, price.body).toBe(200);
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/api/v1/ingest/events',
-    headers: { ...bearer(org.users.member.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-    payload: gzipNdjson([
-      { ...usage('qwen3-coder-plus', '2026-03-16T10:00:00Z', { input_tokens: 1000 }, false, 'q1'), agent: 'qwen' },
-      { ...usage('gpt-5-codex', '2026-03-16T11:00:00Z', { input_tokens: 1_000_000 }, false, 'c1'), agent: 'codex' },
-    ]),
-  });
+  const res = await postRecords(server, org.users.member.key, [
+    { ...usage('qwen3-coder-plus', '2026-03-16T10:00:00Z', { input_tokens: 1000 }, false, 'q1'), agent: 'qwen' },
+    { ...usage('gpt-5-codex', '2026-03-16T11:00:00Z', { input_tokens: 1_000_000 }, false, 'c1'), agent: 'codex' },
+  ]);
   expect(res.statusCode, res.body).toBe(200);
   await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 'test', level: 'silent' }), now: NOW });
 });

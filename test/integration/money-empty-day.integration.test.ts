@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRICING_PATH } from '../../api/pricing/schema.ts';
 import { createLogger } from '../../common/logger.ts';
 import { call, usage } from '../helpers/records.ts';
-import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { getOk, postRecords, putOk, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
 const D = '2026-03-03';
@@ -19,42 +19,27 @@ const D = '2026-03-03';
 let server: TestServer;
 let org: Awaited<ReturnType<TestServer['seedOrg']>>;
 
-const get = async (url: string) => {
-  const res = await server.app.inject({ method: 'GET', url, headers: bearer(org.users.owner.key) });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-};
+const get = (url: string) => getOk(server, org.users.owner.key, url);
 
 beforeAll(async () => {
   server = await testServer({ now: () => NOW });
   org = await server.seedOrg('Quiet');
-  const price = await server.app.inject({
-    method: 'PUT',
-    url: PRICING_PATH,
-    headers: bearer(org.users.owner.key),
-    payload: { model: 'gpt-5-codex', effectiveFrom: '2026-03-01', inputMtok: 1, outputMtok: 0 },
+  await putOk(server, org.users.owner.key, PRICING_PATH, {
+    model: 'gpt-5-codex',
+    effectiveFrom: '2026-03-01',
+    inputMtok: 1,
+    outputMtok: 0,
   });
-  expect(price.statusCode, price.body).toBe(200);
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/api/v1/ingest/events',
-    headers: { ...bearer(org.users.member.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-    payload: gzipNdjson([{ ...usage('gpt-5-codex', `${D}T10:00:00Z`, { input_tokens: 1_000_000 }), agent: 'codex' }]),
-  });
+  const res = await postRecords(server, org.users.member.key, [
+    { ...usage('gpt-5-codex', `${D}T10:00:00Z`, { input_tokens: 1_000_000 }), agent: 'codex' },
+  ]);
   expect(res.statusCode, res.body).toBe(200);
-  const events = await server.app.inject({
-    method: 'POST',
-    url: '/api/v1/ingest/events',
-    headers: { ...bearer(org.users.manager.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-    payload: gzipNdjson([call('Read', `${D}T11:00:00Z`)]),
-  });
+  const events = await postRecords(server, org.users.manager.key, [call('Read', `${D}T11:00:00Z`)]);
   expect(events.statusCode, events.body).toBe(200);
-  const guest = await server.app.inject({
-    method: 'POST',
-    url: '/api/v1/ingest/events',
-    headers: { ...bearer(org.users.guest.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-    payload: gzipNdjson([usage('qwen3-coder-plus', '2026-03-05T10:00:00Z', { input_tokens: 1000 }), call('Read', '2026-03-06T10:00:00Z')]),
-  });
+  const guest = await postRecords(server, org.users.guest.key, [
+    usage('qwen3-coder-plus', '2026-03-05T10:00:00Z', { input_tokens: 1000 }),
+    call('Read', '2026-03-06T10:00:00Z'),
+  ]);
   expect(guest.statusCode, guest.body).toBe(200);
   await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 'test', level: 'silent' }), now: NOW });
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRICING_PATH } from '../../api/pricing/schema.ts';
 import { createLogger } from '../../common/logger.ts';
 import { usage } from '../helpers/records.ts';
-import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { bearer, postRecords, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
 let server: TestServer;
@@ -27,12 +27,7 @@ beforeAll(async () => {
   server = await testServer({ now: () => NOW, alerts: { allowPrivate: true, settleMs: 20 } });
   org = await server.seedOrg('Priced');
   await send('PUT', PRICING_PATH, { model: 'model-x', effectiveFrom: '2026-03-01', inputMtok: 1, outputMtok: 0 });
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/api/v1/ingest/events',
-    headers: { ...bearer(org.users.member.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-    payload: gzipNdjson([usage('model-x', '2026-03-03T10:00:00Z', { input_tokens: 1_000_000 })]),
-  });
+  const res = await postRecords(server, org.users.member.key, [usage('model-x', '2026-03-03T10:00:00Z', { input_tokens: 1_000_000 })]);
   expect(res.statusCode, res.body).toBe(200);
   await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 'test', level: 'silent' }), now: NOW });
   const budgets = await send('PUT', '/api/v0/organization/budgets', { budgets: [{ scope: 'org', monthlyUsd: 2, thresholds: [75] }] });

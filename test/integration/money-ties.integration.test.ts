@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRICING_PATH } from '../../api/pricing/schema.ts';
 import { usage } from '../helpers/records.ts';
-import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { getOk, postRecords, putOk, type TestServer, testServer } from '../helpers/server.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
 const D = '2026-03-03';
@@ -23,19 +23,12 @@ let one: Org;
 let two: Org;
 
 async function put(org: Org, body: Record<string, unknown>) {
-  const res = await server.app.inject({ method: 'PUT', url: PRICING_PATH, headers: bearer(org.users.owner.key), payload: body });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().prices.map((p: { model: string; effectiveFrom: string; inputMtok: number }) => [p.model, p.effectiveFrom, p.inputMtok]);
+  const answer = await putOk(server, org.users.owner.key, PRICING_PATH, body);
+  return answer.prices.map((p: { model: string; effectiveFrom: string; inputMtok: number }) => [p.model, p.effectiveFrom, p.inputMtok]);
 }
 
 async function dayCost(org: Org): Promise<number | null> {
-  const res = await server.app.inject({
-    method: 'GET',
-    url: `/api/v1/analytics/tokens?startDate=${D}&endDate=${D}`,
-    headers: bearer(org.users.owner.key),
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().data[0].cost_usd;
+  return (await getOk(server, org.users.owner.key, `/api/v1/analytics/tokens?startDate=${D}&endDate=${D}`)).data[0].cost_usd;
 }
 
 beforeAll(async () => {
@@ -43,12 +36,9 @@ beforeAll(async () => {
   one = await server.seedOrg('One');
   two = await server.seedOrg('Two');
   for (const org of [one, two]) {
-    const res = await server.app.inject({
-      method: 'POST',
-      url: '/api/v1/ingest/events',
-      headers: { ...bearer(org.users.member.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-      payload: gzipNdjson([{ ...usage('gpt-5-codex', `${D}T10:00:00Z`, { input_tokens: 1_000_000 }), agent: 'codex' }]),
-    });
+    const res = await postRecords(server, org.users.member.key, [
+      { ...usage('gpt-5-codex', `${D}T10:00:00Z`, { input_tokens: 1_000_000 }), agent: 'codex' },
+    ]);
     expect(res.statusCode, res.body).toBe(200);
   }
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
 import { call, usage } from '../helpers/records.ts';
-import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { getOk, postRecords, type TestServer, testServer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const NOW = new Date('2026-03-20T09:00:00Z');
@@ -20,30 +20,16 @@ const dbPath = join(tempDir(), 'tiny-unpriced.duckdb');
 let server: TestServer;
 let org: Awaited<ReturnType<TestServer['seedOrg']>>;
 
-const get = async (url: string) => {
-  const res = await server.app.inject({ method: 'GET', url, headers: bearer(org.users.owner.key) });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-};
+const get = (url: string) => getOk(server, org.users.owner.key, url);
 
 beforeAll(async () => {
   server = await testServer({ now: () => NOW, dbPath });
   org = await server.seedOrg('Tiny');
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/api/v1/ingest/events',
-    headers: { ...bearer(org.users.member.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-    payload: gzipNdjson([
-      { ...usage('qwen3-coder-plus', `${D}T10:00:00Z`, { input_tokens: 0, output_tokens: 0, cache_read_tokens: 4 }), agent: 'qwen' },
-    ]),
-  });
+  const res = await postRecords(server, org.users.member.key, [
+    { ...usage('qwen3-coder-plus', `${D}T10:00:00Z`, { input_tokens: 0, output_tokens: 0, cache_read_tokens: 4 }), agent: 'qwen' },
+  ]);
   expect(res.statusCode, res.body).toBe(200);
-  const tool = await server.app.inject({
-    method: 'POST',
-    url: '/api/v1/ingest/events',
-    headers: { ...bearer(org.users.manager.key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-    payload: gzipNdjson([call('Read', `${D}T11:00:00Z`)]),
-  });
+  const tool = await postRecords(server, org.users.manager.key, [call('Read', `${D}T11:00:00Z`)]);
   expect(tool.statusCode, tool.body).toBe(200);
   await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 'test', level: 'silent' }), now: NOW });
 });

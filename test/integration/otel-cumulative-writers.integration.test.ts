@@ -2,37 +2,20 @@
 // the metric attributes, OTEL_METRICS_INCLUDE_SESSION_ID=false): each process's running total is its own
 // series, told apart by its start time, so their interleaved exports count each decision once. The real
 // OpenTelemetry JS SDK (cumulative temporality, its default) exports in protobuf to the collector's receiver.
-import { readdirSync } from 'node:fs';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OtlpReceiver } from '../../collector/otel/receiver.ts';
-import { otelWireRecords } from '../../collector/otel/spooled.ts';
-import { ensureSpool, readEntry, type SpoolDirs, spoolDirs } from '../../collector/spool.ts';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../common/logger.ts';
-import { claudeAcceptedEdits } from '../helpers/otlp.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { claudeAcceptedEdits, receiverForTests, spooledRecords } from '../helpers/otlp.ts';
 
 const log = createLogger({ name: 'test-otel-writers', level: 'silent' });
-let dirs: SpoolDirs;
-let receiver: OtlpReceiver;
-let base: string;
-
-beforeAll(async () => {
-  dirs = spoolDirs(tempDir());
-  ensureSpool(dirs);
-  receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log });
-  base = `http://127.0.0.1:${await receiver.start()}`;
-});
-afterAll(async () => {
-  await receiver.stop();
-});
+const rx = receiverForTests(log);
 
 /** One Claude Code process: its counter of accepted Edit decisions, exported (cumulative) on flush. */
 function claudeProcess() {
   const reader = new PeriodicExportingMetricReader({
-    exporter: new OTLPMetricExporter({ url: `${base}/v1/metrics` }),
+    exporter: new OTLPMetricExporter({ url: `${rx.base}/v1/metrics` }),
     exportIntervalMillis: 3_600_000,
   });
   const provider = new MeterProvider({
@@ -49,14 +32,7 @@ function claudeProcess() {
   };
 }
 
-const spooledCount = () =>
-  readdirSync(dirs.new).reduce((sum, name) => {
-    const entry = readEntry(dirs, name);
-    if (entry.kind !== 'ok') throw new Error(`unreadable spool file ${name}`);
-    const records = otelWireRecords(entry.value, 'machine-1');
-    if (records.kind !== 'ok') throw new Error(records.reason);
-    return sum + records.value.reduce((n, r) => n + (r.kind === 'decision' ? r.count : 0), 0);
-  }, 0);
+const spooledCount = () => spooledRecords(rx.dirs).reduce((n, r) => n + (r.kind === 'decision' ? r.count : 0), 0);
 
 describe('two processes exporting the same cumulative counter', () => {
   it('count 5 + 3 + 1 + 1 = 10 decisions, not each running total again', async () => {
@@ -79,7 +55,7 @@ describe('a cumulative total that arrives after a later one', () => {
     JSON.stringify(
       claudeAcceptedEdits(total, { cumulative: true, timeNanos: String(1_795_000_000_000_000_000n + BigInt(at) * 1_000_000_000n) }),
     );
-  const post = (body: string) => fetch(`${base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const post = (body: string) => fetch(`${rx.base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
   it('is an old reading, not a reset: 5 at 0 s, 7 at 60 s, then the delayed 6 at 30 s count 7', async () => {
     const before = spooledCount();

@@ -17,13 +17,9 @@ import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-log
 import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { OtlpReceiver } from '../../collector/otel/receiver.ts';
-import { otelWireRecords } from '../../collector/otel/spooled.ts';
-import { ensureSpool, readEntry, type SpoolDirs, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
-import { claudeAcceptedEdits } from '../helpers/otlp.ts';
+import { claudeAcceptedEdits, receiverForTests, spooledRecords } from '../helpers/otlp.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';
-import { tempDir } from '../helpers/tmp.ts';
 
 interface ProtoType {
   fromObject(o: unknown): unknown;
@@ -62,44 +58,25 @@ afterAll(() => diag.disable());
 
 const partialWarnings = () => warnings.filter((w) => w.includes('Partial Success'));
 
-let dirs: SpoolDirs;
-let receiver: OtlpReceiver;
-let base: string;
-beforeAll(async () => {
-  dirs = spoolDirs(tempDir());
-  ensureSpool(dirs);
-  receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log });
-  base = `http://127.0.0.1:${await receiver.start()}`;
-});
-afterAll(async () => {
-  await receiver.stop();
-});
+const rx = receiverForTests(log);
 
 /** The wire records of every receiver file in new/ (each must pass the collector's own check). */
-function spooled() {
-  return readdirSync(dirs.new).flatMap((name) => {
-    const entry = readEntry(dirs, name);
-    if (entry.kind !== 'ok') throw new Error(`unreadable spool file ${name}`);
-    const records = otelWireRecords(entry.value, 'machine-1');
-    if (records.kind !== 'ok') throw new Error(`spool file ${name} would be quarantined: ${records.reason}`);
-    return records.value;
-  });
-}
+const spooled = () => spooledRecords(rx.dirs);
 
 /** The quarantined facts with their reasons: each request's entry (bad/record.otel.*.json) lists its facts. */
 function quarantined(): { record: Record<string, unknown>; reason: string }[] {
-  return readdirSync(dirs.bad)
+  return readdirSync(rx.dirs.bad)
     .filter((n) => n.startsWith('record.') && n.endsWith('.json'))
     .sort()
     .flatMap((n) => {
-      expect(readFileSync(join(dirs.bad, `${n}.reason`), 'utf8')).toMatch(/^\d+ refused: /);
-      const entry = JSON.parse(readFileSync(join(dirs.bad, n), 'utf8')) as { facts: ({ reason: string } & Record<string, unknown>)[] };
+      expect(readFileSync(join(rx.dirs.bad, `${n}.reason`), 'utf8')).toMatch(/^\d+ refused: /);
+      const entry = JSON.parse(readFileSync(join(rx.dirs.bad, n), 'utf8')) as { facts: ({ reason: string } & Record<string, unknown>)[] };
       return entry.facts.map(({ reason, ...record }) => ({ record, reason }));
     });
 }
 
 function clearSpool() {
-  for (const dir of [dirs.new, dirs.bad]) for (const n of readdirSync(dir)) rmSync(join(dir, n));
+  for (const dir of [rx.dirs.new, rx.dirs.bad]) for (const n of readdirSync(dir)) rmSync(join(dir, n));
 }
 
 /** Claude Code's api_request event with these token counts. */
@@ -132,7 +109,7 @@ describe('the collector receiver answers partial_success for what it refuses', (
   ] as const)
     it(`log records in ${encoding}: 1e12, -5 and 12.5 tokens refused, the good one kept`, async () => {
       clearSpool();
-      await emitLogs(new Exporter({ url: `${base}/v1/logs` }), [
+      await emitLogs(new Exporter({ url: `${rx.base}/v1/logs` }), [
         apiRequest('req_good', 1000),
         apiRequest('req_huge', 1e12),
         apiRequest('req_negative', -5),
@@ -147,13 +124,13 @@ describe('the collector receiver answers partial_success for what it refuses', (
       const bad = quarantined();
       expect(bad.map((b) => b.record['request_id']).sort()).toEqual(['req_fraction', 'req_huge', 'req_negative']);
       for (const b of bad) expect(b.reason).toMatch(/input_tokens/);
-      expect(receiver.snapshot()).toMatchObject({ refused: 0 });
+      expect(rx.receiver.snapshot()).toMatchObject({ refused: 0 });
     });
 
   it('data points in protobuf: 2 000 000 and 2.5 decisions refused, the 2 kept', async () => {
     clearSpool();
     const reader = new PeriodicExportingMetricReader({
-      exporter: new ProtoMetricExporter({ url: `${base}/v1/metrics`, temporalityPreference: AggregationTemporality.DELTA }),
+      exporter: new ProtoMetricExporter({ url: `${rx.base}/v1/metrics`, temporalityPreference: AggregationTemporality.DELTA }),
       exportIntervalMillis: 3_600_000,
     });
     const provider = new MeterProvider({ resource: claude, readers: [reader] });
@@ -180,7 +157,7 @@ describe('the collector receiver answers partial_success for what it refuses', (
 describe('the answer to a raw request, in its own encoding', () => {
   it('JSON: a JSON partialSuccess with the count and the reason', async () => {
     clearSpool();
-    const res = await fetch(`${base}/v1/metrics`, {
+    const res = await fetch(`${rx.base}/v1/metrics`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(goodAndHuge()),
@@ -203,7 +180,7 @@ describe('the answer to a raw request, in its own encoding', () => {
     clearSpool();
     const type = metricsService['ExportMetricsServiceRequest']!;
     const body = type.encode(type.fromObject(goodAndHuge())).finish();
-    const res = await fetch(`${base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body });
+    const res = await fetch(`${rx.base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/x-protobuf');
     const answer = metricsService['ExportMetricsServiceResponse']!;
@@ -215,14 +192,14 @@ describe('the answer to a raw request, in its own encoding', () => {
 
   it('a request with nothing refused is an empty response, in either encoding', async () => {
     const good = claudeAcceptedEdits(1, { timeNanos: '1795000000000000000' });
-    const json = await fetch(`${base}/v1/metrics`, {
+    const json = await fetch(`${rx.base}/v1/metrics`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(good),
     });
     expect(await json.json()).toEqual({});
     const type = metricsService['ExportMetricsServiceRequest']!;
-    const proto = await fetch(`${base}/v1/metrics`, {
+    const proto = await fetch(`${rx.base}/v1/metrics`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-protobuf' },
       body: type.encode(type.fromObject(good)).finish(),

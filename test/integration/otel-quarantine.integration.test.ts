@@ -7,12 +7,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeReceiver } from '../../collector/otel/describe.ts';
-import { MAX_QUARANTINED_FACTS, MAX_RECEIVER_QUARANTINE, OtlpReceiver } from '../../collector/otel/receiver.ts';
-import { ensureSpool, type SpoolDirs, spoolCounts, spoolDirs } from '../../collector/spool.ts';
-import { createLogger } from '../../common/logger.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { MAX_QUARANTINED_FACTS, MAX_RECEIVER_QUARANTINE } from '../../collector/otel/receiver.ts';
+import { spoolCounts } from '../../collector/spool.ts';
+import { receiverForTests } from '../helpers/otlp.ts';
 
 const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
 const int = (key: string, value: number) => ({ key, value: { intValue: String(value) } });
@@ -41,32 +40,21 @@ function logsRequest(bad: number, tag: string, good = true) {
   };
 }
 
-let dirs: SpoolDirs;
-let receiver: OtlpReceiver;
-let base: string;
-beforeAll(async () => {
-  dirs = spoolDirs(tempDir());
-  ensureSpool(dirs);
-  receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log: createLogger({ name: 'test', level: 'silent' }) });
-  base = `http://127.0.0.1:${await receiver.start()}`;
-});
-afterAll(async () => {
-  await receiver.stop();
-});
+const rx = receiverForTests();
 
-const receiverEntries = () => readdirSync(dirs.bad).filter((n) => n.startsWith('record.otel.') && n.endsWith('.json'));
+const receiverEntries = () => readdirSync(rx.dirs.bad).filter((n) => n.startsWith('record.otel.') && n.endsWith('.json'));
 
 describe("the receiver's quarantine", () => {
   it('is one entry for a request of 20 000 refused records, listing the first facts with their reasons', async () => {
     const body = gzipSync(JSON.stringify(logsRequest(20_000, 'big')));
     const send = () =>
-      fetch(`${base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body });
+      fetch(`${rx.base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body });
     const res = await send();
     expect(res.status).toBe(200);
     expect(((await res.json()) as { partialSuccess: { rejectedLogRecords: number } }).partialSuccess.rejectedLogRecords).toBe(20_000);
-    expect(readdirSync(dirs.bad)).toHaveLength(2);
+    expect(readdirSync(rx.dirs.bad)).toHaveLength(2);
     const [name] = receiverEntries();
-    const entry = JSON.parse(readFileSync(join(dirs.bad, name!), 'utf8'));
+    const entry = JSON.parse(readFileSync(join(rx.dirs.bad, name!), 'utf8'));
     expect(entry).toMatchObject({ signal: 'logs', refused: 20_000, notListed: 20_000 - MAX_QUARANTINED_FACTS });
     expect(entry.facts).toHaveLength(MAX_QUARANTINED_FACTS);
     expect(entry.facts[0]).toMatchObject({
@@ -75,29 +63,29 @@ describe("the receiver's quarantine", () => {
       input_tokens: 1e12,
       reason: expect.stringMatching(/input_tokens 1000000000000 is not a whole number of tokens/),
     });
-    expect(statSync(join(dirs.bad, name!)).size).toBeLessThan(100_000);
-    expect(readFileSync(join(dirs.bad, `${name}.reason`), 'utf8')).toMatch(/^20000 refused: .*input_tokens 1000000000000.*\(×20000\)/);
+    expect(statSync(join(rx.dirs.bad, name!)).size).toBeLessThan(100_000);
+    expect(readFileSync(join(rx.dirs.bad, `${name}.reason`), 'utf8')).toMatch(/^20000 refused: .*input_tokens 1000000000000.*\(×20000\)/);
     // What `collect status` shows: one quarantined entry, and every refused fact counted by the receiver.
-    expect(spoolCounts(dirs).quarantined).toBe(1);
-    expect(describeReceiver(receiver.snapshot())).toContain('refused: 20000');
+    expect(spoolCounts(rx.dirs).quarantined).toBe(1);
+    expect(describeReceiver(rx.receiver.snapshot())).toContain('refused: 20000');
     // The exporter's retry of the same bytes rewrites the same entry.
     expect((await send()).status).toBe(200);
-    expect(readdirSync(dirs.bad)).toHaveLength(2);
+    expect(readdirSync(rx.dirs.bad)).toHaveLength(2);
   });
 
   it(`keeps the receiver's latest ${MAX_RECEIVER_QUARANTINE} entries`, () => {
     const count = MAX_RECEIVER_QUARANTINE + 5;
-    for (let i = 0; i < count; i++) receiver.handle('logs', 'json', Buffer.from(JSON.stringify(logsRequest(1, `many${i}`, false))));
+    for (let i = 0; i < count; i++) rx.receiver.handle('logs', 'json', Buffer.from(JSON.stringify(logsRequest(1, `many${i}`, false))));
     const entries = receiverEntries();
     expect(entries.length).toBeLessThanOrEqual(MAX_RECEIVER_QUARANTINE);
     expect(entries.length).toBeGreaterThan(MAX_RECEIVER_QUARANTINE * 0.8);
     // The last request's entry is there, with its fact.
     const last = entries
-      .map((n) => JSON.parse(readFileSync(join(dirs.bad, n), 'utf8')))
+      .map((n) => JSON.parse(readFileSync(join(rx.dirs.bad, n), 'utf8')))
       .find((e) => e.facts[0].request_id === `many${count - 1}_bad_0`);
     expect(last).toBeDefined();
     // Every entry kept has its reason.
-    for (const n of entries) expect(readdirSync(dirs.bad)).toContain(`${n}.reason`);
-    expect(readdirSync(dirs.bad)).toHaveLength(entries.length * 2);
+    for (const n of entries) expect(readdirSync(rx.dirs.bad)).toContain(`${n}.reason`);
+    expect(readdirSync(rx.dirs.bad)).toHaveLength(entries.length * 2);
   });
 });

@@ -3,16 +3,12 @@
 // for a protobuf request), never a connection reset (which an exporter takes for a network error and sends
 // the same body again). A body sent without Content-Length (chunked) is the case that reset.
 
-import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OtlpReceiver } from '../../collector/otel/receiver.ts';
-import { otelWireRecords } from '../../collector/otel/spooled.ts';
-import { ensureSpool, readEntry, type SpoolDirs, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
+import { receiverForTests, spooledRecords } from '../helpers/otlp.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';
-import { tempDir } from '../helpers/tmp.ts';
 
 interface ProtoReader {
   pos: number;
@@ -42,19 +38,7 @@ function decodeStatus(bytes: Uint8Array): { code?: number; message?: string } {
 }
 
 const log = createLogger({ name: 'test-otel-limits', level: 'silent' });
-let dirs: SpoolDirs;
-let receiver: OtlpReceiver;
-let base: string;
-
-beforeAll(async () => {
-  dirs = spoolDirs(tempDir());
-  ensureSpool(dirs);
-  receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log });
-  base = `http://127.0.0.1:${await receiver.start()}`;
-});
-afterAll(async () => {
-  await receiver.stop();
-});
+const rx = receiverForTests(log);
 
 /** A body of `chunks` × 256 KiB streamed without Content-Length. */
 function chunked(chunks: number): ReadableStream<Uint8Array> {
@@ -70,7 +54,7 @@ function chunked(chunks: number): ReadableStream<Uint8Array> {
 
 describe('a body over 4 MiB', () => {
   it('sent chunked is a 413 with the reason, not a reset connection; the receiver serves the next request', async () => {
-    const res = await fetch(`${base}/v1/metrics`, {
+    const res = await fetch(`${rx.base}/v1/metrics`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-protobuf' },
       body: chunked(40),
@@ -78,15 +62,15 @@ describe('a body over 4 MiB', () => {
     } as RequestInit);
     expect(res.status).toBe(413);
     expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toEqual({ code: 8, message: 'body over 4194304 bytes' });
-    const next = await fetch(`${base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const next = await fetch(`${rx.base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(next.status).toBe(200);
-    expect(receiver.snapshot()).toMatchObject({ refused: 1, requests: 1 });
+    expect(rx.receiver.snapshot()).toMatchObject({ refused: 1, requests: 1 });
   });
 });
 
 describe('a refused protobuf request', () => {
   const post = (body: Uint8Array, headers: Record<string, string> = {}) =>
-    fetch(`${base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', ...headers }, body });
+    fetch(`${rx.base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', ...headers }, body });
 
   it('is answered with a protobuf Status: not OTLP (400), a gzip bomb (413)', async () => {
     const bad = await post(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3]));
@@ -104,7 +88,7 @@ describe('a refused protobuf request', () => {
   });
 
   it('in JSON is answered in JSON', async () => {
-    const res = await fetch(`${base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' });
+    const res = await fetch(`${rx.base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(await res.json()).toEqual({ code: 3, message: expect.stringMatching(/^not an OTLP logs request/) });
@@ -112,7 +96,7 @@ describe('a refused protobuf request', () => {
 
   it('carries the google.rpc.Code of each refusal: 404 NOT_FOUND, 405 UNIMPLEMENTED, 415 INVALID_ARGUMENT', async () => {
     const codeOf = async (path: string, init: RequestInit) => {
-      const res = await fetch(`${base}${path}`, init);
+      const res = await fetch(`${rx.base}${path}`, init);
       return [res.status, decodeStatus(new Uint8Array(await res.arrayBuffer())).code];
     };
     const protobuf = { 'content-type': 'application/x-protobuf' };
@@ -158,15 +142,9 @@ describe('a request of many facts with long names', () => {
         },
       ],
     });
-    const res = await fetch(`${base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await fetch(`${rx.base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(res.status, await res.text()).toBe(200);
-    const decisions = readdirSync(dirs.new).flatMap((name) => {
-      const entry = readEntry(dirs, name);
-      if (entry.kind !== 'ok') throw new Error(`spool file ${name}: ${entry.kind}`);
-      const records = otelWireRecords(entry.value, 'machine-1');
-      if (records.kind !== 'ok') throw new Error(records.reason);
-      return records.value;
-    });
+    const decisions = spooledRecords(rx.dirs);
     expect(decisions).toHaveLength(2000);
     expect(new Set(decisions.map((d) => d.id)).size).toBe(2000);
   });

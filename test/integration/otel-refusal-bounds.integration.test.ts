@@ -7,11 +7,9 @@ import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OtlpReceiver } from '../../collector/otel/receiver.ts';
-import { ensureSpool, type SpoolDirs, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
+import { receiverForTests } from '../helpers/otlp.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';
-import { tempDir } from '../helpers/tmp.ts';
 
 const FOUR_MB = 4 * 1024 * 1024;
 
@@ -69,24 +67,14 @@ async function post(url: string, body: string | Buffer, headers: Record<string, 
 }
 
 describe("the collector's receiver, given a 4 MB string where a token count belongs", () => {
-  let dirs: SpoolDirs;
-  let receiver: OtlpReceiver;
-  let base: string;
   let logFile: string;
-  beforeAll(async () => {
-    const home = tempDir();
-    dirs = spoolDirs(home);
-    ensureSpool(dirs);
+  const rx = receiverForTests((home) => {
     logFile = join(home, 'receiver.log');
-    receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log: createLogger({ name: 'test', level: 'warn', destination: logFile }) });
-    base = `http://127.0.0.1:${await receiver.start()}`;
-  });
-  afterAll(async () => {
-    await receiver.stop();
+    return createLogger({ name: 'test', level: 'warn', destination: logFile });
   });
 
   it('quotes 64 characters of it, saying it was cut, in the answer, the log line and the quarantine', async () => {
-    const answer = await post(`${base}/v1/logs`, hugeBody());
+    const answer = await post(`${rx.base}/v1/logs`, hugeBody());
     const message = answer.partialSuccess!.errorMessage;
     expect(answer.partialSuccess!.rejectedLogRecords).toBe(1);
     expect(message).toContain(`input_tokens "${'7'.repeat(64)}"… (cut, ${FOUR_MB} characters)`);
@@ -96,16 +84,16 @@ describe("the collector's receiver, given a 4 MB string where a token count belo
     expect(lines.map((l) => JSON.parse(l).msg)).toContain('OTLP facts refused, quarantined');
     expect(statSync(logFile).size).toBeLessThan(2000);
     // Every quarantine file (the fact as read and its reason) is small too.
-    const files = readdirSync(dirs.bad);
+    const files = readdirSync(rx.dirs.bad);
     expect(files.length).toBeGreaterThan(0);
-    for (const name of files) expect(statSync(join(dirs.bad, name)).size, name).toBeLessThan(2000);
-    expect(files.map((n) => readFileSync(join(dirs.bad, n), 'utf8')).join('\n')).toContain('(cut, 4194304 characters)');
-    for (const n of readdirSync(dirs.bad)) rmSync(join(dirs.bad, n));
+    for (const name of files) expect(statSync(join(rx.dirs.bad, name)).size, name).toBeLessThan(2000);
+    expect(files.map((n) => readFileSync(join(rx.dirs.bad, n), 'utf8')).join('\n')).toContain('(cut, 4194304 characters)');
+    for (const n of readdirSync(rx.dirs.bad)) rmSync(join(rx.dirs.bad, n));
   });
 
   it('quotes 64 characters of an unknown Content-Encoding of 8 000 in its 415, its body and its log line', async () => {
     const before = statSync(logFile).size;
-    const res = await fetch(`${base}/v1/logs`, {
+    const res = await fetch(`${rx.base}/v1/logs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-encoding': 'z'.repeat(8000) },
       body: '{}',
@@ -125,14 +113,14 @@ describe("the collector's receiver, given a 4 MB string where a token count belo
         ],
       }),
     );
-    expect((await post(`${base}/v1/logs`, body)).partialSuccess).toBeUndefined();
-    const names = receiver.snapshot().unmappedNames.map(([n]) => n);
+    expect((await post(`${rx.base}/v1/logs`, body)).partialSuccess).toBeUndefined();
+    const names = rx.receiver.snapshot().unmappedNames.map(([n]) => n);
     expect(names).toContain(`${'n'.repeat(64)}… (cut, ${FOUR_MB} characters)`);
     expect(Math.max(...names.map((n) => n.length))).toBeLessThan(100);
   });
 
   it('bounds error_message as a whole: three distinct reasons of four long values each', async () => {
-    const answer = await post(`${base}/v1/logs`, manyLongBody());
+    const answer = await post(`${rx.base}/v1/logs`, manyLongBody());
     const message = answer.partialSuccess!.errorMessage;
     expect(answer.partialSuccess!.rejectedLogRecords).toBe(3);
     expect(message.startsWith('3 refused: ')).toBe(true);

@@ -3,12 +3,12 @@
 // A different request (a later export of the same kind) stays its own records. A receiver that dies right
 // after answering keeps the cumulative totals its answer counted from.
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OtlpReceiver } from '../../collector/otel/receiver.ts';
 import { otelWireRecords } from '../../collector/otel/spooled.ts';
-import { ensureSpool, readEntry, type SpoolDirs, spoolDirs } from '../../collector/spool.ts';
+import { ensureSpool, readEntry, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
-import { claudeAcceptedEdits } from '../helpers/otlp.ts';
+import { claudeAcceptedEdits, receiverForTests, spooledFile } from '../helpers/otlp.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const log = createLogger({ name: 'test-otel-retry', level: 'silent' });
@@ -39,36 +39,18 @@ const decisionLogs = (decision: string, time = T) =>
     ],
   });
 
-let dirs: SpoolDirs;
-let receiver: OtlpReceiver;
-let base: string;
-
-beforeAll(async () => {
-  dirs = spoolDirs(tempDir());
-  ensureSpool(dirs);
-  receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log });
-  base = `http://127.0.0.1:${await receiver.start()}`;
-});
-afterAll(async () => {
-  await receiver.stop();
-});
+const rx = receiverForTests(log);
 
 async function post(body: string): Promise<void> {
-  const res = await fetch(`${base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const res = await fetch(`${rx.base}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   expect(res.status).toBe(200);
 }
 
 /** The ids of the decision records in the spool's new/, by file. */
 function spooledIds(): string[][] {
-  return readdirSync(dirs.new)
+  return readdirSync(rx.dirs.new)
     .sort()
-    .map((name) => {
-      const entry = readEntry(dirs, name);
-      if (entry.kind !== 'ok') throw new Error(`unreadable spool file ${name}`);
-      const records = otelWireRecords(entry.value, 'machine-1');
-      if (records.kind !== 'ok') throw new Error(records.reason);
-      return records.value.filter((r) => r.kind === 'decision').map((r) => r.id);
-    });
+    .map((name) => spooledFile(rx.dirs, name).flatMap((r) => (r.kind === 'decision' ? [r.id] : [])));
 }
 
 describe('a retried OTLP export', () => {

@@ -2,15 +2,11 @@
 // server fails to keep (the spool cannot be written; more records than one request may map to) leaves the
 // totals as they were, so the agent's next export of the same total counts it, rather than finding it
 // "already counted" and losing those decisions for good.
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OtlpReceiver } from '../../collector/otel/receiver.ts';
-import { otelWireRecords } from '../../collector/otel/spooled.ts';
-import { ensureSpool, readEntry, type SpoolDirs, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
-import { claudeAcceptedEdits } from '../helpers/otlp.ts';
+import { claudeAcceptedEdits, receiverForTests, spooledRecords } from '../helpers/otlp.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';
-import { tempDir } from '../helpers/tmp.ts';
 
 const log = createLogger({ name: 'test-otlp-totals', level: 'silent' });
 const T = 1_795_000_000_000_000_000n;
@@ -32,36 +28,19 @@ function cumulative(total: number, sessions = 1, at = 0, first = 0) {
 }
 
 describe('the collector receiver', () => {
-  let dirs: SpoolDirs;
-  let receiver: OtlpReceiver;
-  let base: string;
-  beforeAll(async () => {
-    dirs = spoolDirs(tempDir());
-    ensureSpool(dirs);
-    receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log });
-    base = `http://127.0.0.1:${await receiver.start()}`;
-  });
-  afterAll(async () => {
-    await receiver.stop();
-  });
+  const rx = receiverForTests(log);
 
-  const post = (body: string) => fetch(`${base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const post = (body: string) => fetch(`${rx.base}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
   it('that could not spool a cumulative 5 counts it when the next export repeats it', async () => {
     // The spool's tmp/ is not a folder: writing fails, the answer is a 500 (the exporter may send again).
-    rmSync(dirs.tmp, { recursive: true });
-    writeFileSync(dirs.tmp, '');
+    rmSync(rx.dirs.tmp, { recursive: true });
+    writeFileSync(rx.dirs.tmp, '');
     expect((await post(cumulative(5, 1, 1))).status).toBe(500);
-    rmSync(dirs.tmp);
-    mkdirSync(dirs.tmp, { mode: 0o700 });
+    rmSync(rx.dirs.tmp);
+    mkdirSync(rx.dirs.tmp, { mode: 0o700 });
     expect((await post(cumulative(5, 1, 2))).status).toBe(200);
-    const counts = readdirSync(dirs.new).flatMap((name) => {
-      const entry = readEntry(dirs, name);
-      if (entry.kind !== 'ok') throw new Error(`unreadable spool file ${name}`);
-      const records = otelWireRecords(entry.value, 'machine-1');
-      if (records.kind !== 'ok') throw new Error(records.reason);
-      return records.value.flatMap((r) => (r.kind === 'decision' ? [r.count] : []));
-    });
+    const counts = spooledRecords(rx.dirs).flatMap((r) => (r.kind === 'decision' ? [r.count] : []));
     expect(counts).toEqual([5]);
   });
 });

@@ -9,13 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrgId } from '../../common/ids.ts';
-import { bearer, type TestServer, testServer } from '../helpers/server.ts';
+import { type PullRequestScene, pullRequestScene } from '../helpers/pull-requests.ts';
 
 const TOKEN = 'gitlab-webhook-token-0123';
-let server: TestServer;
-let orgId: OrgId;
-let ownerKey: string;
+let scene: PullRequestScene;
 
 function event(action: string, updatedAt: string, iid = 7) {
   const body = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'codehost', 'gitlab-merge_request.json'), 'utf8'));
@@ -33,62 +30,27 @@ function event(action: string, updatedAt: string, iid = 7) {
   return JSON.stringify(body);
 }
 
-async function deliver(body: string, id: string) {
-  const res = await server.app.inject({
-    method: 'POST',
-    url: `/api/v1/hooks/gitlab/${orgId}`,
-    headers: {
-      'content-type': 'application/json',
-      'x-gitlab-event': 'Merge Request Hook',
-      'x-gitlab-event-uuid': id,
-      'x-gitlab-token': TOKEN,
-    },
-    payload: body,
-  });
-  expect(res.statusCode, res.body).toBe(202);
-}
-
 beforeAll(async () => {
-  server = await testServer({ now: () => new Date('2026-11-05T12:00:00Z') });
-  const org = await server.seedOrg('Acme');
-  orgId = org.orgId as OrgId;
-  ownerKey = org.users.owner.key;
-  const set = await server.app.inject({
-    method: 'PUT',
-    url: '/api/v0/organization/codehosts/gitlab',
-    headers: bearer(ownerKey),
-    payload: { secret: TOKEN },
-  });
-  expect(set.statusCode, set.body).toBe(200);
+  scene = await pullRequestScene({ developers: [], gitlab: TOKEN, price: false });
 });
-afterAll(async () => server.close());
+afterAll(async () => scene.server.close());
 
 describe('a merged merge request changed later', () => {
   it('keeps the time of its merge event, not the time of the later change', async () => {
-    await deliver(event('merge', '2026-11-03T11:30:00Z'), 'g-merge');
-    await deliver(event('update', '2026-11-04T08:00:00Z'), 'g-label');
-    const res = await server.app.inject({
-      method: 'GET',
-      url: '/api/v1/analytics/pull_requests?startDate=2026-11-03&endDate=2026-11-04',
-      headers: bearer(ownerKey),
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().data.map((d: Record<string, unknown>) => [d['date'], d['merged'], d['median_hours_to_merge']])).toEqual([
+    await scene.deliverGitlab(event('merge', '2026-11-03T11:30:00Z'), 'g-merge');
+    await scene.deliverGitlab(event('update', '2026-11-04T08:00:00Z'), 'g-label');
+    const body = await scene.get('/api/v1/analytics/pull_requests?startDate=2026-11-03&endDate=2026-11-04');
+    expect(body.data.map((d: Record<string, unknown>) => [d['date'], d['merged'], d['median_hours_to_merge']])).toEqual([
       ['2026-11-03', 1, 2],
       ['2026-11-04', 0, null],
     ]);
   });
 
   it('takes the time of a merge event that arrives after the later change', async () => {
-    await deliver(event('update', '2026-11-04T08:00:00Z', 8), 'g8-label');
-    await deliver(event('merge', '2026-11-03T11:30:00Z', 8), 'g8-merge');
-    const res = await server.app.inject({
-      method: 'GET',
-      url: '/api/v1/analytics/pull_requests?startDate=2026-11-03&endDate=2026-11-04',
-      headers: bearer(ownerKey),
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().data.map((d: Record<string, unknown>) => [d['date'], d['merged'], d['median_hours_to_merge']])).toEqual([
+    await scene.deliverGitlab(event('update', '2026-11-04T08:00:00Z', 8), 'g8-label');
+    await scene.deliverGitlab(event('merge', '2026-11-03T11:30:00Z', 8), 'g8-merge');
+    const body = await scene.get('/api/v1/analytics/pull_requests?startDate=2026-11-03&endDate=2026-11-04');
+    expect(body.data.map((d: Record<string, unknown>) => [d['date'], d['merged'], d['median_hours_to_merge']])).toEqual([
       ['2026-11-03', 2, 2],
       ['2026-11-04', 0, null],
     ]);

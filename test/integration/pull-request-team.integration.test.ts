@@ -13,157 +13,63 @@
 // team=Platform: 11-02 merged 1, 20 lines, $1.00, not shipped $0.50; 11-03 as Web's (Web is below it).
 // Unknown team: 400; with group_by=team: 400; a member asking: 403.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { githubSignature } from '../../api/pull-requests/verify.ts';
-import type { OrgId } from '../../common/ids.ts';
-import { createLogger } from '../../common/logger.ts';
-import { repoId } from '../../common/repo-id.ts';
-import { INGEST_PATH, type WireLandedCommit, type WireRecord } from '../../common/wire.ts';
+import {
+  commitsAt,
+  DEV,
+  GITHUB_SECRET,
+  githubMergesAt,
+  type PullRequestScene,
+  pullRequestScene,
+  REPO,
+  sha,
+} from '../helpers/pull-requests.ts';
 import { usage } from '../helpers/records.ts';
-import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { bearer } from '../helpers/server.ts';
 
-const log = createLogger({ name: 'test', level: 'silent' });
-const DEV = 'dev@example.com';
 const WEB = 'web@example.com';
-const REPO = 'github.com/acme/shop';
-const SECRET = 'github-webhook-secret-0123';
 const at = (when: string) => Date.parse(`2026-11-0${when}:00Z`);
-const iso = (ms: number) => new Date(ms).toISOString();
-const sha = (c: string) => c.repeat(40);
+const commit = commitsAt(at);
+const githubEvent = githubMergesAt(at);
 const SHA = { A: sha('1'), M1: sha('2'), B: sha('3'), M2: sha('4') };
 
-let server: TestServer;
-let orgId: OrgId;
-let ownerKey: string;
-let devKey: string;
-let webKey: string;
-let memberKey: string;
+let scene: PullRequestScene;
 
-function commit(id: string, when: string, parents: string[], lines: number, session: string | null, author = DEV): WireLandedCommit {
-  return {
-    kind: 'commit',
-    id: `${repoId(REPO)}:${id}`,
-    repo_id: repoId(REPO),
-    repo: REPO,
-    commit: id,
-    ts: at(when),
-    author,
-    lines_added: lines,
-    lines_deleted: 0,
-    agent_lines: session ? lines : 0,
-    by_agent: session ? [{ agent: 'claude', model: 'model-a', lines }] : [],
-    by_session: session ? [{ agent: 'claude', session_id: session, lines }] : [],
-    parents,
-  };
-}
-
-function githubEvent(pr: { number: number; opened: string; merged: string; merge: string; head: string; commits: number }) {
-  return JSON.stringify({
-    action: 'closed',
-    number: pr.number,
-    pull_request: {
-      id: 1000 + pr.number,
-      number: pr.number,
-      user: { login: 'dev', id: 42 },
-      created_at: iso(at(pr.opened)),
-      updated_at: iso(at(pr.merged)),
-      merged: true,
-      merged_at: iso(at(pr.merged)),
-      state: 'closed',
-      merge_commit_sha: pr.merge,
-      head: { sha: pr.head },
-      base: { ref: 'main' },
-      commits: pr.commits,
-    },
-    repository: { html_url: `https://${REPO}`, default_branch: 'main' },
-  });
-}
-
-async function deliver(body: string, id: string) {
-  const res = await server.app.inject({
-    method: 'POST',
-    url: `/api/v1/hooks/github/${orgId}`,
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'pull_request',
-      'x-github-delivery': id,
-      'x-hub-signature-256': githubSignature(SECRET, body),
-    },
-    payload: body,
-  });
-  expect(res.statusCode, res.body).toBe(202);
-}
-
-async function ingest(records: WireRecord[], key = devKey) {
-  const res = await server.app.inject({
-    method: 'POST',
-    url: INGEST_PATH,
-    headers: { ...bearer(key), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-    payload: gzipNdjson(records),
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  expect(res.json().rejected, res.body).toEqual([]);
-}
-
-const analytics = (query: string, key = ownerKey) =>
-  server.app.inject({
+const analytics = (query: string, key = scene.ownerKey) =>
+  scene.server.app.inject({
     method: 'GET',
     url: `/api/v1/analytics/pull_requests?startDate=2026-11-02&endDate=2026-11-03${query}`,
     headers: bearer(key),
   });
 
 beforeAll(async () => {
-  server = await testServer({ now: () => new Date('2026-11-05T12:00:00Z') });
-  const org = await server.seedOrg('Acme');
-  orgId = org.orgId as OrgId;
-  ownerKey = org.users.owner.key;
-  memberKey = org.users.member.key;
-  const dev = await server.services.accounts.createUser({ orgId, email: DEV, role: 'member' });
-  devKey = (await server.services.accounts.createKey(dev)).key;
-  const web = await server.services.accounts.createUser({ orgId, email: WEB, role: 'member' });
-  webKey = (await server.services.accounts.createKey(web)).key;
-  for (const [method, url, payload, type] of [
-    [
-      'PUT',
-      '/api/v0/organization/pricing',
-      { model: 'model-a', effectiveFrom: '2026-11-01', inputMtok: 1, outputMtok: 10 },
-      'application/json',
-    ],
-    ['PUT', '/api/v0/organization/codehosts/github', { secret: SECRET }, 'application/json'],
-    [
-      'PUT',
-      '/api/v0/organization/teams',
-      `email,team,parent,from,to\n${DEV},Platform,,2026-11-01,\n${WEB},Web,Platform,2026-11-01,\n`,
-      'text/csv',
-    ],
-  ] as const) {
-    const res = await server.app.inject({
-      method,
-      url,
-      headers: { ...bearer(ownerKey), 'content-type': type },
-      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
-    });
-    expect(res.statusCode, res.body).toBe(200);
-  }
-  await ingest([
+  scene = await pullRequestScene({ developers: [DEV, WEB], github: GITHUB_SECRET });
+  const teams = await scene.server.app.inject({
+    method: 'PUT',
+    url: '/api/v0/organization/teams',
+    headers: { ...bearer(scene.ownerKey), 'content-type': 'text/csv' },
+    payload: `email,team,parent,from,to\n${DEV},Platform,,2026-11-01,\n${WEB},Web,Platform,2026-11-01,\n`,
+  });
+  expect(teams.statusCode, teams.body).toBe(200);
+  await scene.ingest([
     usage('model-a', '2026-11-02T09:50:00Z', { input_tokens: 1_000_000 }, false, 'd1'),
     usage('model-a', '2026-11-02T15:00:00Z', { input_tokens: 500_000 }, false, 'd2'),
     commit(SHA.A, '2T10:30', [], 20, 'd1'),
     commit(SHA.M1, '2T11:00', [sha('9'), SHA.A], 0, null),
   ]);
-  await ingest(
+  await scene.ingest(
     [
       usage('model-a', '2026-11-03T09:50:00Z', { input_tokens: 250_000 }, false, 'w1'),
       usage('model-a', '2026-11-03T15:00:00Z', { input_tokens: 750_000 }, false, 'w2'),
       commit(SHA.B, '3T10:30', [], 15, 'w1', WEB),
       commit(SHA.M2, '3T11:00', [sha('8'), SHA.B], 0, null, WEB),
     ],
-    webKey,
+    scene.keys[WEB],
   );
-  await server.services.runBatch({ trigger: 'cli', log, now: new Date('2026-11-05T12:00:00Z') });
-  await deliver(githubEvent({ number: 1, opened: '2T10:35', merged: '2T11:00', merge: SHA.M1, head: SHA.A, commits: 1 }), 'd1');
-  await deliver(githubEvent({ number: 2, opened: '3T10:35', merged: '3T11:00', merge: SHA.M2, head: SHA.B, commits: 1 }), 'd2');
+  await scene.batch();
+  await scene.deliverGithub(githubEvent({ number: 1, opened: '2T10:35', merged: '2T11:00', merge: SHA.M1, head: SHA.A, commits: 1 }), 'd1');
+  await scene.deliverGithub(githubEvent({ number: 2, opened: '3T10:35', merged: '3T11:00', merge: SHA.M2, head: SHA.B, commits: 1 }), 'd2');
 }, 60_000);
-afterAll(async () => server.close());
+afterAll(async () => scene.server.close());
 
 const days = (body: { data: Record<string, unknown>[] }) =>
   body.data.map((d) => [d['date'], d['merged'], d['lines_added'], d['cost_usd'], d['not_shipped_cost_usd']]);
@@ -197,6 +103,6 @@ describe('team= on the pull request figures', () => {
   it('an unknown team or team= with group_by=team is a 400; a member asking is a 403', async () => {
     expect((await analytics('&team=Nope')).statusCode).toBe(400);
     expect((await analytics('&team=Web&group_by=team')).statusCode).toBe(400);
-    expect((await analytics('&team=Web', memberKey)).statusCode).toBe(403);
+    expect((await analytics('&team=Web', scene.memberKey)).statusCode).toBe(403);
   });
 });
