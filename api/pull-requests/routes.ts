@@ -323,9 +323,12 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
   } as const satisfies RouteDoc;
   declareRoute(app, listDoc, async ({ principal, query }, request, reply) => {
     const user = ownOnly(principal);
+    if (teamScoped(query) && user) throw forbidden('Team figures are for owners and managers; a member sees their own pull requests');
     const of = { org: principal.orgId, viewer: user, now: now(), reads: PR_READS, teams: deps.teams };
     return sendAnswer(deps.cache, request, reply, of, async (): Promise<PullRequestPage> => {
       const q = checkedDates(query.startDate, query.endDate, now(), true);
+      // team=, as the figures take it: the pull requests holding commits of its members on the day of merge.
+      const scope = query.team === undefined ? undefined : await deps.teams.scope(principal.orgId, query.team, q.startDate, q.endDate);
       const limit = query.limit ? Number(query.limit) : 20;
       const match = query.cursor ? PR_CURSOR.exec(query.cursor) : null;
       const after = (p: PullRequestFigures) =>
@@ -337,6 +340,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
       const later = q.endDate === today && deps.live ? (await deps.live.figures({ orgId: principal.orgId })).sessionCosts : undefined;
       const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user, later))
         .sort((a, b) => b.mergedAt - a.mergedAt || b.number - a.number || (a.repo < b.repo ? 1 : a.repo > b.repo ? -1 : 0))
+        .filter((p) => !scope || p.users.some((member) => scope.members(utcDay(p.mergedAt)).has(member)))
         .filter(after);
       const page = all.slice(0, limit);
       const last = page.at(-1);

@@ -140,6 +140,9 @@ export const PullRequestListQuery = z.strictObject({
     .optional()
     .describe('page size, 1-100 (default 20)'),
   cursor: z.string().regex(PR_CURSOR, 'cursor must be meta.next_cursor of the previous page').optional(),
+  team: teamParam(
+    "an agentmeter extension: the pull requests holding commits of the people who were members of this team or of a team below it on the day of merge (owners and managers; 403 below the organization's minimum team size)",
+  ),
 });
 
 export const PullRequestItem = z.strictObject({

@@ -11,7 +11,8 @@
 //               lands nothing.
 // team=Web:      11-02 nothing; 11-03 merged 1, 15 lines, $0.25, not shipped $0.75.
 // team=Platform: 11-02 merged 1, 20 lines, $1.00, not shipped $0.50; 11-03 as Web's (Web is below it).
-// Unknown team: 400; with group_by=team: 400; a member asking: 403.
+// Unknown team: 400; with group_by=team: 400; a member asking: 403. The list of pull requests: team=Web
+// lists #2, team=Platform both.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   commitsAt,
@@ -104,5 +105,25 @@ describe('team= on the pull request figures', () => {
     expect((await analytics('&team=Nope')).statusCode).toBe(400);
     expect((await analytics('&team=Web&group_by=team')).statusCode).toBe(400);
     expect((await analytics('&team=Web', scene.memberKey)).statusCode).toBe(403);
+  });
+
+  it("the list of pull requests takes team= too: the ones holding its members' commits", async () => {
+    const list = (query: string, key = scene.ownerKey) =>
+      scene.server.app.inject({
+        method: 'GET',
+        url: `/api/v0/code/pull_requests?startDate=2026-11-02&endDate=2026-11-03${query}`,
+        headers: bearer(key),
+      });
+    const numbers = async (query: string) => {
+      const res = await list(query);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data.map((p: { number: number }) => p.number);
+    };
+    expect(await numbers('')).toEqual([2, 1]);
+    expect(await numbers('&team=Web')).toEqual([2]);
+    expect(await numbers('&team=platform')).toEqual([2, 1]);
+    expect(await numbers('&team=Web&limit=1')).toEqual([2]);
+    expect((await list('&team=Nope')).statusCode).toBe(400);
+    expect((await list('&team=Web', scene.memberKey)).statusCode).toBe(403);
   });
 });
