@@ -14,7 +14,18 @@ import { HookConfigCache } from './hooks-ran.ts';
 import { refreshLimitStatus } from './limits.ts';
 import { isBatchFault, isContentFault, narrowBatch } from './narrow.ts';
 import { encodeBatch, postBatch, REQUEST_TIMEOUT_MS, ShipError } from './shipper.ts';
-import { ensureSpool, quarantineFile, quarantineRecord, type SpoolDirs, SpoolQueue, shippedPaths, spoolDirs, sweepTmp } from './spool.ts';
+import {
+  ensureSpool,
+  pruneQuarantine,
+  QUARANTINE_MOST,
+  quarantineFile,
+  quarantineRecord,
+  type SpoolDirs,
+  SpoolQueue,
+  shippedPaths,
+  spoolDirs,
+  sweepTmp,
+} from './spool.ts';
 import { type CollectorState, committedState, loadState, machineId, saveState } from './state.ts';
 import { refreshStatusCache } from './status-cache.ts';
 import { Unlinker } from './unlinker.ts';
@@ -33,7 +44,12 @@ export interface CollectorOptions {
   /** Attempts per batch before drain() gives up (run() never gives up). */
   maxAttempts?: number;
   backoff?: BackoffOptions;
+  /** Most entries the spool's bad/ keeps (QUARANTINE_MOST). */
+  quarantineMost?: number;
 }
+
+/** How often a drain prunes the quarantine (the first drain does). */
+const PRUNE_EVERY_MS = 3600_000;
 
 /**
  * Tries of a batch answered 5xx before it is sent again in halves to find a record the server cannot
@@ -104,6 +120,8 @@ export class Collector {
   private readonly refsWatched = new Set<string>();
   /** A scan for landed commits is due: at start, after a batch watched a new repository, after refs moved. */
   private scanDue = true;
+  /** When a drain last pruned the quarantine (0: none yet). */
+  private prunedAt = 0;
   /** Sessions with an event lately, by agent and id, and when it was read (READ_AGAIN_MS). */
   private readonly recent = new Map<string, { session: SessionRead; seenAt: number }>();
 
@@ -156,6 +174,12 @@ export class Collector {
     }
     const swept = sweepTmp(this.dirs);
     if (swept) this.options.log.info({ swept }, 'swept abandoned tmp files');
+    if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = Date.now();
+      const most = this.options.quarantineMost ?? QUARANTINE_MOST;
+      const pruned = pruneQuarantine(this.dirs, most);
+      if (pruned) this.options.log.warn({ pruned, most }, 'quarantine past its bound: the oldest entries were removed');
+    }
     const removals: Promise<void>[] = [];
     try {
       do {

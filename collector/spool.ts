@@ -339,6 +339,49 @@ export function quarantineRecord(dirs: SpoolDirs, id: string, record: unknown, r
  * files of this user with one link: a file with two is delivered (its new/ name is waiting to be read),
  * and a link or anything else found there is not ours to remove.
  */
+/**
+ * The most entries bad/ keeps, each with its .reason: past it the oldest go, so that a server refusing
+ * every event for days (or a hook misconfigured for weeks) cannot fill the developer's disk.
+ */
+export const QUARANTINE_MOST = 10_000;
+
+/**
+ * Once bad/ holds more than `most` entries, removes the oldest (by modification time, each with its
+ * .reason) down to 90% of `most`, so that the next prune is not due at once. Only regular files of this
+ * user count and go; anything else is left where it is, and nothing is followed. Returns how many went.
+ */
+export function pruneQuarantine(dirs: SpoolDirs, most = QUARANTINE_MOST): number {
+  let names: string[];
+  try {
+    names = readdirSync(dirs.bad);
+  } catch {
+    return 0;
+  }
+  const entries = names.filter((name) => !name.endsWith('.reason'));
+  if (entries.length <= most) return 0;
+  const uid = currentUid();
+  const aged = entries.flatMap((name) => {
+    try {
+      const stat = lstatSync(join(dirs.bad, name));
+      return stat.isFile() && (uid === undefined || stat.uid === uid) ? [{ name, mtime: stat.mtimeMs }] : [];
+    } catch {
+      return []; // removed meanwhile
+    }
+  });
+  aged.sort((a, b) => a.mtime - b.mtime || (a.name < b.name ? -1 : 1));
+  const drop = aged.slice(0, Math.max(0, aged.length - Math.floor(most * 0.9)));
+  for (const { name } of drop)
+    for (const file of [name, `${name}.reason`]) {
+      try {
+        const path = join(dirs.bad, file);
+        if (lstatSync(path).isFile()) unlinkSync(path);
+      } catch {
+        // Gone already.
+      }
+    }
+  return drop.length;
+}
+
 export function sweepTmp(dirs: SpoolDirs, now = Date.now(), maxAgeMs = TMP_MAX_AGE_MS): number {
   let swept = 0;
   let names: string[] = [];
