@@ -5,18 +5,15 @@
 // Claude Code event beside them still ships.
 import { execSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeHookHost } from '../../collector/agents/claude/hosts.ts';
 import { Collector } from '../../collector/daemon.ts';
 import { loadState } from '../../collector/state.ts';
 import { createLogger } from '../../common/logger.ts';
-import type { WireRecord } from '../../common/wire.ts';
 import { agentFixtures } from '../helpers/agent-fixtures.ts';
 import { runCli } from '../helpers/processes.ts';
+import { type RecordingServer, startRecordingServer } from '../helpers/recording-server.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const FIXTURES = join(agentFixtures('claude'), 'hosts');
@@ -27,32 +24,12 @@ const lines = (file: string) =>
     .split('\n')
     .map((l) => JSON.parse(l) as { event: string; payload: Record<string, unknown> });
 
-let server: Server | undefined;
-afterAll(() => new Promise((r) => (server ? server.close(r) : r(undefined))));
+let server: RecordingServer | undefined;
+afterAll(() => server?.close());
 
-async function recordingServer(): Promise<{ url: string; records: WireRecord[] }> {
-  const records: WireRecord[] = [];
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/api/v1/ingest/events') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'Not Found', detail: '', status: 404 }));
-        return;
-      }
-      const batch = gunzipSync(Buffer.concat(chunks))
-        .toString('utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as WireRecord);
-      records.push(...batch);
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ received: batch.length, stored: batch.length, duplicates: 0, rejected: [] }));
-    });
-  });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, records };
+async function recordingServer(): Promise<RecordingServer> {
+  server = await startRecordingServer();
+  return server;
 }
 
 describe('other hosts running the Claude Code hook', () => {

@@ -4,10 +4,7 @@
 // in-process against a server that records every record it is sent.
 
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLAUDE_USAGE } from '../../collector/agents/claude/usage.ts';
 import { CODEX_USAGE } from '../../collector/agents/codex/usage.ts';
@@ -22,6 +19,7 @@ import { AGENTS } from '../../common/agents.ts';
 import { createLogger } from '../../common/logger.ts';
 import type { WireRecord } from '../../common/wire.ts';
 import { agentFixtures } from '../helpers/agent-fixtures.ts';
+import { type RecordingServer, startRecordingServer } from '../helpers/recording-server.ts';
 import { writeSpoolFile } from '../helpers/spool.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -29,37 +27,17 @@ const log = createLogger({ name: 'test-agent-state', level: 'silent' });
 const S1 = '019aa1b2-7c3e-7d41-9b5e-3f2a6c8d9e01';
 const R1 = `rollout-2026-11-20T10-00-00-${S1}.jsonl`;
 
-let servers: Server[] = [];
+let servers: RecordingServer[] = [];
 afterEach(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  await Promise.all(servers.map((s) => s.close()));
   servers = [];
 });
 
 /** A server that acknowledges every batch and keeps every record sent, in order. */
-async function recordingServer(): Promise<{ url: string; records: WireRecord[] }> {
-  const records: WireRecord[] = [];
-  const server = createServer((req, res) => {
-    if (req.method !== 'POST' || req.url !== '/api/v1/ingest/events') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'Not Found', detail: '', status: 404 }));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const batch = gunzipSync(Buffer.concat(chunks))
-        .toString('utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as WireRecord);
-      records.push(...batch);
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ received: batch.length, stored: batch.length, duplicates: 0, rejected: [] }));
-    });
-  });
+async function recordingServer(): Promise<RecordingServer> {
+  const server = await startRecordingServer();
   servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, records };
+  return server;
 }
 
 /**
