@@ -177,8 +177,8 @@ export class Collector {
     if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) {
       this.prunedAt = Date.now();
       const most = this.options.quarantineMost ?? QUARANTINE_MOST;
-      const pruned = pruneQuarantine(this.dirs, most);
-      if (pruned) this.options.log.warn({ pruned, most }, 'quarantine past its bound: the oldest entries were removed');
+      const { removed } = pruneQuarantine(this.dirs, most);
+      if (removed) this.options.log.warn({ removed, most }, 'quarantine past its bound: the oldest entries were removed');
     }
     const removals: Promise<void>[] = [];
     try {

@@ -346,19 +346,24 @@ export function quarantineRecord(dirs: SpoolDirs, id: string, record: unknown, r
 export const QUARANTINE_MOST = 10_000;
 
 /**
- * Once bad/ holds more than `most` entries, removes the oldest (by modification time, each with its
- * .reason) down to 90% of `most`, so that the next prune is not due at once. Only regular files of this
- * user count and go; anything else is left where it is, and nothing is followed. Returns how many went.
+ * Once bad/ holds more than `most` entries (of those `only` names, when given), removes the oldest (by
+ * modification time, each with its .reason) down to 90% of `most`, so that the next prune is not due at
+ * once. Only regular files of this user go; anything else is left where it is (and still counted), and
+ * nothing is followed. Returns how many went, and how many such entries are left.
  */
-export function pruneQuarantine(dirs: SpoolDirs, most = QUARANTINE_MOST): number {
+export function pruneQuarantine(
+  dirs: SpoolDirs,
+  most = QUARANTINE_MOST,
+  only: (name: string) => boolean = () => true,
+): { removed: number; left: number } {
   let names: string[];
   try {
     names = readdirSync(dirs.bad);
   } catch {
-    return 0;
+    return { removed: 0, left: 0 };
   }
-  const entries = names.filter((name) => !name.endsWith('.reason'));
-  if (entries.length <= most) return 0;
+  const entries = names.filter((name) => !name.endsWith('.reason') && only(name));
+  if (entries.length <= most) return { removed: 0, left: entries.length };
   const uid = currentUid();
   const aged = entries.flatMap((name) => {
     try {
@@ -379,7 +384,7 @@ export function pruneQuarantine(dirs: SpoolDirs, most = QUARANTINE_MOST): number
         // Gone already.
       }
     }
-  return drop.length;
+  return { removed: drop.length, left: entries.length - drop.length };
 }
 
 export function sweepTmp(dirs: SpoolDirs, now = Date.now(), maxAgeMs = TMP_MAX_AGE_MS): number {

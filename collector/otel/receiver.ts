@@ -6,7 +6,7 @@
 // success, saying how many and why. Bodies are bounded (413); a body that is not OTLP is a 400 with the reason. What is not mapped is
 // counted (status file, `collect status`) and dropped.
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -26,7 +26,7 @@ import {
   statusProtobuf,
 } from '../../common/otel/otlp.ts';
 import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
-import { quarantineRecord, type SpoolDirs } from '../spool.ts';
+import { pruneQuarantine, quarantineRecord, type SpoolDirs } from '../spool.ts';
 import { spoolFacts } from './spooled.ts';
 import { DEFAULT_OTLP_LISTEN, type ReceiverStatus, receiverStatusPath } from './status.ts';
 
@@ -290,7 +290,7 @@ export class OtlpReceiver {
     this.quarantined ??= this.receiverEntries().length;
     if (!existsSync(join(this.options.dirs.bad, name))) this.quarantined++;
     quarantineRecord(this.options.dirs, `otel.${request}`, entry, reason);
-    if (this.quarantined > MAX_RECEIVER_QUARANTINE) this.pruneQuarantine(name);
+    if (this.quarantined > MAX_RECEIVER_QUARANTINE) this.pruneQuarantine();
   }
 
   private receiverEntries(): string[] {
@@ -301,24 +301,14 @@ export class OtlpReceiver {
     }
   }
 
-  /** Past MAX_RECEIVER_QUARANTINE receiver entries in bad/, removes the oldest (never `kept`) down to 90%. */
-  private pruneQuarantine(kept: string): void {
-    const bad = this.options.dirs.bad;
-    const names = this.receiverEntries().filter((n) => n !== kept);
-    this.quarantined = names.length + 1;
-    if (this.quarantined <= MAX_RECEIVER_QUARANTINE) return;
-    const aged = names.flatMap((name) => {
-      try {
-        return [{ name, mtime: lstatSync(join(bad, name)).mtimeMs }];
-      } catch {
-        return []; // removed by the user meanwhile
-      }
-    });
-    aged.sort((a, b) => a.mtime - b.mtime || (a.name < b.name ? -1 : 1));
-    const drop = aged.slice(0, aged.length + 1 - Math.floor(MAX_RECEIVER_QUARANTINE * 0.9));
-    for (const { name } of drop) for (const file of [name, `${name}.reason`]) rmSync(join(bad, file), { force: true });
-    this.quarantined -= drop.length;
-    this.options.log.info({ removed: drop.length, kept: MAX_RECEIVER_QUARANTINE }, 'OTLP quarantine pruned, oldest entries removed');
+  /**
+   * Past MAX_RECEIVER_QUARANTINE receiver entries in bad/, removes the oldest down to 90% (the entry just
+   * written is the newest), and counts what is left (the user may have removed entries since).
+   */
+  private pruneQuarantine(): void {
+    const { removed, left } = pruneQuarantine(this.options.dirs, MAX_RECEIVER_QUARANTINE, (name) => RECEIVER_ENTRY.test(name));
+    this.quarantined = left;
+    if (removed) this.options.log.info({ removed, kept: MAX_RECEIVER_QUARANTINE }, 'OTLP quarantine pruned, oldest entries removed');
   }
 
   snapshot(): ReceiverStatus {
