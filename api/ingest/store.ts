@@ -17,12 +17,17 @@
 // stored again with INSERT OR IGNORE (events) and the upsert (messages).
 // Dropping the repeats first with an anti-join against the batch's time range would cost every batch what
 // only the rare re-delivery needs.
+//
+// Batches are written on the database's writer connection, small ones that wait together in one
+// transaction (together), and a large one beside the writer's on a second connection (writeBeside).
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listValue } from '@duckdb/node-api';
+import { CommitOrder } from '../../common/db/commit-order.ts';
 import type { Db } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
+import { SharedExclusive } from '../../common/shared-exclusive.ts';
 import type { IngestResponse, WireRecord } from '../../common/wire.ts';
 import { type DecodedBatch, decodeItems, indicesOf, type RecordKind } from './decode.ts';
 
@@ -141,9 +146,15 @@ SELECT DISTINCT r.id FROM read_json($file, ${READ_NDJSON}, columns = {id: 'VARCH
 JOIN ${table} t ON t.org_id = $org AND t.id = r.id
 WHERE t.user_id <> $user`;
 
-/** DuckDB's message when a plain insert meets an existing key, or the usage upsert another user's id. */
-const isKeyConflict = (error: unknown) =>
-  error instanceof Error && (/Constraint Error: Duplicate key/i.test(error.message) || error.message.includes(OTHER_USERS_ID));
+/**
+ * DuckDB's message when a plain insert meets an existing key, or the usage upsert another user's id; or,
+ * with a batch written beside the writer (IngestStore.writeBeside), when the commit finds a key the other
+ * transaction committed first, or both changed one stored row.
+ */
+export const isKeyConflict = (error: unknown) =>
+  error instanceof Error &&
+  (/Constraint Error: Duplicate key|Failed to commit: PRIMARY KEY or UNIQUE constraint violation|Conflict on update/i.test(error.message) ||
+    error.message.includes(OTHER_USERS_ID));
 
 const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', repo: 'VARCHAR', author: 'VARCHAR', lines_added: 'BIGINT',
   lines_deleted: 'BIGINT', agent_lines: 'BIGINT', by_agent: 'STRUCT(agent VARCHAR, model VARCHAR, lines BIGINT)[]',
@@ -287,6 +298,10 @@ interface Waiting {
   fast: (tx: Db, groupLoaded: boolean) => Promise<Written>;
   /** Its own transaction, and the careful path when an id was stored before. */
   alone: () => Promise<Written>;
+  /** Its fast path alone on another connection, beside the writer's transaction (IngestStore.writeBeside). */
+  beside: (on: Db) => Promise<Written>;
+  /** Its fast path failed beside the writer: the writer takes it, as if it had never been tried. */
+  byWriter: boolean;
   /** Its fast path failed in a group: it is written alone. */
   failedInGroup: boolean;
   /**
@@ -307,13 +322,15 @@ const GROUP_MOST_RECORDS = 2_000;
 const GROUP_MOST_BATCHES = 64;
 
 /**
- * The store's transactions so far, by shape (a batch's own, or a group's) and outcome. A rollback is
+ * The store's transactions so far, by shape (a batch's own on the writer, a group's, or a batch's fast
+ * path on the second connection beside the writer's: IngestStore.writeBeside) and outcome. A rollback is
  * ordinary (a batch delivered again takes its careful path after one), but one that keeps rising means
  * batches are stored twice over: the server's metrics read these at each scrape.
  */
 export interface StoreTransactions {
   single: { committed: number; rolledBack: number };
   group: { committed: number; rolledBack: number };
+  beside: { committed: number; rolledBack: number };
 }
 
 export class IngestStore {
@@ -325,7 +342,16 @@ export class IngestStore {
   /** Batches waiting for the writer, and whether it is writing them (together). */
   private readonly waiting: Waiting[] = [];
   private writing = false;
-  readonly transactions: StoreTransactions = { single: { committed: 0, rolledBack: 0 }, group: { committed: 0, rolledBack: 0 } };
+  /** The connection large batches are written on beside the writer (writeBeside), once one was. */
+  private second: Promise<Db> | undefined;
+  private besideBusy = false;
+  private readonly order = new CommitOrder();
+  private readonly hold = new SharedExclusive();
+  readonly transactions: StoreTransactions = {
+    single: { committed: 0, rolledBack: 0 },
+    group: { committed: 0, rolledBack: 0 },
+    beside: { committed: 0, rolledBack: 0 },
+  };
 
   constructor(private readonly db: Db) {
     const root = ingestTempRoot(db.path);
@@ -404,7 +430,8 @@ export class IngestStore {
       }
       return { stored, refused };
     };
-    const write = (fast: boolean) => this.transaction('single', (tx) => writeIn(tx, fast));
+    // The careful path reads what other users hold: no other batch's transaction may be open meanwhile.
+    const write = (fast: boolean) => this.transaction('single', (tx) => writeIn(tx, fast), this.db, fast ? 'shared' : 'exclusive');
     const loaded = (kind: 'event' | 'message') => {
       const found = files.find((f) => f.kind === kind);
       return found ? { file: found.file, rows: groupRows[kind]! } : undefined;
@@ -417,6 +444,7 @@ export class IngestStore {
         events: loaded('event'),
         messages: loaded('message'),
         fast: (tx, groupLoaded) => writeIn(tx, true, groupLoaded),
+        beside: (on) => this.transaction('beside', (tx) => writeIn(tx, true), on),
         alone: () =>
           write(true).catch((error: unknown) => {
             if (isKeyConflict(error)) return write(false);
@@ -453,11 +481,43 @@ export class IngestStore {
    * grouped again, it is written alone as it would have been without grouping, and those after it wait
    * for the next group.
    */
-  private together(entry: Omit<Waiting, 'failedInGroup' | 'inFailedStatement' | 'resolve' | 'reject'>): Promise<Written> {
+  private together(entry: Omit<Waiting, 'failedInGroup' | 'inFailedStatement' | 'byWriter' | 'resolve' | 'reject'>): Promise<Written> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ ...entry, failedInGroup: false, inFailedStatement: false, resolve, reject });
+      this.waiting.push({ ...entry, failedInGroup: false, inFailedStatement: false, byWriter: false, resolve, reject });
       if (!this.writing) void this.writeWaiting();
+      else this.writeBeside();
     });
+  }
+
+  /**
+   * Starts the next waiting batch on the store's second connection when the writer is busy and that batch
+   * is one the writer would take alone (more records than a group holds). DuckDB runs two connections'
+   * statements at once, each on its own thread, so two collectors' full batches are loaded side by side
+   * (the writer alone loads one at a time, and a full batch's statements are most of its time). Only its
+   * fast path runs there, in a shared hold: when it fails (an id stored before, or sent in the batch
+   * beside it, which DuckDB finds at the commit) it goes back to the head of the queue for the writer,
+   * whose careful path holds the store alone. Every transaction of the store commits in the order it
+   * began (CommitOrder), so a batch's received_at never falls below a watermark already taken.
+   */
+  private writeBeside(): void {
+    const next = this.waiting[0];
+    if (this.besideBusy || !next || next.byWriter || next.failedInGroup || next.inFailedStatement || next.records <= GROUP_MOST_RECORDS)
+      return;
+    this.waiting.shift();
+    this.besideBusy = true;
+    void (async () => {
+      try {
+        this.second ??= this.db.connection();
+        next.resolve(await next.beside(await this.second));
+      } catch {
+        next.byWriter = true;
+        this.waiting.unshift(next);
+        if (!this.writing) void this.writeWaiting();
+      } finally {
+        this.besideBusy = false;
+        if (this.writing) this.writeBeside();
+      }
+    })();
   }
 
   /** Writes the waiting batches, a group a transaction, until none waits; never rejects. */
@@ -465,6 +525,7 @@ export class IngestStore {
     this.writing = true;
     while (this.waiting.length > 0) {
       const group = this.waiting.splice(0, this.groupSize());
+      this.writeBeside();
       if (group.length === 1) {
         const [entry] = group as [Waiting];
         try {
@@ -531,10 +592,19 @@ export class IngestStore {
     if (stored !== rows) throw new Error(`a group statement stored ${stored} rows of ${rows}`);
   }
 
-  /** A transaction of the database, counted by shape and outcome. */
-  private async transaction<T>(shape: keyof StoreTransactions, fn: (tx: Db) => Promise<T>): Promise<T> {
+  /**
+   * A transaction of the database, counted by shape and outcome, in the store's commit order: on the
+   * writer unless `on` says otherwise, with the store held shared (beside another batch's transaction) or
+   * exclusive (alone).
+   */
+  private async transaction<T>(
+    shape: keyof StoreTransactions,
+    fn: (tx: Db) => Promise<T>,
+    on = this.db,
+    hold: 'shared' | 'exclusive' = 'shared',
+  ): Promise<T> {
     try {
-      const result = await this.db.transaction(fn);
+      const result = await this.hold.run(hold, () => on.transaction(fn, this.order));
       this.transactions[shape].committed++;
       return result;
     } catch (error) {
@@ -557,6 +627,7 @@ export class IngestStore {
   }
 
   close(): void {
+    void this.second?.then((second) => second.close()).catch(() => undefined);
     liveTempDirs.delete(this.dir);
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -96,15 +96,19 @@ export class ServerMetrics {
         seen = now;
       },
     });
-    let stored: StoreTransactions = { single: { committed: 0, rolledBack: 0 }, group: { committed: 0, rolledBack: 0 } };
+    let stored: StoreTransactions = {
+      single: { committed: 0, rolledBack: 0 },
+      group: { committed: 0, rolledBack: 0 },
+      beside: { committed: 0, rolledBack: 0 },
+    };
     new Counter({
       name: 'agentmeter_ingest_transactions_total',
-      help: 'Transactions the ingest store made, by shape (single: a batch alone; group: small batches sharing one) and outcome (committed or rolled_back: a batch delivered again, or one that failed its group, is then written alone)',
+      help: 'Transactions the ingest store made, by shape (single: a batch alone; group: small batches sharing one; beside: a full batch on a second connection while the writer is busy) and outcome (committed or rolled_back: a batch delivered again, or one that failed its group or beside the writer, is then written alone)',
       labelNames: ['shape', 'outcome'],
       registers,
       collect() {
         const now = options.ingestTransactions?.() ?? stored;
-        for (const shape of ['single', 'group'] as const) {
+        for (const shape of ['single', 'group', 'beside'] as const) {
           this.inc({ shape, outcome: 'committed' }, now[shape].committed - stored[shape].committed);
           this.inc({ shape, outcome: 'rolled_back' }, now[shape].rolledBack - stored[shape].rolledBack);
         }

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { UserError } from '../errors.ts';
+import type { CommitOrder } from './commit-order.ts';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 export type Row = Record<string, unknown>;
@@ -17,8 +18,11 @@ export interface Db {
   run(sql: string, params?: Params): Promise<number>;
   /** Runs a query and returns its rows as JSON-friendly objects (integers as numbers, times as ISO strings). */
   all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]>;
-  /** Runs fn inside BEGIN … COMMIT on the writer connection; rolls back if it throws. */
-  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn inside BEGIN … COMMIT on this connection; rolls back if it throws. With `order`, the
+   * transaction begins after, and commits only after, every earlier one of that order (commit-order.ts).
+   */
+  transaction<T>(fn: (tx: Db) => Promise<T>, order?: CommitOrder): Promise<T>;
   /** The raw writer connection, for appenders. Use only inside `exclusive`. */
   exclusive<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
   /**
@@ -88,16 +92,21 @@ function wrap(
         const reader = await conn.runAndReadAll(sql, params);
         return reader.getRowObjectsJS().map((row) => plain(row)) as T[];
       }),
-    transaction: (fn) =>
+    transaction: (fn, order) =>
       guard(async () => {
-        await conn.run('BEGIN TRANSACTION');
+        const begin = () => conn.run('BEGIN TRANSACTION');
+        const turn = order ? await order.take(begin) : undefined;
+        if (!order) await begin();
         try {
           const result = await fn(wrap(path, conn, mutex, true, onClose, state, connect));
+          await turn?.earlierEnded;
           await conn.run('COMMIT');
           return result;
         } catch (error) {
           await conn.run('ROLLBACK').catch(() => undefined);
           throw error;
+        } finally {
+          turn?.end();
         }
       }),
     exclusive: (fn) => guard(() => fn(conn)),

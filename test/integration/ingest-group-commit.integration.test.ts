@@ -27,7 +27,7 @@ async function countedDb(name: string): Promise<{ db: Db; transactions: () => nu
   let transactions = 0;
   let statements = 0;
   const transaction = db.transaction;
-  db.transaction = (fn) => {
+  db.transaction = (fn, order) => {
     transactions++;
     return transaction((tx) => {
       const run = tx.run;
@@ -36,7 +36,7 @@ async function countedDb(name: string): Promise<{ db: Db; transactions: () => nu
         return run(sql, params);
       };
       return fn(tx);
-    });
+    }, order);
   };
   return { db, transactions: () => transactions, statements: () => statements };
 }
@@ -84,6 +84,9 @@ async function store(name: string, first: Sent[], rest: Sent[], together: boolea
 
 const day = '2026-03-02';
 
+/** No transaction of a shape. */
+const NONE = { committed: 0, rolledBack: 0 };
+
 /**
  * Small batches of three people of two organizations, events, usage and messages mixed; batch i holds
  * i + 3 records, so that an answer given to another batch would show.
@@ -116,8 +119,8 @@ describe('batches waiting for the writer together', () => {
     expect(apart.statements).toBe(18);
     expect(together.statements).toBe(3 + 2 + 5);
     // What the server's metrics read (agentmeter_ingest_transactions_total).
-    expect(together.counted).toEqual({ single: { committed: 1, rolledBack: 0 }, group: { committed: 1, rolledBack: 0 } });
-    expect(apart.counted).toEqual({ single: { committed: 6, rolledBack: 0 }, group: { committed: 0, rolledBack: 0 } });
+    expect(together.counted).toEqual({ single: { committed: 1, rolledBack: 0 }, group: { committed: 1, rolledBack: 0 }, beside: NONE });
+    expect(apart.counted).toEqual({ single: { committed: 6, rolledBack: 0 }, group: { committed: 0, rolledBack: 0 }, beside: NONE });
   });
 
   it('every file is read as written under a path of spaces, a comma, quotes, a non-ASCII letter and a key=value folder', async () => {
@@ -161,8 +164,8 @@ describe('batches waiting for the writer together', () => {
     expect(together.transactions).toBe(apart.transactions + 3);
     // Apart: five batches commit; the re-delivery and Bo's copy each roll back their fast path before
     // the careful one commits. Together: the same single transactions, and the three groups rolled back.
-    expect(apart.counted).toEqual({ single: { committed: 5, rolledBack: 2 }, group: { committed: 0, rolledBack: 0 } });
-    expect(together.counted).toEqual({ single: { committed: 5, rolledBack: 2 }, group: { committed: 0, rolledBack: 3 } });
+    expect(apart.counted).toEqual({ single: { committed: 5, rolledBack: 2 }, group: { committed: 0, rolledBack: 0 }, beside: NONE });
+    expect(together.counted).toEqual({ single: { committed: 5, rolledBack: 2 }, group: { committed: 0, rolledBack: 3 }, beside: NONE });
   });
 
   it('one id in two batches of a group: a usage record combines within it, an event is a duplicate, another user’s is refused', async () => {
@@ -265,7 +268,105 @@ describe('batches waiting for the writer together', () => {
     const big = (n: number): Sent => ({ org: ORG, user: ANA, records: Array.from({ length: n }, () => call('Bash', day)) });
     const together = await store('big', [], [big(1), big(2_500), big(1)], true);
     expect(together.answers.map((a) => (a as StoreResult).stored)).toEqual([1, 2_500, 1]);
-    // The first alone, the big one alone (over the group's bound), then the last.
-    expect(together.transactions).toBe(3);
+    // The first alone on the writer; the big one alone (over the group's bound) beside it, on the
+    // store's second connection; then the last on the writer.
+    expect(together.transactions).toBe(2);
+    expect(together.counted).toEqual({ single: { committed: 2, rolledBack: 0 }, group: NONE, beside: { committed: 1, rolledBack: 0 } });
+  });
+});
+
+describe('full batches beside the writer', () => {
+  /** A full batch of `n` events of one person, and `usages` usage records. */
+  const full = (user: UserId, n: number, usages: WireRecord[] = []): Sent => ({
+    org: ORG,
+    user,
+    records: [...Array.from({ length: n }, () => call('Bash', day)), ...usages],
+  });
+
+  it('two people’s full batches are written at once, each answer and every row as when written one after another', async () => {
+    const rest = [full(ANA, 2_500), full(BO, 2_500)];
+    const apart = await store('apart-beside', [], rest, false);
+    const together = await store('together-beside', [], rest, true);
+    expect(together.answers).toEqual([
+      { stored: 2_500, duplicates: 0, refused: [] },
+      { stored: 2_500, duplicates: 0, refused: [] },
+    ]);
+    expect(together.answers).toEqual(apart.answers);
+    expect(together.rows).toEqual(apart.rows);
+    // Ana's on the writer, Bo's on the second connection at the same time.
+    expect(together.counted).toEqual({ single: { committed: 1, rolledBack: 0 }, group: NONE, beside: { committed: 1, rolledBack: 0 } });
+    expect(apart.counted).toEqual({ single: { committed: 2, rolledBack: 0 }, group: NONE, beside: NONE });
+  });
+
+  it('ids the batch on the writer holds are refused in the batch beside it, never merged: the writer writes it again', async () => {
+    const anaUsage = Array.from({ length: 50 }, () => usage('claude-sonnet-4', day, { input_tokens: 7 }));
+    const ana = full(ANA, 2_450, anaUsage);
+    // Bo sends 50 of Ana's event ids and Ana's usage ids (with more tokens), among new ones of his own.
+    const bo = full(BO, 2_400, [
+      ...ana.records.slice(0, 50),
+      ...anaUsage.map((record) => ({ ...record, input_tokens: 900 }) as WireRecord),
+    ]);
+    const apart = await store('apart-beside-taken', [], [ana, bo], false);
+    const together = await store('together-beside-taken', [], [ana, bo], true);
+    expect(together.answers).toEqual(apart.answers);
+    const boAnswer = together.answers[1] as StoreResult;
+    expect(boAnswer.stored).toBe(2_400);
+    expect(boAnswer.refused.map((r) => r.index)).toEqual(Array.from({ length: 100 }, (_, i) => 2_400 + i));
+    expect(together.rows).toEqual(apart.rows);
+    const [, usageRows] = together.rows as { input_tokens: number; user_id: string }[][];
+    expect(usageRows!.every((row) => row.input_tokens === 7 && row.user_id === ANA)).toBe(true);
+    // Bo's fast path beside Ana's failed at its commit (DuckDB found Ana's keys), and the writer wrote it
+    // again: its fast path failed on the stored ids, and its careful path refused them.
+    expect(together.counted).toEqual({ single: { committed: 2, rolledBack: 1 }, group: NONE, beside: { committed: 0, rolledBack: 1 } });
+  });
+
+  it('the same full batch twice at once is stored once: the second is all duplicates', async () => {
+    const ana = full(ANA, 2_500, [usage('claude-sonnet-4', day, { input_tokens: 3 })]);
+    const apart = await store('apart-beside-twice', [], [ana, ana], false);
+    const together = await store('together-beside-twice', [], [ana, ana], true);
+    expect(together.answers).toEqual([
+      { stored: 2_501, duplicates: 0, refused: [] },
+      { stored: 0, duplicates: 2_501, refused: [] },
+    ]);
+    expect(together.answers).toEqual(apart.answers);
+    expect(together.rows).toEqual(apart.rows);
+    expect(together.counted.beside).toEqual({ committed: 0, rolledBack: 1 });
+  });
+});
+
+describe('full batches of three people at once, their ids overlapping', () => {
+  it('every record is stored once, for one sender, and each answer accounts for all of its records', async () => {
+    // Six full batches, two each of Ana, Bo and Cy; each repeats 100 event ids and 20 usage ids of the
+    // batch before it (another person's, or their own). Whichever is written first holds an id; the
+    // others' copies are refused (another person) or duplicates (their own).
+    const people = [ANA, BO, 'usr_cy' as UserId];
+    const own = Array.from({ length: 6 }, () => [
+      ...Array.from({ length: 2_300 }, () => call('Bash', day)),
+      ...Array.from({ length: 60 }, () => usage('claude-sonnet-4', day, { input_tokens: 4 })),
+    ]);
+    const rest: Sent[] = own.map((records, i) => ({
+      org: ORG,
+      user: people[i % 3]!,
+      records: [...records, ...(i > 0 ? [...own[i - 1]!.slice(0, 100), ...own[i - 1]!.slice(2_300, 2_320)] : [])],
+    }));
+    const distinct = new Set(own.flat().map((record) => record.id));
+    // Which batch holds an id depends on how the two connections' work interleaves: three rounds.
+    for (const round of [1, 2, 3]) {
+      const together = await store(`together-three-${round}`, [], rest, true);
+      const answers = together.answers as StoreResult[];
+      for (const [i, answer] of answers.entries()) {
+        expect(answer).not.toBeInstanceOf(Error);
+        expect(answer.stored + answer.duplicates + answer.refused.length).toBe(rest[i]!.records.length);
+      }
+      const [events, usageRows] = together.rows as { id: string; user_id: string }[][];
+      expect(events!.length + usageRows!.length).toBe(distinct.size);
+      expect(answers.reduce((sum, answer) => sum + answer.stored, 0)).toBe(distinct.size);
+      // A row is its sender's: a record whose id another person holds was refused to its sender.
+      const holder = new Map([...events!, ...usageRows!].map((row) => [row.id, row.user_id]));
+      for (const [i, sent] of rest.entries()) {
+        const refused = new Set(answers[i]!.refused.map((r) => r.id));
+        for (const record of sent.records) if (holder.get(record.id) !== sent.user) expect(refused.has(record.id)).toBe(true);
+      }
+    }
   });
 });

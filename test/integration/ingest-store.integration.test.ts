@@ -332,13 +332,13 @@ describe('temporary ingest files', () => {
     // Look at the files while DuckDB reads them: inside the store's transaction.
     const spy: Db = {
       ...db,
-      transaction: (fn) =>
+      transaction: (fn, order) =>
         db.transaction(async (tx) => {
           for (const sub of readdirSync(ingestTempRoot(dbPath)))
             for (const name of readdirSync(join(ingestTempRoot(dbPath), sub)))
               seen.push({ name, mode: statSync(join(ingestTempRoot(dbPath), sub, name)).mode & 0o777 });
           return fn(tx);
-        }),
+        }, order),
     };
     const store = new IngestStore(spy);
     const previous = process.umask(0);
