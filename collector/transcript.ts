@@ -60,9 +60,18 @@ function newlineAfter(fd: number, from: number, size: number): number | undefine
   return undefined;
 }
 
-/** The complete lines after `from` (the start when absent), and where the next reading starts. */
-export function readNewLines(path: string, from?: TranscriptMark, maxBytes = MAX_TRANSCRIPT_READ): TranscriptChunk | undefined {
-  const fd = openRegularFile(path, { followLinks: true });
+/**
+ * The complete lines after `from` (the start when absent), and where the next reading starts. A link at
+ * the path is followed (an agent's transcript may be one) unless `followLinks` is false: for a file the
+ * collector found by listing a folder, which must still be the regular file it listed.
+ */
+export function readNewLines(
+  path: string,
+  from?: TranscriptMark,
+  maxBytes = MAX_TRANSCRIPT_READ,
+  { followLinks = true }: { followLinks?: boolean } = {},
+): TranscriptChunk | undefined {
+  const fd = openRegularFile(path, { followLinks });
   if (fd === undefined) return undefined;
   try {
     const size = fstatSync(fd).size;

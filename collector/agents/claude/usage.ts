@@ -133,14 +133,15 @@ export type ClaudeState = z.infer<typeof ClaudeState>;
 function readUsage(session: SessionTouch, state: ClaudeState): UsageReadResult {
   const records: (WireUsage | WireMessage)[] = [];
   const problems: string[] = [];
-  const paths = new Set<string>();
-  for (const path of session.transcriptPaths) {
-    paths.add(path);
-    for (const sub of claudeSubagentTranscripts(path, session.sessionId)) paths.add(sub);
-  }
-  for (const path of paths) {
+  const paths = new Set<string>(session.transcriptPaths);
+  // Subagent transcripts no event named, found by listing their folder: read only as the regular files
+  // listed, never through a link put in one's place since.
+  const listed = new Set<string>();
+  for (const path of session.transcriptPaths)
+    for (const sub of claudeSubagentTranscripts(path, session.sessionId)) if (!paths.has(sub)) listed.add(sub);
+  for (const path of [...paths, ...listed]) {
     const known = state.transcripts[path];
-    const chunk = readNewLines(path, known);
+    const chunk = readNewLines(path, known, undefined, { followLinks: !listed.has(path) });
     if (!chunk) {
       problems.push(`transcript ${path} is not readable`);
       continue;
