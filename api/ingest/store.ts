@@ -507,7 +507,11 @@ export class IngestStore {
     this.besideBusy = true;
     void (async () => {
       try {
-        this.second ??= this.db.connection();
+        // A connection that could not be made is asked for again by the next batch.
+        this.second ??= this.db.connection().catch((error: unknown) => {
+          this.second = undefined;
+          throw error;
+        });
         next.resolve(await next.beside(await this.second));
       } catch {
         next.byWriter = true;

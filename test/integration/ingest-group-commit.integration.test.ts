@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type DecodedBatch, decodeItems } from '../../api/ingest/decode.ts';
 import { BatchRefused, IngestStore, type StoreResult } from '../../api/ingest/store.ts';
-import { type Db, openDb } from '../../common/db/duckdb.ts';
+import { type Db, openDb, walSize } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { call, message, usage, type WireRecord } from '../helpers/records.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -367,6 +367,42 @@ describe('full batches of three people at once, their ids overlapping', () => {
         const refused = new Set(answers[i]!.refused.map((r) => r.id));
         for (const record of sent.records) if (holder.get(record.id) !== sent.user) expect(refused.has(record.id)).toBe(true);
       }
+    }
+  });
+});
+
+describe('the WAL while full batches are written beside the writer', () => {
+  it('is checkpointed as it passes its threshold: a transaction open beside a commit does not hold the checkpoint off', async () => {
+    const path = join(tempDir(), 'wal.duckdb');
+    const db = await openDb(path, { threads: 1, checkpointThreshold: '2MB' });
+    const ingest = new IngestStore(db);
+    try {
+      // Thirty batches of 2,500 events, three in flight: about 7 MB of WAL unless checkpointed on the way.
+      const batches = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          decodeItems(
+            Array.from({ length: 2_500 }, () => call('Bash', day)),
+            10_000,
+          ),
+        ),
+      );
+      let next = 0;
+      let largestWal = 0;
+      await Promise.all(
+        Array.from({ length: 3 }, async () => {
+          while (next < batches.length) {
+            await ingest.store(ORG, ANA, batches[next++]!);
+            largestWal = Math.max(largestWal, walSize(path));
+          }
+        }),
+      );
+      expect(ingest.transactions.beside.committed).toBeGreaterThan(0);
+      expect(await db.all('SELECT count(*)::INTEGER AS n FROM events')).toEqual([{ n: 75_000 }]);
+      // At most the threshold and the batches committed while a checkpoint could not start.
+      expect(largestWal).toBeLessThan(4 * 2 ** 20);
+    } finally {
+      ingest.close();
+      await db.close();
     }
   });
 });
