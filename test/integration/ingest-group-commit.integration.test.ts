@@ -334,21 +334,31 @@ describe('full batches beside the writer', () => {
   });
 });
 
-describe('full batches of three people at once, their ids overlapping', () => {
+describe('full and small batches of three people at once, their ids overlapping', () => {
   it('every record is stored once, for one sender, and each answer accounts for all of its records', async () => {
-    // Six full batches, two each of Ana, Bo and Cy; each repeats 100 event ids and 20 usage ids of the
-    // batch before it (another person's, or their own). Whichever is written first holds an id; the
-    // others' copies are refused (another person) or duplicates (their own).
+    // Six full batches, two each of Ana, Bo and Cy, each repeating 100 event ids and 20 usage ids of the
+    // batch before it (another person's, or their own); between them, small batches (grouped on the
+    // writer) of new records and of ids of the full batch before. Whichever is written first holds an id;
+    // the others' copies are refused (another person) or duplicates (their own).
     const people = [ANA, BO, 'usr_cy' as UserId];
-    const own = Array.from({ length: 6 }, () => [
+    const full = Array.from({ length: 6 }, () => [
       ...Array.from({ length: 2_300 }, () => call('Bash', day)),
       ...Array.from({ length: 60 }, () => usage('claude-sonnet-4', day, { input_tokens: 4 })),
     ]);
-    const rest: Sent[] = own.map((records, i) => ({
-      org: ORG,
-      user: people[i % 3]!,
-      records: [...records, ...(i > 0 ? [...own[i - 1]!.slice(0, 100), ...own[i - 1]!.slice(2_300, 2_320)] : [])],
-    }));
+    const small = Array.from({ length: 6 }, () => [call('Read', day), usage('claude-sonnet-4', day, { input_tokens: 2 })]);
+    const own = [...full, ...small];
+    const rest: Sent[] = full.flatMap((records, i) => [
+      {
+        org: ORG,
+        user: people[i % 3]!,
+        records: [...records, ...(i > 0 ? [...full[i - 1]!.slice(0, 100), ...full[i - 1]!.slice(2_300, 2_320)] : [])],
+      },
+      {
+        org: ORG,
+        user: people[(i + 1) % 3]!,
+        records: [...small[i]!, ...(i > 0 ? [full[i - 1]![200]!, full[i - 1]![2_350]!] : [])],
+      },
+    ]);
     const distinct = new Set(own.flat().map((record) => record.id));
     // Which batch holds an id depends on how the two connections' work interleaves: three rounds.
     for (const round of [1, 2, 3]) {
