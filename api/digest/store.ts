@@ -10,10 +10,12 @@ import type { DigestEvent, DigestFigures, DigestView } from './schema.ts';
 export const DIGEST_PREFIX = 'dig_';
 
 export const DIGEST_SQL = {
-  // The week's dollars per user and model (the daily batch's rows; NULL where a model has no price).
+  // The week's dollars per user, day and model (the daily batch's rows; NULL where a model has no price
+  // that day: a price set from mid-week leaves the days before it unpriced, and its model named).
   tokens: `SELECT a.user_id, u.email, a.model, sum(a.cost_usd) AS cost_usd
            FROM agg_tokens_day a LEFT JOIN users u ON u.id = a.user_id AND u.org_id = a.org_id
-           WHERE a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) GROUP BY ALL`,
+           WHERE a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)
+           GROUP BY a.user_id, u.email, a.day, a.model`,
   // The week before's dollars per day and model, as the week's: no rows is no usage ($0), rows all NULL is
   // usage without a price (null, never a silent $0: docs/metrics.md §8).
   previous: `SELECT model, sum(cost_usd) AS cost_usd FROM agg_tokens_day

@@ -9,6 +9,9 @@
 //     (was "+$1.00 (nothing the week before)").
 //   Acme, the week (03-16 to 03-22): 1,000,000 of gpt-5-codex on 03-17: $1.00.
 //   Unpriced Co, the week: 1,000 of qwen3-coder-plus on 03-17 only: cost_usd null (was $0), named.
+//   Mid-week Co: qwen3-coder-plus priced by the organization at $1 per million from Wednesday 03-18;
+//     1,000,000 on 03-16 (no price then) and on 03-19 ($1.00): $1.00 and qwen3-coder-plus named (a
+//     Monday-to-Sunday sum per person and model hid the unpriced Monday).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +36,7 @@ let server: TestServer;
 type Org = Awaited<ReturnType<TestServer['seedOrg']>>;
 let acme: Org;
 let unpriced: Org;
+let midweek: Org;
 
 const qwen = (when: string, tokens: number, id: string) => ({
   ...usage('qwen3-coder-plus', when, { input_tokens: tokens }, false, id),
@@ -66,14 +70,17 @@ beforeAll(async () => {
   server = await testServer({ now: () => clock, alerts: { allowPrivate: true, maxAttempts: 2, retryDelayMs: 50, settleMs: 20 } });
   acme = await server.seedOrg('Acme');
   unpriced = await server.seedOrg('Unpriced Co');
+  midweek = await server.seedOrg('Midweek Co');
   const price = { inputMtok: 1, outputMtok: 0 };
   await putOk(server, acme.users.owner.key, PRICING_PATH, { model: 'gpt-5-codex', effectiveFrom: '2026-03-01', ...price });
+  await putOk(server, midweek.users.owner.key, PRICING_PATH, { model: 'qwen3-coder-plus', effectiveFrom: '2026-03-18', ...price });
   await post(acme, [
     qwen('2026-03-10T10:00:00Z', 1000, 'q1'),
     qwen('2026-03-12T10:00:00Z', 1000, 'q2'),
     codex('2026-03-17T10:00:00Z', 1_000_000, 'c1'),
   ]);
   await post(unpriced, [qwen('2026-03-17T10:00:00Z', 1000, 'q1')]);
+  await post(midweek, [qwen('2026-03-16T10:00:00Z', 1_000_000, 'q1'), qwen('2026-03-19T10:00:00Z', 1_000_000, 'q2')]);
   await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 'test', level: 'silent' }), now: SUNDAY });
   const settings = await server.app.inject({
     method: 'PATCH',
@@ -117,6 +124,14 @@ describe('the weekly digest of weeks whose usage has no price', () => {
       change_usd: null,
       change_pct: null,
       top_models: [],
+    });
+  });
+
+  it('the preview: a model priced from mid-week is named, its unpriced days adding nothing', async () => {
+    expect((await preview(midweek)).digest).toMatchObject({
+      cost_usd: 1,
+      unpriced_models: ['qwen3-coder-plus'],
+      top_models: [{ model: 'qwen3-coder-plus', cost_usd: 1 }],
     });
   });
 
