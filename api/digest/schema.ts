@@ -40,7 +40,7 @@ export const DigestFigures = z.strictObject({
     .number()
     .nullable()
     .describe(
-      'the change in percent of the week before, 1 decimal; null when the week before cost $0 (no usage) or when either week’s dollars are null',
+      'the change in percent of the week before, 1 decimal; null when the week before cost $0 (no usage, or usage priced at $0) or when either week’s dollars are null',
     ),
   top_teams: z
     .array(z.strictObject({ team: z.string(), cost_usd: Cost }))
