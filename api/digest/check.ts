@@ -37,9 +37,9 @@ const daysOf = (from: string, to: string) => {
 /** The digest of a week (Monday to Sunday), from the daily batch's figures and the forecast now. */
 export async function buildDigest(deps: DigestDeps, orgId: string, week: { from: string; to: string }): Promise<DigestFigures> {
   const previous = { from: addDays(week.from, -7), to: addDays(week.to, -7) };
-  const [tokens, previousCost, teams, landed, anomalies, forecast] = await Promise.all([
+  const [tokens, previousWeek, teams, landed, anomalies, forecast] = await Promise.all([
     deps.store.tokens(orgId, week.from, week.to),
-    deps.store.cost(orgId, previous.from, previous.to),
+    deps.store.previous(orgId, previous.from, previous.to),
     deps.teams.grouped('tokens', orgId, daysOf(week.from, week.to), week.from, week.to),
     deps.code.landed(orgId, week.from, week.to, null),
     deps.anomalies.between(orgId, week.from, week.to),
@@ -48,7 +48,7 @@ export async function buildDigest(deps: DigestDeps, orgId: string, week: { from:
   return digestFigures({
     week,
     tokens,
-    previousCost,
+    previous: previousWeek,
     teams: teams as { group_key: string; cost_usd: number | null }[],
     landed,
     anomalies,

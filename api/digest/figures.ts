@@ -1,6 +1,8 @@
 // Pure: the weekly digest (docs/metrics.md §9). When it is due (Monday 09:00 UTC, for the Monday-to-Sunday
 // week before), and its figures from the week's rows: cost and change, top teams, people and models by cost,
 // the landed agent share, the week's anomalies and the budgets the month-end forecast puts at risk.
+
+import { costOf, unpricedModels } from '../analytics/assemble.ts';
 import type { AnomalyEvent } from '../anomalies/schema.ts';
 import { agentShare } from '../code/assemble.ts';
 import type { ForecastAnswer } from '../forecast/schema.ts';
@@ -53,8 +55,8 @@ export interface DigestInput {
   week: { from: string; to: string };
   /** The week's token rows: one per user, day and model, dollars null when unpriced. */
   tokens: readonly { user_id: string; email: string | null; model: string; cost_usd: number | null }[];
-  /** The week before's dollars. */
-  previousCost: number;
+  /** The week before's token rows: one per day and model, dollars null when unpriced (none: no usage). */
+  previous: readonly { model: string; cost_usd: number | null }[];
   /** The week's group_by=team token rows (direct members; teams under the minimum size left out). */
   teams: readonly { group_key: string; cost_usd: number | null }[];
   /** The week's landed commits, per day and repository (as /code reads them). */
@@ -63,9 +65,23 @@ export interface DigestInput {
   forecast: ForecastAnswer;
 }
 
+/**
+ * The change from the week before, in dollars and percent (1 decimal): none when either week's dollars are
+ * unknown (usage, none of it priced: null), no percentage when the week before cost $0.
+ */
+export function weekChange(cost: number | null, previous: number | null): { change_usd: number | null; change_pct: number | null } {
+  if (cost === null || previous === null) return { change_usd: null, change_pct: null };
+  return {
+    change_usd: round4(cost - previous),
+    change_pct: previous > 0 ? Math.round(((cost - previous) / previous) * 1000) / 10 : null,
+  };
+}
+
 export function digestFigures(input: DigestInput): DigestFigures {
-  const cost = round4(input.tokens.reduce((a, r) => a + (r.cost_usd ?? 0), 0));
-  const previous = round4(input.previousCost);
+  // As /tokens sums a range (docs/metrics.md §8): the priced rows' dollars, the unpriced rows' models named;
+  // null when there was usage and none of it was priced, never a silent $0; $0 for a week without usage.
+  const cost = costOf(input.tokens);
+  const previous = costOf(input.previous);
   const lines = input.landed.reduce((a, r) => a + r.lines_added, 0);
   const agentLines = input.landed.reduce((a, r) => a + r.agent_lines, 0);
   const f = input.forecast;
@@ -80,10 +96,10 @@ export function digestFigures(input: DigestInput): DigestFigures {
     week: input.week,
     cost_usd: cost,
     // Named, as the analytics answers' meta.unpriced_models: their usage adds nothing to the dollars (§8).
-    unpriced_models: [...new Set(input.tokens.filter((r) => r.cost_usd === null).map((r) => r.model))].sort(),
+    unpriced_models: unpricedModels(input.tokens),
     previous_cost_usd: previous,
-    change_usd: round4(cost - previous),
-    change_pct: previous > 0 ? Math.round(((cost - previous) / previous) * 1000) / 10 : null,
+    previous_unpriced_models: unpricedModels(input.previous),
+    ...weekChange(cost, previous),
     top_teams: top(
       sumBy(
         input.teams,

@@ -6,19 +6,42 @@ import { DeliveryView } from '../anomalies/schema.ts';
 export const DIGEST_PREVIEW_PATH = '/api/v0/organization/digest/preview';
 
 const Cost = z.number().describe('US dollars, 4 decimals (usage without a price adds nothing)');
+/** A week's dollars: null when it had usage and none of it was priced (docs/metrics.md §8), $0 without usage. */
+const WeekCost = z
+  .number()
+  .nullable()
+  .describe(
+    'US dollars, 4 decimals: the priced usage (usage without a price adds nothing); null when the week had usage and none of it had a price; 0 without usage',
+  );
 
 export const DigestFigures = z.strictObject({
   week: z.strictObject({ from: z.string(), to: z.string() }).describe('the week reported, Monday to Sunday (UTC)'),
-  cost_usd: Cost,
+  cost_usd: WeekCost,
   unpriced_models: z
     .array(z.string())
     .optional()
     .describe(
       "the week's models without a dollar price, sorted: their usage is not in the dollars (absent: none, or sent before it was named)",
     ),
-  previous_cost_usd: Cost.describe('the week before'),
-  change_usd: Cost.describe('cost_usd - previous_cost_usd'),
-  change_pct: z.number().nullable().describe('the change in percent of the week before, 1 decimal; null when the week before cost nothing'),
+  previous_cost_usd: WeekCost.describe(
+    'the week before, as cost_usd: null when it had usage and none of it had a price (see previous_unpriced_models), 0 without usage',
+  ),
+  previous_unpriced_models: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "the week before's models without a dollar price, sorted: their usage is not in previous_cost_usd (absent: none, or sent before it was named)",
+    ),
+  change_usd: z
+    .number()
+    .nullable()
+    .describe('cost_usd - previous_cost_usd, 4 decimals; null when either is null (usage without any price: no change to show)'),
+  change_pct: z
+    .number()
+    .nullable()
+    .describe(
+      'the change in percent of the week before, 1 decimal; null when the week before cost $0 (no usage, or usage priced at $0) or when either week’s dollars are null',
+    ),
   top_teams: z
     .array(z.strictObject({ team: z.string(), cost_usd: Cost }))
     .describe('by cost, at most 5 (direct members, as group_by=team)'),
@@ -75,7 +98,7 @@ export type DigestPreview = z.infer<typeof DigestPreview>;
 export const DigestView = z.strictObject({
   id: z.string(),
   week: z.strictObject({ from: z.string(), to: z.string() }),
-  cost_usd: Cost,
+  cost_usd: WeekCost,
   sent_at: z.string(),
   deliveries: z.array(DeliveryView),
 });

@@ -10,12 +10,16 @@ import type { DigestEvent, DigestFigures, DigestView } from './schema.ts';
 export const DIGEST_PREFIX = 'dig_';
 
 export const DIGEST_SQL = {
-  // The week's dollars per user and model (the daily batch's rows; NULL where a model has no price).
+  // The week's dollars per user, day and model (the daily batch's rows; NULL where a model has no price
+  // that day: a price set from mid-week leaves the days before it unpriced, and its model named).
   tokens: `SELECT a.user_id, u.email, a.model, sum(a.cost_usd) AS cost_usd
            FROM agg_tokens_day a LEFT JOIN users u ON u.id = a.user_id AND u.org_id = a.org_id
-           WHERE a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) GROUP BY ALL`,
-  cost: `SELECT coalesce(sum(cost_usd), 0) AS cost_usd FROM agg_tokens_day
-         WHERE org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)`,
+           WHERE a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)
+           GROUP BY a.user_id, u.email, a.day, a.model`,
+  // The week before's dollars per day and model, as the week's: no rows is no usage ($0), rows all NULL is
+  // usage without a price (null, never a silent $0: docs/metrics.md §8).
+  previous: `SELECT model, sum(cost_usd) AS cost_usd FROM agg_tokens_day
+             WHERE org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) GROUP BY day, model`,
   fire: `INSERT INTO digests VALUES ($id, $org, CAST($week AS DATE), CAST($body AS JSON), CAST($sent_at AS TIMESTAMP)) ON CONFLICT DO NOTHING`,
   sent: 'SELECT id FROM digests WHERE org_id = $org AND week = CAST($week AS DATE)',
   one: `SELECT id, org_id, CAST(body AS VARCHAR) AS body, strftime(sent_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS sent_at FROM digests WHERE id = $id`,
@@ -49,9 +53,10 @@ export class DigestStore {
     return rows.map((r) => ({ ...r, cost_usd: r.cost_usd === null ? null : Number(r.cost_usd) }));
   }
 
-  async cost(orgId: string, from: string, to: string): Promise<number> {
-    const [row] = await this.db.all<{ cost_usd: number }>(DIGEST_SQL.cost, { org: orgId, from, to });
-    return Number(row?.cost_usd ?? 0);
+  /** A week's token rows per day and model (the week before's, for the change). */
+  async previous(orgId: string, from: string, to: string): Promise<{ model: string; cost_usd: number | null }[]> {
+    const rows = await this.db.all<{ model: string; cost_usd: number | null }>(DIGEST_SQL.previous, { org: orgId, from, to });
+    return rows.map((r) => ({ model: r.model, cost_usd: r.cost_usd === null ? null : Number(r.cost_usd) }));
   }
 
   async sent(orgId: string, week: string): Promise<boolean> {

@@ -81,8 +81,11 @@ export const alertsCommand: CommandModule = {
             write(
               `${a.fired_at}\tanomaly\t${a.scope === 'user' ? a.email : `team ${a.team}`} ${usd(a.cost_usd)} on ${a.day} (median ${usd(a.median_usd)})\t${states(a.deliveries)}`,
             );
+          // A week whose usage had no price at all has no dollars (null), never a silent $0.
           for (const d of list.digests)
-            write(`${d.sent_at}\tdigest\t${d.week.from} to ${d.week.to}: ${usd(d.cost_usd)}\t${states(d.deliveries)}`);
+            write(
+              `${d.sent_at}\tdigest\t${d.week.from} to ${d.week.to}: ${d.cost_usd === null ? 'no price' : usd(d.cost_usd)}\t${states(d.deliveries)}`,
+            );
           for (const a of list.alerts) {
             const who = a.budget.scope === 'org' ? 'organization' : a.budget.scope === 'team' ? `team ${a.budget.team}` : a.budget.email;
             write(`${a.fired_at}\tbudget\t${who} reached ${a.threshold}% of ${a.month}\t${states(a.deliveries)}`);

@@ -1,7 +1,8 @@
 // The Budgets page's anomaly alerts and digest preview in real Chromium against a real server on a fixed
 // clock (Sunday 2026-03-22 12:00 UTC): an owner sets the anomaly and digest destinations in the page's form;
 // the member's $25 Sunday (3 × their $2 median is $6, the floor $20) fires one anomaly, delivered to a local
-// receiver; the page then lists it and previews Monday's digest with the server's own figures.
+// receiver; the page then lists it and previews Monday's digest with the server's own figures. Another
+// organization's week before had usage without a price: its preview shows no change, never one from $0.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -37,7 +38,7 @@ async function api<T>(key: string, path: string): Promise<T> {
   return (await res.json()) as T;
 }
 
-async function signedIn(who: keyof typeof keys): Promise<Page> {
+async function signedIn(who: keyof typeof keys, key = keys[who].key): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
   // The browser's clock is the server's: the pages ask for the days before the server's today.
   await context.clock.setFixedTime(SUNDAY);
@@ -50,7 +51,7 @@ async function signedIn(who: keyof typeof keys): Promise<Page> {
     if (r.status() >= 400) problems.push(`${who}: ${r.status()} ${r.url()}`);
   });
   await page.goto(`${server.url}/`);
-  await page.getByLabel('API key or token').fill(keys[who].key);
+  await page.getByLabel('API key or token').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByTestId('who').waitFor();
   return page;
@@ -155,6 +156,30 @@ describe('Budgets page: anomalies and the weekly digest in Chromium', () => {
     expect(await page.locator('[data-testid="anomalies"] tbody tr').count()).toBe(1);
     await page.getByTestId('digest-preview').waitFor();
     expect(await page.getByTestId('alert-settings-form').count()).toBe(0);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('a week before whose usage had no price: the preview shows no change, not one from $0', async () => {
+    // Another organization: 1,000 tokens of qwen3-coder-plus (no price) on 03-10, the week before; $1 of
+    // opus on 03-17. The week before's dollars are null (docs/metrics.md §8), so there is no change.
+    const { accounts, ingest } = server.services;
+    const org = await accounts.createOrg('Unpriced');
+    const user = await accounts.createUser({ orgId: org.id, email: 'manager@unpriced.example.com', role: 'manager' });
+    const key = (await accounts.createKey(user)).key;
+    await ingest.storeRecords(org.id as OrgId, user.id as UserId, [
+      { ...usage('qwen3-coder-plus', '2026-03-10T10:00:00Z', { input_tokens: 1000 }), agent: 'qwen' },
+      ...dollars('2026-03-17', 1),
+    ]);
+    await server.services.runBatch({ trigger: 'cli', log });
+    const page = await signedIn('manager', key);
+    await page.getByRole('link', { name: 'Budgets' }).click();
+    await page.locator('[data-ready]').waitFor();
+    const section = page.getByTestId('digest-preview');
+    await section.waitFor();
+    expect(await section.getAttribute('data-cost')).toBe('1');
+    const text = await section.textContent();
+    expect(text).toContain("$1.00, no change to show: the week before's usage (qwen3-coder-plus) had no price;");
+    expect(text).not.toContain('nothing');
     expect(problems).toEqual([]);
   }, 60_000);
 });

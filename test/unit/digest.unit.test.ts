@@ -1,8 +1,8 @@
 // The weekly digest's pure parts (docs/metrics.md §9) on hand-worked numbers: when it is due and which week it
 // reports, its figures (cost and change, tops, landed agent share, anomalies, budgets at risk) and its Slack text.
 import { describe, expect, it } from 'vitest';
-import { digestFigures, dueDigest, nextDigest } from '../../api/digest/figures.ts';
-import { digestSlack } from '../../api/digest/messages.ts';
+import { type DigestInput, digestFigures, dueDigest, nextDigest } from '../../api/digest/figures.ts';
+import { digestHeadline, digestSlack } from '../../api/digest/messages.ts';
 import type { ForecastAnswer } from '../../api/forecast/schema.ts';
 
 const amounts = (forecast: number) => ({ month_to_date: 0, forecast, low: 0, high: 0 });
@@ -52,8 +52,11 @@ describe('the weekly digest', () => {
         { user_id: 'ub', email: 'b@x.com', model: 'local-model', cost_usd: null },
         ...['c', 'd', 'e', 'f', 'g', 'h'].map((p) => ({ user_id: `u${p}`, email: `${p}@x.com`, model: 'haiku', cost_usd: 1 })),
       ],
-      // 22.5 against 18: +4.5, +25%.
-      previousCost: 18,
+      // 22.5 against 10 + 8 = 18: +4.5, +25%.
+      previous: [
+        { model: 'opus', cost_usd: 10 },
+        { model: 'sonnet', cost_usd: 8 },
+      ],
       teams: [
         { group_key: 'Web', cost_usd: 3 },
         { group_key: 'Web', cost_usd: 2 },
@@ -89,6 +92,7 @@ describe('the weekly digest', () => {
       // local-model has no price: named, as its usage is not in the dollars.
       unpriced_models: ['local-model'],
       previous_cost_usd: 18,
+      previous_unpriced_models: [],
       change_usd: 4.5,
       change_pct: 25,
       top_teams: [
@@ -117,8 +121,6 @@ describe('the weekly digest', () => {
       ],
       forecast_date: '2026-03-23',
     });
-    // Nothing the week before: no percentage.
-    expect(digestFigures({ ...baseInput(forecast), previousCost: 0 }).change_pct).toBeNull();
     const slack = digestSlack(d);
     expect(slack.text).toBe(
       'agentmeter weekly digest, 2026-03-16 to 2026-03-22 (UTC): $22.50 (without local-model: no price), +$4.50 (+25%) vs the week before.',
@@ -135,6 +137,124 @@ describe('the weekly digest', () => {
   });
 });
 
-function baseInput(forecast: ForecastAnswer) {
-  return { week: { from: '2026-03-16', to: '2026-03-22' }, tokens: [], previousCost: 0, teams: [], landed: [], anomalies: [], forecast };
-}
+const FORECAST: ForecastAnswer = {
+  date: '2026-03-23',
+  month: '2026-03',
+  days_left: 8,
+  window: { from: '2026-03-16', to: '2026-03-22' },
+  organization: { usd: amounts(0), credits: amounts(0), budget: null },
+  teams: [],
+  users: [],
+};
+const row = (model: string, cost_usd: number | null) => ({ user_id: 'ua', email: 'a@x.com', model, cost_usd });
+const weekOf = (tokens: DigestInput['tokens'], previous: DigestInput['previous']): DigestInput => ({
+  week: { from: '2026-03-16', to: '2026-03-22' },
+  tokens,
+  previous,
+  teams: [],
+  landed: [],
+  anomalies: [],
+  forecast: FORECAST,
+});
+const money = (d: ReturnType<typeof digestFigures>) => ({
+  cost_usd: d.cost_usd,
+  unpriced_models: d.unpriced_models,
+  previous_cost_usd: d.previous_cost_usd,
+  previous_unpriced_models: d.previous_unpriced_models,
+  change_usd: d.change_usd,
+  change_pct: d.change_pct,
+});
+// The week: 3 days of opus at $4, $3.50 and $2.50 = $10 (rows per user, day and model).
+const WEEK = [row('opus', 4), row('opus', 3.5), row('opus', 2.5)];
+
+// docs/metrics.md §8: usage without a price is never $0 silently; a week without usage costs $0.
+describe("the weekly digest's dollars when usage has no price", () => {
+  it('a week before without usage cost $0: the change is the week’s dollars, no percentage', () => {
+    const d = digestFigures(weekOf(WEEK, []));
+    expect(money(d)).toEqual({
+      cost_usd: 10,
+      unpriced_models: [],
+      previous_cost_usd: 0,
+      previous_unpriced_models: [],
+      change_usd: 10,
+      change_pct: null,
+    });
+    expect(digestHeadline(d)).toBe('agentmeter weekly digest, 2026-03-16 to 2026-03-22 (UTC): $10.00, +$10.00 (nothing the week before).');
+  });
+
+  it('a week before whose usage had no price has no dollars: null, and no change to show', () => {
+    // Two days of qwen3-coder-plus, none priced: not $0 (the old reading: "+$10.00 (nothing the week before)").
+    const d = digestFigures(
+      weekOf(WEEK, [
+        { model: 'qwen3-coder-plus', cost_usd: null },
+        { model: 'qwen3-coder-plus', cost_usd: null },
+      ]),
+    );
+    expect(money(d)).toEqual({
+      cost_usd: 10,
+      unpriced_models: [],
+      previous_cost_usd: null,
+      previous_unpriced_models: ['qwen3-coder-plus'],
+      change_usd: null,
+      change_pct: null,
+    });
+    expect(digestHeadline(d)).toBe(
+      "agentmeter weekly digest, 2026-03-16 to 2026-03-22 (UTC): $10.00, no change to show: the week before's usage (qwen3-coder-plus) had no price.",
+    );
+    expect(digestSlack(d).blocks[1]).toEqual({
+      type: 'section',
+      text: { type: 'mrkdwn', text: "*$10.00*, no change to show: the week before's usage (qwen3-coder-plus) had no price" },
+    });
+  });
+
+  it('a week before partly priced: its priced dollars, its unpriced models named beside the change', () => {
+    // The week before: opus $3 + $5 = $8, local-model and qwen3-coder-plus without a price. 10 against 8:
+    // +$2, +25%.
+    const d = digestFigures(
+      weekOf(WEEK, [
+        { model: 'opus', cost_usd: 3 },
+        { model: 'qwen3-coder-plus', cost_usd: null },
+        { model: 'opus', cost_usd: 5 },
+        { model: 'local-model', cost_usd: null },
+      ]),
+    );
+    expect(money(d)).toEqual({
+      cost_usd: 10,
+      unpriced_models: [],
+      previous_cost_usd: 8,
+      previous_unpriced_models: ['local-model', 'qwen3-coder-plus'],
+      change_usd: 2,
+      change_pct: 25,
+    });
+    expect(digestHeadline(d)).toBe(
+      'agentmeter weekly digest, 2026-03-16 to 2026-03-22 (UTC): $10.00, +$2.00 (+25%) vs the week before (without local-model, qwen3-coder-plus: no price).',
+    );
+  });
+
+  it('a week whose usage had no price has no dollars either, by the same rule', () => {
+    // The week: two days of qwen3-coder-plus, none priced; the week before opus $8.
+    const d = digestFigures(weekOf([row('qwen3-coder-plus', null), row('qwen3-coder-plus', null)], [{ model: 'opus', cost_usd: 8 }]));
+    expect(money(d)).toEqual({
+      cost_usd: null,
+      unpriced_models: ['qwen3-coder-plus'],
+      previous_cost_usd: 8,
+      previous_unpriced_models: [],
+      change_usd: null,
+      change_pct: null,
+    });
+    // Nobody and no model cost a known amount: the tops are empty.
+    expect([d.top_people, d.top_models]).toEqual([[], []]);
+    expect(digestHeadline(d)).toBe(
+      "agentmeter weekly digest, 2026-03-16 to 2026-03-22 (UTC): no dollars: the week's usage (qwen3-coder-plus) had no price, no change to show (the week before: $8.00).",
+    );
+    // Neither week used anything: $0 and $0, a change of $0 and no percentage.
+    expect(money(digestFigures(weekOf([], [])))).toEqual({
+      cost_usd: 0,
+      unpriced_models: [],
+      previous_cost_usd: 0,
+      previous_unpriced_models: [],
+      change_usd: 0,
+      change_pct: null,
+    });
+  });
+});

@@ -1,6 +1,8 @@
-// The dashboard's dollars (docs/metrics.md §8): the format, and the Budgets form's request.
+// The dashboard's dollars (docs/metrics.md §8): the format, the Budgets form's request and the digest
+// preview's change from the week before.
 import { describe, expect, it } from 'vitest';
-import { type BudgetFields, budgetRequest, formatAmount, formatUsd } from '../../web/src/figures.ts';
+import type { DigestPreview } from '../../web/src/api-types.ts';
+import { type BudgetFields, budgetRequest, digestChangeText, formatAmount, formatUsd } from '../../web/src/figures.ts';
 
 const form = (f: Partial<BudgetFields>): BudgetFields => ({
   scope: 'org',
@@ -69,5 +71,34 @@ describe('the Budgets form', () => {
       problem: expect.stringContaining('whole percentages'),
     });
     expect(budgetRequest(form({ scope: 'team', amount: '10' }), false)).toEqual({ problem: 'Name the team' });
+  });
+});
+
+describe("the digest preview's change from the week before", () => {
+  const change = (d: Partial<DigestPreview['digest']>) =>
+    digestChangeText({
+      cost_usd: 10,
+      previous_cost_usd: 8,
+      previous_unpriced_models: [],
+      change_usd: 2,
+      change_pct: 25,
+      ...d,
+    } as DigestPreview['digest']);
+
+  it('says the change, naming the week before’s models without a price', () => {
+    expect(change({})).toBe('+$2.00 (+25%) vs the week before');
+    expect(change({ previous_unpriced_models: ['local-model'] })).toBe('+$2.00 (+25%) vs the week before, without local-model (no price)');
+    // Digests sent before the week before's models were named carry none.
+    expect(change({ previous_unpriced_models: undefined, previous_cost_usd: 12.5, change_usd: -2.5, change_pct: -20 })).toBe(
+      '-$2.50 (-20%) vs the week before',
+    );
+    expect(change({ previous_cost_usd: 0, change_usd: 10, change_pct: null })).toBe('$10.00 more than the week before (nothing then)');
+  });
+
+  it('shows no change, never one from a $0, when a week’s usage had no price at all', () => {
+    expect(change({ previous_cost_usd: null, previous_unpriced_models: ['qwen3-coder-plus'], change_usd: null, change_pct: null })).toBe(
+      "no change to show: the week before's usage (qwen3-coder-plus) had no price",
+    );
+    expect(change({ cost_usd: null, change_usd: null, change_pct: null })).toBe('no change to show (the week before: $8.00)');
   });
 });

@@ -5,7 +5,7 @@
 // what the API answers.
 import { guardCsvText } from '../../common/csv-cells.ts';
 import { EARLIEST_DATE } from '../../common/time.ts';
-import type { Adoption, TokenGroupRow, UsersPage } from './api-types.ts';
+import type { Adoption, DigestPreview, TokenGroupRow, UsersPage } from './api-types.ts';
 
 /** The dashboard's formatting locale, whatever the browser's: figures read as the API's docs write them. */
 export const DISPLAY_LOCALE = 'en-US';
@@ -128,6 +128,23 @@ export const formatUsd = (n: number | null | undefined) =>
   n === null || n === undefined
     ? '—'
     : n.toLocaleString(DISPLAY_LOCALE, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/**
+ * The weekly digest's change from the week before, as the Budgets page words it. A week whose usage had no
+ * price at all has no dollars (null, docs/metrics.md §8): no change to show, never one from or to a $0.
+ */
+export function digestChangeText(d: DigestPreview['digest']): string {
+  const earlier = d.previous_unpriced_models ?? [];
+  const without = earlier.length ? `, without ${earlier.join(', ')} (no price)` : '';
+  if (d.previous_cost_usd === null)
+    return `no change to show: the week before's usage${earlier.length ? ` (${earlier.join(', ')})` : ''} had no price`;
+  if (d.change_usd === null) return `no change to show (the week before: ${formatUsd(d.previous_cost_usd)}${without})`;
+  const sign = d.change_usd >= 0 ? '+' : '';
+  if (d.change_pct === null)
+    return earlier.length
+      ? `${sign}${formatUsd(d.change_usd)} (${formatUsd(d.previous_cost_usd)} the week before${without})`
+      : `${formatUsd(d.change_usd)} more than the week before (nothing then)`;
+  return `${sign}${formatUsd(d.change_usd)} (${d.change_pct >= 0 ? '+' : ''}${d.change_pct}%) vs the week before${without}`;
+}
 /** An amount in a budget's unit: dollars, or Standard Credits. */
 export const formatAmount = (n: number, unit: 'credits' | 'usd') => (unit === 'usd' ? formatUsd(n) : `${formatNumber(n)} Standard Credits`);
 export const formatCompact = (n: number) => n.toLocaleString(DISPLAY_LOCALE, { notation: 'compact', maximumFractionDigits: 1 });

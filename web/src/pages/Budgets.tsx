@@ -13,6 +13,7 @@ import {
   alertSettingsRequest,
   type BudgetFields,
   budgetRequest,
+  digestChangeText,
   formatAmount,
   formatNumber,
   formatPercent,
@@ -312,13 +313,16 @@ function DigestPreviewSection({ preview }: { preview: DigestPreview }) {
         </span>
       </h2>
       <p>
-        <strong>{formatUsd(d.cost_usd)}</strong>
-        {d.unpriced_models?.length ? <span class="muted"> without {d.unpriced_models.join(', ')} (no price)</span> : null},{' '}
-        {d.change_pct === null
-          ? `${formatUsd(d.change_usd)} more than the week before (nothing then)`
-          : `${d.change_usd >= 0 ? '+' : ''}${formatUsd(d.change_usd)} (${d.change_pct >= 0 ? '+' : ''}${d.change_pct}%) vs the week before`}
-        ; landed agent share {formatPercent(d.landed.agent_share)} ({formatNumber(d.landed.agent_lines)} of{' '}
-        {formatNumber(d.landed.lines_added)} lines).
+        {d.cost_usd === null ? (
+          <strong>no dollars: the week's usage{d.unpriced_models?.length ? ` (${d.unpriced_models.join(', ')})` : ''} had no price</strong>
+        ) : (
+          <strong>{formatUsd(d.cost_usd)}</strong>
+        )}
+        {d.cost_usd !== null && d.unpriced_models?.length ? (
+          <span class="muted"> without {d.unpriced_models.join(', ')} (no price)</span>
+        ) : null}
+        , <span data-testid="digest-change">{digestChangeText(d)}</span>; landed agent share {formatPercent(d.landed.agent_share)} (
+        {formatNumber(d.landed.agent_lines)} of {formatNumber(d.landed.lines_added)} lines).
       </p>
       <div class="digest-columns">
         <div>
