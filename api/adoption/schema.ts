@@ -2,6 +2,7 @@
 // sent an event, who did in the last 7 and 28 days, by agent and by team, who never did and who went
 // quiet. Owners and managers only: it names people.
 import { z } from 'zod';
+import { IsoTime } from '../http/dates.ts';
 
 export const ADOPTION_PATH = '/api/v0/organization/adoption';
 /** Days without an event after which an activated person counts as quiet. */
@@ -19,8 +20,8 @@ export const AdoptionPerson = z.strictObject({
   role: z.string(),
   teams: z.array(z.string()).describe('The teams they are a member of on the day of asOf'),
   agents: z.array(z.string()).describe('The agents they ever sent events from'),
-  firstEventAt: z.string().nullable(),
-  lastEventAt: z.string().nullable(),
+  firstEventAt: IsoTime.nullable(),
+  lastEventAt: IsoTime.nullable(),
   active7: z.boolean(),
   active28: z.boolean(),
   state: z
@@ -30,7 +31,7 @@ export const AdoptionPerson = z.strictObject({
 export type AdoptionPerson = z.infer<typeof AdoptionPerson>;
 
 export const Adoption = z.strictObject({
-  asOf: z.string().describe('The instant the windows end at (the server clock)'),
+  asOf: IsoTime.describe('The instant the windows end at (the server clock)'),
   quietDays: z.number().int(),
   totals: z.strictObject({
     people: z.number().int().describe('People on the roster (users of the organization the directory has not deactivated)'),

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { HISTORY_DAYS, MIN_DAYS_WITH_USAGE, MULTIPLE } from '../anomalies/figures.ts';
 import { Destination, DestinationView } from '../budgets/schema.ts';
+import { IsoTime } from '../http/dates.ts';
 
 export const ALERT_SETTINGS_PATH = '/api/v0/organization/alert-settings';
 
@@ -39,10 +40,7 @@ export const AlertSettingsView = z.strictObject({
   }),
   digest: z.strictObject({
     destinations: z.array(DestinationView),
-    next: z
-      .string()
-      .nullable()
-      .describe('when the next digest is sent (UTC; Monday 09:00, or the next tick when one is due); null when off'),
+    next: IsoTime.nullable().describe('when the next digest is sent (UTC; Monday 09:00, or the next tick when one is due); null when off'),
   }),
 });
 export type AlertSettingsView = z.infer<typeof AlertSettingsView>;

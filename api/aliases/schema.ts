@@ -2,6 +2,7 @@
 // that user. Owners set them (`agentmeter users alias add|remove`); the directory's extra e-mails come
 // through SCIM. A collector asks for its own user's addresses to know which commits are theirs.
 import { z } from 'zod';
+import { IsoTime } from '../http/dates.ts';
 
 export const ALIASES_PATH = '/api/v0/admin/users/:userId/aliases';
 export const ALIAS_PATH = '/api/v0/admin/users/:userId/aliases/:email';
@@ -23,7 +24,7 @@ export const AliasBody = z.strictObject({ email: Address });
 export const Alias = z.strictObject({
   email: z.string(),
   source: z.enum(['owner', 'directory']).describe('who gave it: an owner, or the directory (SCIM e-mails)'),
-  created_at: z.string(),
+  created_at: IsoTime,
 });
 export const AliasList = z.strictObject({ data: z.array(Alias), meta: z.strictObject({ user_id: z.string() }) });
 export type AliasList = z.infer<typeof AliasList>;

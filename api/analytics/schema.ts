@@ -8,6 +8,7 @@ import { AGENTS } from '../../common/agents.ts';
 import { USER_ID_PATTERN } from '../../common/ids.ts';
 import { EARLIEST_DATE, parseDay } from '../../common/time.ts';
 import { AgentName, AUTONOMY_LEVELS } from '../../common/wire.ts';
+import { Day, dayParamError, utcDay } from '../http/dates.ts';
 import { teamParam } from '../http/query.ts';
 import { CLIENTS } from './assemble.ts';
 
@@ -44,11 +45,8 @@ const AGENT_DESCRIPTION = `agent, an agentmeter extension (not in the reference)
 const TEAM_DESCRIPTION =
   "team, an agentmeter extension: one row per day and team (group_key: the team's name) over its direct members that day, teams below the minimum team size left out";
 
-const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const dayParam = (name: string) =>
-  z
-    .string()
-    .regex(DAY_PATTERN, { error: (issue) => `${name} "${String(issue.input)}" is not a valid date (YYYY-MM-DD)` })
+  utcDay(dayParamError(name))
     .refine((value) => parseDay(value) !== undefined, {
       error: (issue) => `${name} "${String(issue.input)}" is not a valid date (YYYY-MM-DD)`,
     })
@@ -97,7 +95,6 @@ export const ANALYTICS_QUERY = Object.fromEntries(
   }),
 ) as Record<Endpoint, z.ZodObject>;
 
-const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const count = z.number().int().nonnegative();
 const ModelTier = z.enum(['standard', 'thinking']);
 /** group_by=agent is an agentmeter extension: the reference's grouped row with the agent as group_key. */

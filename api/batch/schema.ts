@@ -1,21 +1,22 @@
 // The zod schemas of the batch's routes: POST /api/v0/admin/batch (run it now) and
 // GET /api/v0/admin/batch/runs (the latest runs, newest first), request and answer, and their paths.
 import { z } from 'zod';
+import { Day, IsoTime, utcDay } from '../http/dates.ts';
 import { limitParam } from '../http/query.ts';
 
 export const BATCH_PATH = '/api/v0/admin/batch';
 export const BATCH_RUNS_PATH = '/api/v0/admin/batch/runs';
 
-const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
-export const BatchBody = z.strictObject({ from: Day.optional(), to: Day.optional() }).default({});
+const BatchDay = utcDay('YYYY-MM-DD');
+export const BatchBody = z.strictObject({ from: BatchDay.optional(), to: BatchDay.optional() }).default({});
 
 /** The answer: pipeline/batch.ts's BatchReport. */
 export const BatchReportAnswer = z.strictObject({
   runId: z.number().int(),
   mode: z.enum(['incremental', 'range']),
   days: z.number().int(),
-  firstDay: z.string().nullable(),
-  lastDay: z.string().nullable(),
+  firstDay: Day.nullable(),
+  lastDay: Day.nullable(),
   unpricedModels: z.array(z.string()),
   unpricedUsdModels: z.array(z.string()).describe('models without a dollar price: their cost_usd is null (docs/metrics.md §8)'),
   ms: z.number(),
@@ -23,7 +24,7 @@ export const BatchReportAnswer = z.strictObject({
 
 export const BatchRunsQuery = z.strictObject({ limit: limitParam.optional() });
 
-const Instant = z.string().describe('ISO-8601 UTC');
+const Instant = IsoTime.describe('ISO-8601 UTC');
 export const BatchRun = z.strictObject({
   id: z.number().int(),
   trigger: z

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { AnomalyView } from '../anomalies/schema.ts';
 import { DigestView } from '../digest/schema.ts';
+import { IsoTime } from '../http/dates.ts';
 
 export const BUDGETS_PATH = '/api/v0/organization/budgets';
 export const ALERTS_PATH = '/api/v0/organization/alerts';
@@ -113,14 +114,14 @@ export const AlertView = z.strictObject({
   unit: BudgetUnit,
   usage: z.number(),
   limit: z.number(),
-  fired_at: z.string(),
+  fired_at: IsoTime,
   deliveries: z.array(
     z.strictObject({
       type: z.enum(['webhook', 'slack']),
       state: z.enum(['pending', 'delivered', 'undelivered']),
       attempts: z.number(),
       last_error: z.string().nullable(),
-      delivered_at: z.string().nullable(),
+      delivered_at: IsoTime.nullable(),
     }),
   ),
 });
@@ -151,6 +152,6 @@ export const ThresholdEvent = z.strictObject({
   usage: z.number(),
   limit: z.number(),
   month: z.string(),
-  fired_at: z.string(),
+  fired_at: IsoTime,
 });
 export type ThresholdEvent = z.infer<typeof ThresholdEvent>;

@@ -4,12 +4,12 @@
 // every answer against them.
 import { z } from 'zod';
 import { AgentName } from '../../common/wire.ts';
+import { Day, dayParamError, IsoTime, utcDay } from '../http/dates.ts';
 import { teamParam } from '../http/query.ts';
 
 export const CODE_PATH = '/api/v1/analytics/code';
 export const COMMITS_PATH = '/api/v0/code/commits';
 
-const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const count = z.number().int().nonnegative();
 const Meta = z.strictObject({ org_id: z.string(), start_date: Day, end_date: Day });
 
@@ -98,7 +98,7 @@ export const LandedCommit = z.strictObject({
   commit: z.string(),
   user_id: z.string(),
   user_email: z.string().nullable(),
-  committed_at: z.string().describe('committer time, ISO-8601 UTC'),
+  committed_at: IsoTime.describe('committer time, ISO-8601 UTC'),
   lines_added: count,
   lines_deleted: count,
   agent_lines: count,
@@ -123,10 +123,12 @@ export const CommitsQuery = z.strictObject({
   team: teamParam(
     "an agentmeter extension: the commits of the users who were members of this team or of a team below it on the commit's day (owners and managers; 403 below the minimum team size)",
   ),
-  startDate: z
-    .string({ error: 'startDate is required (YYYY-MM-DD)' })
-    .describe('YYYY-MM-DD (UTC), the first committer day; the analytics date rules apply'),
-  endDate: z.string({ error: 'endDate is required (YYYY-MM-DD)' }).describe('YYYY-MM-DD (UTC), the last committer day (today included)'),
+  startDate: utcDay(dayParamError('startDate'), 'startDate is required (YYYY-MM-DD)').describe(
+    'YYYY-MM-DD (UTC), the first committer day; the analytics date rules apply',
+  ),
+  endDate: utcDay(dayParamError('endDate'), 'endDate is required (YYYY-MM-DD)').describe(
+    'YYYY-MM-DD (UTC), the last committer day (today included)',
+  ),
   limit: z
     .string()
     .regex(/^\d+$/, { error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"` })

@@ -4,6 +4,7 @@
 // values) are stored but never returned: see mask().
 import { z } from 'zod';
 import { freeForm } from '../../common/free-form.ts';
+import { IsoTime } from '../http/dates.ts';
 import { limitParam, wholeNumberParam } from '../http/query.ts';
 
 export const CONTROLS_PATH = '/api/v0/organization/enterprise-controls';
@@ -143,7 +144,7 @@ export const ControlChange = z.strictObject({
   revision: z.number().int().positive(),
   settings: Settings,
   user: z.strictObject({ id: z.string(), email: z.string(), name: z.string() }),
-  updatedAt: z.string(),
+  updatedAt: IsoTime,
 });
 export type ControlChange = z.infer<typeof ControlChange>;
 export const NoControls = z.strictObject({ revision: z.literal(0), settings: z.strictObject({}) });

@@ -2,6 +2,7 @@
 // and answer. The machine starts at DEVICE_START_PATH and polls DEVICE_TOKEN_PATH; the person opens
 // DEVICE_PAGE (the dashboard's approval page) and decides through DEVICE_REQUEST_PATH.
 import { z } from 'zod';
+import { IsoTime } from '../http/dates.ts';
 import { PublicKey } from '../keys/schema.ts';
 
 export const DEVICE_START_PATH = '/api/v0/auth/device';
@@ -69,8 +70,8 @@ export const DeviceRequest = z.strictObject({
   userCode: z.string(),
   machineName: z.string().nullable(),
   requestedFrom: z.string().nullable().describe('The address the machine asked from'),
-  createdAt: z.string(),
-  expiresAt: z.string(),
+  createdAt: IsoTime,
+  expiresAt: IsoTime,
   state: z.enum(['pending', 'approved', 'denied']),
   /** Who decided, when someone of this organization did. */
   decidedBy: z.string().nullable(),

@@ -2,6 +2,7 @@
 // the sent digests as the alerts list shows them.
 import { z } from 'zod';
 import { DeliveryView } from '../anomalies/schema.ts';
+import { Day, IsoTime } from '../http/dates.ts';
 
 export const DIGEST_PREVIEW_PATH = '/api/v0/organization/digest/preview';
 
@@ -15,7 +16,7 @@ const WeekCost = z
   );
 
 export const DigestFigures = z.strictObject({
-  week: z.strictObject({ from: z.string(), to: z.string() }).describe('the week reported, Monday to Sunday (UTC)'),
+  week: z.strictObject({ from: Day, to: Day }).describe('the week reported, Monday to Sunday (UTC)'),
   cost_usd: WeekCost,
   unpriced_models: z
     .array(z.string())
@@ -56,7 +57,7 @@ export const DigestFigures = z.strictObject({
         scope: z.enum(['user', 'team']),
         email: z.string().optional(),
         team: z.string().optional(),
-        day: z.string(),
+        day: Day,
         cost_usd: Cost,
         median_usd: Cost,
       }),
@@ -74,7 +75,7 @@ export const DigestFigures = z.strictObject({
       }),
     )
     .describe('budgets whose month-end forecast (GET /api/v0/organization/forecast) is above them, as of forecast_date'),
-  forecast_date: z.string().describe('the day the forecast was made'),
+  forecast_date: Day.describe('the day the forecast was made'),
 });
 export type DigestFigures = z.infer<typeof DigestFigures>;
 
@@ -83,12 +84,12 @@ export const DigestEvent = DigestFigures.extend({
   id: z.string(),
   type: z.literal('digest.weekly'),
   org_id: z.string(),
-  sent_at: z.string(),
+  sent_at: IsoTime,
 });
 export type DigestEvent = z.infer<typeof DigestEvent>;
 
 export const DigestPreview = z.strictObject({
-  sends_at: z.string().describe('when this digest is sent (Monday 09:00 UTC, or the next tick when one is due)'),
+  sends_at: IsoTime.describe('when this digest is sent (Monday 09:00 UTC, or the next tick when one is due)'),
   complete: z.boolean().describe('false while the week reported is not over: its figures so far (through the last batch)'),
   destinations: z.number().int().describe('how many destinations it goes to (0: the digest is off)'),
   digest: DigestFigures,
@@ -97,9 +98,9 @@ export type DigestPreview = z.infer<typeof DigestPreview>;
 
 export const DigestView = z.strictObject({
   id: z.string(),
-  week: z.strictObject({ from: z.string(), to: z.string() }),
+  week: z.strictObject({ from: Day, to: Day }),
   cost_usd: WeekCost,
-  sent_at: z.string(),
+  sent_at: IsoTime,
   deliveries: z.array(DeliveryView),
 });
 export type DigestView = z.infer<typeof DigestView>;

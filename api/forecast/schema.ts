@@ -1,5 +1,6 @@
 // The month-end forecast (docs/metrics.md §9) at the boundary.
 import { z } from 'zod';
+import { Day } from '../http/dates.ts';
 
 export const FORECAST_PATH = '/api/v0/organization/forecast';
 
@@ -20,10 +21,10 @@ const Projection = z.strictObject({
 export type Projection = z.infer<typeof Projection>;
 
 export const ForecastAnswer = z.strictObject({
-  date: z.string().describe('today (UTC)'),
+  date: Day.describe('today (UTC)'),
   month: z.string(),
   days_left: z.number().int().describe('the days of the month after today'),
-  window: z.strictObject({ from: z.string(), to: z.string() }).describe('the last 7 complete days (UTC)'),
+  window: z.strictObject({ from: Day, to: Day }).describe('the last 7 complete days (UTC)'),
   organization: Projection,
   teams: z.array(Projection.extend({ team: z.string() })).describe('each team with a budget'),
   users: z.array(Projection.extend({ email: z.string() })).describe('each person with a budget'),

@@ -3,6 +3,7 @@
 // leaves the server.
 import { z } from 'zod';
 import { KEY_SCOPES } from '../../common/key-scopes.ts';
+import { IsoTime } from '../http/dates.ts';
 
 /**
  * What a credential may do on its user's behalf. Only a personal credential drives the user's computers
@@ -47,9 +48,9 @@ export const PublicKey = z.strictObject({
   userId: z.string(),
   name: z.string().nullable(),
   prefix: z.string().describe('the first characters of the key, to recognize it'),
-  createdAt: z.string(),
-  lastUsedAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
+  createdAt: IsoTime,
+  lastUsedAt: IsoTime.nullable(),
+  revokedAt: IsoTime.nullable(),
   createdBy: z.string().nullable().describe('the user id of who minted the key; null: the operator, on the database file'),
   kind: z.enum(KEY_KINDS).describe('personal, invitation (exchanged once for a personal key) or delegated (minted by someone else)'),
   scope: z

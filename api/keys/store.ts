@@ -85,7 +85,7 @@ const SQL = {
   insertKey:
     'INSERT INTO api_keys (id, user_id, org_id, name, prefix, hash, created_by, kind, scope, minted_with) VALUES ($id, $user, $org, $name, $prefix, $hash, $created_by, $kind, $scope, $minted_with)',
   keyColumns:
-    "SELECT id, user_id, org_id, name, prefix, CAST(created_at AS VARCHAR) AS created_at, CAST(last_used_at AS VARCHAR) AS last_used_at, CAST(revoked_at AS VARCHAR) AS revoked_at, created_by, coalesce(kind, 'personal') AS kind, coalesce(scope, 'personal') AS scope, machine_id FROM api_keys",
+    "SELECT id, user_id, org_id, name, prefix, strftime(created_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS created_at, strftime(last_used_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS last_used_at, strftime(revoked_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS revoked_at, created_by, coalesce(kind, 'personal') AS kind, coalesce(scope, 'personal') AS scope, machine_id FROM api_keys",
   // Whether the directory deactivated the user comes along: a key minted for them meanwhile refuses too.
   principalByHash: `SELECT k.id AS key_id, coalesce(k.kind, 'personal') AS kind, coalesce(k.scope, 'personal') AS scope, u.id AS user_id, u.org_id, u.email, u.role,
       coalesce(s.active, true) AS active

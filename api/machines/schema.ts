@@ -1,6 +1,7 @@
 // GET /api/v0/machines: every machine that shipped events, as the pipeline-health page shows it; GET
 // /api/v0/machines/keys answers the collector keys (KeyList, the accounts' own schema of a key).
 import { z } from 'zod';
+import { IsoTime } from '../http/dates.ts';
 
 export const MACHINES_PATH = '/api/v0/machines';
 export const MACHINE_KEYS_PATH = '/api/v0/machines/keys';
@@ -13,9 +14,9 @@ export const Machine = z.strictObject({
   agents: z.array(z.string()),
   events: z.number(),
   /** The latest event time (when it happened on the machine), ISO-8601 UTC. */
-  lastEventAt: z.string(),
+  lastEventAt: IsoTime,
   /** The latest time the server received an event of the machine, ISO-8601 UTC. */
-  lastDeliveryAt: z.string(),
+  lastDeliveryAt: IsoTime,
   /** From the collector's User-Agent on its latest delivery since the server started; null when not known. */
   collectorVersion: z.string().nullable(),
 });

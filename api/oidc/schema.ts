@@ -1,6 +1,7 @@
 // The OIDC provider an owner configures for an organization (migration 026), as the API takes it and
 // shows it (never the client secret).
 import { z } from 'zod';
+import { IsoTime } from '../http/dates.ts';
 
 /** Owners set the organization's provider here. */
 export const OIDC_CONFIG_PATH = '/api/v0/organization/oidc';
@@ -39,7 +40,7 @@ export const ProviderView = z.strictObject({
   clientId: z.string(),
   groupsClaim: z.string().nullable(),
   provision: z.enum(PROVISION),
-  updatedAt: z.string(),
+  updatedAt: IsoTime,
   /** Where people start signing in (the dashboard's button goes there). */
   loginPath: z.string(),
 });

@@ -2,13 +2,14 @@
 // that names one entry to remove.
 import { z } from 'zod';
 import { parseDay } from '../../common/time.ts';
+import { Day, IsoTime, utcDay } from '../http/dates.ts';
 
 export const PRICING_PATH = '/api/v0/organization/pricing';
 
-const Day = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'effectiveFrom is YYYY-MM-DD')
-  .refine((d) => parseDay(d) !== undefined, 'effectiveFrom must be a real calendar day, YYYY-MM-DD');
+const EffectiveFrom = utcDay('effectiveFrom is YYYY-MM-DD').refine(
+  (d) => parseDay(d) !== undefined,
+  'effectiveFrom must be a real calendar day, YYYY-MM-DD',
+);
 const Mtok = (what: string) =>
   z.number().nonnegative(`${what} is US dollars per million tokens, 0 or more`).max(100_000).describe(`US dollars per million ${what}`);
 
@@ -19,7 +20,7 @@ export const PriceEntry = z.strictObject({
     .max(256)
     .regex(/^[\x21-\x7e]+$/, 'model is a model id or a pattern with *, without spaces')
     .describe('a model id as the agents report it, or a pattern with * (any run of characters)'),
-  effectiveFrom: Day.describe('the UTC day the price applies from (a later entry of the same model takes over on its day)'),
+  effectiveFrom: EffectiveFrom.describe('the UTC day the price applies from (a later entry of the same model takes over on its day)'),
   inputMtok: Mtok('input tokens'),
   outputMtok: Mtok('output tokens'),
   cacheReadMtok: Mtok('cache-read tokens')
@@ -39,7 +40,7 @@ export const PriceEntry = z.strictObject({
 export type PriceEntry = z.infer<typeof PriceEntry>;
 
 export const PriceView = PriceEntry.required().extend({
-  updatedAt: z.string(),
+  updatedAt: IsoTime,
   updatedBy: z.string().describe('the user id who set it'),
 });
 export type PriceView = z.infer<typeof PriceView>;
@@ -47,7 +48,7 @@ export type PriceView = z.infer<typeof PriceView>;
 export const PriceList = z.strictObject({
   prices: z.array(PriceView),
   rebuilt: z
-    .strictObject({ from: z.string(), to: z.string() })
+    .strictObject({ from: Day, to: Day })
     .nullable()
     .optional()
     .describe('after a change: the days whose dollars were computed again (null when none had passed yet)'),
@@ -56,5 +57,5 @@ export type PriceList = z.infer<typeof PriceList>;
 
 export const PriceKeyQuery = z.strictObject({
   model: z.string().min(1).max(256),
-  effectiveFrom: Day,
+  effectiveFrom: EffectiveFrom,
 });

@@ -1,6 +1,7 @@
 // Pull requests at the boundary: the webhook paths the code hosts call, the owners' routes that set each
 // host's secret, and their answers (docs/pull-requests.md).
 import { z } from 'zod';
+import { Day, dayParamError, IsoTime, utcDay } from '../http/dates.ts';
 import { teamParam } from '../http/query.ts';
 import { CODE_HOSTS } from './payloads.ts';
 
@@ -37,7 +38,7 @@ export const SetSecretBody = z.strictObject({
 export const CodeHostView = z.object({
   host: z.enum(CODE_HOSTS),
   setBy: z.string(),
-  setAt: z.string(),
+  setAt: IsoTime,
   /** The path to give the host, after the server's address. */
   webhookPath: z.string(),
 });
@@ -48,11 +49,12 @@ export const PR_ANALYTICS_PATH = '/api/v1/analytics/pull_requests';
 export const PR_LIST_PATH = '/api/v0/code/pull_requests';
 
 const usd = z.number().nullable().describe('US dollars, 4 decimals; null when a session it holds used a model without a price');
-const dateParam = (what: string) => z.string({ error: `${what} is required (YYYY-MM-DD)` }).describe(`YYYY-MM-DD (UTC), ${what}`);
+const dateParam = (name: 'startDate' | 'endDate', what: string) =>
+  utcDay(dayParamError(name), `${what} is required (YYYY-MM-DD)`).describe(`YYYY-MM-DD (UTC), ${what}`);
 
 export const PullRequestAnalyticsQuery = z.strictObject({
-  startDate: dateParam('the first day of merge'),
-  endDate: dateParam('the last day of merge, before today'),
+  startDate: dateParam('startDate', 'the first day of merge'),
+  endDate: dateParam('endDate', 'the last day of merge, before today'),
   group_by: z
     .enum(['repo', 'team', 'agent'], { error: 'group_by must be one of repo, team, agent' })
     .optional()
@@ -65,7 +67,7 @@ export const PullRequestAnalyticsQuery = z.strictObject({
 });
 
 export const PullRequestDay = z.strictObject({
-  date: z.string(),
+  date: Day,
   merged: z.number().int(),
   merged_with_agent_lines: z.number().int(),
   lines_added: z.number().int(),
@@ -77,7 +79,7 @@ export const PullRequestDay = z.strictObject({
   not_shipped_cost_usd: usd.describe("the day's cost of agent sessions whose lines reached no merged pull request"),
 });
 export const PullRequestGroupRow = z.strictObject({
-  date: z.string(),
+  date: Day,
   group_key: z.string(),
   merged: z.number().int(),
   merged_with_agent_lines: z.number().int(),
@@ -101,8 +103,8 @@ export const PullRequestAnalytics = z.strictObject({
   data: z.union([z.array(PullRequestDay), z.array(PullRequestGroupRow)]),
   meta: z.strictObject({
     org_id: z.string(),
-    start_date: z.string(),
-    end_date: z.string(),
+    start_date: Day,
+    end_date: Day,
     user_id: z.string().optional(),
     totals: PullRequestTotals.optional().describe('the range in one (an agentmeter extension), on the answer without group_by'),
     group_totals: z
@@ -129,8 +131,8 @@ export type PullRequestAnalytics = z.infer<typeof PullRequestAnalytics>;
 export const PR_CURSOR = /^(\d{1,15})\.(\d{1,12})\.(.{1,512})$/s;
 
 export const PullRequestListQuery = z.strictObject({
-  startDate: dateParam('the first day of merge'),
-  endDate: dateParam('the last day of merge (today included)'),
+  startDate: dateParam('startDate', 'the first day of merge'),
+  endDate: dateParam('endDate', 'the last day of merge (today included)'),
   limit: z
     .string()
     .regex(/^\d+$/, { error: (issue) => `limit must be a whole number from 1 to 100; got "${String(issue.input)}"` })
@@ -150,8 +152,8 @@ export const PullRequestItem = z.strictObject({
   number: z.number().int(),
   host: z.enum(CODE_HOSTS),
   author: z.string().nullable().describe("the author's address as the host gives it (GitHub: the account's no-reply address)"),
-  opened_at: z.string(),
-  merged_at: z.string(),
+  opened_at: IsoTime,
+  merged_at: IsoTime,
   hours_to_merge: z.number(),
   commits: z.array(z.string()).describe('the landed commits it brought that agentmeter knows'),
   lines_added: z.number().int(),
@@ -164,8 +166,8 @@ export const PullRequestPage = z.strictObject({
   data: z.array(PullRequestItem),
   meta: z.strictObject({
     org_id: z.string(),
-    start_date: z.string(),
-    end_date: z.string(),
+    start_date: Day,
+    end_date: Day,
     has_more: z.boolean(),
     next_cursor: z.string().nullable(),
     user_id: z.string().optional(),

@@ -5,6 +5,7 @@
 // extension, a password) are accepted and ignored, so provisioning a full profile never fails on them.
 import { z } from 'zod';
 import { HttpError } from '../../common/errors.ts';
+import { IsoTime } from '../http/dates.ts';
 
 export const SCIM = {
   user: 'urn:ietf:params:scim:schemas:core:2.0:User',
@@ -114,7 +115,7 @@ export const PendingRenameSchema = z.strictObject({
   userId: z.string(),
   from: z.string().describe('the e-mail the owner signs in with now'),
   to: z.string().describe('the userName the directory asked for'),
-  requestedAt: z.string(),
+  requestedAt: IsoTime,
 });
 export const PendingRenameList = z.strictObject({ renames: z.array(PendingRenameSchema) });
 export const ConfirmedRename = z.strictObject({ rename: PendingRenameSchema });
@@ -126,9 +127,9 @@ export const ScimTokenSchema = z.strictObject({
   name: z.string().nullable(),
   prefix: z.string(),
   createdBy: z.string().nullable(),
-  createdAt: z.string(),
-  lastUsedAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
+  createdAt: IsoTime,
+  lastUsedAt: IsoTime.nullable(),
+  revokedAt: IsoTime.nullable(),
 });
 export const CreatedScimToken = z.strictObject({ token: z.string(), scimToken: ScimTokenSchema });
 export const ScimTokenList = z.strictObject({ tokens: z.array(ScimTokenSchema) });

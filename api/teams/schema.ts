@@ -1,11 +1,10 @@
 // The teams resource as the API shows it: its paths and its zod schemas (the routes declare them; the CLI
 // reads them too).
 import { z } from 'zod';
+import { Day } from '../http/dates.ts';
 
 export const TEAMS_PATH = '/api/v0/organization/teams';
 export const TEAM_SETTINGS_PATH = '/api/v0/organization/teams/settings';
-
-const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
 export const TeamMemberView = z.strictObject({
   email: z.string().describe("the member's e-mail"),

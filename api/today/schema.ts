@@ -3,17 +3,15 @@
 import { z } from 'zod';
 import { ActivityRecord, ProductivityRecord, TokenRecord, ToolRecord } from '../analytics/schema.ts';
 import { CodeRecord } from '../code/schema.ts';
+import { Day, IsoTime } from '../http/dates.ts';
 import { teamParam } from '../http/query.ts';
 
 export const TODAY_PATH = '/api/v1/analytics/today';
 
 export const TodayResponse = z.strictObject({
   data: z.strictObject({
-    date: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}$/)
-      .describe('the current UTC day'),
-    as_of: z.string().nullable().describe('the time of the newest event, usage or message counted (null: none yet today)'),
+    date: Day.describe('the current UTC day'),
+    as_of: IsoTime.nullable().describe('the time of the newest event, usage or message counted (null: none yet today)'),
     provisional: z.literal(true).describe('the figures change as records arrive; the nightly batch writes the final ones'),
     tokens: TokenRecord,
     tools: ToolRecord,
@@ -25,8 +23,8 @@ export const TodayResponse = z.strictObject({
   }),
   meta: z.strictObject({
     org_id: z.string(),
-    start_date: z.string().describe('the current UTC day (YYYY-MM-DD): the range of the answer, as on the daily endpoints'),
-    end_date: z.string().describe('the current UTC day (YYYY-MM-DD)'),
+    start_date: Day.describe('the current UTC day (YYYY-MM-DD): the range of the answer, as on the daily endpoints'),
+    end_date: Day.describe('the current UTC day (YYYY-MM-DD)'),
     unpriced_models: z.array(z.string()).describe("today's models without a dollar price: their cost_usd is null (docs/metrics.md §8)"),
   }),
 });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { USER_ID_PATTERN } from '../../common/ids.ts';
 import { ANALYTICS_QUERY, PersonTotals, UserRecord } from '../analytics/schema.ts';
 import { Role } from '../auth/principal.ts';
+import { Day, IsoTime } from '../http/dates.ts';
 import { limitParam } from '../http/query.ts';
 import { KeySecret, PublicKey } from '../keys/schema.ts';
 
@@ -24,7 +25,7 @@ export const CreateUserBody = z.strictObject({
 export const UserParams = z.strictObject({ userId: z.string().min(1).max(320) });
 export const RemoveQuery = z.strictObject({ erase: z.enum(['true', 'false']).optional() });
 
-export const PublicUser = z.strictObject({ id: z.string(), email: z.string(), role: Role, createdAt: z.string() });
+export const PublicUser = z.strictObject({ id: z.string(), email: z.string(), role: Role, createdAt: IsoTime });
 export const CreatedUser = z.strictObject({ user: PublicUser, apiKey: KeySecret, key: PublicKey });
 export const WhoAmI = z.strictObject({ userId: z.string(), orgId: z.string(), email: z.string(), role: Role });
 
@@ -33,11 +34,10 @@ export const UserListing = z.strictObject({
   id: z.string(),
   email: z.string(),
   role: Role,
-  createdAt: z.string(),
-  lastSignInAt: z
-    .string()
-    .nullable()
-    .describe("The last dashboard sign-in (a key or JWT in its form, or the identity provider); a collector's deliveries do not count"),
+  createdAt: IsoTime,
+  lastSignInAt: IsoTime.nullable().describe(
+    "The last dashboard sign-in (a key or JWT in its form, or the identity provider); a collector's deliveries do not count",
+  ),
   activeKeys: z.number().int(),
 });
 export type UserListing = z.infer<typeof UserListing>;
@@ -75,11 +75,11 @@ export const OrganizationUser = z.object({
   email: z.email(),
   /** Not in the reference's shape: the dashboard's organization page shows each user's role. */
   role: z.enum(['owner', 'manager', 'member', 'guest']),
-  createdAt: z.string(),
+  createdAt: IsoTime,
   metadata: z.record(z.string(), z.unknown()),
   firstName: z.string().optional(),
   lastName: z.string().optional(),
-  lastSignInAt: z.string().optional().describe('The last dashboard sign-in (form or identity provider); absent: never'),
+  lastSignInAt: IsoTime.optional().describe('The last dashboard sign-in (form or identity provider); absent: never'),
 });
 export const UserList = z.strictObject({
   users: z.array(OrganizationUser),
@@ -101,8 +101,8 @@ export const UserUsage = z.strictObject({
   data: z.array(UserRecord),
   meta: z.strictObject({
     org_id: z.string(),
-    start_date: z.string(),
-    end_date: z.string(),
+    start_date: Day,
+    end_date: Day,
     user_id: z.string(),
     user_email: z.string(),
     role: Role,

@@ -32,8 +32,8 @@ export interface OrganizationUserRow {
 
 const SQL = {
   insertUser: 'INSERT INTO users (id, org_id, email, role, first_name, last_name) VALUES ($id, $org, $email, $role, $first, $last)',
-  userColumns:
-    'SELECT id, org_id, email, role, first_name, last_name, CAST(created_at AS VARCHAR) AS created_at, CAST(last_sign_in_at AS VARCHAR) AS last_sign_in_at FROM users',
+  userColumns: `SELECT id, org_id, email, role, first_name, last_name, strftime(created_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS created_at,
+    strftime(last_sign_in_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS last_sign_in_at FROM users`,
   deactivated: 'SELECT NOT active AS inactive FROM scim_users WHERE org_id = $org AND user_id = $id',
   list: `SELECT u.id, u.email, u.role, strftime(u.created_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "createdAt",
            strftime(u.last_sign_in_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "lastSignInAt",

@@ -8,6 +8,7 @@ import { CLIENT_ROUTES } from '../../api/dashboard/routes.ts';
 import { buildDocument, openapiPath } from '../../api/openapi/document.ts';
 import { declaredRoutes, registeredRoutes } from '../../api/openapi/registry.ts';
 import { NOT_IN_DOCUMENT } from '../../api/openapi/routes.ts';
+import { undatedFields } from '../helpers/openapi-dates.ts';
 import { type TestServer, testServer } from '../helpers/server.ts';
 
 type Doc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; security: unknown[] }>> };
@@ -111,6 +112,63 @@ describe('GET /openapi.json', () => {
     expect(schemes['sessionCookie']).toMatchObject({ type: 'apiKey', in: 'cookie', name: SESSION_COOKIE });
     const remove = doc.paths['/api/v0/admin/users/{userId}']!['delete'] as unknown as { parameters: { name: string; in: string }[] };
     expect(remove.parameters.map((p) => `${p.in} ${p.name}`)).toEqual(['path userId', 'query erase']);
+  });
+
+  it('says the format of every date and time: date for a UTC day, date-time for an instant', () => {
+    // Clients generated from the document (and scripts reading it) type these as dates only when it says so.
+    expect(undatedFields(doc as never)).toEqual([]);
+    const analytics = (
+      doc.paths['/api/v1/analytics/tokens']!['get'] as unknown as { parameters: { name: string; schema: { format?: string } }[] }
+    ).parameters;
+    expect(analytics.filter((p) => p.name.endsWith('Date')).map((p) => [p.name, p.schema.format])).toEqual([
+      ['startDate', 'date'],
+      ['endDate', 'date'],
+    ]);
+  });
+
+  it('finds a date or time without its format wherever it is (so the check above can fail)', () => {
+    const broken = structuredClone(doc) as unknown as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    const day = { type: 'string', pattern: String.raw`^\d{4}-\d{2}-\d{2}$` };
+    broken.paths['/api/v0/planted/{day}'] = {
+      post: {
+        parameters: [
+          { name: 'day', in: 'path', required: true, schema: day },
+          { name: 'sinceDate', in: 'query', schema: { type: 'string' } },
+          { name: 'when', in: 'query', description: 'ISO-8601 UTC', schema: { type: 'string' } },
+        ],
+        requestBody: {
+          content: { 'application/json': { schema: { type: 'object', properties: { startsAt: { type: 'string', format: 'date' } } } } },
+        },
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    rows: {
+                      type: 'array',
+                      items: { type: 'object', properties: { end_date: { anyOf: [{ type: 'string' }, { type: 'null' }] } } },
+                    },
+                    seen_at: { type: ['string', 'null'] },
+                    createdAt: { type: 'integer', description: 'epoch ms: a number, not concerned' },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    expect(undatedFields(broken).filter((line) => line.includes('/planted/'))).toEqual([
+      'POST /api/v0/planted/{day} path day: format missing, expected date',
+      'POST /api/v0/planted/{day} query sinceDate: format missing, expected date',
+      'POST /api/v0/planted/{day} query when: format missing, expected date-time',
+      'POST /api/v0/planted/{day} body application/json.startsAt: format date, expected date-time',
+      'POST /api/v0/planted/{day} 200 application/json.rows[].end_date|anyOf0: format missing, expected date',
+      'POST /api/v0/planted/{day} 200 application/json.seen_at: format missing, expected date-time',
+    ]);
   });
 
   it("documents /users' cursor as the user id the server takes (any other is a 400)", async () => {

@@ -1,0 +1,47 @@
+// The API's day and time schemas (api/http/dates.ts): what they take, and the format each gives the
+// OpenAPI document through jsonSchema, on both sides (a query's input, an answer's output).
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Day, dayParamError, IsoTime, utcDay } from '../../api/http/dates.ts';
+import { jsonSchema } from '../../api/openapi/document.ts';
+
+describe('Day', () => {
+  it('takes YYYY-MM-DD and nothing else', () => {
+    expect(Day.safeParse('2026-11-28').success).toBe(true);
+    for (const bad of ['2026-1-28', '2026-11-28T00:00:00Z', '28/11/2026', '']) expect(Day.safeParse(bad).success, bad).toBe(false);
+  });
+
+  it('is format date, described or nullable', () => {
+    for (const io of ['input', 'output'] as const) {
+      expect(jsonSchema(Day.describe('a day'), io)).toMatchObject({ type: 'string', format: 'date', description: 'a day' });
+      expect(jsonSchema(Day.nullable(), io)).toMatchObject({ anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] });
+    }
+  });
+
+  it('utcDay keeps a route’s own words for a bad or missing day, with the same format', () => {
+    const startDate = utcDay(dayParamError('startDate'), 'startDate is required (YYYY-MM-DD)');
+    const query = z.strictObject({ startDate });
+    expect(query.safeParse({ startDate: '2026-3-2' }).error?.issues[0]?.message).toBe(
+      'startDate "2026-3-2" is not a valid date (YYYY-MM-DD)',
+    );
+    expect(query.safeParse({}).error?.issues[0]?.message).toBe('startDate is required (YYYY-MM-DD)');
+    expect(jsonSchema(startDate, 'input')).toMatchObject({ format: 'date', pattern: String.raw`^\d{4}-\d{2}-\d{2}$` });
+  });
+});
+
+describe('IsoTime', () => {
+  it('takes an ISO-8601 instant with its offset, not DuckDB’s own spelling', () => {
+    for (const good of ['2026-11-28T01:50:00.123Z', '2026-11-28T01:50:00Z', '2026-11-28T02:50:00+01:00'])
+      expect(IsoTime.safeParse(good).success, good).toBe(true);
+    for (const bad of ['2026-11-28 01:50:00.123', '2026-11-28T01:50:00', '2026-11-28', '1764294600000'])
+      expect(IsoTime.safeParse(bad).success, bad).toBe(false);
+  });
+
+  it('is format date-time on both sides', () => {
+    for (const io of ['input', 'output'] as const)
+      expect(jsonSchema(IsoTime.nullable().describe('when'), io)).toMatchObject({
+        anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }],
+        description: 'when',
+      });
+  });
+});
