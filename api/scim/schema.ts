@@ -5,6 +5,7 @@
 // extension, a password) are accepted and ignored, so provisioning a full profile never fails on them.
 import { z } from 'zod';
 import { HttpError } from '../../common/errors.ts';
+import { teamNameSchema } from '../../common/team-name.ts';
 
 export const SCIM = {
   user: 'urn:ietf:params:scim:schemas:core:2.0:User',
@@ -74,7 +75,7 @@ export type UserBody = z.infer<typeof UserBody>;
 /** A Group as POST and PUT send it: a team of the same name. */
 export const GroupBody = z.looseObject({
   schemas: z.array(z.string()).optional(),
-  displayName: z.string().trim().min(1, 'displayName is required').max(200),
+  displayName: teamNameSchema('a team name'),
   externalId: optionalText,
   members: z.array(z.looseObject({ value: z.string().min(1).max(200) })).optional(),
 });
