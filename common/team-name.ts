@@ -2,7 +2,7 @@
 // groups claim, `team=`, a team budget) and the team store checks again: trimmed, in Unicode NFC, 1 to
 // 128 characters, none unshown (common/unshown.ts). A name typed "É" (U+00C9) and one sent "E" + U+0301
 // look the same on every screen, so they must be one team, found by either. Names compare by key: NFC,
-// then lower case.
+// then lower case. Migration 119 brought the names stored before to this rule.
 import { z } from 'zod';
 import { UNSHOWN_CHARACTER } from './unshown.ts';
 

@@ -1,13 +1,15 @@
 // Team names in Unicode NFC at every boundary (common/team-name.ts, docs/teams.md): "Équipe" typed with
 // U+00C9 and "E" + U+0301 + "quipe", as a spreadsheet or a directory may send it, look the same and are one
 // team, whichever of the roster, SCIM, an ID token's groups, a team budget or team= names it. Names holding
-// control, direction or zero-width characters are refused (400) at each of them.
+// control, direction or zero-width characters are refused (400) at each of them. Migration 119 brings the
+// names stored before to the rule and renames, never merges, two teams that would then share a name.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BudgetList } from '../../api/budgets/schema.ts';
 import { ErrorBodySchema } from '../../api/http/errors.ts';
 import { groupNames, setTeamsFromClaim } from '../../api/oidc/teams.ts';
 import { SCIM } from '../../api/scim/schema.ts';
 import { RosterImported, RosterRefused, TeamList } from '../../api/teams/schema.ts';
+import { migrate } from '../../common/db/duckdb.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { createLogger } from '../../common/logger.ts';
 import { usage } from '../helpers/records.ts';
@@ -206,5 +208,107 @@ describe('names that would show as something else are refused at every boundary'
     });
     expect(patched.statusCode).toBe(400);
     expect(patched.json().detail).toMatch(REFUSED);
+  });
+});
+
+describe('migration 119: names stored before the rule', () => {
+  let old: Org;
+  const ids = { decomposed: 'team_00000000000000a1', composed: 'team_00000000000000a2', cafe: 'team_00000000000000a3' };
+  const more = { zeroWidth: 'team_00000000000000a4', ops: 'team_00000000000000a5', blank: 'team_00000000000000a6' };
+
+  beforeAll(async () => {
+    old = await org('Old');
+    // As the store kept them before (name trimmed, key lower-cased). The decomposed Équipe is the older
+    // one and has Ana; the composed one Bo. "Ops" + U+200B looks like "Ops".
+    const rows: [string, string, string][] = [
+      [ids.decomposed, DECOMPOSED, '2026-01-01'],
+      [ids.composed, COMPOSED, '2026-02-01'],
+      [ids.cafe, 'Cafe\u0301', '2026-01-01'],
+      [more.zeroWidth, 'Ops\u200B', '2026-01-01'],
+      [more.ops, 'Ops', '2026-02-01'],
+      [more.blank, '\u200B\u200D', '2026-01-01'],
+    ];
+    for (const [team, name, created] of rows)
+      await server.db.run(
+        'INSERT INTO teams (org_id, team_id, name, name_key, parent_id, created_at) VALUES ($org, $team, $name, $key, NULL, CAST($created AS TIMESTAMPTZ))',
+        { org: old.orgId, team, name, key: name.trim().toLowerCase(), created },
+      );
+    const member =
+      "INSERT INTO team_members (org_id, team_id, user_id, first_day, last_day) VALUES ($org, $team, $user, DATE '1970-01-01', NULL)";
+    await server.db.run(member, { org: old.orgId, team: ids.decomposed, user: old.ana });
+    await server.db.run(member, { org: old.orgId, team: ids.composed, user: old.bo });
+    await server.db.run(member, { org: old.orgId, team: ids.cafe, user: old.ana });
+    // Café's budget, an alert it fired this month, and its anomalies on two days; on the first of them a
+    // deleted team once named "café" fired one too (anomalies keep the key they fired under).
+    await server.db.run(
+      `INSERT INTO budgets (org_id, scope, target, position, team, user_id, monthly_credits, thresholds, destinations, updated_at, updated_by)
+       VALUES ($org, 'team', 'cafe\u0301', 0, 'Cafe\u0301', NULL, 1000, [50, 100], '[]', now()::TIMESTAMP, 'test')`,
+      { org: old.orgId },
+    );
+    await server.db.run(
+      `INSERT INTO budget_alerts (id, org_id, scope, target, month, threshold, usage, credit_limit, budget, fired_at)
+       VALUES ('alr_old', $org, 'team', 'cafe\u0301', '2026-03', 50, 600, 1000, '{}', TIMESTAMP '2026-03-10 08:00')`,
+      { org: old.orgId },
+    );
+    const anomaly = `INSERT INTO anomaly_alerts (id, org_id, scope, target, day, subject, cost_usd, median_usd, floor_usd, days_with_usage, fired_at)
+       VALUES ($id, $org, 'team', $target, CAST($day AS DATE), 'x', 50, 5, 20, 10, TIMESTAMP '2026-03-10 08:00')`;
+    await server.db.run(anomaly, { id: 'anm_old1', org: old.orgId, target: 'cafe\u0301', day: '2026-03-09' });
+    await server.db.run(anomaly, { id: 'anm_old2', org: old.orgId, target: 'cafe\u0301', day: '2026-03-10' });
+    await server.db.run(anomaly, { id: 'anm_gone', org: old.orgId, target: 'caf\u00E9', day: '2026-03-09' });
+
+    await server.services.ingest.storeRecords(old.orgId as OrgId, old.ana, [
+      usage('claude-sonnet-4-5', `${D1}T08:00:00Z`, { input_tokens: 10 }, false, 'o1'),
+    ]);
+    await server.services.ingest.storeRecords(old.orgId as OrgId, old.bo, [
+      usage('claude-sonnet-4-5', `${D1}T08:00:00Z`, { input_tokens: 20 }, false, 'o2'),
+    ]);
+    await server.services.runBatch({ trigger: 'cli', log: createLogger({ name: 'test', level: 'silent' }), now: NOW });
+
+    await server.db.run('DELETE FROM schema_migrations WHERE version = 119');
+    expect(await migrate(server.db)).toEqual(['119_team_names_nfc.ts']);
+  });
+
+  it('stores each name in NFC without unshown characters; a name that would collide gets a visible suffix, not a merge', async () => {
+    const listed = await teams(old);
+    expect(listed.map((t) => [t.name, t.members.map((m) => m.email)])).toEqual([
+      ['Caf\u00E9', ['ana@old.example.com']],
+      ['Ops', []],
+      ['Ops (2)', []],
+      [more.blank, []],
+      // The composed Équipe was already in the rule and keeps the name; the decomposed one keeps its members.
+      [COMPOSED, ['bo@old.example.com']],
+      [`${COMPOSED} (2)`, ['ana@old.example.com']],
+    ]);
+    const stored = await server.db.all<{ team_id: string; name: string; name_key: string }>(
+      'SELECT team_id, name, name_key FROM teams WHERE org_id = $org ORDER BY team_id',
+      { org: old.orgId },
+    );
+    expect(stored.find((t) => t.team_id === ids.decomposed)).toMatchObject({ name: `${COMPOSED} (2)`, name_key: '\u00E9quipe (2)' });
+    expect(stored.find((t) => t.team_id === more.zeroWidth)).toMatchObject({ name: 'Ops (2)', name_key: 'ops (2)' });
+    expect(stored.find((t) => t.team_id === ids.cafe)).toMatchObject({ name: 'Caf\u00E9', name_key: 'caf\u00E9' });
+  });
+
+  it("moves the team's budget, its alert and its anomalies to the new key; team= finds both Équipes apart", async () => {
+    const budgets = await server.app.inject({ method: 'GET', url: '/api/v0/organization/budgets', headers: bearer(old.users.owner.key) });
+    expect(BudgetList.parse(budgets.json()).budgets.map((b) => [b.team, b.monthlyCredits])).toEqual([['Caf\u00E9', 1000]]);
+    expect(await server.db.all('SELECT target FROM budget_alerts WHERE id = $id', { id: 'alr_old' })).toEqual([{ target: 'caf\u00E9' }]);
+    expect(
+      await server.db.all("SELECT id, target FROM anomaly_alerts WHERE org_id = $org AND id LIKE 'anm_old%' ORDER BY id", {
+        org: old.orgId,
+      }),
+    ).toEqual([
+      // 03-09: the deleted team's anomaly holds the key that day, so this one keeps its old key.
+      { id: 'anm_old1', target: 'cafe\u0301' },
+      { id: 'anm_old2', target: 'caf\u00E9' },
+    ]);
+    // Bo (the composed Équipe) spent 24 billable on D1, Ana (the decomposed one, now "Équipe (2)") 12.
+    const billable = async (name: string) => {
+      const res = await get(old, `/api/v1/analytics/tokens?${RANGE}&team=${encodeURIComponent(name)}`);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data.map((r: { billable_tokens: number }) => r.billable_tokens);
+    };
+    expect(await billable(COMPOSED)).toEqual([24]);
+    expect(await billable(DECOMPOSED)).toEqual([24]);
+    expect(await billable(`${DECOMPOSED} (2)`)).toEqual([12]);
   });
 });

@@ -1,6 +1,8 @@
-// The team name rule (common/team-name.ts) on hand-made names: NFC and case make one key, unshown
-// characters are refused.
+// The team name rule (common/team-name.ts) and migration 119's renaming plan, on hand-made names: NFC and
+// case make one key, unshown characters are refused, and a collision after normalizing is renamed with a
+// suffix that fits 128 characters and never splits a character.
 import { describe, expect, it } from 'vitest';
+import { cleanTeamName, renamedTeams, suffixedTeamName } from '../../common/db/migrations/119_team_names_nfc.ts';
 import { normalizeTeamName, TEAM_NAME_MAX, teamNameKey, teamNameProblem, teamNameSchema } from '../../common/team-name.ts';
 
 const COMPOSED = '\u00C9quipe';
@@ -33,5 +35,38 @@ describe('the team name rule', () => {
     expect(refused.success).toBe(false);
     expect(refused.error?.issues[0]?.message).toBe('team holds no control character, line break, direction or zero-width character');
     expect(teamNameSchema('team').safeParse('   ').error?.issues[0]?.message).toBe('team is empty');
+  });
+});
+
+describe('migration 119: the renaming plan of one organization', () => {
+  const team = (team_id: string, name: string) => ({ org_id: 'org_1', team_id, name, name_key: name.trim().toLowerCase() });
+
+  it('leaves names in the rule alone', () => {
+    expect(renamedTeams([team('t1', 'Web'), team('t2', COMPOSED)])).toEqual([]);
+  });
+
+  it('composes a name alone under its key; removes unshown characters; an empty one takes the team id', () => {
+    expect(cleanTeamName(' Ops\u200B ')).toBe('Ops');
+    expect(renamedTeams([team('t1', DECOMPOSED), team('t2', '\u200B')])).toEqual([
+      { team: team('t1', DECOMPOSED), name: COMPOSED, key: '\u00E9quipe', suffixed: false },
+      { team: team('t2', '\u200B'), name: 't2', key: 't2', suffixed: false },
+    ]);
+  });
+
+  it('the team already in the rule keeps the name, whatever the order; the other gets the first free suffix', () => {
+    const plan = renamedTeams([team('t1', DECOMPOSED), team('t2', 'e\u0301quipe (2)'), team('t3', COMPOSED)]);
+    expect(plan.map((r) => [r.team.team_id, r.name, r.suffixed])).toEqual([
+      // t3 keeps "Équipe", t2 its own "équipe (2)" composed; t1 takes the first suffix left, "Équipe (3)".
+      ['t1', `${COMPOSED} (3)`, true],
+      ['t2', '\u00E9quipe (2)', false],
+    ]);
+  });
+
+  it('a suffix fits in 128 characters without splitting a character', () => {
+    const long = `${'x'.repeat(TEAM_NAME_MAX - 2)}😀`;
+    const renamed = suffixedTeamName(long, new Set([teamNameKey(long)]));
+    expect(renamed.length).toBeLessThanOrEqual(TEAM_NAME_MAX);
+    expect(renamed).toBe(`${'x'.repeat(TEAM_NAME_MAX - 4)} (2)`);
+    expect(suffixedTeamName('Ops', new Set(['ops', 'ops (2)']))).toBe('Ops (3)');
   });
 });
