@@ -55,7 +55,8 @@ export function parseAnalyticsQuery(endpoint: Endpoint, raw: unknown, now: Date,
     if (value === undefined) return undefined;
     const checked = fields[key]!.safeParse(value);
     if (!checked.success) throw badRequest(checked.error.issues[0]!.message);
-    return value;
+    // As the schema gives it: a team name in NFC.
+    return checked.data as string;
   };
   const startDate = one('startDate');
   const endDate = one('endDate');

@@ -4,6 +4,7 @@
 // A team budget counts the team's members on each day, the teams below it included (api/teams/).
 import type { FastifyInstance } from 'fastify';
 import { badRequest, notFound } from '../../common/errors.ts';
+import { teamNameKey } from '../../common/team-name.ts';
 import type { AnomalyStore } from '../anomalies/store.ts';
 import { sendAnswer } from '../answers/answer.ts';
 import type { ResponseCache } from '../answers/cache.ts';
@@ -13,7 +14,6 @@ import type { DigestStore } from '../digest/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
-import { teamNameKey } from '../teams/store.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { type AlertEngine, budgetUsage } from './alerts.ts';
 import { destinationView, keptDestinations } from './destination.ts';

@@ -1,5 +1,6 @@
 // Budgets and alerts (docs/metrics.md §7) at the boundary: the PUT body, the GET answers, the webhook body.
 import { z } from 'zod';
+import { teamNameSchema } from '../../common/team-name.ts';
 import { AnomalyView } from '../anomalies/schema.ts';
 import { DigestView } from '../digest/schema.ts';
 import { IsoTime } from '../http/dates.ts';
@@ -31,7 +32,7 @@ export type Destination = z.infer<typeof Destination>;
 export const Budget = z
   .strictObject({
     scope: z.enum(['org', 'team', 'user']),
-    team: z.string().min(1).max(200).optional(),
+    team: teamNameSchema('team').optional().describe('the team, by name (compared in NFC, case-insensitively)'),
     email: z.email().optional(),
     monthlyCredits: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().describe('Standard Credits per UTC month'),
     monthlyUsd: z
@@ -67,7 +68,7 @@ export const BudgetPatch = z
   .strictObject({
     budget: Budget.optional(),
     remove: z
-      .strictObject({ scope: z.enum(['org', 'team', 'user']), team: z.string().min(1).max(200).optional(), email: z.email().optional() })
+      .strictObject({ scope: z.enum(['org', 'team', 'user']), team: teamNameSchema('team').optional(), email: z.email().optional() })
       .optional(),
   })
   .refine((p) => (p.budget === undefined) !== (p.remove === undefined), { message: 'give either budget or remove' });

@@ -2,6 +2,7 @@
 // and answer. The machine starts at DEVICE_START_PATH and polls DEVICE_TOKEN_PATH; the person opens
 // DEVICE_PAGE (the dashboard's approval page) and decides through DEVICE_REQUEST_PATH.
 import { z } from 'zod';
+import { UNSHOWN_CHARACTER } from '../../common/unshown.ts';
 import { IsoTime } from '../http/dates.ts';
 import { PublicKey } from '../keys/schema.ts';
 
@@ -22,19 +23,13 @@ export const STARTS_PER_ADDRESS = 10;
 export const WRONG_CODES_PER_PERSON = 10;
 export const LIMIT_WINDOW_MS = 10 * 60_000;
 
-/**
- * Control, format (bidirectional overrides, zero-width) and line-separator characters: an unauthenticated
- * machine's name is shown to the person asked to approve it, and such characters could make the page say
- * something else than the name does (U+202E writes what follows right to left).
- */
-const UNSHOWN_CHARACTER = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
-
 export const StartBody = z.strictObject({
   name: z
     .string()
     .trim()
     .min(1)
     .max(200)
+    // An unauthenticated machine's name is shown to the person asked to approve it (common/unshown.ts).
     .refine((name) => !UNSHOWN_CHARACTER.test(name), 'printable characters only: no control, direction or zero-width characters')
     .optional()
     .describe('What the machine calls itself, shown on the approval page'),

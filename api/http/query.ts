@@ -2,6 +2,7 @@
 // route makes of its query's names (declareRoute calls it).
 import { z } from 'zod';
 import { badRequest } from '../../common/errors.ts';
+import { teamNameSchema } from '../../common/team-name.ts';
 
 /** `limit` as the reference gives it: a string holding a whole number from 1 to 100. */
 export const limitParam = z
@@ -21,14 +22,13 @@ export const wholeNumberParam = (min: number, max: number, message: string) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, message);
 
-const TEAM_NAME = 'team must be the name of a team of the organization';
-
 /**
  * `team=NAME`, the agentmeter extension of the analytics routes (docs/metrics.md §6): a team's name, which
  * each route looks up (400 for no such team, 403 below the minimum team size); `description` says what
- * the route then counts.
+ * the route then counts. Taken in NFC (common/team-name.ts), so a name sent decomposed finds its team; one
+ * holding a character no team name may hold is a 400 saying so.
  */
-export const teamParam = (description: string) => z.string().min(1, TEAM_NAME).max(128, TEAM_NAME).optional().describe(description);
+export const teamParam = (description: string) => teamNameSchema('team').optional().describe(description);
 
 /**
  * The query of a route that takes no parameters: any given is a 400 with the documented body, as on the

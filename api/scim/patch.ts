@@ -5,6 +5,7 @@
 // and "True"/"False" strings (Microsoft Entra ID), `members` with a value list or a `members[value eq "…"]`
 // filter (both). Attributes agentmeter does not keep are ignored and named in `ignored` for the log.
 import { z } from 'zod';
+import { normalizeTeamName, teamNameProblem } from '../../common/team-name.ts';
 import { type PatchOperation, ScimError, scimBoolean } from './schema.ts';
 
 export interface UserFields {
@@ -119,12 +120,16 @@ export function applyGroupPatch(current: GroupFields, operations: readonly Patch
   const ignored: string[] = [];
   const set = (path: string, value: unknown, op: PatchOperation['op']) => {
     switch (path.toLowerCase()) {
-      case 'displayname':
+      case 'displayname': {
         if (op === 'remove' || value === null) throw new ScimError(400, 'displayName is required and cannot be removed', 'mutability');
-        if (typeof value !== 'string' || value.trim() === '' || value.length > 200)
-          throw new ScimError(400, 'displayName must be a name of 1 to 200 characters', 'invalidValue');
-        fields.displayName = value.trim();
+        if (typeof value !== 'string') throw new ScimError(400, 'displayName must be a string', 'invalidValue');
+        // The team's name as stored (NFC), refused as the roster and POST refuse it.
+        const name = normalizeTeamName(value);
+        const problem = teamNameProblem(name);
+        if (problem) throw new ScimError(400, `displayName: ${problem}`, 'invalidValue');
+        fields.displayName = name;
         return;
+      }
       case 'externalid':
         fields.externalId = op === 'remove' ? null : text('externalId', value);
         return;

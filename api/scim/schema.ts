@@ -5,6 +5,7 @@
 // extension, a password) are accepted and ignored, so provisioning a full profile never fails on them.
 import { z } from 'zod';
 import { HttpError } from '../../common/errors.ts';
+import { teamNameSchema } from '../../common/team-name.ts';
 import { IsoTime } from '../http/dates.ts';
 
 export const SCIM = {
@@ -75,7 +76,7 @@ export type UserBody = z.infer<typeof UserBody>;
 /** A Group as POST and PUT send it: a team of the same name. */
 export const GroupBody = z.looseObject({
   schemas: z.array(z.string()).optional(),
-  displayName: z.string().trim().min(1, 'displayName is required').max(200),
+  displayName: teamNameSchema('a team name'),
   externalId: optionalText,
   members: z.array(z.looseObject({ value: z.string().min(1).max(200) })).optional(),
 });

@@ -6,6 +6,7 @@
 // which every change of its teams bumps.
 import type { Db } from '../../common/db/duckdb.ts';
 import { badRequest, forbidden } from '../../common/errors.ts';
+import { teamNameKey } from '../../common/team-name.ts';
 import type { RowSource, UserDayRow } from '../analytics/store.ts';
 import {
   ACTIVITY_FIELDS,
@@ -18,7 +19,7 @@ import {
   tokensByTeam,
   userFiguresByTeam,
 } from './figures.ts';
-import { descendants, type Membership, TeamStore, teamNameKey } from './store.ts';
+import { descendants, type Membership, TeamStore } from './store.ts';
 
 /** The users a team= filter counts on each day, and all of them in the range and its 29 days before. */
 export interface TeamScope {

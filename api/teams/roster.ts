@@ -7,9 +7,11 @@
 // A line with an empty `email` declares a team (and its parent) without a member. `from` empty: a member
 // since always; `to` empty: still a member. A team named only in the `parent` column is created when
 // missing and otherwise left as it is; a team in the `team` column gets the file's parent (none when no
-// line states one) and exactly the file's memberships.
+// line states one) and exactly the file's memberships. Team and parent names are taken in NFC and compared
+// by their key (common/team-name.ts), as everywhere else.
+import { normalizeTeamName, teamNameKey, teamNameProblem } from '../../common/team-name.ts';
 import { parseDay } from '../../common/time.ts';
-import { ancestry, hasControlCharacter, type RosterMembership, type RosterPlan, SINCE_ALWAYS, teamNameKey } from './store.ts';
+import { ancestry, type RosterMembership, type RosterPlan, SINCE_ALWAYS } from './store.ts';
 
 export const ROSTER_HEADER = ['email', 'team', 'parent', 'from', 'to'] as const;
 /** The most lines a roster may have (a large company's directory fits many times over). */
@@ -111,13 +113,18 @@ export function planRoster(text: string, context: RosterContext): { plan: Roster
       bad(record.line, `expected ${ROSTER_HEADER.length} fields (${ROSTER_HEADER.join(',')}), found ${record.fields.length}`);
       continue;
     }
-    const [email, team, parent, from, to] = record.fields.map((f) => f.trim()) as [string, string, string, string, string];
+    const [email, rawTeam, rawParent, from, to] = record.fields.map((f) => f.trim()) as [string, string, string, string, string];
+    // Names as they are stored (NFC): "E" + U+0301 on one line and "É" on another are one team.
+    const team = normalizeTeamName(rawTeam);
+    const parent = normalizeTeamName(rawParent);
     const problems: string[] = [];
     if (team === '') problems.push('the team is empty');
-    else if (team.length > 128) problems.push('a team name has at most 128 characters');
-    if (parent.length > 128) problems.push('a parent name has at most 128 characters');
-    if (hasControlCharacter(team)) problems.push('a team name holds no control character or line break');
-    if (hasControlCharacter(parent)) problems.push('a parent name holds no control character or line break');
+    else {
+      const problem = teamNameProblem(team);
+      if (problem) problems.push(problem);
+    }
+    const parentProblem = parent === '' ? undefined : teamNameProblem(parent, 'a parent name');
+    if (parentProblem) problems.push(parentProblem);
     if (team !== '' && teamNameKey(parent) === teamNameKey(team)) problems.push(`"${team}" cannot be its own parent (a cycle)`);
     if (email !== '' && context.userId(email) === undefined) problems.push(`no user of the organization has the e-mail ${email}`);
     if (email === '' && (from !== '' || to !== '')) problems.push('from and to need an e-mail');

@@ -2,10 +2,12 @@
 // method takes the organization first and touches only its rows. Days are UTC calendar days written
 // `YYYY-MM-DD`; a membership covers first_day..last_day inclusive, last_day null while it lasts. The roster
 // import (api/teams/roster.ts plans it) and the directory (SCIM groups, OIDC group claims) both write
-// through here, so the rules that keep the data sound live in one place: names unique case-insensitively,
-// no cycle of parents, no overlapping periods of one user in one team.
+// through here, so the rules that keep the data sound live in one place: names in NFC and unique by their
+// key (composed, case-insensitive: common/team-name.ts), no cycle of parents, no overlapping periods of one
+// user in one team.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
+import { normalizeTeamName, teamNameKey, teamNameProblem } from '../../common/team-name.ts';
 import { TEAM_BUDGET_DELETE_SQL, TEAM_BUDGET_RENAME_SQL } from '../budgets/store.ts';
 
 export type Day = string;
@@ -53,7 +55,6 @@ export class TeamError extends Error {
 }
 
 export const newTeamId = (): string => `team_${randomBytes(8).toString('hex')}`;
-export const teamNameKey = (name: string): string => name.trim().toLowerCase();
 
 /** The day before `day` (UTC). */
 export function dayBefore(day: Day): Day {
@@ -317,8 +318,9 @@ export class TeamStore {
         const known = ids.get(key) ?? (await store.teamByName(org, name))?.id;
         if (known) return ids.set(key, known).get(key) as string;
         const id = newTeamId();
-        await tx.run(SQL.insert, { org, team: id, name: checkName(name), key, parent: null });
-        created.push(name.trim());
+        const clean = checkName(name);
+        await tx.run(SQL.insert, { org, team: id, name: clean, key, parent: null });
+        created.push(clean);
         return ids.set(key, id).get(key) as string;
       };
       for (const name of plan.parentsOnly) await ensure(name);
@@ -368,17 +370,11 @@ export class TeamStore {
   }
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-
-/** Whether a name holds a control character (a line break included), which no team name may. */
-export const hasControlCharacter = (name: string): boolean => CONTROL_CHARACTER.test(name);
-
-/** A team name: trimmed, 1 to 128 characters, no control characters. */
+/** A team name as stored: trimmed and composed (NFC), 1 to 128 characters, none unshown (common/team-name.ts). */
 export function checkName(name: string): string {
-  const clean = name.trim();
-  if (clean.length === 0 || clean.length > 128 || hasControlCharacter(clean))
-    throw new TeamError('invalid', 'a team name has 1 to 128 characters and no control characters');
+  const clean = normalizeTeamName(name);
+  const problem = teamNameProblem(clean);
+  if (problem) throw new TeamError('invalid', problem);
   return clean;
 }
 

@@ -1,0 +1,72 @@
+// The team name rule (common/team-name.ts) and migration 119's renaming plan, on hand-made names: NFC and
+// case make one key, unshown characters are refused, and a collision after normalizing is renamed with a
+// suffix that fits 128 characters and never splits a character.
+import { describe, expect, it } from 'vitest';
+import { cleanTeamName, renamedTeams, suffixedTeamName } from '../../common/db/migrations/119_team_names_nfc.ts';
+import { normalizeTeamName, TEAM_NAME_MAX, teamNameKey, teamNameProblem, teamNameSchema } from '../../common/team-name.ts';
+
+const COMPOSED = '\u00C9quipe';
+const DECOMPOSED = 'E\u0301quipe';
+
+describe('the team name rule', () => {
+  it('stores a name trimmed and composed; compares by NFC and lower case', () => {
+    expect(normalizeTeamName(`  ${DECOMPOSED}\t`)).toBe(COMPOSED);
+    expect(new Set([COMPOSED, DECOMPOSED, '\u00E9quipe', 'e\u0301QUIPE'].map(teamNameKey))).toEqual(new Set(['\u00E9quipe']));
+    // Hangul syllables typed as jamo compose too.
+    expect(teamNameKey('\u1112\u1161\u11AB')).toBe('\uD55C');
+    expect(teamNameKey('Web')).not.toBe(teamNameKey('Web2'));
+  });
+
+  it('refuses empty, too long and unshown characters, naming the field; takes any script and emoji', () => {
+    expect(teamNameProblem('')).toBe('a team name is empty');
+    expect(teamNameProblem('x'.repeat(TEAM_NAME_MAX))).toBeUndefined();
+    expect(teamNameProblem('x'.repeat(TEAM_NAME_MAX + 1), 'team')).toBe('team has at most 128 characters');
+    for (const bad of ['a\u200Bb', 'a\u200Db', 'a\u202Eb', 'a\u2066b', 'a\u0007b', 'a\u0085b', 'a\u2028b', 'a\u2029b', 'a\uFEFFb'])
+      expect(teamNameProblem(bad), JSON.stringify(bad)).toBe(
+        'a team name holds no control character, line break, direction or zero-width character',
+      );
+    for (const good of ['Zoë’s team', '東京', 'Команда', 'فريق', '🚀 Launch', 'R&D (EU)'])
+      expect(teamNameProblem(good), good).toBeUndefined();
+  });
+
+  it('the boundary schema gives the stored name, or the problem as its issue', () => {
+    expect(teamNameSchema('team').parse(` ${DECOMPOSED} `)).toBe(COMPOSED);
+    const refused = teamNameSchema('team').safeParse('Pay\u202Eroll');
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues[0]?.message).toBe('team holds no control character, line break, direction or zero-width character');
+    expect(teamNameSchema('team').safeParse('   ').error?.issues[0]?.message).toBe('team is empty');
+  });
+});
+
+describe('migration 119: the renaming plan of one organization', () => {
+  const team = (team_id: string, name: string) => ({ org_id: 'org_1', team_id, name, name_key: name.trim().toLowerCase() });
+
+  it('leaves names in the rule alone', () => {
+    expect(renamedTeams([team('t1', 'Web'), team('t2', COMPOSED)])).toEqual([]);
+  });
+
+  it('composes a name alone under its key; removes unshown characters; an empty one takes the team id', () => {
+    expect(cleanTeamName(' Ops\u200B ')).toBe('Ops');
+    expect(renamedTeams([team('t1', DECOMPOSED), team('t2', '\u200B')])).toEqual([
+      { team: team('t1', DECOMPOSED), name: COMPOSED, key: '\u00E9quipe', suffixed: false },
+      { team: team('t2', '\u200B'), name: 't2', key: 't2', suffixed: false },
+    ]);
+  });
+
+  it('the team already in the rule keeps the name, whatever the order; the other gets the first free suffix', () => {
+    const plan = renamedTeams([team('t1', DECOMPOSED), team('t2', 'e\u0301quipe (2)'), team('t3', COMPOSED)]);
+    expect(plan.map((r) => [r.team.team_id, r.name, r.suffixed])).toEqual([
+      // t3 keeps "Équipe", t2 its own "équipe (2)" composed; t1 takes the first suffix left, "Équipe (3)".
+      ['t1', `${COMPOSED} (3)`, true],
+      ['t2', '\u00E9quipe (2)', false],
+    ]);
+  });
+
+  it('a suffix fits in 128 characters without splitting a character', () => {
+    const long = `${'x'.repeat(TEAM_NAME_MAX - 2)}😀`;
+    const renamed = suffixedTeamName(long, new Set([teamNameKey(long)]));
+    expect(renamed.length).toBeLessThanOrEqual(TEAM_NAME_MAX);
+    expect(renamed).toBe(`${'x'.repeat(TEAM_NAME_MAX - 4)} (2)`);
+    expect(suffixedTeamName('Ops', new Set(['ops', 'ops (2)']))).toBe('Ops (3)');
+  });
+});
