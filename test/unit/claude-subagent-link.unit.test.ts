@@ -1,19 +1,12 @@
 // A subagent transcript the collector found by listing its session's folder is read only as the regular
 // file it listed: one swapped for a link before it is opened is not followed (collector/agents/claude/usage.ts).
-// The listing is stubbed to return the link, as a swap between listing and opening would leave it.
+// readTranscripts is given the link as listed, as a swap between the listing and the open would leave it.
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { readClaudeUsage } from '../../collector/agents/claude/usage.ts';
-import { emptyState } from '../../collector/state.ts';
+import { describe, expect, it } from 'vitest';
+import { CLAUDE_USAGE, readTranscripts } from '../../collector/agents/claude/usage.ts';
 import { claudeAssistantLine } from '../helpers/payloads.ts';
 import { tempDir } from '../helpers/tmp.ts';
-
-const listing = vi.hoisted(() => ({ paths: [] as string[] }));
-vi.mock('../../collector/agents/claude/paths.ts', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../../collector/agents/claude/paths.ts')>()),
-  claudeSubagentTranscripts: () => listing.paths,
-}));
 
 describe('a subagent transcript swapped for a link after the listing', () => {
   it('is not read; the same link named by an event (SubagentStop) is', () => {
@@ -30,13 +23,12 @@ describe('a subagent transcript swapped for a link after the listing', () => {
     writeFileSync(far, `${claudeAssistantLine({ id: 'msg_far', requestId: 'req_far', timestamp: '2026-03-01T10:00:30Z', output: 100 })}\n`);
     const link = join(project, sid, 'subagents', 'agent-a1.jsonl');
     symlinkSync(far, link);
-    listing.paths = [link];
 
-    const listed = readClaudeUsage({ sessionId: sid, latestTs: 0, transcriptPaths: new Set([main]) }, emptyState());
+    const listed = readTranscripts(sid, new Set([main]), new Set([link]), CLAUDE_USAGE.empty());
     expect(listed.records.filter((r) => r.kind === 'usage').map((r) => r.id)).toEqual(['cc:msg_main:req_main']);
     expect(listed.problems).toEqual([`transcript ${link} is not readable`]);
 
-    const named = readClaudeUsage({ sessionId: sid, latestTs: 0, transcriptPaths: new Set([main, link]) }, emptyState());
+    const named = readTranscripts(sid, new Set([main, link]), new Set(), CLAUDE_USAGE.empty());
     expect(named.records.filter((r) => r.kind === 'usage').map((r) => r.id)).toEqual(['cc:msg_main:req_main', 'cc:msg_far:req_far']);
   });
 });

@@ -131,17 +131,28 @@ export const ClaudeState = z.object({ transcripts: TranscriptOffsets });
 export type ClaudeState = z.infer<typeof ClaudeState>;
 
 function readUsage(session: SessionTouch, state: ClaudeState): UsageReadResult {
-  const records: (WireUsage | WireMessage)[] = [];
-  const problems: string[] = [];
-  const paths = new Set<string>(session.transcriptPaths);
-  // Subagent transcripts no event named, found by listing their folder: read only as the regular files
-  // listed, never through a link put in one's place since.
   const listed = new Set<string>();
   for (const path of session.transcriptPaths)
-    for (const sub of claudeSubagentTranscripts(path, session.sessionId)) if (!paths.has(sub)) listed.add(sub);
-  for (const path of [...paths, ...listed]) {
+    for (const sub of claudeSubagentTranscripts(path, session.sessionId)) if (!session.transcriptPaths.has(sub)) listed.add(sub);
+  return readTranscripts(session.sessionId, session.transcriptPaths, listed, state);
+}
+
+/**
+ * Reads a session's new transcript lines: those its events named (a link there is followed: an agent's
+ * transcript may be one), then the subagent transcripts no event named, found by listing their folder,
+ * read only as the regular files listed, never through a link put in one's place since.
+ */
+export function readTranscripts(
+  sessionId: string,
+  named: ReadonlySet<string>,
+  listed: ReadonlySet<string>,
+  state: ClaudeState,
+): UsageReadResult {
+  const records: (WireUsage | WireMessage)[] = [];
+  const problems: string[] = [];
+  for (const path of [...named, ...listed]) {
     const known = state.transcripts[path];
-    const chunk = readNewLines(path, known, undefined, { followLinks: !listed.has(path) });
+    const chunk = readNewLines(path, known, undefined, { followLinks: named.has(path) });
     if (!chunk) {
       problems.push(`transcript ${path} is not readable`);
       continue;
@@ -149,8 +160,8 @@ function readUsage(session: SessionTouch, state: ClaudeState): UsageReadResult {
     if (chunk.skipped) problems.push(`${path}: ${SKIPPED_LINES(chunk.skipped)}`);
     const { messages, problems: lineProblems } = claudeMessagesFromLines(chunk.lines);
     problems.push(...lineProblems.map((p) => `${path}: ${p}`));
-    records.push(...claudeRecords(session.sessionId, messages));
-    state.transcripts[path] = { offset: chunk.nextOffset, tail: chunk.tail, sessionId: session.sessionId };
+    records.push(...claudeRecords(sessionId, messages));
+    state.transcripts[path] = { offset: chunk.nextOffset, tail: chunk.tail, sessionId };
   }
   return { records, problems };
 }
