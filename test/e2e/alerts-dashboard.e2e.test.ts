@@ -3,8 +3,6 @@
 // the member's $25 Sunday (3 × their $2 median is $6, the floor $20) fires one anomaly, delivered to a local
 // receiver; the page then lists it and previews Monday's digest with the server's own figures. Another
 // organization's week before had usage without a price: its preview shows no change, never one from $0.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,15 +14,16 @@ import { launchChromium } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { usage, type WireRecord } from '../helpers/records.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { type Delivery, webhookReceiverForTests } from '../helpers/webhook-receiver.ts';
 
 const log = createLogger({ name: 'test', level: 'silent' });
 const SUNDAY = new Date('2026-03-22T12:00:00Z');
 const SECRET = 'whsec-dashboard-0123456789';
 let server: Awaited<ReturnType<typeof startServer>>;
 let browser: Browser;
-let receiver: Server;
 let hooks: string;
-const received: { path: string; body: string }[] = [];
+const received: Delivery[] = [];
+const receiver = webhookReceiverForTests(received);
 const keys = {} as Record<'owner' | 'manager' | 'member', { id: string; key: string }>;
 const problems: string[] = [];
 
@@ -58,16 +57,7 @@ async function signedIn(who: keyof typeof keys, key = keys[who].key): Promise<Pa
 }
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  hooks = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  hooks = receiver.url;
   const db = await openDb(join(tempDir(), 'alerts-dash.duckdb'), SERVER_DB_OPTIONS);
   server = await startServer({
     db,
@@ -99,7 +89,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  await new Promise((r) => receiver?.close(r));
 });
 
 describe('Budgets page: anomalies and the weekly digest in Chromium', () => {

@@ -17,8 +17,6 @@
 //   budgets at risk: the organization's $100: month to date $73, the last 7 days (03-16..03-22) $65,
 //   8 days left after 03-23: 73 + 8 × 65/7 = 147.2857
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_SETTINGS_PATH, AlertSettingsView } from '../../api/alert-settings/schema.ts';
@@ -31,6 +29,7 @@ import { runCliAsync, waitFor } from '../helpers/processes.ts';
 import { at, usage } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { type Delivery, webhookReceiverForTests } from '../helpers/webhook-receiver.ts';
 
 const SUNDAY = new Date('2026-03-22T12:00:00Z');
 const MONDAY = new Date('2026-03-23T09:30:00Z');
@@ -41,13 +40,8 @@ const ALERTS = { allowPrivate: true, maxAttempts: 3, retryDelayMs: 50, settleMs:
 const pastInterval = () => new Promise((r) => setTimeout(r, INTERVAL_MS + 100));
 const dbPath = join(tempDir(), 'anomalies.duckdb');
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-const received: Received[] = [];
-let receiver: Server;
+const received: Delivery[] = [];
+const receiver = webhookReceiverForTests(received);
 let base: string;
 let server: TestServer;
 let acme: Awaited<ReturnType<TestServer['seedOrg']>>;
@@ -74,7 +68,7 @@ function commit(when: string, lines: number, agentLines: number): WireLandedComm
 }
 
 /** What docs/budgets.md tells a receiver to check: the HMAC of "<t>.<body>" with the secret. */
-function signedBy(secret: string, r: Received): boolean {
+function signedBy(secret: string, r: Delivery): boolean {
   const parts = Object.fromEntries(
     String(r.headers['x-agentmeter-signature-v1'] ?? '')
       .split(',')
@@ -101,23 +95,13 @@ const alertList = async (key = acme.users.manager.key) => AlertList.parse((await
 const at_ = (path: string) => received.filter((r) => r.path.startsWith(path));
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  base = receiver.url;
   server = await testServer({ now: () => SUNDAY, alerts: ALERTS, dbPath });
   acme = await server.seedOrg('Acme');
   other = await server.seedOrg('Other');
 }, 60_000);
 afterAll(async () => {
   await server.close();
-  await new Promise((r) => receiver.close(r));
 });
 
 describe('anomaly alerts and the weekly digest', () => {

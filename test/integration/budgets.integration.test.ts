@@ -2,7 +2,7 @@
 // again after more usage or a restart), signed webhooks checked by a receiver, an unreachable destination
 // retried then kept as undelivered, and destinations on private addresses refused.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { waitFor } from '../helpers/processes.ts';
 import { usage } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { type Delivery, webhookReceiverForTests } from '../helpers/webhook-receiver.ts';
 
 const NOW = new Date('2026-03-20T10:00:00Z');
 const SECRET = 'whsec-0123456789abcdef';
@@ -23,11 +24,8 @@ let server: TestServer;
 let acme: Awaited<ReturnType<TestServer['seedOrg']>>;
 let other: Awaited<ReturnType<TestServer['seedOrg']>>;
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-const received: Received[] = [];
+const received: Delivery[] = [];
+const receiver = webhookReceiverForTests(received);
 
 /**
  * What docs/budgets.md tells a receiver to do with X-Agentmeter-Signature-V1: recompute the HMAC of
@@ -41,7 +39,6 @@ function receiverAccepts(header: string | undefined, body: string, nowSeconds: n
   const given = Buffer.from(parts['v1']);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
-let receiver: Server;
 let receiverUrl: string;
 let closedUrl: string;
 
@@ -60,16 +57,7 @@ const get = (key: string, url: string) => server.app.inject({ method: 'GET', url
 const alerts = async () => AlertList.parse((await get(acme.users.manager.key, '/api/v0/organization/alerts')).json()).alerts;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/agentmeter`;
+  receiverUrl = `${receiver.url}/hooks/agentmeter`;
   // A port nothing listens on: taken, then let go.
   const closed = createServer();
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
@@ -81,7 +69,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.close();
-  await new Promise((r) => receiver.close(r));
 });
 
 describe('budgets', () => {

@@ -12,8 +12,6 @@
 //   Mid-week Co: qwen3-coder-plus priced by the organization at $1 per million from Wednesday 03-18;
 //     1,000,000 on 03-16 (no price then) and on 03-19 ($1.00): $1.00 and qwen3-coder-plus named (a
 //     Monday-to-Sunday sum per person and model hid the unpriced Monday).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_SETTINGS_PATH } from '../../api/alert-settings/schema.ts';
 import { AlertList } from '../../api/budgets/schema.ts';
@@ -24,13 +22,14 @@ import { createLogger } from '../../common/logger.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { usage } from '../helpers/records.ts';
 import { bearer, postRecords, putOk, type TestServer, testServer } from '../helpers/server.ts';
+import { type Delivery, webhookReceiverForTests } from '../helpers/webhook-receiver.ts';
 
 const SUNDAY = new Date('2026-03-22T12:00:00Z');
 const MONDAY = new Date('2026-03-23T09:30:00Z');
 let clock = SUNDAY;
 
-const received: { path: string; body: string }[] = [];
-let receiver: Server;
+const received: Delivery[] = [];
+const receiver = webhookReceiverForTests(received);
 let base: string;
 let server: TestServer;
 type Org = Awaited<ReturnType<TestServer['seedOrg']>>;
@@ -57,16 +56,7 @@ async function preview(org: Org) {
 }
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  base = receiver.url;
   server = await testServer({ now: () => clock, alerts: { allowPrivate: true, maxAttempts: 2, retryDelayMs: 50, settleMs: 20 } });
   acme = await server.seedOrg('Acme');
   unpriced = await server.seedOrg('Unpriced Co');
@@ -99,7 +89,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await server.close();
-  await new Promise((r) => receiver.close(r));
 });
 
 describe('the weekly digest of weeks whose usage has no price', () => {

@@ -2,8 +2,6 @@
 // included) of the team's members on each day, the teams below it included, as a team= filter does. Usage
 // is worked out by hand with a member joining mid-month; an alert fires at a threshold and is delivered to
 // a receiver; roles and another organization.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertList, BudgetList, ThresholdEvent } from '../../api/budgets/schema.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -11,14 +9,15 @@ import { INGEST_PATH, type WireRecord } from '../../common/wire.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { usage } from '../helpers/records.ts';
 import { bearer, gzipNdjson, type TestServer, testServer } from '../helpers/server.ts';
+import { type Delivery, webhookReceiverForTests } from '../helpers/webhook-receiver.ts';
 
 const NOW = new Date('2026-03-20T10:00:00Z');
 const ALERTS = { allowPrivate: true, maxAttempts: 3, retryDelayMs: 50, settleMs: 20 };
 let server: TestServer;
 let acme: Awaited<ReturnType<TestServer['seedOrg']>>;
 let other: Awaited<ReturnType<TestServer['seedOrg']>>;
-const received: string[] = [];
-let receiver: Server;
+const received: Delivery[] = [];
+const receiver = webhookReceiverForTests(received);
 let receiverUrl: string;
 
 async function post(key: string, records: WireRecord[]) {
@@ -46,16 +45,7 @@ const ROSTER = [
 ].join('\n');
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push(body);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  receiverUrl = `${receiver.url}/hooks`;
   server = await testServer({ now: () => NOW, alerts: ALERTS });
   acme = await server.seedOrg('Acme');
   other = await server.seedOrg('Other');
@@ -76,7 +66,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await server.close();
-  await new Promise((r) => receiver.close(r));
 });
 
 describe('team budgets', () => {
@@ -111,7 +100,7 @@ describe('team budgets', () => {
   it('fire their alerts once per threshold, delivered with the team named', async () => {
     // 420 of 800 reached 50% when the list was put.
     await waitFor(() => received.length >= 1, 30_000, 'the 50% alert');
-    const first = ThresholdEvent.parse(JSON.parse(received[0]!));
+    const first = ThresholdEvent.parse(JSON.parse(received[0]!.body));
     expect(first).toMatchObject({
       budget: { scope: 'team', team: 'Platform', monthlyCredits: 800 },
       threshold: 50,
@@ -122,7 +111,7 @@ describe('team budgets', () => {
     await post(acme.users.owner.key, [sonnet('2026-03-20', 500, 'o2')]);
     await post(acme.users.member.key, [sonnet('2026-03-20', 150, 'm3')]);
     await waitFor(() => received.length >= 2, 30_000, 'the 75% alert');
-    expect(ThresholdEvent.parse(JSON.parse(received[1]!))).toMatchObject({ budget: { team: 'Platform' }, threshold: 75, usage: 600 });
+    expect(ThresholdEvent.parse(JSON.parse(received[1]!.body))).toMatchObject({ budget: { team: 'Platform' }, threshold: 75, usage: 600 });
     const alerts = AlertList.parse((await get(acme.users.manager.key, '/api/v0/organization/alerts')).json()).alerts;
     expect(alerts.map((a) => [a.budget.team, a.threshold])).toEqual([
       ['Platform', 75],
