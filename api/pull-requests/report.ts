@@ -5,7 +5,7 @@
 import { utcDay } from '../../common/time.ts';
 import { hoursToMerge, median, pullRequestCosts, round4, type SessionLines, withLaterCosts } from './figures.ts';
 import { type CommitNode, linkedCommits } from './link.ts';
-import type { CommitRow, MergedRow, PullRequestReads } from './store.ts';
+import { type CommitRow, DAY_MS, LINK_WINDOW_DAYS, type MergedRow, type PullRequestReads } from './store.ts';
 
 export interface PullRequestFigures {
   repo: string;
@@ -32,14 +32,15 @@ export const namedCommits = (prs: readonly MergedRow[]) =>
   new Set(prs.flatMap((p) => [p.merge_commit_id, p.squash_commit_id, p.head_commit_id]).filter((id): id is string => id !== null));
 
 /**
- * Pure: the figures of each pull request, given the commits it can hold, the sessions' costs, and the
- * commits every merged pull request of the organization is named by (namedCommits).
+ * Pure: each pull request with the commits linking gives it, their lines and their sessions' lines, its
+ * cost not yet set (0). A pull request sees only its repository's commits from LINK_WINDOW_DAYS before it
+ * opened to a day after its merge, whatever else `commits` holds: its figures are the same read with any
+ * other pull requests. `named`: the commits merged pull requests of the organization are named by
+ * (namedCommits), those of `commits` at least.
  */
-export function assemblePullRequests(
+export function linkPullRequests(
   prs: readonly MergedRow[],
   commits: readonly CommitRow[],
-  credited: ReadonlyMap<string, number>,
-  costs: ReadonlyMap<string, number | null>,
   named: ReadonlySet<string> = namedCommits(prs),
 ): PullRequestFigures[] {
   const byRepo = new Map<string, Map<string, CommitRow>>();
@@ -48,10 +49,12 @@ export function assemblePullRequests(
     repo.set(c.commit_id, c);
     byRepo.set(c.repo, repo);
   }
-  const out: PullRequestFigures[] = prs.map((p) => {
+  return prs.map((p) => {
     const repoCommits = byRepo.get(p.repo) ?? new Map<string, CommitRow>();
     const graph = new Map<string, CommitNode>();
-    for (const [id, c] of repoCommits) if (c.ts_ms <= p.merged_ms + 86_400_000) graph.set(id, { parents: c.parents, ts: c.ts_ms });
+    const from = p.opened_ms - LINK_WINDOW_DAYS * DAY_MS;
+    for (const [id, c] of repoCommits)
+      if (c.ts_ms <= p.merged_ms + DAY_MS && c.ts_ms >= from) graph.set(id, { parents: c.parents, ts: c.ts_ms });
     const ids = linkedCommits(
       {
         host: p.host,
@@ -93,6 +96,23 @@ export function assemblePullRequests(
       costUsd: 0,
     };
   });
+}
+
+/** The sessions whose lines the pull requests hold. */
+const heldSessions = (prs: readonly PullRequestFigures[]) => [...new Set(prs.flatMap((p) => p.sessions.map((s) => s.sessionId)))];
+
+/**
+ * Pure: the figures of each pull request (linkPullRequests) with its cost, given the credited lines and
+ * costs of the sessions whose lines they hold.
+ */
+export function assemblePullRequests(
+  prs: readonly MergedRow[],
+  commits: readonly CommitRow[],
+  credited: ReadonlyMap<string, number>,
+  costs: ReadonlyMap<string, number | null>,
+  named: ReadonlySet<string> = namedCommits(prs),
+): PullRequestFigures[] {
+  const out = linkPullRequests(prs, commits, named);
   const prCosts = pullRequestCosts(new Map(out.map((p) => [prKey(p), p.sessions])), credited, costs);
   for (const p of out) p.costUsd = prCosts.get(prKey(p)) ?? 0;
   return out;
@@ -100,7 +120,9 @@ export function assemblePullRequests(
 
 /**
  * The pull requests merged from `first` to `last`, with their figures; `user` keeps a member's own;
- * `later`: the sessions' dollars the batch has not counted yet (today's, from the live figures).
+ * `later`: the sessions' dollars the batch has not counted yet (today's, from the live figures). Reads the
+ * range's pull requests and the commits they can hold; a session's split reads its credited lines over
+ * all its commits, for the sessions these pull requests hold alone.
  */
 export async function pullRequestFigures(
   reads: PullRequestReads,
@@ -111,25 +133,32 @@ export async function pullRequestFigures(
   later: ReadonlyMap<string, number | null> = new Map(),
 ): Promise<PullRequestFigures[]> {
   const prs = await reads.merged(orgId, first, last);
-  const commits = await reads.commitsFor(orgId, prs);
-  const sessions = [...new Set(commits.flatMap((c) => c.by_session.map((s) => s.session_id)).filter(Boolean))];
-  const [credited, costs, everyMerged] = await Promise.all([
-    reads.credited(orgId, sessions),
-    reads.sessionCosts(orgId, sessions),
-    prs.length ? reads.allMerged(orgId) : [],
-  ]);
-  const all = assemblePullRequests(prs, commits, credited, withLaterCosts(costs, later, sessions), namedCommits(everyMerged));
-  if (!user) return all;
+  const { commits, named } = await reads.commitsFor(orgId, prs);
+  const linked = linkPullRequests(prs, commits, named);
+  const sessions = heldSessions(linked);
+  const [credited, costs] = await Promise.all([reads.credited(orgId, sessions), reads.sessionCosts(orgId, sessions)]);
+  const prCosts = pullRequestCosts(new Map(linked.map((p) => [prKey(p), p.sessions])), credited, withLaterCosts(costs, later, sessions));
+  for (const p of linked) p.costUsd = prCosts.get(prKey(p)) ?? 0;
+  if (!user) return linked;
   const mine = await reads.addresses(orgId, user);
-  return all.filter((p) => p.users.includes(user) || (p.author !== null && mine.has(p.author)));
+  return linked.filter((p) => p.users.includes(user) || (p.author !== null && mine.has(p.author)));
 }
 
-/** The sessions whose lines reached a merged pull request (any merged one of the organization). */
-export async function shippedSessions(reads: PullRequestReads, orgId: string): Promise<string[]> {
-  const prs = await reads.allMerged(orgId);
-  const commits = await reads.commitsFor(orgId, prs);
-  const figures = assemblePullRequests(prs, commits, new Map(), new Map());
-  return [...new Set(figures.flatMap((p) => p.sessions.map((s) => s.sessionId)))];
+/**
+ * Of the sessions with dollars from `first` to `last` (one user's, or everyone's), those whose lines
+ * reached a merged pull request (any of the organization's): read through the merged pull requests that
+ * can hold those sessions' commits, not every one (with the sessions of those pull requests).
+ */
+export async function shippedSessions(
+  reads: PullRequestReads,
+  orgId: string,
+  first: string,
+  last: string,
+  user: string | null,
+): Promise<string[]> {
+  const prs = await reads.reaching(orgId, first, last, user);
+  const { commits, named } = await reads.commitsFor(orgId, prs);
+  return heldSessions(linkPullRequests(prs, commits, named));
 }
 
 const share = (agent: number, all: number) => (all > 0 ? round4(agent / all) : 0);
