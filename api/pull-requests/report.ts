@@ -4,8 +4,8 @@
 
 import { utcDay } from '../../common/time.ts';
 import { hoursToMerge, median, pullRequestCosts, round4, type SessionLines, withLaterCosts } from './figures.ts';
-import { type CommitNode, linkedCommits } from './link.ts';
-import { type CommitRow, DAY_MS, LINK_WINDOW_DAYS, type MergedRow, type PullRequestReads } from './store.ts';
+import { type CommitGraph, linkedCommits } from './link.ts';
+import { type CommitRow, DAY_MS, type GraphRow, LINK_WINDOW_DAYS, type MergedRow, type PullRequestReads } from './store.ts';
 
 export interface PullRequestFigures {
   repo: string;
@@ -32,30 +32,32 @@ export const namedCommits = (prs: readonly MergedRow[]) =>
   new Set(prs.flatMap((p) => [p.merge_commit_id, p.squash_commit_id, p.head_commit_id]).filter((id): id is string => id !== null));
 
 /**
- * Pure: each pull request with the commits linking gives it, their lines and their sessions' lines, its
- * cost not yet set (0). A pull request sees only its repository's commits from LINK_WINDOW_DAYS before it
- * opened to a day after its merge, whatever else `commits` holds: its figures are the same read with any
- * other pull requests. `named`: the commits merged pull requests of the organization are named by
- * (namedCommits), those of `commits` at least.
+ * Pure: the commits linking gives each pull request (sorted ids, in the order of `prs`). A pull request sees
+ * only its repository's commits from LINK_WINDOW_DAYS before it opened to a day after its merge, whatever
+ * else `graph` holds: its commits are the same read with any other pull requests. `named`: the commits
+ * merged pull requests of the organization are named by (namedCommits), those of `graph` at least.
  */
-export function linkPullRequests(
+export function linkedIds(
   prs: readonly MergedRow[],
-  commits: readonly CommitRow[],
+  graph: readonly GraphRow[],
   named: ReadonlySet<string> = namedCommits(prs),
-): PullRequestFigures[] {
-  const byRepo = new Map<string, Map<string, CommitRow>>();
-  for (const c of commits) {
-    const repo = byRepo.get(c.repo) ?? new Map<string, CommitRow>();
-    repo.set(c.commit_id, c);
+): string[][] {
+  const byRepo = new Map<string, Map<string, { parents: readonly string[]; ts: number }>>();
+  for (const c of graph) {
+    const repo = byRepo.get(c.repo) ?? new Map<string, { parents: readonly string[]; ts: number }>();
+    repo.set(c.commit_id, { parents: c.parents, ts: c.ts_ms });
     byRepo.set(c.repo, repo);
   }
   return prs.map((p) => {
-    const repoCommits = byRepo.get(p.repo) ?? new Map<string, CommitRow>();
-    const graph = new Map<string, CommitNode>();
+    const repoCommits = byRepo.get(p.repo) ?? new Map<string, { parents: readonly string[]; ts: number }>();
     const from = p.opened_ms - LINK_WINDOW_DAYS * DAY_MS;
-    for (const [id, c] of repoCommits)
-      if (c.ts_ms <= p.merged_ms + DAY_MS && c.ts_ms >= from) graph.set(id, { parents: c.parents, ts: c.ts_ms });
-    const ids = linkedCommits(
+    const to = p.merged_ms + DAY_MS;
+    const inWindow = (id: string) => {
+      const node = repoCommits.get(id);
+      return node && node.ts >= from && node.ts <= to ? node : undefined;
+    };
+    const view: CommitGraph = { get: inWindow, has: (id) => inWindow(id) !== undefined };
+    return linkedCommits(
       {
         host: p.host,
         mergeCommitId: p.merge_commit_id,
@@ -64,10 +66,21 @@ export function linkPullRequests(
         commitCount: p.commit_count,
         openedAt: p.opened_ms,
       },
-      graph,
+      view,
       named,
     ).sort();
-    const held = ids.map((id) => repoCommits.get(id)!);
+  });
+}
+
+/**
+ * Pure: each pull request with its commits (`ids[i]` for `prs[i]`, from linkedIds), their lines and their
+ * sessions' lines, its cost not yet set (0). `commits` holds those commits at least.
+ */
+export function pullRequestsOf(prs: readonly MergedRow[], ids: readonly string[][], commits: readonly CommitRow[]): PullRequestFigures[] {
+  const byKey = new Map(commits.map((c) => [`${c.repo}\n${c.commit_id}`, c]));
+  return prs.map((p, i) => {
+    const linked = ids[i] ?? [];
+    const held = linked.map((id) => byKey.get(`${p.repo}\n${id}`)).filter((c): c is CommitRow => c !== undefined);
     const agents = new Map<string, number>();
     const sessions = new Map<string, number>();
     for (const c of held) {
@@ -83,7 +96,7 @@ export function linkPullRequests(
       mergedAt: p.merged_ms,
       hoursToMerge: hoursToMerge(p.opened_ms, p.merged_ms),
       users: [...new Set(held.map((c) => c.user_id))].sort(),
-      commits: ids,
+      commits: linked,
       linesAdded: held.reduce((n, c) => n + c.lines_added, 0),
       agentLines: held.reduce((n, c) => n + c.agent_lines, 0),
       byAgent: [...agents]
@@ -96,6 +109,20 @@ export function linkPullRequests(
       costUsd: 0,
     };
   });
+}
+
+/** Pure: linkedIds and pullRequestsOf over the same commits. */
+export const linkPullRequests = (
+  prs: readonly MergedRow[],
+  commits: readonly CommitRow[],
+  named: ReadonlySet<string> = namedCommits(prs),
+) => pullRequestsOf(prs, linkedIds(prs, commits, named), commits);
+
+/** Reads and links the pull requests' commits: the graph first, then the commits linked, whole. */
+async function linkedPullRequests(reads: PullRequestReads, orgId: string, prs: readonly MergedRow[]): Promise<PullRequestFigures[]> {
+  const { graph, named } = await reads.graphFor(orgId, prs);
+  const ids = linkedIds(prs, graph, named);
+  return pullRequestsOf(prs, ids, await reads.held(orgId, prs, [...new Set(ids.flat())]));
 }
 
 /** The sessions whose lines the pull requests hold. */
@@ -132,9 +159,7 @@ export async function pullRequestFigures(
   user: string | null,
   later: ReadonlyMap<string, number | null> = new Map(),
 ): Promise<PullRequestFigures[]> {
-  const prs = await reads.merged(orgId, first, last);
-  const { commits, named } = await reads.commitsFor(orgId, prs);
-  const linked = linkPullRequests(prs, commits, named);
+  const linked = await linkedPullRequests(reads, orgId, await reads.merged(orgId, first, last));
   const sessions = heldSessions(linked);
   const [credited, costs] = await Promise.all([reads.credited(orgId, sessions), reads.sessionCosts(orgId, sessions)]);
   const prCosts = pullRequestCosts(new Map(linked.map((p) => [prKey(p), p.sessions])), credited, withLaterCosts(costs, later, sessions));
@@ -156,9 +181,7 @@ export async function shippedSessions(
   last: string,
   user: string | null,
 ): Promise<string[]> {
-  const prs = await reads.reaching(orgId, first, last, user);
-  const { commits, named } = await reads.commitsFor(orgId, prs);
-  return heldSessions(linkPullRequests(prs, commits, named));
+  return heldSessions(await linkedPullRequests(reads, orgId, await reads.reaching(orgId, first, last, user)));
 }
 
 const share = (agent: number, all: number) => (all > 0 ? round4(agent / all) : 0);

@@ -108,13 +108,17 @@ export interface MergedRow {
   commit_count: number | null;
 }
 
-/** A landed commit as linking and the figures read it. */
-export interface CommitRow {
+/** A landed commit as linking reads it: its id, committer time and parents (first parent first). */
+export interface GraphRow {
   repo: string;
   commit_id: string;
-  user_id: string;
   ts_ms: number;
   parents: string[];
+}
+
+/** A landed commit as the figures read it. */
+export interface CommitRow extends GraphRow {
+  user_id: string;
   lines_added: number;
   agent_lines: number;
   by_agent: { agent: string; model: string; lines: number }[];
@@ -128,12 +132,19 @@ const READ_SQL = {
            WHERE org_id = $org AND state = 'merged' AND merged_at >= CAST($from AS TIMESTAMP) AND merged_at < CAST($to AS TIMESTAMP)
            ORDER BY merged_at DESC, repo DESC, number DESC`,
   // The commits the pull requests can hold: their repositories', committed from LINK_WINDOW_DAYS before the
-  // first opened to a day after the last merged (each pull request keeps its own part of these).
-  commits: `SELECT repo, commit_id, user_id, epoch_ms(ts) AS ts_ms, coalesce(parents, []) AS parents, lines_added, agent_lines,
-              by_agent, coalesce(by_session, []) AS by_session
-            FROM landed_commits
-            WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
-              AND ts >= CAST($from AS TIMESTAMP) AND ts <= CAST($to AS TIMESTAMP)`,
+  // first opened to a day after the last merged (each pull request keeps its own part of these). Linking
+  // needs only ids, times and parents (commit ids are hex: the parents travel as one string, far quicker
+  // to read than a list); the figures read the rest of the commits linked (held).
+  graph: `SELECT repo, commit_id, epoch_ms(ts) AS ts_ms, array_to_string(coalesce(parents, []), ' ') AS parents
+          FROM landed_commits
+          WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
+            AND ts >= CAST($from AS TIMESTAMP) AND ts <= CAST($to AS TIMESTAMP)`,
+  held: `SELECT repo, commit_id, user_id, epoch_ms(ts) AS ts_ms, coalesce(parents, []) AS parents, lines_added, agent_lines,
+           by_agent, coalesce(by_session, []) AS by_session
+         FROM landed_commits
+         WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
+           AND ts >= CAST($from AS TIMESTAMP) AND ts <= CAST($to AS TIMESTAMP)
+           AND commit_id IN (SELECT unnest(string_split($ids, '\n')))`,
   // Of those commits, the ones a merged pull request of the organization is named by: linking stops at
   // another's (a merge queue), and a walk only meets the commits it was given.
   named: `SELECT DISTINCT id FROM (
@@ -184,6 +195,14 @@ export const LINK_WINDOW_DAYS = 90;
 export const DAY_MS = 86_400_000;
 const lines = (list: readonly string[]) => list.join('\n');
 
+/** The repositories and times of the commits the pull requests can hold (READ_SQL.graph). */
+const commitWindow = (orgId: string, prs: readonly MergedRow[]) => ({
+  org: orgId,
+  repos: lines([...new Set(prs.map((p) => p.repo))]),
+  from: new Date(prs.reduce((n, p) => Math.min(n, p.opened_ms), Infinity) - LINK_WINDOW_DAYS * DAY_MS).toISOString(),
+  to: new Date(prs.reduce((n, p) => Math.max(n, p.merged_ms), -Infinity) + DAY_MS).toISOString(),
+});
+
 /** The reads of the pull request figures. */
 export class PullRequestReads {
   constructor(private readonly db: Db) {}
@@ -209,20 +228,25 @@ export class PullRequestReads {
     });
   }
 
-  /** The landed commits the pull requests can hold, and those of them merged pull requests are named by. */
-  async commitsFor(orgId: string, prs: readonly MergedRow[]): Promise<{ commits: CommitRow[]; named: Set<string> }> {
-    if (prs.length === 0) return { commits: [], named: new Set() };
-    const window = {
-      org: orgId,
-      repos: lines([...new Set(prs.map((p) => p.repo))]),
-      from: new Date(prs.reduce((n, p) => Math.min(n, p.opened_ms), Infinity) - LINK_WINDOW_DAYS * DAY_MS).toISOString(),
-      to: new Date(prs.reduce((n, p) => Math.max(n, p.merged_ms), -Infinity) + DAY_MS).toISOString(),
+  /**
+   * The landed commits the pull requests can hold (ids, times and parents), and those of them merged pull
+   * requests are named by.
+   */
+  async graphFor(orgId: string, prs: readonly MergedRow[]): Promise<{ graph: GraphRow[]; named: Set<string> }> {
+    if (prs.length === 0) return { graph: [], named: new Set() };
+    const window = commitWindow(orgId, prs);
+    const rows = await this.db.all<{ repo: string; commit_id: string; ts_ms: number; parents: string }>(READ_SQL.graph, window);
+    const named = await this.db.all<{ id: string }>(READ_SQL.named, window);
+    return {
+      graph: rows.map((r) => ({ ...r, parents: r.parents === '' ? [] : r.parents.split(' ') })),
+      named: new Set(named.map((r) => r.id)),
     };
-    const [commits, named] = await Promise.all([
-      this.db.all<CommitRow & Record<string, unknown>>(READ_SQL.commits, window),
-      this.db.all<{ id: string }>(READ_SQL.named, window),
-    ]);
-    return { commits, named: new Set(named.map((r) => r.id)) };
+  }
+
+  /** Of the landed commits the pull requests can hold, those of `ids`, whole. */
+  held(orgId: string, prs: readonly MergedRow[], ids: readonly string[]): Promise<CommitRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.all<CommitRow & Record<string, unknown>>(READ_SQL.held, { ...commitWindow(orgId, prs), ids: lines(ids) });
   }
 
   async credited(orgId: string, sessions: readonly string[]): Promise<Map<string, number>> {
