@@ -165,7 +165,7 @@ const READ_SQL = {
   // The merged pull requests that can hold a line of a session with dollars from $from to $to (one user's
   // when $user is set): those of the repository of a commit holding such a session's lines, merged at most
   // a day before the commit and opened at most LINK_WINDOW_DAYS after it (the commits linking gives a pull
-  // request, report.ts linkPullRequests).
+  // request, report.ts linkedIds).
   reaching: `WITH spent AS (
                SELECT DISTINCT session_id FROM agg_session_cost_day
                WHERE org_id = $org AND day >= CAST($from AS DATE) AND day <= CAST($to AS DATE) AND ($user IS NULL OR user_id = $user)),
