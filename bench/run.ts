@@ -21,6 +21,9 @@
 //   otel       — the collector's OTLP receiver: data points per second decoded, mapped and spooled on one
 //                core (protobuf and JSON metrics of Claude Code's names, over HTTP and through its request
 //                path alone)
+//   pulls      — the pull request figures and list for 30 days over 20,000 merged pull requests of two years,
+//                each request building its answer; BENCH_CLI=<another checkout's bin/agentmeter.js> too;
+//                BENCH_PULLS_RUNS: requests measured (7)
 // Select sections with `npm run bench -- hook ship`; all by default. Sizes scale with BENCH_SCALE.
 import { spawn, spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -724,6 +727,71 @@ code: crediting a 1,000-line commit against a ${ledgerLines}-line ledger: median
 }
 
 /**
+ * Pull request figures over a long history: 20,000 merged pull requests (BENCH_SCALE scales them) over two
+ * years (bench/sql/pull-requests.sql), read for 30 days by a server whose answer cache is off, so each
+ * request builds its answer; BENCH_CLI=<another checkout's bin/agentmeter.js> measures that server too, on
+ * the same database, one after the other. Medians of 7 runs of each request (BENCH_PULLS_RUNS), after one
+ * unmeasured.
+ */
+async function benchPullRequests(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'am-bench-pulls-'));
+  const path = join(dir, 'bench.duckdb');
+  const prs = Math.max(1000, Math.round(20_000 * SCALE));
+  const params: Record<string, string | number> = { prs, repos: 20, days: 730, last_day: '2026-11-19' };
+  const db = await openDb(path);
+  const started = performance.now();
+  for (const sql of splitStatements(readFileSync(join(ROOT, 'bench', 'sql', 'pull-requests.sql'), 'utf8'))) {
+    const bound: Record<string, string | number> = {};
+    for (const m of sql.matchAll(/\$([a-z_]+)/g)) bound[m[1]!] = params[m[1]!]!;
+    await db.run(sql, bound);
+  }
+  await db.run('CHECKPOINT');
+  const accounts = new AccountStore(db);
+  const { key } = await accounts.createKey((await accounts.getUser('org_bench', 'usr_00000'))!);
+  await db.close();
+  console.log(
+    `\npull requests: ${prs} merged over 730 days in 20 repositories, ${prs * 3} landed commits (generated in ${fmt((performance.now() - started) / 1000)} s)`,
+  );
+  const range = 'startDate=2026-10-21&endDate=2026-11-19';
+  const paths: [string, string][] = [
+    ['figures, 30 days', `/api/v1/analytics/pull_requests?${range}`],
+    ['figures by repository, 30 days', `/api/v1/analytics/pull_requests?${range}&group_by=repo`],
+    ['list, 30 days (first page)', `/api/v0/code/pull_requests?${range}`],
+    ['figures, 300 days', '/api/v1/analytics/pull_requests?startDate=2026-01-24&endDate=2026-11-19'],
+  ];
+  const headers = { authorization: `Bearer ${key}` };
+  const runs = Math.max(1, Number(process.env['BENCH_PULLS_RUNS'] ?? '7'));
+  const servers = [['this tree', CLI], ...(process.env['BENCH_CLI'] ? [['BENCH_CLI', process.env['BENCH_CLI']]] : [])] as const;
+  const out: Record<string, Record<string, number>> = {};
+  for (const [label, cli] of servers) {
+    const server = await startServer(path, ['--no-batch', '--cache-entries', '0'], [cli, 'serve', '--db', path, '--port', '0']);
+    out[label] = {};
+    console.log(`  ${label} (${cli}): median of ${runs} requests, each building its answer`);
+    try {
+      for (const [name, url] of paths) {
+        const times: number[] = [];
+        for (let run = 0; run <= runs; run++) {
+          const t = performance.now();
+          const response = await fetch(new URL(url, server.url), { headers });
+          const body = await response.text();
+          if (!response.ok) throw new Error(`${url}: ${response.status} ${body}`);
+          if (run > 0) times.push(performance.now() - t);
+        }
+        times.sort((a, b) => a - b);
+        out[label]![name] = quantile(times, 0.5);
+        console.log(
+          `    ${name.padEnd(32)} ${fmt(quantile(times, 0.5), 1).padStart(9)} ms  (min ${fmt(times[0]!, 1)}, max ${fmt(times.at(-1)!, 1)})`,
+        );
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+  results['pulls'] = { pullRequests: prs, medianMs: out };
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
  * Today so far. (1) Ingest with the live figures on: the ingest section's run (2 requests in flight) on
  * records of today, while a dashboard polls /today every second and an organization budget is compared
  * after every batch. (2) A live build's cost: one /today answer right after, over every record of the
@@ -938,6 +1006,7 @@ if (all || wanted.has('bombs')) await benchBombs();
 if (all || wanted.has('code')) await benchCode();
 if (all || wanted.has('live')) await benchLive();
 if (all || wanted.has('otel')) await benchOtel();
+if (all || wanted.has('pulls')) await benchPullRequests();
 if (all || wanted.has('batch') || wanted.has('api') || wanted.has('dashboard')) {
   const dir = mkdtempSync(join(tmpdir(), 'am-bench-data-'));
   const data = await benchDatabase(dir);

@@ -11,6 +11,9 @@ export interface CommitNode {
   ts: number;
 }
 
+/** The landed commits linking may follow, by id (a Map; or a view keeping a pull request's window). */
+export type CommitGraph = Pick<ReadonlyMap<string, CommitNode>, 'get' | 'has'>;
+
 export interface LinkablePullRequest {
   host: 'github' | 'gitlab';
   mergeCommitId: string | null;
@@ -25,12 +28,7 @@ export const MAX_LINKED_COMMITS = 250;
 const MAX_WALK = 5000;
 
 /** The first-parent chain from `start`, while `keep` holds and the commits are known. */
-function firstParentChain(
-  start: string,
-  graph: ReadonlyMap<string, CommitNode>,
-  limit: number,
-  keep: (id: string, node: CommitNode) => boolean,
-) {
+function firstParentChain(start: string, graph: CommitGraph, limit: number, keep: (id: string, node: CommitNode) => boolean) {
   const chain: string[] = [];
   let id: string | undefined = start;
   while (id !== undefined && chain.length < limit) {
@@ -43,7 +41,7 @@ function firstParentChain(
 }
 
 /** The known ancestors of `start` (itself included), at most MAX_WALK of them. */
-function ancestors(start: string | undefined, graph: ReadonlyMap<string, CommitNode>, stop: ReadonlySet<string> = new Set()): string[] {
+function ancestors(start: string | undefined, graph: CommitGraph, stop: ReadonlySet<string> = new Set()): string[] {
   const seen = new Set<string>();
   const queue = start === undefined ? [] : [start];
   while (queue.length > 0 && seen.size < MAX_WALK) {
@@ -64,7 +62,7 @@ function ancestors(start: string | undefined, graph: ReadonlyMap<string, CommitN
  * says how many commits it had, each other parent's first-parent chain of at most that many is taken, so a
  * gap errs low; without a count (GitLab), every known ancestor main is not known to have.
  */
-function mergedBranch(mergeId: string, node: CommitNode, graph: ReadonlyMap<string, CommitNode>, count: number | null): string[] {
+function mergedBranch(mergeId: string, node: CommitNode, graph: CommitGraph, count: number | null): string[] {
   const base = new Set(ancestors(node.parents[0], graph));
   const branch = (p: string) => (count === null ? ancestors(p, graph, base) : firstParentChain(p, graph, count, (id) => !base.has(id)));
   return [mergeId, ...node.parents.slice(1).flatMap(branch)];
@@ -84,11 +82,7 @@ function mergedBranch(mergeId: string, node: CommitNode, graph: ReadonlyMap<stri
  * The last two walks stop at a commit that `named` holds and this pull request does not name: another
  * merged pull request's own commit (a merge queue squashes or rebases several at the same moment).
  */
-export function linkedCommits(
-  pr: LinkablePullRequest,
-  graph: ReadonlyMap<string, CommitNode>,
-  named: ReadonlySet<string> = new Set(),
-): string[] {
+export function linkedCommits(pr: LinkablePullRequest, graph: CommitGraph, named: ReadonlySet<string> = new Set()): string[] {
   const own = new Set([pr.mergeCommitId, pr.squashCommitId, pr.headCommitId]);
   const anothers = (id: string) => named.has(id) && !own.has(id);
   const linked = new Set<string>();

@@ -4,8 +4,8 @@
 
 import { utcDay } from '../../common/time.ts';
 import { hoursToMerge, median, pullRequestCosts, round4, type SessionLines, withLaterCosts } from './figures.ts';
-import { type CommitNode, linkedCommits } from './link.ts';
-import type { CommitRow, MergedRow, PullRequestReads } from './store.ts';
+import { type CommitGraph, linkedCommits } from './link.ts';
+import { type CommitRow, DAY_MS, type GraphRow, LINK_WINDOW_DAYS, type MergedRow, type PullRequestReads } from './store.ts';
 
 export interface PullRequestFigures {
   repo: string;
@@ -32,27 +32,32 @@ export const namedCommits = (prs: readonly MergedRow[]) =>
   new Set(prs.flatMap((p) => [p.merge_commit_id, p.squash_commit_id, p.head_commit_id]).filter((id): id is string => id !== null));
 
 /**
- * Pure: the figures of each pull request, given the commits it can hold, the sessions' costs, and the
- * commits every merged pull request of the organization is named by (namedCommits).
+ * Pure: the commits linking gives each pull request (sorted ids, in the order of `prs`). A pull request sees
+ * only its repository's commits from LINK_WINDOW_DAYS before it opened to a day after its merge, whatever
+ * else `graph` holds: its commits are the same read with any other pull requests. `named`: the commits
+ * merged pull requests of the organization are named by (namedCommits), those of `graph` at least.
  */
-export function assemblePullRequests(
+export function linkedIds(
   prs: readonly MergedRow[],
-  commits: readonly CommitRow[],
-  credited: ReadonlyMap<string, number>,
-  costs: ReadonlyMap<string, number | null>,
+  graph: readonly GraphRow[],
   named: ReadonlySet<string> = namedCommits(prs),
-): PullRequestFigures[] {
-  const byRepo = new Map<string, Map<string, CommitRow>>();
-  for (const c of commits) {
-    const repo = byRepo.get(c.repo) ?? new Map<string, CommitRow>();
-    repo.set(c.commit_id, c);
+): string[][] {
+  const byRepo = new Map<string, Map<string, { parents: readonly string[]; ts: number }>>();
+  for (const c of graph) {
+    const repo = byRepo.get(c.repo) ?? new Map<string, { parents: readonly string[]; ts: number }>();
+    repo.set(c.commit_id, { parents: c.parents, ts: c.ts_ms });
     byRepo.set(c.repo, repo);
   }
-  const out: PullRequestFigures[] = prs.map((p) => {
-    const repoCommits = byRepo.get(p.repo) ?? new Map<string, CommitRow>();
-    const graph = new Map<string, CommitNode>();
-    for (const [id, c] of repoCommits) if (c.ts_ms <= p.merged_ms + 86_400_000) graph.set(id, { parents: c.parents, ts: c.ts_ms });
-    const ids = linkedCommits(
+  return prs.map((p) => {
+    const repoCommits = byRepo.get(p.repo) ?? new Map<string, { parents: readonly string[]; ts: number }>();
+    const from = p.opened_ms - LINK_WINDOW_DAYS * DAY_MS;
+    const to = p.merged_ms + DAY_MS;
+    const inWindow = (id: string) => {
+      const node = repoCommits.get(id);
+      return node && node.ts >= from && node.ts <= to ? node : undefined;
+    };
+    const view: CommitGraph = { get: inWindow, has: (id) => inWindow(id) !== undefined };
+    return linkedCommits(
       {
         host: p.host,
         mergeCommitId: p.merge_commit_id,
@@ -61,10 +66,21 @@ export function assemblePullRequests(
         commitCount: p.commit_count,
         openedAt: p.opened_ms,
       },
-      graph,
+      view,
       named,
     ).sort();
-    const held = ids.map((id) => repoCommits.get(id)!);
+  });
+}
+
+/**
+ * Pure: each pull request with its commits (`ids[i]` for `prs[i]`, from linkedIds), their lines and their
+ * sessions' lines, its cost not yet set (0). `commits` holds those commits at least.
+ */
+export function pullRequestsOf(prs: readonly MergedRow[], ids: readonly string[][], commits: readonly CommitRow[]): PullRequestFigures[] {
+  const byKey = new Map(commits.map((c) => [`${c.repo}\n${c.commit_id}`, c]));
+  return prs.map((p, i) => {
+    const linked = ids[i] ?? [];
+    const held = linked.map((id) => byKey.get(`${p.repo}\n${id}`)).filter((c): c is CommitRow => c !== undefined);
     const agents = new Map<string, number>();
     const sessions = new Map<string, number>();
     for (const c of held) {
@@ -80,7 +96,7 @@ export function assemblePullRequests(
       mergedAt: p.merged_ms,
       hoursToMerge: hoursToMerge(p.opened_ms, p.merged_ms),
       users: [...new Set(held.map((c) => c.user_id))].sort(),
-      commits: ids,
+      commits: linked,
       linesAdded: held.reduce((n, c) => n + c.lines_added, 0),
       agentLines: held.reduce((n, c) => n + c.agent_lines, 0),
       byAgent: [...agents]
@@ -93,6 +109,37 @@ export function assemblePullRequests(
       costUsd: 0,
     };
   });
+}
+
+/** Pure: linkedIds and pullRequestsOf over the same commits. */
+export const linkPullRequests = (
+  prs: readonly MergedRow[],
+  commits: readonly CommitRow[],
+  named: ReadonlySet<string> = namedCommits(prs),
+) => pullRequestsOf(prs, linkedIds(prs, commits, named), commits);
+
+/** Reads and links the pull requests' commits: the graph first, then the commits linked, whole. */
+async function linkedPullRequests(reads: PullRequestReads, orgId: string, prs: readonly MergedRow[]): Promise<PullRequestFigures[]> {
+  const { graph, named } = await reads.graphFor(orgId, prs);
+  const ids = linkedIds(prs, graph, named);
+  return pullRequestsOf(prs, ids, await reads.held(orgId, prs, [...new Set(ids.flat())]));
+}
+
+/** The sessions whose lines the pull requests hold. */
+const heldSessions = (prs: readonly PullRequestFigures[]) => [...new Set(prs.flatMap((p) => p.sessions.map((s) => s.sessionId)))];
+
+/**
+ * Pure: the figures of each pull request (linkPullRequests) with its cost, given the credited lines and
+ * costs of the sessions whose lines they hold.
+ */
+export function assemblePullRequests(
+  prs: readonly MergedRow[],
+  commits: readonly CommitRow[],
+  credited: ReadonlyMap<string, number>,
+  costs: ReadonlyMap<string, number | null>,
+  named: ReadonlySet<string> = namedCommits(prs),
+): PullRequestFigures[] {
+  const out = linkPullRequests(prs, commits, named);
   const prCosts = pullRequestCosts(new Map(out.map((p) => [prKey(p), p.sessions])), credited, costs);
   for (const p of out) p.costUsd = prCosts.get(prKey(p)) ?? 0;
   return out;
@@ -100,7 +147,9 @@ export function assemblePullRequests(
 
 /**
  * The pull requests merged from `first` to `last`, with their figures; `user` keeps a member's own;
- * `later`: the sessions' dollars the batch has not counted yet (today's, from the live figures).
+ * `later`: the sessions' dollars the batch has not counted yet (today's, from the live figures). Reads the
+ * range's pull requests and the commits they can hold; a session's split reads its credited lines over
+ * all its commits, for the sessions these pull requests hold alone.
  */
 export async function pullRequestFigures(
   reads: PullRequestReads,
@@ -110,26 +159,29 @@ export async function pullRequestFigures(
   user: string | null,
   later: ReadonlyMap<string, number | null> = new Map(),
 ): Promise<PullRequestFigures[]> {
-  const prs = await reads.merged(orgId, first, last);
-  const commits = await reads.commitsFor(orgId, prs);
-  const sessions = [...new Set(commits.flatMap((c) => c.by_session.map((s) => s.session_id)).filter(Boolean))];
-  const [credited, costs, everyMerged] = await Promise.all([
-    reads.credited(orgId, sessions),
-    reads.sessionCosts(orgId, sessions),
-    prs.length ? reads.allMerged(orgId) : [],
-  ]);
-  const all = assemblePullRequests(prs, commits, credited, withLaterCosts(costs, later, sessions), namedCommits(everyMerged));
-  if (!user) return all;
+  const linked = await linkedPullRequests(reads, orgId, await reads.merged(orgId, first, last));
+  const sessions = heldSessions(linked);
+  const [credited, costs] = await Promise.all([reads.credited(orgId, sessions), reads.sessionCosts(orgId, sessions)]);
+  const prCosts = pullRequestCosts(new Map(linked.map((p) => [prKey(p), p.sessions])), credited, withLaterCosts(costs, later, sessions));
+  for (const p of linked) p.costUsd = prCosts.get(prKey(p)) ?? 0;
+  if (!user) return linked;
   const mine = await reads.addresses(orgId, user);
-  return all.filter((p) => p.users.includes(user) || (p.author !== null && mine.has(p.author)));
+  return linked.filter((p) => p.users.includes(user) || (p.author !== null && mine.has(p.author)));
 }
 
-/** The sessions whose lines reached a merged pull request (any merged one of the organization). */
-export async function shippedSessions(reads: PullRequestReads, orgId: string): Promise<string[]> {
-  const prs = await reads.allMerged(orgId);
-  const commits = await reads.commitsFor(orgId, prs);
-  const figures = assemblePullRequests(prs, commits, new Map(), new Map());
-  return [...new Set(figures.flatMap((p) => p.sessions.map((s) => s.sessionId)))];
+/**
+ * Of the sessions with dollars from `first` to `last` (one user's, or everyone's), those whose lines
+ * reached a merged pull request (any of the organization's): read through the merged pull requests that
+ * can hold those sessions' commits, not every one (with the sessions of those pull requests).
+ */
+export async function shippedSessions(
+  reads: PullRequestReads,
+  orgId: string,
+  first: string,
+  last: string,
+  user: string | null,
+): Promise<string[]> {
+  return heldSessions(await linkedPullRequests(reads, orgId, await reads.reaching(orgId, first, last, user)));
 }
 
 const share = (agent: number, all: number) => (all > 0 ? round4(agent / all) : 0);

@@ -108,13 +108,17 @@ export interface MergedRow {
   commit_count: number | null;
 }
 
-/** A landed commit as linking and the figures read it. */
-export interface CommitRow {
+/** A landed commit as linking reads it: its id, committer time and parents (first parent first). */
+export interface GraphRow {
   repo: string;
   commit_id: string;
-  user_id: string;
   ts_ms: number;
   parents: string[];
+}
+
+/** A landed commit as the figures read it. */
+export interface CommitRow extends GraphRow {
+  user_id: string;
   lines_added: number;
   agent_lines: number;
   by_agent: { agent: string; model: string; lines: number }[];
@@ -127,40 +131,77 @@ const READ_SQL = {
            FROM pull_requests
            WHERE org_id = $org AND state = 'merged' AND merged_at >= CAST($from AS TIMESTAMP) AND merged_at < CAST($to AS TIMESTAMP)
            ORDER BY merged_at DESC, repo DESC, number DESC`,
-  // The commits a pull request can hold: its repository's, committed before its merge and not long before
-  // it opened (a branch older than LINK_WINDOW_DAYS errs low).
-  commits: `SELECT repo, commit_id, user_id, epoch_ms(ts) AS ts_ms, coalesce(parents, []) AS parents, lines_added, agent_lines,
-              by_agent, coalesce(by_session, []) AS by_session
-            FROM landed_commits
-            WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
-              AND ts >= CAST($from AS TIMESTAMP) AND ts < CAST($to AS TIMESTAMP)`,
+  // The commits the pull requests can hold: their repositories', committed from LINK_WINDOW_DAYS before the
+  // first opened to a day after the last merged (each pull request keeps its own part of these). Linking
+  // needs only ids, times and parents (commit ids are hex: the parents travel as one string, far quicker
+  // to read than a list); the figures read the rest of the commits linked (held).
+  graph: `SELECT repo, commit_id, epoch_ms(ts) AS ts_ms, array_to_string(coalesce(parents, []), ' ') AS parents
+          FROM landed_commits
+          WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
+            AND ts >= CAST($from AS TIMESTAMP) AND ts <= CAST($to AS TIMESTAMP)`,
+  held: `SELECT repo, commit_id, user_id, epoch_ms(ts) AS ts_ms, coalesce(parents, []) AS parents, lines_added, agent_lines,
+           by_agent, coalesce(by_session, []) AS by_session
+         FROM landed_commits
+         WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
+           AND ts >= CAST($from AS TIMESTAMP) AND ts <= CAST($to AS TIMESTAMP)
+           AND commit_id IN (SELECT unnest(string_split($ids, '\n')))`,
+  // Of those commits, the ones a merged pull request of the organization is named by: linking stops at
+  // another's (a merge queue), and a walk only meets the commits it was given.
+  named: `SELECT DISTINCT id FROM (
+            SELECT unnest([merge_commit_id, squash_commit_id, head_commit_id]) AS id
+            FROM pull_requests WHERE org_id = $org AND state = 'merged')
+          WHERE id IN (SELECT commit_id FROM landed_commits
+                       WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
+                         AND ts >= CAST($from AS TIMESTAMP) AND ts <= CAST($to AS TIMESTAMP))`,
   // Every session's credited lines, over all its landed commits (the denominator of its split).
   credited: `SELECT s.session_id, sum(s.lines) AS lines
              FROM (SELECT unnest(by_session) AS s FROM landed_commits WHERE org_id = $org)
-             WHERE list_contains(string_split($sessions, '\n'), s.session_id)
+             WHERE s.session_id IN (SELECT unnest(string_split($sessions, '\n')))
              GROUP BY s.session_id`,
   sessionCost: `SELECT session_id, CASE WHEN bool_or(cost_usd IS NULL) THEN NULL ELSE sum(cost_usd) END AS cost_usd
                 FROM agg_session_cost_day
-                WHERE org_id = $org AND list_contains(string_split($sessions, '\n'), session_id)
+                WHERE org_id = $org AND session_id IN (SELECT unnest(string_split($sessions, '\n')))
                 GROUP BY session_id`,
+  // The merged pull requests that can hold a line of a session with dollars from $from to $to (one user's
+  // when $user is set): those of the repository of a commit holding such a session's lines, merged at most
+  // a day before the commit and opened at most LINK_WINDOW_DAYS after it (the commits linking gives a pull
+  // request, report.ts linkedIds).
+  reaching: `WITH spent AS (
+               SELECT DISTINCT session_id FROM agg_session_cost_day
+               WHERE org_id = $org AND day >= CAST($from AS DATE) AND day <= CAST($to AS DATE) AND ($user IS NULL OR user_id = $user)),
+             held AS (
+               SELECT DISTINCT repo, ts_ms
+               FROM (SELECT repo, epoch_ms(ts) AS ts_ms, unnest(by_session) AS s FROM landed_commits WHERE org_id = $org)
+               WHERE s.session_id IN (SELECT session_id FROM spent))
+             SELECT repo, number, host, author, epoch_ms(opened_at) AS opened_ms, epoch_ms(merged_at) AS merged_ms,
+               merge_commit_id, squash_commit_id, head_commit_id, commit_count
+             FROM pull_requests p
+             WHERE org_id = $org AND state = 'merged' AND EXISTS (
+               SELECT 1 FROM held h
+               WHERE h.repo = p.repo AND h.ts_ms <= epoch_ms(p.merged_at) + $day AND h.ts_ms >= epoch_ms(p.opened_at) - $window)`,
   // The cost, per day and user, of the sessions none of whose lines reached a merged pull request.
   notShipped: `SELECT CAST(day AS VARCHAR) AS day, user_id, sum(cost_usd) AS cost_usd, bool_or(cost_usd IS NULL) AS unpriced
                FROM agg_session_cost_day
                WHERE org_id = $org AND day >= CAST($from AS DATE) AND day <= CAST($to AS DATE)
                  AND ($user IS NULL OR user_id = $user)
-                 AND NOT list_contains(string_split($shipped, '\n'), session_id)
+                 AND session_id NOT IN (SELECT unnest(string_split($shipped, '\n')))
                GROUP BY day, user_id`,
-  allMerged: `SELECT repo, number, host, author, epoch_ms(opened_at) AS opened_ms, epoch_ms(merged_at) AS merged_ms,
-                merge_commit_id, squash_commit_id, head_commit_id, commit_count
-              FROM pull_requests WHERE org_id = $org AND state = 'merged'`,
   addresses: `SELECT lower(email) AS email FROM users WHERE org_id = $org AND id = $user
               UNION SELECT email FROM user_aliases WHERE org_id = $org AND user_id = $user`,
 } as const;
 
 /** How far before a pull request opened its commits may be (a long-lived branch errs low past it). */
 export const LINK_WINDOW_DAYS = 90;
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 const lines = (list: readonly string[]) => list.join('\n');
+
+/** The repositories and times of the commits the pull requests can hold (READ_SQL.graph). */
+const commitWindow = (orgId: string, prs: readonly MergedRow[]) => ({
+  org: orgId,
+  repos: lines([...new Set(prs.map((p) => p.repo))]),
+  from: new Date(prs.reduce((n, p) => Math.min(n, p.opened_ms), Infinity) - LINK_WINDOW_DAYS * DAY_MS).toISOString(),
+  to: new Date(prs.reduce((n, p) => Math.max(n, p.merged_ms), -Infinity) + DAY_MS).toISOString(),
+});
 
 /** The reads of the pull request figures. */
 export class PullRequestReads {
@@ -172,22 +213,40 @@ export class PullRequestReads {
     return this.db.all<MergedRow & Record<string, unknown>>(READ_SQL.merged, { org: orgId, from: `${first}T00:00:00Z`, to });
   }
 
-  /** Every merged pull request of the organization (the sessions whose lines shipped). */
-  allMerged(orgId: string): Promise<MergedRow[]> {
-    return this.db.all<MergedRow & Record<string, unknown>>(READ_SQL.allMerged, { org: orgId });
+  /**
+   * The merged pull requests that can hold lines of the sessions with dollars from `first` to `last` (one
+   * user's, or everyone's): what tells those sessions' shipped lines from the others.
+   */
+  reaching(orgId: string, first: string, last: string, user: string | null): Promise<MergedRow[]> {
+    return this.db.all<MergedRow & Record<string, unknown>>(READ_SQL.reaching, {
+      org: orgId,
+      from: first,
+      to: last,
+      user,
+      day: DAY_MS,
+      window: LINK_WINDOW_DAYS * DAY_MS,
+    });
   }
 
-  /** The landed commits the pull requests can hold. */
-  async commitsFor(orgId: string, prs: readonly MergedRow[]): Promise<CommitRow[]> {
-    if (prs.length === 0) return [];
-    const from = Math.min(...prs.map((p) => p.opened_ms)) - LINK_WINDOW_DAYS * DAY_MS;
-    const to = Math.max(...prs.map((p) => p.merged_ms)) + DAY_MS;
-    return this.db.all<CommitRow & Record<string, unknown>>(READ_SQL.commits, {
-      org: orgId,
-      repos: lines([...new Set(prs.map((p) => p.repo))]),
-      from: new Date(from).toISOString(),
-      to: new Date(to).toISOString(),
-    });
+  /**
+   * The landed commits the pull requests can hold (ids, times and parents), and those of them merged pull
+   * requests are named by.
+   */
+  async graphFor(orgId: string, prs: readonly MergedRow[]): Promise<{ graph: GraphRow[]; named: Set<string> }> {
+    if (prs.length === 0) return { graph: [], named: new Set() };
+    const window = commitWindow(orgId, prs);
+    const rows = await this.db.all<{ repo: string; commit_id: string; ts_ms: number; parents: string }>(READ_SQL.graph, window);
+    const named = await this.db.all<{ id: string }>(READ_SQL.named, window);
+    return {
+      graph: rows.map((r) => ({ ...r, parents: r.parents === '' ? [] : r.parents.split(' ') })),
+      named: new Set(named.map((r) => r.id)),
+    };
+  }
+
+  /** Of the landed commits the pull requests can hold, those of `ids`, whole. */
+  held(orgId: string, prs: readonly MergedRow[], ids: readonly string[]): Promise<CommitRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.all<CommitRow & Record<string, unknown>>(READ_SQL.held, { ...commitWindow(orgId, prs), ids: lines(ids) });
   }
 
   async credited(orgId: string, sessions: readonly string[]): Promise<Map<string, number>> {
