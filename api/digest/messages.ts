@@ -16,8 +16,8 @@ const change = (d: DigestFigures) => {
   if (d.previous_cost_usd === null) return `no change to show: ${noPrice("the week before's", earlier)}`;
   const priced = earlier?.length ? `, without ${earlier.join(', ')}: no price` : '';
   if (d.change_usd === null) return `no change to show (the week before: ${usdText(d.previous_cost_usd)}${priced})`;
-  if (d.change_pct === null)
-    return `${signed(d.change_usd)} (${earlier?.length ? `${usdText(d.previous_cost_usd)} the week before${priced}` : 'nothing the week before'})`;
+  // No percentage of $0. Said as the amount: the week before may have had no usage or usage priced at $0.
+  if (d.change_pct === null) return `${signed(d.change_usd)} (${usdText(d.previous_cost_usd)} the week before${priced})`;
   return `${signed(d.change_usd)} (${d.change_pct >= 0 ? '+' : ''}${d.change_pct}%) vs the week before${without(earlier)}`;
 };
 const list = (rows: { name: string; cost_usd: number }[]) =>

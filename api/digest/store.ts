@@ -12,14 +12,16 @@ export const DIGEST_PREFIX = 'dig_';
 export const DIGEST_SQL = {
   // The week's dollars per user, day and model (the daily batch's rows; NULL where a model has no price
   // that day: a price set from mid-week leaves the days before it unpriced, and its model named).
+  // Priced and unpriced rows stay apart (sum() would drop a NULL beside a price, and its model's name):
+  // the same day's model can be priced for one agent's records and not another's.
   tokens: `SELECT a.user_id, u.email, a.model, sum(a.cost_usd) AS cost_usd
            FROM agg_tokens_day a LEFT JOIN users u ON u.id = a.user_id AND u.org_id = a.org_id
            WHERE a.org_id = $org AND a.day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)
-           GROUP BY a.user_id, u.email, a.day, a.model`,
+           GROUP BY a.user_id, u.email, a.day, a.model, a.cost_usd IS NULL`,
   // The week before's dollars per day and model, as the week's: no rows is no usage ($0), rows all NULL is
   // usage without a price (null, never a silent $0: docs/metrics.md §8).
   previous: `SELECT model, sum(cost_usd) AS cost_usd FROM agg_tokens_day
-             WHERE org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) GROUP BY day, model`,
+             WHERE org_id = $org AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) GROUP BY day, model, cost_usd IS NULL`,
   fire: `INSERT INTO digests VALUES ($id, $org, CAST($week AS DATE), CAST($body AS JSON), CAST($sent_at AS TIMESTAMP)) ON CONFLICT DO NOTHING`,
   sent: 'SELECT id FROM digests WHERE org_id = $org AND week = CAST($week AS DATE)',
   one: `SELECT id, org_id, CAST(body AS VARCHAR) AS body, strftime(sent_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS sent_at FROM digests WHERE id = $id`,

@@ -12,16 +12,20 @@
 //   Mid-week Co: qwen3-coder-plus priced by the organization at $1 per million from Wednesday 03-18;
 //     1,000,000 on 03-16 (no price then) and on 03-19 ($1.00): $1.00 and qwen3-coder-plus named (a
 //     Monday-to-Sunday sum per person and model hid the unpriced Monday).
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_SETTINGS_PATH } from '../../api/alert-settings/schema.ts';
+import { costOf, unpricedModels } from '../../api/analytics/assemble.ts';
 import { AlertList } from '../../api/budgets/schema.ts';
 import { DIGEST_PREVIEW_PATH, DigestEvent, DigestPreview } from '../../api/digest/schema.ts';
 import { DigestStore } from '../../api/digest/store.ts';
 import { PRICING_PATH } from '../../api/pricing/schema.ts';
+import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { usage } from '../helpers/records.ts';
 import { bearer, postRecords, putOk, type TestServer, testServer } from '../helpers/server.ts';
+import { tempDir } from '../helpers/tmp.ts';
 import { type Delivery, webhookReceiverForTests } from '../helpers/webhook-receiver.ts';
 
 const SUNDAY = new Date('2026-03-22T12:00:00Z');
@@ -151,4 +155,29 @@ describe('the weekly digest of weeks whose usage has no price', () => {
       "agentmeter weekly digest, 2026-03-16 to 2026-03-22 (UTC): $1.00, no change to show: the week before's usage (qwen3-coder-plus) had no price.",
     );
   }, 60_000);
+});
+
+describe("a day's model priced for one agent's records and not another's", () => {
+  it('keeps the priced dollars and names the model, in the week and the week before', async () => {
+    const db = await openDb(join(tempDir(), 'digest-rows.duckdb'));
+    try {
+      // One person, one day, one model: $5 through one agent, no price through the other.
+      const row = `INSERT INTO agg_tokens_day VALUES ('org_rows', CAST($day AS DATE), 'usr_1', $agent, 'mixed-model', false, 10, 1, 0, 0, 11, $cost)`;
+      for (const day of ['2026-03-10', '2026-03-17']) {
+        await db.run(row, { day, agent: 'claude', cost: 5 });
+        await db.run(row, { day, agent: 'droid', cost: null });
+      }
+      const store = new DigestStore(db);
+      const week = await store.tokens('org_rows', '2026-03-16', '2026-03-22');
+      const previous = await store.previous('org_rows', '2026-03-09', '2026-03-15');
+      // A priced row and an unpriced one: costOf sums the $5 and unpricedModels names the model.
+      const costs = (rows: { cost_usd: number | null }[]) => rows.map((r) => r.cost_usd).sort();
+      expect(costs(week)).toEqual([5, null]);
+      expect(costs(previous)).toEqual([5, null]);
+      expect(unpricedModels(week)).toEqual(['mixed-model']);
+      expect([costOf(week), costOf(previous)]).toEqual([5, 5]);
+    } finally {
+      await db.close();
+    }
+  });
 });

@@ -179,7 +179,7 @@ describe("the weekly digest's dollars when usage has no price", () => {
       change_usd: 10,
       change_pct: null,
     });
-    expect(digestHeadline(d)).toBe('agentmeter weekly digest, 2026-03-16 to 2026-03-22 (UTC): $10.00, +$10.00 (nothing the week before).');
+    expect(digestHeadline(d)).toBe('agentmeter weekly digest, 2026-03-16 to 2026-03-22 (UTC): $10.00, +$10.00 ($0.00 the week before).');
   });
 
   it('a week before whose usage had no price has no dollars: null, and no change to show', () => {

@@ -92,7 +92,7 @@ describe("the digest preview's change from the week before", () => {
     expect(change({ previous_unpriced_models: undefined, previous_cost_usd: 12.5, change_usd: -2.5, change_pct: -20 })).toBe(
       '-$2.50 (-20%) vs the week before',
     );
-    expect(change({ previous_cost_usd: 0, change_usd: 10, change_pct: null })).toBe('$10.00 more than the week before (nothing then)');
+    expect(change({ previous_cost_usd: 0, change_usd: 10, change_pct: null })).toBe('+$10.00 ($0.00 the week before)');
   });
 
   it('shows no change, never one from a $0, when a week’s usage had no price at all', () => {

@@ -139,10 +139,8 @@ export function digestChangeText(d: DigestPreview['digest']): string {
     return `no change to show: the week before's usage${earlier.length ? ` (${earlier.join(', ')})` : ''} had no price`;
   if (d.change_usd === null) return `no change to show (the week before: ${formatUsd(d.previous_cost_usd)}${without})`;
   const sign = d.change_usd >= 0 ? '+' : '';
-  if (d.change_pct === null)
-    return earlier.length
-      ? `${sign}${formatUsd(d.change_usd)} (${formatUsd(d.previous_cost_usd)} the week before${without})`
-      : `${formatUsd(d.change_usd)} more than the week before (nothing then)`;
+  // No percentage of $0. Said as the amount: the week before may have had no usage or usage priced at $0.
+  if (d.change_pct === null) return `${sign}${formatUsd(d.change_usd)} (${formatUsd(d.previous_cost_usd)} the week before${without})`;
   return `${sign}${formatUsd(d.change_usd)} (${d.change_pct >= 0 ? '+' : ''}${d.change_pct}%) vs the week before${without}`;
 }
 /** An amount in a budget's unit: dollars, or Standard Credits. */
