@@ -149,11 +149,14 @@ WHERE t.user_id <> $user`;
 /**
  * DuckDB's message when a plain insert meets an existing key, or the usage upsert another user's id; or,
  * with a batch written beside the writer (IngestStore.writeBeside), when the commit finds a key the other
- * transaction committed first, or both changed one stored row.
+ * transaction committed first, or both changed or deleted one stored row (a removed user's commit that
+ * both release: RELEASE_REMOVED_USERS_COMMITS).
  */
 export const isKeyConflict = (error: unknown) =>
   error instanceof Error &&
-  (/Constraint Error: Duplicate key|Failed to commit: PRIMARY KEY or UNIQUE constraint violation|Conflict on update/i.test(error.message) ||
+  (/Constraint Error: Duplicate key|Failed to commit: PRIMARY KEY or UNIQUE constraint violation|Conflict on update|Conflict on tuple deletion/i.test(
+    error.message,
+  ) ||
     error.message.includes(OTHER_USERS_ID));
 
 const COMMIT_COLUMNS = `{repo_id: 'VARCHAR', commit: 'VARCHAR', ts: 'BIGINT', repo: 'VARCHAR', author: 'VARCHAR', lines_added: 'BIGINT',

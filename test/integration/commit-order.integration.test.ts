@@ -116,6 +116,11 @@ describe('what the ingest store takes for a key conflict', () => {
       const sameRow = await secondsError("INSERT INTO t VALUES ('stored', $v) ON CONFLICT (k) DO UPDATE SET v = excluded.v + t.v");
       expect(String(sameRow)).toMatch(/Conflict on update/);
       expect(isKeyConflict(sameRow)).toBe(true);
+      // Both delete the stored row (two batches releasing a removed user's commit): the second fails.
+      await db.run("INSERT INTO t VALUES ('released', 1)");
+      const sameDelete = await secondsError("DELETE FROM t WHERE k = 'released' AND v < $v + 10");
+      expect(String(sameDelete)).toMatch(/Conflict on tuple deletion/);
+      expect(isKeyConflict(sameDelete)).toBe(true);
       expect(isKeyConflict(new Error('Constraint Error: Duplicate key "k: stored" violates primary key constraint'))).toBe(true);
       expect(isKeyConflict(new Error('Conversion Error: Could not convert string "x" to INT64'))).toBe(false);
     } finally {
