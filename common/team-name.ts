@@ -4,27 +4,32 @@
 // look the same on every screen, so they must be one team, found by either. Names compare by key: NFC,
 // then lower case. Migration 119 brought the names stored before to this rule.
 import { z } from 'zod';
-import { UNSHOWN_CHARACTER } from './unshown.ts';
+import { MISLEADING_CHARACTER } from './unshown.ts';
 
 export const TEAM_NAME_MAX = 128;
 
 /** Why a name is refused, after the subject ("a team name", "a parent name"). */
-export const UNSHOWN_REASON = 'holds no control character, line break, direction or zero-width character';
+export const UNSHOWN_REASON = 'holds no control character, line break, direction override or invisible space';
 
 /** Pure: the name as it is stored and shown: trimmed, composed (NFC). */
 export const normalizeTeamName = (name: string): string => name.trim().normalize('NFC');
 
+/** The joiners and direction marks a name may hold, which do not change how it reads. */
+const JOINERS_AND_MARKS = /[\u061C\u200C-\u200F]/gu;
+
 /**
  * Pure: what two names are compared by: composed, then lower case (composed again: lower-casing may
- * leave a sequence NFC composes). "Équipe", "équipe" and "E\u0301quipe" have one key.
+ * leave a sequence NFC composes), without joiners and direction marks. "Équipe", "équipe" and
+ * "E\u0301quipe" have one key; so have "Ops" and "Ops" + U+200C, which look the same.
  */
-export const teamNameKey = (name: string): string => normalizeTeamName(name).toLowerCase().normalize('NFC');
+export const teamNameKey = (name: string): string => normalizeTeamName(name).toLowerCase().normalize('NFC').replace(JOINERS_AND_MARKS, '');
 
 /** Pure: why a normalized name may not be a team's, `subject` naming it in the sentence; undefined when it may. */
 export function teamNameProblem(name: string, subject = 'a team name'): string | undefined {
-  if (name === '') return `${subject} is empty`;
+  // Joiners and marks alone show nothing.
+  if (teamNameKey(name) === '') return `${subject} is empty`;
   if (name.length > TEAM_NAME_MAX) return `${subject} has at most ${TEAM_NAME_MAX} characters`;
-  if (UNSHOWN_CHARACTER.test(name)) return `${subject} ${UNSHOWN_REASON}`;
+  if (MISLEADING_CHARACTER.test(name)) return `${subject} ${UNSHOWN_REASON}`;
   return undefined;
 }
 

@@ -21,19 +21,40 @@ describe('the team name rule', () => {
     expect(teamNameProblem('')).toBe('a team name is empty');
     expect(teamNameProblem('x'.repeat(TEAM_NAME_MAX))).toBeUndefined();
     expect(teamNameProblem('x'.repeat(TEAM_NAME_MAX + 1), 'team')).toBe('team has at most 128 characters');
-    for (const bad of ['a\u200Bb', 'a\u200Db', 'a\u202Eb', 'a\u2066b', 'a\u0007b', 'a\u0085b', 'a\u2028b', 'a\u2029b', 'a\uFEFFb'])
+    for (const bad of ['a\u200Bb', 'a\u00ADb', 'a\u202Eb', 'a\u2066b', 'a\u0007b', 'a\u0085b', 'a\u2028b', 'a\u2029b', 'a\uFEFFb'])
       expect(teamNameProblem(bad), JSON.stringify(bad)).toBe(
-        'a team name holds no control character, line break, direction or zero-width character',
+        'a team name holds no control character, line break, direction override or invisible space',
       );
-    for (const good of ['Zoë’s team', '東京', 'Команда', 'فريق', '🚀 Launch', 'R&D (EU)'])
+    // Persian with a zero-width non-joiner, an emoji joined with a zero-width joiner, Hebrew with a
+    // right-to-left mark, a flag of tag characters: spelled with the characters the rule keeps.
+    for (const good of [
+      'Zoë’s team',
+      '東京',
+      'Команда',
+      'فريق',
+      '🚀 Launch',
+      'R&D (EU)',
+      'نرم\u200Cافزار',
+      '👩\u200D💻 Devs',
+      'צוות\u200F',
+      '🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}',
+    ])
       expect(teamNameProblem(good), good).toBeUndefined();
+    // Joiners and marks alone show nothing.
+    expect(teamNameProblem('\u200D\u200F')).toBe('a team name is empty');
+  });
+
+  it('compares names without joiners and direction marks, which do not change how a name reads', () => {
+    expect(teamNameKey('Ops\u200C')).toBe(teamNameKey('ops'));
+    expect(teamNameKey('\u200FOps\u200E')).toBe('ops');
+    expect(teamNameKey('نرم\u200Cافزار')).toBe('نرمافزار');
   });
 
   it('the boundary schema gives the stored name, or the problem as its issue', () => {
     expect(teamNameSchema('team').parse(` ${DECOMPOSED} `)).toBe(COMPOSED);
     const refused = teamNameSchema('team').safeParse('Pay\u202Eroll');
     expect(refused.success).toBe(false);
-    expect(refused.error?.issues[0]?.message).toBe('team holds no control character, line break, direction or zero-width character');
+    expect(refused.error?.issues[0]?.message).toBe('team holds no control character, line break, direction override or invisible space');
     expect(teamNameSchema('team').safeParse('   ').error?.issues[0]?.message).toBe('team is empty');
   });
 });
@@ -43,6 +64,9 @@ describe('migration 119: the renaming plan of one organization', () => {
 
   it('leaves names in the rule alone', () => {
     expect(renamedTeams([team('t1', 'Web'), team('t2', COMPOSED)])).toEqual([]);
+    // A Persian name keeps its non-joiner; only its key, which compares without it, changes.
+    const persian = 'نرم\u200Cافزار';
+    expect(renamedTeams([team('t3', persian)])).toEqual([{ team: team('t3', persian), name: persian, key: 'نرمافزار', suffixed: false }]);
   });
 
   it('composes a name alone under its key; removes unshown characters; an empty one takes the team id', () => {

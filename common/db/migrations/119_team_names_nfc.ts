@@ -3,12 +3,13 @@
 // and composed), with its key. When two teams of an organization would then share a key ("É" typed and
 // "E" + U+0301 sent by a directory were two teams), nothing is merged: the team already in the rule, or
 // else the oldest, keeps the name, and each other one is renamed with a visible suffix, "Équipe (2)",
-// and logged. A name left empty is replaced by the team's id. Memberships and parents are by team id and
+// and logged: the roster or directory that still sends the old spelling must be changed too, or its next
+// update moves those people into the team that kept the name. A name left empty is replaced by the team's id. Memberships and parents are by team id and
 // do not move; a team budget, its month's alerts and the anomalies fired for the team follow the key, as
 // on a rename.
 import { createLogger } from '../../logger.ts';
 import { normalizeTeamName, TEAM_NAME_MAX, teamNameKey } from '../../team-name.ts';
-import { UNSHOWN_CHARACTERS } from '../../unshown.ts';
+import { MISLEADING_CHARACTERS } from '../../unshown.ts';
 import type { Db } from '../duckdb.ts';
 
 interface StoredTeam {
@@ -34,8 +35,12 @@ const SQL = {
                                   AND o.day = anomaly_alerts.day)`,
 } as const;
 
-/** Pure: the name a stored name becomes (unshown characters removed, trimmed, NFC); '' when nothing is left. */
-export const cleanTeamName = (name: string): string => normalizeTeamName(name.replace(UNSHOWN_CHARACTERS, ''));
+/** Pure: the name a stored name becomes (misleading characters removed, trimmed, NFC); '' when nothing shown is left. */
+export const cleanTeamName = (name: string): string => {
+  const clean = normalizeTeamName(name.replace(MISLEADING_CHARACTERS, ''));
+  // Joiners and direction marks alone show nothing: as empty.
+  return teamNameKey(clean) === '' ? '' : clean;
+};
 
 /** Pure: `name (n)` for the first n from 2 whose key is not in `taken`, at most TEAM_NAME_MAX characters. */
 export function suffixedTeamName(name: string, taken: ReadonlySet<string>): string {
@@ -110,7 +115,14 @@ export async function up(tx: Db): Promise<void> {
     await tx.run(SQL.setAlerts, { ...at, to: key });
     await tx.run(SQL.moveAnomalies, { org: at.org, from: team.name_key, to: key });
     const fields = { migration: 119, org: team.org_id, team: team.team_id, from: team.name, to: name };
-    if (suffixed) log.warn(fields, 'team renamed: its name in NFC is another team’s, and teams are not merged');
+    // The roster or directory that made the team still sends its old spelling, which now names the team
+    // that kept the name: the next import, sign-in or SCIM update moves its people there unless the
+    // operator renames it at the source first.
+    if (suffixed)
+      log.warn(
+        fields,
+        'team renamed: its name in NFC is another team’s, and teams are not merged; rename it in the roster or directory too, or their next update moves its people into the other team',
+      );
     else log.info(fields, 'team name stored in NFC without unshown characters');
   }
 }
