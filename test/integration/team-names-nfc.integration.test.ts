@@ -312,3 +312,21 @@ describe('migration 119: names stored before the rule', () => {
     expect(await billable(`${DECOMPOSED} (2)`)).toEqual([12]);
   });
 });
+
+describe('names spelled with joiners and direction marks', () => {
+  it('a Persian team of the roster is found by the groups claim, with or without its non-joiner; no second team', async () => {
+    const fa = await org('Farsi');
+    const persian = 'نرم\u200Cافزار';
+    const res = await roster(fa, [`ana@farsi.example.com,${persian},,,`, `bo@farsi.example.com,👩\u200D💻 Devs,,,`]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await teams(fa)).map((t) => t.name).sort()).toEqual(['👩\u200D💻 Devs', persian].sort());
+    // Sign-in: the claim names the team as the directory spells it, and once without the non-joiner.
+    for (const spelled of [persian, 'نرمافزار']) {
+      const names = groupNames([spelled]);
+      await setTeamsFromClaim(server.db, fa.orgId, fa.users.member.id, names!, '2026-03-20');
+      const listed = await teams(fa);
+      expect(listed).toHaveLength(2);
+      expect(listed.find((t) => t.name === persian)?.members.map((m) => m.email)).toContain('member@farsi.example.com');
+    }
+  });
+});
