@@ -172,7 +172,9 @@ export async function pullRequestFigures(
 /**
  * Of the sessions with dollars from `first` to `last` (one user's, or everyone's), those whose lines
  * reached a merged pull request (any of the organization's): read through the merged pull requests that
- * can hold those sessions' commits, not every one (with the sessions of those pull requests).
+ * can hold those sessions' commits, not every one (with the sessions of those pull requests). `linked`:
+ * pull requests already linked (the range's, pullRequestFigures): a pull request's commits do not depend
+ * on which others are linked with it, so those are not linked again, and the sessions they hold count too.
  */
 export async function shippedSessions(
   reads: PullRequestReads,
@@ -180,8 +182,11 @@ export async function shippedSessions(
   first: string,
   last: string,
   user: string | null,
+  linked: readonly PullRequestFigures[] = [],
 ): Promise<string[]> {
-  return heldSessions(await linkedPullRequests(reads, orgId, await reads.reaching(orgId, first, last, user)));
+  const known = new Set(linked.map(prKey));
+  const others = (await reads.reaching(orgId, first, last, user)).filter((p) => !known.has(prKey(p)));
+  return [...new Set([...heldSessions(linked), ...heldSessions(await linkedPullRequests(reads, orgId, others))])];
 }
 
 const share = (agent: number, all: number) => (all > 0 ? round4(agent / all) : 0);

@@ -301,7 +301,7 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
         const data = pullRequestGroups(query.group_by, prs, teamsOf);
         return { data, meta: { ...meta, group_totals: pullRequestGroupTotals(data) } };
       }
-      const shipped = await shippedSessions(deps.reads, principal.orgId, q.startDate, q.endDate, user);
+      const shipped = await shippedSessions(deps.reads, principal.orgId, q.startDate, q.endDate, user, all);
       const notShipped = await deps.reads.notShipped(principal.orgId, q.startDate, q.endDate, shipped, user, counts);
       const data = pullRequestDays(q.days, prs, notShipped);
       return { data, meta: { ...meta, totals: pullRequestTotals(data) } };
