@@ -31,6 +31,29 @@ const spoolNew = (home: string) => join(home, '.agentmeter', 'spool', 'new');
 const newFiles = (home: string) => (existsSync(spoolNew(home)) ? readdirSync(spoolNew(home)) : []);
 
 /**
+ * A stand-in for the codex binary in a new home: it runs the hook as Codex runs hook commands, through a
+ * shell (`sh -lc`, or dash copied under `shellNamed`, the name /proc then shows), for `agent` (shell text).
+ * Its `headers()` are the spooled events' files.
+ */
+function fakeCodex({ shellNamed, agent = 'codex' }: { shellNamed?: string; agent?: string } = {}) {
+  const home = tempDir();
+  const bin = join(home, 'bin');
+  mkdirSync(bin);
+  let shell = 'sh -lc';
+  if (shellNamed) {
+    copyFileSync(spawnSync('sh', ['-c', 'command -v dash'], { encoding: 'utf8' }).stdout.trim(), join(bin, shellNamed));
+    chmodSync(join(bin, shellNamed), 0o755);
+    shell = `'${join(bin, shellNamed)}' -c`;
+  }
+  const codex = join(bin, 'codex');
+  writeFileSync(codex, `#!/bin/sh\necho '{}' | ${shell} "sh '${HOOK_SCRIPT}' ${agent}; true"\n`);
+  chmodSync(codex, 0o755);
+  const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
+  const headers = () => newFiles(home).map((n) => readFileSync(join(spoolNew(home), n), 'utf8'));
+  return { home, codex, env, headers };
+}
+
+/**
  * What the hook leaves in tmp/: only the twins of its new/ files (the same file under its tmp/ name, which
  * the hook links into new/ and the collector removes), never a file of its own.
  */
@@ -145,17 +168,13 @@ describe('hooks/agentmeter-hook.sh', () => {
   });
 
   it('detects `codex exec` among its ancestors (through the shell Codex runs hooks with), and only for codex', () => {
-    const home = tempDir();
-    const bin = join(home, 'bin');
-    mkdirSync(bin);
-    // A stand-in for the codex binary: it runs the hook through `sh -lc`, as Codex runs hook commands.
-    writeFileSync(join(bin, 'codex'), `#!/bin/sh\necho '{}' | sh -lc "sh '${HOOK_SCRIPT}' \${AGENT:-codex}; true"\n`);
-    chmodSync(join(bin, 'codex'), 0o755);
-    const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
-    spawnSync(join(bin, 'codex'), ['exec', '--full-auto', 'fix the tests'], { env });
-    spawnSync(join(bin, 'codex'), ['explain codex exec'], { env });
-    spawnSync(join(bin, 'codex'), ['exec', 'x'], { env: { ...env, AGENT: 'claude' } });
-    const headers = newFiles(home).map((n) => readFileSync(join(spoolNew(home), n), 'utf8'));
+    // The agent is the shell's $AGENT, codex when unset: the third run names claude.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, expanded by the stand-in's sh
+    const { codex, env, headers: spooled } = fakeCodex({ agent: '${AGENT:-codex}' });
+    spawnSync(codex, ['exec', '--full-auto', 'fix the tests'], { env });
+    spawnSync(codex, ['explain codex exec'], { env });
+    spawnSync(codex, ['exec', 'x'], { env: { ...env, AGENT: 'claude' } });
+    const headers = spooled();
     expect(headers).toHaveLength(3);
     expect(headers.filter((h) => h.includes('\ncodex_exec=1\n\n{}'))).toHaveLength(1);
     expect(headers.filter((h) => h.includes('codex_exec'))).toHaveLength(1);
@@ -163,17 +182,10 @@ describe('hooks/agentmeter-hook.sh', () => {
   });
 
   it('walks past an ancestor whose command name has a space in it (it would shift /proc/PID/stat’s fields)', () => {
-    const home = tempDir();
-    const bin = join(home, 'bin');
-    mkdirSync(bin);
     // The shell between codex and the hook runs as "my shell": its name in /proc is "my shell".
-    copyFileSync(spawnSync('sh', ['-c', 'command -v dash'], { encoding: 'utf8' }).stdout.trim(), join(bin, 'my shell'));
-    chmodSync(join(bin, 'my shell'), 0o755);
-    writeFileSync(join(bin, 'codex'), `#!/bin/sh\necho '{}' | '${join(bin, 'my shell')}' -c "sh '${HOOK_SCRIPT}' codex; true"\n`);
-    chmodSync(join(bin, 'codex'), 0o755);
-    const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
-    spawnSync(join(bin, 'codex'), ['exec', 'fix the tests'], { env });
-    const headers = newFiles(home).map((n) => readFileSync(join(spoolNew(home), n), 'utf8'));
+    const { codex, env, headers: spooled } = fakeCodex({ shellNamed: 'my shell' });
+    spawnSync(codex, ['exec', 'fix the tests'], { env });
+    const headers = spooled();
     expect(headers).toHaveLength(1);
     expect(headers[0]).toContain('\ncodex_exec=1\n\n{}');
   });
@@ -182,17 +194,12 @@ describe('hooks/agentmeter-hook.sh', () => {
   // /proc/PID/cmdline is 120k of them (0.4 s a hook on this machine).
   const hasStrace = spawnSync('sh', ['-c', 'command -v strace'], { encoding: 'utf8' }).status === 0;
   it.skipIf(!hasStrace)('reads only the start of an ancestor’s long command line (a headless run’s prompt)', () => {
-    const home = tempDir();
-    const bin = join(home, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'codex'), `#!/bin/sh\necho '{}' | sh -lc "sh '${HOOK_SCRIPT}' codex; true"\n`);
-    chmodSync(join(bin, 'codex'), 0o755);
-    const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
+    const { home, codex, env, headers: spooled } = fakeCodex();
     const log = join(home, 'strace.log');
     const prompt = 'fix the flaky test '.repeat(6_000);
-    const traced = spawnSync('strace', ['-f', '-qq', '-e', 'trace=read', '-o', log, join(bin, 'codex'), 'exec', prompt], { env });
+    const traced = spawnSync('strace', ['-f', '-qq', '-e', 'trace=read', '-o', log, codex, 'exec', prompt], { env });
     expect(traced.status).toBe(0);
-    const headers = newFiles(home).map((n) => readFileSync(join(spoolNew(home), n), 'utf8'));
+    const headers = spooled();
     expect(headers).toHaveLength(1);
     expect(headers[0]).toContain('\ncodex_exec=1\n\n{}');
     const reads = readFileSync(log, 'utf8')
@@ -203,16 +210,9 @@ describe('hooks/agentmeter-hook.sh', () => {
   });
 
   it('walks past an ancestor whose command name ends in ") " as /proc/PID/stat’s field does', () => {
-    const home = tempDir();
-    const bin = join(home, 'bin');
-    mkdirSync(bin);
-    copyFileSync(spawnSync('sh', ['-c', 'command -v dash'], { encoding: 'utf8' }).stdout.trim(), join(bin, 'a) 1 2'));
-    chmodSync(join(bin, 'a) 1 2'), 0o755);
-    writeFileSync(join(bin, 'codex'), `#!/bin/sh\necho '{}' | '${join(bin, 'a) 1 2')}' -c "sh '${HOOK_SCRIPT}' codex; true"\n`);
-    chmodSync(join(bin, 'codex'), 0o755);
-    const env = { PATH: process.env['PATH']!, HOME: home, AGENTMETER_HOME: join(home, '.agentmeter') };
-    spawnSync(join(bin, 'codex'), ['exec', 'fix the tests'], { env });
-    const headers = newFiles(home).map((n) => readFileSync(join(spoolNew(home), n), 'utf8'));
+    const { codex, env, headers: spooled } = fakeCodex({ shellNamed: 'a) 1 2' });
+    spawnSync(codex, ['exec', 'fix the tests'], { env });
+    const headers = spooled();
     expect(headers).toHaveLength(1);
     expect(headers[0]).toContain('\ncodex_exec=1\n\n{}');
   });
