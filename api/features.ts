@@ -207,12 +207,13 @@ export const FEATURES: readonly Feature[] = [
   { name: 'keys', register: (app, { accounts, auth }) => registerKeyRoutes(app, { accounts, auth }) },
   {
     name: 'users',
-    register: (app, { db, accounts, auth, changes, batch, cache, pinnedNow }) =>
+    register: (app, { db, ingest, accounts, auth, changes, batch, cache, pinnedNow }) =>
       registerUserRoutes(app, {
         accounts,
         cache,
         auth,
         db,
+        ingest,
         analytics: new AnalyticsReader(new AnalyticsStore(db)),
         ...pinnedNow,
         // A removed user's e-mail leaves the answers (their rows stay, as in SQL's LEFT JOIN).

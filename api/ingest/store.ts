@@ -230,6 +230,19 @@ const CONTENT_ERROR = /^(Invalid Input|Conversion|Out of Range|Constraint) Error
  */
 export class BatchRefused extends Error {}
 
+/**
+ * The batch's sender was removed after the request was authenticated and before its transaction began
+ * (IngestStore.removeSender): nothing of it was stored. The route answers as it answers a removed user's
+ * credential.
+ */
+export class SenderRemoved extends Error {
+  constructor() {
+    super('the user of this credential was removed; nothing of this batch was stored');
+  }
+}
+
+const senderKey = (org: OrgId, user: UserId) => `${org}\n${user}`;
+
 /** DuckDB's first line, without the temporary file's path, cut short: the reason a collector keeps. */
 export function refusalReason(message: string): string {
   const line = message.split('\n')[0] ?? '';
@@ -350,6 +363,8 @@ export class IngestStore {
   private besideBusy = false;
   private readonly order = new CommitOrder();
   private readonly hold = new SharedExclusive();
+  /** Users removed while this store ran (removeSender), as senderKey: their batches are refused. */
+  private readonly removedSenders = new Set<string>();
   readonly transactions: StoreTransactions = {
     single: { committed: 0, rolledBack: 0 },
     group: { committed: 0, rolledBack: 0 },
@@ -408,6 +423,7 @@ export class IngestStore {
     // The rows of the files a group's own statements load: a plain insert stores every row of its file or fails.
     const groupRows: Partial<Record<string, number>> = { event: batch.events.count, message: batch.messages.count };
     const writeIn = async (tx: Db, fast: boolean, groupLoaded = false): Promise<Written> => {
+      this.refuseRemoved(orgId, userId);
       let stored = 0;
       const refused: IngestResponse['rejected'] = [];
       for (const { sql, fallback, file, kind, table } of files) {
@@ -549,6 +565,8 @@ export class IngestStore {
       let inSharedStatement = false;
       try {
         const written = await this.transaction('group', async (tx) => {
+          // A batch of a removed sender fails the group before it loads anything: each is then written alone.
+          for (const entry of group) this.refuseRemoved(entry.org, entry.user);
           if (shared) {
             inSharedStatement = true;
             await this.loadGroup(tx, group, INSERT_GROUP_EVENTS, (entry) => entry.events);
@@ -618,6 +636,27 @@ export class IngestStore {
       this.transactions[shape].rolledBack++;
       throw error;
     }
+  }
+
+  /**
+   * Runs `remove` (a user's removal, with or without the erasure of their records) while no batch is
+   * written, and refuses that user's batches from then on. A request authenticated before the removal
+   * could otherwise store its rows after it, beside the removal's transaction on the second connection or
+   * waiting for the writer behind it, and rows the erasure never saw would stay. A batch's transactions
+   * ask (refuseRemoved) inside the store's hold, which the removal holds alone. User ids are never
+   * reused, so the set grows only by the users removed while the server runs; after a restart no request
+   * authenticated before a removal is left.
+   */
+  async removeSender<T>(org: OrgId, user: UserId, remove: () => Promise<T>): Promise<T> {
+    return this.hold.run('exclusive', async () => {
+      const result = await remove();
+      this.removedSenders.add(senderKey(org, user));
+      return result;
+    });
+  }
+
+  private refuseRemoved(org: OrgId, user: UserId): void {
+    if (this.removedSenders.has(senderKey(org, user))) throw new SenderRemoved();
   }
 
   /** How many of the waiting batches the next transaction takes: up to one that failed in a group, or the bounds. */

@@ -33,7 +33,7 @@ import { decodeItems, storedBytes } from '../ingest/decode.ts';
 import type { IngestGate } from '../ingest/gate.ts';
 import { tooLarge } from '../ingest/limits.ts';
 import { ContentEncodingHeader } from '../ingest/schema.ts';
-import type { IngestStore } from '../ingest/store.ts';
+import { type IngestStore, SenderRemoved } from '../ingest/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { JsonBody, MAX_OTLP_BODY_BYTES, MAX_OTLP_INFLATED_BYTES, OTLP_SIGNALS, OtlpJsonAnswer, otlpPath, ProtobufBody } from './schema.ts';
 
@@ -67,7 +67,9 @@ const MAX_SERIES = 5_000;
 
 const TOTALS_SQL = {
   load: 'SELECT totals FROM otlp_cumulative WHERE org_id = $org AND user_id = $user',
-  save: 'INSERT OR REPLACE INTO otlp_cumulative (org_id, user_id, totals) VALUES ($org, $user, $totals)',
+  // Only while the user is there: a request stored just before their removal saves nothing after it.
+  save: `INSERT OR REPLACE INTO otlp_cumulative (org_id, user_id, totals)
+    SELECT $org, $user, $totals WHERE EXISTS (SELECT 1 FROM users WHERE org_id = $org AND id = $user)`,
 } as const;
 const SavedTotals = z.array(z.tuple([z.string(), z.object({ startMs: z.number(), value: z.number(), timeMs: z.number().optional() })]));
 
@@ -204,6 +206,7 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     } catch (error) {
       // Not stored, so not counted: the agent's next export of these running totals counts them.
       userTotals.restore(mapped.undo);
+      if (error instanceof SenderRemoved) throw new HttpError(401, error.message);
       throw error;
     }
     await saveTotals(principal, userTotals);

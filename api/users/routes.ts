@@ -19,6 +19,7 @@ import type { Changes } from '../answers/changes.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { ADMIN_ROLES, OWNERS, PEOPLE, ROLE_RANK } from '../auth/principal.ts';
 import { NoQuery } from '../http/query.ts';
+import type { IngestStore } from '../ingest/store.ts';
 import { durableRefusal, minter, mintRefusal } from '../keys/minting.ts';
 import { keyView } from '../keys/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
@@ -50,6 +51,8 @@ export interface UserRouteDeps {
   /** Told when a user's credentials stop working (removal): their cached principals go. */
   auth: Pick<Authenticator, 'invalidate'>;
   db: Db;
+  /** Removal runs while no batch is written, and the removed user's batches are refused after it. */
+  ingest: Pick<IngestStore, 'removeSender'>;
   analytics: AnalyticsReader;
   /** The server's batch (one at a time): an erasure rebuilds the days it touched. */
   runBatch: (options: Omit<BatchOptions, 'pricingFile'>) => Promise<BatchReport>;
@@ -156,7 +159,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRouteDeps): v
       if (!user) throw notFound(`no user ${userId.slice(0, 100)}`);
       const refusal = removalRefusal(actor);
       if (refusal) throw forbidden(refusal);
-      const report = await removeUser(deps.db, user, erase === 'true');
+      const report = await deps.ingest.removeSender(user.org_id, user.id, () => removeUser(deps.db, user, erase === 'true'));
       deps.auth.invalidate();
       deps.changes?.changed({ kind: 'user', org: actor.orgId });
       // Fastify's logger is the server's pino logger; its type only lacks members these calls never use.
