@@ -9,6 +9,7 @@
 // earlierMessage): a model call read while it streamed, or copied into a continued session's transcript.
 import { isAscii } from 'node:buffer';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { isArrayBuffer } from 'node:util/types';
 import { gunzipSync } from 'node:zlib';
 import { redactCommand } from '../../common/redact.ts';
 import {
@@ -489,6 +490,23 @@ export interface DecodeLimits {
 export type DecodeAnswer =
   | { batch: DecodedBatch; failure?: undefined }
   | { failure: 'gzip' | 'too-many' | 'too-large' | 'shape' | 'error'; message: string };
+
+/**
+ * The memory a decode worker's answer can hand over to the event loop rather than have copied: each typed
+ * array's own ArrayBuffer, when the array spans all of it. A 10k-event batch's NDJSON is megabytes, which
+ * a structured clone copies twice (out of the worker and into the loop); a small Buffer's memory is Node's
+ * shared pool, which must stay where it is.
+ */
+export function transferableMemory(answer: DecodeAnswer): ArrayBuffer[] {
+  if (answer.failure !== undefined) return [];
+  const { events, positions } = answer.batch;
+  const out = new Set<ArrayBuffer>();
+  for (const view of [events.ndjson, positions.rows.event, positions.rows.usage, positions.rows.message]) {
+    const memory = view.buffer;
+    if (isArrayBuffer(memory) && view.byteLength > 0 && view.byteOffset === 0 && memory.byteLength === view.byteLength) out.add(memory);
+  }
+  return [...out];
+}
 
 /**
  * zlib's output chunk when inflating a body: 16 KiB (Node's default) made a 3 MB batch 200 round trips
