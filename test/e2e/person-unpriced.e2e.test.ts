@@ -4,7 +4,8 @@
 //
 // Hand-worked: the member used 1,000 input tokens of qwen3-coder-plus (no price in the table, none of the
 // organization's) yesterday: /api/v0/usage/users/{id} meta.totals.cost_usd is null, billable_tokens 400
-// (its credit multiplier is 0.4: 0.4 × 1,000).
+// (its credit multiplier is 0.4: 0.4 × 1,000). The organization's only usage, so the overview's cost of
+// yesterday has no dollars either; 10 tokens of it today leave today's cost without dollars too.
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ const log = createLogger({ name: 'test', level: 'silent' });
 const DAY = 86_400_000;
 const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
 const YESTERDAY = new Date(today - DAY).toISOString().slice(0, 10);
+const TODAY = new Date(today).toISOString().slice(0, 10);
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let browser: Browser;
@@ -38,6 +40,7 @@ beforeAll(async () => {
   await ingest.storeRecords(org.id as OrgId, keys.member.id as UserId, [
     turn(YESTERDAY, { id: 'u-1.a1', session_id: 'q1', agent: 'qwen' }),
     { ...usage('qwen3-coder-plus', YESTERDAY, { input_tokens: 1000, output_tokens: 0 }, false, 'q1'), agent: 'qwen' },
+    { ...usage('qwen3-coder-plus', TODAY, { input_tokens: 10, output_tokens: 0 }, false, 'q2'), agent: 'qwen' },
   ]);
   await server.services.runBatch({ trigger: 'cli', log });
   browser = await launchChromium();
@@ -71,5 +74,16 @@ describe('the person page of someone whose usage has no price', () => {
     expect((await cost.locator('dd').textContent())!.trim()).toBe('—');
     expect(await cost.getAttribute('data-value')).toBe('null');
     expect((await page.locator('[data-figure="credits"]').getAttribute('data-value'))!).toBe('400');
+
+    // The overview: the range's cost and today's, no dollars (never $0.00), the model named.
+    await page.goto(`${server.url}/overview?from=${YESTERDAY}&to=${YESTERDAY}`);
+    await page.locator('[data-ready]').waitFor();
+    const total = page.locator('.overview [data-figure="cost"]');
+    expect(await total.getAttribute('data-value')).toBe('null');
+    expect((await total.locator('dd').textContent())!.trim()).toBe('— no price (qwen3-coder-plus)');
+    const todayCost = page.locator('[data-figure="today-cost"]');
+    await todayCost.waitFor();
+    expect(await todayCost.getAttribute('data-value')).toBe('null');
+    expect((await todayCost.locator('dd').textContent())!.trim()).toBe('— no price (qwen3-coder-plus)');
   });
 });

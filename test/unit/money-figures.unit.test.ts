@@ -2,7 +2,7 @@
 // preview's change from the week before.
 import { describe, expect, it } from 'vitest';
 import type { DigestPreview } from '../../web/src/api-types.ts';
-import { type BudgetFields, budgetRequest, digestChangeText, formatAmount, formatUsd } from '../../web/src/figures.ts';
+import { type BudgetFields, budgetRequest, digestChangeText, formatAmount, formatUsd, unpricedNote } from '../../web/src/figures.ts';
 
 const form = (f: Partial<BudgetFields>): BudgetFields => ({
   scope: 'org',
@@ -23,6 +23,13 @@ describe('dollars on the dashboard', () => {
     expect(formatUsd(null)).toBe('—');
     expect(formatAmount(5000, 'credits')).toBe('5,000 Standard Credits');
     expect(formatAmount(12.3, 'usd')).toBe('$12.30');
+  });
+
+  it('names the models without a price beside a cost: the whole cost, or what it leaves out', () => {
+    expect(unpricedNote(null, ['qwen3-coder-plus'])).toBe('no price (qwen3-coder-plus)');
+    expect(unpricedNote(2.5, ['local-a', 'local-b'])).toBe('without local-a, local-b (no price)');
+    expect(unpricedNote(2.5, [])).toBeUndefined();
+    expect(unpricedNote(null, [])).toBeUndefined();
   });
 });
 

@@ -129,6 +129,16 @@ export const formatUsd = (n: number | null | undefined) =>
     ? '—'
     : n.toLocaleString(DISPLAY_LOCALE, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 /**
+ * The note beside a cost tile naming the models without a price (docs/metrics.md §8: never priced at zero
+ * silently): the whole cost when none of the usage had one (the tile shows no dollars), else what the
+ * dollars leave out.
+ */
+export function unpricedNote(cost: number | null, unpricedModels: readonly string[]): string | undefined {
+  if (unpricedModels.length === 0) return undefined;
+  return cost === null ? `no price (${unpricedModels.join(', ')})` : `without ${unpricedModels.join(', ')} (no price)`;
+}
+
+/**
  * The weekly digest's change from the week before, as the Budgets page words it. A week whose usage had no
  * price at all has no dollars (null, docs/metrics.md §8): no change to show, never one from or to a $0.
  */

@@ -18,7 +18,7 @@ import type {
   Tools,
 } from '../api-types.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
-import { creditsByModel, daysOf, formatDecimal, formatNumber, formatPercent, formatUsd, seriesByGroup } from '../figures.ts';
+import { creditsByModel, daysOf, formatDecimal, formatNumber, formatPercent, formatUsd, seriesByGroup, unpricedNote } from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
 import { TodayTiles } from './Today.tsx';
 
@@ -107,7 +107,6 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
   const days = daysOf(from, to);
   const credits = creditsByModel(days, data.tokens);
   const dollars = seriesByGroup(days, data.tokens, (r) => r.cost_usd ?? 0);
-  const unpriced = data.unpricedModels.length ? `without ${data.unpricedModels.join(', ')} (no price)` : undefined;
   const agentCredits = seriesByGroup(days, data.tokensByAgent, (r) => r.billable_tokens);
   const agentUsers = seriesByGroup(days, data.activityByAgent, (r) => r.daily_active_users);
   const { activity, tools, productivity } = data;
@@ -115,6 +114,7 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
   const activityTotals = drawn(data.activityTotals, 'activity');
   const toolTotals = drawn(data.toolTotals, 'tools');
   const productivityTotals = drawn(data.productivityTotals, 'productivity');
+  const costNote = unpricedNote(tokenTotals.cost_usd ?? null, data.unpricedModels);
   const modelTotal = (model: string) => data.modelTotals.find((t) => t.group_key === model);
   const clients: (keyof ActivityDay['daily_active_users_by_client'])[] = ['terminal-ui', 'web', 'non-interactive-cli', 'vscode'];
   const shares = (['auto_high', 'auto_medium', 'auto_low', 'manual'] as const).map((level) => ({
@@ -135,10 +135,10 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
           <Figure
             id="cost"
             label="Cost (US dollars, list or own prices)"
-            // No price at all: 0 with the note naming the unpriced models.
-            value={tokenTotals.cost_usd ?? 0}
+            // No price at all: no dollars (null), never $0.00; the note names the models.
+            value={tokenTotals.cost_usd ?? null}
             format={formatUsd}
-            {...(unpriced ? { note: unpriced } : {})}
+            {...(costNote ? { note: costNote } : {})}
           />
           <Figure id="credits" label="Standard Credits" value={tokenTotals.billable_tokens} />
           <Figure id="sessions" label="Sessions" value={activityTotals.sessions} />

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import type { Today } from '../api-types.ts';
 import { Figure } from '../components.tsx';
-import { formatUsd } from '../figures.ts';
+import { formatUsd, unpricedNote } from '../figures.ts';
 
 export const TODAY_REFRESH_MS = 60_000;
 
@@ -34,6 +34,7 @@ export function TodayTiles() {
   }, []);
   if (!today) return error ? <p class="muted">Today so far: {error}</p> : null;
   const asOf = today.as_of ? `, as of ${today.as_of.slice(11, 16)} UTC` : '';
+  const costNote = unpricedNote(today.tokens.cost_usd ?? null, unpriced);
   return (
     <section aria-labelledby="today-h" class="today" data-testid="today" data-date={today.date}>
       <h2 id="today-h">
@@ -46,9 +47,9 @@ export function TodayTiles() {
         <Figure
           id="today-cost"
           label="Cost today (US dollars)"
-          value={today.tokens.cost_usd ?? 0}
+          value={today.tokens.cost_usd ?? null}
           format={formatUsd}
-          {...(unpriced.length ? { note: `without ${unpriced.join(', ')} (no price)` } : {})}
+          {...(costNote ? { note: costNote } : {})}
         />
         <Figure id="today-credits" label="Standard Credits today" value={today.tokens.billable_tokens} />
         <Figure id="today-active" label="Active people today" value={today.activity.daily_active_users} />
