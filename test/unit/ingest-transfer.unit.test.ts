@@ -2,23 +2,9 @@
 // transferableMemory): memory the answer's arrays own whole, never Node's shared pool of small Buffers.
 import { describe, expect, it } from 'vitest';
 import { decodeBody, transferableMemory } from '../../api/ingest/decode.ts';
+import { ev } from '../helpers/records.ts';
 
-const T = Date.UTC(2026, 2, 1);
-const body = (n: number) =>
-  Buffer.from(
-    Array.from({ length: n }, (_, i) =>
-      JSON.stringify({
-        kind: 'event',
-        id: `e${i}`,
-        agent: 'claude',
-        event: 'Stop',
-        ts: T,
-        session_id: 's',
-        client: 'terminal-ui',
-        autonomy: 'manual',
-      }),
-    ).join('\n'),
-  );
+const body = (n: number) => Buffer.from(Array.from({ length: n }, () => JSON.stringify(ev('Stop', '2026-03-01'))).join('\n'));
 const limits = { maxRecords: 10_000, maxInflatedBytes: 1 << 24 };
 
 describe('transferableMemory', () => {
