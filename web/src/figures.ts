@@ -128,6 +128,8 @@ export const formatUsd = (n: number | null | undefined) =>
   n === null || n === undefined
     ? '—'
     : n.toLocaleString(DISPLAY_LOCALE, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** A sent digest's week in dollars, as `agentmeter alerts list` says it: "no price" when none of its usage had one. */
+export const digestCostText = (cost: number | null) => (cost === null ? 'no price' : formatUsd(cost));
 /**
  * The weekly digest's change from the week before, as the Budgets page words it. A week whose usage had no
  * price at all has no dollars (null, docs/metrics.md §8): no change to show, never one from or to a $0.
