@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { teamNameSchema } from '../../common/team-name.ts';
 import { AnomalyView } from '../anomalies/schema.ts';
 import { DigestView } from '../digest/schema.ts';
-import { IsoTime } from '../http/dates.ts';
+import { IsoTime, Month, utcMonth } from '../http/dates.ts';
 
 export const BUDGETS_PATH = '/api/v0/organization/budgets';
 export const ALERTS_PATH = '/api/v0/organization/alerts';
@@ -96,7 +96,7 @@ export const BudgetView = z.strictObject({
   percentage: z.number().describe('usage / the monthly amount × 100, to 2 decimals'),
 });
 
-export const BudgetList = z.strictObject({ month: z.string(), budgets: z.array(BudgetView) });
+export const BudgetList = z.strictObject({ month: Month.describe('the current UTC month, YYYY-MM'), budgets: z.array(BudgetView) });
 export type BudgetList = z.infer<typeof BudgetList>;
 
 const BudgetObject = z.strictObject({
@@ -110,7 +110,7 @@ const BudgetObject = z.strictObject({
 export const AlertView = z.strictObject({
   id: z.string(),
   budget: BudgetObject,
-  month: z.string(),
+  month: Month.describe('the UTC month the alert is of, YYYY-MM'),
   threshold: z.number(),
   unit: BudgetUnit,
   usage: z.number(),
@@ -133,9 +133,7 @@ export const AlertList = z.strictObject({
 });
 export type AlertList = z.infer<typeof AlertList>;
 export const AlertsQuery = z.strictObject({
-  month: z
-    .string()
-    .regex(/^\d{4}-\d{2}$/, 'month is YYYY-MM')
+  month: utcMonth('month is YYYY-MM')
     .optional()
     .describe(
       'only the alerts of this UTC month (an anomaly: of its day; a digest: sent in it); default: all, newest first, at most 500 of each',
@@ -152,7 +150,7 @@ export const ThresholdEvent = z.strictObject({
   unit: BudgetUnit.describe('what usage and limit count: Standard Credits, or US dollars'),
   usage: z.number(),
   limit: z.number(),
-  month: z.string(),
+  month: Month.describe('the UTC month the alert is of, YYYY-MM'),
   fired_at: IsoTime,
 });
 export type ThresholdEvent = z.infer<typeof ThresholdEvent>;

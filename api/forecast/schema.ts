@@ -1,6 +1,6 @@
 // The month-end forecast (docs/metrics.md §9) at the boundary.
 import { z } from 'zod';
-import { Day } from '../http/dates.ts';
+import { Day, Month } from '../http/dates.ts';
 
 export const FORECAST_PATH = '/api/v0/organization/forecast';
 
@@ -22,7 +22,7 @@ export type Projection = z.infer<typeof Projection>;
 
 export const ForecastAnswer = z.strictObject({
   date: Day.describe('today (UTC)'),
-  month: z.string(),
+  month: Month.describe('the current UTC month, YYYY-MM'),
   days_left: z.number().int().describe('the days of the month after today'),
   window: z.strictObject({ from: Day, to: Day }).describe('the last 7 complete days (UTC)'),
   organization: Projection,

@@ -1,6 +1,7 @@
-// The zod schemas of the API's dates and times, the only ones routes use for them: a UTC day and an ISO
-// time. Each carries its JSON Schema format (date, date-time) into the OpenAPI document, so that clients
-// generated from it get dates rather than bare strings.
+// The zod schemas of the API's dates and times, the only ones routes use for them: a UTC day, a UTC month
+// and an ISO time. Each carries its JSON Schema format (date, date-time) into the OpenAPI document, so that
+// clients generated from it get dates rather than bare strings; a month, which JSON Schema has no format
+// for, carries its pattern.
 import { z } from 'zod';
 
 /** YYYY-MM-DD: a UTC day's shape (common/time.ts's parseDay says whether it names a real day). */
@@ -18,6 +19,18 @@ export const utcDay = (error?: PatternError, missing?: string) =>
     .string(missing === undefined ? undefined : { error: missing })
     .regex(DAY_PATTERN, error)
     .meta({ format: 'date' });
+
+/** YYYY-MM with a month 01 to 12: a UTC month. */
+export const MONTH_PATTERN = /^\d{4}-(?:0[1-9]|1[0-2])$/;
+
+/**
+ * A UTC month, YYYY-MM, documented by its pattern (JSON Schema has no month format); `error` is what a
+ * query that is not one is told.
+ */
+export const utcMonth = (error?: PatternError) => z.string().regex(MONTH_PATTERN, error).meta({ description: 'a UTC month, YYYY-MM' });
+
+/** A UTC month, YYYY-MM (its pattern in the OpenAPI document). */
+export const Month = utcMonth();
 
 /** The analytics' words for a day parameter that is not one (api/analytics/query.ts says the same). */
 export const dayParamError = (name: string): PatternError => ({

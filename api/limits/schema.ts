@@ -1,5 +1,6 @@
 // Credit limits at the boundary: the routes' paths, the PUT bodies (limits and enforcement) and the answers.
 import { z } from 'zod';
+import { Month } from '../http/dates.ts';
 
 export const LIMITS_PATH = '/api/v0/organization/usage/limits/users';
 export const ENFORCEMENT_PATH = '/api/v0/organization/usage/limits/enforcement';
@@ -26,7 +27,7 @@ export const LimitsUpdate = z.strictObject({
 export type LimitsUpdate = z.infer<typeof LimitsUpdate>;
 
 export const LimitStatus = z.strictObject({
-  month: z.string(),
+  month: Month.describe('the current UTC month, YYYY-MM'),
   enforced: z.boolean(),
   userId: z.string(),
   users: z.array(

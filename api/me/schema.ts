@@ -1,12 +1,12 @@
 // GET /api/v0/me/status: the caller's own credits today and this month, and their limit (docs/metrics.md §7).
 import { z } from 'zod';
-import { Day } from '../http/dates.ts';
+import { Day, Month } from '../http/dates.ts';
 
 export const ME_STATUS_PATH = '/api/v0/me/status';
 
 export const MeStatus = z.strictObject({
   date: Day.describe('the current UTC day'),
-  month: z.string().describe('the current UTC month, YYYY-MM'),
+  month: Month.describe('the current UTC month, YYYY-MM'),
   today_credits: z.number().describe("the caller's billable tokens (Standard Credits) today so far"),
   month_credits: z.number().describe("the caller's credits this UTC month so far, today's included"),
   limit: z.number().nullable().describe('the smaller of their credit limit and their own budget (null: neither)'),

@@ -2,12 +2,19 @@
 // UTC day of the change (api/teams/).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
+import { MISLEADING_CHARACTER, UNSHOWN_CHARACTER } from '../../common/unshown.ts';
 import { scimBase, scimCaller } from './caller.ts';
 import { paging, parseEqFilter } from './filter.ts';
 import { type ScimGroupRow, ScimGroupStore } from './groups.ts';
 import { applyGroupPatch } from './patch.ts';
 import { groupResource, listResponse } from './resources.ts';
 import { GroupBody, IdParams, ListQuery, MAX_RESULTS, PatchBody, ScimError } from './schema.ts';
+
+/** What a Group filter's value may not hold: a team name's refused characters (common/team-name.ts), an id's. */
+const GROUP_FILTER_RULES = {
+  displayname: { refuses: MISLEADING_CHARACTER, what: 'a team name' },
+  id: { refuses: UNSHOWN_CHARACTER, what: 'a team id' },
+};
 
 /** The /Groups routes on the SCIM instance; `today` is the server's UTC day, when a membership change applies. */
 export function registerScimGroupRoutes(scim: FastifyInstance, db: Db, today: () => string): void {
@@ -26,7 +33,7 @@ export function registerScimGroupRoutes(scim: FastifyInstance, db: Db, today: ()
     const { orgId } = scimCaller(request);
     const query = ListQuery.parse(request.query ?? {});
     const page = paging(query.startIndex, query.count, MAX_RESULTS);
-    const filter = query.filter ? parseEqFilter(query.filter, ['displayname', 'id']) : undefined;
+    const filter = query.filter ? parseEqFilter(query.filter, ['displayname', 'id'], GROUP_FILTER_RULES) : undefined;
     const { total, rows } = await groups.list(orgId, filter, today(), page.startIndex, page.count);
     const base = scimBase(request);
     return listResponse(

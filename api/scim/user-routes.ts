@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
 import { isUserId } from '../../common/ids.ts';
+import { UNSHOWN_CHARACTER } from '../../common/unshown.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import { Address } from '../aliases/schema.ts';
 import { AliasStore, refuseAnAlias } from '../aliases/store.ts';
@@ -16,6 +17,18 @@ import { holdRename } from './renames.ts';
 import { listResponse, userResource } from './resources.ts';
 import { IdParams, ListQuery, MAX_RESULTS, PatchBody, ScimError, UserBody } from './schema.ts';
 import { fieldsOf, type ScimUserRow, ScimUserStore, USER_FILTERS } from './store.ts';
+
+/**
+ * What a User filter's value may not hold: e-mail addresses and ids are printable ASCII. An externalId is
+ * the directory's own, stored as sent, so any value may find it.
+ */
+const EMAIL = { refuses: UNSHOWN_CHARACTER, what: 'an e-mail address' };
+const USER_FILTER_RULES = {
+  username: EMAIL,
+  'emails.value': EMAIL,
+  'emails[type eq "work"].value': EMAIL,
+  id: { refuses: UNSHOWN_CHARACTER, what: 'a user id' },
+};
 
 export interface ScimUserDeps {
   db: Db;
@@ -66,7 +79,7 @@ export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, au
     const { orgId } = scimCaller(request);
     const query = ListQuery.parse(request.query ?? {});
     const page = paging(query.startIndex, query.count, MAX_RESULTS);
-    const filter = query.filter ? parseEqFilter(query.filter, Object.keys(USER_FILTERS)) : undefined;
+    const filter = query.filter ? parseEqFilter(query.filter, Object.keys(USER_FILTERS), USER_FILTER_RULES) : undefined;
     const { total, rows } = await users.list(
       orgId,
       filter ? { where: USER_FILTERS[filter.attribute]!, value: filter.value } : undefined,

@@ -307,6 +307,8 @@ describe('the API answers as its OpenAPI document says', () => {
     ).toHaveLength(1);
     expect((await ok('GET', '/api/v0/organization/alerts?month=2026-03', { key: manager.key })).alerts).toBeInstanceOf(Array);
     expect((await call('GET', '/api/v0/organization/alerts?month=March', { key: manager.key })).status).toBe(400);
+    // A month 13 names no month: refused, not answered with nothing.
+    expect((await call('GET', '/api/v0/organization/alerts?month=2026-13', { key: manager.key })).status).toBe(400);
     const settings = '/api/v0/organization/alert-settings';
     expect((await ok('PATCH', settings, { key: owner.key, body: { anomalies: { floorUsd: 35 } } })).anomalies.floorUsd).toBe(35);
     expect((await call('PATCH', settings, { key: manager.key, body: { anomalies: { floorUsd: 1 } } })).status).toBe(403);

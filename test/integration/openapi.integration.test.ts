@@ -8,7 +8,7 @@ import { CLIENT_ROUTES } from '../../api/dashboard/routes.ts';
 import { buildDocument, openapiPath } from '../../api/openapi/document.ts';
 import { declaredRoutes, registeredRoutes } from '../../api/openapi/registry.ts';
 import { NOT_IN_DOCUMENT } from '../../api/openapi/routes.ts';
-import { undatedFields } from '../helpers/openapi-dates.ts';
+import { MONTH_PATTERN_SOURCE, undatedFields, unpatternedMonths } from '../helpers/openapi-dates.ts';
 import { type TestServer, testServer } from '../helpers/server.ts';
 
 type Doc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; security: unknown[] }>> };
@@ -168,6 +168,57 @@ describe('GET /openapi.json', () => {
       'POST /api/v0/planted/{day} body application/json.startsAt: format date, expected date-time',
       'POST /api/v0/planted/{day} 200 application/json.rows[].end_date|anyOf0: format missing, expected date',
       'POST /api/v0/planted/{day} 200 application/json.seen_at: format missing, expected date-time',
+    ]);
+  });
+
+  it('gives every UTC month (YYYY-MM) the month pattern: JSON Schema has no month format', () => {
+    expect(unpatternedMonths(doc as never)).toEqual([]);
+    type Operation = { parameters?: { name: string; schema: { pattern?: string } }[]; responses: Record<string, unknown> };
+    const alerts = doc.paths['/api/v0/organization/alerts']!['get'] as unknown as Operation;
+    expect(alerts.parameters?.find((p) => p.name === 'month')?.schema.pattern).toBe(MONTH_PATTERN_SOURCE);
+    // The answers' months too: a client reads the same shape it sends.
+    const me = doc.paths['/api/v0/me/status']!['get'] as unknown as Operation;
+    expect(JSON.stringify(me.responses['200'])).toContain(JSON.stringify(MONTH_PATTERN_SOURCE));
+  });
+
+  it('finds a month without its pattern wherever it is (so the check above can fail)', () => {
+    const broken = structuredClone(doc) as unknown as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    broken.paths['/api/v0/planted-months'] = {
+      get: {
+        parameters: [
+          { name: 'month', in: 'query', schema: { type: 'string', pattern: String.raw`^\d{4}-\d{2}$` } },
+          { name: 'startMonth', in: 'query', schema: { type: 'string' } },
+          { name: 'period', in: 'query', description: 'a UTC month, YYYY-MM', schema: { type: 'string' } },
+          { name: 'day', in: 'query', description: 'YYYY-MM-DD', schema: { type: 'string', format: 'date' } },
+          { name: 'ok_month', in: 'query', schema: { type: 'string', pattern: MONTH_PATTERN_SOURCE } },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    rows: {
+                      type: 'array',
+                      items: { type: 'object', properties: { budget_month: { anyOf: [{ type: 'string' }, { type: 'null' }] } } },
+                    },
+                    month_credits: { type: 'number' },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    const missing = `expected ${MONTH_PATTERN_SOURCE}`;
+    expect(unpatternedMonths(broken).filter((line) => line.includes('/planted-months'))).toEqual([
+      String.raw`GET /api/v0/planted-months query month: pattern ^\d{4}-\d{2}$, ${missing}`,
+      `GET /api/v0/planted-months query startMonth: pattern missing, ${missing}`,
+      `GET /api/v0/planted-months query period: pattern missing, ${missing}`,
+      `GET /api/v0/planted-months 200 application/json.rows[].budget_month|anyOf0: pattern missing, ${missing}`,
     ]);
   });
 

@@ -486,6 +486,23 @@ describe('SCIM Groups', () => {
     expectScimError(await scim(acmeToken, 'GET', `/Groups/${group.id}`), 404);
   });
 
+  it('a filter on a name no group or user could have answers 400 invalidFilter naming the character; no match is an empty list', async () => {
+    const list = (path: string, filter: string) => scim(acmeToken, 'GET', `${path}?filter=${encodeURIComponent(filter)}`);
+    for (const [filter, character] of [
+      ['displayName eq "Pay\u202Eroll"', 'U+202E'],
+      ['displayName eq "Ops\\u0007"', 'U+0007'],
+      ['displayName eq "Ops\u0007"', 'U+0007'],
+      ['displayName eq "\u3164"', 'U+3164'],
+    ] as const) {
+      const body = expectScimError(await list('/Groups', filter), 400, 'invalidFilter');
+      expect(body.detail, filter).toMatch(new RegExp(`holds U\\+${character.slice(2)}, a character a team name never holds`));
+    }
+    const user = expectScimError(await list('/Users', 'userName eq "ana\u202E@acme.example.com"'), 400, 'invalidFilter');
+    expect(user.detail).toMatch(/U\+202E, a character an e-mail address never holds/);
+    expect((await list('/Groups', 'displayName eq "No such team"')).json()).toMatchObject({ totalResults: 0, Resources: [] });
+    expect((await list('/Groups', 'displayName eq "نرم\u200Cافزار"')).json()).toMatchObject({ totalResults: 0, Resources: [] });
+  });
+
   it("one organization's token sees none of another's groups", async () => {
     const acmeGroups = (await scim(acmeToken, 'GET', '/Groups')).json();
     expect(acmeGroups.totalResults).toBeGreaterThan(0);

@@ -2,7 +2,7 @@
 // OpenAPI document through jsonSchema, on both sides (a query's input, an answer's output).
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Day, dayParamError, IsoTime, utcDay } from '../../api/http/dates.ts';
+import { Day, dayParamError, IsoTime, MONTH_PATTERN, Month, utcDay, utcMonth } from '../../api/http/dates.ts';
 import { jsonSchema } from '../../api/openapi/document.ts';
 
 describe('Day', () => {
@@ -26,6 +26,24 @@ describe('Day', () => {
     );
     expect(query.safeParse({}).error?.issues[0]?.message).toBe('startDate is required (YYYY-MM-DD)');
     expect(jsonSchema(startDate, 'input')).toMatchObject({ format: 'date', pattern: String.raw`^\d{4}-\d{2}-\d{2}$` });
+  });
+});
+
+describe('Month', () => {
+  it('takes YYYY-MM with a month 01 to 12, and nothing else', () => {
+    for (const good of ['2026-01', '2026-11', '2026-12']) expect(Month.safeParse(good).success, good).toBe(true);
+    for (const bad of ['2026-13', '2026-00', '2026-3', '2026-03-01', '202603', '']) expect(Month.safeParse(bad).success, bad).toBe(false);
+    expect(utcMonth('month is YYYY-MM').safeParse('2026-13').error?.issues[0]?.message).toBe('month is YYYY-MM');
+  });
+
+  it('carries its pattern (JSON Schema has no month format) on both sides, described or optional', () => {
+    for (const io of ['input', 'output'] as const) {
+      expect(jsonSchema(Month, io)).toMatchObject({ type: 'string', pattern: MONTH_PATTERN.source, description: 'a UTC month, YYYY-MM' });
+      expect(jsonSchema(Month.describe('this month'), io)).toMatchObject({ pattern: MONTH_PATTERN.source, description: 'this month' });
+      expect(jsonSchema(z.strictObject({ month: utcMonth().optional() }), io)).toMatchObject({
+        properties: { month: { pattern: MONTH_PATTERN.source } },
+      });
+    }
   });
 });
 

@@ -1,8 +1,16 @@
 // The dashboard's dollars (docs/metrics.md §8): the format, the Budgets form's request and the digest
-// preview's change from the week before.
+// preview's change from the week before and the sent digests' dollars.
 import { describe, expect, it } from 'vitest';
 import type { DigestPreview } from '../../web/src/api-types.ts';
-import { type BudgetFields, budgetRequest, digestChangeText, formatAmount, formatUsd, unpricedNote } from '../../web/src/figures.ts';
+import {
+  type BudgetFields,
+  budgetRequest,
+  digestChangeText,
+  digestCostText,
+  formatAmount,
+  formatUsd,
+  unpricedNote,
+} from '../../web/src/figures.ts';
 
 const form = (f: Partial<BudgetFields>): BudgetFields => ({
   scope: 'org',
@@ -30,6 +38,14 @@ describe('dollars on the dashboard', () => {
     expect(unpricedNote(2.5, ['local-a', 'local-b'])).toBe('without local-a, local-b (no price)');
     expect(unpricedNote(2.5, [])).toBeUndefined();
     expect(unpricedNote(null, [])).toBeUndefined();
+  });
+});
+
+describe("the Budgets page's list of sent digests", () => {
+  it('says "no price" for a week whose usage had none, as `agentmeter alerts list` does; dollars otherwise', () => {
+    expect(digestCostText(null)).toBe('no price');
+    expect(digestCostText(0)).toBe('$0.00');
+    expect(digestCostText(1234.5)).toBe('$1,234.50');
   });
 });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { paging, parseEqFilter } from '../../api/scim/filter.ts';
 import { applyGroupPatch, applyUserPatch, type UserFields } from '../../api/scim/patch.ts';
 import { PatchOperation, ScimError } from '../../api/scim/schema.ts';
+import { MISLEADING_CHARACTER } from '../../common/unshown.ts';
 
 const ops = (list: unknown[]) => list.map((o) => PatchOperation.parse(o));
 const ana: UserFields = { userName: 'ana@x.com', externalId: 'e1', displayName: null, givenName: 'Ana', familyName: 'Lee', active: true };
@@ -25,6 +26,37 @@ describe('parseEqFilter', () => {
     } catch (error) {
       expect((error as ScimError).scimType).toBe('invalidFilter');
     }
+  });
+});
+
+describe('parseEqFilter with value rules', () => {
+  const rules = { displayname: { refuses: MISLEADING_CHARACTER, what: 'a team name' } };
+  const refusal = (filter: string): ScimError => {
+    try {
+      parseEqFilter(filter, ['displayname', 'externalid'], rules);
+    } catch (error) {
+      return error as ScimError;
+    }
+    throw new Error(`${filter} was taken`);
+  };
+
+  it('refuses a value holding a character the attribute never holds with invalidFilter, naming it', () => {
+    const override = refusal('displayName eq "Pay\u202Eroll"');
+    expect([override.status, override.scimType]).toEqual([400, 'invalidFilter']);
+    expect(override.message).toMatch(/U\+202E, a character a team name never holds/);
+    // A control character sent raw, or as the JSON escape a filter value may hold.
+    expect(refusal('displayName eq "a\u0007b"').message).toMatch(/holds U\+0007/);
+    expect(refusal('displayName eq "a\\u0007b"').message).toMatch(/holds U\+0007/);
+    expect(refusal('displayName eq "Pay\\u202eroll"').message).toMatch(/holds U\+202E/);
+    // Without a rule, a raw control character is still no JSON string: named too.
+    expect(refusal('externalId eq "a\u0007b"').message).toMatch(/not a valid quoted string \(U\+0007/);
+    expect(refusal('displayName eq "\u3164"').message).toMatch(/U\+3164/);
+  });
+
+  it('takes names of any script, and any value of an attribute without a rule', () => {
+    expect(parseEqFilter('displayName eq "نرم\u200Cافزار"', ['displayname'], rules).value).toBe('نرم\u200Cافزار');
+    expect(parseEqFilter('displayName eq "한국 팀"', ['displayname'], rules).value).toBe('한국 팀');
+    expect(parseEqFilter('externalId eq "a\u202Eb"', ['externalid'], rules).value).toBe('a\u202Eb');
   });
 });
 

@@ -44,6 +44,18 @@ describe('the team name rule', () => {
     expect(teamNameProblem('\u200D\u200F')).toBe('a team name is empty');
   });
 
+  it('refuses the blank letters, alone or inside a name; keeps Hangul syllables and Khmer letters', () => {
+    // Hangul fillers (choseong, jungseong, compatibility, halfwidth), braille blank, Khmer inherent
+    // vowels, combining grapheme joiner: letters or marks that show as nothing.
+    for (const blank of ['\u115F', '\u1160', '\u3164', '\uFFA0', '\u2800', '\u17B4', '\u17B5', '\u034F']) {
+      for (const name of [blank, `Ops${blank}`, `${blank}${blank}`])
+        expect(teamNameProblem(name), JSON.stringify(name)).toBe(
+          'a team name holds no control character, line break, direction override or invisible space',
+        );
+    }
+    for (const good of ['한국 팀', '\uD55C\uAE00', 'ក្រុម', 'ㄱㄴ팀']) expect(teamNameProblem(good), good).toBeUndefined();
+  });
+
   it('compares names without joiners and direction marks, which do not change how a name reads', () => {
     expect(teamNameKey('Ops\u200C')).toBe(teamNameKey('ops'));
     expect(teamNameKey('\u200FOps\u200E')).toBe('ops');

@@ -128,6 +128,8 @@ export const formatUsd = (n: number | null | undefined) =>
   n === null || n === undefined
     ? '—'
     : n.toLocaleString(DISPLAY_LOCALE, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** A sent digest's week in dollars, as `agentmeter alerts list` says it: "no price" when none of its usage had one. */
+export const digestCostText = (cost: number | null) => (cost === null ? 'no price' : formatUsd(cost));
 /**
  * The note beside a cost tile naming the models without a price (docs/metrics.md §8: never priced at zero
  * silently): the whole cost when none of the usage had one (the tile shows no dollars), else what the

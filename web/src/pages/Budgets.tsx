@@ -14,6 +14,7 @@ import {
   type BudgetFields,
   budgetRequest,
   digestChangeText,
+  digestCostText,
   formatAmount,
   formatNumber,
   formatPercent,
@@ -255,7 +256,7 @@ function DigestTable({ digests }: { digests: Alerts['digests'] }) {
               <td>
                 {d.week.from} to {d.week.to}
               </td>
-              <td class="num">{formatUsd(d.cost_usd)}</td>
+              <td class="num">{digestCostText(d.cost_usd)}</td>
               <td>{d.sent_at.slice(0, 16).replace('T', ' ')}</td>
               <td>{deliveryText(d.deliveries)}</td>
             </tr>
