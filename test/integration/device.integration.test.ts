@@ -192,6 +192,51 @@ describe('enrollment by device code', () => {
     expect(JSON.stringify(listed.json())).not.toContain(key.key.userId);
   });
 
+  it('approved with a key someone else minted for its user, the key ends with that key (or is refused once it has)', async () => {
+    const mintKey = async (key: string, userId: string) => {
+      const res = await server.app.inject({
+        method: 'POST',
+        url: `/api/v0/admin/users/${userId}/keys`,
+        headers: bearer(key),
+        payload: { scope: 'personal' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as { apiKey: string; key: { id: string; kind: string } };
+    };
+    const revokeKey = (keyId: string) =>
+      server.app.inject({ method: 'DELETE', url: `/api/v0/admin/keys/${keyId}`, headers: bearer(acme.users.owner.key) });
+    const manager = await mintKey(acme.users.manager.key, acme.users.manager.id);
+    const delegated = await mintKey(manager.apiKey, acme.users.member.id);
+    expect(delegated.key.kind).toBe('delegated');
+    // Approved with the delegated key, and through a dashboard session signed in with it.
+    const byKey = await started();
+    const bySession = await started();
+    expect((await decide(bearer(delegated.apiKey), byKey.userCode, 'approve')).statusCode).toBe(200);
+    expect((await decide(await sessionOf(delegated.apiKey), bySession.userCode, 'approve')).statusCode).toBe(200);
+    later(5);
+    const keys = [];
+    for (const code of [byKey, bySession]) {
+      const answer = (await poll(code.deviceCode)).json() as { status: string; apiKey: string };
+      expect(answer.status).toBe('approved');
+      keys.push(answer.apiKey);
+    }
+    // Approved, then the delegated key revoked before the machine's poll: no key.
+    const late = await started();
+    expect((await decide(bearer(delegated.apiKey), late.userCode, 'approve')).statusCode).toBe(200);
+    const ingest = (key: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: INGEST_PATH,
+        headers: { ...bearer(key), 'content-type': 'application/x-ndjson' },
+        payload: ndjson([turn('2026-11-26')]),
+      });
+    for (const key of keys) expect((await ingest(key)).statusCode).toBe(200);
+    expect((await revokeKey(manager.key.id)).statusCode).toBe(200);
+    for (const key of keys) expect((await ingest(key)).statusCode).toBe(401);
+    later(5);
+    expect((await poll(late.deviceCode)).json()).toEqual({ status: 'access_denied' });
+  });
+
   it('a denied code gives no key; the codes are stored only as hashes', async () => {
     const code = await started();
     expect((await decide(bearer(acme.users.member.key), code.userCode, 'deny')).json()).toMatchObject({ state: 'denied' });
