@@ -261,7 +261,8 @@ export class KeyStore {
       credential: row.kind,
       scope: row.scope,
       via: 'key',
-      ...(row.kind === 'personal' ? {} : { heldWith: row.key_id as ApiKeyId }),
+      // A key someone else minted for this user (a collector key mints nothing, so it stands on nothing).
+      ...(row.kind === 'personal' || row.scope === 'collector' ? {} : { heldWith: row.key_id as ApiKeyId }),
     };
   }
 
