@@ -56,15 +56,19 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: DeviceRouteDeps
 
   /**
    * The code a person names, if they may see it: pending and unexpired (anyone signed in may approve it),
-   * or decided by someone of their own organization. Anything else is a 404, counted against them.
+   * or decided by someone of their own organization. Anything else is a 404, counted against them; once
+   * they reach the limit every code is a 429 until the window ends, a right guess as much as a wrong one.
    */
   const visible = async (principal: Principal, typed: string): Promise<{ code: string; row: DeviceCodeRow }> => {
+    const person = `${principal.orgId}/${principal.userId}`;
+    const stopped = guesses.blocked(person);
+    if (stopped !== undefined) throw new RetryLater(429, `Too many unknown codes tried; try again in ${stopped} s`, stopped);
     const code = normalizeUserCode(typed);
     const row = code ? await deps.codes.byUserCode(code) : undefined;
     const now = deps.now();
     const mine = row && (row.state === 'pending' ? row.expires_ms > now && row.redeemed_ms === null : row.org_id === principal.orgId);
     if (code && row && mine) return { code, row };
-    const wait = guesses.take(`${principal.orgId}/${principal.userId}`);
+    const wait = guesses.take(person);
     if (wait !== undefined) throw new RetryLater(429, `Too many unknown codes tried; try again in ${wait} s`, wait);
     throw notFound(
       code

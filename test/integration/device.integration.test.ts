@@ -172,6 +172,18 @@ describe('enrollment by device code', () => {
     later(600);
   });
 
+  it('a person stopped after 10 unknown codes is refused a right one too, until the window ends', async () => {
+    const code = await started();
+    const headers = bearer(other.users.manager.key);
+    for (let i = 0; i < 10; i++) expect((await request(headers, `BCDF-GHK${'KLMNPQRSTV'[i]}`)).statusCode).toBe(404);
+    // A guess that happens to be right is no different from a wrong one once the limit is reached.
+    expect((await request(headers, code.userCode)).statusCode).toBe(429);
+    expect((await decide(headers, code.userCode, 'approve')).statusCode).toBe(429);
+    expect((await request(bearer(acme.users.member.key), code.userCode)).json()).toMatchObject({ state: 'pending' });
+    later(600);
+    expect((await request(headers, 'BCDF-GHKK')).statusCode).toBe(404);
+  });
+
   it("a code approved in one organization is another organization's 404; its key is of the approver's organization", async () => {
     const code = await started();
     // Pending, anyone signed in may see it (the machine belongs to no organization yet).
