@@ -25,6 +25,11 @@ export interface Principal {
   scope?: KeyScope;
   /** How the request authenticated; absent: unknown, which mints no personal key. */
   via?: 'key' | 'jwt' | 'session';
+  /**
+   * The key someone else minted that this credential stands on: a delegated or invitation key, or the
+   * dashboard session signed in with one. Its minter holds it too, so what it mints ends with it.
+   */
+  heldWith?: ApiKeyId;
 }
 
 export function requireRole(principal: Principal, roles: readonly Role[], what: string): void {

@@ -25,6 +25,14 @@ export class WindowLimiter {
     return undefined;
   }
 
+  /** Without counting: the seconds until `key`'s window ends when it has reached the limit, else undefined. */
+  blocked(key: string): number | undefined {
+    const now = this.now();
+    const window = this.windows.get(key);
+    if (!window || now - window.start >= this.windowMs || window.count < this.limit) return undefined;
+    return Math.max(1, Math.ceil((window.start + this.windowMs - now) / 1000));
+  }
+
   private prune(now: number): void {
     for (const [key, window] of this.windows) if (now - window.start >= this.windowMs) this.windows.delete(key);
   }

@@ -5,7 +5,8 @@
 // person, minted then and shown once. A code expires after 10 minutes and is used once; one address asks
 // for at most STARTS_PER_ADDRESS codes per window, a machine polling sooner than its interval is told
 // slow_down, a person trying unknown codes is stopped after WRONG_CODES_PER_PERSON. An approval never
-// grants more than a collector key. A code becomes its approver's organization's: another organization's
+// grants more than a collector key, and one approved with a key someone else minted for the approver ends
+// with that key (docs/keys.md). A code becomes its approver's organization's: another organization's
 // people get 404 for it.
 import type { FastifyInstance } from 'fastify';
 import { badRequest, HttpError, notFound } from '../../common/errors.ts';
@@ -55,15 +56,19 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: DeviceRouteDeps
 
   /**
    * The code a person names, if they may see it: pending and unexpired (anyone signed in may approve it),
-   * or decided by someone of their own organization. Anything else is a 404, counted against them.
+   * or decided by someone of their own organization. Anything else is a 404, counted against them; once
+   * they reach the limit every code is a 429 until the window ends, a right guess as much as a wrong one.
    */
   const visible = async (principal: Principal, typed: string): Promise<{ code: string; row: DeviceCodeRow }> => {
+    const person = `${principal.orgId}/${principal.userId}`;
+    const stopped = guesses.blocked(person);
+    if (stopped !== undefined) throw new RetryLater(429, `Too many unknown codes tried; try again in ${stopped} s`, stopped);
     const code = normalizeUserCode(typed);
     const row = code ? await deps.codes.byUserCode(code) : undefined;
     const now = deps.now();
     const mine = row && (row.state === 'pending' ? row.expires_ms > now && row.redeemed_ms === null : row.org_id === principal.orgId);
     if (code && row && mine) return { code, row };
-    const wait = guesses.take(`${principal.orgId}/${principal.userId}`);
+    const wait = guesses.take(person);
     if (wait !== undefined) throw new RetryLater(429, `Too many unknown codes tried; try again in ${wait} s`, wait);
     throw notFound(
       code
@@ -153,15 +158,25 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: DeviceRouteDeps
       if (row.state === 'denied') return { status: 'access_denied' };
       const user = row.org_id && row.user_id ? await deps.accounts.getUser(row.org_id, row.user_id) : undefined;
       if (!user || (await deps.accounts.deactivated(user.org_id, user.id))) return { status: 'access_denied' };
+      // Approved with a key someone else minted for the approver (its minter holds it too): the key minted
+      // here ends with that one, and none is minted once it has ended.
+      const heldWithEnded = async () =>
+        row.approver_key !== null && (await deps.accounts.getKey(user.org_id, row.approver_key))?.revoked_at !== null;
+      if (await heldWithEnded()) return { status: 'access_denied' };
       if (!(await deps.codes.redeem(deviceCode, now)))
         throw badRequest('This device code was already used: a code gives one key. Run the installer again for a new one');
       const { key, info } = await deps.accounts.createKey(
         user,
         row.machine_name ?? 'device sign-in',
         { userId: user.id, credential: row.approver_credential ?? 'delegated' },
-        { scope: 'collector' },
+        { scope: 'collector', mintedWith: row.approver_key ?? undefined },
       );
       await deps.codes.recordKey(deviceCode, info.id);
+      // That key revoked while this one was minted: its revocation did not see this key, so it ends now.
+      if (await heldWithEnded()) {
+        await deps.accounts.revokeKey(user.org_id, info.id);
+        return { status: 'access_denied' };
+      }
       request.log.info({ user: user.id, key: info.id, machine: row.machine_name }, 'device sign-in key issued');
       return { status: 'approved', apiKey: key, key: keyView(info) };
     },
@@ -208,7 +223,7 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: DeviceRouteDeps
       const now = deps.now();
       const decided = await deps.codes.decide(
         code,
-        { state, orgId: principal.orgId, userId: principal.userId, credential: principal.credential },
+        { state, orgId: principal.orgId, userId: principal.userId, credential: principal.credential, heldWith: principal.heldWith },
         now,
       );
       if (!decided)

@@ -12,7 +12,7 @@ const SQL = {
            VALUES ($device, $user, $name, $from, $now, $expires, $interval)`,
   byUserCode: `SELECT d.*, u.email AS decided_by FROM device_codes d LEFT JOIN users u ON u.id = d.user_id AND u.org_id = d.org_id
                WHERE d.user_code_hash = $user`,
-  decide: `UPDATE device_codes SET state = $state, org_id = $org, user_id = $uid, approver_credential = $credential, decided_ms = $now
+  decide: `UPDATE device_codes SET state = $state, org_id = $org, user_id = $uid, approver_credential = $credential, approver_key = $key, decided_ms = $now
            WHERE user_code_hash = $user AND state = 'pending' AND expires_ms > $now`,
   byDeviceCode: 'SELECT * FROM device_codes WHERE device_code_hash = $device',
   poll: 'UPDATE device_codes SET last_poll_ms = $now, interval_s = $interval WHERE device_code_hash = $device',
@@ -32,6 +32,8 @@ export interface DeviceCodeRow {
   org_id: string | null;
   user_id: string | null;
   approver_credential: KeyKind | null;
+  /** The key someone else minted the approval stood on (migration 120); null for the person's own credential. */
+  approver_key: string | null;
   decided_ms: number | null;
   last_poll_ms: number | null;
   interval_s: number;
@@ -86,7 +88,7 @@ export class DeviceCodeStore {
   /** Records a person's decision on a pending, unexpired code; false when it was not pending any more. */
   async decide(
     userCode: string,
-    decision: { state: 'approved' | 'denied'; orgId: string; userId: string; credential: KeyKind },
+    decision: { state: 'approved' | 'denied'; orgId: string; userId: string; credential: KeyKind; heldWith?: string | undefined },
     nowMs: number,
   ): Promise<boolean> {
     const changed = await this.db.run(SQL.decide, {
@@ -95,6 +97,7 @@ export class DeviceCodeStore {
       org: decision.orgId,
       uid: decision.userId,
       credential: decision.credential,
+      key: decision.heldWith ?? null,
       now: nowMs,
     });
     return changed === 1;

@@ -5,7 +5,8 @@
 // handed over with a new user is an invitation its user exchanges once here for their own (personal) key.
 // Each key has a scope (KeyScope): a personal key is minted only with a personal key and is revoked with
 // the key that minted it; a JWT or a dashboard session mints collector keys for its own user only, which
-// are durable; a key for someone else needs a personal API key (docs/keys.md).
+// are durable, unless minted with a key someone else minted for its user (delegated, invitation), which
+// its minter holds too: they end with it; a key for someone else needs a personal API key (docs/keys.md).
 import type { FastifyInstance } from 'fastify';
 import { forbidden, HttpError, notFound, unauthorized } from '../../common/errors.ts';
 import type { AccountStore } from '../accounts/store.ts';
@@ -66,7 +67,8 @@ export function registerKeyRoutes(app: FastifyInstance, deps: KeyRouteDeps): voi
       summary: 'Create an API key for a user (userId is a user id, an e-mail address, or me)',
       description:
         'scope personal (the default) needs a personal API key as the credential, and the new key is revoked with that key; ' +
-        'a JWT or a dashboard session mints collector keys for its own user only (403 otherwise), which last until revoked. ' +
+        'a JWT or a dashboard session mints collector keys for its own user only (403 otherwise), which last until revoked ' +
+        '(but one minted with a delegated or invitation key, or a session signed in with one, is revoked with that key). ' +
         'A key for someone else, of either scope, needs your own personal API key. A collector key mints nothing. ' +
         '409 when the user is deactivated by the directory.',
       access: { kind: 'user' },
@@ -94,10 +96,11 @@ export function registerKeyRoutes(app: FastifyInstance, deps: KeyRouteDeps): voi
       // A deactivated person's keys refuse until the directory reactivates them: minting one would only mislead.
       if (await deps.accounts.deactivated(actor.orgId, user.id))
         throw new HttpError(409, `${user.email} is deactivated by the organization directory (SCIM); a key for them would not work`);
-      // A personal key ends with the key that minted it; a collector key stands on its own until revoked.
+      // A personal key ends with the key that minted it; a collector key stands on its own until revoked,
+      // unless the credential stands on a key someone else minted for this user (its minter holds it too).
       const { key, info } = await deps.accounts.createKey(user, body.name, minter(actor), {
         scope,
-        mintedWith: scope === 'personal' ? actor.keyId : undefined,
+        mintedWith: scope === 'personal' ? actor.keyId : actor.heldWith,
       });
       request.log.info({ actor: actor.userId, user: user.id, key: info.id, kind: info.kind, scope }, 'api key created');
       reply.status(201);
@@ -113,7 +116,7 @@ export function registerKeyRoutes(app: FastifyInstance, deps: KeyRouteDeps): voi
       tag: 'Admin',
       summary: 'Revoke an API key',
       description:
-        'The personal keys minted with it are revoked with it (collector keys stay), and the SCIM tokens and computers\u2019 tokens minted with any of them. The machines page revokes collector keys here.',
+        'The personal keys minted with it are revoked with it (collector keys stay, unless it is a delegated or invitation key), and the SCIM tokens and computers\u2019 tokens minted with any of them. The machines page revokes collector keys here.',
       access: { kind: 'user' },
       params: KeyParams,
       responses: { 200: RevokedKey },

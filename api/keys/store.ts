@@ -61,15 +61,16 @@ export const keyView = (k: Omit<ApiKeyInfo, 'org_id'>): KeyView => ({
 });
 
 /**
- * Revokes the keys `seed` selects (their ids; parameters $org and the seed's own) and every active
- * personal key minted with them, and with those, and so on: collector keys are durable, they stay.
+ * Revokes the keys `seed` selects (their ids; parameters $org and the seed's own) and every active key
+ * minted with them, and with those, and so on. A collector key is durable: it records what it was minted
+ * with only when that was a key someone else minted for its user (KeyStore.createKey), and ends with it.
  */
 const revokeMintedFrom = (seed: string) => `UPDATE api_keys SET revoked_at = now()
     WHERE org_id = $org AND revoked_at IS NULL AND id IN (
       WITH RECURSIVE minted(id) AS (
         ${seed}
         UNION SELECT k.id FROM api_keys k JOIN minted m ON k.minted_with = m.id
-        WHERE k.org_id = $org AND coalesce(k.scope, 'personal') <> 'collector'
+        WHERE k.org_id = $org
       ) SELECT id FROM minted)`;
 
 /**
@@ -94,6 +95,9 @@ const SQL = {
     WHERE k.hash = $hash AND k.revoked_at IS NULL`,
   revokeKey: 'UPDATE api_keys SET revoked_at = now() WHERE id = $id AND org_id = $org AND revoked_at IS NULL',
   revokeWithMinted: revokeMintedFrom('SELECT CAST($id AS VARCHAR)'),
+  // At an invitation's exchange its user takes over the collector keys minted with it (install.sh run with
+  // the invitation): they stand alone from then on, as the key it is exchanged for does.
+  detachCollectorKeys: "UPDATE api_keys SET minted_with = NULL WHERE org_id = $org AND minted_with = $id AND scope = 'collector'",
   bindMachine: "UPDATE api_keys SET machine_id = $machine WHERE id = $id AND scope = 'collector' AND machine_id IS NULL",
   touchKey: 'UPDATE api_keys SET last_used_at = now() WHERE id = $id',
 } as const;
@@ -144,7 +148,8 @@ export class KeyStore {
         user: user.id,
       });
       if (revoked !== 1) return undefined;
-      // What was minted with the invitation ends with it, as when any key is revoked.
+      await tx.run(SQL.detachCollectorKeys, { id: invitationKeyId, org: user.org_id });
+      // What else was minted with the invitation ends with it, as when any key is revoked.
       await tx.run(SQL.revokeWithMinted, { id: invitationKeyId, org: user.org_id });
       await revokeWhatRevokedKeysMinted(tx, user.org_id);
       // Not linked to the invitation it replaces: that one is revoked now, and this key is the user's own.
@@ -202,7 +207,8 @@ export class KeyStore {
 
   /**
    * true when the key existed in the org and was active. The personal keys minted with it are revoked
-   * with it (and theirs in turn); collector keys minted with it stay.
+   * with it (and theirs in turn); collector keys minted with it stay, unless it was a key someone else
+   * minted for their user (a delegated or invitation key), whose minter holds it too.
    */
   async revokeKey(orgId: string, keyId: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
@@ -255,6 +261,8 @@ export class KeyStore {
       credential: row.kind,
       scope: row.scope,
       via: 'key',
+      // A key someone else minted for this user (a collector key mints nothing, so it stands on nothing).
+      ...(row.kind === 'personal' || row.scope === 'collector' ? {} : { heldWith: row.key_id as ApiKeyId }),
     };
   }
 

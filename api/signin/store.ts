@@ -3,15 +3,16 @@
 // made from an API key, the key: revoking the key ends the session. Making one is its user's sign-in.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
-import type { OrgId, UserId } from '../../common/ids.ts';
+import type { ApiKeyId, OrgId, UserId } from '../../common/ids.ts';
 import { type Principal, ROLE_RANK, type Role } from '../auth/principal.ts';
+import type { KeyKind } from '../keys/schema.ts';
 import { hashKey } from '../keys/secret.ts';
 
 const SQL = {
   insert: `INSERT INTO dashboard_sessions VALUES ($hash, $org, $user, $key, $role, now()::TIMESTAMP, make_timestamp(CAST($expires AS BIGINT) * 1000))`,
   purgeExpired: 'DELETE FROM dashboard_sessions WHERE expires_at <= now()::TIMESTAMP',
   lookup: `SELECT s.org_id, s.user_id, u.email, u.role AS user_role, s.role AS granted_role, s.key_id,
-                  epoch_ms(s.expires_at) AS expires_ms
+                  coalesce(k.kind, 'personal') AS key_kind, epoch_ms(s.expires_at) AS expires_ms
            FROM dashboard_sessions s
            JOIN users u ON u.id = s.user_id AND u.org_id = s.org_id
            LEFT JOIN api_keys k ON k.id = s.key_id AND k.org_id = s.org_id
@@ -31,6 +32,7 @@ interface LookupRow {
   user_role: Role;
   granted_role: Role;
   key_id: string | null;
+  key_kind: KeyKind;
   expires_ms: number | bigint;
 }
 
@@ -67,6 +69,8 @@ export class SignInStore {
         role,
         credential: 'delegated',
         via: 'session',
+        // Signed in with a key someone else minted for its user: what the session mints ends with that key.
+        ...(row.key_id !== null && row.key_kind !== 'personal' ? { heldWith: row.key_id as ApiKeyId } : {}),
       },
       expiresAt: Number(row.expires_ms),
     };

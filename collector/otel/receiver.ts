@@ -1,5 +1,6 @@
 // The collector's OTLP/HTTP receiver (docs/metrics.md §11): POST /v1/metrics, /v1/logs and /v1/traces on a
-// loopback address only (127.0.0.1:4318 unless told otherwise), protobuf or JSON, gzip allowed. Each request
+// loopback address only (127.0.0.1:4318 unless told otherwise) and for requests addressed to a loopback
+// name only (DNS rebinding), protobuf or JSON, gzip allowed. Each request
 // is decoded (otlp.ts), mapped (map.ts, agents.ts) and its facts spooled (spooled.ts) before the answer, so
 // an exporter that got 200 has its data in the spool. A fact that cannot be stored (a token count of 1e12) is
 // put in the spool's quarantine with its reason (one entry per request) and the answer is OTLP's partial
@@ -54,6 +55,20 @@ export function parseListen(value: string): { host: string; port: number } {
       `--otlp-listen "${value}": the OTLP receiver takes no key, so it listens on a loopback address only (127.0.0.1, ::1 or localhost)`,
     );
   return { host, port };
+}
+
+/**
+ * Pure: is a request's Host header a loopback name (localhost or a name under .localhost, 127/8, [::1],
+ * with or without a port)? The receiver takes no key, and a web page whose name an attacker's DNS points
+ * at 127.0.0.1 (DNS rebinding) reaches it as its own origin: only the Host it sends tells it apart.
+ */
+export function loopbackHost(header: string | undefined): boolean {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+))(?::\d{1,5})?$/.exec(header ?? '');
+  if (!m) return false;
+  if (m[1] !== undefined) return m[1] === '::1';
+  const name = m[2]!.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  return isIP(name) === 4 && name.startsWith('127.');
 }
 
 /** What the receiver has seen since it started: in its status file and `agentmeter collect status`. */
@@ -197,6 +212,8 @@ export class OtlpReceiver {
     const signal = OTLP_SIGNALS.find((s) => path === `/v1/${s}`);
     const encoding = encodingOf(request.headers['content-type']);
     try {
+      if (!loopbackHost(request.headers.host))
+        throw new HttpProblem(403, 'the OTLP receiver answers only requests addressed to a loopback name (localhost, 127.0.0.1 or [::1])');
       if (!signal) throw new HttpProblem(404, 'the OTLP receiver serves POST /v1/metrics, /v1/logs and /v1/traces');
       if (request.method !== 'POST') throw new HttpProblem(405, 'OTLP requests are POST');
       if (!encoding) throw new HttpProblem(415, 'Content-Type must be application/x-protobuf or application/json');

@@ -172,6 +172,18 @@ describe('enrollment by device code', () => {
     later(600);
   });
 
+  it('a person stopped after 10 unknown codes is refused a right one too, until the window ends', async () => {
+    const code = await started();
+    const headers = bearer(other.users.manager.key);
+    for (let i = 0; i < 10; i++) expect((await request(headers, `BCDF-GHK${'KLMNPQRSTV'[i]}`)).statusCode).toBe(404);
+    // A guess that happens to be right is no different from a wrong one once the limit is reached.
+    expect((await request(headers, code.userCode)).statusCode).toBe(429);
+    expect((await decide(headers, code.userCode, 'approve')).statusCode).toBe(429);
+    expect((await request(bearer(acme.users.member.key), code.userCode)).json()).toMatchObject({ state: 'pending' });
+    later(600);
+    expect((await request(headers, 'BCDF-GHKK')).statusCode).toBe(404);
+  });
+
   it("a code approved in one organization is another organization's 404; its key is of the approver's organization", async () => {
     const code = await started();
     // Pending, anyone signed in may see it (the machine belongs to no organization yet).
@@ -190,6 +202,51 @@ describe('enrollment by device code', () => {
     expect(key.key.userId).toBe(acme.users.owner.id);
     const listed = await server.app.inject({ method: 'GET', url: '/api/v0/machines/keys', headers: bearer(other.users.owner.key) });
     expect(JSON.stringify(listed.json())).not.toContain(key.key.userId);
+  });
+
+  it('approved with a key someone else minted for its user, the key ends with that key (or is refused once it has)', async () => {
+    const mintKey = async (key: string, userId: string) => {
+      const res = await server.app.inject({
+        method: 'POST',
+        url: `/api/v0/admin/users/${userId}/keys`,
+        headers: bearer(key),
+        payload: { scope: 'personal' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as { apiKey: string; key: { id: string; kind: string } };
+    };
+    const revokeKey = (keyId: string) =>
+      server.app.inject({ method: 'DELETE', url: `/api/v0/admin/keys/${keyId}`, headers: bearer(acme.users.owner.key) });
+    const manager = await mintKey(acme.users.manager.key, acme.users.manager.id);
+    const delegated = await mintKey(manager.apiKey, acme.users.member.id);
+    expect(delegated.key.kind).toBe('delegated');
+    // Approved with the delegated key, and through a dashboard session signed in with it.
+    const byKey = await started();
+    const bySession = await started();
+    expect((await decide(bearer(delegated.apiKey), byKey.userCode, 'approve')).statusCode).toBe(200);
+    expect((await decide(await sessionOf(delegated.apiKey), bySession.userCode, 'approve')).statusCode).toBe(200);
+    later(5);
+    const keys = [];
+    for (const code of [byKey, bySession]) {
+      const answer = (await poll(code.deviceCode)).json() as { status: string; apiKey: string };
+      expect(answer.status).toBe('approved');
+      keys.push(answer.apiKey);
+    }
+    // Approved, then the delegated key revoked before the machine's poll: no key.
+    const late = await started();
+    expect((await decide(bearer(delegated.apiKey), late.userCode, 'approve')).statusCode).toBe(200);
+    const ingest = (key: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: INGEST_PATH,
+        headers: { ...bearer(key), 'content-type': 'application/x-ndjson' },
+        payload: ndjson([turn('2026-11-26')]),
+      });
+    for (const key of keys) expect((await ingest(key)).statusCode).toBe(200);
+    expect((await revokeKey(manager.key.id)).statusCode).toBe(200);
+    for (const key of keys) expect((await ingest(key)).statusCode).toBe(401);
+    later(5);
+    expect((await poll(late.deviceCode)).json()).toEqual({ status: 'access_denied' });
   });
 
   it('a denied code gives no key; the codes are stored only as hashes', async () => {

@@ -131,6 +131,64 @@ describe('minting', () => {
   });
 });
 
+describe('a collector key minted with a key someone else minted for you', () => {
+  // Whoever minted a delegated key holds it too: a collector key it mints for its user ends with it, so it
+  // never outlives the minter's key or the minter's access (docs/keys.md).
+  it('is revoked with that key, minted through the API or through a dashboard session signed in with it', async () => {
+    const manager = created(await mint(bearer(acme.users.manager.key), acme.users.manager.id, { name: 'manager-parent' }));
+    const delegated = created(await mint(bearer(manager.apiKey), acme.users.member.id, { scope: 'personal' }));
+    expect(delegated.key.kind).toBe('delegated');
+    const byKey = created(await mint(bearer(delegated.apiKey), acme.users.member.id, { scope: 'collector' }));
+    const bySession = created(await mint(await sessionOf(delegated.apiKey), 'me', { scope: 'collector' }));
+    for (const k of [byKey, bySession]) expect((await ingest(k.apiKey)).statusCode).toBe(200);
+    expect((await revoke(bearer(acme.users.manager.key), manager.key.id)).json()).toMatchObject({ revoked: true });
+    expect((await get(bearer(delegated.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(401);
+    for (const k of [byKey, bySession]) expect((await ingest(k.apiKey)).statusCode).toBe(401);
+    // The member's own collector keys are untouched.
+    const own = created(await mint(bearer(acme.users.member.key), acme.users.member.id, { scope: 'collector' }));
+    expect((await ingest(own.apiKey)).statusCode).toBe(200);
+  });
+
+  it('is revoked when its minter is removed', async () => {
+    const added = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v0/admin/users',
+        headers: bearer(acme.users.owner.key),
+        payload: { email: 'delegating-leaver@acme.example.com', role: 'manager' },
+      })
+    ).json() as { apiKey: string; user: { id: string } };
+    const leaver = created(await mint(bearer(added.apiKey), added.user.id, {}));
+    const delegated = created(await mint(bearer(leaver.apiKey), acme.users.guest.id, { scope: 'personal' }));
+    const collector = created(await mint(bearer(delegated.apiKey), 'me', { scope: 'collector' }));
+    expect((await ingest(collector.apiKey)).statusCode).toBe(200);
+    const removed = await server.app.inject({
+      method: 'DELETE',
+      url: `/api/v0/admin/users/${added.user.id}`,
+      headers: bearer(acme.users.owner.key),
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect((await ingest(collector.apiKey)).statusCode).toBe(401);
+    expect((await get(bearer(acme.users.guest.key), '/api/v0/admin/whoami')).statusCode).toBe(200);
+  });
+
+  it('minted with an invitation, is revoked with it when its creator’s key is revoked before the exchange', async () => {
+    const admin = created(await mint(bearer(acme.users.owner.key), acme.users.owner.id, { name: 'inviting-admin' }));
+    const added = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v0/admin/users',
+        headers: bearer(admin.apiKey),
+        payload: { email: 'never-exchanged@acme.example.com', role: 'member' },
+      })
+    ).json() as { apiKey: string; user: { id: string } };
+    const collector = created(await mint(bearer(added.apiKey), added.user.id, { scope: 'collector' }));
+    expect((await ingest(collector.apiKey)).statusCode).toBe(200);
+    await revoke(bearer(acme.users.owner.key), admin.key.id);
+    expect((await ingest(collector.apiKey)).statusCode).toBe(401);
+  });
+});
+
 describe('adding a user', () => {
   it('needs a personal API key: the invitation a JWT or a session minted would outlive it', async () => {
     const add = (headers: Headers, email: string) =>

@@ -40,4 +40,19 @@ describe('polling', () => {
     now = 60_000;
     expect(limiter.take('a')).toBeUndefined();
   });
+
+  it('blocked says whether a key has reached its limit without counting', () => {
+    let now = 0;
+    const limiter = new WindowLimiter(2, 60_000, () => now);
+    expect(limiter.blocked('a')).toBeUndefined();
+    expect(limiter.blocked('a')).toBeUndefined();
+    limiter.take('a');
+    expect(limiter.blocked('a')).toBeUndefined();
+    limiter.take('a');
+    now = 20_000;
+    expect(limiter.blocked('a')).toBe(40);
+    expect(limiter.blocked('b')).toBeUndefined();
+    now = 60_000;
+    expect(limiter.blocked('a')).toBeUndefined();
+  });
 });
