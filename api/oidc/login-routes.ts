@@ -1,15 +1,32 @@
 // The public start of a sign-in: whether an organization signs in with a provider (the sign-in page asks,
 // to offer the button), and the redirect to the provider with PKCE (S256), state and nonce, the state
-// bound to this browser by a short-lived cookie.
+// bound to this browser by a short-lived cookie. A start another site's page navigated to (the browser's
+// Sec-Fetch-Site says so) is asked about first (confirmSignInPage): the provider is the organization's
+// owners' choice, so a start no one here asked for could sign a browser in to someone else's account.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as client from 'openid-client';
 import { declareRoute } from '../openapi/declare.ts';
 import { stateCookie } from './cookies.ts';
 import { OidcGuardError } from './guard.ts';
-import { refusalPage, sendPage } from './pages.ts';
+import { confirmSignInPage, refusalPage, sendPage } from './pages.ts';
 import { htmlPage, type OidcRouteContext, TAG } from './route-context.ts';
 import { OIDC_CALLBACK_PATH, OIDC_LOGIN_PATH, OIDC_OPTIONS_PATH, OrgParams, SignInOptions } from './schema.ts';
 import { loginPath } from './store.ts';
+
+/**
+ * Whether another site's page sent the browser here (Fetch Metadata). A link on this server's own pages is
+ * same-origin, a typed address or a bookmark none; a request without the header (not a browser, or one
+ * older than 2023) goes on as before.
+ */
+export const startedElsewhere = (site: string | string[] | undefined) => site === 'cross-site' || site === 'same-site';
+
+const hostOf = (issuer: string) => {
+  try {
+    return new URL(issuer).host;
+  } catch {
+    return issuer;
+  }
+};
 
 export function registerLoginRoutes(app: FastifyInstance, ctx: OidcRouteContext): void {
   declareRoute(
@@ -50,10 +67,11 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: OidcRouteContext)
       tag: TAG,
       summary: "Start signing in: a redirect (302) to the organization's provider, with PKCE, state and nonce",
       description:
-        'Sets a short-lived HttpOnly cookie binding the state to this browser. 404 (an HTML page) when the organization has no provider; 502 when the provider cannot be reached.',
+        'Sets a short-lived HttpOnly cookie binding the state to this browser. When another site navigated the browser here (Sec-Fetch-Site cross-site or same-site), a page (200) names the organization and provider and links here to continue, and nothing is started. 404 (an HTML page) when the organization has no provider; 502 when the provider cannot be reached.',
       access: { kind: 'none' },
       params: OrgParams,
       responses: {
+        200: htmlPage('Another site started this sign-in: the organization and provider, and a link to continue'),
         302: { description: "Redirect to the provider's authorization endpoint" },
         404: htmlPage('The organization has no identity provider'),
         502: htmlPage('The provider cannot be reached'),
@@ -67,6 +85,11 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: OidcRouteContext)
     async ({ params }, request, reply) => {
       const provider = await ctx.store.get(params.orgId);
       if (!provider) return noProvider(reply);
+      if (startedElsewhere(request.headers['sec-fetch-site'])) {
+        const org = await ctx.deps.accounts.getOrg(provider.orgId);
+        request.log.info({ org: provider.orgId }, 'oidc sign-in started by another site: asked first');
+        return sendPage(reply, 200, confirmSignInPage(org?.name ?? provider.orgId, hostOf(provider.issuer), loginPath(provider.orgId)));
+      }
       let config: client.Configuration;
       try {
         config = await ctx.discovery.configFor(provider);

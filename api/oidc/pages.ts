@@ -31,6 +31,19 @@ export function signedInPage(email: string): string {
   );
 }
 
+/**
+ * Asked before a sign-in another site started (login CSRF): which organization and provider, and a link
+ * that starts it from this site. Whoever runs a provider could otherwise have any browser that follows
+ * their link signed in to their own account here, and what that person then does in the dashboard
+ * (approving a machine's sign-in, say) would be done in that account.
+ */
+export function confirmSignInPage(orgName: string, providerHost: string, loginPath: string): string {
+  return shell(
+    'Sign in',
+    `<h1>Sign in to ${html(orgName)}</h1><p>Another site sent you here to sign in to the agentmeter organization <strong>${html(orgName)}</strong> with the identity provider at ${html(providerHost)}.</p><p>Continue only if you meant to sign in to this organization.</p><p><a href="${html(loginPath)}" id="continue">Continue to ${html(providerHost)}</a></p><p><a href="/">Sign-in page</a></p>`,
+  );
+}
+
 /** Answers with one of these pages: never cached, under its own content security policy. */
 export const sendPage = (reply: FastifyReply, status: number, page: string) =>
   reply

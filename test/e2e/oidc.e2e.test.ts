@@ -3,8 +3,10 @@
 // --allow-private-oidc, since the provider is on loopback): the sign-in page's button, the provider's
 // login and consent, the overview loading with the HttpOnly SameSite=Strict session cookie, the groups
 // claim setting the teams; a tampered state, a wrong audience, an expired ID token, an unverified e-mail,
-// an unknown person and a person the directory deactivated refused with a page saying why; sign-out
-// ending the session.
+// an unknown person and a person the directory deactivated refused with a page saying why; a sign-in
+// another site links to asked about first; sign-out ending the session.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +117,36 @@ describe('OIDC sign-in in Chromium', { timeout: 120_000 }, () => {
       { name: 'Platform', first: today, last: null },
     ]);
     signedIn = page;
+  });
+
+  it('asks first when another site links to the sign-in (login CSRF), then signs in from its own link', async () => {
+    // Another site: a page on "localhost", a different site from 127.0.0.1 to the browser.
+    const other = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(`<!doctype html><a id="go" href="${base}/auth/oidc/${orgId}/login">sign in</a>`);
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const page = await freshPage();
+      await page.goto(`http://localhost:${(other.address() as AddressInfo).port}/`);
+      await page.locator('#go').click();
+      await page.locator('h1').waitFor();
+      expect(await page.locator('h1').textContent()).toBe('Sign in to Corp');
+      expect(page.url()).toBe(`${base}/auth/oidc/${orgId}/login`);
+      // Nothing started: no state in this browser.
+      expect((await page.context().cookies(base)).map((c) => c.name)).toEqual([]);
+      const callback = page.waitForResponse((r) => r.url().startsWith(`${base}/auth/oidc/callback`), { timeout: 60_000 });
+      await page.locator('#continue').click();
+      await page.locator('input[name="login"]').fill('ana@corp.example.com');
+      await page.locator('input[name="password"]').fill('any password');
+      await page.getByRole('button', { name: 'Sign-in' }).click();
+      await page.getByRole('button', { name: 'Continue' }).click();
+      expect((await callback).status()).toBe(200);
+      await page.getByTestId('who').waitFor();
+      expect(await page.getByTestId('who').textContent()).toContain('ana@corp.example.com');
+    } finally {
+      other.close();
+    }
   });
 
   it('refuses a tampered state with a page saying why', async () => {

@@ -3,7 +3,7 @@
 // Connect Core 5.4), and the person signs in; an ID token with `alg: none`, a corrupted signature, a key
 // the provider never published or an algorithm it does not sign with (HS256 with the client secret) is
 // refused; the request log never holds the authorization code or the state; setting the provider answers
-// the real callback URL (serve --public-url).
+// the real callback URL (serve --public-url); a sign-in another site started is asked about first.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,26 @@ describe('OIDC sign-in against a provider in its default configuration', { timeo
       expect(JSON.parse(line).req.url).toMatch(/code=\[redacted\].*state=\[redacted\]|state=\[redacted\].*code=\[redacted\]/);
     expect(log).not.toContain(code);
     expect(log).not.toContain(state);
+  });
+
+  it('asks first when another site started the sign-in (login CSRF): nothing starts until a link here is followed', async () => {
+    const login = `${server.url}/auth/oidc/${orgId}/login`;
+    for (const site of ['cross-site', 'same-site']) {
+      const res = await fetch(login, { redirect: 'manual', headers: { 'sec-fetch-site': site } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('set-cookie')).toBeNull();
+      const page = await res.text();
+      expect(page).toContain('Sign in to Corp</h1>');
+      expect(page).toContain(`href="/auth/oidc/${orgId}/login"`);
+      expect(page).toContain(`Continue to ${new URL(idp.issuer).host}`);
+    }
+    // Its own sign-in page's link, a typed address, a client that is not a browser: on to the provider.
+    for (const headers of [{ 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, {}] as Record<string, string>[]) {
+      const res = await fetch(login, { redirect: 'manual', headers });
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')!.startsWith(idp.issuer)).toBe(true);
+      expect(res.headers.get('set-cookie')).toMatch(/state/i);
+    }
   });
 
   it('writes no authorization code or state to the request log, even of a callback it refuses', async () => {
