@@ -97,7 +97,8 @@ export const FEATURES: readonly Feature[] = [
   { name: 'dashboard', register: (app, ctx) => registerDashboard(app, { dir: ctx.options.webDist }) },
   {
     name: 'sign-in',
-    register: (app, { auth, accounts, signIns }) => registerSignInRoutes(app, { auth, accounts, sessions: signIns }),
+    register: (app, { auth, accounts, signIns, options }) =>
+      registerSignInRoutes(app, { auth, accounts, sessions: signIns, publicUrl: options.publicUrl }),
   },
   { name: 'machines', register: (app, { machines, accounts }) => registerMachineRoutes(app, { machines, accounts }) },
   // What a developer's machine downloads to enrol: the installer, the laptop bundle and the hook.

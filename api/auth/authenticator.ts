@@ -171,6 +171,14 @@ export const fromAnotherOrigin = (request: FastifyRequest): boolean => {
   return origin !== undefined && originHost(origin) !== request.host;
 };
 
+/**
+ * Whether this server's cookies are Secure: the request came over TLS, or browsers reach the server at an
+ * https --public-url (behind a proxy that ends TLS, whose requests arrive as http unless --trust-proxy
+ * lets the server read its X-Forwarded-Proto).
+ */
+export const secureCookies = (request: FastifyRequest, publicUrl: string | undefined): boolean =>
+  request.protocol === 'https' || (publicUrl?.toLowerCase().startsWith('https://') ?? false);
+
 /** The dashboard session token in a Cookie header, if any. */
 export function sessionCookie(header: string | undefined): string | undefined {
   if (!header) return undefined;

@@ -5,6 +5,7 @@
 // takes it back (callback-routes.ts). Owners configure the provider on PUT /api/v0/organization/oidc
 // (provider-routes.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { secureCookies } from '../auth/authenticator.ts';
 import { registerCallbackRoute } from './callback-routes.ts';
 import { ProviderDiscovery } from './discovery.ts';
 import { registerLoginRoutes } from './login-routes.ts';
@@ -21,7 +22,7 @@ export function registerOidcRoutes(app: FastifyInstance, deps: OidcDeps): void {
     store: new OidcStore(deps.db),
     discovery: new ProviderDiscovery(deps.allowPrivate),
     clock: () => (deps.now ?? (() => new Date()))(),
-    secure: (request: FastifyRequest) => request.protocol === 'https',
+    secure: (request: FastifyRequest) => secureCookies(request, deps.publicUrl),
     base: (request: FastifyRequest) => (deps.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, ''),
   };
   registerProviderRoutes(app, ctx);

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { forbidden, unauthorized } from '../../common/errors.ts';
 import type { AccountStore } from '../accounts/store.ts';
-import { type Authenticator, CSRF_HEADER, fromAnotherOrigin, SESSION_COOKIE, sessionCookie } from '../auth/authenticator.ts';
+import { type Authenticator, CSRF_HEADER, fromAnotherOrigin, SESSION_COOKIE, secureCookies, sessionCookie } from '../auth/authenticator.ts';
 import { hashKey, KEY_PREFIX } from '../keys/secret.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { DASHBOARD_HEADER } from '../openapi/registry.ts';
@@ -20,9 +20,11 @@ export interface SignInDeps {
   auth: Authenticator;
   accounts: AccountStore;
   sessions: SignInStore;
+  /** The URL browsers reach this server at (serve --public-url): an https one makes the cookie Secure. */
+  publicUrl?: string | undefined;
 }
 
-/** The Set-Cookie value; Secure when the request came over TLS to this server. */
+/** The Set-Cookie value; Secure when browsers reach this server over TLS (secureCookies). */
 export function sessionCookieHeader(token: string, maxAgeSeconds: number, secure: boolean): string {
   return [
     `${SESSION_COOKIE}=${token}`,
@@ -43,7 +45,7 @@ function jwtExpiry(credential: string): number | undefined {
 
 export function registerSignInRoutes(app: FastifyInstance, deps: SignInDeps): void {
   deps.auth.useSessions((hash) => deps.sessions.lookup(hash));
-  const secure = (request: FastifyRequest) => request.protocol === 'https';
+  const secure = (request: FastifyRequest) => secureCookies(request, deps.publicUrl);
   const clear = (request: FastifyRequest, reply: FastifyReply) =>
     reply.header('set-cookie', sessionCookieHeader('', 0, secure(request))).header('cache-control', 'no-store');
 

@@ -190,6 +190,26 @@ describe('sign-in', () => {
     }
   });
 
+  it('at an https --public-url, the cookies are Secure without --trust-proxy: browsers reach it over TLS', async () => {
+    const behind = await testServer({ now: () => NOW, publicUrl: 'https://agentmeter.example.com' });
+    try {
+      const { key } = (await behind.seedOrg('Behind')).users.owner;
+      const signedIn = await behind.app.inject({
+        method: 'POST',
+        url: '/api/v0/auth/session',
+        headers: DASH,
+        payload: { credential: key },
+      });
+      expect(signedIn.statusCode).toBe(201);
+      expect(String(signedIn.headers['set-cookie'])).toMatch(/; Secure$/);
+      const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+      const signedOut = await behind.app.inject({ method: 'DELETE', url: '/api/v0/auth/session', headers: { ...DASH, cookie } });
+      expect(String(signedOut.headers['set-cookie'])).toMatch(/Max-Age=0;.*; Secure$/);
+    } finally {
+      await behind.close();
+    }
+  });
+
   it('refuses bad credentials, a missing dashboard header, and a malformed body', async () => {
     expect((await signIn('am_not-a-key')).res.statusCode).toBe(401);
     expect((await signIn('not.a.jwt')).res.statusCode).toBe(401);

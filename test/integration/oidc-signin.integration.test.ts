@@ -149,6 +149,10 @@ describe('setting the provider', () => {
         login: `https://agentmeter.example.com/auth/oidc/${org.orgId}/login`,
         callback: 'https://agentmeter.example.com/auth/oidc/callback',
       });
+      // Browsers reach it over TLS: the state cookie the callback clears is Secure, with or without --trust-proxy.
+      const callback = await behind.app.inject({ method: 'GET', url: '/auth/oidc/callback?state=x&code=y' });
+      expect(callback.statusCode).toBe(400);
+      expect(String(callback.headers['set-cookie'])).toMatch(/; Secure/);
       // An http issuer is refused with the flag that allows it named.
       const http = await behind.app.inject({
         method: 'PUT',
