@@ -225,9 +225,10 @@ export const FEATURES: readonly Feature[] = [
   // The directory's provisioning (SCIM 2.0): /scim/v2 with its own token, and the owners' token routes.
   {
     name: 'scim',
-    register: (app, { db, accounts, auth, changes, pinnedNow }) =>
+    register: (app, { db, ingest, accounts, auth, changes, pinnedNow }) =>
       registerScimRoutes(app, {
         db,
+        ingest,
         accounts,
         auth,
         changes,

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { RegisterBody } from '../../common/computer-protocol.ts';
 import type { Db } from '../../common/db/duckdb.ts';
-import { forbidden } from '../../common/errors.ts';
+import { forbidden, unauthorized } from '../../common/errors.ts';
 import { PEOPLE } from '../auth/principal.ts';
 import { currentControls } from '../controls/store.ts';
 import { durableRefusal } from '../keys/minting.ts';
@@ -17,6 +17,9 @@ import { requirePersonalCredential, visibleComputer } from './access.ts';
 import { COMPUTER_PATH, COMPUTERS_PATH, ComputerPage, ComputerSchema, IdParams, ListQuery, RegisteredComputer } from './schema.ts';
 import { computerCounts } from './status.ts';
 import { type ComputerStore, toComputer } from './store.ts';
+
+/** The user was removed, or the key revoked, between the request's authentication and its registration. */
+const GONE_WHILE_REGISTERING = 'this key was revoked, or its user removed, while the computer was being registered; nothing was registered';
 
 export interface ComputerDeps {
   db: Db;
@@ -60,7 +63,9 @@ export function registerComputerRoutes(app: FastifyInstance, deps: ComputerDeps)
       }
       // checkFirst let only a personal key through, so there is always one to tie the computer to.
       if (!principal.keyId) throw forbidden(durableRefusal(principal, REGISTERING) ?? 'Register a computer with a personal API key');
-      const { row, token } = await deps.computers.register(principal.orgId, principal.userId, body, principal.keyId);
+      const registered = await deps.computers.register(principal.orgId, principal.userId, body, principal.keyId);
+      if (!registered) throw unauthorized(GONE_WHILE_REGISTERING);
+      const { row, token } = registered;
       // The token is in the response only; the log line names the computer.
       request.log.info({ computerId: row.id, name: row.name }, 'computer registered');
       reply.status(201);

@@ -8,10 +8,15 @@ import { hashKey } from '../keys/secret.ts';
 import { type ComputerTimes, computerStatus, provisioningSteps } from './status.ts';
 
 const SQL = {
+  // Only while its user and the key registering it stand: a removal (or the key's revocation) that
+  // committed after the request was authenticated finds no computer to revoke, so none may appear after it.
   insert: `INSERT INTO computers (id, org_id, user_id, name, provider_type, host_id, hostname, remote_user, token_hash, created_ms, minted_with)
-           VALUES ($id, $org, $user, $name, 'byom', $host_id, $hostname, $remote_user, $hash, $now, $minted_with)`,
+           SELECT $id, $org, $user, $name, 'byom', $host_id, $hostname, $remote_user, $hash, $now, $minted_with
+           WHERE EXISTS (SELECT 1 FROM users WHERE org_id = $org AND id = $user)
+             AND EXISTS (SELECT 1 FROM api_keys WHERE org_id = $org AND id = $minted_with AND revoked_at IS NULL)`,
   byId: `SELECT * FROM computers WHERE org_id = $org AND id = $id`,
-  byToken: `SELECT * FROM computers WHERE token_hash = $hash`,
+  // A computer of a user who is gone never authenticates, whatever became of its row.
+  byToken: `SELECT c.* FROM computers c JOIN users u ON u.org_id = c.org_id AND u.id = c.user_id WHERE c.token_hash = $hash`,
   // By id: a stable order, so a cursor walk never skips or repeats a computer.
   list: `SELECT * FROM computers WHERE org_id = $org AND ($user IS NULL OR user_id = $user) AND ($cursor IS NULL OR id > $cursor)
          ORDER BY id LIMIT $limit`,
@@ -73,11 +78,19 @@ export class ComputerStore {
     private readonly now: () => number,
   ) {}
 
-  /** `mintedWith`: the personal key that registers it, whose revocation revokes the computer's token. */
-  async register(org: string, user: string, body: RegisterBody, mintedWith: string): Promise<{ row: ComputerRow; token: string }> {
+  /**
+   * `mintedWith`: the personal key that registers it, whose revocation revokes the computer's token.
+   * Undefined when the user was removed, or the key revoked, since the request was authenticated.
+   */
+  async register(
+    org: string,
+    user: string,
+    body: RegisterBody,
+    mintedWith: string,
+  ): Promise<{ row: ComputerRow; token: string } | undefined> {
     const id = newComputerId();
     const token = `${COMPUTER_TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
-    await this.db.run(SQL.insert, {
+    const inserted = await this.db.run(SQL.insert, {
       id,
       org,
       user,
@@ -89,6 +102,7 @@ export class ComputerStore {
       now: this.now(),
       minted_with: mintedWith,
     });
+    if (inserted === 0) return undefined;
     return { row: (await this.get(org, id))!, token };
   }
 

@@ -9,6 +9,7 @@ import type { Db } from '../../common/db/duckdb.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import type { Changes } from '../answers/changes.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
+import type { IngestStore } from '../ingest/store.ts';
 import { authenticateScim, SCIM_BASE, scimBase } from './caller.ts';
 import { scimErrorHandler } from './errors.ts';
 import { registerScimGroupRoutes } from './group-routes.ts';
@@ -29,6 +30,8 @@ export interface ScimDeps {
   changes?: Pick<Changes, 'changed'>;
   /** The server's clock (tests pin it): the UTC day a membership change applies from. */
   now?: () => Date;
+  /** A directory's deletion of a person runs beside ingest as the admin removal does (IngestStore.removeSender). */
+  ingest: Pick<IngestStore, 'removeSender'>;
 }
 
 export function registerScimRoutes(app: FastifyInstance, deps: ScimDeps): void {

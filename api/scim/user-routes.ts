@@ -3,13 +3,14 @@
 // owner's confirmation (renames.ts); the directory's other e-mails become the person's aliases.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../../common/db/duckdb.ts';
-import { isUserId } from '../../common/ids.ts';
+import { isUserId, type OrgId, type UserId } from '../../common/ids.ts';
 import { UNSHOWN_CHARACTER } from '../../common/unshown.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import { Address } from '../aliases/schema.ts';
 import { AliasStore, refuseAnAlias } from '../aliases/store.ts';
 import type { Changes } from '../answers/changes.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
+import type { IngestStore } from '../ingest/store.ts';
 import { scimBase, scimCaller } from './caller.ts';
 import { paging, parseEqFilter } from './filter.ts';
 import { applyUserPatch, type UserFields } from './patch.ts';
@@ -19,23 +20,21 @@ import { IdParams, ListQuery, MAX_RESULTS, PatchBody, ScimError, UserBody } from
 import { fieldsOf, type ScimUserRow, ScimUserStore, USER_FILTERS } from './store.ts';
 
 /**
- * What a User filter's value may not hold: e-mail addresses and ids are printable ASCII. An externalId is
- * the directory's own, stored as sent, so any value may find it.
+ * What a User filter's value may not hold: ids are agentmeter's own, printable ASCII. E-mail addresses are
+ * stored as the directory, the identity provider or an operator gave them, and an externalId is the
+ * directory's own, so any value may find one of those.
  */
-const EMAIL = { refuses: UNSHOWN_CHARACTER, what: 'an e-mail address' };
 const USER_FILTER_RULES = {
-  username: EMAIL,
-  'emails.value': EMAIL,
-  'emails[type eq "work"].value': EMAIL,
   id: { refuses: UNSHOWN_CHARACTER, what: 'a user id' },
 };
-
 export interface ScimUserDeps {
   db: Db;
   accounts: AccountStore;
   auth: Authenticator;
   /** Told when a person was renamed, got other e-mails, or lost their credentials: answers name them. */
   changes?: Pick<Changes, 'changed'> | undefined;
+  /** A deletion runs while no batch is written, and the person's batches are refused after it. */
+  ingest: Pick<IngestStore, 'removeSender'>;
 }
 
 /** A user id from the path; another form names no user (404, as another organization's id does). */
@@ -70,7 +69,7 @@ const bodyFields = (body: UserBody, active: boolean): UserFields => ({
 });
 
 /** The /Users routes on the SCIM instance (its prefix, error handler and token check are routes.ts's). */
-export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, auth, changes }: ScimUserDeps): void {
+export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, auth, changes, ingest }: ScimUserDeps): void {
   const users = new ScimUserStore(db, accounts);
   const aliases = new AliasStore(db);
   const pub = { config: { public: true } };
@@ -180,7 +179,7 @@ export function registerScimUserRoutes(scim: FastifyInstance, { db, accounts, au
     const { orgId } = scimCaller(request);
     const { id } = IdParams.parse(request.params);
     const before = await foundUser(users, orgId, id);
-    const report = await users.remove(orgId, before);
+    const report = await ingest.removeSender(orgId as OrgId, before.id as UserId, () => users.remove(orgId, before));
     auth.invalidate();
     changes?.changed({ kind: 'user', org: orgId });
     request.log.info(

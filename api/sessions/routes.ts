@@ -88,6 +88,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
         ...defaults,
         ...body.sessionSettings,
       });
+      if (!session) throw notFound(`computer ${computer.id} or its user was removed while the session was being created`);
       request.log.info({ sessionId: session.sessionId, computerId: computer.id }, 'session created');
       reply.status(201);
       return session;
@@ -200,6 +201,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
         throw forbidden(`Only the user who created session ${sessionId} sends it messages (they run on that user's computer)`);
       const computer = await runnableComputer(principal, body.computerId ?? session.computerId, 'Sending a message to a computer');
       const created = await deps.sessions.addMessage(principal.orgId, session, computer.id, body);
+      if (!created) throw notFound(`session ${sessionId} was removed while the message was being sent`);
       deps.signal.notify(computer.id);
       // Never the text: prompts stay out of the logs.
       request.log.info({ sessionId, messageId: created.messageId, computerId: computer.id, status: created.status }, 'message queued');

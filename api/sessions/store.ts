@@ -20,7 +20,11 @@ const SESSION_COLUMNS = `
 const SESSION_GROUP = 's.id, s.user_id, s.computer_id, s.cwd, s.title, CAST(s.settings AS VARCHAR), s.created_ms, s.updated_ms';
 
 export const SQL = {
-  insertSession: `INSERT INTO sessions VALUES ($id, $org, $user, $computer, $cwd, NULL, $settings, $now, $now)`,
+  // Only while its user and computer are there: an erasure that committed after the request was
+  // authenticated found no session to delete, so none may appear after it.
+  insertSession: `INSERT INTO sessions SELECT $id, $org, $user, $computer, $cwd, NULL, $settings, $now, $now
+    WHERE EXISTS (SELECT 1 FROM users WHERE org_id = $org AND id = $user)
+      AND EXISTS (SELECT 1 FROM computers WHERE org_id = $org AND id = $computer)`,
   session: `SELECT ${SESSION_COLUMNS}
             FROM sessions s LEFT JOIN session_messages m ON m.session_id = s.id
             WHERE s.org_id = $org AND s.id = $id
@@ -46,8 +50,10 @@ export const SQL = {
   // Conversation order: the k-th user message is 2k, its answer 2k + 1, so a message sent while another
   // runs still lists after that one's answer.
   nextUserSeq: `SELECT coalesce(max(seq) FILTER (WHERE role = 'user'), 0) + 2 AS seq FROM session_messages WHERE session_id = $session`,
+  // Only into a session that is there (an erasure may have deleted it since the request read it).
   insertMessage: `INSERT INTO session_messages
-                  VALUES ($id, $session, $org, $seq, $role, $text, $attachments, $computer, $status, $reply_to, $exit_code, $error, NULL, $now, $started, $completed)`,
+                  SELECT $id, $session, $org, $seq, $role, $text, $attachments, $computer, $status, $reply_to, $exit_code, $error, NULL, $now, $started, $completed
+                  WHERE EXISTS (SELECT 1 FROM sessions WHERE org_id = $org AND id = $session)`,
   messages: `SELECT id, role, text, CAST(attachments AS VARCHAR) AS attachments, computer_id, status, reply_to, exit_code, error, created_ms, started_ms, completed_ms, seq
              FROM session_messages
              WHERE session_id = $session AND ($after IS NULL OR seq > $after)
@@ -179,9 +185,16 @@ export class SessionStore {
     private readonly now: () => number,
   ) {}
 
-  async create(org: string, user: string, computer: string, cwd: string | undefined, settings: SessionSettingsInput): Promise<Session> {
+  /** Undefined when the user or the computer was removed since the request read them. */
+  async create(
+    org: string,
+    user: string,
+    computer: string,
+    cwd: string | undefined,
+    settings: SessionSettingsInput,
+  ): Promise<Session | undefined> {
     const id = newSessionId();
-    await this.db.run(SQL.insertSession, {
+    const inserted = await this.db.run(SQL.insertSession, {
       id,
       org,
       user,
@@ -190,6 +203,7 @@ export class SessionStore {
       settings: JSON.stringify(settings),
       now: this.now(),
     });
+    if (inserted === 0) return undefined;
     return (await this.view(org, id))!;
   }
 
@@ -294,13 +308,16 @@ export class SessionStore {
     });
   }
 
-  /** Queues a user message on a computer; the session moves to that computer. */
+  /**
+   * Queues a user message on a computer; the session moves to that computer. Undefined when the session
+   * was deleted (its user's erasure) since the request read it.
+   */
   async addMessage(
     org: string,
     session: SessionRecord,
     computer: string,
     body: CreateMessageBody,
-  ): Promise<{ messageId: string; status: SessionStatus }> {
+  ): Promise<{ messageId: string; status: SessionStatus } | undefined> {
     const attachments: Attachment[] = [
       ...(body.images ?? []).map((i) => ({ kind: 'image' as const, data: i.data })),
       ...(body.files ?? []).map((f) => ({
@@ -312,9 +329,9 @@ export class SessionStore {
       })),
     ];
     const messageId = newMessageId();
-    await this.db.transaction(async (tx) => {
+    const added = await this.db.transaction(async (tx) => {
       const [{ seq }] = (await tx.all<{ seq: number }>(SQL.nextUserSeq, { session: session.id })) as [{ seq: number }];
-      await tx.run(SQL.insertMessage, {
+      const inserted = await tx.run(SQL.insertMessage, {
         id: messageId,
         session: session.id,
         org,
@@ -331,13 +348,15 @@ export class SessionStore {
         started: null,
         completed: null,
       });
+      if (inserted === 0) return false;
       const title = titleFrom(body.text);
       if (title) await tx.run(SQL.setTitle, { id: session.id, title });
       if (computer !== session.computerId) await tx.run(SQL.moveSession, { id: session.id, computer });
+      return true;
     });
     // The route's record() applied lapsed leases a moment ago: read the new status only.
-    const after = await this.read(org, session.id);
-    return { messageId, status: after!.status };
+    const after = added ? await this.read(org, session.id) : undefined;
+    return after ? { messageId, status: after.status } : undefined;
   }
 
   async messages(
