@@ -81,6 +81,10 @@ describe('the person page of someone whose usage has no price', () => {
     const total = page.locator('.overview [data-figure="cost"]');
     expect(await total.getAttribute('data-value')).toBe('null');
     expect((await total.locator('dd').textContent())!.trim()).toBe('— no price (qwen3-coder-plus)');
+    // Qwen Code's dollars: "no price", not $0; and no line at 0 for its model.
+    const qwen = page.locator('[data-top="agents-dollars"] tr[data-name="qwen"]');
+    expect(await qwen.getAttribute('data-value')).toBe('no price');
+    expect((await qwen.locator('td').textContent())!.trim()).toBe('no price');
     const todayCost = page.locator('[data-figure="today-cost"]');
     await todayCost.waitFor();
     expect(await todayCost.getAttribute('data-value')).toBe('null');

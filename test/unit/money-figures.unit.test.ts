@@ -7,6 +7,7 @@ import {
   budgetRequest,
   digestChangeText,
   digestCostText,
+  dollarsByGroup,
   formatAmount,
   formatUsd,
   unpricedNote,
@@ -31,6 +32,27 @@ describe('dollars on the dashboard', () => {
     expect(formatUsd(null)).toBe('—');
     expect(formatAmount(5000, 'credits')).toBe('5,000 Standard Credits');
     expect(formatAmount(12.3, 'usd')).toBe('$12.30');
+  });
+
+  it('draws dollars per day with a gap where a day had no price, and leaves out a model never priced', () => {
+    const days = ['2026-03-01', '2026-03-02', '2026-03-03'];
+    const rows = [
+      { date: '2026-03-01', group_key: 'model-a', cost_usd: 2 },
+      // Priced from the 3rd: the 2nd has usage, no dollars.
+      { date: '2026-03-02', group_key: 'model-a', cost_usd: null },
+      { date: '2026-03-01', group_key: 'local', cost_usd: null },
+      { date: '2026-03-03', group_key: 'local', cost_usd: null },
+      { date: '2026-03-02', group_key: 'model-c', cost_usd: 1.5 },
+      // Outside the range: not drawn.
+      { date: '2026-02-28', group_key: 'model-c', cost_usd: 9 },
+    ];
+    expect(dollarsByGroup(days, rows)).toEqual({
+      groups: ['model-a', 'model-c'],
+      values: [
+        [2, null, 0],
+        [0, 1.5, 0],
+      ],
+    });
   });
 
   it('names the models without a price beside a cost: the whole cost, or what it leaves out', () => {

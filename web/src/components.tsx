@@ -232,14 +232,20 @@ export function TopList(props: {
   unit: string;
   limit?: number;
   notReported?: readonly string[];
+  /** Names whose figure is dollars none of which had a price (docs/metrics.md §8): listed as "no price". */
+  noPrice?: readonly string[];
 }) {
   const rows = props.rows.slice(0, props.limit ?? 10);
   const max = rows[0]?.count ?? 0;
-  const notReported = props.notReported ?? [];
+  // Named without a figure, after those with one: what the row says instead.
+  const unvalued = [
+    ...(props.notReported ?? []).map((name) => ({ name, says: 'not reported' })),
+    ...(props.noPrice ?? []).map((name) => ({ name, says: 'no price' })),
+  ];
   return (
     <section class="card toplist" data-top={props.id} aria-labelledby={`${props.id}-h`}>
       <h3 id={`${props.id}-h`}>{props.title}</h3>
-      {rows.length === 0 && notReported.length === 0 ? (
+      {rows.length === 0 && unvalued.length === 0 ? (
         <p class="muted">None in this range.</p>
       ) : (
         <table>
@@ -261,12 +267,12 @@ export function TopList(props: {
                 <td class="num">{formatNumber(r.count)}</td>
               </tr>
             ))}
-            {notReported.map((name) => (
-              <tr key={`not-reported-${name}`} data-name={name} data-value="not reported">
+            {unvalued.map(({ name, says }) => (
+              <tr key={`${says}-${name}`} data-name={name} data-value={says}>
                 <th scope="row" class="name">
                   <span class="label">{name}</span>
                 </th>
-                <td class="num muted">not reported</td>
+                <td class="num muted">{says}</td>
               </tr>
             ))}
           </tbody>

@@ -61,6 +61,27 @@ export function seriesByGroup<R extends { date: string; group_key: string }>(
   return { groups, values };
 }
 
+/**
+ * Dollars per day and group (groups by their total, largest first): null where a group's usage that day had
+ * no price (a gap, never $0), and a group none of whose usage had a price left out (docs/metrics.md §8).
+ */
+export function dollarsByGroup<R extends { date: string; group_key: string; cost_usd?: number | null | undefined }>(
+  days: string[],
+  rows: readonly R[],
+): { groups: string[]; values: (number | null)[][] } {
+  const priced = (r: R) => r.cost_usd !== null && r.cost_usd !== undefined;
+  const { groups, values } = seriesByGroup(days, rows.filter(priced), (r) => r.cost_usd!);
+  const key = (group: string, day: string) => `${group}\n${day}`;
+  const withPrice = new Set(rows.filter(priced).map((r) => key(r.group_key, r.date)));
+  const without = new Set(rows.filter((r) => !priced(r)).map((r) => key(r.group_key, r.date)));
+  return {
+    groups,
+    values: values.map((series, g) =>
+      series.map((v, i) => (without.has(key(groups[g]!, days[i]!)) && !withPrice.has(key(groups[g]!, days[i]!)) ? null : v)),
+    ),
+  };
+}
+
 /** Standard Credits per day and model (models by their total, largest first), from tokens?group_by=model. */
 export function creditsByModel(days: string[], rows: TokenGroupRow[]): { models: string[]; values: number[][] } {
   const { groups, values } = seriesByGroup(days, rows, (r) => r.billable_tokens);

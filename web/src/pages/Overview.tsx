@@ -18,7 +18,17 @@ import type {
   Tools,
 } from '../api-types.ts';
 import { Chart, Figure, RangeForm, Status, TopList, useData } from '../components.tsx';
-import { creditsByModel, daysOf, formatDecimal, formatNumber, formatPercent, formatUsd, seriesByGroup, unpricedNote } from '../figures.ts';
+import {
+  creditsByModel,
+  daysOf,
+  dollarsByGroup,
+  formatDecimal,
+  formatNumber,
+  formatPercent,
+  formatUsd,
+  seriesByGroup,
+  unpricedNote,
+} from '../figures.ts';
 import { TeamPicker } from './Teams.tsx';
 import { TodayTiles } from './Today.tsx';
 
@@ -106,7 +116,7 @@ export function Overview(props: { path: string; query: URLSearchParams; from: st
 function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to: string }) {
   const days = daysOf(from, to);
   const credits = creditsByModel(days, data.tokens);
-  const dollars = seriesByGroup(days, data.tokens, (r) => r.cost_usd ?? 0);
+  const dollars = dollarsByGroup(days, data.tokens);
   const agentCredits = seriesByGroup(days, data.tokensByAgent, (r) => r.billable_tokens);
   const agentUsers = seriesByGroup(days, data.activityByAgent, (r) => r.daily_active_users);
   const { activity, tools, productivity } = data;
@@ -123,7 +133,9 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
   }));
   // The lists by agent, largest first: the server's totals per agent, in cents for the dollars.
   const agentDollars = data.agentTotals
-    .map((a) => ({ name: a.group_key, count: Math.round((a.cost_usd ?? 0) * 100) / 100 }))
+    .flatMap((a) =>
+      a.cost_usd === null || a.cost_usd === undefined ? [] : [{ name: a.group_key, count: Math.round(a.cost_usd * 100) / 100 }],
+    )
     .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
   return (
     <div class="overview" data-ready="true">
@@ -226,7 +238,14 @@ function OverviewBody({ data, from, to }: { data: OverviewData; from: string; to
           />
         </div>
         <div class="grid lists">
-          <TopList id="agents-dollars" title="US dollars by agent" unit="$" rows={agentDollars} notReported={data.tokensNotReported} />
+          <TopList
+            id="agents-dollars"
+            title="US dollars by agent"
+            unit="$"
+            rows={agentDollars}
+            notReported={data.tokensNotReported}
+            noPrice={data.agentTotals.filter((a) => a.cost_usd === null).map((a) => a.group_key)}
+          />
           <TopList
             id="agents"
             title="Standard Credits by agent"
