@@ -46,7 +46,7 @@ export function registerAlertSettingsRoutes(app: FastifyInstance, deps: AlertSet
       tag: 'Budgets',
       summary: 'The anomaly floor and where anomaly alerts and the Monday digest go',
       description:
-        'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path, a webhook URL without its query string (`?…`). No settings yet: the defaults (a $20 floor, no destination).',
+        'Webhook secrets are never answered (`secret: "set"`); a destination URL is shown as its scheme and host only (`https://hooks.slack.com/…`): its path and query often hold its secret. No settings yet: the defaults (a $20 floor, no destination).',
       action: 'Alert settings',
       access: { kind: 'user', roles: ADMIN_ROLES },
       responses: { 200: AlertSettingsView },

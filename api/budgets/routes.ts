@@ -142,7 +142,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
     tag: 'Budgets',
     summary: "The organization's budgets, each with its credits this UTC month (today's included) and their share",
     description:
-      'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path, a webhook URL without its query string (`?…`).',
+      'Webhook secrets are never answered (`secret: "set"`); a destination URL is shown as its scheme and host only (`https://hooks.slack.com/…`): its path and query often hold its secret.',
     action: 'Budgets',
     access: { kind: 'user', roles: ADMIN_ROLES },
     responses: { 200: BudgetList },

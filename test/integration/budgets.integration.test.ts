@@ -92,7 +92,7 @@ describe('budgets', () => {
           monthlyCredits: 1000,
           unit: 'credits',
           thresholds: [50, 75, 90, 100],
-          destinations: [{ type: 'webhook', url: receiverUrl, secret: 'set' }],
+          destinations: [{ type: 'webhook', url: `${new URL(receiverUrl).origin}/…`, secret: 'set' }],
           usage: 0,
           percentage: 0,
         },
@@ -101,9 +101,39 @@ describe('budgets', () => {
     expect(BudgetList.parse((await get(other.users.owner.key, '/api/v0/organization/budgets')).json()).budgets).toEqual([]);
   });
 
-  it('shows a webhook URL without its query string, as a Slack URL without its path, to managers and owners', async () => {
+  it('shows a destination as its scheme and host only, to managers and owners (the CLI and the dashboard print the answer)', async () => {
     const token = 'receiver-token-0123456789';
+    // The secret in the path: Discord's /api/webhooks/<id>/<token>, Slack's /services/T…/B…/<secret>.
+    const discordToken = 'dIsCoRdToKeN-0123456789abcdefghijklmnopqrstuvwxyz';
+    const slackSecret = 'sLaCkSeCrEt0123456789abc';
     const res = await put(acme.users.owner.key, {
+      budgets: [
+        {
+          scope: 'org',
+          monthlyCredits: 1000,
+          destinations: [
+            { type: 'webhook', url: `${receiverUrl}?token=${token}` },
+            { type: 'slack', url: `${receiverUrl}/T000/B000/XXXX` },
+            { type: 'webhook', url: `${new URL(receiverUrl).origin}/api/webhooks/1234567890/${discordToken}` },
+            { type: 'slack', url: `${new URL(receiverUrl).origin}/services/T0AAAA/B0BBBB/${slackSecret}` },
+          ],
+        },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const origin = new URL(receiverUrl).origin;
+    for (const answer of [res, await get(acme.users.manager.key, '/api/v0/organization/budgets')]) {
+      for (const secret of [token, 'XXXX', discordToken, '1234567890', slackSecret, 'T0AAAA', 'hooks/agentmeter'])
+        expect(answer.body).not.toContain(secret);
+      expect(BudgetList.parse(answer.json()).budgets[0]!.destinations.map((d) => d.url)).toEqual([
+        `${origin}/…`,
+        `${origin}/…`,
+        `${origin}/…`,
+        `${origin}/…`,
+      ]);
+    }
+    // Back to two of them, the list put back below.
+    const twoOfThem = await put(acme.users.owner.key, {
       budgets: [
         {
           scope: 'org',
@@ -115,17 +145,8 @@ describe('budgets', () => {
         },
       ],
     });
-    expect(res.statusCode, res.body).toBe(200);
-    for (const answer of [res, await get(acme.users.manager.key, '/api/v0/organization/budgets')]) {
-      expect(answer.body).not.toContain(token);
-      expect(answer.body).not.toContain('XXXX');
-      expect(BudgetList.parse(answer.json()).budgets[0]!.destinations.map((d) => d.url)).toEqual([
-        `${receiverUrl}?…`,
-        `${new URL(receiverUrl).origin}/…`,
-      ]);
-    }
     // Put back as answered (masked), the destinations keep the URLs stored.
-    const answered = BudgetList.parse(res.json()).budgets[0]!;
+    const answered = BudgetList.parse(twoOfThem.json()).budgets[0]!;
     const putBack = await put(acme.users.owner.key, {
       budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: answered.destinations.map(({ type, url }) => ({ type, url })) }],
     });
@@ -254,7 +275,11 @@ describe('alerts', () => {
     const again = await put(acme.users.owner.key, {
       budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl }] }],
     });
-    expect(BudgetList.parse(again.json()).budgets[0]!.destinations[0]).toEqual({ type: 'webhook', url: receiverUrl, secret: 'set' });
+    expect(BudgetList.parse(again.json()).budgets[0]!.destinations[0]).toEqual({
+      type: 'webhook',
+      url: `${new URL(receiverUrl).origin}/…`,
+      secret: 'set',
+    });
     await new Promise((r) => setTimeout(r, 200));
     await server.services.alerts.idle();
     expect(received).toHaveLength(4);
