@@ -115,7 +115,7 @@ export interface GivenDestination {
   url: string;
   secret?: string | undefined;
 }
-/** A destination as stored: the full URL, and a webhook's secret. */
+/** A destination to keep, in clear: the full URL, and a webhook's secret (sealed when stored: sealed-destinations.ts). */
 export interface KeptDestination {
   type: 'webhook' | 'slack';
   url: string;
@@ -144,6 +144,9 @@ export async function keptDestinations(
     const shown = match >= 0 ? before[match] : undefined;
     if (shown) taken.add(match);
     const d = shown ? { ...g, url: shown.url } : g;
+    // A URL as shown stands for a stored one only: sent as given, it would reach no receiver.
+    if (!shown && urlProblem(g.url) === undefined && shownUrl(g.url) === g.url)
+      throw new Error(`${at}[${j}].url: is a URL as shown (${g.url}), standing for no destination stored; give the full URL`);
     try {
       await resolveDestination(d.url, allowPrivate);
     } catch (error) {
@@ -156,10 +159,3 @@ export async function keptDestinations(
   }
   return out;
 }
-
-/** A stored destination as answered: the URL shown (shownUrl), a secret only as "set". */
-export const destinationView = (d: KeptDestination) => ({
-  type: d.type,
-  url: shownUrl(d.url),
-  ...(d.secret ? { secret: 'set' as const } : {}),
-});

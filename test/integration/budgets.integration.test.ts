@@ -151,7 +151,8 @@ describe('budgets', () => {
       budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: answered.destinations.map(({ type, url }) => ({ type, url })) }],
     });
     expect(putBack.statusCode, putBack.body).toBe(200);
-    const stored = (await new BudgetStore(server.db).list(acme.orgId))[0]!.destinations.map((d) => d.url);
+    const store = new BudgetStore(server.db);
+    const stored = store.seal.open((await store.list(acme.orgId))[0]!.destinations).map((d) => d.url);
     expect(stored).toEqual([`${receiverUrl}?token=${token}`, `${receiverUrl}/T000/B000/XXXX`]);
     // Two of a kind that show alike (two Slack channels, two webhooks differing in their masked query and
     // secret) stay two when put back as answered.
@@ -167,7 +168,7 @@ describe('budgets', () => {
     expect(
       (await put(acme.users.owner.key, { budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: shownTwo }] })).statusCode,
     ).toBe(200);
-    expect((await new BudgetStore(server.db).list(acme.orgId))[0]!.destinations).toEqual(alike);
+    expect(store.seal.open((await store.list(acme.orgId))[0]!.destinations)).toEqual(alike);
     // Back to the list the alert tests below expect.
     const back = await put(acme.users.owner.key, {
       budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }] }],
@@ -183,6 +184,7 @@ describe('budgets', () => {
       [{ scope: 'org', monthlyCredits: 0 }, /monthlyCredits/],
       [{ scope: 'org', monthlyCredits: 10, thresholds: [50, 50] }, /repeat/],
       [{ scope: 'org', monthlyCredits: 10, destinations: [{ type: 'webhook', url: 'ftp://x.example.com/' }] }, /http or https/],
+      [{ scope: 'org', monthlyCredits: 10, destinations: [{ type: 'webhook', url: 'https://discord.com/…' }] }, /as shown .*full URL/],
     ];
     for (const [budget, detail] of cases) {
       const res = await put(acme.users.owner.key, { budgets: [budget] });
@@ -296,7 +298,8 @@ describe('alerts', () => {
   it('sends after a restart an alert that was stored but not yet sent when the server stopped', async () => {
     await server.close();
     const db = await openDb(dbPath);
-    const id = await new BudgetStore(db).fire(
+    const store = new BudgetStore(db);
+    const id = await store.fire(
       {
         scope: 'org',
         target: 'org',
@@ -306,7 +309,7 @@ describe('alerts', () => {
         monthlyCredits: 1000,
         monthlyUsd: null,
         thresholds: [150],
-        destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }],
+        destinations: store.seal.seal([{ type: 'webhook', url: receiverUrl, secret: SECRET }]),
       },
       {
         org_id: acme.orgId,
