@@ -7,7 +7,8 @@ import { badRequest } from '../../common/errors.ts';
 import { HISTORY_DAYS, MIN_DAYS_WITH_USAGE, MULTIPLE } from '../anomalies/figures.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
 import type { AlertEngine } from '../budgets/alerts.ts';
-import { destinationView, keptDestinations } from '../budgets/destination.ts';
+import { keptDestinations } from '../budgets/destination.ts';
+import { storedDestinationView } from '../budgets/sealed-destinations.ts';
 import { nextDigest } from '../digest/figures.ts';
 import type { DigestStore } from '../digest/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
@@ -31,9 +32,9 @@ export function registerAlertSettingsRoutes(app: FastifyInstance, deps: AlertSet
         multiple: MULTIPLE,
         historyDays: HISTORY_DAYS,
         minDaysWithUsage: MIN_DAYS_WITH_USAGE,
-        destinations: s.anomalyDestinations.map(destinationView),
+        destinations: s.anomalyDestinations.map(storedDestinationView),
       },
-      digest: { destinations: s.digestDestinations.map(destinationView), next: next ? new Date(next.at).toISOString() : null },
+      digest: { destinations: s.digestDestinations.map(storedDestinationView), next: next ? new Date(next.at).toISOString() : null },
     };
   };
 
@@ -46,7 +47,7 @@ export function registerAlertSettingsRoutes(app: FastifyInstance, deps: AlertSet
       tag: 'Budgets',
       summary: 'The anomaly floor and where anomaly alerts and the Monday digest go',
       description:
-        'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path, a webhook URL without its query string (`?…`). No settings yet: the defaults (a $20 floor, no destination).',
+        'Webhook secrets are never answered (`secret: "set"`); a destination URL is shown as its scheme and host only (`https://hooks.slack.com/…`): its path and query often hold its secret. No settings yet: the defaults (a $20 floor, no destination).',
       action: 'Alert settings',
       access: { kind: 'user', roles: ADMIN_ROLES },
       responses: { 200: AlertSettingsView },
@@ -77,8 +78,9 @@ export function registerAlertSettingsRoutes(app: FastifyInstance, deps: AlertSet
         at: string,
       ) => {
         if (given === undefined) return was;
+        const seal = deps.settings.seal;
         try {
-          return await keptDestinations(given, was, deps.alerts.allowPrivate, at);
+          return seal.seal(await keptDestinations(given, seal.openToReplace(was, request.log), deps.alerts.allowPrivate, at));
         } catch (error) {
           throw badRequest((error as Error).message);
         }

@@ -1,8 +1,9 @@
 // The organization's anomaly and digest settings (migration 090): the anomaly floor and where anomalies and
-// the weekly digest go. No row: the defaults (a $20 floor, no destination, so no digest).
+// the weekly digest go, each destination's URL and secret sealed. No row: the defaults (a $20 floor, no
+// destination, so no digest).
 import type { Db } from '../../common/db/duckdb.ts';
 import { DEFAULT_FLOOR_USD } from '../anomalies/figures.ts';
-import type { StoredDestination } from '../budgets/store.ts';
+import { DestinationSeal, type StoredDestination } from '../budgets/sealed-destinations.ts';
 
 export interface AlertSettings {
   anomalyFloorUsd: number;
@@ -32,7 +33,12 @@ export const ALERT_SETTINGS_SQL = {
 } as const;
 
 export class AlertSettingsStore {
-  constructor(private readonly db: Db) {}
+  /** Seals and opens destinations under the database's key (stored sealed: sealed-destinations.ts). */
+  readonly seal: DestinationSeal;
+
+  constructor(private readonly db: Db) {
+    this.seal = new DestinationSeal(db.path);
+  }
 
   async get(orgId: string): Promise<AlertSettings> {
     const [row] = await this.db.all<{

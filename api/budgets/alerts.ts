@@ -326,13 +326,15 @@ export class AlertEngine {
     let host = '?';
     let error: string | undefined;
     try {
-      const to = await resolveDestination(d.url, this.o.allowPrivate);
+      // Opened here only, for this send (sealed at rest: sealed-destinations.ts).
+      const { url, secret } = this.store.seal.openDelivery(d);
+      const to = await resolveDestination(url, this.o.allowPrivate);
       host = to.url.host;
       const body = JSON.stringify(d.kind === 'slack' ? event.slack : event.json);
       const headers: Record<string, string> = { 'x-agentmeter-event-id': event.id, 'user-agent': 'agentmeter-alerts' };
-      if (d.kind === 'webhook' && d.secret) {
-        headers['x-agentmeter-signature-v1'] = timestampedSignature(d.secret, body, Math.floor(Date.now() / 1000));
-        headers['x-agentmeter-signature'] = signature(d.secret, body);
+      if (d.kind === 'webhook' && secret) {
+        headers['x-agentmeter-signature-v1'] = timestampedSignature(secret, body, Math.floor(Date.now() / 1000));
+        headers['x-agentmeter-signature'] = signature(secret, body);
       }
       const result = await postJson(to, body, headers, this.o.timeoutMs);
       error = result.ok ? undefined : result.error;

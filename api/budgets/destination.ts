@@ -101,14 +101,12 @@ export function postJson(to: Resolved, body: string, headers: Record<string, str
 }
 
 /**
- * How a destination is shown to those who read budgets: a Slack webhook URL's path is its secret (shown as
- * the origin and an ellipsis); a webhook URL's query string often carries a token (?token=…, ?code=…),
- * shown as "?…".
+ * How a destination is shown to those who read budgets and alert settings: its scheme and host, and a fixed
+ * mask for the rest. A webhook URL's path is often its secret (Slack's /services/T…/B…/<secret>, Discord's
+ * /api/webhooks/<id>/<token>), and its query string often a token (?token=…), so neither is ever shown.
  */
-export function shownUrl(kind: 'webhook' | 'slack', url: string): string {
-  const parsed = new URL(url);
-  if (kind === 'slack') return `${parsed.origin}/…`;
-  return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
+export function shownUrl(url: string): string {
+  return `${new URL(url).origin}/…`;
 }
 
 /** A destination as given in a request (budgets, anomaly and digest settings: the Destination schema). */
@@ -117,7 +115,7 @@ export interface GivenDestination {
   url: string;
   secret?: string | undefined;
 }
-/** A destination as stored: the full URL, and a webhook's secret. */
+/** A destination to keep, in clear: the full URL, and a webhook's secret (sealed when stored: sealed-destinations.ts). */
 export interface KeptDestination {
   type: 'webhook' | 'slack';
   url: string;
@@ -137,15 +135,18 @@ export async function keptDestinations(
 ): Promise<KeptDestination[]> {
   const out: KeptDestination[] = [];
   // Each stored destination stands for one given back as shown: two that show alike (two Slack channels
-  // of one workspace, two webhooks differing only in their masked query) stay two. The one at the same
+  // of one workspace, two webhooks of one host) stay two. The one at the same
   // position is taken first, else the first not taken yet.
   const taken = new Set<number>();
-  const showsAs = (o: KeptDestination, g: GivenDestination) => o.type === g.type && o.url !== g.url && shownUrl(o.type, o.url) === g.url;
+  const showsAs = (o: KeptDestination, g: GivenDestination) => o.type === g.type && o.url !== g.url && shownUrl(o.url) === g.url;
   for (const [j, g] of given.entries()) {
     const match = before[j] && !taken.has(j) && showsAs(before[j], g) ? j : before.findIndex((o, i) => !taken.has(i) && showsAs(o, g));
     const shown = match >= 0 ? before[match] : undefined;
     if (shown) taken.add(match);
     const d = shown ? { ...g, url: shown.url } : g;
+    // A URL as shown stands for a stored one only: sent as given, it would reach no receiver.
+    if (!shown && urlProblem(g.url) === undefined && shownUrl(g.url) === g.url)
+      throw new Error(`${at}[${j}].url: is a URL as shown (${g.url}), standing for no destination stored; give the full URL`);
     try {
       await resolveDestination(d.url, allowPrivate);
     } catch (error) {
@@ -158,10 +159,3 @@ export async function keptDestinations(
   }
   return out;
 }
-
-/** A stored destination as answered: the URL shown (shownUrl), a secret only as "set". */
-export const destinationView = (d: KeptDestination) => ({
-  type: d.type,
-  url: shownUrl(d.type, d.url),
-  ...(d.secret ? { secret: 'set' as const } : {}),
-});

@@ -2,7 +2,7 @@
 // it with each budget's credits this month and their share (owners and managers), GET
 // /api/v0/organization/alerts lists fired alerts with each delivery's state (owners and managers).
 // A team budget counts the team's members on each day, the teams below it included (api/teams/).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { badRequest, notFound } from '../../common/errors.ts';
 import { teamNameKey } from '../../common/team-name.ts';
 import type { AnomalyStore } from '../anomalies/store.ts';
@@ -16,7 +16,7 @@ import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { type AlertEngine, budgetUsage } from './alerts.ts';
-import { destinationView, keptDestinations } from './destination.ts';
+import { keptDestinations } from './destination.ts';
 import { percentage } from './messages.ts';
 import {
   ALERTS_PATH,
@@ -29,6 +29,7 @@ import {
   BudgetsBody,
   DEFAULT_THRESHOLDS,
 } from './schema.ts';
+import { storedDestinationView } from './sealed-destinations.ts';
 import { type BudgetStore, budgetLimit, type StoredBudget, type StoredDestination } from './store.ts';
 
 export interface BudgetDeps {
@@ -73,7 +74,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
           ...(unit === 'usd' ? { monthlyUsd: limit } : { monthlyCredits: limit }),
           unit,
           thresholds: b.thresholds,
-          destinations: b.destinations.map(destinationView),
+          destinations: b.destinations.map(storedDestinationView),
           usage,
           percentage: percentage(usage, limit),
         };
@@ -83,10 +84,10 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
 
   /**
    * A budget of a request as stored: its team or user found in the organization, its destinations checked
-   * (the SSRF guard), a webhook URL it already had keeping its secret when given without one. `at` names it
-   * in a 400.
+   * (the SSRF guard), a webhook URL it already had keeping its secret when given without one, then sealed.
+   * `at` names it in a 400.
    */
-  const resolver = async (orgId: string) => {
+  const resolver = async (orgId: string, log: FastifyBaseLogger) => {
     const users = await deps.budgets.usersByEmail(orgId);
     const before = new Map((await deps.budgets.list(orgId)).map((b) => [`${b.scope}|${b.target}`, b]));
     return async (b: Budget, at: string): Promise<StoredBudget> => {
@@ -106,11 +107,13 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       const key = `${b.scope}|${target}`;
       let destinations: StoredDestination[];
       try {
-        destinations = await keptDestinations(
-          b.destinations,
-          before.get(key)?.destinations ?? [],
-          deps.alerts.allowPrivate,
-          `${at}.destinations`,
+        destinations = deps.budgets.seal.seal(
+          await keptDestinations(
+            b.destinations,
+            deps.budgets.seal.openToReplace(before.get(key)?.destinations ?? [], log),
+            deps.alerts.allowPrivate,
+            `${at}.destinations`,
+          ),
         );
       } catch (error) {
         throw badRequest((error as Error).message);
@@ -142,7 +145,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
     tag: 'Budgets',
     summary: "The organization's budgets, each with its credits this UTC month (today's included) and their share",
     description:
-      'Webhook secrets are never answered (`secret: "set"`); a Slack URL is shown without its path, a webhook URL without its query string (`?…`).',
+      'Webhook secrets are never answered (`secret: "set"`); a destination URL is shown as its scheme and host only (`https://hooks.slack.com/…`): its path and query often hold its secret.',
     action: 'Budgets',
     access: { kind: 'user', roles: ADMIN_ROLES },
     responses: { 200: BudgetList },
@@ -167,7 +170,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       responses: { 200: BudgetList },
     },
     async ({ principal, body }, request) => {
-      const resolve = await resolver(principal.orgId);
+      const resolve = await resolver(principal.orgId, request.log);
       const seen = new Set<string>();
       const budgets: StoredBudget[] = [];
       for (const [i, b] of body.budgets.entries()) {
@@ -207,7 +210,7 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       const current = await deps.budgets.list(principal.orgId);
       let budgets: StoredBudget[];
       if (body.budget) {
-        const stored = await (await resolver(principal.orgId))(body.budget, 'budget');
+        const stored = await (await resolver(principal.orgId, request.log))(body.budget, 'budget');
         const at = current.findIndex((b) => b.scope === stored.scope && b.target === stored.target);
         budgets = at < 0 ? [...current, stored] : current.map((b, i) => (i === at ? stored : b));
       } else {

@@ -75,7 +75,7 @@ export const BudgetPatch = z
 
 export const DestinationView = z.strictObject({
   type: z.enum(['webhook', 'slack']),
-  url: z.string().describe("a Slack URL is shown without its path (the path is the Slack webhook's secret)"),
+  url: z.string().describe('shown as its scheme and host only (`https://hooks.slack.com/…`): a path or query often holds the secret'),
   secret: z.literal('set').optional().describe('present when a webhook secret is stored; the secret itself is never answered'),
 });
 

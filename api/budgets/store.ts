@@ -4,12 +4,9 @@
 import type { Db } from '../../common/db/duckdb.ts';
 import { newRequestId } from '../../common/ids.ts';
 import type { BudgetUnit, ThresholdEvent } from './schema.ts';
+import { DestinationSeal, type StoredDestination } from './sealed-destinations.ts';
 
-export interface StoredDestination {
-  type: 'webhook' | 'slack';
-  url: string;
-  secret?: string;
-}
+export type { StoredDestination } from './sealed-destinations.ts';
 
 export interface StoredBudget {
   scope: 'org' | 'team' | 'user';
@@ -33,7 +30,9 @@ export interface Delivery {
   position: number;
   org_id: string;
   kind: 'webhook' | 'slack';
+  /** Sealed, as the destination's (DestinationSeal.openDelivery opens it at the send). */
   url: string;
+  /** Sealed. */
   secret: string | null;
   attempts: number;
 }
@@ -81,7 +80,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Queues one pending delivery of an alert (a budget's, an anomaly's or a digest) per destination, in the
- * caller's transaction: the one delivery queue AlertEngine sends from.
+ * caller's transaction: the one delivery queue AlertEngine sends from. The URL and secret are copied
+ * sealed, as the destination keeps them.
  */
 export async function queueDeliveries(
   tx: Db,
@@ -144,7 +144,12 @@ export async function deliveriesOf(db: Db, alertIds: readonly string[]): Promise
 }
 
 export class BudgetStore {
-  constructor(private readonly db: Db) {}
+  /** Seals and opens destinations under the database's key. */
+  readonly seal: DestinationSeal;
+
+  constructor(private readonly db: Db) {
+    this.seal = new DestinationSeal(db.path);
+  }
 
   /** The organization's users by e-mail (lower case) → id: a user budget names its user by e-mail. */
   async usersByEmail(orgId: string): Promise<Map<string, string>> {

@@ -1,10 +1,10 @@
 // The organizations' OIDC providers and the sign-ins under way (migration 026). The client secret goes in
-// sealed and comes out only for the token request (api/oidc/secret.ts); a pending sign-in is used once.
+// sealed and comes out only for the token request (common/sealing.ts); a pending sign-in is used once.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../common/db/duckdb.ts';
+import { seal, secretKey, unseal } from '../../common/sealing.ts';
 import { hashKey } from '../keys/secret.ts';
 import type { PROVISION, ProviderView } from './schema.ts';
-import { seal, secretKey, unseal } from './secret.ts';
 
 export interface Provider {
   orgId: string;

@@ -5,6 +5,7 @@
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest, forbidden, HttpError, unauthorized } from '../../common/errors.ts';
+import { seal, secretKey, unseal } from '../../common/sealing.ts';
 import { utcDay } from '../../common/time.ts';
 import { parseAnalyticsQuery } from '../analytics/query.ts';
 import { sendAnswer, teamScoped } from '../answers/answer.ts';
@@ -12,7 +13,6 @@ import type { ResponseCache } from '../answers/cache.ts';
 import type { Changes } from '../answers/changes.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ADMIN_ROLES, OWNERS } from '../auth/principal.ts';
-import { seal, secretKey, unseal } from '../oidc/secret.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import type { RouteDoc } from '../openapi/registry.ts';
 import type { TeamAnalytics } from '../teams/analytics.ts';

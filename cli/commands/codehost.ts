@@ -33,7 +33,7 @@ async function onFile(path: string, org: string | undefined): Promise<CodeHostBa
   }
   const { PullRequestStore } = await import('../../api/pull-requests/store.ts');
   const { SetSecretBody, hookPath } = await import('../../api/pull-requests/schema.ts');
-  const { secretKey, seal } = await import('../../api/oidc/secret.ts');
+  const { secretKey, seal } = await import('../../common/sealing.ts');
   const { gitlabTokenHash } = await import('../../api/pull-requests/verify.ts');
   const store = new PullRequestStore(db);
   const views = async () => (await store.hosts(org)).map((h) => ({ ...h, webhookPath: hookPath(h.host, org) }));

@@ -143,19 +143,20 @@ describe('anomaly alerts and the weekly digest', () => {
     const res = await call(acme.users.owner.key, 'PATCH', ALERT_SETTINGS_PATH, body);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.body).not.toContain(SECRET);
-    expect(res.body).not.toContain('XXXX');
+    // Shown as scheme and host only: neither a path nor a query, whatever secret they hold.
+    for (const hidden of ['XXXX', 'T000', 'token=abc', '/digest', '/anomalies']) expect(res.body).not.toContain(hidden);
     expect(AlertSettingsView.parse(res.json())).toEqual({
       anomalies: {
         floorUsd: 20,
         multiple: 3,
         historyDays: 28,
         minDaysWithUsage: 7,
-        destinations: [{ type: 'webhook', url: `${base}/anomalies`, secret: 'set' }],
+        destinations: [{ type: 'webhook', url: `${base}/…`, secret: 'set' }],
       },
       // Turned on on Sunday: the first digest is Monday's, not the week before it was asked for.
       digest: {
         destinations: [
-          { type: 'webhook', url: `${base}/digest?…`, secret: 'set' },
+          { type: 'webhook', url: `${base}/…`, secret: 'set' },
           { type: 'slack', url: `${base}/…` },
         ],
         next: '2026-03-23T09:00:00.000Z',
@@ -315,14 +316,15 @@ describe('anomaly alerts and the weekly digest', () => {
     // The floor changed, the destinations were kept.
     expect(AlertSettingsView.parse(JSON.parse(floor.stdout)).anomalies).toMatchObject({
       floorUsd: 25,
-      destinations: [{ type: 'webhook', url: `${base}/anomalies`, secret: 'set' }],
+      destinations: [{ type: 'webhook', url: `${base}/…`, secret: 'set' }],
     });
     const refused = await cli(['alerts', 'digest', '--off'], acme.users.manager.key);
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain('403');
     const settings = await cli(['alerts', 'settings'], acme.users.manager.key);
     expect(settings.stdout).toContain('above 3x the median of the days with usage of the 28 before (7 at least) and above $25.00');
-    expect(settings.stdout).toContain('digest: Mondays 09:00 UTC to webhook');
+    expect(settings.stdout).toContain(`digest: Mondays 09:00 UTC to webhook ${base}/…, slack ${base}/…;`);
+    for (const hidden of ['XXXX', 'T000', 'token=abc', '/digest', '/anomalies']) expect(settings.stdout).not.toContain(hidden);
     const list = await cli(['alerts', 'list'], acme.users.manager.key);
     expect(list.stdout).toContain('anomaly\tmember@acme.example.com $25.00 on 2026-03-22 (median $2.00)\twebhook delivered');
     expect(list.stdout).toContain('digest\t2026-03-16 to 2026-03-22: $65.00\twebhook delivered, slack delivered');

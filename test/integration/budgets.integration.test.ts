@@ -92,7 +92,7 @@ describe('budgets', () => {
           monthlyCredits: 1000,
           unit: 'credits',
           thresholds: [50, 75, 90, 100],
-          destinations: [{ type: 'webhook', url: receiverUrl, secret: 'set' }],
+          destinations: [{ type: 'webhook', url: `${new URL(receiverUrl).origin}/…`, secret: 'set' }],
           usage: 0,
           percentage: 0,
         },
@@ -101,9 +101,39 @@ describe('budgets', () => {
     expect(BudgetList.parse((await get(other.users.owner.key, '/api/v0/organization/budgets')).json()).budgets).toEqual([]);
   });
 
-  it('shows a webhook URL without its query string, as a Slack URL without its path, to managers and owners', async () => {
+  it('shows a destination as its scheme and host only, to managers and owners (the CLI and the dashboard print the answer)', async () => {
     const token = 'receiver-token-0123456789';
+    // The secret in the path: Discord's /api/webhooks/<id>/<token>, Slack's /services/T…/B…/<secret>.
+    const discordToken = 'dIsCoRdToKeN-0123456789abcdefghijklmnopqrstuvwxyz';
+    const slackSecret = 'sLaCkSeCrEt0123456789abc';
     const res = await put(acme.users.owner.key, {
+      budgets: [
+        {
+          scope: 'org',
+          monthlyCredits: 1000,
+          destinations: [
+            { type: 'webhook', url: `${receiverUrl}?token=${token}` },
+            { type: 'slack', url: `${receiverUrl}/T000/B000/XXXX` },
+            { type: 'webhook', url: `${new URL(receiverUrl).origin}/api/webhooks/1234567890/${discordToken}` },
+            { type: 'slack', url: `${new URL(receiverUrl).origin}/services/T0AAAA/B0BBBB/${slackSecret}` },
+          ],
+        },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const origin = new URL(receiverUrl).origin;
+    for (const answer of [res, await get(acme.users.manager.key, '/api/v0/organization/budgets')]) {
+      for (const secret of [token, 'XXXX', discordToken, '1234567890', slackSecret, 'T0AAAA', 'hooks/agentmeter'])
+        expect(answer.body).not.toContain(secret);
+      expect(BudgetList.parse(answer.json()).budgets[0]!.destinations.map((d) => d.url)).toEqual([
+        `${origin}/…`,
+        `${origin}/…`,
+        `${origin}/…`,
+        `${origin}/…`,
+      ]);
+    }
+    // Back to two of them, the list put back below.
+    const twoOfThem = await put(acme.users.owner.key, {
       budgets: [
         {
           scope: 'org',
@@ -115,22 +145,14 @@ describe('budgets', () => {
         },
       ],
     });
-    expect(res.statusCode, res.body).toBe(200);
-    for (const answer of [res, await get(acme.users.manager.key, '/api/v0/organization/budgets')]) {
-      expect(answer.body).not.toContain(token);
-      expect(answer.body).not.toContain('XXXX');
-      expect(BudgetList.parse(answer.json()).budgets[0]!.destinations.map((d) => d.url)).toEqual([
-        `${receiverUrl}?…`,
-        `${new URL(receiverUrl).origin}/…`,
-      ]);
-    }
     // Put back as answered (masked), the destinations keep the URLs stored.
-    const answered = BudgetList.parse(res.json()).budgets[0]!;
+    const answered = BudgetList.parse(twoOfThem.json()).budgets[0]!;
     const putBack = await put(acme.users.owner.key, {
       budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: answered.destinations.map(({ type, url }) => ({ type, url })) }],
     });
     expect(putBack.statusCode, putBack.body).toBe(200);
-    const stored = (await new BudgetStore(server.db).list(acme.orgId))[0]!.destinations.map((d) => d.url);
+    const store = new BudgetStore(server.db);
+    const stored = store.seal.open((await store.list(acme.orgId))[0]!.destinations).map((d) => d.url);
     expect(stored).toEqual([`${receiverUrl}?token=${token}`, `${receiverUrl}/T000/B000/XXXX`]);
     // Two of a kind that show alike (two Slack channels, two webhooks differing in their masked query and
     // secret) stay two when put back as answered.
@@ -146,7 +168,7 @@ describe('budgets', () => {
     expect(
       (await put(acme.users.owner.key, { budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: shownTwo }] })).statusCode,
     ).toBe(200);
-    expect((await new BudgetStore(server.db).list(acme.orgId))[0]!.destinations).toEqual(alike);
+    expect(store.seal.open((await store.list(acme.orgId))[0]!.destinations)).toEqual(alike);
     // Back to the list the alert tests below expect.
     const back = await put(acme.users.owner.key, {
       budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }] }],
@@ -162,6 +184,7 @@ describe('budgets', () => {
       [{ scope: 'org', monthlyCredits: 0 }, /monthlyCredits/],
       [{ scope: 'org', monthlyCredits: 10, thresholds: [50, 50] }, /repeat/],
       [{ scope: 'org', monthlyCredits: 10, destinations: [{ type: 'webhook', url: 'ftp://x.example.com/' }] }, /http or https/],
+      [{ scope: 'org', monthlyCredits: 10, destinations: [{ type: 'webhook', url: 'https://discord.com/…' }] }, /as shown .*full URL/],
     ];
     for (const [budget, detail] of cases) {
       const res = await put(acme.users.owner.key, { budgets: [budget] });
@@ -254,7 +277,11 @@ describe('alerts', () => {
     const again = await put(acme.users.owner.key, {
       budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl }] }],
     });
-    expect(BudgetList.parse(again.json()).budgets[0]!.destinations[0]).toEqual({ type: 'webhook', url: receiverUrl, secret: 'set' });
+    expect(BudgetList.parse(again.json()).budgets[0]!.destinations[0]).toEqual({
+      type: 'webhook',
+      url: `${new URL(receiverUrl).origin}/…`,
+      secret: 'set',
+    });
     await new Promise((r) => setTimeout(r, 200));
     await server.services.alerts.idle();
     expect(received).toHaveLength(4);
@@ -271,7 +298,8 @@ describe('alerts', () => {
   it('sends after a restart an alert that was stored but not yet sent when the server stopped', async () => {
     await server.close();
     const db = await openDb(dbPath);
-    const id = await new BudgetStore(db).fire(
+    const store = new BudgetStore(db);
+    const id = await store.fire(
       {
         scope: 'org',
         target: 'org',
@@ -281,7 +309,7 @@ describe('alerts', () => {
         monthlyCredits: 1000,
         monthlyUsd: null,
         thresholds: [150],
-        destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }],
+        destinations: store.seal.seal([{ type: 'webhook', url: receiverUrl, secret: SECRET }]),
       },
       {
         org_id: acme.orgId,

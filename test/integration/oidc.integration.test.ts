@@ -4,8 +4,8 @@
 import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress } from '../../api/http/address-guard.ts';
-import { keyFileFor } from '../../api/oidc/secret.ts';
 import { OidcStore } from '../../api/oidc/store.ts';
+import { keyFileFor } from '../../common/sealing.ts';
 import { bearer, type TestServer, testServer } from '../helpers/server.ts';
 
 let server: TestServer;
