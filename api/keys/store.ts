@@ -98,6 +98,8 @@ const SQL = {
   // At an invitation's exchange its user takes over the collector keys minted with it (install.sh run with
   // the invitation): they stand alone from then on, as the key it is exchanged for does.
   detachCollectorKeys: "UPDATE api_keys SET minted_with = NULL WHERE org_id = $org AND minted_with = $id AND scope = 'collector'",
+  // And the machines approved with it that have not fetched their key yet (api/device/routes.ts).
+  detachDeviceApprovals: 'UPDATE device_codes SET approver_key = NULL WHERE approver_key = $id',
   bindMachine: "UPDATE api_keys SET machine_id = $machine WHERE id = $id AND scope = 'collector' AND machine_id IS NULL",
   touchKey: 'UPDATE api_keys SET last_used_at = now() WHERE id = $id',
 } as const;
@@ -149,6 +151,7 @@ export class KeyStore {
       });
       if (revoked !== 1) return undefined;
       await tx.run(SQL.detachCollectorKeys, { id: invitationKeyId, org: user.org_id });
+      await tx.run(SQL.detachDeviceApprovals, { id: invitationKeyId });
       // What else was minted with the invitation ends with it, as when any key is revoked.
       await tx.run(SQL.revokeWithMinted, { id: invitationKeyId, org: user.org_id });
       await revokeWhatRevokedKeysMinted(tx, user.org_id);

@@ -249,6 +249,38 @@ describe('enrollment by device code', () => {
     expect((await poll(late.deviceCode)).json()).toEqual({ status: 'access_denied' });
   });
 
+  it('approved with an invitation exchanged before the machine polls, the machine gets its key all the same', async () => {
+    const added = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v0/admin/users',
+        headers: bearer(acme.users.owner.key),
+        payload: { email: 'invited@acme.example.com', role: 'member' },
+      })
+    ).json() as { apiKey: string; user: { id: string } };
+    const code = await started();
+    expect((await decide(bearer(added.apiKey), code.userCode, 'approve')).statusCode).toBe(200);
+    // The person exchanges the invitation for their own key: they take over what it approved.
+    const exchanged = await server.app.inject({
+      method: 'POST',
+      url: `/api/v0/admin/users/${added.user.id}/keys`,
+      headers: bearer(added.apiKey),
+      payload: { scope: 'personal' },
+    });
+    expect(exchanged.statusCode, exchanged.body).toBe(201);
+    later(5);
+    const answer = await poll(code.deviceCode);
+    expect(answer.json()).toMatchObject({ status: 'approved' });
+    const { apiKey } = answer.json() as { apiKey: string };
+    const sent = await server.app.inject({
+      method: 'POST',
+      url: INGEST_PATH,
+      headers: { ...bearer(apiKey), 'content-type': 'application/x-ndjson' },
+      payload: ndjson([turn('2026-11-26')]),
+    });
+    expect(sent.statusCode, sent.body).toBe(200);
+  });
+
   it('a denied code gives no key; the codes are stored only as hashes', async () => {
     const code = await started();
     expect((await decide(bearer(acme.users.member.key), code.userCode, 'deny')).json()).toMatchObject({ state: 'denied' });

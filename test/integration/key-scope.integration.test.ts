@@ -140,13 +140,15 @@ describe('a collector key minted with a key someone else minted for you', () => 
     expect(delegated.key.kind).toBe('delegated');
     const byKey = created(await mint(bearer(delegated.apiKey), acme.users.member.id, { scope: 'collector' }));
     const bySession = created(await mint(await sessionOf(delegated.apiKey), 'me', { scope: 'collector' }));
-    for (const k of [byKey, bySession]) expect((await ingest(k.apiKey)).statusCode).toBe(200);
+    // The member's own, minted before: with their own key, and through a session signed in with it.
+    const own = created(await mint(bearer(acme.users.member.key), acme.users.member.id, { scope: 'collector' }));
+    const ownBySession = created(await mint(await sessionOf(acme.users.member.key), 'me', { scope: 'collector' }));
+    for (const k of [byKey, bySession, own, ownBySession]) expect((await ingest(k.apiKey)).statusCode).toBe(200);
     expect((await revoke(bearer(acme.users.manager.key), manager.key.id)).json()).toMatchObject({ revoked: true });
     expect((await get(bearer(delegated.apiKey), '/api/v0/admin/whoami')).statusCode).toBe(401);
     for (const k of [byKey, bySession]) expect((await ingest(k.apiKey)).statusCode).toBe(401);
     // The member's own collector keys are untouched.
-    const own = created(await mint(bearer(acme.users.member.key), acme.users.member.id, { scope: 'collector' }));
-    expect((await ingest(own.apiKey)).statusCode).toBe(200);
+    for (const k of [own, ownBySession]) expect((await ingest(k.apiKey)).statusCode).toBe(200);
   });
 
   it('is revoked when its minter is removed', async () => {
