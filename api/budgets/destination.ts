@@ -135,10 +135,19 @@ export async function keptDestinations(
 ): Promise<KeptDestination[]> {
   const out: KeptDestination[] = [];
   // Each stored destination stands for one given back as shown: two that show alike (two Slack channels
-  // of one workspace, two webhooks of one host) stay two. The one at the same
-  // position is taken first, else the first not taken yet.
+  // of one workspace, two webhooks of one host) stay two, given back as many times as stored. The one at
+  // the same position is taken first, else the first not taken yet.
   const taken = new Set<number>();
   const showsAs = (o: KeptDestination, g: GivenDestination) => o.type === g.type && o.url !== g.url && shownUrl(o.url) === g.url;
+  // Which of several that show alike a shorter list keeps cannot be told: its owner names them in full.
+  for (const [j, g] of given.entries()) {
+    const stored = before.filter((o) => showsAs(o, g)).length;
+    const kept = given.filter((h) => h.type === g.type && h.url === g.url).length;
+    if (stored > 1 && kept < stored)
+      throw new Error(
+        `${at}[${j}].url: ${stored} stored destinations show as ${g.url}, and ${kept} of them are given back as shown: which to keep cannot be told; give the full URL of each one to keep`,
+      );
+  }
   for (const [j, g] of given.entries()) {
     const match = before[j] && !taken.has(j) && showsAs(before[j], g) ? j : before.findIndex((o, i) => !taken.has(i) && showsAs(o, g));
     const shown = match >= 0 ? before[match] : undefined;

@@ -165,6 +165,23 @@ interface BudgetArgs extends ServerArgs {
   slack?: string[];
   webhook?: string[];
   secret?: string;
+  /** false (--no-destinations): the budget alerts no one. */
+  destinations?: boolean;
+}
+
+/**
+ * The destinations a `budgets set` without --slack or --webhook keeps: the same budget's, as the server
+ * showed them (scheme and host), which it takes back as the ones it stored. The server replaces a budget
+ * whole, so without them a change of amount would silence its alerts.
+ */
+export function keptDestinations(
+  current: BudgetList,
+  args: Pick<BudgetArgs, 'scope' | 'team' | 'email'>,
+): { type: 'slack' | 'webhook'; url: string }[] {
+  const same = (a: string | undefined, b: string | undefined) =>
+    (a ?? '').normalize('NFC').toLowerCase() === (b ?? '').normalize('NFC').toLowerCase();
+  const budget = current.budgets.find((b) => b.scope === args.scope && same(b.team, args.team) && same(b.email, args.email));
+  return (budget?.destinations ?? []).map(({ type, url }) => ({ type, url }));
 }
 
 /** "50,75,90,100" → [50, 75, 90, 100]; a bad list is the user's error. */
@@ -197,6 +214,11 @@ export const budgetsCommand: CommandModule = {
             .option('slack', { type: 'string', array: true, describe: 'A Slack incoming-webhook URL to alert (repeatable)' })
             .option('webhook', { type: 'string', array: true, describe: 'A webhook URL to alert (repeatable)' })
             .option('secret', { type: 'string', describe: "The webhooks' HMAC secret (16 characters or more)" })
+            .option('destinations', {
+              type: 'boolean',
+              default: true,
+              describe: 'Without --slack or --webhook, keep the alert destinations the budget has (--no-destinations: alert no one)',
+            })
             .example(
               '$0 budgets set --usd 5000 --slack https://hooks.slack.com/services/T/B/X --server URL --key am_OWNER',
               "The organization's",
@@ -214,10 +236,19 @@ export const budgetsCommand: CommandModule = {
             ...(args.email !== undefined ? { email: args.email } : {}),
             ...(args.usd !== undefined ? { monthlyUsd: args.usd } : { monthlyCredits: args.credits }),
             ...(args.thresholds !== undefined ? { thresholds: parseThresholds(args.thresholds) } : {}),
-            destinations: [
-              ...(args.slack ?? []).map((url) => ({ type: 'slack' as const, url })),
-              ...(args.webhook ?? []).map((url) => ({ type: 'webhook' as const, url, ...(args.secret ? { secret: args.secret } : {}) })),
-            ],
+            destinations:
+              args.slack || args.webhook
+                ? [
+                    ...(args.slack ?? []).map((url) => ({ type: 'slack' as const, url })),
+                    ...(args.webhook ?? []).map((url) => ({
+                      type: 'webhook' as const,
+                      url,
+                      ...(args.secret ? { secret: args.secret } : {}),
+                    })),
+                  ]
+                : args.destinations === false
+                  ? []
+                  : keptDestinations(await callServer(server, key, 'GET', '/api/v0/organization/budgets', await budgetList()), args),
           };
           printBudgets(await callServer(server, key, 'PATCH', '/api/v0/organization/budgets', await budgetList(), { budget }), args.json);
         },

@@ -169,6 +169,19 @@ describe('budgets', () => {
       (await put(acme.users.owner.key, { budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: shownTwo }] })).statusCode,
     ).toBe(200);
     expect(store.seal.open((await store.list(acme.orgId))[0]!.destinations)).toEqual(alike);
+    // One of two that show alike put back as shown: which was kept cannot be told, so nothing changes.
+    const oneOfTwo = await put(acme.users.owner.key, {
+      budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [shownTwo[1]!, shownTwo[2]!, shownTwo[3]!] }],
+    });
+    expect(oneOfTwo.statusCode).toBe(400);
+    expect(oneOfTwo.json().detail).toMatch(/2 stored destinations show as .* give the full URL of each one to keep/);
+    expect(store.seal.open((await store.list(acme.orgId))[0]!.destinations)).toEqual(alike);
+    // Named in full, the one kept is the one named.
+    const keptOne = await put(acme.users.owner.key, {
+      budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [alike[1]!, shownTwo[2]!, shownTwo[3]!] }],
+    });
+    expect(keptOne.statusCode, keptOne.body).toBe(200);
+    expect(store.seal.open((await store.list(acme.orgId))[0]!.destinations)).toEqual(alike.slice(1));
     // Back to the list the alert tests below expect.
     const back = await put(acme.users.owner.key, {
       budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }] }],

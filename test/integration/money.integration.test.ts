@@ -320,6 +320,29 @@ describe('the CLI: agentmeter pricing and agentmeter budgets, through a running 
     const neither = await cli(['budgets', 'set', '--scope', 'org']);
     expect(neither.stderr).toContain('either --usd N or --credits N');
   });
+
+  it('budgets set without --slack or --webhook keeps the budget’s destinations; --no-destinations removes them', async () => {
+    // A public address written as an IP: the address guard needs no name resolved.
+    const hook = 'https://93.184.216.34/hooks/agentmeter-secret-path';
+    const first = await cli(['budgets', 'set', '--usd', '3', '--webhook', hook, '--secret', 'a-secret-of-16-chars-or-more']);
+    expect(first.status, first.stderr).toBe(0);
+    const destinations = async () =>
+      (JSON.parse((await cli(['budgets', 'list', '--json'])).stdout) as BudgetList).budgets.find((b) => b.scope === 'org')!.destinations;
+    const shown = await destinations();
+    expect(shown).toMatchObject([{ type: 'webhook', url: 'https://93.184.216.34/…' }]);
+    const changed = await cli(['budgets', 'set', '--usd', '4', '--thresholds', '75,100']);
+    expect(changed.status, changed.stderr).toBe(0);
+    // The same destination, its secret kept.
+    expect(await destinations()).toEqual(shown);
+    const stored = await server.db.all<{ destinations: string }>(
+      "SELECT CAST(destinations AS VARCHAR) AS destinations FROM budgets WHERE scope = 'org' AND org_id = $org",
+      { org: org.orgId },
+    );
+    expect(stored[0]!.destinations).not.toContain('agentmeter-secret-path');
+    const silenced = await cli(['budgets', 'set', '--usd', '4', '--no-destinations']);
+    expect(silenced.status, silenced.stderr).toBe(0);
+    expect(await destinations()).toEqual([]);
+  });
 });
 
 describe('spend by repository (group_by=repo)', () => {
