@@ -12,7 +12,8 @@ import type { CodeTouch, ModelSeen } from './code/tracker.ts';
 import { toWireEvent } from './events.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
 import { isOtelEntry, otelWireRecords } from './otel/spooled.ts';
-import { quarantineFile, readEntry, type SpoolDirs } from './spool.ts';
+import { quarantineFile, type SpoolDirs } from './spool.ts';
+import { readEntries } from './spool-reader.ts';
 import type { CollectorState } from './state.ts';
 
 export interface Batch {
@@ -86,10 +87,9 @@ export async function buildBatch(
   const eventIds = new Set<string>();
   ctx.hooks.beginBatch();
 
-  for (let i = 0; i < names.length; i++) {
-    if (i % SLICE === SLICE - 1) await yieldToEventLoop();
-    const name = names[i]!;
-    const entry = readEntry(ctx.dirs, name);
+  let i = 0;
+  for await (const [name, entry] of readEntries(ctx.dirs, names)) {
+    if (i++ % SLICE === SLICE - 1) await yieldToEventLoop();
     if (entry.kind === 'foreign') {
       leftAlone.push(name);
       const key = `left alone\0${name}`;
