@@ -202,18 +202,17 @@ function judge(names: readonly string[], answer: Answer, uid: number | undefined
 }
 
 /**
- * Reads spool files of new/ as readEntry does, in order, a slice at a time: yields each name's read
- * while the worker reads the next slice. A name the hook never gives is judged without being opened.
- * Rejects (the drain stops, the spool keeps its files) when a file cannot be opened for a reason that is
- * not the file's (out of descriptors) or the worker is gone.
+ * Reads spool files of new/ as readEntry does, in order, a slice at a time: yields each slice's names and
+ * reads while the worker reads the next slice (a slice, not a file, a step: an async step costs promises).
+ * A name the hook never gives is judged without being opened. Rejects (the drain stops, the spool keeps
+ * its files) when a file cannot be opened for a reason that is not the file's (out of descriptors) or
+ * the worker is gone.
  */
-export async function* readEntries(dirs: SpoolDirs, names: readonly string[]): AsyncGenerator<[string, SpoolRead]> {
+export async function* readEntries(dirs: SpoolDirs, names: readonly string[]): AsyncGenerator<[string, SpoolRead][]> {
   const uid = currentUid();
   const openable: string[] = [];
-  const misnamed = new Set<string>();
-  for (const name of names)
-    if (spoolName(name)) openable.push(name);
-    else misnamed.add(name);
+  for (const name of names) if (spoolName(name)) openable.push(name);
+  const misnamed = foreignEntry('its name is not one the hook gives');
   // A worker that exited is replaced at the next request.
   const worker = () => (shared ??= new ReadWorker(() => (shared = undefined)));
   let from = 0;
@@ -225,21 +224,17 @@ export async function* readEntries(dirs: SpoolDirs, names: readonly string[]): A
     from += answer.facts.length;
     // The next slice is read while this one is judged and used.
     reading = from < openable.length ? worker().read(dirs, openable.slice(from, from + NAMES_PER_READ), uid) : undefined;
-    // The reading of the next slice must not be left unhandled if the caller stops early or throws.
+    // Not left unhandled when the caller stops early or throws.
     reading?.catch(() => undefined);
     const reads = judge(slice, answer, uid);
+    const out: [string, SpoolRead][] = [];
     for (let i = 0; i < slice.length; i++) {
       // Misnamed entries in their place in the listing's order.
-      while (index < names.length && misnamed.has(names[index]!)) {
-        yield [names[index]!, foreignEntry('its name is not one the hook gives')];
-        index++;
-      }
-      yield [slice[i]!, reads[i]!];
+      for (; names[index] !== slice[i]; index++) out.push([names[index]!, misnamed]);
+      out.push([slice[i]!, reads[i]!]);
       index++;
     }
+    yield out;
   }
-  while (index < names.length) {
-    yield [names[index]!, foreignEntry('its name is not one the hook gives')];
-    index++;
-  }
+  if (index < names.length) yield names.slice(index).map((name): [string, SpoolRead] => [name, misnamed]);
 }

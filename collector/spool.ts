@@ -333,7 +333,8 @@ export class SpoolQueue {
 
 /** The paths that remove a shipped spool file, in order: its tmp/ twin first, then the file itself. */
 export function shippedPaths(dirs: SpoolDirs, name: string, twin: boolean): string[] {
-  return twin ? [join(dirs.tmp, name), join(dirs.new, name)] : [join(dirs.new, name)];
+  // A listed name holds no separator: no join (normalizing) needed, for thousands of names a batch.
+  return twin ? [`${dirs.tmp}/${name}`, `${dirs.new}/${name}`] : [`${dirs.new}/${name}`];
 }
 
 /** Moves a spool file (one readEntry accepted as the hook's) to bad/ with its reason beside it. */

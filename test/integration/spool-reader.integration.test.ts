@@ -23,7 +23,7 @@ const summary = (read: SpoolRead) =>
 
 async function readAll(dirs: ReturnType<typeof spoolDirs>, names: string[]): Promise<[string, SpoolRead][]> {
   const out: [string, SpoolRead][] = [];
-  for await (const pair of readEntries(dirs, names)) out.push(pair);
+  for await (const slice of readEntries(dirs, names)) out.push(...slice);
   return out;
 }
 
