@@ -12,7 +12,8 @@ import type { CodeTouch, ModelSeen } from './code/tracker.ts';
 import { toWireEvent } from './events.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
 import { isOtelEntry, otelWireRecords } from './otel/spooled.ts';
-import { quarantineFile, readEntry, type SpoolDirs } from './spool.ts';
+import { quarantineFile, type SpoolDirs } from './spool.ts';
+import { readEntries } from './spool-reader.ts';
 import type { CollectorState } from './state.ts';
 
 export interface Batch {
@@ -86,84 +87,84 @@ export async function buildBatch(
   const eventIds = new Set<string>();
   ctx.hooks.beginBatch();
 
-  for (let i = 0; i < names.length; i++) {
-    if (i % SLICE === SLICE - 1) await yieldToEventLoop();
-    const name = names[i]!;
-    const entry = readEntry(ctx.dirs, name);
-    if (entry.kind === 'foreign') {
-      leftAlone.push(name);
-      const key = `left alone\0${name}`;
-      if (!ctx.reported.has(key)) {
-        if (ctx.reported.size > 10_000) ctx.reported.clear();
-        ctx.reported.add(key);
-        ctx.log.warn({ file: name, reason: entry.reason }, 'spool entry is not a file of the hook; left where it is');
+  let i = 0;
+  for await (const slice of readEntries(ctx.dirs, names))
+    for (const [name, entry] of slice) {
+      if (i++ % SLICE === SLICE - 1) await yieldToEventLoop();
+      if (entry.kind === 'foreign') {
+        leftAlone.push(name);
+        const key = `left alone\0${name}`;
+        if (!ctx.reported.has(key)) {
+          if (ctx.reported.size > 10_000) ctx.reported.clear();
+          ctx.reported.add(key);
+          ctx.log.warn({ file: name, reason: entry.reason }, 'spool entry is not a file of the hook; left where it is');
+        }
+        continue;
       }
-      continue;
-    }
-    if (entry.kind === 'ok' && isOtelEntry(entry.value)) {
-      // The OTLP receiver's facts (collector/otel/): several records from one file, no transcript to read.
-      const facts = otelWireRecords(entry.value, ctx.machineId);
-      if (facts.kind !== 'ok') {
-        quarantineFile(ctx.dirs, name, facts.reason);
-        ctx.log.warn({ file: name, reason: facts.reason }, 'spool file quarantined');
+      if (entry.kind === 'ok' && isOtelEntry(entry.value)) {
+        // The OTLP receiver's facts (collector/otel/): several records from one file, no transcript to read.
+        const facts = otelWireRecords(entry.value, ctx.machineId);
+        if (facts.kind !== 'ok') {
+          quarantineFile(ctx.dirs, name, facts.reason);
+          ctx.log.warn({ file: name, reason: facts.reason }, 'spool file quarantined');
+          quarantined++;
+          continue;
+        }
+        for (const record of facts.value) {
+          records.push(record);
+          sources.push(name);
+        }
+        continue;
+      }
+      const derived = entry.kind === 'ok' ? toWireEvent(entry.value, ctx.machineId, ctx.hooks, ctx.editRepos) : entry;
+      if (derived.kind === 'drop') {
+        if (entry.kind === 'ok') {
+          dropped.push({ name, reason: derived.reason });
+          if (entry.value.twin) twins.add(name);
+        } else ctx.log.debug({ file: name, reason: derived.reason }, 'spool file skipped');
+        continue;
+      }
+      if (derived.kind !== 'ok') {
+        quarantineFile(ctx.dirs, name, derived.reason);
+        ctx.log.warn({ file: name, reason: derived.reason }, 'spool file quarantined');
         quarantined++;
         continue;
       }
-      for (const record of facts.value) {
-        records.push(record);
-        sources.push(name);
+      const { record, context } = derived.value;
+      if (eventIds.has(record.id)) {
+        // The server keeps one of an id too; dropping it here also keeps its edits out of the ledger twice.
+        dropped.push({ name, reason: 'the same event another hook file already spooled (one event, one count)' });
+        if (entry.kind === 'ok' && entry.value.twin) twins.add(name);
+        continue;
       }
-      continue;
-    }
-    const derived = entry.kind === 'ok' ? toWireEvent(entry.value, ctx.machineId, ctx.hooks, ctx.editRepos) : entry;
-    if (derived.kind === 'drop') {
-      if (entry.kind === 'ok') {
-        dropped.push({ name, reason: derived.reason });
-        if (entry.value.twin) twins.add(name);
-      } else ctx.log.debug({ file: name, reason: derived.reason }, 'spool file skipped');
-      continue;
-    }
-    if (derived.kind !== 'ok') {
-      quarantineFile(ctx.dirs, name, derived.reason);
-      ctx.log.warn({ file: name, reason: derived.reason }, 'spool file quarantined');
-      quarantined++;
-      continue;
-    }
-    const { record, context } = derived.value;
-    if (eventIds.has(record.id)) {
-      // The server keeps one of an id too; dropping it here also keeps its edits out of the ledger twice.
-      dropped.push({ name, reason: 'the same event another hook file already spooled (one event, one count)' });
+      eventIds.add(record.id);
+      records.push(record);
+      sources.push(name);
+      if (context.model) models.push({ agent: record.agent, sessionId: context.sessionId, ts: context.ts, model: context.model });
       if (entry.kind === 'ok' && entry.value.twin) twins.add(name);
-      continue;
-    }
-    eventIds.add(record.id);
-    records.push(record);
-    sources.push(name);
-    if (context.model) models.push({ agent: record.agent, sessionId: context.sessionId, ts: context.ts, model: context.model });
-    if (entry.kind === 'ok' && entry.value.twin) twins.add(name);
-    const key = `${record.agent}\0${context.sessionId}`;
-    const touch = sessions.get(key) ?? {
-      agent: record.agent,
-      sessionId: context.sessionId,
-      latestTs: context.ts,
-      transcriptPaths: new Set(),
-    };
-    touch.latestTs = Math.max(touch.latestTs, context.ts);
-    for (const path of context.transcriptPaths) touch.transcriptPaths.add(path);
-    sessions.set(key, touch);
-    // A session's work tree once per batch (watching starts at its first event), and every edit.
-    const where = `${key}\0${context.cwd ?? ''}`;
-    if (context.edits || (context.cwd && !placed.has(where))) {
-      placed.add(where);
-      touches.push({
+      const key = `${record.agent}\0${context.sessionId}`;
+      const touch = sessions.get(key) ?? {
         agent: record.agent,
         sessionId: context.sessionId,
-        ts: context.ts,
-        ...(context.cwd ? { cwd: context.cwd } : {}),
-        ...(context.edits ? { edits: context.edits } : {}),
-      });
+        latestTs: context.ts,
+        transcriptPaths: new Set(),
+      };
+      touch.latestTs = Math.max(touch.latestTs, context.ts);
+      for (const path of context.transcriptPaths) touch.transcriptPaths.add(path);
+      sessions.set(key, touch);
+      // A session's work tree once per batch (watching starts at its first event), and every edit.
+      const where = `${key}\0${context.cwd ?? ''}`;
+      if (context.edits || (context.cwd && !placed.has(where))) {
+        placed.add(where);
+        touches.push({
+          agent: record.agent,
+          sessionId: context.sessionId,
+          ts: context.ts,
+          ...(context.cwd ? { cwd: context.cwd } : {}),
+          ...(context.edits ? { edits: context.edits } : {}),
+        });
+      }
     }
-  }
 
   const touched = [...sessions.values()];
   for (const again of readAgain) {

@@ -172,8 +172,6 @@ export class Collector {
       this.options.log.error({ error: message }, 'spool refused; nothing was read or moved');
       return { ...total, error: message };
     }
-    const swept = sweepTmp(this.dirs);
-    if (swept) this.options.log.info({ swept }, 'swept abandoned tmp files');
     if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) {
       this.prunedAt = Date.now();
       const most = this.options.quarantineMost ?? QUARANTINE_MOST;
@@ -223,6 +221,10 @@ export class Collector {
       return { shipped: total.shipped, quarantined: total.quarantined, dropped: total.dropped, error: message };
     } finally {
       await Promise.all(removals);
+      // After shipping, not before: the hook's tmp/ twins of the files shipped are gone by now, so the
+      // sweep looks only at what is left there (a full spool holds a twin for every file in new/).
+      const swept = sweepTmp(this.dirs);
+      if (swept) this.options.log.info({ swept }, 'swept abandoned tmp files');
     }
     const landed = this.stopping ? {} : await this.shipLanded(maxAttempts);
     await this.refreshLimits();

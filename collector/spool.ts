@@ -109,11 +109,17 @@ export function spoolProblem(dirs: SpoolDirs): string | undefined {
   return undefined;
 }
 
+/** What entryProblem looks at: an lstat of the entry, or an fstat of it opened without following a link. */
+export type EntryStat = Pick<Stats, 'isSymbolicLink' | 'isDirectory' | 'isFile' | 'uid' | 'nlink' | 'size'>;
+
+/** Pure: whether the hook could have given an entry of new/ this name (checked before anything opens it). */
+export const spoolName = (name: string): boolean => SPOOL_NAME.test(name);
+
 /**
  * Why an entry of new/ is not a file the hook could have written, or undefined when it may be. Pure.
  * `links`: the links the file may have: 1, or 2 when the other one is the hook's tmp/ name (hookTwin).
  */
-export function entryProblem(name: string, stat: Stats, uid = currentUid(), links = 1): string | undefined {
+export function entryProblem(name: string, stat: EntryStat, uid = currentUid(), links = 1): string | undefined {
   if (!SPOOL_NAME.test(name)) return 'its name is not one the hook gives';
   if (stat.isSymbolicLink()) return 'a symbolic link';
   if (stat.isDirectory()) return 'a folder';
@@ -130,7 +136,7 @@ export function entryProblem(name: string, stat: Stats, uid = currentUid(), link
  * (a file linked in from elsewhere) keeps the entry out of reach: shipping it, or tightening its mode in
  * quarantine, would reach that other file.
  */
-export function hookTwin(dirs: SpoolDirs, name: string, stat: Stats): boolean {
+export function hookTwin(dirs: SpoolDirs, name: string, stat: Pick<Stats, 'nlink' | 'ino' | 'dev'>): boolean {
   if (stat.nlink !== 2) return false;
   try {
     const twin = lstatSync(join(dirs.tmp, name));
@@ -194,54 +200,89 @@ export interface ForeignEntry {
 }
 export type SpoolRead = StepResult<SpoolEntry> | ForeignEntry;
 const foreign = (reason: string): ForeignEntry => ({ kind: 'foreign', reason });
+/** An entry left where it is, with why. */
+export const foreignEntry = foreign;
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
 /**
- * Reads a spool file through one descriptor: its size and modification time, then its bytes. Only a
- * regular file of this user with a name and size the hook writes is read; the descriptor is opened
- * without following a link (and without blocking on a fifo), and checked again to be the file looked at.
+ * How a spool entry is opened: never through a link (a link fails with ELOOP), never waiting for a
+ * writer (a fifo), never becoming the collector's terminal. What was opened is then judged by its fstat,
+ * so nothing can be swapped in between a look and the open.
  */
-export function readEntry(dirs: SpoolDirs, name: string): SpoolRead {
-  const path = join(dirs.new, name);
-  let seen: Stats;
-  try {
-    seen = lstatSync(path);
-  } catch (error) {
-    // Gone since it was listed: another collector shipped it. Nothing to keep.
-    if (errorCode(error) === 'ENOENT') return drop('file vanished after it was listed');
-    throw error;
-  }
-  const twin = hookTwin(dirs, name, seen);
-  const problem = entryProblem(name, seen, currentUid(), twin ? 2 : 1);
+export const SPOOL_OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/**
+ * Pure: the read of an entry whose open failed with `code`, or undefined for a failure that is not the
+ * entry's (out of descriptors, say): the drain stops on it and the spool keeps its files.
+ */
+export function openFailure(code: string | undefined): SpoolRead | undefined {
+  // Gone since it was listed: another collector shipped it. Nothing to keep.
+  if (code === 'ENOENT') return drop('file vanished after it was listed');
+  if (code === 'ELOOP') return foreign('a symbolic link');
+  if (code === 'EACCES' || code === 'EPERM') return foreign('not readable by this user');
+  // A socket (or a device without a driver) cannot be opened: not a file the hook writes.
+  if (code === 'ENXIO' || code === 'ENODEV' || code === 'EOPNOTSUPP') return foreign('not a regular file');
+  return undefined;
+}
+
+/**
+ * An opened entry of new/, judged by its fstat: a file that is not the hook's stays where it is
+ * (`content` is not called); the hook's file is read through `content` and parsed. `twin`: whether its
+ * second link is its tmp/ name (hookTwin). `uid`: this user's (currentUid).
+ */
+export function openedEntry(
+  name: string,
+  stat: EntryStat & Pick<Stats, 'mtimeMs'>,
+  twin: boolean,
+  content: () => Buffer,
+  uid = currentUid(),
+): SpoolRead {
+  const problem = entryProblem(name, stat, uid, twin ? 2 : 1);
   if (problem) return foreign(problem);
-  let fd: number;
+  let bytes: Buffer;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT') return drop('file vanished after it was listed');
-    if (code === 'ELOOP') return foreign('a symbolic link');
-    if (code === 'EACCES' || code === 'EPERM') return foreign('not readable by this user');
-    // Out of descriptors, say: the drain stops and the spool keeps its files.
-    throw error;
-  }
-  try {
-    const stat = fstatSync(fd);
-    // Replaced between the look and the open: judge what was opened.
-    if (stat.ino !== seen.ino || stat.dev !== seen.dev) return foreign(entryProblem(name, stat) ?? 'replaced while it was read');
-    const content = Buffer.allocUnsafe(stat.size);
-    let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, content, read, stat.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    const parsed = parseSpoolFile(name, content.subarray(0, read), stat.mtimeMs);
-    if (twin && parsed.kind === 'ok') parsed.value.twin = true;
-    return parsed;
+    bytes = content();
   } catch (error) {
     // Our own regular file that cannot be read (an I/O error): set aside with the error's code only.
     return quarantine(`unreadable (${errorCode(error) ?? 'read error'})`);
+  }
+  const parsed = parseSpoolFile(name, bytes, stat.mtimeMs);
+  if (twin && parsed.kind === 'ok') parsed.value.twin = true;
+  return parsed;
+}
+
+/**
+ * Reads a spool file through one descriptor: opened without following a link (SPOOL_OPEN_FLAGS), judged
+ * by its fstat, and read only when it is a regular file of this user with a name and size the hook
+ * writes. The collector reads its batches on a worker (spool-reader.ts) the same way; this reads one.
+ */
+export function readEntry(dirs: SpoolDirs, name: string): SpoolRead {
+  if (!SPOOL_NAME.test(name)) return foreign('its name is not one the hook gives');
+  let fd: number;
+  try {
+    fd = openSync(join(dirs.new, name), SPOOL_OPEN_FLAGS);
+  } catch (error) {
+    const failed = openFailure(errorCode(error));
+    if (failed) return failed;
+    throw error;
+  }
+  try {
+    let stat: Stats;
+    try {
+      stat = fstatSync(fd);
+    } catch (error) {
+      return quarantine(`unreadable (${errorCode(error) ?? 'read error'})`);
+    }
+    return openedEntry(name, stat, hookTwin(dirs, name, stat), () => {
+      const content = Buffer.allocUnsafe(stat.size);
+      let read = 0;
+      while (read < stat.size) {
+        const n = readSync(fd, content, read, stat.size - read, read);
+        if (n === 0) break;
+        read += n;
+      }
+      return content.subarray(0, read);
+    });
   } finally {
     closeSync(fd);
   }
@@ -292,7 +333,8 @@ export class SpoolQueue {
 
 /** The paths that remove a shipped spool file, in order: its tmp/ twin first, then the file itself. */
 export function shippedPaths(dirs: SpoolDirs, name: string, twin: boolean): string[] {
-  return twin ? [join(dirs.tmp, name), join(dirs.new, name)] : [join(dirs.new, name)];
+  // A listed name holds no separator: no join (normalizing) needed, for thousands of names a batch.
+  return twin ? [`${dirs.tmp}/${name}`, `${dirs.new}/${name}`] : [`${dirs.new}/${name}`];
 }
 
 /** Moves a spool file (one readEntry accepted as the hook's) to bad/ with its reason beside it. */
