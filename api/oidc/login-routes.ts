@@ -43,7 +43,10 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: OidcRouteContext)
     },
     async ({ params: { orgId } }, _request, reply): Promise<SignInOptions> => {
       void reply.header('cache-control', 'no-store');
-      return (await ctx.store.has(orgId)) ? { orgId, oidc: true, loginPath: loginPath(orgId) } : { orgId, oidc: false };
+      const issuer = await ctx.store.issuer(orgId);
+      if (issuer === undefined) return { orgId, oidc: false };
+      const org = await ctx.deps.accounts.getOrg(orgId);
+      return { orgId, oidc: true, loginPath: loginPath(orgId), orgName: org?.name ?? orgId, providerHost: hostOf(issuer) };
     },
   );
 

@@ -61,7 +61,14 @@ export type ProviderAnswer = z.infer<typeof ProviderAnswer>;
 export const OrgParams = z.strictObject({ orgId: z.string().regex(/^org_[0-9a-f]{16}$/, 'orgId must be an organization id (org_…)') });
 
 /** The public answer the sign-in page asks for: whether an organization signs in with a provider. */
-export const SignInOptions = z.strictObject({ orgId: z.string(), oidc: z.boolean(), loginPath: z.string().optional() });
+export const SignInOptions = z.strictObject({
+  orgId: z.string(),
+  oidc: z.boolean(),
+  loginPath: z.string().optional(),
+  // Shown beside the button, so that a person sent here by another site sees whose sign-in it starts.
+  orgName: z.string().optional().describe("the organization's name, when it signs in with a provider"),
+  providerHost: z.string().optional().describe("the host of the organization's identity provider"),
+});
 export type SignInOptions = z.infer<typeof SignInOptions>;
 
 export const CallbackQuery = z.looseObject({ state: z.string().max(200).optional() });

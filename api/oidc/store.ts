@@ -95,6 +95,12 @@ export class OidcStore {
     };
   }
 
+  /** The organization's provider's issuer, if it has one (no secret is read). */
+  async issuer(orgId: string): Promise<string | undefined> {
+    const [row] = await this.db.all<Row & Record<string, unknown>>(SQL.get, { org: orgId });
+    return row?.issuer;
+  }
+
   /** Whether the organization has a provider (no secret is read). */
   async has(orgId: string): Promise<boolean> {
     return (await this.db.all(SQL.get, { org: orgId })).length > 0;

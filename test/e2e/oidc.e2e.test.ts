@@ -46,6 +46,8 @@ async function freshPage(): Promise<Page> {
 /** From the sign-in page's button through the provider's login and consent, to the page the callback answers. */
 async function signInAtProvider(page: Page, login: string): Promise<{ status: number; text: string }> {
   await page.goto(`${base}/?org=${orgId}`);
+  // The page names whose sign-in the button starts (a link from another site may have chosen it).
+  expect(await page.getByTestId('oidc-org').textContent()).toBe(`Organization Corp, identity provider at ${new URL(idp.issuer).host}:`);
   const callback = page.waitForResponse((r) => r.url().startsWith(`${base}/auth/oidc/callback`), { timeout: 60_000 });
   await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
   await page.locator('input[name="login"]').fill(login);

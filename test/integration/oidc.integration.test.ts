@@ -58,7 +58,14 @@ describe('OIDC configuration routes', () => {
   it('another organization sees none of it, and its public answer says it has no provider', async () => {
     expect((await oidc('GET', globex.users.owner.key)).json()).toEqual({ provider: null });
     const acmeOptions = await server.app.inject({ method: 'GET', url: `/auth/oidc/${acme.orgId}` });
-    expect(acmeOptions.json()).toEqual({ orgId: acme.orgId, oidc: true, loginPath: `/auth/oidc/${acme.orgId}/login` });
+    // Its name and the provider's host, shown beside the button: whose sign-in a link from elsewhere starts.
+    expect(acmeOptions.json()).toEqual({
+      orgId: acme.orgId,
+      oidc: true,
+      loginPath: `/auth/oidc/${acme.orgId}/login`,
+      orgName: 'Acme',
+      providerHost: 'login.example.com',
+    });
     expect((await server.app.inject({ method: 'GET', url: `/auth/oidc/${globex.orgId}` })).json()).toEqual({
       orgId: globex.orgId,
       oidc: false,

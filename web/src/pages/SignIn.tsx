@@ -19,12 +19,18 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [credential, setCredential] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
-  const [providerLogin, setProviderLogin] = useState<string | undefined>();
+  const [provider, setProvider] = useState<{ login: string; orgName: string; host: string } | undefined>();
+  const providerLogin = provider?.login;
   useEffect(() => {
     const org = orgToOffer();
     if (!org) return;
     api<SignInChoices>(`/auth/oidc/${org}`).then(
-      (answer) => setProviderLogin(answer.oidc ? answer.loginPath : undefined),
+      (answer) =>
+        setProvider(
+          answer.oidc && answer.loginPath
+            ? { login: answer.loginPath, orgName: answer.orgName ?? answer.orgId, host: answer.providerHost ?? '' }
+            : undefined,
+        ),
       () => undefined,
     );
   }, []);
@@ -52,9 +58,13 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
           shares it), then open this code's link again: it finds you signed in.
         </p>
       ) : null}
-      {providerLogin ? (
+      {provider ? (
         <p>
-          <a class="provider-signin" id="oidc-signin" href={providerLogin}>
+          {/* Whose sign-in this starts: a link from another site may have named the organization. */}
+          <span data-testid="oidc-org">
+            Organization <strong>{provider.orgName}</strong>, identity provider at {provider.host}:
+          </span>{' '}
+          <a class="provider-signin" id="oidc-signin" href={provider.login}>
             Sign in with your identity provider
           </a>
         </p>
