@@ -17,7 +17,9 @@ const VERSION = 'v1';
 const MEMORY = ':memory:';
 let memoryKey: Buffer | undefined;
 
-export const keyFileFor = (dbPath: string) => `${dbPath}.oidc-key`;
+/** The key file's name after the database's (`<database>.oidc-key`; the name predates the other secrets). */
+export const KEY_FILE_SUFFIX = '.oidc-key';
+export const keyFileFor = (dbPath: string) => `${dbPath}${KEY_FILE_SUFFIX}`;
 
 /** Reads the key without following a link; undefined when the file does not exist. */
 function readKey(path: string): Buffer | undefined {

@@ -3,7 +3,7 @@
 // path or query often is its secret (Slack's, Discord's) and the signing secret is what a receiver trusts.
 // Only the URL's origin is kept in clear, for showing (shownUrl). They are opened only to send a delivery
 // and when an owner replaces destinations (to match a URL put back as shown with the one it stands for).
-import { keyFileFor, seal, secretKey, unseal } from '../../common/sealing.ts';
+import { KEY_FILE_SUFFIX, seal, secretKey, unseal } from '../../common/sealing.ts';
 import type { KeptDestination } from './destination.ts';
 
 /** A destination as stored: its origin in clear; its URL and a webhook's secret sealed. */
@@ -64,12 +64,13 @@ export class DestinationSeal {
   /** A queued delivery's URL and secret in clear, at its send; throws an Error saying why when they cannot be. */
   openDelivery(d: { url: string; secret: string | null }): { url: string; secret: string | null } {
     const key = secretKey(this.dbPath, false);
-    if (!key) throw new Error(`the key file ${keyFileFor(this.dbPath)} is missing: set the alert destinations again`);
+    // Named by its place beside the database, not its path: a delivery's error is shown to managers.
+    if (!key) throw new Error(`the key file beside the database (${KEY_FILE_SUFFIX}) is missing: set the alert destinations again`);
     try {
       return { url: unseal(key, d.url), secret: d.secret === null ? null : unseal(key, d.secret) };
     } catch {
       throw new Error(
-        `a destination cannot be opened with ${keyFileFor(this.dbPath)} (another key sealed it): set the alert destinations again`,
+        `a destination cannot be opened with the key file beside the database (${KEY_FILE_SUFFIX}; another key sealed it): set the alert destinations again`,
       );
     }
   }
