@@ -113,10 +113,14 @@ describe('a removal with erasure while batches of the removed user are in the st
     await gate.reached(1);
     const anas = ingest.store(orgId, ana.id, await events(2_500));
     await gate.reached(2);
-    const removal = erase(ana);
+    let settled = false;
+    const removal = erase(ana).finally(() => {
+      settled = true;
+    });
     gate.release();
-    // The removal must not run while Ana's transaction is open: give it the chance to, had it not waited.
+    // The removal must not run while Ana's transaction is open: given the chance to, it has not.
     await Promise.race([removal, sleep(300)]);
+    expect(settled).toBe(false);
     gate.release();
     const [boAnswer, anaAnswer, report] = await Promise.all([bos, anas, removal]);
     expect(ingest.transactions.beside.committed).toBe(1);
