@@ -230,6 +230,9 @@ export const budgetsCommand: CommandModule = {
         async (args) => {
           const { server, key } = target(args);
           if ((args.usd === undefined) === (args.credits === undefined)) throw new UserError('give either --usd N or --credits N');
+          // A secret is given with the webhooks it signs for: kept destinations keep their own.
+          if (args.secret !== undefined && !args.webhook)
+            throw new UserError('--secret is the secret of the --webhook URLs given with it; give them again with the new secret');
           const budget = {
             scope: args.scope,
             ...(args.team !== undefined ? { team: args.team } : {}),

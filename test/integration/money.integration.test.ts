@@ -339,6 +339,11 @@ describe('the CLI: agentmeter pricing and agentmeter budgets, through a running 
       { org: org.orgId },
     );
     expect(stored[0]!.destinations).not.toContain('agentmeter-secret-path');
+    // A new secret alone would leave the old one in use: refused, nothing changed.
+    const secretAlone = await cli(['budgets', 'set', '--usd', '5', '--secret', 'another-secret-of-16-chars']);
+    expect(secretAlone.status).not.toBe(0);
+    expect(secretAlone.stderr).toContain('--secret is the secret of the --webhook URLs given with it');
+    expect(await destinations()).toEqual(shown);
     const silenced = await cli(['budgets', 'set', '--usd', '4', '--no-destinations']);
     expect(silenced.status, silenced.stderr).toBe(0);
     expect(await destinations()).toEqual([]);
