@@ -27,7 +27,7 @@ import { type DecodePool, DecodeQueueFull } from './decode-pool.ts';
 import type { IngestGate } from './gate.ts';
 import { RetryLater, tooLarge } from './limits.ts';
 import { ContentEncodingHeader, JsonBody, NdjsonBody } from './schema.ts';
-import { BatchRefused, type IngestStore, SenderRemoved } from './store.ts';
+import { BatchRefused, type IngestStore } from './store.ts';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -154,7 +154,6 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps): vo
         // Per request, not per record: the decoded NDJSON's lengths are known already.
         gate.charge(principal, batch.received, storedBytes(batch));
         const result = await deps.ingest.store(principal.orgId, principal.userId, batch).catch((error: unknown) => {
-          if (error instanceof SenderRemoved) throw new HttpError(401, error.message);
           if (!(error instanceof BatchRefused)) throw error;
           request.log.warn(
             { user: principal.userId, received: batch.received, reason: error.message },

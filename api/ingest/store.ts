@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { listValue } from '@duckdb/node-api';
 import { CommitOrder } from '../../common/db/commit-order.ts';
 import type { Db } from '../../common/db/duckdb.ts';
+import { HttpError } from '../../common/errors.ts';
 import type { OrgId, UserId } from '../../common/ids.ts';
 import { SharedExclusive } from '../../common/shared-exclusive.ts';
 import type { IngestResponse, WireRecord } from '../../common/wire.ts';
@@ -232,12 +233,12 @@ export class BatchRefused extends Error {}
 
 /**
  * The batch's sender was removed after the request was authenticated and before its transaction began
- * (IngestStore.removeSender): nothing of it was stored. The route answers as it answers a removed user's
- * credential.
+ * (IngestStore.removeSender): nothing of it was stored. Answered 401, as the removed user's credential
+ * is from then on, by every route that stores a batch.
  */
-export class SenderRemoved extends Error {
+export class SenderRemoved extends HttpError {
   constructor() {
-    super('the user of this credential was removed; nothing of this batch was stored');
+    super(401, 'the user of this credential was removed; nothing of this batch was stored');
   }
 }
 

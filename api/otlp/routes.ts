@@ -33,7 +33,7 @@ import { decodeItems, storedBytes } from '../ingest/decode.ts';
 import type { IngestGate } from '../ingest/gate.ts';
 import { tooLarge } from '../ingest/limits.ts';
 import { ContentEncodingHeader } from '../ingest/schema.ts';
-import { type IngestStore, SenderRemoved } from '../ingest/store.ts';
+import type { IngestStore } from '../ingest/store.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { JsonBody, MAX_OTLP_BODY_BYTES, MAX_OTLP_INFLATED_BYTES, OTLP_SIGNALS, OtlpJsonAnswer, otlpPath, ProtobufBody } from './schema.ts';
 
@@ -206,7 +206,6 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     } catch (error) {
       // Not stored, so not counted: the agent's next export of these running totals counts them.
       userTotals.restore(mapped.undo);
-      if (error instanceof SenderRemoved) throw new HttpError(401, error.message);
       throw error;
     }
     await saveTotals(principal, userTotals);
