@@ -12,6 +12,7 @@ const budgetList = async () => (await import('../../api/budgets/schema.ts')).Bud
 
 import { loadConfig } from '../../common/config.ts';
 import { UserError } from '../../common/errors.ts';
+import { teamNameKey } from '../../common/team-name.ts';
 import { hiddenKeyDefault } from '../machine-options.ts';
 import { callServer } from '../server-call.ts';
 
@@ -174,13 +175,17 @@ interface BudgetArgs extends ServerArgs {
  * showed them (scheme and host), which it takes back as the ones it stored. The server replaces a budget
  * whole, so without them a change of amount would silence its alerts.
  */
-export function keptDestinations(
+export function destinationsAsShown(
   current: BudgetList,
   args: Pick<BudgetArgs, 'scope' | 'team' | 'email'>,
 ): { type: 'slack' | 'webhook'; url: string }[] {
-  const same = (a: string | undefined, b: string | undefined) =>
-    (a ?? '').normalize('NFC').toLowerCase() === (b ?? '').normalize('NFC').toLowerCase();
-  const budget = current.budgets.find((b) => b.scope === args.scope && same(b.team, args.team) && same(b.email, args.email));
+  // The budget the server would replace: its team as the server compares team names, its e-mail in any case.
+  const budget = current.budgets.find(
+    (b) =>
+      b.scope === args.scope &&
+      teamNameKey(b.team ?? '') === teamNameKey(args.team ?? '') &&
+      (b.email ?? '').toLowerCase() === (args.email ?? '').toLowerCase(),
+  );
   return (budget?.destinations ?? []).map(({ type, url }) => ({ type, url }));
 }
 
@@ -251,7 +256,7 @@ export const budgetsCommand: CommandModule = {
                   ]
                 : args.destinations === false
                   ? []
-                  : keptDestinations(await callServer(server, key, 'GET', '/api/v0/organization/budgets', await budgetList()), args),
+                  : destinationsAsShown(await callServer(server, key, 'GET', '/api/v0/organization/budgets', await budgetList()), args),
           };
           printBudgets(await callServer(server, key, 'PATCH', '/api/v0/organization/budgets', await budgetList(), { budget }), args.json);
         },
