@@ -77,7 +77,7 @@ export class Authenticator {
       if (request.headers[CSRF_HEADER] !== '1')
         throw forbidden(`A request signed in with the dashboard cookie that changes something must send "${CSRF_HEADER}: 1"`);
       const origin = request.headers.origin;
-      if (origin && originHost(origin) !== request.host)
+      if (origin && urlHost(origin) !== request.host)
         throw forbidden('A request signed in with the dashboard cookie must come from the dashboard origin');
     }
     const cacheKey = `session:${hashKey(token)}`;
@@ -153,9 +153,10 @@ export const CSRF_HEADER = 'x-agentmeter-dashboard';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export type SessionLookup = (tokenHash: string) => Promise<{ principal: Principal; expiresAt: number } | undefined>;
 
-const originHost = (origin: string): string | undefined => {
+/** A URL's host (with its port), or undefined when the text is no URL. */
+export const urlHost = (url: string): string | undefined => {
   try {
-    return new URL(origin).host;
+    return new URL(url).host;
   } catch {
     return undefined;
   }
@@ -168,7 +169,7 @@ const originHost = (origin: string): string | undefined => {
  */
 export const fromAnotherOrigin = (request: FastifyRequest): boolean => {
   const origin = request.headers.origin;
-  return origin !== undefined && originHost(origin) !== request.host;
+  return origin !== undefined && urlHost(origin) !== request.host;
 };
 
 /**

@@ -5,6 +5,7 @@
 // owners' choice, so a start no one here asked for could sign a browser in to someone else's account.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as client from 'openid-client';
+import { urlHost } from '../auth/authenticator.ts';
 import { declareRoute } from '../openapi/declare.ts';
 import { stateCookie } from './cookies.ts';
 import { OidcGuardError } from './guard.ts';
@@ -19,14 +20,6 @@ import { loginPath } from './store.ts';
  * older than 2023) goes on as before.
  */
 export const startedElsewhere = (site: string | string[] | undefined) => site === 'cross-site' || site === 'same-site';
-
-const hostOf = (issuer: string) => {
-  try {
-    return new URL(issuer).host;
-  } catch {
-    return issuer;
-  }
-};
 
 export function registerLoginRoutes(app: FastifyInstance, ctx: OidcRouteContext): void {
   declareRoute(
@@ -46,7 +39,7 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: OidcRouteContext)
       const issuer = await ctx.store.issuer(orgId);
       if (issuer === undefined) return { orgId, oidc: false };
       const org = await ctx.deps.accounts.getOrg(orgId);
-      return { orgId, oidc: true, loginPath: loginPath(orgId), orgName: org?.name ?? orgId, providerHost: hostOf(issuer) };
+      return { orgId, oidc: true, loginPath: loginPath(orgId), orgName: org?.name ?? orgId, providerHost: urlHost(issuer) ?? issuer };
     },
   );
 
@@ -91,7 +84,11 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: OidcRouteContext)
       if (startedElsewhere(request.headers['sec-fetch-site'])) {
         const org = await ctx.deps.accounts.getOrg(provider.orgId);
         request.log.info({ org: provider.orgId }, 'oidc sign-in started by another site: asked first');
-        return sendPage(reply, 200, confirmSignInPage(org?.name ?? provider.orgId, hostOf(provider.issuer), loginPath(provider.orgId)));
+        return sendPage(
+          reply,
+          200,
+          confirmSignInPage(org?.name ?? provider.orgId, urlHost(provider.issuer) ?? provider.issuer, loginPath(provider.orgId)),
+        );
       }
       let config: client.Configuration;
       try {
