@@ -82,24 +82,18 @@ describe('alert destinations at rest', () => {
 
   it('are stored sealed in budgets, alert settings and deliveries, and a delivery still reaches the receiver signed', async () => {
     const s = server!;
-    const put = await s.app.inject({
-      method: 'PUT',
-      url: '/api/v0/organization/budgets',
-      headers: bearer(org.users.owner.key),
-      payload: {
-        budgets: [
-          {
-            scope: 'org',
-            monthlyCredits: 1000,
-            thresholds: [50],
-            destinations: [
-              { type: 'webhook', url: `${base}/api/webhooks/1234567890/${TOKENS.discord}`, secret: SECRET },
-              { type: 'slack', url: `${base}/services/T000/B000/${TOKENS.slack}` },
-            ],
-          },
-        ],
-      },
-    });
+    /** The organization's budget of 1,000 credits, alerting at 50%, with these destinations. */
+    const putBudget = (destinations: object[]) =>
+      s.app.inject({
+        method: 'PUT',
+        url: '/api/v0/organization/budgets',
+        headers: bearer(org.users.owner.key),
+        payload: { budgets: [{ scope: 'org', monthlyCredits: 1000, thresholds: [50], destinations }] },
+      });
+    const put = await putBudget([
+      { type: 'webhook', url: `${base}/api/webhooks/1234567890/${TOKENS.discord}`, secret: SECRET },
+      { type: 'slack', url: `${base}/services/T000/B000/${TOKENS.slack}` },
+    ]);
     expect(put.statusCode, put.body).toBe(200);
     const settings = await s.app.inject({
       method: 'PATCH',
@@ -128,21 +122,7 @@ describe('alert destinations at rest', () => {
     expect(received.map((r) => r.path)).toContain(`/services/T000/B000/${TOKENS.slack}`);
     // A list put back as shown keeps the URLs (opened to match, sealed again).
     const shown = BudgetList.parse(put.json()).budgets[0]!;
-    const again = await s.app.inject({
-      method: 'PUT',
-      url: '/api/v0/organization/budgets',
-      headers: bearer(org.users.owner.key),
-      payload: {
-        budgets: [
-          {
-            scope: 'org',
-            monthlyCredits: 1000,
-            thresholds: [50],
-            destinations: shown.destinations.map(({ type, url }) => ({ type, url })),
-          },
-        ],
-      },
-    });
+    const again = await putBudget(shown.destinations.map(({ type, url }) => ({ type, url })));
     expect(again.statusCode, again.body).toBe(200);
     const budgets = new BudgetStore(s.db);
     const [budget] = await budgets.list(org.orgId);
