@@ -69,17 +69,13 @@ export function dollarsByGroup<R extends { date: string; group_key: string; cost
   days: string[],
   rows: readonly R[],
 ): { groups: string[]; values: (number | null)[][] } {
-  const priced = (r: R) => r.cost_usd !== null && r.cost_usd !== undefined;
-  const { groups, values } = seriesByGroup(days, rows.filter(priced), (r) => r.cost_usd!);
+  const priced = rows.filter((r) => r.cost_usd !== null && r.cost_usd !== undefined);
+  const { groups, values } = seriesByGroup(days, priced, (r) => r.cost_usd!);
   const key = (group: string, day: string) => `${group}\n${day}`;
-  const withPrice = new Set(rows.filter(priced).map((r) => key(r.group_key, r.date)));
-  const without = new Set(rows.filter((r) => !priced(r)).map((r) => key(r.group_key, r.date)));
-  return {
-    groups,
-    values: values.map((series, g) =>
-      series.map((v, i) => (without.has(key(groups[g]!, days[i]!)) && !withPrice.has(key(groups[g]!, days[i]!)) ? null : v)),
-    ),
-  };
+  // The group's days with usage none of which had a price.
+  const unpriced = new Set(rows.filter((r) => r.cost_usd === null || r.cost_usd === undefined).map((r) => key(r.group_key, r.date)));
+  for (const r of priced) unpriced.delete(key(r.group_key, r.date));
+  return { groups, values: values.map((series, g) => series.map((v, i) => (unpriced.has(key(groups[g]!, days[i]!)) ? null : v))) };
 }
 
 /** Standard Credits per day and model (models by their total, largest first), from tokens?group_by=model. */
