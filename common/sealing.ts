@@ -62,6 +62,12 @@ export function seal(key: Buffer, secret: string): string {
   return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
 }
 
+/**
+ * Pure: whether a value has the sealed form. A URL in clear never has it (it starts with its scheme), so a
+ * migration that seals stored URLs can tell what an earlier run of it already sealed.
+ */
+export const isSealed = (value: string): boolean => /^v1\.[\w-]{16}\.[\w-]{22}\.[\w-]*$/.test(value);
+
 /** The secret sealed; throws when the format is unknown or the key is not the one that sealed it. */
 export function unseal(key: Buffer, sealed: string): string {
   const [version, iv, tag, data] = sealed.split('.');

@@ -80,7 +80,8 @@ export function registerAlertSettingsRoutes(app: FastifyInstance, deps: AlertSet
         if (given === undefined) return was;
         const seal = deps.settings.seal;
         try {
-          return seal.seal(await keptDestinations(given, seal.openToReplace(was, request.log), deps.alerts.allowPrivate, at));
+          const { kept, unopened } = seal.openToReplace(was, request.log);
+          return seal.seal(await keptDestinations(given, kept, deps.alerts.allowPrivate, at, unopened));
         } catch (error) {
           throw badRequest((error as Error).message);
         }

@@ -125,13 +125,15 @@ export interface KeptDestination {
 /**
  * The destinations of a request as they are stored: each checked by the address guard (a refusal throws an
  * Error naming `at[j].url`), a URL put back as it was shown (masked) standing for the stored one it was
- * shown for, and a webhook URL already stored keeping its secret when given without one.
+ * shown for, and a webhook URL already stored keeping its secret when given without one. `unopened` is why
+ * the stored destinations could not be opened, if they could not: a URL given back as shown then says so.
  */
 export async function keptDestinations(
   given: readonly GivenDestination[],
   before: readonly KeptDestination[],
   allowPrivate: boolean,
   at: string,
+  unopened?: string,
 ): Promise<KeptDestination[]> {
   const out: KeptDestination[] = [];
   // Each stored destination stands for one given back as shown: two that show alike (two Slack channels
@@ -155,7 +157,11 @@ export async function keptDestinations(
     const d = shown ? { ...g, url: shown.url } : g;
     // A URL as shown stands for a stored one only: sent as given, it would reach no receiver.
     if (!shown && urlProblem(g.url) === undefined && shownUrl(g.url) === g.url)
-      throw new Error(`${at}[${j}].url: is a URL as shown (${g.url}), standing for no destination stored; give the full URL`);
+      throw new Error(
+        unopened === undefined
+          ? `${at}[${j}].url: is a URL as shown (${g.url}), standing for no destination stored; give the full URL`
+          : `${at}[${j}].url: is a URL as shown (${g.url}), but the stored destinations cannot be opened (${unopened}); give the full URL`,
+      );
     try {
       await resolveDestination(d.url, allowPrivate);
     } catch (error) {

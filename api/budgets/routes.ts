@@ -107,13 +107,9 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: BudgetDeps): vo
       const key = `${b.scope}|${target}`;
       let destinations: StoredDestination[];
       try {
+        const { kept, unopened } = deps.budgets.seal.openToReplace(before.get(key)?.destinations ?? [], log);
         destinations = deps.budgets.seal.seal(
-          await keptDestinations(
-            b.destinations,
-            deps.budgets.seal.openToReplace(before.get(key)?.destinations ?? [], log),
-            deps.alerts.allowPrivate,
-            `${at}.destinations`,
-          ),
+          await keptDestinations(b.destinations, kept, deps.alerts.allowPrivate, `${at}.destinations`, unopened),
         );
       } catch (error) {
         throw badRequest((error as Error).message);

@@ -49,15 +49,19 @@ export class DestinationSeal {
   }
 
   /**
-   * The destinations an owner replaces, in clear; none when they cannot be opened (the key file lost or
-   * replaced), logged: the owner then gives them in full again.
+   * The destinations an owner replaces, in clear. When they cannot be opened (the key file lost or
+   * replaced) none are kept, `unopened` says why (it is logged too), and the owner gives them in full again.
    */
-  openToReplace(destinations: readonly StoredDestination[], log: { warn(o: object, msg: string): void }): KeptDestination[] {
+  openToReplace(
+    destinations: readonly StoredDestination[],
+    log: { warn(o: object, msg: string): void },
+  ): { kept: KeptDestination[]; unopened?: string } {
     try {
-      return this.open(destinations);
+      return { kept: this.open(destinations) };
     } catch (error) {
-      log.warn({ error: (error as Error).message }, 'stored alert destinations cannot be opened; they are replaced as given');
-      return [];
+      const unopened = (error as Error).message;
+      log.warn({ error: unopened }, 'stored alert destinations cannot be opened; they are replaced as given');
+      return { kept: [], unopened };
     }
   }
 

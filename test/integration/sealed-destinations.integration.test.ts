@@ -4,7 +4,7 @@
 // the secret as given. Migration 121 seals the rows a server stored in clear before, and the server that
 // starts on them delivers a delivery left pending.
 import { createHmac } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,14 +153,11 @@ describe('alert destinations at rest', () => {
       org: org.orgId,
       d: JSON.stringify(clear(`/old/${TOKENS.old}`, OLD_SECRET)),
     });
-    await db.run(
-      'UPDATE alert_settings SET anomaly_destinations = CAST($a AS JSON), digest_destinations = CAST($d AS JSON) WHERE org_id = $org',
-      {
-        org: org.orgId,
-        a: JSON.stringify(clear(`/old-anomalies?token=${TOKENS.query}`, OLD_SECRET)),
-        d: JSON.stringify([{ type: 'slack', url: `${base}/services/T2/B2/${TOKENS.oldSlack}` }]),
-      },
-    );
+    // The anomaly destinations stay as the first test sealed them: a second run must leave them so.
+    await db.run('UPDATE alert_settings SET digest_destinations = CAST($d AS JSON) WHERE org_id = $org', {
+      org: org.orgId,
+      d: JSON.stringify([{ type: 'slack', url: `${base}/services/T2/B2/${TOKENS.oldSlack}` }]),
+    });
     await db.run(
       `INSERT INTO budget_alerts (id, org_id, scope, target, month, threshold, usage, credit_limit, budget, fired_at)
        VALUES ('alr_storedinclear', $org, 'org', 'org', '2026-03', 75, 800, 1000, '{"scope":"org","monthlyCredits":1000}', TIMESTAMP '2026-03-20 09:00')`,
@@ -170,11 +167,7 @@ describe('alert destinations at rest', () => {
       `INSERT INTO alert_deliveries VALUES ('alr_storedinclear', 0, $org, 'webhook', $url, $secret, 'pending', 0, TIMESTAMP '2026-03-20 09:00', NULL, NULL)`,
       { org: org.orgId, url: `${base}/old/${TOKENS.old}`, secret: OLD_SECRET },
     );
-    // The delivered ones in clear too, as they were kept.
-    await db.run("UPDATE alert_deliveries SET url = $url, secret = $secret WHERE alert_id <> 'alr_storedinclear'", {
-      url: `${base}/old/${TOKENS.old}`,
-      secret: OLD_SECRET,
-    });
+    // The delivered ones stay sealed. Without its record, 121 runs again on sealed and clear rows alike.
     await db.run('DELETE FROM schema_migrations WHERE version = 121');
     await db.close();
 
@@ -189,13 +182,36 @@ describe('alert destinations at rest', () => {
     const answered = await server.app.inject({ method: 'GET', url: ALERT_SETTINGS_PATH, headers: bearer(org.users.manager.key) });
     expect(answered.json().digest.destinations).toEqual([{ type: 'slack', url: `${base}/…` }]);
     const settings = new AlertSettingsStore(server.db);
-    expect(settings.seal.open((await settings.get(org.orgId)).anomalyDestinations)).toEqual(
-      clear(`/old-anomalies?token=${TOKENS.query}`, OLD_SECRET),
+    // Sealed once, not twice: opened, they are the URLs and secrets as given.
+    expect(settings.seal.open((await settings.get(org.orgId)).anomalyDestinations)).toEqual([
+      { type: 'webhook', url: `${base}/hooks/${TOKENS.anomaly}?token=${TOKENS.query}`, secret: ANOMALY_SECRET },
+    ]);
+    const deliveries = await server.db.all<{ url: string; secret: string | null }>(
+      'SELECT url, secret FROM alert_deliveries ORDER BY alert_id',
     );
+    expect(deliveries.map((d) => settings.seal.openDelivery(d).url).every((url) => url.startsWith(`${base}/`))).toBe(true);
     await server.close();
     server = undefined;
     const rows = await storedRows();
     expect(rows['alert_deliveries']).toHaveLength(3);
     expectSealed(rows);
+  }, 60_000);
+
+  it('without the key file, a destination given back as shown is refused, saying the stored ones cannot be opened', async () => {
+    server = await testServer({ now: () => NOW, alerts: ALERTS, dbPath });
+    const answered = await server.app.inject({ method: 'GET', url: ALERT_SETTINGS_PATH, headers: bearer(org.users.manager.key) });
+    const shown = answered.json().digest.destinations as { type: string; url: string }[];
+    expect(shown).toEqual([{ type: 'slack', url: `${base}/…` }]);
+    rmSync(keyFileFor(dbPath));
+    const put = await server.app.inject({
+      method: 'PATCH',
+      url: ALERT_SETTINGS_PATH,
+      headers: bearer(org.users.owner.key),
+      payload: { digest: { destinations: shown } },
+    });
+    expect(put.statusCode).toBe(400);
+    expect(put.json().detail).toMatch(
+      /digest\.destinations\[0\]\.url: is a URL as shown .*, but the stored destinations cannot be opened \(the key file beside the database \(\.oidc-key\) is missing: set the alert destinations again\); give the full URL/,
+    );
   }, 60_000);
 });

@@ -5,7 +5,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DestinationSeal, storedDestinationView } from '../../api/budgets/sealed-destinations.ts';
-import { keyFileFor } from '../../common/sealing.ts';
+import { isSealed, keyFileFor, seal as sealWith } from '../../common/sealing.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const DISCORD = {
@@ -48,8 +48,18 @@ describe('DestinationSeal', () => {
     writeFileSync(keyFileFor(path), Buffer.alloc(32, 7), { mode: 0o600 });
     expect(() => seal.openDelivery({ url: sealed[0]!.url, secret: null })).toThrow(/another key sealed it/);
     const warned: string[] = [];
-    expect(seal.openToReplace(sealed, { warn: (o) => warned.push(JSON.stringify(o)) })).toEqual([]);
+    expect(seal.openToReplace(sealed, { warn: (o) => warned.push(JSON.stringify(o)) })).toEqual({
+      kept: [],
+      unopened: expect.stringMatching(/another key sealed it/),
+    });
     expect(warned.join('')).toContain('another key');
     expect(warned.join('')).not.toContain('discord.com');
+  });
+
+  it('tells a sealed value from a URL or secret in clear', () => {
+    const sealed = sealWith(Buffer.alloc(32, 1), SLACK.url);
+    expect(isSealed(sealed)).toBe(true);
+    expect(isSealed(sealWith(Buffer.alloc(32, 1), ''))).toBe(true);
+    for (const clear of [SLACK.url, DISCORD.secret, 'v1.abc.def.ghi', `${sealed}/`, `x${sealed}`]) expect(isSealed(clear)).toBe(false);
   });
 });

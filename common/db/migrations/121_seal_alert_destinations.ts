@@ -2,8 +2,10 @@
 // destination becomes {type, origin, url, secret?} with its URL and webhook secret sealed under the
 // database's key (common/sealing.ts, `<database>.oidc-key`, created here if the database has none yet and
 // there is something to seal), and every queued or past delivery's url and secret are sealed the same way.
-// The format is the one api/budgets/sealed-destinations.ts reads.
-import { seal, secretKey } from '../../sealing.ts';
+// The format is the one api/budgets/sealed-destinations.ts reads. What is already sealed is left as it is,
+// so that a second run (the migration's record lost, or rows written in clear by an older server after it
+// ran) seals only what is in clear.
+import { isSealed, seal, secretKey } from '../../sealing.ts';
 import type { Db } from '../duckdb.ts';
 
 interface ClearDestination {
@@ -11,6 +13,12 @@ interface ClearDestination {
   url: string;
   secret?: string;
 }
+interface SealedDestination extends ClearDestination {
+  origin: string;
+}
+
+/** Pure: a destination stored sealed (api/budgets/sealed-destinations.ts's StoredDestination). */
+const sealedAlready = (d: ClearDestination | SealedDestination): d is SealedDestination => 'origin' in d && isSealed(d.url);
 
 const SQL = {
   budgets: `SELECT org_id, scope, target, CAST(destinations AS VARCHAR) AS destinations FROM budgets
@@ -30,17 +38,23 @@ const originOf = (url: string): string => (URL.canParse(url) ? new URL(url).orig
 export async function up(tx: Db): Promise<void> {
   const budgets = await tx.all<{ org_id: string; scope: string; target: string; destinations: string }>(SQL.budgets);
   const settings = await tx.all<{ org_id: string; anomalies: string; digest: string }>(SQL.settings);
-  const deliveries = await tx.all<{ alert_id: string; position: number; url: string; secret: string | null }>(SQL.deliveries);
+  const deliveries = (await tx.all<{ alert_id: string; position: number; url: string; secret: string | null }>(SQL.deliveries)).filter(
+    (d) => !isSealed(d.url),
+  );
   if (budgets.length + settings.length + deliveries.length === 0) return;
   const key = secretKey(tx.path, true)!;
   const sealAll = (json: string) =>
     JSON.stringify(
-      (JSON.parse(json) as ClearDestination[]).map((d) => ({
-        type: d.type,
-        origin: originOf(d.url),
-        url: seal(key, d.url),
-        ...(d.secret ? { secret: seal(key, d.secret) } : {}),
-      })),
+      (JSON.parse(json) as (ClearDestination | SealedDestination)[]).map((d) =>
+        sealedAlready(d)
+          ? d
+          : {
+              type: d.type,
+              origin: originOf(d.url),
+              url: seal(key, d.url),
+              ...(d.secret ? { secret: seal(key, d.secret) } : {}),
+            },
+      ),
     );
   for (const b of budgets)
     await tx.run(SQL.setBudget, { org: b.org_id, scope: b.scope, target: b.target, destinations: sealAll(b.destinations) });
