@@ -6,15 +6,17 @@ import {
   constants,
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Agent } from '../../common/agents.ts';
 import { RUNS_AS_LAPTOP_BUNDLE } from '../../common/built.ts';
@@ -139,6 +141,37 @@ export function hookCommand(target: InstallTarget, event?: string): string {
 
 function location(target: InstallTarget): SettingsLocation {
   return target.settingsFile ? locationOf(target.agent, locationFor(target.settingsFile)) : userSettingsLocation(target.agent, target.home);
+}
+
+/** The settings file of a target that is to be written, checked (refuseLinkedFile) before it is read. */
+function writableLocation(target: InstallTarget): SettingsLocation {
+  const loc = location(target);
+  refuseLinkedFile(loc.file, '--settings');
+  return loc;
+}
+
+/**
+ * Throws a SettingsError, before anything is read or written, for a file that is a symbolic link (settings
+ * kept with the user's dotfiles) or not a regular file. A write renames a new file over the name: over a
+ * link it would cut the link, and the file it leads to would silently stop being the agent's settings;
+ * and nothing of agentmeter writes through a link it did not make. A fifo would hold the read for good.
+ * `option`: how to name the file the link leads to instead, when the command has one.
+ */
+function refuseLinkedFile(file: string, option?: string): void {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(file);
+  } catch {
+    return; // Missing: created as a regular file.
+  }
+  if (stat.isSymbolicLink()) {
+    const leadsTo = resolve(dirname(file), readlinkSync(file));
+    const instead = option ? ` To install there, name the file it leads to: ${option} ${shellQuote(leadsTo)}.` : '';
+    throw new SettingsError(
+      `${file} is a symbolic link (to ${leadsTo}); agentmeter does not write through links, and replacing it would cut it. It was left untouched.${instead}`,
+    );
+  }
+  if (!stat.isFile()) throw new SettingsError(`${file} is not a regular file; it was left untouched.`);
 }
 
 interface LoadedSettings {
@@ -340,7 +373,7 @@ export function installScript(agentmeterHome: string): string {
 }
 
 export function install(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
-  const loc = location(target);
+  const loc = writableLocation(target);
   const loaded = loadSettings(loc);
   const { hooks, changes } = withOurHook(loaded.hooks, target);
   // The agent's telemetry goes in its hooks file's settings (Claude Code, Gemini CLI, Qwen Code) or a file of
@@ -376,6 +409,7 @@ function updateTextFile(
   change: (text: string) => { text: string; outcome: TelemetryOutcome },
   dryRun: boolean,
 ): { file: string; outcome: TelemetryOutcome } {
+  refuseLinkedFile(file);
   const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
   let next: { text: string; outcome: TelemetryOutcome };
   try {
@@ -423,7 +457,7 @@ export function installStatusLine(
   command: string,
   options: { dryRun?: boolean } = {},
 ): { file: string; outcome: StatusLineOutcome | 'unsupported'; backup?: string } {
-  const loc = location(target);
+  const loc = writableLocation(target);
   if (!AGENT_HOOKS[target.agent].statusLine || loc.topLevel) return { file: loc.file, outcome: 'unsupported' };
   const loaded = loadSettings(loc);
   const { root, outcome } = withOurStatusLine(loaded.root, command);
@@ -464,7 +498,7 @@ function restoredText(loc: SettingsLocation, root: unknown): { text: string; res
 }
 
 export function uninstall(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
-  const loc = location(target);
+  const loc = writableLocation(target);
   const { settingsTelemetry, telemetryFile: own } = AGENT_HOOKS[target.agent];
   const ownFile = own ? { telemetry: updateTextFile(own.file(target.home), (text) => own.remove(text), options.dryRun ?? false) } : {};
   if (!existsSync(loc.file)) return { file: loc.file, changes: [], written: false, ...ownFile };

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type InstallTarget, install, isOurCommand, SettingsError, status, uninstall } from '../../collector/install/installer.ts';
@@ -110,6 +110,26 @@ describe('hook installer', () => {
     const after = read(file);
     expect(after.hooks).toBeUndefined();
     expect(after.Stop).toHaveLength(2);
+  });
+
+  it('a settings file that is a symbolic link (dotfiles) is refused and left a link, its target untouched', () => {
+    const t = target('claude');
+    mkdirSync(join(t.home, '.claude'));
+    const file = join(t.home, '.claude', 'settings.json');
+    const dotfile = join(t.home, 'dotfiles-claude.json');
+    const text = JSON.stringify({ model: 'opus' });
+    writeFileSync(dotfile, text);
+    symlinkSync(dotfile, file);
+    expect(() => install(t)).toThrow(SettingsError);
+    expect(() => install(t)).toThrow(`${file} is a symbolic link (to ${dotfile})`);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(readFileSync(dotfile, 'utf8')).toBe(text);
+    expect(readdirSync(join(t.home, '.claude'))).toEqual(['settings.json']);
+    // Installed in the file it leads to, as the message says, the link stays and uninstall is refused too.
+    expect(install({ ...t, settingsFile: dotfile }).written).toBe(true);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(() => uninstall(t)).toThrow(SettingsError);
+    expect(status(t).installedEvents).toEqual(AGENT_EVENTS.claude);
   });
 
   it('--dry-run reports the change and writes nothing', () => {
