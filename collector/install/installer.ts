@@ -90,8 +90,8 @@ export interface InstallResult {
   changes: HookChange[];
   written: boolean;
   backup?: string;
-  /** The agent's OpenTelemetry export: what was done, in which file. */
-  telemetry?: { file: string; outcome: TelemetryOutcome };
+  /** The agent's OpenTelemetry export: what was done, in which file (and the copy of that file made before, if one was). */
+  telemetry?: { file: string; outcome: TelemetryOutcome; backup?: string };
 }
 
 export interface HookStatus {
@@ -401,14 +401,14 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
 
 /**
  * An agent's telemetry file (Codex's config.toml, VS Code's settings for Copilot) with `change` applied (our
- * export added or taken out), written through a new temporary file (never through a link) with the file's
- * own mode; nothing is written when nothing changes.
+ * export added or taken out), backed up first as a settings file is, then written through a new temporary
+ * file (never through a link) with the file's own mode; nothing is written when nothing changes.
  */
 function updateTextFile(
   file: string,
   change: (text: string) => { text: string; outcome: TelemetryOutcome },
   dryRun: boolean,
-): { file: string; outcome: TelemetryOutcome } {
+): { file: string; outcome: TelemetryOutcome; backup?: string } {
   refuseLinkedFile(file);
   const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
   let next: { text: string; outcome: TelemetryOutcome };
@@ -420,11 +420,13 @@ function updateTextFile(
   }
   if (dryRun || next.text === before) return { file, outcome: next.outcome };
   mkdirSync(dirname(file), { recursive: true });
-  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
+  const existed = existsSync(file);
+  const mode = existed ? statSync(file).mode & 0o777 : 0o600;
+  const backup = existed ? backUp(file) : undefined;
   const tmp = `${file}.agentmeter-tmp-${process.pid}`;
   writeNewFile(tmp, next.text, mode);
   renameSync(tmp, file);
-  return { file, outcome: next.outcome };
+  return { file, outcome: next.outcome, ...(backup ? { backup } : {}) };
 }
 
 export type StatusLineOutcome = 'added' | 'already' | 'kept-yours';
