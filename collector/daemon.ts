@@ -530,12 +530,20 @@ export class Collector {
 
   /**
    * Keeps the credit-limit marker the hook reads in step with the server (see limits.ts), and the
-   * figures `agentmeter statusline` shows (status-cache.ts).
+   * figures `agentmeter statusline` shows (status-cache.ts). Never rejects: it ends every drain and runs
+   * on a timer, and a file that cannot be written (a full disk) must not end the collector; the files
+   * are then left as they were, as when the server cannot be asked.
    */
   async refreshLimits(): Promise<void> {
+    const { server, apiKey, agentmeterHome } = this.options;
+    const kept = <T>(what: string, refreshing: Promise<T>, otherwise: T) =>
+      refreshing.catch((error: unknown) => {
+        this.options.log.warn({ error: (error as Error).message }, `${what} not kept; the file is left as it was`);
+        return otherwise;
+      });
     const [state] = await Promise.all([
-      refreshLimitStatus(this.options.server, this.options.apiKey, this.options.agentmeterHome),
-      refreshStatusCache(this.options.server, this.options.apiKey, this.options.agentmeterHome),
+      kept('credit-limit status', refreshLimitStatus(server, apiKey, agentmeterHome), 'unknown' as const),
+      kept('status line figures', refreshStatusCache(server, apiKey, agentmeterHome), undefined),
     ]);
     if (state !== 'unknown' && state !== this.limitState)
       this.options.log.info(

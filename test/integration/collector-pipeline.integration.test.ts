@@ -40,7 +40,8 @@ afterEach(async () => {
   servers = [];
 });
 
-async function scriptedServer(onRequest?: (n: number) => void): Promise<Scripted> {
+/** The developer's figures, answered at GET /api/v0/me/status (the status line's) when given. */
+async function scriptedServer(onRequest?: (n: number) => void, statusAnswer?: object): Promise<Scripted> {
   const scripted = {
     requests: [] as string[][],
     machines: [] as (string | undefined)[],
@@ -48,6 +49,10 @@ async function scriptedServer(onRequest?: (n: number) => void): Promise<Scripted
     refusing: new Set<number>(),
   };
   const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/api/v0/me/status' && statusAnswer) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(statusAnswer));
+      return;
+    }
     // The collector also asks for its credit-limit status; this server knows nothing of it.
     if (req.method !== 'POST' || req.url !== '/api/v1/ingest/events') {
       res
@@ -239,6 +244,32 @@ describe('a drain that cannot go on', () => {
     expect(first.error).toMatch(/401/);
     expect(first.shipped).toBe(0);
     expect(readdirSync(newDir)).toHaveLength(6);
+  });
+});
+
+describe('a drain whose status files cannot be written', () => {
+  it('resolves, having shipped, when the status line figures or the limit files cannot be written', async () => {
+    const home = tempDir();
+    const agentmeterHome = join(home, '.agentmeter');
+    spool(agentmeterHome, 3);
+    const server = await scriptedServer(undefined, {
+      date: '2026-03-01',
+      month: '2026-03',
+      today_credits: 1,
+      month_credits: 2,
+      limit: null,
+      share: null,
+      enforced: false,
+    });
+    const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 10, maxAttempts: 1 });
+    // A folder where status.json's temporary file goes: writing it fails, as on a full disk.
+    mkdirSync(join(agentmeterHome, `status.json.tmp-${process.pid}`, 'x'), { recursive: true });
+    const result = await collector.drain();
+    await collector.close();
+    expect(result).toEqual({ shipped: 3, quarantined: 0, leftAlone: 0 });
+    expect(pending(agentmeterHome)).toBe(0);
+    // run() refreshes them every minute without waiting: that must not reject either.
+    await expect(collector.refreshLimits()).resolves.toBeUndefined();
   });
 });
 
