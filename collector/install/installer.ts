@@ -20,6 +20,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Agent } from '../../common/agents.ts';
 import { RUNS_AS_LAPTOP_BUNDLE } from '../../common/built.ts';
+import { currentUid } from '../../common/private-files.ts';
 import { AGENT_HOOKS } from '../agents/hooks-table.ts';
 import {
   AGENT_EVENTS,
@@ -145,9 +146,30 @@ function location(target: InstallTarget): SettingsLocation {
 
 /** The settings file of a target that is to be written, checked (refuseLinkedFile) before it is read. */
 function writableLocation(target: InstallTarget): SettingsLocation {
+  refuseOtherUsersHome(target);
   const loc = location(target);
   refuseLinkedFile(loc.file, '--settings');
   return loc;
+}
+
+/**
+ * Refuses, as root, to write into another user's home (`sudo agentmeter hooks install` where sudo keeps
+ * HOME): the settings file written anew, its backup and $AGENTMETER_HOME would all be root's, a 0600
+ * settings file then unreadable to the user's own agent, and the spool unwritable to their hook. A
+ * managed install (hookPath) writes system files, and is meant to run as root.
+ */
+function refuseOtherUsersHome(target: InstallTarget): void {
+  if (currentUid() !== 0 || target.hookPath) return;
+  let owner: number;
+  try {
+    owner = statSync(target.home).uid;
+  } catch {
+    return; // No home yet: whatever is made there is root's, as root asked.
+  }
+  if (owner !== 0)
+    throw new SettingsError(
+      `${target.home} belongs to uid ${owner} and this runs as root: what it writes there would be root's (the agent's settings unreadable to its user, the spool unwritable to the hook). Nothing was changed; run it as that user, without sudo.`,
+    );
 }
 
 /**
