@@ -73,7 +73,20 @@ case ${BASH_VERSION:-} in
   *) command set -o posix; limit_blocks=2056 ;;
 esac
 agent=${1:-unknown}; agent=${agent%%[!a-z]*}
-home=${AGENTMETER_HOME:-${HOME:-/tmp}/.agentmeter}
+# Without HOME (an agent started by `env -i`, a service that sets none), the home the collector uses too:
+# the password database's, as Node's os.homedir() finds it (getent, or ~user where there is no getent);
+# never a shared folder such as /tmp, where the collector would never look. Processes are spent only here.
+if [ -z "${AGENTMETER_HOME:-}" ] && [ -z "${HOME:-}" ]; then
+  entry=$(getent passwd "$(id -u)") || entry=
+  entry=${entry#*:*:*:*:*:}; HOME=${entry%%:*}
+  if [ -z "$HOME" ]; then
+    user=$(id -un) || user=
+    case $user in '' | -* | *[!A-Za-z0-9._-]*) ;; *) eval "HOME=~$user" ;; esac
+  fi
+  case $HOME in /*) ;; *) HOME= ;; esac
+fi
+# Empty when no home is known: the event is then not spooled.
+home=${AGENTMETER_HOME:-${HOME:+$HOME/.agentmeter}}
 spool=$home/spool
 # Set once the event is copied whole (stdin read to its end); until then the end drains stdin.
 drained=
@@ -209,14 +222,14 @@ clock=${clock%%[!0-9TZ:.+-]*}
 
 # Folders are created only where no link leads elsewhere (mkdir -p would otherwise create them through it),
 # and never in someone else's $AGENTMETER_HOME.
-[ -d "$spool/new" ] || { [ ! -L "$home" ] && [ ! -L "$spool" ] && { [ ! -e "$home" ] || [ -O "$home" ]; } \
+[ -z "$home" ] || [ -d "$spool/new" ] || { [ ! -L "$home" ] && [ ! -L "$spool" ] && { [ ! -e "$home" ] || [ -O "$home" ]; } \
   && mkdir -p "$spool/tmp" "$spool/new"; }
 
 # $AGENTMETER_HOME must be this user's, not a link: in someone else's folder (a HOME of /tmp, a shared
 # folder named by AGENTMETER_HOME) its owner could swap the spool for their own, or write the limit files
 # whose text the hook hands to the agent (blocking its prompts, or speaking to it as the collector).
 own_home=
-if [ ! -L "$home" ] && [ -O "$home" ]; then own_home=1; fi
+if [ -n "$home" ] && [ ! -L "$home" ] && [ -O "$home" ]; then own_home=1; fi
 
 # Only into folders of this user that are not links (test builtins, no process): a spool/new that leads
 # elsewhere would put the event into someone else's folder. Otherwise the event is not spooled; the

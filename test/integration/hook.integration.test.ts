@@ -489,6 +489,26 @@ describe('hooks/agentmeter-hook.sh', () => {
     },
   );
 
+  it('without HOME, spools into the home the password database gives (where the collector looks), not /tmp', () => {
+    const dir = tempDir();
+    const home = join(dir, 'home');
+    mkdirSync(home);
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    // Stand-ins for id and getent: this user's entry names a home the test owns.
+    writeFileSync(join(bin, 'id'), '#!/bin/sh\ncase $1 in -u) echo 4242 ;; -un) echo dev ;; *) exit 1 ;; esac\n');
+    writeFileSync(join(bin, 'getent'), `#!/bin/sh\n[ "$1 $2" = "passwd 4242" ] && echo 'dev:x:4242:4242:Dev, Room 1:${home}:/bin/sh'\n`);
+    chmodSync(join(bin, 'id'), 0o755);
+    chmodSync(join(bin, 'getent'), 0o755);
+    const run = spawnSync('sh', [HOOK_SCRIPT, 'claude'], {
+      input: '{"hook_event_name":"Stop","session_id":"s1"}',
+      env: { PATH: `${bin}:${process.env['PATH']!}` },
+      encoding: 'utf8',
+    });
+    expect([run.status, run.stdout]).toEqual([0, '']);
+    expect(newFiles(home)).toHaveLength(1);
+  });
+
   it('spools the event and exits 0 when the agent runs it with stderr closed', () => {
     const home = tempDir();
     for (const args of [['claude'], ['claude', 'prompt']]) {
