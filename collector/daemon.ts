@@ -57,6 +57,9 @@ const PRUNE_EVERY_MS = 3600_000;
  */
 export const NARROW_AFTER = 3;
 
+/** What posting a batch came to: the server's answer, or why it was not shipped. */
+type Sent = { answer: IngestResponse; ms: number } | { error: string; refused?: boolean };
+
 /** A batch read and encoded, ready to post. */
 interface PreparedBatch {
   names: string[];
@@ -179,14 +182,18 @@ export class Collector {
       if (removed) this.options.log.warn({ removed, most }, 'quarantine past its bound: the oldest entries were removed');
     }
     const removals: Promise<void>[] = [];
+    // The batch posted while the next one is read: if that read fails, its answer is still awaited.
+    let inFlight: { prepared: PreparedBatch; sending: Promise<Sent> } | undefined;
     try {
       do {
         this.again = false;
         let current = this.stopping ? undefined : await this.prepareNext(this.state);
         while (current) {
-          const sending = this.send(current, maxAttempts);
+          const sending = this.send(current, maxAttempts).catch((error: unknown): Sent => ({ error: String(error) }));
+          inFlight = { prepared: current, sending };
           const next = this.stopping ? undefined : await this.prepareNext(current.batch.nextState);
           const sent = await sending;
+          inFlight = undefined;
           if ('error' in sent) {
             this.queue.reset();
             return {
@@ -215,10 +222,20 @@ export class Collector {
       // Reading or quarantining failed (a full disk, a bad/ folder that cannot be written): this drain
       // ends, nothing unacknowledged was removed, and the spool keeps its files for the next one. A drain
       // never rejects: run() starts it without waiting, and a rejection would end the collector.
-      this.queue.reset();
       const message = `collector could not go on: ${(error as Error).message}`;
       this.options.log.error({ error: message }, 'drain stopped; the spool keeps its files');
-      return { shipped: total.shipped, quarantined: total.quarantined, dropped: total.dropped, error: message };
+      // A batch in flight was read whole before the failure: its answer is awaited (no post goes on
+      // after the drain ended) and acknowledged, so that what the server stored is not kept to send again.
+      const landed = inFlight ? await this.settleInFlight(inFlight.prepared, inFlight.sending) : undefined;
+      this.queue.reset();
+      if (landed?.removal) removals.push(landed.removal);
+      return {
+        shipped: total.shipped + (landed?.shipped ?? 0),
+        quarantined: total.quarantined + (landed?.quarantined ?? 0),
+        dropped: total.dropped + (landed?.dropped ?? 0),
+        // A refused key is what run() ends on, and says: its reason goes first.
+        ...(landed?.refused ? { error: landed.refused, refused: true } : { error: message }),
+      };
     } finally {
       await Promise.all(removals);
       // After shipping, not before: the hook's tmp/ twins of the files shipped are gone by now, so the
@@ -353,11 +370,29 @@ export class Collector {
     return [...this.recent.values()].map((r) => r.session);
   }
 
-  /** Posts a batch until the server acknowledges it, retrying with backoff up to maxAttempts. */
-  private async send(
+  /**
+   * The end of a batch that was in flight when the drain stopped on a failure: acknowledged when the
+   * server has it (`refused`: the key's refusal, when that was the answer); a failure to acknowledge is
+   * logged, never thrown (a drain never rejects).
+   */
+  private async settleInFlight(
     prepared: PreparedBatch,
-    maxAttempts: number,
-  ): Promise<{ answer: IngestResponse; ms: number } | { error: string; refused?: boolean }> {
+    sending: Promise<Sent>,
+  ): Promise<{ shipped: number; quarantined: number; dropped: number; removal?: Promise<void>; refused?: string }> {
+    const sent = await sending;
+    if ('error' in sent)
+      return { shipped: 0, quarantined: prepared.batch.quarantined, dropped: 0, ...(sent.refused ? { refused: sent.error } : {}) };
+    try {
+      const done = this.acknowledge(prepared, sent.answer, sent.ms);
+      return { shipped: done.shipped, quarantined: done.quarantined, dropped: prepared.batch.dropped.length, removal: done.removal };
+    } catch (error) {
+      this.options.log.error({ error: (error as Error).message }, 'batch shipped but not acknowledged; its files stay in the spool');
+      return { shipped: 0, quarantined: prepared.batch.quarantined, dropped: 0 };
+    }
+  }
+
+  /** Posts a batch until the server acknowledges it, retrying with backoff up to maxAttempts. */
+  private async send(prepared: PreparedBatch, maxAttempts: number): Promise<Sent> {
     const { log } = this.options;
     if (!prepared.body) return { answer: { received: 0, stored: 0, duplicates: 0, rejected: [] }, ms: 0 };
     let faults = 0;
@@ -495,12 +530,20 @@ export class Collector {
 
   /**
    * Keeps the credit-limit marker the hook reads in step with the server (see limits.ts), and the
-   * figures `agentmeter statusline` shows (status-cache.ts).
+   * figures `agentmeter statusline` shows (status-cache.ts). Never rejects: it ends every drain and runs
+   * on a timer, and a file that cannot be written (a full disk) must not end the collector; the files
+   * are then left as they were, as when the server cannot be asked.
    */
   async refreshLimits(): Promise<void> {
+    const { server, apiKey, agentmeterHome } = this.options;
+    const kept = <T>(what: string, refreshing: Promise<T>, otherwise: T) =>
+      refreshing.catch((error: unknown) => {
+        this.options.log.warn({ error: (error as Error).message }, `${what} not kept; the file is left as it was`);
+        return otherwise;
+      });
     const [state] = await Promise.all([
-      refreshLimitStatus(this.options.server, this.options.apiKey, this.options.agentmeterHome),
-      refreshStatusCache(this.options.server, this.options.apiKey, this.options.agentmeterHome),
+      kept('credit-limit status', refreshLimitStatus(server, apiKey, agentmeterHome), 'unknown' as const),
+      kept('status line figures', refreshStatusCache(server, apiKey, agentmeterHome), undefined),
     ]);
     if (state !== 'unknown' && state !== this.limitState)
       this.options.log.info(

@@ -13,6 +13,7 @@ import { clientType, runsGitCommit, runsPrCreate, slashCommand, toolSucceeded } 
 import { fileFacts } from './file-facts.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
 import type { SpoolEntry } from './spool.ts';
+import { jsonReadProblem } from './transcript.ts';
 
 const TOOL_CALL_EVENTS = new Set(['PostToolUse', 'PostToolUseFailure']);
 const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
@@ -60,9 +61,7 @@ export function toWireEvent(
       truncated = true;
       if (!json) return quarantine(`event larger than the hook's 1 MiB cap and its leading fields are unreadable`);
     } else {
-      // JSON.parse's message quotes the text around the error: only the position is kept.
-      const at = /position (\d+)/.exec((error as Error).message)?.[1];
-      return quarantine(`event is not JSON${at ? ` (at character ${at})` : ''}`);
+      return quarantine(`event is ${jsonReadProblem(error)}`);
     }
   }
   // Another program that ran this agent's hook (VS Code's Copilot agent, Cursor) is not this agent: its

@@ -34,7 +34,8 @@
 # the link), unless time= is present. Reading the clock from the file system spares a `date` process.
 #
 # Files and folders it creates are private (umask 077), and it writes only into spool folders of this
-# user that are not links.
+# user that are not links, in an $AGENTMETER_HOME of this user that is not one; the limit files below are
+# read from there only.
 #
 # Cost: one `cat` and one `ln`; everything else is a shell builtin (a second `cat` drains stdin when the
 # event was not copied whole: cut short, or not spooled at all; a `head` reads the start of an ancestor's
@@ -72,7 +73,20 @@ case ${BASH_VERSION:-} in
   *) command set -o posix; limit_blocks=2056 ;;
 esac
 agent=${1:-unknown}; agent=${agent%%[!a-z]*}
-home=${AGENTMETER_HOME:-${HOME:-/tmp}/.agentmeter}
+# Without HOME (an agent started by `env -i`, a service that sets none), the home the collector uses too:
+# the password database's, as Node's os.homedir() finds it (getent, or ~user where there is no getent);
+# never a shared folder such as /tmp, where the collector would never look. Processes are spent only here.
+if [ -z "${AGENTMETER_HOME:-}" ] && [ -z "${HOME:-}" ]; then
+  entry=$(getent passwd "$(id -u)") || entry=
+  entry=${entry#*:*:*:*:*:}; HOME=${entry%%:*}
+  if [ -z "$HOME" ]; then
+    user=$(id -un) || user=
+    case $user in '' | -* | *[!A-Za-z0-9._-]*) ;; *) eval "HOME=~$user" ;; esac
+  fi
+  case $HOME in /*) ;; *) HOME= ;; esac
+fi
+# Empty when no home is known: the event is then not spooled.
+home=${AGENTMETER_HOME:-${HOME:+$HOME/.agentmeter}}
 spool=$home/spool
 # Set once the event is copied whole (stdin read to its end); until then the end drains stdin.
 drained=
@@ -206,13 +220,21 @@ message=${AGENTMETER_MESSAGE_ID:-}; message=${message%%[!A-Za-z0-9_.-]*}
 gemini_mode=${AGENTMETER_GEMINI_MODE:-$gemini_mode}; gemini_mode=${gemini_mode%%[!A-Za-z0-9_.-]*}
 clock=${clock%%[!0-9TZ:.+-]*}
 
-# Folders are created only where no link leads elsewhere: mkdir -p would otherwise create them through it.
-[ -d "$spool/new" ] || { [ ! -L "$home" ] && [ ! -L "$spool" ] && mkdir -p "$spool/tmp" "$spool/new"; }
+# Folders are created only where no link leads elsewhere (mkdir -p would otherwise create them through it),
+# and never in someone else's $AGENTMETER_HOME.
+[ -z "$home" ] || [ -d "$spool/new" ] || { [ ! -L "$home" ] && [ ! -L "$spool" ] && { [ ! -e "$home" ] || [ -O "$home" ]; } \
+  && mkdir -p "$spool/tmp" "$spool/new"; }
+
+# $AGENTMETER_HOME must be this user's, not a link: in someone else's folder (a HOME of /tmp, a shared
+# folder named by AGENTMETER_HOME) its owner could swap the spool for their own, or write the limit files
+# whose text the hook hands to the agent (blocking its prompts, or speaking to it as the collector).
+own_home=
+if [ -n "$home" ] && [ ! -L "$home" ] && [ -O "$home" ]; then own_home=1; fi
 
 # Only into folders of this user that are not links (test builtins, no process): a spool/new that leads
 # elsewhere would put the event into someone else's folder. Otherwise the event is not spooled; the
 # collector says why (it refuses such a spool too).
-if [ ! -L "$home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$spool/new" ] \
+if [ -n "$own_home" ] && [ ! -L "$spool" ] && [ ! -L "$spool/tmp" ] && [ ! -L "$spool/new" ] \
   && [ -O "$spool" ] && [ -O "$spool/tmp" ] && [ -O "$spool/new" ]; then
   tmp="$spool/tmp/$name"
   # Gives the written file its name in new/: a hard link, or a rename where the file system has none.
@@ -247,13 +269,13 @@ fi
 # closed pipe.
 [ -n "$drained" ] || cat > /dev/null
 
-if [ "${2:-}" = prompt ] && [ -f "$home/limit-exceeded" ]; then
+if [ -n "$own_home" ] && [ "${2:-}" = prompt ] && [ -f "$home/limit-exceeded" ]; then
   # The agent's stderr could be a long log file: its write must not meet the spool file's limit.
   ulimit -S -f "$(ulimit -H -f)"
   while IFS= read -r line || [ -n "$line" ]; do printf '%s\n' "$line" >&3; done < "$home/limit-exceeded"
   exit 2
 fi
-if [ "${2:-}" = prompt ] && [ -f "$home/limit-warning" ]; then
+if [ -n "$own_home" ] && [ "${2:-}" = prompt ] && [ -f "$home/limit-warning" ]; then
   ulimit -S -f "$(ulimit -H -f)"
   while IFS= read -r line || [ -n "$line" ]; do printf '%s\n' "$line"; done < "$home/limit-warning"
   rm -f "$home/limit-warning"

@@ -76,7 +76,7 @@ const common = <T>(y: Argv<T>, agentRequired = true) =>
     .option('dry-run', { type: 'boolean', default: false, describe: 'Print the change without writing' });
 
 /** The line saying what happened to the agent's own OpenTelemetry export (nothing when nothing was tried). */
-function telemetryLine(agent: Agent, telemetry: { file: string; outcome: TelemetryOutcome } | undefined): string {
+function telemetryLine(agent: Agent, telemetry: { file: string; outcome: TelemetryOutcome; backup?: string } | undefined): string {
   if (!telemetry) return '';
   const said: Partial<Record<TelemetryOutcome, string>> = {
     added: `${agent}: OpenTelemetry export to the collector turned on in ${telemetry.file}`,
@@ -86,7 +86,7 @@ function telemetryLine(agent: Agent, telemetry: { file: string; outcome: Telemet
     unsupported: `${agent}: no OpenTelemetry export agentmeter can turn on`,
   };
   const line = said[telemetry.outcome];
-  return line ? `${line}\n` : '';
+  return line ? `${line}\n${telemetry.backup ? `backup: ${telemetry.backup}\n` : ''}` : '';
 }
 
 function guard<T>(fn: () => T): T {

@@ -6,18 +6,21 @@ import {
   constants,
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Agent } from '../../common/agents.ts';
 import { RUNS_AS_LAPTOP_BUNDLE } from '../../common/built.ts';
+import { currentUid } from '../../common/private-files.ts';
 import { AGENT_HOOKS } from '../agents/hooks-table.ts';
 import {
   AGENT_EVENTS,
@@ -88,8 +91,8 @@ export interface InstallResult {
   changes: HookChange[];
   written: boolean;
   backup?: string;
-  /** The agent's OpenTelemetry export: what was done, in which file. */
-  telemetry?: { file: string; outcome: TelemetryOutcome };
+  /** The agent's OpenTelemetry export: what was done, in which file (and the copy of that file made before, if one was). */
+  telemetry?: { file: string; outcome: TelemetryOutcome; backup?: string };
 }
 
 export interface HookStatus {
@@ -139,6 +142,58 @@ export function hookCommand(target: InstallTarget, event?: string): string {
 
 function location(target: InstallTarget): SettingsLocation {
   return target.settingsFile ? locationOf(target.agent, locationFor(target.settingsFile)) : userSettingsLocation(target.agent, target.home);
+}
+
+/** The settings file of a target that is to be written, checked (refuseLinkedFile) before it is read. */
+function writableLocation(target: InstallTarget): SettingsLocation {
+  refuseOtherUsersHome(target);
+  const loc = location(target);
+  refuseLinkedFile(loc.file, '--settings');
+  return loc;
+}
+
+/**
+ * Refuses, as root, to write into another user's home (`sudo agentmeter hooks install` where sudo keeps
+ * HOME): the settings file written anew, its backup and $AGENTMETER_HOME would all be root's, a 0600
+ * settings file then unreadable to the user's own agent, and the spool unwritable to their hook. A
+ * managed install (hookPath) writes system files, and is meant to run as root.
+ */
+function refuseOtherUsersHome(target: InstallTarget): void {
+  if (currentUid() !== 0 || target.hookPath) return;
+  let owner: number;
+  try {
+    owner = statSync(target.home).uid;
+  } catch {
+    return; // No home yet: whatever is made there is root's, as root asked.
+  }
+  if (owner !== 0)
+    throw new SettingsError(
+      `${target.home} belongs to uid ${owner} and this runs as root: what it writes there would be root's (the agent's settings unreadable to its user, the spool unwritable to the hook). Nothing was changed; run it as that user, without sudo.`,
+    );
+}
+
+/**
+ * Throws a SettingsError, before anything is read or written, for a file that is a symbolic link (settings
+ * kept with the user's dotfiles) or not a regular file. A write renames a new file over the name: over a
+ * link it would cut the link, and the file it leads to would silently stop being the agent's settings;
+ * and nothing of agentmeter writes through a link it did not make. A fifo would hold the read for good.
+ * `option`: how to name the file the link leads to instead, when the command has one.
+ */
+function refuseLinkedFile(file: string, option?: string): void {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(file);
+  } catch {
+    return; // Missing: created as a regular file.
+  }
+  if (stat.isSymbolicLink()) {
+    const leadsTo = resolve(dirname(file), readlinkSync(file));
+    const instead = option ? ` To install there, name the file it leads to: ${option} ${shellQuote(leadsTo)}.` : '';
+    throw new SettingsError(
+      `${file} is a symbolic link (to ${leadsTo}); agentmeter does not write through links, and replacing it would cut it. It was left untouched.${instead}`,
+    );
+  }
+  if (!stat.isFile()) throw new SettingsError(`${file} is not a regular file; it was left untouched.`);
 }
 
 interface LoadedSettings {
@@ -340,7 +395,7 @@ export function installScript(agentmeterHome: string): string {
 }
 
 export function install(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
-  const loc = location(target);
+  const loc = writableLocation(target);
   const loaded = loadSettings(loc);
   const { hooks, changes } = withOurHook(loaded.hooks, target);
   // The agent's telemetry goes in its hooks file's settings (Claude Code, Gemini CLI, Qwen Code) or a file of
@@ -368,14 +423,15 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
 
 /**
  * An agent's telemetry file (Codex's config.toml, VS Code's settings for Copilot) with `change` applied (our
- * export added or taken out), written through a new temporary file (never through a link) with the file's
- * own mode; nothing is written when nothing changes.
+ * export added or taken out), backed up first as a settings file is, then written through a new temporary
+ * file (never through a link) with the file's own mode; nothing is written when nothing changes.
  */
 function updateTextFile(
   file: string,
   change: (text: string) => { text: string; outcome: TelemetryOutcome },
   dryRun: boolean,
-): { file: string; outcome: TelemetryOutcome } {
+): { file: string; outcome: TelemetryOutcome; backup?: string } {
+  refuseLinkedFile(file);
   const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
   let next: { text: string; outcome: TelemetryOutcome };
   try {
@@ -386,11 +442,13 @@ function updateTextFile(
   }
   if (dryRun || next.text === before) return { file, outcome: next.outcome };
   mkdirSync(dirname(file), { recursive: true });
-  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
+  const existed = existsSync(file);
+  const mode = existed ? statSync(file).mode & 0o777 : 0o600;
+  const backup = existed ? backUp(file) : undefined;
   const tmp = `${file}.agentmeter-tmp-${process.pid}`;
   writeNewFile(tmp, next.text, mode);
   renameSync(tmp, file);
-  return { file, outcome: next.outcome };
+  return { file, outcome: next.outcome, ...(backup ? { backup } : {}) };
 }
 
 export type StatusLineOutcome = 'added' | 'already' | 'kept-yours';
@@ -423,7 +481,7 @@ export function installStatusLine(
   command: string,
   options: { dryRun?: boolean } = {},
 ): { file: string; outcome: StatusLineOutcome | 'unsupported'; backup?: string } {
-  const loc = location(target);
+  const loc = writableLocation(target);
   if (!AGENT_HOOKS[target.agent].statusLine || loc.topLevel) return { file: loc.file, outcome: 'unsupported' };
   const loaded = loadSettings(loc);
   const { root, outcome } = withOurStatusLine(loaded.root, command);
@@ -464,7 +522,7 @@ function restoredText(loc: SettingsLocation, root: unknown): { text: string; res
 }
 
 export function uninstall(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
-  const loc = location(target);
+  const loc = writableLocation(target);
   const { settingsTelemetry, telemetryFile: own } = AGENT_HOOKS[target.agent];
   const ownFile = own ? { telemetry: updateTextFile(own.file(target.home), (text) => own.remove(text), options.dryRun ?? false) } : {};
   if (!existsSync(loc.file)) return { file: loc.file, changes: [], written: false, ...ownFile };

@@ -1,12 +1,13 @@
 // How hook configuration is shaped, and each agent's, read from its own description in its folder
 // (collector/agents/<agent>/hooks.ts, through the agent table): nothing here names an agent. Used by the
 // installer (to add and remove our hook), the doctor, and the collector (which hooks ran for an event).
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { AGENTS, type Agent } from '../../common/agents.ts';
 import { AGENT_HOOKS } from '../agents/hooks-table.ts';
+import { readRegularFile } from '../regular-file.ts';
 import type { AgentHooks, HookTrust, ManagedSettings, SettingsLocation } from './locations.ts';
 
 export { type AgentHooks, type HookTrust, locationFor, type SettingsLocation } from './locations.ts';
@@ -176,14 +177,18 @@ export function hookSettingsFiles(agent: Agent, home: string, cwd: string | unde
     .map((location) => locationOf(agent, location));
 }
 
-/** Reads the hooks map of a settings location; undefined when the file is absent or unreadable. */
+/** The largest settings file whose hooks are read: a settings file is a few kilobytes. */
+const SETTINGS_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads the hooks map of a settings location; undefined when the file is absent, unreadable or not a
+ * regular file. The collector reads the settings of every work tree an agent ran in, whose .claude/ a
+ * cloned repository decides: only a regular file is read (through a link, as the agents read it: settings
+ * are kept with dotfiles), so that a FIFO or a device there cannot hold the collector.
+ */
 export function readHooksMap(location: SettingsLocation): HooksMap | undefined {
-  let text: string;
-  try {
-    text = readFileSync(location.file, 'utf8');
-  } catch {
-    return undefined;
-  }
+  const text = readRegularFile(location.file, { followLinks: true, maxBytes: SETTINGS_MAX_BYTES });
+  if (text === undefined) return undefined;
   try {
     if (location.toml) {
       const hooks = (parseToml(text) as { hooks?: unknown }).hooks;

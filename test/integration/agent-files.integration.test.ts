@@ -3,7 +3,7 @@
 // the event stays in the spool, and every start would hang on it again), so the reads run in a child
 // process here, which a regression would leave hanging until it is killed.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.ts';
@@ -34,5 +34,32 @@ describe("the agents' files", () => {
       [null, null],
       [{ lines: ['{"a":1}'], nextOffset: 8, tail: expect.any(String), restarted: false, skipped: 0 }, '{"a":1}\n{"b":2'],
     ]);
+  });
+
+  it("a work tree's settings file that is a FIFO, or a link to one, is not read; a user's settings linked from dotfiles are", () => {
+    const dir = tempDir();
+    const home = join(dir, 'home');
+    const repo = join(dir, 'repo');
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    mkdirSync(join(repo, '.claude'), { recursive: true });
+    const hooks = { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'user-hook' }] }] };
+    writeFileSync(join(dir, 'dotfiles-claude.json'), JSON.stringify({ hooks }));
+    symlinkSync(join(dir, 'dotfiles-claude.json'), join(home, '.claude', 'settings.json'));
+    // A cloned repository decides what its .claude/ holds: a link to a FIFO (or to /dev/stdin) made any
+    // read of it wait for a writer, holding the collector for good.
+    expect(spawnSync('mkfifo', [join(dir, 'fifo'), join(repo, '.claude', 'settings.json')]).status).toBe(0);
+    symlinkSync(join(dir, 'fifo'), join(repo, '.claude', 'settings.local.json'));
+    const script = join(dir, 'ran.mts');
+    writeFileSync(
+      script,
+      `import { HookConfigCache } from ${JSON.stringify(join(process.cwd(), 'collector/hooks-ran.ts'))};\n` +
+        `console.log(JSON.stringify(new HookConfigCache(${JSON.stringify(home)}).ran('claude', ${JSON.stringify(repo)}, 'PostToolUse', 'Bash')));\n`,
+    );
+
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 20_000 });
+
+    expect(child.signal, 'the reads hung').toBeNull();
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout)).toEqual([{ event: 'PostToolUse', matcher: 'Bash', command: 'user-hook' }]);
   });
 });

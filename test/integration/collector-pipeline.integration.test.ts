@@ -29,6 +29,8 @@ interface Scripted {
   machines: (string | undefined)[];
   /** Answer 503 to these request numbers (0-based). */
   failing: Set<number>;
+  /** Answer 401 (the key refused) to these request numbers. */
+  refusing: Set<number>;
   close: () => Promise<void>;
 }
 
@@ -38,9 +40,19 @@ afterEach(async () => {
   servers = [];
 });
 
-async function scriptedServer(onRequest?: (n: number) => void): Promise<Scripted> {
-  const scripted = { requests: [] as string[][], machines: [] as (string | undefined)[], failing: new Set<number>() };
+/** The developer's figures, answered at GET /api/v0/me/status (the status line's) when given. */
+async function scriptedServer(onRequest?: (n: number) => void, statusAnswer?: object): Promise<Scripted> {
+  const scripted = {
+    requests: [] as string[][],
+    machines: [] as (string | undefined)[],
+    failing: new Set<number>(),
+    refusing: new Set<number>(),
+  };
   const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/api/v0/me/status' && statusAnswer) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(statusAnswer));
+      return;
+    }
     // The collector also asks for its credit-limit status; this server knows nothing of it.
     if (req.method !== 'POST' || req.url !== '/api/v1/ingest/events') {
       res
@@ -60,6 +72,12 @@ async function scriptedServer(onRequest?: (n: number) => void): Promise<Scripted
       scripted.requests.push(ids);
       scripted.machines.push(req.headers[MACHINE_HEADER] as string | undefined);
       onRequest?.(n);
+      if (scripted.refusing.has(n)) {
+        res
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ title: 'Unauthorized', detail: 'scripted refusal', status: 401, requestId: 'r' }));
+        return;
+      }
       if (scripted.failing.has(n)) {
         res
           .writeHead(503, { 'content-type': 'application/json' })
@@ -177,6 +195,81 @@ describe('a drain that cannot go on', () => {
     expect(new Set(server.requests.flat()).size).toBe(12);
     expect(first.shipped + second.shipped).toBe(12);
     expect(shippedFirst).toBeGreaterThanOrEqual(first.shipped);
+  });
+
+  it('acknowledges the batch in flight when reading the next one fails: its files go, its state is kept', async () => {
+    const home = tempDir();
+    const agentmeterHome = join(home, '.agentmeter');
+    spool(agentmeterHome, 6);
+    // The last file in the listing's order is the second batch: made malformed, it must be quarantined,
+    // and a folder in the way of its .reason file makes that fail while the first batch is in flight.
+    const newDir = join(agentmeterHome, 'spool', 'new');
+    const last = readdirSync(newDir).sort().at(-1)!;
+    writeFileSync(join(newDir, last), 'agentmeter-spool=1\nagent=claude\n\n{not json');
+    const server = await scriptedServer();
+    const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 5, maxAttempts: 1 });
+    const inTheWay = join(agentmeterHome, 'spool', 'bad', `${last}.reason`);
+    mkdirSync(join(inTheWay, 'x'), { recursive: true });
+    const first = await collector.drain();
+    expect(first.error).toMatch(/collector could not go on/);
+    // The server stored the first batch: the drain waited for its answer and acknowledged it.
+    expect(server.requests.map((r) => r.length)).toEqual([5]);
+    expect(first.shipped).toBe(5);
+    expect(collector.currentState.totalShipped).toBe(5);
+    expect(readdirSync(newDir)).toEqual([last]);
+
+    rmSync(inTheWay, { recursive: true });
+    const second = await collector.drain();
+    await collector.close();
+    expect(second).toEqual({ shipped: 0, quarantined: 1, leftAlone: 0 });
+    // Each good event reached the server once.
+    expect(server.requests.flat()).toHaveLength(5);
+  });
+
+  it('says the key was refused when the batch in flight was refused while reading the next one failed', async () => {
+    const home = tempDir();
+    const agentmeterHome = join(home, '.agentmeter');
+    spool(agentmeterHome, 6);
+    const newDir = join(agentmeterHome, 'spool', 'new');
+    const last = readdirSync(newDir).sort().at(-1)!;
+    writeFileSync(join(newDir, last), 'agentmeter-spool=1\nagent=claude\n\n{not json');
+    const server = await scriptedServer();
+    server.refusing.add(0);
+    const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 5, maxAttempts: 1 });
+    mkdirSync(join(agentmeterHome, 'spool', 'bad', `${last}.reason`, 'x'), { recursive: true });
+    const first = await collector.drain();
+    await collector.close();
+    // run() ends on a refused key, with the refusal as its reason.
+    expect(first.refused).toBe(true);
+    expect(first.error).toMatch(/401/);
+    expect(first.shipped).toBe(0);
+    expect(readdirSync(newDir)).toHaveLength(6);
+  });
+});
+
+describe('a drain whose status files cannot be written', () => {
+  it('resolves, having shipped, when the status line figures or the limit files cannot be written', async () => {
+    const home = tempDir();
+    const agentmeterHome = join(home, '.agentmeter');
+    spool(agentmeterHome, 3);
+    const server = await scriptedServer(undefined, {
+      date: '2026-03-01',
+      month: '2026-03',
+      today_credits: 1,
+      month_credits: 2,
+      limit: null,
+      share: null,
+      enforced: false,
+    });
+    const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 10, maxAttempts: 1 });
+    // A folder where status.json's temporary file goes: writing it fails, as on a full disk.
+    mkdirSync(join(agentmeterHome, `status.json.tmp-${process.pid}`, 'x'), { recursive: true });
+    const result = await collector.drain();
+    await collector.close();
+    expect(result).toEqual({ shipped: 3, quarantined: 0, leftAlone: 0 });
+    expect(pending(agentmeterHome)).toBe(0);
+    // run() refreshes them every minute without waiting: that must not reject either.
+    await expect(collector.refreshLimits()).resolves.toBeUndefined();
   });
 });
 

@@ -103,7 +103,11 @@ describe("Codex CLI's config.toml", () => {
 
   it('gets an [otel] table after the user text, and is byte for byte the same after uninstall', () => {
     const t = setup('codex', { '.codex/config.toml': config });
-    expect(install(t).telemetry).toEqual({ file: join(t.home, '.codex/config.toml'), outcome: 'added' });
+    const installed = install(t).telemetry;
+    expect(installed).toEqual({ file: join(t.home, '.codex/config.toml'), outcome: 'added', backup: expect.any(String) });
+    // Backed up first, as a settings file is: the user's own file, byte for byte.
+    expect(installed?.backup).toMatch(/config\.toml\.agentmeter-backup-/);
+    expect(readFileSync(installed!.backup!, 'utf8')).toBe(config);
     const text = read(t, '.codex/config.toml');
     expect(text.startsWith(config)).toBe(true);
     const parsed = parseToml(text) as Record<string, Record<string, unknown>>;
@@ -113,7 +117,9 @@ describe("Codex CLI's config.toml", () => {
     });
     expect(parsed['profiles']).toEqual({ fast: { model: 'gpt-5-mini' } });
     expect(install(t).telemetry?.outcome).toBe('already');
-    expect(uninstall(t).telemetry?.outcome).toBe('removed');
+    const removed = uninstall(t).telemetry;
+    expect(removed?.outcome).toBe('removed');
+    expect(readFileSync(removed!.backup!, 'utf8')).toBe(text);
     expect(read(t, '.codex/config.toml')).toBe(config);
     expect(existsSync(join(t.home, '.codex/hooks.json'))).toBe(false);
   });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type InstallTarget, install, isOurCommand, SettingsError, status, uninstall } from '../../collector/install/installer.ts';
@@ -110,6 +110,45 @@ describe('hook installer', () => {
     const after = read(file);
     expect(after.hooks).toBeUndefined();
     expect(after.Stop).toHaveLength(2);
+  });
+
+  it('a settings file that is a symbolic link (dotfiles) is refused and left a link, its target untouched', () => {
+    const t = target('claude');
+    mkdirSync(join(t.home, '.claude'));
+    const file = join(t.home, '.claude', 'settings.json');
+    const dotfile = join(t.home, 'dotfiles-claude.json');
+    const text = JSON.stringify({ model: 'opus' });
+    writeFileSync(dotfile, text);
+    symlinkSync(dotfile, file);
+    expect(() => install(t)).toThrow(SettingsError);
+    expect(() => install(t)).toThrow(`${file} is a symbolic link (to ${dotfile})`);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(readFileSync(dotfile, 'utf8')).toBe(text);
+    expect(readdirSync(join(t.home, '.claude'))).toEqual(['settings.json']);
+    // Installed in the file it leads to, as the message says, the link stays and uninstall is refused too.
+    expect(install({ ...t, settingsFile: dotfile }).written).toBe(true);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(() => uninstall(t)).toThrow(SettingsError);
+    expect(status(t).installedEvents).toEqual(AGENT_EVENTS.claude);
+  });
+
+  // Another user's home, simulated with chown when the tests run as root (as in CI).
+  it.skipIf(process.getuid?.() !== 0)("as root, refuses another user's home: nothing there becomes root's", () => {
+    const t = target('claude');
+    mkdirSync(join(t.home, '.claude'));
+    const file = join(t.home, '.claude', 'settings.json');
+    writeFileSync(file, JSON.stringify({ model: 'opus' }), { mode: 0o600 });
+    for (const path of [t.home, join(t.home, '.claude'), file]) chownSync(path, 12345, 12345);
+    expect(() => install(t)).toThrow(SettingsError);
+    expect(() => install(t)).toThrow(`${t.home} belongs to uid 12345 and this runs as root`);
+    expect(() => uninstall(t)).toThrow(SettingsError);
+    expect(readdirSync(t.home)).toEqual(['.claude']);
+    expect(readdirSync(join(t.home, '.claude'))).toEqual(['settings.json']);
+    expect(statSync(file).uid).toBe(12345);
+    // A managed install (system files, for every user) is root's to make.
+    const managedFile = join(tempDir(), 'managed-settings.json');
+    const hookPath = join(tempDir(), 'agentmeter-hook.sh');
+    expect(install({ ...t, settingsFile: managedFile, hookPath }).written).toBe(true);
   });
 
   it('--dry-run reports the change and writes nothing', () => {

@@ -9,6 +9,7 @@ import {
   readClaudeUsage,
 } from '../../collector/agents/claude/usage.ts';
 import { droidAssistantMessages, readDroidUsage, usageDelta } from '../../collector/agents/droid/usage.ts';
+import { readGeminiUsage } from '../../collector/agents/gemini/usage.ts';
 import { pieceOf } from '../../collector/agents/types.ts';
 import { emptyState } from '../../collector/state.ts';
 import { readNewLines } from '../../collector/transcript.ts';
@@ -359,6 +360,24 @@ describe('Droid cumulative usage', () => {
     ]);
     // Nothing changed: nothing to ship.
     expect(readDroidUsage({ sessionId: 'sess-d', latestTs: day2, transcriptPaths: new Set() }, state, home).records).toEqual([]);
+  });
+
+  it('names what is wrong with a malformed settings file or Gemini chat, never a word of their text (problems are logged)', () => {
+    const home = tempDir();
+    const dir = join(home, '.factory', 'sessions', '-home-dev-project');
+    mkdirSync(dir, { recursive: true });
+    const secret = 'sk-ant-api03-SECRET';
+    writeFileSync(join(dir, 'sess-x.settings.json'), `{"model": ${secret}}`);
+    const droid = readDroidUsage({ sessionId: 'sess-x', latestTs: 0, transcriptPaths: new Set() }, emptyState(), home);
+    expect(droid.problems).toEqual([`droid settings ${join(dir, 'sess-x.settings.json')}: not JSON`]);
+    writeFileSync(join(dir, 'sess-x.settings.json'), JSON.stringify({ model: 7 }));
+    const wrong = readDroidUsage({ sessionId: 'sess-x', latestTs: 0, transcriptPaths: new Set() }, emptyState(), home);
+    expect(wrong.problems[0]).toMatch(/: not as expected \(model: /);
+    const chat = join(home, 'session-2026-03-01T10-00-abc.json');
+    writeFileSync(chat, `{"sessionId": "g", "messages": [{"type": "user", "content": my key is ${secret}}]}`);
+    const gemini = readGeminiUsage({ sessionId: 'g', latestTs: 0, transcriptPaths: new Set([chat]) }, emptyState());
+    expect(gemini.problems).toEqual([`${chat}: not a Gemini chat (not JSON)`]);
+    for (const problem of [...droid.problems, ...wrong.problems, ...gemini.problems]) expect(problem).not.toMatch(/SECRET|my key/);
   });
 
   it('counts assistant messages once per id', () => {

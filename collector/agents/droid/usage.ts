@@ -7,7 +7,7 @@ import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import { readRegularFile } from '../../regular-file.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
+import { jsonReadProblem, parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findDroidSettingsFile } from './paths.ts';
 import { DroidSessionSettings, DroidTranscriptLine } from './schema.ts';
@@ -109,7 +109,7 @@ function readUsage(session: SessionTouch, state: DroidState, home: string): Usag
         state.sessions[session.sessionId] = { totals: current, settingsPath, ...(model ? { model } : {}) };
       }
     } catch (error) {
-      problems.push(`droid settings ${settingsPath}: ${(error as Error).message}`);
+      problems.push(`droid settings ${settingsPath}: ${jsonReadProblem(error)}`);
     }
   }
   for (const path of session.transcriptPaths) {

@@ -16,7 +16,7 @@ import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import { readRegularFile } from '../../regular-file.ts';
 import type { CollectorState } from '../../state.ts';
-import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
+import { jsonReadProblem, parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { geminiSubagentChats } from './paths.ts';
 import { GeminiLegacyChat, GeminiMessage, type GeminiTokens } from './schema.ts';
@@ -115,7 +115,7 @@ function readChat(path: string, state: GeminiState, sessionId: string): { record
       state.transcripts[path] = { offset: bytes, sessionId };
       return { records: chat.messages };
     } catch (error) {
-      return { records: [], problem: `not a Gemini chat (${(error as Error).message.slice(0, 200)})` };
+      return { records: [], problem: `not a Gemini chat (${jsonReadProblem(error)})` };
     }
   }
   const chunk = readNewLines(path, known);
