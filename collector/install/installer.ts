@@ -180,18 +180,32 @@ function refuseOtherUsersHome(target: InstallTarget): void {
  * `option`: how to name the file the link leads to instead, when the command has one.
  */
 function refuseLinkedFile(file: string, option?: string): void {
-  let stat: ReturnType<typeof lstatSync>;
+  refuseLink(file, (leadsTo) => (option ? ` To install there, name the file it leads to: ${option} ${shellQuote(leadsTo)}.` : ''));
+  refuseIrregularFile(file);
+}
+
+/** Throws a SettingsError for a file that is a symbolic link; `instead` says what to do (it gets the file the link leads to). */
+function refuseLink(file: string, instead: (leadsTo: string) => string): void {
+  let link: boolean;
   try {
-    stat = lstatSync(file);
+    link = lstatSync(file).isSymbolicLink();
   } catch {
     return; // Missing: created as a regular file.
   }
-  if (stat.isSymbolicLink()) {
-    const leadsTo = resolve(dirname(file), readlinkSync(file));
-    const instead = option ? ` To install there, name the file it leads to: ${option} ${shellQuote(leadsTo)}.` : '';
-    throw new SettingsError(
-      `${file} is a symbolic link (to ${leadsTo}); agentmeter does not write through links, and replacing it would cut it. It was left untouched.${instead}`,
-    );
+  if (!link) return;
+  const leadsTo = resolve(dirname(file), readlinkSync(file));
+  throw new SettingsError(
+    `${file} is a symbolic link (to ${leadsTo}); agentmeter does not write through links, and replacing it would cut it. It was left untouched.${instead(leadsTo)}`,
+  );
+}
+
+/** Throws a SettingsError, before it is read, for a file that is there and, through any link, not a regular file (a fifo would hold the read for good). */
+function refuseIrregularFile(file: string): void {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(file);
+  } catch {
+    return; // Missing (or a link that leads nowhere): created, or refused as a link, when written.
   }
   if (!stat.isFile()) throw new SettingsError(`${file} is not a regular file; it was left untouched.`);
 }
@@ -405,7 +419,12 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
   const { settingsTelemetry, telemetryFile: own } = AGENT_HOOKS[target.agent];
   if (target.otlpEndpoint && own) {
     const endpoint = target.otlpEndpoint;
-    telemetry = updateTextFile(own.file(target.home), (text) => own.add(text, endpoint), options.dryRun ?? false);
+    telemetry = updateTextFile(
+      own.file(target.home),
+      (text) => own.add(text, endpoint),
+      options.dryRun ?? false,
+      () => ' Pass --no-otel to install the hook alone.',
+    );
   } else if (target.otlpEndpoint && !loc.topLevel) {
     const added = settingsTelemetry?.add(root, target.otlpEndpoint) ?? { root, outcome: 'unsupported' as const };
     root = added.root;
@@ -425,13 +444,17 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
  * An agent's telemetry file (Codex's config.toml, VS Code's settings for Copilot) with `change` applied (our
  * export added or taken out), backed up first as a settings file is, then written through a new temporary
  * file (never through a link) with the file's own mode; nothing is written when nothing changes.
+ * A link (the file kept with dotfiles) is read through, and refused only when a change is due (a dry run
+ * says so too): a hook-only install or an uninstall must not fail on a file they leave as it is.
+ * `ifLinked`: what the user can do instead, given the file the link leads to.
  */
 function updateTextFile(
   file: string,
   change: (text: string) => { text: string; outcome: TelemetryOutcome },
   dryRun: boolean,
+  ifLinked: (leadsTo: string) => string,
 ): { file: string; outcome: TelemetryOutcome; backup?: string } {
-  refuseLinkedFile(file);
+  refuseIrregularFile(file);
   const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
   let next: { text: string; outcome: TelemetryOutcome };
   try {
@@ -440,7 +463,9 @@ function updateTextFile(
     if (error instanceof TelemetryConfigError) throw new SettingsError(error.message);
     throw error;
   }
-  if (dryRun || next.text === before) return { file, outcome: next.outcome };
+  if (next.text === before) return { file, outcome: next.outcome };
+  refuseLink(file, ifLinked);
+  if (dryRun) return { file, outcome: next.outcome };
   mkdirSync(dirname(file), { recursive: true });
   const existed = existsSync(file);
   const mode = existed ? statSync(file).mode & 0o777 : 0o600;
@@ -524,7 +549,16 @@ function restoredText(loc: SettingsLocation, root: unknown): { text: string; res
 export function uninstall(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
   const loc = writableLocation(target);
   const { settingsTelemetry, telemetryFile: own } = AGENT_HOOKS[target.agent];
-  const ownFile = own ? { telemetry: updateTextFile(own.file(target.home), (text) => own.remove(text), options.dryRun ?? false) } : {};
+  const ownFile = own
+    ? {
+        telemetry: updateTextFile(
+          own.file(target.home),
+          (text) => own.remove(text),
+          options.dryRun ?? false,
+          (leadsTo) => ` Take agentmeter's export out of ${leadsTo} by hand, then run this again.`,
+        ),
+      }
+    : {};
   if (!existsSync(loc.file)) return { file: loc.file, changes: [], written: false, ...ownFile };
   const loaded = loadSettings(loc);
   const { hooks, changes } = withoutOurHook(loaded.hooks);

@@ -1,7 +1,7 @@
 // `hooks install` turns each agent's own OpenTelemetry export on (docs/metrics.md §11) in the files the agents
 // read, keeping what the user had, and `hooks uninstall` restores the files byte for byte: on real settings
 // files in a temporary home.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
@@ -122,6 +122,25 @@ describe("Codex CLI's config.toml", () => {
     expect(readFileSync(removed!.backup!, 'utf8')).toBe(text);
     expect(read(t, '.codex/config.toml')).toBe(config);
     expect(existsSync(join(t.home, '.codex/hooks.json'))).toBe(false);
+  });
+
+  it('kept with dotfiles (a link): the hook goes in and out, the link stays; adding the export is refused with the way round', () => {
+    const t = setup('codex', { 'dotfiles/codex.toml': config });
+    const file = join(t.home, '.codex/config.toml');
+    mkdirSync(join(t.home, '.codex'));
+    symlinkSync(join(t.home, 'dotfiles/codex.toml'), file);
+    const hooksOnly: InstallTarget = { agent: 'codex', home: t.home, agentmeterHome: t.agentmeterHome, defaultAgentmeterHome: true };
+    // Nothing of agentmeter's is in the file: no write is due, so the link is no reason to refuse.
+    expect(install(hooksOnly).written).toBe(true);
+    const removed = uninstall(t);
+    expect(removed).toMatchObject({ written: true, telemetry: { file, outcome: 'none' } });
+    expect(existsSync(join(t.home, '.codex/hooks.json'))).toBe(false);
+    // A write would cut the link: refused before anything is written, naming the hook-only install.
+    expect(() => install(t)).toThrow(`${file} is a symbolic link`);
+    expect(() => install(t)).toThrow('--no-otel');
+    expect(existsSync(join(t.home, '.codex/hooks.json'))).toBe(false);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(read(t, 'dotfiles/codex.toml')).toBe(config);
   });
 
   it("keeps a user's [otel] and refuses a config.toml that is not TOML", () => {
