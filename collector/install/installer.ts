@@ -144,13 +144,21 @@ function location(target: InstallTarget): SettingsLocation {
   return target.settingsFile ? locationOf(target.agent, locationFor(target.settingsFile)) : userSettingsLocation(target.agent, target.home);
 }
 
-/** The settings file of a target that is to be written, checked (refuseLinkedFile) before it is read. */
-function writableLocation(target: InstallTarget): SettingsLocation {
+/**
+ * The settings file of a target that may be written, checked before it is read: as root, not in another
+ * user's home; a regular file (through a link: one is refused only when a change to it is due, with
+ * refuseSettingsLink, so that a run that changes nothing passes on settings kept with dotfiles).
+ */
+function checkedLocation(target: InstallTarget): SettingsLocation {
   refuseOtherUsersHome(target);
   const loc = location(target);
-  refuseLinkedFile(loc.file, '--settings');
+  refuseIrregularFile(loc.file);
   return loc;
 }
+
+/** Throws a SettingsError when the settings file that is about to change is a link, naming the option that changes the file it leads to. */
+const refuseSettingsLink = (loc: SettingsLocation): void =>
+  refuseLink(loc.file, (leadsTo) => ` To change that file instead, name it: --settings ${shellQuote(leadsTo)}.`);
 
 /**
  * Refuses, as root, to write into another user's home (`sudo agentmeter hooks install` where sudo keeps
@@ -173,18 +181,11 @@ function refuseOtherUsersHome(target: InstallTarget): void {
 }
 
 /**
- * Throws a SettingsError, before anything is read or written, for a file that is a symbolic link (settings
- * kept with the user's dotfiles) or not a regular file. A write renames a new file over the name: over a
- * link it would cut the link, and the file it leads to would silently stop being the agent's settings;
- * and nothing of agentmeter writes through a link it did not make. A fifo would hold the read for good.
- * `option`: how to name the file the link leads to instead, when the command has one.
+ * Throws a SettingsError for a file that is a symbolic link (kept with the user's dotfiles), called before
+ * a change to it is written. A write renames a new file over the name: over a link it would cut the link,
+ * and the file it leads to would silently stop being the agent's settings; and nothing of agentmeter
+ * writes through a link it did not make. `instead` says what to do, given the file the link leads to.
  */
-function refuseLinkedFile(file: string, option?: string): void {
-  refuseLink(file, (leadsTo) => (option ? ` To install there, name the file it leads to: ${option} ${shellQuote(leadsTo)}.` : ''));
-  refuseIrregularFile(file);
-}
-
-/** Throws a SettingsError for a file that is a symbolic link; `instead` says what to do (it gets the file the link leads to). */
 function refuseLink(file: string, instead: (leadsTo: string) => string): void {
   let link: boolean;
   try {
@@ -409,9 +410,11 @@ export function installScript(agentmeterHome: string): string {
 }
 
 export function install(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
-  const loc = writableLocation(target);
+  const loc = checkedLocation(target);
   const loaded = loadSettings(loc);
   const { hooks, changes } = withOurHook(loaded.hooks, target);
+  // Before the telemetry file below is written.
+  if (changes.length) refuseSettingsLink(loc);
   // The agent's telemetry goes in its hooks file's settings (Claude Code, Gemini CLI, Qwen Code) or a file of
   // its own (Codex's config.toml, VS Code's settings for Copilot).
   let root = settingsRoot(loc, loaded, hooks);
@@ -429,6 +432,7 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
     const added = settingsTelemetry?.add(root, target.otlpEndpoint) ?? { root, outcome: 'unsupported' as const };
     root = added.root;
     telemetry = { file: loc.file, outcome: added.outcome };
+    if (added.outcome === 'added') refuseSettingsLink(loc);
   }
   const withTelemetry = telemetry ? { telemetry } : {};
   if (options.dryRun) return { file: loc.file, changes, written: false, ...withTelemetry };
@@ -506,10 +510,11 @@ export function installStatusLine(
   command: string,
   options: { dryRun?: boolean } = {},
 ): { file: string; outcome: StatusLineOutcome | 'unsupported'; backup?: string } {
-  const loc = writableLocation(target);
+  const loc = checkedLocation(target);
   if (!AGENT_HOOKS[target.agent].statusLine || loc.topLevel) return { file: loc.file, outcome: 'unsupported' };
   const loaded = loadSettings(loc);
   const { root, outcome } = withOurStatusLine(loaded.root, command);
+  if (outcome === 'added') refuseSettingsLink(loc);
   if (outcome !== 'added' || options.dryRun) return { file: loc.file, outcome };
   const backup = writeRoot(loc, loaded, root);
   return { file: loc.file, outcome, ...(backup ? { backup } : {}) };
@@ -547,7 +552,7 @@ function restoredText(loc: SettingsLocation, root: unknown): { text: string; res
 }
 
 export function uninstall(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
-  const loc = writableLocation(target);
+  const loc = checkedLocation(target);
   const { settingsTelemetry, telemetryFile: own } = AGENT_HOOKS[target.agent];
   const ownFile = own
     ? {
@@ -571,6 +576,7 @@ export function uninstall(target: InstallTarget, options: { dryRun?: boolean } =
   }
   const withTelemetry = telemetry ? { telemetry } : {};
   const telemetryRemoved = telemetry?.file === loc.file && telemetry.outcome === 'removed';
+  if (changes.length || telemetryRemoved) refuseSettingsLink(loc);
   if (options.dryRun || (changes.length === 0 && !telemetryRemoved)) return { file: loc.file, changes, written: false, ...withTelemetry };
   const restored = restoredText(loc, root);
   const backup = backUp(loc.file);

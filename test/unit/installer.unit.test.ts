@@ -132,6 +132,30 @@ describe('hook installer', () => {
     expect(status(t).installedEvents).toEqual(AGENT_EVENTS.claude);
   });
 
+  it('a linked settings file is read through and refused only when it must change (an install there already, an uninstall of nothing)', () => {
+    const t = target('claude');
+    mkdirSync(join(t.home, '.claude'));
+    const file = join(t.home, '.claude', 'settings.json');
+    const dotfile = join(t.home, 'dotfiles-claude.json');
+    // Installed, then moved into the dotfiles and linked back (`stow --adopt`): the hook is already there.
+    install({ ...t, settingsFile: dotfile });
+    const text = readFileSync(dotfile, 'utf8');
+    symlinkSync(dotfile, file);
+    expect(install(t)).toMatchObject({ changes: [], written: false });
+    // Another agent's folder holds a linked settings file with no hook of agentmeter's: nothing to take out.
+    const other = target('droid');
+    mkdirSync(join(other.home, '.factory'));
+    writeFileSync(join(other.home, 'droid.json'), JSON.stringify({ hooks: {}, model: 'x' }));
+    symlinkSync(join(other.home, 'droid.json'), join(other.home, '.factory', 'settings.json'));
+    expect(uninstall(other)).toMatchObject({ changes: [], written: false });
+    // Taking the hook out is a change: refused, naming the file to change instead; nothing moved.
+    expect(() => uninstall(t)).toThrow(`To change that file instead, name it: --settings '${dotfile}'.`);
+    expect(() => uninstall(t, { dryRun: true })).toThrow(SettingsError);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(readFileSync(dotfile, 'utf8')).toBe(text);
+    expect(uninstall({ ...t, settingsFile: dotfile }).written).toBe(true);
+  });
+
   // Another user's home, simulated with chown when the tests run as root (as in CI).
   it.skipIf(process.getuid?.() !== 0)("as root, refuses another user's home: nothing there becomes root's", () => {
     const t = target('claude');
