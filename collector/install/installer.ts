@@ -11,6 +11,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -194,10 +195,22 @@ function refuseLink(file: string, instead: (leadsTo: string) => string): void {
     return; // Missing: created as a regular file.
   }
   if (!link) return;
-  const leadsTo = resolve(dirname(file), readlinkSync(file));
+  const leadsTo = fileAtTheEnd(file);
   throw new SettingsError(
     `${file} is a symbolic link (to ${leadsTo}); agentmeter does not write through links, and replacing it would cut it. It was left untouched.${instead(leadsTo)}`,
   );
+}
+
+/**
+ * The file a link leads to at the end of every link (a home-manager link leads to another link in the
+ * store): the one that --settings can change. Where the links lead nowhere, where the first one points.
+ */
+function fileAtTheEnd(link: string): string {
+  try {
+    return realpathSync(link);
+  } catch {
+    return resolve(dirname(link), readlinkSync(link));
+  }
 }
 
 /** Throws a SettingsError, before it is read, for a file that is there and, through any link, not a regular file (a fifo would hold the read for good). */

@@ -156,6 +156,20 @@ describe('hook installer', () => {
     expect(uninstall({ ...t, settingsFile: dotfile }).written).toBe(true);
   });
 
+  it('a settings link to a link (home-manager, stow into a linked folder): the message names the file at the end, which installs', () => {
+    const t = target('claude');
+    mkdirSync(join(t.home, '.claude'));
+    mkdirSync(join(t.home, 'store'));
+    const real = join(t.home, 'store', 'settings-source.json');
+    writeFileSync(real, JSON.stringify({ model: 'opus' }));
+    const generation = join(t.home, 'store', 'generation-settings.json');
+    symlinkSync(real, generation);
+    symlinkSync(generation, join(t.home, '.claude', 'settings.json'));
+    expect(() => install(t)).toThrow(`--settings '${real}'.`);
+    expect(install({ ...t, settingsFile: real }).written).toBe(true);
+    expect(status(t).installedEvents).toEqual(AGENT_EVENTS.claude);
+  });
+
   // Another user's home, simulated with chown when the tests run as root (as in CI).
   it.skipIf(process.getuid?.() !== 0)("as root, refuses another user's home: nothing there becomes root's", () => {
     const t = target('claude');
