@@ -182,6 +182,22 @@ function refuseOtherUsersHome(target: InstallTarget): void {
 }
 
 /**
+ * Refuses, as root, to change a file of another user, or to create one in their folder: the file is a
+ * user's own (the VS Code settings a managed install would turn the export on in, with a sudo that keeps
+ * HOME), and written anew it would be root's, which their editor then cannot save. `instead` is appended.
+ */
+function refuseOtherUsersFile(file: string, instead: string): void {
+  if (currentUid() !== 0) return;
+  let at = file;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  const owner = statSync(at).uid;
+  if (owner !== 0)
+    throw new SettingsError(
+      `${at} belongs to uid ${owner} and this runs as root: written anew, it would be root's. Nothing was changed.${instead}`,
+    );
+}
+
+/**
  * Throws a SettingsError for a file that is a symbolic link (kept with the user's dotfiles), called before
  * a change to it is written. A write renames a new file over the name: over a link it would cut the link,
  * and the file it leads to would silently stop being the agent's settings; and nothing of agentmeter
@@ -462,8 +478,9 @@ export function install(target: InstallTarget, options: { dryRun?: boolean } = {
  * export added or taken out), backed up first as a settings file is, then written through a new temporary
  * file (never through a link) with the file's own mode; nothing is written when nothing changes.
  * A link (the file kept with dotfiles) is read through, and refused only when a change is due (a dry run
- * says so too): a hook-only install or an uninstall must not fail on a file they leave as it is.
- * `ifLinked`: what the user can do instead, given the file the link leads to.
+ * says so too): a hook-only install or an uninstall must not fail on a file they leave as it is. So is,
+ * as root, another user's file (refuseOtherUsersFile). `ifLinked`: what the user can do instead, given
+ * the file to change by hand.
  */
 function updateTextFile(
   file: string,
@@ -482,6 +499,7 @@ function updateTextFile(
   }
   if (next.text === before) return { file, outcome: next.outcome };
   refuseLink(file, ifLinked);
+  refuseOtherUsersFile(file, ifLinked(file));
   if (dryRun) return { file, outcome: next.outcome };
   mkdirSync(dirname(file), { recursive: true });
   const existed = existsSync(file);

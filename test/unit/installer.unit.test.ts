@@ -189,6 +189,36 @@ describe('hook installer', () => {
     expect(install({ ...t, settingsFile: managedFile, hookPath }).written).toBe(true);
   });
 
+  // Another user's home, simulated with chown when the tests run as root (as in CI).
+  it.skipIf(process.getuid?.() !== 0)("a managed install as root leaves the VS Code settings in another user's home theirs", () => {
+    const home = tempDir();
+    const dir = join(home, '.config', 'Code', 'User');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'settings.json');
+    const text = '{\n  "editor.fontSize": 14\n}\n';
+    writeFileSync(file, text);
+    for (const path of [home, join(home, '.config'), join(home, '.config', 'Code'), dir, file]) chownSync(path, 12345, 12345);
+    const policy = join(tempDir(), 'agentmeter.json');
+    const managed: InstallTarget = {
+      agent: 'copilot',
+      home,
+      agentmeterHome: join(home, '.agentmeter'),
+      defaultAgentmeterHome: true,
+      settingsFile: policy,
+      hookPath: join(tempDir(), 'agentmeter-hook.sh'),
+    };
+    // `sudo … hooks install --agent copilot --managed` where sudo keeps HOME: the export is the user's own file.
+    const withExport = { ...managed, otlpEndpoint: 'http://127.0.0.1:4318' };
+    expect(() => install(withExport)).toThrow(`${file} belongs to uid 12345 and this runs as root`);
+    expect(() => install(withExport)).toThrow('--no-otel');
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(statSync(file).uid).toBe(12345);
+    expect(readdirSync(dir)).toEqual(['settings.json']);
+    expect(existsSync(policy)).toBe(false);
+    // The hook alone is the system's file: installed.
+    expect(install(managed).written).toBe(true);
+  });
+
   it('--dry-run reports the change and writes nothing', () => {
     const t = target('claude');
     const result = install(t, { dryRun: true });
