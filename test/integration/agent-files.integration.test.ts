@@ -62,4 +62,41 @@ describe("the agents' files", () => {
     expect(child.status, child.stderr).toBe(0);
     expect(JSON.parse(child.stdout)).toEqual([{ event: 'PostToolUse', matcher: 'Bash', command: 'user-hook' }]);
   });
+  it('the installer refuses a settings or telemetry file that is a FIFO, or a link to one, without reading it', () => {
+    const dir = tempDir();
+    const home = join(dir, 'home');
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    expect(spawnSync('mkfifo', [join(dir, 'fifo'), join(home, '.codex', 'config.toml')]).status).toBe(0);
+    symlinkSync(join(dir, 'fifo'), join(home, '.claude', 'settings.json'));
+    const script = join(dir, 'install.mts');
+    const target = (agent: string) =>
+      `{ agent: '${agent}', home: ${JSON.stringify(home)}, agentmeterHome: ${JSON.stringify(join(home, '.agentmeter'))}, defaultAgentmeterHome: true, otlpEndpoint: 'http://127.0.0.1:4318' }`;
+    writeFileSync(
+      script,
+      `import { install, uninstall } from ${JSON.stringify(join(process.cwd(), 'collector/install/installer.ts'))};
+` +
+        `const said = [];
+` +
+        `for (const run of [() => install(${target('claude')}), () => uninstall(${target('claude')}), () => install(${target('codex')}), () => uninstall(${target('codex')})])
+` +
+        `  try { run(); said.push('done'); } catch (error) { said.push(error.message); }
+` +
+        `console.log(JSON.stringify(said));
+`,
+    );
+
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 20_000 });
+
+    expect(child.signal, 'the reads hung').toBeNull();
+    expect(child.status, child.stderr).toBe(0);
+    const settings = `${join(home, '.claude', 'settings.json')} is not a regular file`;
+    const config = `${join(home, '.codex', 'config.toml')} is not a regular file`;
+    expect(JSON.parse(child.stdout)).toEqual([
+      expect.stringContaining(settings),
+      expect.stringContaining(settings),
+      expect.stringContaining(config),
+      expect.stringContaining(config),
+    ]);
+  });
 });
