@@ -47,7 +47,7 @@
 # monthly limit, the collector writes $AGENTMETER_HOME/limit-exceeded with the message; on
 # UserPromptSubmit ("prompt") the hook then prints it to the agent and exits 2, which blocks the prompt.
 # Before that, at 90% of the limit, the collector writes $AGENTMETER_HOME/limit-warning (a hook answer,
-# `{"systemMessage": …}`); the next prompt's hook prints it on stdout, where the agent shows it to the
+# `{"systemMessage": ...}`); the next prompt's hook prints it on stdout, where the agent shows it to the
 # developer, and removes it (one `rm`, once a month). Each costs one file test per prompt: no Node
 # start, no network call.
 
@@ -104,8 +104,8 @@ fi
 
 # `command_line PID`: sets cmd to PID's command line as `read` gives it (its arguments' NUL separators
 # dropped, so "droid exec" reads "droidexec"), cut at COMMAND_LINE_MOST bytes, and parent to PID's parent.
-# `read` takes one byte a system call, ~3 µs each from /proc/PID/cmdline: a headless run's one-line prompt
-# of 130 KB (`codex exec "…"`) held every hook of the run 0.4 s. The line's length is in /proc/PID/stat
+# `read` takes one byte a system call, ~3 us each from /proc/PID/cmdline: a headless run's one-line prompt
+# of 130 KB (`codex exec "..."`) held every hook of the run 0.4 s. The line's length is in /proc/PID/stat
 # (arg_end - arg_start, its 48th and 49th fields; Linux 3.5 and later), which also gives the parent: a
 # longer line is cut by `head -c`, one process, only then. The command name, stat's 2nd field, may hold
 # spaces and parentheses: the fields are counted after its last ") ".
@@ -145,11 +145,11 @@ exec_ancestor() {
   return 1
 }
 
-# Headless Droid: its parent (or the shell between) is `droid exec …`; the first droid that is not stops.
+# Headless Droid: its parent (or the shell between) is `droid exec ...`; the first droid that is not stops.
 droid_exec=
 if [ "$agent" = droid ] && [ -z "${AGENTMETER_CLIENT:-}" ] && exec_ancestor droidexec droid; then droid_exec=1; fi
 
-# Headless Codex CLI: `codex exec …` is the process that runs the hook (through `$SHELL -lc`, which a
+# Headless Codex CLI: `codex exec ...` is the process that runs the hook (through `$SHELL -lc`, which a
 # shell may replace by the script itself), so up to three ancestors are read. The shell's own command
 # line holds this script's "codex" argument, so only "codexexec" counts, and no ancestor stops the walk.
 # Options before `exec` hide it; the collector also reads the session rollout.

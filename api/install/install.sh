@@ -3,7 +3,7 @@
 # the server's URL, the version and the files' SHA-256 sums filled in (api/install/routes.ts).
 #
 #   curl -fsSL @@SERVER@@/install.sh | sh                         (no key: a device sign-in in the dashboard)
-#   curl -fsSL @@SERVER@@/install.sh | sh -s -- --key am_… [--no-service] [--home DIR]
+#   curl -fsSL @@SERVER@@/install.sh | sh -s -- --key am_... [--no-service] [--home DIR]
 #
 # Puts the collector (one JavaScript file run by Node.js) and the hook script in ~/.agentmeter/bin, writes
 # the server URL and a collector key to ~/.agentmeter/collector.env (0600): the key given when it is a
