@@ -186,8 +186,22 @@ async function loadReferenceTables(db: Db, pricing: PricingFile): Promise<void> 
   await loadLanguageTable(db);
 }
 
+/**
+ * The language loads of this process, one after another: the batch (on the writer) and the live figures
+ * (on a connection of their own) both load the table into a new database, and two loads at once would
+ * both find it empty and both append it, the second failing on the first's keys. One process holds a
+ * database file, so serializing within it is enough.
+ */
+let languageLoads: Promise<unknown> = Promise.resolve();
+
 /** Fills the languages table (file extension or name → language) when it is not already full. */
-export async function loadLanguageTable(db: Db): Promise<void> {
+export function loadLanguageTable(db: Db): Promise<void> {
+  const load = languageLoads.then(() => fillLanguageTable(db));
+  languageLoads = load.catch(() => undefined);
+  return load;
+}
+
+async function fillLanguageTable(db: Db): Promise<void> {
   const [count] = await db.all<{ n: number }>('SELECT count(*) AS n FROM languages');
   const rows = languageTable();
   if (count!.n === rows.length) return;
