@@ -27,32 +27,212 @@ export interface LinkablePullRequest {
 export const MAX_LINKED_COMMITS = 250;
 const MAX_WALK = 5000;
 
+/**
+ * The commits a walk may follow, each by a handle (a small integer) so that a walk marks handles in a
+ * typed array rather than hashing ids: a range's pull requests each walk their repository's history.
+ */
+export interface CommitView {
+  /** The handle of `id` when the view holds it, else -1. */
+  find(id: string): number;
+  id(handle: number): string;
+  /** Committer time, epoch milliseconds. */
+  ts(handle: number): number;
+  /** How many parents the commit has, held by the view or not. */
+  parentCount(handle: number): number;
+  /** The handle of its k-th parent (first parent first) when the view holds it, else -1. */
+  parent(handle: number, k: number): number;
+}
+
+/** A set of handles, emptied in constant time (a stamp per handle): walks reuse theirs. */
+class Marks {
+  private stamps = new Int32Array(256);
+  private stamp = 1;
+
+  clear(): void {
+    this.stamp++;
+    if (this.stamp === 0x7fffffff) {
+      this.stamps.fill(0);
+      this.stamp = 1;
+    }
+  }
+
+  has(handle: number): boolean {
+    return handle < this.stamps.length && this.stamps[handle] === this.stamp;
+  }
+
+  add(handle: number): void {
+    if (handle >= this.stamps.length) {
+      const grown = new Int32Array(Math.max(handle + 1, this.stamps.length * 2));
+      grown.set(this.stamps);
+      this.stamps = grown;
+    }
+    this.stamps[handle] = this.stamp;
+  }
+}
+
+/** The marks one linking uses, kept from one pull request to the next. */
+export class LinkScratch {
+  readonly base = new Marks();
+  readonly seen = new Marks();
+  readonly linked = new Marks();
+}
+
+/** A view of a Map (or any CommitGraph), handing out handles as the walk meets the commits. */
+class GraphView implements CommitView {
+  private readonly ids: string[] = [];
+  private readonly nodes: CommitNode[] = [];
+  private readonly handles = new Map<string, number>();
+
+  constructor(private readonly graph: CommitGraph) {}
+
+  find(id: string): number {
+    const known = this.handles.get(id);
+    if (known !== undefined) return known;
+    const node = this.graph.get(id);
+    if (!node) return -1;
+    this.handles.set(id, this.ids.length);
+    this.ids.push(id);
+    this.nodes.push(node);
+    return this.ids.length - 1;
+  }
+
+  id(h: number): string {
+    return this.ids[h]!;
+  }
+
+  ts(h: number): number {
+    return this.nodes[h]!.ts;
+  }
+
+  parentCount(h: number): number {
+    return this.nodes[h]!.parents.length;
+  }
+
+  parent(h: number, k: number): number {
+    return this.find(this.nodes[h]!.parents[k]!);
+  }
+}
+
+/** A repository's commits resolved to handles: times, and parents (-1: not among the commits). */
+interface Resolved {
+  handles: ReadonlyMap<string, number>;
+  ids: readonly string[];
+  ts: Float64Array;
+  /** The parents of h are parents[start[h]] to parents[start[h + 1] - 1]. */
+  start: Int32Array;
+  parents: Int32Array;
+}
+
+/** The commits of a Resolved committed from `from` to `to` (epoch milliseconds, inclusive). */
+class WindowView implements CommitView {
+  constructor(
+    private readonly commits: Resolved,
+    private readonly from: number,
+    private readonly to: number,
+  ) {}
+
+  private held(h: number): boolean {
+    const ts = this.commits.ts[h]!;
+    return ts >= this.from && ts <= this.to;
+  }
+
+  find(id: string): number {
+    const h = this.commits.handles.get(id);
+    return h !== undefined && this.held(h) ? h : -1;
+  }
+
+  id(h: number): string {
+    return this.commits.ids[h]!;
+  }
+
+  ts(h: number): number {
+    return this.commits.ts[h]!;
+  }
+
+  parentCount(h: number): number {
+    return this.commits.start[h + 1]! - this.commits.start[h]!;
+  }
+
+  parent(h: number, k: number): number {
+    const p = this.commits.parents[this.commits.start[h]! + k]!;
+    return p !== -1 && this.held(p) ? p : -1;
+  }
+}
+
+/**
+ * One repository's landed commits by handle, their parents resolved to handles once: the views of all its
+ * pull requests (each its own window of committer times) share it. A commit added twice keeps the last.
+ */
+export class RepoCommits {
+  private readonly handles = new Map<string, number>();
+  private readonly ids: string[] = [];
+  private readonly times: number[] = [];
+  private readonly parentIds: (readonly string[])[] = [];
+  private resolved: Resolved | undefined;
+
+  add(id: string, ts: number, parents: readonly string[]): void {
+    const known = this.handles.get(id);
+    const h = known ?? this.ids.length;
+    if (known === undefined) {
+      this.handles.set(id, h);
+      this.ids.push(id);
+    }
+    this.times[h] = ts;
+    this.parentIds[h] = parents;
+    this.resolved = undefined;
+  }
+
+  private resolve(): Resolved {
+    if (this.resolved) return this.resolved;
+    const n = this.ids.length;
+    const start = new Int32Array(n + 1);
+    for (let h = 0; h < n; h++) start[h + 1] = start[h]! + this.parentIds[h]!.length;
+    const parents = new Int32Array(start[n]!);
+    for (let h = 0; h < n; h++) {
+      const list = this.parentIds[h]!;
+      for (let k = 0; k < list.length; k++) parents[start[h]! + k] = this.handles.get(list[k]!) ?? -1;
+    }
+    this.resolved = { handles: this.handles, ids: this.ids, ts: Float64Array.from(this.times), start, parents };
+    return this.resolved;
+  }
+
+  /** The commits committed from `from` to `to` (epoch milliseconds, inclusive). */
+  view(from: number, to: number): CommitView {
+    return new WindowView(this.resolve(), from, to);
+  }
+}
+
 /** The first-parent chain from `start`, while `keep` holds and the commits are known. */
-function firstParentChain(start: string, graph: CommitGraph, limit: number, keep: (id: string, node: CommitNode) => boolean) {
-  const chain: string[] = [];
-  let id: string | undefined = start;
-  while (id !== undefined && chain.length < limit) {
-    const node = graph.get(id);
-    if (!node || !keep(id, node)) break;
-    chain.push(id);
-    id = node.parents[0];
+function firstParentChain(start: number, view: CommitView, limit: number, keep: (h: number) => boolean): number[] {
+  const chain: number[] = [];
+  let h = start;
+  while (h !== -1 && chain.length < limit) {
+    if (!keep(h)) break;
+    chain.push(h);
+    h = view.parentCount(h) > 0 ? view.parent(h, 0) : -1;
   }
   return chain;
 }
 
-/** The known ancestors of `start` (itself included), at most MAX_WALK of them. */
-function ancestors(start: string | undefined, graph: CommitGraph, stop: ReadonlySet<string> = new Set()): string[] {
-  const seen = new Set<string>();
-  const queue = start === undefined ? [] : [start];
-  while (queue.length > 0 && seen.size < MAX_WALK) {
-    const id = queue.pop()!;
-    if (seen.has(id) || stop.has(id)) continue;
-    const node = graph.get(id);
-    if (!node) continue;
-    seen.add(id);
-    queue.push(...node.parents);
+/**
+ * The known ancestors of `start` (itself included), at most MAX_WALK of them, marked in `seen` (cleared
+ * first) and listed in the order met; none of `stop` is entered.
+ */
+function ancestors(start: number, view: CommitView, seen: Marks, stop?: Marks): number[] {
+  seen.clear();
+  const out: number[] = [];
+  const stack = start === -1 ? [] : [start];
+  while (stack.length > 0 && out.length < MAX_WALK) {
+    const h = stack.pop()!;
+    if (seen.has(h) || stop?.has(h)) continue;
+    seen.add(h);
+    out.push(h);
+    for (let k = 0, n = view.parentCount(h); k < n; k++) {
+      const p = view.parent(h, k);
+      if (p !== -1) stack.push(p);
+    }
   }
-  return [...seen];
+  return out;
 }
 
 /**
@@ -62,10 +242,15 @@ function ancestors(start: string | undefined, graph: CommitGraph, stop: Readonly
  * says how many commits it had, each other parent's first-parent chain of at most that many is taken, so a
  * gap errs low; without a count (GitLab), every known ancestor main is not known to have.
  */
-function mergedBranch(mergeId: string, node: CommitNode, graph: CommitGraph, count: number | null): string[] {
-  const base = new Set(ancestors(node.parents[0], graph));
-  const branch = (p: string) => (count === null ? ancestors(p, graph, base) : firstParentChain(p, graph, count, (id) => !base.has(id)));
-  return [mergeId, ...node.parents.slice(1).flatMap(branch)];
+function mergedBranch(merge: number, view: CommitView, count: number | null, scratch: LinkScratch): number[] {
+  const base = scratch.base;
+  ancestors(view.parent(merge, 0), view, base);
+  const out = [merge];
+  for (let k = 1, n = view.parentCount(merge); k < n; k++) {
+    const p = view.parent(merge, k);
+    out.push(...(count === null ? ancestors(p, view, scratch.seen, base) : firstParentChain(p, view, count, (h) => !base.has(h))));
+  }
+  return out;
 }
 
 /**
@@ -83,23 +268,43 @@ function mergedBranch(mergeId: string, node: CommitNode, graph: CommitGraph, cou
  * merged pull request's own commit (a merge queue squashes or rebases several at the same moment).
  */
 export function linkedCommits(pr: LinkablePullRequest, graph: CommitGraph, named: ReadonlySet<string> = new Set()): string[] {
+  return linkedCommitsIn(pr, new GraphView(graph), named);
+}
+
+/** linkedCommits over a view of handles; `scratch` may be shared by the pull requests linked one by one. */
+export function linkedCommitsIn(
+  pr: LinkablePullRequest,
+  view: CommitView,
+  named: ReadonlySet<string> = new Set(),
+  scratch: LinkScratch = new LinkScratch(),
+): string[] {
   const own = new Set([pr.mergeCommitId, pr.squashCommitId, pr.headCommitId]);
-  const anothers = (id: string) => named.has(id) && !own.has(id);
-  const linked = new Set<string>();
+  const anothers = (h: number) => named.has(view.id(h)) && !own.has(view.id(h));
+  const linked: number[] = [];
+  scratch.linked.clear();
+  const link = (h: number) => {
+    if (scratch.linked.has(h)) return;
+    scratch.linked.add(h);
+    linked.push(h);
+  };
   const limit = Math.min(pr.commitCount ?? MAX_LINKED_COMMITS, MAX_LINKED_COMMITS);
-  const merge = pr.mergeCommitId ? graph.get(pr.mergeCommitId) : undefined;
-  if (pr.squashCommitId && graph.has(pr.squashCommitId)) {
-    linked.add(pr.squashCommitId);
-    if (merge && merge.parents.length > 1) linked.add(pr.mergeCommitId!);
-  } else if (merge && merge.parents.length > 1) {
-    for (const id of mergedBranch(pr.mergeCommitId!, merge, graph, pr.commitCount === null ? null : limit)) linked.add(id);
-  } else if (pr.host === 'github' && pr.headCommitId && graph.has(pr.headCommitId)) {
-    for (const id of firstParentChain(pr.headCommitId, graph, limit, () => true)) linked.add(id);
-    if (merge) linked.add(pr.mergeCommitId!);
-  } else if (merge) {
-    for (const id of firstParentChain(pr.mergeCommitId!, graph, limit, (id, node) => node.ts === merge.ts && !anothers(id))) linked.add(id);
-  } else if (pr.host === 'gitlab' && pr.headCommitId) {
-    for (const id of firstParentChain(pr.headCommitId, graph, limit, (id, node) => node.ts >= pr.openedAt && !anothers(id))) linked.add(id);
+  const merge = pr.mergeCommitId ? view.find(pr.mergeCommitId) : -1;
+  const mergeParents = merge === -1 ? 0 : view.parentCount(merge);
+  const squash = pr.squashCommitId ? view.find(pr.squashCommitId) : -1;
+  const head = pr.headCommitId ? view.find(pr.headCommitId) : -1;
+  if (squash !== -1) {
+    link(squash);
+    if (mergeParents > 1) link(merge);
+  } else if (mergeParents > 1) {
+    for (const h of mergedBranch(merge, view, pr.commitCount === null ? null : limit, scratch)) link(h);
+  } else if (pr.host === 'github' && head !== -1) {
+    for (const h of firstParentChain(head, view, limit, () => true)) link(h);
+    if (merge !== -1) link(merge);
+  } else if (merge !== -1) {
+    const at = view.ts(merge);
+    for (const h of firstParentChain(merge, view, limit, (h) => view.ts(h) === at && !anothers(h))) link(h);
+  } else if (pr.host === 'gitlab' && head !== -1) {
+    for (const h of firstParentChain(head, view, limit, (h) => view.ts(h) >= pr.openedAt && !anothers(h))) link(h);
   }
-  return [...linked].slice(0, MAX_LINKED_COMMITS);
+  return linked.slice(0, MAX_LINKED_COMMITS).map((h) => view.id(h));
 }

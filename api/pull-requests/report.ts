@@ -4,8 +4,16 @@
 
 import { utcDay } from '../../common/time.ts';
 import { hoursToMerge, median, pullRequestCosts, round4, type SessionLines, withLaterCosts } from './figures.ts';
-import { type CommitGraph, linkedCommits } from './link.ts';
-import { type CommitRow, DAY_MS, type GraphRow, LINK_WINDOW_DAYS, type MergedRow, type PullRequestReads } from './store.ts';
+import { LinkScratch, linkedCommitsIn, RepoCommits } from './link.ts';
+import {
+  type CommitRow,
+  DAY_MS,
+  type GraphRow,
+  type HeldCommit,
+  LINK_WINDOW_DAYS,
+  type MergedRow,
+  type PullRequestReads,
+} from './store.ts';
 
 export interface PullRequestFigures {
   repo: string;
@@ -42,22 +50,17 @@ export function linkedIds(
   graph: readonly GraphRow[],
   named: ReadonlySet<string> = namedCommits(prs),
 ): string[][] {
-  const byRepo = new Map<string, Map<string, { parents: readonly string[]; ts: number }>>();
+  const byRepo = new Map<string, RepoCommits>();
   for (const c of graph) {
-    const repo = byRepo.get(c.repo) ?? new Map<string, { parents: readonly string[]; ts: number }>();
-    repo.set(c.commit_id, { parents: c.parents, ts: c.ts_ms });
+    const repo = byRepo.get(c.repo) ?? new RepoCommits();
+    repo.add(c.commit_id, c.ts_ms, c.parents);
     byRepo.set(c.repo, repo);
   }
+  const none = new RepoCommits();
+  const scratch = new LinkScratch();
   return prs.map((p) => {
-    const repoCommits = byRepo.get(p.repo) ?? new Map<string, { parents: readonly string[]; ts: number }>();
-    const from = p.opened_ms - LINK_WINDOW_DAYS * DAY_MS;
-    const to = p.merged_ms + DAY_MS;
-    const inWindow = (id: string) => {
-      const node = repoCommits.get(id);
-      return node && node.ts >= from && node.ts <= to ? node : undefined;
-    };
-    const view: CommitGraph = { get: inWindow, has: (id) => inWindow(id) !== undefined };
-    return linkedCommits(
+    const view = (byRepo.get(p.repo) ?? none).view(p.opened_ms - LINK_WINDOW_DAYS * DAY_MS, p.merged_ms + DAY_MS);
+    return linkedCommitsIn(
       {
         host: p.host,
         mergeCommitId: p.merge_commit_id,
@@ -68,6 +71,7 @@ export function linkedIds(
       },
       view,
       named,
+      scratch,
     ).sort();
   });
 }
@@ -76,11 +80,11 @@ export function linkedIds(
  * Pure: each pull request with its commits (`ids[i]` for `prs[i]`, from linkedIds), their lines and their
  * sessions' lines, its cost not yet set (0). `commits` holds those commits at least.
  */
-export function pullRequestsOf(prs: readonly MergedRow[], ids: readonly string[][], commits: readonly CommitRow[]): PullRequestFigures[] {
+export function pullRequestsOf(prs: readonly MergedRow[], ids: readonly string[][], commits: readonly HeldCommit[]): PullRequestFigures[] {
   const byKey = new Map(commits.map((c) => [`${c.repo}\n${c.commit_id}`, c]));
   return prs.map((p, i) => {
     const linked = ids[i] ?? [];
-    const held = linked.map((id) => byKey.get(`${p.repo}\n${id}`)).filter((c): c is CommitRow => c !== undefined);
+    const held = linked.map((id) => byKey.get(`${p.repo}\n${id}`)).filter((c): c is HeldCommit => c !== undefined);
     const agents = new Map<string, number>();
     const sessions = new Map<string, number>();
     for (const c of held) {
