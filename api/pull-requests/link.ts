@@ -41,10 +41,17 @@ export interface CommitView {
   parentCount(handle: number): number;
   /** The handle of its k-th parent (first parent first) when the view holds it, else -1. */
   parent(handle: number, k: number): number;
+  /** How many commits the view holds (a view that can walk down to children says). */
+  size?(): number;
+  /**
+   * Whether `target` is reached from `handle` walking down to children in the view (so `handle` is one of
+   * its known ancestors, or it), looking at most at `budget.left` commits: undefined past them.
+   */
+  reachesDown?(handle: number, target: number, seen: Marks, budget: { left: number }): boolean | undefined;
 }
 
 /** A set of handles, emptied in constant time (a stamp per handle): walks reuse theirs. */
-class Marks {
+export class Marks {
   private stamps = new Int32Array(256);
   private stamp = 1;
 
@@ -113,14 +120,30 @@ class GraphView implements CommitView {
   }
 }
 
-/** A repository's commits resolved to handles: times, and parents (-1: not among the commits). */
+/** A repository's commits resolved to handles: times, parents (-1: not among the commits) and children. */
 interface Resolved {
   handles: ReadonlyMap<string, number>;
   ids: readonly string[];
   ts: Float64Array;
-  /** The parents of h are parents[start[h]] to parents[start[h + 1] - 1]. */
+  /** The times in order, to count a window's commits. */
+  sorted: Float64Array;
+  /** The parents of h are parents[start[h]] to parents[start[h + 1] - 1]; its children likewise. */
   start: Int32Array;
   parents: Int32Array;
+  childStart: Int32Array;
+  children: Int32Array;
+}
+
+/** How many of the ascending `sorted` are below `x` (or at most `x` with `orEqual`). */
+function rank(sorted: Float64Array, x: number, orEqual: boolean): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < x || (orEqual && sorted[mid] === x)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The commits of a Resolved committed from `from` to `to` (epoch milliseconds, inclusive). */
@@ -157,6 +180,30 @@ class WindowView implements CommitView {
     const p = this.commits.parents[this.commits.start[h]! + k]!;
     return p !== -1 && this.held(p) ? p : -1;
   }
+
+  size(): number {
+    return rank(this.commits.sorted, this.to, true) - rank(this.commits.sorted, this.from, false);
+  }
+
+  reachesDown(h: number, target: number, seen: Marks, budget: { left: number }): boolean | undefined {
+    const { childStart, children } = this.commits;
+    seen.clear();
+    seen.add(h);
+    const stack = [h];
+    while (stack.length > 0) {
+      const x = stack.pop()!;
+      if (x === target) return true;
+      if (--budget.left < 0) return undefined;
+      for (let i = childStart[x]!; i < childStart[x + 1]!; i++) {
+        const c = children[i]!;
+        if (!seen.has(c) && this.held(c)) {
+          seen.add(c);
+          stack.push(c);
+        }
+      }
+    }
+    return false;
+  }
 }
 
 /**
@@ -188,11 +235,24 @@ export class RepoCommits {
     const start = new Int32Array(n + 1);
     for (let h = 0; h < n; h++) start[h + 1] = start[h]! + this.parentIds[h]!.length;
     const parents = new Int32Array(start[n]!);
+    const childStart = new Int32Array(n + 1);
     for (let h = 0; h < n; h++) {
       const list = this.parentIds[h]!;
-      for (let k = 0; k < list.length; k++) parents[start[h]! + k] = this.handles.get(list[k]!) ?? -1;
+      for (let k = 0; k < list.length; k++) {
+        const p = this.handles.get(list[k]!) ?? -1;
+        parents[start[h]! + k] = p;
+        if (p !== -1) childStart[p + 1]!++;
+      }
     }
-    this.resolved = { handles: this.handles, ids: this.ids, ts: Float64Array.from(this.times), start, parents };
+    for (let h = 0; h < n; h++) childStart[h + 1]! += childStart[h]!;
+    const children = new Int32Array(childStart[n]!);
+    const filled = childStart.slice(0, n);
+    for (let h = 0; h < n; h++) {
+      for (let i = start[h]!; i < start[h + 1]!; i++) if (parents[i] !== -1) children[filled[parents[i]!]!++] = h;
+    }
+    const ts = Float64Array.from(this.times);
+    const sorted = ts.slice().sort();
+    this.resolved = { handles: this.handles, ids: this.ids, ts, sorted, start, parents, childStart, children };
     return this.resolved;
   }
 
@@ -243,14 +303,40 @@ function ancestors(start: number, view: CommitView, seen: Marks, stop?: Marks): 
  * gap errs low; without a count (GitLab), every known ancestor main is not known to have.
  */
 function mergedBranch(merge: number, view: CommitView, count: number | null, scratch: LinkScratch): number[] {
-  const base = scratch.base;
-  ancestors(view.parent(merge, 0), view, base);
+  const first = view.parent(merge, 0);
+  const inBase = count === null ? undefined : ancestorTest(first, view, scratch);
+  if (!inBase) ancestors(first, view, scratch.base);
   const out = [merge];
   for (let k = 1, n = view.parentCount(merge); k < n; k++) {
     const p = view.parent(merge, k);
-    out.push(...(count === null ? ancestors(p, view, scratch.seen, base) : firstParentChain(p, view, count, (h) => !base.has(h))));
+    out.push(...(inBase ? firstParentChain(p, view, count!, (h) => !inBase(h)) : ancestors(p, view, scratch.seen, scratch.base)));
   }
   return out;
+}
+
+/**
+ * Whether a commit of the view is one of the known ancestors of `start` (ancestors(start), it included).
+ * Walking up from `start` takes main's whole history in the window, for each pull request, when the
+ * question is only about a few branch commits, whose descendants in the window are few: a view that can
+ * walk down, holding no more commits than ancestors() looks at (so it would take them all), is asked
+ * from the commit down instead. Past as many commits as the view holds, ancestors() is walked once.
+ */
+function ancestorTest(start: number, view: CommitView, scratch: LinkScratch): (h: number) => boolean {
+  if (start === -1) return () => false;
+  const size = view.size?.() ?? MAX_WALK + 1;
+  const budget = { left: view.reachesDown && size <= MAX_WALK ? size : 0 };
+  let walked = false;
+  return (h) => {
+    if (!walked && budget.left > 0) {
+      const found = view.reachesDown!(h, start, scratch.seen, budget);
+      if (found !== undefined) return found;
+    }
+    if (!walked) {
+      ancestors(start, view, scratch.base);
+      walked = true;
+    }
+    return scratch.base.has(h);
+  };
 }
 
 /**

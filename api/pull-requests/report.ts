@@ -81,10 +81,17 @@ export function linkedIds(
  * sessions' lines, its cost not yet set (0). `commits` holds those commits at least.
  */
 export function pullRequestsOf(prs: readonly MergedRow[], ids: readonly string[][], commits: readonly HeldCommit[]): PullRequestFigures[] {
-  const byKey = new Map(commits.map((c) => [`${c.repo}\n${c.commit_id}`, c]));
+  // By repository, then id: a key joined from the two is a new string to hash at every lookup.
+  const byRepo = new Map<string, Map<string, HeldCommit>>();
+  for (const c of commits) {
+    const repo = byRepo.get(c.repo) ?? new Map<string, HeldCommit>();
+    repo.set(c.commit_id, c);
+    byRepo.set(c.repo, repo);
+  }
   return prs.map((p, i) => {
     const linked = ids[i] ?? [];
-    const held = linked.map((id) => byKey.get(`${p.repo}\n${id}`)).filter((c): c is HeldCommit => c !== undefined);
+    const repo = byRepo.get(p.repo);
+    const held = repo ? linked.map((id) => repo.get(id)).filter((c): c is HeldCommit => c !== undefined) : [];
     const agents = new Map<string, number>();
     const sessions = new Map<string, number>();
     for (const c of held) {
