@@ -170,7 +170,18 @@ export async function pullRequestFigures(
   user: string | null,
   later: ReadonlyMap<string, number | null> = new Map(),
 ): Promise<PullRequestFigures[]> {
-  const linked = await linkedPullRequests(reads, orgId, await reads.merged(orgId, first, last));
+  return figuresOf(reads, orgId, await reads.merged(orgId, first, last), user, later);
+}
+
+/** The figures of the pull requests `prs` (pullRequestFigures), in their order. */
+async function figuresOf(
+  reads: PullRequestReads,
+  orgId: string,
+  prs: readonly MergedRow[],
+  user: string | null,
+  later: ReadonlyMap<string, number | null>,
+): Promise<PullRequestFigures[]> {
+  const linked = await linkedPullRequests(reads, orgId, prs);
   const sessions = heldSessions(linked);
   const [credited, costs] = await Promise.all([reads.credited(orgId, sessions), reads.sessionCosts(orgId, sessions)]);
   const prCosts = pullRequestCosts(new Map(linked.map((p) => [prKey(p), p.sessions])), credited, withLaterCosts(costs, later, sessions));
@@ -178,6 +189,46 @@ export async function pullRequestFigures(
   if (!user) return linked;
   const mine = await reads.addresses(orgId, user);
   return linked.filter((p) => p.users.includes(user) || (p.author !== null && mine.has(p.author)));
+}
+
+/** What the list orders and pages pull requests by. */
+export interface Listed {
+  mergedAt: number;
+  number: number;
+  repo: string;
+}
+
+/** Pure: the list's order: the latest merge first, then the higher number, then the later repository. */
+export const listOrder = (a: Listed, b: Listed) =>
+  b.mergedAt - a.mergedAt || b.number - a.number || (a.repo < b.repo ? 1 : a.repo > b.repo ? -1 : 0);
+
+/**
+ * One page of the list of the pull requests merged from `first` to `last`, for a reader who sees them all
+ * (not a member's own, not a team's): those `after` keeps, in listOrder, are paged first and only the
+ * page's are linked and priced, since a pull request's figures do not depend on which others are read
+ * with it. `more`: whether any is left after the page.
+ */
+export async function pullRequestPage(
+  reads: PullRequestReads,
+  orgId: string,
+  first: string,
+  last: string,
+  after: (p: Listed) => boolean,
+  limit: number,
+  later: ReadonlyMap<string, number | null> = new Map(),
+): Promise<{ page: PullRequestFigures[]; more: boolean }> {
+  const listed = (await reads.merged(orgId, first, last))
+    .map((row) => ({ row, key: { mergedAt: row.merged_ms, number: row.number, repo: row.repo } }))
+    .sort((a, b) => listOrder(a.key, b.key))
+    .filter((p) => after(p.key));
+  const page = await figuresOf(
+    reads,
+    orgId,
+    listed.slice(0, limit).map((p) => p.row),
+    null,
+    later,
+  );
+  return { page, more: listed.length > limit };
 }
 
 /**
