@@ -183,7 +183,7 @@ async function figuresOf(
 ): Promise<PullRequestFigures[]> {
   const linked = await linkedPullRequests(reads, orgId, prs);
   const sessions = heldSessions(linked);
-  const [credited, costs] = await Promise.all([reads.credited(orgId, sessions), reads.sessionCosts(orgId, sessions)]);
+  const { credited, costs } = await reads.sessionFigures(orgId, sessions);
   const prCosts = pullRequestCosts(new Map(linked.map((p) => [prKey(p), p.sessions])), credited, withLaterCosts(costs, later, sessions));
   for (const p of linked) p.costUsd = prCosts.get(prKey(p)) ?? 0;
   if (!user) return linked;

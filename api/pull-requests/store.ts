@@ -137,6 +137,17 @@ const MERGED_ROW = `{repo: repo, number: number, host: host, author: author, ope
     merged_ms: epoch_ms(merged_at), merge_commit_id: merge_commit_id, squash_commit_id: squash_commit_id,
     head_commit_id: head_commit_id, commit_count: commit_count}`;
 
+// Every session's credited lines, over all its landed commits (the denominator of its split); and its
+// dollars, null when a model it used has no price.
+const CREDITED = `SELECT s.session_id, sum(s.lines) AS lines
+    FROM (SELECT unnest(by_session) AS s FROM landed_commits WHERE org_id = $org)
+    WHERE s.session_id IN (SELECT unnest(string_split($sessions, '\n')))
+    GROUP BY s.session_id`;
+const SESSION_COST = `SELECT session_id, CASE WHEN bool_or(cost_usd IS NULL) THEN NULL ELSE sum(cost_usd) END AS cost_usd
+    FROM agg_session_cost_day
+    WHERE org_id = $org AND session_id IN (SELECT unnest(string_split($sessions, '\n')))
+    GROUP BY session_id`;
+
 const READ_SQL = {
   merged: `SELECT to_json(list(${MERGED_ROW} ORDER BY merged_at DESC, repo DESC, number DESC)) AS rows
            FROM pull_requests
@@ -163,15 +174,12 @@ const READ_SQL = {
          WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
            AND ts >= CAST($from AS TIMESTAMP) AND ts <= CAST($to AS TIMESTAMP)
            AND commit_id IN (SELECT unnest(string_split($ids, '\n')))`,
-  // Every session's credited lines, over all its landed commits (the denominator of its split).
-  credited: `SELECT s.session_id, sum(s.lines) AS lines
-             FROM (SELECT unnest(by_session) AS s FROM landed_commits WHERE org_id = $org)
-             WHERE s.session_id IN (SELECT unnest(string_split($sessions, '\n')))
-             GROUP BY s.session_id`,
-  sessionCost: `SELECT session_id, CASE WHEN bool_or(cost_usd IS NULL) THEN NULL ELSE sum(cost_usd) END AS cost_usd
-                FROM agg_session_cost_day
-                WHERE org_id = $org AND session_id IN (SELECT unnest(string_split($sessions, '\n')))
-                GROUP BY session_id`,
+  credited: CREDITED,
+  sessionCost: SESSION_COST,
+  // Both of a session, in one read: either may be missing.
+  sessionFigures: `SELECT coalesce(c.session_id, k.session_id) AS session_id, c.lines, c.session_id IS NOT NULL AS credited,
+                     k.cost_usd, k.session_id IS NOT NULL AS spent
+                   FROM (${CREDITED}) c FULL OUTER JOIN (${SESSION_COST}) k ON c.session_id = k.session_id`,
   // The merged pull requests that can hold a line of a session with dollars from $from to $to (one user's
   // when $user is set): those of the repository of a commit holding such a session's lines, merged at most
   // a day before the commit and opened at most LINK_WINDOW_DAYS after it (the commits linking gives a pull
@@ -274,6 +282,28 @@ export class PullRequestReads {
     if (sessions.length === 0) return new Map();
     const rows = await this.db.all<{ session_id: string; lines: number }>(READ_SQL.credited, { org: orgId, sessions: lines(sessions) });
     return new Map(rows.map((r) => [r.session_id, Number(r.lines)]));
+  }
+
+  /** The credited lines and the dollars of the sessions (READ_SQL.credited and sessionCost, in one read). */
+  async sessionFigures(
+    orgId: string,
+    sessions: readonly string[],
+  ): Promise<{ credited: Map<string, number>; costs: Map<string, number | null> }> {
+    const credited = new Map<string, number>();
+    const costs = new Map<string, number | null>();
+    if (sessions.length === 0) return { credited, costs };
+    const rows = await this.db.all<{
+      session_id: string;
+      lines: number | null;
+      credited: boolean;
+      cost_usd: number | null;
+      spent: boolean;
+    }>(READ_SQL.sessionFigures, { org: orgId, sessions: lines(sessions) });
+    for (const r of rows) {
+      if (r.credited) credited.set(r.session_id, Number(r.lines));
+      if (r.spent) costs.set(r.session_id, r.cost_usd);
+    }
+    return { credited, costs };
   }
 
   async sessionCosts(orgId: string, sessions: readonly string[]): Promise<Map<string, number | null>> {
