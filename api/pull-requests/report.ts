@@ -4,8 +4,16 @@
 
 import { utcDay } from '../../common/time.ts';
 import { hoursToMerge, median, pullRequestCosts, round4, type SessionLines, withLaterCosts } from './figures.ts';
-import { type CommitGraph, linkedCommits } from './link.ts';
-import { type CommitRow, DAY_MS, type GraphRow, LINK_WINDOW_DAYS, type MergedRow, type PullRequestReads } from './store.ts';
+import { LinkScratch, linkedCommitsIn, RepoCommits } from './link.ts';
+import {
+  type CommitRow,
+  DAY_MS,
+  type GraphRow,
+  type HeldCommit,
+  LINK_WINDOW_DAYS,
+  type MergedRow,
+  type PullRequestReads,
+} from './store.ts';
 
 export interface PullRequestFigures {
   repo: string;
@@ -42,22 +50,17 @@ export function linkedIds(
   graph: readonly GraphRow[],
   named: ReadonlySet<string> = namedCommits(prs),
 ): string[][] {
-  const byRepo = new Map<string, Map<string, { parents: readonly string[]; ts: number }>>();
+  const byRepo = new Map<string, RepoCommits>();
   for (const c of graph) {
-    const repo = byRepo.get(c.repo) ?? new Map<string, { parents: readonly string[]; ts: number }>();
-    repo.set(c.commit_id, { parents: c.parents, ts: c.ts_ms });
+    const repo = byRepo.get(c.repo) ?? new RepoCommits();
+    repo.add(c.commit_id, c.ts_ms, c.parents);
     byRepo.set(c.repo, repo);
   }
+  const none = new RepoCommits();
+  const scratch = new LinkScratch();
   return prs.map((p) => {
-    const repoCommits = byRepo.get(p.repo) ?? new Map<string, { parents: readonly string[]; ts: number }>();
-    const from = p.opened_ms - LINK_WINDOW_DAYS * DAY_MS;
-    const to = p.merged_ms + DAY_MS;
-    const inWindow = (id: string) => {
-      const node = repoCommits.get(id);
-      return node && node.ts >= from && node.ts <= to ? node : undefined;
-    };
-    const view: CommitGraph = { get: inWindow, has: (id) => inWindow(id) !== undefined };
-    return linkedCommits(
+    const view = (byRepo.get(p.repo) ?? none).view(p.opened_ms - LINK_WINDOW_DAYS * DAY_MS, p.merged_ms + DAY_MS);
+    return linkedCommitsIn(
       {
         host: p.host,
         mergeCommitId: p.merge_commit_id,
@@ -68,6 +71,7 @@ export function linkedIds(
       },
       view,
       named,
+      scratch,
     ).sort();
   });
 }
@@ -76,11 +80,18 @@ export function linkedIds(
  * Pure: each pull request with its commits (`ids[i]` for `prs[i]`, from linkedIds), their lines and their
  * sessions' lines, its cost not yet set (0). `commits` holds those commits at least.
  */
-export function pullRequestsOf(prs: readonly MergedRow[], ids: readonly string[][], commits: readonly CommitRow[]): PullRequestFigures[] {
-  const byKey = new Map(commits.map((c) => [`${c.repo}\n${c.commit_id}`, c]));
+export function pullRequestsOf(prs: readonly MergedRow[], ids: readonly string[][], commits: readonly HeldCommit[]): PullRequestFigures[] {
+  // By repository, then id: a key joined from the two is a new string to hash at every lookup.
+  const byRepo = new Map<string, Map<string, HeldCommit>>();
+  for (const c of commits) {
+    const repo = byRepo.get(c.repo) ?? new Map<string, HeldCommit>();
+    repo.set(c.commit_id, c);
+    byRepo.set(c.repo, repo);
+  }
   return prs.map((p, i) => {
     const linked = ids[i] ?? [];
-    const held = linked.map((id) => byKey.get(`${p.repo}\n${id}`)).filter((c): c is CommitRow => c !== undefined);
+    const repo = byRepo.get(p.repo);
+    const held = repo ? linked.map((id) => repo.get(id)).filter((c): c is HeldCommit => c !== undefined) : [];
     const agents = new Map<string, number>();
     const sessions = new Map<string, number>();
     for (const c of held) {
@@ -159,14 +170,65 @@ export async function pullRequestFigures(
   user: string | null,
   later: ReadonlyMap<string, number | null> = new Map(),
 ): Promise<PullRequestFigures[]> {
-  const linked = await linkedPullRequests(reads, orgId, await reads.merged(orgId, first, last));
+  return figuresOf(reads, orgId, await reads.merged(orgId, first, last), user, later);
+}
+
+/** The figures of the pull requests `prs` (pullRequestFigures), in their order. */
+async function figuresOf(
+  reads: PullRequestReads,
+  orgId: string,
+  prs: readonly MergedRow[],
+  user: string | null,
+  later: ReadonlyMap<string, number | null>,
+): Promise<PullRequestFigures[]> {
+  const linked = await linkedPullRequests(reads, orgId, prs);
   const sessions = heldSessions(linked);
-  const [credited, costs] = await Promise.all([reads.credited(orgId, sessions), reads.sessionCosts(orgId, sessions)]);
+  const { credited, costs } = await reads.sessionFigures(orgId, sessions);
   const prCosts = pullRequestCosts(new Map(linked.map((p) => [prKey(p), p.sessions])), credited, withLaterCosts(costs, later, sessions));
   for (const p of linked) p.costUsd = prCosts.get(prKey(p)) ?? 0;
   if (!user) return linked;
   const mine = await reads.addresses(orgId, user);
   return linked.filter((p) => p.users.includes(user) || (p.author !== null && mine.has(p.author)));
+}
+
+/** What the list orders and pages pull requests by. */
+export interface Listed {
+  mergedAt: number;
+  number: number;
+  repo: string;
+}
+
+/** Pure: the list's order: the latest merge first, then the higher number, then the later repository. */
+export const listOrder = (a: Listed, b: Listed) =>
+  b.mergedAt - a.mergedAt || b.number - a.number || (a.repo < b.repo ? 1 : a.repo > b.repo ? -1 : 0);
+
+/**
+ * One page of the list of the pull requests merged from `first` to `last`, for a reader who sees them all
+ * (not a member's own, not a team's): those `after` keeps, in listOrder, are paged first and only the
+ * page's are linked and priced, since a pull request's figures do not depend on which others are read
+ * with it. `more`: whether any is left after the page.
+ */
+export async function pullRequestPage(
+  reads: PullRequestReads,
+  orgId: string,
+  first: string,
+  last: string,
+  after: (p: Listed) => boolean,
+  limit: number,
+  later: ReadonlyMap<string, number | null> = new Map(),
+): Promise<{ page: PullRequestFigures[]; more: boolean }> {
+  const listed = (await reads.merged(orgId, first, last))
+    .map((row) => ({ row, key: { mergedAt: row.merged_ms, number: row.number, repo: row.repo } }))
+    .sort((a, b) => listOrder(a.key, b.key))
+    .filter((p) => after(p.key));
+  const page = await figuresOf(
+    reads,
+    orgId,
+    listed.slice(0, limit).map((p) => p.row),
+    null,
+    later,
+  );
+  return { page, more: listed.length > limit };
 }
 
 /**

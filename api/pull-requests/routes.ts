@@ -19,11 +19,13 @@ import type { TeamAnalytics } from '../teams/analytics.ts';
 import type { LiveFiguresStore } from '../today/store.ts';
 import { type CodeHost, githubPullRequest, gitlabMergeRequest, type PullRequestFact } from './payloads.ts';
 import {
-  type PullRequestFigures,
+  type Listed,
+  listOrder,
   pullRequestDays,
   pullRequestFigures,
   pullRequestGroups,
   pullRequestGroupTotals,
+  pullRequestPage,
   pullRequestTotals,
   shippedSessions,
 } from './report.ts';
@@ -331,18 +333,24 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
       const scope = query.team === undefined ? undefined : await deps.teams.scope(principal.orgId, query.team, q.startDate, q.endDate);
       const limit = query.limit ? Number(query.limit) : 20;
       const match = query.cursor ? PR_CURSOR.exec(query.cursor) : null;
-      const after = (p: PullRequestFigures) =>
+      const after = (p: Listed) =>
         !match ||
         p.mergedAt < Number(match[1]) ||
         (p.mergedAt === Number(match[1]) && (p.number < Number(match[2]) || (p.number === Number(match[2]) && p.repo < match[3]!)));
       // Merged today: its sessions' dollars of today are the live figures', not yet the batch's.
       const today = now().toISOString().slice(0, 10);
       const later = q.endDate === today && deps.live ? (await deps.live.figures({ orgId: principal.orgId })).sessionCosts : undefined;
-      const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user, later))
-        .sort((a, b) => b.mergedAt - a.mergedAt || b.number - a.number || (a.repo < b.repo ? 1 : a.repo > b.repo ? -1 : 0))
-        .filter((p) => !scope || p.users.some((member) => scope.members(utcDay(p.mergedAt)).has(member)))
-        .filter(after);
-      const page = all.slice(0, limit);
+      // Everyone's are paged before they are linked; a member's own and a team's are known once linked.
+      const paged = async () => {
+        if (user === null && scope === undefined)
+          return pullRequestPage(deps.reads, principal.orgId, q.startDate, q.endDate, after, limit, later);
+        const all = (await pullRequestFigures(deps.reads, principal.orgId, q.startDate, q.endDate, user, later))
+          .sort(listOrder)
+          .filter((p) => !scope || p.users.some((member) => scope.members(utcDay(p.mergedAt)).has(member)))
+          .filter(after);
+        return { page: all.slice(0, limit), more: all.length > limit };
+      };
+      const { page, more } = await paged();
       const last = page.at(-1);
       return {
         data: page.map((p) => ({
@@ -364,8 +372,8 @@ export function registerPullRequestReadRoutes(app: FastifyInstance, deps: PullRe
           org_id: principal.orgId,
           start_date: q.startDate,
           end_date: q.endDate,
-          has_more: all.length > limit,
-          next_cursor: all.length > limit && last ? `${last.mergedAt}.${last.number}.${last.repo}` : null,
+          has_more: more,
+          next_cursor: more && last ? `${last.mergedAt}.${last.number}.${last.repo}` : null,
           ...(user ? { user_id: user } : {}),
         },
       };

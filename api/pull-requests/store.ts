@@ -116,8 +116,10 @@ export interface GraphRow {
   parents: string[];
 }
 
-/** A landed commit as the figures read it. */
-export interface CommitRow extends GraphRow {
+/** A landed commit as the figures read it once linked: who, its lines, and its lines by agent and session. */
+export interface HeldCommit {
+  repo: string;
+  commit_id: string;
   user_id: string;
   lines_added: number;
   agent_lines: number;
@@ -125,60 +127,78 @@ export interface CommitRow extends GraphRow {
   by_session: { agent: string; session_id: string; lines: number }[];
 }
 
+/** A landed commit as linking and the figures read it. */
+export interface CommitRow extends GraphRow, HeldCommit {}
+
+// The reads that carry many rows answer them as one JSON text (a list of objects, or one per repository):
+// the driver turns each value of a row into JavaScript one by one, which costs several times what DuckDB
+// takes to find the rows, while JSON.parse reads one text at once.
+const MERGED_ROW = `{repo: repo, number: number, host: host, author: author, opened_ms: epoch_ms(opened_at),
+    merged_ms: epoch_ms(merged_at), merge_commit_id: merge_commit_id, squash_commit_id: squash_commit_id,
+    head_commit_id: head_commit_id, commit_count: commit_count}`;
+
+// Every session's credited lines, over all its landed commits (the denominator of its split); and its
+// dollars, null when a model it used has no price.
+const CREDITED = `SELECT s.session_id, sum(s.lines) AS lines
+    FROM (SELECT unnest(by_session) AS s FROM landed_commits WHERE org_id = $org)
+    WHERE s.session_id IN (SELECT unnest(string_split($sessions, '\n')))
+    GROUP BY s.session_id`;
+const SESSION_COST = `SELECT session_id, CASE WHEN bool_or(cost_usd IS NULL) THEN NULL ELSE sum(cost_usd) END AS cost_usd
+    FROM agg_session_cost_day
+    WHERE org_id = $org AND session_id IN (SELECT unnest(string_split($sessions, '\n')))
+    GROUP BY session_id`;
+
 const READ_SQL = {
-  merged: `SELECT repo, number, host, author, epoch_ms(opened_at) AS opened_ms, epoch_ms(merged_at) AS merged_ms,
-             merge_commit_id, squash_commit_id, head_commit_id, commit_count
+  merged: `SELECT to_json(list(${MERGED_ROW} ORDER BY merged_at DESC, repo DESC, number DESC)) AS rows
            FROM pull_requests
-           WHERE org_id = $org AND state = 'merged' AND merged_at >= CAST($from AS TIMESTAMP) AND merged_at < CAST($to AS TIMESTAMP)
-           ORDER BY merged_at DESC, repo DESC, number DESC`,
+           WHERE org_id = $org AND state = 'merged' AND merged_at >= CAST($from AS TIMESTAMP) AND merged_at < CAST($to AS TIMESTAMP)`,
   // The commits the pull requests can hold: their repositories', committed from LINK_WINDOW_DAYS before the
-  // first opened to a day after the last merged (each pull request keeps its own part of these). Linking
-  // needs only ids, times and parents (commit ids are hex: the parents travel as one string, far quicker
-  // to read than a list); the figures read the rest of the commits linked (held).
-  graph: `SELECT repo, commit_id, epoch_ms(ts) AS ts_ms, array_to_string(coalesce(parents, []), ' ') AS parents
+  // first opened to a day after the last merged (each pull request keeps its own part of these), each with
+  // whether a merged pull request of the organization is named by it (linking stops at another's: a merge
+  // queue). Linking needs only ids, times and parents (commit ids are hex: the parents travel as one
+  // string); the figures read the rest of the commits linked (held).
+  graph: `WITH named AS (
+            SELECT DISTINCT id FROM (
+              SELECT unnest([merge_commit_id, squash_commit_id, head_commit_id]) AS id
+              FROM pull_requests WHERE org_id = $org AND state = 'merged')
+            WHERE id IS NOT NULL)
+          SELECT repo, to_json(list({id: commit_id, ts: epoch_ms(ts), parents: array_to_string(coalesce(parents, []), ' '),
+                   named: commit_id IN (SELECT id FROM named)})) AS commits
           FROM landed_commits
           WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
-            AND ts >= CAST($from AS TIMESTAMP) AND ts <= CAST($to AS TIMESTAMP)`,
-  held: `SELECT repo, commit_id, user_id, epoch_ms(ts) AS ts_ms, coalesce(parents, []) AS parents, lines_added, agent_lines,
-           by_agent, coalesce(by_session, []) AS by_session
+            AND ts >= CAST($from AS TIMESTAMP) AND ts <= CAST($to AS TIMESTAMP)
+          GROUP BY repo`,
+  held: `SELECT to_json(list({repo: repo, commit_id: commit_id, user_id: user_id, lines_added: lines_added, agent_lines: agent_lines,
+           by_agent: by_agent, by_session: coalesce(by_session, [])})) AS rows
          FROM landed_commits
          WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
            AND ts >= CAST($from AS TIMESTAMP) AND ts <= CAST($to AS TIMESTAMP)
            AND commit_id IN (SELECT unnest(string_split($ids, '\n')))`,
-  // Of those commits, the ones a merged pull request of the organization is named by: linking stops at
-  // another's (a merge queue), and a walk only meets the commits it was given.
-  named: `SELECT DISTINCT id FROM (
-            SELECT unnest([merge_commit_id, squash_commit_id, head_commit_id]) AS id
-            FROM pull_requests WHERE org_id = $org AND state = 'merged')
-          WHERE id IN (SELECT commit_id FROM landed_commits
-                       WHERE org_id = $org AND list_contains(string_split($repos, '\n'), repo)
-                         AND ts >= CAST($from AS TIMESTAMP) AND ts <= CAST($to AS TIMESTAMP))`,
-  // Every session's credited lines, over all its landed commits (the denominator of its split).
-  credited: `SELECT s.session_id, sum(s.lines) AS lines
-             FROM (SELECT unnest(by_session) AS s FROM landed_commits WHERE org_id = $org)
-             WHERE s.session_id IN (SELECT unnest(string_split($sessions, '\n')))
-             GROUP BY s.session_id`,
-  sessionCost: `SELECT session_id, CASE WHEN bool_or(cost_usd IS NULL) THEN NULL ELSE sum(cost_usd) END AS cost_usd
-                FROM agg_session_cost_day
-                WHERE org_id = $org AND session_id IN (SELECT unnest(string_split($sessions, '\n')))
-                GROUP BY session_id`,
+  credited: CREDITED,
+  sessionCost: SESSION_COST,
+  // Both of a session, in one read: either may be missing.
+  sessionFigures: `SELECT coalesce(c.session_id, k.session_id) AS session_id, c.lines, c.session_id IS NOT NULL AS credited,
+                     k.cost_usd, k.session_id IS NOT NULL AS spent
+                   FROM (${CREDITED}) c FULL OUTER JOIN (${SESSION_COST}) k ON c.session_id = k.session_id`,
   // The merged pull requests that can hold a line of a session with dollars from $from to $to (one user's
   // when $user is set): those of the repository of a commit holding such a session's lines, merged at most
   // a day before the commit and opened at most LINK_WINDOW_DAYS after it (the commits linking gives a pull
-  // request, report.ts linkedIds).
+  // request, report.ts linkedIds). Of such commits, a pull request needs only the first at or after its
+  // window opens (ASOF), then that one's time against its merge.
   reaching: `WITH spent AS (
                SELECT DISTINCT session_id FROM agg_session_cost_day
                WHERE org_id = $org AND day >= CAST($from AS DATE) AND day <= CAST($to AS DATE) AND ($user IS NULL OR user_id = $user)),
              held AS (
                SELECT DISTINCT repo, ts_ms
                FROM (SELECT repo, epoch_ms(ts) AS ts_ms, unnest(by_session) AS s FROM landed_commits WHERE org_id = $org)
-               WHERE s.session_id IN (SELECT session_id FROM spent))
-             SELECT repo, number, host, author, epoch_ms(opened_at) AS opened_ms, epoch_ms(merged_at) AS merged_ms,
-               merge_commit_id, squash_commit_id, head_commit_id, commit_count
-             FROM pull_requests p
-             WHERE org_id = $org AND state = 'merged' AND EXISTS (
-               SELECT 1 FROM held h
-               WHERE h.repo = p.repo AND h.ts_ms <= epoch_ms(p.merged_at) + $day AND h.ts_ms >= epoch_ms(p.opened_at) - $window)`,
+               WHERE s.session_id IN (SELECT session_id FROM spent)),
+             merged AS (
+               SELECT repo, number, host, author, opened_at, merged_at, merge_commit_id, squash_commit_id, head_commit_id,
+                 commit_count, epoch_ms(opened_at) - $window AS reach_from, epoch_ms(merged_at) + $day AS reach_to
+               FROM pull_requests WHERE org_id = $org AND state = 'merged')
+             SELECT to_json(list(${MERGED_ROW})) AS rows
+             FROM (SELECT merged.* FROM merged ASOF JOIN held h ON merged.repo = h.repo AND merged.reach_from <= h.ts_ms
+                   WHERE h.ts_ms <= merged.reach_to)`,
   // The cost, per day and user, of the sessions none of whose lines reached a merged pull request.
   notShipped: `SELECT CAST(day AS VARCHAR) AS day, user_id, sum(cost_usd) AS cost_usd, bool_or(cost_usd IS NULL) AS unpriced
                FROM agg_session_cost_day
@@ -210,7 +230,13 @@ export class PullRequestReads {
   /** Pull requests merged from `first` to `last` (UTC days, inclusive), newest first. */
   merged(orgId: string, first: string, last: string): Promise<MergedRow[]> {
     const to = new Date(Date.parse(`${last}T00:00:00Z`) + DAY_MS).toISOString();
-    return this.db.all<MergedRow & Record<string, unknown>>(READ_SQL.merged, { org: orgId, from: `${first}T00:00:00Z`, to });
+    return this.jsonRows<MergedRow>(READ_SQL.merged, { org: orgId, from: `${first}T00:00:00Z`, to });
+  }
+
+  /** The rows of a read that answers them as one JSON list (`rows`). */
+  private async jsonRows<T>(sql: string, params: Record<string, string | number | null>): Promise<T[]> {
+    const [row] = await this.db.all<{ rows: string | null }>(sql, params);
+    return row?.rows ? (JSON.parse(row.rows) as T[]) : [];
   }
 
   /**
@@ -218,7 +244,7 @@ export class PullRequestReads {
    * user's, or everyone's): what tells those sessions' shipped lines from the others.
    */
   reaching(orgId: string, first: string, last: string, user: string | null): Promise<MergedRow[]> {
-    return this.db.all<MergedRow & Record<string, unknown>>(READ_SQL.reaching, {
+    return this.jsonRows<MergedRow>(READ_SQL.reaching, {
       org: orgId,
       from: first,
       to: last,
@@ -234,25 +260,50 @@ export class PullRequestReads {
    */
   async graphFor(orgId: string, prs: readonly MergedRow[]): Promise<{ graph: GraphRow[]; named: Set<string> }> {
     if (prs.length === 0) return { graph: [], named: new Set() };
-    const window = commitWindow(orgId, prs);
-    const rows = await this.db.all<{ repo: string; commit_id: string; ts_ms: number; parents: string }>(READ_SQL.graph, window);
-    const named = await this.db.all<{ id: string }>(READ_SQL.named, window);
-    return {
-      graph: rows.map((r) => ({ ...r, parents: r.parents === '' ? [] : r.parents.split(' ') })),
-      named: new Set(named.map((r) => r.id)),
-    };
+    const repos = await this.db.all<{ repo: string; commits: string }>(READ_SQL.graph, commitWindow(orgId, prs));
+    const graph: GraphRow[] = [];
+    const named = new Set<string>();
+    for (const { repo, commits } of repos) {
+      for (const c of JSON.parse(commits) as { id: string; ts: number; parents: string; named: boolean }[]) {
+        graph.push({ repo, commit_id: c.id, ts_ms: c.ts, parents: c.parents === '' ? [] : c.parents.split(' ') });
+        if (c.named) named.add(c.id);
+      }
+    }
+    return { graph, named };
   }
 
   /** Of the landed commits the pull requests can hold, those of `ids`, whole. */
-  held(orgId: string, prs: readonly MergedRow[], ids: readonly string[]): Promise<CommitRow[]> {
+  held(orgId: string, prs: readonly MergedRow[], ids: readonly string[]): Promise<HeldCommit[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.all<CommitRow & Record<string, unknown>>(READ_SQL.held, { ...commitWindow(orgId, prs), ids: lines(ids) });
+    return this.jsonRows<HeldCommit>(READ_SQL.held, { ...commitWindow(orgId, prs), ids: lines(ids) });
   }
 
   async credited(orgId: string, sessions: readonly string[]): Promise<Map<string, number>> {
     if (sessions.length === 0) return new Map();
     const rows = await this.db.all<{ session_id: string; lines: number }>(READ_SQL.credited, { org: orgId, sessions: lines(sessions) });
     return new Map(rows.map((r) => [r.session_id, Number(r.lines)]));
+  }
+
+  /** The credited lines and the dollars of the sessions (READ_SQL.credited and sessionCost, in one read). */
+  async sessionFigures(
+    orgId: string,
+    sessions: readonly string[],
+  ): Promise<{ credited: Map<string, number>; costs: Map<string, number | null> }> {
+    const credited = new Map<string, number>();
+    const costs = new Map<string, number | null>();
+    if (sessions.length === 0) return { credited, costs };
+    const rows = await this.db.all<{
+      session_id: string;
+      lines: number | null;
+      credited: boolean;
+      cost_usd: number | null;
+      spent: boolean;
+    }>(READ_SQL.sessionFigures, { org: orgId, sessions: lines(sessions) });
+    for (const r of rows) {
+      if (r.credited) credited.set(r.session_id, Number(r.lines));
+      if (r.spent) costs.set(r.session_id, r.cost_usd);
+    }
+    return { credited, costs };
   }
 
   async sessionCosts(orgId: string, sessions: readonly string[]): Promise<Map<string, number | null>> {
