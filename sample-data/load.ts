@@ -8,6 +8,7 @@ import type { AccountStore, Org } from '../api/accounts/store.ts';
 import { revokeWhatRevokedKeysMinted } from '../api/keys/store.ts';
 import { importRosterText } from '../api/teams/service.ts';
 import type { User } from '../api/users/store.ts';
+import { GitRelay } from '../collector/code/git-relay.ts';
 import { sleepSync } from '../common/backoff.ts';
 import type { Db } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
@@ -143,6 +144,8 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
   };
   process.once('exit', removeWorkDir);
   const progress = options.progress ?? (() => undefined);
+  // The collectors' git from a small child process: each fork of this one (the server, DuckDB) costs ~25 ms.
+  const git = new GitRelay();
   try {
     const started = Date.now();
     const result = await replay(plan, {
@@ -150,6 +153,7 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
       keys,
       workDir,
       log: options.log,
+      git,
       onProgress: (done, total) =>
         progress(`sample data: ${done}/${total} hook events spooled and shipped (${Math.round((Date.now() - started) / 1000)} s)`),
     });
@@ -159,11 +163,12 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
       .map((user, i) => ({ email: user.email, key: keys[i]!, claude: user.agents.includes('claude') }))
       .filter((u) => u.claude)
       .slice(0, 2);
-    await replayGitActivity({ server: options.server, users: coders, workDir, lastDay, log: options.log });
+    await replayGitActivity({ server: options.server, users: coders, workDir, lastDay, log: options.log, git });
     progress('sample data: building the daily aggregates');
     await options.runBatch({ trigger: 'demo', log: options.log });
     return { org, events: result.events };
   } finally {
+    await git.close();
     process.off('exit', removeWorkDir);
     removeWorkDir();
   }
