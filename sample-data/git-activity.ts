@@ -10,7 +10,7 @@ import { Collector } from '../collector/daemon.ts';
 import { install, installedScriptPath } from '../collector/install/installer.ts';
 import type { Logger } from '../common/logger.ts';
 import { sampleGitLine } from './git-env.ts';
-import { HookDriver, hookLines } from './replay.ts';
+import { HookDriver, hookLines, type ShippingSlots } from './replay.ts';
 
 export interface GitActivityOptions {
   server: string;
@@ -22,6 +22,8 @@ export interface GitActivityOptions {
   log: Logger;
   /** How the collectors run git (default: their own, a fork of this process per command). */
   git?: GitRunner;
+  /** The load's shipments at once, when the replay runs beside (replay.ts). */
+  shipping?: ShippingSlots;
 }
 
 /** Days (counted back from lastDay) with a landed feature, per user. */
@@ -146,7 +148,7 @@ export async function replayGitActivity(options: GitActivityOptions): Promise<{ 
         ...(options.git ? { git: options.git } : {}),
       });
       try {
-        const result = await collector.drain();
+        const result = await (options.shipping ? options.shipping.run(() => collector.drain()) : collector.drain());
         if (result.error) throw new Error(`sample git activity: shipping ${user.email}'s events failed: ${result.error}`);
       } finally {
         await collector.close();

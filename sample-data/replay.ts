@@ -28,6 +28,8 @@ export interface ReplayOptions {
   log: Logger;
   /** How the collectors run git (default: their own, a fork of this process per command). */
   git?: GitRunner;
+  /** The load's shipments at once (default: SHIPPING_MOST, the replay's alone). */
+  shipping?: ShippingSlots;
   /** Users replayed at once (default: three per core, at least four). */
   concurrency?: number;
   onProgress?: (done: number, total: number) => void;
@@ -38,6 +40,25 @@ export interface ReplayOptions {
  * server admits this many of one organization's at once; more are answered 429 and wait 2 s to retry.
  */
 export const SHIPPING_MOST = DEFAULT_INGEST_LIMITS.maxInFlightPerOrg;
+
+/** The shipments of one load (the replay's and the git activity's): at most `most` at once. */
+export class ShippingSlots {
+  private used = 0;
+  private readonly queue: (() => void)[] = [];
+
+  constructor(private readonly most = SHIPPING_MOST) {}
+
+  async run<T>(ship: () => Promise<T>): Promise<T> {
+    while (this.used >= this.most) await new Promise<void>((resolve) => this.queue.push(resolve));
+    this.used++;
+    try {
+      return await ship();
+    } finally {
+      this.used--;
+      this.queue.shift()?.();
+    }
+  }
+}
 
 /** Events written to a driver at a time (between two progress counts). */
 const PROGRESS_STEP = 200;
@@ -200,8 +221,7 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
    * writes any more, and its end (the landed commits, the limit and status requests, which wait for the
    * server's paced live build) would otherwise hold the driver idle.
    */
-  let shipping = 0;
-  const shippingQueue: (() => void)[] = [];
+  const shipping = options.shipping ?? new ShippingSlots();
   const replayUser = async (u: number, driver: HookDriver): Promise<{ lastShipment: Promise<void> }> => {
     const user = plan.users[u]!;
     const home = join(options.workDir, `user-${u}`);
@@ -224,18 +244,12 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
       maxAttempts: 5,
       ...(options.git ? { git: options.git } : {}),
     });
-    const ship = async () => {
-      while (shipping >= SHIPPING_MOST) await new Promise<void>((resolve) => shippingQueue.push(resolve));
-      shipping++;
-      try {
+    const ship = () =>
+      shipping.run(async () => {
         const result = await collector.drain();
         if (result.error) throw new Error(`sample replay: shipping ${user.email}'s events failed: ${result.error}`);
         shipped += result.shipped;
-      } finally {
-        shipping--;
-        shippingQueue.shift()?.();
-      }
-    };
+      });
     let lastShipment: Promise<void> | undefined;
     try {
       await driver.useHome(home);
