@@ -6,7 +6,7 @@
 // readings split by day as they would live).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DEFAULT_INGEST_LIMITS } from '../api/ingest/limits.ts';
 import { AGENT_HOOKS } from '../collector/agents/hooks-table.ts';
@@ -90,6 +90,14 @@ export function hookLines(env: Record<string, string>, script: string, agent: st
   return [`${shAssignments(env)} sh ${shQuote(script)} ${agent} <<'${EOF_MARK}' || exit 4`, payload, EOF_MARK].join('\n');
 }
 
+/**
+ * The drivers' nice value, the lowest priority: the hooks they run (and the sample's own git) stand in for
+ * the agents on people's machines, and take only what the server and the collectors leave. The collectors'
+ * git runs at 10 (collector/code/git.ts), and a collector waits for its origin lookups on the server's
+ * thread: behind the hooks, those waits held that thread 4 to 9 s of a first start.
+ */
+export const DRIVER_NICENESS = 19;
+
 /** What the driver's exit codes say: the lines of its scripts end it so when a command fails. */
 const DRIVER_EXITS: Record<number, string> = {
   3: 'a file an event edits could not be written',
@@ -115,6 +123,13 @@ export class HookDriver {
   constructor(home: string) {
     // In a HOME of its own: the user's, or the replay's work folder until `useHome` names a user.
     this.child = spawn('sh', ['-s'], { cwd: home, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home } });
+    if (this.child.pid !== undefined) {
+      try {
+        setPriority(this.child.pid, DRIVER_NICENESS);
+      } catch {
+        // A system that refuses: the driver runs at this process's priority.
+      }
+    }
     this.child.stderr.resume();
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       this.out += chunk;

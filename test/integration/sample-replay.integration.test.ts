@@ -14,7 +14,7 @@ import { ME_STATUS_PATH } from '../../collector/status-cache.ts';
 import { createLogger } from '../../common/logger.ts';
 import { generate, type PlannedEvent } from '../../sample-data/generator.ts';
 import { ProjectRepos } from '../../sample-data/project-repos.ts';
-import { HookDriver, replay, SHIPPING_MOST, segmentScript, segments } from '../../sample-data/replay.ts';
+import { DRIVER_NICENESS, HookDriver, replay, SHIPPING_MOST, segmentScript, segments } from '../../sample-data/replay.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // Quotes, a percent sign, backslashes, a line break, `$(…)` and a here-document's end marker: each one
@@ -104,6 +104,15 @@ describe('sample replay hook driver', () => {
     await driver.close();
     expect(spooled(first.agentmeterHome).map((f) => f.header['time'])).toEqual(['2026-03-01T09:00:00.000Z']);
     expect(spooled(second.agentmeterHome).map((f) => f.header['time'])).toEqual(['2026-03-01T10:00:00.000Z']);
+  });
+
+  it('runs its hooks and git at the lowest priority, below the server and the collectors', async () => {
+    const { home } = userHome();
+    const driver = new HookDriver(home);
+    // What a command the driver starts (a hook, a git) is given: `nice` alone prints its nice value.
+    await driver.run(`nice > ${join(home, 'niceness')}\n`);
+    await driver.close();
+    expect(readFileSync(join(home, 'niceness'), 'utf8').trim()).toBe(String(DRIVER_NICENESS));
   });
 
   it('a step that fails ends the replay with an error, not a hang', async () => {
