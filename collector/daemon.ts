@@ -9,6 +9,7 @@ import { type IngestResponse, MAX_BATCH_RECORDS } from '../common/wire.ts';
 import { type Batch, buildBatch, type SessionRead } from './batch.ts';
 import { ADDRESSES_REFRESH_MS, fetchAddresses } from './code/addresses.ts';
 import { EditRepos } from './code/edit-repo.ts';
+import { FORKING_GIT, type GitRunner } from './code/git.ts';
 import { CodeTracker } from './code/tracker.ts';
 import { HookConfigCache } from './hooks-ran.ts';
 import { refreshLimitStatus } from './limits.ts';
@@ -46,6 +47,8 @@ export interface CollectorOptions {
   backoff?: BackoffOptions;
   /** Most entries the spool's bad/ keeps (QUARANTINE_MOST). */
   quarantineMost?: number;
+  /** How git runs for the code figures (default: a child process of this one per command, FORKING_GIT). */
+  git?: GitRunner;
 }
 
 /** How often a drain prunes the quarantine (the first drain does). */
@@ -102,7 +105,7 @@ export class Collector {
   private state: CollectorState;
   private readonly machine: string;
   private readonly hooks: HookConfigCache;
-  private readonly editRepos = new EditRepos();
+  private readonly editRepos: EditRepos;
   private readonly batchSize: number;
   private readonly maxAgeMs: number;
   private watcher: FSWatcher | undefined;
@@ -140,7 +143,9 @@ export class Collector {
     // The server decodes at most MAX_BATCH_RECORDS records of one request (api/ingest/limits.ts).
     this.batchSize = Math.max(1, Math.min(options.batchSize ?? 5000, MAX_BATCH_RECORDS));
     this.maxAgeMs = options.maxAgeMs ?? 1000;
-    this.code = new CodeTracker(options.agentmeterHome, options.log);
+    const git = options.git ?? FORKING_GIT;
+    this.editRepos = new EditRepos({ readOrigin: (root) => git.originUrl(root) });
+    this.code = new CodeTracker(options.agentmeterHome, options.log, undefined, git);
   }
 
   /** Ships every event in the spool now; resolves when the spool is empty or a batch failed for good. */

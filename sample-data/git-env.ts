@@ -2,6 +2,8 @@
 // system configuration, and no automatic gc or maintenance (the receive-pack a push starts included). The
 // sample's git runs beside the demo's server and collectors, and an automatic gc after a push held all of
 // them for up to 5 s.
+import { shAssignments, shQuote } from './sh.ts';
+
 export function sampleGitEnv(email: string, when: string): Record<string, string> {
   return {
     GIT_CONFIG_NOSYSTEM: '1',
@@ -19,4 +21,13 @@ export function sampleGitEnv(email: string, when: string): Record<string, string
     GIT_AUTHOR_DATE: when,
     GIT_COMMITTER_DATE: when,
   };
+}
+
+/**
+ * One git command as an sh line for a hook driver (replay.ts, HookDriver): in `cwd`, as the person at
+ * `when`, its stdin not the driver's script (which it would otherwise inherit); a failure ends the driver
+ * with exit 6.
+ */
+export function sampleGitLine(cwd: string, args: string[], email: string, when: string): string {
+  return `(cd ${shQuote(cwd)} && ${shAssignments(sampleGitEnv(email, when))} git ${args.map(shQuote).join(' ')} </dev/null >/dev/null 2>&1) || exit 6\n`;
 }

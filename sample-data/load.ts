@@ -2,19 +2,21 @@
 // server holds the database), then the generated activity through the real hook and collector path,
 // then the batch. Shows progress: the first `npm start` takes a minute.
 import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountStore, Org } from '../api/accounts/store.ts';
 import { revokeWhatRevokedKeysMinted } from '../api/keys/store.ts';
 import { importRosterText } from '../api/teams/service.ts';
 import type { User } from '../api/users/store.ts';
+import { GitRelay } from '../collector/code/git-relay.ts';
 import { sleepSync } from '../common/backoff.ts';
 import type { Db } from '../common/db/duckdb.ts';
 import type { Logger } from '../common/logger.ts';
 import type { BatchOptions, BatchReport } from '../pipeline/batch.ts';
 import { generate } from './generator.ts';
 import { replayGitActivity } from './git-activity.ts';
-import { replay } from './replay.ts';
+import { replay, ShippingSlots } from './replay.ts';
 
 export const SAMPLE_ORG_NAME = 'Sample organization (generated)';
 export const SAMPLE_SEED = 20261121;
@@ -143,27 +145,45 @@ export async function loadSample(options: LoadOptions): Promise<{ org: Org; even
   };
   process.once('exit', removeWorkDir);
   const progress = options.progress ?? (() => undefined);
+  // The collectors' git from a small child process: each fork of this one (the server, DuckDB) costs ~25 ms.
+  const git = new GitRelay();
   try {
     const started = Date.now();
+    const shipping = new ShippingSlots();
+    // Two Claude Code users also write code in real git repositories, so the Code page has landed commits:
+    // beside the replay, in homes and repositories of their own, while the replay's drivers keep the cores
+    // busy (at its end they would run alone, mostly waiting on the server).
+    const coders = plan.users
+      .map((user, i) => ({ email: user.email, key: keys[i]!, claude: user.agents.includes('claude') }))
+      .filter((u) => u.claude)
+      .slice(0, 2);
+    const gitActivity = replayGitActivity({ server: options.server, users: coders, workDir, lastDay, log: options.log, git, shipping });
+    // Awaited after the replay; until then a failure must not end the process unhandled.
+    gitActivity.catch(() => undefined);
     const result = await replay(plan, {
       server: options.server,
       keys,
       workDir,
       log: options.log,
+      git,
+      shipping,
       onProgress: (done, total) =>
         progress(`sample data: ${done}/${total} hook events spooled and shipped (${Math.round((Date.now() - started) / 1000)} s)`),
+    }).catch(async (error: unknown) => {
+      // Nothing writes into the scratch folder once the load has failed.
+      await gitActivity.catch(() => undefined);
+      throw error;
     });
-    // Two Claude Code users also write code in real git repositories, so the Code page has landed commits.
     progress('sample data: git activity for the Code page');
-    const coders = plan.users
-      .map((user, i) => ({ email: user.email, key: keys[i]!, claude: user.agents.includes('claude') }))
-      .filter((u) => u.claude)
-      .slice(0, 2);
-    await replayGitActivity({ server: options.server, users: coders, workDir, lastDay, log: options.log });
+    await gitActivity;
     progress('sample data: building the daily aggregates');
+    // Nothing reads the homes any more: they go (some 40,000 files) off this thread, beside the batch.
+    const removing = rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     await options.runBatch({ trigger: 'demo', log: options.log });
+    await removing;
     return { org, events: result.events };
   } finally {
+    await git.close();
     process.off('exit', removeWorkDir);
     removeWorkDir();
   }

@@ -8,8 +8,7 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { adapterFor } from '../collector/agents/index.ts';
 import type { PlannedEvent } from './generator.ts';
-import { sampleGitEnv } from './git-env.ts';
-import { shAssignments, shQuote } from './sh.ts';
+import { sampleGitLine } from './git-env.ts';
 
 /** Pure: the projects (`~/src/<name>`) a user's events work in. */
 export function projectsOf(events: readonly PlannedEvent[]): string[] {
@@ -64,9 +63,7 @@ export class ProjectRepos {
 
   /** One git command in `cwd` as the person at `at`; a failure ends the driver (exit 6, replay.ts). */
   private git(cwd: string, args: string[], at: number): string {
-    const env = shAssignments(sampleGitEnv(this.email, new Date(at).toISOString()));
-    // Its stdin is not the driver's script, which it would otherwise inherit.
-    return `(cd ${shQuote(cwd)} && ${env} git ${args.map(shQuote).join(' ')} </dev/null >/dev/null 2>&1) || exit 6\n`;
+    return sampleGitLine(cwd, args, this.email, new Date(at).toISOString());
   }
 
   /** The script that makes each project folder a clone of its own origin, before the first event `at`. */

@@ -6,9 +6,11 @@
 // readings split by day as they would live).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
+import { DEFAULT_INGEST_LIMITS } from '../api/ingest/limits.ts';
 import { AGENT_HOOKS } from '../collector/agents/hooks-table.ts';
+import type { GitRunner } from '../collector/code/git.ts';
 import { Collector } from '../collector/daemon.ts';
 import { install, installedScriptPath } from '../collector/install/installer.ts';
 import { userSettingsLocation } from '../collector/install/settings.ts';
@@ -24,9 +26,38 @@ export interface ReplayOptions {
   keys: string[];
   workDir: string;
   log: Logger;
+  /** How the collectors run git (default: their own, a fork of this process per command). */
+  git?: GitRunner;
+  /** The load's shipments at once (default: SHIPPING_MOST, the replay's alone). */
+  shipping?: ShippingSlots;
   /** Users replayed at once (default: three per core, at least four). */
   concurrency?: number;
   onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Users' shipments (collector drains) at once: each has at most one ingest request in flight, and the
+ * server admits this many of one organization's at once; more are answered 429 and wait 2 s to retry.
+ */
+export const SHIPPING_MOST = DEFAULT_INGEST_LIMITS.maxInFlightPerOrg;
+
+/** The shipments of one load (the replay's and the git activity's): at most `most` at once. */
+export class ShippingSlots {
+  private used = 0;
+  private readonly queue: (() => void)[] = [];
+
+  constructor(private readonly most = SHIPPING_MOST) {}
+
+  async run<T>(ship: () => Promise<T>): Promise<T> {
+    while (this.used >= this.most) await new Promise<void>((resolve) => this.queue.push(resolve));
+    this.used++;
+    try {
+      return await ship();
+    } finally {
+      this.used--;
+      this.queue.shift()?.();
+    }
+  }
 }
 
 /** Events written to a driver at a time (between two progress counts). */
@@ -48,12 +79,24 @@ export function segmentScript(events: PlannedEvent[], home: string, script: stri
       const path = join(home, op.path);
       lines.push(`printf '%s' ${shQuote(op.content)} ${op.mode === 'append' ? '>>' : '>'} ${shQuote(path)} || exit 3`);
     }
-    const assignments = shAssignments({ AGENTMETER_EVENT_TIME: new Date(event.at).toISOString(), ...event.env });
     const payload = JSON.stringify(event.payload).replaceAll('"~/', `"${home}/`);
-    lines.push(`${assignments} sh ${shQuote(script)} ${event.agent} <<'${EOF_MARK}' || exit 4`, payload, EOF_MARK);
+    lines.push(hookLines({ AGENTMETER_EVENT_TIME: new Date(event.at).toISOString(), ...event.env }, script, event.agent, payload));
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** The hook script run once for an agent's event (`payload`, one line of JSON) on its stdin; a failure ends the driver with exit 4. */
+export function hookLines(env: Record<string, string>, script: string, agent: string, payload: string): string {
+  return [`${shAssignments(env)} sh ${shQuote(script)} ${agent} <<'${EOF_MARK}' || exit 4`, payload, EOF_MARK].join('\n');
+}
+
+/**
+ * The drivers' nice value, the lowest priority: the hooks they run (and the sample's own git) stand in for
+ * the agents on people's machines, and take only what the server and the collectors leave. The collectors'
+ * git runs at 10 (collector/code/git.ts), and a collector waits for its origin lookups on the server's
+ * thread: behind the hooks, those waits held that thread 4 to 9 s of a first start.
+ */
+export const DRIVER_NICENESS = 19;
 
 /** What the driver's exit codes say: the lines of its scripts end it so when a command fails. */
 const DRIVER_EXITS: Record<number, string> = {
@@ -80,6 +123,13 @@ export class HookDriver {
   constructor(home: string) {
     // In a HOME of its own: the user's, or the replay's work folder until `useHome` names a user.
     this.child = spawn('sh', ['-s'], { cwd: home, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home } });
+    if (this.child.pid !== undefined) {
+      try {
+        setPriority(this.child.pid, DRIVER_NICENESS);
+      } catch {
+        // A system that refuses: the driver runs at this process's priority.
+      }
+    }
     this.child.stderr.resume();
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       this.out += chunk;
@@ -180,7 +230,14 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
   let shipped = 0;
   // Busiest users first, so the last ones to finish are short and the cores stay busy to the end.
   const order = plan.users.map((_, u) => u).sort((a, b) => plan.events[b]!.length - plan.events[a]!.length);
-  const replayUser = async (u: number, driver: HookDriver) => {
+  /**
+   * Runs a user's hooks on the driver and ships them; resolves once the driver is free for the next user,
+   * with the user's last shipment, which goes on meanwhile: it reads only this user's home, which nothing
+   * writes any more, and its end (the landed commits, the limit and status requests, which wait for the
+   * server's paced live build) would otherwise hold the driver idle.
+   */
+  const shipping = options.shipping ?? new ShippingSlots();
+  const replayUser = async (u: number, driver: HookDriver): Promise<{ lastShipment: Promise<void> }> => {
     const user = plan.users[u]!;
     const home = join(options.workDir, `user-${u}`);
     const agentmeterHome = join(home, '.agentmeter');
@@ -200,7 +257,15 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
       home,
       log: options.log,
       maxAttempts: 5,
+      ...(options.git ? { git: options.git } : {}),
     });
+    const ship = () =>
+      shipping.run(async () => {
+        const result = await collector.drain();
+        if (result.error) throw new Error(`sample replay: shipping ${user.email}'s events failed: ${result.error}`);
+        shipped += result.shipped;
+      });
+    let lastShipment: Promise<void> | undefined;
     try {
       await driver.useHome(home);
       if (first) await driver.run(repos.create(projectsOf(plan.events[u]!), first.at - 3_600_000));
@@ -217,13 +282,15 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
         const day = repos.commitDay(segment, segment.at(-1)!.at + 600_000, k === parts.length - 1);
         if (day.script) await driver.run(day.script);
         if (day.commits > 0) collector.scanSoon();
-        const result = await collector.drain();
-        if (result.error) throw new Error(`sample replay: shipping ${user.email}'s events failed: ${result.error}`);
-        shipped += result.shipped;
+        // A segment before the last ships before the next runs (the next reads what this one left).
+        if (k < parts.length - 1) await ship();
+        else lastShipment = ship();
       }
     } finally {
-      await collector.close();
+      // Failed before the last shipment began: the collector's removals end here.
+      if (!lastShipment) await collector.close();
     }
+    return { lastShipment: (lastShipment ?? Promise.resolve()).finally(() => collector.close()) };
   };
   const workers = Math.min(order.length, options.concurrency ?? Math.max(4, availableParallelism() * 3));
   let next = 0;
@@ -242,6 +309,8 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
     for (const driver of drivers) driver.kill();
   };
   process.prependOnceListener('exit', stopDrivers);
+  /** The users' last shipments under way; one that fails stops further users, as a failed hook does. */
+  const shipments: Promise<void>[] = [];
   try {
     await Promise.all(
       Array.from({ length: workers }, async () => {
@@ -249,11 +318,16 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
         drivers.add(driver);
         try {
           // After a failure no further user starts: the replay rejects with the first error.
-          while (!failed && next < order.length)
-            await replayUser(order[next++]!, driver).catch((error: unknown) => {
+          while (!failed && next < order.length) {
+            const { lastShipment } = await replayUser(order[next++]!, driver).catch((error: unknown) => {
               failed = true;
               throw error;
             });
+            lastShipment.catch(() => {
+              failed = true;
+            });
+            shipments.push(lastShipment);
+          }
           await driver.close();
         } finally {
           // A driver that failed, or whose worker did: its hooks in flight finish on their own.
@@ -262,7 +336,10 @@ export async function replay(plan: SamplePlan, options: ReplayOptions): Promise<
         }
       }),
     );
+    await Promise.all(shipments);
   } finally {
+    // Nothing ships from the homes once the replay has returned, after a failure either.
+    await Promise.allSettled(shipments);
     // After a failure, the other workers' drivers may still be running a segment: they stop here, so that
     // nothing writes into the homes once the replay has returned.
     stopDrivers();

@@ -5,12 +5,14 @@
 // folder is found by walking up to `.git` (cached per folder, as the ledger does), and a work tree's
 // origin and .gitattributes are read once and kept for a while (a changed remote or .gitattributes is
 // seen within REFRESH_MS).
-import { spawnSync } from 'node:child_process';
 import { dirname, join, relative, sep } from 'node:path';
 import { repoIdentity } from '../../common/repo-id.ts';
 import { readRegularFile } from '../regular-file.ts';
 import { type LinguistRule, parseLinguistRules } from './exclude.ts';
-import { absolutePath, GIT_TIMEOUT_MS, gitEnv, workTreeOf } from './git.ts';
+import { absolutePath, originUrl, workTreeOf } from './git.ts';
+
+/** Read with one bounded, niced, read-only `git config` (git.ts). */
+export { originUrl };
 
 /** How long a work tree's origin and .gitattributes are trusted before they are read again. */
 export const REFRESH_MS = 60_000;
@@ -31,18 +33,6 @@ export interface WorkTreeFacts {
 export interface EditPlace extends WorkTreeFacts {
   /** The file's path relative to the work tree's root, with `/` separators. */
   relPath: string;
-}
-
-/** The origin remote's URL of a work tree, by one bounded, niced, read-only `git config`; undefined without one. */
-export function originUrl(root: string): string | undefined {
-  const run = spawnSync('nice', ['-n', '10', 'git', '-C', root, '-c', 'core.hooksPath=/dev/null', 'config', '--get', 'remote.origin.url'], {
-    env: gitEnv(),
-    encoding: 'utf8',
-    timeout: GIT_TIMEOUT_MS,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const url = run.status === 0 ? run.stdout.split('\n')[0]?.trim() : undefined;
-  return url || undefined;
 }
 
 /** The linguist rules of a work tree's top-level .gitattributes (a link is not followed; none when absent). */

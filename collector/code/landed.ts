@@ -6,7 +6,7 @@
 // removes outside excluded files (a root commit: against the empty tree; a merge commit: none).
 import { repoIdentity } from '../../common/repo-id.ts';
 import { isExcludedPath, type LinguistRule, parseLinguistRules } from './exclude.ts';
-import { gitLines, gitOutput } from './git.ts';
+import { FORKING_GIT, type GitRunner, gitOutput } from './git.ts';
 import { fingerprint, isBlank } from './lines.ts';
 
 /** Added lines of one commit matched against the ledger at most; beyond, lines are counted only (logged). */
@@ -23,17 +23,17 @@ export interface RepoFacts {
   repoId: string | undefined;
 }
 
-export async function repoFacts(root: string): Promise<RepoFacts> {
+export async function repoFacts(root: string, git: GitRunner = FORKING_GIT): Promise<RepoFacts> {
   let ref: string | undefined;
   for (const candidate of DEFAULT_BRANCHES) {
-    const out = await gitOutput(root, ['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`]);
+    const out = await gitOutput(root, ['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`], git);
     if (out?.[0]) {
       ref = candidate;
       break;
     }
   }
-  const email = (await gitOutput(root, ['config', '--get', 'user.email']))?.[0]?.trim();
-  const url = (await gitOutput(root, ['config', '--get', 'remote.origin.url']))?.[0]?.trim();
+  const email = (await gitOutput(root, ['config', '--get', 'user.email'], git))?.[0]?.trim();
+  const url = (await gitOutput(root, ['config', '--get', 'remote.origin.url'], git))?.[0]?.trim();
   const identity = url ? repoIdentity(url) : undefined;
   return { ref, email: email || undefined, repo: identity?.repo, repoId: identity?.repoId };
 }
@@ -59,9 +59,10 @@ export async function landedCandidates(
   since: number,
   from?: string,
   timeoutMs?: number,
+  git: GitRunner = FORKING_GIT,
 ): Promise<CandidateCommit[]> {
   const out: CandidateCommit[] = [];
-  const code = await gitLines(
+  const code = await git.lines(
     root,
     ['log', '--format=%H%x09%ct%x09%ae%x09%P', ref, ...(from ? ['--not', from] : []), '--'],
     (line) => {
@@ -167,11 +168,16 @@ export function unquote(raw: string): string {
 }
 
 /** The lines a commit adds and removes against its first parent (root: the empty tree; merge: none). */
-export async function commitLines(root: string, commit: CandidateCommit, cap = MAX_MATCHED_LINES): Promise<CommitLines> {
+export async function commitLines(
+  root: string,
+  commit: CandidateCommit,
+  cap = MAX_MATCHED_LINES,
+  git: GitRunner = FORKING_GIT,
+): Promise<CommitLines> {
   if (commit.parents.length > 1) return { linesAdded: 0, linesDeleted: 0, adds: new Map(), unmatched: 0 };
-  const attributes = await gitOutput(root, ['show', `${commit.sha}:.gitattributes`]);
+  const attributes = await gitOutput(root, ['show', `${commit.sha}:.gitattributes`], git);
   const counter = new DiffCounter(attributes ? parseLinguistRules(attributes.join('\n')) : [], cap);
-  await gitLines(
+  await git.lines(
     root,
     [
       'diff-tree',

@@ -8,8 +8,7 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { repoId } from '../../common/repo-id.ts';
 import { readRegularFile } from '../regular-file.ts';
-import { originUrl } from './edit-repo.ts';
-import { workTreeOf } from './git.ts';
+import { originUrl, workTreeOf } from './git.ts';
 
 /** Where a file lies: its repository's key, the common git folder, the work tree and the path inside it. */
 export interface RepoPlace {

@@ -20,7 +20,7 @@ import {
 } from '../../common/wire.ts';
 import { type CommitAdds, type Credit, creditCommit } from './credit.ts';
 import type { FileEdit } from './edit-lines.ts';
-import { absolutePath, gitOutput } from './git.ts';
+import { absolutePath, FORKING_GIT, type GitRunner, gitOutput } from './git.ts';
 import { type CandidateCommit, commitLines, landedCandidates, type RepoFacts, repoFacts } from './landed.ts';
 import { Ledger, readPrivate } from './ledger.ts';
 import { fingerprint } from './lines.ts';
@@ -212,11 +212,12 @@ export class CodeTracker {
   constructor(
     agentmeterHome: string,
     private readonly log: Logger,
-    places = new Repositories(),
+    places?: Repositories,
+    private readonly git: GitRunner = FORKING_GIT,
   ) {
     this.dir = codeStateDir(agentmeterHome, log).dir;
     this.ledger = new Ledger(this.dir);
-    this.places = places;
+    this.places = places ?? new Repositories((dir) => git.originUrl(dir));
     this.repos = this.loadRepos();
     this.models = loadJson(join(this.dir, 'models.json'), ModelsFile, {});
     this.pendingEntries = loadJson(join(this.dir, 'pending.json'), PendingFile, { version: 2, entries: [] }).entries;
@@ -393,16 +394,16 @@ export class CodeTracker {
     state: RepoState,
     since: number,
   ): Promise<{ facts: RepoFacts; tip: string | undefined; commits: CandidateCommit[] } | undefined> {
-    const facts = await repoFacts(dir);
+    const facts = await repoFacts(dir, this.git);
     // Commits ship under the origin's id: a folder whose origin is now another repository's is left out.
     if (!facts.ref || !facts.repo || !facts.repoId || (!key.startsWith('dir:') && facts.repoId !== key)) return undefined;
     const addresses = new Set(this.repos.addresses);
     if (facts.email) addresses.add(facts.email.toLowerCase());
     if (addresses.size === 0) return undefined;
-    const tip = (await gitOutput(dir, ['rev-parse', '--verify', '--quiet', `${facts.ref}^{commit}`]))?.[0];
+    const tip = (await gitOutput(dir, ['rev-parse', '--verify', '--quiet', `${facts.ref}^{commit}`], this.git))?.[0];
     const last = state.dirs[dir]?.tip;
-    const from = last && (await gitOutput(dir, ['rev-parse', '--verify', '--quiet', `${last}^{commit}`]))?.[0] ? last : undefined;
-    const commits = await landedCandidates(dir, facts.ref, addresses, since, from, WALK_TIMEOUT_MS);
+    const from = last && (await gitOutput(dir, ['rev-parse', '--verify', '--quiet', `${last}^{commit}`], this.git))?.[0] ? last : undefined;
+    const commits = await landedCandidates(dir, facts.ref, addresses, since, from, WALK_TIMEOUT_MS, this.git);
     return { facts, tip, commits: commits.filter((c) => state.seen[c.sha] === undefined) };
   }
 
@@ -439,7 +440,7 @@ export class CodeTracker {
     // Oldest first: an older commit takes the ledger lines it can before a newer one adding the same lines.
     const candidates = [...found.values()].sort((a, b) => a.commit.ts - b.commit.ts);
     for (const { dir, facts, commit } of candidates) {
-      const lines = await commitLines(dir, commit);
+      const lines = await commitLines(dir, commit, undefined, this.git);
       if (lines.unmatched)
         this.log.warn(
           { repository: key, commit: commit.sha, unmatched: lines.unmatched },
@@ -517,9 +518,9 @@ export class CodeTracker {
 
   /** Examines a recent commit again with the ledger's new lines; a commit that gains agent lines is sent again. */
   private async recheck(key: string, entry: RecentCommit): Promise<void> {
-    const parents = (await gitOutput(entry.dir, ['rev-list', '--parents', '-n', '1', entry.sha]))?.[0]?.split(' ').slice(1);
+    const parents = (await gitOutput(entry.dir, ['rev-list', '--parents', '-n', '1', entry.sha], this.git))?.[0]?.split(' ').slice(1);
     if (!parents) return;
-    const lines = await commitLines(entry.dir, { sha: entry.sha, ts: entry.ts, parents, author: entry.record.author });
+    const lines = await commitLines(entry.dir, { sha: entry.sha, ts: entry.ts, parents, author: entry.record.author }, undefined, this.git);
     const adds = this.addsOf(lines.adds);
     for (const [k, n] of Object.entries(entry.credited)) {
       const left = (adds.get(k) ?? 0) - n;

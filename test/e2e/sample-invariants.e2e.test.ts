@@ -58,6 +58,18 @@ describe('sample data invariants', () => {
     expect(generate({ seed: 8, lastDay: END, days: 5, users: 4 })).not.toEqual(a);
   });
 
+  it('the git activity for the Code page ships beside the replay, not after it', async () => {
+    // Its first records arrive before the replay's last: the replay's ten users take many times its two.
+    const [row] = await db.all<{ git: number; replay: number }>(
+      `SELECT epoch_ms(min(received_at) FILTER (WHERE session_id LIKE 'git-session-%'))::DOUBLE AS git,
+              epoch_ms(max(received_at) FILTER (WHERE session_id NOT LIKE 'git-session-%'))::DOUBLE AS replay
+         FROM events WHERE org_id = $org`,
+      { org: orgId },
+    );
+    expect(row!.git).toBeGreaterThan(0);
+    expect(row!.git).toBeLessThan(row!.replay);
+  });
+
   it('one row per day on every ungrouped endpoint', async () => {
     for (const endpoint of ['tokens', 'tools', 'activity', 'productivity']) {
       const { data } = await get(`/api/v1/analytics/${endpoint}?startDate=${START}&endDate=${END}`);

@@ -6,6 +6,7 @@ import { SERVER_DB_OPTIONS, startServer } from '../../api/server.ts';
 import { openDb } from '../../common/db/duckdb.ts';
 import { createLogger } from '../../common/logger.ts';
 import { featureFile, replayGitActivity } from '../../sample-data/git-activity.ts';
+import { ShippingSlots } from '../../sample-data/replay.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const log = createLogger({ name: 'test', level: 'silent' });
@@ -36,8 +37,17 @@ describe('sample git activity', () => {
     expect(featureFile(3, 4)).toBe(
       'export function feature3(input: number[]): number {\n  const step0 = input.length * 3;\n  const step1 = input.length * 4;\n}\n',
     );
-    const result = await replayGitActivity({ server: server.url, users, workDir: tempDir(), lastDay: yesterday, log });
+    // The load's shipment slots, shared with the replay that runs beside it: each user's one shipment takes one.
+    let shipments = 0;
+    const shipping = new (class extends ShippingSlots {
+      override run<T>(ship: () => Promise<T>): Promise<T> {
+        shipments++;
+        return super.run(ship);
+      }
+    })();
+    const result = await replayGitActivity({ server: server.url, users, workDir: tempDir(), lastDay: yesterday, log, shipping });
     expect(result.commits).toBe(8);
+    expect(shipments).toBe(2);
     await server.services.runBatch({ trigger: 'cli', log });
     const res = await fetch(`${server.url}/api/v1/analytics/code?startDate=${weekAgo}&endDate=${yesterday}`, {
       headers: { authorization: `Bearer ${managerKey}` },

@@ -2,13 +2,19 @@
 // installer, run by one long-lived sh per replay worker. What reaches the spool and the agent's files must be
 // exactly what the plan says, whatever characters it holds, and a failing step must fail the replay.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { LIMITS_PATH } from '../../api/limits/schema.ts';
 import { install, installedScriptPath } from '../../collector/install/installer.ts';
 import { parseSpoolFile, spoolDirs } from '../../collector/spool.ts';
-import type { PlannedEvent } from '../../sample-data/generator.ts';
+import { ME_STATUS_PATH } from '../../collector/status-cache.ts';
+import { createLogger } from '../../common/logger.ts';
+import { generate, type PlannedEvent } from '../../sample-data/generator.ts';
 import { ProjectRepos } from '../../sample-data/project-repos.ts';
-import { HookDriver, segmentScript, segments } from '../../sample-data/replay.ts';
+import { DRIVER_NICENESS, HookDriver, replay, SHIPPING_MOST, segmentScript, segments } from '../../sample-data/replay.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // Quotes, a percent sign, backslashes, a line break, `$(…)` and a here-document's end marker: each one
@@ -100,6 +106,15 @@ describe('sample replay hook driver', () => {
     expect(spooled(second.agentmeterHome).map((f) => f.header['time'])).toEqual(['2026-03-01T10:00:00.000Z']);
   });
 
+  it('runs its hooks and git at the lowest priority, below the server and the collectors', async () => {
+    const { home } = userHome();
+    const driver = new HookDriver(home);
+    // What a command the driver starts (a hook, a git) is given: `nice` alone prints its nice value.
+    await driver.run(`nice > ${join(home, 'niceness')}\n`);
+    await driver.close();
+    expect(readFileSync(join(home, 'niceness'), 'utf8').trim()).toBe(String(DRIVER_NICENESS));
+  });
+
   it('a step that fails ends the replay with an error, not a hang', async () => {
     const { home, script } = userHome();
     const driver = new HookDriver(home);
@@ -149,5 +164,131 @@ describe('sample replay hook driver', () => {
       [1, 2, 2, 2, 3, 4],
       [5, 6],
     ]);
+  });
+});
+
+/**
+ * A server that answers ingest as the real one answers new records, and holds each limit and status
+ * request until records of another key have arrived (at most HOLD_MS; those answered so are counted).
+ */
+async function holdingServer() {
+  const HOLD_MS = 10_000;
+  const ingested = new Set<string>();
+  const held: { key: string; res: ServerResponse; timer: NodeJS.Timeout }[] = [];
+  const timedOut: string[] = [];
+  const notFound = (res: ServerResponse) => res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+  const release = () => {
+    for (const h of held.splice(0)) {
+      if ([...ingested].some((k) => k !== h.key)) {
+        clearTimeout(h.timer);
+        notFound(h.res);
+      } else held.push(h);
+    }
+  };
+  const server = createServer((req, res) => {
+    const key = req.headers.authorization ?? '';
+    if (req.method === 'POST' && req.url === '/api/v1/ingest/events') {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const n = gunzipSync(Buffer.concat(chunks)).toString('utf8').split('\n').filter(Boolean).length;
+        ingested.add(key);
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ received: n, stored: n, duplicates: 0, rejected: [] }));
+        release();
+      });
+    } else if (req.url === LIMITS_PATH || req.url === ME_STATUS_PATH) {
+      const h = {
+        key,
+        res,
+        timer: setTimeout(() => {
+          held.splice(held.indexOf(h), 1);
+          timedOut.push(key);
+          notFound(res);
+        }, HOLD_MS),
+      };
+      held.push(h);
+      release();
+    } else notFound(res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ingested,
+    timedOut,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+describe('sample replay shipping', () => {
+  it("a driver goes on to the next user while the last user's shipment waits for the server", { timeout: 60_000 }, async () => {
+    // Two users of one day (one shipment each), one driver: the first user's limit and status requests are
+    // answered only once the second user's records have arrived, which they can only if the driver did not
+    // wait for the first user's shipment to end.
+    const plan = generate({ seed: 2, lastDay: '2026-03-13', days: 1, users: 2 });
+    expect(plan.events.map((e) => segments(e).length)).toEqual([1, 1]);
+    const server = await holdingServer();
+    try {
+      const log = createLogger({ name: 'test', level: 'silent' });
+      const result = await replay(plan, { server: server.url, keys: ['am_one', 'am_two'], workDir: tempDir(), log, concurrency: 1 });
+      expect(result.shipped).toBeGreaterThan(0);
+      expect([...server.ingested].sort()).toEqual(['Bearer am_one', 'Bearer am_two']);
+      expect(server.timedOut).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('ships at most as many users at once as the server takes of one organization', { timeout: 60_000 }, async () => {
+    // Each ingest request is held until every user's first one has arrived (at most 3 s): without a bound,
+    // all of them are in flight at once, and the real server answers those past its bound 429.
+    const plan = generate({ seed: 2, lastDay: '2026-03-13', days: 1, users: 20 });
+    const users = plan.events.flatMap((e, u) => (e.length ? [u] : []));
+    expect(users.length).toBeGreaterThan(SHIPPING_MOST);
+    let inFlight = 0;
+    let most = 0;
+    const seen = new Set<string>();
+    const waiting: (() => void)[] = [];
+    const server = createServer((req, res) => {
+      if (req.method !== 'POST' || req.url !== '/api/v1/ingest/events') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
+      inFlight++;
+      most = Math.max(most, inFlight);
+      seen.add(req.headers.authorization ?? '');
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const n = gunzipSync(Buffer.concat(chunks)).toString('utf8').split('\n').filter(Boolean).length;
+        const answer = () => {
+          inFlight--;
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ received: n, stored: n, duplicates: 0, rejected: [] }));
+        };
+        if (seen.size === users.length) for (const w of [answer, ...waiting.splice(0)]) w();
+        else {
+          const timer = setTimeout(() => waiting.splice(waiting.indexOf(release), 1) && answer(), 3000);
+          const release = () => {
+            clearTimeout(timer);
+            answer();
+          };
+          waiting.push(release);
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const keys = plan.users.map((_, u) => `am_${u}`);
+      const log = createLogger({ name: 'test', level: 'silent' });
+      await replay(plan, { server: url, keys, workDir: tempDir(), log, concurrency: users.length });
+      expect(seen.size).toBe(users.length);
+      expect(most).toBe(SHIPPING_MOST);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });
