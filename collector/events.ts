@@ -1,6 +1,7 @@
 // One spool file → one wire event (common/wire.ts), or a quarantine reason. Only the facts the metrics
 // need leave the machine: prompts, file contents, commands and tool output stay in the spool.
 
+import { jsonReadProblem } from '../common/json-read-problem.ts';
 import { drop, ok, quarantine, type StepResult } from '../common/result.ts';
 import { parseEventTime } from '../common/time.ts';
 import { API_ID, describeZodError, MAX_FILES_PER_EVENT, MAX_HOOK_RUNS, type WireHookEvent } from '../common/wire.ts';
@@ -13,7 +14,6 @@ import { clientType, runsGitCommit, runsPrCreate, slashCommand, toolSucceeded } 
 import { fileFacts } from './file-facts.ts';
 import type { HookConfigCache } from './hooks-ran.ts';
 import type { SpoolEntry } from './spool.ts';
-import { jsonReadProblem } from './transcript.ts';
 
 const TOOL_CALL_EVENTS = new Set(['PostToolUse', 'PostToolUseFailure']);
 const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);

@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, lstatSync, readdirSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { describeZodError } from '../common/wire.ts';
 import { openRegularFile } from './regular-file.ts';
 
 /**
@@ -129,18 +128,4 @@ export function parseJsonLine(line: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Pure: why an agent's JSON file could not be read, in words that quote none of it (problems are logged):
- * JSON.parse's message quotes the text around the error, and an agent's file holds prompts, code and
- * whatever secret they hold.
- */
-export function jsonReadProblem(error: unknown): string {
-  if (error instanceof z.ZodError) return `not as expected (${describeZodError(error)})`;
-  if (error instanceof SyntaxError) {
-    const at = /position (\d+)/.exec(error.message)?.[1];
-    return `not JSON${at ? ` (at character ${at})` : ''}`;
-  }
-  return (error as NodeJS.ErrnoException).code ?? 'not readable';
 }

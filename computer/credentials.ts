@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../common/errors.ts';
+import { jsonReadProblem } from '../common/json-read-problem.ts';
 import { ensurePrivateDir, writePrivateFile } from '../common/private-files.ts';
 
 export const ComputerCredentials = z.strictObject({
@@ -32,7 +33,7 @@ export function loadCredentials(agentmeterHome: string): ComputerCredentials {
     throw new UserError(
       missing
         ? `This machine is not registered as a computer (no ${path}): run \`agentmeter computer register\` first`
-        : `Cannot read ${path}: ${(error as Error).message}`,
+        : `Cannot read ${path}: ${jsonReadProblem(error)}`,
     );
   }
   const parsed = ComputerCredentials.safeParse(json);

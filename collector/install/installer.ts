@@ -1,6 +1,7 @@
 // Installs, removes and reports the agentmeter hook in an agent's settings file. Every other hook and
 // setting is kept as it was; a malformed file is reported and never overwritten; every write is preceded
 // by a backup and done atomically (temporary file + rename).
+
 import {
   chmodSync,
   constants,
@@ -21,6 +22,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Agent } from '../../common/agents.ts';
 import { RUNS_AS_LAPTOP_BUNDLE } from '../../common/built.ts';
+import { jsonReadProblem } from '../../common/json-read-problem.ts';
 import { currentUid } from '../../common/private-files.ts';
 import { AGENT_HOOKS } from '../agents/hooks-table.ts';
 import {
@@ -255,7 +257,7 @@ function loadSettings(loc: SettingsLocation): LoadedSettings {
   try {
     root = text.trim() === '' ? {} : JSON.parse(text);
   } catch (error) {
-    throw new SettingsError(`${loc.file} is not valid JSON (${(error as Error).message}); it was left untouched.`);
+    throw new SettingsError(`${loc.file} is ${jsonReadProblem(error)}; it was left untouched.`);
   }
   if (!root || typeof root !== 'object' || Array.isArray(root)) {
     throw new SettingsError(`${loc.file} does not hold a JSON object; it was left untouched.`);

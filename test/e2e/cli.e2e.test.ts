@@ -214,11 +214,14 @@ describe('agentmeter CLI', { timeout: 180_000 }, () => {
     // The install created the file (no backup of an earlier one): uninstall leaves no file, as before.
     expect(existsSync(join(home, '.claude', 'settings.json'))).toBe(false);
     const project = join(home, 'settings.json');
-    writeFileSync(project, '{broken');
+    // A settings file may hold a key: the message says where the error is, never what is around it.
+    const text = '{"env": {"ANTHROPIC_API_KEY": sk-ant-0123456789}}';
+    writeFileSync(project, text);
     const broken = runCli(['hooks', 'install', '--agent', 'claude', '--settings', project], env);
     expect(broken.status).toBe(1);
-    expect(broken.stderr).toContain('not valid JSON');
-    expect(readFileSync(project, 'utf8')).toBe('{broken');
+    expect(broken.stderr).toContain(`${project} is not JSON; it was left untouched`);
+    expect(broken.stderr).not.toContain('sk-ant');
+    expect(readFileSync(project, 'utf8')).toBe(text);
     expect(existsSync(`${project}.agentmeter-backup`)).toBe(false);
   });
 });

@@ -297,7 +297,7 @@ describe('the installer and the bundle refuse what they cannot work with, in one
     writeFileSync(join(other, '.claude', 'settings.json'), '{"model": ');
     const run = runInstaller(['--key', key, '--no-service'], { HOME: other });
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`agentmeter: claude: ${join(other, '.claude', 'settings.json')} is not valid JSON`);
+    expect(run.stderr).toContain(`agentmeter: claude: ${join(other, '.claude', 'settings.json')} is not JSON`);
     expect(run.stderr).toContain('agentmeter install: installing the hooks failed');
     expect(readFileSync(join(other, '.claude', 'settings.json'), 'utf8')).toBe('{"model": ');
     expect(readFileSync(join(other, '.factory', 'hooks.json'), 'utf8')).toContain('agentmeter-hook.sh');

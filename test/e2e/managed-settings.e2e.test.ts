@@ -56,7 +56,7 @@ describe('hooks --managed', { timeout: 120_000 }, () => {
       HOME: dir,
     });
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain(`agentmeter: ${file} is not valid JSON`);
+    expect(refused.stderr).toContain(`agentmeter: ${file} is not JSON`);
     expect(readFileSync(file, 'utf8')).toBe('{"permissions": ');
     const misuse = runCli(['hooks', 'install', '--agent', 'claude', '--hook-path', join(dir, 'h.sh')], { HOME: dir });
     expect(misuse.status).toBe(1);

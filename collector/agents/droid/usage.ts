@@ -2,12 +2,14 @@
 // session; each reading's difference from the last one is usage, dated at the time of the event that
 // caused the read, so a long session spreads over the days it ran. Assistant messages come from the
 // transcript, one per distinct message id.
+
 import { z } from 'zod';
+import { jsonReadProblem } from '../../../common/json-read-problem.ts';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import { readRegularFile } from '../../regular-file.ts';
 import type { CollectorState } from '../../state.ts';
-import { jsonReadProblem, parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { findDroidSettingsFile } from './paths.ts';
 import { DroidSessionSettings, DroidTranscriptLine } from './schema.ts';

@@ -10,13 +10,15 @@
 // `cached` and input is `input - cached`; `tool` (server-side tool prompts) is billed as input;
 // `thoughts` is billed as output and makes the tier thinking (thinking_tokens keeps it apart too).
 // Gemini reports no cache writes.
+
 import { statSync } from 'node:fs';
 import { z } from 'zod';
+import { jsonReadProblem } from '../../../common/json-read-problem.ts';
 import { parseEventTime } from '../../../common/time.ts';
 import type { WireRecord } from '../../../common/wire.ts';
 import { readRegularFile } from '../../regular-file.ts';
 import type { CollectorState } from '../../state.ts';
-import { jsonReadProblem, parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
+import { parseJsonLine, readNewLines, SKIPPED_LINES, TranscriptOffsets } from '../../transcript.ts';
 import { pieceOf, type SessionTouch, type UsageReader, type UsageReadResult } from '../types.ts';
 import { geminiSubagentChats } from './paths.ts';
 import { GeminiLegacyChat, GeminiMessage, type GeminiTokens } from './schema.ts';
