@@ -39,6 +39,16 @@ const prKey = (p: { repo: string; number: number }) => `${p.repo}#${p.number}`;
 export const namedCommits = (prs: readonly MergedRow[]) =>
   new Set(prs.flatMap((p) => [p.merge_commit_id, p.squash_commit_id, p.head_commit_id]).filter((id): id is string => id !== null));
 
+/** Pure: what linking reads of a merged pull request's row. */
+export const linkTarget = (p: MergedRow) => ({
+  host: p.host,
+  mergeCommitId: p.merge_commit_id,
+  squashCommitId: p.squash_commit_id,
+  headCommitId: p.head_commit_id,
+  commitCount: p.commit_count,
+  openedAt: p.opened_ms,
+});
+
 /**
  * Pure: the commits linking gives each pull request (sorted ids, in the order of `prs`). A pull request sees
  * only its repository's commits from LINK_WINDOW_DAYS before it opened to a day after its merge, whatever
@@ -60,19 +70,7 @@ export function linkedIds(
   const scratch = new LinkScratch();
   return prs.map((p) => {
     const view = (byRepo.get(p.repo) ?? none).view(p.opened_ms - LINK_WINDOW_DAYS * DAY_MS, p.merged_ms + DAY_MS);
-    return linkedCommitsIn(
-      {
-        host: p.host,
-        mergeCommitId: p.merge_commit_id,
-        squashCommitId: p.squash_commit_id,
-        headCommitId: p.head_commit_id,
-        commitCount: p.commit_count,
-        openedAt: p.opened_ms,
-      },
-      view,
-      named,
-      scratch,
-    ).sort();
+    return linkedCommitsIn(linkTarget(p), view, named, scratch).sort();
   });
 }
 

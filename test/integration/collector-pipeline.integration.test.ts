@@ -197,12 +197,15 @@ describe('a drain that cannot go on', () => {
     expect(shippedFirst).toBeGreaterThanOrEqual(first.shipped);
   });
 
-  it('acknowledges the batch in flight when reading the next one fails: its files go, its state is kept', async () => {
+  /**
+   * Six spooled events, read in batches of five: the last file in the listing's order, the second batch, is
+   * malformed and must be quarantined, and a folder in the way of its .reason file makes that fail while the
+   * first batch is in flight.
+   */
+  async function secondBatchUnreadable() {
     const home = tempDir();
     const agentmeterHome = join(home, '.agentmeter');
     spool(agentmeterHome, 6);
-    // The last file in the listing's order is the second batch: made malformed, it must be quarantined,
-    // and a folder in the way of its .reason file makes that fail while the first batch is in flight.
     const newDir = join(agentmeterHome, 'spool', 'new');
     const last = readdirSync(newDir).sort().at(-1)!;
     writeFileSync(join(newDir, last), 'agentmeter-spool=1\nagent=claude\n\n{not json');
@@ -210,6 +213,11 @@ describe('a drain that cannot go on', () => {
     const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 5, maxAttempts: 1 });
     const inTheWay = join(agentmeterHome, 'spool', 'bad', `${last}.reason`);
     mkdirSync(join(inTheWay, 'x'), { recursive: true });
+    return { server, collector, newDir, last, inTheWay };
+  }
+
+  it('acknowledges the batch in flight when reading the next one fails: its files go, its state is kept', async () => {
+    const { server, collector, newDir, last, inTheWay } = await secondBatchUnreadable();
     const first = await collector.drain();
     expect(first.error).toMatch(/collector could not go on/);
     // The server stored the first batch: the drain waited for its answer and acknowledged it.
@@ -227,16 +235,8 @@ describe('a drain that cannot go on', () => {
   });
 
   it('says the key was refused when the batch in flight was refused while reading the next one failed', async () => {
-    const home = tempDir();
-    const agentmeterHome = join(home, '.agentmeter');
-    spool(agentmeterHome, 6);
-    const newDir = join(agentmeterHome, 'spool', 'new');
-    const last = readdirSync(newDir).sort().at(-1)!;
-    writeFileSync(join(newDir, last), 'agentmeter-spool=1\nagent=claude\n\n{not json');
-    const server = await scriptedServer();
+    const { server, collector, newDir } = await secondBatchUnreadable();
     server.refusing.add(0);
-    const collector = new Collector({ server: server.url, apiKey: 'am_test', agentmeterHome, home, log, batchSize: 5, maxAttempts: 1 });
-    mkdirSync(join(agentmeterHome, 'spool', 'bad', `${last}.reason`, 'x'), { recursive: true });
     const first = await collector.drain();
     await collector.close();
     // run() ends on a refused key, with the refusal as its reason.

@@ -6,7 +6,7 @@
 // longer than a walk looks at.
 import { describe, expect, it } from 'vitest';
 import { type CommitNode, linkedCommits } from '../../api/pull-requests/link.ts';
-import { linkedIds } from '../../api/pull-requests/report.ts';
+import { linkedIds, linkTarget } from '../../api/pull-requests/report.ts';
 import { DAY_MS, type GraphRow, LINK_WINDOW_DAYS, type MergedRow } from '../../api/pull-requests/store.ts';
 
 const T0 = Date.parse('2026-06-01T00:00:00Z');
@@ -32,15 +32,7 @@ function alone(prs: readonly MergedRow[], graph: readonly GraphRow[], named: Rea
     const map = new Map<string, CommitNode>();
     for (const c of graph)
       if (c.repo === p.repo && c.ts_ms >= from && c.ts_ms <= to) map.set(c.commit_id, { parents: c.parents, ts: c.ts_ms });
-    const pr = {
-      host: p.host,
-      mergeCommitId: p.merge_commit_id,
-      squashCommitId: p.squash_commit_id,
-      headCommitId: p.head_commit_id,
-      commitCount: p.commit_count,
-      openedAt: p.opened_ms,
-    };
-    return linkedCommits(pr, map, named).sort();
+    return linkedCommits(linkTarget(p), map, named).sort();
   });
 }
 
