@@ -1,7 +1,7 @@
 // The environment, validated once at start and exported typed. No secret has a default.
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { userHome } from './user-home.ts';
 
 export const DEFAULT_JWT_MAX_LIFETIME = '24h';
 const LIFETIME_RULE = 'takes a duration from 1m to 30d: a whole number followed by s, m, h or d (24h, 90m)';
@@ -52,7 +52,7 @@ export interface Config {
 
 export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
   const env = EnvSchema.parse(Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== '')));
-  const home = env.HOME ?? homedir();
+  const home = userHome(env.HOME);
   const fallback = join(home, '.agentmeter');
   return {
     env,

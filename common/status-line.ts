@@ -3,8 +3,8 @@
 // Deliberately free of dependencies (node:fs only): the status line is run by the agent on every redraw,
 // and the laptop bundle answers it before loading anything else (cli/statusline-fast.ts).
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { userHome } from './user-home.ts';
 
 export const STATUS_FILE = 'status.json';
 /** Older than this, the figures are shown with their age: the collector refreshes them every minute. */
@@ -24,7 +24,7 @@ export interface StatusCache {
 
 /** $AGENTMETER_HOME, as common/config.ts resolves it, without loading it. */
 export function agentmeterHomeOf(env: NodeJS.ProcessEnv): string {
-  return env['AGENTMETER_HOME'] || join(env['HOME'] || homedir(), '.agentmeter');
+  return env['AGENTMETER_HOME'] || join(userHome(env['HOME']), '.agentmeter');
 }
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
