@@ -63,6 +63,15 @@ export const NARROW_AFTER = 3;
 /** What posting a batch came to: the server's answer, or why it was not shipped. */
 type Sent = { answer: IngestResponse; ms: number } | { error: string; refused?: boolean };
 
+/** What a posted batch adds to its drain's totals; `failed`: the server did not take it, and why. */
+interface Settled {
+  shipped: number;
+  quarantined: number;
+  dropped: number;
+  removal?: Promise<void>;
+  failed?: { error: string; refused?: boolean };
+}
+
 /** A batch read and encoded, ready to post. */
 interface PreparedBatch {
   names: string[];
@@ -197,23 +206,21 @@ export class Collector {
           const sending = this.send(current, maxAttempts).catch((error: unknown): Sent => ({ error: String(error) }));
           inFlight = { prepared: current, sending };
           const next = this.stopping ? undefined : await this.prepareNext(current.batch.nextState);
-          const sent = await sending;
+          const settled = this.settle(current, await sending);
           inFlight = undefined;
-          if ('error' in sent) {
+          total.shipped += settled.shipped;
+          total.quarantined += settled.quarantined;
+          total.dropped += settled.dropped;
+          if (settled.failed) {
             this.queue.reset();
             return {
-              shipped: total.shipped,
-              dropped: total.dropped,
-              quarantined: total.quarantined + current.batch.quarantined + (next?.batch.quarantined ?? 0),
-              error: sent.error,
-              ...(sent.refused ? { refused: true } : {}),
+              ...total,
+              quarantined: total.quarantined + (next?.batch.quarantined ?? 0),
+              error: settled.failed.error,
+              ...(settled.failed.refused ? { refused: true } : {}),
             };
           }
-          const done = this.acknowledge(current, sent.answer, sent.ms);
-          total.shipped += done.shipped;
-          total.quarantined += done.quarantined;
-          total.dropped += current.batch.dropped.length;
-          removals.push(done.removal);
+          if (settled.removal) removals.push(settled.removal);
           if (next && this.stopping) {
             // Not sent: its files stay in the spool for the next start.
             total.quarantined += next.batch.quarantined;
@@ -231,7 +238,17 @@ export class Collector {
       this.options.log.error({ error: message }, 'drain stopped; the spool keeps its files');
       // A batch in flight was read whole before the failure: its answer is awaited (no post goes on
       // after the drain ended) and acknowledged, so that what the server stored is not kept to send again.
-      const landed = inFlight ? await this.settleInFlight(inFlight.prepared, inFlight.sending) : undefined;
+      let landed: Settled | undefined;
+      if (inFlight) {
+        const sent = await inFlight.sending;
+        try {
+          landed = this.settle(inFlight.prepared, sent);
+        } catch (ackError) {
+          // Never thrown on: a drain never rejects.
+          this.options.log.error({ error: (ackError as Error).message }, 'batch shipped but not acknowledged; its files stay in the spool');
+          landed = { shipped: 0, quarantined: inFlight.prepared.batch.quarantined, dropped: 0 };
+        }
+      }
       this.queue.reset();
       if (landed?.removal) removals.push(landed.removal);
       return {
@@ -239,7 +256,7 @@ export class Collector {
         quarantined: total.quarantined + (landed?.quarantined ?? 0),
         dropped: total.dropped + (landed?.dropped ?? 0),
         // A refused key is what run() ends on, and says: its reason goes first.
-        ...(landed?.refused ? { error: landed.refused, refused: true } : { error: message }),
+        ...(landed?.failed?.refused ? { error: landed.failed.error, refused: true } : { error: message }),
       };
     } finally {
       await Promise.all(removals);
@@ -376,24 +393,13 @@ export class Collector {
   }
 
   /**
-   * The end of a batch that was in flight when the drain stopped on a failure: acknowledged when the
-   * server has it (`refused`: the key's refusal, when that was the answer); a failure to acknowledge is
-   * logged, never thrown (a drain never rejects).
+   * What a posted batch comes to: acknowledged (its files removed, its state kept) when the server took it;
+   * its quarantined files counted either way.
    */
-  private async settleInFlight(
-    prepared: PreparedBatch,
-    sending: Promise<Sent>,
-  ): Promise<{ shipped: number; quarantined: number; dropped: number; removal?: Promise<void>; refused?: string }> {
-    const sent = await sending;
-    if ('error' in sent)
-      return { shipped: 0, quarantined: prepared.batch.quarantined, dropped: 0, ...(sent.refused ? { refused: sent.error } : {}) };
-    try {
-      const done = this.acknowledge(prepared, sent.answer, sent.ms);
-      return { shipped: done.shipped, quarantined: done.quarantined, dropped: prepared.batch.dropped.length, removal: done.removal };
-    } catch (error) {
-      this.options.log.error({ error: (error as Error).message }, 'batch shipped but not acknowledged; its files stay in the spool');
-      return { shipped: 0, quarantined: prepared.batch.quarantined, dropped: 0 };
-    }
+  private settle(prepared: PreparedBatch, sent: Sent): Settled {
+    if ('error' in sent) return { shipped: 0, quarantined: prepared.batch.quarantined, dropped: 0, failed: sent };
+    const done = this.acknowledge(prepared, sent.answer, sent.ms);
+    return { shipped: done.shipped, quarantined: done.quarantined, dropped: prepared.batch.dropped.length, removal: done.removal };
   }
 
   /** Posts a batch until the server acknowledges it, retrying with backoff up to maxAttempts. */

@@ -53,6 +53,9 @@ async function post(key: string, records: WireRecord[]) {
 }
 const put = (key: string, body: unknown, on = server) =>
   on.app.inject({ method: 'PUT', url: '/api/v0/organization/budgets', headers: bearer(key), payload: body as object });
+/** The organization's budget of 1,000 credits with these destinations, put by the owner. */
+const putOrgBudget = (destinations: unknown[]) =>
+  put(acme.users.owner.key, { budgets: [{ scope: 'org', monthlyCredits: 1000, destinations }] });
 const get = (key: string, url: string) => server.app.inject({ method: 'GET', url, headers: bearer(key) });
 const alerts = async () => AlertList.parse((await get(acme.users.manager.key, '/api/v0/organization/alerts')).json()).alerts;
 
@@ -106,20 +109,12 @@ describe('budgets', () => {
     // The secret in the path: Discord's /api/webhooks/<id>/<token>, Slack's /services/T…/B…/<secret>.
     const discordToken = 'dIsCoRdToKeN-0123456789abcdefghijklmnopqrstuvwxyz';
     const slackSecret = 'sLaCkSeCrEt0123456789abc';
-    const res = await put(acme.users.owner.key, {
-      budgets: [
-        {
-          scope: 'org',
-          monthlyCredits: 1000,
-          destinations: [
-            { type: 'webhook', url: `${receiverUrl}?token=${token}` },
-            { type: 'slack', url: `${receiverUrl}/T000/B000/XXXX` },
-            { type: 'webhook', url: `${new URL(receiverUrl).origin}/api/webhooks/1234567890/${discordToken}` },
-            { type: 'slack', url: `${new URL(receiverUrl).origin}/services/T0AAAA/B0BBBB/${slackSecret}` },
-          ],
-        },
-      ],
-    });
+    const res = await putOrgBudget([
+      { type: 'webhook', url: `${receiverUrl}?token=${token}` },
+      { type: 'slack', url: `${receiverUrl}/T000/B000/XXXX` },
+      { type: 'webhook', url: `${new URL(receiverUrl).origin}/api/webhooks/1234567890/${discordToken}` },
+      { type: 'slack', url: `${new URL(receiverUrl).origin}/services/T0AAAA/B0BBBB/${slackSecret}` },
+    ]);
     expect(res.statusCode, res.body).toBe(200);
     const origin = new URL(receiverUrl).origin;
     for (const answer of [res, await get(acme.users.manager.key, '/api/v0/organization/budgets')]) {
@@ -133,23 +128,13 @@ describe('budgets', () => {
       ]);
     }
     // Back to two of them, the list put back below.
-    const twoOfThem = await put(acme.users.owner.key, {
-      budgets: [
-        {
-          scope: 'org',
-          monthlyCredits: 1000,
-          destinations: [
-            { type: 'webhook', url: `${receiverUrl}?token=${token}` },
-            { type: 'slack', url: `${receiverUrl}/T000/B000/XXXX` },
-          ],
-        },
-      ],
-    });
+    const twoOfThem = await putOrgBudget([
+      { type: 'webhook', url: `${receiverUrl}?token=${token}` },
+      { type: 'slack', url: `${receiverUrl}/T000/B000/XXXX` },
+    ]);
     // Put back as answered (masked), the destinations keep the URLs stored.
     const answered = BudgetList.parse(twoOfThem.json()).budgets[0]!;
-    const putBack = await put(acme.users.owner.key, {
-      budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: answered.destinations.map(({ type, url }) => ({ type, url })) }],
-    });
+    const putBack = await putOrgBudget(answered.destinations.map(({ type, url }) => ({ type, url })));
     expect(putBack.statusCode, putBack.body).toBe(200);
     const store = new BudgetStore(server.db);
     const stored = store.seal.open((await store.list(acme.orgId))[0]!.destinations).map((d) => d.url);
@@ -162,30 +147,22 @@ describe('budgets', () => {
       { type: 'webhook', url: `${receiverUrl}?token=aaa`, secret: 'secret-of-the-first-hook' },
       { type: 'webhook', url: `${receiverUrl}?token=bbb`, secret: 'secret-of-the-second-hook' },
     ];
-    const two = await put(acme.users.owner.key, { budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: alike }] });
+    const two = await putOrgBudget(alike);
     expect(two.statusCode, two.body).toBe(200);
     const shownTwo = BudgetList.parse(two.json()).budgets[0]!.destinations.map(({ type, url }) => ({ type, url }));
-    expect(
-      (await put(acme.users.owner.key, { budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: shownTwo }] })).statusCode,
-    ).toBe(200);
+    expect((await putOrgBudget(shownTwo)).statusCode).toBe(200);
     expect(store.seal.open((await store.list(acme.orgId))[0]!.destinations)).toEqual(alike);
     // One of two that show alike put back as shown: which was kept cannot be told, so nothing changes.
-    const oneOfTwo = await put(acme.users.owner.key, {
-      budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [shownTwo[1]!, shownTwo[2]!, shownTwo[3]!] }],
-    });
+    const oneOfTwo = await putOrgBudget([shownTwo[1]!, shownTwo[2]!, shownTwo[3]!]);
     expect(oneOfTwo.statusCode).toBe(400);
     expect(oneOfTwo.json().detail).toMatch(/2 stored destinations show as .* give the full URL of each one to keep/);
     expect(store.seal.open((await store.list(acme.orgId))[0]!.destinations)).toEqual(alike);
     // Named in full, the one kept is the one named.
-    const keptOne = await put(acme.users.owner.key, {
-      budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [alike[1]!, shownTwo[2]!, shownTwo[3]!] }],
-    });
+    const keptOne = await putOrgBudget([alike[1]!, shownTwo[2]!, shownTwo[3]!]);
     expect(keptOne.statusCode, keptOne.body).toBe(200);
     expect(store.seal.open((await store.list(acme.orgId))[0]!.destinations)).toEqual(alike.slice(1));
     // Back to the list the alert tests below expect.
-    const back = await put(acme.users.owner.key, {
-      budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl, secret: SECRET }] }],
-    });
+    const back = await putOrgBudget([{ type: 'webhook', url: receiverUrl, secret: SECRET }]);
     expect(back.statusCode).toBe(200);
   });
 
@@ -287,9 +264,7 @@ describe('alerts', () => {
   it('fires none again after more usage, a list put again, or a restart', async () => {
     await post(acme.users.member.key, [usage('claude-sonnet-4-5', '2026-03-20T09:10:00Z', { input_tokens: 500 })]);
     // Put again without the secret: the URL keeps it.
-    const again = await put(acme.users.owner.key, {
-      budgets: [{ scope: 'org', monthlyCredits: 1000, destinations: [{ type: 'webhook', url: receiverUrl }] }],
-    });
+    const again = await putOrgBudget([{ type: 'webhook', url: receiverUrl }]);
     expect(BudgetList.parse(again.json()).budgets[0]!.destinations[0]).toEqual({
       type: 'webhook',
       url: `${new URL(receiverUrl).origin}/…`,
