@@ -36,19 +36,7 @@ export class GitError extends Error {}
 export const gitCommand = (root: string, args: string[]): string[] => ['nice', '-n', '10', 'git', '-C', root, ...GIT_OPTIONS, ...args];
 
 /** Pure: the command line that reads a work tree's origin remote's URL (originUrl). */
-export const originCommand = (root: string): string[] => [
-  'nice',
-  '-n',
-  '10',
-  'git',
-  '-C',
-  root,
-  '-c',
-  'core.hooksPath=/dev/null',
-  'config',
-  '--get',
-  'remote.origin.url',
-];
+export const originCommand = (root: string): string[] => gitCommand(root, ['config', '--get', 'remote.origin.url']);
 
 /** Pure: the URL in originCommand's output (its first line), or undefined when it failed or said nothing. */
 export function originFromOutput(status: number | null, stdout: string): string | undefined {
