@@ -181,12 +181,12 @@ function processCpuMs(pid: number): number | undefined {
   }
 }
 
-/** A batch of `n` bench records from id `offset` on, as a collector sends it (gzip NDJSON). */
+/** A batch of `n` bench records from id `offset` on, as a collector sends it (gzip NDJSON, each line ending in a newline). */
 const gzipBatch = (n: number, offset: number, timeOf?: (k: number) => number) =>
   gzipSync(
     makeRecords(n, offset, timeOf)
-      .map((r) => JSON.stringify(r))
-      .join('\n'),
+      .map((r) => `${JSON.stringify(r)}\n`)
+      .join(''),
   );
 
 /** The seconds `work` takes and the CPU time (ms) server process `pid` spends meanwhile. */

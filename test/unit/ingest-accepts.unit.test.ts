@@ -185,6 +185,9 @@ function* variations(record: Record<string, unknown>): Generator<unknown> {
   }
   yield { ...record, prompt: 'leak' };
   yield JSON.parse(`{"__proto__": 1, ${JSON.stringify(record).slice(1)}`);
+  // Keys that name what every object inherits: the shape's lookup must find none of them.
+  for (const key of ['constructor', 'toString', 'hasOwnProperty', 'valueOf'])
+    yield JSON.parse(`{"${key}": 1, ${JSON.stringify(record).slice(1)}`);
   yield [record];
   yield null;
   yield 'record';

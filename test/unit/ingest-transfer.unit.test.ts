@@ -1,5 +1,6 @@
 // What a decode worker hands over to the event loop instead of copying (api/ingest/decode.ts,
 // transferableMemory): memory the answer's arrays own whole, never Node's shared pool of small Buffers.
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { decodeBody, transferableMemory } from '../../api/ingest/decode.ts';
 import { ev } from '../helpers/records.ts';
@@ -24,6 +25,18 @@ describe('transferableMemory', () => {
     if (answer.failure !== undefined) throw new Error(answer.message);
     expect(answer.batch.events.ndjson.buffer.byteLength).toBeGreaterThan(answer.batch.events.ndjson.byteLength);
     expect(transferableMemory(answer)).not.toContain(answer.batch.events.ndjson.buffer);
+  });
+
+  it('hands over the inflated body a collector’s NDJSON is a view of, though the view leaves its last byte', async () => {
+    const text = `${Array.from({ length: 8000 }, (_, i) => JSON.stringify(ev('Stop', '2026-03-01', { id: `e${i}` }))).join('\n')}\n`;
+    expect(text.length).toBeGreaterThan(1 << 20);
+    const answer = await decodeBody(gzipSync(text), true, 'ndjson', limits);
+    if (answer.failure !== undefined) throw new Error(answer.message);
+    const { ndjson } = answer.batch.events;
+    // One chunk a byte longer than the body (inflateChunk), its lines as they came: no copy was made.
+    expect(ndjson.byteLength).toBe(text.length);
+    expect(ndjson.buffer.byteLength).toBe(text.length + 1);
+    expect(transferableMemory(answer)).toContain(ndjson.buffer);
   });
 
   it('hands over nothing of a failure', async () => {

@@ -1,11 +1,15 @@
 import { createServer, type Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
+  AsciiBody,
   bytesSayExactly,
   decodeBody,
   decodeItems,
   decodeNdjson,
+  inflateChunk,
   lineSaysExactly,
+  quotesInWord,
   stringCount,
   TooManyRecords,
 } from '../../api/ingest/decode.ts';
@@ -124,8 +128,15 @@ describe('ingest decoding', () => {
     // The check on the string and the one on an ASCII body's bytes (bytesSayExactly) agree on every line.
     const says = (line: string, value: object) => {
       const verdict = lineSaysExactly(line, value);
+      const strings = stringCount(value);
       const padded = Buffer.from(`xx\n${line}\nyy`, 'latin1');
-      expect(bytesSayExactly(padded, 3, 3 + line.length, stringCount(value))).toBe(verdict);
+      expect(bytesSayExactly(padded, 3, 3 + line.length, strings)).toBe(verdict);
+      // AsciiBody, at every alignment of the line, in a body with and without a backslash elsewhere.
+      for (const other of ['yy', 'C:\\yy'])
+        for (let pad = 0; pad < 4; pad++) {
+          const body = Buffer.from(`${'x'.repeat(pad)}\n${line}\n${other}`, 'latin1');
+          expect(new AsciiBody(body).saysExactly(pad + 1, pad + 1 + line.length, strings)).toBe(verdict);
+        }
       return verdict;
     };
     expect(says(plain, parsed)).toBe(true);
@@ -145,6 +156,53 @@ describe('ingest decoding', () => {
     const batch = await decodeNdjson(`${sent}\n${JSON.stringify(event('q', { tool_name: 'C:\\bin' }))}`, 10);
     expect(textOf(batch).split('\n')[0]).toBe(sent);
     expect(rowsOf(textOf(batch))[1]).toMatchObject({ id: 'q', tool_name: 'C:\\bin' });
+  });
+  it('counts quotes four bytes at a time as one at a time does, at every alignment and length', () => {
+    // Bytes next to a quote's in value or in bits (0xa2 is a quote with its high bit set) must not count.
+    const alphabet = [0x22, 0x22, 0xa2, 0x23, 0x21, 0x02, 0x00, 0x7f, 0xff, 0x5c, 0x0d, 0x61];
+    let state = 7;
+    const random = () => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return state >>> 8;
+    };
+    const memory = Buffer.from(Array.from({ length: 4096 }, () => alphabet[random() % alphabet.length]!));
+    const naive = (bytes: Uint8Array, start: number, end: number) => bytes.subarray(start, end).filter((b) => b === 0x22).length;
+    for (let offset = 0; offset < 4; offset++) {
+      const bytes = memory.subarray(offset, 2048 + offset);
+      const body = new AsciiBody(bytes);
+      for (let trial = 0; trial < 400; trial++) {
+        const start = random() % bytes.length;
+        const end = start + (random() % Math.min(90, bytes.length - start + 1));
+        expect(body.quotes(start, end), `offset ${offset} [${start}, ${end})`).toBe(naive(bytes, start, end));
+      }
+      expect(body.quotes(0, bytes.length)).toBe(naive(bytes, 0, bytes.length));
+    }
+    // Hand-worked words: "a"b" holds two quotes whichever byte order a word is read in.
+    expect(quotesInWord(0x22612262)).toBe(2);
+    expect(quotesInWord(0x22222222)).toBe(4);
+    expect(quotesInWord(0xa2a2a2a2 | 0)).toBe(0);
+    expect(quotesInWord(0)).toBe(0);
+  });
+  it('inflates a body into one chunk its gzip trailer states, and any body whatever its trailer says', async () => {
+    const trailer = (size: number) => Buffer.from([0x1f, 0x8b, 0, 0, size & 0xff, (size >>> 8) & 0xff, (size >>> 16) & 0xff, size >>> 24]);
+    expect(inflateChunk(trailer(3_000_000))).toBe(3_000_001);
+    // Too small to matter, past the one-chunk bound, or no trailer at all: 1 MiB chunks as before.
+    expect(inflateChunk(trailer(200_000))).toBe(1 << 20);
+    expect(inflateChunk(trailer(40_000_000))).toBe(1 << 20);
+    expect(inflateChunk(Buffer.from([1, 2]))).toBe(1 << 20);
+    // Two gzip members: the trailer states only the last one's size; every record of both is decoded.
+    const lines = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => `${JSON.stringify(event(`m${from + i}`, { tool_name: 'x'.repeat(200) }))}\n`).join('');
+    const first = lines(0, 6000);
+    const last = lines(6000, 4000);
+    expect(inflateChunk(gzipSync(last))).toBe(last.length + 1);
+    const answer = await decodeBody(Buffer.concat([gzipSync(first), gzipSync(last)]), true, 'ndjson', {
+      maxRecords: 10_000,
+      maxInflatedBytes: 1 << 24,
+    });
+    if (answer.failure !== undefined) throw new Error(answer.message);
+    expect(answer.batch.events.count).toBe(10_000);
+    expect(Buffer.from(answer.batch.events.ndjson).toString()).toBe(first + last);
   });
   it('keeps or writes again the same lines whether an ASCII body is judged by its bytes or its text', async () => {
     const plain = JSON.stringify(event('p', { hooks: [{ event: 'Stop', matcher: '', command: 'run: it' }] }));
