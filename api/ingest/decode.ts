@@ -45,13 +45,23 @@ const SLICE = 500;
 const maskedCommands = new Map<string, string>();
 const MAX_MASKED_COMMANDS = 10_000;
 
+/**
+ * The command masked last and its masked form: most events of a batch carry the same hook, and comparing
+ * with it costs less than hashing each newly parsed command for the map.
+ */
+let lastCommand = '';
+let lastMasked = '';
+
 function masked(command: string): string {
+  if (command === lastCommand) return lastMasked;
   let out = maskedCommands.get(command);
   if (out === undefined) {
     out = redactCommand(command);
     if (maskedCommands.size >= MAX_MASKED_COMMANDS) maskedCommands.clear();
     maskedCommands.set(command, out);
   }
+  lastCommand = command;
+  lastMasked = out;
   return out;
 }
 

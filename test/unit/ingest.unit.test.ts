@@ -15,6 +15,7 @@ import {
 } from '../../api/ingest/decode.ts';
 import { postBatch, ShipError } from '../../collector/shipper.ts';
 import { backoffDelay } from '../../common/backoff.ts';
+import { redactCommand } from '../../common/redact.ts';
 import { isWellFormed, type WireRecord } from '../../common/wire.ts';
 
 const T = Date.UTC(2026, 2, 1);
@@ -119,6 +120,13 @@ describe('ingest decoding', () => {
     const quoteless = event('q', { hooks: [{ event: 'Stop', matcher: '', command: '~/bin/notify --token ***' }] });
     const spaced = JSON.stringify(quoteless).replace('"id":', '"id" :');
     expect(textOf(await decodeNdjson(spaced, 100))).toBe(`${spaced}\n`);
+    // Commands in turn, each masked as itself: a repeat of the one before is not taken for another.
+    const commands = ['a --token sekret1', 'b', 'b', 'a --token sekret1', 'x --token sekret2', 'c --password hunter2', 'c'];
+    const turns = commands.map((command, i) => JSON.stringify(event(`t${i}`, { hooks: [{ event: 'Stop', matcher: '', command }] })));
+    const rows = rowsOf(textOf(await decodeNdjson(turns.join('\n'), 100))) as unknown as { hooks: { command: string }[] }[];
+    expect(rows.map((r) => r.hooks[0]!.command)).toEqual(commands.map((command) => redactCommand(command)));
+    expect(new Set(rows.map((r) => r.hooks[0]!.command)).size).toBe(5);
+    expect(textOf(await decodeNdjson(turns.join('\n'), 100))).not.toMatch(/sekret|hunter2/);
   });
   it('stores a line as sent only when it says exactly what was validated', async () => {
     const plain = JSON.stringify(
