@@ -253,8 +253,9 @@ export class AsciiBody {
   constructor(readonly bytes: Uint8Array) {
     this.plain = bytes.indexOf(BACKSLASH) === -1 && bytes.indexOf(CARRIAGE_RETURN) === -1;
     this.wordBase = (bytes.byteOffset + 3) & ~3;
-    const end = bytes.byteOffset + bytes.byteLength;
-    this.words = new Uint32Array(bytes.buffer, Math.min(this.wordBase, end), Math.max(0, (end - this.wordBase) >> 2));
+    const words = (bytes.byteOffset + bytes.byteLength - this.wordBase) >> 2;
+    // A body too short to hold an aligned word (a small one sits anywhere in Node's pool) has none.
+    this.words = words > 0 ? new Uint32Array(bytes.buffer, this.wordBase, words) : new Uint32Array(0);
   }
 
   /** lineSaysExactly on the line [start, end) of the body. */

@@ -185,6 +185,13 @@ describe('ingest decoding', () => {
       }
       expect(body.quotes(0, bytes.length)).toBe(naive(bytes, 0, bytes.length));
     }
+    // Bodies of every length up to twelve bytes at every offset, as small ones sit in Node's pool.
+    const small = Buffer.from('"a"b""c"d"e"f""g"h');
+    for (let offset = 0; offset < small.length; offset++)
+      for (let length = 0; offset + length <= small.length && length <= 12; length++) {
+        const bytes = small.subarray(offset, offset + length);
+        expect(new AsciiBody(bytes).quotes(0, length), `${offset}+${length}`).toBe(naive(bytes, 0, length));
+      }
     // Hand-worked words: "a"b" holds two quotes whichever byte order a word is read in.
     expect(quotesInWord(0x22612262)).toBe(2);
     expect(quotesInWord(0x22222222)).toBe(4);
