@@ -409,8 +409,15 @@ export function checkClock(f: ServerFacts, now: number): Check {
   };
 }
 
-/** What answered a GET of the OTLP receiver's address: the collector's receiver, another program, or nothing. */
-export type ReceiverAnswer = { kind: 'ours' } | { kind: 'other'; status: number } | { kind: 'none'; reason: string };
+/**
+ * What answered a GET of the OTLP receiver's address: the collector's receiver, another user's (which refuses
+ * this user's connections), another program, or nothing.
+ */
+export type ReceiverAnswer =
+  | { kind: 'ours' }
+  | { kind: 'another-user' }
+  | { kind: 'other'; status: number }
+  | { kind: 'none'; reason: string };
 
 export interface ReceiverFacts {
   /** Where the receiver listens: its status file's address, else the default the agents are pointed at. */
@@ -428,6 +435,13 @@ export interface ReceiverFacts {
 export function checkReceiver(f: ReceiverFacts, running: boolean, connection: Connection): Check {
   const name = 'otel receiver';
   const elsewhere = `run the collector with --otlp-listen 127.0.0.1:<free port> and point the agents there: ${connection.program} hooks install --otlp-endpoint http://127.0.0.1:<free port>`;
+  if (f.answer.kind === 'another-user')
+    return {
+      name,
+      ok: false,
+      detail: `another user's collector listens on ${f.listen} and refuses this user's connections: the agents' OpenTelemetry is lost`,
+      fix: elsewhere,
+    };
   if (f.answer.kind === 'other')
     return {
       name,

@@ -13,7 +13,7 @@ import {
   type SettingsLocation,
   userSettingsLocation,
 } from '../../collector/install/settings.ts';
-import { DEFAULT_OTLP_LISTEN, readReceiverStatus } from '../../collector/otel/status.ts';
+import { DEFAULT_OTLP_LISTEN, OTHER_USERS_REFUSAL, readReceiverStatus } from '../../collector/otel/status.ts';
 import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
 import { listNew, newEntryProblem, spoolDirs, spoolProblem, spoolWriteProblem, tmpFiles } from '../../collector/spool.ts';
 import { parseShipFields, statePath } from '../../collector/state.ts';
@@ -261,12 +261,22 @@ function describeFetchError(error: unknown): string {
   return cause?.code ?? cause?.message ?? (error as Error).message;
 }
 
-/** What the receiver answers to a GET of /v1/metrics: its own 405 names OTLP's POST; anything else is another program. */
+/**
+ * Pure: what an answer to a GET of /v1/metrics says answered it. The collector's receiver answers 405 naming
+ * OTLP's POST, or, when it is another user's, 403 saying it answers only its own user's agents; anything
+ * else is another program.
+ */
+export function receiverAnswerOf(status: number, body: string): ReceiverAnswer {
+  if (status === 405 && body.includes('OTLP requests are POST')) return { kind: 'ours' };
+  if (status === 403 && body.includes(OTHER_USERS_REFUSAL)) return { kind: 'another-user' };
+  return { kind: 'other', status };
+}
+
+/** What answers a GET of the receiver's address (receiverAnswerOf), or why nothing does. */
 export async function probeReceiverAnswer(listen: string): Promise<ReceiverAnswer> {
   try {
     const res = await fetch(`http://${listen}/v1/metrics`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
-    const body = await res.text();
-    return res.status === 405 && body.includes('OTLP requests are POST') ? { kind: 'ours' } : { kind: 'other', status: res.status };
+    return receiverAnswerOf(res.status, await res.text());
   } catch (error) {
     return { kind: 'none', reason: describeFetchError(error) };
   }

@@ -1,6 +1,7 @@
 // The collector's OTLP/HTTP receiver (docs/metrics.md §11): POST /v1/metrics, /v1/logs and /v1/traces on a
-// loopback address only (127.0.0.1:4318 unless told otherwise) and for requests addressed to a loopback
-// name only (DNS rebinding), protobuf or JSON, gzip allowed. Each request
+// loopback address only (127.0.0.1:4318 unless told otherwise), for requests addressed to a loopback
+// name only (DNS rebinding) and, where the system says who opened a connection (Linux, peer.ts), from its
+// own user's programs only; protobuf or JSON, gzip allowed. Each request
 // is decoded (otlp.ts), mapped (map.ts, agents.ts) and its facts spooled (spooled.ts) before the answer, so
 // an exporter that got 200 has its data in the spool. A fact that cannot be stored (a token count of 1e12) is
 // put in the spool's quarantine with its reason (one entry per request) and the answer is OTLP's partial
@@ -9,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
@@ -28,8 +29,9 @@ import {
 } from '../../common/otel/otlp.ts';
 import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
 import { pruneQuarantine, quarantineRecord, type SpoolDirs } from '../spool.ts';
+import { connectionOwner, listenerOwner } from './peer.ts';
 import { spoolFacts } from './spooled.ts';
-import { DEFAULT_OTLP_LISTEN, type ReceiverStatus, receiverStatusPath } from './status.ts';
+import { DEFAULT_OTLP_LISTEN, OTHER_USERS_REFUSAL, type ReceiverStatus, receiverStatusPath } from './status.ts';
 
 export { DEFAULT_OTLP_LISTEN };
 
@@ -152,6 +154,10 @@ export class OtlpReceiver {
   private saveTimer: NodeJS.Timeout | undefined;
   /** The receiver's entries in bad/, as last counted (undefined until its first refusal). */
   private quarantined: number | undefined;
+  /** Who opened each connection (connectionOwner), read once when it is accepted. */
+  private readonly owners = new WeakMap<Socket, number | null | undefined>();
+  /** This process's user, whose agents alone the receiver answers; undefined where there are no uids. */
+  private readonly uid = process.getuid?.();
 
   constructor(private readonly options: ReceiverOptions) {
     parseListen(options.listen);
@@ -182,9 +188,29 @@ export class OtlpReceiver {
         else this.answer(response, 500, 'application/json', JSON.stringify({ code: rpcCode(500), message: 'internal error' }));
       });
     });
+    // Read before the first byte of the connection is: the client's socket is listed while it is open.
+    server.on('connection', (socket: Socket) => {
+      if (this.uid === undefined || socket.remoteAddress === undefined || socket.localAddress === undefined) return;
+      this.owners.set(
+        socket,
+        connectionOwner(
+          { address: socket.remoteAddress, port: socket.remotePort! },
+          { address: socket.localAddress, port: socket.localPort! },
+        ),
+      );
+    });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        const holder = error.code === 'EADDRINUSE' && this.uid !== undefined ? listenerOwner(port) : undefined;
+        if (holder === undefined || holder === this.uid) reject(error);
+        else
+          reject(
+            new Error(
+              `${host}:${port} is held by another user (uid ${holder}), whose receiver answers only their own agents: give each user of this machine a port of their own (--otlp-listen here, hooks install --otlp-endpoint for the agents)`,
+            ),
+          );
+      });
       server.listen(port, host, () => resolve());
     });
     const address = server.address();
@@ -214,6 +240,14 @@ export class OtlpReceiver {
     try {
       if (!loopbackHost(request.headers.host))
         throw new HttpProblem(403, 'the OTLP receiver answers only requests addressed to a loopback name (localhost, 127.0.0.1 or [::1])');
+      const owner = this.owners.get(request.socket);
+      if (owner !== undefined && owner !== this.uid)
+        throw new HttpProblem(
+          403,
+          owner === null
+            ? `${OTHER_USERS_REFUSAL} (uid ${this.uid}), and the system lists no owner for this connection`
+            : `${OTHER_USERS_REFUSAL} (uid ${this.uid}); this connection is uid ${owner}'s: give each user of this machine a port of their own (agentmeter collect --otlp-listen, hooks install --otlp-endpoint)`,
+        );
       if (!signal) throw new HttpProblem(404, 'the OTLP receiver serves POST /v1/metrics, /v1/logs and /v1/traces');
       if (request.method !== 'POST') throw new HttpProblem(405, 'OTLP requests are POST');
       if (!encoding) throw new HttpProblem(415, 'Content-Type must be application/x-protobuf or application/json');

@@ -32,3 +32,6 @@ export function readReceiverStatus(agentmeterHome: string): ReceiverStatus | und
     return undefined;
   }
 }
+
+/** How the receiver's 403 to another user's connection begins (doctor tells it from other answers by it). */
+export const OTHER_USERS_REFUSAL = "the OTLP receiver answers only its own user's agents";

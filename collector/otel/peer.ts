@@ -1,0 +1,116 @@
+// Who opened a loopback TCP connection, on Linux. The OTLP receiver takes no key, and on a machine several
+// people use, every user's agents export to the same 127.0.0.1:4318: the receiver of whoever listens there
+// would spool the others' telemetry and ship it under its own user's key. /proc/net/tcp and tcp6 list each
+// socket of the network namespace with the uid that owns it; a connection's client socket is the one whose
+// local address is the connection's remote one and whose remote address is the receiver's.
+import { readFileSync } from 'node:fs';
+import { endianness } from 'node:os';
+
+export interface Endpoint {
+  address: string;
+  port: number;
+}
+
+export interface ProcSocket {
+  local: Endpoint;
+  remote: Endpoint;
+  /** The kernel's state code: 0A is a listening socket. */
+  state: string;
+  uid: number;
+}
+
+const TABLES = ['/proc/net/tcp', '/proc/net/tcp6'] as const;
+const LISTENING = '0A';
+
+/**
+ * Pure: the four bytes of a 32-bit word as /proc prints it (%08X of the word as it sits in memory): on a
+ * little-endian machine 127.0.0.1 is 0100007F.
+ */
+function wordBytes(hex: string, littleEndian: boolean): number[] {
+  const n = Number.parseInt(hex, 16);
+  const bytes = [n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
+  return littleEndian ? bytes.reverse() : bytes;
+}
+
+/** Pure: /proc's address (8 hex digits for IPv4, 32 for IPv6) as Node writes a socket's address. */
+export function procAddress(hex: string, littleEndian: boolean): string {
+  if (hex.length === 8) return wordBytes(hex, littleEndian).join('.');
+  const bytes = [0, 8, 16, 24].flatMap((at) => wordBytes(hex.slice(at, at + 8), littleEndian));
+  // An IPv4 address on an IPv6 socket (::ffff:a.b.c.d), as Node reports it.
+  if (bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return `::ffff:${bytes.slice(12).join('.')}`;
+  const groups = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
+  // The longest run of zero groups is written "::" (RFC 5952), so that ::1 reads as Node writes it.
+  let best = { at: -1, length: 0 };
+  for (let i = 0; i < 8; ) {
+    let j = i;
+    while (j < 8 && groups[j] === '0') j++;
+    if (j - i > best.length && j - i > 1) best = { at: i, length: j - i };
+    i = j === i ? i + 1 : j;
+  }
+  if (best.at < 0) return groups.join(':');
+  return `${groups.slice(0, best.at).join(':')}::${groups.slice(best.at + best.length).join(':')}`;
+}
+
+/** Pure: the sockets of one /proc/net/tcp or tcp6 table (its header line and any malformed line skipped). */
+export function parseProcNet(text: string, littleEndian = endianness() === 'LE'): ProcSocket[] {
+  const sockets: ProcSocket[] = [];
+  for (const line of text.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    const local = /^([0-9A-F]{8}|[0-9A-F]{32}):([0-9A-F]{4})$/i.exec(fields[1] ?? '');
+    const remote = /^([0-9A-F]{8}|[0-9A-F]{32}):([0-9A-F]{4})$/i.exec(fields[2] ?? '');
+    const uid = Number(fields[7]);
+    if (!local || !remote || !/^[0-9A-F]{2}$/i.test(fields[3] ?? '') || !Number.isInteger(uid)) continue;
+    sockets.push({
+      local: { address: procAddress(local[1]!, littleEndian), port: Number.parseInt(local[2]!, 16) },
+      remote: { address: procAddress(remote[1]!, littleEndian), port: Number.parseInt(remote[2]!, 16) },
+      state: fields[3]!.toUpperCase(),
+      uid,
+    });
+  }
+  return sockets;
+}
+
+const same = (a: Endpoint, b: Endpoint) => a.port === b.port && a.address === b.address;
+
+/** Every socket of the namespace, or undefined where the tables cannot be read (not Linux). */
+function procSockets(read: (path: string) => string): ProcSocket[] | undefined {
+  let found = false;
+  const sockets: ProcSocket[] = [];
+  for (const table of TABLES) {
+    try {
+      sockets.push(...parseProcNet(read(table)));
+      found = true;
+    } catch {
+      // No IPv6 on this machine, or no /proc at all.
+    }
+  }
+  return found ? sockets : undefined;
+}
+
+const readTable = (path: string) => readFileSync(path, 'latin1');
+
+/**
+ * The uid that owns the client end of a connection the receiver accepted (client: the connection's remote
+ * address, server: its local one). Undefined where the system does not say: no /proc, or tables that do
+ * not list the receiver's own end of the connection (WSL 1's are empty). Null where they list that end
+ * but not the client's (a client in another network namespace, through a forwarder).
+ */
+export function connectionOwner(client: Endpoint, server: Endpoint, read: (path: string) => string = readTable): number | undefined | null {
+  const sockets = procSockets(read);
+  if (!sockets?.some((s) => same(s.local, server) && same(s.remote, client))) return undefined;
+  return sockets.find((s) => same(s.local, client) && same(s.remote, server))?.uid ?? null;
+}
+
+const ANY_ADDRESS = new Set(['0.0.0.0', '::']);
+
+/**
+ * The uid of a socket listening on `port` at a loopback address or at every address (either keeps the
+ * receiver from it), if the system says: who holds a port the receiver could not take.
+ */
+export function listenerOwner(port: number, read: (path: string) => string = readTable): number | undefined {
+  const loopback = (address: string) => address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.');
+  return procSockets(read)?.find(
+    (s) => s.state === LISTENING && s.local.port === port && (loopback(s.local.address) || ANY_ADDRESS.has(s.local.address)),
+  )?.uid;
+}
