@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import type { Agent } from '../../common/agents.ts';
 import { RUNS_AS_LAPTOP_BUNDLE } from '../../common/built.ts';
 import { jsonReadProblem } from '../../common/json-read-problem.ts';
-import { currentUid } from '../../common/private-files.ts';
+import { currentUid, lstatOrUndefined } from '../../common/private-files.ts';
 import { AGENT_HOOKS } from '../agents/hooks-table.ts';
 import {
   AGENT_EVENTS,
@@ -409,6 +409,44 @@ function writeRoot(loc: SettingsLocation, loaded: LoadedSettings, root: Record<s
 }
 
 /**
+ * Why a folder is no place for the script every user's agent runs, or undefined when only root (and the
+ * installing user) can change what is in it. Each folder from it up to the root, as named and as its links
+ * resolve, must belong to root or this user and be writable by neither another group than root's nor
+ * others; a folder above it may be one everyone writes with the sticky bit (/tmp), where nobody can move
+ * another's entry. Folders not made yet are made by the installer, 0755.
+ */
+export function sharedFolderProblem(folder: string, uid: number): string | undefined {
+  const target = resolve(folder);
+  let existing = target;
+  while (!lstatOrUndefined(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  const real = realpathSync(existing);
+  // The script's own folder, its links resolved, when it exists already: no sticky bit excuses it.
+  const own = new Set(existing === target ? [target, real] : [target]);
+  for (const start of new Set([existing, real]))
+    for (let dir = start; ; dir = dirname(dir)) {
+      const found = lstatOrUndefined(dir);
+      if (found && !found.isSymbolicLink()) {
+        if (found.uid !== 0 && found.uid !== uid) return `${dir} belongs to uid ${found.uid}`;
+        const writable = (found.mode & 0o002) !== 0 || ((found.mode & 0o020) !== 0 && found.gid !== 0);
+        if (writable && ((found.mode & 0o1000) === 0 || own.has(dir)))
+          return `${dir} is writable by ${found.mode & 0o002 ? 'every user' : `its group (gid ${found.gid})`}`;
+      }
+      if (dirname(dir) === dir) break;
+    }
+  return undefined;
+}
+
+/** Refuses a shared hook script's path in a folder another user could change (sharedFolderProblem). */
+function refuseSharedFolder(path: string): void {
+  const uid = currentUid();
+  const problem = uid === undefined ? undefined : sharedFolderProblem(dirname(path), uid);
+  if (problem)
+    throw new SettingsError(
+      `the shared hook script would be in a folder another user can change (${problem}): they could run their own code in every user's agent. Choose a folder only root can write with --hook-path.`,
+    );
+}
+
+/**
  * Copies the hook script to a system path for a managed install: 0755 (every user runs it), written to a
  * temporary file and renamed so a link already at the path is replaced, never followed.
  */
@@ -441,6 +479,8 @@ export function installScript(agentmeterHome: string): string {
 }
 
 export function install(target: InstallTarget, options: { dryRun?: boolean } = {}): InstallResult {
+  // Before anything is written (a telemetry file comes first), and in a dry run too.
+  if (target.hookPath) refuseSharedFolder(target.hookPath);
   const loc = checkedLocation(target);
   const loaded = loadSettings(loc);
   const { hooks, changes } = withOurHook(loaded.hooks, target);

@@ -1,9 +1,17 @@
 // Managed (system-wide) settings: where each agent keeps them, and that the installer merges our hook
 // into an existing policy file keeping every other key, with a shared hook script every user can run.
-import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hookCommand, type InstallTarget, install, SettingsError, status, uninstall } from '../../collector/install/installer.ts';
+import {
+  hookCommand,
+  type InstallTarget,
+  install,
+  SettingsError,
+  sharedFolderProblem,
+  status,
+  uninstall,
+} from '../../collector/install/installer.ts';
 import { AGENT_EVENTS, managedSettingsLocation } from '../../collector/install/settings.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -119,5 +127,54 @@ describe('managed install', () => {
     expect(() => install(target)).toThrow(SettingsError);
     expect(() => uninstall(target)).toThrow(SettingsError);
     expect(readFileSync(file, 'utf8')).toBe('{ "permissions": { "deny": [ }');
+  });
+});
+
+describe("the shared hook script's folder", () => {
+  // Every user's agent runs the script: whoever can change its folder could put their code in all of them.
+  it('is refused where its group or every user can write, and nothing is written', () => {
+    for (const [mode, says] of [
+      [0o777, 'is writable by every user'],
+      [0o1777, 'is writable by every user'],
+    ] as const) {
+      const { target, file, hookPath } = managedTarget();
+      const folder = dirname(hookPath);
+      mkdirSync(folder, { recursive: true });
+      chmodSync(folder, mode);
+      expect(() => install(target)).toThrow(`${folder} ${says}`);
+      expect(existsSync(hookPath)).toBe(false);
+      expect(existsSync(file)).toBe(false);
+    }
+    // An ancestor everyone writes, without the sticky bit: another user could rename the folder away.
+    const { target, hookPath } = managedTarget();
+    const above = dirname(dirname(hookPath));
+    mkdirSync(above, { recursive: true });
+    chmodSync(above, 0o777);
+    expect(() => install(target)).toThrow(`${above} is writable by every user`);
+    expect(() => install(target, { dryRun: true })).toThrow('--hook-path');
+  });
+
+  it('may sit below a sticky folder everyone writes (as /tmp is), in a folder of its own', () => {
+    const { target, hookPath } = managedTarget();
+    const above = dirname(dirname(hookPath));
+    mkdirSync(above, { recursive: true });
+    chmodSync(above, 0o1777);
+    install(target);
+    expect(statSync(hookPath).mode & 0o777).toBe(0o755);
+    expect(sharedFolderProblem(dirname(hookPath), process.getuid!())).toBeUndefined();
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("is refused in another user's folder, or below one (as root, as in CI)", () => {
+    const { target, hookPath } = managedTarget();
+    const folder = dirname(hookPath);
+    mkdirSync(folder, { recursive: true });
+    chownSync(folder, 65534, 65534);
+    expect(() => install(target)).toThrow(`${folder} belongs to uid 65534`);
+    // A link to it from a folder of root's: the folder as the link resolves is judged too.
+    const { target: linked, hookPath: linkedPath } = managedTarget();
+    mkdirSync(dirname(dirname(linkedPath)), { recursive: true });
+    symlinkSync(folder, dirname(linkedPath));
+    expect(() => install(linked)).toThrow(`${folder} belongs to uid 65534`);
+    expect(existsSync(join(folder, 'agentmeter-hook.sh'))).toBe(false);
   });
 });
