@@ -95,7 +95,8 @@ export interface NdjsonRows {
 /**
  * The events as NDJSON in UTF-8 bytes, what the store writes to its file: most of a batch, cut from the
  * body's bytes as they came. As a string it cost a join, a copy each way to and from the decode worker
- * and an encoding to UTF-8 before the write (~5 ms of a 10k-event batch); bytes cost one copy.
+ * and an encoding to UTF-8 before the write (~5 ms of a 10k-event batch); bytes cost one copy, or none when
+ * the events are one run of the body's lines (RowsBuilder.finish).
  */
 export interface NdjsonBytes {
   ndjson: Uint8Array;
@@ -228,9 +229,9 @@ const HIGH_BITS = 0x80808080;
 
 /**
  * Pure: the quote characters among the four bytes of `word`. Each byte that is a quote becomes zero when
- * XORed with quotes; adding 0x7f to a byte's low seven bits sets its high bit unless they were all zero, so
- * the high bits left clear are the zero bytes. Multiplying their flags by 0x01010101 sums them into the top
- * byte.
+ * XORed with quotes; adding 0x7f to a byte's low seven bits sets its high bit unless they were all zero, and
+ * OR-ing the byte itself sets it for a byte whose own high bit was set (0x80, from 0xa2), so the high bits
+ * left clear are the zero bytes. Multiplying their flags by 0x01010101 sums them into the top byte.
  */
 export function quotesInWord(word: number): number {
   const x = word ^ QUOTES;
@@ -601,7 +602,7 @@ const ONE_CHUNK_MOST_BYTES = 4 * 1024 * 1024;
  * (ISIZE, modulo 2^32); one byte more lets zlib end the stream inside the chunk, so the body inflates into
  * one buffer, neither pieces to join (each a copy and memory outside the heap, whose growth sets off full
  * collections) nor a spare chunk. The trailer is the sender's word: a size it misstates only costs more
- * chunks, and sizes past ONE_CHUNK_MOST_BYTES, or too small to matter, take INFLATE_CHUNK_BYTES.
+ * chunks, and sizes from ONE_CHUNK_MOST_BYTES on, or too small to matter, take INFLATE_CHUNK_BYTES.
  */
 export function inflateChunk(gzip: Uint8Array): number {
   if (gzip.length < 4) return INFLATE_CHUNK_BYTES;
