@@ -95,7 +95,8 @@ export interface NdjsonRows {
 /**
  * The events as NDJSON in UTF-8 bytes, what the store writes to its file: most of a batch, cut from the
  * body's bytes as they came. As a string it cost a join, a copy each way to and from the decode worker
- * and an encoding to UTF-8 before the write (~5 ms of a 10k-event batch); bytes cost one copy.
+ * and an encoding to UTF-8 before the write (~5 ms of a 10k-event batch); bytes cost one copy, or none when
+ * the events are one run of the body's lines (RowsBuilder.finish).
  */
 export interface NdjsonBytes {
   ndjson: Uint8Array;
@@ -228,9 +229,9 @@ const HIGH_BITS = 0x80808080;
 
 /**
  * Pure: the quote characters among the four bytes of `word`. Each byte that is a quote becomes zero when
- * XORed with quotes; adding 0x7f to a byte's low seven bits sets its high bit unless they were all zero, so
- * the high bits left clear are the zero bytes. Multiplying their flags by 0x01010101 sums them into the top
- * byte.
+ * XORed with quotes; adding 0x7f to a byte's low seven bits sets its high bit unless they were all zero, and
+ * OR-ing the byte itself sets it for a byte whose own high bit was set (0x80, from 0xa2), so the high bits
+ * left clear are the zero bytes. Multiplying their flags by 0x01010101 sums them into the top byte.
  */
 export function quotesInWord(word: number): number {
   const x = word ^ QUOTES;
@@ -293,6 +294,9 @@ export function lineSaysExactly(line: string, record: object, strings = stringCo
 
 const NEWLINE = Buffer.from('\n');
 
+/** Pure: whether a view spans at least half of its memory, so that keeping the memory for it wastes at most as much again. */
+const isMostOfItsMemory = (view: Uint8Array) => 2 * view.byteLength >= view.buffer.byteLength;
+
 /**
  * The events' rows as NDJSON bytes. Consecutive lines kept as sent are cut from the request as one piece,
  * so a batch of plain lines becomes a few pieces of the body, not one string per line: from its bytes
@@ -330,9 +334,11 @@ class RowsBuilder {
   finish(): NdjsonBytes {
     this.cut();
     // A batch of lines all kept as sent, each ending in a newline as a collector sends them, is one piece
-    // of the body: it is handed on as it is, not copied.
+    // of the body: it is handed on as it is, not copied, when it is most of the memory under it. A view
+    // keeps all of that memory alive until the batch is stored: lines of other kinds, refused lines, the
+    // unused end of a 1 MiB inflate chunk (one event among 15 MiB of refused lines held 15 MiB).
     const [only] = this.parts;
-    if (this.parts.length === 1 && typeof only !== 'string') return { ndjson: only!, count: this.count };
+    if (this.parts.length === 1 && typeof only !== 'string' && isMostOfItsMemory(only!)) return { ndjson: only!, count: this.count };
     return { ndjson: Buffer.concat(this.parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part))), count: this.count };
   }
 
@@ -596,7 +602,7 @@ const ONE_CHUNK_MOST_BYTES = 4 * 1024 * 1024;
  * (ISIZE, modulo 2^32); one byte more lets zlib end the stream inside the chunk, so the body inflates into
  * one buffer, neither pieces to join (each a copy and memory outside the heap, whose growth sets off full
  * collections) nor a spare chunk. The trailer is the sender's word: a size it misstates only costs more
- * chunks, and sizes past ONE_CHUNK_MOST_BYTES, or too small to matter, take INFLATE_CHUNK_BYTES.
+ * chunks, and sizes from ONE_CHUNK_MOST_BYTES on, or too small to matter, take INFLATE_CHUNK_BYTES.
  */
 export function inflateChunk(gzip: Uint8Array): number {
   if (gzip.length < 4) return INFLATE_CHUNK_BYTES;

@@ -1,5 +1,6 @@
 // What a decode worker hands over to the event loop instead of copying (api/ingest/decode.ts,
-// transferableMemory): memory the answer's arrays own whole, never Node's shared pool of small Buffers.
+// transferableMemory): memory the answer's arrays own whole or that is larger than Node's shared pool of
+// small Buffers, never that pool.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { decodeBody, transferableMemory } from '../../api/ingest/decode.ts';
@@ -37,6 +38,24 @@ describe('transferableMemory', () => {
     expect(ndjson.byteLength).toBe(text.length);
     expect(ndjson.buffer.byteLength).toBe(text.length + 1);
     expect(transferableMemory(answer)).toContain(ndjson.buffer);
+  });
+
+  it('copies a NDJSON that is a small part of the memory under it, rather than keep that memory alive', async () => {
+    const lines = (n: number) => Array.from({ length: n }, () => `${JSON.stringify(ev('Stop', '2026-03-01'))}\n`).join('');
+    // One event among 15 MiB of lines refused (not JSON), and a batch of a few hundred KB inflated into a 1 MiB chunk.
+    const one = lines(1);
+    const few = lines(1000);
+    const cases: [text: string, events: string][] = [
+      [one + `${'x'.repeat(1 << 20)}\n`.repeat(15), one],
+      [few, few],
+    ];
+    for (const [text, events] of cases) {
+      const answer = await decodeBody(gzipSync(text), true, 'ndjson', limits);
+      if (answer.failure !== undefined) throw new Error(answer.message);
+      const { ndjson } = answer.batch.events;
+      expect(Buffer.from(ndjson).toString()).toBe(events);
+      expect(ndjson.buffer.byteLength).toBeLessThanOrEqual(Math.max(Buffer.poolSize, 2 * ndjson.byteLength));
+    }
   });
 
   it('hands over nothing of a failure', async () => {
