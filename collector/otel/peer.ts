@@ -17,6 +17,11 @@ export interface ProcSocket {
   /** The kernel's state code: 0A is a listening socket. */
   state: string;
   uid: number;
+  /**
+   * The socket's inode: 0 when no process holds it (its program closed it and the kernel finishes the
+   * connection alone); its uid then says nothing sure, 0 once it waits out FIN_WAIT2 or TIME_WAIT.
+   */
+  inode: number;
 }
 
 const TABLES = ['/proc/net/tcp', '/proc/net/tcp6'] as const;
@@ -60,18 +65,26 @@ export function parseProcNet(text: string, littleEndian = endianness() === 'LE')
     const local = /^([0-9A-F]{8}|[0-9A-F]{32}):([0-9A-F]{4})$/i.exec(fields[1] ?? '');
     const remote = /^([0-9A-F]{8}|[0-9A-F]{32}):([0-9A-F]{4})$/i.exec(fields[2] ?? '');
     const uid = Number(fields[7]);
-    if (!local || !remote || !/^[0-9A-F]{2}$/i.test(fields[3] ?? '') || !Number.isInteger(uid)) continue;
+    const inode = Number(fields[9]);
+    if (!local || !remote || !/^[0-9A-F]{2}$/i.test(fields[3] ?? '') || !Number.isInteger(uid) || !Number.isInteger(inode)) continue;
     sockets.push({
       local: { address: procAddress(local[1]!, littleEndian), port: Number.parseInt(local[2]!, 16) },
       remote: { address: procAddress(remote[1]!, littleEndian), port: Number.parseInt(remote[2]!, 16) },
       state: fields[3]!.toUpperCase(),
       uid,
+      inode,
     });
   }
   return sockets;
 }
 
-const same = (a: Endpoint, b: Endpoint) => a.port === b.port && a.address === b.address;
+/**
+ * Pure: an address as an IPv4 socket has it. A program whose sockets are all IPv6 (Java, .NET) reaches
+ * 127.0.0.1 from ::ffff:127.0.0.1, listed in tcp6, while the receiver's IPv4 socket names it 127.0.0.1.
+ */
+const unmapped = (address: string) => (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address);
+
+const same = (a: Endpoint, b: Endpoint) => a.port === b.port && unmapped(a.address) === unmapped(b.address);
 
 /** Every socket of the namespace, or undefined where the tables cannot be read (not Linux). */
 function procSockets(read: (path: string) => string): ProcSocket[] | undefined {
@@ -94,12 +107,14 @@ const readTable = (path: string) => readFileSync(path, 'latin1');
  * The uid that owns the client end of a connection the receiver accepted (client: the connection's remote
  * address, server: its local one). Undefined where the system does not say: no /proc, or tables that do
  * not list the receiver's own end of the connection (WSL 1's are empty). Null where they list that end
- * but not the client's (a client in another network namespace, through a forwarder).
+ * but not the client's, or list it held by no process (its program closed it before the receiver read the
+ * tables, and the kernel may list it as root's, whoever opened it).
  */
 export function connectionOwner(client: Endpoint, server: Endpoint, read: (path: string) => string = readTable): number | undefined | null {
   const sockets = procSockets(read);
   if (!sockets?.some((s) => same(s.local, server) && same(s.remote, client))) return undefined;
-  return sockets.find((s) => same(s.local, client) && same(s.remote, server))?.uid ?? null;
+  // A client end no process holds any more may be listed as uid 0: it says nothing of who opened it.
+  return sockets.find((s) => same(s.local, client) && same(s.remote, server) && s.inode !== 0)?.uid ?? null;
 }
 
 const ANY_ADDRESS = new Set(['0.0.0.0', '::']);

@@ -2,8 +2,11 @@
 // holds the port: the receiver answers only its own user's connections (Linux, collector/otel/peer.ts), so
 // nobody's telemetry is spooled and shipped under another's key. Another user is played by a child process
 // run as nobody (65534) when the tests run as root, as in CI.
-import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { type Connection, checkReceiver } from '../../cli/doctor/checks.ts';
 import { receiverAnswerOf } from '../../cli/doctor/probe.ts';
 import { OtlpReceiver } from '../../collector/otel/receiver.ts';
@@ -84,6 +87,42 @@ describe.skipIf(!asRoot)("the receiver and another user's connections", () => {
     expect(spooledRecords(rx.dirs).length).toBeGreaterThan(before);
   });
 
+  it("refuses another user's export whose connection was closed before the receiver took it", async () => {
+    // A client end its program closed is left to the kernel, listed as uid 0 whoever opened it: a receiver
+    // run as root took it for its own and spooled the request. spawnSync holds this process, so the
+    // receiver accepts only once nobody's program has sent the whole request and closed.
+    const home = tempDir();
+    const dirs = spoolDirs(home);
+    ensureSpool(dirs);
+    const logFile = join(home, 'receiver.log');
+    const receiver = new OtlpReceiver({
+      listen: '127.0.0.1:0',
+      dirs,
+      log: createLogger({ name: 'test', level: 'warn', destination: logFile }),
+    });
+    const port = await receiver.start();
+    try {
+      const body = JSON.stringify(claudeAcceptedEdits(4));
+      // Closed, then a moment for the receiver's kernel to acknowledge the close: the client end becomes
+      // the kernel's own, listed as uid 0 (before it, uid 65534 with no inode).
+      const send = `const s = require('node:net').connect(${port}, '127.0.0.1', () => s.end(process.env.REQUEST, () => { s.destroy(); setTimeout(() => {}, 100); }));`;
+      const run = spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', send], {
+        env: {
+          PATH: process.env['PATH']!,
+          REQUEST: `POST /v1/metrics HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        },
+        encoding: 'utf8',
+      });
+      expect(run.stderr).toBe('');
+      const log = () => readFileSync(logFile, 'utf8');
+      await vi.waitFor(() => expect(log().includes('OTLP request refused') || spooledRecords(dirs).length > 0).toBe(true));
+      expect(spooledRecords(dirs)).toHaveLength(0);
+      expect(log()).toContain('the system lists no owner for this connection');
+    } finally {
+      await receiver.stop();
+    }
+  });
+
   it('names the user who holds the port it could not take', async () => {
     const holder = spawn(
       'setpriv',
@@ -106,5 +145,33 @@ describe.skipIf(!asRoot)("the receiver and another user's connections", () => {
     } finally {
       holder.kill();
     }
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')("the receiver and its own user's connections", () => {
+  it('answers a program whose sockets are all IPv6, connected from ::ffff:127.0.0.1 (Java, .NET)', async () => {
+    const before = spooledRecords(rx.dirs).length;
+    const port = Number(new URL(rx.base).port);
+    const body = JSON.stringify(claudeAcceptedEdits(5));
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '::ffff:127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/metrics',
+          headers: { host: `127.0.0.1:${port}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('socket', (socket) => socket.on('connect', () => expect(socket.localAddress).toBe('::ffff:127.0.0.1')));
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(status).toBe(200);
+    expect(spooledRecords(rx.dirs).length).toBeGreaterThan(before);
   });
 });

@@ -6,9 +6,9 @@ import { connectionOwner, listenerOwner, parseProcNet, procAddress } from '../..
 const HEADER =
   '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode                                                     ';
 
-/** A line of /proc/net/tcp: slot, local, remote, state and uid, the rest as the kernel pads it. */
-const line = (slot: number, local: string, remote: string, state: string, uid: number) =>
-  `   ${slot}: ${local} ${remote} ${state} 00000000:00000000 00:00000000 00000000  ${uid}        0 ${40_000 + slot} 1 0000000000000000 20 4 30 10 -1`;
+/** A line of /proc/net/tcp: slot, local, remote, state, uid and inode, the rest as the kernel pads it. */
+const line = (slot: number, local: string, remote: string, state: string, uid: number, inode = 40_000 + slot) =>
+  `   ${slot}: ${local} ${remote} ${state} 00000000:00000000 00:00000000 00000000  ${uid}        0 ${inode} 1 0000000000000000 20 4 30 10 -1`;
 
 // 127.0.0.1 is the word 0x7F000001, whose bytes a little-endian machine keeps as 01 00 00 7F; 4318 is 0x10DE
 // and 51234 is 0xC822 (ports are printed in host order).
@@ -20,6 +20,11 @@ const TCP = [
   line(3, '00000000:1F90', '00000000:0000', '0A', 0),
   // The receiver's end of a connection from port 51236 (0xC824), whose client end is not listed.
   line(4, '0100007F:10DE', '0100007F:C824', '01', 1000),
+  // From 51238 (0xC826), a client end its program closed already (FIN_WAIT2): no inode, uid 0.
+  line(5, '0100007F:10DE', '0100007F:C826', '08', 1000),
+  line(6, '0100007F:C826', '0100007F:10DE', '05', 0, 0),
+  // From 51240 (0xC828), a client whose socket is IPv6 (tcp6 below): the receiver's end is IPv4.
+  line(7, '0100007F:10DE', '0100007F:C828', '01', 1000),
   'garbage line',
 ].join('\n');
 // ::1 is 15 zero bytes and a 1: its last word's bytes 00 00 00 01 are the little-endian word 0x01000000.
@@ -28,6 +33,7 @@ const TCP6 = [
   line(0, '00000000000000000000000001000000:10DF', '00000000000000000000000000000000:0000', '0A', 1002),
   line(1, '00000000000000000000000001000000:D431', '00000000000000000000000001000000:10DF', '01', 1003),
   line(2, '00000000000000000000000001000000:10DF', '00000000000000000000000001000000:D431', '01', 1002),
+  line(3, '0000000000000000FFFF00000100007F:C828', '0000000000000000FFFF00000100007F:10DE', '01', 1000),
 ].join('\n');
 
 const tables =
@@ -57,12 +63,13 @@ describe('procAddress', () => {
 describe('parseProcNet', () => {
   it('lists each socket with its endpoints, state and owner, skipping the header and what is not a socket', () => {
     const sockets = parseProcNet(TCP, true);
-    expect(sockets).toHaveLength(5);
+    expect(sockets).toHaveLength(8);
     expect(sockets[2]).toEqual({
       local: { address: '127.0.0.1', port: 51234 },
       remote: { address: '127.0.0.1', port: 4318 },
       state: '01',
       uid: 1001,
+      inode: 40_002,
     });
   });
 });
@@ -73,8 +80,14 @@ describe('connectionOwner', () => {
     expect(connectionOwner({ address: '127.0.0.1', port: 51234 }, server, tables(TCP, TCP6))).toBe(1001);
     expect(connectionOwner({ address: '::1', port: 54321 }, { address: '::1', port: 4319 }, tables(TCP, TCP6))).toBe(1003);
   });
+  it('finds an IPv6 client end from ::ffff:127.0.0.1, which the receiver’s IPv4 socket names 127.0.0.1', () => {
+    expect(connectionOwner({ address: '127.0.0.1', port: 51240 }, server, tables(TCP, TCP6))).toBe(1000);
+  });
   it('is null when the tables list the receiver’s end but not the client’s', () => {
     expect(connectionOwner({ address: '127.0.0.1', port: 51236 }, server, tables(TCP, TCP6))).toBeNull();
+  });
+  it('is null when the client end is held by no process: its uid 0 says nothing of who opened it', () => {
+    expect(connectionOwner({ address: '127.0.0.1', port: 51238 }, server, tables(TCP, TCP6))).toBeNull();
   });
   it('is undefined where the system does not say: no tables, or tables without the receiver’s own end', () => {
     expect(connectionOwner({ address: '127.0.0.1', port: 51234 }, server, tables(TCP, undefined))).toBe(1001);
