@@ -411,15 +411,21 @@ function writeRoot(loc: SettingsLocation, loaded: LoadedSettings, root: Record<s
 /**
  * Why a folder is no place for the script every user's agent runs, or undefined when only root (and the
  * installing user) can change what is in it. Each folder from it up to the root, as named and as its links
- * resolve, must belong to root or this user and be writable by neither another group than root's nor
- * others; a folder above it may be one everyone writes with the sticky bit (/tmp), where nobody can move
- * another's entry. Folders not made yet are made by the installer, 0755.
+ * resolve, must belong to root or this user and be writable by neither its group nor others; a folder
+ * above it may be one everyone writes with the sticky bit (/tmp), where nobody can move another's entry.
+ * The group's bits count whatever the group (root's too): where a folder has an access list, they are its
+ * mask, the most any user or group it names may do. Folders not made yet are made by the installer, 0755.
  */
 export function sharedFolderProblem(folder: string, uid: number): string | undefined {
   const target = resolve(folder);
   let existing = target;
   while (!lstatOrUndefined(existing) && dirname(existing) !== existing) existing = dirname(existing);
-  const real = realpathSync(existing);
+  let real: string;
+  try {
+    real = realpathSync(existing);
+  } catch {
+    return `${existing} is a link that leads nowhere`;
+  }
   // The script's own folder, its links resolved, when it exists already: no sticky bit excuses it.
   const own = new Set(existing === target ? [target, real] : [target]);
   for (const start of new Set([existing, real]))
@@ -427,9 +433,9 @@ export function sharedFolderProblem(folder: string, uid: number): string | undef
       const found = lstatOrUndefined(dir);
       if (found && !found.isSymbolicLink()) {
         if (found.uid !== 0 && found.uid !== uid) return `${dir} belongs to uid ${found.uid}`;
-        const writable = (found.mode & 0o002) !== 0 || ((found.mode & 0o020) !== 0 && found.gid !== 0);
+        const writable = (found.mode & 0o022) !== 0;
         if (writable && ((found.mode & 0o1000) === 0 || own.has(dir)))
-          return `${dir} is writable by ${found.mode & 0o002 ? 'every user' : `its group (gid ${found.gid})`}`;
+          return `${dir} is writable by ${found.mode & 0o002 ? 'every user' : `its group (gid ${found.gid}) or users its access list names`}`;
       }
       if (dirname(dir) === dir) break;
     }
@@ -442,16 +448,18 @@ function refuseSharedFolder(path: string): void {
   const problem = uid === undefined ? undefined : sharedFolderProblem(dirname(path), uid);
   if (problem)
     throw new SettingsError(
-      `the shared hook script would be in a folder another user can change (${problem}): they could run their own code in every user's agent. Choose a folder only root can write with --hook-path.`,
+      `the shared hook script would be in a folder another user can change (${problem}): they could run their own code in every user's agent. Choose a folder only root can write with --hook-path (for instance /opt/agentmeter/agentmeter-hook.sh).`,
     );
 }
 
 /**
  * Copies the hook script to a system path for a managed install: 0755 (every user runs it), written to a
- * temporary file and renamed so a link already at the path is replaced, never followed.
+ * temporary file and renamed so a link already at the path is replaced, never followed. Its folder is
+ * judged again once made: one another user made in the meantime (below /tmp, say) is refused.
  */
 export function installSharedScript(path: string): string {
   mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
+  refuseSharedFolder(path);
   const source = readFileSync(HOOK_SCRIPT_SOURCE);
   const tmp = `${path}.tmp-${process.pid}`;
   writeNewFile(tmp, source, 0o755);

@@ -7,6 +7,7 @@ import {
   hookCommand,
   type InstallTarget,
   install,
+  installSharedScript,
   SettingsError,
   sharedFolderProblem,
   status,
@@ -176,5 +177,35 @@ describe("the shared hook script's folder", () => {
     symlinkSync(folder, dirname(linkedPath));
     expect(() => install(linked)).toThrow(`${folder} belongs to uid 65534`);
     expect(existsSync(join(folder, 'agentmeter-hook.sh'))).toBe(false);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("is refused writable by its group, root's too: an access list's mask shows there", () => {
+    // `setfacl -m u:65534:rwx` on a root:root 0755 folder leaves its mode 0775 and lets uid 65534 write.
+    const { target, hookPath } = managedTarget();
+    const folder = dirname(hookPath);
+    mkdirSync(folder, { recursive: true });
+    chownSync(folder, 0, 0);
+    chmodSync(folder, 0o775);
+    expect(() => install(target)).toThrow(`${folder} is writable by its group (gid 0) or users its access list names`);
+    expect(existsSync(hookPath)).toBe(false);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('is judged again when the script is copied: a folder made by another user meanwhile', () => {
+    // install() judged the path before another user (below /tmp, say) made the folder; mkdir finds it there.
+    const { hookPath } = managedTarget();
+    const folder = dirname(hookPath);
+    mkdirSync(folder, { recursive: true });
+    chownSync(folder, 65534, 65534);
+    expect(() => installSharedScript(hookPath)).toThrow(SettingsError);
+    expect(() => installSharedScript(hookPath)).toThrow(`${folder} belongs to uid 65534`);
+    expect(existsSync(hookPath)).toBe(false);
+  });
+
+  it('is refused, with the reason, when it is a link that leads nowhere', () => {
+    const { target, hookPath } = managedTarget();
+    const folder = dirname(hookPath);
+    mkdirSync(dirname(folder), { recursive: true });
+    symlinkSync(join(dirname(folder), 'gone'), folder);
+    expect(() => install(target, { dryRun: true })).toThrow(`${folder} is a link that leads nowhere`);
   });
 });
