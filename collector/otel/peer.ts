@@ -104,6 +104,15 @@ function procSockets(read: (path: string) => string): ProcSocket[] | undefined {
 const readTable = (path: string) => readFileSync(path, 'latin1');
 
 /**
+ * Whether the tables list a socket listening at `endpoint` (the receiver's own, once it listens): where
+ * they do, the system says who opens each connection, and one whose ends they do not list is one the
+ * receiver cannot tell, not one to let through.
+ */
+export function listsListener(endpoint: Endpoint, read: (path: string) => string = readTable): boolean {
+  return procSockets(read)?.some((s) => s.state === LISTENING && same(s.local, endpoint)) ?? false;
+}
+
+/**
  * The uid that owns the client end of a connection the receiver accepted (client: the connection's remote
  * address, server: its local one). Undefined where the system does not say: no /proc, or tables that do
  * not list the receiver's own end of the connection (WSL 1's are empty). Null where they list that end

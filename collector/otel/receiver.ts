@@ -29,7 +29,7 @@ import {
 } from '../../common/otel/otlp.ts';
 import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
 import { pruneQuarantine, quarantineRecord, type SpoolDirs } from '../spool.ts';
-import { connectionOwner, listenerOwner } from './peer.ts';
+import { connectionOwner, listenerOwner, listsListener } from './peer.ts';
 import { spoolFacts } from './spooled.ts';
 import { DEFAULT_OTLP_LISTEN, OTHER_USERS_REFUSAL, type ReceiverStatus, receiverStatusPath } from './status.ts';
 
@@ -94,6 +94,8 @@ export interface ReceiverOptions {
   /** Called after facts were spooled (the collector drains sooner). */
   onSpooled?: () => void;
   now?: () => number;
+  /** Reads one of the kernel's socket tables (/proc/net/tcp, tcp6): tests give one that fails. */
+  readSocketTable?: (path: string) => string;
 }
 
 class HttpProblem extends Error {
@@ -155,9 +157,11 @@ export class OtlpReceiver {
   /** The receiver's entries in bad/, as last counted (undefined until its first refusal). */
   private quarantined: number | undefined;
   /** Who opened each connection (connectionOwner), read once when it is accepted. */
-  private readonly owners = new WeakMap<Socket, number | null | undefined>();
+  private readonly owners = new WeakMap<Socket, number | null>();
   /** This process's user, whose agents alone the receiver answers; undefined where there are no uids. */
   private readonly uid = process.getuid?.();
+  /** Whether the system lists the receiver's own socket (listsListener), so says who opens connections. */
+  private ownersListed = false;
 
   constructor(private readonly options: ReceiverOptions) {
     parseListen(options.listen);
@@ -190,19 +194,14 @@ export class OtlpReceiver {
     });
     // Read before the first byte of the connection is: the client's socket is listed while it is open.
     server.on('connection', (socket: Socket) => {
-      if (this.uid === undefined || socket.remoteAddress === undefined || socket.localAddress === undefined) return;
-      this.owners.set(
-        socket,
-        connectionOwner(
-          { address: socket.remoteAddress, port: socket.remotePort! },
-          { address: socket.localAddress, port: socket.localPort! },
-        ),
-      );
+      if (!this.ownersListed) return;
+      this.owners.set(socket, this.ownerOf(socket));
     });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {
-        const holder = error.code === 'EADDRINUSE' && this.uid !== undefined ? listenerOwner(port) : undefined;
+        const holder =
+          error.code === 'EADDRINUSE' && this.uid !== undefined ? listenerOwner(port, this.options.readSocketTable) : undefined;
         if (holder === undefined || holder === this.uid) reject(error);
         else
           reject(
@@ -215,9 +214,30 @@ export class OtlpReceiver {
     });
     const address = server.address();
     const bound = typeof address === 'object' && address ? address.port : port;
-    this.options.log.info({ listen: `${host}:${bound}` }, 'OTLP receiver listening');
+    this.ownersListed =
+      this.uid !== undefined &&
+      typeof address === 'object' &&
+      address !== null &&
+      listsListener({ address: address.address, port: bound }, this.options.readSocketTable);
+    this.options.log.info({ listen: `${host}:${bound}`, ownersChecked: this.ownersListed }, 'OTLP receiver listening');
     this.saveStatus();
     return bound;
+  }
+
+  /**
+   * Who opened a connection, where the system lists the receiver's socket: null when the tables do not say
+   * (unreadable, as with no file descriptor left, or without either end), read twice, since a table that
+   * changes while it is read can miss a socket.
+   */
+  private ownerOf(socket: Socket): number | null {
+    if (socket.remoteAddress === undefined || socket.localAddress === undefined) return null;
+    const client = { address: socket.remoteAddress, port: socket.remotePort! };
+    const server = { address: socket.localAddress, port: socket.localPort! };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const owner = connectionOwner(client, server, this.options.readSocketTable);
+      if (typeof owner === 'number') return owner;
+    }
+    return null;
   }
 
   async stop(): Promise<void> {

@@ -175,3 +175,51 @@ describe.skipIf(process.platform !== 'linux')("the receiver and its own user's c
     expect(spooledRecords(rx.dirs).length).toBeGreaterThan(before);
   });
 });
+
+/** A receiver on a free port over a new spool, reading the socket tables through `read`. */
+async function receiverReading(read: (path: string) => string): Promise<{ receiver: OtlpReceiver; base: string }> {
+  const dirs = spoolDirs(tempDir());
+  ensureSpool(dirs);
+  const receiver = new OtlpReceiver({
+    listen: '127.0.0.1:0',
+    dirs,
+    log: createLogger({ name: 'test', level: 'silent' }),
+    readSocketTable: read,
+  });
+  return { receiver, base: `http://127.0.0.1:${await receiver.start()}` };
+}
+
+const postEdits = (base: string) =>
+  fetch(`${base}/v1/metrics`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(claudeAcceptedEdits(1)),
+  });
+
+describe.skipIf(process.platform !== 'linux')('the receiver where the socket tables do not say', () => {
+  it('refuses a connection it cannot tell, once the tables listed its own socket', async () => {
+    // Read at start, then unreadable: no file descriptor left, as another user's idle connections can make
+    // it; letting the connection through then let anyone's through.
+    let reads = 0;
+    const { receiver, base } = await receiverReading((path) => {
+      if (++reads > 2) throw Object.assign(new Error(`EMFILE: too many open files, open '${path}'`), { code: 'EMFILE' });
+      return readFileSync(path, 'latin1');
+    });
+    try {
+      const response = await postEdits(base);
+      expect(response.status).toBe(403);
+      expect(await response.text()).toContain('the system lists no owner for this connection');
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('answers every connection where the tables never list its socket (WSL 1 gives them empty)', async () => {
+    const { receiver, base } = await receiverReading(() => '  sl  local_address rem_address   st\n');
+    try {
+      expect((await postEdits(base)).status).toBe(200);
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
