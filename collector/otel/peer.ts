@@ -4,6 +4,7 @@
 // socket of the network namespace with the uid that owns it; a connection's client socket is the one whose
 // local address is the connection's remote one and whose remote address is the receiver's.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { endianness } from 'node:os';
 
 export interface Endpoint {
@@ -126,15 +127,24 @@ export function connectionOwner(client: Endpoint, server: Endpoint, read: (path:
   return sockets.find((s) => same(s.local, client) && same(s.remote, server) && s.inode !== 0)?.uid ?? null;
 }
 
-const ANY_ADDRESS = new Set(['0.0.0.0', '::']);
+/**
+ * Pure: whether a socket listening at `listening` keeps another from listening at `host` on its port: the
+ * same address, or every address (0.0.0.0 for IPv4; :: for both, as unless it is IPv6 only, which the
+ * tables do not say). A host named
+ * (localhost) is any loopback address.
+ */
+export function keepsFrom(listening: string, host: string): boolean {
+  const address = unmapped(listening);
+  const ipv4 = isIP(host) === 4;
+  if (address === '::' || (address === '0.0.0.0' && isIP(host) !== 6)) return true;
+  if (isIP(host) === 0) return address.startsWith('127.') || address === '::1';
+  return address === (ipv4 ? host : unmapped(host));
+}
 
 /**
- * The uid of a socket listening on `port` at a loopback address or at every address (either keeps the
- * receiver from it), if the system says: who holds a port the receiver could not take.
+ * The uid of a socket listening on `port` where it keeps the receiver from `host` (keepsFrom), if the
+ * system says: who holds a port the receiver could not take.
  */
-export function listenerOwner(port: number, read: (path: string) => string = readTable): number | undefined {
-  const loopback = (address: string) => address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.');
-  return procSockets(read)?.find(
-    (s) => s.state === LISTENING && s.local.port === port && (loopback(s.local.address) || ANY_ADDRESS.has(s.local.address)),
-  )?.uid;
+export function listenerOwner(port: number, read: (path: string) => string = readTable, host = 'localhost'): number | undefined {
+  return procSockets(read)?.find((s) => s.state === LISTENING && s.local.port === port && keepsFrom(s.local.address, host))?.uid;
 }

@@ -201,7 +201,7 @@ export class OtlpReceiver {
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {
         const holder =
-          error.code === 'EADDRINUSE' && this.uid !== undefined ? listenerOwner(port, this.options.readSocketTable) : undefined;
+          error.code === 'EADDRINUSE' && this.uid !== undefined ? listenerOwner(port, this.options.readSocketTable, host) : undefined;
         if (holder === undefined || holder === this.uid) reject(error);
         else
           reject(

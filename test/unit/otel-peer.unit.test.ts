@@ -25,6 +25,9 @@ const TCP = [
   line(6, '0100007F:C826', '0100007F:10DE', '05', 0, 0),
   // From 51240 (0xC828), a client whose socket is IPv6 (tcp6 below): the receiver's end is IPv4.
   line(7, '0100007F:10DE', '0100007F:C828', '01', 1000),
+  // Port 4320 (0x10E0): 127.0.0.2 (uid 1005) keeps nobody from 127.0.0.1; 0.0.0.0 (uid 1006) does.
+  line(8, '0200007F:10E0', '00000000:0000', '0A', 1005),
+  line(9, '00000000:10E0', '00000000:0000', '0A', 1006),
   'garbage line',
 ].join('\n');
 // ::1 is 15 zero bytes and a 1: its last word's bytes 00 00 00 01 are the little-endian word 0x01000000.
@@ -63,7 +66,7 @@ describe('procAddress', () => {
 describe('parseProcNet', () => {
   it('lists each socket with its endpoints, state and owner, skipping the header and what is not a socket', () => {
     const sockets = parseProcNet(TCP, true);
-    expect(sockets).toHaveLength(8);
+    expect(sockets).toHaveLength(10);
     expect(sockets[2]).toEqual({
       local: { address: '127.0.0.1', port: 51234 },
       remote: { address: '127.0.0.1', port: 4318 },
@@ -106,5 +109,13 @@ describe('listenerOwner', () => {
     // 51234 is a connected socket's port, not a listener's.
     expect(listenerOwner(51234, tables(TCP, TCP6))).toBeUndefined();
     expect(listenerOwner(4318, tables(undefined, undefined))).toBeUndefined();
+  });
+  it('is the uid of a listener that keeps the receiver from its own address, not one beside it', () => {
+    expect(listenerOwner(4320, tables(TCP, TCP6), '127.0.0.1')).toBe(1006);
+    expect(listenerOwner(4320, tables(TCP, TCP6), '127.0.0.2')).toBe(1005);
+    // 0.0.0.0 takes IPv4 only: ::1 is free of it.
+    expect(listenerOwner(4320, tables(TCP, TCP6), '::1')).toBeUndefined();
+    expect(listenerOwner(4319, tables(TCP, TCP6), '::1')).toBe(1002);
+    expect(listenerOwner(4319, tables(TCP, TCP6), '127.0.0.1')).toBeUndefined();
   });
 });
