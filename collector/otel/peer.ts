@@ -121,17 +121,35 @@ export function listsListener(endpoint: Endpoint, read: (path: string) => string
  * tables, and the kernel may list it as root's, whoever opened it).
  */
 export function connectionOwner(client: Endpoint, server: Endpoint, read: (path: string) => string = readTable): number | undefined | null {
-  const sockets = procSockets(read);
-  if (!sockets?.some((s) => same(s.local, server) && same(s.remote, client))) return undefined;
+  // Table by table: reading one costs milliseconds (the kernel walks its whole hash), and an IPv4
+  // connection has both ends in the first.
+  const sockets: ProcSocket[] = [];
+  let readable = false;
+  let owner: number | undefined | null;
+  for (const table of TABLES) {
+    try {
+      sockets.push(...parseProcNet(read(table)));
+      readable = true;
+    } catch {
+      continue;
+    }
+    owner = ownerAmong(sockets, client, server);
+    if (typeof owner === 'number') return owner;
+  }
+  return readable ? owner : undefined;
+}
+
+/** Pure: connectionOwner's answer among these sockets. */
+function ownerAmong(sockets: readonly ProcSocket[], client: Endpoint, server: Endpoint): number | undefined | null {
+  if (!sockets.some((s) => same(s.local, server) && same(s.remote, client))) return undefined;
   // A client end no process holds any more may be listed as uid 0: it says nothing of who opened it.
   return sockets.find((s) => same(s.local, client) && same(s.remote, server) && s.inode !== 0)?.uid ?? null;
 }
 
 /**
  * Pure: whether a socket listening at `listening` keeps another from listening at `host` on its port: the
- * same address, or every address (0.0.0.0 for IPv4; :: for both, as unless it is IPv6 only, which the
- * tables do not say). A host named
- * (localhost) is any loopback address.
+ * same address, or every address (0.0.0.0 for IPv4; :: for both, since the tables do not say whether it
+ * takes IPv6 only). A host given by name (localhost) may be any loopback address.
  */
 export function keepsFrom(listening: string, host: string): boolean {
   const address = unmapped(listening);

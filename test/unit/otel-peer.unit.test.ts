@@ -83,6 +83,18 @@ describe('connectionOwner', () => {
     expect(connectionOwner({ address: '127.0.0.1', port: 51234 }, server, tables(TCP, TCP6))).toBe(1001);
     expect(connectionOwner({ address: '::1', port: 54321 }, { address: '::1', port: 4319 }, tables(TCP, TCP6))).toBe(1003);
   });
+  it('reads tcp6 only when tcp does not hold both ends (each read walks the kernel’s whole table)', () => {
+    const read: string[] = [];
+    const counting = (path: string) => {
+      read.push(path);
+      return tables(TCP, TCP6)(path);
+    };
+    expect(connectionOwner({ address: '127.0.0.1', port: 51234 }, server, counting)).toBe(1001);
+    expect(read).toEqual(['/proc/net/tcp']);
+    read.length = 0;
+    expect(connectionOwner({ address: '127.0.0.1', port: 51240 }, server, counting)).toBe(1000);
+    expect(read).toEqual(['/proc/net/tcp', '/proc/net/tcp6']);
+  });
   it('finds an IPv6 client end from ::ffff:127.0.0.1, which the receiver’s IPv4 socket names 127.0.0.1', () => {
     expect(connectionOwner({ address: '127.0.0.1', port: 51240 }, server, tables(TCP, TCP6))).toBe(1000);
   });
