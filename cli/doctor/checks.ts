@@ -411,11 +411,12 @@ export function checkClock(f: ServerFacts, now: number): Check {
 
 /**
  * What answered a GET of the OTLP receiver's address: the collector's receiver, another user's (which refuses
- * this user's connections), another program, or nothing.
+ * this user's connections), ours unable to tell whose the connection is, another program, or nothing.
  */
 export type ReceiverAnswer =
   | { kind: 'ours' }
   | { kind: 'another-user' }
+  | { kind: 'untold' }
   | { kind: 'other'; status: number }
   | { kind: 'none'; reason: string };
 
@@ -441,6 +442,13 @@ export function checkReceiver(f: ReceiverFacts, running: boolean, connection: Co
       ok: false,
       detail: `another user's collector listens on ${f.listen} and refuses this user's connections: the agents' OpenTelemetry is lost`,
       fix: elsewhere,
+    };
+  if (f.answer.kind === 'untold')
+    return {
+      name,
+      ok: false,
+      detail: `the collector's receiver on ${f.listen} cannot tell which user opens its connections (the system's socket tables do not list them), so it refuses them: the agents' OpenTelemetry is lost`,
+      fix: 'let the agents reach the receiver on this machine directly, not through a port forwarder or from another network namespace (a container)',
     };
   if (f.answer.kind === 'other')
     return {

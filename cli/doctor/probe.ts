@@ -13,7 +13,7 @@ import {
   type SettingsLocation,
   userSettingsLocation,
 } from '../../collector/install/settings.ts';
-import { DEFAULT_OTLP_LISTEN, OTHER_USERS_REFUSAL, readReceiverStatus } from '../../collector/otel/status.ts';
+import { DEFAULT_OTLP_LISTEN, OTHER_USERS_REFUSAL, readReceiverStatus, UNTOLD_OWNER_REFUSAL } from '../../collector/otel/status.ts';
 import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
 import { listNew, newEntryProblem, spoolDirs, spoolProblem, spoolWriteProblem, tmpFiles } from '../../collector/spool.ts';
 import { parseShipFields, statePath } from '../../collector/state.ts';
@@ -263,12 +263,13 @@ function describeFetchError(error: unknown): string {
 
 /**
  * Pure: what an answer to a GET of /v1/metrics says answered it. The collector's receiver answers 405 naming
- * OTLP's POST, or, when it is another user's, 403 saying it answers only its own user's agents; anything
- * else is another program.
+ * OTLP's POST; 403 saying it answers only its own user's agents when it is another user's, or that it
+ * cannot tell whose the connection is; anything else is another program.
  */
 export function receiverAnswerOf(status: number, body: string): ReceiverAnswer {
   if (status === 405 && body.includes('OTLP requests are POST')) return { kind: 'ours' };
   if (status === 403 && body.includes(OTHER_USERS_REFUSAL)) return { kind: 'another-user' };
+  if (status === 403 && body.includes(UNTOLD_OWNER_REFUSAL)) return { kind: 'untold' };
   return { kind: 'other', status };
 }
 

@@ -31,7 +31,7 @@ import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.t
 import { pruneQuarantine, quarantineRecord, type SpoolDirs } from '../spool.ts';
 import { connectionOwner, listenerOwner, listsListener } from './peer.ts';
 import { spoolFacts } from './spooled.ts';
-import { DEFAULT_OTLP_LISTEN, OTHER_USERS_REFUSAL, type ReceiverStatus, receiverStatusPath } from './status.ts';
+import { DEFAULT_OTLP_LISTEN, OTHER_USERS_REFUSAL, type ReceiverStatus, receiverStatusPath, UNTOLD_OWNER_REFUSAL } from './status.ts';
 
 export { DEFAULT_OTLP_LISTEN };
 
@@ -265,7 +265,7 @@ export class OtlpReceiver {
         throw new HttpProblem(
           403,
           owner === null
-            ? `${OTHER_USERS_REFUSAL} (uid ${this.uid}), and the system lists no owner for this connection`
+            ? `${UNTOLD_OWNER_REFUSAL} (the system's socket tables list no owner for it), and answers only its own user's agents (uid ${this.uid})`
             : `${OTHER_USERS_REFUSAL} (uid ${this.uid}); this connection is uid ${owner}'s: give each user of this machine a port of their own (agentmeter collect --otlp-listen, hooks install --otlp-endpoint)`,
         );
       if (!signal) throw new HttpProblem(404, 'the OTLP receiver serves POST /v1/metrics, /v1/logs and /v1/traces');

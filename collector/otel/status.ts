@@ -35,3 +35,6 @@ export function readReceiverStatus(agentmeterHome: string): ReceiverStatus | und
 
 /** How the receiver's 403 to another user's connection begins (doctor tells it from other answers by it). */
 export const OTHER_USERS_REFUSAL = "the OTLP receiver answers only its own user's agents";
+
+/** How its 403 begins to a connection whose user the system does not say (doctor tells that one apart too). */
+export const UNTOLD_OWNER_REFUSAL = 'the OTLP receiver cannot tell which user opened this connection';

@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { type Connection, checkReceiver } from '../../cli/doctor/checks.ts';
-import { receiverAnswerOf } from '../../cli/doctor/probe.ts';
+import { probeReceiverAnswer, receiverAnswerOf } from '../../cli/doctor/probe.ts';
 import { OtlpReceiver } from '../../collector/otel/receiver.ts';
 import { ensureSpool, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
@@ -117,7 +117,7 @@ describe.skipIf(!asRoot)("the receiver and another user's connections", () => {
       const log = () => readFileSync(logFile, 'utf8');
       await vi.waitFor(() => expect(log().includes('OTLP request refused') || spooledRecords(dirs).length > 0).toBe(true));
       expect(spooledRecords(dirs)).toHaveLength(0);
-      expect(log()).toContain('the system lists no owner for this connection');
+      expect(log()).toContain("the system's socket tables list no owner for it");
     } finally {
       await receiver.stop();
     }
@@ -209,7 +209,14 @@ describe.skipIf(process.platform !== 'linux')('the receiver where the socket tab
     try {
       const response = await postEdits(base);
       expect(response.status).toBe(403);
-      expect(await response.text()).toContain('the system lists no owner for this connection');
+      expect(await response.text()).toContain("the system's socket tables list no owner for it");
+      // doctor tells it from another user's receiver: its own cannot tell whose its connections are.
+      const listen = new URL(base).host;
+      const answer = await probeReceiverAnswer(listen);
+      expect(answer).toEqual({ kind: 'untold' });
+      const verdict = checkReceiver({ listen, answer }, true, connection);
+      expect(verdict).toMatchObject({ ok: false, detail: expect.stringContaining('cannot tell which user opens its connections') });
+      expect(verdict.fix).toContain('port forwarder');
     } finally {
       await receiver.stop();
     }
