@@ -64,6 +64,8 @@ export interface HookPlace {
   partial: boolean;
   /** The scripts our hook commands name, and whether each exists and is executable. */
   scripts: { path: string; runnable: boolean }[];
+  /** A managed file's script in a folder others than root and the file's owner can change, and why. */
+  unsafeScript?: { path: string; problem: string };
   /** Why the agent would not run the hook although the file has it (a switch in the file, Codex trust). */
   blockers: string[];
   /** What turns it on again, where that is not editing the file (Codex: trusting the hooks in /hooks). */
@@ -119,6 +121,16 @@ export function checkHook(f: AgentHookFacts, program: string): Check {
         fix: place.kind === 'managed' ? `sudo ${install} --managed --hook-path ${bad.path}` : install,
       };
     }
+  }
+  const unsafe = f.places.find((p) => p.unsafeScript);
+  if (unsafe?.unsafeScript) {
+    const { path, problem } = unsafe.unsafeScript;
+    return {
+      name,
+      ok: false,
+      detail: `the hook in ${unsafe.file} runs ${path}, in a folder another user can change (${problem}): they could run their own code in every user's agent`,
+      fix: `sudo ${install} --managed --hook-path /opt/agentmeter/agentmeter-hook.sh (a folder only root can write), then remove ${path}`,
+    };
   }
   const blocked = installed.find((p) => p.blockers.length > 0);
   if (blocked) {

@@ -3,6 +3,8 @@
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkHook } from '../../cli/doctor/checks.ts';
+import { probeHook } from '../../cli/doctor/probe.ts';
 import {
   hookCommand,
   type InstallTarget,
@@ -207,5 +209,38 @@ describe("the shared hook script's folder", () => {
     mkdirSync(dirname(folder), { recursive: true });
     symlinkSync(join(dirname(folder), 'gone'), folder);
     expect(() => install(target, { dryRun: true })).toThrow(`${folder} is a link that leads nowhere`);
+  });
+});
+
+describe('doctor and a shared hook folder an install made before it was judged', () => {
+  it('fails the hook check, naming the folder, while another user can change it', () => {
+    const { target, file, hookPath } = managedTarget();
+    install(target);
+    const options = { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: false };
+    expect(checkHook(probeHook('claude', options, file), '/usr/bin/agentmeter')).toMatchObject({ ok: true });
+    const folder = dirname(hookPath);
+    chmodSync(folder, 0o777);
+    const verdict = checkHook(probeHook('claude', options, file), '/usr/bin/agentmeter');
+    expect(verdict.ok).toBe(false);
+    expect(verdict.detail).toBe(
+      `the hook in ${file} runs ${hookPath}, in a folder another user can change (${folder} is writable by every user): they could run their own code in every user's agent`,
+    );
+    expect(verdict.fix).toBe(
+      `sudo /usr/bin/agentmeter hooks install --agent claude --managed --hook-path /opt/agentmeter/agentmeter-hook.sh (a folder only root can write), then remove ${hookPath}`,
+    );
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('fails it for a folder of a user who does not own the managed file (as root, as in CI)', () => {
+    const { target, file, hookPath } = managedTarget();
+    install(target);
+    const options = { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: false };
+    chownSync(dirname(hookPath), 65534, 65534);
+    expect(checkHook(probeHook('claude', options, file), '/usr/bin/agentmeter')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining(`${dirname(hookPath)} belongs to uid 65534`),
+    });
+    // The file's owner could change the hook's command anyway: a folder of theirs is no more than that.
+    chownSync(file, 65534, 65534);
+    expect(checkHook(probeHook('claude', options, file), '/usr/bin/agentmeter').ok).toBe(true);
   });
 });
