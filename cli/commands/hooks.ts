@@ -215,6 +215,10 @@ export const hooksCommand: CommandModule = {
           if (s.missingEvents.length) process.stdout.write(`  missing: ${s.missingEvents.join(', ')}\n`);
           if (s.outdatedEvents.length) process.stdout.write(`  outdated (run install again): ${s.outdatedEvents.join(', ')}\n`);
           process.stdout.write(`  hook script: ${s.scriptInstalled ? 'present' : 'absent'}\n`);
+          if (s.unsafeFolder)
+            process.stdout.write(
+              `  hook script's folder: another user can change it (${s.unsafeFolder}): install again with --hook-path in a folder only root can write\n`,
+            );
           for (const blocker of s.blockers) process.stdout.write(`  will not run: ${blocker}\n`);
           if (s.trust) {
             const byState = (state: string) =>

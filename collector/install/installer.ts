@@ -114,6 +114,11 @@ export interface HookStatus {
   /** Codex CLI: which of our hooks it trusts (it skips untrusted ones), and how to trust them. */
   /** For an agent that runs hooks only once the user trusted them (Codex): whether it will run ours. */
   trust?: HookTrust;
+  /**
+   * A managed install's shared script in a folder someone other than root and the settings file's owner
+   * can change (sharedFolderProblem): why. An install made before the installer judged the folder.
+   */
+  unsafeFolder?: string;
 }
 
 export class SettingsError extends Error {}
@@ -700,6 +705,10 @@ export function status(target: InstallTarget): HookStatus {
   };
   const trust = hookTrust(target.agent, target.home, loc.file, loaded.hooks, isOurCommand);
   if (trust) result.trust = trust;
+  if (target.hookPath && existsSync(target.hookPath)) {
+    const unsafe = sharedFolderProblem(dirname(target.hookPath), lstatOrUndefined(loc.file)?.uid ?? currentUid() ?? 0);
+    if (unsafe) result.unsafeFolder = unsafe;
+  }
   return result;
 }
 

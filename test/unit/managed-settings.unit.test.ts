@@ -219,7 +219,10 @@ describe('doctor and a shared hook folder an install made before it was judged',
     const options = { home: target.home, agentmeterHome: target.agentmeterHome, defaultAgentmeterHome: false };
     expect(checkHook(probeHook('claude', options, file), '/usr/bin/agentmeter')).toMatchObject({ ok: true });
     const folder = dirname(hookPath);
+    expect(status(target).unsafeFolder).toBeUndefined();
     chmodSync(folder, 0o777);
+    // hooks status --managed says so too.
+    expect(status(target).unsafeFolder).toBe(`${folder} is writable by every user`);
     const verdict = checkHook(probeHook('claude', options, file), '/usr/bin/agentmeter');
     expect(verdict.ok).toBe(false);
     expect(verdict.detail).toBe(
