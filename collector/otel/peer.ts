@@ -166,3 +166,10 @@ export function keepsFrom(listening: string, host: string): boolean {
 export function listenerOwner(port: number, read: (path: string) => string = readTable, host = 'localhost'): number | undefined {
   return procSockets(read)?.find((s) => s.state === LISTENING && s.local.port === port && keepsFrom(s.local.address, host))?.uid;
 }
+
+/**
+ * Pure: whether the receiver of user `uid` answers a connection `owner` opened (connectionOwner's answer):
+ * its own user's, or root's. Root could act as that user anyway (read their key, write their spool), and
+ * agents do run as root: `sudo`, a container on the host's network.
+ */
+export const answersOwner = (owner: number | null, uid: number | undefined): boolean => owner !== null && (owner === uid || owner === 0);

@@ -29,7 +29,7 @@ import {
 } from '../../common/otel/otlp.ts';
 import { ensurePrivateDir, writePrivateFile } from '../../common/private-files.ts';
 import { pruneQuarantine, quarantineRecord, type SpoolDirs } from '../spool.ts';
-import { connectionOwner, listenerOwner, listsListener } from './peer.ts';
+import { answersOwner, connectionOwner, listenerOwner, listsListener } from './peer.ts';
 import { spoolFacts } from './spooled.ts';
 import { DEFAULT_OTLP_LISTEN, OTHER_USERS_REFUSAL, type ReceiverStatus, receiverStatusPath, UNTOLD_OWNER_REFUSAL } from './status.ts';
 
@@ -261,7 +261,7 @@ export class OtlpReceiver {
       if (!loopbackHost(request.headers.host))
         throw new HttpProblem(403, 'the OTLP receiver answers only requests addressed to a loopback name (localhost, 127.0.0.1 or [::1])');
       const owner = this.owners.get(request.socket);
-      if (owner !== undefined && owner !== this.uid)
+      if (owner !== undefined && !answersOwner(owner, this.uid))
         throw new HttpProblem(
           403,
           owner === null

@@ -3,9 +3,10 @@
 // nobody's telemetry is spooled and shipped under another's key. Another user is played by a child process
 // run as nobody (65534) when the tests run as root, as in CI.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { type Connection, checkReceiver } from '../../cli/doctor/checks.ts';
 import { probeReceiverAnswer, receiverAnswerOf } from '../../cli/doctor/probe.ts';
@@ -13,6 +14,7 @@ import { OtlpReceiver } from '../../collector/otel/receiver.ts';
 import { ensureSpool, spoolDirs } from '../../collector/spool.ts';
 import { createLogger } from '../../common/logger.ts';
 import { claudeAcceptedEdits, receiverForTests, spooledRecords } from '../helpers/otlp.ts';
+import { ROOT } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const asRoot = process.getuid?.() === 0 && process.platform === 'linux';
@@ -74,6 +76,55 @@ describe.skipIf(!asRoot)("the receiver and another user's connections", () => {
     // Its own user's probe still finds it ours.
     const own = await fetch(`${rx.base}/v1/metrics`);
     expect(receiverAnswerOf(own.status, await own.text())).toEqual({ kind: 'ours' });
+  });
+
+  // Nobody runs this checkout's sources: skipped where they are private (a checkout in a 0700 home).
+  const nobodyReadsSources =
+    asRoot &&
+    spawnSync('setpriv', [
+      `--reuid=${NOBODY}`,
+      `--regid=${NOBODY}`,
+      '--clear-groups',
+      'test',
+      '-r',
+      join(ROOT, 'collector', 'otel', 'receiver.ts'),
+    ]).status === 0;
+  it.skipIf(!nobodyReadsSources)("answers root's export to another user's receiver: root could act as that user anyway", async () => {
+    // A receiver of nobody's, in a process of its own over a spool of nobody's; this process is root.
+    const home = tempDir();
+    chmodSync(home, 0o755);
+    const spool = join(home, 'agentmeter');
+    mkdirSync(spool);
+    chownSync(spool, 65534, 65534);
+    const script = join(home, 'receiver.mjs');
+    const source = (path: string) => JSON.stringify(pathToFileURL(join(ROOT, path)).href);
+    writeFileSync(
+      script,
+      `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
+register();
+const { OtlpReceiver } = await import(${source('collector/otel/receiver.ts')});
+const { ensureSpool, spoolDirs } = await import(${source('collector/spool.ts')});
+const { createLogger } = await import(${source('common/logger.ts')});
+const dirs = spoolDirs(process.env.SPOOL_HOME);
+ensureSpool(dirs);
+const receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log: createLogger({ name: 'nobody', level: 'silent' }) });
+console.log(await receiver.start());
+`,
+    );
+    const child = spawn('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, script], {
+      cwd: home,
+      env: { PATH: process.env['PATH']!, SPOOL_HOME: spool },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const port = await new Promise<number>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString()))));
+      const response = await postEdits(`http://127.0.0.1:${port}`);
+      expect(response.status).toBe(200);
+      // Spooled by nobody's receiver (the spool reader here, root, refuses files of another user).
+      expect(readdirSync(spoolDirs(spool).new).length).toBeGreaterThan(0);
+    } finally {
+      child.kill();
+    }
   });
 
   it("answers its own user's export", async () => {

@@ -1,7 +1,7 @@
 // Who opened a loopback connection, read from /proc/net/tcp and tcp6 (collector/otel/peer.ts): lines as
 // the kernel prints them, addresses worked out by hand.
 import { describe, expect, it } from 'vitest';
-import { connectionOwner, listenerOwner, parseProcNet, procAddress } from '../../collector/otel/peer.ts';
+import { answersOwner, connectionOwner, listenerOwner, parseProcNet, procAddress } from '../../collector/otel/peer.ts';
 
 const HEADER =
   '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode                                                     ';
@@ -129,5 +129,17 @@ describe('listenerOwner', () => {
     expect(listenerOwner(4320, tables(TCP, TCP6), '::1')).toBeUndefined();
     expect(listenerOwner(4319, tables(TCP, TCP6), '::1')).toBe(1002);
     expect(listenerOwner(4319, tables(TCP, TCP6), '127.0.0.1')).toBeUndefined();
+  });
+});
+
+describe('answersOwner', () => {
+  it("answers its own user's connections and root's, and no one else's nor a connection of no known owner", () => {
+    expect(answersOwner(1000, 1000)).toBe(true);
+    expect(answersOwner(0, 1000)).toBe(true);
+    expect(answersOwner(0, 0)).toBe(true);
+    expect(answersOwner(1001, 1000)).toBe(false);
+    expect(answersOwner(1000, 0)).toBe(false);
+    expect(answersOwner(null, 1000)).toBe(false);
+    expect(answersOwner(null, 0)).toBe(false);
   });
 });
