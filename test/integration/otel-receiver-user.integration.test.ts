@@ -111,13 +111,18 @@ const receiver = new OtlpReceiver({ listen: '127.0.0.1:0', dirs, log: createLogg
 console.log(await receiver.start());
 `,
     );
+    // Readable by nobody whatever the umask (CI runs with a private one).
+    chmodSync(script, 0o644);
     const child = spawn('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, script], {
       cwd: home,
       env: { PATH: process.env['PATH']!, SPOOL_HOME: spool },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {
-      const port = await new Promise<number>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString()))));
+      const port = await new Promise<number>((resolve, reject) => {
+        child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString())));
+        child.once('exit', (code) => reject(new Error(`nobody's receiver exited (${code}) before it listened`)));
+      });
       const response = await postEdits(`http://127.0.0.1:${port}`);
       expect(response.status).toBe(200);
       // Spooled by nobody's receiver (the spool reader here, root, refuses files of another user).
