@@ -87,19 +87,29 @@ const unmapped = (address: string) => (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(addre
 
 const same = (a: Endpoint, b: Endpoint) => a.port === b.port && unmapped(a.address) === unmapped(b.address);
 
-/** Every socket of the namespace, or undefined where the tables cannot be read (not Linux). */
-function procSockets(read: (path: string) => string): ProcSocket[] | undefined {
-  let found = false;
+/**
+ * The sockets of the tables read so far, after each one that could be read (none where no table can be:
+ * not Linux). Reading a table costs milliseconds (the kernel walks its whole hash), so a caller that has
+ * its answer stops early.
+ */
+function* socketsSoFar(read: (path: string) => string): Generator<readonly ProcSocket[]> {
   const sockets: ProcSocket[] = [];
   for (const table of TABLES) {
     try {
       sockets.push(...parseProcNet(read(table)));
-      found = true;
     } catch {
       // No IPv6 on this machine, or no /proc at all.
+      continue;
     }
+    yield sockets;
   }
-  return found ? sockets : undefined;
+}
+
+/** Every socket of the namespace, or undefined where the tables cannot be read (not Linux). */
+function procSockets(read: (path: string) => string): readonly ProcSocket[] | undefined {
+  let all: readonly ProcSocket[] | undefined;
+  for (const sockets of socketsSoFar(read)) all = sockets;
+  return all;
 }
 
 const readTable = (path: string) => readFileSync(path, 'latin1');
@@ -121,22 +131,13 @@ export function listsListener(endpoint: Endpoint, read: (path: string) => string
  * tables, and the kernel may list it as root's, whoever opened it).
  */
 export function connectionOwner(client: Endpoint, server: Endpoint, read: (path: string) => string = readTable): number | undefined | null {
-  // Table by table: reading one costs milliseconds (the kernel walks its whole hash), and an IPv4
-  // connection has both ends in the first.
-  const sockets: ProcSocket[] = [];
-  let readable = false;
+  // An IPv4 connection has both ends in the first table.
   let owner: number | undefined | null;
-  for (const table of TABLES) {
-    try {
-      sockets.push(...parseProcNet(read(table)));
-      readable = true;
-    } catch {
-      continue;
-    }
+  for (const sockets of socketsSoFar(read)) {
     owner = ownerAmong(sockets, client, server);
     if (typeof owner === 'number') return owner;
   }
-  return readable ? owner : undefined;
+  return owner;
 }
 
 /** Pure: connectionOwner's answer among these sockets. */
