@@ -2,13 +2,13 @@
 // the collector's pid file and user service (systemd or launchd), the spool, the collector state and two requests to the
 // server. Reads only: it changes nothing on the machine. Light: no collector daemon, no server code.
 import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import {
   HOOK_SCRIPT_NAME,
   type InstallTarget,
   isOurCommand,
   SettingsError,
-  sharedFolderProblem,
+  sharedScriptProblem,
   status,
 } from '../../collector/install/installer.ts';
 import {
@@ -25,7 +25,6 @@ import { collectorAlive, readPidFile } from '../../collector/pidfile.ts';
 import { listNew, newEntryProblem, spoolDirs, spoolProblem, spoolWriteProblem, tmpFiles } from '../../collector/spool.ts';
 import { parseShipFields, statePath } from '../../collector/state.ts';
 import type { Agent } from '../../common/agents.ts';
-import { lstatOrUndefined } from '../../common/private-files.ts';
 import { splitShellWords } from '../../common/shell-words.ts';
 import { programLine } from '../program.ts';
 import {
@@ -93,13 +92,10 @@ function place(kind: HookPlace['kind'], target: InstallTarget, location: Setting
       }
     }
     const scripts = ourScripts(location);
-    // A managed file's script runs in every user's agent: its folders must be changeable only by root and
-    // by the file's owner, who could change the hook's command anyway (installs made before the installer
-    // judged them are found here).
-    const owner = kind === 'managed' ? (lstatOrUndefined(location.file)?.uid ?? 0) : 0;
+    // A managed file's script runs in every user's agent: each it names is judged, not only the first.
     const unsafe =
       kind === 'managed'
-        ? scripts.map((s) => ({ path: s.path, problem: sharedFolderProblem(dirname(s.path), owner) })).find((s) => s.problem)
+        ? scripts.map((s) => ({ path: s.path, problem: sharedScriptProblem(s.path, location.file) })).find((s) => s.problem)
         : undefined;
     return {
       kind,

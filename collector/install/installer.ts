@@ -114,10 +114,7 @@ export interface HookStatus {
   /** Codex CLI: which of our hooks it trusts (it skips untrusted ones), and how to trust them. */
   /** For an agent that runs hooks only once the user trusted them (Codex): whether it will run ours. */
   trust?: HookTrust;
-  /**
-   * A managed install's shared script in a folder someone other than root and the settings file's owner
-   * can change (sharedFolderProblem): why. An install made before the installer judged the folder.
-   */
+  /** A managed install's shared script in a folder another user can change (sharedScriptProblem): why. */
   unsafeFolder?: string;
 }
 
@@ -447,6 +444,15 @@ export function sharedFolderProblem(folder: string, uid: number): string | undef
   return undefined;
 }
 
+/**
+ * Why an installed shared script's folder is one another user can change (sharedFolderProblem), judged
+ * for root and the owner of the managed settings file naming it, who could change the hook's command
+ * anyway; undefined when none can. For installs made before the installer judged the folder.
+ */
+export function sharedScriptProblem(script: string, settingsFile: string): string | undefined {
+  return sharedFolderProblem(dirname(script), lstatOrUndefined(settingsFile)?.uid ?? currentUid() ?? 0);
+}
+
 /** Refuses a shared hook script's path in a folder another user could change (sharedFolderProblem). */
 function refuseSharedFolder(path: string): void {
   const uid = currentUid();
@@ -706,7 +712,7 @@ export function status(target: InstallTarget): HookStatus {
   const trust = hookTrust(target.agent, target.home, loc.file, loaded.hooks, isOurCommand);
   if (trust) result.trust = trust;
   if (target.hookPath && existsSync(target.hookPath)) {
-    const unsafe = sharedFolderProblem(dirname(target.hookPath), lstatOrUndefined(loc.file)?.uid ?? currentUid() ?? 0);
+    const unsafe = sharedScriptProblem(target.hookPath, loc.file);
     if (unsafe) result.unsafeFolder = unsafe;
   }
   return result;
