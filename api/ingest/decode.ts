@@ -390,12 +390,13 @@ export class BatchDecoder {
   private readonly decisions = new Map<string, WireEditDecision>();
   private inBatchDuplicates = 0;
 
+  /** The body's bytes for the check that a line says exactly what was validated, when it is ASCII. */
+  private readonly ascii: AsciiBody | undefined;
+
   /**
    * `text`: the NDJSON the records' lines are cut from ('' when the records came as a JSON array);
    * `bytes`: the same text as bytes when it is ASCII (a byte per character), for AsciiBody.
    */
-  private readonly ascii: AsciiBody | undefined;
-
   constructor(
     private readonly limit: number,
     text = '',
