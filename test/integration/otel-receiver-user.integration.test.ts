@@ -2,7 +2,7 @@
 // holds the port: the receiver answers only its own user's connections (Linux, collector/otel/peer.ts), so
 // nobody's telemetry is spooled and shipped under another's key. Another user is played by a child process
 // run as nobody (65534) when the tests run as root, as in CI.
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -19,12 +19,14 @@ import { tempDir } from '../helpers/tmp.ts';
 
 const asRoot = process.getuid?.() === 0 && process.platform === 'linux';
 const NOBODY = '65534';
+/** setpriv's arguments that run the command after them as nobody. */
+const AS_NOBODY = [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'];
 const connection: Connection = { program: '/h/.agentmeter/bin/agentmeter', serverFromEnv: false, hasKey: false, keyFromEnv: false };
 const rx = receiverForTests(createLogger({ name: 'test-otel-user', level: 'silent' }));
 
 /** Runs node as nobody with `script` (not blocking: the receiver answers from this process). */
 function asNobody(script: string, env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
-  const child = spawn('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', script], {
+  const child = spawn('setpriv', [...AS_NOBODY, process.execPath, '-e', script], {
     env: { PATH: process.env['PATH']!, ...env },
   });
   let stdout = '';
@@ -38,6 +40,14 @@ function asNobody(script: string, env: Record<string, string> = {}): Promise<{ s
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', () => resolve({ stdout, stderr }));
+  });
+}
+
+/** The port a process of nobody's prints once it listens; an error if it exits before. */
+function printedPort(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString())));
+    child.once('exit', (code) => reject(new Error(`nobody's process exited (${code}) before it listened`)));
   });
 }
 
@@ -80,15 +90,7 @@ describe.skipIf(!asRoot)("the receiver and another user's connections", () => {
 
   // Nobody runs this checkout's sources: skipped where they are private (a checkout in a 0700 home).
   const nobodyReadsSources =
-    asRoot &&
-    spawnSync('setpriv', [
-      `--reuid=${NOBODY}`,
-      `--regid=${NOBODY}`,
-      '--clear-groups',
-      'test',
-      '-r',
-      join(ROOT, 'collector', 'otel', 'receiver.ts'),
-    ]).status === 0;
+    asRoot && spawnSync('setpriv', [...AS_NOBODY, 'test', '-r', join(ROOT, 'collector', 'otel', 'receiver.ts')]).status === 0;
   it.skipIf(!nobodyReadsSources)("answers root's export to another user's receiver: root could act as that user anyway", async () => {
     // A receiver of nobody's, in a process of its own over a spool of nobody's; this process is root.
     const home = tempDir();
@@ -113,16 +115,13 @@ console.log(await receiver.start());
     );
     // Readable by nobody whatever the umask (CI runs with a private one).
     chmodSync(script, 0o644);
-    const child = spawn('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, script], {
+    const child = spawn('setpriv', [...AS_NOBODY, process.execPath, script], {
       cwd: home,
       env: { PATH: process.env['PATH']!, SPOOL_HOME: spool },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {
-      const port = await new Promise<number>((resolve, reject) => {
-        child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString())));
-        child.once('exit', (code) => reject(new Error(`nobody's receiver exited (${code}) before it listened`)));
-      });
+      const port = await printedPort(child);
       const response = await postEdits(`http://127.0.0.1:${port}`);
       expect(response.status).toBe(200);
       // Spooled by nobody's receiver (the spool reader here, root, refuses files of another user).
@@ -162,7 +161,7 @@ console.log(await receiver.start());
       // Closed, then a moment for the receiver's kernel to acknowledge the close: the client end becomes
       // the kernel's own, listed as uid 0 (before it, uid 65534 with no inode).
       const send = `const s = require('node:net').connect(${port}, '127.0.0.1', () => s.end(process.env.REQUEST, () => { s.destroy(); setTimeout(() => {}, 100); }));`;
-      const run = spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', send], {
+      const run = spawnSync('setpriv', [...AS_NOBODY, process.execPath, '-e', send], {
         env: {
           PATH: process.env['PATH']!,
           REQUEST: `POST /v1/metrics HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
@@ -183,9 +182,7 @@ console.log(await receiver.start());
     const holder = spawn(
       'setpriv',
       [
-        `--reuid=${NOBODY}`,
-        `--regid=${NOBODY}`,
-        '--clear-groups',
+        ...AS_NOBODY,
         process.execPath,
         '-e',
         "const s = require('node:net').createServer(); s.listen(0, '127.0.0.1', () => console.log(s.address().port));",
@@ -193,7 +190,7 @@ console.log(await receiver.start());
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     try {
-      const port = await new Promise<number>((resolve) => holder.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString()))));
+      const port = await printedPort(holder);
       const dirs = spoolDirs(tempDir());
       ensureSpool(dirs);
       const receiver = new OtlpReceiver({ listen: `127.0.0.1:${port}`, dirs, log: createLogger({ name: 'test', level: 'silent' }) });
