@@ -189,14 +189,40 @@ const gzipBatch = (n: number, offset: number, timeOf?: (k: number) => number) =>
       .join(''),
   );
 
-/** The seconds `work` takes and the CPU time (ms) server process `pid` spends meanwhile. */
-async function serverTimed(pid: number, work: () => Promise<unknown>): Promise<{ seconds: number; cpuMs: number | undefined }> {
+/** The machine's idle and total CPU time so far, in clock ticks, from /proc/stat's first line; undefined elsewhere. */
+function machineTicks(): { idle: number; total: number } | undefined {
+  try {
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // idle and iowait: a core with nothing to run.
+    return { idle: ticks[3]! + (ticks[4] ?? 0), total: ticks.reduce((a, b) => a + b, 0) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The seconds `work` takes, the CPU time (ms) server process `pid` spends meanwhile, and the share of the
+ * machine's cores left idle: what a rate bound by CPU could still take.
+ */
+async function serverTimed(
+  pid: number,
+  work: () => Promise<unknown>,
+): Promise<{ seconds: number; cpuMs: number | undefined; idleShare: number | undefined }> {
   const cpuBefore = processCpuMs(pid);
+  const ticksBefore = machineTicks();
   const start = performance.now();
   await work();
   const seconds = (performance.now() - start) / 1000;
   const cpuAfter = processCpuMs(pid);
-  return { seconds, cpuMs: cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined };
+  const ticksAfter = machineTicks();
+  return {
+    seconds,
+    cpuMs: cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined,
+    idleShare:
+      ticksBefore && ticksAfter && ticksAfter.total > ticksBefore.total
+        ? (ticksAfter.idle - ticksBefore.idle) / (ticksAfter.total - ticksBefore.total)
+        : undefined,
+  };
 }
 
 async function benchIngest(): Promise<void> {
@@ -227,12 +253,15 @@ async function benchIngest(): Promise<void> {
   // organization has more, so the same run is repeated (on new ids) with four.
   // The server's CPU time per batch (all its threads) says what a batch costs whatever else the machine
   // runs; the rate depends on that too.
-  const runs: Record<string, { events: number; seconds: number; eventsPerSecond: number; serverCpuMsPerBatch?: number }> = {};
+  const runs: Record<
+    string,
+    { events: number; seconds: number; eventsPerSecond: number; serverCpuMsPerBatch?: number; machineIdleShare?: number }
+  > = {};
   for (const inFlight of [2, 4]) {
     const offset = inFlight === 2 ? 0 : batches * batchSize;
     const bodies = Array.from({ length: batches }, (_, b) => gzipBatch(batchSize, offset + b * batchSize));
     let next = 0;
-    const { seconds, cpuMs } = await serverTimed(server.child.pid!, () =>
+    const { seconds, cpuMs, idleShare } = await serverTimed(server.child.pid!, () =>
       Promise.all(
         Array.from({ length: inFlight }, async () => {
           while (next < bodies.length) await post(bodies[next++]!);
@@ -242,13 +271,14 @@ async function benchIngest(): Promise<void> {
     const cpu = cpuMs === undefined ? undefined : cpuMs / batches;
     const rate = (batches * batchSize) / seconds;
     console.log(
-      `${inFlight === 2 ? `\ningest (server: ${cli})\n` : ''}ingest, ${inFlight} requests in flight: ${batches * batchSize} events in ${batches} gzip NDJSON batches of ${batchSize}: ${fmt(seconds)} s = ${Math.round(rate)} events/s${cpu === undefined ? '' : `; server CPU ${fmt(cpu, 1)} ms a batch`}${inFlight === 2 ? '   target: >= 250000' : ''}`,
+      `${inFlight === 2 ? `\ningest (server: ${cli})\n` : ''}ingest, ${inFlight} requests in flight: ${batches * batchSize} events in ${batches} gzip NDJSON batches of ${batchSize}: ${fmt(seconds)} s = ${Math.round(rate)} events/s${cpu === undefined ? '' : `; server CPU ${fmt(cpu, 1)} ms a batch`}${idleShare === undefined ? '' : `; the machine ${Math.round(100 * idleShare)}% idle`}${inFlight === 2 ? '   target: >= 250000' : ''}`,
     );
     runs[`${inFlight} in flight`] = {
       events: batches * batchSize,
       seconds,
       eventsPerSecond: rate,
       ...(cpu === undefined ? {} : { serverCpuMsPerBatch: cpu }),
+      ...(idleShare === undefined ? {} : { machineIdleShare: idleShare }),
     };
   }
   // For information: what the runs above leave for later. Their rows sit in the WAL until a checkpoint
